@@ -1,0 +1,94 @@
+/**
+ * The provider contract: one neutral request shape in, one neutral response
+ * out. Adapters translate to each wire format; nothing above this layer
+ * knows which vendor answered.
+ */
+import type { PromptMessage, ToolCall } from '../context/types.js';
+
+export interface ToolSpec {
+  name: string;
+  description: string;
+  /** JSON schema of the arguments object. */
+  parameters: Record<string, unknown>;
+}
+
+/** A system block whose blob contents the caller has already resolved. */
+export interface ResolvedSystemBlock {
+  text: string;
+  /** Anthropic cache breakpoint after this block (SPEC 7.4). */
+  cache?: boolean;
+}
+
+/** Messages always carry resolved text, so the neutral form is reused as is. */
+export type ResolvedMessage = PromptMessage;
+
+export type InferencePurpose = 'turn' | 'edge-choice' | 'summary';
+
+export interface InferenceMeta {
+  runId: string;
+  stage: string;
+  /** Run-wide inference ordinal, stable across retries of the same call. */
+  turn: number;
+  purpose: InferencePurpose;
+  /** 1 for the first try; Temporal's attempt number after that. */
+  attempt: number;
+  /**
+   * 0-based count of earlier `turn`-purpose inferences in the current visit
+   * of `stage`. The scripted provider indexes per-stage turn lists by it.
+   */
+  stageTurn?: number;
+  /** Edge names offered, for purpose `edge-choice` (the scripted provider picks one). */
+  options?: string[];
+}
+
+export interface InferenceRequest {
+  /** `provider:model`, e.g. `openai:gpt-4o`, `anthropic:claude-sonnet-4-5`, `scripted:demo`. */
+  model: string;
+  /** In the order the engine rendered them. */
+  system: ResolvedSystemBlock[];
+  /** Neutral form: user / assistant (+ toolCalls) / tool (toolCallId). */
+  messages: ResolvedMessage[];
+  tools: ToolSpec[];
+  maxTokens: number;
+  temperature?: number;
+  meta: InferenceMeta;
+}
+
+/** A tool call whose arguments were not a JSON object; the runtime answers it with an error result. */
+export interface InvalidToolCall {
+  id: string;
+  name: string;
+  raw: string;
+  error: string;
+}
+
+export interface Usage {
+  /** Every prompt token the provider counted, cached parts included. */
+  promptTokens: number;
+  completionTokens: number;
+  /** Part of `promptTokens` served from the provider's prompt cache. */
+  cacheReadTokens: number;
+  /** Part of `promptTokens` written to the provider's prompt cache. */
+  cacheWriteTokens: number;
+}
+
+export type StopReason = 'end' | 'tool_calls' | 'max_tokens' | 'other';
+
+export interface InferenceResponse {
+  text: string;
+  toolCalls: ToolCall[];
+  invalidToolCalls: InvalidToolCall[];
+  stopReason: StopReason;
+  usage: Usage;
+  /** Total prompt tokens as counted by the provider; absent when it reported none (SPEC 3.3 calibration). */
+  reportedPromptTokens?: number;
+}
+
+export interface InferOptions {
+  signal?: AbortSignal;
+}
+
+export interface ModelProvider {
+  readonly name: string;
+  infer(req: InferenceRequest, opts?: InferOptions): Promise<InferenceResponse>;
+}
