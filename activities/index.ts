@@ -1,0 +1,2 @@
+/** Every activity the Leviath worker registers. */
+export { ping } from './ping.js';

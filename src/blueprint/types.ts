@@ -1,0 +1,223 @@
+/**
+ * The typed, validated blueprint: plain frozen data that a workflow can
+ * receive as an argument. Produced by the loader (`src/blueprint/load.ts`)
+ * after every default of SPEC sections 1, 8, 9 and 10 has been applied, so
+ * consumers never re-derive defaults. Keys are camelCase versions of the
+ * TOML keys.
+ */
+import type { Encoding, ModelInfo } from '../providers/models.js';
+
+export const REGION_KINDS = [
+  'pinned',
+  'sliding_window',
+  'compacting',
+  'compact_history',
+  'temporary',
+  'clearable',
+  'hashmap',
+  'checklist',
+  'custom',
+] as const;
+export type RegionKind = (typeof REGION_KINDS)[number];
+
+export type Admission = 'evict' | 'reject';
+export type Volatility = 'stable' | 'grows' | 'rewritten';
+export type WindowStrategy = 'per_item' | 'bulk' | 'compact';
+export type SeedRefresh = 'once' | 'each_stage';
+
+/** One tool call made by a `tool`/`tools` seed. */
+export interface SeedToolCall {
+  name: string;
+  args: Record<string, unknown>;
+}
+
+/** SPEC 10.1. `refresh` defaults to `once`. */
+export type SeedSpec = { refresh: SeedRefresh } & (
+  | { form: 'task_input' }
+  | { form: 'input' }
+  | { form: 'caller'; key: string }
+  | { form: 'files'; paths: string[] }
+  | { form: 'glob'; pattern: string }
+  | { form: 'literal'; text: string }
+  | { form: 'rhai'; path: string }
+  | { form: 'command'; command: string }
+  | { form: 'tools'; calls: SeedToolCall[] }
+);
+
+/** A region declaration with every default applied (SPEC 1.6, 1.7). */
+export interface RegionDef {
+  name: string;
+  kind: RegionKind;
+  /** Budget percentage 0 < p <= 100, when `budget` was given. */
+  budgetPercent?: number;
+  /** The budget string exactly as written, for display. */
+  budgetText?: string;
+  /** As written; absent means "5000 when no budget" (see `src/context/budget.ts`). */
+  maxTokens?: number;
+  minTokens?: number;
+  admission: Admission;
+  volatility: Volatility;
+  /** True when `volatility` was written explicitly (stage_instructions may not). */
+  volatilityDeclared: boolean;
+  summarizable: boolean;
+  required: boolean;
+  requiredMessage?: string;
+  description?: string;
+  describeInPrompt: boolean;
+  seed?: SeedSpec;
+
+  // sliding_window
+  maxItems?: number;
+  strategy?: WindowStrategy;
+  overflow?: number;
+  compactCount?: number;
+  // compacting
+  /** `compact_at` as a fraction 0 < f <= 1. */
+  compactAt?: number;
+  thresholdTokens?: number;
+  // compact_history
+  sourceRegion?: string;
+  // hashmap
+  maxEntries?: number;
+  // custom
+  /** Path relative to the blueprint directory. */
+  script?: string;
+  /** Script source, read at load so workflow code never touches the disk. */
+  scriptSource?: string;
+  persistent?: boolean;
+}
+
+export interface GateDef {
+  requireModifications?: boolean;
+  requireRegions?: string[];
+  requireRegionUpdated?: string;
+  requireNoOpenItems?: string;
+  message?: string;
+  region?: string;
+  tools?: string[];
+  /** Default 3. */
+  maxAttempts: number;
+}
+
+export type EdgeCondition = 'always' | 'llm_choice' | 'error' | 'max_iterations' | 'stuck' | 'dead_end';
+export type EdgeTransform = 'direct' | 'clear' | 'compact' | 'custom';
+
+export interface TransformConfig {
+  carry?: string[];
+  clear?: string[];
+  compact?: string[];
+  compactPrompt?: string;
+}
+
+export interface EdgeDef {
+  /** Target stage name (the TOML table key). */
+  target: string;
+  hint?: string;
+  condition: EdgeCondition;
+  gate?: GateDef;
+  /** `summarize` is normalised to `compact`. */
+  transform: EdgeTransform;
+  transformConfig?: TransformConfig;
+  stuckAfterIterations?: number;
+  stuckAfterMinutes?: number;
+  stuckAfterSameFileEdits?: number;
+  stuckAfterToolCalls?: number;
+}
+
+export interface RoutingOverride {
+  region?: string;
+  maxResultTokens?: number;
+}
+
+export interface ToolRouting {
+  defaultRegion: string;
+  maxResultTokens?: number;
+  /** Keyed by canonical tool name (aliases resolved, `bash` -> `shell`). */
+  overrides: Record<string, RoutingOverride>;
+  /** Keyed by canonical tool name. */
+  maxResultTokensPerTool: Record<string, number>;
+  persist: boolean;
+}
+
+export type PermissionMode = 'allow' | 'deny' | 'ask';
+
+/** `[tool_permissions]`: tool name (canonical) -> mode; `default` applies to the rest. */
+export interface ToolPermissions {
+  default?: PermissionMode;
+  tools: Record<string, PermissionMode>;
+}
+
+export interface StageDef {
+  name: string;
+  /** `provider:model`; defaults to `[agent] model`, else `scripted:default`. */
+  model: string;
+  systemPrompt?: string;
+  /** Token count of `systemPrompt`, filled in by the blueprint-loading activity. */
+  systemPromptTokens?: number;
+  /** Undefined means every built-in tool plus the context tools. */
+  availableTools?: string[];
+  maxIterations?: number;
+  maxRevisits?: number;
+  allowComplete: boolean;
+  transitionPrompt?: string;
+  /** The stage's own layout (SPEC 9.1); undefined when the stage declares none. */
+  regions?: RegionDef[];
+  /** Undefined when the stage has no `tool_routing` table (results go to `conversation`). */
+  toolRouting?: ToolRouting;
+  toolPermissions?: ToolPermissions;
+  /** In declaration order. */
+  transitions: EdgeDef[];
+}
+
+export interface FileTracking {
+  region: string;
+  trackReads: boolean;
+  trackWrites: boolean;
+  maxFileTokens?: number;
+}
+
+export interface CompactionConfig {
+  model?: string;
+  systemPrompt?: string;
+  maxSummaryTokens: number;
+  temperature: number;
+}
+
+export interface SecurityConfig {
+  allowSeedCommands: boolean;
+  allowBlueprintReadPaths: boolean;
+  readPaths: string[];
+}
+
+export interface Blueprint {
+  /** Absolute directory holding the blueprint; scripts must live inside it. */
+  dir: string;
+  /** Absolute path of the TOML file. */
+  file: string;
+  agent: {
+    name: string;
+    description?: string;
+    version?: string;
+    entryStage: string;
+    model?: string;
+  };
+  /**
+   * The global layout in declaration order, followed by the runtime regions
+   * that were not declared (`tool_results`, `conversation`, `final_output`;
+   * or `system` first when no `[context.regions]` exists). SPEC 1.8.
+   */
+  regions: RegionDef[];
+  /** True when the blueprint declared no `[context.regions]` at all. */
+  defaultLayout: boolean;
+  fileTracking?: FileTracking;
+  compaction: CompactionConfig;
+  /** In declaration order; a blueprint without stages gets one named `main`. */
+  stages: StageDef[];
+  readPaths: { allow: string[] };
+  toolPermissions: ToolPermissions;
+  safeCommands: { shell: string[] };
+  security: SecurityConfig;
+  limits: { scriptShellTimeoutSecs: number };
+  /** Built-in table merged with `[models]` (and the user config). */
+  models: Record<string, ModelInfo & { encoding?: Encoding }>;
+}

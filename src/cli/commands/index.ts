@@ -1,0 +1,9 @@
+import type { Command } from 'commander';
+import { registerServer } from './server.js';
+import { registerWorker } from './worker.js';
+
+/** Every `lev` subcommand, in the order `lev --help` lists them. */
+export function registerCommands(program: Command): void {
+  registerServer(program);
+  registerWorker(program);
+}

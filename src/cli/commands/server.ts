@@ -1,0 +1,34 @@
+/** `lev server`: the embedded Temporal dev server, kept in the foreground. */
+import { join } from 'node:path';
+import type { Command } from 'commander';
+import { startDevServer } from '../../devserver/dev-server.js';
+import { dataDir } from '../../devserver/paths.js';
+import { findTemporalCli } from '../../devserver/temporal-cli.js';
+import { parsePort } from '../options.js';
+
+export function registerServer(program: Command): void {
+  program
+    .command('server')
+    .description('Run a local Temporal dev server with SQLite persistence until Ctrl-C.')
+    .option('--db <file>', 'SQLite file that keeps workflows across restarts', join(dataDir(), 'temporal.sqlite'))
+    .option('--port <port>', 'gRPC port of the Temporal frontend', parsePort, 7233)
+    .option('--ui-port <port>', 'port of the Temporal Web UI', parsePort, 8233)
+    .option('--ip <ip>', 'address to bind', '127.0.0.1')
+    .option('--log <file>', 'append the server log to this file')
+    .action(async (opts: { db: string; port: number; uiPort: number; ip: string; log?: string }) => {
+      const cli = await findTemporalCli({ log: (line) => process.stderr.write(`${line}\n`) });
+      const server = await startDevServer({ cli, dbFile: opts.db, port: opts.port, uiPort: opts.uiPort, ip: opts.ip, logFile: opts.log });
+      process.stdout.write(`Temporal dev server ready at ${server.address}\nWeb UI: ${server.uiUrl}\nData: ${opts.db}\nPress Ctrl-C to stop.\n`);
+      const stop = () => {
+        process.stdout.write('stopping the Temporal dev server ...\n');
+        void server.stop();
+      };
+      process.once('SIGINT', stop);
+      process.once('SIGTERM', stop);
+      const code = await server.exited;
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      process.stdout.write('Temporal dev server stopped.\n');
+      if (code !== 0 && code !== null) process.exitCode = 1;
+    });
+}

@@ -1,0 +1,32 @@
+/**
+ * The `lev` command. Each subcommand lives in its own module under
+ * `commands/` and registers itself on the program; this file only wires
+ * them together and turns user errors into one readable line.
+ */
+import { Command, CommanderError } from 'commander';
+import { isLevError } from '../errors.js';
+import { registerCommands } from './commands/index.js';
+
+export async function main(argv: string[]): Promise<number> {
+  const program = new Command('lev')
+    .description('Leviath: durable AI agents with structured context memory, on Temporal.')
+    .version('0.1.0')
+    .showHelpAfterError('(run with --help for usage)')
+    .exitOverride();
+  registerCommands(program);
+  try {
+    await program.parseAsync(argv, { from: 'node' });
+    return typeof process.exitCode === 'number' ? process.exitCode : 0;
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      // --help and --version end through here with code 0; usage errors with 1,
+      // which we report as 2 so scripts can tell bad usage from a failed check.
+      return err.exitCode === 0 ? 0 : 2;
+    }
+    if (isLevError(err)) {
+      process.stderr.write(`error [${err.code}] ${err.message}\n`);
+      return typeof process.exitCode === 'number' && process.exitCode !== 0 ? process.exitCode : 1;
+    }
+    throw err;
+  }
+}

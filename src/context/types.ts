@@ -1,0 +1,109 @@
+/**
+ * The region engine's data model (SPEC section 1). Everything here is plain
+ * JSON-serialisable data: a workflow holds it, continue-as-new carries it,
+ * and the inference activity rebuilds it from a snapshot plus operations.
+ */
+import type { RegionDef, RegionKind } from '../blueprint/types.js';
+
+/** Large text lives in the blob store; the entry keeps a reference. */
+export interface BlobRef {
+  hash: string;
+  bytes: number;
+  /** First 200 characters, so listings and pointers need no blob read. */
+  preview: string;
+}
+
+/** Inline text, or a reference the inference activity resolves. */
+export type Content = string | BlobRef;
+
+export interface ToolCall {
+  id: string;
+  name: string;
+  /** Parsed JSON arguments (the provider adapters parse and validate them). */
+  arguments: Record<string, unknown>;
+}
+
+export type EntryKind = 'text' | 'user' | 'assistant' | 'tool_result';
+
+export interface ChecklistItem {
+  id: number;
+  done: boolean;
+  note?: string;
+  noteTokens: number;
+}
+
+export interface Entry {
+  /** Run-unique, increasing. */
+  id: number;
+  content: Content;
+  /** Exact count, fixed at creation; the engine never tokenizes. */
+  tokens: number;
+  kind: EntryKind;
+  key?: string;
+  /** Assistant entries only. */
+  toolCalls?: ToolCall[];
+  /** Tool results only. */
+  toolCallId?: string;
+  toolName?: string;
+  isError?: boolean;
+  /** Fold output only. */
+  summary?: boolean;
+  foldedEntries?: number;
+  foldedTokens?: number;
+  checklist?: ChecklistItem;
+  /** Stage name, on a stage-instructions entry only. */
+  stagePrompt?: string;
+  seeded?: boolean;
+  /** Text the runtime composed (gate nudges, notes), not the model or a tool. */
+  runtime?: boolean;
+  /** Logical clock values. */
+  created: number;
+  touched: number;
+  /** Workflow time in seconds; informational. */
+  at: number;
+}
+
+/** Text born outside the engine, already counted. */
+export interface CountedText {
+  content: Content;
+  tokens: number;
+}
+
+export interface RegionState {
+  name: string;
+  kind: RegionKind;
+  /** The definition in force for the current stage, defaults applied. */
+  def: RegionDef;
+  /** Resolved budget M for the current stage's window. */
+  budget: number;
+  /** Compacting threshold θ, compacting regions only. */
+  threshold?: number;
+  entries: Entry[];
+  pending: Entry[];
+  nextItemId: number;
+  updates: number;
+  foldFailures: number;
+  /** True while the current stage does not carry the region (SPEC 9.1). */
+  hidden?: boolean;
+  /** Marked by an edge `compact` transform for `fold_all` at the next maintenance point. */
+  markedForFold?: boolean;
+  /** Instructions that replace the built-in summariser prompt for the marked fold. */
+  markedCompactPrompt?: string;
+}
+
+/** Neutral, provider-independent prompt (SPEC 7.2, 7.3). Providers adapt it. */
+export interface PromptSystemBlock {
+  region: string;
+  text: Content[];
+  /** Anthropic cache breakpoint requested here (SPEC 7.4). */
+  cache?: boolean;
+}
+
+/**
+ * `blob`, when present, holds the message's full text: `content` is then only
+ * the blob's preview, and the inference activity replaces it with the text.
+ */
+export type PromptMessage =
+  | { role: 'user'; content: string; blob?: BlobRef; cache?: boolean }
+  | { role: 'assistant'; content: string; blob?: BlobRef; toolCalls?: ToolCall[]; cache?: boolean }
+  | { role: 'tool'; toolCallId: string; toolName: string; content: string; blob?: BlobRef; isError?: boolean; cache?: boolean };

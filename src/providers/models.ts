@@ -1,0 +1,87 @@
+/**
+ * The model table: each model's context window, output cap and tokenizer
+ * encoding, so `budget = "20%"` resolves to a number of tokens. Pure data;
+ * blueprints (`[models]`) and the user config extend it.
+ */
+
+export const ENCODINGS = ['o200k_base', 'cl100k_base', 'p50k_base', 'r50k_base'] as const;
+export type Encoding = (typeof ENCODINGS)[number];
+
+export interface ModelInfo {
+  /** Context window in tokens. */
+  contextWindow: number;
+  /** Largest reply the model may produce, in tokens. */
+  maxOutputTokens: number;
+  /** Tokenizer encoding; derived from the model name when absent. */
+  encoding?: Encoding;
+}
+
+/** Window assumed for a model that is not in the table (records `unknown-model-window`). */
+export const UNKNOWN_MODEL_WINDOW = 8192;
+
+/** Keys are `provider:model`. */
+export const BUILTIN_MODELS: Readonly<Record<string, ModelInfo>> = Object.freeze({
+  'openai:gpt-5': { contextWindow: 400_000, maxOutputTokens: 128_000 },
+  'openai:gpt-5-mini': { contextWindow: 400_000, maxOutputTokens: 128_000 },
+  'openai:gpt-5-nano': { contextWindow: 400_000, maxOutputTokens: 128_000 },
+  'openai:gpt-4.1': { contextWindow: 1_047_576, maxOutputTokens: 32_768 },
+  'openai:gpt-4.1-mini': { contextWindow: 1_047_576, maxOutputTokens: 32_768 },
+  'openai:gpt-4.1-nano': { contextWindow: 1_047_576, maxOutputTokens: 32_768 },
+  'openai:gpt-4o': { contextWindow: 128_000, maxOutputTokens: 16_384 },
+  'openai:gpt-4o-mini': { contextWindow: 128_000, maxOutputTokens: 16_384 },
+  'openai:o3': { contextWindow: 200_000, maxOutputTokens: 100_000 },
+  'openai:o4-mini': { contextWindow: 200_000, maxOutputTokens: 100_000 },
+  'openai:gpt-4-turbo': { contextWindow: 128_000, maxOutputTokens: 4_096 },
+  'openai:gpt-3.5-turbo': { contextWindow: 16_385, maxOutputTokens: 4_096 },
+  'anthropic:claude-opus-4-1': { contextWindow: 200_000, maxOutputTokens: 32_000 },
+  'anthropic:claude-opus-4-0': { contextWindow: 200_000, maxOutputTokens: 32_000 },
+  'anthropic:claude-sonnet-4-5': { contextWindow: 200_000, maxOutputTokens: 64_000 },
+  'anthropic:claude-sonnet-4-0': { contextWindow: 200_000, maxOutputTokens: 64_000 },
+  'anthropic:claude-haiku-4-5': { contextWindow: 200_000, maxOutputTokens: 64_000 },
+  'anthropic:claude-3-5-haiku-latest': { contextWindow: 200_000, maxOutputTokens: 8_192 },
+  'ollama:llama3.1': { contextWindow: 131_072, maxOutputTokens: 8_192 },
+  'ollama:llama3.2': { contextWindow: 131_072, maxOutputTokens: 8_192 },
+  'ollama:qwen2.5-coder': { contextWindow: 32_768, maxOutputTokens: 8_192 },
+  'ollama:qwen3': { contextWindow: 40_960, maxOutputTokens: 8_192 },
+  'ollama:mistral': { contextWindow: 32_768, maxOutputTokens: 8_192 },
+  'ollama:gemma3': { contextWindow: 131_072, maxOutputTokens: 8_192 },
+  'ollama:gpt-oss': { contextWindow: 131_072, maxOutputTokens: 16_384 },
+  'scripted:demo': { contextWindow: 32_000, maxOutputTokens: 4_096 },
+  'scripted:default': { contextWindow: 200_000, maxOutputTokens: 8_192 },
+});
+
+export type ModelTable = Readonly<Record<string, ModelInfo>>;
+
+/** Splits `provider:model`; a bare name is taken as an OpenAI-compatible model. */
+export function parseModelRef(ref: string): { provider: string; model: string } {
+  const i = ref.indexOf(':');
+  if (i <= 0) return { provider: 'openai', model: ref };
+  return { provider: ref.slice(0, i), model: ref.slice(i + 1) };
+}
+
+/**
+ * Looks a model up, also trying it without a `:tag` suffix (Ollama's
+ * `llama3.1:8b` shares the window of `llama3.1`) and without a dated
+ * suffix (`claude-sonnet-4-5-20250929`).
+ */
+export function lookupModel(table: ModelTable, ref: string): ModelInfo | undefined {
+  const direct = table[ref];
+  if (direct) return direct;
+  const { provider, model } = parseModelRef(ref);
+  const untagged = model.split(':')[0] ?? model;
+  const undated = untagged.replace(/-\d{8}$/, '');
+  for (const candidate of [`${provider}:${untagged}`, `${provider}:${undated}`]) {
+    const hit = table[candidate];
+    if (hit) return hit;
+  }
+  return undefined;
+}
+
+/** Encoding by model family (SPEC 3.2) when the table does not name one. */
+export function encodingFor(ref: string, info?: ModelInfo): Encoding {
+  if (info?.encoding) return info.encoding;
+  const { model } = parseModelRef(ref);
+  if (/^(gpt-4o|gpt-4\.1|gpt-5|o1|o3|o4)/.test(model)) return 'o200k_base';
+  if (/^(gpt-4|gpt-3\.5|text-embedding-)/.test(model)) return 'cl100k_base';
+  return 'o200k_base';
+}

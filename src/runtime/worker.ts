@@ -1,0 +1,71 @@
+/**
+ * Builds the Leviath worker: the workflow bundle plus every activity, on
+ * one task queue. `lev worker`, `lev run` (in-process) and the
+ * integration tests all go through here.
+ */
+import { createRequire } from 'node:module';
+import { DefaultLogger, type LogLevel, NativeConnection, Runtime, Worker, bundleWorkflowCode } from '@temporalio/worker';
+import * as activities from '../../activities/index.js';
+
+export const DEFAULT_TASK_QUEUE = 'leviath';
+export const DEFAULT_ADDRESS = '127.0.0.1:7233';
+export const DEFAULT_NAMESPACE = 'default';
+
+const require = createRequire(import.meta.url);
+
+export function workflowsPath(): string {
+  return require.resolve('../../workflows/index.ts');
+}
+
+/** Bundles the workflow code once; workers can share the result. */
+export async function bundleWorkflows(): Promise<{ code: string }> {
+  return bundleWorkflowCode({ workflowsPath: workflowsPath(), logger: quietBundlerLogger });
+}
+
+const quietBundlerLogger = {
+  trace() {},
+  debug() {},
+  info() {},
+  warn() {},
+  error(message: string, meta?: Record<string, unknown>) {
+    process.stderr.write(`workflow bundler: ${message}${meta ? ` ${JSON.stringify(meta)}` : ''}\n`);
+  },
+  log() {},
+};
+
+let runtimeInstalled = false;
+
+/**
+ * The SDK logs every worker state change at INFO to stdout, which would bury
+ * the per-turn output of `lev run`; we keep warnings and errors. The
+ * runtime can be installed once per process, before the first worker.
+ */
+export function installRuntime(level: LogLevel = 'WARN'): void {
+  if (runtimeInstalled) return;
+  runtimeInstalled = true;
+  Runtime.install({ logger: new DefaultLogger(level) });
+}
+
+export interface WorkerOptions {
+  address?: string;
+  namespace?: string;
+  taskQueue?: string;
+  /** A prebuilt bundle (`bundleWorkflows`) or a path to one; bundled on demand otherwise. */
+  bundle?: { code: string } | { codePath: string };
+  identity?: string;
+}
+
+export async function createWorker(opts: WorkerOptions = {}): Promise<{ worker: Worker; connection: NativeConnection }> {
+  installRuntime();
+  const connection = await NativeConnection.connect({ address: opts.address ?? DEFAULT_ADDRESS });
+  const workflowBundle = opts.bundle ?? (await bundleWorkflows());
+  const worker = await Worker.create({
+    connection,
+    namespace: opts.namespace ?? DEFAULT_NAMESPACE,
+    taskQueue: opts.taskQueue ?? DEFAULT_TASK_QUEUE,
+    workflowBundle,
+    activities,
+    ...(opts.identity ? { identity: opts.identity } : {}),
+  });
+  return { worker, connection };
+}

@@ -1,0 +1,44 @@
+/**
+ * Tool names shared by the blueprint checker, the router and the
+ * dispatcher. Aliases are resolved on both sides of every comparison, so
+ * a blueprint that writes `bash` covers the `shell` the model calls.
+ */
+
+export const TOOL_ALIASES: Readonly<Record<string, string>> = Object.freeze({
+  bash: 'shell',
+});
+
+/** Built-in tools that touch the outside world; they run as activities. */
+export const BUILTIN_TOOLS = [
+  'read_file',
+  'list_dir',
+  'glob',
+  'grep',
+  'write_file',
+  'edit_file',
+  'shell',
+  'current_time',
+] as const;
+
+/** Tools answered inside the workflow by the pure engine (SPEC 6). */
+export const CONTEXT_TOOLS = [
+  'context_append',
+  'context_write',
+  'context_read',
+  'context_list',
+  'context_delete',
+  'todo_add',
+  'todo_done',
+  'todo_note',
+] as const;
+
+/** Tools whose success counts as a modification for `require_modifications`. */
+export const MODIFYING_TOOLS: readonly string[] = ['write_file', 'edit_file'];
+
+export function canonicalTool(name: string): string {
+  return TOOL_ALIASES[name] ?? name;
+}
+
+export function isContextTool(name: string): boolean {
+  return name.startsWith('context_') || name.startsWith('todo_');
+}

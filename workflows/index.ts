@@ -1,0 +1,2 @@
+/** Every workflow the Leviath worker registers. */
+export { pingWorkflow } from './ping.js';
