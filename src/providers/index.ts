@@ -1,0 +1,149 @@
+/**
+ * Picks the provider for a model ref (`provider:model`) and configures it
+ * from the environment. The public API of src/providers is re-exported here.
+ */
+import { LevError } from '../errors.js';
+import { AnthropicProvider } from './anthropic.js';
+import { ProviderError } from './errors.js';
+import { parseModelRef } from './models.js';
+import { OpenAICompatibleProvider } from './openai.js';
+import { ScriptedProvider } from './scripted.js';
+import type { ModelProvider } from './types.js';
+
+export { AnthropicProvider, buildMessagesRequest, MAX_CACHE_MARKERS, mapMessageResponse } from './anthropic.js';
+export {
+  failureTypeFor,
+  isProviderError,
+  isRetryableKind,
+  PROVIDER_ERROR_KINDS,
+  ProviderError,
+  type ProviderErrorKind,
+  parseRetryAfter,
+  redactSecrets,
+  toActivityFailure,
+} from './errors.js';
+export * from './models.js';
+export { buildChatRequest, mapChatResponse, OpenAICompatibleProvider } from './openai.js';
+export {
+  registerScript,
+  resetScriptedCalls,
+  resolveScript,
+  SCRIPT_FINISHED_TEXT,
+  type ScriptedCall,
+  ScriptedProvider,
+  scriptedCalls,
+  selectTurn,
+  unregisterScript,
+} from './scripted.js';
+export { loadScriptFile, parseScript, type Script, type ScriptInput, validateScript } from './scripted-script.js';
+export type * from './types.js';
+
+/** Per-request timeout when LEVIATH_PROVIDER_TIMEOUT_MS is not set. */
+export const DEFAULT_TIMEOUT_MS = 600_000;
+
+interface CompatibleEndpoint {
+  baseEnv: string;
+  defaultBaseURL: string;
+  keyEnv: string;
+  /** Used when the server needs no key (local servers); absent means the key is required. */
+  dummyKey?: string;
+  maxTokensField: 'max_tokens' | 'max_completion_tokens';
+}
+
+/** OpenAI-compatible servers by prefix, with their usual env vars and local ports. */
+export const OPENAI_COMPATIBLE: Readonly<Record<string, CompatibleEndpoint>> = {
+  openai: {
+    baseEnv: 'OPENAI_BASE_URL',
+    defaultBaseURL: 'https://api.openai.com/v1',
+    keyEnv: 'OPENAI_API_KEY',
+    maxTokensField: 'max_completion_tokens',
+  },
+  openrouter: {
+    baseEnv: 'OPENROUTER_BASE_URL',
+    defaultBaseURL: 'https://openrouter.ai/api/v1',
+    keyEnv: 'OPENROUTER_API_KEY',
+    maxTokensField: 'max_tokens',
+  },
+  ollama: {
+    baseEnv: 'OLLAMA_BASE_URL',
+    defaultBaseURL: 'http://localhost:11434/v1',
+    keyEnv: 'OLLAMA_API_KEY',
+    dummyKey: 'ollama',
+    maxTokensField: 'max_tokens',
+  },
+  vllm: {
+    baseEnv: 'VLLM_BASE_URL',
+    defaultBaseURL: 'http://localhost:8000/v1',
+    keyEnv: 'VLLM_API_KEY',
+    dummyKey: 'EMPTY',
+    maxTokensField: 'max_tokens',
+  },
+  lmstudio: {
+    baseEnv: 'LMSTUDIO_BASE_URL',
+    defaultBaseURL: 'http://localhost:1234/v1',
+    keyEnv: 'LMSTUDIO_API_KEY',
+    dummyKey: 'lm-studio',
+    maxTokensField: 'max_tokens',
+  },
+};
+
+const ANTHROPIC_DEFAULT_BASE_URL = 'https://api.anthropic.com';
+
+export const PROVIDER_PREFIXES = [...Object.keys(OPENAI_COMPATIBLE), 'anthropic', 'scripted'] as const;
+
+function timeoutFrom(env: NodeJS.ProcessEnv): number {
+  const raw = env.LEVIATH_PROVIDER_TIMEOUT_MS;
+  if (raw === undefined || raw.trim() === '') return DEFAULT_TIMEOUT_MS;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n <= 0) {
+    throw new LevError(
+      'provider-timeout-invalid',
+      `LEVIATH_PROVIDER_TIMEOUT_MS is "${raw}"; set it to a whole number of milliseconds above 0.`,
+    );
+  }
+  return n;
+}
+
+function requireKey(provider: string, keyEnv: string, env: NodeJS.ProcessEnv): string {
+  const key = env[keyEnv];
+  if (key && key.trim() !== '') return key;
+  throw new ProviderError('auth', `${provider} needs an API key; set ${keyEnv} in the environment.`, { provider });
+}
+
+function nonEmpty(v: string | undefined): string | undefined {
+  return v && v.trim() !== '' ? v.trim() : undefined;
+}
+
+/**
+ * The provider for `ref` (a model ref such as `ollama:llama3.1`, or a bare
+ * prefix such as `anthropic`). Keys and base URLs are read from `env`.
+ */
+export function getProvider(ref: string, env: NodeJS.ProcessEnv = process.env): ModelProvider {
+  const prefix = ref.includes(':') ? parseModelRef(ref).provider : ref;
+  if (prefix === 'scripted') return new ScriptedProvider(env);
+  if (prefix === 'anthropic') {
+    return new AnthropicProvider({
+      name: 'anthropic',
+      baseURL: nonEmpty(env.ANTHROPIC_BASE_URL) ?? ANTHROPIC_DEFAULT_BASE_URL,
+      apiKey: requireKey('anthropic', 'ANTHROPIC_API_KEY', env),
+      keyEnv: 'ANTHROPIC_API_KEY',
+      timeoutMs: timeoutFrom(env),
+    });
+  }
+  const endpoint = OPENAI_COMPATIBLE[prefix];
+  if (endpoint) {
+    const apiKey = nonEmpty(env[endpoint.keyEnv]) ?? endpoint.dummyKey ?? requireKey(prefix, endpoint.keyEnv, env);
+    return new OpenAICompatibleProvider({
+      name: prefix,
+      baseURL: nonEmpty(env[endpoint.baseEnv]) ?? endpoint.defaultBaseURL,
+      apiKey,
+      keyEnv: endpoint.keyEnv,
+      timeoutMs: timeoutFrom(env),
+      maxTokensField: endpoint.maxTokensField,
+    });
+  }
+  throw new LevError(
+    'unknown-provider',
+    `Unknown model provider "${prefix}" in "${ref}"; use one of ${PROVIDER_PREFIXES.join(', ')} (e.g. "ollama:llama3.1").`,
+  );
+}

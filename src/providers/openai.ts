@@ -1,0 +1,175 @@
+/**
+ * OpenAI-compatible chat completions (OpenAI, Ollama, vLLM, OpenRouter,
+ * LM Studio) through the official SDK pointed at each server's base URL.
+ */
+import OpenAI from 'openai';
+import type {
+  ChatCompletion,
+  ChatCompletionCreateParamsNonStreaming,
+  ChatCompletionMessageParam,
+  ChatCompletionTool,
+} from 'openai/resources/chat/completions';
+import { type CallContext, classifyFailure, type FailureFacts } from './classify.js';
+import { parseModelRef } from './models.js';
+import { causeText } from './transport.js';
+import { checkToolInput, type ParsedToolCall, parseToolArguments, splitToolCalls } from './tool-args.js';
+import type { InferenceRequest, InferenceResponse, InferOptions, ModelProvider, StopReason, ToolSpec } from './types.js';
+
+export interface OpenAICompatibleOptions {
+  /** Provider prefix, e.g. `openai` or `ollama`; used in messages. */
+  name: string;
+  baseURL: string;
+  apiKey: string;
+  /** Env var the key came from, named when the server refuses it. */
+  keyEnv?: string;
+  timeoutMs: number;
+  /** OpenAI's own API wants `max_completion_tokens`; most compatible servers want `max_tokens`. */
+  maxTokensField: 'max_tokens' | 'max_completion_tokens';
+}
+
+function toWireMessages(req: InferenceRequest): ChatCompletionMessageParam[] {
+  const out: ChatCompletionMessageParam[] = [];
+  const system = req.system
+    .map((b) => b.text)
+    .filter((t) => t.trim() !== '')
+    .join('\n\n');
+  if (system !== '') out.push({ role: 'system', content: system });
+  for (const m of req.messages) {
+    if (m.role === 'user') {
+      out.push({ role: 'user', content: m.content });
+    } else if (m.role === 'assistant') {
+      const calls = m.toolCalls ?? [];
+      out.push({
+        role: 'assistant',
+        content: m.content === '' && calls.length > 0 ? null : m.content,
+        ...(calls.length > 0
+          ? {
+              tool_calls: calls.map((c) => ({
+                id: c.id,
+                type: 'function' as const,
+                function: { name: c.name, arguments: JSON.stringify(c.arguments) },
+              })),
+            }
+          : {}),
+      });
+    } else {
+      out.push({ role: 'tool', tool_call_id: m.toolCallId, content: m.content });
+    }
+  }
+  return out;
+}
+
+function toWireTools(tools: ToolSpec[]): ChatCompletionTool[] {
+  return tools.map((t) => ({
+    type: 'function',
+    function: { name: t.name, description: t.description, parameters: t.parameters },
+  }));
+}
+
+export function buildChatRequest(
+  req: InferenceRequest,
+  maxTokensField: OpenAICompatibleOptions['maxTokensField'],
+): ChatCompletionCreateParamsNonStreaming {
+  const body: ChatCompletionCreateParamsNonStreaming = {
+    model: parseModelRef(req.model).model,
+    messages: toWireMessages(req),
+    stream: false,
+    [maxTokensField]: req.maxTokens,
+  };
+  if (req.tools.length > 0) body.tools = toWireTools(req.tools);
+  if (req.temperature !== undefined) body.temperature = req.temperature;
+  return body;
+}
+
+function stopReasonFor(finish: string | null | undefined, anyCalls: boolean): StopReason {
+  if (finish === 'length') return 'max_tokens';
+  // Some local servers report `stop` even when the reply is a tool call.
+  if (anyCalls || finish === 'tool_calls' || finish === 'function_call') return 'tool_calls';
+  if (finish === 'stop') return 'end';
+  return 'other';
+}
+
+export function mapChatResponse(res: ChatCompletion): InferenceResponse {
+  const choice = res.choices[0];
+  const message = choice?.message;
+  const parsed: ParsedToolCall[] = [];
+  for (const [i, call] of (message?.tool_calls ?? []).entries()) {
+    const id = call.id || `call_${i}`;
+    if (call.type === 'function') parsed.push(parseToolArguments(id, call.function.name, call.function.arguments));
+    else parsed.push(checkToolInput(id, call.custom.name, call.custom.input));
+  }
+  const { toolCalls, invalidToolCalls } = splitToolCalls(parsed);
+  const usage = res.usage;
+  const prompt = usage?.prompt_tokens ?? 0;
+  return {
+    text: message?.content ?? '',
+    toolCalls,
+    invalidToolCalls,
+    stopReason: stopReasonFor(choice?.finish_reason, parsed.length > 0),
+    usage: {
+      promptTokens: prompt,
+      completionTokens: usage?.completion_tokens ?? 0,
+      cacheReadTokens: usage?.prompt_tokens_details?.cached_tokens ?? 0,
+      cacheWriteTokens: 0,
+    },
+    ...(usage ? { reportedPromptTokens: prompt } : {}),
+  };
+}
+
+function factsFrom(err: unknown): FailureFacts | undefined {
+  if (err instanceof OpenAI.APIUserAbortError) return undefined;
+  if (err instanceof OpenAI.APIConnectionTimeoutError) return { serverMessage: 'timed out', timedOut: true };
+  if (err instanceof OpenAI.APIConnectionError) return { serverMessage: causeText(err), connectionFailed: true };
+  if (err instanceof OpenAI.APIError) {
+    const body = err.error as { message?: unknown } | undefined;
+    const serverMessage = typeof body?.message === 'string' ? body.message : err.message;
+    return {
+      ...(err.status !== undefined ? { status: err.status } : {}),
+      ...(err.headers ? { headers: err.headers } : {}),
+      serverMessage,
+      code: typeof err.code === 'string' ? err.code : null,
+    };
+  }
+  return undefined;
+}
+
+export class OpenAICompatibleProvider implements ModelProvider {
+  readonly name: string;
+  readonly #client: OpenAI;
+  readonly #opts: OpenAICompatibleOptions;
+
+  constructor(opts: OpenAICompatibleOptions) {
+    this.name = opts.name;
+    this.#opts = opts;
+    this.#client = new OpenAI({
+      apiKey: opts.apiKey,
+      baseURL: opts.baseURL,
+      maxRetries: 0,
+      timeout: opts.timeoutMs,
+    });
+  }
+
+  async infer(req: InferenceRequest, opts: InferOptions = {}): Promise<InferenceResponse> {
+    const body = buildChatRequest(req, this.#opts.maxTokensField);
+    let res: ChatCompletion;
+    try {
+      res = await this.#client.chat.completions.create(body, opts.signal ? { signal: opts.signal } : {});
+    } catch (err) {
+      const facts = factsFrom(err);
+      if (!facts) throw err;
+      throw classifyFailure(facts, this.#context(req));
+    }
+    return mapChatResponse(res);
+  }
+
+  #context(req: InferenceRequest): CallContext {
+    return {
+      provider: this.name,
+      model: parseModelRef(req.model).model,
+      baseURL: this.#opts.baseURL,
+      timeoutMs: this.#opts.timeoutMs,
+      secrets: [this.#opts.apiKey],
+      ...(this.#opts.keyEnv ? { keyEnv: this.#opts.keyEnv } : {}),
+    };
+  }
+}

@@ -1,0 +1,223 @@
+/**
+ * The scripted provider: an offline model that replays a script of turns.
+ * It is the default for the demo, the tests and the benchmarks. Every answer
+ * is a function of the request alone, so a retried call (in this process or
+ * another worker) gets the same reply.
+ */
+import { appendFileSync } from 'node:fs';
+import type { ToolCall } from '../context/types.js';
+import { LevError } from '../errors.js';
+import { ProviderError } from './errors.js';
+import { parseModelRef } from './models.js';
+import { loadScriptFile, type Script, type ScriptInput, type ScriptTurn, validateScript } from './scripted-script.js';
+import { type ParsedToolCall, parseToolArguments, splitToolCalls } from './tool-args.js';
+import type { InferenceRequest, InferenceResponse, InferOptions, InvalidToolCall, ModelProvider } from './types.js';
+
+/** What the provider answers once the script has no turn left for a request. */
+export const SCRIPT_FINISHED_TEXT = 'The script has no more turns; finishing here.';
+
+/** Characters per token in the provider's usage estimate. */
+const CHARS_PER_TOKEN = 4;
+const SUMMARY_PIECE_CHARS = 24;
+
+export interface ScriptedCall {
+  runId: string;
+  stage: string;
+  turn: number;
+  purpose: InferenceRequest['meta']['purpose'];
+  attempt: number;
+  served_at_ms: number;
+}
+
+const registry = new Map<string, Script>();
+const served: ScriptedCall[] = [];
+
+/** Makes `scripted:<name>` answer from `script` in this process; replaces an earlier registration. */
+export function registerScript(name: string, script: ScriptInput): void {
+  registry.set(name, validateScript(script, `registered script "${name}"`));
+}
+
+export function unregisterScript(name: string): void {
+  registry.delete(name);
+}
+
+/** Calls served in this process, oldest first. */
+export function scriptedCalls(): readonly ScriptedCall[] {
+  return served;
+}
+
+export function resetScriptedCalls(): void {
+  served.length = 0;
+}
+
+function looksLikePath(name: string): boolean {
+  return name.endsWith('.toml') || name.includes('/') || name.includes('\\');
+}
+
+/**
+ * `scripted:<name>` resolves to, in order: a script registered under that
+ * name, a file when the name looks like a path (relative to the cwd), then
+ * the file named by LEVIATH_SCRIPT.
+ */
+export function resolveScript(name: string, env: NodeJS.ProcessEnv = process.env): Script {
+  const registered = registry.get(name);
+  if (registered) return registered;
+  if (looksLikePath(name)) return loadScriptFile(name);
+  const fromEnv = env.LEVIATH_SCRIPT;
+  if (fromEnv) return loadScriptFile(fromEnv);
+  throw new LevError(
+    'scripted-script-missing',
+    `No script for "scripted:${name}"; set LEVIATH_SCRIPT to a script file, use "scripted:path/to/script.toml", or call registerScript("${name}", …).`,
+  );
+}
+
+/**
+ * Global turns (no `stage`) are indexed by `meta.turn`; a stage that has
+ * turns of its own indexes them by `meta.stageTurn`.
+ */
+export function selectTurn(script: Script, req: InferenceRequest): ScriptTurn | undefined {
+  const { meta } = req;
+  const staged = script.turns.filter((t) => t.stage === meta.stage);
+  let list: ScriptTurn[];
+  let index: number;
+  if (staged.length > 0) {
+    if (meta.stageTurn === undefined) {
+      throw new LevError(
+        'scripted-stage-turn-missing',
+        `The script has turns for stage "${meta.stage}" but the request carries no meta.stageTurn; the runtime must set it for per-stage scripts.`,
+      );
+    }
+    list = staged;
+    index = meta.stageTurn;
+  } else {
+    list = script.turns.filter((t) => t.stage === undefined);
+    index = meta.turn;
+  }
+  if (list.length === 0 || index < 0) return undefined;
+  if (script.repeat) return list[index % list.length];
+  return list[index];
+}
+
+function estimateTokens(chars: number): number {
+  return Math.ceil(chars / CHARS_PER_TOKEN);
+}
+
+function requestChars(req: InferenceRequest): number {
+  let chars = 0;
+  for (const b of req.system) chars += b.text.length;
+  for (const m of req.messages) {
+    chars += m.content.length;
+    if (m.role === 'assistant') for (const c of m.toolCalls ?? []) chars += JSON.stringify(c.arguments).length;
+  }
+  if (req.tools.length > 0) chars += JSON.stringify(req.tools).length;
+  return chars;
+}
+
+function summarise(req: InferenceRequest): string {
+  const pieces = req.messages.map((m) => m.content.slice(0, SUMMARY_PIECE_CHARS).replace(/\r?\n/g, ' '));
+  const text = `summary of ${req.messages.length} messages: ${pieces.join(' | ')}`;
+  return text.slice(0, Math.max(1, req.maxTokens * CHARS_PER_TOKEN));
+}
+
+function chooseEdge(script: Script, req: InferenceRequest): string {
+  return script.choices?.[req.meta.stage] ?? req.meta.options?.[0] ?? 'DONE';
+}
+
+function scriptedToolCalls(turn: ScriptTurn, req: InferenceRequest): { toolCalls: ToolCall[]; invalidToolCalls: InvalidToolCall[] } {
+  const parsed: ParsedToolCall[] = (turn.tool_calls ?? []).map((c, i) => {
+    const id = `call_${req.meta.turn}_${i}`;
+    if (c.arguments_raw !== undefined) return parseToolArguments(id, c.name, c.arguments_raw);
+    return { ok: true, call: { id, name: c.name, arguments: c.arguments ?? {} } };
+  });
+  return splitToolCalls(parsed);
+}
+
+function failIfScripted(turn: ScriptTurn, req: InferenceRequest): void {
+  const fail = turn.fail;
+  if (!fail || req.meta.attempt > fail.attempts) return;
+  throw new ProviderError(
+    fail.kind,
+    `The script fails attempt ${req.meta.attempt} of turn ${req.meta.turn} with "${fail.kind}" on purpose.`,
+    { provider: 'scripted', ...(fail.retry_after_ms !== undefined ? { retryAfterMs: fail.retry_after_ms } : {}) },
+  );
+}
+
+function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  if (ms <= 0) return Promise.resolve();
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) {
+      reject(signal.reason);
+      return;
+    }
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal?.reason);
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+function record(req: InferenceRequest, env: NodeJS.ProcessEnv): void {
+  const { runId, stage, turn, purpose, attempt } = req.meta;
+  const call: ScriptedCall = { runId, stage, turn, purpose, attempt, served_at_ms: Date.now() };
+  served.push(call);
+  const log = env.LEVIATH_SCRIPTED_LOG;
+  // One short appendFileSync per call keeps lines whole when several workers share the file.
+  if (log) appendFileSync(log, `${JSON.stringify(call)}\n`);
+}
+
+export class ScriptedProvider implements ModelProvider {
+  readonly name = 'scripted';
+  readonly #env: NodeJS.ProcessEnv;
+
+  constructor(env: NodeJS.ProcessEnv = process.env) {
+    this.#env = env;
+  }
+
+  async infer(req: InferenceRequest, opts: InferOptions = {}): Promise<InferenceResponse> {
+    const script = resolveScript(parseModelRef(req.model).model, this.#env);
+    const promptTokens = estimateTokens(requestChars(req));
+    let text: string;
+    let calls: { toolCalls: ToolCall[]; invalidToolCalls: InvalidToolCall[] } = { toolCalls: [], invalidToolCalls: [] };
+    let latency = script.latency_ms ?? 0;
+    let reported: number | undefined;
+
+    if (req.meta.purpose === 'summary') {
+      text = summarise(req);
+    } else if (req.meta.purpose === 'edge-choice') {
+      text = chooseEdge(script, req);
+    } else {
+      const turn = selectTurn(script, req);
+      if (turn) {
+        failIfScripted(turn, req);
+        text = turn.text ?? '';
+        calls = scriptedToolCalls(turn, req);
+        latency = turn.latency_ms ?? latency;
+        reported = turn.reported_prompt_tokens;
+      } else {
+        text = SCRIPT_FINISHED_TEXT;
+      }
+    }
+
+    await sleep(latency, opts.signal);
+    record(req, this.#env);
+    const anyCalls = calls.toolCalls.length + calls.invalidToolCalls.length > 0;
+    const argChars = calls.toolCalls.reduce((n, c) => n + JSON.stringify(c.arguments).length, 0);
+    return {
+      text,
+      ...calls,
+      stopReason: anyCalls ? 'tool_calls' : 'end',
+      usage: {
+        promptTokens,
+        completionTokens: estimateTokens(text.length + argChars),
+        cacheReadTokens: 0,
+        cacheWriteTokens: 0,
+      },
+      ...(reported !== undefined ? { reportedPromptTokens: reported } : {}),
+    };
+  }
+}

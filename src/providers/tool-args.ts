@@ -1,0 +1,59 @@
+/**
+ * Models sometimes emit tool arguments that are not valid JSON, or JSON that
+ * is not an object. Such a call is kept as an InvalidToolCall instead of
+ * failing the inference: the runtime answers it with an error result, and the
+ * model gets to try again on its next turn.
+ */
+import type { ToolCall } from '../context/types.js';
+import type { InvalidToolCall } from './types.js';
+
+export type ParsedToolCall = { ok: true; call: ToolCall } | { ok: false; invalid: InvalidToolCall };
+
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** Parses arguments sent as a JSON string (OpenAI-compatible wire format). */
+export function parseToolArguments(id: string, name: string, raw: string): ParsedToolCall {
+  // Several local servers send "" for a tool without parameters.
+  if (raw.trim() === '') return { ok: true, call: { id, name, arguments: {} } };
+  let value: unknown;
+  try {
+    value = JSON.parse(raw);
+  } catch (err) {
+    const why = err instanceof Error ? err.message : String(err);
+    return {
+      ok: false,
+      invalid: { id, name, raw, error: `The arguments of ${name} are not valid JSON (${why}); send one JSON object.` },
+    };
+  }
+  return checkToolInput(id, name, value, raw);
+}
+
+/** Checks arguments that arrived already decoded (Anthropic's `input`). */
+export function checkToolInput(id: string, name: string, value: unknown, raw?: string): ParsedToolCall {
+  if (isPlainObject(value)) return { ok: true, call: { id, name, arguments: value } };
+  const kind = Array.isArray(value) ? 'an array' : value === null ? 'null' : `a ${typeof value}`;
+  return {
+    ok: false,
+    invalid: {
+      id,
+      name,
+      raw: raw ?? JSON.stringify(value) ?? String(value),
+      error: `The arguments of ${name} are ${kind}, not a JSON object; send one JSON object.`,
+    },
+  };
+}
+
+export function splitToolCalls(parsed: ParsedToolCall[]): {
+  toolCalls: ToolCall[];
+  invalidToolCalls: InvalidToolCall[];
+} {
+  const toolCalls: ToolCall[] = [];
+  const invalidToolCalls: InvalidToolCall[] = [];
+  for (const p of parsed) {
+    if (p.ok) toolCalls.push(p.call);
+    else invalidToolCalls.push(p.invalid);
+  }
+  return { toolCalls, invalidToolCalls };
+}

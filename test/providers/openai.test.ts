@@ -1,0 +1,342 @@
+import { ApplicationFailure } from '@temporalio/common';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { getProvider, isProviderError, ProviderError, toActivityFailure } from '../../src/providers/index.js';
+import type { InferenceResponse } from '../../src/providers/types.js';
+import { sampleRequest } from './fixtures.js';
+import { type Reply, startWireServer, type WireServer } from './wire-server.js';
+
+const KEY = 'sk-test-4f9c2a7e1b8d6c3a5e0f';
+
+function completion(message: Record<string, unknown>, finish = 'stop', usage?: Record<string, unknown>) {
+  return {
+    id: 'chatcmpl-1',
+    object: 'chat.completion',
+    created: 1,
+    model: 'gpt-4o',
+    choices: [{ index: 0, message: { role: 'assistant', ...message }, finish_reason: finish }],
+    usage: usage ?? { prompt_tokens: 120, completion_tokens: 7, total_tokens: 127 },
+  };
+}
+
+function openaiError(status: number, message: string, code: string | null = null, headers: Record<string, string> = {}): Reply {
+  return { status, headers, json: { error: { message, type: 'invalid_request_error', code, param: null } } };
+}
+
+let server: WireServer;
+
+beforeAll(async () => {
+  server = await startWireServer(() => ({ json: completion({ content: 'ok' }) }));
+});
+afterAll(() => server.close());
+
+function openai(extraEnv: Record<string, string> = {}) {
+  return getProvider('openai:gpt-4o', {
+    OPENAI_API_KEY: KEY,
+    OPENAI_BASE_URL: `${server.url}/v1`,
+    ...extraEnv,
+  });
+}
+
+async function failureOf(reply: Reply, extraEnv: Record<string, string> = {}): Promise<ProviderError> {
+  server.respond(() => reply);
+  try {
+    await openai(extraEnv).infer(sampleRequest('openai:gpt-4o'));
+  } catch (err) {
+    if (isProviderError(err)) return err;
+    throw err;
+  }
+  throw new Error('expected the call to fail');
+}
+
+describe('OpenAI-compatible request', () => {
+  it('sends one system message, tool calls out, tool results in, tools, no streaming', async () => {
+    server.respond(() => ({ json: completion({ content: 'ok' }) }));
+    await openai().infer(sampleRequest('openai:gpt-4o', { temperature: 0.3 }));
+    const req = server.requests.at(-1)!;
+    expect(req.method).toBe('POST');
+    expect(req.url).toBe('/v1/chat/completions');
+    expect(req.headers.authorization).toBe(`Bearer ${KEY}`);
+    const body = req.body;
+    expect(body.model).toBe('gpt-4o');
+    expect(body.stream).toBe(false);
+    expect(body.max_completion_tokens).toBe(1024);
+    expect(body.temperature).toBe(0.3);
+    expect(body.messages[0]).toEqual({
+      role: 'system',
+      content: '## pinned\nYou are a careful engineer.\n\n## stage_instructions\nPlan the fix first.\n\n## scratch\nnothing yet',
+    });
+    expect(body.messages.slice(1)).toEqual([
+      { role: 'user', content: 'Fix the failing test in a.ts' },
+      {
+        role: 'assistant',
+        content: 'Let me look.',
+        tool_calls: [
+          { id: 'call_1', type: 'function', function: { name: 'read_file', arguments: '{"path":"a.ts"}' } },
+          { id: 'call_2', type: 'function', function: { name: 'grep', arguments: '{"pattern":"expect"}' } },
+        ],
+      },
+      { role: 'tool', tool_call_id: 'call_1', content: 'export const a = 1;' },
+      { role: 'tool', tool_call_id: 'call_2', content: '[no-match] nothing found' },
+      { role: 'user', content: 'Go on.' },
+    ]);
+    expect(body.tools).toEqual([
+      {
+        type: 'function',
+        function: {
+          name: 'read_file',
+          description: 'Read a file from the workdir.',
+          parameters: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] },
+        },
+      },
+      {
+        type: 'function',
+        function: {
+          name: 'grep',
+          description: 'Search files for a pattern.',
+          parameters: { type: 'object', properties: { pattern: { type: 'string' } }, required: ['pattern'] },
+        },
+      },
+    ]);
+    expect(JSON.stringify(body)).not.toContain('cache');
+  });
+
+  it('sends max_tokens, no tools key and a dummy key to a local Ollama', async () => {
+    server.respond(() => ({ json: completion({ content: 'hi' }) }));
+    const ollama = getProvider('ollama:qwen2.5-coder:7b', { OLLAMA_BASE_URL: `${server.url}/v1` });
+    const res = await ollama.infer(sampleRequest('ollama:qwen2.5-coder:7b', { tools: [], system: [] }));
+    const req = server.requests.at(-1)!;
+    expect(ollama.name).toBe('ollama');
+    expect(req.body.model).toBe('qwen2.5-coder:7b');
+    expect(req.body.max_tokens).toBe(1024);
+    expect(req.body.max_completion_tokens).toBeUndefined();
+    expect(req.body.tools).toBeUndefined();
+    expect(req.body.messages[0].role).toBe('user');
+    expect(req.headers.authorization).toBe('Bearer ollama');
+    expect(res.text).toBe('hi');
+  });
+
+  it('sends null content for an assistant turn that only calls tools', async () => {
+    server.respond(() => ({ json: completion({ content: 'ok' }) }));
+    const req = sampleRequest('openai:gpt-4o');
+    req.messages[1] = { role: 'assistant', content: '', toolCalls: [{ id: 'call_1', name: 'read_file', arguments: {} }] };
+    req.messages.splice(3, 1);
+    await openai().infer(req);
+    expect(server.requests.at(-1)!.body.messages[2].content).toBeNull();
+  });
+});
+
+describe('OpenAI-compatible response', () => {
+  it('maps text, tool calls, usage with cached tokens and the reported prompt size', async () => {
+    server.respond(() => ({
+      json: completion(
+        {
+          content: 'Reading both.',
+          tool_calls: [
+            { id: 'c1', type: 'function', function: { name: 'read_file', arguments: '{"path":"b.ts"}' } },
+            { id: 'c2', type: 'function', function: { name: 'grep', arguments: '' } },
+          ],
+        },
+        'tool_calls',
+        { prompt_tokens: 900, completion_tokens: 30, total_tokens: 930, prompt_tokens_details: { cached_tokens: 512 } },
+      ),
+    }));
+    const res = await openai().infer(sampleRequest('openai:gpt-4o'));
+    expect(res).toEqual<InferenceResponse>({
+      text: 'Reading both.',
+      toolCalls: [
+        { id: 'c1', name: 'read_file', arguments: { path: 'b.ts' } },
+        { id: 'c2', name: 'grep', arguments: {} },
+      ],
+      invalidToolCalls: [],
+      stopReason: 'tool_calls',
+      usage: { promptTokens: 900, completionTokens: 30, cacheReadTokens: 512, cacheWriteTokens: 0 },
+      reportedPromptTokens: 900,
+    });
+  });
+
+  it('keeps malformed or non-object arguments as invalid tool calls instead of failing', async () => {
+    server.respond(() => ({
+      json: completion(
+        {
+          content: null,
+          tool_calls: [
+            { id: 'bad1', type: 'function', function: { name: 'read_file', arguments: '{"path": "a.ts"' } },
+            { id: 'bad2', type: 'function', function: { name: 'grep', arguments: '["x"]' } },
+            { id: 'ok', type: 'function', function: { name: 'grep', arguments: '{"pattern":"y"}' } },
+          ],
+        },
+        'tool_calls',
+      ),
+    }));
+    const res = await openai().infer(sampleRequest('openai:gpt-4o'));
+    expect(res.text).toBe('');
+    expect(res.toolCalls).toEqual([{ id: 'ok', name: 'grep', arguments: { pattern: 'y' } }]);
+    expect(res.invalidToolCalls.map((c) => [c.id, c.name, c.raw])).toEqual([
+      ['bad1', 'read_file', '{"path": "a.ts"'],
+      ['bad2', 'grep', '["x"]'],
+    ]);
+    expect(res.invalidToolCalls[0]!.error).toMatch(/not valid JSON/);
+    expect(res.invalidToolCalls[1]!.error).toMatch(/an array, not a JSON object/);
+    expect(res.stopReason).toBe('tool_calls');
+  });
+
+  it('maps finish reasons and tolerates a server that reports no usage', async () => {
+    server.respond(() => ({ json: { ...completion({ content: 'cut' }, 'length'), usage: undefined } }));
+    const res = await openai().infer(sampleRequest('openai:gpt-4o'));
+    expect(res.stopReason).toBe('max_tokens');
+    expect(res.usage.promptTokens).toBe(0);
+    expect(res.reportedPromptTokens).toBeUndefined();
+  });
+});
+
+describe('OpenAI-compatible failures', () => {
+  const cases: Array<{ name: string; reply: Reply; kind: string; status?: number; type: string }> = [
+    { name: '400', reply: openaiError(400, 'Unrecognized request argument'), kind: 'bad-request', status: 400, type: 'ProviderBadRequest' },
+    { name: '401', reply: openaiError(401, 'Incorrect API key provided'), kind: 'auth', status: 401, type: 'ProviderAuth' },
+    { name: '403', reply: openaiError(403, 'Project does not have access'), kind: 'forbidden', status: 403, type: 'ProviderForbidden' },
+    { name: '404', reply: openaiError(404, 'The model `gpt-9` does not exist'), kind: 'not-found', status: 404, type: 'ProviderNotFound' },
+    {
+      name: 'context length',
+      reply: openaiError(400, "This model's maximum context length is 128000 tokens.", 'context_length_exceeded'),
+      kind: 'context-length',
+      status: 400,
+      type: 'ProviderContextLength',
+    },
+    {
+      name: 'vLLM context length (no code)',
+      reply: openaiError(400, "This model's maximum context length is 4096 tokens. However, you requested 5000 tokens."),
+      kind: 'context-length',
+      status: 400,
+      type: 'ProviderContextLength',
+    },
+  ];
+  for (const c of cases) {
+    it(`maps ${c.name} to a non-retryable ${c.kind}`, async () => {
+      const err = await failureOf(c.reply);
+      expect(err).toBeInstanceOf(ProviderError);
+      expect(err.kind).toBe(c.kind);
+      expect(err.code).toBe(`provider-${c.kind}`);
+      expect(err.retryable).toBe(false);
+      expect(err.status).toBe(c.status);
+      const failure = toActivityFailure(err);
+      expect(failure).toBeInstanceOf(ApplicationFailure);
+      expect(failure.nonRetryable).toBe(true);
+      expect(failure.type).toBe(c.type);
+      expect(failure.message).toBe(err.message);
+    });
+  }
+
+  it('honours Retry-After in seconds on a 429', async () => {
+    const err = await failureOf(openaiError(429, 'Rate limit reached', 'rate_limit_exceeded', { 'retry-after': '7' }));
+    expect(err.kind).toBe('rate-limit');
+    expect(err.retryable).toBe(true);
+    expect(err.retryAfterMs).toBe(7000);
+    expect(err.message).toMatch(/retried after 7s/);
+    const failure = toActivityFailure(err);
+    expect(failure.nonRetryable).toBe(false);
+    expect(failure.type).toBe('ProviderRateLimit');
+    expect(failure.nextRetryDelay).toBe(7000);
+  });
+
+  it('honours Retry-After as an HTTP date on a 429', async () => {
+    const at = new Date(Date.now() + 30_000).toUTCString();
+    const err = await failureOf(openaiError(429, 'Slow down', null, { 'retry-after': at }));
+    expect(err.kind).toBe('rate-limit');
+    expect(err.retryAfterMs).toBeGreaterThan(25_000);
+    expect(err.retryAfterMs).toBeLessThanOrEqual(30_000);
+    expect(toActivityFailure(err).nextRetryDelay).toBe(err.retryAfterMs);
+  });
+
+  it('maps 500 to a retryable server error with default backoff', async () => {
+    const err = await failureOf(openaiError(500, 'The server had an error'));
+    expect(err.kind).toBe('server');
+    expect(err.retryable).toBe(true);
+    expect(err.retryAfterMs).toBeUndefined();
+    const failure = toActivityFailure(err);
+    expect(failure.nonRetryable).toBe(false);
+    expect(failure.type).toBe('ProviderServer');
+    expect(failure.nextRetryDelay).toBeUndefined();
+  });
+
+  it('maps 503 with retry-after-ms to a retryable server error', async () => {
+    const err = await failureOf(openaiError(503, 'Overloaded', null, { 'retry-after-ms': '1500' }));
+    expect(err.kind).toBe('server');
+    expect(err.status).toBe(503);
+    expect(err.retryAfterMs).toBe(1500);
+    expect(toActivityFailure(err).nextRetryDelay).toBe(1500);
+  });
+
+  it('maps a reset connection to a retryable connection error', async () => {
+    const before = server.requests.length;
+    const err = await failureOf({ reset: true });
+    expect(err.kind).toBe('connection');
+    expect(err.retryable).toBe(true);
+    expect(err.message).toContain(server.url);
+    expect(toActivityFailure(err).type).toBe('ProviderConnection');
+    expect(server.requests.length).toBe(before + 1);
+  });
+
+  it('maps a server that never answers to a retryable timeout', async () => {
+    const started = Date.now();
+    const err = await failureOf({ hang: true }, { LEVIATH_PROVIDER_TIMEOUT_MS: '300' });
+    expect(Date.now() - started).toBeLessThan(5000);
+    expect(err.kind).toBe('timeout');
+    expect(err.retryable).toBe(true);
+    expect(err.message).toMatch(/300 ms/);
+    expect(toActivityFailure(err).type).toBe('ProviderTimeout');
+  });
+
+  it('makes exactly one HTTP attempt per call (the SDK does not retry)', async () => {
+    const before = server.requests.length;
+    await failureOf(openaiError(500, 'boom'));
+    expect(server.requests.length).toBe(before + 1);
+  });
+
+  it('never puts the API key in an error message, a failure or the request body', async () => {
+    const echo = (r: { headers: Record<string, unknown> }) =>
+      openaiError(401, `Incorrect API key provided: ${String(r.headers.authorization)} (key ${KEY})`);
+    server.respond((r) => echo(r));
+    let caught: unknown;
+    try {
+      await openai().infer(sampleRequest('openai:gpt-4o'));
+    } catch (err) {
+      caught = err;
+    }
+    expect(isProviderError(caught)).toBe(true);
+    const err = caught as ProviderError;
+    expect(err.kind).toBe('auth');
+    expect(err.message).toContain('OPENAI_API_KEY');
+    expect(err.message).not.toContain(KEY);
+    expect(err.message).not.toContain(KEY.slice(3));
+    expect(toActivityFailure(err).message).not.toContain(KEY);
+    expect(server.requests.at(-1)!.raw).not.toContain(KEY);
+  });
+});
+
+describe('getProvider', () => {
+  it('asks for the key when OPENAI_API_KEY is missing, without calling the server', () => {
+    expect(() => getProvider('openai:gpt-4o', {})).toThrow(/set OPENAI_API_KEY/);
+    try {
+      getProvider('openrouter:meta/llama', {});
+    } catch (err) {
+      expect(isProviderError(err) && err.kind).toBe('auth');
+    }
+  });
+
+  it('rejects an unknown prefix with a coded error', () => {
+    expect(() => getProvider('gemini:pro', {})).toThrow(expect.objectContaining({ code: 'unknown-provider' }));
+  });
+
+  it('rejects a malformed timeout setting', () => {
+    expect(() => getProvider('ollama:llama3.1', { LEVIATH_PROVIDER_TIMEOUT_MS: 'soon' })).toThrow(
+      expect.objectContaining({ code: 'provider-timeout-invalid' }),
+    );
+  });
+
+  it('serves every OpenAI-compatible prefix', () => {
+    const env = { OPENAI_API_KEY: KEY, OPENROUTER_API_KEY: KEY };
+    for (const p of ['openai', 'openrouter', 'ollama', 'vllm', 'lmstudio']) {
+      expect(getProvider(`${p}:m`, env).name).toBe(p);
+    }
+  });
+});

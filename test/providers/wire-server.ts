@@ -1,0 +1,79 @@
+/**
+ * A local HTTP server that plays a provider's wire format: it records every
+ * request and answers with whatever the test queued, including a reset
+ * socket or no answer at all.
+ */
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+
+export interface RecordedRequest {
+  method: string;
+  url: string;
+  headers: IncomingHttpHeaders;
+  raw: string;
+  // biome-ignore lint/suspicious/noExplicitAny: tests inspect arbitrary wire JSON
+  body: any;
+}
+
+export type Reply =
+  | { status?: number; headers?: Record<string, string>; json: unknown }
+  | { reset: true }
+  | { hang: true };
+
+export type Responder = (req: RecordedRequest) => Reply;
+
+export interface WireServer {
+  /** `http://127.0.0.1:<port>` */
+  url: string;
+  requests: RecordedRequest[];
+  respond(responder: Responder): void;
+  close(): Promise<void>;
+}
+
+export async function startWireServer(initial: Responder): Promise<WireServer> {
+  let responder = initial;
+  const requests: RecordedRequest[] = [];
+  const sockets = new Set<Socket>();
+
+  const server: Server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const raw = Buffer.concat(chunks).toString('utf8');
+      let body: unknown;
+      try {
+        body = raw === '' ? undefined : JSON.parse(raw);
+      } catch {
+        body = undefined;
+      }
+      const recorded: RecordedRequest = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, raw, body };
+      requests.push(recorded);
+      const reply = responder(recorded);
+      if ('reset' in reply) {
+        req.socket.destroy();
+        return;
+      }
+      if ('hang' in reply) return;
+      res.writeHead(reply.status ?? 200, { 'content-type': 'application/json', ...(reply.headers ?? {}) });
+      res.end(JSON.stringify(reply.json));
+    });
+  });
+  server.on('connection', (s) => {
+    sockets.add(s);
+    s.on('close', () => sockets.delete(s));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+
+  return {
+    url: `http://127.0.0.1:${port}`,
+    requests,
+    respond(next) {
+      responder = next;
+    },
+    close() {
+      for (const s of sockets) s.destroy();
+      return new Promise((resolve) => server.close(() => resolve()));
+    },
+  };
+}
