@@ -1,0 +1,364 @@
+/**
+ * Prompt assembly (SPEC 7): a pure function of the visible regions. System
+ * blocks come from every kind except sliding windows, ordered so the most
+ * cache-friendly content comes first; messages come from sliding windows,
+ * with `conversation` last. Blob references pass through untouched; the
+ * inference activity resolves them.
+ */
+import type { Blueprint } from '../blueprint/types.js';
+import { placeCacheMarkers, type MarkedBlock } from './cache-markers.js';
+import { type CustomRegionHooks, type EngineEnv, regionCtx } from './kinds/custom.js';
+import { type RunState, visibleRegions, windowUsed } from './state.js';
+import type { BlobRef, Content, Entry, PromptMessage, PromptSystemBlock, RegionState } from './types.js';
+
+/** Entries of a `grows` region are packed into blocks of at most this many tokens. */
+export const GROWS_BLOCK_TOKENS = 2048;
+
+export const BEGIN_MESSAGE = 'Begin working on the task described above.';
+export const CONTINUE_MESSAGE = 'Continue.';
+
+export interface RenderFailure {
+  code: 'custom-render-failed';
+  severity: 'warning';
+  detail: string;
+}
+
+export interface RenderedPrompt {
+  system: PromptSystemBlock[];
+  messages: PromptMessage[];
+  /** Changes whenever the system section's content may have changed (SPEC 7.4). */
+  systemKey: string;
+  /** Custom renders that failed and fell back to the default rendering. */
+  failures: RenderFailure[];
+}
+
+export interface RenderContext {
+  stage: string;
+  /** Inference count within the current stage visit, for custom `render`. */
+  iteration: number;
+  model: string;
+  window: { used: number; max: number };
+  hooks?: EngineEnv['hooks'];
+  previousSystemKey?: string;
+}
+
+export interface RenderOptions {
+  previousSystemKey?: string;
+  iteration?: number;
+}
+
+/** Renders what the next inference of the current stage receives. */
+export function renderPrompt(state: RunState, bp: Blueprint, env: EngineEnv, opts: RenderOptions = {}): RenderedPrompt {
+  const stage = bp.stages.find((s) => s.name === state.stage);
+  const model = stage?.model ?? 'scripted:default';
+  return renderRegions(visibleRegions(state), {
+    stage: state.stage,
+    iteration: opts.iteration ?? 0,
+    model,
+    window: { used: windowUsed(state), max: state.window.max },
+    hooks: env.hooks,
+    previousSystemKey: opts.previousSystemKey,
+  });
+}
+
+interface SortedBlock extends MarkedBlock {
+  rank: number;
+  order: number;
+  key: string;
+}
+
+const VOLATILITY_RANK = { stable: 0, grows: 1, rewritten: 2 } as const;
+
+function isStageInstructions(region: RegionState): boolean {
+  return region.name === 'stage_instructions';
+}
+
+/** Class of SPEC 7.2: 0 pinned-like, 1 stage instructions, 2 working, 3 scratch. */
+function blockClass(region: RegionState): number {
+  if (isStageInstructions(region)) return 1;
+  switch (region.kind) {
+    case 'pinned':
+    case 'compact_history':
+      return 0;
+    case 'custom':
+      return region.def.persistent ? 0 : 2;
+    case 'temporary':
+    case 'clearable':
+      return region.def.volatility === 'rewritten' ? 3 : 2;
+    default:
+      return 2;
+  }
+}
+
+function volatilityRank(region: RegionState): number {
+  return isStageInstructions(region) ? VOLATILITY_RANK.rewritten : VOLATILITY_RANK[region.def.volatility];
+}
+
+/** Builds a block's text from strings and blob references, merging adjacent strings. */
+class BlockText {
+  readonly parts: Content[] = [];
+
+  add(part: Content): void {
+    if (typeof part === 'string') {
+      if (part.length === 0) return;
+      const last = this.parts[this.parts.length - 1];
+      if (typeof last === 'string') this.parts[this.parts.length - 1] = last + part;
+      else this.parts.push(part);
+    } else {
+      this.parts.push(part);
+    }
+  }
+}
+
+function heading(region: RegionState, continued: boolean): string {
+  if (continued) return `## ${region.name} (continued)\n`;
+  const description = region.def.describeInPrompt ? region.def.description?.trim() : undefined;
+  return description ? `## ${region.name}\n${description}\n\n` : `## ${region.name}\n`;
+}
+
+function summaryLine(entry: Entry): string {
+  const n = entry.foldedEntries ?? 0;
+  return `[summary of ${n} earlier ${n === 1 ? 'entry' : 'entries'}]\n`;
+}
+
+function addEntry(text: BlockText, entry: Entry, first: boolean): void {
+  if (!first) text.add('\n\n');
+  if (entry.key !== undefined) text.add(`### ${entry.key}\n`);
+  if (entry.summary) text.add(summaryLine(entry));
+  text.add(entry.content);
+}
+
+function plain(content: Content): string {
+  return typeof content === 'string' ? content : content.preview;
+}
+
+function checklistBody(region: RegionState): string | undefined {
+  const items = region.entries.filter((e) => e.checklist !== undefined);
+  if (items.length === 0) return undefined;
+  const byId = (a: Entry, b: Entry) => (a.checklist?.id ?? 0) - (b.checklist?.id ?? 0);
+  const open = items.filter((e) => !e.checklist?.done).sort(byId);
+  const done = items.filter((e) => e.checklist?.done).sort(byId);
+  const lines = [`${open.length} open, ${done.length} done`];
+  for (const item of [...open, ...done]) {
+    const check = item.checklist;
+    if (!check) continue;
+    lines.push(`- [${check.done ? 'x' : ' '}] #${check.id} ${plain(item.content)}`);
+    if (check.note !== undefined && check.note.length > 0) lines.push(`  note: ${check.note}`);
+  }
+  return lines.join('\n');
+}
+
+/** Default rendering of one system-block region: one block, or several for `grows`. */
+function defaultBlocks(region: RegionState): { parts: Content[]; key: string }[] {
+  if (region.kind === 'checklist') {
+    const body = checklistBody(region);
+    if (body === undefined) return [];
+    const key = region.entries
+      .filter((e) => e.checklist)
+      .map((e) => `${e.id}${e.checklist?.done ? 'x' : 'o'}${e.checklist?.noteTokens ?? 0}.${e.checklist?.note?.length ?? 0}`)
+      .join(',');
+    return [{ parts: [heading(region, false) + body], key }];
+  }
+  if (region.entries.length === 0) return [];
+  const groups: Entry[][] = [];
+  if (region.def.volatility === 'grows' && !isStageInstructions(region)) {
+    let current: Entry[] = [];
+    let tokens = 0;
+    for (const entry of region.entries) {
+      if (current.length > 0 && tokens + entry.tokens > GROWS_BLOCK_TOKENS) {
+        groups.push(current);
+        current = [];
+        tokens = 0;
+      }
+      current.push(entry);
+      tokens += entry.tokens;
+    }
+    if (current.length > 0) groups.push(current);
+  } else {
+    groups.push(region.entries);
+  }
+  return groups.map((entries, i) => {
+    const text = new BlockText();
+    text.add(heading(region, i > 0));
+    entries.forEach((entry, j) => {
+      addEntry(text, entry, j === 0);
+    });
+    return { parts: text.parts, key: entries.map((e) => `${e.id}.${e.tokens}`).join(',') };
+  });
+}
+
+type CustomOutput = { system: string[]; messages: PromptMessage[] };
+
+/** Accepts exactly the two shapes SPEC 4.5 allows for a `render` return value. */
+function parseCustomOutput(value: unknown): CustomOutput | string {
+  if (typeof value === 'string') return { system: value === '' ? [] : [value], messages: [] };
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    return 'render must return a string or a map with `system` and `messages`';
+  }
+  const record = value as Record<string, unknown>;
+  const system: string[] = [];
+  if (typeof record.system === 'string') {
+    if (record.system !== '') system.push(record.system);
+  } else if (Array.isArray(record.system)) {
+    for (const s of record.system) {
+      if (typeof s !== 'string') return '`system` must be a string or an array of strings';
+      if (s !== '') system.push(s);
+    }
+  } else if (record.system !== undefined) {
+    return '`system` must be a string or an array of strings';
+  }
+  const messages: PromptMessage[] = [];
+  if (record.messages !== undefined) {
+    if (!Array.isArray(record.messages)) return '`messages` must be an array';
+    for (const m of record.messages) {
+      const message = m as Record<string, unknown> | null;
+      const role = message?.role;
+      if ((role !== 'user' && role !== 'assistant') || typeof message?.content !== 'string') {
+        return 'each message must be a map with `role` "user" or "assistant" and a string `content`';
+      }
+      messages.push({ role, content: message.content });
+    }
+  }
+  return { system, messages };
+}
+
+function customRender(region: RegionState, hooks: CustomRegionHooks | undefined, ctx: RenderContext): CustomOutput | string {
+  if (!hooks) return 'no compiled script is available for this region';
+  const result = hooks.render({
+    region: regionCtx(region),
+    entries: region.entries.map((e) => ({
+      content: plain(e.content),
+      kind: e.kind,
+      key: e.key ?? null,
+      tokens: e.tokens,
+      summary: e.summary === true,
+    })),
+    stage: { name: ctx.stage, iteration: ctx.iteration },
+    model: ctx.model,
+    window: { used: ctx.window.used, max: ctx.window.max },
+  });
+  if (!result.ok) return result.error;
+  return parseCustomOutput(result.value);
+}
+
+/** Cheap, deterministic fingerprint of script output; not a security hash. */
+function fingerprint(text: string): string {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) {
+    h ^= text.charCodeAt(i);
+    h = Math.imul(h, 0x01000193) >>> 0;
+  }
+  return `${text.length}:${h.toString(36)}`;
+}
+
+function entryMessage(entry: Entry): PromptMessage {
+  const blob: BlobRef | undefined = typeof entry.content === 'string' ? undefined : entry.content;
+  const content = plain(entry.content);
+  const withBlob = <M extends PromptMessage>(m: M): M => (blob ? { ...m, blob } : m);
+  switch (entry.kind) {
+    case 'assistant':
+      return withBlob(entry.toolCalls?.length ? { role: 'assistant', content, toolCalls: entry.toolCalls } : { role: 'assistant', content });
+    case 'tool_result':
+      return withBlob({
+        role: 'tool',
+        toolCallId: entry.toolCallId ?? '',
+        toolName: entry.toolName ?? '',
+        content,
+        ...(entry.isError ? { isError: true } : {}),
+      });
+    default: {
+      const text = entry.summary && !blob ? summaryLine(entry) + content : content;
+      return withBlob({ role: 'user', content: text });
+    }
+  }
+}
+
+function isBlank(message: PromptMessage): boolean {
+  return message.content.trim().length === 0 && message.blob === undefined;
+}
+
+/**
+ * SPEC 7.3 steps 2 and 3: a call survives only with a later result for it,
+ * and a result only after its call. Each call is paired with the first
+ * result that answers it; a call id repeated before an answer arrives
+ * leaves the earlier call orphaned.
+ */
+export function postProcessMessages(input: readonly PromptMessage[]): PromptMessage[] {
+  const messages = input.filter((m) => m.role === 'tool' || (m.role === 'assistant' && m.toolCalls?.length) || !isBlank(m));
+  const open = new Map<string, number>();
+  const paired = new Set<string>();
+  const keep = messages.map((m, i) => {
+    if (m.role === 'assistant') for (const c of m.toolCalls ?? []) open.set(c.id, i);
+    if (m.role !== 'tool') return true;
+    const at = open.get(m.toolCallId);
+    if (at === undefined) return false;
+    open.delete(m.toolCallId);
+    paired.add(`${at}:${m.toolCallId}`);
+    return true;
+  });
+  const out: PromptMessage[] = [];
+  messages.forEach((m, i) => {
+    if (!keep[i]) return;
+    if (m.role !== 'assistant' || !m.toolCalls?.length) {
+      out.push(m);
+      return;
+    }
+    const calls = m.toolCalls.filter((c) => paired.has(`${i}:${c.id}`));
+    if (calls.length === m.toolCalls.length) {
+      out.push(m);
+      return;
+    }
+    const { toolCalls: _stripped, ...rest } = m;
+    if (calls.length > 0) out.push({ ...rest, toolCalls: calls });
+    else if (!isBlank(rest)) out.push(rest);
+  });
+  return out;
+}
+
+/** The rendering itself, over regions already known to be visible, in effective order. */
+export function renderRegions(regions: readonly RegionState[], ctx: RenderContext): RenderedPrompt {
+  const blocks: SortedBlock[] = [];
+  const customMessages: PromptMessage[] = [];
+  const windowMessages: PromptMessage[] = [];
+  const conversation: PromptMessage[] = [];
+  const failures: RenderFailure[] = [];
+
+  regions.forEach((region, order) => {
+    if (region.kind === 'sliding_window') {
+      const target = region.name === 'conversation' ? conversation : windowMessages;
+      for (const entry of region.entries) target.push(entryMessage(entry));
+      return;
+    }
+    const cls = blockClass(region);
+    const rank = volatilityRank(region);
+    const push = (parts: Content[], key: string) => {
+      blocks.push({ block: { region: region.name, text: parts }, cls, rank, order, key, stageInstructions: isStageInstructions(region) });
+    };
+    if (region.kind === 'custom') {
+      const output = customRender(region, ctx.hooks?.(region.name), ctx);
+      if (typeof output !== 'string') {
+        for (const text of output.system) push([text], `c${fingerprint(text)}`);
+        customMessages.push(...output.messages);
+        return;
+      }
+      failures.push({ code: 'custom-render-failed', severity: 'warning', detail: `region ${region.name}: ${output}` });
+    }
+    for (const b of defaultBlocks(region)) push(b.parts, b.key);
+  });
+
+  blocks.sort((a, b) => a.rank - b.rank || a.cls - b.cls || a.order - b.order);
+  const systemKey = blocks.map((b) => `${b.block.region}[${b.key}]`).join('|');
+
+  let messages = postProcessMessages([...customMessages, ...windowMessages, ...conversation]);
+  if (!messages.some((m) => m.role === 'user')) messages = [...messages, { role: 'user', content: BEGIN_MESSAGE }];
+  if (messages[messages.length - 1]?.role === 'assistant') messages = [...messages, { role: 'user', content: CONTINUE_MESSAGE }];
+
+  const changed = ctx.previousSystemKey !== undefined && ctx.previousSystemKey !== systemKey;
+  placeCacheMarkers(blocks, messages, changed);
+  return { system: blocks.map((b) => b.block), messages, systemKey, failures };
+}
+
+/** A system block as one string, with blob references shown by their preview. */
+export function systemBlockText(block: PromptSystemBlock): string {
+  return block.text.map(plain).join('');
+}

@@ -1,0 +1,85 @@
+/**
+ * Exact token counting with js-tiktoken (SPEC 3). Runs in activities and
+ * the CLI only: the region engine never imports this module, so the
+ * tokenizer never reaches the workflow bundle.
+ */
+import { createRequire } from 'node:module';
+import { Tiktoken, type TiktokenBPE } from 'js-tiktoken/lite';
+import type { Encoding } from '../providers/models.js';
+
+const require = createRequire(import.meta.url);
+const encoders = new Map<Encoding, Tiktoken>();
+
+/**
+ * One encoder per encoding, built on first use. Each rank table costs a few
+ * megabytes, so a process that only ever sees o200k models never loads the
+ * others.
+ */
+export function encoderFor(encoding: Encoding): Tiktoken {
+  let encoder = encoders.get(encoding);
+  if (!encoder) {
+    // The CommonJS build of a rank file exports the table itself.
+    encoder = new Tiktoken(require(`js-tiktoken/ranks/${encoding}`) as TiktokenBPE);
+    encoders.set(encoding, encoder);
+  }
+  return encoder;
+}
+
+/** Special-token spellings in tool output are ordinary text, never control tokens. */
+function encode(text: string, encoding: Encoding): number[] {
+  return encoderFor(encoding).encode(text, [], []);
+}
+
+export function countTokens(text: string, encoding: Encoding): number {
+  if (text.length === 0) return 0;
+  return encode(text, encoding).length;
+}
+
+/** Placeholder in a cut marker that is replaced by the number of tokens dropped. */
+export const DROPPED_PLACEHOLDER = '{dropped}';
+
+export const DEFAULT_CUT_MARKER = `\n[cut: ${DROPPED_PLACEHOLDER} more tokens were dropped to fit]`;
+
+export interface CutText {
+  text: string;
+  tokens: number;
+}
+
+/**
+ * Keeps the longest prefix of `text` that, followed by `marker`, counts at
+ * most `target` tokens (SPEC 3.4). `{dropped}` in the marker becomes the
+ * number of source tokens left out. Text that already fits is returned
+ * whole; when not even the marker fits, a bare prefix is returned.
+ */
+export function cutToTokens(text: string, target: number, encoding: Encoding, marker: string = DEFAULT_CUT_MARKER): CutText {
+  const limit = Math.max(0, Math.floor(target));
+  const tokens = encode(text, encoding);
+  if (tokens.length <= limit) return { text, tokens: tokens.length };
+  const encoder = encoderFor(encoding);
+  const markerFor = (kept: number) => marker.split(DROPPED_PLACEHOLDER).join(String(tokens.length - kept));
+  // Token boundaries can merge where prefix and marker meet, and a prefix can
+  // end inside a multi-byte character, so every candidate is recounted.
+  let kept = Math.max(0, limit - countTokens(markerFor(0), encoding));
+  while (kept > 0) {
+    const candidate = encoder.decode(tokens.slice(0, kept)) + markerFor(kept);
+    const count = countTokens(candidate, encoding);
+    if (count <= limit) return { text: candidate, tokens: count };
+    kept -= Math.max(1, count - limit);
+  }
+  const markerOnly = markerFor(0);
+  const markerTokens = countTokens(markerOnly, encoding);
+  if (markerTokens <= limit) return { text: markerOnly, tokens: markerTokens };
+  return barePrefix(tokens, limit, encoding);
+}
+
+function barePrefix(tokens: number[], limit: number, encoding: Encoding): CutText {
+  const encoder = encoderFor(encoding);
+  let kept = limit;
+  while (kept > 0) {
+    const candidate = encoder.decode(tokens.slice(0, kept));
+    const count = countTokens(candidate, encoding);
+    if (count <= limit) return { text: candidate, tokens: count };
+    kept -= 1;
+  }
+  return { text: '', tokens: 0 };
+}

@@ -1,0 +1,280 @@
+import { describe, expect, it } from 'vitest';
+import type { RegionDef, RegionKind } from '../../src/blueprint/types.js';
+import type { CustomRegionHooks } from '../../src/context/kinds/custom.js';
+import { BEGIN_MESSAGE, CONTINUE_MESSAGE, renderRegions, systemBlockText, type RenderContext } from '../../src/context/render.js';
+import type { Entry, PromptMessage, RegionState } from '../../src/context/types.js';
+
+let nextId = 1;
+
+function region(name: string, kind: RegionKind, entries: Partial<Entry>[] = [], def: Partial<RegionDef> = {}): RegionState {
+  return {
+    name,
+    kind,
+    def: {
+      name,
+      kind,
+      admission: 'evict',
+      volatility: 'rewritten',
+      volatilityDeclared: false,
+      summarizable: true,
+      required: false,
+      describeInPrompt: false,
+      ...def,
+    },
+    budget: 10_000,
+    entries: entries.map((e) => ({ id: nextId++, content: '', tokens: 1, kind: 'text', created: 0, touched: 0, at: 0, ...e })),
+    pending: [],
+    nextItemId: 1,
+    updates: 0,
+    foldFailures: 0,
+  };
+}
+
+const ctx: RenderContext = { stage: 'main', iteration: 0, model: 'scripted:default', window: { used: 0, max: 100_000 } };
+
+function systemTexts(regions: RegionState[], c: RenderContext = ctx): string[] {
+  return renderRegions(regions, c).system.map(systemBlockText);
+}
+
+describe('system blocks (SPEC 7.1)', () => {
+  it('heads each block with the region name and separates entries by a blank line', () => {
+    const texts = systemTexts([region('notes', 'temporary', [{ content: 'first' }, { content: 'second' }])]);
+    expect(texts).toEqual(['## notes\nfirst\n\nsecond']);
+  });
+
+  it('shows the description only with describe_in_prompt, followed by a blank line', () => {
+    const described = region('task', 'pinned', [{ content: 'do it' }], { description: 'What the user asked for.', describeInPrompt: true });
+    const silent = region('rules', 'pinned', [{ content: 'be kind' }], { description: 'Hidden.', describeInPrompt: false });
+    expect(systemTexts([described, silent])).toEqual(['## task\nWhat the user asked for.\n\ndo it', '## rules\nbe kind']);
+  });
+
+  it('precedes keyed entries with a ### key line and summaries with a summary line', () => {
+    const texts = systemTexts([
+      region('files', 'hashmap', [
+        { content: 'export {}', key: 'src/a.ts' },
+        { content: 'folded text', summary: true, foldedEntries: 3 },
+      ]),
+    ]);
+    expect(texts).toEqual(['## files\n### src/a.ts\nexport {}\n\n[summary of 3 earlier entries]\nfolded text']);
+  });
+
+  it('omits empty regions and hidden regions are never passed in', () => {
+    expect(systemTexts([region('empty', 'temporary'), region('x', 'pinned', [{ content: 'kept' }])])).toEqual(['## x\nkept']);
+  });
+
+  it('renders a checklist as a count line, open items, notes, then done items (scenario 18)', () => {
+    const todos = region('todos', 'checklist', [
+      { content: 'alpha', checklist: { id: 1, done: true, noteTokens: 0 } },
+      { content: 'beta', checklist: { id: 2, done: false, note: 'waiting', noteTokens: 1 } },
+      { content: 'not an item' },
+    ]);
+    expect(systemTexts([todos])).toEqual(['## todos\n1 open, 1 done\n- [ ] #2 beta\n  note: waiting\n- [x] #1 alpha']);
+  });
+
+  it('renders nothing for a checklist without items', () => {
+    expect(systemTexts([region('todos', 'checklist', [{ content: 'loose text' }])])).toEqual([]);
+  });
+
+  it('packs grows regions into blocks of at most 2048 tokens, oldest first, with continued headings', () => {
+    const log = region('log', 'temporary', [
+      { content: 'a', tokens: 1000 },
+      { content: 'b', tokens: 1000 },
+      { content: 'c', tokens: 1000 },
+      { content: 'd', tokens: 3000 },
+      { content: 'e', tokens: 10 },
+    ], { volatility: 'grows' });
+    expect(systemTexts([log])).toEqual(['## log\na\n\nb', '## log (continued)\nc', '## log (continued)\nd', '## log (continued)\ne']);
+  });
+
+  it('appending to a grows region never changes an earlier block', () => {
+    const entries = [{ content: 'a', tokens: 1500 }, { content: 'b', tokens: 400 }];
+    const before = systemTexts([region('log', 'temporary', entries, { volatility: 'grows' })]);
+    const after = systemTexts([region('log', 'temporary', [...entries, { content: 'c', tokens: 500 }], { volatility: 'grows' })]);
+    expect(after[0]).toBe(before[0]);
+  });
+
+  it('keeps blob references as references in the block text', () => {
+    const blob = { hash: 'abc', bytes: 900_000, preview: 'big file' };
+    const { system } = renderRegions([region('codebase', 'compacting', [{ content: blob, tokens: 200_000 }])], ctx);
+    expect(system[0]?.text).toEqual(['## codebase\n', blob]);
+  });
+});
+
+describe('system order (SPEC 7.2)', () => {
+  it('orders by volatility, then class, then region order; stage_instructions after every pinned block', () => {
+    const regions = [
+      region('scratch', 'temporary', [{ content: 's' }]),
+      region('stage_instructions', 'pinned', [{ content: 'do the stage', stagePrompt: 'main' }]),
+      region('todos', 'checklist', [{ content: 'x', checklist: { id: 1, done: false, noteTokens: 0 } }]),
+      region('task', 'pinned', [{ content: 't' }]),
+      region('history', 'compact_history', [{ content: 'h', summary: true, foldedEntries: 2 }]),
+      region('facts', 'hashmap', [{ content: 'f', key: 'k' }], { volatility: 'stable' }),
+      region('log', 'clearable', [{ content: 'l' }], { volatility: 'grows' }),
+    ];
+    const order = renderRegions(regions, ctx).system.map((b) => b.region);
+    expect(order).toEqual(['facts', 'log', 'task', 'history', 'stage_instructions', 'todos', 'scratch']);
+  });
+});
+
+describe('custom regions', () => {
+  const hooks = (render: CustomRegionHooks['render']) => () => ({ render });
+
+  it('uses a string verbatim, without a heading, and runs even when the region is empty', () => {
+    const out = renderRegions([region('brain', 'custom')], { ...ctx, hooks: hooks(() => ({ ok: true, value: 'I am the brain' })) });
+    expect(out.system.map(systemBlockText)).toEqual(['I am the brain']);
+    expect(out.failures).toEqual([]);
+  });
+
+  it('passes the region, entries, stage, model and window to render', () => {
+    let seen: unknown;
+    renderRegions([region('brain', 'custom', [{ content: 'x', tokens: 3, key: 'k' }])], {
+      ...ctx,
+      iteration: 4,
+      hooks: hooks((c) => {
+        seen = c;
+        return { ok: true, value: '' };
+      }),
+    });
+    expect(seen).toMatchObject({
+      region: { name: 'brain', tokens: 3, entry_count: 1 },
+      entries: [{ content: 'x', kind: 'text', key: 'k', tokens: 3, summary: false }],
+      stage: { name: 'main', iteration: 4 },
+      model: 'scripted:default',
+      window: { used: 0, max: 100_000 },
+    });
+  });
+
+  it('accepts system arrays and messages; messages come before the conversation', () => {
+    const out = renderRegions(
+      [
+        region('brain', 'custom', [], { persistent: true }),
+        region('conversation', 'sliding_window', [{ kind: 'user', content: 'hello' }]),
+      ],
+      { ...ctx, hooks: hooks(() => ({ ok: true, value: { system: ['one', 'two'], messages: [{ role: 'assistant', content: 'noted' }] } })) },
+    );
+    expect(out.system.map(systemBlockText)).toEqual(['one', 'two']);
+    expect(out.messages.map((m) => [m.role, m.content])).toEqual([
+      ['assistant', 'noted'],
+      ['user', 'hello'],
+    ]);
+  });
+
+  it('falls back to the default rendering and reports custom-render-failed', () => {
+    const out = renderRegions([region('brain', 'custom', [{ content: 'raw' }])], { ...ctx, hooks: hooks(() => ({ ok: false, error: 'boom' })) });
+    expect(out.system.map(systemBlockText)).toEqual(['## brain\nraw']);
+    expect(out.failures).toEqual([{ code: 'custom-render-failed', severity: 'warning', detail: 'region brain: boom' }]);
+  });
+
+  it('treats a malformed return value as a failure', () => {
+    const out = renderRegions([region('brain', 'custom', [{ content: 'raw' }])], { ...ctx, hooks: hooks(() => ({ ok: true, value: 42 })) });
+    expect(out.failures).toHaveLength(1);
+    expect(out.system.map(systemBlockText)).toEqual(['## brain\nraw']);
+  });
+});
+
+/** Messages without cache marks, which the SPEC 7.4 tests cover separately. */
+function uncached(messages: PromptMessage[]): PromptMessage[] {
+  return messages.map(({ cache: _cache, ...m }) => m as PromptMessage);
+}
+
+describe('messages (SPEC 7.3)', () => {
+  const call = (id: string) => ({ id, name: 'read_file', arguments: { path: 'a' } });
+
+  it('maps entry kinds to roles and puts conversation last', () => {
+    const out = renderRegions(
+      [
+        region('conversation', 'sliding_window', [
+          { kind: 'user', content: 'q' },
+          { kind: 'assistant', content: 'reading', toolCalls: [call('t1')] },
+          { kind: 'tool_result', content: 'file text', toolCallId: 't1', toolName: 'read_file', isError: true },
+          { kind: 'text', content: 'a nudge' },
+        ]),
+        region('notes_window', 'sliding_window', [{ kind: 'text', content: 'earlier note' }]),
+      ],
+      ctx,
+    );
+    expect(uncached(out.messages)).toEqual([
+      { role: 'user', content: 'earlier note' },
+      { role: 'user', content: 'q' },
+      { role: 'assistant', content: 'reading', toolCalls: [call('t1')] },
+      { role: 'tool', toolCallId: 't1', toolName: 'read_file', content: 'file text', isError: true },
+      { role: 'user', content: 'a nudge' },
+    ]);
+  });
+
+  it('strips orphan calls and results and drops an assistant left empty', () => {
+    const out = renderRegions(
+      [
+        region('conversation', 'sliding_window', [
+          { kind: 'tool_result', content: 'lost result', toolCallId: 't0', toolName: 'grep' },
+          { kind: 'user', content: 'q' },
+          { kind: 'assistant', content: '', toolCalls: [call('t1')] },
+          { kind: 'assistant', content: 'two calls', toolCalls: [call('t2'), call('t3')] },
+          { kind: 'tool_result', content: 'r2', toolCallId: 't2', toolName: 'read_file' },
+        ]),
+      ],
+      ctx,
+    );
+    expect(uncached(out.messages)).toEqual([
+      { role: 'user', content: 'q' },
+      { role: 'assistant', content: 'two calls', toolCalls: [call('t2')] },
+      { role: 'tool', toolCallId: 't2', toolName: 'read_file', content: 'r2' },
+    ]);
+  });
+
+  it('drops blank messages and asks the model to begin when there is no user message', () => {
+    const out = renderRegions([region('conversation', 'sliding_window', [{ kind: 'user', content: '   ' }])], ctx);
+    expect(uncached(out.messages)).toEqual([{ role: 'user', content: BEGIN_MESSAGE }]);
+  });
+
+  it('asks the model to continue after a trailing assistant message', () => {
+    const out = renderRegions(
+      [region('conversation', 'sliding_window', [{ kind: 'user', content: 'q' }, { kind: 'assistant', content: 'thinking' }])],
+      ctx,
+    );
+    expect(uncached(out.messages).at(-1)).toEqual({ role: 'user', content: CONTINUE_MESSAGE });
+  });
+
+  it('carries blob content as its preview plus the reference', () => {
+    const blob = { hash: 'h', bytes: 10, preview: 'pre' };
+    const out = renderRegions([region('conversation', 'sliding_window', [{ kind: 'user', content: blob }])], ctx);
+    expect(uncached(out.messages)).toEqual([{ role: 'user', content: 'pre', blob }]);
+  });
+});
+
+describe('cache markers (SPEC 7.4)', () => {
+  const layout = (n: number) => [
+    region('task', 'pinned', [{ content: 't' }]),
+    region('rules', 'pinned', [{ content: 'r' }]),
+    region('stage_instructions', 'pinned', [{ content: 'p', stagePrompt: 'main' }]),
+    region('scratch', 'temporary', [{ content: 's' }]),
+    region('conversation', 'sliding_window', Array.from({ length: n }, (_, i) => ({ kind: 'user' as const, content: `m${i}` }))),
+  ];
+
+  it('marks the block before stage_instructions, the last block and message len-4', () => {
+    const out = renderRegions(layout(6), ctx);
+    expect(out.system.filter((b) => b.cache).map((b) => b.region)).toEqual(['rules', 'scratch']);
+    expect(out.messages.map((m, i) => (m.cache ? i : -1)).filter((i) => i >= 0)).toEqual([2]);
+  });
+
+  it('marks message 0 with 2 to 4 messages and none with 1', () => {
+    expect(renderRegions(layout(3), ctx).messages[0]?.cache).toBe(true);
+    expect(renderRegions(layout(1), ctx).messages.some((m) => m.cache)).toBe(false);
+  });
+
+  it('uses the last class-0 block without stage_instructions', () => {
+    const regions = layout(2).filter((r) => r.name !== 'stage_instructions');
+    expect(renderRegions(regions, ctx).system.filter((b) => b.cache).map((b) => b.region)).toEqual(['rules', 'scratch']);
+  });
+
+  it('omits the message marker when the system section changed since the previous request', () => {
+    const regions = layout(6);
+    const first = renderRegions(regions, ctx);
+    expect(renderRegions(regions, { ...ctx, previousSystemKey: first.systemKey }).messages.some((m) => m.cache)).toBe(true);
+    const changed = regions.map((r) => ({ ...r, entries: [...r.entries] }));
+    changed[3]?.entries.push({ id: nextId++, content: 'more', tokens: 1, kind: 'text', created: 0, touched: 0, at: 0 });
+    const second = renderRegions(changed, { ...ctx, previousSystemKey: first.systemKey });
+    expect(second.systemKey).not.toBe(first.systemKey);
+    expect(second.messages.some((m) => m.cache)).toBe(false);
+  });
+});

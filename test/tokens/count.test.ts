@@ -1,0 +1,79 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { countTokens, cutToTokens } from '../../src/tokens/count.js';
+import { cutMarker, makeSyncHandler } from '../../src/tokens/handler.js';
+
+const ENCODINGS = ['o200k_base', 'cl100k_base', 'p50k_base', 'r50k_base'] as const;
+
+describe('countTokens', () => {
+  it('gives the exact tiktoken counts', () => {
+    expect(countTokens('hello world', 'o200k_base')).toBe(2);
+    expect(countTokens('hello world', 'cl100k_base')).toBe(2);
+    expect(countTokens('', 'o200k_base')).toBe(0);
+  });
+
+  it('treats special-token spellings in tool output as plain text', () => {
+    expect(countTokens('<|endoftext|>', 'cl100k_base')).toBeGreaterThan(1);
+  });
+
+  it('differs between encodings where the vocabularies differ', () => {
+    const text = 'Привет, мир! こんにちは世界';
+    expect(countTokens(text, 'o200k_base')).not.toBe(countTokens(text, 'r50k_base'));
+  });
+});
+
+describe('cutToTokens', () => {
+  const long = 'The quick brown fox jumps over the lazy dog. '.repeat(300);
+
+  it('returns text that already fits unchanged', () => {
+    expect(cutToTokens('short text', 100, 'o200k_base')).toEqual({ text: 'short text', tokens: 2 });
+  });
+
+  it('keeps a prefix and a marker naming the dropped tokens, within the target', () => {
+    const total = countTokens(long, 'o200k_base');
+    const cut = cutToTokens(long, 200, 'o200k_base', cutMarker('the tool cap is 200 tokens'));
+    expect(cut.tokens).toBeLessThanOrEqual(200);
+    expect(cut.tokens).toBe(countTokens(cut.text, 'o200k_base'));
+    expect(long.startsWith(cut.text.split('\n[cut:')[0] ?? '')).toBe(true);
+    const dropped = Number(/\[cut: (\d+) more tokens dropped; the tool cap is 200 tokens\]$/.exec(cut.text)?.[1]);
+    expect(dropped).toBeGreaterThan(0);
+    expect(dropped).toBeLessThan(total);
+  });
+
+  it('never exceeds the target, for any text, target and encoding', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: 'grapheme', maxLength: 400 }), fc.integer({ min: 0, max: 60 }), fc.constantFrom(...ENCODINGS), (text, target, encoding) => {
+        const cut = cutToTokens(text, target, encoding);
+        expect(cut.tokens).toBeLessThanOrEqual(Math.max(target, 0));
+        expect(cut.tokens).toBe(countTokens(cut.text, encoding));
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it('falls back to a bare prefix when not even the marker fits', () => {
+    const cut = cutToTokens(long, 3, 'o200k_base');
+    expect(cut.tokens).toBeLessThanOrEqual(3);
+    expect(long.startsWith(cut.text)).toBe(true);
+  });
+});
+
+describe('makeSyncHandler', () => {
+  const handler = makeSyncHandler('o200k_base', (region, entries, limit) => ({
+    ok: true,
+    text: { content: `${region}: ${entries.length} entries `.repeat(limit), tokens: limit * 5 },
+  }));
+
+  it('answers count and cut requests exactly', () => {
+    expect(handler({ type: 'count', text: 'hello world' })).toBe(2);
+    const cut = handler({ type: 'cut', content: 'word '.repeat(500), tokens: 500, target: 50, marker: 'region full' }) as { content: string; tokens: number };
+    expect(cut.tokens).toBeLessThanOrEqual(50);
+    expect(cut.content).toContain('region full');
+  });
+
+  it('cuts a summary that comes back over its limit', () => {
+    const answer = handler({ type: 'summarise', region: 'codebase', entries: [], limit: 20 }) as { ok: true; text: { tokens: number } };
+    expect(answer.ok).toBe(true);
+    expect(answer.text.tokens).toBeLessThanOrEqual(20);
+  });
+});
