@@ -1,0 +1,81 @@
+/**
+ * JSON schemas the model sees for the context tools of SPEC 6.2. These
+ * tools are answered inside the workflow, whose bundle must stay small, so
+ * the schemas are plain objects rather than zod definitions.
+ */
+
+export interface JsonSchemaSpec {
+  name: string;
+  description: string;
+  parameters: Record<string, unknown>;
+}
+
+const region = { type: 'string', description: 'Name of the context region.' };
+const content = { type: 'string', description: 'Text to store.' };
+const key = { type: 'string', description: 'Entry key (required for hashmap regions).' };
+const itemId = {
+  anyOf: [
+    { type: 'integer', minimum: 1 },
+    { type: 'string', pattern: '^[0-9]+$' },
+  ],
+  description: 'Checklist item id, as shown by context_list.',
+};
+
+function object(properties: Record<string, unknown>, required: string[]): Record<string, unknown> {
+  return { type: 'object', properties, required, additionalProperties: false };
+}
+
+export const CONTEXT_TOOL_SCHEMAS: readonly JsonSchemaSpec[] = Object.freeze([
+  {
+    name: 'context_append',
+    description:
+      'Add text to a context region. For a hashmap, appends to the key (creating it if needed); for other kinds, adds a new entry, evicting older ones if the region overflows.',
+    parameters: object({ region, content, key }, ['region', 'content']),
+  },
+  {
+    name: 'context_write',
+    description:
+      "Replace a context region's content with one entry (for a hashmap, set the key's value). If it does not fit, the region is left unchanged.",
+    parameters: object({ region, content, key }, ['region', 'content']),
+  },
+  {
+    name: 'context_read',
+    description:
+      "Read a context region: all entries in order, or the entries under `key`. A hashmap without a key lists its keys and sizes.",
+    parameters: object({ region, key: { type: 'string', description: 'Only entries with this key.' } }, ['region']),
+  },
+  {
+    name: 'context_list',
+    description:
+      'List the visible regions with their kind and used/max tokens, or, given a region, its entries with index, key and size.',
+    parameters: object({ region: { type: 'string', description: 'Region to list; omit to list all regions.' } }, []),
+  },
+  {
+    name: 'context_delete',
+    description: 'Free space in a region by deleting entries. Give exactly one of key, index or oldest.',
+    parameters: object(
+      {
+        region,
+        key: { type: 'string', description: 'Delete every entry with this key.' },
+        index: { type: 'integer', minimum: 0, description: 'Delete the entry at this index (as shown by context_list).' },
+        oldest: { type: 'integer', minimum: 1, description: 'Delete this many of the oldest entries.' },
+      },
+      ['region'],
+    ),
+  },
+  {
+    name: 'todo_add',
+    description: 'Add an open item to a checklist region; returns its id.',
+    parameters: object({ region, item: { type: 'string', description: 'The item text.' } }, ['region', 'item']),
+  },
+  {
+    name: 'todo_done',
+    description: 'Mark a checklist item done. Repeating it is harmless.',
+    parameters: object({ region, id: itemId }, ['region', 'id']),
+  },
+  {
+    name: 'todo_note',
+    description: "Set a checklist item's note, replacing any earlier note.",
+    parameters: object({ region, id: itemId, note: { type: 'string', description: 'The note text.' } }, ['region', 'id', 'note']),
+  },
+]);

@@ -1,0 +1,70 @@
+/**
+ * The one entry point for running a built-in tool. Whatever a model or a
+ * user can get wrong (unknown tool, bad arguments, refused path, denied
+ * permission, failing command) comes back as an error result with a
+ * `[code]` prefix; nothing here throws for it.
+ */
+import type { z } from 'zod';
+import { BUILTIN_TOOLS, canonicalTool, isContextTool } from './names.js';
+import { decidePermission } from './permissions.js';
+import { BUILTIN_TOOL_TABLE } from './registry.js';
+import { failure, type ToolContext, type ToolOutcome } from './tool.js';
+
+export type { ToolContext, ToolOutcome } from './tool.js';
+
+function argumentsObject(raw: unknown): unknown {
+  if (raw === undefined || raw === null || raw === '') return {};
+  if (typeof raw === 'string') {
+    try {
+      return JSON.parse(raw);
+    } catch {
+      return raw;
+    }
+  }
+  return raw;
+}
+
+function describeIssues(error: z.ZodError, raw: unknown): string {
+  return error.issues
+    .map((issue) => {
+      if (issue.code === 'unrecognized_keys') {
+        return `unknown argument${issue.keys.length === 1 ? '' : 's'} ${issue.keys.map((k) => `\`${k}\``).join(', ')}`;
+      }
+      const name = issue.path.map(String).join('.');
+      if (name === '') return `the arguments must be a JSON object (${issue.message})`;
+      const given = typeof raw === 'object' && raw !== null ? (raw as Record<string, unknown>)[String(issue.path[0])] : undefined;
+      if (given === undefined && issue.path.length === 1) return `missing required argument \`${name}\``;
+      return `\`${name}\`: ${issue.message}`;
+    })
+    .join('; ');
+}
+
+export async function dispatchTool(name: string, rawArgs: unknown, ctx: ToolContext): Promise<ToolOutcome> {
+  const canonical = canonicalTool(name);
+  const tool = BUILTIN_TOOL_TABLE.get(canonical);
+  if (!tool) {
+    const why = isContextTool(canonical) ? ' Context tools are answered by the engine, not by the tool dispatcher.' : '';
+    return failure('unknown-tool', `There is no built-in tool \`${name}\`.${why} Available: ${BUILTIN_TOOLS.join(', ')}.`);
+  }
+
+  const args = argumentsObject(rawArgs);
+  const denyFirst = decidePermission(canonical, {}, ctx.permissions, ctx.safeCommands, ctx.unattended);
+  if (denyFirst.mode !== 'allow' && denyFirst.code === 'permission-denied') {
+    return failure(denyFirst.code, denyFirst.message, { denied: true });
+  }
+  const parsed = tool.schema.safeParse(args);
+  if (!parsed.success) {
+    return failure('bad-argument', `${canonical}: ${describeIssues(parsed.error, args)}. See the tool's parameter schema.`);
+  }
+  const decision = decidePermission(canonical, parsed.data as Record<string, unknown>, ctx.permissions, ctx.safeCommands, ctx.unattended);
+  if (decision.mode === 'deny' || (decision.mode === 'ask' && ctx.approved !== true)) {
+    return failure(decision.code, decision.message, { denied: true });
+  }
+
+  try {
+    return await tool.run(parsed.data, ctx);
+  } catch (err) {
+    const reason = err instanceof Error ? err.message : String(err);
+    return failure('tool-failed', `${canonical} failed: ${reason}. Check the path or arguments and try again.`);
+  }
+}

@@ -1,0 +1,67 @@
+/**
+ * `[tool_permissions]` and `[safe_commands]` (pure: the workflow may import
+ * this to decide whether to ask the user before dispatching a call).
+ */
+import type { PermissionMode, ToolPermissions } from '../blueprint/types.js';
+import { formatCoded } from '../errors.js';
+import { canonicalTool } from './names.js';
+import { isPreApproved } from './safe-commands.js';
+
+export function permissionMode(name: string, permissions: ToolPermissions): PermissionMode {
+  const canonical = canonicalTool(name);
+  for (const [key, mode] of Object.entries(permissions.tools)) {
+    if (canonicalTool(key) === canonical) return mode;
+  }
+  return permissions.default ?? 'allow';
+}
+
+export type PermissionDecision =
+  | { mode: 'allow' }
+  | { mode: 'deny'; code: string; message: string }
+  | { mode: 'ask'; code: string; message: string };
+
+/**
+ * The decision for one call. `ask` on `shell` becomes `allow` when the
+ * command is pre-approved by the safe list (SPEC 10.4). An `ask` that nobody
+ * can answer (unattended) is a refusal that says how to allow the tool.
+ */
+export function decidePermission(
+  name: string,
+  args: Record<string, unknown>,
+  permissions: ToolPermissions,
+  safeCommands: readonly string[],
+  unattended: boolean,
+): PermissionDecision {
+  const canonical = canonicalTool(name);
+  const mode = permissionMode(canonical, permissions);
+  if (mode === 'allow') return { mode };
+  if (mode === 'deny') {
+    return {
+      mode,
+      code: 'permission-denied',
+      message: `\`${canonical}\` is denied by [tool_permissions] for this stage; do the work with another tool, or ask the user to set \`[tool_permissions] ${canonical} = "allow"\`.`,
+    };
+  }
+  let notCovered = '';
+  if (canonical === 'shell' && typeof args.command === 'string') {
+    const approval = isPreApproved(args.command, safeCommands);
+    if (approval.ok) return { mode: 'allow' };
+    notCovered = ` or add the command to \`[safe_commands] shell\` (not covered: ${approval.uncovered.join('; ')})`;
+  }
+  if (unattended) {
+    return {
+      mode: 'deny',
+      code: 'permission-ask-unattended',
+      message: `\`${canonical}\` needs approval ([tool_permissions] ${canonical} = "ask") and this run is unattended, so nobody can approve it; to allow it, set \`[tool_permissions] ${canonical} = "allow"\` in the blueprint${notCovered}.`,
+    };
+  }
+  return {
+    mode: 'ask',
+    code: 'permission-ask',
+    message: `\`${canonical}\` needs the user's approval before it runs ([tool_permissions] ${canonical} = "ask"); to skip the question, set \`[tool_permissions] ${canonical} = "allow"\`${notCovered}.`,
+  };
+}
+
+export function refusalText(decision: Exclude<PermissionDecision, { mode: 'allow' }>): string {
+  return formatCoded(decision.code, decision.message);
+}

@@ -1,0 +1,84 @@
+/**
+ * What every built-in tool shares: the context a call runs in, the outcome
+ * it returns, and helpers that keep results uniform (`[code] sentence` for
+ * errors, the retry note for side effects).
+ */
+import type { z } from 'zod';
+import { formatCoded } from '../errors.js';
+import type { PermissionMode } from '../blueprint/types.js';
+import { type Access, type ConfinedPath, confinePath } from './confine.js';
+import type { ReadPathPolicy } from './read-paths.js';
+
+export interface ToolContext {
+  /** The run's working directory; path tools never write outside it. */
+  workdir: string;
+  readPolicy: ReadPathPolicy;
+  /** Already merged: the stage's `[tool_permissions]` over the blueprint's. */
+  permissions: { default?: PermissionMode; tools: Record<string, PermissionMode> };
+  /** `[safe_commands] shell`, added to the built-in safe list. */
+  safeCommands: string[];
+  /** No user is there to answer `ask`, so `ask` is refused. */
+  unattended: boolean;
+  /** Activity attempt number, 1 on the first run. */
+  attempt: number;
+  signal?: AbortSignal;
+  /** Default for `shell` when the call gives no `timeout_secs` (120). */
+  shellTimeoutSecs?: number;
+  /** Set by an attended caller once the user approved this `ask` call. */
+  approved?: boolean;
+  /** Home directory for `~`; defaults to the process's. */
+  home?: string;
+}
+
+export interface ToolOutcome {
+  content: string;
+  isError: boolean;
+  code?: string;
+  /** Workdir-relative paths the call changed (or may have, on a retry). */
+  modifiedPaths?: string[];
+  /** Refused by `[tool_permissions]`. */
+  denied?: boolean;
+  /** The result carries the at-least-once retry note. */
+  attemptNote?: boolean;
+}
+
+export interface BuiltinTool<S extends z.ZodType = z.ZodType> {
+  name: string;
+  description: string;
+  schema: S;
+  run(args: z.infer<S>, ctx: ToolContext): Promise<ToolOutcome>;
+}
+
+export function defineTool<S extends z.ZodType>(tool: BuiltinTool<S>): BuiltinTool {
+  return tool as unknown as BuiltinTool;
+}
+
+export function success(content: string, extra: Partial<ToolOutcome> = {}): ToolOutcome {
+  return { content, isError: false, ...extra };
+}
+
+export function failure(code: string, message: string, extra: Partial<ToolOutcome> = {}): ToolOutcome {
+  return { content: formatCoded(code, message), isError: true, code, ...extra };
+}
+
+/** Side-effecting tools run at least once; a retry says so in its result. */
+export function withRetryNote(outcome: ToolOutcome, ctx: ToolContext): ToolOutcome {
+  if (ctx.attempt <= 1) return outcome;
+  return {
+    ...outcome,
+    content: `${outcome.content}\nnote: this call is a retry (attempt ${ctx.attempt}); an earlier attempt may already have run.`,
+    attemptNote: true,
+  };
+}
+
+export function bytesLabel(n: number): string {
+  return `${n.toLocaleString('en-US')} byte${n === 1 ? '' : 's'}`;
+}
+
+export type Confined = { ok: true; path: ConfinedPath } | { ok: false; outcome: ToolOutcome };
+
+export async function confineForTool(input: string, access: Access, ctx: ToolContext): Promise<Confined> {
+  const result = await confinePath(input, access, ctx);
+  if (result.ok) return result;
+  return { ok: false, outcome: failure(result.code, result.message) };
+}
