@@ -1,0 +1,11 @@
+/** `compacting`: overflow moves oldest groups to pending; a fold summarises them (SPEC 5). */
+import type { KindBehaviour } from './behaviour.js';
+
+export const compacting: KindBehaviour = {
+  kind: 'compacting',
+  overflow: () => 'pending',
+  reduce: () => 'pending',
+  cascadePhases: () => [4],
+  protectedFromTransforms: () => false,
+  rolling: () => true,
+};

@@ -1,0 +1,11 @@
+/** `pinned`: content that stays; an overflowing write is refused, never evicted. */
+import type { KindBehaviour } from './behaviour.js';
+
+export const pinned: KindBehaviour = {
+  kind: 'pinned',
+  overflow: () => 'refuse',
+  reduce: () => 'keep',
+  cascadePhases: () => [],
+  protectedFromTransforms: () => true,
+  rolling: () => false,
+};

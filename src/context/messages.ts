@@ -1,0 +1,30 @@
+/**
+ * The coded failures of writes and tools (SPEC 4, 6). Each says what
+ * happened with the numbers involved and what to do next.
+ */
+import type { RegionState } from './types.js';
+
+export interface Failure {
+  ok: false;
+  code: string;
+  message: string;
+}
+
+export function failure(code: string, message: string): Failure {
+  return { ok: false, code, message };
+}
+
+export function tooLarge(region: RegionState, tokens: number): Failure {
+  return failure(
+    'too-large',
+    `the entry has ${tokens} tokens but region "${region.name}" has a budget of ${region.budget} tokens; write a shorter text or split it.`,
+  );
+}
+
+export function regionFull(region: RegionState, used: number, max: number, unit: 'tokens' | 'items' | 'entries' = 'tokens', limitName?: string): Failure {
+  const limit = limitName ? ` (${limitName} = ${max})` : '';
+  return failure(
+    'region-full',
+    `region "${region.name}" is full (${used}/${max} ${unit} used${limit}); release an entry with context_delete first.`,
+  );
+}

@@ -1,0 +1,64 @@
+/**
+ * The engine never counts, cuts or summarises text itself. Operations that
+ * need one of those yield a request and receive the answer, so the same code
+ * runs synchronously in tests and the simulator and asynchronously (through
+ * activities) inside a workflow.
+ */
+import type { Content, CountedText, Entry } from './types.js';
+
+export type SummaryAnswer = { ok: true; text: CountedText } | { ok: false; error: string };
+
+export type EngineRequest =
+  /** Count a small text the engine composed. Answer: number of tokens. */
+  | { type: 'count'; text: string }
+  /**
+   * Cut `content` (currently `tokens`) to at most `target` tokens, keeping a
+   * prefix plus a marker that says it was cut, how many tokens were dropped
+   * and why (`marker`). Answer: CountedText.
+   */
+  | { type: 'cut'; content: Content; tokens: number; target: number; marker: string }
+  /** Summarise `entries` of `region` into at most `limit` tokens. Answer: SummaryAnswer. */
+  | { type: 'summarise'; region: string; entries: Entry[]; limit: number; prompt?: string };
+
+export type EngineAnswer<R extends EngineRequest> = R extends { type: 'count' }
+  ? number
+  : R extends { type: 'cut' }
+    ? CountedText
+    : SummaryAnswer;
+
+// biome-ignore lint/suspicious/noExplicitAny: answers are typed by the helpers below, which every operation uses.
+export type EngineOp<T> = Generator<EngineRequest, T, any>;
+
+/** Drives an operation to completion with a synchronous handler (simulator, tests). */
+export function runSync<T>(op: EngineOp<T>, handler: (req: EngineRequest) => unknown): T {
+  let step = op.next();
+  while (!step.done) step = op.next(handler(step.value));
+  return step.value;
+}
+
+/** Drives an operation with an asynchronous handler (workflow code calling activities). */
+export async function runAsync<T>(op: EngineOp<T>, handler: (req: EngineRequest) => Promise<unknown>): Promise<T> {
+  let step = op.next();
+  while (!step.done) step = op.next(await handler(step.value));
+  return step.value;
+}
+
+export function* count(text: string): EngineOp<number> {
+  const answer: unknown = yield { type: 'count', text };
+  if (typeof answer !== 'number' || !Number.isInteger(answer) || answer < 0) {
+    throw new TypeError(`count answer must be a non-negative integer, got ${String(answer)}`);
+  }
+  return answer;
+}
+
+export function* cut(content: Content, tokens: number, target: number, marker: string): EngineOp<CountedText> {
+  const answer: CountedText = yield { type: 'cut', content, tokens, target, marker };
+  return answer;
+}
+
+export function* summarise(region: string, entries: Entry[], limit: number, prompt?: string): EngineOp<SummaryAnswer> {
+  const req: EngineRequest = { type: 'summarise', region, entries, limit };
+  if (prompt !== undefined) req.prompt = prompt;
+  const answer: SummaryAnswer = yield req;
+  return answer;
+}

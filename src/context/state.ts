@@ -1,0 +1,173 @@
+/**
+ * The run state (SPEC 1.4): plain JSON data a workflow holds and
+ * continue-as-new carries. Helpers here read it; the operations that change
+ * it live in their own modules and mutate it only when they succeed.
+ */
+import type { Blueprint, RegionDef } from '../blueprint/types.js';
+import type { Severity } from '../errors.js';
+import { resolveBudget, resolveThreshold } from './budget.js';
+import type { Content, Entry, RegionState } from './types.js';
+
+export interface RunDiagnostic {
+  code: string;
+  severity: Severity;
+  detail: string;
+}
+
+export interface GateForced {
+  stage: string;
+  /** Target stage, or `null` when the run was ending. */
+  target: string | null;
+  check: string;
+  detail: string;
+}
+
+/** One row per maintenance point (the inference that follows it). */
+export interface LedgerRow {
+  stage: string;
+  turn: number;
+  tokens: Record<string, number>;
+  used: number;
+  gap: number;
+  reportedPromptTokens?: number;
+}
+
+export interface RunState {
+  /** Visible regions in the current stage's effective order, then hidden ones. */
+  regions: RegionState[];
+  window: { max: number; gap: number };
+  /** Simulator `--window`: overrides every stage's model window. */
+  windowOverride?: number;
+  /** Current stage; empty before the first stage is entered. */
+  stage: string;
+  visits: Record<string, number>;
+  /** Completion attempts in this visit (SPEC 9.4). */
+  attempts: number;
+  /** Maintenance points (inferences) in this visit. */
+  turn: number;
+  gatesForced: GateForced[];
+  requiredRegionsAbandoned: string[];
+  /** Logical clock, bumped by every mutation. */
+  clock: number;
+  nextEntryId: number;
+  diagnostics: RunDiagnostic[];
+  ledger: LedgerRow[];
+  /** `updates` counters at stage entry, for `require_region_updated`. */
+  updatesSnapshot: Record<string, number>;
+  /** Window `used` at the latest maintenance point; the gap is measured against it. */
+  usedAtLastMaintenance: number | null;
+}
+
+/** Names of the regions the runtime supplies and every stage sees (SPEC 1.8). */
+export const ALWAYS_VISIBLE = ['conversation', 'tool_results', 'final_output', 'stage_instructions'] as const;
+export const STAGE_INSTRUCTIONS = 'stage_instructions';
+export const CONVERSATION = 'conversation';
+export const FINAL_OUTPUT = 'final_output';
+
+export function newRegionState(def: RegionDef, window: number): RegionState {
+  const region: RegionState = {
+    name: def.name,
+    kind: def.kind,
+    def,
+    budget: resolveBudget(def, window),
+    entries: [],
+    pending: [],
+    nextItemId: 1,
+    updates: 0,
+    foldFailures: 0,
+  };
+  if (def.kind === 'compacting') region.threshold = resolveThreshold(def, region.budget);
+  return region;
+}
+
+/**
+ * A run before its first stage: the global layout, every region hidden until
+ * `enterStage` builds the effective layout and resolves budgets.
+ */
+export function createRunState(bp: Blueprint, opts: { window?: number } = {}): RunState {
+  const window = opts.window ?? 0;
+  const state: RunState = {
+    regions: bp.regions.map((def) => ({ ...newRegionState(def, window), hidden: true })),
+    window: { max: window, gap: 0 },
+    stage: '',
+    visits: {},
+    attempts: 0,
+    turn: 0,
+    gatesForced: [],
+    requiredRegionsAbandoned: [],
+    clock: 0,
+    nextEntryId: 1,
+    diagnostics: [],
+    ledger: [],
+    updatesSnapshot: {},
+    usedAtLastMaintenance: null,
+  };
+  if (opts.window !== undefined) state.windowOverride = opts.window;
+  return state;
+}
+
+export function findRegion(state: RunState, name: string): RegionState | undefined {
+  return state.regions.find((r) => r.name === name);
+}
+
+export function visibleRegions(state: RunState): RegionState[] {
+  return state.regions.filter((r) => !r.hidden);
+}
+
+export function regionTokens(region: Pick<RegionState, 'entries'>): number {
+  let sum = 0;
+  for (const e of region.entries) sum += e.tokens;
+  return sum;
+}
+
+export function entriesTokens(entries: readonly Entry[]): number {
+  let sum = 0;
+  for (const e of entries) sum += e.tokens;
+  return sum;
+}
+
+/** Σ tokens over visible regions (SPEC 3.3). */
+export function windowUsed(state: RunState): number {
+  let used = 0;
+  for (const r of state.regions) if (!r.hidden) used += regionTokens(r);
+  return used;
+}
+
+export function isStagePrompt(e: Entry): boolean {
+  return e.stagePrompt !== undefined;
+}
+
+export function isItem(e: Entry): boolean {
+  return e.checklist !== undefined;
+}
+
+export function openItems(region: RegionState): Entry[] {
+  return region.entries.filter((e) => e.checklist !== undefined && !e.checklist.done).sort((a, b) => a.checklist!.id - b.checklist!.id);
+}
+
+export function addDiagnostic(state: RunState, code: string, severity: Severity, detail: string): void {
+  state.diagnostics.push({ code, severity, detail });
+}
+
+/** Deep copy of plain data; the state never holds anything else. */
+export function cloneData<T>(value: T): T {
+  return JSON.parse(JSON.stringify(value)) as T;
+}
+
+/** Replaces `target`'s contents with `source`'s, keeping the object identity callers hold. */
+export function commitState(target: RunState, source: RunState): void {
+  for (const key of Object.keys(target) as (keyof RunState)[]) {
+    if (!(key in source)) delete target[key];
+  }
+  Object.assign(target, source);
+}
+
+/** Short text for messages and listings; blob contents show their preview. */
+export function contentText(content: Content): string {
+  return typeof content === 'string' ? content : content.preview;
+}
+
+export function preview(content: Content, chars: number): string {
+  const flat = contentText(content).replace(/\r?\n/g, ' ');
+  return flat.length > chars ? `${flat.slice(0, chars)}…` : flat;
+}
