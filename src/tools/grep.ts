@@ -33,7 +33,7 @@ function escapeRegExp(text: string): string {
 export const grepTool = defineTool({
   name: 'grep',
   description:
-    'Search file contents inside the working directory. Prints "path:line: text" for each matching line; binary files, .git and node_modules are skipped.',
+    'Search file contents inside the working directory. Prints "path:line: text" for each matching line; binary files, symbolic links, .git and node_modules are skipped in directory searches.',
   schema,
   async run(args, ctx) {
     let re: RegExp;
@@ -63,7 +63,8 @@ export const grepTool = defineTool({
       const walked = await walk(start.real, { maxEntries: MAX_WALK_ENTRIES, enterDir: (_rel, name) => !SKIPPED_DIRS.includes(name) });
       stopped = walked.stopped;
       for (const entry of walked.entries) {
-        if (!entry.dirent.isFile() && !entry.dirent.isSymbolicLink()) continue;
+        // Links are not followed in a tree search (they would repeat files); name one to search it.
+        if (!entry.dirent.isFile()) continue;
         if (filter && !filter.test(filterByName ? entry.dirent.name : entry.rel)) continue;
         const inner = await confinePath(entry.abs, 'read', ctx);
         if (!inner.ok) continue;

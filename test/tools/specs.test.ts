@@ -1,0 +1,27 @@
+import { describe, expect, it } from 'vitest';
+import { BUILTIN_TOOLS, CONTEXT_TOOLS } from '../../src/tools/names.js';
+import { toolSpecs } from '../../src/tools/specs.js';
+
+describe('toolSpecs', () => {
+  it('covers every built-in and context tool with an object schema', () => {
+    const specs = toolSpecs([...BUILTIN_TOOLS, ...CONTEXT_TOOLS]);
+    expect(specs.map((s) => s.name)).toEqual([...BUILTIN_TOOLS, ...CONTEXT_TOOLS]);
+    for (const spec of specs) {
+      expect(spec.description.length).toBeGreaterThan(10);
+      expect(spec.parameters).toMatchObject({ type: 'object' });
+      expect(JSON.parse(JSON.stringify(spec.parameters))).toEqual(spec.parameters);
+    }
+  });
+
+  it('describes arguments the model must give', () => {
+    const [read, edit] = toolSpecs(['read_file', 'edit_file']);
+    expect(read?.parameters).toMatchObject({ required: ['path'], properties: { offset: { type: 'integer' } } });
+    expect(edit?.parameters).toMatchObject({ required: ['path', 'old_string', 'new_string'] });
+    const [remove] = toolSpecs(['context_delete']);
+    expect(remove?.parameters).toMatchObject({ required: ['region'], properties: { oldest: { minimum: 1 } } });
+  });
+
+  it('resolves aliases and drops repeats and unknown names', () => {
+    expect(toolSpecs(['bash', 'shell', 'nope']).map((s) => s.name)).toEqual(['shell']);
+  });
+});
