@@ -33,3 +33,6 @@ export * from './requests.js';
 export * from './state.js';
 export type * from './types.js';
 export * from './write.js';
+export * from './fold.js';
+export * from './maintenance.js';
+export * from './stage.js';

@@ -204,6 +204,17 @@ export function* planWrite(state: RunState, region: RegionState, input: NewEntry
   return { ok: true, entries, pending, entry, created: true, removed, sentToPending, usedId: true };
 }
 
+/**
+ * Creates an entry outside the write path (stage prompts, summaries, seeds):
+ * takes the next id and bumps the clock.
+ */
+export function stampEntry(state: RunState, input: NewEntry, env: EngineEnv): Entry {
+  const entry = buildEntry(state, input, env, state.clock + 1);
+  state.clock += 1;
+  state.nextEntryId += 1;
+  return entry;
+}
+
 /** Commits a successful plan to `region` and advances the clock. */
 export function commitPlan(state: RunState, region: RegionState, plan: Plan): void {
   region.entries = plan.entries;

@@ -3,7 +3,10 @@ import type { Blueprint, EdgeDef, RegionDef, StageDef } from '../../src/blueprin
 import { deterministicSummary } from '../../src/context/deterministic-summary.js';
 import type { EngineOp, EngineRequest } from '../../src/context/requests.js';
 import { runSync } from '../../src/context/requests.js';
+import { enterStage } from '../../src/context/stage.js';
+import { createRunState, findRegion, type RunState } from '../../src/context/state.js';
 import type { CountedText } from '../../src/context/types.js';
+import { type NewEntry, type WriteResult, writeEntry } from '../../src/context/write.js';
 
 export function def(name: string, kind: RegionDef['kind'], extra: Partial<RegionDef> = {}): RegionDef {
   return {
@@ -73,3 +76,27 @@ export function run<T>(op: EngineOp<T>): T {
 }
 
 export const env = { now: 0 };
+
+/** A run entered into its first stage. */
+export function start(bp: Blueprint, window = 100_000): RunState {
+  const state = createRunState(bp, { window });
+  const entered = run(enterStage(state, bp, bp.agent.entryStage, env));
+  if (!entered.ok) throw new Error(entered.message);
+  return state;
+}
+
+export function put(state: RunState, region: string, content: string, tokens: number, extra: Partial<NewEntry> = {}): WriteResult {
+  return run(writeEntry(state, region, { content, tokens, ...extra }, env));
+}
+
+export function user(state: RunState, content: string, tokens: number): WriteResult {
+  return put(state, 'conversation', content, tokens, { kind: 'user' });
+}
+
+export function contents(state: RunState, region: string): unknown[] {
+  return findRegion(state, region)!.entries.map((e) => e.content);
+}
+
+export function tokensOf(state: RunState, region: string): number[] {
+  return findRegion(state, region)!.entries.map((e) => e.tokens);
+}
