@@ -1,0 +1,327 @@
+/**
+ * Blueprint loading: TOML text -> checked, typed, deeply frozen Blueprint.
+ * Any input yields diagnostics, never an exception: a file that cannot be
+ * read, is not TOML, or breaks a rule of SPEC 11 comes back as coded
+ * findings, and the blueprint is present only when none is an error.
+ */
+import { readFileSync, statSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { basename, dirname, extname, join, resolve } from 'node:path';
+import { parse, TomlError } from 'smol-toml';
+import type { Diagnostic } from '../errors.js';
+import { BUILTIN_MODELS } from '../providers/models.js';
+import { compileReadPaths } from '../tools/read-paths.js';
+import { runChecks } from './checks.js';
+import { TableReader } from './fields.js';
+import { Findings } from './findings.js';
+import { runLints } from './lints.js';
+import { parseModelTable } from './model-table.js';
+import { indexPositions } from './positions.js';
+import { type ParsedRegion, parseRegion } from './regions.js';
+import { appendedRuntimeRegions, systemRegion } from './resolve.js';
+import { checkScripts } from './scripts.js';
+import { parsePermissions, parseStage, type RegionRef } from './stages.js';
+import type { Blueprint, CompactionConfig, FileTracking, RegionDef, StageDef, ToolPermissions } from './types.js';
+import { emptyUserConfig, type UserConfig } from './user-config.js';
+
+export interface LoadOptions {
+  /** `--window`: overrides every stage's window for window-dependent checks. */
+  window?: number;
+  userConfig?: UserConfig;
+  /** The run's working directory, against which read paths resolve (default: the process's). */
+  workdir?: string;
+}
+
+export interface LoadResult {
+  /** Present iff no diagnostic has severity `error`. */
+  blueprint?: Blueprint;
+  diagnostics: Diagnostic[];
+  file: string;
+}
+
+const TOP_KEYS = ['agent', 'context', 'compaction', 'stages', 'read_paths', 'tool_permissions', 'safe_commands', 'security', 'limits', 'models'] as const;
+const AGENT_KEYS = ['name', 'description', 'version', 'entry_stage', 'model'] as const;
+const COMPACTION_KEYS = ['model', 'system_prompt', 'max_summary_tokens', 'temperature'] as const;
+const FILE_TRACKING_KEYS = ['region', 'track_reads', 'track_writes', 'max_file_tokens'] as const;
+const DEFAULT_MODEL = 'scripted:default';
+
+/** Where a blueprint path leads: a directory's `agent.toml`, or the file itself. */
+function blueprintFile(path: string): string {
+  const absolute = resolve(path);
+  try {
+    if (statSync(absolute).isDirectory()) return join(absolute, 'agent.toml');
+  } catch {
+    // A missing path is reported when the file is read.
+  }
+  return absolute;
+}
+
+export function loadBlueprint(path: string, opts: LoadOptions = {}): LoadResult {
+  const file = blueprintFile(path);
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    const findings = new Findings(file);
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') {
+      findings.add('blueprint-not-found', `No blueprint at ${path}: give a directory holding agent.toml, or a .toml file.`);
+    } else {
+      findings.add('blueprint-unreadable', `${file} cannot be read (${code ?? (err as Error).message}); check that it is a readable file.`);
+    }
+    return { diagnostics: findings.list, file };
+  }
+  return loadBlueprintFromString(text, dirname(file), file, opts);
+}
+
+function syntaxDiagnostic(err: unknown, file: string): Diagnostic {
+  if (err instanceof TomlError) {
+    const reason = (err.message.split('\n')[0] ?? '').replace(/^Invalid TOML document:\s*/, '');
+    return {
+      code: 'toml-syntax',
+      severity: 'error',
+      message: `Not valid TOML at line ${err.line}, column ${err.column}: ${reason}; fix the syntax there.`,
+      path: '',
+      file,
+      line: err.line,
+      column: err.column,
+    };
+  }
+  return { code: 'toml-syntax', severity: 'error', message: 'The file could not be parsed as TOML; check that it is a text TOML file.', path: '', file };
+}
+
+/** Findings by line, those without a position last; the sort is stable. */
+function inFileOrder(list: Diagnostic[]): Diagnostic[] {
+  return [...list].sort((a, b) => (a.line ?? Number.MAX_SAFE_INTEGER) - (b.line ?? Number.MAX_SAFE_INTEGER) || (a.column ?? 0) - (b.column ?? 0));
+}
+
+function freeze<T>(value: T): T {
+  const stack: unknown[] = [value];
+  while (stack.length > 0) {
+    const v = stack.pop();
+    if (v === null || typeof v !== 'object' || Object.isFrozen(v)) continue;
+    Object.freeze(v);
+    for (const child of Object.values(v)) stack.push(child);
+  }
+  return value;
+}
+
+/** Checks every region name of one layout; duplicates are found after Unicode normalisation. */
+function checkNames(layout: ParsedRegion[], prefix: string[], findings: Findings): void {
+  const seen = new Map<string, string>();
+  for (const { def } of layout) {
+    const at = [...prefix, def.name];
+    if (def.name === '' || /\s/u.test(def.name)) {
+      findings.add('bad-region-name', `Region name ${JSON.stringify(def.name)} is ${def.name === '' ? 'empty' : 'contains whitespace'}; use a name such as "my_notes".`, at);
+    }
+    const normal = def.name.normalize('NFC');
+    const earlier = seen.get(normal);
+    if (earlier !== undefined) {
+      findings.add('duplicate-region', `Region ${JSON.stringify(def.name)} has the same name as ${JSON.stringify(earlier)} (they differ only in Unicode form); rename one of them.`, at);
+    } else seen.set(normal, def.name);
+  }
+}
+
+function checkRuntimeRegion(def: RegionDef, at: string[], findings: Findings, global: boolean, kindKnown: boolean): void {
+  if (def.name === 'conversation' && kindKnown && def.kind !== 'sliding_window') {
+    findings.add('runtime-region-invalid', `"conversation" holds the message history and must be kind = "sliding_window", not ${def.kind}; change its kind or rename the region.`, [...at, 'kind']);
+  }
+  if (def.name !== 'stage_instructions') return;
+  if (kindKnown && def.kind !== 'pinned') {
+    findings.add('runtime-region-invalid', `"stage_instructions" must be kind = "pinned", not ${def.kind}.`, [...at, 'kind']);
+  }
+  if (!global) {
+    findings.add('runtime-region-invalid', '"stage_instructions" must be declared in [context.regions]; a stage may only re-declare it to resize it.', at);
+  }
+  if (def.volatilityDeclared) {
+    findings.add('runtime-region-invalid', '"stage_instructions" is always rendered as rewritten; remove its `volatility` key.', [...at, 'volatility']);
+  }
+}
+
+export function loadBlueprintFromString(toml: string, dir: string, file: string, opts: LoadOptions = {}): LoadResult {
+  let doc: Record<string, unknown>;
+  const text = toml.replace(/^\uFEFF/, '');
+  try {
+    doc = parse(text);
+  } catch (err) {
+    return { diagnostics: [syntaxDiagnostic(err, file)], file };
+  }
+  const findings = new Findings(file, indexPositions(text));
+  try {
+    const blueprint = build(doc, resolve(dir), resolve(file), findings, opts);
+    const diagnostics = inFileOrder(findings.list);
+    return blueprint && !findings.hasErrors() ? { blueprint: freeze(blueprint), diagnostics, file } : { diagnostics, file };
+  } catch (err) {
+    // A checker bug must still come back as a finding the user can report, not a crash.
+    findings.add('bad-value', `Leviath could not finish checking this blueprint (${(err as Error).message}); please report this with the file attached.`);
+    return { diagnostics: findings.list, file };
+  }
+}
+
+function build(doc: Record<string, unknown>, dir: string, file: string, findings: Findings, opts: LoadOptions): Blueprint | undefined {
+  const userConfig = opts.userConfig ?? emptyUserConfig();
+  const root = new TableReader(doc, [], findings);
+  root.unknownKeys(TOP_KEYS, 'unknown-key', 'A blueprint');
+
+  const agentTable = root.table_('agent', '[agent] name = "coder"');
+  agentTable?.unknownKeys(AGENT_KEYS, 'unknown-key', '[agent]');
+  const fallbackName = basename(file) === 'agent.toml' ? basename(dir) : basename(file, extname(file));
+  const agentName = agentTable?.string('name')?.trim() || fallbackName;
+  const agentModel = agentTable?.string('model')?.trim() || undefined;
+
+  const models = { ...parseModelTable(root.has('models') ? root.raw('models') : {}, BUILTIN_MODELS, findings), ...userConfig.models };
+
+  // Global layout.
+  const context = root.table_('context', '[context.regions]');
+  context?.unknownKeys(['regions', 'file_tracking'], 'unknown-key', '[context]');
+  const regionsTable = context?.table_('regions', '[context.regions]');
+  const declared: ParsedRegion[] = [];
+  for (const [name, value] of Object.entries(regionsTable?.table ?? {})) {
+    const parsed = parseRegion(name, value, ['context', 'regions', name], findings, { inStage: false });
+    if (parsed) declared.push(parsed);
+  }
+  checkNames(declared, ['context', 'regions'], findings);
+  for (const { def, kindKnown } of declared) checkRuntimeRegion(def, ['context', 'regions', def.name], findings, true, kindKnown);
+  const defaultLayout = !context?.has('regions');
+  const declaredNames = new Set(declared.map((r) => r.def.name));
+  const regions: RegionDef[] = [
+    ...(defaultLayout ? [systemRegion()] : []),
+    ...declared.map((r) => r.def),
+    ...appendedRuntimeRegions().filter((r) => !declaredNames.has(r.name)),
+  ];
+  const globalByName = new Map(regions.map((r) => [r.name, r]));
+  const unknownKinds = new Set(declared.filter((r) => !r.kindKnown).map((r) => r.def.name));
+
+  // Stages.
+  const stageModel = agentModel ?? DEFAULT_MODEL;
+  const stages: StageDef[] = [];
+  const routingRefs = new Map<string, RegionRef[]>();
+  const catalogue = new Map(globalByName);
+  const stagesTable = root.table_('stages', '[stages.main]');
+  for (const [name, value] of Object.entries(stagesTable?.table ?? {})) {
+    const parsed = parseStage(name, value, findings, { model: stageModel }, (region) => globalByName.get(region));
+    if (!parsed) continue;
+    stages.push(parsed.def);
+    routingRefs.set(name, parsed.routingRefs);
+    if (parsed.layout) {
+      const prefix = ['stages', name, 'context', 'regions'];
+      checkNames(parsed.layout, prefix, findings);
+      for (const { def, kindKnown } of parsed.layout) {
+        checkRuntimeRegion(def, [...prefix, def.name], findings, globalByName.has('stage_instructions') || def.name !== 'stage_instructions', kindKnown);
+        if (!kindKnown) unknownKinds.add(def.name);
+        const prior = catalogue.get(def.name);
+        if (!prior) catalogue.set(def.name, def);
+        else if (!globalByName.has(def.name) && kindKnown && !unknownKinds.has(def.name) && prior.kind !== def.kind) {
+          findings.add('region-kind-changed', `Region "${def.name}" is a ${prior.kind} in an earlier stage and a ${def.kind} here; a region keeps one kind, so use the same kind or another name.`, [...prefix, def.name, 'kind']);
+        }
+      }
+    }
+  }
+  if (stages.length === 0) stages.push({ name: 'main', model: stageModel, allowComplete: false, transitions: [] });
+
+  const entryStage = agentTable?.string('entry_stage');
+  const stageNames = stages.map((s) => s.name);
+  if (entryStage !== undefined && !stageNames.includes(entryStage)) {
+    findings.add('unknown-stage', `entry_stage "${entryStage}" is not a stage; write one of ${stageNames.map((s) => `"${s}"`).join(', ')}.`, ['agent', 'entry_stage']);
+  }
+
+  const blueprint: Blueprint = {
+    dir,
+    file,
+    agent: { name: agentName, entryStage: entryStage !== undefined && stageNames.includes(entryStage) ? entryStage : (stageNames[0] ?? 'main') },
+    regions,
+    defaultLayout,
+    compaction: readCompaction(root),
+    stages,
+    readPaths: { allow: readPathsAllow(root) },
+    toolPermissions: readPermissions(root),
+    safeCommands: { shell: readSafeCommands(root) },
+    security: readSecurity(root, userConfig),
+    limits: { scriptShellTimeoutSecs: readLimits(root) },
+    models,
+  };
+  const description = agentTable?.string('description')?.trim();
+  if (description) blueprint.agent.description = description;
+  const version = agentTable?.string('version');
+  if (version !== undefined) blueprint.agent.version = version;
+  if (agentModel !== undefined) blueprint.agent.model = agentModel;
+  const fileTracking = context ? readFileTracking(context) : undefined;
+  if (fileTracking) blueprint.fileTracking = fileTracking;
+
+  checkScripts(blueprint, findings);
+  runChecks({ bp: blueprint, findings, catalogue, unknownKinds, routingRefs, windowOverride: opts.window });
+  runLints(blueprint, findings, opts.window);
+  if (blueprint.readPaths.allow.length > 0) {
+    const { diagnostics } = compileReadPaths(
+      blueprint.readPaths.allow,
+      { agentAllow: userConfig.agentReadPaths[agentName], securityReadPaths: userConfig.security.readPaths, allowBlueprintReadPaths: userConfig.security.allowBlueprintReadPaths },
+      opts.workdir ?? process.cwd(),
+      homedir(),
+    );
+    findings.addAll(diagnostics);
+  }
+  return blueprint;
+}
+
+function readCompaction(root: TableReader): CompactionConfig {
+  const t = root.table_('compaction', '[compaction] max_summary_tokens = 2000');
+  t?.unknownKeys(COMPACTION_KEYS, 'unknown-key', '[compaction]');
+  const config: CompactionConfig = { maxSummaryTokens: t?.integer('max_summary_tokens', 1) ?? 2000, temperature: t?.number('temperature', 0, 2) ?? 0.2 };
+  const model = t?.string('model')?.trim();
+  if (model) config.model = model;
+  const prompt = t?.string('system_prompt');
+  if (prompt?.trim()) config.systemPrompt = prompt;
+  return config;
+}
+
+function readFileTracking(context: TableReader): FileTracking | undefined {
+  const t = context.table_('file_tracking', '[context.file_tracking] region = "files"');
+  if (!t) return undefined;
+  t.unknownKeys(FILE_TRACKING_KEYS, 'unknown-key', '[context.file_tracking]');
+  const tracking: FileTracking = { region: t.string('region') ?? 'files', trackReads: t.boolean('track_reads') ?? true, trackWrites: t.boolean('track_writes') ?? true };
+  const max = t.integer('max_file_tokens', 1);
+  if (max !== undefined) tracking.maxFileTokens = max;
+  return tracking;
+}
+
+function readPathsAllow(root: TableReader): string[] {
+  const t = root.table_('read_paths', '[read_paths] allow = ["~/notes"]');
+  t?.unknownKeys(['allow'], 'unknown-key', '[read_paths]');
+  return t?.stringArray('allow') ?? [];
+}
+
+function readPermissions(root: TableReader): ToolPermissions {
+  const t = root.table_('tool_permissions', '[tool_permissions] shell = "ask"');
+  return t ? parsePermissions(t) : { tools: {} };
+}
+
+function readSafeCommands(root: TableReader): string[] {
+  const t = root.table_('safe_commands', '[safe_commands] shell = ["make test"]');
+  t?.unknownKeys(['shell'], 'unknown-key', '[safe_commands]');
+  return t?.stringArray('shell') ?? [];
+}
+
+function readSecurity(root: TableReader, user: UserConfig): Blueprint['security'] {
+  const t = root.table_('security', '[security] allow_seed_commands = false');
+  for (const key of Object.keys(t?.table ?? {})) {
+    if (key === 'allow_seed_commands' || !t) continue;
+    const hint =
+      key === 'read_paths' || key === 'allow_blueprint_read_paths'
+        ? ' a blueprint cannot grant itself read access; declare [read_paths] allow here and grant it in your own config'
+        : ' the only key it reads is allow_seed_commands';
+    t.findings.add('unknown-key', `[security] in a blueprint has no key "${key}":${hint}.`, t.at(key));
+  }
+  const blueprintAllows = t?.boolean('allow_seed_commands') ?? true;
+  return {
+    allowSeedCommands: blueprintAllows && (user.security.allowSeedCommands ?? true),
+    allowBlueprintReadPaths: user.security.allowBlueprintReadPaths,
+    readPaths: [...user.security.readPaths],
+  };
+}
+
+function readLimits(root: TableReader): number {
+  const t = root.table_('limits', '[limits] script_shell_timeout_secs = 60');
+  t?.unknownKeys(['script_shell_timeout_secs'], 'unknown-key', '[limits]');
+  return t?.integer('script_shell_timeout_secs', 1) ?? 60;
+}
+

@@ -1,0 +1,74 @@
+/**
+ * Runtime regions (SPEC 1.8), effective stage layouts (SPEC 9.1) and the
+ * budgets each stage resolves to (SPEC 2.2). Pure: workflow code may import it.
+ */
+import { resolveBudget, resolveThreshold } from '../context/budget.js';
+import { lookupModel, UNKNOWN_MODEL_WINDOW } from '../providers/models.js';
+import type { Blueprint, RegionDef, RegionKind, StageDef } from './types.js';
+
+function baseRegion(name: string, kind: RegionKind, maxTokens: number): RegionDef {
+  return {
+    name,
+    kind,
+    maxTokens,
+    admission: 'evict',
+    volatility: 'rewritten',
+    volatilityDeclared: false,
+    summarizable: true,
+    required: false,
+    describeInPrompt: false,
+  };
+}
+
+/** The layout's pinned home for the task when a blueprint declares no regions. */
+export function systemRegion(): RegionDef {
+  return { ...baseRegion('system', 'pinned', 8000), seed: { form: 'task_input', refresh: 'once' } };
+}
+
+/** Appended after the declared regions, in this order, unless declared. */
+export function appendedRuntimeRegions(): RegionDef[] {
+  return [
+    baseRegion('tool_results', 'temporary', 5000),
+    { ...baseRegion('conversation', 'sliding_window', 10000), maxItems: 50, strategy: 'per_item' },
+    baseRegion('final_output', 'pinned', 2000),
+  ];
+}
+
+/** Regions every stage sees whatever its own layout says. */
+export const ALWAYS_VISIBLE = ['conversation', 'tool_results', 'final_output', 'stage_instructions'] as const;
+
+/** The regions stage `stage` carries, in effective order (SPEC 9.1). */
+export function stageLayout(bp: Blueprint, stage: StageDef): RegionDef[] {
+  if (!stage.regions) return [...bp.regions];
+  const names = new Set(stage.regions.map((r) => r.name));
+  const always = bp.regions.filter((r) => (ALWAYS_VISIBLE as readonly string[]).includes(r.name) && !names.has(r.name));
+  return [...stage.regions, ...always];
+}
+
+/** The context window a stage runs with, and whether the model table knows it. */
+export function stageWindow(bp: Blueprint, stage: StageDef, windowOverride?: number): { window: number; known: boolean } {
+  if (windowOverride !== undefined) return { window: windowOverride, known: true };
+  const info = lookupModel(bp.models, stage.model);
+  return info ? { window: info.contextWindow, known: true } : { window: UNKNOWN_MODEL_WINDOW, known: false };
+}
+
+export interface ResolvedStageBudgets {
+  name: string;
+  window: number;
+  model: string;
+  regions: { name: string; kind: RegionKind; budgetText?: string; budget: number; threshold?: number }[];
+}
+
+export function resolveStageBudgets(bp: Blueprint, windowOverride?: number): ResolvedStageBudgets[] {
+  return bp.stages.map((stage) => {
+    const { window } = stageWindow(bp, stage, windowOverride);
+    const regions = stageLayout(bp, stage).map((def) => {
+      const budget = resolveBudget(def, window);
+      const row: ResolvedStageBudgets['regions'][number] = { name: def.name, kind: def.kind, budget };
+      if (def.budgetText !== undefined) row.budgetText = def.budgetText;
+      if (def.kind === 'compacting') row.threshold = resolveThreshold(def, budget);
+      return row;
+    });
+    return { name: stage.name, window, model: stage.model, regions };
+  });
+}

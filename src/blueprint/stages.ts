@@ -1,0 +1,291 @@
+/**
+ * `[stages.X]` tables: stage keys, per-stage layouts, tool routing, tool
+ * permissions and transitions with their gates (SPEC 8.1, 9.3-9.5). Checks
+ * that need the whole blueprint (visibility, region kinds) live in checks.ts.
+ */
+import { canonicalTool } from '../tools/names.js';
+import { describeValue, type Findings, type KeyPath } from './findings.js';
+import { isTable, TableReader } from './fields.js';
+import { type ParsedRegion, parseRegion } from './regions.js';
+import type { EdgeCondition, EdgeDef, EdgeTransform, GateDef, PermissionMode, RegionDef, RoutingOverride, StageDef, ToolPermissions, ToolRouting, TransformConfig } from './types.js';
+
+export const STAGE_KEYS = [
+  'model',
+  'system_prompt',
+  'available_tools',
+  'max_iterations',
+  'max_revisits',
+  'allow_complete',
+  'transition_prompt',
+  'context',
+  'tool_routing',
+  'tool_permissions',
+  'transitions',
+] as const;
+const ROUTING_KEYS = ['default_region', 'max_result_tokens', 'overrides', 'max_result_tokens_per_tool', 'persist'] as const;
+const EDGE_KEYS = [
+  'hint',
+  'condition',
+  'transform',
+  'transform_config',
+  'gate',
+  'stuck_after_iterations',
+  'stuck_after_minutes',
+  'stuck_after_same_file_edits',
+  'stuck_after_tool_calls',
+] as const;
+const GATE_KEYS = ['require_modifications', 'require_regions', 'require_region_updated', 'require_no_open_items', 'message', 'region', 'tools', 'max_attempts'] as const;
+const TRANSFORM_CONFIG_KEYS = ['carry', 'clear', 'compact', 'compact_prompt'] as const;
+const CONDITIONS: readonly EdgeCondition[] = ['always', 'llm_choice', 'error', 'max_iterations', 'stuck', 'dead_end'];
+const TRANSFORMS: readonly EdgeTransform[] = ['direct', 'clear', 'compact', 'custom'];
+const STUCK_KEYS = [
+  ['stuck_after_iterations', 'stuckAfterIterations'],
+  ['stuck_after_minutes', 'stuckAfterMinutes'],
+  ['stuck_after_same_file_edits', 'stuckAfterSameFileEdits'],
+  ['stuck_after_tool_calls', 'stuckAfterToolCalls'],
+] as const;
+
+/** A region name written somewhere in a stage, kept with where it was written. */
+export interface RegionRef {
+  region: string;
+  path: KeyPath;
+}
+
+export interface ParsedStage {
+  def: StageDef;
+  /** Stage layout as parsed, with whether each kind was readable. */
+  layout?: ParsedRegion[];
+  /** `default_region` and override targets, for the visibility check. */
+  routingRefs: RegionRef[];
+}
+
+export function parsePermissions(reader: TableReader): ToolPermissions {
+  const permissions: ToolPermissions = { tools: {} };
+  for (const key of Object.keys(reader.table)) {
+    const mode = reader.enumeration<PermissionMode>(key, ['allow', 'deny', 'ask'], 'bad-permission');
+    if (mode === undefined) continue;
+    if (key === 'default') permissions.default = mode;
+    else permissions.tools[canonicalTool(key)] = mode;
+  }
+  return permissions;
+}
+
+function parseRouting(r: TableReader, stage: string, refs: RegionRef[]): ToolRouting {
+  r.unknownKeys(ROUTING_KEYS, 'unknown-key', `[stages.${stage}.tool_routing]`);
+  const routing: ToolRouting = {
+    defaultRegion: r.string('default_region') ?? 'tool_results',
+    overrides: {},
+    maxResultTokensPerTool: {},
+    persist: r.boolean('persist') ?? true,
+  };
+  if (r.has('default_region') && typeof r.raw('default_region') === 'string') refs.push({ region: routing.defaultRegion, path: r.at('default_region') });
+  const cap = r.integer('max_result_tokens', 0, 'bad-routing');
+  if (cap !== undefined) routing.maxResultTokens = cap;
+
+  const seen = new Map<string, string>();
+  const overrides = r.table_('overrides', '{ read_file = "codebase" }');
+  for (const [tool, value] of Object.entries(overrides?.table ?? {})) {
+    const at = [...(overrides?.path ?? []), tool];
+    const canonical = canonicalTool(tool);
+    const clash = seen.get(canonical);
+    if (clash !== undefined) {
+      r.findings.add('bad-routing', `overrides "${clash}" and "${tool}" name the same tool ${canonical}; keep one of them.`, at);
+      continue;
+    }
+    seen.set(canonical, tool);
+    if (typeof value === 'string') {
+      routing.overrides[canonical] = { region: value };
+      refs.push({ region: value, path: at });
+      continue;
+    }
+    if (!isTable(value) || Object.keys(value).length === 0) {
+      r.findings.add('bad-routing', `Override "${tool}" is ${describeValue(value)}; write a region name (${tool} = "scratch") or a table such as { region = "codebase", max_result_tokens = 20000 }.`, at);
+      continue;
+    }
+    const o = new TableReader(value, at, r.findings);
+    o.unknownKeys(['region', 'max_result_tokens'], 'unknown-key', `Override "${tool}"`);
+    const override: RoutingOverride = {};
+    const region = o.string('region', 'bad-routing');
+    if (region !== undefined) {
+      override.region = region;
+      refs.push({ region, path: o.at('region') });
+    }
+    const overrideCap = o.integer('max_result_tokens', 0, 'bad-routing');
+    if (overrideCap !== undefined) override.maxResultTokens = overrideCap;
+    routing.overrides[canonical] = override;
+  }
+
+  const perTool = r.table_('max_result_tokens_per_tool', '{ read_file = 20000 }');
+  const seenCaps = new Map<string, string>();
+  for (const tool of Object.keys(perTool?.table ?? {})) {
+    if (!perTool) break;
+    const canonical = canonicalTool(tool);
+    const clash = seenCaps.get(canonical);
+    if (clash !== undefined) {
+      r.findings.add('bad-routing', `max_result_tokens_per_tool has both "${clash}" and "${tool}", which name the same tool ${canonical}; keep one.`, perTool.at(tool));
+      continue;
+    }
+    seenCaps.set(canonical, tool);
+    if (routing.overrides[canonical]?.maxResultTokens !== undefined) {
+      r.findings.add('bad-routing', `Tool ${canonical} is capped both in overrides and in max_result_tokens_per_tool; keep one cap.`, perTool.at(tool));
+      continue;
+    }
+    const v = perTool.integer(tool, 0, 'bad-routing');
+    if (v !== undefined) routing.maxResultTokensPerTool[canonical] = v;
+  }
+  return routing;
+}
+
+function parseGate(value: unknown, at: KeyPath, findings: Findings): GateDef | undefined {
+  if (!isTable(value)) {
+    findings.add('bad-gate', `A gate must be a table such as { require_no_open_items = "todos" }, not ${describeValue(value)}.`, at);
+    return undefined;
+  }
+  const g = new TableReader(value, at, findings);
+  g.unknownKeys(GATE_KEYS, 'unknown-key', 'The gate');
+  const gate: GateDef = { maxAttempts: 3 };
+  const requireModifications = g.boolean('require_modifications');
+  if (requireModifications !== undefined) gate.requireModifications = requireModifications;
+  const requireRegions = g.stringArray('require_regions');
+  if (requireRegions !== undefined) gate.requireRegions = requireRegions;
+  const updated = g.string('require_region_updated');
+  if (updated !== undefined) gate.requireRegionUpdated = updated;
+  const noOpen = g.string('require_no_open_items');
+  if (noOpen !== undefined) gate.requireNoOpenItems = noOpen;
+  const message = g.string('message');
+  if (message !== undefined) gate.message = message;
+  const region = g.string('region');
+  if (region !== undefined) gate.region = region;
+  const tools = g.stringArray('tools');
+  if (tools !== undefined) gate.tools = tools.map(canonicalTool);
+  const maxAttempts = g.integer('max_attempts', 0, 'bad-gate');
+  if (maxAttempts !== undefined) gate.maxAttempts = maxAttempts;
+  const hasCheck = ['require_modifications', 'require_regions', 'require_region_updated', 'require_no_open_items'].some((k) => g.has(k));
+  if (!hasCheck) {
+    findings.add('bad-gate', 'This gate has no check; add require_no_open_items, require_regions, require_region_updated or require_modifications, or remove the gate.', at);
+  }
+  return gate;
+}
+
+function parseTransformConfig(value: unknown, at: KeyPath, findings: Findings): TransformConfig | undefined {
+  if (!isTable(value)) {
+    findings.add('bad-transform-config', `transform_config must be a table such as { clear = ["scratch"] }, not ${describeValue(value)}.`, at);
+    return undefined;
+  }
+  const t = new TableReader(value, at, findings);
+  t.unknownKeys(TRANSFORM_CONFIG_KEYS, 'unknown-key', 'transform_config');
+  const config: TransformConfig = {};
+  for (const key of ['carry', 'clear', 'compact'] as const) {
+    const list = t.stringArray(key, 'bad-transform-config');
+    if (list !== undefined) config[key] = list;
+  }
+  const prompt = t.string('compact_prompt', 'bad-transform-config');
+  if (prompt !== undefined) config.compactPrompt = prompt;
+  return config;
+}
+
+function parseEdge(target: string, value: unknown, at: KeyPath, findings: Findings): EdgeDef | undefined {
+  if (!isTable(value)) {
+    findings.add('bad-value', `Transition to "${target}" must be a table such as { hint = "when done" }, not ${describeValue(value)}.`, at);
+    return undefined;
+  }
+  const e = new TableReader(value, at, findings);
+  e.unknownKeys(EDGE_KEYS, 'unknown-key', `The transition to "${target}"`);
+  const edge: EdgeDef = {
+    target,
+    condition: e.enumeration('condition', CONDITIONS, 'unknown-condition') ?? 'always',
+    transform: e.enumeration('transform', TRANSFORMS, 'unknown-transform', { summarize: 'compact' }) ?? 'direct',
+  };
+  const hint = e.string('hint');
+  if (hint !== undefined) edge.hint = hint;
+  if (e.has('gate')) {
+    const gate = parseGate(e.raw('gate'), e.at('gate'), findings);
+    if (gate) edge.gate = gate;
+  }
+  if (e.has('transform_config')) {
+    const config = parseTransformConfig(e.raw('transform_config'), e.at('transform_config'), findings);
+    if (config) {
+      edge.transformConfig = config;
+      const keys = Object.keys(e.raw('transform_config') as object);
+      if (edge.transform === 'compact' && keys.some((k) => k !== 'compact_prompt')) {
+        findings.add('bad-transform-config', 'With transform = "compact" only compact_prompt may be set; use transform = "custom" for carry/clear/compact lists.', e.at('transform_config'));
+      } else if (edge.transform === 'direct' || edge.transform === 'clear') {
+        findings.add('bad-transform-config', `transform_config has no effect with transform = "${edge.transform}"; remove it or set transform = "custom".`, e.at('transform_config'));
+      }
+    }
+  }
+  const isStuck = edge.condition === 'stuck';
+  let positive = 0;
+  for (const [key, field] of STUCK_KEYS) {
+    if (!e.has(key)) continue;
+    const v = e.raw(key);
+    const valid = typeof v === 'number' && Number.isFinite(v) && v > 0 && (key === 'stuck_after_minutes' || Number.isInteger(v));
+    if (!isStuck) {
+      findings.add('bad-stuck', `\`${key}\` only applies to condition = "stuck" edges; remove it or set condition = "stuck".`, e.at(key));
+    } else if (!valid) {
+      findings.add('bad-stuck', `\`${key}\` must be a number greater than 0${key === 'stuck_after_minutes' ? '' : ' (an integer)'}, not ${describeValue(v)}.`, e.at(key));
+    } else {
+      edge[field] = v as number;
+      positive += 1;
+    }
+  }
+  if (isStuck && positive === 0 && !STUCK_KEYS.some(([k]) => e.has(k))) {
+    findings.add('bad-stuck', 'A condition = "stuck" edge needs a threshold: set stuck_after_iterations, stuck_after_minutes, stuck_after_same_file_edits or stuck_after_tool_calls.', at);
+  }
+  return edge;
+}
+
+/** `globalDef(name)` gives the global definition a stage re-declaration inherits from. */
+export function parseStage(name: string, value: unknown, findings: Findings, defaults: { model: string }, globalDef: (region: string) => RegionDef | undefined): ParsedStage | undefined {
+  const at = ['stages', name];
+  if (!isTable(value)) {
+    findings.add('bad-value', `Stage "${name}" must be a table ([stages.${name}]), not ${describeValue(value)}.`, at);
+    return undefined;
+  }
+  const s = new TableReader(value, at, findings);
+  s.unknownKeys(STAGE_KEYS, 'unknown-key', `Stage "${name}"`);
+  const def: StageDef = {
+    name,
+    model: defaults.model,
+    allowComplete: s.boolean('allow_complete') ?? false,
+    transitions: [],
+  };
+  const model = s.string('model');
+  if (model !== undefined && model.trim() !== '') def.model = model.trim();
+  else if (model !== undefined) findings.add('bad-value', `Stage "${name}" has an empty model; write model = "provider:model" or remove the key.`, s.at('model'));
+  const prompt = s.string('system_prompt');
+  if (prompt !== undefined && prompt.trim() !== '') def.systemPrompt = prompt;
+  const tools = s.stringArray('available_tools');
+  if (tools !== undefined) def.availableTools = [...new Set(tools.map(canonicalTool))];
+  const maxIterations = s.integer('max_iterations', 1);
+  if (maxIterations !== undefined) def.maxIterations = maxIterations;
+  const maxRevisits = s.integer('max_revisits', 0);
+  if (maxRevisits !== undefined) def.maxRevisits = maxRevisits;
+  const transitionPrompt = s.string('transition_prompt');
+  if (transitionPrompt !== undefined) def.transitionPrompt = transitionPrompt;
+
+  const parsed: ParsedStage = { def, routingRefs: [] };
+  const context = s.table_('context', '{ regions = { ... } }');
+  if (context) {
+    context.unknownKeys(['regions'], 'unknown-key', `[stages.${name}.context]`);
+    const regions = context.table_('regions', '[stages.X.context.regions]');
+    if (regions) {
+      parsed.layout = [];
+      for (const [regionName, regionValue] of Object.entries(regions.table)) {
+        const region = parseRegion(regionName, regionValue, regions.at(regionName), findings, { inStage: true, base: globalDef(regionName) });
+        if (region) parsed.layout.push(region);
+      }
+      def.regions = parsed.layout.map((r) => r.def);
+    }
+  }
+  const routing = s.table_('tool_routing', '{ default_region = "scratch" }');
+  if (routing) def.toolRouting = parseRouting(routing, name, parsed.routingRefs);
+  const permissions = s.table_('tool_permissions', '{ shell = "ask" }');
+  if (permissions) def.toolPermissions = parsePermissions(permissions);
+  const transitions = s.table_('transitions', '[stages.X.transitions.Y]');
+  for (const [target, edgeValue] of Object.entries(transitions?.table ?? {})) {
+    const edge = parseEdge(target, edgeValue, ['stages', name, 'transitions', target], findings);
+    if (edge) def.transitions.push(edge);
+  }
+  return parsed;
+}

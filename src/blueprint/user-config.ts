@@ -1,0 +1,90 @@
+/**
+ * The user's own config: `$LEVIATH_CONFIG`, else
+ * `~/.config/leviath/config.toml` (a missing file is an empty config). It
+ * extends the model table and holds the grants a blueprint's `[read_paths]`
+ * needs. Only the tables read here are checked; other tools may keep their
+ * own tables in the same file.
+ */
+import { readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { parse, TomlError } from 'smol-toml';
+import type { Diagnostic } from '../errors.js';
+import { BUILTIN_MODELS, type ModelInfo } from '../providers/models.js';
+import { Findings } from './findings.js';
+import { isTable, TableReader } from './fields.js';
+import { parseModelTable } from './model-table.js';
+import { indexPositions } from './positions.js';
+
+export interface UserConfig {
+  models: Record<string, ModelInfo>;
+  security: { readPaths: string[]; allowBlueprintReadPaths: boolean; allowSeedCommands?: boolean };
+  agentReadPaths: Record<string, string[]>;
+}
+
+export function emptyUserConfig(): UserConfig {
+  return { models: {}, security: { readPaths: [], allowBlueprintReadPaths: false }, agentReadPaths: {} };
+}
+
+export function userConfigPath(env: NodeJS.ProcessEnv = process.env): string {
+  const explicit = env.LEVIATH_CONFIG?.trim();
+  if (explicit) return explicit;
+  return join(env.HOME?.trim() || homedir(), '.config', 'leviath', 'config.toml');
+}
+
+export function parseUserConfig(text: string, file: string): { config: UserConfig; diagnostics: Diagnostic[] } {
+  const config = emptyUserConfig();
+  let doc: Record<string, unknown>;
+  try {
+    doc = parse(text.replace(/^\uFEFF/, ''));
+  } catch (err) {
+    const findings = new Findings(file);
+    const where = err instanceof TomlError ? ` at line ${err.line}, column ${err.column}` : '';
+    findings.add('toml-syntax', `Your config is not valid TOML${where}; fix the syntax there.`);
+    const d = findings.list[0];
+    if (d && err instanceof TomlError) {
+      d.line = err.line;
+      d.column = err.column;
+    }
+    return { config, diagnostics: findings.list };
+  }
+  const findings = new Findings(file, indexPositions(text));
+  const root = new TableReader(doc, [], findings);
+  if (root.has('models')) {
+    const merged = parseModelTable(root.raw('models'), BUILTIN_MODELS, findings);
+    for (const ref of Object.keys(isTable(root.raw('models')) ? (root.raw('models') as object) : {})) {
+      const info = merged[ref];
+      if (info) config.models[ref] = info;
+    }
+  }
+  const security = root.table_('security', '{ read_paths = ["~/notes"] }');
+  if (security) {
+    security.unknownKeys(['read_paths', 'allow_blueprint_read_paths', 'allow_seed_commands'], 'unknown-key', '[security]');
+    config.security.readPaths = security.stringArray('read_paths') ?? [];
+    config.security.allowBlueprintReadPaths = security.boolean('allow_blueprint_read_paths') ?? false;
+    const allowSeedCommands = security.boolean('allow_seed_commands');
+    if (allowSeedCommands !== undefined) config.security.allowSeedCommands = allowSeedCommands;
+  }
+  const agents = root.table_('agent_read_paths', '[agent_read_paths.my-agent] allow = ["~/notes"]');
+  for (const agent of Object.keys(agents?.table ?? {})) {
+    const entry = agents?.table_(agent, '{ allow = ["~/notes"] }');
+    if (!entry) continue;
+    entry.unknownKeys(['allow'], 'unknown-key', `[agent_read_paths.${agent}]`);
+    config.agentReadPaths[agent] = entry.stringArray('allow') ?? [];
+  }
+  return { config, diagnostics: findings.list };
+}
+
+export function loadUserConfig(env: NodeJS.ProcessEnv = process.env): { config: UserConfig; diagnostics: Diagnostic[] } {
+  const file = userConfigPath(env);
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { config: emptyUserConfig(), diagnostics: [] };
+    const findings = new Findings(file);
+    findings.add('config-unreadable', `Your config ${file} cannot be read (${(err as Error).message}); fix its permissions or point LEVIATH_CONFIG elsewhere.`);
+    return { config: emptyUserConfig(), diagnostics: findings.list };
+  }
+  return parseUserConfig(text, file);
+}
