@@ -1,9 +1,11 @@
 import type { Command } from 'commander';
 import { registerServer } from './server.js';
+import { registerValidate } from './validate.js';
 import { registerWorker } from './worker.js';
 
 /** Every `lev` subcommand, in the order `lev --help` lists them. */
 export function registerCommands(program: Command): void {
   registerServer(program);
+  registerValidate(program);
   registerWorker(program);
 }
