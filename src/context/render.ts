@@ -7,6 +7,7 @@
  */
 import type { Blueprint } from '../blueprint/types.js';
 import { placeCacheMarkers, type MarkedBlock } from './cache-markers.js';
+import { checklistBody } from './kinds/checklist.js';
 import { type CustomRegionHooks, type EngineEnv, regionCtx } from './kinds/custom.js';
 import { type RunState, visibleRegions, windowUsed } from './state.js';
 import type { BlobRef, Content, Entry, PromptMessage, PromptSystemBlock, RegionState } from './types.js';
@@ -132,27 +133,11 @@ function plain(content: Content): string {
   return typeof content === 'string' ? content : content.preview;
 }
 
-function checklistBody(region: RegionState): string | undefined {
-  const items = region.entries.filter((e) => e.checklist !== undefined);
-  if (items.length === 0) return undefined;
-  const byId = (a: Entry, b: Entry) => (a.checklist?.id ?? 0) - (b.checklist?.id ?? 0);
-  const open = items.filter((e) => !e.checklist?.done).sort(byId);
-  const done = items.filter((e) => e.checklist?.done).sort(byId);
-  const lines = [`${open.length} open, ${done.length} done`];
-  for (const item of [...open, ...done]) {
-    const check = item.checklist;
-    if (!check) continue;
-    lines.push(`- [${check.done ? 'x' : ' '}] #${check.id} ${plain(item.content)}`);
-    if (check.note !== undefined && check.note.length > 0) lines.push(`  note: ${check.note}`);
-  }
-  return lines.join('\n');
-}
-
 /** Default rendering of one system-block region: one block, or several for `grows`. */
 function defaultBlocks(region: RegionState): { parts: Content[]; key: string }[] {
   if (region.kind === 'checklist') {
     const body = checklistBody(region);
-    if (body === undefined) return [];
+    if (body === '') return [];
     const key = region.entries
       .filter((e) => e.checklist)
       .map((e) => `${e.id}${e.checklist?.done ? 'x' : 'o'}${e.checklist?.noteTokens ?? 0}.${e.checklist?.note?.length ?? 0}`)
