@@ -67,7 +67,7 @@ export function resolveScript(name: string, env: NodeJS.ProcessEnv = process.env
   if (fromEnv) return loadScriptFile(fromEnv);
   throw new LevError(
     'scripted-script-missing',
-    `No script for "scripted:${name}"; set LEVIATH_SCRIPT to a script file, use "scripted:path/to/script.toml", or call registerScript("${name}", …).`,
+    `No script for "scripted:${name}"; set LEVIATH_SCRIPT to a script file, use "scripted:path/to/script.toml", or give the stage a real model such as "ollama:qwen2.5-coder".`,
   );
 }
 

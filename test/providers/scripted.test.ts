@@ -276,6 +276,13 @@ describe('scripted script files', () => {
     });
   }
 
+  it('accepts every script example in docs/scripted.md', () => {
+    const doc = readFileSync(join(process.cwd(), 'docs/scripted.md'), 'utf8');
+    const scripts = [...doc.matchAll(/```toml\n([\s\S]*?)```/g)].map((m) => m[1]!).filter((t) => !t.includes('[stages.'));
+    expect(scripts.length).toBeGreaterThanOrEqual(2);
+    for (const text of scripts) expect(parseScript(text, 'docs/scripted.md').turns.length).toBeGreaterThan(0);
+  });
+
   it('validates registered scripts too', async () => {
     expect(await codeOf(() => registerScript('bad', { turns: [{ tool_calls: [{ name: '' }] }] }))).toBe('scripted-script-invalid');
   });
