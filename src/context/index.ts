@@ -36,3 +36,4 @@ export * from './write.js';
 export * from './fold.js';
 export * from './maintenance.js';
 export * from './stage.js';
+export * from './tools.js';

@@ -47,7 +47,7 @@ export interface WriteSuccess {
 export type WriteResult = WriteSuccess | Failure;
 
 /** A planned write: the region's new lists, ready to commit. */
-interface Plan {
+export interface WritePlan {
   entries: Entry[];
   pending: Entry[];
   entry: Entry | null;
@@ -58,7 +58,7 @@ interface Plan {
   usedId: boolean;
 }
 
-type PlanResult = ({ ok: true } & Plan) | Failure;
+export type WritePlanResult = ({ ok: true } & WritePlan) | Failure;
 
 function buildEntry(state: RunState, input: NewEntry, env: EngineEnv, stamp: number): Entry {
   const entry: Entry = {
@@ -84,7 +84,7 @@ function joinContent(old: Content, next: Content): string | null {
   return typeof old === 'string' && typeof next === 'string' ? `${old}\n${next}` : null;
 }
 
-function planHashmap(state: RunState, region: RegionState, input: NewEntry, env: EngineEnv): PlanResult {
+function planHashmap(state: RunState, region: RegionState, input: NewEntry, env: EngineEnv): WritePlanResult {
   const key = input.key;
   if (key === undefined || key.trim() === '') {
     return failure('key-required', `region "${region.name}" is a hashmap; give a \`key\` to write or append to it.`);
@@ -126,7 +126,7 @@ function planHashmap(state: RunState, region: RegionState, input: NewEntry, env:
  * `context_write`). Never mutates the state, except to record a failing
  * custom script.
  */
-export function* planWrite(state: RunState, region: RegionState, input: NewEntry, env: EngineEnv): EngineOp<PlanResult> {
+export function* planWrite(state: RunState, region: RegionState, input: NewEntry, env: EngineEnv): EngineOp<WritePlanResult> {
   const behaviour = kindBehaviour(region.kind);
   if (behaviour.overflow(region.def, false) === 'lru') return planHashmap(state, region, input, env);
 
@@ -216,7 +216,7 @@ export function stampEntry(state: RunState, input: NewEntry, env: EngineEnv): En
 }
 
 /** Commits a successful plan to `region` and advances the clock. */
-export function commitPlan(state: RunState, region: RegionState, plan: Plan): void {
+export function commitPlan(state: RunState, region: RegionState, plan: WritePlan): void {
   region.entries = plan.entries;
   region.pending = plan.pending;
   if (plan.entry !== null) {
@@ -225,7 +225,7 @@ export function commitPlan(state: RunState, region: RegionState, plan: Plan): vo
   }
 }
 
-export function success(region: RegionState, plan: Plan): WriteSuccess {
+export function success(region: RegionState, plan: WritePlan): WriteSuccess {
   return {
     ok: true,
     region: region.name,
