@@ -27,7 +27,7 @@ export type InferencePurpose = 'turn' | 'edge-choice' | 'summary';
 export interface InferenceMeta {
   runId: string;
   stage: string;
-  /** Run-wide inference ordinal, stable across retries of the same call. */
+  /** Run-wide inference ordinal starting at 0 (every purpose counts), stable across retries of the same call. */
   turn: number;
   purpose: InferencePurpose;
   /** 1 for the first try; Temporal's attempt number after that. */

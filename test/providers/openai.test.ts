@@ -1,4 +1,5 @@
 import { ApplicationFailure } from '@temporalio/common';
+import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getProvider, isProviderError, ProviderError, toActivityFailure } from '../../src/providers/index.js';
 import type { InferenceResponse } from '../../src/providers/types.js';
@@ -286,6 +287,17 @@ describe('OpenAI-compatible failures', () => {
     expect(toActivityFailure(err).type).toBe('ProviderTimeout');
   });
 
+  it('passes a cancellation through untouched, so Temporal sees the activity was cancelled', async () => {
+    server.respond(() => ({ hang: true }));
+    const ctrl = new AbortController();
+    setTimeout(() => ctrl.abort(), 50);
+    const err = await openai()
+      .infer(sampleRequest('openai:gpt-4o'), { signal: ctrl.signal })
+      .catch((e: unknown) => e);
+    expect(isProviderError(err)).toBe(false);
+    expect(err).toBeInstanceOf(OpenAI.APIUserAbortError);
+  });
+
   it('makes exactly one HTTP attempt per call (the SDK does not retry)', async () => {
     const before = server.requests.length;
     await failureOf(openaiError(500, 'boom'));
@@ -308,7 +320,11 @@ describe('OpenAI-compatible failures', () => {
     expect(err.message).toContain('OPENAI_API_KEY');
     expect(err.message).not.toContain(KEY);
     expect(err.message).not.toContain(KEY.slice(3));
-    expect(toActivityFailure(err).message).not.toContain(KEY);
+    const failure = toActivityFailure(err);
+    expect(failure.message).not.toContain(KEY);
+    expect(JSON.stringify(failure.details)).not.toContain(KEY);
+    expect(err.stack ?? '').not.toContain(KEY);
+    expect(JSON.stringify(err)).not.toContain(KEY);
     expect(server.requests.at(-1)!.raw).not.toContain(KEY);
   });
 });
