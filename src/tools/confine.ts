@@ -6,7 +6,7 @@
  * `[read_paths]`. Callers then touch the returned real path, never the
  * path as the model spelled it.
  */
-import { lstat, readlink, realpath } from 'node:fs/promises';
+import { lstatSync, readlinkSync, realpathSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { ReadPathPolicy } from './read-paths.js';
@@ -41,13 +41,13 @@ const GRANT_HINT =
 
 type RealResult = { ok: true; real: string; exists: boolean } | { ok: false; reason: 'loop' };
 
-async function resolveReal(abs: string, hops: number): Promise<RealResult> {
+function resolveReal(abs: string, hops: number): RealResult {
   let current = abs;
   const rest: string[] = [];
   for (;;) {
     let isLink = false;
     try {
-      isLink = (await lstat(current)).isSymbolicLink();
+      isLink = lstatSync(current).isSymbolicLink();
     } catch {
       const parent = path.dirname(current);
       if (parent === current) return { ok: true, real: path.join(current, ...rest), exists: false };
@@ -56,13 +56,13 @@ async function resolveReal(abs: string, hops: number): Promise<RealResult> {
       continue;
     }
     try {
-      const real = await realpath(current);
+      const real = realpathSync(current);
       return { ok: true, real: path.join(real, ...rest), exists: rest.length === 0 };
     } catch {
       if (!isLink || hops >= MAX_LINK_HOPS) return { ok: false, reason: 'loop' };
       let link: string;
       try {
-        link = await readlink(current);
+        link = readlinkSync(current);
       } catch {
         return { ok: false, reason: 'loop' };
       }
@@ -78,7 +78,7 @@ export function isWithin(root: string, p: string): boolean {
 
 /** Canonical form of the workdir; the workdir itself must exist. */
 export async function canonicalWorkdir(workdir: string): Promise<string> {
-  return realpath(path.resolve(workdir));
+  return realpathSync(path.resolve(workdir));
 }
 
 function checkSpelling(input: string): { code: string; message: string } | undefined {
@@ -100,6 +100,14 @@ function checkSpelling(input: string): { code: string; message: string } | undef
 }
 
 export async function confinePath(input: string, access: Access, opts: ConfineOptions): Promise<ConfineResult> {
+  return confinePathSync(input, access, opts);
+}
+
+/**
+ * The same check without awaiting, for spawn-time preflight. Only metadata
+ * calls (lstat, readlink, realpath) are made; no file content is read.
+ */
+export function confinePathSync(input: string, access: Access, opts: ConfineOptions): ConfineResult {
   const bad = checkSpelling(input);
   if (bad) return { ok: false, ...bad };
   const home = opts.home ?? os.homedir();
@@ -108,12 +116,12 @@ export async function confinePath(input: string, access: Access, opts: ConfineOp
 
   let root: string;
   try {
-    root = await canonicalWorkdir(opts.workdir);
+    root = realpathSync(path.resolve(opts.workdir));
   } catch {
     return { ok: false, code: 'workdir-missing', message: `The working directory ${opts.workdir} does not exist; create it or run from an existing directory.` };
   }
   const lexical = path.resolve(root, expanded);
-  const resolved = await resolveReal(lexical, 0);
+  const resolved = resolveReal(lexical, 0);
   if (!resolved.ok) {
     return {
       ok: false,

@@ -1,0 +1,46 @@
+/**
+ * Which caller values a blueprint reads (SPEC 10.1 "Refusing a task").
+ * Pure: used at spawn, by validation and by the CLI's error messages.
+ */
+import type { Blueprint, RegionDef, SeedSpec } from '../blueprint/types.js';
+
+/** The region's seed, with the implicit `task_input` of a region named `task`. */
+export function effectiveSeed(region: RegionDef): SeedSpec | undefined {
+  if (region.seed) return region.seed;
+  if (region.name === 'task') return { form: 'task_input', refresh: 'once' };
+  return undefined;
+}
+
+/** The caller key a region is seeded from, if it is caller-seeded. */
+export function callerKey(region: RegionDef): string | undefined {
+  const seed = effectiveSeed(region);
+  switch (seed?.form) {
+    case 'task_input':
+      return 'task';
+    case 'input':
+      return region.name;
+    case 'caller':
+      return seed.key;
+    default:
+      return undefined;
+  }
+}
+
+/** True when some region reads the caller key `task`. */
+export function acceptsTask(bp: Blueprint): boolean {
+  return bp.regions.some((r) => callerKey(r) === 'task');
+}
+
+/** Every caller key the blueprint reads, in declaration order, without repeats. */
+export function acceptedInputs(bp: Blueprint): string[] {
+  const keys: string[] = [];
+  for (const region of bp.regions) {
+    const key = callerKey(region);
+    if (key !== undefined && !keys.includes(key)) keys.push(key);
+  }
+  return keys;
+}
+
+export function isBlank(value: string | undefined): boolean {
+  return value === undefined || value.trim() === '';
+}
