@@ -1,0 +1,12 @@
+export { LocalBlobStore } from './local.js';
+export {
+  type BlobStore,
+  blobRef,
+  contentText,
+  hashText,
+  INLINE_LIMIT_BYTES,
+  isBlobRef,
+  PREVIEW_CHARS,
+  previewOf,
+  toContent,
+} from './store.js';

@@ -1,0 +1,67 @@
+/**
+ * Blobs as files under a directory: `<dir>/ab/cdef…` for hash `abcdef…`.
+ * Writes go to a temporary file and are renamed into place, so a reader
+ * never sees half a blob and concurrent writers of the same text agree.
+ */
+import { randomBytes } from 'node:crypto';
+import { access, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { BlobRef } from '../context/types.js';
+import { LevError } from '../errors.js';
+import { type BlobStore, blobRef, hashText } from './store.js';
+
+const HASH = /^[0-9a-f]{64}$/;
+
+export class LocalBlobStore implements BlobStore {
+  constructor(readonly dir: string) {}
+
+  private pathOf(hash: string): string {
+    if (!HASH.test(hash)) {
+      throw new LevError('blob-bad-hash', `\`${hash}\` is not a blob hash (64 lowercase hex digits); pass the hash from a blob reference.`);
+    }
+    return path.join(this.dir, hash.slice(0, 2), hash.slice(2));
+  }
+
+  async put(text: string): Promise<BlobRef> {
+    const ref = blobRef(text);
+    const file = this.pathOf(ref.hash);
+    if (await this.exists(file)) return ref;
+    await mkdir(path.dirname(file), { recursive: true });
+    const tmp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+    try {
+      await writeFile(tmp, text, 'utf8');
+      await rename(tmp, file);
+    } catch (err) {
+      await rm(tmp, { force: true });
+      throw err;
+    }
+    return ref;
+  }
+
+  async get(hash: string): Promise<string> {
+    const file = this.pathOf(hash);
+    let text: string;
+    try {
+      text = await readFile(file, 'utf8');
+    } catch {
+      throw new LevError('blob-missing', `Blob ${hash} is not in the store at ${this.dir}; the store was moved or pruned, so point the run at the right blob directory.`);
+    }
+    if (hashText(text) !== hash) {
+      throw new LevError('blob-corrupt', `Blob ${hash} in ${this.dir} does not match its hash; delete the file ${file} so it can be stored again.`);
+    }
+    return text;
+  }
+
+  async has(hash: string): Promise<boolean> {
+    return HASH.test(hash) && this.exists(this.pathOf(hash));
+  }
+
+  private async exists(file: string): Promise<boolean> {
+    try {
+      await access(file);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+}

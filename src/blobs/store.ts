@@ -1,0 +1,55 @@
+/**
+ * Content-addressed storage for large text (DESIGN "Temporal facts"): the
+ * workflow keeps a `BlobRef` (hash, size, preview) and activities fetch the
+ * text. The interface is deliberately three calls, so an S3-compatible
+ * store can implement it with PUT, GET and HEAD.
+ */
+import { createHash } from 'node:crypto';
+import type { BlobRef, Content } from '../context/types.js';
+
+export interface BlobStore {
+  /** Stores the text (a no-op when it is already there) and returns its reference. */
+  put(text: string): Promise<BlobRef>;
+  /** The text for a hash; throws LevError `blob-missing` when absent. */
+  get(hash: string): Promise<string>;
+  has(hash: string): Promise<boolean>;
+}
+
+/** Text up to this many UTF-8 bytes stays inline in the entry. */
+export const INLINE_LIMIT_BYTES = 2048;
+export const PREVIEW_CHARS = 200;
+
+export function hashText(text: string): string {
+  return createHash('sha256').update(text, 'utf8').digest('hex');
+}
+
+/** The first 200 characters, never splitting a surrogate pair. */
+export function previewOf(text: string): string {
+  let out = '';
+  let count = 0;
+  for (const ch of text) {
+    if (count === PREVIEW_CHARS) break;
+    out += ch;
+    count++;
+  }
+  return out;
+}
+
+export function blobRef(text: string): BlobRef {
+  return { hash: hashText(text), bytes: Buffer.byteLength(text, 'utf8'), preview: previewOf(text) };
+}
+
+export function isBlobRef(content: Content): content is BlobRef {
+  return typeof content === 'object' && content !== null && typeof content.hash === 'string';
+}
+
+/** Small text inline, large text in the store. */
+export async function toContent(store: BlobStore, text: string): Promise<Content> {
+  if (Buffer.byteLength(text, 'utf8') <= INLINE_LIMIT_BYTES) return text;
+  return store.put(text);
+}
+
+/** The text behind an entry's content, whichever form it has. */
+export async function contentText(store: BlobStore, content: Content): Promise<string> {
+  return isBlobRef(content) ? store.get(content.hash) : content;
+}
