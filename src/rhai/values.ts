@@ -1,0 +1,279 @@
+/**
+ * Runtime values of the Rhai subset and their conversions.
+ *
+ * Representation (chosen for speed in the tree walker):
+ * - `i64`   -> JS number that is always an integer (|n| <= 2^53 - 1; larger is an overflow error)
+ * - `f64`   -> {@link RFloat} (boxed so `5.0` and `5` stay distinct)
+ * - `char`  -> {@link RChar}
+ * - string  -> JS string
+ * - bool    -> JS boolean
+ * - `()`    -> undefined
+ * - array   -> JS array of values
+ * - map     -> JS Map<string, Value>
+ * - `Fn`    -> {@link RFnPtr}
+ * - range   -> {@link RRange}
+ */
+
+import type { Node } from './ast.js';
+
+export class RFloat {
+  constructor(readonly v: number) {}
+}
+
+export class RChar {
+  constructor(readonly c: string) {}
+}
+
+export class RRange {
+  constructor(
+    readonly start: number,
+    readonly end: number,
+    readonly inclusive: boolean,
+    readonly step = 1,
+  ) {}
+  contains(n: number): boolean {
+    return this.inclusive ? n >= this.start && n <= this.end : n >= this.start && n < this.end;
+  }
+}
+
+export interface Closure {
+  params: string[];
+  body: Node;
+  captured: Map<string, Value>;
+}
+
+export class RFnPtr {
+  constructor(
+    readonly name: string,
+    readonly closure?: Closure,
+  ) {}
+}
+
+export type RMap = Map<string, Value>;
+export type Value =
+  | number
+  | RFloat
+  | RChar
+  | string
+  | boolean
+  | undefined
+  | Value[]
+  | RMap
+  | RFnPtr
+  | RRange;
+
+export function typeName(v: Value): string {
+  switch (typeof v) {
+    case 'number':
+      return 'i64';
+    case 'string':
+      return 'string';
+    case 'boolean':
+      return 'bool';
+    case 'undefined':
+      return '()';
+  }
+  if (v instanceof RFloat) return 'f64';
+  if (v instanceof RChar) return 'char';
+  if (Array.isArray(v)) return 'array';
+  if (v instanceof Map) return 'map';
+  if (v instanceof RFnPtr) return 'Fn';
+  if (v instanceof RRange) return v.inclusive ? 'range=' : 'range';
+  return 'unknown';
+}
+
+/** Deep copy of arrays and maps (Rhai values are copied on assignment). */
+export function deepClone(v: Value): Value {
+  if (Array.isArray(v)) {
+    const out: Value[] = new Array(v.length);
+    for (let i = 0; i < v.length; i++) out[i] = deepClone(v[i]);
+    return out;
+  }
+  if (v instanceof Map) {
+    const out: RMap = new Map();
+    for (const [k, x] of v) out.set(k, deepClone(x));
+    return out;
+  }
+  return v;
+}
+
+export function isObj(v: Value): v is Value[] | RMap {
+  return Array.isArray(v) || v instanceof Map;
+}
+
+function fmtFloat(n: number): string {
+  if (Number.isNaN(n)) return 'NaN';
+  if (n === Number.POSITIVE_INFINITY) return 'inf';
+  if (n === Number.NEGATIVE_INFINITY) return '-inf';
+  if (Number.isInteger(n) && Math.abs(n) < 1e16) return `${n}.0`;
+  return String(n).replace('e+', 'e');
+}
+
+/** Rhai's `to_string` / `print` form. */
+export function display(v: Value): string {
+  switch (typeof v) {
+    case 'number':
+      return String(v);
+    case 'string':
+      return v;
+    case 'boolean':
+      return v ? 'true' : 'false';
+    case 'undefined':
+      return '';
+  }
+  if (v instanceof RFloat) return fmtFloat(v.v);
+  if (v instanceof RChar) return v.c;
+  return debug(v);
+}
+
+export function escapeStr(s: string): string {
+  let out = '';
+  for (const ch of s) {
+    switch (ch) {
+      case '"':
+        out += '\\"';
+        break;
+      case '\\':
+        out += '\\\\';
+        break;
+      case '\n':
+        out += '\\n';
+        break;
+      case '\t':
+        out += '\\t';
+        break;
+      case '\r':
+        out += '\\r';
+        break;
+      default:
+        out += ch;
+    }
+  }
+  return out;
+}
+
+/** Rhai's `debug` form: strings quoted, `()` shown. */
+export function debug(v: Value): string {
+  switch (typeof v) {
+    case 'number':
+      return String(v);
+    case 'string':
+      return `"${escapeStr(v)}"`;
+    case 'boolean':
+      return v ? 'true' : 'false';
+    case 'undefined':
+      return '()';
+  }
+  if (v instanceof RFloat) return fmtFloat(v.v);
+  if (v instanceof RChar) return `'${v.c}'`;
+  if (Array.isArray(v)) return `[${v.map(debug).join(', ')}]`;
+  if (v instanceof Map) {
+    const keys = [...v.keys()].sort(cmpStr);
+    return `#{${keys.map((k) => `"${escapeStr(k)}": ${debug(v.get(k))}`).join(', ')}}`;
+  }
+  if (v instanceof RFnPtr) return `Fn(${v.name})`;
+  if (v instanceof RRange) return `${v.start}..${v.inclusive ? '=' : ''}${v.end}`;
+  return '?';
+}
+
+export function cmpStr(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+export function sortedKeys(m: RMap): string[] {
+  return [...m.keys()].sort(cmpStr);
+}
+
+/** `==` semantics: ints and floats compare by value, other types must match. */
+export function valuesEqual(a: Value, b: Value): boolean {
+  if (a === b) return true;
+  const ta = typeof a;
+  if (ta === 'number') {
+    if (b instanceof RFloat) return a === b.v;
+    return false;
+  }
+  if (a instanceof RFloat) {
+    if (typeof b === 'number') return a.v === b;
+    if (b instanceof RFloat) return a.v === b.v;
+    return false;
+  }
+  if (a instanceof RChar) return b instanceof RChar && a.c === b.c;
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!valuesEqual(a[i], b[i])) return false;
+    return true;
+  }
+  if (a instanceof Map) {
+    if (!(b instanceof Map) || a.size !== b.size) return false;
+    for (const [k, x] of a) {
+      if (!b.has(k) || !valuesEqual(x, b.get(k))) return false;
+    }
+    return true;
+  }
+  if (a instanceof RFnPtr) return b instanceof RFnPtr && a.name === b.name && a.closure === b.closure;
+  if (a instanceof RRange)
+    return b instanceof RRange && a.start === b.start && a.end === b.end && a.inclusive === b.inclusive && a.step === b.step;
+  return false;
+}
+
+export class ConversionError extends Error {}
+
+/** JS -> Rhai (objects->maps, arrays->arrays, integers->ints, other numbers->floats, null/undefined->()). */
+export function fromJs(x: unknown, seen: Set<object> = new Set()): Value {
+  if (x === null || x === undefined) return undefined;
+  switch (typeof x) {
+    case 'number':
+      return Number.isSafeInteger(x) ? (x === 0 ? 0 : x) : new RFloat(x);
+    case 'string':
+    case 'boolean':
+      return x;
+    case 'bigint':
+      return x >= BigInt(Number.MIN_SAFE_INTEGER) && x <= BigInt(Number.MAX_SAFE_INTEGER)
+        ? Number(x)
+        : new RFloat(Number(x));
+    case 'function':
+    case 'symbol':
+      return undefined;
+  }
+  const o = x as object;
+  if (o instanceof RFloat || o instanceof RChar || o instanceof RFnPtr || o instanceof RRange) return o;
+  if (seen.has(o)) throw new ConversionError('cyclic value passed to script');
+  seen.add(o);
+  try {
+    if (Array.isArray(o)) return o.map((e) => fromJs(e, seen));
+    const m: RMap = new Map();
+    if (o instanceof Map) {
+      for (const [k, v] of o) m.set(String(k), fromJs(v, seen));
+      return m;
+    }
+    for (const k of Object.keys(o)) m.set(k, fromJs((o as Record<string, unknown>)[k], seen));
+    return m;
+  } finally {
+    seen.delete(o);
+  }
+}
+
+/** Rhai -> JS (maps->plain objects, ()->undefined, ints/floats->number, chars->string). */
+export function toJs(v: Value): unknown {
+  switch (typeof v) {
+    case 'number':
+    case 'string':
+    case 'boolean':
+    case 'undefined':
+      return v;
+  }
+  if (v instanceof RFloat) return v.v;
+  if (v instanceof RChar) return v.c;
+  if (Array.isArray(v)) return v.map(toJs);
+  if (v instanceof Map) {
+    const o: Record<string, unknown> = {};
+    for (const [k, x] of v) {
+      if (k === '__proto__') Object.defineProperty(o, k, { value: toJs(x), enumerable: true, writable: true, configurable: true });
+      else o[k] = toJs(x);
+    }
+    return o;
+  }
+  if (v instanceof RFnPtr) return `Fn(${v.name})`;
+  if (v instanceof RRange) return { start: v.start, end: v.end, inclusive: v.inclusive };
+  return undefined;
+}
