@@ -37,3 +37,6 @@ export * from './fold.js';
 export * from './maintenance.js';
 export * from './stage.js';
 export * from './tools.js';
+export * from './gates.js';
+export * from './seed-fit.js';
+export * from './transforms.js';

@@ -88,10 +88,11 @@ function reduce(state: RunState, region: RegionState): RegionReduction | 'over' 
   return { region: region.name, removed: rule === 'discard' ? taken : [], pending: rule === 'pending' ? taken : [] };
 }
 
-function promptTooLarge(stage: string, tokens: number, region: RegionState): Failure {
+function promptTooLarge(stage: string, promptTokens: number, tokens: number, region: RegionState): Failure {
+  const size = tokens === promptTokens ? `${tokens} tokens` : `${promptTokens} tokens (${tokens} with its heading)`;
   return failure(
     'stage-prompt-too-large',
-    `the prompt of stage "${stage}" has ${tokens} tokens but region "${region.name}" has ${region.budget - regionTokens(region)} of its ${region.budget} tokens free; raise the region's budget or shorten the prompt.`,
+    `the prompt of stage "${stage}" has ${size} but region "${region.name}" has ${region.budget - regionTokens(region)} of its ${region.budget} tokens free; raise the region's budget or shorten the prompt.`,
   );
 }
 
@@ -104,7 +105,7 @@ function* placeStagePrompt(draft: RunState, stage: StageDef, env: EngineEnv): En
     instructions.entries = [];
     instructions.pending = [];
     if (!hasPrompt) return {};
-    if (promptTokens > instructions.budget) return promptTooLarge(stage.name, promptTokens, instructions);
+    if (promptTokens > instructions.budget) return promptTooLarge(stage.name, promptTokens, promptTokens, instructions);
     const entry = stampEntry(draft, { content: prompt, tokens: promptTokens }, env);
     entry.stagePrompt = stage.name;
     instructions.entries.push(entry);
@@ -118,7 +119,7 @@ function* placeStagePrompt(draft: RunState, stage: StageDef, env: EngineEnv): En
   }
   const header = `Instructions for stage "${stage.name}":`;
   const tokens = (yield* count(header)) + 1 + promptTokens;
-  if (regionTokens(target) + tokens > target.budget) return promptTooLarge(stage.name, tokens, target);
+  if (regionTokens(target) + tokens > target.budget) return promptTooLarge(stage.name, promptTokens, tokens, target);
   const entry = stampEntry(draft, { content: `${header}\n${prompt}`, tokens }, env);
   entry.stagePrompt = stage.name;
   target.entries.push(entry);
