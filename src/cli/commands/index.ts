@@ -1,10 +1,12 @@
 import type { Command } from 'commander';
+import { registerContext } from './context.js';
 import { registerServer } from './server.js';
 import { registerValidate } from './validate.js';
 import { registerWorker } from './worker.js';
 
 /** Every `lev` subcommand, in the order `lev --help` lists them. */
 export function registerCommands(program: Command): void {
+  registerContext(program);
   registerServer(program);
   registerValidate(program);
   registerWorker(program);
