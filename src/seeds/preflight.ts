@@ -5,7 +5,9 @@
  */
 import type { Blueprint, RegionDef } from '../blueprint/types.js';
 import type { Diagnostic } from '../errors.js';
+import os from 'node:os';
 import { confinePathSync } from '../tools/confine.js';
+import { absoluteGlob } from '../tools/glob-files.js';
 import { staticPrefix } from '../tools/glob-pattern.js';
 import { acceptedInputs, acceptsTask, callerKey, effectiveSeed, isBlank } from './task.js';
 import type { SeedInputs } from './types.js';
@@ -73,7 +75,7 @@ function pathChecks(region: RegionDef, inputs: SeedInputs): Diagnostic[] {
     case 'rhai':
       return check(seed.path, `the script \`${seed.path}\``);
     case 'glob':
-      return check(staticPrefix(seed.pattern), `the glob \`${seed.pattern}\``);
+      return check(staticPrefix(absoluteGlob(seed.pattern, inputs.workdir, inputs.home ?? os.homedir())), `the glob \`${seed.pattern}\``);
     default:
       return [];
   }

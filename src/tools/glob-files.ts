@@ -30,6 +30,12 @@ export type GlobResult =
 
 const DEFAULT_MAX_ENTRIES = 200_000;
 
+/** The pattern as an absolute, lexically normalised glob (`~/` expanded). */
+export function absoluteGlob(pattern: string, workdir: string, home: string): string {
+  const expanded = pattern === '~' ? home : pattern.startsWith('~/') ? path.join(home, pattern.slice(2)) : pattern;
+  return path.resolve(workdir, expanded);
+}
+
 export async function globFiles(pattern: string, opts: GlobOptions): Promise<GlobResult> {
   if (pattern.includes('\0')) {
     return { ok: false, code: 'path-invalid', message: 'The pattern contains a NUL byte; pass a plain glob pattern.' };
@@ -40,9 +46,7 @@ export async function globFiles(pattern: string, opts: GlobOptions): Promise<Glo
   } catch {
     return { ok: false, code: 'workdir-missing', message: `The working directory ${opts.workdir} does not exist; create it or run from an existing directory.` };
   }
-  const home = opts.home ?? os.homedir();
-  const expanded = pattern === '~' ? home : pattern.startsWith('~/') ? path.join(home, pattern.slice(2)) : pattern;
-  const absPattern = path.resolve(root, expanded);
+  const absPattern = absoluteGlob(pattern, root, opts.home ?? os.homedir());
   const prefix = staticPrefix(absPattern);
   const base = await confinePath(prefix, 'read', opts);
   if (!base.ok) {

@@ -104,8 +104,10 @@ describe('files and glob', () => {
   });
 
   it('a glob reaching outside is refused at spawn; a match linking outside is refused before any read', async () => {
-    const outside = blueprint([region('d', { form: 'glob', pattern: '../secret/*' })]);
-    expect(preflightSeedPaths(outside, seedInputs(box.work))[0]?.code).toBe('seed-path-refused');
+    for (const pattern of ['../secret/*', '*/../../secret/*', `${box.secret}/**`, '~/*']) {
+      const outside = blueprint([region('d', { form: 'glob', pattern })]);
+      expect(preflightSeedPaths(outside, seedInputs(box.work, { home: box.secret }))[0]?.code).toBe('seed-path-refused');
+    }
     symlinkSync(path.join(box.secret, 'secret.txt'), path.join(box.work, 'sub', 'leak.txt'));
     const err = await fatal(resolveSeed(region('d', { form: 'glob', pattern: 'sub/*.txt' }), seedInputs(box.work)));
     expect(err.code).toBe('seed-path-refused');

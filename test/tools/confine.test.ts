@@ -1,8 +1,10 @@
-import { existsSync } from 'node:fs';
+import { existsSync, realpathSync, symlinkSync } from 'node:fs';
 import path from 'node:path';
+import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
+import { confinePath, isWithin } from '../../src/tools/confine.js';
 import { dispatchTool } from '../../src/tools/dispatch.js';
-import { compileReadPaths } from '../../src/tools/read-paths.js';
+import { compileReadPaths, NO_READ_PATHS } from '../../src/tools/read-paths.js';
 import { makeSandbox, SECRET, type Sandbox } from './fixture.js';
 
 const box: Sandbox = makeSandbox();
@@ -139,5 +141,38 @@ describe('[read_paths] grants', () => {
     const { policy } = compileReadPaths([box.secret], {}, box.work, '/nonexistent-home');
     const out = await dispatchTool('read_file', { path: '../secret/secret.txt' }, box.ctx({ readPolicy: policy }));
     expect(out.code).toBe('path-outside-workdir');
+  });
+});
+
+describe('confinement invariants', () => {
+  const segments = ['..', '.', 'a.txt', 'sub', 'b.txt', 'link-out', 'link-in', 'dir-out', 'chain1', 'chain2', 'dangling', 'loop1', 'secret.txt', 'new', '~', ''];
+
+  it('whatever the spelling, an accepted path is inside the real workdir', async () => {
+    const root = realpathSync(box.work);
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.constantFrom(...segments), { minLength: 1, maxLength: 6 }),
+        fc.boolean(),
+        fc.constantFrom<'read' | 'write'>('read', 'write'),
+        async (parts, absolute, access) => {
+          const input = (absolute ? `${box.work}/` : '') + parts.join('/');
+          const result = await confinePath(input, access, { workdir: box.work, readPolicy: NO_READ_PATHS, home: box.secret });
+          if (result.ok) {
+            expect(isWithin(root, result.path.real)).toBe(true);
+            expect(result.path.real.startsWith(realpathSync(box.secret))).toBe(false);
+          }
+        },
+      ),
+      { numRuns: 400 },
+    );
+  });
+
+  it('a workdir given through a symbolic link works, and still confines', async () => {
+    const alias = path.join(box.root, 'work-alias');
+    symlinkSync(box.work, alias);
+    const ctx = box.ctx({ workdir: alias });
+    expect((await dispatchTool('read_file', { path: 'a.txt' }, ctx)).content).toBe('alpha\nbeta\ngamma\n');
+    expect((await dispatchTool('read_file', { path: '../secret/secret.txt' }, ctx)).code).toBe('path-outside-workdir');
+    expect((await dispatchTool('read_file', { path: `${alias}/sub/b.txt` }, ctx)).content).toBe('inside b\n');
   });
 });
