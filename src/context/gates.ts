@@ -65,7 +65,7 @@ export function completionEdges(state: RunState, bp: Blueprint): CompletionRoute
   return { kind: 'choose', edges: available, allowComplete: stage.allowComplete, prompt: edgeChoicePrompt(available, stage.allowComplete) };
 }
 
-function escape(text: string): string {
+function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
@@ -73,7 +73,7 @@ function escape(text: string): string {
 function matchLine(line: string, candidates: string[]): string | null {
   let best: { name: string; at: number } | null = null;
   for (const name of candidates) {
-    const m = new RegExp(`(^|[^\\w-])${escape(name)}(?=$|[^\\w-])`, 'i').exec(line);
+    const m = new RegExp(`(^|[^\\w-])${escapeRegExp(name)}(?=$|[^\\w-])`, 'i').exec(line);
     if (m && (best === null || m.index < best.at)) best = { name, at: m.index };
   }
   return best?.name ?? null;

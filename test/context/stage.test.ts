@@ -34,7 +34,7 @@ describe('stage instructions (SPEC 9.2, scenario 30)', () => {
     const task = findRegion(s, 'task')!;
     expect(task.entries).toHaveLength(2);
     expect(task.entries[0]!.seeded).toBe(true);
-    expect(String(task.entries[1]!.content)).toMatch(/stage "b"[^]*B does that/);
+    expect(String(task.entries[1]!.content)).toMatch(/stage "b"[\s\S]*B does that/);
     expect(task.entries[1]!.stagePrompt).toBe('b');
     expect(findRegion(s, 'stage_instructions')).toBeUndefined();
   });
