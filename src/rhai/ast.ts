@@ -29,8 +29,8 @@ export type Node = Pos &
     | { k: 'coalesce'; a: Node; b: Node }
     | { k: 'prop'; obj: Node; name: string; safe: boolean }
     | { k: 'index'; obj: Node; idx: Node; safe: boolean }
-    | { k: 'call'; name: string; args: Node[] }
-    | { k: 'method'; obj: Node; name: string; args: Node[]; safe: boolean }
+    | { k: 'call'; name: string; args: Node[]; key: string }
+    | { k: 'method'; obj: Node; name: string; args: Node[]; safe: boolean; key: string; key1: string }
     | { k: 'closure'; params: string[]; body: Node; captures: string[] }
     | { k: 'block'; stmts: Node[] }
     | { k: 'if'; cond: Node; then: Node; els: Node | null }

@@ -17,6 +17,7 @@ import {
   typeName,
   type Value,
   valuesEqual,
+  work,
 } from './values.js';
 
 export interface RhaiLimits {
@@ -72,11 +73,26 @@ const STRING_MUTATORS = new Set([
 ]);
 
 const HAS_SURROGATE = /[\uD800-\uDFFF]/;
+/** One-entry cache so `for i in 0..s.len() { s[i] }` does not rescan a long string each step. */
+let cacheStr: string | null = null;
+let cacheChars: string[] = [];
 function strChars(s: string): string[] {
-  return HAS_SURROGATE.test(s) ? Array.from(s) : s.split('');
+  if (s === cacheStr) return cacheChars;
+  work.n += s.length >> 6;
+  const cs = HAS_SURROGATE.test(s) ? Array.from(s) : s.split('');
+  if (s.length > 32) {
+    cacheStr = s;
+    cacheChars = cs;
+  }
+  return cs;
 }
 function strLen(s: string): number {
-  return HAS_SURROGATE.test(s) ? Array.from(s).length : s.length;
+  if (s.length < 32 && !HAS_SURROGATE.test(s)) return s.length;
+  return strChars(s).length;
+}
+/** A string or char argument used as text to search for. */
+function pat(v: Value): string | null {
+  return typeof v === 'string' ? v : v instanceof RChar ? v.c : null;
 }
 function norm(n: number): number {
   return n === 0 ? 0 : n;
@@ -97,7 +113,9 @@ export class Interp {
   constructor(
     readonly fns: Map<string, FnDef>,
     readonly limits: RhaiLimits,
-  ) {}
+  ) {
+    work.n = 0;
+  }
 
   // ---------------------------------------------------------------- errors
 
@@ -211,7 +229,7 @@ export class Interp {
   }
 
   eval(n: Node, f: Frame): Value {
-    if (++this.ops > this.limits.maxOperations) {
+    if (++this.ops + (work.n >> 6) > this.limits.maxOperations) {
       throw this.limit('operations', `Script exceeded the maximum of ${this.limits.maxOperations} operations`, n);
     }
     this.last = n;
@@ -396,6 +414,7 @@ export class Interp {
     try {
       if (Array.isArray(it)) {
         const snap = it.slice();
+        work.n += snap.length;
         for (let i = 0; i < snap.length; i++) {
           const v = snap[i];
           if (!run(isObj(v) ? deepClone(v) : v, i)) return brk;
@@ -508,7 +527,7 @@ export class Interp {
         }
         if (typeof o === 'string') {
           if (!(v instanceof RChar)) throw this.err(`Only a character can be assigned into a string, not ${typeName(v)}`, t);
-          const cs = strChars(o);
+          const cs = strChars(o).slice();
           cs[this.arrIndex(cs.length, idx, t)] = v.c;
           this.setPlace(t.obj, cs.join(''), f, at);
           return;
@@ -587,7 +606,7 @@ export class Interp {
 
   evalCall(n: Extract<Node, { k: 'call' }>, f: Frame): Value {
     const args = this.evalArgs(n.args, f);
-    const def = this.fns.get(fnKey(n.name, args.length));
+    const def = this.fns.get(n.key);
     if (def) return this.callScript(def, this.cloneArgs(n.args, args), null, n);
     const vi = f.scope.find(n.name);
     if (vi >= 0) {
@@ -604,7 +623,7 @@ export class Interp {
     if (n.safe && recv === undefined) return undefined;
     const args = this.evalArgs(n.args, f);
     if (n.name === 'call' && recv instanceof RFnPtr) return this.callPtr(recv, this.cloneArgs(n.args, args), n);
-    const def = this.fns.get(fnKey(n.name, args.length));
+    const def = this.fns.get(n.key);
     if (def) {
       const box = { v: recv };
       const r = this.callScript(def, this.cloneArgs(n.args, args), box, n);
@@ -618,15 +637,16 @@ export class Interp {
         return this.callPtr(p, this.cloneArgs(n.args, args), n, box);
       }
     }
+    const all: Value[] = [recv];
+    for (let i = 0; i < args.length; i++) all.push(args[i]);
     if (typeof recv === 'string' && STRING_MUTATORS.has(n.name)) {
-      const r = this.builtin(n.name, [recv, ...args], n);
+      const r = this.builtin(n.name, all, n);
       this.checkSize(r, n);
       if (isAssignable(n.obj)) this.setPlace(n.obj, r, f, n);
       return r;
     }
-    const all = [recv, ...args];
-    if (!this.hasBuiltin(n.name) && this.fns.has(fnKey(n.name, all.length))) {
-      const def2 = this.fns.get(fnKey(n.name, all.length))!;
+    if (!this.hasBuiltin(n.name) && this.fns.has(n.key1)) {
+      const def2 = this.fns.get(n.key1)!;
       return this.callScript(def2, this.cloneArgs([n.obj, ...n.args], all), null, n);
     }
     const r = this.builtin(n.name, all, n);
@@ -824,6 +844,11 @@ export class Interp {
   builtin(name: string, args: Value[], at: Pos): Value {
     const a0 = args[0];
     const n = args.length;
+    // O(n) string built-ins cost in proportion to their input (see `work`); array and map
+    // built-ins are charged where they copy, compare, format or move elements.
+    if (typeof a0 === 'string' && !CHEAP.has(name)) work.n += a0.length >> 6;
+    else if (Array.isArray(a0) && SHIFTING.has(name)) work.n += a0.length >> 4;
+    else if (a0 instanceof Map && (name === 'keys' || name === 'values')) work.n += a0.size;
     // functions that work on any type
     switch (name) {
       case 'print':
@@ -939,7 +964,6 @@ export class Interp {
     const n = args.length;
     const a1 = args[1];
     const a2 = args[2];
-    const pat = (v: Value): string | null => (typeof v === 'string' ? v : v instanceof RChar ? v.c : null);
     switch (name) {
       case 'len':
         if (n === 1) return strLen(s);
@@ -1032,11 +1056,12 @@ export class Interp {
       case 'pad':
         if (n === 3 && typeof a1 === 'number' && pat(a2) !== null) {
           if (a1 > this.limits.maxStringSize) throw this.limit('string-size', `String exceeds the maximum size of ${this.limits.maxStringSize} characters`, at);
-          let out = s;
           const p = pat(a2)!;
-          if (p === '') return s;
-          while (strLen(out) < a1) out += p;
-          return strChars(out).slice(0, Math.max(a1, strLen(s))).join('');
+          const have = strLen(s);
+          if (p === '' || have >= a1) return s;
+          const need = a1 - have;
+          const reps = Math.ceil(need / strLen(p));
+          return s + strChars(p.repeat(reps)).slice(0, need).join('');
         }
         break;
       case 'chars':
@@ -1160,6 +1185,7 @@ export class Interp {
         }
         break;
       case 'sort':
+        work.n += Math.ceil(a.length * Math.log2(a.length + 1));
         if (n === 1) {
           a.sort((x, y) => this.naturalCompare(x, y, at));
           return undefined;
@@ -1357,6 +1383,10 @@ export class Interp {
 }
 
 const NOT_FOUND = Symbol('not-found');
+/** Built-ins that do not scan their string receiver. */
+const CHEAP = new Set(['len', 'is_empty', 'type_of', 'to_string', 'print', 'get']);
+/** Array built-ins that move every element (splice, reverse) or copy a slice. */
+const SHIFTING = new Set(['insert', 'remove', 'shift', 'reverse', 'join', 'extract', 'append']);
 
 /** Every built-in name, so a method call can tell a built-in from a script function taking the receiver first. */
 const BUILTIN_NAMES = new Set([

@@ -308,7 +308,18 @@ class Parser {
         if (name.t !== 'ident') throw syntaxError(`Expecting a property or method name after '${t.v}', found ${this.describe(name)}`, name.l, name.c);
         this.next();
         if (this.isOp('(')) {
-          e = { k: 'method', obj: e, name: name.v, args: this.args(), safe: t.v === '?.', l: name.l, c: name.c };
+          const args = this.args();
+          e = {
+            k: 'method',
+            obj: e,
+            name: name.v,
+            args,
+            safe: t.v === '?.',
+            key: fnKey(name.v, args.length),
+            key1: fnKey(name.v, args.length + 1),
+            l: name.l,
+            c: name.c,
+          };
         } else {
           e = { k: 'prop', obj: e, name: name.v, safe: t.v === '?.', l: name.l, c: name.c };
         }
@@ -524,7 +535,10 @@ class Parser {
     }
     if (KEYWORDS.has(t.v)) throw syntaxError(`Unexpected keyword '${t.v}'`, l, c);
     this.next();
-    if (this.isOp('(')) return { k: 'call', name: t.v, args: this.args(), l, c };
+    if (this.isOp('(')) {
+      const args = this.args();
+      return { k: 'call', name: t.v, args, key: fnKey(t.v, args.length), l, c };
+    }
     return { k: 'var', name: t.v, l, c };
   }
 

@@ -62,6 +62,13 @@ export type Value =
   | RFnPtr
   | RRange;
 
+/**
+ * Bulk work done outside single evaluation steps (copying, comparing, formatting, scanning).
+ * The interpreter resets it per call and charges one operation per 64 units, so a loop of
+ * cheap-looking but O(n) steps still ends within the operation budget.
+ */
+export const work = { n: 0 };
+
 export function typeName(v: Value): string {
   switch (typeof v) {
     case 'number':
@@ -84,6 +91,7 @@ export function typeName(v: Value): string {
 
 /** Deep copy of arrays and maps (Rhai values are copied on assignment). */
 export function deepClone(v: Value): Value {
+  work.n++;
   if (Array.isArray(v)) {
     const out: Value[] = new Array(v.length);
     for (let i = 0; i < v.length; i++) out[i] = deepClone(v[i]);
@@ -154,6 +162,7 @@ export function escapeStr(s: string): string {
 
 /** Rhai's `debug` form: strings quoted, `()` shown. */
 export function debug(v: Value): string {
+  work.n++;
   switch (typeof v) {
     case 'number':
       return String(v);
@@ -186,6 +195,7 @@ export function sortedKeys(m: RMap): string[] {
 
 /** `==` semantics: ints and floats compare by value, other types must match. */
 export function valuesEqual(a: Value, b: Value): boolean {
+  work.n++;
   if (a === b) return true;
   const ta = typeof a;
   if (ta === 'number') {
