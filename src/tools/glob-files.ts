@@ -57,10 +57,13 @@ export async function globFiles(pattern: string, opts: GlobOptions): Promise<Glo
   const tail = absPattern.slice(prefix.length).replace(/^\/+/, '');
   const tailParts = tail.split('/');
   const namesDot = tailParts.some((part) => part.startsWith('.'));
+  // Without `**` no match is deeper than the pattern, so deeper directories need no visit.
+  const maxDirDepth = tailParts.includes('**') ? Number.POSITIVE_INFINITY : tailParts.length - 1;
   const re = globToRegExp(tail);
   const walked = await walk(base.path.real, {
     maxEntries: opts.maxEntries ?? DEFAULT_MAX_ENTRIES,
-    enterDir: (_rel, name) => {
+    enterDir: (rel, name) => {
+      if (rel.split('/').length > maxDirDepth) return false;
       if (SKIPPED_DIRS.includes(name) && !tailParts.includes(name)) return false;
       return namesDot || !name.startsWith('.');
     },

@@ -41,8 +41,8 @@ export function sortBytewise(items: string[]): string[] {
 export async function walk(root: string, opts: WalkOptions): Promise<WalkResult> {
   const entries: WalkEntry[] = [];
   const pending: string[] = [''];
-  while (pending.length > 0) {
-    const relDir = pending.shift() as string;
+  for (let next = 0; next < pending.length; next++) {
+    const relDir = pending[next] as string;
     let dirents: Dirent[];
     try {
       dirents = await readdir(path.join(root, relDir), { withFileTypes: true });
