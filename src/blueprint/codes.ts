@@ -103,6 +103,7 @@ export const CODES = {
   'read-paths-declared': { severity: 'note', meaning: '`[read_paths]` is declared; says how many entries your config grants.' },
   'read-paths-not-granted': { severity: 'warning', meaning: 'A declared read path is not granted by your config.' },
   'read-paths-grant-invalid': { severity: 'warning', meaning: 'A read-path grant in your config does not parse or compile.' },
+  'read-paths-entry-invalid': { severity: 'warning', meaning: 'A `[read_paths]` entry does not parse (a relative regex, ...) and is ignored.' },
   'broad-read-path': { severity: 'warning', meaning: 'A read-path entry covers home, a filesystem root or everything.' },
   'dead-end-possible': {
     severity: 'warning',

@@ -9,14 +9,34 @@ import { describeValue, didYouMean, type Findings, type KeyPath, listChoices } f
 
 export type Table = Record<string, unknown>;
 
-const tableSchema = z.record(z.string(), z.unknown()).refine((v) => !Array.isArray(v) && !(v instanceof Date));
 const stringSchema = z.string();
 const booleanSchema = z.boolean();
 const stringArraySchema = z.array(z.string());
 const numberSchema = z.number().finite();
 
+// Schemas are built once: building one per key read dominated the time spent on large files.
+const integerSchemas = new Map<number, z.ZodNumber>();
+function integerSchema(min: number): z.ZodNumber {
+  let schema = integerSchemas.get(min);
+  if (!schema) {
+    schema = z.number().int().min(min);
+    integerSchemas.set(min, schema);
+  }
+  return schema;
+}
+const enumSchemas = new WeakMap<readonly string[], z.ZodType>();
+function enumSchema(choices: readonly string[]): z.ZodType {
+  let schema = enumSchemas.get(choices);
+  if (!schema) {
+    schema = z.enum(choices as [string, ...string[]]);
+    enumSchemas.set(choices, schema);
+  }
+  return schema;
+}
+
+/** A TOML table: smol-toml gives plain objects for tables, arrays for arrays and Date subclasses for dates. */
 export function isTable(value: unknown): value is Table {
-  return value !== null && typeof value === 'object' && tableSchema.safeParse(value).success;
+  return value !== null && typeof value === 'object' && !Array.isArray(value) && !(value instanceof Date);
 }
 
 export class TableReader {
@@ -70,7 +90,7 @@ export class TableReader {
   integer(key: string, min: number, code: Code = 'bad-size'): number | undefined {
     if (!this.has(key)) return undefined;
     const value = this.table[key];
-    if (z.number().int().min(min).safeParse(value).success) return value as number;
+    if (integerSchema(min).safeParse(value).success) return value as number;
     const rule = min === 1 ? 'a positive integer' : `an integer of at least ${min}`;
     this.findings.add(code, `${this.name(key)} must be ${rule}, not ${describeValue(value)}; write for example ${key} = ${Math.max(min, 1) * (min >= 1 ? 10 : 1)}.`, this.at(key));
     return undefined;
@@ -80,7 +100,7 @@ export class TableReader {
   number(key: string, min: number, max: number): number | undefined {
     if (!this.has(key)) return undefined;
     const value = this.table[key];
-    if (numberSchema.min(min).max(max).safeParse(value).success) return value as number;
+    if (numberSchema.safeParse(value).success && (value as number) >= min && (value as number) <= max) return value as number;
     this.findings.add('bad-value', `${this.name(key)} must be a number from ${min} to ${max}, not ${describeValue(value)}.`, this.at(key));
     return undefined;
   }
@@ -96,8 +116,8 @@ export class TableReader {
   enumeration<T extends string>(key: string, choices: readonly T[], code: Code, aliases: Record<string, T> = {}): T | undefined {
     if (!this.has(key)) return undefined;
     const value = this.table[key];
-    const parsed = z.enum(choices as [T, ...T[]]).safeParse(typeof value === 'string' ? (aliases[value] ?? value) : value);
-    if (parsed.success) return parsed.data;
+    const parsed = enumSchema(choices).safeParse(typeof value === 'string' ? (Object.hasOwn(aliases, value) ? aliases[value] : value) : value);
+    if (parsed.success) return parsed.data as T;
     const hint = typeof value === 'string' ? didYouMean(value, choices) : '';
     this.findings.add(code, `${this.name(key)} is ${describeValue(value)}${hint}; write one of ${listChoices(choices)}.`, this.at(key));
     return undefined;

@@ -37,7 +37,18 @@ export class Findings {
 
   /** Appends diagnostics produced elsewhere (read paths), keeping their own fields. */
   addAll(diagnostics: readonly Diagnostic[]): void {
-    for (const d of diagnostics) this.list.push({ ...d, file: d.file ?? this.file });
+    for (const d of diagnostics) {
+      const located: Diagnostic = { ...d, file: d.file ?? this.file };
+      // Findings about the blueprint's own [read_paths] point into this file; grants live in the user's config.
+      if (d.line === undefined && d.path?.startsWith('read_paths')) {
+        const pos = this.locate(d.path.replace(/\[(\d+)\]/g, '.$1').split('.'));
+        if (pos) {
+          located.line = pos.line;
+          located.column = pos.column;
+        }
+      }
+      this.list.push(located);
+    }
   }
 
   hasErrors(): boolean {

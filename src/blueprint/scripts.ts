@@ -51,8 +51,7 @@ function checkScript(bp: Blueprint, def: RegionDef, at: string[], findings: Find
   }
   const compiled = compile(source, script);
   if (!compiled.ok) {
-    const { message, line, column } = compiled.error;
-    findings.add('custom-script-invalid', `${name}'s script "${script}" does not compile at line ${line}, column ${column}: ${message}; fix the script.`, where);
+    findings.add('custom-script-invalid', `${name}'s script does not compile: ${compiled.error.message}; fix the script there.`, where);
     return;
   }
   if (!compiled.script.hasFunction('render')) {

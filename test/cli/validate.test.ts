@@ -1,0 +1,95 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+const scratch = mkdtempSync(join(tmpdir(), 'lev-validate-'));
+
+function lev(...args: string[]): { code: number | null; stdout: string; stderr: string } {
+  const r = spawnSync(process.execPath, ['bin/lev.mjs', 'validate', ...args], {
+    encoding: 'utf8',
+    env: { ...process.env, LEVIATH_CONFIG: join(scratch, 'no-config.toml') },
+  });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+function blueprint(name: string, toml: string): string {
+  const file = join(scratch, `${name}.toml`);
+  writeFileSync(file, toml);
+  return file;
+}
+
+const warned = blueprint('warned', '[context.regions]\nconversation = { kind = "sliding_window", max_item = 20 }\n');
+const broken = blueprint('broken', '[context.regions]\nnotes = { budget = "35" }\n');
+
+describe('lev validate', () => {
+  it('passes the examples and prints a budget table per stage', () => {
+    const r = lev('blueprints/coder', 'blueprints/researcher');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('blueprints/coder/agent.toml: ok (0 errors, 0 warnings, 0 notes)');
+    expect(r.stdout).toContain('stage implement: model anthropic:claude-sonnet-4-5, window 200000 tokens');
+    expect(r.stdout).toMatch(/codebase\s+compacting\s+"20%"\s+40000\s+32000/);
+  });
+
+  it('prints findings as path:line:column: severity message [code] and exits 1 on an error', () => {
+    const r = lev(broken);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toMatch(/broken\.toml:2:11: error `budget` of region "notes" is "35", but it must end in "%".* \[bad-budget\]/);
+    expect(r.stdout).toContain('FAILED (1 error, 0 warnings, 0 notes)');
+  });
+
+  it('allows warnings unless --deny-warnings is given (SPEC 14 row 32)', () => {
+    const ok = lev(warned);
+    expect(ok.code).toBe(0);
+    expect(ok.stdout).toMatch(/warned\.toml:2:\d+: warning .*\[unknown-region-key\]/);
+    expect(lev('--deny-warnings', warned).code).toBe(1);
+  });
+
+  it('exits 2 for a missing file, even beside a valid one', () => {
+    const missing = lev('blueprints/coder', join(scratch, 'nope'));
+    expect(missing.code).toBe(2);
+    expect(missing.stdout).toContain('[blueprint-not-found]');
+  });
+
+  it('exits 2 for a --window that is not a positive integer', () => {
+    expect(lev('--window', 'lots', 'blueprints/coder').code).toBe(2);
+  });
+
+  it('prints the documented JSON shape', () => {
+    const r = lev('--json', broken, 'blueprints/researcher');
+    expect(r.code).toBe(1);
+    interface FileJson {
+      path: string;
+      ok: boolean;
+      diagnostics: Record<string, unknown>[];
+      stages: { name: string; window: number; regions: Record<string, unknown>[] }[];
+    }
+    const out = JSON.parse(r.stdout) as { files: FileJson[] };
+    expect(out.files).toHaveLength(2);
+    const [bad, good] = out.files;
+    expect(Object.keys(bad ?? {})).toEqual(['path', 'ok', 'diagnostics', 'stages']);
+    expect(bad).toMatchObject({ ok: false, stages: [] });
+    expect(bad?.diagnostics[0]).toEqual({
+      code: 'bad-budget',
+      severity: 'error',
+      message: expect.stringContaining('"notes"'),
+      path: 'context.regions.notes.budget',
+      line: 2,
+      column: 11,
+    });
+    expect(good).toMatchObject({ path: 'blueprints/researcher/agent.toml', ok: true, diagnostics: [] });
+    const gather = good?.stages[0];
+    expect(gather?.name).toBe('gather');
+    expect(gather?.window).toBe(200000);
+    expect(gather?.regions[2]).toEqual({ name: 'findings', kind: 'hashmap', budget: 20000 });
+  });
+
+  it('resolves every stage at the --window override', () => {
+    const r = lev('--json', '--window', '32000', 'blueprints/coder');
+    const out = JSON.parse(r.stdout) as { files: { stages: { window: number; regions: { name: string; budget: number; threshold?: number }[] }[] }[] };
+    const stage = out.files[0]?.stages[0];
+    expect(stage?.window).toBe(32000);
+    expect(stage?.regions.find((x) => x.name === 'codebase')).toEqual({ name: 'codebase', kind: 'compacting', budget: 6400, threshold: 5120 });
+  });
+});
