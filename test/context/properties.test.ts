@@ -1,0 +1,140 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import type { WindowStrategy } from '../../src/blueprint/types.js';
+import { groupRanges } from '../../src/context/groups.js';
+import { maintain } from '../../src/context/maintenance.js';
+import { findRegion, type RunState, regionTokens } from '../../src/context/state.js';
+import { applyContextTool } from '../../src/context/tools.js';
+import type { Entry } from '../../src/context/types.js';
+import { blueprint, def, env, put, run, start } from './helpers.js';
+
+const WRITABLE = ['pin', 'tmp', 'strict', 'comp', 'clear', 'files', 'lru'] as const;
+
+type Event =
+  | { op: 'write'; region: (typeof WRITABLE)[number]; tokens: number; key: number }
+  | { op: 'turn'; calls: number; tokens: number }
+  | { op: 'user'; tokens: number }
+  | { op: 'maintain' }
+  | { op: 'todo_add'; tokens: number }
+  | { op: 'todo_delete'; index: number }
+  | { op: 'delete'; region: 'tmp' | 'strict' | 'files'; oldest: number };
+
+const event: fc.Arbitrary<Event> = fc.oneof(
+  fc.record({ op: fc.constant('write' as const), region: fc.constantFrom(...WRITABLE), tokens: fc.integer({ min: 0, max: 180 }), key: fc.integer({ min: 0, max: 5 }) }),
+  fc.record({ op: fc.constant('turn' as const), calls: fc.integer({ min: 0, max: 3 }), tokens: fc.integer({ min: 0, max: 60 }) }),
+  fc.record({ op: fc.constant('user' as const), tokens: fc.integer({ min: 0, max: 120 }) }),
+  fc.record({ op: fc.constant('maintain' as const) }),
+  fc.record({ op: fc.constant('todo_add' as const), tokens: fc.integer({ min: 1, max: 60 }) }),
+  fc.record({ op: fc.constant('todo_delete' as const), index: fc.integer({ min: 0, max: 4 }) }),
+  fc.record({ op: fc.constant('delete' as const), region: fc.constantFrom('tmp' as const, 'strict' as const, 'files' as const), oldest: fc.integer({ min: 1, max: 3 }) }),
+);
+
+function layout(strategy: WindowStrategy, window: number) {
+  const bp = blueprint([
+    def('pin', 'pinned', { maxTokens: 300 }),
+    def('tmp', 'temporary', { maxTokens: 300 }),
+    def('strict', 'temporary', { maxTokens: 300, admission: 'reject' }),
+    def('comp', 'compacting', { maxTokens: 400, thresholdTokens: 250 }),
+    def('hist', 'compact_history', { maxTokens: 120, sourceRegion: 'comp' }),
+    def('clear', 'clearable', { maxTokens: 200 }),
+    def('files', 'hashmap', { maxTokens: 300, maxEntries: 4 }),
+    def('lru', 'hashmap', { maxTokens: 200, admission: 'reject' }),
+    def('todos', 'checklist', { maxTokens: 200 }),
+    def('conversation', 'sliding_window', { maxTokens: 500, maxItems: 6, strategy, overflow: 2, compactCount: 2 }),
+  ]);
+  return { bp, state: start(bp, window) };
+}
+
+let callSeq = 0;
+
+function apply(s: RunState, bp: ReturnType<typeof blueprint>, e: Event): { failedWrite: boolean } {
+  switch (e.op) {
+    case 'write': {
+      const r = put(s, e.region, `${e.region}-${e.tokens}`, e.tokens, e.region === 'files' || e.region === 'lru' ? { key: `k${e.key}` } : {});
+      return { failedWrite: !r.ok };
+    }
+    case 'turn': {
+      const calls = Array.from({ length: e.calls }, () => ({ id: `c${callSeq++}`, name: 'read_file', arguments: {} }));
+      put(s, 'conversation', 'assistant', e.tokens, { kind: 'assistant', toolCalls: calls });
+      for (const c of calls) put(s, 'conversation', 'result', 5, { kind: 'tool_result', toolCallId: c.id, toolName: c.name });
+      return { failedWrite: false };
+    }
+    case 'user':
+      return { failedWrite: !put(s, 'conversation', 'user', e.tokens, { kind: 'user' }).ok };
+    case 'maintain':
+      run(maintain(s, bp, env));
+      return { failedWrite: false };
+    case 'todo_add':
+      return { failedWrite: run(applyContextTool(s, bp, 'todo_add', { region: 'todos', item: 'x' }, env, { item: e.tokens })).isError };
+    case 'todo_delete':
+      run(applyContextTool(s, bp, 'context_delete', { region: 'todos', index: e.index }, env));
+      return { failedWrite: false };
+    case 'delete':
+      run(applyContextTool(s, bp, 'context_delete', { region: e.region, oldest: e.oldest }, env));
+      return { failedWrite: false };
+  }
+}
+
+function ids(entries: Entry[]): number[] {
+  return entries.map((x) => x.id);
+}
+
+function pairedCalls(s: RunState): boolean {
+  const conv = findRegion(s, 'conversation')!;
+  for (const [start, end] of groupRanges(conv.entries)) {
+    const head = conv.entries[start]!;
+    if (head.kind === 'tool_result') return false;
+    if (head.kind === 'assistant') {
+      const calls = (head.toolCalls ?? []).map((c) => c.id);
+      const results = conv.entries.slice(start + 1, end).map((x) => x.toolCallId);
+      if (calls.join() !== results.join()) return false;
+    }
+  }
+  return true;
+}
+
+describe('engine invariants over random event sequences', () => {
+  it('hold for every strategy and window', () => {
+    fc.assert(
+      fc.property(
+        fc.constantFrom<WindowStrategy>('per_item', 'bulk', 'compact'),
+        fc.constantFrom(1500, 3000, 100_000),
+        fc.array(event, { maxLength: 60 }),
+        (strategy, window, events) => {
+          const { bp, state: s } = layout(strategy, window);
+          const pinned = new Set<number>();
+          let maxItemId = 0;
+          for (const e of events) {
+            const before = JSON.stringify(s);
+            const strictBefore = ids(findRegion(s, 'strict')!.entries);
+            const lruBefore = ids(findRegion(s, 'lru')!.entries);
+            const { failedWrite } = apply(s, bp, e);
+
+            if (failedWrite) expect(JSON.stringify(s)).toBe(before);
+            if (e.op === 'write' && e.region === 'strict') expect(ids(findRegion(s, 'strict')!.entries).slice(0, strictBefore.length)).toEqual(strictBefore);
+            if (e.op === 'write' && e.region === 'lru') expect(ids(findRegion(s, 'lru')!.entries)).toEqual(expect.arrayContaining(lruBefore));
+
+            const pin = findRegion(s, 'pin')!;
+            if (e.op === 'write' && e.region === 'pin' && !failedWrite) pinned.add(pin.entries.at(-1)!.id);
+            expect(new Set(ids(pin.entries))).toEqual(pinned);
+
+            for (const r of s.regions) expect(regionTokens(r)).toBeLessThanOrEqual(r.budget);
+            expect(pairedCalls(s)).toBe(true);
+
+            for (const item of findRegion(s, 'todos')!.entries) {
+              if (item.created > (JSON.parse(before) as RunState).clock) {
+                expect(item.checklist!.id).toBeGreaterThan(maxItemId);
+                maxItemId = item.checklist!.id;
+              }
+            }
+            const itemIds = findRegion(s, 'todos')!.entries.map((x) => x.checklist!.id);
+            expect(new Set(itemIds).size).toBe(itemIds.length);
+          }
+          const hidden = s.regions.filter((r) => r.hidden);
+          expect(hidden).toEqual([]);
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+});

@@ -1,0 +1,42 @@
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+const ROOT = resolve(import.meta.dirname, '../../src/context');
+const FORBIDDEN = /from\s+['"](node:[^'"]+|zod|js-tiktoken|fs|path|crypto)['"]|require\(|import\(/;
+
+function sources(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    return statSync(path).isDirectory() ? sources(path) : path.endsWith('.ts') ? [path] : [];
+  });
+}
+
+/** Every module the engine reaches through relative imports, inside src/context or not. */
+function reachable(start: string[]): Set<string> {
+  const seen = new Set<string>();
+  const queue = [...start];
+  while (queue.length > 0) {
+    const file = queue.pop()!;
+    if (seen.has(file)) continue;
+    seen.add(file);
+    for (const m of readFileSync(file, 'utf8').matchAll(/from\s+['"](\.[^'"]+)\.js['"]/g)) {
+      queue.push(resolve(dirname(file), `${m[1]}.ts`));
+    }
+  }
+  return seen;
+}
+
+describe('engine purity', () => {
+  it('no module the engine loads imports Node built-ins, zod or the tokenizer', () => {
+    const files = reachable(sources(ROOT));
+    expect(files.size).toBeGreaterThan(10);
+    const offenders = [...files].filter((f) => FORBIDDEN.test(readFileSync(f, 'utf8')));
+    expect(offenders).toEqual([]);
+  });
+
+  it('uses no clock or randomness', () => {
+    const offenders = sources(ROOT).filter((f) => /Date\.now|new Date\(|Math\.random|performance\.now/.test(readFileSync(f, 'utf8')));
+    expect(offenders).toEqual([]);
+  });
+});
