@@ -4,7 +4,7 @@ import type { CustomRegionHooks } from '../../src/context/kinds/custom.js';
 import { maintain } from '../../src/context/maintenance.js';
 import { findRegion, type RunState, windowUsed } from '../../src/context/state.js';
 import { writeEntry } from '../../src/context/write.js';
-import { blueprint, contents, def, env, put, run, start, tokensOf, user } from './helpers.js';
+import { blueprint, contents, def, put, run, start, tokensOf, user } from './helpers.js';
 
 function conversation(extra: Partial<RegionDef>): RunState {
   return start(blueprint([def('conversation', 'sliding_window', { maxTokens: 10_000, ...extra })]));
