@@ -1,2 +1,98 @@
-/** Every activity the Leviath worker registers. */
-export { ping } from './ping.js';
+/**
+ * Every activity the Leviath worker registers: thin adapters that add
+ * Temporal's attempt number, heartbeats and failure types to the library
+ * functions in `src/runtime/`.
+ */
+import { activityInfo, heartbeat, cancellationSignal } from '@temporalio/activity';
+import { ApplicationFailure } from '@temporalio/common';
+import type { Blueprint } from '../src/blueprint/types.js';
+import type { Content, CountedText, SummaryAnswer } from '../src/context/index.js';
+import { isLevError } from '../src/errors.js';
+import { encodingFor, lookupModel, type Encoding } from '../src/providers/models.js';
+import { isProviderError, toActivityFailure } from '../src/providers/index.js';
+import { type InferInput, type InferOutput, infer } from '../src/runtime/inference.js';
+import { defaultRuntimeConfig, RunStore, type RuntimeConfig } from '../src/runtime/run-store.js';
+import type { RecordedOp } from '../src/runtime/ops.js';
+import { type SeedRequest, type SeededRegion, resolveRunSeeds } from '../src/runtime/seeding.js';
+import { type SummariseInput, summariseEntries } from '../src/runtime/summaries.js';
+import { contentText } from '../src/blobs/index.js';
+import { countText as count, cutText as cut } from '../src/runtime/text.js';
+import { type ToolInput, type ToolResultOut, runToolCall } from '../src/runtime/tool-call.js';
+import { countTokens } from '../src/tokens/index.js';
+import { ping } from './ping.js';
+
+/** User errors and provider failures become typed Temporal failures; anything else is retried. */
+async function guarded<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (err) {
+    if (isProviderError(err)) throw toActivityFailure(err);
+    if (isLevError(err)) throw ApplicationFailure.nonRetryable(`[${err.code}] ${err.message}`, err.code);
+    throw err;
+  }
+}
+
+/** Heartbeats while long work runs, so a dead worker's call is retried within the heartbeat timeout. */
+async function withHeartbeat<T>(work: () => Promise<T>): Promise<T> {
+  const timeout = activityInfo().heartbeatTimeoutMs;
+  if (!timeout) return work();
+  const timer = setInterval(() => heartbeat(), Math.max(500, Math.floor(timeout / 3)));
+  try {
+    return await work();
+  } finally {
+    clearInterval(timer);
+  }
+}
+
+export function createActivities(config: RuntimeConfig = defaultRuntimeConfig()) {
+  const store = new RunStore(config);
+  return {
+    ping,
+
+    /** Stores the blueprint for later calls and counts each stage prompt with its model's encoding. */
+    async registerBlueprint(bp: Blueprint): Promise<{ hash: string; promptTokens: Record<string, number> }> {
+      return guarded(async () => {
+        const promptTokens: Record<string, number> = {};
+        for (const stage of bp.stages) {
+          if (stage.systemPrompt) promptTokens[stage.name] = countTokens(stage.systemPrompt, encodingFor(stage.model, lookupModel(bp.models, stage.model)));
+        }
+        return { hash: await store.putBlueprint(bp), promptTokens };
+      });
+    },
+
+    async resolveSeeds(req: SeedRequest): Promise<SeededRegion[]> {
+      return guarded(() => resolveRunSeeds(store, req));
+    },
+
+    async infer(input: InferInput): Promise<InferOutput> {
+      return guarded(() => withHeartbeat(() => infer(store, input, activityInfo().attempt, cancellationSignal())));
+    },
+
+    async runTool(input: ToolInput): Promise<ToolResultOut> {
+      return guarded(() => withHeartbeat(() => runToolCall(store, input, activityInfo().attempt, cancellationSignal())));
+    },
+
+    async summarise(input: SummariseInput): Promise<SummaryAnswer> {
+      return guarded(() => withHeartbeat(() => summariseEntries(store, input, activityInfo().attempt)));
+    },
+
+    async countText(req: { text: string; encoding: Encoding }): Promise<number> {
+      return count(req.text, req.encoding);
+    },
+
+    async cutText(req: { content: Content; target: number; marker: string; encoding: Encoding }): Promise<CountedText> {
+      return guarded(() => cut(store.blobs, req));
+    },
+
+    async saveSnapshot(req: { runId: string; blueprintHash: string; base: string | null; ops: RecordedOp[] }): Promise<string> {
+      return guarded(async () => store.snapshot(req.runId, await store.blueprint(req.blueprintHash), req.base, req.ops));
+    },
+
+    /** Full text of a result that may live in the blob store (the run's final output). */
+    async readText(content: Content): Promise<string> {
+      return guarded(() => contentText(store.blobs, content));
+    },
+  };
+}
+
+export type Activities = ReturnType<typeof createActivities>;

@@ -1,2 +1,4 @@
 /** Every workflow the Leviath worker registers. */
+export { agentRunWorkflow, runProgressQuery } from './agent-run.js';
 export { pingWorkflow } from './ping.js';
+export { stageProgressQuery, stageWorkflow } from './stage.js';

@@ -4,9 +4,9 @@
  * server, the task queue and the worker are wired together.
  */
 import { proxyActivities } from '@temporalio/workflow';
-import type * as activities from '../activities/index.js';
+import type { Activities } from '../activities/index.js';
 
-const { ping } = proxyActivities<typeof activities>({ startToCloseTimeout: '30 seconds' });
+const { ping } = proxyActivities<Activities>({ startToCloseTimeout: '30 seconds' });
 
 export async function pingWorkflow(message: string): Promise<string> {
   return await ping(message);

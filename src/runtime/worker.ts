@@ -5,7 +5,8 @@
  */
 import { createRequire } from 'node:module';
 import { DefaultLogger, type LogLevel, NativeConnection, Runtime, Worker, bundleWorkflowCode } from '@temporalio/worker';
-import * as activities from '../../activities/index.js';
+import { createActivities } from '../../activities/index.js';
+import { type RuntimeConfig, defaultRuntimeConfig } from './run-store.js';
 
 export const DEFAULT_TASK_QUEUE = 'leviath';
 export const DEFAULT_ADDRESS = '127.0.0.1:7233';
@@ -53,6 +54,8 @@ export interface WorkerOptions {
   /** A prebuilt bundle (`bundleWorkflows`) or a path to one; bundled on demand otherwise. */
   bundle?: { code: string } | { codePath: string };
   identity?: string;
+  /** Where activities keep blobs; defaults to `.leviath/blobs` (or `$LEVIATH_BLOB_DIR`). */
+  runtime?: RuntimeConfig;
 }
 
 export async function createWorker(opts: WorkerOptions = {}): Promise<{ worker: Worker; connection: NativeConnection }> {
@@ -64,7 +67,7 @@ export async function createWorker(opts: WorkerOptions = {}): Promise<{ worker: 
     namespace: opts.namespace ?? DEFAULT_NAMESPACE,
     taskQueue: opts.taskQueue ?? DEFAULT_TASK_QUEUE,
     workflowBundle,
-    activities,
+    activities: createActivities(opts.runtime ?? defaultRuntimeConfig()),
     ...(opts.identity ? { identity: opts.identity } : {}),
   });
   return { worker, connection };

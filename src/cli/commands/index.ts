@@ -1,13 +1,15 @@
 import type { Command } from 'commander';
 import { registerContext } from './context.js';
+import { registerRun } from './run.js';
 import { registerServer } from './server.js';
 import { registerValidate } from './validate.js';
 import { registerWorker } from './worker.js';
 
 /** Every `lev` subcommand, in the order `lev --help` lists them. */
 export function registerCommands(program: Command): void {
+  registerRun(program);
+  registerValidate(program);
   registerContext(program);
   registerServer(program);
-  registerValidate(program);
   registerWorker(program);
 }

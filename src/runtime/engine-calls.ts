@@ -1,0 +1,29 @@
+/**
+ * The engine entry points the runtime records and replays (see `ops.ts`).
+ * Pure: the workflow and the activities import the same object, so a
+ * replayed operation runs exactly the code the workflow ran.
+ */
+import {
+  applyContextTool,
+  applyTransform,
+  enterStage,
+  evaluateGate,
+  maintain,
+  recordUsage,
+  seedRegion,
+  writeEntry,
+} from '../context/index.js';
+import { routeToolResult } from '../context/routing.js';
+import type { EngineCalls } from './ops.js';
+
+export const ENGINE: EngineCalls = {
+  enterStage,
+  writeEntry,
+  maintain,
+  applyContextTool,
+  routeToolResult,
+  seedRegion,
+  evaluateGate,
+  applyTransform,
+  recordUsage,
+};

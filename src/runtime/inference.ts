@@ -1,0 +1,125 @@
+/**
+ * The inference activity's work: rebuild the region set from snapshot plus
+ * operations, render the prompt, resolve blob contents, call the model, and
+ * hand back the answer already counted (large text as a blob reference).
+ * The rendered prompt never travels through workflow history.
+ */
+import type { Blueprint } from '../blueprint/types.js';
+import { type BlobStore, toContent } from '../blobs/index.js';
+import { type Content, type PromptMessage, type ToolCall, replyLimit } from '../context/index.js';
+import { renderPrompt } from '../context/render.js';
+import { encodingFor, lookupModel, UNKNOWN_MODEL_WINDOW } from '../providers/models.js';
+import { getProvider } from '../providers/index.js';
+import type { InferencePurpose, InvalidToolCall, ResolvedSystemBlock, Usage } from '../providers/types.js';
+import { countTokens } from '../tokens/index.js';
+import { toolSpecs } from '../tools/specs.js';
+import { customHooks } from './hooks.js';
+import type { RecordedOp } from './ops.js';
+import { providerRef } from './model-ref.js';
+import type { RunStore } from './run-store.js';
+import { stageTools } from './stage-tools.js';
+
+export interface InferInput {
+  runId: string;
+  blueprintHash: string;
+  base: string | null;
+  ops: RecordedOp[];
+  stage: string;
+  /** Run-wide inference ordinal (stable across retries). */
+  turn: number;
+  /** Inferences earlier in this stage visit. */
+  stageTurn: number;
+  purpose: Exclude<InferencePurpose, 'summary'>;
+  /** Edge-choice requests: the question appended as the last user message. */
+  question?: string;
+  /** Edge names offered to the model (edge-choice). */
+  options?: string[];
+}
+
+export interface CountedToolCall extends ToolCall {
+  /** Tokens of each text argument the engine stores (`content`, `item`, `note`). */
+  argTokens: Record<string, number>;
+}
+
+export interface InferOutput {
+  content: Content;
+  /** Text plus tool calls, as charged to the assistant entry. */
+  tokens: number;
+  toolCalls: CountedToolCall[];
+  invalidToolCalls: InvalidToolCall[];
+  usage: Usage;
+  reportedPromptTokens?: number;
+  stopReason: string;
+}
+
+const COUNTED_ARGUMENTS = ['content', 'item', 'note'];
+
+async function resolve(store: BlobStore, parts: Content[]): Promise<string> {
+  const texts = await Promise.all(parts.map((p) => (typeof p === 'string' ? p : store.get(p.hash))));
+  return texts.join('');
+}
+
+async function resolveMessages(store: BlobStore, messages: PromptMessage[]): Promise<PromptMessage[]> {
+  return Promise.all(messages.map(async (m) => (m.blob ? { ...m, content: await store.get(m.blob.hash), blob: undefined } : m)));
+}
+
+export function modelOf(bp: Blueprint, stage: string): string {
+  return bp.stages.find((s) => s.name === stage)?.model ?? bp.agent.model ?? 'scripted:default';
+}
+
+export async function infer(store: RunStore, input: InferInput, attempt: number, signal?: AbortSignal): Promise<InferOutput> {
+  const bp = await store.blueprint(input.blueprintHash);
+  const state = await store.state(input.runId, bp, input.base, input.ops);
+  const model = modelOf(bp, input.stage);
+  const info = lookupModel(bp.models, model);
+  const encoding = encodingFor(model, info);
+  const rendered = renderPrompt(state, bp, { now: 0, hooks: customHooks(bp) }, { iteration: input.stageTurn });
+
+  const system: ResolvedSystemBlock[] = await Promise.all(
+    rendered.system.map(async (block) => ({ text: await resolve(store.blobs, block.text), ...(block.cache ? { cache: true } : {}) })),
+  );
+  const messages = await resolveMessages(store.blobs, rendered.messages);
+  if (input.question) messages.push({ role: 'user', content: input.question });
+
+  const ref = providerRef(bp, model);
+  const provider = getProvider(ref, store.config.env);
+  const response = await provider.infer(
+    {
+      model: ref,
+      system,
+      messages,
+      tools: input.purpose === 'turn' ? toolSpecs(stageTools(bp, input.stage)) : [],
+      maxTokens: replyLimit(state, info?.maxOutputTokens ?? Math.floor((info?.contextWindow ?? UNKNOWN_MODEL_WINDOW) / 4)),
+      meta: {
+        runId: input.runId,
+        stage: input.stage,
+        turn: input.turn,
+        purpose: input.purpose,
+        attempt,
+        stageTurn: input.stageTurn,
+        ...(input.options ? { options: input.options } : {}),
+      },
+    },
+    signal ? { signal } : {},
+  );
+
+  const toolCalls = response.toolCalls.map((call) => {
+    const argTokens: Record<string, number> = {};
+    for (const name of COUNTED_ARGUMENTS) {
+      const value = call.arguments[name];
+      if (typeof value === 'string') argTokens[name] = countTokens(value, encoding);
+    }
+    return { ...call, argTokens };
+  });
+  const callsText = response.toolCalls.map((c) => `${c.name}${JSON.stringify(c.arguments)}`).join('\n');
+  return {
+    content: await toContent(store.blobs, response.text),
+    tokens: countTokens(response.text, encoding) + countTokens(callsText, encoding),
+    toolCalls,
+    invalidToolCalls: response.invalidToolCalls,
+    usage: response.usage,
+    ...(response.reportedPromptTokens !== undefined ? { reportedPromptTokens: response.reportedPromptTokens } : {}),
+    stopReason: response.stopReason,
+  };
+}
+

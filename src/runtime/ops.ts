@@ -1,0 +1,139 @@
+/**
+ * Event sourcing of the region set. The workflow applies engine operations
+ * to its in-memory state and records each one together with the answers it
+ * received (token counts, cuts, summaries). An activity rebuilds the same
+ * state from a snapshot plus the recorded operations by running the very
+ * same engine code with those answers replayed — so each inference call
+ * carries only what changed, never the rendered prompt (DESIGN "Keeping each
+ * turn's history small"). Pure: imported by workflow code.
+ */
+import type { Blueprint, EdgeDef } from '../blueprint/types.js';
+import type { Content, CustomRegionHooks, EngineEnv, EngineOp, EngineRequest, NewEntry, RunState, ToolCall } from '../context/index.js';
+import type { ToolOutput } from '../context/routing.js';
+import type { ArgumentCounts } from '../context/tools.js';
+
+/** What the workflow did to the region set, replayable against a snapshot. */
+export type OpCall =
+  | { kind: 'enterStage'; stage: string }
+  | { kind: 'write'; region: string; entry: NewEntry }
+  | { kind: 'maintain' }
+  | { kind: 'contextTool'; tool: string; args: unknown; counts: ArgumentCounts }
+  | { kind: 'route'; call: ToolCall; result: ToolOutput }
+  | { kind: 'seed'; region: string; texts: SeedEntryText[]; replaceSeeded: boolean }
+  | { kind: 'gate'; fromStage: string; target: string | null; facts: GateFacts }
+  | { kind: 'transform'; from: string; target: string }
+  | { kind: 'usage'; promptTokens: number };
+
+export interface SeedEntryText {
+  content: Content;
+  tokens: number;
+  key?: string;
+}
+
+export interface GateFacts {
+  modifyingCallSucceeded: boolean;
+  modifyingCallDenied: boolean;
+}
+
+export interface RecordedOp {
+  call: OpCall;
+  /** Workflow time in seconds when the operation ran. */
+  now: number;
+  /** Answers to the operation's requests, in the order it asked. */
+  answers: unknown[];
+}
+
+/** The engine entry points an `OpCall` maps to; injected so this module stays a thin switch. */
+export interface EngineCalls {
+  enterStage(state: RunState, bp: Blueprint, stage: string, env: EngineEnv): EngineOp<unknown>;
+  writeEntry(state: RunState, region: string, entry: NewEntry, env: EngineEnv): EngineOp<unknown>;
+  maintain(state: RunState, bp: Blueprint, env: EngineEnv): EngineOp<unknown>;
+  applyContextTool(state: RunState, bp: Blueprint, tool: string, args: unknown, env: EngineEnv, counts: ArgumentCounts): EngineOp<unknown>;
+  routeToolResult(state: RunState, bp: Blueprint, call: ToolCall, result: ToolOutput, env: EngineEnv): EngineOp<unknown>;
+  seedRegion(state: RunState, region: string, texts: SeedEntryText[], env: EngineEnv, opts: { replaceSeeded: boolean }): EngineOp<unknown>;
+  evaluateGate(state: RunState, bp: Blueprint, fromStage: string, edge: EdgeDef | null, facts: GateFacts, env: EngineEnv): EngineOp<unknown>;
+  applyTransform(state: RunState, bp: Blueprint, edge: EdgeDef): void;
+  recordUsage(state: RunState, promptTokens: number): void;
+}
+
+export function findEdge(bp: Blueprint, from: string, target: string): EdgeDef {
+  const edge = bp.stages.find((s) => s.name === from)?.transitions.find((t) => t.target === target);
+  if (!edge) throw new Error(`no edge ${from} -> ${target} in blueprint ${bp.agent.name}`);
+  return edge;
+}
+
+/** The operation's generator, or its synchronous effect for the few calls that ask nothing. */
+export function opGenerator(engine: EngineCalls, state: RunState, bp: Blueprint, call: OpCall, env: EngineEnv): EngineOp<unknown> | null {
+  switch (call.kind) {
+    case 'enterStage':
+      return engine.enterStage(state, bp, call.stage, env);
+    case 'write':
+      return engine.writeEntry(state, call.region, call.entry, env);
+    case 'maintain':
+      return engine.maintain(state, bp, env);
+    case 'contextTool':
+      return engine.applyContextTool(state, bp, call.tool, call.args, env, call.counts);
+    case 'route':
+      return engine.routeToolResult(state, bp, call.call, call.result, env);
+    case 'seed':
+      return engine.seedRegion(state, call.region, call.texts, env, { replaceSeeded: call.replaceSeeded });
+    case 'gate': {
+      const edge = call.target === null ? null : findEdge(bp, call.fromStage, call.target);
+      return engine.evaluateGate(state, bp, call.fromStage, edge, call.facts, env);
+    }
+    case 'transform':
+      engine.applyTransform(state, bp, findEdge(bp, call.from, call.target));
+      return null;
+    case 'usage':
+      engine.recordUsage(state, call.promptTokens);
+      return null;
+  }
+}
+
+/** Re-applies recorded operations with their recorded answers (activity side). */
+export function replayOps(
+  engine: EngineCalls,
+  state: RunState,
+  bp: Blueprint,
+  ops: readonly RecordedOp[],
+  hooks?: (region: string) => CustomRegionHooks | undefined,
+): void {
+  for (const op of ops) {
+    const env: EngineEnv = { now: op.now, ...(hooks ? { hooks } : {}) };
+    const gen = opGenerator(engine, state, bp, op.call, env);
+    if (!gen) continue;
+    let i = 0;
+    let step = gen.next();
+    while (!step.done) {
+      if (i >= op.answers.length) throw new Error(`replay of ${op.call.kind} asked more than the ${op.answers.length} recorded answers`);
+      step = gen.next(op.answers[i++]);
+    }
+  }
+}
+
+/**
+ * Applies an operation live (workflow side), answering its requests through
+ * `answer`, and returns the result plus the record to replay it later.
+ */
+export async function applyLive<T>(
+  engine: EngineCalls,
+  state: RunState,
+  bp: Blueprint,
+  call: OpCall,
+  env: EngineEnv,
+  answer: (req: EngineRequest) => Promise<unknown>,
+): Promise<{ result: T; record: RecordedOp }> {
+  const answers: unknown[] = [];
+  const gen = opGenerator(engine, state, bp, call, env);
+  let result: unknown;
+  if (gen) {
+    let step = gen.next();
+    while (!step.done) {
+      const a = await answer(step.value);
+      answers.push(a);
+      step = gen.next(a);
+    }
+    result = step.value;
+  }
+  return { result: result as T, record: { call, now: env.now, answers } };
+}

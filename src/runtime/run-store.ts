@@ -1,0 +1,92 @@
+/**
+ * Activity-side access to a run's blueprint and region set. Blueprints and
+ * snapshots live in the blob store; the region set is rebuilt from the
+ * latest snapshot plus the operations recorded since, and the last rebuild
+ * per run is cached so consecutive turns replay only what is new.
+ */
+import { join } from 'node:path';
+import type { Blueprint } from '../blueprint/types.js';
+import { type BlobStore, LocalBlobStore } from '../blobs/index.js';
+import { type RunState, cloneData, createRunState } from '../context/index.js';
+import { leviathHome } from '../devserver/paths.js';
+import { ENGINE } from './engine-calls.js';
+import { customHooks } from './hooks.js';
+import { type RecordedOp, replayOps } from './ops.js';
+
+export interface RuntimeConfig {
+  /** Folder of the local blob store. */
+  blobDir: string;
+  env: NodeJS.ProcessEnv;
+}
+
+export function defaultRuntimeConfig(env: NodeJS.ProcessEnv = process.env): RuntimeConfig {
+  return { blobDir: env.LEVIATH_BLOB_DIR ?? join(leviathHome(env), 'blobs'), env };
+}
+
+interface Rebuilt {
+  base: string | null;
+  applied: number;
+  state: RunState;
+}
+
+/** How many runs' latest region sets one worker keeps in memory. */
+const CACHED_RUNS = 64;
+
+export class RunStore {
+  readonly blobs: BlobStore;
+  private readonly blueprints = new Map<string, Blueprint>();
+  private readonly latest = new Map<string, Rebuilt>();
+
+  constructor(readonly config: RuntimeConfig) {
+    this.blobs = new LocalBlobStore(config.blobDir);
+  }
+
+  async putBlueprint(bp: Blueprint): Promise<string> {
+    const ref = await this.blobs.put(JSON.stringify(bp));
+    this.blueprints.set(ref.hash, bp);
+    return ref.hash;
+  }
+
+  async blueprint(hash: string): Promise<Blueprint> {
+    let bp = this.blueprints.get(hash);
+    if (!bp) {
+      bp = JSON.parse(await this.blobs.get(hash)) as Blueprint;
+      this.blueprints.set(hash, bp);
+    }
+    return bp;
+  }
+
+  /** The region set after `ops` on top of snapshot `base` (null: the blueprint's fresh state). */
+  async state(runId: string, bp: Blueprint, base: string | null, ops: readonly RecordedOp[]): Promise<RunState> {
+    const cached = this.latest.get(runId);
+    let state: RunState;
+    let from: number;
+    if (cached && cached.base === base && cached.applied <= ops.length) {
+      state = cloneData(cached.state);
+      from = cached.applied;
+    } else {
+      state = base === null ? createRunState(bp) : (JSON.parse(await this.blobs.get(base)) as RunState);
+      from = 0;
+    }
+    replayOps(ENGINE, state, bp, ops.slice(from), customHooks(bp));
+    this.remember(runId, { base, applied: ops.length, state: cloneData(state) });
+    return state;
+  }
+
+  /** Writes the rebuilt region set as a new snapshot and returns its hash. */
+  async snapshot(runId: string, bp: Blueprint, base: string | null, ops: readonly RecordedOp[]): Promise<string> {
+    const state = await this.state(runId, bp, base, ops);
+    const ref = await this.blobs.put(JSON.stringify(state));
+    this.remember(runId, { base: ref.hash, applied: 0, state });
+    return ref.hash;
+  }
+
+  private remember(runId: string, rebuilt: Rebuilt): void {
+    this.latest.delete(runId);
+    this.latest.set(runId, rebuilt);
+    if (this.latest.size > CACHED_RUNS) {
+      const oldest = this.latest.keys().next().value;
+      if (oldest !== undefined) this.latest.delete(oldest);
+    }
+  }
+}

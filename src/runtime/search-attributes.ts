@@ -1,0 +1,6 @@
+/** The search attributes operators filter Leviath runs by in the Web UI. */
+import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
+
+export const BLUEPRINT_KEY = defineSearchAttributeKey('LeviathBlueprint', SearchAttributeType.KEYWORD);
+export const STAGE_KEY = defineSearchAttributeKey('LeviathStage', SearchAttributeType.KEYWORD);
+export const STATUS_KEY = defineSearchAttributeKey('LeviathStatus', SearchAttributeType.KEYWORD);

@@ -1,0 +1,76 @@
+/**
+ * The seed activity's work (SPEC 10): resolve the seeds of a run's regions
+ * against the working directory and count what they produced. Seeds run as
+ * activities, so replay, retries of the workflow and continue-as-new never
+ * run them again.
+ */
+import { toContent } from '../blobs/index.js';
+import type { Blueprint } from '../blueprint/types.js';
+import { LevError } from '../errors.js';
+import { encodingFor, lookupModel } from '../providers/models.js';
+import { type SeedInputs, effectiveSeed, preflightSeedPaths, resolveSeed } from '../seeds/index.js';
+import { countTokens } from '../tokens/index.js';
+import type { SeedEntryText } from './ops.js';
+import type { RunStore } from './run-store.js';
+import { mergedPermissions, readPolicy } from './tool-context.js';
+
+export interface SeedRequest {
+  blueprintHash: string;
+  task?: string;
+  caller: Record<string, string>;
+  workdir: string;
+  noSeedCommands: boolean;
+  /** `each_stage` refresh: only these regions. Absent: every seeded region (run start). */
+  regions?: string[];
+  /** The stage whose model's encoding counts the text. */
+  stage: string;
+}
+
+export interface SeededRegion {
+  region: string;
+  texts: SeedEntryText[];
+  warnings: string[];
+}
+
+export function seedInputs(bp: Blueprint, req: SeedRequest, env: NodeJS.ProcessEnv): SeedInputs {
+  return {
+    ...(req.task !== undefined ? { task: req.task } : {}),
+    caller: req.caller,
+    workdir: req.workdir,
+    readPolicy: readPolicy(bp, req.workdir, env),
+    noSeedCommands: req.noSeedCommands,
+    allowSeedCommands: bp.security.allowSeedCommands,
+    safeCommands: bp.safeCommands.shell,
+    permissions: mergedPermissions(bp, bp.agent.entryStage),
+    shellTimeoutSecs: bp.limits.scriptShellTimeoutSecs,
+  };
+}
+
+/** Spawn-time refusals (confinement, task acceptance) before anything is read. */
+export function preflight(bp: Blueprint, req: SeedRequest, env: NodeJS.ProcessEnv): void {
+  const errors = preflightSeedPaths(bp, seedInputs(bp, req, env)).filter((d) => d.severity === 'error');
+  const first = errors[0];
+  if (first) throw new LevError(first.code, errors.map((d) => d.message).join(' '), errors);
+}
+
+export async function resolveRunSeeds(store: RunStore, req: SeedRequest): Promise<SeededRegion[]> {
+  const bp = await store.blueprint(req.blueprintHash);
+  const env = store.config.env;
+  if (!req.regions) preflight(bp, req, env);
+  const inputs = seedInputs(bp, req, env);
+  const model = bp.stages.find((s) => s.name === req.stage)?.model ?? bp.agent.model ?? 'scripted:default';
+  const encoding = encodingFor(model, lookupModel(bp.models, model));
+  const out: SeededRegion[] = [];
+  for (const def of bp.regions) {
+    const seed = effectiveSeed(def);
+    if (!seed) continue;
+    if (req.regions ? !req.regions.includes(def.name) : false) continue;
+    const result = await resolveSeed({ ...def, seed }, inputs);
+    const texts: SeedEntryText[] = [];
+    for (const t of result.texts) {
+      texts.push({ content: await toContent(store.blobs, t.text), tokens: countTokens(t.text, encoding), ...(t.key ? { key: t.key } : {}) });
+    }
+    out.push({ region: def.name, texts, warnings: result.warnings.map((w) => w.message) });
+  }
+  return out;
+}

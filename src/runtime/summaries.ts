@@ -1,0 +1,54 @@
+/**
+ * The compaction activity's work (SPEC 5.1): ask the summarising model to
+ * fold entries into one summary within a token limit. Blank output is a
+ * failed fold; a too-long summary is cut.
+ */
+import { contentText, toContent } from '../blobs/index.js';
+import type { Entry, SummaryAnswer } from '../context/index.js';
+import { encodingFor, lookupModel } from '../providers/models.js';
+import { getProvider } from '../providers/index.js';
+import { countTokens, cutMarker, cutToTokens } from '../tokens/index.js';
+import { modelOf } from './inference.js';
+import { providerRef } from './model-ref.js';
+import type { RunStore } from './run-store.js';
+
+export const DEFAULT_SUMMARY_PROMPT =
+  'You compress part of an AI agent\'s working memory. Rewrite the entries below as one dense summary the agent ' +
+  'can rely on later. Keep facts, decisions, identifiers, file paths, code that matters, open tasks and errors. ' +
+  'Drop repetition and pleasantries. Earlier summaries are included: fold them in rather than summarising them again.';
+
+export interface SummariseInput {
+  runId: string;
+  blueprintHash: string;
+  stage: string;
+  region: string;
+  entries: Entry[];
+  limit: number;
+  prompt?: string;
+  turn: number;
+}
+
+export async function summariseEntries(store: RunStore, input: SummariseInput, attempt: number): Promise<SummaryAnswer> {
+  const bp = await store.blueprint(input.blueprintHash);
+  const model = bp.compaction.model ?? modelOf(bp, input.stage);
+  const encoding = encodingFor(model, lookupModel(bp.models, model));
+  const parts = await Promise.all(
+    input.entries.map(async (e) => `${e.key ? `[${e.key}]\n` : ''}${await contentText(store.blobs, e.content)}`),
+  );
+  const ref = providerRef(bp, model);
+  const response = await getProvider(ref, store.config.env).infer({
+    model: ref,
+    system: [{ text: input.prompt ?? bp.compaction.systemPrompt ?? DEFAULT_SUMMARY_PROMPT }],
+    messages: [{ role: 'user', content: `Region "${input.region}", ${input.entries.length} entries:\n\n${parts.join('\n\n---\n\n')}` }],
+    tools: [],
+    maxTokens: Math.max(1, input.limit),
+    temperature: bp.compaction.temperature,
+    meta: { runId: input.runId, stage: input.stage, turn: input.turn, purpose: 'summary', attempt },
+  });
+  const text = response.text.trim();
+  if (!text) return { ok: false, error: `the summariser returned blank text for region ${input.region}` };
+  const tokens = countTokens(text, encoding);
+  if (tokens <= input.limit) return { ok: true, text: { content: await toContent(store.blobs, text), tokens } };
+  const cut = cutToTokens(text, input.limit, encoding, cutMarker('the summary exceeded its limit'));
+  return { ok: true, text: { content: await toContent(store.blobs, cut.text), tokens: cut.tokens } };
+}

@@ -1,0 +1,160 @@
+/**
+ * What crosses the workflow boundary: run inputs and results, stage-visit
+ * inputs and outcomes, and the progress view the CLI and the Web UI query.
+ * Plain data only.
+ */
+import type { Blueprint } from '../blueprint/types.js';
+import type { RunState } from '../context/state.js';
+import type { Content } from '../context/types.js';
+import type { RecordedOp } from './ops.js';
+
+export interface RunOptions {
+  /** Refuse command seeds for this run (`--no-seed-commands`). */
+  noSeedCommands: boolean;
+  /** No user answers `ask` permissions; they are refused. */
+  unattended: boolean;
+  /** Overrides every stage's model (`lev run --model`). */
+  model?: string;
+  /** Inferences per stage-workflow run before it continues as new. */
+  turnsPerRun: number;
+  /** Operations kept before the region set is snapshotted to the blob store. */
+  opsPerSnapshot: number;
+  /** Activity timeouts in seconds (tests shorten them to exercise crash recovery). */
+  inferenceTimeoutSecs: number;
+  heartbeatTimeoutSecs: number;
+}
+
+export const DEFAULT_RUN_OPTIONS: RunOptions = {
+  noSeedCommands: false,
+  unattended: true,
+  turnsPerRun: 100,
+  opsPerSnapshot: 24,
+  inferenceTimeoutSecs: 600,
+  heartbeatTimeoutSecs: 60,
+};
+
+export interface RunInput {
+  blueprint: Blueprint;
+  task?: string;
+  /** Named caller values for `input` and `{caller = "k"}` seeds. */
+  caller: Record<string, string>;
+  /** Absolute working directory the tools and seeds are confined to. */
+  workdir: string;
+  options: RunOptions;
+}
+
+/** The region set as the workflow carries it between stages and across continue-as-new. */
+export interface Carried {
+  state: RunState;
+  /** Hash of the latest snapshot in the blob store; null means the fresh state of the blueprint. */
+  snapshot: string | null;
+  /** Operations applied since that snapshot. */
+  ops: RecordedOp[];
+}
+
+export interface UsageTotals {
+  calls: number;
+  promptTokens: number;
+  completionTokens: number;
+  cacheReadTokens: number;
+  cacheWriteTokens: number;
+}
+
+export interface StageInput {
+  runId: string;
+  blueprintHash: string;
+  blueprint: Blueprint;
+  stage: string;
+  carried: Carried;
+  workdir: string;
+  options: RunOptions;
+  /** Run-wide inference ordinal of the next inference. */
+  inferences: number;
+  /** Inferences already made in this visit (a gate re-run or continue-as-new keeps counting). */
+  visitTurns: number;
+  /** Progress facts of this visit, carried across re-runs and continue-as-new. */
+  facts: VisitFacts;
+  usage: UsageTotals;
+}
+
+export interface VisitFacts {
+  modifyingCallSucceeded: boolean;
+  modifyingCallDenied: boolean;
+  /** Inferences in a row without progress. */
+  idleInferences: number;
+  toolCallsWithoutProgress: number;
+  editsPerPath: Record<string, number>;
+  /** Workflow time (ms) of the last progress, for `stuck_after_minutes`. */
+  lastProgressAt: number;
+}
+
+export type StageEnd = 'completed' | 'max_iterations' | 'error' | 'stuck';
+
+export interface StageOutcome {
+  end: StageEnd;
+  /** The model's last text in the visit (a blob reference when large). */
+  finalContent: Content;
+  error?: string;
+  carried: Carried;
+  inferences: number;
+  visitTurns: number;
+  facts: VisitFacts;
+  usage: UsageTotals;
+}
+
+export interface RegionBar {
+  name: string;
+  kind: string;
+  tokens: number;
+  budget: number;
+  entries: number;
+}
+
+export interface Progress {
+  runId: string;
+  status: RunStatus;
+  stage: string;
+  /** Inferences so far in the run. */
+  inferences: number;
+  /** Inferences so far in the current stage visit. */
+  visitTurns: number;
+  regions: RegionBar[];
+  window: { max: number; used: number; gap: number };
+  gatesForced: RunState['gatesForced'];
+  usage: UsageTotals;
+  /** Workflow id of the stage visit running now. */
+  stageWorkflowId?: string;
+}
+
+export type RunStatus = 'running' | 'completed' | 'failed';
+
+export interface RunResult {
+  runId: string;
+  status: RunStatus;
+  output: string;
+  error?: string;
+  regions: RegionBar[];
+  gatesForced: RunState['gatesForced'];
+  usage: UsageTotals & { perStage: Record<string, UsageTotals> };
+  stages: string[];
+}
+
+export function emptyUsage(): UsageTotals {
+  return { calls: 0, promptTokens: 0, completionTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 };
+}
+
+export function addUsage(total: UsageTotals, add: UsageTotals): UsageTotals {
+  return {
+    calls: total.calls + add.calls,
+    promptTokens: total.promptTokens + add.promptTokens,
+    completionTokens: total.completionTokens + add.completionTokens,
+    cacheReadTokens: total.cacheReadTokens + add.cacheReadTokens,
+    cacheWriteTokens: total.cacheWriteTokens + add.cacheWriteTokens,
+  };
+}
+
+export function regionBars(state: RunState): RegionBar[] {
+  return state.regions
+    .filter((r) => !r.hidden)
+    .map((r) => ({ name: r.name, kind: r.kind, tokens: r.entries.reduce((a, e) => a + e.tokens, 0), budget: r.budget, entries: r.entries.length }));
+}

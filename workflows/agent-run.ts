@@ -1,0 +1,189 @@
+/**
+ * An agent run: seeds the region set, then walks the stage graph, one child
+ * stage workflow per visit. Between visits it chooses the edge, runs the
+ * completion checks (gates), applies the edge transform and enters the next
+ * stage. The region set travels as plain data; large text stays in the blob
+ * store.
+ */
+import {
+  ApplicationFailure,
+  ActivityFailure,
+  defineQuery,
+  executeChild,
+  setHandler,
+  upsertMemo,
+  upsertSearchAttributes,
+  workflowInfo,
+} from '@temporalio/workflow';
+import type { EdgeDef } from '../src/blueprint/types.js';
+import { type Content, createRunState, findRegion } from '../src/context/index.js';
+import type { GateFacts } from '../src/runtime/ops.js';
+import { DONE, choiceQuestion, decide, matchChoice, runsChecks } from '../src/runtime/transitions.js';
+import {
+  type Progress,
+  type RunInput,
+  type RunResult,
+  type StageOutcome,
+  type UsageTotals,
+  type VisitFacts,
+  addUsage,
+  emptyUsage,
+  regionBars,
+} from '../src/runtime/types.js';
+import { EngineDriver, activitiesFor } from './engine-driver.js';
+import { BLUEPRINT_KEY, STAGE_KEY, STATUS_KEY } from '../src/runtime/search-attributes.js';
+import { stageWorkflow } from './stage.js';
+
+export const runProgressQuery = defineQuery<Progress>('progress');
+
+function freshFacts(): VisitFacts {
+  return { modifyingCallSucceeded: false, modifyingCallDenied: false, idleInferences: 0, toolCallsWithoutProgress: 0, editsPerPath: {}, lastProgressAt: Date.now() };
+}
+
+export async function agentRunWorkflow(input: RunInput): Promise<RunResult> {
+  const runId = workflowInfo().workflowId;
+  const bp = input.blueprint;
+  const acts = activitiesFor(input.options);
+  const notes: string[] = [];
+  let usage = emptyUsage();
+  const perStage: Record<string, UsageTotals> = {};
+  const stagesVisited: string[] = [];
+  let inferences = 0;
+  let visitTurns = 0;
+  let facts = freshFacts();
+  let childId: string | undefined;
+  let status: RunResult['status'] = 'running';
+
+  upsertSearchAttributes([
+    { key: BLUEPRINT_KEY, value: bp.agent.name },
+    { key: STATUS_KEY, value: 'running' },
+  ]);
+  const { hash: blueprintHash } = await acts.registerBlueprint.executeWithOptions(
+    { startToCloseTimeout: '1 minute', summary: `blueprint: ${bp.agent.name}` },
+    [bp],
+  );
+  const driver = new EngineDriver({ runId, blueprintHash, bp, options: input.options, log: (l) => notes.push(l) }, { state: createRunState(bp), snapshot: null, ops: [] });
+
+  setHandler(runProgressQuery, () => ({
+    runId,
+    status,
+    stage: driver.state.stage,
+    inferences,
+    visitTurns,
+    regions: regionBars(driver.state),
+    window: { max: driver.state.window.max, used: regionBars(driver.state).reduce((a, r) => a + r.tokens, 0), gap: driver.state.window.gap },
+    gatesForced: driver.state.gatesForced,
+    usage,
+    ...(childId ? { stageWorkflowId: childId } : {}),
+  }));
+
+  const result = async (output: Content, error?: string): Promise<RunResult> => {
+    const text = typeof output === 'string' ? output : await acts.readText.executeWithOptions({ startToCloseTimeout: '1 minute', summary: 'final output' }, [output]);
+    upsertSearchAttributes([{ key: STATUS_KEY, value: status }]);
+    upsertMemo({ gatesForced: driver.state.gatesForced, stages: stagesVisited, notes });
+    return {
+      runId,
+      status,
+      output: text,
+      ...(error ? { error } : {}),
+      regions: regionBars(driver.state),
+      gatesForced: driver.state.gatesForced,
+      usage: { ...usage, perStage },
+      stages: stagesVisited,
+    };
+  };
+
+  const fail = async (code: string, message: string): Promise<never> => {
+    status = 'failed';
+    const partial = await result('', message);
+    throw ApplicationFailure.nonRetryable(message, code, partial);
+  };
+
+  const seedRegions = async (regions?: string[]) => {
+    let seeded;
+    try {
+      seeded = await acts.resolveSeeds.executeWithOptions(
+        { startToCloseTimeout: '10 minutes', retry: { maximumAttempts: 3 }, summary: regions ? `seeds: refresh ${regions.join(', ')}` : 'seeds' },
+        [{ blueprintHash, ...(input.task !== undefined ? { task: input.task } : {}), caller: input.caller, workdir: input.workdir, noSeedCommands: input.options.noSeedCommands, stage: driver.stage, ...(regions ? { regions } : {}) }],
+      );
+    } catch (err) {
+      if (err instanceof ActivityFailure) return fail(err.cause instanceof ApplicationFailure ? (err.cause.type ?? 'seed-failed') : 'seed-failed', err.cause?.message ?? err.message);
+      throw err;
+    }
+    for (const s of seeded) {
+      notes.push(...s.warnings);
+      if (regions && s.texts.length === 0) continue;
+      await driver.apply({ kind: 'seed', region: s.region, texts: s.texts, replaceSeeded: regions !== undefined });
+    }
+  };
+
+  const enter = async (stage: string) => {
+    const entered = await driver.apply<{ ok: boolean; code?: string; message?: string }>({ kind: 'enterStage', stage });
+    if (entered && entered.ok === false) await fail(entered.code ?? 'stage-entry-failed', entered.message ?? `could not enter stage ${stage}`);
+    stagesVisited.push(stage);
+    visitTurns = 0;
+    facts = freshFacts();
+    upsertSearchAttributes([{ key: STAGE_KEY, value: stage }]);
+  };
+
+  await enter(bp.agent.entryStage);
+  await seedRegions();
+
+  for (let visit = 1; ; visit++) {
+    const stage = driver.stage;
+    childId = `${runId}.${visit}.${stage}`;
+    let outcome: StageOutcome;
+    try {
+      outcome = await executeChild(stageWorkflow, {
+        workflowId: childId,
+        args: [{ runId, blueprintHash, blueprint: bp, stage, carried: driver.carried(), workdir: input.workdir, options: input.options, inferences, visitTurns, facts, usage: emptyUsage() }],
+      });
+    } catch (err) {
+      return fail('stage-failed', `stage "${stage}" failed: ${(err as Error).message}`);
+    }
+    driver.adopt(outcome.carried);
+    inferences = outcome.inferences;
+    visitTurns = outcome.visitTurns;
+    facts = outcome.facts;
+    usage = addUsage(usage, outcome.usage);
+    perStage[stage] = addUsage(perStage[stage] ?? emptyUsage(), outcome.usage);
+
+    const decision = decide(driver.state, bp, stage, outcome.end);
+    if (decision.kind === 'continue') continue;
+    if (decision.kind === 'fail') return fail('dead-end', decision.reason);
+
+    let edge: EdgeDef | null = null;
+    if (decision.kind === 'take') edge = decision.edge;
+    else if (decision.kind === 'choose') {
+      const options = decision.edges.map((e) => e.target);
+      const reply = await acts.infer.executeWithOptions(
+        { startToCloseTimeout: `${input.options.inferenceTimeoutSecs} seconds`, heartbeatTimeout: `${input.options.heartbeatTimeoutSecs} seconds`, summary: `edge choice: ${stage}` },
+        [{ runId, blueprintHash, ...driver.replayInput(), stage, turn: inferences, stageTurn: visitTurns, purpose: 'edge-choice', question: choiceQuestion(decision.edges, decision.allowComplete), options: decision.allowComplete ? [...options, DONE] : options }],
+      );
+      usage = addUsage(usage, { calls: 1, ...reply.usage });
+      const answer = matchChoice(typeof reply.content === 'string' ? reply.content : reply.content.preview, decision.allowComplete ? [...options, DONE] : options);
+      if (answer === DONE || (answer === undefined && decision.allowComplete)) edge = null;
+      else if (answer === undefined) {
+        edge = decision.edges[0]!;
+        notes.push(`edge-choice-unmatched: stage "${stage}" answered without naming an edge; took "${edge.target}"`);
+      } else edge = decision.edges.find((e) => e.target === answer)!;
+    }
+
+    if (runsChecks(outcome.end, edge)) {
+      const gateFacts: GateFacts = { modifyingCallSucceeded: facts.modifyingCallSucceeded, modifyingCallDenied: facts.modifyingCallDenied };
+      const gate = await driver.apply<{ outcome: 'pass' | 'block' | 'forced' }>({ kind: 'gate', fromStage: stage, target: edge?.target ?? null, facts: gateFacts });
+      if (gate.outcome === 'block') continue;
+    }
+
+    if (edge === null) {
+      status = 'completed';
+      const final = findRegion(driver.state, 'final_output');
+      const output = final && final.entries.length > 0 ? final.entries.map((e) => e.content).find((c) => c !== '') ?? outcome.finalContent : outcome.finalContent;
+      return result(output);
+    }
+    await driver.apply({ kind: 'transform', from: stage, target: edge.target });
+    await enter(edge.target);
+    const refresh = driver.state.regions.filter((r) => !r.hidden && r.def.seed?.refresh === 'each_stage').map((r) => r.name);
+    if (refresh.length > 0) await seedRegions(refresh);
+  }
+}

@@ -1,0 +1,144 @@
+/**
+ * Drives the pure engine from workflow code: answers its requests with
+ * activities, records every operation for replay on the activity side, and
+ * keeps the snapshot-plus-operations pair the inference activity receives.
+ */
+import { ActivityFailure, proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
+import type { Activities } from '../activities/index.js';
+import type { Blueprint } from '../src/blueprint/types.js';
+import type { CustomRegionHooks, EngineEnv, EngineRequest, RunState, SummaryAnswer } from '../src/context/index.js';
+import { type Encoding, encodingFor, lookupModel } from '../src/providers/models.js';
+import { ENGINE } from '../src/runtime/engine-calls.js';
+import { customHooks } from '../src/runtime/hooks.js';
+import { type OpCall, applyLive } from '../src/runtime/ops.js';
+import type { Carried, RunOptions } from '../src/runtime/types.js';
+
+export function activitiesFor(options: RunOptions) {
+  return proxyActivities<Activities>({
+    startToCloseTimeout: `${options.inferenceTimeoutSecs} seconds`,
+    heartbeatTimeout: `${options.heartbeatTimeoutSecs} seconds`,
+    retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 8 },
+  });
+}
+
+const local = proxyLocalActivities<Activities>({ startToCloseTimeout: '30 seconds' });
+
+export function stageEncoding(bp: Blueprint, stage: string): Encoding {
+  const model = bp.stages.find((s) => s.name === stage)?.model ?? bp.agent.model ?? 'scripted:default';
+  return encodingFor(model, lookupModel(bp.models, model));
+}
+
+export interface DriverContext {
+  runId: string;
+  blueprintHash: string;
+  bp: Blueprint;
+  options: RunOptions;
+  log: (line: string) => void;
+}
+
+/** One run's region set as the workflow holds it, plus how to replay it elsewhere. */
+export class EngineDriver {
+  state: RunState;
+  private snapshot: string | null;
+  private ops: Carried['ops'];
+  private readonly hooks: ((region: string) => CustomRegionHooks | undefined) | undefined;
+  private readonly acts: ReturnType<typeof activitiesFor>;
+  stage: string;
+  turn = 0;
+
+  constructor(
+    readonly ctx: DriverContext,
+    carried: Carried,
+  ) {
+    this.state = carried.state;
+    this.snapshot = carried.snapshot;
+    this.ops = [...carried.ops];
+    this.hooks = customHooks(ctx.bp, ctx.log);
+    this.acts = activitiesFor(ctx.options);
+    this.stage = carried.state.stage || ctx.bp.agent.entryStage;
+  }
+
+  /** Takes over the region set a child workflow hands back. */
+  adopt(carried: Carried): void {
+    this.state = carried.state;
+    this.snapshot = carried.snapshot;
+    this.ops = [...carried.ops];
+    if (carried.state.stage) this.stage = carried.state.stage;
+  }
+
+  carried(): Carried {
+    return { state: this.state, snapshot: this.snapshot, ops: this.ops };
+  }
+
+  /** Base and operations for an activity that rebuilds the region set. */
+  replayInput(): { base: string | null; ops: Carried['ops'] } {
+    return { base: this.snapshot, ops: this.ops };
+  }
+
+  /** Folds the operation log into a new snapshot once it grows past the configured size. */
+  async compactLog(force = false): Promise<void> {
+    if (!force && this.ops.length < this.ctx.options.opsPerSnapshot) return;
+    if (this.ops.length === 0) return;
+    this.snapshot = await this.acts.saveSnapshot.executeWithOptions(
+      { ...this.activityOptions(), summary: `snapshot: ${this.ops.length} operations` },
+      [{ runId: this.ctx.runId, blueprintHash: this.ctx.blueprintHash, base: this.snapshot, ops: this.ops }],
+    );
+    this.ops = [];
+  }
+
+  async apply<T>(call: OpCall): Promise<T> {
+    const env: EngineEnv = { now: Math.floor(Date.now() / 1000), ...(this.hooks ? { hooks: this.hooks } : {}) };
+    const { result, record } = await applyLive<T>(ENGINE, this.state, this.ctx.bp, call, env, (req) => this.answer(req));
+    this.ops.push(record);
+    if (this.state.stage) this.stage = this.state.stage;
+    return result;
+  }
+
+  async count(text: string): Promise<number> {
+    return local.countText.executeWithOptions({ startToCloseTimeout: '30 seconds', summary: 'count tokens' }, [
+      { text, encoding: stageEncoding(this.ctx.bp, this.stage) },
+    ]);
+  }
+
+  private activityOptions() {
+    const o = this.ctx.options;
+    return {
+      startToCloseTimeout: `${o.inferenceTimeoutSecs} seconds`,
+      heartbeatTimeout: `${o.heartbeatTimeoutSecs} seconds`,
+      retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 8 },
+    } as const;
+  }
+
+  private async answer(req: EngineRequest): Promise<unknown> {
+    switch (req.type) {
+      case 'count':
+        return this.count(req.text);
+      case 'cut':
+        return this.acts.cutText.executeWithOptions({ ...this.activityOptions(), summary: `cut text to ${req.target} tokens` }, [
+          { content: req.content, target: req.target, marker: req.marker, encoding: stageEncoding(this.ctx.bp, this.stage) },
+        ]);
+      case 'summarise':
+        try {
+          return await this.acts.summarise.executeWithOptions(
+            { ...this.activityOptions(), retry: { maximumAttempts: 3 }, summary: `compaction: ${req.region}, ${req.entries.length} entries` },
+            [
+              {
+                runId: this.ctx.runId,
+                blueprintHash: this.ctx.blueprintHash,
+                stage: this.stage,
+                region: req.region,
+                entries: req.entries,
+                limit: req.limit,
+                turn: this.turn,
+                ...(req.prompt !== undefined ? { prompt: req.prompt } : {}),
+              },
+            ],
+          );
+        } catch (err) {
+          // A failed fold never blocks inference: the engine restores the entries (SPEC 5.3).
+          if (err instanceof ActivityFailure) return { ok: false, error: err.cause?.message ?? err.message } satisfies SummaryAnswer;
+          throw err;
+        }
+    }
+  }
+}
