@@ -1,0 +1,40 @@
+/** Custom regions in the simulator: their Rhai hooks run, and a failing render falls back. */
+import { describe, expect, it } from 'vitest';
+import { previews, region, sim } from '../fixtures/simulate/harness.js';
+
+const TOML = `
+[context.regions]
+brain = { kind = "custom", script = "brain.rhai", max_tokens = 500 }
+`;
+
+describe('custom regions in the simulator', () => {
+  it('renders through the script, even when empty, and applies on_write', () => {
+    const script = `
+fn render(ctx) {
+  if ctx.region.entry_count == 0 { return "brain is empty"; }
+  #{ system: ["brain holds " + ctx.region.entry_count + " entries"], messages: [#{ role: "user", content: "from the brain" }] }
+}
+fn on_write(ctx) {
+  if ctx.entry.content == "drop me" { return false; }
+  true
+}
+`;
+    const empty = sim(TOML, [], {}, { 'brain.rhai': script });
+    expect(empty.prompt.system).toEqual(['brain is empty']);
+
+    const out = sim(TOML, [
+      { op: 'context_append', region: 'brain', content: 'keep me' },
+      { op: 'context_append', region: 'brain', content: 'drop me' },
+    ], {}, { 'brain.rhai': script });
+    expect(previews(out, 'brain')).toEqual(['keep me']);
+    expect(out.prompt.system).toEqual(['brain holds 1 entries']);
+    expect(out.prompt.messages[0]).toEqual({ role: 'user', content: 'from the brain' });
+  });
+
+  it('falls back to the default rendering and records custom-render-failed', () => {
+    const out = sim(TOML, [{ op: 'context_append', region: 'brain', content: 'raw note' }], {}, { 'brain.rhai': 'fn render(ctx) { ctx.missing.field }\n' });
+    expect(out.prompt.system).toEqual(['## brain\nraw note']);
+    expect(out.run.diagnostics.some((d) => d.code === 'custom-render-failed' && d.detail.includes('brain'))).toBe(true);
+    expect(region(out, 'brain').tokens).toBeGreaterThan(0);
+  });
+});
