@@ -308,16 +308,8 @@ export class Interp {
         }
         return new RFnPtr('anonymous', { params: n.params, body: n.body, captured });
       }
-      case 'block': {
-        const mark = f.scope.names.length;
-        let last: Value;
-        try {
-          for (const s of n.stmts) last = this.eval(s, f);
-        } finally {
-          f.scope.truncate(mark);
-        }
-        return last;
-      }
+      case 'block':
+        return this.evalBlock(n.stmts, f);
       case 'if': {
         if (this.evalBool(n.cond, f, 'An if condition')) return this.eval(n.then, f);
         return n.els ? this.eval(n.els, f) : undefined;
@@ -327,50 +319,24 @@ export class Interp {
       case 'while':
         for (;;) {
           if (!this.evalBool(n.cond, f, 'A while condition')) return undefined;
-          try {
-            this.eval(n.body, f);
-          } catch (e) {
-            if (e instanceof BreakSig) return e.value;
-            if (e !== CONTINUE) throw e;
-          }
+          const sig = this.loopBody(n.body, f);
+          if (sig) return sig.value;
         }
       case 'dowhile':
         for (;;) {
-          try {
-            this.eval(n.body, f);
-          } catch (e) {
-            if (e instanceof BreakSig) return e.value;
-            if (e !== CONTINUE) throw e;
-          }
+          const sig = this.loopBody(n.body, f);
+          if (sig) return sig.value;
           if (this.evalBool(n.cond, f, 'A do loop condition') === n.until) return undefined;
         }
       case 'loop':
         for (;;) {
-          try {
-            this.eval(n.body, f);
-          } catch (e) {
-            if (e instanceof BreakSig) return e.value;
-            if (e !== CONTINUE) throw e;
-          }
+          const sig = this.loopBody(n.body, f);
+          if (sig) return sig.value;
         }
       case 'for':
         return this.evalFor(n, f);
-      case 'try': {
-        const mark = f.scope.names.length;
-        try {
-          return this.eval(n.body, f);
-        } catch (e) {
-          if (!(e instanceof RhaiFault) || e.code !== 'rhai-runtime') throw e;
-          f.scope.truncate(mark);
-          if (!n.errVar) return this.eval(n.handler, f);
-          f.scope.push(n.errVar, e.thrown !== undefined ? (e.thrown as Value) : e.msg);
-          try {
-            return this.eval(n.handler, f);
-          } finally {
-            f.scope.truncate(mark);
-          }
-        }
-      }
+      case 'try':
+        return this.evalTry(n, f);
       case 'let': {
         const v = n.init ? this.storeVal(n.init, f) : undefined;
         f.scope.push(n.name, v, n.isConst);
@@ -392,42 +358,71 @@ export class Interp {
     }
   }
 
+  evalBlock(stmts: Node[], f: Frame): Value {
+    const mark = f.scope.names.length;
+    let last: Value;
+    try {
+      for (let i = 0; i < stmts.length; i++) last = this.eval(stmts[i]!, f);
+    } finally {
+      f.scope.truncate(mark);
+    }
+    return last;
+  }
+
+  /** Runs one loop iteration; returns the break signal when the loop must end. */
+  loopBody(body: Node, f: Frame): BreakSig | null {
+    try {
+      this.eval(body, f);
+    } catch (e) {
+      if (e instanceof BreakSig) return e;
+      if (e !== CONTINUE) throw e;
+    }
+    return null;
+  }
+
+  evalTry(n: Extract<Node, { k: 'try' }>, f: Frame): Value {
+    const mark = f.scope.names.length;
+    try {
+      return this.eval(n.body, f);
+    } catch (e) {
+      if (!(e instanceof RhaiFault) || e.code !== 'rhai-runtime') throw e;
+      f.scope.truncate(mark);
+      if (!n.errVar) return this.eval(n.handler, f);
+      f.scope.push(n.errVar, e.thrown !== undefined ? (e.thrown as Value) : e.msg);
+      try {
+        return this.eval(n.handler, f);
+      } finally {
+        f.scope.truncate(mark);
+      }
+    }
+  }
+
   evalFor(n: Extract<Node, { k: 'for' }>, f: Frame): Value {
     const it = this.eval(n.iter, f);
     const mark = f.scope.names.length;
-    const run = (v: Value, i: number): boolean => {
-      f.scope.truncate(mark);
-      f.scope.push(n.name, v);
-      if (n.idx) f.scope.push(n.idx, i);
-      try {
-        this.eval(n.body, f);
-      } catch (e) {
-        if (e instanceof BreakSig) {
-          brk = e.value;
-          return false;
-        }
-        if (e !== CONTINUE) throw e;
-      }
-      return true;
-    };
-    let brk: Value;
+    let sig: BreakSig | null;
     try {
       if (Array.isArray(it)) {
         const snap = it.slice();
         work.n += snap.length;
         for (let i = 0; i < snap.length; i++) {
           const v = snap[i];
-          if (!run(isObj(v) ? deepClone(v) : v, i)) return brk;
+          this.bindLoop(n, f, mark, isObj(v) ? deepClone(v) : v, i);
+          if ((sig = this.loopBody(n.body, f))) return sig.value;
         }
       } else if (it instanceof RRange) {
         if (it.step <= 0) throw this.err('A range step must be positive', n.iter);
         let i = 0;
         for (let x = it.start; it.inclusive ? x <= it.end : x < it.end; x += it.step) {
-          if (!run(x, i++)) return brk;
+          this.bindLoop(n, f, mark, x, i++);
+          if ((sig = this.loopBody(n.body, f))) return sig.value;
         }
       } else if (typeof it === 'string') {
         let i = 0;
-        for (const ch of it) if (!run(new RChar(ch), i++)) return brk;
+        for (const ch of it) {
+          this.bindLoop(n, f, mark, new RChar(ch), i++);
+          if ((sig = this.loopBody(n.body, f))) return sig.value;
+        }
       } else {
         throw this.err(`A for loop needs an array, a range or a string, but got ${typeName(it)}`, n.iter);
       }
@@ -435,6 +430,12 @@ export class Interp {
       f.scope.truncate(mark);
     }
     return undefined;
+  }
+
+  bindLoop(n: Extract<Node, { k: 'for' }>, f: Frame, mark: number, v: Value, i: number): void {
+    f.scope.truncate(mark);
+    f.scope.push(n.name, v);
+    if (n.idx) f.scope.push(n.idx, i);
   }
 
   evalSwitch(n: Extract<Node, { k: 'switch' }>, f: Frame): Value {
