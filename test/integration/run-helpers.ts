@@ -1,0 +1,117 @@
+/**
+ * Running whole agents against the real dev server: a worker with its own
+ * task queue and blob folder, blueprints written to temporary directories,
+ * scripted models registered in-process, and the histories kept for the
+ * replay test.
+ */
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Client, WorkflowHandle } from '@temporalio/client';
+import { historyToJSON } from '@temporalio/common/lib/proto-utils';
+import { inject } from 'vitest';
+import { loadBlueprint } from '../../src/blueprint/load.js';
+import type { Blueprint } from '../../src/blueprint/types.js';
+import { registerScript } from '../../src/providers/index.js';
+import type { ScriptInput } from '../../src/providers/scripted-script.js';
+import { followRun, startRun } from '../../src/runtime/client.js';
+import { DEFAULT_RUN_OPTIONS, type Progress, type RunOptions, type RunResult } from '../../src/runtime/types.js';
+import { createWorker } from '../../src/runtime/worker.js';
+
+/** Where integration tests leave histories for `replay.test.ts`. */
+export function historiesDir(): string {
+  const dir = join(inject('integrationTmp'), 'histories');
+  mkdirSync(dir, { recursive: true });
+  return dir;
+}
+
+export function tempDir(prefix: string): string {
+  return mkdtempSync(join(inject('integrationTmp'), `${prefix}-`));
+}
+
+/** Writes `agent.toml` (and any extra files) to a fresh directory and loads it; throws on diagnostics errors. */
+export function writeBlueprint(toml: string, files: Record<string, string> = {}): Blueprint {
+  const dir = tempDir('bp');
+  writeFileSync(join(dir, 'agent.toml'), toml);
+  for (const [name, text] of Object.entries(files)) {
+    mkdirSync(join(dir, name, '..'), { recursive: true });
+    writeFileSync(join(dir, name), text);
+  }
+  const loaded = loadBlueprint(dir);
+  if (!loaded.blueprint) throw new Error(`blueprint invalid: ${loaded.diagnostics.map((d) => `${d.code}: ${d.message}`).join('\n')}`);
+  return loaded.blueprint;
+}
+
+let scriptCounter = 0;
+
+/** Registers a scripted model for this process and returns its `scripted:<name>` ref. */
+export function scriptedModel(script: ScriptInput): string {
+  const name = `test-script-${process.pid}-${++scriptCounter}`;
+  registerScript(name, script);
+  return `scripted:${name}`;
+}
+
+export interface TestRuntime {
+  client: Client;
+  taskQueue: string;
+  blobDir: string;
+  stop(): Promise<void>;
+}
+
+export async function startRuntime(client: Client, opts: { taskQueue?: string } = {}): Promise<TestRuntime> {
+  const taskQueue = opts.taskQueue ?? `rt-${process.pid}-${Date.now()}-${Math.random().toString(36).slice(2, 8)}`;
+  const blobDir = tempDir('blobs');
+  const { worker, connection } = await createWorker({
+    address: inject('temporalAddress'),
+    taskQueue,
+    bundle: { codePath: inject('workflowBundlePath') },
+    runtime: { blobDir, env: process.env },
+  });
+  const running = worker.run();
+  return {
+    client,
+    taskQueue,
+    blobDir,
+    stop: async () => {
+      worker.shutdown();
+      await running;
+      await connection.close();
+    },
+  };
+}
+
+export interface RunOutcome {
+  result: RunResult;
+  handle: WorkflowHandle;
+  turns: Progress[];
+}
+
+export async function runAgent(
+  rt: TestRuntime,
+  bp: Blueprint,
+  opts: { task?: string; caller?: Record<string, string>; workdir?: string; options?: Partial<RunOptions>; workflowId?: string } = {},
+): Promise<RunOutcome> {
+  const handle = await startRun(
+    rt.client,
+    {
+      blueprint: bp,
+      ...(opts.task !== undefined ? { task: opts.task } : {}),
+      caller: opts.caller ?? {},
+      workdir: opts.workdir ?? tempDir('work'),
+      options: { ...DEFAULT_RUN_OPTIONS, ...opts.options },
+    },
+    { taskQueue: rt.taskQueue, ...(opts.workflowId ? { workflowId: opts.workflowId } : {}) },
+  );
+  const turns: Progress[] = [];
+  const result = await followRun(rt.client, handle, (p) => turns.push(p), 100);
+  await saveHistories(rt.client, handle.workflowId);
+  return { result, handle, turns };
+}
+
+/** Keeps the run's and its stage visits' histories for the replay test. */
+export async function saveHistories(client: Client, runId: string): Promise<void> {
+  const dir = historiesDir();
+  for await (const wf of client.workflow.list({ query: `WorkflowId = '${runId}' OR WorkflowId STARTS_WITH '${runId}.'` })) {
+    const history = await client.workflow.getHandle(wf.workflowId, wf.runId).fetchHistory();
+    writeFileSync(join(dir, `${wf.workflowId}--${wf.runId}.json`), historyToJSON(history));
+  }
+}
