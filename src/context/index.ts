@@ -1,42 +1,61 @@
 /**
  * The pure region engine (SPEC 1–6, 9, 10.2). Workflow code, activities and
- * the simulator all import it from here.
+ * the simulator import it from here. It never touches the disk, the clock,
+ * randomness, the network or a tokenizer: time comes in as `env.now`, token
+ * counts come in with the text, and everything it holds is plain JSON.
  *
- * State: `createRunState(bp, {window?})` builds a plain-JSON `RunState`;
- * `enterStage` gives it a layout. Everything else reads or mutates that
- * state in place, and only when it succeeds: a failing call leaves it
- * byte-identical.
+ * State
+ * - `createRunState(bp, {window?})` -> `RunState` (SPEC 1.4); `window`
+ *   overrides every stage's model window (simulator `--window`).
+ * - Read: `visibleRegions`, `windowUsed`, `findRegion`, `regionTokens`,
+ *   `openItems`, `checklistBody`, `groupRanges`, `joinedGroupTokens`.
+ * - Every operation mutates the state in place and only when it succeeds;
+ *   a failure (a value `{ok: false, code, message}` or an `[code]` tool
+ *   result) leaves it byte-identical. Region objects keep their identity.
  *
- * Requests: operations that need text counted, cut or summarised are
- * generators (`EngineOp<T>`) that yield an `EngineRequest` and take the
- * answer. Drive them with `runSync(op, handler)` in tests and the simulator,
- * or `runAsync(op, handler)` with activities in a workflow.
+ * Requests
+ * - Operations that need text counted, cut or summarised are generators
+ *   (`EngineOp<T>`) yielding `EngineRequest`s (`count`, `cut`, `summarise`).
+ *   Drive them with `runSync(op, handler)` or `runAsync(op, handler)`.
  *
- * Operations:
- * - `writeEntry(state, region, NewEntry, env)` — SPEC 4.1–4.5; the result
- *   lists entries removed and entries sent to pending.
- * - `planWrite`/`commitPlan` — the two halves of a write, for callers that
+ * Operations (all take `env: EngineEnv` = {now, hooks?, maxSummaryTokens?})
+ * - `enterStage(state, bp, stage, env)` -> `StageEntryResult`: visits,
+ *   attempts reset, layout and visibility, budget re-resolution with
+ *   reduction, stage instructions, `updates` snapshot (SPEC 9.6 step 4).
+ * - `writeEntry(state, region, NewEntry, env)` -> `WriteResult` with the
+ *   entries removed and sent to pending (SPEC 4.1–4.5).
+ * - `maintain(state, bp, env)` -> `MaintenanceReport`: compaction pass, then
+ *   the window cascade (SPEC 4.6). `recordUsage(state, promptTokens)` grows
+ *   the calibration gap; `replyLimit(state, cap)` (SPEC 3.3).
+ * - `applyContextTool(state, bp, tool, args, env, counts?)` -> `ToolResult`
+ *   (SPEC 6); `counts` carries the tokens of `content`/`item`/`note`.
+ * - `seedRegion(state, region, SeedText[], env, {replaceSeeded})` (SPEC 10.2).
+ * - `completionEdges`, `chooseEdge(state, bp, reply)`, `outcomeEdge`,
+ *   `edgeAvailable` (SPEC 9.3); `evaluateGate(state, bp, fromStage, edge |
+ *   null, facts, env)` -> pass / block (nudge appended) / forced (SPEC 9.4).
+ * - `applyTransform(state, bp, edge)` (SPEC 9.5): clears now, marks folds
+ *   for the next `maintain`.
+ * - `fold(state, bp, region, goal, opts, env)` (SPEC 5.2), used by `maintain`.
+ * - `planWrite`/`commitPlan`: the two halves of a write, for callers that
  *   must check a fit before changing anything.
- * - `visibleRegions(state)`, `windowUsed(state)`, `findRegion`, `regionTokens`.
- * - Groups (SPEC 1.2): `groupRanges`, `joinedGroupTokens`, ...
- * - `kindBehaviour(kind)` — what a region kind does on overflow, in the
- *   cascade, under transforms.
+ * - `kindBehaviour(kind)`: what a kind does on overflow, in the cascade and
+ *   under transforms.
  */
 export * from './budget.js';
+export * from './fold.js';
+export * from './gates.js';
 export * from './groups.js';
 export { checklistBody, items as checklistItems } from './kinds/checklist.js';
 export type { CustomRegionHooks, EngineEnv, HookResult } from './kinds/custom.js';
 export { kindBehaviour } from './kinds/index.js';
 export type { CascadePhase, KindBehaviour, OverflowRule, ReduceRule } from './kinds/index.js';
+export * from './maintenance.js';
 export type { Failure } from './messages.js';
 export * from './requests.js';
+export * from './seed-fit.js';
+export * from './stage.js';
 export * from './state.js';
+export * from './tools.js';
+export * from './transforms.js';
 export type * from './types.js';
 export * from './write.js';
-export * from './fold.js';
-export * from './maintenance.js';
-export * from './stage.js';
-export * from './tools.js';
-export * from './gates.js';
-export * from './seed-fit.js';
-export * from './transforms.js';

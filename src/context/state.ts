@@ -154,12 +154,27 @@ export function cloneData<T>(value: T): T {
   return JSON.parse(JSON.stringify(value)) as T;
 }
 
-/** Replaces `target`'s contents with `source`'s, keeping the object identity callers hold. */
-export function commitState(target: RunState, source: RunState): void {
-  for (const key of Object.keys(target) as (keyof RunState)[]) {
+function assignInPlace<T extends object>(target: T, source: T): void {
+  for (const key of Object.keys(target) as (keyof T)[]) {
     if (!(key in source)) delete target[key];
   }
   Object.assign(target, source);
+}
+
+/**
+ * Replaces `target`'s contents with `source`'s (a changed copy of it). The
+ * state object and every region object keep their identity, so references
+ * callers hold stay valid.
+ */
+export function commitState(target: RunState, source: RunState): void {
+  const byName = new Map(target.regions.map((r) => [r.name, r]));
+  const regions = source.regions.map((r) => {
+    const existing = byName.get(r.name);
+    if (!existing) return r;
+    assignInPlace(existing, r);
+    return existing;
+  });
+  assignInPlace(target, { ...source, regions });
 }
 
 /** Short text for messages and listings; blob contents show their preview. */

@@ -174,3 +174,15 @@ function runWith(s: RunState, texts: { content: string; tokens: number; key: str
     return handle(req);
   });
 }
+
+describe('state identity', () => {
+  it('keeps region objects callers hold across stage entry and seeding', () => {
+    const bp = blueprint([def('notes', 'temporary')], [stage('a'), stage('b')]);
+    const s = start(bp);
+    const notes = findRegion(s, 'notes')!;
+    run(enterStage(s, bp, 'b', env));
+    run(seedRegion(s, 'notes', [{ content: 'x', tokens: 1 }], env, { replaceSeeded: true }));
+    expect(findRegion(s, 'notes')).toBe(notes);
+    expect(notes.entries).toHaveLength(1);
+  });
+});
