@@ -400,7 +400,6 @@ export class Interp {
   evalFor(n: Extract<Node, { k: 'for' }>, f: Frame): Value {
     const it = this.eval(n.iter, f);
     const mark = f.scope.names.length;
-    let sig: BreakSig | null;
     try {
       if (Array.isArray(it)) {
         const snap = it.slice();
@@ -408,20 +407,23 @@ export class Interp {
         for (let i = 0; i < snap.length; i++) {
           const v = snap[i];
           this.bindLoop(n, f, mark, isObj(v) ? deepClone(v) : v, i);
-          if ((sig = this.loopBody(n.body, f))) return sig.value;
+          const sig = this.loopBody(n.body, f);
+          if (sig) return sig.value;
         }
       } else if (it instanceof RRange) {
         if (it.step <= 0) throw this.err('A range step must be positive', n.iter);
         let i = 0;
         for (let x = it.start; it.inclusive ? x <= it.end : x < it.end; x += it.step) {
           this.bindLoop(n, f, mark, x, i++);
-          if ((sig = this.loopBody(n.body, f))) return sig.value;
+          const sig = this.loopBody(n.body, f);
+          if (sig) return sig.value;
         }
       } else if (typeof it === 'string') {
         let i = 0;
         for (const ch of it) {
           this.bindLoop(n, f, mark, new RChar(ch), i++);
-          if ((sig = this.loopBody(n.body, f))) return sig.value;
+          const sig = this.loopBody(n.body, f);
+          if (sig) return sig.value;
         }
       } else {
         throw this.err(`A for loop needs an array, a range or a string, but got ${typeName(it)}`, n.iter);
