@@ -7,7 +7,7 @@
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Client, WorkflowHandle } from '@temporalio/client';
-import { historyToJSON } from '@temporalio/common/lib/proto-utils';
+import { historyToJSON } from '@temporalio/common/lib/proto-utils.js';
 import { inject } from 'vitest';
 import { loadBlueprint } from '../../src/blueprint/load.js';
 import type { Blueprint } from '../../src/blueprint/types.js';
