@@ -64,6 +64,11 @@ export class Findings {
   }
 }
 
+/** Findings by line, those without a position last; the sort is stable. */
+export function inFileOrder(list: readonly Diagnostic[]): Diagnostic[] {
+  return [...list].sort((a, b) => (a.line ?? Number.MAX_SAFE_INTEGER) - (b.line ?? Number.MAX_SAFE_INTEGER) || (a.column ?? 0) - (b.column ?? 0));
+}
+
 /** Levenshtein distance, for "did you mean" hints on enum typos. */
 function distance(a: string, b: string): number {
   const row = Array.from({ length: b.length + 1 }, (_, j) => j);

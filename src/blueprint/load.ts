@@ -13,7 +13,7 @@ import { BUILTIN_MODELS } from '../providers/models.js';
 import { compileReadPaths } from '../tools/read-paths.js';
 import { runChecks } from './checks.js';
 import { TableReader } from './fields.js';
-import { Findings } from './findings.js';
+import { Findings, inFileOrder } from './findings.js';
 import { runLints } from './lints.js';
 import { parseModelTable } from './model-table.js';
 import { indexPositions } from './positions.js';
@@ -88,11 +88,6 @@ function syntaxDiagnostic(err: unknown, file: string): Diagnostic {
     };
   }
   return { code: 'toml-syntax', severity: 'error', message: 'The file could not be parsed as TOML; check that it is a text TOML file.', path: '', file };
-}
-
-/** Findings by line, those without a position last; the sort is stable. */
-function inFileOrder(list: Diagnostic[]): Diagnostic[] {
-  return [...list].sort((a, b) => (a.line ?? Number.MAX_SAFE_INTEGER) - (b.line ?? Number.MAX_SAFE_INTEGER) || (a.column ?? 0) - (b.column ?? 0));
 }
 
 function freeze<T>(value: T): T {

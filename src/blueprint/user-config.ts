@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { parse, TomlError } from 'smol-toml';
 import type { Diagnostic } from '../errors.js';
 import { BUILTIN_MODELS, type ModelInfo } from '../providers/models.js';
-import { Findings } from './findings.js';
+import { Findings, inFileOrder } from './findings.js';
 import { isTable, TableReader } from './fields.js';
 import { parseModelTable } from './model-table.js';
 import { indexPositions } from './positions.js';
@@ -72,7 +72,7 @@ export function parseUserConfig(text: string, file: string): { config: UserConfi
     entry.unknownKeys(['allow'], 'unknown-key', `[agent_read_paths.${agent}]`);
     config.agentReadPaths[agent] = entry.stringArray('allow') ?? [];
   }
-  return { config, diagnostics: findings.list };
+  return { config, diagnostics: inFileOrder(findings.list) };
 }
 
 export function loadUserConfig(env: NodeJS.ProcessEnv = process.env): { config: UserConfig; diagnostics: Diagnostic[] } {

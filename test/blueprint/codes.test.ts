@@ -2,7 +2,7 @@
  * One case per code: a minimal blueprint that triggers it, and the same
  * blueprint fixed, which does not.
  */
-import { mkdirSync, mkdtempSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -210,6 +210,11 @@ describe('every code has a triggering and a fixed blueprint', () => {
     const dir = mkdtempSync(join(tmpdir(), 'lev-cfg-'));
     expect(loadUserConfig({ LEVIATH_CONFIG: dir }).diagnostics.map((d) => d.code)).toEqual(['config-unreadable']);
     expect(loadUserConfig({ LEVIATH_CONFIG: join(dir, 'missing.toml') }).diagnostics).toEqual([]);
+  });
+
+  it('documents every code in docs/validate.md', () => {
+    const doc = readFileSync('docs/validate.md', 'utf8');
+    expect(Object.keys(CODES).filter((code) => !doc.includes(`| \`${code}\` |`))).toEqual([]);
   });
 
   it('covers every catalogued code', () => {

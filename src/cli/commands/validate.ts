@@ -50,7 +50,7 @@ function pad(text: string, width: number): string {
 
 function budgetTable(stage: ResolvedStageBudgets): string[] {
   const header = ['region', 'kind', 'budget', 'tokens', 'threshold'];
-  const rows = stage.regions.map((r) => [r.name, r.kind, r.budgetText === undefined ? 'fixed' : JSON.stringify(r.budgetText), String(r.budget), r.threshold === undefined ? '' : String(r.threshold)]);
+  const rows = stage.regions.map((r) => [r.name, r.kind, r.budgetText === undefined ? 'max_tokens' : JSON.stringify(r.budgetText), String(r.budget), r.threshold === undefined ? '' : String(r.threshold)]);
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => (row[i] ?? '').length)));
   const line = (cells: string[]) => `    ${cells.map((c, i) => (i === 3 || i === 4 ? (c.padStart(widths[i] ?? 0)) : pad(c, widths[i] ?? 0))).join('  ')}`.trimEnd();
   return [`  stage ${stage.name}: model ${stage.model}, window ${stage.window} tokens`, line(header), ...rows.map(line)];

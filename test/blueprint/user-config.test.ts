@@ -1,0 +1,56 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { loadUserConfig, parseUserConfig, userConfigPath } from '../../src/blueprint/user-config.js';
+import { codesOf, loadToml } from './helpers.js';
+
+describe('user config', () => {
+  it('is found at $LEVIATH_CONFIG, else under ~/.config/leviath', () => {
+    expect(userConfigPath({ LEVIATH_CONFIG: '/etc/lev.toml', HOME: '/home/u' })).toBe('/etc/lev.toml');
+    expect(userConfigPath({ HOME: '/home/u' })).toBe('/home/u/.config/leviath/config.toml');
+  });
+
+  it('reads models, security grants and per-agent grants, ignoring tables it does not own', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'lev-cfg-'));
+    const file = join(dir, 'config.toml');
+    writeFileSync(
+      file,
+      `[models."ollama:llama3.3"]
+context_window = 131072
+[security]
+read_paths = ["/srv/shared"]
+allow_seed_commands = false
+[agent_read_paths.researcher]
+allow = ["~/papers"]
+[providers.openai]
+base_url = "http://localhost:8080"
+`,
+    );
+    const { config, diagnostics } = loadUserConfig({ LEVIATH_CONFIG: file });
+    expect(diagnostics).toEqual([]);
+    expect(config.models).toEqual({ 'ollama:llama3.3': { contextWindow: 131072, maxOutputTokens: 4096 } });
+    expect(config.security).toEqual({ readPaths: ['/srv/shared'], allowBlueprintReadPaths: false, allowSeedCommands: false });
+    expect(config.agentReadPaths).toEqual({ researcher: ['~/papers'] });
+  });
+
+  it('reports its own mistakes with positions', () => {
+    const bad = parseUserConfig('[security]\nread_path = ["/x"]\n[models."a:b"]\nencoding = "utf8"\n', '/cfg.toml');
+    expect(bad.diagnostics.map((d) => [d.code, d.line])).toEqual([
+      ['unknown-key', 2],
+      ['bad-model', 3],
+      ['bad-encoding', 4],
+    ]);
+    expect(parseUserConfig('[security', '/cfg.toml').diagnostics[0]).toMatchObject({ code: 'toml-syntax', line: 1 });
+  });
+
+  it('grants a blueprint read path to the named agent, and turns off command seeds', () => {
+    const parsed = parseUserConfig('[agent_read_paths.reader]\nallow = ["/opt/data"]\n[security]\nallow_seed_commands = false\n', '/cfg.toml');
+    const toml = '[agent]\nname = "reader"\n[read_paths]\nallow = ["/opt/data"]';
+    expect(codesOf(loadToml(toml))).toContain('read-paths-not-granted');
+    const granted = loadToml(toml, {}, { userConfig: parsed.config });
+    expect(codesOf(granted)).toEqual(['read-paths-declared']);
+    expect(granted.blueprint?.security.allowSeedCommands).toBe(false);
+    expect(granted.diagnostics[0]?.line).toBe(4);
+  });
+});
