@@ -42,6 +42,9 @@ function* compactionPass(state: RunState, bp: Blueprint, env: EngineEnv): Engine
       delete region.markedForFold;
       delete region.markedCompactPrompt;
       report = yield* fold(state, bp, region, 0, prompt === undefined ? { all: true } : { all: true, prompt }, env);
+    } else if (region.hidden) {
+      // A hidden region keeps its content untouched until a stage shows it again (SPEC 9.1).
+      continue;
     } else if (region.kind === 'compacting') {
       const theta = region.threshold ?? region.budget;
       if (region.def.admission === 'evict' && regionTokens(region) > theta) {

@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { maintain, recordUsage, replyLimit } from '../../src/context/maintenance.js';
 import { runSync } from '../../src/context/requests.js';
 import { findRegion, regionTokens, windowUsed } from '../../src/context/state.js';
-import { blueprint, def, env, put, run, start, tokensOf, user } from './helpers.js';
+import { enterStage } from '../../src/context/stage.js';
+import { blueprint, def, env, put, run, stage, start, tokensOf, user } from './helpers.js';
 
 describe('compaction pass (SPEC 5.2)', () => {
   const conv = def('conversation', 'sliding_window', { maxTokens: 1000, maxItems: 5, strategy: 'compact', compactCount: 3 });
@@ -163,5 +164,53 @@ describe('window cascade (SPEC 4.6)', () => {
     expect(replyLimit(s, 8192)).toBe(2500);
     recordUsage(s, 100);
     expect(s.window.gap).toBe(1500);
+  });
+});
+
+describe('fold edge cases (SPEC 5.2, 5.3)', () => {
+  const bp = blueprint([def('codebase', 'compacting', { maxTokens: 1000, compactAt: 0.8 })]);
+
+  it('cuts a summary longer than its limit', () => {
+    const s = start(bp);
+    for (const n of ['a', 'b', 'c']) put(s, 'codebase', n, 300);
+    const seen: { type: string; target?: number }[] = [];
+    runSync(maintain(s, bp, env), (req) => {
+      seen.push(req);
+      if (req.type === 'summarise') return { ok: true, text: { content: 'very long', tokens: 900 } };
+      if (req.type === 'cut') return { content: 'cut', tokens: req.target };
+      return 1;
+    });
+    expect(seen.find((r) => r.type === 'cut')?.target).toBe(400);
+    expect(tokensOf(s, 'codebase')).toEqual([400, 300]);
+  });
+
+  it('treats blank summaries as failures and restores the entries in order', () => {
+    const s = start(bp);
+    for (const n of ['a', 'b', 'c']) put(s, 'codebase', n, 300);
+    const report = runSync(maintain(s, bp, env), (req) => (req.type === 'summarise' ? { ok: true, text: { content: '  ', tokens: 1 } } : 1));
+    expect(report.folds[0]).toMatchObject({ ok: false, error: expect.stringContaining('blank') });
+    expect(findRegion(s, 'codebase')!.entries.map((e) => e.content)).toEqual(['a', 'b', 'c']);
+    expect(s.diagnostics.map((d) => d.code)).toContain('compaction-failed');
+  });
+
+  it('folds compacting regions in cascade phase 4, keeping the newest group', () => {
+    const b = blueprint([def('p', 'pinned', { maxTokens: 5000 }), def('codebase', 'compacting', { maxTokens: 5000, thresholdTokens: 5000 })]);
+    const s = start(b, 10_000);
+    put(s, 'p', 'p', 5000);
+    for (const n of ['a', 'b', 'c']) put(s, 'codebase', n, 1500);
+    const report = run(maintain(s, b, env));
+    expect(report.folds).toHaveLength(1);
+    expect(tokensOf(s, 'codebase')).toEqual([300, 1500]);
+  });
+
+  it('leaves pending entries of a hidden region alone until it is shown', () => {
+    const b = blueprint([bp.regions[0]!], [stage('a'), stage('b', { regions: [def('other', 'temporary')] })]);
+    const s = start(b);
+    put(s, 'codebase', 'a', 600);
+    put(s, 'codebase', 'b', 600);
+    run(enterStage(s, b, 'b', env));
+    expect(run(maintain(s, b, env)).folds).toEqual([]);
+    run(enterStage(s, b, 'a', env));
+    expect(run(maintain(s, b, env)).folds).toHaveLength(1);
   });
 });
