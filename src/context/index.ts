@@ -59,3 +59,7 @@ export * from './tools.js';
 export * from './transforms.js';
 export type * from './types.js';
 export * from './write.js';
+export * from './cache-markers.js';
+export * from './deterministic-summary.js';
+export * from './render.js';
+export * from './routing.js';
