@@ -6,6 +6,7 @@
  * starts from a copy of the same prepared state, so each measures the same
  * turn. Counting and cutting requests are answered with js-tiktoken, as
  * the activities would; the bytes they tokenize are reported per turn.
+ * A custom region's Rhai `render` hook is timed separately (bench/rhai.ts).
  */
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -23,6 +24,7 @@ import { cloneData, createRunState, findRegion, type RunState } from '../src/con
 import type { ToolCall } from '../src/context/types.js';
 import { writeEntry } from '../src/context/write.js';
 import { makeSyncHandler } from '../src/tokens/handler.js';
+import { benchRenderHook } from './rhai.js';
 
 const WINDOWS = [32_000, 200_000, 1_000_000];
 const ENTRY_COUNTS = [100, 1_000, 10_000];
@@ -155,6 +157,8 @@ export function run(): void {
   for (const t of table) console.log(line(t));
   const target = rows.find((r) => r.window === 200_000 && r.entries === 1_000);
   if (target) console.log(`\n200k window, 1,000 entries: median ${fmt(target.median)} µs (target ≤ 2000 µs)`);
+  const hook = benchRenderHook();
+  console.log(`Rhai custom-region render(ctx) over ${hook.entries} entries, added per turn for each such region: median ${hook.medianUs} µs, p95 ${hook.p95Us} µs`);
 }
 
 export default run;
