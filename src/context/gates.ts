@@ -81,7 +81,10 @@ function matchLine(line: string, candidates: string[]): string | null {
 
 export type EdgeChoice = { kind: 'edge'; edge: EdgeDef; unmatched: boolean } | { kind: 'end' };
 
-/** Matches the model's reply to a `choose` route (SPEC 9.3 step 4). */
+/**
+ * Matches the model's reply to a `choose` route (SPEC 9.3 step 4). Pure: on
+ * `unmatched` the caller records `edge-choice-unmatched`.
+ */
 export function chooseEdge(state: RunState, bp: Blueprint, reply: string): EdgeChoice {
   const route = completionEdges(state, bp);
   if (route.kind === 'take') return { kind: 'edge', edge: route.edge, unmatched: false };
@@ -100,7 +103,6 @@ export function chooseEdge(state: RunState, bp: Blueprint, reply: string): EdgeC
   if (edge) return { kind: 'edge', edge, unmatched: false };
   if (route.allowComplete) return { kind: 'end' };
   const fallback = stageDef(bp, state.stage).transitions.find((e) => route.edges.includes(e))!;
-  addDiagnostic(state, 'edge-choice-unmatched', 'warning', `the reply named none of ${candidates.join(', ')}; taking "${fallback.target}"`);
   return { kind: 'edge', edge: fallback, unmatched: true };
 }
 
