@@ -4,9 +4,11 @@ import type { FnDef, Node, Pos } from './ast.js';
 import { type LimitName, RhaiFault } from './errors.js';
 import { fnKey, isAssignable } from './parser.js';
 import {
+  Cell,
   debug,
   deepClone,
   display,
+  fromJs,
   isObj,
   RChar,
   RFloat,
@@ -14,6 +16,7 @@ import {
   type RMap,
   RRange,
   sortedKeys,
+  toJs,
   typeName,
   type Value,
   valuesEqual,
@@ -39,14 +42,19 @@ const CONTINUE = new ContinueSig();
 
 export class Scope {
   names: string[] = [];
-  vals: Value[] = [];
+  /** A captured variable's slot holds its shared {@link Cell}. */
+  vals: (Value | Cell)[] = [];
   consts: boolean[] = [];
   find(name: string): number {
     const names = this.names;
     for (let i = names.length - 1; i >= 0; i--) if (names[i] === name) return i;
     return -1;
   }
-  push(name: string, v: Value, isConst = false): void {
+  get(i: number): Value {
+    const v = this.vals[i];
+    return v instanceof Cell ? v.v : v;
+  }
+  push(name: string, v: Value | Cell, isConst = false): void {
     this.names.push(name);
     this.vals.push(v);
     this.consts.push(isConst);
@@ -146,6 +154,14 @@ export class Interp {
     else if (v instanceof Map) this.checkMap(v, at);
   }
 
+  /** Size checks for a value built outside the evaluator (parse_json). */
+  checkDeep(v: Value, at: Pos): void {
+    work.n++;
+    this.checkSize(v, at);
+    if (Array.isArray(v)) for (const x of v) this.checkDeep(x, at);
+    else if (v instanceof Map) for (const x of v.values()) this.checkDeep(x, at);
+  }
+
   log(line: string): void {
     if (this.logChars > this.limits.maxStringSize) return;
     this.logChars += line.length;
@@ -192,7 +208,7 @@ export class Interp {
         throw this.limit('call-depth', `Function call depth exceeds the maximum of ${this.limits.maxCallDepth} (in a closure)`, at);
       this.depth++;
       const scope = new Scope();
-      for (const [k, v] of cl.captured) scope.push(k, v);
+      for (const [k, cell] of cl.captured) scope.push(k, cell, cell.isConst);
       for (let i = 0; i < cl.params.length; i++) scope.push(cl.params[i]!, args[i]);
       try {
         return this.eval(cl.body, { scope, thisBox });
@@ -239,7 +255,8 @@ export class Interp {
       case 'var': {
         const i = f.scope.find(n.name);
         if (i < 0) throw this.err(`Variable not found: ${n.name}`, n);
-        return f.scope.vals[i];
+        const v = f.scope.vals[i];
+        return v instanceof Cell ? v.v : v;
       }
       case 'this':
         if (!f.thisBox) throw this.err("'this' is only bound inside a function called in method style", n);
@@ -301,10 +318,16 @@ export class Interp {
       case 'method':
         return this.evalMethod(n, f);
       case 'closure': {
-        const captured = new Map<string, Value>();
+        const captured = new Map<string, Cell>();
         for (const name of n.captures) {
           const i = f.scope.find(name);
-          if (i >= 0) captured.set(name, f.scope.vals[i]);
+          if (i < 0) continue;
+          let cell = f.scope.vals[i];
+          if (!(cell instanceof Cell)) {
+            cell = new Cell(cell, f.scope.consts[i]!);
+            f.scope.vals[i] = cell;
+          }
+          captured.set(name, cell);
         }
         return new RFnPtr('anonymous', { params: n.params, body: n.body, captured });
       }
@@ -498,7 +521,9 @@ export class Interp {
         const i = f.scope.find(t.name);
         if (i < 0) throw this.err(`Variable not found: ${t.name}`, t);
         if (f.scope.consts[i]) throw this.err(`Cannot modify constant ${t.name}`, t);
-        f.scope.vals[i] = v;
+        const cur = f.scope.vals[i];
+        if (cur instanceof Cell) cur.v = v;
+        else f.scope.vals[i] = v;
         return;
       }
       case 'this':
@@ -613,7 +638,7 @@ export class Interp {
     if (def) return this.callScript(def, this.cloneArgs(n.args, args), null, n);
     const vi = f.scope.find(n.name);
     if (vi >= 0) {
-      const p = f.scope.vals[vi];
+      const p = f.scope.get(vi);
       if (p instanceof RFnPtr) return this.callPtr(p, this.cloneArgs(n.args, args), n);
     }
     const r = this.builtin(n.name, args, n);
@@ -909,6 +934,25 @@ export class Interp {
             throw this.err(`Cannot parse "${a0}" as a floating-point number`, at);
           const t = s.replace(/_/g, '');
           return new RFloat(t.endsWith('inf') ? (t.startsWith('-') ? -Infinity : Infinity) : Number(t));
+        }
+        break;
+      case 'to_json':
+        if (n === 1) {
+          work.n += 1;
+          return this.checkStr(JSON.stringify(toJs(a0) ?? null) ?? 'null', at);
+        }
+        break;
+      case 'parse_json':
+        if (n === 1 && typeof a0 === 'string') {
+          let parsed: unknown;
+          try {
+            parsed = JSON.parse(a0);
+          } catch (e) {
+            throw this.err(`Invalid JSON: ${e instanceof Error ? e.message : String(e)}`, at);
+          }
+          const v = fromJs(parsed);
+          this.checkDeep(v, at);
+          return v;
         }
         break;
       case 'range':
@@ -1393,7 +1437,7 @@ const SHIFTING = new Set(['insert', 'remove', 'shift', 'reverse', 'join', 'extra
 
 /** Every built-in name, so a method call can tell a built-in from a script function taking the receiver first. */
 const BUILTIN_NAMES = new Set([
-  'print', 'debug', 'type_of', 'to_string', 'to_debug', 'is_empty', 'Fn', 'call', 'parse_int', 'parse_float', 'range', 'min', 'max',
+  'to_json', 'parse_json', 'print', 'debug', 'type_of', 'to_string', 'to_debug', 'is_empty', 'Fn', 'call', 'parse_int', 'parse_float', 'range', 'min', 'max',
   'len', 'contains', 'starts_with', 'ends_with', 'trim', 'trim_start', 'trim_end', 'to_upper', 'to_lower', 'make_upper', 'make_lower',
   'clear', 'append', 'replace', 'remove', 'index_of', 'sub_string', 'crop', 'truncate', 'pad', 'chars', 'to_chars', 'split', 'get',
   'push', 'pop', 'shift', 'insert', 'set', 'join', 'sort', 'reverse', 'filter', 'map', 'reduce', 'some', 'all', 'find', 'extract',

@@ -36,10 +36,18 @@ export class RRange {
   }
 }
 
+/** A variable captured by a closure: shared between the defining scope and the closure, as in Rhai. */
+export class Cell {
+  constructor(
+    public v: Value,
+    readonly isConst: boolean,
+  ) {}
+}
+
 export interface Closure {
   params: string[];
   body: Node;
-  captured: Map<string, Value>;
+  captured: Map<string, Cell>;
 }
 
 export class RFnPtr {

@@ -126,5 +126,8 @@ describe('global functions', () => {
     ['contains([1, 2], 2)', true],
     ['"abc".len() == len("abc")', true],
     ['type_of(Fn("x"))', 'Fn'],
+    ['#{b: [1, 2.5, "x", ()], a: true}.to_json()', '{"b":[1,2.5,"x",null],"a":true}'],
+    ['let v = parse_json(`{"n": 2, "l": [1.5, null, "s"]}`); [v.n / 2, type_of(v.l[0]), v.l[1], v.l[2]]', [1, 'f64', undefined, 's']],
+    ['parse_json("{oops")', err('rhai-runtime', /Invalid JSON/)],
   ]);
 });
