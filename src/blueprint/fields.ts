@@ -92,7 +92,7 @@ export class TableReader {
     const value = this.table[key];
     if (integerSchema(min).safeParse(value).success) return value as number;
     const rule = min === 1 ? 'a positive integer' : `an integer of at least ${min}`;
-    this.findings.add(code, `${this.name(key)} must be ${rule}, not ${describeValue(value)}; write for example ${key} = ${Math.max(min, 1) * (min >= 1 ? 10 : 1)}.`, this.at(key));
+    this.findings.add(code, `${this.name(key)} must be ${rule}, not ${describeValue(value)}; write a whole number of at least ${min}.`, this.at(key));
     return undefined;
   }
 

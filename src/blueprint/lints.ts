@@ -25,9 +25,15 @@ function regionPath(name: string, stage?: StageDef): string[] {
 
 function lintModels(bp: Blueprint, findings: Findings, windowOverride?: number): void {
   if (windowOverride !== undefined) return;
+  const unknown = new Map<string, StageDef[]>();
   for (const stage of bp.stages) {
     if (lookupModel(bp.models, stage.model)) continue;
-    findings.add('unknown-model-window', `Stage "${stage.name}" uses model "${stage.model}", which is not in the model table, so a window of 8192 is assumed; add [models."${stage.model}"] context_window = <tokens>.`, ['stages', stage.name, 'model']);
+    unknown.set(stage.model, [...(unknown.get(stage.model) ?? []), stage]);
+  }
+  for (const [model, stages] of unknown) {
+    const who = stages.length === 1 ? `Stage "${stages[0]?.name}" uses` : `Stages ${stages.map((s) => `"${s.name}"`).join(', ')} use`;
+    const path = model === bp.agent.model ? ['agent', 'model'] : ['stages', stages[0]?.name ?? '', 'model'];
+    findings.add('unknown-model-window', `${who} model "${model}", which is not in the model table, so a window of 8192 is assumed; add [models."${model}"] context_window = <tokens>.`, path);
   }
 }
 

@@ -107,7 +107,7 @@ function checkNames(layout: ParsedRegion[], prefix: string[], findings: Findings
   for (const { def } of layout) {
     const at = [...prefix, def.name];
     if (def.name === '' || /\s/u.test(def.name)) {
-      findings.add('bad-region-name', `Region name ${JSON.stringify(def.name)} is ${def.name === '' ? 'empty' : 'contains whitespace'}; use a name such as "my_notes".`, at);
+      findings.add('bad-region-name', `Region name ${JSON.stringify(def.name)} ${def.name === '' ? 'is empty' : 'contains whitespace'}; use a name such as "my_notes".`, at);
     }
     const normal = def.name.normalize('NFC');
     const earlier = seen.get(normal);

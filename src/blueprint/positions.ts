@@ -50,7 +50,8 @@ class Scanner {
         } else {
           table = segments;
         }
-        this.record(table, pos);
+        // Parent tables a header defines implicitly are located at their first mention.
+        for (let n = 1; n <= table.length; n += 1) this.record(table.slice(0, n), pos);
         continue;
       }
       this.keyValue(table);

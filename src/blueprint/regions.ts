@@ -65,7 +65,7 @@ function percentKey(reader: TableReader, key: 'budget' | 'compact_at', region: s
   }
   const parsed = parsePercent(value);
   if (!parsed.ok) {
-    reader.findings.add(code, `\`${key}\` of region "${region}" is ${describeValue(value)}, but it ${PERCENT_RULES[parsed.reason]}; write for example ${key} = "20%".`, reader.at(key));
+    reader.findings.add(code, `\`${key}\` of region "${region}" is ${describeValue(value)}, but it ${PERCENT_RULES[parsed.reason]}; write for example ${key} = "${key === 'budget' ? 20 : 80}%".`, reader.at(key));
     return undefined;
   }
   return { percent: parsed.percent, text: value };
