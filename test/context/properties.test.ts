@@ -6,7 +6,8 @@ import { maintain } from '../../src/context/maintenance.js';
 import { findRegion, type RunState, regionTokens } from '../../src/context/state.js';
 import { applyContextTool } from '../../src/context/tools.js';
 import type { Entry } from '../../src/context/types.js';
-import { blueprint, def, env, put, run, start } from './helpers.js';
+import { enterStage } from '../../src/context/stage.js';
+import { blueprint, def, env, put, run, stage, start } from './helpers.js';
 
 const WRITABLE = ['pin', 'tmp', 'strict', 'comp', 'clear', 'files', 'lru'] as const;
 
@@ -67,11 +68,9 @@ function apply(s: RunState, bp: ReturnType<typeof blueprint>, e: Event): { faile
     case 'todo_add':
       return { failedWrite: run(applyContextTool(s, bp, 'todo_add', { region: 'todos', item: 'x' }, env, { item: e.tokens })).isError };
     case 'todo_delete':
-      run(applyContextTool(s, bp, 'context_delete', { region: 'todos', index: e.index }, env));
-      return { failedWrite: false };
+      return { failedWrite: run(applyContextTool(s, bp, 'context_delete', { region: 'todos', index: e.index }, env)).isError };
     case 'delete':
-      run(applyContextTool(s, bp, 'context_delete', { region: e.region, oldest: e.oldest }, env));
-      return { failedWrite: false };
+      return { failedWrite: run(applyContextTool(s, bp, 'context_delete', { region: e.region, oldest: e.oldest }, env)).isError };
   }
 }
 
@@ -135,6 +134,53 @@ describe('engine invariants over random event sequences', () => {
         },
       ),
       { numRuns: 300 },
+    );
+  });
+});
+
+describe('stage changes', () => {
+  const models = {
+    'scripted:default': { contextWindow: 200_000, maxOutputTokens: 1 },
+    'small:m': { contextWindow: 2_000, maxOutputTokens: 1 },
+  };
+  const bp = blueprint(
+    [
+      def('pin', 'pinned', { budgetPercent: 10 }),
+      def('tmp', 'temporary', { budgetPercent: 10 }),
+      def('comp', 'compacting', { budgetPercent: 10 }),
+      def('win', 'sliding_window', { budgetPercent: 10, maxItems: 4 }),
+      def('files', 'hashmap', { budgetPercent: 10 }),
+    ],
+    [stage('wide'), stage('narrow', { model: 'small:m', regions: [def('tmp', 'temporary', { budgetPercent: 10 }), def('comp', 'compacting', { budgetPercent: 10 }), def('win', 'sliding_window', { budgetPercent: 10, maxItems: 4 })] })],
+    { models },
+  );
+  const step = fc.oneof(
+    fc.record({ op: fc.constant('enter' as const), stage: fc.constantFrom('wide', 'narrow') }),
+    fc.record({ op: fc.constant('write' as const), region: fc.constantFrom('pin', 'tmp', 'comp', 'win', 'files'), tokens: fc.integer({ min: 1, max: 3000 }), key: fc.integer({ min: 0, max: 3 }) }),
+  );
+
+  it('re-resolution leaves rolling regions within budget and never loses pinned entries', () => {
+    fc.assert(
+      fc.property(fc.array(step, { maxLength: 40 }), (steps) => {
+        const s = start(bp);
+        const pinned = new Set<number>();
+        for (const e of steps) {
+          if (e.op === 'enter') {
+            const r = run(enterStage(s, bp, e.stage, env));
+            expect(r.ok).toBe(true);
+            for (const region of s.regions.filter((x) => !x.hidden && ['temporary', 'compacting', 'sliding_window'].includes(x.kind))) {
+              expect(regionTokens(region)).toBeLessThanOrEqual(region.budget);
+            }
+          } else {
+            const before = JSON.stringify(s);
+            const r = put(s, e.region, 'x', e.tokens, e.region === 'files' ? { key: `k${e.key}` } : {});
+            if (!r.ok) expect(JSON.stringify(s)).toBe(before);
+            else if (e.region === 'pin') pinned.add(r.entry!.id);
+          }
+          expect(new Set(ids(findRegion(s, 'pin')!.entries))).toEqual(pinned);
+        }
+      }),
+      { numRuns: 200 },
     );
   });
 });
