@@ -7,7 +7,7 @@
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Client, WorkflowHandle } from '@temporalio/client';
-import { historyToJSON } from '@temporalio/common/lib/proto-utils.js';
+import { temporal } from '@temporalio/proto';
 import { inject } from 'vitest';
 import { loadBlueprint } from '../../src/blueprint/load.js';
 import type { Blueprint } from '../../src/blueprint/types.js';
@@ -17,7 +17,7 @@ import { followRun, startRun } from '../../src/runtime/client.js';
 import { DEFAULT_RUN_OPTIONS, type Progress, type RunOptions, type RunResult } from '../../src/runtime/types.js';
 import { createWorker } from '../../src/runtime/worker.js';
 
-/** Where integration tests leave histories for `replay.test.ts`. */
+/** Where integration tests leave histories (binary protobuf, `.history` files) for `replay.test.ts`. */
 export function historiesDir(): string {
   const dir = join(inject('integrationTmp'), 'histories');
   mkdirSync(dir, { recursive: true });
@@ -112,6 +112,6 @@ export async function saveHistories(client: Client, runId: string): Promise<void
   const dir = historiesDir();
   for await (const wf of client.workflow.list({ query: `WorkflowId = '${runId}' OR WorkflowId STARTS_WITH '${runId}.'` })) {
     const history = await client.workflow.getHandle(wf.workflowId, wf.runId).fetchHistory();
-    writeFileSync(join(dir, `${wf.workflowId}--${wf.runId}.json`), historyToJSON(history));
+    writeFileSync(join(dir, `${wf.workflowId}--${wf.runId}.history`), temporal.api.history.v1.History.encode(history).finish());
   }
 }

@@ -1,0 +1,155 @@
+/**
+ * A worker process is SIGKILLed in the middle of a run. Another worker
+ * picks the run up from Temporal's history; the run ends with the same
+ * region set as an uninterrupted run, and the scripted model never served a
+ * completed turn twice.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { followRun, startRun } from '../../src/runtime/client.js';
+import { DEFAULT_RUN_OPTIONS, type RunResult } from '../../src/runtime/types.js';
+import { connectClient } from './helpers.js';
+import { saveHistories, tempDir, writeBlueprint } from './run-helpers.js';
+
+const ROOT = join(import.meta.dirname, '..', '..');
+
+const SCRIPT = `
+latency_ms = 300
+${Array.from({ length: 6 }, (_, i) => `
+[[turns]]
+text = "Step ${i + 1}: noting progress."
+[[turns.tool_calls]]
+name = "context_append"
+arguments = { region = "notes", content = "observation ${i + 1}: ${'detail '.repeat(20)}" }
+[[turns.tool_calls]]
+name = "read_file"
+arguments = { path = "data.txt" }
+`).join('')}
+[[turns]]
+text = "All steps done."
+`;
+
+const BLUEPRINT = `
+[agent]
+name = "crashy"
+model = "scripted:script.toml"
+
+[models."scripted:script.toml"]
+context_window = 32000
+
+[context.regions]
+task  = { kind = "pinned", max_tokens = 500 }
+notes = { kind = "temporary", max_tokens = 400 }
+files = { kind = "compacting", max_tokens = 3000 }
+
+[stages.main]
+max_iterations = 20
+[stages.main.tool_routing]
+default_region = "files"
+`;
+
+interface Served {
+  runId: string;
+  turn: number;
+  purpose: string;
+  attempt: number;
+}
+
+function startWorkerProcess(env: Record<string, string>): Promise<ChildProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'test/integration/fixtures/worker-process.ts')], {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  return new Promise((resolve, reject) => {
+    child.stdout?.on('data', (d) => {
+      if (String(d).includes('worker ready')) resolve(child);
+    });
+    child.once('exit', (code) => reject(new Error(`worker process exited early with ${code}`)));
+  });
+}
+
+function served(log: string, runId: string): Served[] {
+  if (!existsSync(log)) return [];
+  return readFileSync(log, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as Served)
+    .filter((s) => s.runId === runId && s.purpose === 'turn');
+}
+
+async function waitFor(check: () => boolean, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error('timed out waiting');
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+function comparable(result: RunResult) {
+  return result.regions.map(({ name, kind, tokens, entries }) => ({ name, kind, tokens, entries }));
+}
+
+describe('crash and resume', () => {
+  let conn: Awaited<ReturnType<typeof connectClient>>;
+  const workers: ChildProcess[] = [];
+  beforeAll(async () => {
+    conn = await connectClient();
+  });
+  afterAll(async () => {
+    for (const w of workers) if (w.exitCode === null) w.kill('SIGKILL');
+    await conn?.connection.close();
+  });
+
+  it('finishes on a second worker with the same region set and no completed turn served twice', async () => {
+    const bp = writeBlueprint(BLUEPRINT, { 'script.toml': SCRIPT });
+    const workdir = tempDir('crash-work');
+    writeFileSync(join(workdir, 'data.txt'), 'line of data\n'.repeat(400));
+    const log = join(tempDir('crash-log'), 'served.jsonl');
+    const options = { ...DEFAULT_RUN_OPTIONS, heartbeatTimeoutSecs: 2, inferenceTimeoutSecs: 60 };
+    // Workers of one deployment share the blob store, as the compose file's volume does.
+    const blobDir = tempDir('crash-blobs');
+    const env = (queue: string) => ({
+      TEMPORAL_ADDRESS: inject('temporalAddress'),
+      LEVIATH_TASK_QUEUE: queue,
+      LEVIATH_BUNDLE: inject('workflowBundlePath'),
+      LEVIATH_BLOB_DIR: blobDir,
+      LEVIATH_SCRIPTED_LOG: log,
+    });
+
+    // The uninterrupted run the crashed one must match.
+    const calmQueue = `calm-${Date.now()}`;
+    workers.push(await startWorkerProcess(env(calmQueue)));
+    const calmHandle = await startRun(conn.client, { blueprint: bp, task: 'note six observations', caller: {}, workdir, options }, { taskQueue: calmQueue });
+    const calm = await followRun(conn.client, calmHandle, () => {});
+    expect(calm.status).toBe('completed');
+
+    const queue = `crash-${Date.now()}`;
+    const first = await startWorkerProcess(env(queue));
+    workers.push(first);
+    const handle = await startRun(conn.client, { blueprint: bp, task: 'note six observations', caller: {}, workdir, options }, { taskQueue: queue });
+    await waitFor(() => served(log, handle.workflowId).length >= 2, 60_000);
+    first.kill('SIGKILL');
+    const servedBeforeCrash = served(log, handle.workflowId).length;
+
+    workers.push(await startWorkerProcess(env(queue)));
+    const result = await followRun(conn.client, handle, () => {});
+    await saveHistories(conn.client, handle.workflowId);
+
+    expect(result.status).toBe('completed');
+    expect(servedBeforeCrash).toBeGreaterThanOrEqual(2);
+    expect(comparable(result)).toEqual(comparable(calm));
+    expect(result.output).toBe(calm.output);
+
+    const turns = served(log, handle.workflowId);
+    const byTurn = new Map<number, number[]>();
+    for (const s of turns) byTurn.set(s.turn, [...(byTurn.get(s.turn) ?? []), s.attempt]);
+    // Every turn was served; only the one in flight at the kill may have been served again, as a retry.
+    expect([...byTurn.keys()].sort((a, b) => a - b)).toEqual(served(log, calmHandle.workflowId).map((s) => s.turn));
+    const repeated = [...byTurn.entries()].filter(([, attempts]) => attempts.length > 1);
+    expect(repeated.length).toBeLessThanOrEqual(1);
+    for (const [, attempts] of repeated) expect(new Set(attempts).size).toBe(attempts.length);
+  });
+});
