@@ -145,7 +145,7 @@ export function loadBlueprintFromString(toml: string, dir: string, file: string,
   try {
     const blueprint = build(doc, resolve(dir), resolve(file), findings, opts);
     const diagnostics = inFileOrder(findings.list);
-    return blueprint && !findings.hasErrors() ? { blueprint: freeze(blueprint), diagnostics, file } : { diagnostics, file };
+    return findings.hasErrors() ? { diagnostics, file } : { blueprint: freeze(blueprint), diagnostics, file };
   } catch (err) {
     // A checker bug must still come back as a finding the user can report, not a crash.
     findings.add('bad-value', `Leviath could not finish checking this blueprint (${(err as Error).message}); please report this with the file attached.`);
@@ -153,7 +153,7 @@ export function loadBlueprintFromString(toml: string, dir: string, file: string,
   }
 }
 
-function build(doc: Record<string, unknown>, dir: string, file: string, findings: Findings, opts: LoadOptions): Blueprint | undefined {
+function build(doc: Record<string, unknown>, dir: string, file: string, findings: Findings, opts: LoadOptions): Blueprint {
   const userConfig = opts.userConfig ?? emptyUserConfig();
   const root = new TableReader(doc, [], findings);
   root.unknownKeys(TOP_KEYS, 'unknown-key', 'A blueprint');
