@@ -60,10 +60,11 @@ export class Scope {
     this.consts.push(isConst);
   }
   truncate(n: number): void {
-    if (this.names.length > n) {
-      this.names.length = n;
-      this.vals.length = n;
-      this.consts.length = n;
+    const names = this.names;
+    while (names.length > n) {
+      names.pop();
+      this.vals.pop();
+      this.consts.pop();
     }
   }
 }
@@ -114,6 +115,7 @@ function num(v: Value): number | null {
 export class Interp {
   ops = 0;
   depth = 0;
+  private readonly mutCache: WeakMap<Node, Map<string, boolean>>;
   last: Pos = { l: 0, c: 0 };
   logChars = 0;
   readonly logs: string[] = [];
@@ -123,6 +125,8 @@ export class Interp {
     readonly limits: RhaiLimits,
   ) {
     work.n = 0;
+    this.mutCache = mutCaches.get(fns) ?? new WeakMap();
+    mutCaches.set(fns, this.mutCache);
   }
 
   // ---------------------------------------------------------------- errors
@@ -226,8 +230,65 @@ export class Interp {
 
   /** Calls a callback with as many of `args` as it takes (filter/map accept `|x|` or `|x, i|`). */
   callback(ptr: RFnPtr, args: Value[], at: Pos): Value {
-    const want = ptr.closure ? ptr.closure.params.length : this.fns.has(fnKey(ptr.name, args.length)) ? args.length : 1;
-    return this.callPtr(ptr, want < args.length ? args.slice(0, want) : args, at);
+    const cl = ptr.closure;
+    const want = cl ? cl.params.length : this.fns.has(fnKey(ptr.name, args.length)) ? args.length : 1;
+    const pass = want < args.length ? args.slice(0, want) : args;
+    // Callbacks get copies (Rhai passes by value); skip the copy when the closure cannot change the argument.
+    for (let i = 0; i < pass.length; i++) {
+      const v = pass[i];
+      if (isObj(v) && (!cl || this.mayMutate(cl.body, cl.params[i]!))) pass[i] = deepClone(v);
+    }
+    return this.callPtr(ptr, pass, at);
+  }
+
+  /**
+   * Whether evaluating `body` might change the array or map held in variable `name` (through
+   * assignment, a mutating method, a function-style mutating built-in or a closure capturing it).
+   * Conservative; cached per node. Lets loops and callbacks skip copying values they only read.
+   */
+  mayMutate(body: Node, name: string): boolean {
+    let byName = this.mutCache.get(body);
+    if (!byName) {
+      byName = new Map();
+      this.mutCache.set(body, byName);
+    }
+    let r = byName.get(name);
+    if (r === undefined) {
+      r = this.scanMutation(body, name);
+      byName.set(name, r);
+    }
+    return r;
+  }
+
+  private scanMutation(n: unknown, name: string): boolean {
+    if (Array.isArray(n)) {
+      for (const x of n) if (this.scanMutation(x, name)) return true;
+      return false;
+    }
+    if (n === null || typeof n !== 'object') return false;
+    const node = n as Node;
+    switch (node.k) {
+      case 'assign':
+        if (rootVar(node.target) === name) return true;
+        break;
+      case 'method':
+        if (rootVar(node.obj) === name && (!PURE.has(node.name) || this.fns.has(node.key) || this.fns.has(node.key1))) return true;
+        break;
+      case 'call':
+        if (!PURE.has(node.name) && !this.fns.has(node.key) && node.args.some((a) => rootVar(a) === name)) return true;
+        break;
+      case 'closure':
+        if (node.captures.includes(name)) return true;
+        break;
+      case 'lit':
+        return false;
+    }
+    for (const key in node) {
+      if (key === 'k' || key === 'l' || key === 'c') continue;
+      const child = (node as unknown as Record<string, unknown>)[key];
+      if (child !== null && typeof child === 'object' && this.scanMutation(child, name)) return true;
+    }
+    return false;
   }
 
   // ---------------------------------------------------------------- evaluation
@@ -429,7 +490,7 @@ export class Interp {
         work.n += snap.length;
         for (let i = 0; i < snap.length; i++) {
           const v = snap[i];
-          this.bindLoop(n, f, mark, isObj(v) ? deepClone(v) : v, i);
+          this.bindLoop(n, f, mark, isObj(v) && this.mayMutate(n.body, n.name) ? deepClone(v) : v, i);
           const sig = this.loopBody(n.body, f);
           if (sig) return sig.value;
         }
@@ -1239,7 +1300,7 @@ export class Interp {
         }
         if (n === 2 && fn1) {
           a.sort((x, y) => {
-            const r = this.callPtr(fn1, [x, y], at);
+            const r = this.callback(fn1, [x, y], at);
             if (typeof r !== 'number') throw this.err(`A sort comparator must return an integer (negative, zero or positive), not ${typeName(r)}`, at);
             return r;
           });
@@ -1430,6 +1491,25 @@ export class Interp {
 }
 
 const NOT_FOUND = Symbol('not-found');
+
+/** Mutation-analysis caches, one per compiled script (keyed by its function table). */
+const mutCaches = new WeakMap<Map<string, FnDef>, WeakMap<Node, Map<string, boolean>>>();
+
+/** The variable at the root of a place or method chain (`a` in `a.b[0].c()`). */
+function rootVar(n: Node): string | null {
+  let r: Node = n;
+  while (r.k === 'prop' || r.k === 'index' || r.k === 'method') r = r.obj;
+  return r.k === 'var' ? r.name : null;
+}
+
+/** Built-ins that never change their receiver or arguments. */
+const PURE = new Set([
+  'len', 'is_empty', 'contains', 'starts_with', 'ends_with', 'index_of', 'sub_string', 'split', 'chars', 'to_chars', 'get',
+  'to_upper', 'to_lower', 'to_string', 'to_debug', 'type_of', 'keys', 'values', 'join', 'filter', 'map', 'reduce', 'some', 'all',
+  'find', 'extract', 'abs', 'sign', 'to_float', 'to_int', 'floor', 'ceiling', 'round', 'sqrt', 'is_even', 'is_odd', 'is_zero',
+  'is_nan', 'to_char', 'is_digit', 'is_alphabetic', 'is_whitespace', 'start', 'end', 'is_inclusive', 'is_anonymous', 'to_json',
+  'min', 'max', 'print', 'debug', 'parse_int', 'parse_float', 'parse_json', 'range', 'Fn',
+]);
 /** Built-ins that do not scan their string receiver. */
 const CHEAP = new Set(['len', 'is_empty', 'type_of', 'to_string', 'print', 'get']);
 /** Array built-ins that move every element (splice, reverse) or copy a slice. */

@@ -237,7 +237,8 @@ export function valuesEqual(a: Value, b: Value): boolean {
 export class ConversionError extends Error {}
 
 /** JS -> Rhai (objects->maps, arrays->arrays, integers->ints, other numbers->floats, null/undefined->()). */
-export function fromJs(x: unknown, seen: Set<object> = new Set()): Value {
+/** JS -> Rhai (objects->maps, arrays->arrays, integers->ints, other numbers->floats, null/undefined->()). */
+export function fromJs(x: unknown, depth = 0): Value {
   if (x === null || x === undefined) return undefined;
   switch (typeof x) {
     case 'number':
@@ -255,21 +256,23 @@ export function fromJs(x: unknown, seen: Set<object> = new Set()): Value {
   }
   const o = x as object;
   if (o instanceof RFloat || o instanceof RChar || o instanceof RFnPtr || o instanceof RRange) return o;
-  if (seen.has(o)) throw new ConversionError('cyclic value passed to script');
-  seen.add(o);
-  try {
-    if (Array.isArray(o)) return o.map((e) => fromJs(e, seen));
-    const m: RMap = new Map();
-    if (o instanceof Map) {
-      for (const [k, v] of o) m.set(String(k), fromJs(v, seen));
-      return m;
-    }
-    for (const k of Object.keys(o)) m.set(k, fromJs((o as Record<string, unknown>)[k], seen));
-    return m;
-  } finally {
-    seen.delete(o);
+  if (depth > MAX_INPUT_DEPTH) throw new ConversionError(`value nested deeper than ${MAX_INPUT_DEPTH} levels (or cyclic)`);
+  if (Array.isArray(o)) {
+    const out: Value[] = new Array(o.length);
+    for (let i = 0; i < o.length; i++) out[i] = fromJs(o[i], depth + 1);
+    return out;
   }
+  const m: RMap = new Map();
+  if (o instanceof Map) {
+    for (const [k, v] of o) m.set(String(k), fromJs(v, depth + 1));
+    return m;
+  }
+  const rec = o as Record<string, unknown>;
+  for (const k in rec) if (Object.hasOwn(rec, k)) m.set(k, fromJs(rec[k], depth + 1));
+  return m;
 }
+
+const MAX_INPUT_DEPTH = 256;
 
 /** Rhai -> JS (maps->plain objects, ()->undefined, ints/floats->number, chars->string). */
 export function toJs(v: Value): unknown {
