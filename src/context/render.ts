@@ -239,23 +239,17 @@ function fingerprint(text: string): string {
 function entryMessage(entry: Entry): PromptMessage {
   const blob: BlobRef | undefined = typeof entry.content === 'string' ? undefined : entry.content;
   const content = plain(entry.content);
-  const withBlob = <M extends PromptMessage>(m: M): M => (blob ? { ...m, blob } : m);
-  switch (entry.kind) {
-    case 'assistant':
-      return withBlob(entry.toolCalls?.length ? { role: 'assistant', content, toolCalls: entry.toolCalls } : { role: 'assistant', content });
-    case 'tool_result':
-      return withBlob({
-        role: 'tool',
-        toolCallId: entry.toolCallId ?? '',
-        toolName: entry.toolName ?? '',
-        content,
-        ...(entry.isError ? { isError: true } : {}),
-      });
-    default: {
-      const text = entry.summary && !blob ? summaryLine(entry) + content : content;
-      return withBlob({ role: 'user', content: text });
-    }
+  let message: PromptMessage;
+  if (entry.kind === 'assistant') {
+    message = entry.toolCalls?.length ? { role: 'assistant', content, toolCalls: entry.toolCalls } : { role: 'assistant', content };
+  } else if (entry.kind === 'tool_result') {
+    message = { role: 'tool', toolCallId: entry.toolCallId ?? '', toolName: entry.toolName ?? '', content };
+    if (entry.isError) message.isError = true;
+  } else {
+    message = { role: 'user', content: entry.summary && !blob ? summaryLine(entry) + content : content };
   }
+  if (blob) message.blob = blob;
+  return message;
 }
 
 function isBlank(message: PromptMessage): boolean {
