@@ -56,12 +56,29 @@ function* summaryOf(region: string, entries: Entry[], limit: number, prompt: str
   return yield* cut(answer.text.content, answer.text.tokens, limit, 'summary exceeded its limit');
 }
 
+/** The stored summary entry; made only when the fold commits, so a failed fold leaves the clock alone. */
 function summaryEntry(state: RunState, text: CountedText, folded: Entry[], env: EngineEnv): Entry {
   const entry = stampEntry(state, { content: text.content, tokens: text.tokens }, env);
   entry.summary = true;
   entry.foldedEntries = folded.length;
   entry.foldedTokens = entriesTokens(folded);
   return entry;
+}
+
+/** A summary as the summariser sees it while it is rolled into a full history's re-summary. */
+function draftSummary(text: CountedText, folded: Entry[], env: EngineEnv): Entry {
+  return {
+    id: 0,
+    content: text.content,
+    tokens: text.tokens,
+    kind: 'text',
+    summary: true,
+    foldedEntries: folded.length,
+    foldedTokens: entriesTokens(folded),
+    created: 0,
+    touched: 0,
+    at: env.now,
+  };
 }
 
 /**
@@ -98,18 +115,17 @@ export function* fold(state: RunState, bp: Blueprint, region: RegionState, goal:
 
   const report: FoldReport = { region: region.name, ok: false, folded: folded.length, foldedTokens: entriesTokens(folded) };
   const text = yield* summaryOf(region.name, folded, limit, opts.prompt);
-  let delivered: Entry[] | null = null;
+  let delivered: { text: CountedText; folded: Entry[]; append: boolean } | null = null;
   let error = 'error' in text ? text.error : undefined;
   if (!('error' in text) && history) {
-    const summary = summaryEntry(state, text, folded, env);
-    if (regionTokens(history) + summary.tokens <= history.budget) {
-      delivered = [...history.entries, summary];
+    if (regionTokens(history) + text.tokens <= history.budget) {
+      delivered = { text, folded, append: true };
     } else {
-      const all = [...history.entries, summary];
+      const all = [...history.entries, draftSummary(text, folded, env)];
       const again = yield* summaryOf(history.name, all, Math.min(mst, history.budget), opts.prompt);
       if ('error' in again) error = again.error;
       else {
-        delivered = [summaryEntry(state, again, all, env)];
+        delivered = { text: again, folded: all, append: false };
         report.historyResummarised = true;
       }
     }
@@ -135,11 +151,12 @@ export function* fold(state: RunState, bp: Blueprint, region: RegionState, goal:
 
   region.pending = [];
   region.foldFailures = 0;
-  if (history) {
-    history.entries = delivered!;
+  if (history && delivered) {
+    const summary = summaryEntry(state, delivered.text, delivered.folded, env);
+    history.entries = delivered.append ? [...history.entries, summary] : [summary];
     region.entries = entries;
     report.deliveredTo = history.name;
-    report.summaryTokens = delivered!.at(-1)!.tokens;
+    report.summaryTokens = summary.tokens;
   } else {
     const summary = summaryEntry(state, text as CountedText, folded, env);
     region.entries = [summary, ...entries];
