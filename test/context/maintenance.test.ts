@@ -214,3 +214,36 @@ describe('fold edge cases (SPEC 5.2, 5.3)', () => {
     expect(run(maintain(s, b, env)).folds).toHaveLength(1);
   });
 });
+
+describe('compact_history delivery failures (SPEC 5.4)', () => {
+  it('keeps the source entries when re-summarising a full history fails', () => {
+    const bp = blueprint([
+      def('codebase', 'compacting', { maxTokens: 5000, thresholdTokens: 1000 }),
+      def('history', 'compact_history', { maxTokens: 100, sourceRegion: 'codebase' }),
+    ]);
+    const s = start(bp);
+    put(s, 'codebase', 'a', 700);
+    put(s, 'codebase', 'b', 700);
+    run(maintain(s, bp, env));
+    put(s, 'codebase', 'c', 700);
+    const clock = s.clock;
+    let calls = 0;
+    const report = runSync(maintain(s, bp, env), (req) => {
+      if (req.type !== 'summarise') return 1;
+      calls += 1;
+      return calls === 1 ? { ok: true, text: { content: 'S2', tokens: 70 } } : { ok: false, error: 'timeout' };
+    });
+    expect(report.folds[0]).toMatchObject({ ok: false, error: 'timeout' });
+    expect(findRegion(s, 'codebase')!.entries.map((e) => e.content)).toEqual(['b', 'c']);
+    expect(tokensOf(s, 'history')).toEqual([70]);
+    expect(s.clock).toBe(clock);
+  });
+
+  it('never lets the reply limit drop below 1', () => {
+    const bp = blueprint([def('t', 'temporary', { maxTokens: 9000, admission: 'reject' })]);
+    const s = start(bp, 10_000);
+    put(s, 't', 'x', 9000);
+    recordUsage(s, 20_000);
+    expect(replyLimit(s, 4096)).toBe(1);
+  });
+});
