@@ -620,3 +620,51 @@ describe('seeds and spawn (scenarios 36–37)', () => {
     expect(out.run.diagnostics.some((d) => d.code === 'seed-not-simulated' && d.detail.includes('task'))).toBe(true);
   });
 });
+
+describe('event details (SPEC 13.2, 13.3)', () => {
+  it('summarises with the deterministic summariser: count, tokens, region and 24-character pieces', () => {
+    const out = sim('[context.regions]\ncodebase = { kind = "compacting", max_tokens = 1000, compact_at = "80%" }\n', [
+      append('codebase', 'first entry with a long line\nand more', 300),
+      append('codebase', 'second', 300),
+      append('codebase', 'third', 300),
+      { op: 'assistant', tokens: 0 },
+      { op: 'context_read', region: 'codebase' },
+    ]);
+    expect(out.results[3]?.text).toMatch(/^maintenance: folded 2 entries \(600 tokens\) of codebase into a 60-token summary/);
+    expect(out.results[4]?.text).toContain('summary of 2 entries (600 tokens) from codebase: first entry with a long  | second');
+  });
+
+  it('fails a tool_result whose id is not a pending call, and stores a context tool result for a pending one', () => {
+    const out = sim('[context.regions]\nnotes = { kind = "temporary" }\n', [
+      { op: 'tool_result', tool_call_id: 'ghost', tool_name: 'grep', content: 'x' },
+      { op: 'assistant', content: 'noting', tool_calls: [{ id: 'n1', name: 'context_append', arguments: { region: 'notes', content: 'fact' } }] },
+      { op: 'context_append', region: 'notes', content: 'fact', tool_call_id: 'n1' },
+      { op: 'context_list', tool_call_id: 'n1' },
+    ]);
+    expect(out.results[0]?.ok).toBe(false);
+    expect(out.results[0]?.text).toMatch(/^\[unknown-call\].*no calls are pending/);
+    expect(out.results[2]?.ok).toBe(true);
+    expect(out.results[3]?.text.startsWith('[unknown-call]')).toBe(true);
+    const stored = region(out, 'conversation').entries.at(-1);
+    expect(stored).toMatchObject({ kind: 'tool_result' });
+    expect(out.prompt.messages.map((m) => m.role)).toEqual(['assistant', 'tool', 'user']);
+    expect(out.prompt.messages[1]).toMatchObject({ role: 'tool', tool_call_id: 'n1' });
+    expect(previews(out, 'notes')).toEqual(['fact']);
+  });
+
+  it('says when a stage is entered without an edge, and reports the usage gap', () => {
+    const out = sim('[agent]\nname = "x"\nentry_stage = "a"\n[stages.a]\n[stages.b]\n', [
+      { op: 'enter_stage', stage: 'b' },
+      { op: 'enter_stage', stage: 'nowhere' },
+      { op: 'assistant', content: 'hi' },
+      { op: 'usage', prompt_tokens: 50 },
+      { op: 'gate', to: 'a' },
+    ]);
+    expect(out.results[0]?.text).toMatch(/directly \(no edge from a to b\)/);
+    expect(out.results[1]?.text.startsWith('[unknown-stage]')).toBe(true);
+    expect(out.results[3]?.ok).toBe(true);
+    expect(out.window.gap).toBe(50);
+    expect(out.results[4]?.text.startsWith('[no-edge]')).toBe(true);
+    expect(out.run.stage).toBe('b');
+  });
+});
