@@ -168,7 +168,7 @@ function defaultBlocks(region: RegionState): { parts: Content[]; key: string }[]
     entries.forEach((entry, j) => {
       addEntry(text, entry, j === 0);
     });
-    return { parts: text.parts, key: entries.map((e) => `${e.id}.${e.tokens}`).join(',') };
+    return { parts: text.parts, key: entries.map((e) => `${e.id}.${e.tokens}.${e.touched}`).join(',') };
   });
 }
 

@@ -277,4 +277,17 @@ describe('cache markers (SPEC 7.4)', () => {
     expect(second.systemKey).not.toBe(first.systemKey);
     expect(second.messages.some((m) => m.cache)).toBe(false);
   });
+
+  it('changes the system key when a keyed entry is replaced in place, even at the same size', () => {
+    const before = region('files', 'hashmap', [{ content: 'v1', key: 'a', tokens: 5, touched: 3 }]);
+    const after = { ...before, entries: before.entries.map((e) => ({ ...e, content: 'v2', touched: 9 })) };
+    expect(renderRegions([after], ctx).systemKey).not.toBe(renderRegions([before], ctx).systemKey);
+  });
+
+  it('keeps the system key when only messages change', () => {
+    const files = region('files', 'hashmap', [{ content: 'v1', key: 'a' }]);
+    const one = renderRegions([files, region('conversation', 'sliding_window', [{ kind: 'user', content: 'a' }])], ctx);
+    const two = renderRegions([files, region('conversation', 'sliding_window', [{ kind: 'user', content: 'a' }, { kind: 'user', content: 'b' }])], ctx);
+    expect(two.systemKey).toBe(one.systemKey);
+  });
 });
