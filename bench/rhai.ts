@@ -2,7 +2,7 @@
  * Rhai interpreter bench: a typical custom-region `render(ctx)` hook that
  * builds an XML-ish string from 1,000 entries.
  *
- *   node --import tsx bench/rhai.ts
+ *   node --import tsx bench/rhai.ts    (or: npm run bench -- rhai)
  */
 import { pathToFileURL } from 'node:url';
 import { compile } from '../src/rhai/index.js';
@@ -72,9 +72,12 @@ export function benchRenderHook(iterations = 60): RhaiBenchResult {
   return { entries, medianUs: Math.round(at(0.5)), p95Us: Math.round(at(0.95)) };
 }
 
-if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+/** Prints a small table; `npm run bench -- rhai` and a direct run both land here. */
+export default function run(): void {
   const r = benchRenderHook();
   console.log('| bench | entries | median (us) | p95 (us) |');
   console.log('|---|---:|---:|---:|');
   console.log(`| rhai render(ctx) | ${r.entries} | ${r.medianUs} | ${r.p95Us} |`);
 }
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) run();

@@ -51,7 +51,7 @@ export interface RhaiScript {
 }
 
 /** `Variable not found: foo (line 3, position 5) in context_hooks/brain.rhai` */
-export function formatMessage(msg: string, line: number, column: number, path: string): string {
+function formatMessage(msg: string, line: number, column: number, path: string): string {
   const at = line > 0 ? ` (line ${line}, position ${column})` : '';
   return `${msg}${at}${path ? ` in ${path}` : ''}`;
 }

@@ -756,6 +756,7 @@ export class Interp {
 
   binOp(op: string, a: Value, b: Value, at: Pos): Value {
     if (typeof a === 'number' && typeof b === 'number') return this.intOp(op, a, b, at);
+    if (op === '+' && typeof a === 'string') return this.checkStr(a + (typeof b === 'string' ? b : display(b)), at);
     switch (op) {
       case '==':
         return valuesEqual(a, b);
