@@ -36,7 +36,12 @@ export class Lexer {
   private line = 1;
   private col = 1;
 
-  constructor(private readonly src: string) {}
+  constructor(private readonly src: string) {
+    // A `#!` line at the very start (shebang) is ignored, as in Rhai.
+    if (src.startsWith('#!')) {
+      while (this.i < src.length && src[this.i] !== '\n') this.adv();
+    }
+  }
 
   private peek(o = 0): string {
     return this.src[this.i + o] ?? '';

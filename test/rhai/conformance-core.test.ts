@@ -46,6 +46,7 @@ describe('literals and types', () => {
     ['type_of(0..=3)', 'range='],
     ['42.type_of()', 'i64'],
     ['// line comment\n1 /* block /* nested */ comment */ + 1', 2],
+    ['#!/usr/bin/env rhai\n40 + 2', 42],
   ]);
 });
 
