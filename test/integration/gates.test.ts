@@ -1,0 +1,452 @@
+/**
+ * Completion checks, edge choice and transforms through whole runs on the
+ * real dev server (SPEC 9.3–9.5). Each scenario is a small blueprint driven
+ * by a scripted model; what the model saw on a given turn is rebuilt from
+ * the inference activity's recorded input, exactly as the activity did.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Client } from '@temporalio/client';
+import { defaultPayloadConverter } from '@temporalio/common';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Blueprint } from '../../src/blueprint/types.js';
+import { renderPrompt } from '../../src/context/render.js';
+import type { Content, PromptMessage, RunState } from '../../src/context/index.js';
+import { scriptedCalls } from '../../src/providers/index.js';
+import type { InferInput } from '../../src/runtime/inference.js';
+import { customHooks } from '../../src/runtime/hooks.js';
+import { RunStore } from '../../src/runtime/run-store.js';
+import type { StageOutcome } from '../../src/runtime/types.js';
+import { connectClient } from './helpers.js';
+import { type TestRuntime, runAgent, scriptedModel, startRuntime, tempDir, writeBlueprint } from './run-helpers.js';
+
+interface Seen {
+  stage: string;
+  stageTurn: number;
+  purpose: string;
+  question?: string;
+  system: string;
+  messages: PromptMessage[];
+  state: RunState;
+}
+
+type Payloads = { payloads?: Parameters<typeof defaultPayloadConverter.fromPayload>[0][] | null } | null | undefined;
+
+function first<T>(p: Payloads): T {
+  const payload = p?.payloads?.[0];
+  if (!payload) throw new Error('event without a payload');
+  return defaultPayloadConverter.fromPayload<T>(payload);
+}
+
+async function childIds(client: Client, runId: string): Promise<string[]> {
+  const history = await client.workflow.getHandle(runId).fetchHistory();
+  return (history.events ?? []).flatMap((e) => {
+    const id = e.startChildWorkflowExecutionInitiatedEventAttributes?.workflowId;
+    return id ? [id] : [];
+  });
+}
+
+/** Every prompt the run's model was asked, in order, rebuilt from the inference inputs in history. */
+async function promptsSeen(rt: TestRuntime, bp: Blueprint, runId: string): Promise<Seen[]> {
+  const store = new RunStore({ blobDir: rt.blobDir, env: process.env });
+  const inputs: InferInput[] = [];
+  const collect = async (workflowId: string) => {
+    const history = await rt.client.workflow.getHandle(workflowId).fetchHistory();
+    for (const e of history.events ?? []) {
+      const a = e.activityTaskScheduledEventAttributes;
+      if (a?.activityType?.name === 'infer') inputs.push(first<InferInput>(a.input));
+    }
+  };
+  for (const id of await childIds(rt.client, runId)) await collect(id);
+  await collect(runId);
+  inputs.sort((a, b) => a.turn - b.turn || (a.purpose === 'turn' ? -1 : 1));
+  const text = async (parts: Content[]) => (await Promise.all(parts.map((p) => (typeof p === 'string' ? p : store.blobs.get(p.hash))))).join('');
+  const seen: Seen[] = [];
+  for (const input of inputs) {
+    const state = await store.state(`${input.runId}-${seen.length}`, bp, input.base, input.ops);
+    const rendered = renderPrompt(state, bp, { now: 0, hooks: customHooks(bp) }, { iteration: input.stageTurn });
+    const system = (await Promise.all(rendered.system.map((b) => text(b.text)))).join('\n');
+    seen.push({
+      stage: input.stage,
+      stageTurn: input.stageTurn,
+      purpose: input.purpose,
+      ...(input.question ? { question: input.question } : {}),
+      system,
+      messages: rendered.messages,
+      state,
+    });
+  }
+  return seen;
+}
+
+/** The region set the last stage visit handed back to the run. */
+async function finalState(client: Client, runId: string): Promise<RunState> {
+  const history = await client.workflow.getHandle(runId).fetchHistory();
+  const done = (history.events ?? []).filter((e) => e.childWorkflowExecutionCompletedEventAttributes);
+  const last = done.at(-1)?.childWorkflowExecutionCompletedEventAttributes;
+  if (!last) throw new Error('no stage visit completed');
+  return first<StageOutcome>(last.result).carried.state;
+}
+
+function entriesText(state: RunState, region: string): string[] {
+  const r = state.regions.find((x) => x.name === region);
+  return (r?.entries ?? []).map((e) => (typeof e.content === 'string' ? e.content : e.content.preview));
+}
+
+function bar(result: { regions: { name: string; tokens: number; entries: number }[] }, name: string) {
+  const r = result.regions.find((x) => x.name === name);
+  if (!r) throw new Error(`no region ${name} in result`);
+  return r;
+}
+
+const turn = (stage: string, text: string, calls: { name: string; arguments: Record<string, unknown> }[] = []) => ({
+  stage,
+  text,
+  ...(calls.length ? { tool_calls: calls } : {}),
+});
+
+function blueprint(model: string, body: string): Blueprint {
+  return writeBlueprint(`
+[agent]
+name = "gates"
+model = "${model}"
+entry_stage = "work"
+
+[context.regions]
+task  = { kind = "pinned", max_tokens = 500 }
+todos = { kind = "checklist", max_tokens = 500 }
+notes = { kind = "temporary", max_tokens = 1000 }
+patch = { kind = "temporary", max_tokens = 1000 }
+${body}
+
+[stages.review]
+`);
+}
+
+describe('completion gates on a real run', () => {
+  let conn: Awaited<ReturnType<typeof connectClient>>;
+  let rt: TestRuntime;
+  beforeAll(async () => {
+    conn = await connectClient();
+    rt = await startRuntime(conn.client);
+  });
+  afterAll(async () => {
+    await rt?.stop();
+    await conn?.connection.close();
+  });
+
+  /** Runs `work` → `review` with `gate`; the first "done" is blocked, `fix` is the model's repair. */
+  async function blockedThenFixed(gate: string, fix: ReturnType<typeof turn>, opts: { tools?: string; seedNotes?: boolean } = {}) {
+    const model = scriptedModel({
+      turns: [turn('work', 'I think I am done.'), fix, turn('work', 'Now it is done.'), turn('review', 'Looks good.')],
+    });
+    const bp = writeBlueprint(`
+[agent]
+name = "gates"
+model = "${model}"
+entry_stage = "work"
+
+[context.regions]
+task  = { kind = "pinned", max_tokens = 500 }
+todos = { kind = "checklist", max_tokens = 500 }
+notes = { kind = "temporary", max_tokens = 1000${opts.seedNotes ? ', seed = { literal = "notes from before the run" }' : ''} }
+patch = { kind = "temporary", max_tokens = 1000 }
+
+[stages.work]
+${opts.tools ?? ''}
+[stages.work.transitions.review]
+gate = ${gate}
+
+[stages.review]
+`);
+    const workdir = tempDir('gate-work');
+    const run = await runAgent(rt, bp, { task: 'make the change', workdir });
+    return { ...run, bp, workdir };
+  }
+
+  async function expectBlockedOnce(run: Awaited<ReturnType<typeof blockedThenFixed>>, nudgeParts: string[]) {
+    expect(run.result.status).toBe('completed');
+    expect(run.result.stages).toEqual(['work', 'review']);
+    expect(run.result.gatesForced).toEqual([]);
+    // The same visit continued: three work inferences, no second entry into `work`.
+    expect(run.result.usage.perStage.work?.calls).toBe(3);
+    const state = await finalState(conn.client, run.handle.workflowId);
+    const nudge = state.regions.find((r) => r.name === 'conversation')?.entries.find((e) => e.runtime && e.kind === 'user');
+    expect(nudge).toBeDefined();
+    const nudgeText = typeof nudge!.content === 'string' ? nudge!.content : nudge!.content.preview;
+    for (const part of nudgeParts) expect(nudgeText).toContain(part);
+    const seen = await promptsSeen(rt, run.bp, run.handle.workflowId);
+    const afterBlock = seen.find((s) => s.stage === 'work' && s.stageTurn === 1);
+    expect(afterBlock?.messages.at(-1)).toMatchObject({ role: 'user', content: nudgeText });
+    const beforeBlock = seen.find((s) => s.stage === 'work' && s.stageTurn === 0);
+    expect(beforeBlock?.messages.some((m) => m.content === nudgeText)).toBe(false);
+    return { nudgeText, state, seen };
+  }
+
+  it('require_no_open_items blocks while a todo is open, names it, and passes once it is closed', async () => {
+    const model = scriptedModel({
+      turns: [
+        turn('work', 'Planning.', [{ name: 'todo_add', arguments: { region: 'todos', item: 'update the changelog' } }]),
+        turn('work', 'I think I am done.'),
+        turn('work', 'Closing the todo.', [{ name: 'todo_done', arguments: { region: 'todos', id: 1 } }]),
+        turn('work', 'Now it is done.'),
+        turn('review', 'Looks good.'),
+      ],
+    });
+    const bp = blueprint(model, `
+[stages.work]
+[stages.work.transitions.review]
+gate = { require_no_open_items = "todos" }`);
+    const run = await runAgent(rt, bp, { task: 'ship it' });
+    expect(run.result.status).toBe('completed');
+    expect(run.result.stages).toEqual(['work', 'review']);
+    expect(run.result.gatesForced).toEqual([]);
+    expect(run.result.usage.perStage.work?.calls).toBe(4);
+    const seen = await promptsSeen(rt, bp, run.handle.workflowId);
+    const nudged = seen.find((s) => s.stage === 'work' && s.stageTurn === 2);
+    const last = nudged?.messages.at(-1);
+    expect(last?.role).toBe('user');
+    expect(last?.content).toContain('#1 update the changelog');
+    expect(last?.content).toContain('todo_done');
+    expect(seen.find((s) => s.stage === 'review')?.system).toContain('[x] #1 update the changelog');
+  });
+
+  it('require_regions names the empty region and passes once the model fills it', async () => {
+    const run = await blockedThenFixed('{ require_regions = ["notes", "task"] }', turn('work', 'Writing notes.', [{ name: 'context_write', arguments: { region: 'notes', content: 'changed the parser' } }]));
+    const { nudgeText, state } = await expectBlockedOnce(run, ['notes', 'context_write']);
+    expect(nudgeText).not.toContain('task');
+    expect(entriesText(state, 'notes')).toEqual(['changed the parser']);
+  });
+
+  it('require_region_updated ignores seeded content and passes after an append in this stage', async () => {
+    const run = await blockedThenFixed(
+      '{ require_region_updated = "notes" }',
+      turn('work', 'Recording.', [{ name: 'context_append', arguments: { region: 'notes', content: 'parser fixed' } }]),
+      { seedNotes: true },
+    );
+    const { nudgeText, state } = await expectBlockedOnce(run, ['"notes"', 'has not been updated']);
+    expect(nudgeText).not.toContain('open items');
+    expect(entriesText(state, 'notes')).toEqual(['notes from before the run', 'parser fixed']);
+  });
+
+  it('require_modifications with `region` passes once that region holds something', async () => {
+    const run = await blockedThenFixed(
+      '{ require_modifications = true, region = "patch" }',
+      turn('work', 'Recording the patch.', [{ name: 'context_write', arguments: { region: 'patch', content: '--- a/x\n+++ b/x' } }]),
+    );
+    await expectBlockedOnce(run, ['write_file', 'edits made through the shell are not tracked']);
+  });
+
+  it('require_modifications with `tools` counts a successful call of a listed tool', async () => {
+    const run = await blockedThenFixed(
+      '{ require_modifications = true, tools = ["shell"] }',
+      turn('work', 'Applying the fix.', [{ name: 'shell', arguments: { command: 'echo fixed > fix.txt' } }]),
+      { tools: 'available_tools = ["shell", "write_file", "context_write"]' },
+    );
+    await expectBlockedOnce(run, ['shell', 'write_file']);
+    expect(readFileSync(join(run.workdir, 'fix.txt'), 'utf8')).toBe('fixed\n');
+  });
+
+  it('forces the edge at max_attempts, recording it in the result and in the memo', async () => {
+    const model = scriptedModel({
+      turns: [
+        turn('work', 'Planning.', [{ name: 'todo_add', arguments: { region: 'todos', item: 'write the tests' } }]),
+        turn('review', 'Reviewed.'),
+      ],
+    });
+    const bp = blueprint(model, `
+[stages.work]
+[stages.work.transitions.review]
+gate = { require_no_open_items = "todos", max_attempts = 2 }`);
+    const run = await runAgent(rt, bp, { task: 'ship it' });
+    expect(run.result.status).toBe('completed');
+    expect(run.result.stages).toEqual(['work', 'review']);
+    // One planning turn, then three completions: blocked, blocked, forced.
+    expect(run.result.usage.perStage.work?.calls).toBe(4);
+    expect(run.result.gatesForced).toHaveLength(1);
+    expect(run.result.gatesForced[0]).toMatchObject({ stage: 'work', target: 'review', check: 'require_no_open_items' });
+    expect(run.result.gatesForced[0]?.detail).toContain('#1 write the tests');
+    const memo = (await run.handle.describe()).memo as { gatesForced?: unknown };
+    expect(memo.gatesForced).toEqual(run.result.gatesForced);
+    const state = await finalState(conn.client, run.handle.workflowId);
+    expect(entriesText(state, 'conversation').filter((t) => t.includes('#1 write the tests'))).toHaveLength(2);
+  });
+
+  it('max_attempts = 0 forces a failing check at once', async () => {
+    const model = scriptedModel({ turns: [turn('work', 'Nothing to record.'), turn('review', 'Reviewed.')] });
+    const bp = blueprint(model, `
+[stages.work]
+[stages.work.transitions.review]
+gate = { require_regions = ["notes"], max_attempts = 0 }`);
+    const run = await runAgent(rt, bp, { task: 'ship it' });
+    expect(run.result.status).toBe('completed');
+    expect(run.result.usage.perStage.work?.calls).toBe(1);
+    expect(run.result.gatesForced).toEqual([expect.objectContaining({ stage: 'work', target: 'review', check: 'require_regions' })]);
+    const memo = (await run.handle.describe()).memo as { gatesForced?: unknown };
+    expect(memo.gatesForced).toEqual(run.result.gatesForced);
+    const state = await finalState(conn.client, run.handle.workflowId);
+    expect(entriesText(state, 'conversation').some((t) => t.includes('still empty'))).toBe(false);
+  });
+});
+
+describe('edges on a real run', () => {
+  let conn: Awaited<ReturnType<typeof connectClient>>;
+  let rt: TestRuntime;
+  beforeAll(async () => {
+    conn = await connectClient();
+    rt = await startRuntime(conn.client);
+  });
+  afterAll(async () => {
+    await rt?.stop();
+    await conn?.connection.close();
+  });
+
+  it('lets the model choose between two llm_choice edges, shown with their hints', async () => {
+    const model = scriptedModel({
+      choices: { triage: 'docs' },
+      turns: [turn('triage', 'It is a documentation problem.'), turn('docs', 'Docs updated.'), turn('fix', 'Code fixed.')],
+    });
+    const bp = writeBlueprint(`
+[agent]
+name = "choice"
+model = "${model}"
+entry_stage = "triage"
+[context.regions]
+task = { kind = "pinned", max_tokens = 500 }
+[stages.triage.transitions.fix]
+condition = "llm_choice"
+hint = "the code is wrong"
+[stages.triage.transitions.docs]
+condition = "llm_choice"
+hint = "the documentation is wrong"
+[stages.fix]
+[stages.docs]
+`);
+    const run = await runAgent(rt, bp, { task: 'the README contradicts the CLI' });
+    expect(run.result.status).toBe('completed');
+    expect(run.result.stages).toEqual(['triage', 'docs']);
+    expect(run.result.output).toBe('Docs updated.');
+    const seen = await promptsSeen(rt, bp, run.handle.workflowId);
+    const choice = seen.find((s) => s.purpose === 'edge-choice');
+    expect(choice?.stage).toBe('triage');
+    expect(choice?.question).toContain('fix: the code is wrong');
+    expect(choice?.question).toContain('docs: the documentation is wrong');
+    expect(choice?.question).not.toContain('DONE');
+  });
+
+  it('takes the dead_end edge once the only normal edge has used up its target revisits', async () => {
+    const model = scriptedModel({ turns: [turn('draft', 'Drafted.'), turn('check', 'Checked.'), turn('giveup', 'Stopping here.')] });
+    const bp = writeBlueprint(`
+[agent]
+name = "revisits"
+model = "${model}"
+entry_stage = "draft"
+[context.regions]
+task = { kind = "pinned", max_tokens = 500 }
+[stages.draft]
+max_revisits = 1
+[stages.draft.transitions.check]
+[stages.check.transitions.draft]
+[stages.check.transitions.giveup]
+condition = "dead_end"
+[stages.giveup]
+`);
+    const run = await runAgent(rt, bp, { task: 'draft a plan' });
+    expect(run.result.status).toBe('completed');
+    expect(run.result.stages).toEqual(['draft', 'check', 'draft', 'check', 'giveup']);
+    expect(run.result.output).toBe('Stopping here.');
+  });
+
+  it('ends the run when the model answers DONE on an allow_complete stage', async () => {
+    const model = scriptedModel({ choices: { work: 'DONE' }, turns: [turn('work', 'All finished.'), turn('polish', 'Polished.')] });
+    const bp = writeBlueprint(`
+[agent]
+name = "done"
+model = "${model}"
+entry_stage = "work"
+[context.regions]
+task = { kind = "pinned", max_tokens = 500 }
+[stages.work]
+allow_complete = true
+[stages.work.transitions.polish]
+hint = "the result needs polishing"
+[stages.polish]
+`);
+    const run = await runAgent(rt, bp, { task: 'finish' });
+    expect(run.result.status).toBe('completed');
+    expect(run.result.stages).toEqual(['work']);
+    expect(run.result.output).toBe('All finished.');
+    const seen = await promptsSeen(rt, bp, run.handle.workflowId);
+    expect(seen.find((s) => s.purpose === 'edge-choice')?.question).toMatch(/polish: the result needs polishing[\s\S]*DONE/);
+  });
+
+  it('takes the error edge when inference fails with a non-retryable error, and the next stage sees why', async () => {
+    const model = scriptedModel({
+      turns: [{ stage: 'work', text: 'never served', fail: { kind: 'auth' } }, turn('recover', 'Recovered after the failure.')],
+    });
+    const bp = writeBlueprint(`
+[agent]
+name = "errors"
+model = "${model}"
+entry_stage = "work"
+[context.regions]
+task = { kind = "pinned", max_tokens = 500 }
+[stages.work.transitions.done]
+[stages.work.transitions.recover]
+condition = "error"
+[stages.done]
+[stages.recover]
+`);
+    const run = await runAgent(rt, bp, { task: 'try it' });
+    expect(run.result.status).toBe('completed');
+    expect(run.result.stages).toEqual(['work', 'recover']);
+    expect(run.result.output).toBe('Recovered after the failure.');
+    // The failing call was not retried: auth errors are final.
+    expect(scriptedCalls().filter((c) => c.runId === run.handle.workflowId && c.stage === 'work')).toHaveLength(0);
+    const seen = await promptsSeen(rt, bp, run.handle.workflowId);
+    const recover = seen.find((s) => s.stage === 'recover');
+    expect(recover?.messages.some((m) => m.role === 'user' && m.content.includes('Inference failed in stage "work"'))).toBe(true);
+  });
+
+  it('`clear` empties scratch regions and the conversation but keeps pinned regions and checklists', async () => {
+    const model = scriptedModel({
+      turns: [
+        turn('gather', 'Gathering.', [
+          { name: 'todo_add', arguments: { region: 'todos', item: 'write the summary' } },
+          { name: 'context_append', arguments: { region: 'scratch', content: 'raw observations from gathering' } },
+        ]),
+        turn('gather', 'Gathered.'),
+        turn('summarise', 'Next item.', [{ name: 'todo_add', arguments: { region: 'todos', item: 'second item' } }]),
+        turn('summarise', 'Summarised.'),
+      ],
+    });
+    const bp = writeBlueprint(`
+[agent]
+name = "clearing"
+model = "${model}"
+entry_stage = "gather"
+[context.regions]
+task    = { kind = "pinned", max_tokens = 500 }
+todos   = { kind = "checklist", max_tokens = 500 }
+scratch = { kind = "temporary", max_tokens = 1000 }
+[stages.gather.transitions.summarise]
+transform = "clear"
+[stages.summarise]
+`);
+    const run = await runAgent(rt, bp, { task: 'summarise the findings' });
+    expect(run.result.status).toBe('completed');
+    expect(bar(run.result, 'scratch')).toMatchObject({ entries: 0, tokens: 0 });
+    expect(bar(run.result, 'task').tokens).toBeGreaterThan(0);
+    const seen = await promptsSeen(rt, bp, run.handle.workflowId);
+    const entering = seen.find((s) => s.stage === 'summarise' && s.stageTurn === 0);
+    // Only the runtime's opening prompt is left of the conversation.
+    expect(entering?.messages.filter((m) => m.role !== 'user' || /Gather/.test(m.content))).toEqual([]);
+    expect(entering?.system).toContain('summarise the findings');
+    expect(entering?.system).toContain('#1 write the summary');
+    expect(entering?.system).not.toContain('raw observations');
+    const state = await finalState(conn.client, run.handle.workflowId);
+    expect(entriesText(state, 'conversation').some((t) => t.startsWith('Gather'))).toBe(false);
+    expect(entriesText(state, 'todos')).toEqual(['write the summary', 'second item']);
+    expect(state.regions.find((r) => r.name === 'todos')?.entries.map((e) => e.checklist?.id)).toEqual([1, 2]);
+  });
+});
