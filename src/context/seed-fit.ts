@@ -83,8 +83,8 @@ export function* seedRegion(
   const isChecklist = region.kind === 'checklist';
   if (isChecklist) queue = yield* checklistLines(queue);
   if (region.kind === 'hashmap') {
-    const keys = new Set(queue.map((t) => t.key));
-    region.entries = region.entries.filter((e) => !keys.has(e.key));
+    const keys = new Set(queue.flatMap((t) => (t.key === undefined ? [] : [t.key])));
+    region.entries = region.entries.filter((e) => e.key === undefined || !keys.has(e.key));
   }
 
   const written: Entry[] = [];

@@ -186,3 +186,17 @@ describe('state identity', () => {
     expect(notes.entries).toHaveLength(1);
   });
 });
+
+describe('hashmap seeds', () => {
+  it('replace an entry under the same key and keep the others', () => {
+    const bp = blueprint([def('files', 'hashmap')]);
+    const s = start(bp);
+    put(s, 'files', 'old a', 3, { key: 'a.ts' });
+    put(s, 'files', 'b', 3, { key: 'b.ts' });
+    run(seedRegion(s, 'files', [{ content: 'new a', tokens: 4, key: 'a.ts' }], env, { replaceSeeded: false }));
+    expect(findRegion(s, 'files')!.entries.map((e) => [e.key, e.content])).toEqual([
+      ['b.ts', 'b'],
+      ['a.ts', 'new a'],
+    ]);
+  });
+});
