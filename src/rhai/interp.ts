@@ -87,7 +87,7 @@ let cacheStr: string | null = null;
 let cacheChars: string[] = [];
 function strChars(s: string): string[] {
   if (s === cacheStr) return cacheChars;
-  work.n += s.length >> 6;
+  work.n += s.length; // one unit per character: this allocates
   const cs = HAS_SURROGATE.test(s) ? Array.from(s) : s.split('');
   if (s.length > 32) {
     cacheStr = s;
@@ -95,9 +95,27 @@ function strChars(s: string): string[] {
   }
   return cs;
 }
+let lenStr: string | null = null;
+let lenVal = 0;
+/** Length in characters (code points), without building an array. */
 function strLen(s: string): number {
-  if (s.length < 32 && !HAS_SURROGATE.test(s)) return s.length;
-  return strChars(s).length;
+  if (s.length < 32) return HAS_SURROGATE.test(s) ? Array.from(s).length : s.length;
+  if (s === lenStr) return lenVal;
+  if (s === cacheStr) return cacheChars.length;
+  work.n += s.length >> 2;
+  let n = s.length;
+  if (HAS_SURROGATE.test(s)) {
+    for (let i = 0; i < s.length; i++) {
+      const c = s.charCodeAt(i);
+      if (c >= 0xdc00 && c <= 0xdfff && i > 0) {
+        const p = s.charCodeAt(i - 1);
+        if (p >= 0xd800 && p <= 0xdbff) n--;
+      }
+    }
+  }
+  lenStr = s;
+  lenVal = n;
+  return n;
 }
 /** A string or char argument used as text to search for. */
 function pat(v: Value): string | null {
@@ -936,7 +954,7 @@ export class Interp {
     const n = args.length;
     // O(n) string built-ins cost in proportion to their input (see `work`); array and map
     // built-ins are charged where they copy, compare, format or move elements.
-    if (typeof a0 === 'string' && !CHEAP.has(name)) work.n += a0.length >> 6;
+    if (typeof a0 === 'string' && !CHEAP.has(name)) work.n += a0.length >> 2;
     else if (Array.isArray(a0) && SHIFTING.has(name)) work.n += a0.length >> 4;
     else if (a0 instanceof Map && (name === 'keys' || name === 'values')) work.n += a0.size;
     // functions that work on any type
@@ -1000,8 +1018,9 @@ export class Interp {
         break;
       case 'to_json':
         if (n === 1) {
-          work.n += 1;
-          return this.checkStr(JSON.stringify(toJs(a0) ?? null) ?? 'null', at);
+          const json = JSON.stringify(toJs(a0) ?? null) ?? 'null';
+          work.n += json.length >> 2;
+          return this.checkStr(json, at);
         }
         break;
       case 'parse_json':
