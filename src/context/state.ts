@@ -133,14 +133,6 @@ export function windowUsed(state: RunState): number {
   return used;
 }
 
-export function isStagePrompt(e: Entry): boolean {
-  return e.stagePrompt !== undefined;
-}
-
-export function isItem(e: Entry): boolean {
-  return e.checklist !== undefined;
-}
-
 export function openItems(region: RegionState): Entry[] {
   return region.entries.filter((e) => e.checklist !== undefined && !e.checklist.done).sort((a, b) => a.checklist!.id - b.checklist!.id);
 }

@@ -15,6 +15,7 @@ import {
   contentText,
   entriesTokens,
   findRegion,
+  preview,
   type RunState,
   regionTokens,
   STAGE_INSTRUCTIONS,
@@ -272,8 +273,7 @@ function entryLine(e: Entry, index: number): string {
   parts.push(`${e.tokens} tokens`);
   if (e.summary) parts.push(`summary of ${e.foldedEntries ?? 0} entries`);
   if (e.stagePrompt !== undefined) parts.push('stage instructions');
-  const flat = contentText(e.content).replace(/\r?\n/g, ' ');
-  parts.push(`: ${flat.length > 60 ? `${flat.slice(0, 60)}…` : flat}`);
+  parts.push(`: ${preview(e.content, 60)}`);
   return parts.join(' ');
 }
 
