@@ -45,6 +45,7 @@ export interface RenderContext {
 
 export interface RenderOptions {
   previousSystemKey?: string;
+  /** Shown to custom `render` as `stage.iteration`; defaults to the maintenance points of this visit. */
   iteration?: number;
 }
 
@@ -54,7 +55,7 @@ export function renderPrompt(state: RunState, bp: Blueprint, env: EngineEnv, opt
   const model = stage?.model ?? 'scripted:default';
   return renderRegions(visibleRegions(state), {
     stage: state.stage,
-    iteration: opts.iteration ?? 0,
+    iteration: opts.iteration ?? state.turn,
     model,
     window: { used: windowUsed(state), max: state.window.max },
     hooks: env.hooks,
