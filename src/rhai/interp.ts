@@ -260,9 +260,10 @@ export class Interp {
   }
 
   /**
-   * Whether evaluating `body` might change the array or map held in variable `name` (through
-   * assignment, a mutating method, a function-style mutating built-in or a closure capturing it).
-   * Conservative; cached per node. Lets loops and callbacks skip copying values they only read.
+   * Whether evaluating `body` might change the array or map held in variable `name`: any write
+   * into an array or map, any mutating or script-defined method, any function-style mutating
+   * built-in, or a closure capturing `name`. Conservative; cached per node. Lets loops and
+   * callbacks skip copying values they only read.
    */
   mayMutate(body: Node, name: string): boolean {
     let byName = this.mutCache.get(body);
@@ -285,15 +286,17 @@ export class Interp {
     }
     if (n === null || typeof n !== 'object') return false;
     const node = n as Node;
+    // Any write into an array or map (whatever variable it goes through, since that variable
+    // may alias the same value) counts; rebinding a plain variable does not.
     switch (node.k) {
       case 'assign':
-        if (rootVar(node.target) === name) return true;
+        if (node.target.k !== 'var' || node.target.name === name) return true;
         break;
       case 'method':
-        if (rootVar(node.obj) === name && (!PURE.has(node.name) || this.fns.has(node.key) || this.fns.has(node.key1))) return true;
+        if (!PURE.has(node.name) || this.fns.has(node.key) || this.fns.has(node.key1)) return true;
         break;
       case 'call':
-        if (!PURE.has(node.name) && !this.fns.has(node.key) && node.args.some((a) => rootVar(a) === name)) return true;
+        if (!PURE.has(node.name) && !this.fns.has(node.key) && node.args.length > 0) return true;
         break;
       case 'closure':
         if (node.captures.includes(name)) return true;

@@ -61,6 +61,8 @@ describe('control flow', () => {
     ['let a = [[1]]; for e in a { push(e, 2); } a', [[1]]],
     ['fn len() { this.x = 9; 0 } let a = [#{x: 1}]; for e in a { e.len(); } a[0].x', 1],
     ['let a = [#{x: 1}]; let t = 0; for e in a { t += e.x; } t', 1],
+    ['let a = [#{x: 1}]; let seen = 0; for e in a { a[0].x = 5; seen = e.x; } [seen, a[0].x]', [1, 5]],
+    ['let a = [#{x: 1}]; a.map(|e| { a[0].x = 7; e.x })', [1]],
     ['let a = [[1]]; let b = a.map(|x| { x.push(2); x }); [a, b]', [[[1]], [[1, 2]]]],
     ['let a = [[1]]; a.filter(|x| { x.push(5); true }); a', [[1]]],
     ['let a = [[2], [1]]; a.sort(|x, y| { x.push(0); x[0] - y[0] }); a', [[1], [2]]],
