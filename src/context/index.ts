@@ -57,7 +57,7 @@ export * from './stage.js';
 export * from './state.js';
 export * from './tools.js';
 export * from './transforms.js';
-export type * from './types.js';
+export type { BlobRef, ChecklistItem, Content, CountedText, Entry, EntryKind, PromptMessage, PromptSystemBlock, RegionState, ToolCall } from './types.js';
 export * from './write.js';
 export * from './cache-markers.js';
 export * from './deterministic-summary.js';
