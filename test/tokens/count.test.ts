@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { countTokens, cutToTokens } from '../../src/tokens/count.js';
+import { countTokens, cutToTokens, encoderFor } from '../../src/tokens/count.js';
+import { modelEncoding } from '../../src/tokens/model.js';
 import { cutMarker, makeSyncHandler } from '../../src/tokens/handler.js';
 
 const ENCODINGS = ['o200k_base', 'cl100k_base', 'p50k_base', 'r50k_base'] as const;
@@ -75,5 +76,20 @@ describe('makeSyncHandler', () => {
     const answer = handler({ type: 'summarise', region: 'codebase', entries: [], limit: 20 }) as { ok: true; text: { tokens: number } };
     expect(answer.ok).toBe(true);
     expect(answer.text.tokens).toBeLessThanOrEqual(20);
+  });
+});
+
+describe('encoders and model encodings', () => {
+  it('builds one encoder per encoding and reuses it', () => {
+    expect(encoderFor('cl100k_base')).toBe(encoderFor('cl100k_base'));
+    expect(encoderFor('cl100k_base')).not.toBe(encoderFor('o200k_base'));
+  });
+
+  it('takes the table encoding first, then the model family (SPEC 3.2)', () => {
+    const models = { 'openai:custom': { contextWindow: 1000, maxOutputTokens: 100, encoding: 'p50k_base' as const } };
+    expect(modelEncoding(models, 'openai:custom')).toBe('p50k_base');
+    expect(modelEncoding(models, 'openai:gpt-4o-mini')).toBe('o200k_base');
+    expect(modelEncoding(models, 'openai:gpt-4-turbo')).toBe('cl100k_base');
+    expect(modelEncoding(models, 'anthropic:claude-sonnet-4-5')).toBe('o200k_base');
   });
 });

@@ -20,7 +20,7 @@ import { evaluateGate, type GateFacts } from '../../context/gates.js';
 import type { CountedText, ToolCall } from '../../context/types.js';
 import { writeEntry, type WriteResult } from '../../context/write.js';
 import type { Diagnostic } from '../../errors.js';
-import { encodingFor, lookupModel } from '../../providers/models.js';
+import { modelEncoding } from '../../tokens/model.js';
 import { parseEvents, type SimEvent } from './events.js';
 import { SimulatorCounter, syntheticContent } from './handler.js';
 import { scriptHooks } from './hooks.js';
@@ -322,7 +322,7 @@ export function simulate(blueprintPath: string, eventsText: string, opts: Simula
     return invalid([{ code: 'unknown-stage', severity: 'error', message: `--stage ${stageName} is not a stage of this blueprint; stages are ${names}.`, file: loaded.file }]);
   }
 
-  const counter = new SimulatorCounter(encodingFor(startStage.model, lookupModel(loaded.blueprint.models, startStage.model)));
+  const counter = new SimulatorCounter(modelEncoding(loaded.blueprint.models, startStage.model));
   const bp = withPromptTokens(loaded.blueprint, counter);
   const env: EngineEnv = { now: 0, hooks: scriptHooks(bp) };
   const state = createRunState(bp, opts.window !== undefined ? { window: opts.window } : {});

@@ -1,0 +1,6 @@
+/** Which encoding counts a model's text (SPEC 3.2): the table's `encoding`, else by model family. */
+import { type Encoding, encodingFor, lookupModel, type ModelTable } from '../providers/models.js';
+
+export function modelEncoding(models: ModelTable, ref: string): Encoding {
+  return encodingFor(ref, lookupModel(models, ref));
+}
