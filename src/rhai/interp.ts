@@ -1518,13 +1518,6 @@ const NOT_FOUND = Symbol('not-found');
 /** Mutation-analysis caches, one per compiled script (keyed by its function table). */
 const mutCaches = new WeakMap<Map<string, FnDef>, WeakMap<Node, Map<string, boolean>>>();
 
-/** The variable at the root of a place or method chain (`a` in `a.b[0].c()`). */
-function rootVar(n: Node): string | null {
-  let r: Node = n;
-  while (r.k === 'prop' || r.k === 'index' || r.k === 'method') r = r.obj;
-  return r.k === 'var' ? r.name : null;
-}
-
 /** Built-ins that never change their receiver or arguments. */
 const PURE = new Set([
   'len', 'is_empty', 'contains', 'starts_with', 'ends_with', 'index_of', 'sub_string', 'split', 'chars', 'to_chars', 'get',
