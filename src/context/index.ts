@@ -40,6 +40,10 @@
  *   must check a fit before changing anything.
  * - `kindBehaviour(kind)`: what a kind does on overflow, in the cascade and
  *   under transforms.
+ *
+ * Prompt assembly (`renderPrompt`, SPEC 7), tool-result routing
+ * (`routeToolResult`, SPEC 8) and the simulator's summariser are re-exported
+ * from their own modules below.
  */
 export * from './budget.js';
 export * from './fold.js';
