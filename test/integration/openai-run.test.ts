@@ -1,0 +1,183 @@
+/**
+ * A two-stage agent on the OpenAI-compatible provider, through the real
+ * runtime on the dev server, against a local HTTP server that speaks the
+ * `/v1/chat/completions` wire format: what the server was sent, what the
+ * run returned, and that the API key never reached workflow history.
+ */
+import { writeFileSync } from 'node:fs';
+import { type IncomingHttpHeaders, type Server, createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { temporal } from '@temporalio/proto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { connectClient } from './helpers.js';
+import { type TestRuntime, runAgent, startRuntime, tempDir, writeBlueprint } from './run-helpers.js';
+
+const KEY = 'sk-it-7d3e91c4a2b85f60e1d9';
+
+interface ChatMessage {
+  role: string;
+  content?: string | null;
+  tool_calls?: { id: string; type: string; function: { name: string; arguments: string } }[];
+  tool_call_id?: string;
+}
+
+interface Received {
+  url: string;
+  headers: IncomingHttpHeaders;
+  body: { model: string; messages: ChatMessage[]; tools?: { function: { name: string } }[] };
+}
+
+const call = (id: string, name: string, args: Record<string, unknown>) => ({ id, type: 'function', function: { name, arguments: JSON.stringify(args) } });
+
+/** The model's answers, in the order the runtime asks for them. */
+const REPLIES = [
+  {
+    content: 'Let me read the spec and keep a note.',
+    tool_calls: [
+      call('call_read', 'read_file', { path: 'spec.md' }),
+      call('call_note', 'context_append', { region: 'notes', content: 'The spec fixes the answer at 42.' }),
+    ],
+  },
+  { content: 'Research done.' },
+  { content: 'Writing it down.', tool_calls: [call('call_write', 'context_write', { region: 'final_output', content: 'The answer is 42.' })] },
+  { content: 'The answer is in final_output.' },
+];
+
+function completion(i: number) {
+  const reply = REPLIES[i] ?? { content: 'Nothing more to do.' };
+  return {
+    id: `chatcmpl-${i}`,
+    object: 'chat.completion',
+    created: 1,
+    model: 'gpt-4o',
+    choices: [{ index: 0, message: { role: 'assistant', ...reply }, finish_reason: 'tool_calls' in reply ? 'tool_calls' : 'stop' }],
+    usage: { prompt_tokens: 100 + i, completion_tokens: 10 + i, total_tokens: 110 + 2 * i },
+  };
+}
+
+function startServer(received: Received[]): Promise<Server> {
+  const server = createServer((req, res) => {
+    let raw = '';
+    req.on('data', (d) => {
+      raw += d;
+    });
+    req.on('end', () => {
+      received.push({ url: req.url ?? '', headers: req.headers, body: JSON.parse(raw) as Received['body'] });
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(completion(received.length - 1)));
+    });
+  });
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
+}
+
+const systemText = (r: Received) => r.body.messages.filter((m) => m.role === 'system').map((m) => m.content ?? '').join('\n');
+const toolNames = (r: Received) => (r.body.tools ?? []).map((t) => t.function.name).sort();
+
+describe('a run on the OpenAI-compatible provider', () => {
+  const received: Received[] = [];
+  const saved = { base: process.env.OPENAI_BASE_URL, key: process.env.OPENAI_API_KEY };
+  let server: Server;
+  let conn: Awaited<ReturnType<typeof connectClient>>;
+  let rt: TestRuntime;
+
+  beforeAll(async () => {
+    server = await startServer(received);
+    process.env.OPENAI_BASE_URL = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+    process.env.OPENAI_API_KEY = KEY;
+    conn = await connectClient();
+    rt = await startRuntime(conn.client);
+  });
+  afterAll(async () => {
+    await rt?.stop();
+    await conn?.connection.close();
+    await new Promise((r) => server?.close(r));
+    for (const [name, value] of [
+      ['OPENAI_BASE_URL', saved.base],
+      ['OPENAI_API_KEY', saved.key],
+    ] as const) {
+      if (value === undefined) delete process.env[name];
+      else process.env[name] = value;
+    }
+  });
+
+  it('researches, writes the answer, reports usage, and keeps the key out of history', async () => {
+    const bp = writeBlueprint(`
+[agent]
+name = "openai-e2e"
+model = "openai:gpt-4o"
+entry_stage = "research"
+
+[context.regions]
+task               = { kind = "pinned", max_tokens = 500 }
+stage_instructions = { kind = "pinned", max_tokens = 500 }
+notes              = { kind = "temporary", max_tokens = 2000 }
+final_output       = { kind = "pinned", max_tokens = 1000 }
+
+[stages.research]
+system_prompt = "Read the spec and note what matters."
+available_tools = ["read_file", "context_append"]
+[stages.research.transitions.write]
+
+[stages.write]
+system_prompt = "Write the answer to final_output."
+available_tools = ["context_write"]
+`);
+    const workdir = tempDir('openai-work');
+    writeFileSync(join(workdir, 'spec.md'), 'SPEC: every answer in this project is 42.\n');
+    const task = 'Find the answer the spec prescribes.';
+    const run = await runAgent(rt, bp, { task, workdir });
+
+    expect(run.result.status).toBe('completed');
+    expect(run.result.stages).toEqual(['research', 'write']);
+    expect(run.result.output).toBe('The answer is 42.');
+
+    expect(received).toHaveLength(4);
+    for (const r of received) {
+      expect(r.url).toBe('/v1/chat/completions');
+      expect(r.headers.authorization).toBe(`Bearer ${KEY}`);
+      expect(r.body.model).toBe('gpt-4o');
+    }
+    const [first, second, third, fourth] = received as [Received, Received, Received, Received];
+
+    // Research: the pinned task and the stage's instructions in the system text, only the stage's tools.
+    expect(systemText(first)).toContain(task);
+    expect(systemText(first)).toContain('Read the spec and note what matters.');
+    expect(toolNames(first)).toEqual(['context_append', 'read_file']);
+
+    // The second request pairs each tool call with its result, right after the assistant turn.
+    const msgs = second.body.messages;
+    const asked = msgs.findIndex((m) => m.role === 'assistant' && m.tool_calls?.length);
+    expect(asked).toBeGreaterThanOrEqual(0);
+    const ids = msgs[asked]!.tool_calls!.map((c) => c.id);
+    expect(ids).toEqual(['call_read', 'call_note']);
+    expect(msgs.slice(asked + 1, asked + 3).map((m) => [m.role, m.tool_call_id])).toEqual([
+      ['tool', 'call_read'],
+      ['tool', 'call_note'],
+    ]);
+    const secondText = `${systemText(second)}\n${msgs.map((m) => m.content ?? '').join('\n')}`;
+    expect(secondText).toContain('every answer in this project is 42');
+    expect(systemText(second)).toContain('The spec fixes the answer at 42.');
+
+    // Write: the new stage's instructions replace the old ones; the note carried over.
+    expect(systemText(third)).toContain('Write the answer to final_output.');
+    expect(systemText(third)).not.toContain('Read the spec and note what matters.');
+    expect(systemText(third)).toContain('The spec fixes the answer at 42.');
+    expect(toolNames(third)).toEqual(['context_write']);
+    expect(systemText(fourth)).toContain('The answer is 42.');
+
+    // Usage is the server's own numbers, summed per stage and for the run.
+    expect(run.result.usage).toMatchObject({ calls: 4, promptTokens: 100 + 101 + 102 + 103, completionTokens: 10 + 11 + 12 + 13 });
+    expect(run.result.usage.perStage.research).toMatchObject({ calls: 2, promptTokens: 201, completionTokens: 21 });
+    expect(run.result.usage.perStage.write).toMatchObject({ calls: 2, promptTokens: 205, completionTokens: 25 });
+
+    // Neither the run's nor its stage visits' histories carry the key.
+    const workflows = [run.handle.workflowId, `${run.handle.workflowId}.1.research`, `${run.handle.workflowId}.2.write`];
+    for (const id of workflows) {
+      const bytes = Buffer.from(temporal.api.history.v1.History.encode(await conn.client.workflow.getHandle(id).fetchHistory()).finish());
+      // Payloads are stored as plain JSON bytes, so the search sees inside them: the task is there, the key is not.
+      expect(bytes.includes(task)).toBe(true);
+      expect(bytes.includes(KEY)).toBe(false);
+    }
+  });
+});
