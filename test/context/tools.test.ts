@@ -3,6 +3,7 @@ import type { RegionDef } from '../../src/blueprint/types.js';
 import { type ArgumentCounts, applyContextTool, type ToolResult } from '../../src/context/tools.js';
 import { enterStage } from '../../src/context/stage.js';
 import { findRegion, openItems, regionTokens, type RunState, windowUsed } from '../../src/context/state.js';
+import { writeEntry } from '../../src/context/write.js';
 import { blueprint, contents, def, env, put, run, stage, start, tokensOf } from './helpers.js';
 
 function tool(s: RunState, name: string, args: unknown, counts: ArgumentCounts = {}): ToolResult {
@@ -208,5 +209,34 @@ describe('visibility (scenario 29)', () => {
     expect(windowUsed(s)).toBe(0);
     run(enterStage(s, bp, 'a', env));
     expect(tokensOf(s, 'notes')).toEqual([10]);
+  });
+});
+
+describe('malformed calls', () => {
+  it('answers unknown tools and non-object arguments with coded results', () => {
+    const s = withRegions(def('notes', 'temporary'));
+    expect(tool(s, 'context_frob', {}).code).toBe('unknown-tool');
+    expect(tool(s, 'context_read', 'notes').code).toBe('bad-argument');
+    expect(tool(s, 'context_append', { region: 42, content: 'x' }).code).toBe('bad-argument');
+    expect(tool(s, 'context_delete', { region: 'notes', index: 1.5 }).code).toBe('bad-argument');
+  });
+
+  it('refuses to append text to a key holding stored blob content', () => {
+    const s = withRegions(def('files', 'hashmap'));
+    run(writeEntry(s, 'files', { content: { hash: 'abc', bytes: 40, preview: 'start of file' }, tokens: 10, key: 'big.txt' }, env));
+    const r = tool(s, 'context_append', { region: 'files', key: 'big.txt', content: 'more' }, { content: 1 });
+    expect(r.code).toBe('not-appendable');
+    expect(findRegion(s, 'files')!.entries).toHaveLength(1);
+  });
+
+  it('never lets a tool delete the stage instructions', () => {
+    const bp = blueprint([def('task', 'pinned')], [stage('main', { systemPrompt: 'Do it', systemPromptTokens: 2 })]);
+    const s = start(bp);
+    expect(tool(s, 'context_delete', { region: 'task', index: 0 }).code).toBe('bad-argument');
+    const oldest = tool(s, 'context_delete', { region: 'task', oldest: 1 });
+    expect(oldest.content).toContain('Released 0 entries');
+    const written = tool(s, 'context_write', { region: 'task', content: 'goal' }, { content: 3 });
+    expect(written.isError).toBe(false);
+    expect(findRegion(s, 'task')!.entries.map((e) => e.stagePrompt ?? e.content)).toEqual(['main', 'goal']);
   });
 });
