@@ -258,6 +258,9 @@ function contextDelete(state: RunState, region: RegionState, args: Args): ToolRe
       for (let i = start; i < end; i++) drop.add(i);
       taken += 1;
     }
+    if (drop.size === 0) {
+      return fail(failure('not-found', `region "${region.name}" has no entries to delete (it holds ${entries.length}, none deletable).`));
+    }
   }
   const released = entries.filter((_, i) => drop.has(i));
   region.entries = entries.filter((_, i) => !drop.has(i));
