@@ -82,9 +82,19 @@ const STRING_MUTATORS = new Set([
 ]);
 
 const HAS_SURROGATE = /[\uD800-\uDFFF]/;
-/** One-entry cache so `for i in 0..s.len() { s[i] }` does not rescan a long string each step. */
+/**
+ * One-entry caches so `for i in 0..s.len() { s[i] }` does not rescan a long string each step.
+ * Reset by every new Interp: a cache hit changes the work charged, and a call's operation count
+ * must not depend on earlier calls (workflow replays must see the same result).
+ */
 let cacheStr: string | null = null;
 let cacheChars: string[] = [];
+function resetStringCaches(): void {
+  cacheStr = null;
+  cacheChars = [];
+  lenStr = null;
+  lenVal = 0;
+}
 function strChars(s: string): string[] {
   if (s === cacheStr) return cacheChars;
   work.n += s.length; // one unit per character: this allocates
@@ -143,6 +153,7 @@ export class Interp {
     readonly limits: RhaiLimits,
   ) {
     work.n = 0;
+    resetStringCaches();
     this.mutCache = mutCaches.get(fns) ?? new WeakMap();
     mutCaches.set(fns, this.mutCache);
   }

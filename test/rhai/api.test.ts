@@ -114,6 +114,24 @@ describe('compile / run / call', () => {
     expect(logs.call('p', []).logs).toEqual(['x']);
   });
 
+  it('operation counts do not depend on earlier calls (replay determinism)', () => {
+    const s = mustCompile('fn f(t) { let n = 0; for i in 0..20 { n += t.len(); } n }');
+    const text = 'x'.repeat(50_000);
+    const other = 'y'.repeat(50_000);
+    const budget = (warm: boolean) => {
+      let lo = 1;
+      let hi = 200_000;
+      while (lo < hi) {
+        const mid = (lo + hi) >> 1;
+        s.call('f', [warm ? text : other]);
+        if (s.call('f', [text], { maxOperations: mid }).ok) hi = mid;
+        else lo = mid + 1;
+      }
+      return lo;
+    };
+    expect(budget(true)).toBe(budget(false));
+  });
+
   it('the operation budget is per call', () => {
     const s = mustCompile('fn work() { let s = 0; for i in 0..1000 { s += i; } s }');
     for (let i = 0; i < 5; i++) expect(s.call('work', [], { maxOperations: 5000 })).toMatchObject({ ok: true, value: 499500 });
