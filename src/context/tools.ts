@@ -259,7 +259,8 @@ function contextDelete(state: RunState, region: RegionState, args: Args): ToolRe
       taken += 1;
     }
     if (drop.size === 0) {
-      return fail(failure('not-found', `region "${region.name}" has no entries to delete (it holds ${entries.length}, none deletable).`));
+      const why = entries.length === 0 ? 'it is empty (0 entries)' : 'it holds only the stage instructions, which the runtime owns';
+      return fail(failure('not-found', `region "${region.name}" has nothing to delete: ${why}.`));
     }
   }
   const released = entries.filter((_, i) => drop.has(i));
