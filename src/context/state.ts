@@ -137,8 +137,16 @@ export function openItems(region: RegionState): Entry[] {
   return region.entries.filter((e) => e.checklist !== undefined && !e.checklist.done).sort((a, b) => a.checklist!.id - b.checklist!.id);
 }
 
+/**
+ * Diagnostics kept in the state. A long run under pressure records one per
+ * inference; the cap keeps the state that continue-as-new carries small
+ * (each diagnostic is also in the workflow's history).
+ */
+export const DIAGNOSTICS_KEPT = 500;
+
 export function addDiagnostic(state: RunState, code: string, severity: Severity, detail: string): void {
   state.diagnostics.push({ code, severity, detail });
+  if (state.diagnostics.length > DIAGNOSTICS_KEPT) state.diagnostics.splice(0, state.diagnostics.length - DIAGNOSTICS_KEPT);
 }
 
 /** Deep copy of plain data; the state never holds anything else. */
