@@ -138,9 +138,9 @@ export function openItems(region: RegionState): Entry[] {
 }
 
 /**
- * Diagnostics kept in the state. A long run under pressure records one per
- * inference; the cap keeps the state that continue-as-new carries small
- * (each diagnostic is also in the workflow's history).
+ * Diagnostics kept in the state. A long run under window pressure records
+ * one per inference; the cap keeps the state that continue-as-new carries
+ * small, and keeps the newest, which are the ones an operator acts on.
  */
 export const DIAGNOSTICS_KEPT = 500;
 
