@@ -13,6 +13,8 @@ export class RhaiFault {
     readonly limit?: LimitName,
     /** Value carried by a script `throw`, for `catch`. */
     readonly thrown?: unknown,
+    /** True when the fault comes from a script `throw` (then `thrown` may be `()`). */
+    readonly isThrow = false,
   ) {}
 }
 

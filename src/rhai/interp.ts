@@ -143,6 +143,8 @@ function num(v: Value): number | null {
 export class Interp {
   ops = 0;
   depth = 0;
+  /** Faults being handled by enclosing catch blocks, for a bare `throw;`. */
+  private readonly caught: RhaiFault[] = [];
   private readonly mutCache: WeakMap<Node, Map<string, boolean>>;
   last: Pos = { l: 0, c: 0 };
   logChars = 0;
@@ -468,8 +470,10 @@ export class Interp {
       case 'return':
         throw new ReturnSig(n.value ? this.eval(n.value, f) : undefined);
       case 'throw': {
+        // `throw;` inside a catch block re-throws what was caught
+        if (!n.value && this.caught.length > 0) throw this.caught[this.caught.length - 1];
         const v = n.value ? this.storeVal(n.value, f) : undefined;
-        throw new RhaiFault('rhai-runtime', `Script threw: ${display(v)}`, n.l, n.c, undefined, v === undefined ? '' : v);
+        throw new RhaiFault('rhai-runtime', `Runtime error: ${display(v)}`, n.l, n.c, undefined, v, true);
       }
     }
   }
@@ -503,11 +507,20 @@ export class Interp {
     } catch (e) {
       if (!(e instanceof RhaiFault) || e.code !== 'rhai-runtime') throw e;
       f.scope.truncate(mark);
-      if (!n.errVar) return this.eval(n.handler, f);
-      f.scope.push(n.errVar, e.thrown !== undefined ? (e.thrown as Value) : e.msg);
+      if (!n.errVar) {
+        this.caught.push(e);
+        try {
+          return this.eval(n.handler, f);
+        } finally {
+          this.caught.pop();
+        }
+      }
+      f.scope.push(n.errVar, e.isThrow ? (e.thrown as Value) : e.msg);
+      this.caught.push(e);
       try {
         return this.eval(n.handler, f);
       } finally {
+        this.caught.pop();
         f.scope.truncate(mark);
       }
     }

@@ -79,7 +79,11 @@ describe('control flow', () => {
     ['let r = switch 1 { 1 => 10, _ => 0 } + 1; r', 11],
     ['try { throw "boom"; } catch (e) { `caught ${e}` }', 'caught boom'],
     ['try { let x = 1 / 0; 0 } catch (e) { e }', 'Division by zero: 1 / 0'],
-    ['throw "stop";', err('rhai-runtime', /stop/)],
+    ['throw "stop";', err('rhai-runtime', /^Runtime error: stop \(line 1, position 1\)/)],
+    ['try { throw; } catch (e) { type_of(e) }', '()'],
+    ['try { throw #{code: 7}; } catch (e) { e.code }', 7],
+    ['try { try { 1 / 0; } catch { throw; } } catch (e) { e }', 'Division by zero: 1 / 0'],
+    ['try { 1 } catch { 2 }', 1],
   ]);
 });
 
