@@ -37,7 +37,8 @@ function* checklistLines(texts: SeedText[]): EngineOp<SeedText[]> {
       .split(/\r?\n/)
       .map((l) => l.trim())
       .filter((l) => l !== '');
-    if (parts.length === 1 && parts[0] === contentText(t.content).trim() && typeof t.content === 'string') {
+    // A one-line seed keeps the count it arrived with; only split text needs new counts.
+    if (parts.length === 1 && typeof t.content === 'string') {
       lines.push({ content: parts[0]!, tokens: t.tokens });
       continue;
     }
