@@ -114,9 +114,10 @@ function pointerText(target: string, original: number, stored: Stored, capped: {
   }
 }
 
-function conversationText(stored: Stored, original: number): string {
+function conversationText(stored: Stored, original: number, capped: { cap: number } | null): string {
   switch (stored.outcome) {
     case 'stored':
+      if (capped) return `cut to the ${capped.cap}-token cap and stored in ${CONVERSATION} (${stored.tokens} of ${original} tokens kept)`;
       return `stored in ${CONVERSATION} (${stored.tokens} tokens)`;
     case 'cut':
       return `cut into ${CONVERSATION} (${stored.tokens} of ${original} tokens kept)`;
@@ -157,7 +158,7 @@ export function* routeToolResult(state: RunState, bp: Blueprint, call: ToolCall,
     const stored = yield* ladder(state, target, entry, env);
     countUpdate(state, target, stored);
     const outcome = capped && stored.outcome === 'stored' ? 'cut' : stored.outcome;
-    return { region: target, outcome, text: conversationText(stored, result.tokens), dropped: result.tokens - stored.tokens };
+    return { region: target, outcome, text: conversationText(stored, result.tokens, capped), dropped: result.tokens - stored.tokens };
   }
 
   const entry: NewEntry = { kind: 'text', content, tokens };

@@ -205,3 +205,14 @@ describe('path-tool hints (SPEC 8.4)', () => {
     expect(pathToolHint(state, 'read_file', { path: 'other' }, 'ENOENT')).toBeUndefined();
   });
 });
+
+describe('results kept in conversation', () => {
+  it('applies the stage cap to context tool results and says so', () => {
+    const { state, bp } = setup(ROUTED);
+    assistant(state, [call('c1', 'context_read')]);
+    const routed = runSync(routeToolResult(state, bp, call('c1', 'context_read'), output(5000), env), handler);
+    expect(routed.outcome).toBe('cut');
+    expect(routed.text).toBe('cut to the 4000-token cap and stored in conversation (4000 of 5000 tokens kept)');
+    expect(findRegion(state, 'conversation')?.entries.at(-1)).toMatchObject({ kind: 'tool_result', toolCallId: 'c1', tokens: 4000 });
+  });
+});
