@@ -45,6 +45,23 @@ describe('string methods', () => {
     ["'a'.to_upper()", 'A'],
     ["'7'.is_digit()", true],
     ['"x".nope()', err('rhai-runtime', /Function not found: nope \(string\)/)],
+    ['let s = "abcdef"; s.crop(2, 3); s', 'cde'],
+    ['let s = "MiX"; s.make_upper(); s', 'MIX'],
+    ['let s = "MiX"; s.make_lower(); s', 'mix'],
+    ['let s = "ab"; s.append(1); s', 'ab1'],
+    ['"abc".get(-1)', 'c'],
+    ['"abc".get(9)', undefined],
+    ['"abcdef".split(-2)', ['abcd', 'ef']],
+    ['"😀x".len()', 2],
+    ['"😀x"[1]', 'x'],
+    ['"a😀b".chars()', ['a', '😀', 'b']],
+    ['"a😀b".index_of("b")', 2],
+    ['to_debug("q")', '"q"'],
+    ['"x".to_string().type_of()', 'string'],
+    ["'a'.to_int()", 97],
+    ['97.to_char()', 'a'],
+    ["' '.is_whitespace()", true],
+    ['"hello".contains("")', true],
   ]);
 });
 
@@ -88,6 +105,21 @@ describe('array methods', () => {
     ['[1, 2] + [3]', [1, 2, 3]],
     ['[1].filter(|x| x)', err('rhai-runtime', /must return a boolean/)],
     ['let a = [1, 2, 3]; a.truncate(1); a', [1]],
+    ['let a = [1, 2, 3]; a.set(-1, 9); a', [1, 2, 9]],
+    ['[1, 2, 3].get(-1)', 3],
+    ['[1, 2, 3].get(5)', undefined],
+    ['[1, 2, 3, 4].extract(2)', [3, 4]],
+    ['[1, 2, 3, 4].extract(1..3)', [2, 3]],
+    ['[1, 2, 3].index_of(|x| x > 1)', 1],
+    ['[3, 1, 2].map(|x| x.to_string()).join("-")', '3-1-2'],
+    ['let a = [1, 2]; a.append([3, [4]]); a', [1, 2, 3, [4]]],
+    ['let a = [1.5, 1, 2.5]; a.sort(); a', [1, 1.5, 2.5]],
+    ["let a = ['b', 'a']; a.sort(); a", ['a', 'b']],
+    ['let a = [true, false]; a.sort(); a', [false, true]],
+    ['[].reduce(|a, b| a + b)', undefined],
+    ['[1, 2, 3].reduce(|acc, x, i| acc + x * i, 0)', 8],
+    ['[[1, 2], [3]].map(|a| a.len())', [2, 1]],
+    ['[1, 2, 3].filter(Fn("is_odd"))', [1, 3]],
   ]);
 });
 
@@ -107,6 +139,13 @@ describe('map methods', () => {
     ['let m = #{a: 1}; m.clear(); m.len()', 0],
     ['let m = #{x: 1, y: 2}; let t = 0; for k in m.keys() { t += m[k]; } t', 3],
     ['#{a: 1} + #{b: 2}', { a: 1, b: 2 }],
+    ['let m = #{a: 1}; m.fill_with(#{a: 9, b: 2}); m', { a: 1, b: 2 }],
+    ['#{"with space": 1}["with space"]', 1],
+    ['let m = #{a: #{b: 1}}; m.a.b += 1; m', { a: { b: 2 } }],
+    ['let m = #{len: 5}; m.len', 5],
+    ['let m = #{a: 1}; m.len()', 1],
+    ['let r = 0..=3; [r.contains(3), r.is_inclusive(), r.len()]', [true, true, 4]],
+    ['let x = 5; x[0]', true],
   ]);
 });
 
