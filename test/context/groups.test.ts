@@ -21,7 +21,7 @@ describe('turn groups (SPEC 1.2)', () => {
     ]);
   });
 
-  it('treats a result for another turn\\'s call, or after a gap, as its own group', () => {
+  it("treats a result for another turn's call, or after a gap, as its own group", () => {
     const entries = [call(['a']), e('text'), result('a'), result('z')];
     expect(groupRanges(entries)).toEqual([
       [0, 1],
