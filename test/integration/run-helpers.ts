@@ -7,7 +7,7 @@
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Client, WorkflowHandle } from '@temporalio/client';
-import { temporal } from '@temporalio/proto';
+import proto from '@temporalio/proto';
 import { inject } from 'vitest';
 import { loadBlueprint } from '../../src/blueprint/load.js';
 import type { Blueprint } from '../../src/blueprint/types.js';
@@ -112,6 +112,6 @@ export async function saveHistories(client: Client, runId: string): Promise<void
   const dir = historiesDir();
   for await (const wf of client.workflow.list({ query: `WorkflowId = '${runId}' OR WorkflowId STARTS_WITH '${runId}.'` })) {
     const history = await client.workflow.getHandle(wf.workflowId, wf.runId).fetchHistory();
-    writeFileSync(join(dir, `${wf.workflowId}--${wf.runId}.history`), temporal.api.history.v1.History.encode(history).finish());
+    writeFileSync(join(dir, `${wf.workflowId}--${wf.runId}.history`), proto.temporal.api.history.v1.History.encode(history).finish());
   }
 }
