@@ -3,8 +3,10 @@
  * Unless a test says otherwise: `--window 100000`, stages without a
  * prompt, context events without a `tool_call_id`.
  */
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { append, previews, region, run, sim, tokens, user } from '../fixtures/simulate/harness.js';
+import { simulate } from '../../src/cli/simulate/index.js';
+import { append, blueprintDir, previews, region, run, sim, tokens, user } from '../fixtures/simulate/harness.js';
 
 const users = (prefix: string, n: number, size = 1) => Array.from({ length: n }, (_, i) => user(`${prefix}${i}`, size));
 
@@ -666,5 +668,40 @@ describe('event details (SPEC 13.2, 13.3)', () => {
     expect(out.window.gap).toBe(50);
     expect(out.results[4]?.text.startsWith('[no-edge]')).toBe(true);
     expect(out.run.stage).toBe('b');
+  });
+});
+
+describe('start state (SPEC 13.1)', () => {
+  const toml = `
+[agent]
+name = "start"
+entry_stage = "a"
+[models]
+"scripted:small" = { context_window = 16000, max_output_tokens = 1000 }
+[context.regions]
+notes = { kind = "temporary", budget = "10%" }
+[stages.a]
+model = "scripted:small"
+[stages.b]
+model = "scripted:default"
+`;
+
+  it('accepts a .toml file, starts in --stage, and takes W from that stage model', () => {
+    const dir = blueprintDir(toml);
+    const fromFile = simulate(join(dir, 'agent.toml'), '', { stage: 'b' });
+    expect(fromFile.exitCode).toBe(0);
+    expect(fromFile.json?.run.stage).toBe('b');
+    expect(fromFile.json?.window.max).toBe(200_000);
+    expect(region(fromFile.json!, 'notes').budget).toBe(20_000);
+
+    const entry = simulate(dir, '', {});
+    expect(entry.json?.run.stage).toBe('a');
+    expect(entry.json?.window.max).toBe(16_000);
+  });
+
+  it('exits 2 for a --stage that does not exist', () => {
+    const result = simulate(blueprintDir(toml), '', { stage: 'c' });
+    expect(result.exitCode).toBe(2);
+    expect(result.stderr).toContain('[unknown-stage]');
   });
 });
