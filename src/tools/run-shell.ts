@@ -20,6 +20,19 @@ export interface ShellRun {
   spawnError?: string;
 }
 
+/**
+ * Variables a command run for the model never sees: provider keys and other
+ * credentials of the worker would otherwise be one `env` call away from the
+ * model, and from there in workflow history.
+ */
+const SECRET_NAME = /(KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|AUTH)/i;
+
+export function commandEnv(env: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
+  const out: NodeJS.ProcessEnv = {};
+  for (const [name, value] of Object.entries(env)) if (!SECRET_NAME.test(name)) out[name] = value;
+  return out;
+}
+
 export interface ShellOptions {
   cwd: string;
   timeoutSecs: number;
@@ -41,6 +54,7 @@ export function runShell(command: string, opts: ShellOptions): Promise<ShellRun>
 
     const child = spawn('bash', ['-c', command], {
       cwd: opts.cwd,
+      env: commandEnv(),
       detached: true,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
