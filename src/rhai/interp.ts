@@ -349,7 +349,7 @@ export class Interp {
         return n.v;
       case 'var': {
         const i = f.scope.find(n.name);
-        if (i < 0) throw this.err(`Variable not found: ${n.name}`, n);
+        if (i < 0) throw this.err(`Variable not found: ${n.name}${NULL_NAMES.has(n.name) ? ' (Rhai writes null as ())' : ''}`, n);
         const v = f.scope.vals[i];
         return v instanceof Cell ? v.v : v;
       }
@@ -1538,6 +1538,7 @@ export class Interp {
 }
 
 const NOT_FOUND = Symbol('not-found');
+const NULL_NAMES = new Set(['null', 'nil', 'undefined', 'None']);
 
 /** Mutation-analysis caches, one per compiled script (keyed by its function table). */
 const mutCaches = new WeakMap<Map<string, FnDef>, WeakMap<Node, Map<string, boolean>>>();

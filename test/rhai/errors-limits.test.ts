@@ -22,6 +22,8 @@ describe('error line and column', () => {
     ["let c = 'ab';", err('rhai-syntax', /Invalid character literal/, [1, 9])],
     ['let x = (1 + 2;', err('rhai-syntax', /Expecting '\)'/, [1, 15])],
     ['"a" * 2', err('rhai-runtime', /Function not found: \* \(string, i64\)/, [1, 5])],
+    ['let x = null;', err('rhai-runtime', /Variable not found: null \(Rhai writes null as \(\)\)/, [1, 9])],
+    ['let m = #{};\nm.a.b', err('rhai-runtime', /Property 'b' not found on a value of type \(\)/, [2, 5])],
   ]);
 
   it('reports the script path given to compile', () => {
