@@ -11,7 +11,8 @@ function lev(...args: string[]) {
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
-describe('lev context simulate (process)', () => {
+// Each run starts a Node process that loads the whole CLI; allow for a busy machine.
+describe('lev context simulate (process)', { timeout: 60_000 }, () => {
   it('prints the SPEC 13.4 JSON shape with --json and exits 0 even when an event fails', () => {
     const out = lev(join(fixtures, 'routing'), '--events', join(fixtures, 'routing', 'events.jsonl'), '--window', '100000', '--json');
     expect(out.code).toBe(0);
