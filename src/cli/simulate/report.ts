@@ -46,7 +46,7 @@ export function formatReport(out: SimOutput): string {
       const tags = [e.key === null ? '' : `key ${e.key}`, e.kind === 'text' ? '' : e.kind, e.summary ? 'summary' : ''].filter(Boolean).join(', ');
       lines.push(`    [${e.index}] ${String(e.tokens).padStart(6)} tok${tags ? ` (${tags})` : ''}  ${e.preview}`);
     }
-    if (r.open_items?.length) lines.push(`    open items: ${r.open_items.map((i) => `#${i.id}`).join(', ')}`);
+    if (r.open_items?.length) lines.push(`    open items: ${r.open_items.map((i) => `#${i.id}${i.note === undefined ? '' : ` (note: ${i.note})`}`).join(', ')}`);
   }
 
   lines.push('', `Prompt: ${out.prompt.system.length} system blocks, ${out.prompt.messages.length} messages`);
