@@ -18,6 +18,7 @@ import {
 import type { EdgeDef } from '../src/blueprint/types.js';
 import { type Content, createRunState, findRegion } from '../src/context/index.js';
 import type { GateFacts } from '../src/runtime/ops.js';
+import type { SeededRegion } from '../src/runtime/seeding.js';
 import { DONE, choiceQuestion, decide, matchChoice, runsChecks } from '../src/runtime/transitions.js';
 import {
   type Progress,
@@ -100,7 +101,7 @@ export async function agentRunWorkflow(input: RunInput): Promise<RunResult> {
   };
 
   const seedRegions = async (regions?: string[]) => {
-    let seeded;
+    let seeded: SeededRegion[];
     try {
       seeded = await acts.resolveSeeds.executeWithOptions(
         { startToCloseTimeout: '10 minutes', retry: { maximumAttempts: 3 }, summary: regions ? `seeds: refresh ${regions.join(', ')}` : 'seeds' },

@@ -6,11 +6,10 @@
 import { createRequire } from 'node:module';
 import { DefaultLogger, type LogLevel, NativeConnection, Runtime, Worker, bundleWorkflowCode } from '@temporalio/worker';
 import { createActivities } from '../../activities/index.js';
+import { DEFAULT_ADDRESS, DEFAULT_NAMESPACE, DEFAULT_TASK_QUEUE } from './defaults.js';
 import { type RuntimeConfig, defaultRuntimeConfig } from './run-store.js';
 
-export const DEFAULT_TASK_QUEUE = 'leviath';
-export const DEFAULT_ADDRESS = '127.0.0.1:7233';
-export const DEFAULT_NAMESPACE = 'default';
+export { DEFAULT_ADDRESS, DEFAULT_NAMESPACE, DEFAULT_TASK_QUEUE } from './defaults.js';
 
 const require = createRequire(import.meta.url);
 

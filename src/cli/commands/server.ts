@@ -1,9 +1,7 @@
 /** `lev server`: the embedded Temporal dev server, kept in the foreground. */
 import { join } from 'node:path';
 import type { Command } from 'commander';
-import { startDevServer } from '../../devserver/dev-server.js';
 import { dataDir } from '../../devserver/paths.js';
-import { findTemporalCli } from '../../devserver/temporal-cli.js';
 import { parsePort } from '../options.js';
 
 export function registerServer(program: Command): void {
@@ -16,6 +14,8 @@ export function registerServer(program: Command): void {
     .option('--ip <ip>', 'address to bind', '127.0.0.1')
     .option('--log <file>', 'append the server log to this file')
     .action(async (opts: { db: string; port: number; uiPort: number; ip: string; log?: string }) => {
+      const { findTemporalCli } = await import('../../devserver/temporal-cli.js');
+      const { startDevServer } = await import('../../devserver/dev-server.js');
       const cli = await findTemporalCli({ log: (line) => process.stderr.write(`${line}\n`) });
       const server = await startDevServer({ cli, dbFile: opts.db, port: opts.port, uiPort: opts.uiPort, ip: opts.ip, logFile: opts.log });
       process.stdout.write(`Temporal dev server ready at ${server.address}\nWeb UI: ${server.uiUrl}\nData: ${opts.db}\nPress Ctrl-C to stop.\n`);

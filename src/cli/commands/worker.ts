@@ -1,6 +1,6 @@
 /** `lev worker`: a worker alone, the unit docker-compose scales. */
 import type { Command } from 'commander';
-import { DEFAULT_ADDRESS, DEFAULT_NAMESPACE, DEFAULT_TASK_QUEUE, createWorker, installRuntime } from '../../runtime/worker.js';
+import { DEFAULT_ADDRESS, DEFAULT_NAMESPACE, DEFAULT_TASK_QUEUE } from '../../runtime/defaults.js';
 
 export function registerWorker(program: Command): void {
   program
@@ -10,6 +10,7 @@ export function registerWorker(program: Command): void {
     .option('--namespace <name>', 'Temporal namespace', process.env.TEMPORAL_NAMESPACE ?? DEFAULT_NAMESPACE)
     .option('--task-queue <name>', 'task queue to poll', process.env.LEVIATH_TASK_QUEUE ?? DEFAULT_TASK_QUEUE)
     .action(async (opts: { address: string; namespace: string; taskQueue: string }) => {
+      const { createWorker, installRuntime } = await import('../../runtime/worker.js');
       installRuntime('INFO');
       const { worker, connection } = await createWorker(opts);
       process.stdout.write(`worker polling task queue "${opts.taskQueue}" on ${opts.address} (namespace ${opts.namespace})\n`);

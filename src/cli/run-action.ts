@@ -1,0 +1,121 @@
+/**
+ * What `lev run` does: starts the embedded Temporal dev server when none
+ * answers locally, runs a worker in this process, starts the run and prints
+ * every turn with one bar per region. Loaded only when `lev run` runs,
+ * since the Temporal worker takes seconds to import.
+ */
+import { join, resolve } from 'node:path';
+import { Client, Connection } from '@temporalio/client';
+import { loadBlueprint } from '../blueprint/load.js';
+import type { Blueprint } from '../blueprint/types.js';
+import { type DevServer, startDevServer, temporalAnswers } from '../devserver/dev-server.js';
+import { dataDir } from '../devserver/paths.js';
+import { findTemporalCli } from '../devserver/temporal-cli.js';
+import { LevError } from '../errors.js';
+import { followRun, startRun, withModel } from '../runtime/client.js';
+import { preflight } from '../runtime/seeding.js';
+import { DEFAULT_RUN_OPTIONS, type Progress, type RunResult } from '../runtime/types.js';
+import { createWorker, installRuntime } from '../runtime/worker.js';
+import { formatBars } from './bars.js';
+
+export interface RunFlags {
+  task?: string;
+  input: string[];
+  model?: string;
+  address: string;
+  taskQueue: string;
+  workdir: string;
+  json?: boolean;
+  seedCommands: boolean;
+  id?: string;
+}
+
+function callerValues(pairs: string[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const pair of pairs) {
+    const eq = pair.indexOf('=');
+    if (eq <= 0) throw new LevError('bad-input', `--input takes key=value, got "${pair}"; for example --input brief="Keep it short".`);
+    out[pair.slice(0, eq)] = pair.slice(eq + 1);
+  }
+  return out;
+}
+
+function loadOrExplain(path: string): Blueprint {
+  const loaded = loadBlueprint(path);
+  const errors = loaded.diagnostics.filter((d) => d.severity === 'error');
+  if (!loaded.blueprint || errors.length > 0) {
+    for (const d of errors) process.stderr.write(`${d.file ?? loaded.file}${d.line ? `:${d.line}:${d.column ?? 1}` : ''}: error ${d.message} [${d.code}]\n`);
+    process.exitCode = 2;
+    throw new LevError('blueprint-invalid', `${path} is not a valid blueprint; run \`lev validate ${path}\` for every finding.`);
+  }
+  return loaded.blueprint;
+}
+
+function isLocal(address: string): boolean {
+  return /^(127\.0\.0\.1|localhost|\[::1\]):\d+$/.test(address);
+}
+
+/** Starts the embedded dev server when nothing answers at a local address. */
+async function ensureServer(address: string, say: (line: string) => void): Promise<DevServer | undefined> {
+  if (await temporalAnswers(address)) return undefined;
+  if (!isLocal(address)) throw new LevError('server-unreachable', `No Temporal server answers at ${address}; start one, or pass --address for one that runs.`);
+  const port = Number(address.split(':').at(-1));
+  const cli = await findTemporalCli({ log: say });
+  const server = await startDevServer({ cli, dbFile: join(dataDir(), 'temporal.sqlite'), port, uiPort: port + 1000, logFile: join(dataDir(), 'temporal.log') });
+  say(`started the Temporal dev server at ${server.address}; Web UI ${server.uiUrl} (it stops with this run; \`lev server\` keeps it up)`);
+  return server;
+}
+
+function printTurn(p: Progress): void {
+  process.stdout.write(`\n[${p.stage}] turn ${p.visitTurns} (run inference ${p.inferences}) — window ${p.window.used}/${p.window.max} tokens\n${formatBars(p.regions)}\n`);
+}
+
+function printResult(r: RunResult): void {
+  process.stdout.write(`\n${r.status === 'completed' ? 'Run completed' : `Run failed: ${r.error ?? 'unknown error'}`} after stages ${r.stages.join(' → ') || '(none)'}\n`);
+  if (r.gatesForced.length > 0) process.stdout.write(`Gates forced: ${r.gatesForced.map((g) => `${g.stage}→${g.target ?? 'end'} (${g.check})`).join(', ')}\n`);
+  if (r.output) process.stdout.write(`\nOutput:\n${r.output}\n`);
+  process.stdout.write(`\nRun id: ${r.runId}\n`);
+}
+
+export async function runAgentCommand(path: string, flags: RunFlags): Promise<void> {
+  const say = (line: string) => process.stderr.write(`${line}\n`);
+  let bp = loadOrExplain(path);
+  if (flags.model) bp = withModel(bp, flags.model);
+  const workdir = resolve(flags.workdir);
+  const caller = callerValues(flags.input);
+  const input = {
+    blueprint: bp,
+    ...(flags.task !== undefined ? { task: flags.task } : {}),
+    caller,
+    workdir,
+    options: { ...DEFAULT_RUN_OPTIONS, noSeedCommands: !flags.seedCommands, ...(flags.model ? { model: flags.model } : {}) },
+  };
+  preflight(bp, { blueprintHash: '', caller, workdir, noSeedCommands: !flags.seedCommands, stage: bp.agent.entryStage, ...(flags.task !== undefined ? { task: flags.task } : {}) }, process.env);
+
+  const server = await ensureServer(flags.address, say);
+  const connection = await Connection.connect({ address: flags.address });
+  // The run's own report says what failed; the SDK's warnings would repeat it with stack traces.
+  installRuntime('ERROR');
+  say('starting an in-process worker (bundling workflow code) ...');
+  const { worker, connection: workerConnection } = await createWorker({ address: flags.address, taskQueue: flags.taskQueue });
+  const running = worker.run();
+  try {
+    const client = new Client({ connection });
+    const handle = await startRun(client, input, { taskQueue: flags.taskQueue, ...(flags.id ? { workflowId: flags.id } : {}) });
+    if (!flags.json) say(`run ${handle.workflowId} started on ${flags.address}`);
+    const result = await followRun(client, handle, flags.json ? () => {} : printTurn);
+    if (flags.json) {
+      const { runId, status, output, regions, gatesForced, usage } = result;
+      process.stdout.write(
+        `${JSON.stringify({ runId, status, output, regions: regions.map(({ name, kind, tokens, budget }) => ({ name, kind, tokens, budget })), gatesForced, usage, ...(result.error ? { error: result.error } : {}) })}\n`,
+      );
+    } else printResult(result);
+    if (result.status !== 'completed') process.exitCode = 1;
+  } finally {
+    worker.shutdown();
+    await running;
+    await workerConnection.close();
+    await connection.close();
+    await server?.stop();
+  }
+}
