@@ -45,6 +45,11 @@ function ok(content: string, tokens?: number): ToolResult {
   return tokens === undefined ? { content, isError: false } : { content, isError: false, tokens };
 }
 
+/** `1 entry`, `3 entries`. */
+function countOf(n: number, one: string, many: string): string {
+  return `${n} ${n === 1 ? one : many}`;
+}
+
 function usage(region: RegionState): string {
   return `${regionTokens(region)}/${region.budget} tokens`;
 }
@@ -192,7 +197,7 @@ function contextRead(state: RunState, region: RegionState, args: Args): ToolResu
   if (key !== undefined) {
     const hits = region.entries.filter((e) => e.key === key);
     if (hits.length === 0) {
-      return fail(failure('not-found', `region "${region.name}" has no entry with key "${key}"; it holds ${region.entries.length} entries (see context_list).`));
+      return fail(failure('not-found', `region "${region.name}" has no entry with key "${key}"; it holds ${countOf(region.entries.length, 'entry', 'entries')} (see context_list).`));
     }
     if (region.kind === 'hashmap') {
       state.clock += 1;
@@ -216,7 +221,7 @@ function contextRead(state: RunState, region: RegionState, args: Args): ToolResu
 
 function releaseMessage(region: RegionState, released: Entry[]): string {
   const what = released.map((e) => (e.key !== undefined ? `"${e.key}"` : e.checklist ? `#${e.checklist.id}` : `entry ${e.id}`)).join(', ');
-  return `Released ${released.length} ${released.length === 1 ? 'entry' : 'entries'} (${what}), freeing ${entriesTokens(released)} tokens from region "${region.name}"; ${usage(region)}.`;
+  return `Released ${countOf(released.length, 'entry', 'entries')} (${what}), freeing ${entriesTokens(released)} tokens from region "${region.name}"; ${usage(region)}.`;
 }
 
 function contextDelete(state: RunState, region: RegionState, args: Args): ToolResult {
@@ -231,14 +236,14 @@ function contextDelete(state: RunState, region: RegionState, args: Args): ToolRe
     const key = text(args, 'key');
     if (isFailure(key)) return fail(key);
     drop = new Set(entries.flatMap((e, i) => (e.key === key ? [i] : [])));
-    if (drop.size === 0) return fail(failure('not-found', `region "${region.name}" has no entry with key "${key}"; it holds ${entries.length} entries.`));
+    if (drop.size === 0) return fail(failure('not-found', `region "${region.name}" has no entry with key "${key}"; it holds ${countOf(entries.length, 'entry', 'entries')}.`));
   } else if (selectors[0] === 'index') {
     const index = args.index;
     if (typeof index !== 'number' || !Number.isInteger(index) || index < 0) {
       return fail(failure('bad-argument', `\`index\` must be an integer of 0 or more as shown by context_list, got ${JSON.stringify(index)}.`));
     }
     if (index >= entries.length) {
-      return fail(failure('not-found', `region "${region.name}" has ${entries.length} ${entries.length === 1 ? 'entry' : 'entries'}, so there is no index ${index}.`));
+      return fail(failure('not-found', `region "${region.name}" has ${countOf(entries.length, 'entry', 'entries')}, so there is no index ${index}.`));
     }
     if (entries[index]!.stagePrompt !== undefined) {
       return fail(failure('bad-argument', `entry ${index} of region "${region.name}" holds the stage instructions, which the runtime owns; delete another entry.`));
@@ -282,9 +287,9 @@ function entryLine(e: Entry, index: number): string {
 }
 
 function regionLine(r: RegionState): string {
-  const parts = [`${r.name} (${r.kind}): ${r.entries.length} entries, ${usage(r)}`];
+  const parts = [`${r.name} (${r.kind}): ${countOf(r.entries.length, 'entry', 'entries')}, ${usage(r)}`];
   if (r.def.admission === 'reject') parts.push('reject');
-  if (r.kind === 'checklist') parts.push(`${items(r).filter((e) => !e.checklist!.done).length} open items`);
+  if (r.kind === 'checklist') parts.push(countOf(openCount(r), 'open item', 'open items'));
   return parts.join(', ');
 }
 
@@ -314,7 +319,7 @@ function* todoAdd(state: RunState, region: RegionState, args: Args, env: EngineE
   region.nextItemId += 1;
   region.entries.push(entry);
   region.updates += 1;
-  return ok(`Added item #${entry.checklist.id} to "${region.name}"; ${openCount(region)} open items.`);
+  return ok(`Added item #${entry.checklist.id} to "${region.name}"; ${countOf(openCount(region), 'open item', 'open items')}.`);
 }
 
 function todoDone(state: RunState, region: RegionState, args: Args): ToolResult {
@@ -323,10 +328,10 @@ function todoDone(state: RunState, region: RegionState, args: Args): ToolResult 
   const item = findItem(region, id);
   if (!item) return fail(notFoundItem(region, id));
   region.updates += 1;
-  if (item.checklist!.done) return ok(`Item #${id} was already done; ${openCount(region)} open items.`);
+  if (item.checklist!.done) return ok(`Item #${id} was already done; ${countOf(openCount(region), 'open item', 'open items')}.`);
   state.clock += 1;
   region.entries = region.entries.map((e) => (e === item ? { ...e, touched: state.clock, checklist: { ...e.checklist!, done: true } } : e));
-  return ok(`Marked item #${id} done; ${openCount(region)} open items.`);
+  return ok(`Marked item #${id} done; ${countOf(openCount(region), 'open item', 'open items')}.`);
 }
 
 function* todoNote(state: RunState, region: RegionState, args: Args, counts: ArgumentCounts): EngineOp<ToolResult> {

@@ -190,7 +190,7 @@ describe('context_read and context_list', () => {
     const s = withRegions(def('notes', 'temporary', { maxTokens: 100, admission: 'reject' }), def('todos', 'checklist'));
     put(s, 'notes', 'one', 3, { key: 'k' });
     const all = tool(s, 'context_list', {});
-    expect(all.content).toContain('notes (temporary): 1 entries, 3/100 tokens, reject');
+    expect(all.content).toContain('notes (temporary): 1 entry, 3/100 tokens, reject');
     expect(all.content).toContain('todos (checklist): 0 entries, 0/5000 tokens, 0 open items');
     const one = tool(s, 'context_list', { region: 'notes' });
     expect(one.content).toContain('[0] key=k 3 tokens : one');
