@@ -9,7 +9,7 @@ import type { Blueprint } from '../src/blueprint/types.js';
 import type { CustomRegionHooks, EngineEnv, EngineRequest, RunState, SummaryAnswer } from '../src/context/index.js';
 import { type Encoding, encodingFor, lookupModel } from '../src/providers/models.js';
 import { ENGINE } from '../src/runtime/engine-calls.js';
-import { customHooks } from '../src/runtime/hooks.js';
+import { customRegionHooks } from '../src/rhai/region-hooks.js';
 import { type OpCall, applyLive } from '../src/runtime/ops.js';
 import type { Carried, RunOptions } from '../src/runtime/types.js';
 
@@ -53,7 +53,7 @@ export class EngineDriver {
     this.state = carried.state;
     this.snapshot = carried.snapshot;
     this.ops = [...carried.ops];
-    this.hooks = customHooks(ctx.bp, ctx.log);
+    this.hooks = customRegionHooks(ctx.bp, ctx.log);
     this.acts = activitiesFor(ctx.options);
     this.stage = carried.state.stage || ctx.bp.agent.entryStage;
   }

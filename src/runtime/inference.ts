@@ -13,7 +13,7 @@ import { getProvider } from '../providers/index.js';
 import type { InferencePurpose, InvalidToolCall, ResolvedSystemBlock, Usage } from '../providers/types.js';
 import { countTokens } from '../tokens/index.js';
 import { toolSpecs } from '../tools/specs.js';
-import { customHooks } from './hooks.js';
+import { customRegionHooks } from '../rhai/region-hooks.js';
 import type { RecordedOp } from './ops.js';
 import { providerRef } from './model-ref.js';
 import type { RunStore } from './run-store.js';
@@ -73,7 +73,7 @@ export async function infer(store: RunStore, input: InferInput, attempt: number,
   const model = modelOf(bp, input.stage);
   const info = lookupModel(bp.models, model);
   const encoding = encodingFor(model, info);
-  const rendered = renderPrompt(state, bp, { now: 0, hooks: customHooks(bp) }, { iteration: input.stageTurn });
+  const rendered = renderPrompt(state, bp, { now: 0, hooks: customRegionHooks(bp) }, { iteration: input.stageTurn });
 
   const system: ResolvedSystemBlock[] = await Promise.all(
     rendered.system.map(async (block) => ({ text: await resolve(store.blobs, block.text), ...(block.cache ? { cache: true } : {}) })),

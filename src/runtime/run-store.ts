@@ -10,7 +10,7 @@ import { type BlobStore, LocalBlobStore } from '../blobs/index.js';
 import { type RunState, cloneData, createRunState } from '../context/index.js';
 import { leviathHome } from '../devserver/paths.js';
 import { ENGINE } from './engine-calls.js';
-import { customHooks } from './hooks.js';
+import { customRegionHooks } from '../rhai/region-hooks.js';
 import { type RecordedOp, replayOps } from './ops.js';
 
 export interface RuntimeConfig {
@@ -68,7 +68,7 @@ export class RunStore {
       state = base === null ? createRunState(bp) : (JSON.parse(await this.blobs.get(base)) as RunState);
       from = 0;
     }
-    replayOps(ENGINE, state, bp, ops.slice(from), customHooks(bp));
+    replayOps(ENGINE, state, bp, ops.slice(from), customRegionHooks(bp));
     this.remember(runId, { base, applied: ops.length, state: cloneData(state) });
     return state;
   }

@@ -23,7 +23,7 @@ import type { Diagnostic } from '../../errors.js';
 import { modelEncoding } from '../../tokens/model.js';
 import { parseEvents, type SimEvent } from './events.js';
 import { SimulatorCounter, syntheticContent } from './handler.js';
-import { scriptHooks } from './hooks.js';
+import { customRegionHooks } from '../../rhai/region-hooks.js';
 import { buildOutput, type EventResult, type SimOutput } from './output.js';
 
 export interface SimulateOptions {
@@ -324,7 +324,7 @@ export function simulate(blueprintPath: string, eventsText: string, opts: Simula
 
   const counter = new SimulatorCounter(modelEncoding(loaded.blueprint.models, startStage.model));
   const bp = withPromptTokens(loaded.blueprint, counter);
-  const env: EngineEnv = { now: 0, hooks: scriptHooks(bp) };
+  const env: EngineEnv = { now: 0, hooks: customRegionHooks(bp) };
   const state = createRunState(bp, opts.window !== undefined ? { window: opts.window } : {});
   const sim = new Simulation(state, bp, env, counter);
   for (const d of loaded.diagnostics) addDiagnostic(state, d.code, d.severity, d.path ? `${d.path}: ${d.message}` : d.message);
