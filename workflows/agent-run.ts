@@ -16,10 +16,9 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { EdgeDef } from '../src/blueprint/types.js';
-import { type Content, createRunState, findRegion } from '../src/context/index.js';
+import { type Content, chooseEdge, completionEdges, createRunState, findRegion, outcomeEdge } from '../src/context/index.js';
 import type { GateFacts } from '../src/runtime/ops.js';
 import type { SeededRegion } from '../src/runtime/seeding.js';
-import { DONE, choiceQuestion, decide, matchChoice, runsChecks } from '../src/runtime/transitions.js';
 import {
   type Progress,
   type RunInput,
@@ -149,28 +148,42 @@ export async function agentRunWorkflow(input: RunInput): Promise<RunResult> {
     usage = addUsage(usage, outcome.usage);
     perStage[stage] = addUsage(perStage[stage] ?? emptyUsage(), outcome.usage);
 
-    const decision = decide(driver.state, bp, stage, outcome.end);
-    if (decision.kind === 'continue') continue;
-    if (decision.kind === 'fail') return fail('dead-end', decision.reason);
-
+    // SPEC 9.3: which edge the visit leaves by. Completion checks run only on
+    // normal completion, never on error, stuck, iteration-cap or dead-end routes.
     let edge: EdgeDef | null = null;
-    if (decision.kind === 'take') edge = decision.edge;
-    else if (decision.kind === 'choose') {
-      const options = decision.edges.map((e) => e.target);
-      const reply = await acts.infer.executeWithOptions(
-        { startToCloseTimeout: `${input.options.inferenceTimeoutSecs} seconds`, heartbeatTimeout: `${input.options.heartbeatTimeoutSecs} seconds`, summary: `edge choice: ${stage}` },
-        [{ runId, blueprintHash, ...driver.replayInput(), stage, turn: inferences, stageTurn: visitTurns, purpose: 'edge-choice', question: choiceQuestion(decision.edges, decision.allowComplete), options: decision.allowComplete ? [...options, DONE] : options }],
-      );
-      usage = addUsage(usage, { calls: 1, ...reply.usage });
-      const answer = matchChoice(typeof reply.content === 'string' ? reply.content : reply.content.preview, decision.allowComplete ? [...options, DONE] : options);
-      if (answer === DONE || (answer === undefined && decision.allowComplete)) edge = null;
-      else if (answer === undefined) {
-        edge = decision.edges[0]!;
-        notes.push(`edge-choice-unmatched: stage "${stage}" answered without naming an edge; took "${edge.target}"`);
-      } else edge = decision.edges.find((e) => e.target === answer)!;
+    let checks = outcome.end === 'completed';
+    let normal = outcome.end === 'completed';
+    if (outcome.end !== 'completed') {
+      const route = outcomeEdge(driver.state, bp, outcome.end);
+      if (route.kind === 'continue') continue;
+      if (route.kind === 'fail') return fail('stage-failed', `stage "${stage}" ended with ${outcome.end}${outcome.error ? ` (${outcome.error})` : ''} and has no error or dead_end edge`);
+      if (route.kind === 'edge') edge = route.edge;
+      else normal = true;
+    }
+    if (normal) {
+      const route = completionEdges(driver.state, bp);
+      if (route.kind === 'take') edge = route.edge;
+      else if (route.kind === 'dead_end') {
+        if (!route.edge) return fail('dead-end', `stage "${stage}" reached a dead end: every edge out of it has used up its revisits, and it has no dead_end or error edge`);
+        edge = route.edge;
+        checks = false;
+      } else if (route.kind === 'choose') {
+        const options = route.allowComplete ? [...route.edges.map((e) => e.target), 'DONE'] : route.edges.map((e) => e.target);
+        const reply = await acts.infer.executeWithOptions(
+          { startToCloseTimeout: `${input.options.inferenceTimeoutSecs} seconds`, heartbeatTimeout: `${input.options.heartbeatTimeoutSecs} seconds`, summary: `edge choice: ${stage}` },
+          [{ runId, blueprintHash, ...driver.replayInput(), stage, turn: inferences, stageTurn: visitTurns, purpose: 'edge-choice', question: route.prompt, options }],
+        );
+        inferences++;
+        usage = addUsage(usage, { calls: 1, ...reply.usage });
+        const choice = chooseEdge(driver.state, bp, typeof reply.content === 'string' ? reply.content : reply.content.preview);
+        if (choice.kind === 'edge') {
+          edge = choice.edge;
+          if (choice.unmatched) notes.push(`edge-choice-unmatched: stage "${stage}" named no edge; took "${edge.target}"`);
+        }
+      }
     }
 
-    if (runsChecks(outcome.end, edge)) {
+    if (checks) {
       const gateFacts: GateFacts = { modifyingCallSucceeded: facts.modifyingCallSucceeded, modifyingCallDenied: facts.modifyingCallDenied };
       const gate = await driver.apply<{ outcome: 'pass' | 'block' | 'forced' }>({ kind: 'gate', fromStage: stage, target: edge?.target ?? null, facts: gateFacts });
       if (gate.outcome === 'block') continue;
