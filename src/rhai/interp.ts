@@ -1043,6 +1043,12 @@ export class Interp {
           return new RFloat(t.endsWith('inf') ? (t.startsWith('-') ? -Infinity : Infinity) : Number(t));
         }
         break;
+      case 'PI':
+        if (n === 0) return new RFloat(Math.PI);
+        break;
+      case 'E':
+        if (n === 0) return new RFloat(Math.E);
+        break;
       case 'to_json':
         if (n === 1) {
           const json = JSON.stringify(toJs(a0) ?? null) ?? 'null';
@@ -1410,6 +1416,70 @@ export class Interp {
           return len <= 0 ? [] : a.slice(start, start + len);
         }
         break;
+      case 'find_map':
+        if (n === 2 && fn1) {
+          for (let i = 0; i < a.length; i++) {
+            const r = this.callback(fn1, [a[i], i], at);
+            if (r !== undefined) return r;
+          }
+          return undefined;
+        }
+        break;
+      case 'reduce_rev':
+        if ((n === 2 || n === 3) && fn1) {
+          let acc: Value = a2;
+          for (let i = a.length - 1; i >= 0; i--) acc = this.callback(fn1, [acc, a[i], i], at);
+          return acc;
+        }
+        break;
+      case 'retain':
+      case 'drain':
+        if (n === 2 && fn1) {
+          // retain keeps the matches, drain removes them; both return what was removed
+          const keep: Value[] = [];
+          const removed: Value[] = [];
+          for (let i = 0; i < a.length; i++) {
+            const hit = this.truthy(this.callback(fn1, [a[i], i], at), name, at);
+            (hit === (name === 'retain') ? keep : removed).push(a[i]);
+          }
+          a.length = 0;
+          for (const x of keep) a.push(x);
+          return removed;
+        }
+        break;
+      case 'dedup':
+        if (n === 1) {
+          work.n += a.length;
+          let w = 0;
+          for (let i = 0; i < a.length; i++) if (w === 0 || !valuesEqual(a[w - 1], a[i])) a[w++] = a[i];
+          a.length = w;
+          return undefined;
+        }
+        break;
+      case 'chop':
+        if (n === 2 && typeof a1 === 'number') {
+          if (a1 <= 0) a.length = 0;
+          else if (a1 < a.length) a.splice(0, a.length - a1);
+          return undefined;
+        }
+        break;
+      case 'pad':
+        if (n === 3 && typeof a1 === 'number') {
+          if (a1 > this.limits.maxArraySize) this.checkArr(new Array(a1), at);
+          while (a.length < a1) a.push(deepClone(a2));
+          return undefined;
+        }
+        break;
+      case 'splice':
+        if (n === 4 && typeof a1 === 'number' && typeof a2 === 'number') {
+          const start = a1 < 0 ? Math.max(0, a.length + a1) : Math.min(a1, a.length);
+          const rep = args[3];
+          const items = Array.isArray(rep) ? rep.map(deepClone) : [deepClone(rep)];
+          a.splice(start, Math.max(0, a2), ...items);
+          this.checkArr(a, at);
+          return undefined;
+        }
+        break;
     }
     return NOT_FOUND;
   }
@@ -1549,12 +1619,12 @@ const PURE = new Set([
   'to_upper', 'to_lower', 'to_string', 'to_debug', 'type_of', 'keys', 'values', 'join', 'filter', 'map', 'reduce', 'some', 'all',
   'find', 'extract', 'abs', 'sign', 'to_float', 'to_int', 'floor', 'ceiling', 'round', 'sqrt', 'is_even', 'is_odd', 'is_zero',
   'is_nan', 'to_char', 'is_digit', 'is_alphabetic', 'is_whitespace', 'start', 'end', 'is_inclusive', 'is_anonymous', 'to_json',
-  'min', 'max', 'print', 'debug', 'parse_int', 'parse_float', 'parse_json', 'range', 'Fn',
+  'min', 'max', 'print', 'debug', 'parse_int', 'parse_float', 'parse_json', 'range', 'Fn', 'find_map', 'reduce_rev', 'PI', 'E',
 ]);
 /** Built-ins that do not scan their string receiver. */
 const CHEAP = new Set(['len', 'is_empty', 'type_of', 'to_string', 'print', 'get']);
 /** Array built-ins that move every element (splice, reverse) or copy a slice. */
-const SHIFTING = new Set(['insert', 'remove', 'shift', 'reverse', 'join', 'extract', 'append']);
+const SHIFTING = new Set(['insert', 'remove', 'shift', 'reverse', 'join', 'extract', 'append', 'chop', 'splice', 'retain', 'drain']);
 
 /** Every built-in name, so a method call can tell a built-in from a script function taking the receiver first. */
 const BUILTIN_NAMES = new Set([
@@ -1564,4 +1634,5 @@ const BUILTIN_NAMES = new Set([
   'push', 'pop', 'shift', 'insert', 'set', 'join', 'sort', 'reverse', 'filter', 'map', 'reduce', 'some', 'all', 'find', 'extract',
   'keys', 'values', 'mixin', 'fill_with', 'abs', 'sign', 'to_float', 'to_int', 'floor', 'ceiling', 'round', 'sqrt', 'is_even',
   'is_odd', 'is_zero', 'is_nan', 'to_char', 'is_digit', 'is_alphabetic', 'is_whitespace', 'start', 'end', 'is_inclusive', 'is_anonymous',
+  'find_map', 'reduce_rev', 'retain', 'drain', 'dedup', 'chop', 'splice', 'PI', 'E',
 ]);

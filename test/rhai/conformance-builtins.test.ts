@@ -120,6 +120,15 @@ describe('array methods', () => {
     ['[1, 2, 3].reduce(|acc, x, i| acc + x * i, 0)', 8],
     ['[[1, 2], [3]].map(|a| a.len())', [2, 1]],
     ['[1, 2, 3].filter(Fn("is_odd"))', [1, 3]],
+    ['[1, 2, 3].find_map(|x| if x > 1 { x * 10 })', 20],
+    ['["a", "b", "c"].reduce_rev(|acc, x| acc + x, "")', 'cba'],
+    ['let a = [1, 2, 3, 4]; let r = a.retain(|x| x % 2 == 0); [a, r]', [[2, 4], [1, 3]]],
+    ['let a = [1, 2, 3, 4]; let r = a.drain(|x| x > 2); [a, r]', [[1, 2], [3, 4]]],
+    ['let a = [1, 1, 2, 2, 1]; a.dedup(); a', [1, 2, 1]],
+    ['let a = [1, 2, 3, 4]; a.chop(2); a', [3, 4]],
+    ['let a = [1]; a.pad(3, 0); a', [1, 0, 0]],
+    ['let a = [1, 2, 3, 4]; a.splice(1, 2, ["x", "y", "z"]); a', [1, 'x', 'y', 'z', 4]],
+    ['PI() > 3.14 && E() < 2.72', true],
   ]);
 });
 
