@@ -1,7 +1,10 @@
 import { defineConfig } from 'vitest/config';
+import { ReplayLastSequencer } from './test/integration/sequencer.js';
 
 export default defineConfig({
   test: {
+    // vitest reads the sequencer from the root config only; it moves replay.test.ts last.
+    sequence: { sequencer: ReplayLastSequencer },
     projects: [
       {
         test: {
