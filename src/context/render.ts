@@ -9,7 +9,7 @@ import type { Blueprint } from '../blueprint/types.js';
 import { placeCacheMarkers, type MarkedBlock } from './cache-markers.js';
 import { checklistBody } from './kinds/checklist.js';
 import { type CustomRegionHooks, type EngineEnv, regionCtx } from './kinds/custom.js';
-import { type RunState, visibleRegions, windowUsed } from './state.js';
+import { type RunState, STAGE_INSTRUCTIONS, visibleRegions, windowUsed } from './state.js';
 import type { BlobRef, Content, Entry, PromptMessage, PromptSystemBlock, RegionState } from './types.js';
 
 /** Entries of a `grows` region are packed into blocks of at most this many tokens. */
@@ -29,7 +29,10 @@ export interface RenderedPrompt {
   messages: PromptMessage[];
   /** Changes whenever the system section's content may have changed (SPEC 7.4). */
   systemKey: string;
-  /** Custom renders that failed and fell back to the default rendering. */
+  /**
+   * Custom renders that failed and fell back to the default rendering.
+   * Rendering never changes the state, so the caller records these as diagnostics.
+   */
   failures: RenderFailure[];
 }
 
@@ -72,7 +75,7 @@ interface SortedBlock extends MarkedBlock {
 const VOLATILITY_RANK = { stable: 0, grows: 1, rewritten: 2 } as const;
 
 function isStageInstructions(region: RegionState): boolean {
-  return region.name === 'stage_instructions';
+  return region.name === STAGE_INSTRUCTIONS;
 }
 
 /** Class of SPEC 7.2: 0 pinned-like, 1 stage instructions, 2 working, 3 scratch. */
