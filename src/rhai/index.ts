@@ -57,6 +57,14 @@ function formatMessage(msg: string, line: number, column: number, path: string):
 }
 
 function toError(e: unknown, path: string, fallback: { l: number; c: number }, syntax: boolean): RhaiError {
+  try {
+    return describeError(e, path, fallback, syntax);
+  } catch {
+    return { code: 'rhai-runtime', message: formatMessage('Internal error', 0, 0, path), path, line: 0, column: 0 };
+  }
+}
+
+function describeError(e: unknown, path: string, fallback: { l: number; c: number }, syntax: boolean): RhaiError {
   if (e instanceof RhaiFault) {
     const err: RhaiError = {
       code: e.code,
