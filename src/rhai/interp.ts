@@ -540,9 +540,11 @@ export class Interp {
           if (sig) return sig.value;
         }
       } else if (it instanceof RRange) {
-        if (it.step <= 0) throw this.err('A range step must be positive', n.iter);
+        const step = it.step;
+        if (step === 0) throw this.err('A range step cannot be zero', n.iter);
+        const up = step > 0;
         let i = 0;
-        for (let x = it.start; it.inclusive ? x <= it.end : x < it.end; x += it.step) {
+        for (let x = it.start; up ? (it.inclusive ? x <= it.end : x < it.end) : x > it.end; x += step) {
           this.bindLoop(n, f, mark, x, i++);
           const sig = this.loopBody(n.body, f);
           if (sig) return sig.value;
@@ -1072,7 +1074,7 @@ export class Interp {
       case 'range':
         if ((n === 2 || n === 3) && typeof a0 === 'number' && typeof args[1] === 'number') {
           const step = n === 3 ? args[2] : 1;
-          if (typeof step !== 'number' || step <= 0) throw this.err('A range step must be a positive integer', at);
+          if (typeof step !== 'number' || step === 0) throw this.err('A range step must be a non-zero integer', at);
           return new RRange(a0, args[1], false, step);
         }
         break;
@@ -1110,7 +1112,10 @@ export class Interp {
       const r = this.charFn(name, a0, args);
       if (r !== NOT_FOUND) return r;
     } else if (a0 instanceof RRange) {
-      if (name === 'len' && n === 1) return Math.max(0, Math.ceil((a0.end - a0.start + (a0.inclusive ? 1 : 0)) / a0.step));
+      if (name === 'len' && n === 1) {
+        if (a0.step < 0) return Math.max(0, Math.ceil((a0.start - a0.end) / -a0.step));
+        return Math.max(0, Math.ceil((a0.end - a0.start + (a0.inclusive ? 1 : 0)) / a0.step));
+      }
       if (name === 'contains' && n === 2 && typeof args[1] === 'number') return a0.contains(args[1]);
       if (name === 'start' && n === 1) return a0.start;
       if (name === 'end' && n === 1) return a0.end;

@@ -149,6 +149,9 @@ describe('strings, in, null-coalescing, ranges', () => {
     ['let s = 0; for i in 0..4 { s += i } s', 6],
     ['let s = 0; for i in 0..=4 { s += i } s', 10],
     ['let s = 0; for i in range(0, 10, 3) { s += i } s', 18],
+    ['let out = []; for i in range(5, 0, -2) { out.push(i) } out', [5, 3, 1]],
+    ['let out = []; for i in 5..2 { out.push(i) } out', []],
+    ['range(0, 5, 0)', err('rhai-runtime', /non-zero/)],
     ['let r = 1..4; [r.start, r.end, r.len()]', [1, 4, 3]],
   ]);
 });
