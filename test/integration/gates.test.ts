@@ -14,7 +14,7 @@ import { renderPrompt } from '../../src/context/render.js';
 import type { Content, PromptMessage, RunState } from '../../src/context/index.js';
 import { scriptedCalls } from '../../src/providers/index.js';
 import type { InferInput } from '../../src/runtime/inference.js';
-import { customHooks } from '../../src/runtime/hooks.js';
+import { customRegionHooks } from '../../src/rhai/region-hooks.js';
 import { RunStore } from '../../src/runtime/run-store.js';
 import type { StageOutcome } from '../../src/runtime/types.js';
 import { connectClient } from './helpers.js';
@@ -64,7 +64,7 @@ async function promptsSeen(rt: TestRuntime, bp: Blueprint, runId: string): Promi
   const seen: Seen[] = [];
   for (const input of inputs) {
     const state = await store.state(`${input.runId}-${seen.length}`, bp, input.base, input.ops);
-    const rendered = renderPrompt(state, bp, { now: 0, hooks: customHooks(bp) }, { iteration: input.stageTurn });
+    const rendered = renderPrompt(state, bp, { now: 0, hooks: customRegionHooks(bp) }, { iteration: input.stageTurn });
     const system = (await Promise.all(rendered.system.map((b) => text(b.text)))).join('\n');
     seen.push({
       stage: input.stage,
@@ -406,6 +406,113 @@ condition = "error"
     const seen = await promptsSeen(rt, bp, run.handle.workflowId);
     const recover = seen.find((s) => s.stage === 'recover');
     expect(recover?.messages.some((m) => m.role === 'user' && m.content.includes('Inference failed in stage "work"'))).toBe(true);
+  });
+
+  it('at the end of the run, a required region left empty is nudged three times, then forced and recorded', async () => {
+    const model = scriptedModel({ turns: [turn('main', 'Finished, I believe.')] });
+    const bp = writeBlueprint(`
+[agent]
+name = "required"
+model = "${model}"
+[context.regions]
+task   = { kind = "pinned", max_tokens = 500 }
+report = { kind = "temporary", max_tokens = 500, required = true, required_message = "Put the final report in {region}." }
+[stages.main]
+`);
+    const run = await runAgent(rt, bp, { task: 'report back' });
+    expect(run.result.status).toBe('completed');
+    expect(run.result.usage.perStage.main?.calls).toBe(4);
+    expect(run.result.gatesForced).toEqual([{ stage: 'main', target: null, check: 'required_regions', detail: 'Put the final report in report.' }]);
+    const state = await finalState(conn.client, run.handle.workflowId);
+    expect(entriesText(state, 'conversation').filter((t) => t === 'Put the final report in report.')).toHaveLength(3);
+  });
+
+  it('takes the max_iterations edge at the cap without running the normal edge gate', async () => {
+    const busy = (i: number) => turn('work', `Still busy ${i}.`, [{ name: 'context_append', arguments: { region: 'scratch', content: `step ${i}` } }]);
+    const model = scriptedModel({ turns: [busy(1), busy(2), busy(3), turn('wrapup', 'Wrapped up.')] });
+    const bp = writeBlueprint(`
+[agent]
+name = "capped"
+model = "${model}"
+entry_stage = "work"
+[context.regions]
+task    = { kind = "pinned", max_tokens = 500 }
+scratch = { kind = "temporary", max_tokens = 1000 }
+notes   = { kind = "temporary", max_tokens = 1000 }
+[stages.work]
+max_iterations = 2
+[stages.work.transitions.review]
+gate = { require_regions = ["notes"] }
+[stages.work.transitions.wrapup]
+condition = "max_iterations"
+[stages.review]
+[stages.wrapup]
+`);
+    const run = await runAgent(rt, bp, { task: 'keep going' });
+    expect(run.result.status).toBe('completed');
+    expect(run.result.stages).toEqual(['work', 'wrapup']);
+    expect(run.result.usage.perStage.work?.calls).toBe(2);
+    expect(run.result.gatesForced).toEqual([]);
+    const seen = await promptsSeen(rt, bp, run.handle.workflowId);
+    const wrapup = seen.find((s) => s.stage === 'wrapup');
+    expect(wrapup?.messages.some((m) => m.role === 'user' && m.content.includes('reached its limit of 2 inferences'))).toBe(true);
+    expect(wrapup?.messages.some((m) => m.content.includes('still empty'))).toBe(false);
+  });
+
+  it('takes the stuck edge after idle inferences and files the report in stuck_report', async () => {
+    const idle = (i: number) => turn('work', `Looking around ${i}.`, [{ name: 'context_list', arguments: {} }]);
+    const model = scriptedModel({ turns: [idle(1), idle(2), idle(3), idle(4), turn('help', 'Asking for help.')] });
+    const bp = writeBlueprint(`
+[agent]
+name = "stuck"
+model = "${model}"
+entry_stage = "work"
+[context.regions]
+task         = { kind = "pinned", max_tokens = 500 }
+stuck_report = { kind = "temporary", max_tokens = 500 }
+[stages.work.transitions.done]
+[stages.work.transitions.help]
+condition = "stuck"
+stuck_after_iterations = 2
+[stages.done]
+[stages.help]
+`);
+    const run = await runAgent(rt, bp, { task: 'find something' });
+    expect(run.result.status).toBe('completed');
+    expect(run.result.stages).toEqual(['work', 'help']);
+    expect(run.result.usage.perStage.work?.calls).toBe(2);
+    const state = await finalState(conn.client, run.handle.workflowId);
+    expect(entriesText(state, 'stuck_report')).toEqual([expect.stringContaining('Stage "work" made no progress')]);
+  });
+
+  it('`compact` folds the scratch region into one summary before the next stage first sees it', async () => {
+    const note = (i: number) => ({ name: 'context_append', arguments: { region: 'scratch', content: `observation ${i}: ${'detail '.repeat(10)}` } });
+    const model = scriptedModel({
+      turns: [turn('gather', 'Gathering.', [note(1), note(2), note(3)]), turn('gather', 'Gathered.'), turn('write', 'Written.')],
+    });
+    const bp = writeBlueprint(`
+[agent]
+name = "compacting"
+model = "${model}"
+entry_stage = "gather"
+[context.regions]
+task    = { kind = "pinned", max_tokens = 500 }
+scratch = { kind = "temporary", max_tokens = 2000 }
+[stages.gather.transitions.write]
+transform = "compact"
+[stages.write]
+`);
+    const run = await runAgent(rt, bp, { task: 'write it up' });
+    expect(run.result.status).toBe('completed');
+    expect(bar(run.result, 'scratch').entries).toBe(1);
+    const state = await finalState(conn.client, run.handle.workflowId);
+    const scratch = state.regions.find((r) => r.name === 'scratch')?.entries ?? [];
+    expect(scratch).toHaveLength(1);
+    expect(scratch[0]?.summary).toBe(true);
+    const seen = await promptsSeen(rt, bp, run.handle.workflowId);
+    const write = seen.find((s) => s.stage === 'write' && s.purpose === 'turn');
+    expect(write?.system).toContain('summary of 3');
+    expect(write?.system).not.toContain('observation 2: detail');
   });
 
   it('`clear` empties scratch regions and the conversation but keeps pinned regions and checklists', async () => {
