@@ -117,6 +117,58 @@ plan    = { kind = "temporary", max_tokens = 500, seed = { rhai = "plan.rhai" } 
     expect(typeof read?.content === 'string' ? read.content : read?.content.preview).toContain('Beta: the lexer drops comments.');
   });
 
+  it('re-reads an each_stage seed at the next stage entry, keeping the entries the agent added', async () => {
+    const model = scriptedModel({
+      turns: [
+        {
+          stage: 'draft',
+          text: 'Revising the plan.',
+          tool_calls: [
+            { name: 'write_file', arguments: { path: 'plan.md', content: 'Plan v2: ship on Friday.\n' } },
+            { name: 'context_append', arguments: { region: 'plan', content: 'agent remark' } },
+          ],
+        },
+        { stage: 'draft', text: 'Drafted.' },
+        { stage: 'publish', text: 'Published.' },
+      ],
+    });
+    const bp = writeBlueprint(`
+[agent]
+name = "refreshing"
+model = "${model}"
+entry_stage = "draft"
+[context.regions]
+task = { kind = "pinned", max_tokens = 500 }
+plan = { kind = "temporary", max_tokens = 1000, seed = { files = ["plan.md"], refresh = "each_stage" } }
+[stages.draft.transitions.publish]
+[stages.publish]
+`);
+    const workdir = workdirWith({ 'plan.md': 'Plan v1: ship on Monday.\n' });
+    const run = await runAgent(rt, bp, { task: 'publish the plan', workdir });
+    expect(run.result.status).toBe('completed');
+    const state = await finalState(conn.client, run.handle.workflowId);
+    expect(seeded(state, 'plan')).toEqual([{ key: 'plan.md', text: 'Plan v2: ship on Friday.\n' }]);
+    const texts = (state.regions.find((r) => r.name === 'plan')?.entries ?? []).map((e) => e.content);
+    expect(texts).toContain('agent remark');
+    expect(texts).not.toContain('Plan v1: ship on Monday.\n');
+  });
+
+  it('refuses a run whose required input is missing', async () => {
+    const bp = writeBlueprint(`
+[agent]
+name = "needsinput"
+model = "${scriptedModel({ turns: [{ text: 'never asked' }] })}"
+[context.regions]
+task  = { kind = "pinned", max_tokens = 500 }
+brief = { kind = "pinned", max_tokens = 500, required = true, seed = "input" }
+[stages.main]
+`);
+    const run = await runAgent(rt, bp, { task: 'go', caller: { brief: '   ' } });
+    expect(run.result.status).toBe('failed');
+    expect(run.result.error).toContain('`brief`');
+    expect(run.result.usage.calls).toBe(0);
+  });
+
   it('refuses a seed path outside the workdir before any seed is read or run', async () => {
     const model = scriptedModel({ turns: [{ text: 'never asked' }] });
     const bp = writeBlueprint(`
