@@ -515,6 +515,69 @@ transform = "compact"
     expect(write?.system).not.toContain('observation 2: detail');
   });
 
+  it('require_modifications passes when the modifying call was denied by policy', async () => {
+    const model = scriptedModel({
+      turns: [
+        turn('work', 'Trying to write.', [{ name: 'write_file', arguments: { path: 'out.txt', content: 'x' } }]),
+        turn('work', 'I was not allowed to; stopping.'),
+        turn('review', 'Reviewed.'),
+      ],
+    });
+    const bp = blueprint(model, `
+[tool_permissions]
+write_file = "deny"
+[stages.work]
+[stages.work.transitions.review]
+gate = { require_modifications = true }`);
+    const run = await runAgent(rt, bp, { task: 'change a file' });
+    expect(run.result.status).toBe('completed');
+    expect(run.result.stages).toEqual(['work', 'review']);
+    expect(run.result.usage.perStage.work?.calls).toBe(2);
+    expect(run.result.gatesForced).toEqual([]);
+    const state = await finalState(conn.client, run.handle.workflowId);
+    expect(entriesText(state, 'conversation').some((t) => t.includes('No file has been changed'))).toBe(false);
+  });
+
+  it('takes the first edge and notes it when the model names no edge', async () => {
+    const model = scriptedModel({ choices: { triage: 'not sure, maybe both of them' }, turns: [turn('triage', 'Hmm.'), turn('fix', 'Fixed.'), turn('docs', 'Documented.')] });
+    const bp = writeBlueprint(`
+[agent]
+name = "unmatched"
+model = "${model}"
+entry_stage = "triage"
+[context.regions]
+task = { kind = "pinned", max_tokens = 500 }
+[stages.triage.transitions.fix]
+condition = "llm_choice"
+[stages.triage.transitions.docs]
+condition = "llm_choice"
+[stages.fix]
+[stages.docs]
+`);
+    const run = await runAgent(rt, bp, { task: 'decide' });
+    expect(run.result.status).toBe('completed');
+    expect(run.result.stages).toEqual(['triage', 'fix']);
+    const notes = ((await run.handle.describe()).memo?.notes as string[] | undefined) ?? [];
+    expect(notes.join('\n')).toContain('edge-choice-unmatched');
+  });
+
+  it('returns a long final answer in full although the run keeps only a reference to it', async () => {
+    const long = Array.from({ length: 200 }, (_, i) => `Line ${i} of the final answer.`).join('\n');
+    const model = scriptedModel({ turns: [turn('main', long)] });
+    const bp = writeBlueprint(`
+[agent]
+name = "longanswer"
+model = "${model}"
+[context.regions]
+task = { kind = "pinned", max_tokens = 500 }
+conversation = { kind = "sliding_window", max_tokens = 20000 }
+[stages.main]
+`);
+    const run = await runAgent(rt, bp, { task: 'answer at length' });
+    expect(run.result.status).toBe('completed');
+    expect(run.result.output).toBe(long);
+  });
+
   it('`clear` empties scratch regions and the conversation but keeps pinned regions and checklists', async () => {
     const model = scriptedModel({
       turns: [
