@@ -6,7 +6,7 @@
 import { activityInfo, heartbeat, cancellationSignal } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import type { Blueprint } from '../src/blueprint/types.js';
-import type { Content, CountedText, SummaryAnswer } from '../src/context/index.js';
+import type { Content, CountedText } from '../src/context/index.js';
 import { isLevError } from '../src/errors.js';
 import { encodingFor, lookupModel, type Encoding } from '../src/providers/models.js';
 import { isProviderError, toActivityFailure } from '../src/providers/index.js';
@@ -14,7 +14,7 @@ import { type InferInput, type InferOutput, infer } from '../src/runtime/inferen
 import { defaultRuntimeConfig, RunStore, type RuntimeConfig } from '../src/runtime/run-store.js';
 import type { RecordedOp } from '../src/runtime/ops.js';
 import { type SeedRequest, type SeededRegion, resolveRunSeeds } from '../src/runtime/seeding.js';
-import { type SummariseInput, summariseEntries } from '../src/runtime/summaries.js';
+import { type SummariseInput, type SummaryResult, summariseEntries } from '../src/runtime/summaries.js';
 import { contentText } from '../src/blobs/index.js';
 import { countText as count, cutText as cut } from '../src/runtime/text.js';
 import { type ToolInput, type ToolResultOut, runToolCall } from '../src/runtime/tool-call.js';
@@ -72,7 +72,7 @@ export function createActivities(config: RuntimeConfig = defaultRuntimeConfig())
       return guarded(() => withHeartbeat(() => runToolCall(store, input, activityInfo().attempt, cancellationSignal())));
     },
 
-    async summarise(input: SummariseInput): Promise<SummaryAnswer> {
+    async summarise(input: SummariseInput): Promise<SummaryResult> {
       return guarded(() => withHeartbeat(() => summariseEntries(store, input, activityInfo().attempt)));
     },
 

@@ -11,7 +11,7 @@ import { type Encoding, encodingFor, lookupModel } from '../src/providers/models
 import { ENGINE } from '../src/runtime/engine-calls.js';
 import { customRegionHooks } from '../src/rhai/region-hooks.js';
 import { type OpCall, applyLive } from '../src/runtime/ops.js';
-import type { Carried, RunOptions } from '../src/runtime/types.js';
+import { type Carried, type RunOptions, type UsageTotals, addUsage, emptyUsage } from '../src/runtime/types.js';
 
 export function activitiesFor(options: RunOptions) {
   return proxyActivities<Activities>({
@@ -45,6 +45,8 @@ export class EngineDriver {
   private readonly acts: ReturnType<typeof activitiesFor>;
   stage: string;
   turn = 0;
+  /** What compaction calls cost since the caller last took it (`takeSummaryUsage`). */
+  private summaryUsage: UsageTotals = emptyUsage();
 
   constructor(
     readonly ctx: DriverContext,
@@ -56,6 +58,12 @@ export class EngineDriver {
     this.hooks = customRegionHooks(ctx.bp, ctx.log);
     this.acts = activitiesFor(ctx.options);
     this.stage = carried.state.stage || ctx.bp.agent.entryStage;
+  }
+
+  takeSummaryUsage(): UsageTotals {
+    const taken = this.summaryUsage;
+    this.summaryUsage = emptyUsage();
+    return taken;
   }
 
   /** Takes over the region set a child workflow hands back. */
@@ -119,7 +127,7 @@ export class EngineDriver {
         ]);
       case 'summarise':
         try {
-          return await this.acts.summarise.executeWithOptions(
+          const { answer, usage } = await this.acts.summarise.executeWithOptions(
             { ...this.activityOptions(), retry: { maximumAttempts: 3 }, summary: `compaction: ${req.region}, ${req.entries.length} entries` },
             [
               {
@@ -134,6 +142,8 @@ export class EngineDriver {
               },
             ],
           );
+          this.summaryUsage = addUsage(this.summaryUsage, { calls: 1, ...usage });
+          return answer;
         } catch (err) {
           // A failed fold never blocks inference: the engine restores the entries (SPEC 5.3).
           if (err instanceof ActivityFailure) return { ok: false, error: err.cause?.message ?? err.message } satisfies SummaryAnswer;

@@ -17,6 +17,7 @@ import {
 } from '@temporalio/workflow';
 import type { StageDef } from '../src/blueprint/types.js';
 import { type Content, type ToolCall, findRegion } from '../src/context/index.js';
+import { pathToolHint } from '../src/context/routing.js';
 import type { InferOutput } from '../src/runtime/inference.js';
 import type { ToolResultOut } from '../src/runtime/tool-call.js';
 import { type Progress, type StageInput, type StageOutcome, addUsage, regionBars } from '../src/runtime/types.js';
@@ -113,6 +114,7 @@ export async function stageWorkflow(input: StageInput): Promise<StageOutcome> {
 
     driver.turn = inferences;
     await driver.apply({ kind: 'maintain' });
+    usage = addUsage(usage, driver.takeSummaryUsage());
     await driver.compactLog();
 
     let reply: InferOutput;
@@ -199,7 +201,13 @@ export async function stageWorkflow(input: StageInput): Promise<StageOutcome> {
         }
       }
       for (const path of result.modifiedPaths) facts.editsPerPath[path] = (facts.editsPerPath[path] ?? 0) + 1;
-      await driver.apply({ kind: 'route', call, result: { content: result.content, tokens: result.tokens, isError: result.isError } });
+      let { content, tokens } = result;
+      const hint = result.isError && typeof content === 'string' ? pathToolHint(driver.state, call.name, call.arguments, content) : undefined;
+      if (hint) {
+        content = `${content}\n${hint}`;
+        tokens += await driver.count(`\n${hint}`);
+      }
+      await driver.apply({ kind: 'route', call, result: { content, tokens, isError: result.isError } });
       facts.toolCallsWithoutProgress++;
     }
 

@@ -7,6 +7,7 @@ import { contentText, toContent } from '../blobs/index.js';
 import type { Entry, SummaryAnswer } from '../context/index.js';
 import { encodingFor, lookupModel } from '../providers/models.js';
 import { getProvider } from '../providers/index.js';
+import type { Usage } from '../providers/types.js';
 import { countTokens, cutMarker, cutToTokens } from '../tokens/index.js';
 import { modelOf } from './inference.js';
 import { providerRef } from './model-ref.js';
@@ -28,7 +29,13 @@ export interface SummariseInput {
   turn: number;
 }
 
-export async function summariseEntries(store: RunStore, input: SummariseInput, attempt: number): Promise<SummaryAnswer> {
+/** The fold's answer for the engine, and what the summarising call cost for the usage ledger. */
+export interface SummaryResult {
+  answer: SummaryAnswer;
+  usage: Usage;
+}
+
+export async function summariseEntries(store: RunStore, input: SummariseInput, attempt: number): Promise<SummaryResult> {
   const bp = await store.blueprint(input.blueprintHash);
   const model = bp.compaction.model ?? modelOf(bp, input.stage);
   const encoding = encodingFor(model, lookupModel(bp.models, model));
@@ -45,10 +52,11 @@ export async function summariseEntries(store: RunStore, input: SummariseInput, a
     temperature: bp.compaction.temperature,
     meta: { runId: input.runId, stage: input.stage, turn: input.turn, purpose: 'summary', attempt },
   });
+  const usage = response.usage;
   const text = response.text.trim();
-  if (!text) return { ok: false, error: `the summariser returned blank text for region ${input.region}` };
+  if (!text) return { answer: { ok: false, error: `the summariser returned blank text for region ${input.region}` }, usage };
   const tokens = countTokens(text, encoding);
-  if (tokens <= input.limit) return { ok: true, text: { content: await toContent(store.blobs, text), tokens } };
+  if (tokens <= input.limit) return { answer: { ok: true, text: { content: await toContent(store.blobs, text), tokens } }, usage };
   const cut = cutToTokens(text, input.limit, encoding, cutMarker('the summary exceeded its limit'));
-  return { ok: true, text: { content: await toContent(store.blobs, cut.text), tokens: cut.tokens } };
+  return { answer: { ok: true, text: { content: await toContent(store.blobs, cut.text), tokens: cut.tokens } }, usage };
 }
