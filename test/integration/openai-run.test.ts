@@ -30,8 +30,10 @@ interface Received {
 
 const call = (id: string, name: string, args: Record<string, unknown>) => ({ id, type: 'function', function: { name, arguments: JSON.stringify(args) } });
 
-/** The model's answers, in the order the runtime asks for them. */
-const REPLIES = [
+type Reply = { content: string; tool_calls?: ReturnType<typeof call>[] };
+
+/** The model's answers in the two-stage run, in the order the runtime asks for them. */
+const TWO_STAGE: Reply[] = [
   {
     content: 'Let me read the spec and keep a note.',
     tool_calls: [
@@ -44,8 +46,8 @@ const REPLIES = [
   { content: 'The answer is in final_output.' },
 ];
 
-function completion(i: number) {
-  const reply = REPLIES[i] ?? { content: 'Nothing more to do.' };
+function completion(replies: Reply[], i: number) {
+  const reply = replies[i] ?? { content: 'Nothing more to do.' };
   return {
     id: `chatcmpl-${i}`,
     object: 'chat.completion',
@@ -56,7 +58,7 @@ function completion(i: number) {
   };
 }
 
-function startServer(received: Received[]): Promise<Server> {
+function startServer(received: Received[], replies: () => Reply[]): Promise<Server> {
   const server = createServer((req, res) => {
     let raw = '';
     req.on('data', (d) => {
@@ -65,7 +67,7 @@ function startServer(received: Received[]): Promise<Server> {
     req.on('end', () => {
       received.push({ url: req.url ?? '', headers: req.headers, body: JSON.parse(raw) as Received['body'] });
       res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify(completion(received.length - 1)));
+      res.end(JSON.stringify(completion(replies(), received.length - 1)));
     });
   });
   return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
@@ -76,13 +78,18 @@ const toolNames = (r: Received) => (r.body.tools ?? []).map((t) => t.function.na
 
 describe('a run on the OpenAI-compatible provider', () => {
   const received: Received[] = [];
+  let replies: Reply[] = [];
+  const serve = (script: Reply[]) => {
+    received.length = 0;
+    replies = script;
+  };
   const saved = { base: process.env.OPENAI_BASE_URL, key: process.env.OPENAI_API_KEY };
   let server: Server;
   let conn: Awaited<ReturnType<typeof connectClient>>;
   let rt: TestRuntime;
 
   beforeAll(async () => {
-    server = await startServer(received);
+    server = await startServer(received, () => replies);
     process.env.OPENAI_BASE_URL = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
     process.env.OPENAI_API_KEY = KEY;
     conn = await connectClient();
@@ -102,6 +109,7 @@ describe('a run on the OpenAI-compatible provider', () => {
   });
 
   it('researches, writes the answer, reports usage, and keeps the key out of history', async () => {
+    serve(TWO_STAGE);
     const bp = writeBlueprint(`
 [agent]
 name = "openai-e2e"
@@ -178,6 +186,38 @@ available_tools = ["context_write"]
       // Payloads are stored as plain JSON bytes, so the search sees inside them: the task is there, the key is not.
       expect(bytes.includes(task)).toBe(true);
       expect(bytes.includes(KEY)).toBe(false);
+    }
+  });
+
+  it('sends a large file read in full while the run history holds only a reference to it', async () => {
+    const log = Array.from({ length: 300 }, (_, i) => `2026-11-28T02:${String(i % 60).padStart(2, '0')} req ${String(i).padStart(6, '0')} ok`).join('\n');
+    serve([{ content: 'Reading the log.', tool_calls: [call('call_log', 'read_file', { path: 'big.log' })] }, { content: 'The log is clean.' }]);
+    const bp = writeBlueprint(`
+[agent]
+name = "openai-large"
+model = "openai:gpt-4o"
+[context.regions]
+task = { kind = "pinned", max_tokens = 500 }
+logs = { kind = "temporary", max_tokens = 20000 }
+[stages.main]
+available_tools = ["read_file"]
+[stages.main.tool_routing]
+default_region = "logs"
+max_result_tokens = 20000
+`);
+    const workdir = tempDir('openai-large');
+    writeFileSync(join(workdir, 'big.log'), `${log}\n`);
+    const run = await runAgent(rt, bp, { task: 'check the log', workdir });
+    expect(run.result.status).toBe('completed');
+    expect(run.result.output).toBe('The log is clean.');
+    expect(received).toHaveLength(2);
+    const second = received[1]!;
+    const sent = `${systemText(second)}\n${second.body.messages.map((m) => m.content ?? '').join('\n')}`;
+    expect(sent).toContain('req 000000 ok');
+    expect(sent).toContain('req 000299 ok');
+    for (const id of [run.handle.workflowId, `${run.handle.workflowId}.1.main`]) {
+      const bytes = Buffer.from(temporal.api.history.v1.History.encode(await conn.client.workflow.getHandle(id).fetchHistory()).finish());
+      expect(bytes.includes('req 000299 ok')).toBe(false);
     }
   });
 });
