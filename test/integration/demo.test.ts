@@ -38,6 +38,13 @@ describe('the demo agent', () => {
     expect(run.result.gatesForced).toEqual([]);
   });
 
+  it('counts every model call in the usage ledger, the compaction summary included', () => {
+    // Ten turns across the two stages, plus the summary that folded the first log read.
+    expect(run.result.usage.calls).toBe(11);
+    expect(run.result.usage.perStage.investigate?.calls).toBe(9);
+    expect(run.result.usage.promptTokens).toBeGreaterThan(0);
+  });
+
   it('keeps the task pinned and unchanged on every turn while other regions shed', () => {
     const taskTokens = new Set(run.turns.map((t) => t.regions.find((r) => r.name === 'task')!.tokens));
     expect(taskTokens.size).toBe(1);
