@@ -175,6 +175,7 @@ export async function agentRunWorkflow(input: RunInput): Promise<RunResult> {
         );
         inferences++;
         usage = addUsage(usage, { calls: 1, ...reply.usage });
+        perStage[stage] = addUsage(perStage[stage] ?? emptyUsage(), { calls: 1, ...reply.usage });
         const choice = chooseEdge(driver.state, bp, typeof reply.content === 'string' ? reply.content : reply.content.preview);
         if (choice.kind === 'edge') {
           edge = choice.edge;
