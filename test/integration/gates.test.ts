@@ -332,6 +332,12 @@ hint = "the documentation is wrong"
     expect(choice?.question).toContain('fix: the code is wrong');
     expect(choice?.question).toContain('docs: the documentation is wrong');
     expect(choice?.question).not.toContain('DONE');
+    // The choice is an inference of the triage stage: the per-stage usage adds up to the run's.
+    const perStage = Object.values(run.result.usage.perStage);
+    expect(run.result.usage.calls).toBe(3);
+    expect(perStage.reduce((a, u) => a + u.calls, 0)).toBe(run.result.usage.calls);
+    expect(perStage.reduce((a, u) => a + u.promptTokens, 0)).toBe(run.result.usage.promptTokens);
+    expect(run.result.usage.perStage.triage?.calls).toBe(2);
   });
 
   it('takes the dead_end edge once the only normal edge has used up its target revisits', async () => {
@@ -457,6 +463,36 @@ condition = "max_iterations"
     const wrapup = seen.find((s) => s.stage === 'wrapup');
     expect(wrapup?.messages.some((m) => m.role === 'user' && m.content.includes('reached its limit of 2 inferences'))).toBe(true);
     expect(wrapup?.messages.some((m) => m.content.includes('still empty'))).toBe(false);
+  });
+
+  it('leaves at the iteration cap by the normal edge without running its gate', async () => {
+    const model = scriptedModel({
+      turns: [turn('work', 'Busy.', [{ name: 'context_append', arguments: { region: 'scratch', content: 'step' } }]), turn('review', 'Reviewed.')],
+    });
+    const bp = writeBlueprint(`
+[agent]
+name = "capnormal"
+model = "${model}"
+entry_stage = "work"
+[context.regions]
+task    = { kind = "pinned", max_tokens = 500 }
+scratch = { kind = "temporary", max_tokens = 1000 }
+notes   = { kind = "temporary", max_tokens = 1000 }
+[stages.work]
+max_iterations = 1
+[stages.work.transitions.review]
+gate = { require_regions = ["notes"] }
+[stages.review]
+`);
+    const run = await runAgent(rt, bp, { task: 'keep going' });
+    expect(run.result.status).toBe('completed');
+    expect(run.result.stages).toEqual(['work', 'review']);
+    expect(run.result.gatesForced).toEqual([]);
+    // One visit of work: no nudges the model could never answer, no re-runs of a stage already at its cap.
+    expect(await childIds(conn.client, run.handle.workflowId)).toHaveLength(2);
+    const seen = await promptsSeen(rt, bp, run.handle.workflowId);
+    const review = seen.find((s) => s.stage === 'review');
+    expect(review?.messages.some((m) => m.content.includes('still empty'))).toBe(false);
   });
 
   it('takes the stuck edge after idle inferences and files the report in stuck_report', async () => {
