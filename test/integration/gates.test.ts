@@ -614,6 +614,29 @@ conversation = { kind = "sliding_window", max_tokens = 20000 }
     expect(run.result.output).toBe(long);
   });
 
+  it('fails the run at a transition whose stage prompt does not fit, naming stage, region and budget', async () => {
+    const model = scriptedModel({ turns: [turn('plan', 'Planned.'), turn('build', 'never asked')] });
+    const prompt = 'Follow every rule of the house style, check each file twice, and explain every change. '.repeat(12);
+    const bp = writeBlueprint(`
+[agent]
+name = "bigprompt"
+model = "${model}"
+entry_stage = "plan"
+[context.regions]
+task = { kind = "pinned", max_tokens = 120 }
+[stages.plan.transitions.build]
+[stages.build]
+system_prompt = "${prompt}"
+`);
+    const run = await runAgent(rt, bp, { task: 'build it' });
+    expect(run.result.status).toBe('failed');
+    expect(run.result.stages).toEqual(['plan']);
+    expect(run.result.error).toContain('stage "build"');
+    expect(run.result.error).toContain('region "task"');
+    expect(run.result.error).toContain('120 tokens');
+    expect(scriptedCalls().filter((c) => c.runId === run.handle.workflowId && c.stage === 'build')).toHaveLength(0);
+  });
+
   it('`clear` empties scratch regions and the conversation but keeps pinned regions and checklists', async () => {
     const model = scriptedModel({
       turns: [
