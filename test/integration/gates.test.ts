@@ -521,6 +521,33 @@ stuck_after_iterations = 2
     expect(entriesText(state, 'stuck_report')).toEqual([expect.stringContaining('Stage "work" made no progress')]);
   });
 
+  it('takes the stuck edge when one file keeps being rewritten, however its path is spelled', async () => {
+    const write = (path: string, i: number) => turn('work', `Rewriting ${i}.`, [{ name: 'write_file', arguments: { path, content: `version ${i}\n` } }]);
+    const model = scriptedModel({
+      turns: [write('notes.txt', 1), write('./notes.txt', 2), write('sub/../notes.txt', 3), write('notes.txt', 4), turn('help', 'Asking for help.')],
+    });
+    const bp = writeBlueprint(`
+[agent]
+name = "churn"
+model = "${model}"
+entry_stage = "work"
+[context.regions]
+task = { kind = "pinned", max_tokens = 500 }
+[stages.work.transitions.done]
+[stages.work.transitions.help]
+condition = "stuck"
+stuck_after_same_file_edits = 3
+[stages.done]
+[stages.help]
+`);
+    const workdir = tempDir('churn');
+    const run = await runAgent(rt, bp, { task: 'settle the notes', workdir });
+    expect(run.result.status).toBe('completed');
+    expect(run.result.stages).toEqual(['work', 'help']);
+    expect(run.result.usage.perStage.work?.calls).toBe(3);
+    expect(readFileSync(join(workdir, 'notes.txt'), 'utf8')).toBe('version 3\n');
+  });
+
   it('`compact` folds the scratch region into one summary before the next stage first sees it', async () => {
     const note = (i: number) => ({ name: 'context_append', arguments: { region: 'scratch', content: `observation ${i}: ${'detail '.repeat(10)}` } });
     const model = scriptedModel({
