@@ -143,6 +143,7 @@ function num(v: Value): number | null {
 export class Interp {
   ops = 0;
   depth = 0;
+  private readonly fnNames: Set<string>;
   /** Faults being handled by enclosing catch blocks, for a bare `throw;`. */
   private readonly caught: RhaiFault[] = [];
   private readonly mutCache: WeakMap<Node, Map<string, boolean>>;
@@ -156,6 +157,7 @@ export class Interp {
   ) {
     work.n = 0;
     resetStringCaches();
+    this.fnNames = new Set([...fns.values()].map((d) => d.name));
     this.mutCache = mutCaches.get(fns) ?? new WeakMap();
     mutCaches.set(fns, this.mutCache);
   }
@@ -349,7 +351,11 @@ export class Interp {
         return n.v;
       case 'var': {
         const i = f.scope.find(n.name);
-        if (i < 0) throw this.err(`Variable not found: ${n.name}${NULL_NAMES.has(n.name) ? ' (Rhai writes null as ())' : ''}`, n);
+        if (i < 0) {
+          // a script function's name is a pointer to it, as in Rhai
+          if (this.fnNames.has(n.name)) return new RFnPtr(n.name);
+          throw this.err(`Variable not found: ${n.name}${NULL_NAMES.has(n.name) ? ' (Rhai writes null as ())' : ''}`, n);
+        }
         const v = f.scope.vals[i];
         return v instanceof Cell ? v.v : v;
       }
@@ -515,7 +521,7 @@ export class Interp {
           this.caught.pop();
         }
       }
-      f.scope.push(n.errVar, e.isThrow ? (e.thrown as Value) : e.msg);
+      f.scope.push(n.errVar, e.isThrow ? (e.thrown as Value) : errorMap(e));
       this.caught.push(e);
       try {
         return this.eval(n.handler, f);
@@ -664,7 +670,7 @@ export class Interp {
         if (typeof o === 'string') {
           if (!(v instanceof RChar)) throw this.err(`Only a character can be assigned into a string, not ${typeName(v)}`, t);
           const cs = strChars(o).slice();
-          cs[this.arrIndex(cs.length, idx, t)] = v.c;
+          cs[this.strIndex(cs.length, idx, t)] = v.c;
           this.setPlace(t.obj, cs.join(''), f, at);
           return;
         }
@@ -688,7 +694,14 @@ export class Interp {
   arrIndex(len: number, idx: Value, at: Pos): number {
     if (typeof idx !== 'number') throw this.err(`Array index must be an integer, not ${typeName(idx)}`, at);
     const i = idx < 0 ? len + idx : idx;
-    if (i < 0 || i >= len) throw this.err(`Index ${idx} out of bounds: length is ${len}`, at);
+    if (i < 0 || i >= len) throw this.err(`Array index ${idx} out of bounds: only ${len} element${len === 1 ? '' : 's'} in array`, at);
+    return i;
+  }
+
+  strIndex(len: number, idx: Value, at: Pos): number {
+    if (typeof idx !== 'number') throw this.err(`String index must be an integer, not ${typeName(idx)}`, at);
+    const i = idx < 0 ? len + idx : idx;
+    if (i < 0 || i >= len) throw this.err(`String index ${idx} out of bounds: only ${len} character${len === 1 ? '' : 's'} in string`, at);
     return i;
   }
 
@@ -703,7 +716,7 @@ export class Interp {
     if (o instanceof Map) return o.get(this.mapKey(idx, at));
     if (typeof o === 'string') {
       const cs = strChars(o);
-      return new RChar(cs[this.arrIndex(cs.length, idx, at)]!);
+      return new RChar(cs[this.strIndex(cs.length, idx, at)]!);
     }
     if (typeof o === 'number' && typeof idx === 'number') {
       if (idx < 0 || idx >= 64) throw this.err(`Bit index ${idx} out of bounds`, at);
@@ -714,14 +727,16 @@ export class Interp {
 
   getProp(o: Value, name: string, at: Pos): Value {
     if (o instanceof Map) return o.get(name);
-    if (o instanceof RRange) {
-      if (name === 'start') return o.start;
-      if (name === 'end') return o.end;
-    }
-    if ((typeof o === 'string' || Array.isArray(o) || o instanceof RRange) && (name === 'len' || name === 'is_empty'))
-      return this.builtin(name, [o], at);
     if (o instanceof RFnPtr && name === 'name') return o.name;
-    throw this.err(`Property '${name}' not found on a value of type ${typeName(o)}`, at);
+    // Rhai's property getters on built-in types
+    if (GETTERS.has(name) && o !== undefined) {
+      try {
+        return this.builtin(name, [o], at);
+      } catch (e) {
+        if (!(e instanceof RhaiFault) || !e.msg.startsWith('Function not found')) throw e;
+      }
+    }
+    throw this.err(`Unknown property '${name}' - a getter is not registered for type '${typeName(o)}'`, at);
   }
 
   // ---------------------------------------------------------------- calls
@@ -867,11 +882,15 @@ export class Interp {
       if (op === '|') return a || b;
       if (op === '^') return a !== b;
     }
+    // As in Rhai, comparing values of different types is simply false.
+    if ((op === '<' || op === '<=' || op === '>' || op === '>=') && typeName(a) !== typeName(b)) return false;
     throw this.err(`Function not found: ${op} (${typeName(a)}, ${typeName(b)})`, at);
   }
 
   overflow(op: string, a: number, b: number, at: Pos): RhaiFault {
-    return this.err(`Arithmetic overflow: ${a} ${op} ${b}`, at);
+    const what =
+      op === '+' ? 'Addition' : op === '-' ? 'Subtraction' : op === '*' ? 'Multiplication' : op === '**' ? 'Exponential' : op === '/' ? 'Division' : 'Arithmetic';
+    return this.err(`${what} overflow: ${a} ${op} ${b}`, at);
   }
 
   intOp(op: string, a: number, b: number, at: Pos): Value {
@@ -891,7 +910,7 @@ export class Interp {
         r = norm((a - (a % b)) / b);
         break;
       case '%':
-        if (b === 0) throw this.err(`Division by zero: ${a} % ${b}`, at);
+        if (b === 0) throw this.err(`Modulo division by zero or overflow: ${a} % ${b}`, at);
         r = norm(a % b);
         break;
       case '**': {
@@ -1053,7 +1072,7 @@ export class Interp {
         break;
       case 'to_json':
         if (n === 1) {
-          const json = JSON.stringify(toJs(a0) ?? null) ?? 'null';
+          const json = JSON.stringify(toJsSorted(a0) ?? null) ?? 'null';
           work.n += json.length >> 2;
           return this.checkStr(json, at);
         }
@@ -1120,6 +1139,7 @@ export class Interp {
       if (name === 'start' && n === 1) return a0.start;
       if (name === 'end' && n === 1) return a0.end;
       if (name === 'is_inclusive' && n === 1) return a0.inclusive;
+      if (name === 'is_exclusive' && n === 1) return !a0.inclusive;
     } else if (a0 instanceof RFnPtr) {
       if (name === 'is_anonymous' && n === 1) return a0.closure !== undefined;
     }
@@ -1236,7 +1256,12 @@ export class Interp {
         break;
       case 'split':
         if (n === 1) return this.checkArr(s.split(/\s+/).filter((x) => x !== ''), at);
-        if (n === 2 && pat(a1) !== null) return this.checkArr(s.split(pat(a1)!), at);
+        if (n === 2 && pat(a1) !== null) {
+          const sep = pat(a1)!;
+          // Rust's split on "" yields an empty piece at both ends
+          if (sep === '') return this.checkArr(['', ...strChars(s), ''], at);
+          return this.checkArr(s.split(sep), at);
+        }
         if (n === 2 && typeof a1 === 'number') {
           const cs = strChars(s);
           const k = a1 < 0 ? Math.max(0, cs.length + a1) : Math.min(a1, cs.length);
@@ -1359,6 +1384,8 @@ export class Interp {
         if (n === 2 && fn1) {
           a.sort((x, y) => {
             const r = this.callback(fn1, [x, y], at);
+            // Rhai also accepts a boolean: true puts x first
+            if (typeof r === 'boolean') return r ? -1 : 1;
             if (typeof r !== 'number') throw this.err(`A sort comparator must return an integer (negative, zero or positive), not ${typeName(r)}`, at);
             return r;
           });
@@ -1489,10 +1516,11 @@ export class Interp {
     return NOT_FOUND;
   }
 
-  truthy(v: Value, what: string, at: Pos): boolean {
-    if (typeof v !== 'boolean') throw this.err(`The ${what} callback must return a boolean, not ${typeName(v)}`, at);
-    return v;
+  /** A predicate callback's answer: Rhai treats anything but `true` as false. */
+  truthy(v: Value, _what: string, _at: Pos): boolean {
+    return v === true;
   }
+
 
   mapFn(name: string, m: RMap, args: Value[], at: Pos): Value | typeof NOT_FOUND {
     const n = args.length;
@@ -1613,7 +1641,47 @@ export class Interp {
 }
 
 const NOT_FOUND = Symbol('not-found');
+
+/** Like toJs, with map keys in sorted order (Rhai's maps are ordered by key). */
+function toJsSorted(v: Value): unknown {
+  if (Array.isArray(v)) return v.map(toJsSorted);
+  if (v instanceof Map) {
+    const o: Record<string, unknown> = {};
+    for (const k of sortedKeys(v)) {
+      if (k === '__proto__') Object.defineProperty(o, k, { value: toJsSorted(v.get(k)), enumerable: true, writable: true, configurable: true });
+      else o[k] = toJsSorted(v.get(k));
+    }
+    return o;
+  }
+  return toJs(v);
+}
+
+/** What `catch (e)` sees for an engine error: Rhai's error object map. */
+function errorMap(e: RhaiFault): Value {
+  const m = e.msg;
+  const kind = m.startsWith('Variable not found')
+    ? 'ErrorVariableNotFound'
+    : m.startsWith('Function not found')
+      ? 'ErrorFunctionNotFound'
+      : m.startsWith('Array index')
+        ? 'ErrorArrayBounds'
+        : m.startsWith('String index')
+          ? 'ErrorStringBounds'
+          : m.startsWith('Unknown property')
+            ? 'ErrorDotExpr'
+            : /overflow|by zero|negative power/.test(m)
+              ? 'ErrorArithmetic'
+              : 'ErrorRuntime';
+  const out: RMap = new Map();
+  out.set('error', kind);
+  out.set('message', m);
+  out.set('line', e.line);
+  out.set('position', e.column);
+  return out;
+}
 const NULL_NAMES = new Set(['null', 'nil', 'undefined', 'None']);
+/** Zero-argument built-ins Rhai also exposes as properties (`a.len`, `r.start`, `n.is_even`). */
+const GETTERS = new Set(['len', 'is_empty', 'start', 'end', 'is_inclusive', 'is_exclusive', 'is_even', 'is_odd', 'is_zero', 'is_anonymous']);
 
 /** Mutation-analysis caches, one per compiled script (keyed by its function table). */
 const mutCaches = new WeakMap<Map<string, FnDef>, WeakMap<Node, Map<string, boolean>>>();
@@ -1638,6 +1706,6 @@ const BUILTIN_NAMES = new Set([
   'clear', 'append', 'replace', 'remove', 'index_of', 'sub_string', 'crop', 'truncate', 'pad', 'chars', 'to_chars', 'split', 'get',
   'push', 'pop', 'shift', 'insert', 'set', 'join', 'sort', 'reverse', 'filter', 'map', 'reduce', 'some', 'all', 'find', 'extract',
   'keys', 'values', 'mixin', 'fill_with', 'abs', 'sign', 'to_float', 'to_int', 'floor', 'ceiling', 'round', 'sqrt', 'is_even',
-  'is_odd', 'is_zero', 'is_nan', 'to_char', 'is_digit', 'is_alphabetic', 'is_whitespace', 'start', 'end', 'is_inclusive', 'is_anonymous',
+  'is_odd', 'is_zero', 'is_nan', 'to_char', 'is_digit', 'is_alphabetic', 'is_whitespace', 'start', 'end', 'is_inclusive', 'is_exclusive', 'is_anonymous',
   'find_map', 'reduce_rev', 'retain', 'drain', 'dedup', 'chop', 'splice', 'PI', 'E',
 ]);

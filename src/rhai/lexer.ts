@@ -21,6 +21,9 @@ const OPS = [
   '+', '-', '*', '/', '%', '=', '<', '>', '!', '&', '|', '^', '(', ')', '[', ']', '{', '}', ',', ';', ':', '.', '?', '#', '@', '$', '~',
 ];
 
+/** Symbols Rhai reserves (a syntax error there too). */
+const RESERVED = ['++', '--', '#!', '===', '!==', ':=', '->', '<-', '::<'];
+
 function isIdStart(ch: string): boolean {
   return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || ch === '_';
 }
@@ -36,12 +39,7 @@ export class Lexer {
   private line = 1;
   private col = 1;
 
-  constructor(private readonly src: string) {
-    // A `#!` line at the very start (shebang) is ignored, as in Rhai.
-    if (src.startsWith('#!')) {
-      while (this.i < src.length && src[this.i] !== '\n') this.adv();
-    }
-  }
+  constructor(private readonly src: string) {}
 
   private peek(o = 0): string {
     return this.src[this.i + o] ?? '';
@@ -134,6 +132,9 @@ export class Lexer {
       this.adv();
       this.adv();
       return { t: 'op', v: '!in', l, c };
+    }
+    for (const r of RESERVED) {
+      if (this.src.startsWith(r, this.i)) throw syntaxError(`'${r}' is a reserved symbol`, l, c);
     }
     for (const op of OPS) {
       if (this.src.startsWith(op, this.i)) {

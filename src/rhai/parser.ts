@@ -557,6 +557,10 @@ class Parser {
     const cases: SwitchCase[] = [];
     while (!this.isOp('}')) {
       let vals: Node[] | null = null;
+      if (cases.length > 0 && cases[cases.length - 1]!.vals === null && cases[cases.length - 1]!.cond === null) {
+        const d = this.peek();
+        throw syntaxError('Default switch case must be the last', d.l, d.c);
+      }
       if (this.isKw('_')) this.next();
       else {
         vals = [this.binary(PREC['|']! + 1)];

@@ -118,12 +118,22 @@ export function isObj(v: Value): v is Value[] | RMap {
   return Array.isArray(v) || v instanceof Map;
 }
 
+/** Rhai's float display: plain decimals between 1e-13 and 1e12, else `1.5e20` / `1e-14`. */
 function fmtFloat(n: number): string {
   if (Number.isNaN(n)) return 'NaN';
   if (n === Number.POSITIVE_INFINITY) return 'inf';
   if (n === Number.NEGATIVE_INFINITY) return '-inf';
-  if (Number.isInteger(n) && Math.abs(n) < 1e16) return `${n}.0`;
-  return String(n).replace('e+', 'e');
+  const abs = Math.abs(n);
+  if (abs > 1e12 || (abs !== 0 && abs < 1e-13)) return n.toExponential().replace('e+', 'e');
+  let s = String(n);
+  if (s.includes('e-')) {
+    // JS switches to exponents below 1e-6; spell the digits out
+    const [mant, exp] = n.toExponential().split('e-') as [string, string];
+    const neg = mant.startsWith('-');
+    const digits = mant.replace('-', '').replace('.', '');
+    s = `${neg ? '-' : ''}0.${'0'.repeat(Number(exp) - 1)}${digits}`;
+  }
+  return s.includes('.') ? s : `${s}.0`;
 }
 
 /** Rhai's `to_string` / `print` form. */
@@ -183,7 +193,7 @@ export function debug(v: Value): string {
       return '()';
   }
   if (v instanceof RFloat) return fmtFloat(v.v);
-  if (v instanceof RChar) return `'${v.c}'`;
+  if (v instanceof RChar) return v.c; // Rhai shows chars bare, even inside arrays
   if (Array.isArray(v)) return `[${v.map(debug).join(', ')}]`;
   if (v instanceof Map) {
     const keys = [...v.keys()].sort(cmpStr);
@@ -216,7 +226,8 @@ export function valuesEqual(a: Value, b: Value): boolean {
     if (b instanceof RFloat) return a.v === b.v;
     return false;
   }
-  if (a instanceof RChar) return b instanceof RChar && a.c === b.c;
+  if (a instanceof RChar) return (b instanceof RChar && a.c === b.c) || (typeof b === 'string' && a.c === b);
+  if (typeof a === 'string' && b instanceof RChar) return a === b.c;
   if (Array.isArray(a)) {
     if (!Array.isArray(b) || a.length !== b.length) return false;
     for (let i = 0; i < a.length; i++) if (!valuesEqual(a[i], b[i])) return false;

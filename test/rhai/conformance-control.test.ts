@@ -71,6 +71,7 @@ describe('control flow', () => {
     ['switch 2 { 1 => "one", 2 => "two", _ => "many" }', 'two'],
     ['switch 9 { 1 => "one", 2 => "two", _ => "many" }', 'many'],
     ['switch 9 { 1 => "one" }', undefined],
+    ['switch 3 { _ => "b", 3 => "c" }', err('rhai-syntax', /Default switch case must be the last/, [1, 22])],
     ['switch 3 { 1 | 2 => "low", 3 | 4 => "mid", _ => "high" }', 'mid'],
     ['switch "b" { "a" => 1, "b" => { let x = 2; x * 10 } _ => 0 }', 20],
     ['let n = 5; switch n { x if n > 3 => "gt3", _ => "le3" }', err('rhai-runtime', /Variable not found: x/)],
@@ -78,11 +79,12 @@ describe('control flow', () => {
     ['switch 15 { 0..10 => "small", 10..=20 => "medium", _ => "large" }', 'medium'],
     ['let r = switch 1 { 1 => 10, _ => 0 } + 1; r', 11],
     ['try { throw "boom"; } catch (e) { `caught ${e}` }', 'caught boom'],
-    ['try { let x = 1 / 0; 0 } catch (e) { e }', 'Division by zero: 1 / 0'],
+    ['try { let x = 1 / 0; 0 } catch (e) { [e.error, e.message, e.line, e.position] }', ['ErrorArithmetic', 'Division by zero: 1 / 0', 1, 17]],
+    ['try { nope(1) } catch (e) { e.error }', 'ErrorFunctionNotFound'],
     ['throw "stop";', err('rhai-runtime', /^Runtime error: stop \(line 1, position 1\)/)],
     ['try { throw; } catch (e) { type_of(e) }', '()'],
     ['try { throw #{code: 7}; } catch (e) { e.code }', 7],
-    ['try { try { 1 / 0; } catch { throw; } } catch (e) { e }', 'Division by zero: 1 / 0'],
+    ['try { try { 1 / 0; } catch { throw; } } catch (e) { e.message }', 'Division by zero: 1 / 0'],
     ['try { 1 } catch { 2 }', 1],
   ]);
 });
@@ -108,6 +110,7 @@ describe('functions', () => {
     ['{ fn inner() {} }', err('rhai-syntax', /global level/)],
     ['nope(1)', err('rhai-runtime', /Function not found: nope \(i64\)/)],
     ['fn first(a) { a[0] } first(["x", "y"])', 'x'],
+    ['fn twice(x) { x * 2 } let p = twice; [type_of(p), p.call(4)]', ['Fn', 8]],
   ]);
 });
 
