@@ -211,6 +211,30 @@ gate = { require_no_open_items = "todos" }`);
     expect(seen.find((s) => s.stage === 'review')?.system).toContain('[x] #1 update the changelog');
   });
 
+  it('keeps the gate story when every stage run continues as new and the region set is snapshotted often', async () => {
+    const model = scriptedModel({
+      turns: [
+        turn('work', 'Planning.', [{ name: 'todo_add', arguments: { region: 'todos', item: 'update the changelog' } }]),
+        turn('work', 'I think I am done.'),
+        turn('work', 'Closing the todo.', [{ name: 'todo_done', arguments: { region: 'todos', id: 1 } }]),
+        turn('work', 'Now it is done.'),
+        turn('review', 'Looks good.'),
+      ],
+    });
+    const bp = blueprint(model, `
+[stages.work]
+[stages.work.transitions.review]
+gate = { require_no_open_items = "todos", max_attempts = 1 }`);
+    const run = await runAgent(rt, bp, { task: 'ship it', options: { turnsPerRun: 1, opsPerSnapshot: 2 } });
+    expect(run.result.status).toBe('completed');
+    expect(run.result.stages).toEqual(['work', 'review']);
+    expect(run.result.gatesForced).toEqual([]);
+    expect(run.result.usage.perStage.work?.calls).toBe(4);
+    const state = await finalState(conn.client, run.handle.workflowId);
+    expect(entriesText(state, 'conversation').filter((t) => t.includes('#1 update the changelog'))).toHaveLength(1);
+    expect(state.regions.find((r) => r.name === 'todos')?.entries[0]?.checklist?.done).toBe(true);
+  });
+
   it('require_regions names the empty region and passes once the model fills it', async () => {
     const run = await blockedThenFixed('{ require_regions = ["notes", "task"] }', turn('work', 'Writing notes.', [{ name: 'context_write', arguments: { region: 'notes', content: 'changed the parser' } }]));
     const { nudgeText, state } = await expectBlockedOnce(run, ['notes', 'context_write']);
