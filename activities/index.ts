@@ -8,7 +8,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import type { Blueprint } from '../src/blueprint/types.js';
 import type { Content, CountedText } from '../src/context/index.js';
 import { isLevError } from '../src/errors.js';
-import { encodingFor, lookupModel, type Encoding } from '../src/providers/models.js';
+import type { Encoding } from '../src/providers/models.js';
 import { isProviderError, toActivityFailure } from '../src/providers/index.js';
 import { type InferInput, type InferOutput, infer } from '../src/runtime/inference.js';
 import { defaultRuntimeConfig, RunStore, type RuntimeConfig } from '../src/runtime/run-store.js';
@@ -18,7 +18,6 @@ import { type SummariseInput, type SummaryResult, summariseEntries } from '../sr
 import { contentText } from '../src/blobs/index.js';
 import { countText as count, cutText as cut } from '../src/runtime/text.js';
 import { type ToolInput, type ToolResultOut, runToolCall } from '../src/runtime/tool-call.js';
-import { countTokens } from '../src/tokens/index.js';
 import { ping } from './ping.js';
 
 /** User errors and provider failures become typed Temporal failures; anything else is retried. */
@@ -49,19 +48,13 @@ export function createActivities(config: RuntimeConfig = defaultRuntimeConfig())
   return {
     ping,
 
-    /** Stores the blueprint for later calls and counts each stage prompt with its model's encoding. */
-    async registerBlueprint(bp: Blueprint): Promise<{ hash: string; promptTokens: Record<string, number> }> {
-      return guarded(async () => {
-        const promptTokens: Record<string, number> = {};
-        for (const stage of bp.stages) {
-          if (stage.systemPrompt) promptTokens[stage.name] = countTokens(stage.systemPrompt, encodingFor(stage.model, lookupModel(bp.models, stage.model)));
-        }
-        return { hash: await store.putBlueprint(bp), promptTokens };
-      });
+    /** Stores the blueprint once, so later calls carry its hash instead of the whole document. */
+    async registerBlueprint(bp: Blueprint): Promise<{ hash: string }> {
+      return guarded(async () => ({ hash: await store.putBlueprint(bp) }));
     },
 
     async resolveSeeds(req: SeedRequest): Promise<SeededRegion[]> {
-      return guarded(() => resolveRunSeeds(store, req));
+      return guarded(() => withHeartbeat(() => resolveRunSeeds(store, req)));
     },
 
     async infer(input: InferInput): Promise<InferOutput> {
@@ -81,11 +74,11 @@ export function createActivities(config: RuntimeConfig = defaultRuntimeConfig())
     },
 
     async cutText(req: { content: Content; target: number; marker: string; encoding: Encoding }): Promise<CountedText> {
-      return guarded(() => cut(store.blobs, req));
+      return guarded(() => withHeartbeat(() => cut(store.blobs, req)));
     },
 
     async saveSnapshot(req: { runId: string; blueprintHash: string; base: string | null; ops: RecordedOp[] }): Promise<string> {
-      return guarded(async () => store.snapshot(req.runId, await store.blueprint(req.blueprintHash), req.base, req.ops));
+      return guarded(() => withHeartbeat(async () => store.snapshot(req.runId, await store.blueprint(req.blueprintHash), req.base, req.ops)));
     },
 
     /** Full text of a result that may live in the blob store (the run's final output). */

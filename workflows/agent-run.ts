@@ -30,7 +30,7 @@ import {
   emptyUsage,
   regionBars,
 } from '../src/runtime/types.js';
-import { EngineDriver, activitiesFor } from './engine-driver.js';
+import { EngineDriver, acts, callOptions } from './engine-driver.js';
 import { BLUEPRINT_KEY, STAGE_KEY, STATUS_KEY } from '../src/runtime/search-attributes.js';
 import { stageWorkflow } from './stage.js';
 
@@ -43,7 +43,6 @@ function freshFacts(): VisitFacts {
 export async function agentRunWorkflow(input: RunInput): Promise<RunResult> {
   const runId = workflowInfo().workflowId;
   const bp = input.blueprint;
-  const acts = activitiesFor(input.options);
   const notes: string[] = [];
   let usage = emptyUsage();
   const perStage: Record<string, UsageTotals> = {};
@@ -64,18 +63,21 @@ export async function agentRunWorkflow(input: RunInput): Promise<RunResult> {
   );
   const driver = new EngineDriver({ runId, blueprintHash, bp, options: input.options, log: (l) => notes.push(l) }, { state: createRunState(bp), snapshot: null, ops: [] });
 
-  setHandler(runProgressQuery, () => ({
-    runId,
-    status,
-    stage: driver.state.stage,
-    inferences,
-    visitTurns,
-    regions: regionBars(driver.state),
-    window: { max: driver.state.window.max, used: regionBars(driver.state).reduce((a, r) => a + r.tokens, 0), gap: driver.state.window.gap },
-    gatesForced: driver.state.gatesForced,
-    usage,
-    ...(childId ? { stageWorkflowId: childId } : {}),
-  }));
+  setHandler(runProgressQuery, () => {
+    const regions = regionBars(driver.state);
+    return {
+      runId,
+      status,
+      stage: driver.state.stage,
+      inferences,
+      visitTurns,
+      regions,
+      window: { max: driver.state.window.max, used: regions.reduce((a, r) => a + r.tokens, 0), gap: driver.state.window.gap },
+      gatesForced: driver.state.gatesForced,
+      usage,
+      ...(childId ? { stageWorkflowId: childId } : {}),
+    };
+  });
 
   const result = async (output: Content, error?: string): Promise<RunResult> => {
     const text = typeof output === 'string' ? output : await acts.readText.executeWithOptions({ startToCloseTimeout: '1 minute', summary: 'final output' }, [output]);
@@ -103,7 +105,7 @@ export async function agentRunWorkflow(input: RunInput): Promise<RunResult> {
     let seeded: SeededRegion[];
     try {
       seeded = await acts.resolveSeeds.executeWithOptions(
-        { startToCloseTimeout: '10 minutes', retry: { maximumAttempts: 3 }, summary: regions ? `seeds: refresh ${regions.join(', ')}` : 'seeds' },
+        callOptions(input.options, regions ? `seeds: refresh ${regions.join(', ')}` : 'seeds', 3),
         [{ blueprintHash, ...(input.task !== undefined ? { task: input.task } : {}), caller: input.caller, workdir: input.workdir, noSeedCommands: input.options.noSeedCommands, stage: driver.stage, ...(regions ? { regions } : {}) }],
       );
     } catch (err) {
@@ -170,7 +172,7 @@ export async function agentRunWorkflow(input: RunInput): Promise<RunResult> {
       } else if (route.kind === 'choose') {
         const options = route.allowComplete ? [...route.edges.map((e) => e.target), 'DONE'] : route.edges.map((e) => e.target);
         const reply = await acts.infer.executeWithOptions(
-          { startToCloseTimeout: `${input.options.inferenceTimeoutSecs} seconds`, heartbeatTimeout: `${input.options.heartbeatTimeoutSecs} seconds`, summary: `edge choice: ${stage}` },
+          callOptions(input.options, `edge choice: ${stage}`),
           [{ runId, blueprintHash, ...driver.replayInput(), stage, turn: inferences, stageTurn: visitTurns, purpose: 'edge-choice', question: route.prompt, options }],
         );
         inferences++;

@@ -3,7 +3,7 @@
  * activities, records every operation for replay on the activity side, and
  * keeps the snapshot-plus-operations pair the inference activity receives.
  */
-import { ActivityFailure, proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
+import { type ActivityOptions, ActivityFailure, proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.js';
 import type { Blueprint } from '../src/blueprint/types.js';
 import type { CustomRegionHooks, EngineEnv, EngineRequest, RunState, SummaryAnswer } from '../src/context/index.js';
@@ -13,15 +13,22 @@ import { customRegionHooks } from '../src/rhai/region-hooks.js';
 import { type OpCall, applyLive } from '../src/runtime/ops.js';
 import { type Carried, type RunOptions, type UsageTotals, addUsage, emptyUsage } from '../src/runtime/types.js';
 
-export function activitiesFor(options: RunOptions) {
-  return proxyActivities<Activities>({
+/** Activity handles; every call passes its own options (`callOptions`) so the Web UI shows what it was. */
+export const acts = proxyActivities<Activities>({ startToCloseTimeout: '1 minute' });
+const local = proxyLocalActivities<Activities>({ startToCloseTimeout: '30 seconds' });
+
+/**
+ * Options for a call that may take as long as a model does. The heartbeat
+ * timeout is what lets another worker retry a call whose worker died.
+ */
+export function callOptions(options: RunOptions, summary: string, maximumAttempts = 8): ActivityOptions {
+  return {
     startToCloseTimeout: `${options.inferenceTimeoutSecs} seconds`,
     heartbeatTimeout: `${options.heartbeatTimeoutSecs} seconds`,
-    retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 8 },
-  });
+    retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts },
+    summary,
+  };
 }
-
-const local = proxyLocalActivities<Activities>({ startToCloseTimeout: '30 seconds' });
 
 export function stageEncoding(bp: Blueprint, stage: string): Encoding {
   const model = bp.stages.find((s) => s.name === stage)?.model ?? bp.agent.model ?? 'scripted:default';
@@ -42,7 +49,6 @@ export class EngineDriver {
   private snapshot: string | null;
   private ops: Carried['ops'];
   private readonly hooks: ((region: string) => CustomRegionHooks | undefined) | undefined;
-  private readonly acts: ReturnType<typeof activitiesFor>;
   stage: string;
   turn = 0;
   /** What compaction calls cost since the caller last took it (`takeSummaryUsage`). */
@@ -56,7 +62,6 @@ export class EngineDriver {
     this.snapshot = carried.snapshot;
     this.ops = [...carried.ops];
     this.hooks = customRegionHooks(ctx.bp, ctx.log);
-    this.acts = activitiesFor(ctx.options);
     this.stage = carried.state.stage || ctx.bp.agent.entryStage;
   }
 
@@ -87,8 +92,8 @@ export class EngineDriver {
   async compactLog(force = false): Promise<void> {
     if (!force && this.ops.length < this.ctx.options.opsPerSnapshot) return;
     if (this.ops.length === 0) return;
-    this.snapshot = await this.acts.saveSnapshot.executeWithOptions(
-      { ...this.activityOptions(), summary: `snapshot: ${this.ops.length} operations` },
+    this.snapshot = await acts.saveSnapshot.executeWithOptions(
+      callOptions(this.ctx.options, `snapshot: ${this.ops.length} operations`),
       [{ runId: this.ctx.runId, blueprintHash: this.ctx.blueprintHash, base: this.snapshot, ops: this.ops }],
     );
     this.ops = [];
@@ -108,27 +113,18 @@ export class EngineDriver {
     ]);
   }
 
-  private activityOptions() {
-    const o = this.ctx.options;
-    return {
-      startToCloseTimeout: `${o.inferenceTimeoutSecs} seconds`,
-      heartbeatTimeout: `${o.heartbeatTimeoutSecs} seconds`,
-      retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 8 },
-    } as const;
-  }
-
   private async answer(req: EngineRequest): Promise<unknown> {
     switch (req.type) {
       case 'count':
         return this.count(req.text);
       case 'cut':
-        return this.acts.cutText.executeWithOptions({ ...this.activityOptions(), summary: `cut text to ${req.target} tokens` }, [
+        return acts.cutText.executeWithOptions(callOptions(this.ctx.options, `cut text to ${req.target} tokens`), [
           { content: req.content, target: req.target, marker: req.marker, encoding: stageEncoding(this.ctx.bp, this.stage) },
         ]);
       case 'summarise':
         try {
-          const { answer, usage } = await this.acts.summarise.executeWithOptions(
-            { ...this.activityOptions(), retry: { maximumAttempts: 3 }, summary: `compaction: ${req.region}, ${req.entries.length} entries` },
+          const { answer, usage } = await acts.summarise.executeWithOptions(
+            callOptions(this.ctx.options, `compaction: ${req.region}, ${req.entries.length} entries`, 3),
             [
               {
                 runId: this.ctx.runId,

@@ -23,7 +23,7 @@ import type { ToolResultOut } from '../src/runtime/tool-call.js';
 import { type Progress, type StageInput, type StageOutcome, addUsage, regionBars } from '../src/runtime/types.js';
 import { MODIFYING_TOOLS, canonicalTool, isContextTool } from '../src/tools/names.js';
 import { STAGE_KEY } from '../src/runtime/search-attributes.js';
-import { EngineDriver, activitiesFor } from './engine-driver.js';
+import { EngineDriver, acts, callOptions } from './engine-driver.js';
 
 export const stageProgressQuery = defineQuery<Progress>('progress');
 
@@ -49,7 +49,6 @@ export async function stageWorkflow(input: StageInput): Promise<StageOutcome> {
   if (!def) throw ApplicationFailure.nonRetryable(`no stage "${stage}" in blueprint ${bp.agent.name}`, 'unknown-stage');
   const logLines: string[] = [];
   const driver = new EngineDriver({ runId: input.runId, blueprintHash: input.blueprintHash, bp, options: input.options, log: (l) => logLines.push(l) }, input.carried);
-  const acts = activitiesFor(input.options);
   let { inferences, visitTurns, usage } = input;
   const facts = { ...input.facts, editsPerPath: { ...input.facts.editsPerPath } };
   let finalContent: Content = '';
@@ -58,17 +57,20 @@ export async function stageWorkflow(input: StageInput): Promise<StageOutcome> {
   const modifying = new Set([...MODIFYING_TOOLS, ...def.transitions.flatMap((t) => t.gate?.tools ?? []).map(canonicalTool)]);
 
   upsertSearchAttributes([{ key: STAGE_KEY, value: stage }]);
-  setHandler(stageProgressQuery, () => ({
-    runId: input.runId,
-    status: 'running',
-    stage,
-    inferences,
-    visitTurns,
-    regions: regionBars(driver.state),
-    window: { max: driver.state.window.max, used: regionBars(driver.state).reduce((a, r) => a + r.tokens, 0), gap: driver.state.window.gap },
-    gatesForced: driver.state.gatesForced,
-    usage,
-  }));
+  setHandler(stageProgressQuery, () => {
+    const regions = regionBars(driver.state);
+    return {
+      runId: input.runId,
+      status: 'running',
+      stage,
+      inferences,
+      visitTurns,
+      regions,
+      window: { max: driver.state.window.max, used: regions.reduce((a, r) => a + r.tokens, 0), gap: driver.state.window.gap },
+      gatesForced: driver.state.gatesForced,
+      usage,
+    };
+  });
 
   const outcome = (end: StageOutcome['end'], error?: string): StageOutcome => ({
     end,
@@ -120,12 +122,7 @@ export async function stageWorkflow(input: StageInput): Promise<StageOutcome> {
     let reply: InferOutput;
     try {
       reply = await acts.infer.executeWithOptions(
-        {
-          startToCloseTimeout: `${input.options.inferenceTimeoutSecs} seconds`,
-          heartbeatTimeout: `${input.options.heartbeatTimeoutSecs} seconds`,
-          retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 8 },
-          summary: `inference: ${stage}, turn ${visitTurns + 1}`,
-        },
+        callOptions(input.options, `inference: ${stage}, turn ${visitTurns + 1}`),
         [{ runId: input.runId, blueprintHash: input.blueprintHash, ...driver.replayInput(), stage, turn: inferences, stageTurn: visitTurns, purpose: 'turn' }],
       );
     } catch (err) {
@@ -164,12 +161,7 @@ export async function stageWorkflow(input: StageInput): Promise<StageOutcome> {
       running.set(
         call.id,
         acts.runTool.executeWithOptions(
-          {
-            startToCloseTimeout: `${input.options.inferenceTimeoutSecs} seconds`,
-            heartbeatTimeout: `${input.options.heartbeatTimeoutSecs} seconds`,
-            retry: { maximumAttempts: 3 },
-            summary: `tool: ${call.name} ${String(call.arguments.path ?? call.arguments.command ?? call.arguments.pattern ?? '').slice(0, 80)}`.trim(),
-          },
+          callOptions(input.options, `tool: ${call.name} ${String(call.arguments.path ?? call.arguments.command ?? call.arguments.pattern ?? '').slice(0, 80)}`.trim(), 3),
           [{ runId: input.runId, blueprintHash: input.blueprintHash, stage, call, workdir: input.workdir, unattended: input.options.unattended }],
         ),
       );

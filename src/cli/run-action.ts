@@ -90,7 +90,7 @@ export async function runAgentCommand(path: string, flags: RunFlags): Promise<vo
     workdir,
     options: { ...DEFAULT_RUN_OPTIONS, noSeedCommands: !flags.seedCommands, ...(flags.model ? { model: flags.model } : {}) },
   };
-  preflight(bp, { blueprintHash: '', caller, workdir, noSeedCommands: !flags.seedCommands, stage: bp.agent.entryStage, ...(flags.task !== undefined ? { task: flags.task } : {}) }, process.env);
+  preflight(bp, { caller, workdir, noSeedCommands: !flags.seedCommands, ...(flags.task !== undefined ? { task: flags.task } : {}) }, process.env);
 
   const server = await ensureServer(flags.address, say);
   const connection = await Connection.connect({ address: flags.address });

@@ -14,12 +14,16 @@ import type { SeedEntryText } from './ops.js';
 import type { RunStore } from './run-store.js';
 import { mergedPermissions, readPolicy } from './tool-context.js';
 
-export interface SeedRequest {
-  blueprintHash: string;
+/** What a run gives its seeds. */
+export interface SeedRunInputs {
   task?: string;
   caller: Record<string, string>;
   workdir: string;
   noSeedCommands: boolean;
+}
+
+export interface SeedRequest extends SeedRunInputs {
+  blueprintHash: string;
   /** `each_stage` refresh: only these regions. Absent: every seeded region (run start). */
   regions?: string[];
   /** The stage whose model's encoding counts the text. */
@@ -32,7 +36,7 @@ export interface SeededRegion {
   warnings: string[];
 }
 
-export function seedInputs(bp: Blueprint, req: SeedRequest, env: NodeJS.ProcessEnv): SeedInputs {
+export function seedInputs(bp: Blueprint, req: SeedRunInputs, env: NodeJS.ProcessEnv): SeedInputs {
   return {
     ...(req.task !== undefined ? { task: req.task } : {}),
     caller: req.caller,
@@ -47,7 +51,7 @@ export function seedInputs(bp: Blueprint, req: SeedRequest, env: NodeJS.ProcessE
 }
 
 /** Spawn-time refusals (confinement, task acceptance) before anything is read. */
-export function preflight(bp: Blueprint, req: SeedRequest, env: NodeJS.ProcessEnv): void {
+export function preflight(bp: Blueprint, req: SeedRunInputs, env: NodeJS.ProcessEnv): void {
   const errors = preflightSeedPaths(bp, seedInputs(bp, req, env)).filter((d) => d.severity === 'error');
   const first = errors[0];
   if (first) throw new LevError(first.code, errors.map((d) => d.message).join(' '), errors);
