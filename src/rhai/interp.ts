@@ -716,6 +716,12 @@ export class Interp {
     if (o instanceof Map) return o.get(this.mapKey(idx, at));
     if (typeof o === 'string') {
       const cs = strChars(o);
+      if (idx instanceof RRange) {
+        // `s[1..3]`: the characters in the range, as in Rhai
+        const start = Math.max(0, idx.start);
+        const end = Math.min(cs.length, idx.inclusive ? idx.end + 1 : idx.end);
+        return start >= end ? '' : cs.slice(start, end).join('');
+      }
       return new RChar(cs[this.strIndex(cs.length, idx, at)]!);
     }
     if (typeof o === 'number' && typeof idx === 'number') {

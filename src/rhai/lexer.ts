@@ -252,7 +252,15 @@ export class Lexer {
       const ch = this.peek();
       if (ch === '' || ch === '\n') throw syntaxError('Unterminated string literal', l, c);
       this.adv();
-      if (ch === '"') break;
+      if (ch === '"') {
+        // `""` inside a string is an escaped quote, as in Rhai
+        if (this.peek() === '"') {
+          this.adv();
+          s += '"';
+          continue;
+        }
+        break;
+      }
       if (ch === '\\') s += this.escape(l, c);
       else s += ch;
     }
