@@ -194,6 +194,15 @@ export async function stageWorkflow(input: StageInput): Promise<StageOutcome> {
       }
       for (const path of result.modifiedPaths) facts.editsPerPath[path] = (facts.editsPerPath[path] ?? 0) + 1;
       let { content, tokens } = result;
+      if (result.tracked && bp.fileTracking) {
+        const { key, content: fileText, tokens: fileTokens } = result.tracked;
+        const region = bp.fileTracking.region;
+        const stored = await driver.apply<{ ok: boolean }>({ kind: 'write', region, entry: { content: fileText, tokens: fileTokens, key } });
+        if (stored.ok) {
+          content = `${call.name} ${key}: the file's text (${fileTokens} tokens) is kept in region "${region}" under key "${key}", already in your prompt.`;
+          tokens = await driver.count(content);
+        }
+      }
       const hint = result.isError && typeof content === 'string' ? pathToolHint(driver.state, call.name, call.arguments, content) : undefined;
       if (hint) {
         content = `${content}\n${hint}`;

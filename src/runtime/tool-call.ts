@@ -3,11 +3,15 @@
  * working directory and return its output counted (large output as a blob
  * reference), plus the facts the workflow tracks for gates and `stuck`.
  */
+import { readFile } from 'node:fs/promises';
+import { isAbsolute, relative, resolve } from 'node:path';
 import { toContent } from '../blobs/index.js';
+import type { Blueprint } from '../blueprint/types.js';
 import type { Content, ToolCall } from '../context/index.js';
-import { encodingFor, lookupModel } from '../providers/models.js';
-import { countTokens } from '../tokens/index.js';
+import { type Encoding, encodingFor, lookupModel } from '../providers/models.js';
+import { countTokens, cutMarker, cutToTokens } from '../tokens/index.js';
 import { dispatchTool } from '../tools/dispatch.js';
+import { canonicalTool } from '../tools/names.js';
 import { modelOf } from './inference.js';
 import type { RunStore } from './run-store.js';
 import { mergedPermissions, readPolicy } from './tool-context.js';
@@ -21,14 +25,47 @@ export interface ToolInput {
   unattended: boolean;
 }
 
+/** A file's text for `[context.file_tracking]`, keyed by its workdir-relative path (SPEC 8.4). */
+export interface TrackedFile {
+  key: string;
+  content: Content;
+  tokens: number;
+}
+
 export interface ToolResultOut {
   content: Content;
   tokens: number;
   isError: boolean;
-  /** The first line of an error result, for hints and stuck reports. */
-  errorLine?: string;
   modifiedPaths: string[];
   denied: boolean;
+  tracked?: TrackedFile;
+}
+
+/** The text of a file a successful read or write touched, when the blueprint tracks files. */
+async function trackedFile(store: RunStore, bp: Blueprint, input: ToolInput, encoding: Encoding): Promise<TrackedFile | undefined> {
+  const tracking = bp.fileTracking;
+  const path = input.call.arguments.path;
+  if (!tracking || typeof path !== 'string') return undefined;
+  const tool = canonicalTool(input.call.name);
+  const tracked = (tracking.trackReads && tool === 'read_file') || (tracking.trackWrites && (tool === 'write_file' || tool === 'edit_file'));
+  if (!tracked) return undefined;
+  // The tool has just read or written this path, so it passed confinement.
+  const absolute = resolve(input.workdir, path);
+  let text: string;
+  try {
+    text = await readFile(absolute, 'utf8');
+  } catch {
+    return undefined;
+  }
+  let tokens = countTokens(text, encoding);
+  if (tracking.maxFileTokens !== undefined && tokens > tracking.maxFileTokens) {
+    const cut = cutToTokens(text, tracking.maxFileTokens, encoding, cutMarker('the file is longer than max_file_tokens'));
+    text = cut.text;
+    tokens = cut.tokens;
+  }
+  const rel = relative(input.workdir, absolute);
+  const key = rel.startsWith('..') || isAbsolute(rel) ? absolute : rel;
+  return { key, content: await toContent(store.blobs, text), tokens };
 }
 
 export async function runToolCall(store: RunStore, input: ToolInput, attempt: number, signal?: AbortSignal): Promise<ToolResultOut> {
@@ -43,13 +80,15 @@ export async function runToolCall(store: RunStore, input: ToolInput, attempt: nu
     ...(signal ? { signal } : {}),
   });
   const model = modelOf(bp, input.stage);
+  const encoding = encodingFor(model, lookupModel(bp.models, model));
   const text = outcome.content;
+  const tracked = outcome.isError ? undefined : await trackedFile(store, bp, input, encoding);
   return {
     content: await toContent(store.blobs, text),
-    tokens: countTokens(text, encodingFor(model, lookupModel(bp.models, model))),
+    tokens: countTokens(text, encoding),
     isError: outcome.isError,
-    ...(outcome.isError ? { errorLine: text.split('\n')[0]?.slice(0, 300) ?? '' } : {}),
     modifiedPaths: outcome.modifiedPaths ?? [],
     denied: outcome.denied === true,
+    ...(tracked ? { tracked } : {}),
   };
 }

@@ -2,9 +2,11 @@
  * What a tool result looks like by the time the model reads it, through the
  * real runtime: a failing path tool that names a context region gets a hint.
  */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectClient } from './helpers.js';
-import { type TestRuntime, runAgent, scriptedModel, startRuntime, writeBlueprint } from './run-helpers.js';
+import { type TestRuntime, runAgent, scriptedModel, startRuntime, tempDir, writeBlueprint } from './run-helpers.js';
 
 describe('tool results', () => {
   let conn: Awaited<ReturnType<typeof connectClient>>;
@@ -39,5 +41,38 @@ read_file = "final_output"
     expect(result.status).toBe('completed');
     expect(result.output).toMatch(/^\[[a-z-]+\] /);
     expect(result.output).toContain('findings is a context region already in your prompt, not a file; use context_read');
+  });
+
+  it('keeps tracked files in their hashmap and leaves a short reference in the result', async () => {
+    const model = scriptedModel({
+      turns: [
+        { text: 'Reading the notes.', tool_calls: [{ name: 'read_file', arguments: { path: 'notes.txt' } }] },
+        { text: 'Rewriting them.', tool_calls: [{ name: 'write_file', arguments: { path: 'notes.txt', content: 'short\n' } }] },
+        { text: 'Done.' },
+      ],
+    });
+    const bp = writeBlueprint(`
+[agent]
+name = "tracker"
+model = "${model}"
+[context.regions]
+task  = { kind = "pinned" }
+files = { kind = "hashmap", max_tokens = 3000 }
+[context.file_tracking]
+region = "files"
+[stages.main.tool_routing]
+default_region = "tool_results"
+[stages.main.tool_routing.overrides]
+read_file = "final_output"
+`);
+    const workdir = tempDir('tracked');
+    writeFileSync(join(workdir, 'notes.txt'), 'the quick brown fox jumps over the lazy dog\n'.repeat(40));
+    const { result } = await runAgent(rt, bp, { task: 'tidy the notes', workdir });
+    expect(result.status).toBe('completed');
+    expect(result.output).toBe('read_file notes.txt: the file\'s text (400 tokens) is kept in region "files" under key "notes.txt", already in your prompt.');
+    // The write replaced the tracked text under the same key.
+    const files = result.regions.find((r) => r.name === 'files')!;
+    expect(files.entries).toBe(1);
+    expect(files.tokens).toBeLessThan(10);
   });
 });
