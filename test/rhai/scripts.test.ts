@@ -1,5 +1,7 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: the strings are Rhai sources, whose back-tick strings use ${}.
 /** Whole scripts of the kind blueprints ship, and scripts that try to burn time. */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { compile } from '../../src/rhai/index.js';
 import { evaluate } from './table.js';
@@ -97,6 +99,19 @@ describe('a realistic region script', () => {
 });
 
 describe('seed scripts', () => {
+  it('the docs/rhai.md seed example gives the plan it builds', () => {
+    const doc = readFileSync(join(import.meta.dirname, '../../docs/rhai.md'), 'utf8');
+    const src = /## Seeds[\s\S]*?```rhai\n([\s\S]*?)```/.exec(doc)?.[1];
+    expect(src).toBeDefined();
+    const c = compile(src!, 'seeds/plan.rhai');
+    if (!c.ok) throw new Error(c.error.message);
+    expect(c.script.run({ task: 'fix bug\n\n  write test ', workdir: '/w' })).toEqual({
+      ok: true,
+      value: 'Plan for /w:\n1. fix bug\n2. write test',
+      logs: [],
+    });
+  });
+
   it('builds a plan from the task', () => {
     const c = compile(
       'let steps = task.split("\\n").filter(|l| !l.trim().is_empty());\nlet out = `Plan for ${workdir}:`;\nfor (s, i) in steps { out += "\\n" + `${i + 1}. ${s.trim()}`; }\nout',
