@@ -327,7 +327,7 @@ class Parser {
         this.next();
         const idx = this.expr();
         this.expectOp(']', 'to close the index');
-        e = { k: 'index', obj: e, idx, safe: t.v === '?[', l: t.l, c: t.c };
+        e = { k: 'index', obj: e, idx, safe: t.v === '?[', l: idx.l, c: idx.c };
       } else if (t.v === '::') {
         throw syntaxError("'::' is not supported: modules are not available in this sandbox", t.l, t.c);
       } else return e;

@@ -11,7 +11,7 @@ describe('error line and column', () => {
     ['let x = "unterminated;', err('rhai-syntax', /Unterminated string/, [1, 9])],
     ['let x = 1\nlet y = 2;', err('rhai-syntax', /Expecting ';'/, [2, 1])],
     ['fn f() {\n  missing_fn(1)\n}\nf()', err('rhai-runtime', /Function not found: missing_fn \(i64\)/, [2, 3])],
-    ['let a = [1, 2];\nlet b = a[10];', err('rhai-runtime', /Array index 10 out of bounds: only 2 elements in array/, [2, 10])],
+    ['let a = [1, 2];\nlet b = a[10];', err('rhai-runtime', /Array index 10 out of bounds: only 2 elements in array/, [2, 11])],
     ['let x = 10;\nlet y = x / 0;', err('rhai-runtime', /Division by zero/, [2, 11])],
     ['/* open comment', err('rhai-syntax', /Unterminated block comment/, [1, 1])],
     ['let m = #{a: 1, a: 2};', err('rhai-syntax', /Duplicated property 'a'/, [1, 17])],
