@@ -9,6 +9,7 @@ import {
   ApplicationFailure,
   ActivityFailure,
   defineQuery,
+  log,
   executeChild,
   setHandler,
   upsertMemo,
@@ -43,7 +44,7 @@ function freshFacts(): VisitFacts {
 export async function agentRunWorkflow(input: RunInput): Promise<RunResult> {
   const runId = workflowInfo().workflowId;
   const bp = input.blueprint;
-  const notes: string[] = [];
+  const seedWarnings: string[] = [];
   let usage = emptyUsage();
   const perStage: Record<string, UsageTotals> = {};
   const stagesVisited: string[] = [];
@@ -61,7 +62,7 @@ export async function agentRunWorkflow(input: RunInput): Promise<RunResult> {
     { startToCloseTimeout: '1 minute', summary: `blueprint: ${bp.agent.name}` },
     [bp],
   );
-  const driver = new EngineDriver({ runId, blueprintHash, bp, options: input.options, log: (l) => notes.push(l) }, { state: createRunState(bp), snapshot: null, ops: [] });
+  const driver = new EngineDriver({ runId, blueprintHash, bp, options: input.options, log: (line) => log.info(line) }, { state: createRunState(bp), snapshot: null, ops: [] });
 
   setHandler(runProgressQuery, () => {
     const regions = regionBars(driver.state);
@@ -82,7 +83,7 @@ export async function agentRunWorkflow(input: RunInput): Promise<RunResult> {
   const result = async (output: Content, error?: string): Promise<RunResult> => {
     const text = typeof output === 'string' ? output : await acts.readText.executeWithOptions({ startToCloseTimeout: '1 minute', summary: 'final output' }, [output]);
     upsertSearchAttributes([{ key: STATUS_KEY, value: status }]);
-    upsertMemo({ gatesForced: driver.state.gatesForced, stages: stagesVisited, notes });
+    upsertMemo({ gatesForced: driver.state.gatesForced, stages: stagesVisited, diagnostics: driver.state.diagnostics.slice(-50), seedWarnings });
     return {
       runId,
       status,
@@ -92,6 +93,7 @@ export async function agentRunWorkflow(input: RunInput): Promise<RunResult> {
       gatesForced: driver.state.gatesForced,
       usage: { ...usage, perStage },
       stages: stagesVisited,
+      diagnostics: driver.state.diagnostics,
     };
   };
 
@@ -113,7 +115,7 @@ export async function agentRunWorkflow(input: RunInput): Promise<RunResult> {
       throw err;
     }
     for (const s of seeded) {
-      notes.push(...s.warnings);
+      seedWarnings.push(...s.warnings);
       if (regions && s.texts.length === 0) continue;
       await driver.apply({ kind: 'seed', region: s.region, texts: s.texts, replaceSeeded: regions !== undefined });
     }
@@ -181,7 +183,9 @@ export async function agentRunWorkflow(input: RunInput): Promise<RunResult> {
         const choice = chooseEdge(driver.state, bp, typeof reply.content === 'string' ? reply.content : reply.content.preview);
         if (choice.kind === 'edge') {
           edge = choice.edge;
-          if (choice.unmatched) notes.push(`edge-choice-unmatched: stage "${stage}" named no edge; took "${edge.target}"`);
+          if (choice.unmatched) {
+            await driver.apply({ kind: 'diagnostic', code: 'edge-choice-unmatched', severity: 'warning', detail: `stage "${stage}" answered without naming an edge; took "${edge.target}"` });
+          }
         }
       }
     }

@@ -11,6 +11,7 @@ import {
   ApplicationFailure,
   continueAsNew,
   defineQuery,
+  log,
   setHandler,
   upsertSearchAttributes,
   workflowInfo,
@@ -47,8 +48,7 @@ export async function stageWorkflow(input: StageInput): Promise<StageOutcome> {
   const { bp, stage } = { bp: input.blueprint, stage: input.stage };
   const def = bp.stages.find((s) => s.name === stage);
   if (!def) throw ApplicationFailure.nonRetryable(`no stage "${stage}" in blueprint ${bp.agent.name}`, 'unknown-stage');
-  const logLines: string[] = [];
-  const driver = new EngineDriver({ runId: input.runId, blueprintHash: input.blueprintHash, bp, options: input.options, log: (l) => logLines.push(l) }, input.carried);
+  const driver = new EngineDriver({ runId: input.runId, blueprintHash: input.blueprintHash, bp, options: input.options, log: (line) => log.info(line) }, input.carried);
   let { inferences, visitTurns, usage } = input;
   const facts = { ...input.facts, editsPerPath: { ...input.facts.editsPerPath } };
   let finalContent: Content = '';
@@ -136,6 +136,7 @@ export async function stageWorkflow(input: StageInput): Promise<StageOutcome> {
     runTurns++;
     usage = addUsage(usage, { calls: 1, ...reply.usage });
     if (reply.reportedPromptTokens !== undefined) await driver.apply({ kind: 'usage', promptTokens: reply.reportedPromptTokens });
+    for (const detail of reply.renderFailures) await driver.apply({ kind: 'diagnostic', code: 'custom-render-failed', severity: 'warning', detail });
 
     const calls: ToolCall[] = reply.toolCalls.map(({ argTokens: _counted, ...call }) => call);
     const invalid = reply.invalidToolCalls.map((c) => ({ id: c.id, name: c.name, arguments: {} }));

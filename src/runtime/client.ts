@@ -93,5 +93,5 @@ function failedResult(runId: string, error: unknown): RunResult {
 
 function emptyFailure(runId: string, message: string): RunResult {
   const zero = { calls: 0, promptTokens: 0, completionTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 };
-  return { runId, status: 'failed', output: '', error: message, regions: [], gatesForced: [], usage: { ...zero, perStage: {} }, stages: [] };
+  return { runId, status: 'failed', output: '', error: message, regions: [], gatesForced: [], usage: { ...zero, perStage: {} }, stages: [], diagnostics: [] };
 }

@@ -4,6 +4,7 @@
  * replayed operation runs exactly the code the workflow ran.
  */
 import {
+  addDiagnostic,
   applyContextTool,
   applyTransform,
   enterStage,
@@ -26,4 +27,5 @@ export const ENGINE: EngineCalls = {
   evaluateGate,
   applyTransform,
   recordUsage,
+  addDiagnostic,
 };

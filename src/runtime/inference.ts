@@ -50,6 +50,8 @@ export interface InferOutput {
   usage: Usage;
   reportedPromptTokens?: number;
   stopReason: string;
+  /** Custom regions whose `render` failed and fell back to the default rendering. */
+  renderFailures: string[];
 }
 
 const COUNTED_ARGUMENTS = ['content', 'item', 'note'];
@@ -120,6 +122,7 @@ export async function infer(store: RunStore, input: InferInput, attempt: number,
     usage: response.usage,
     ...(response.reportedPromptTokens !== undefined ? { reportedPromptTokens: response.reportedPromptTokens } : {}),
     stopReason: response.stopReason,
+    renderFailures: rendered.failures.map((f) => f.detail),
   };
 }
 

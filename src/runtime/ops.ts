@@ -11,6 +11,7 @@ import type { Blueprint, EdgeDef } from '../blueprint/types.js';
 import type { Content, CustomRegionHooks, EngineEnv, EngineOp, EngineRequest, NewEntry, RunState, ToolCall } from '../context/index.js';
 import type { ToolOutput } from '../context/routing.js';
 import type { ArgumentCounts } from '../context/tools.js';
+import type { Severity } from '../errors.js';
 
 /** What the workflow did to the region set, replayable against a snapshot. */
 export type OpCall =
@@ -22,7 +23,8 @@ export type OpCall =
   | { kind: 'seed'; region: string; texts: SeedEntryText[]; replaceSeeded: boolean }
   | { kind: 'gate'; fromStage: string; target: string | null; facts: GateFacts }
   | { kind: 'transform'; from: string; target: string }
-  | { kind: 'usage'; promptTokens: number };
+  | { kind: 'usage'; promptTokens: number }
+  | { kind: 'diagnostic'; code: string; severity: Severity; detail: string };
 
 export interface SeedEntryText {
   content: Content;
@@ -54,6 +56,7 @@ export interface EngineCalls {
   evaluateGate(state: RunState, bp: Blueprint, fromStage: string, edge: EdgeDef | null, facts: GateFacts, env: EngineEnv): EngineOp<unknown>;
   applyTransform(state: RunState, bp: Blueprint, edge: EdgeDef): void;
   recordUsage(state: RunState, promptTokens: number): void;
+  addDiagnostic(state: RunState, code: string, severity: Severity, detail: string): void;
 }
 
 export function findEdge(bp: Blueprint, from: string, target: string): EdgeDef {
@@ -86,6 +89,9 @@ export function opGenerator(engine: EngineCalls, state: RunState, bp: Blueprint,
       return null;
     case 'usage':
       engine.recordUsage(state, call.promptTokens);
+      return null;
+    case 'diagnostic':
+      engine.addDiagnostic(state, call.code, call.severity, call.detail);
       return null;
   }
 }

@@ -137,6 +137,8 @@ export interface RunResult {
   gatesForced: RunState['gatesForced'];
   usage: UsageTotals & { perStage: Record<string, UsageTotals> };
   stages: string[];
+  /** What the engine recorded along the way: window pressure, failed folds, failed custom renders, ... */
+  diagnostics: RunState['diagnostics'];
 }
 
 export function emptyUsage(): UsageTotals {
