@@ -296,6 +296,30 @@ gate = { require_no_open_items = "todos", max_attempts = 2 }`);
     expect(entriesText(state, 'conversation').filter((t) => t.includes('#1 write the tests'))).toHaveLength(2);
   });
 
+  it.each([
+    ['require_no_open_items', '{ require_no_open_items = "todos", max_attempts = 1 }', '#1 left open'],
+    ['require_regions', '{ require_regions = ["notes"], max_attempts = 1 }', 'notes'],
+    ['require_region_updated', '{ require_region_updated = "notes", max_attempts = 1 }', '"notes"'],
+    ['require_modifications', '{ require_modifications = true, region = "patch", max_attempts = 1 }', 'write_file'],
+    ['require_modifications', '{ require_modifications = true, tools = ["shell"], max_attempts = 1 }', 'shell'],
+  ])('forces %s through at max_attempts when the model never fixes it (%s)', async (check, gate, named) => {
+    const model = scriptedModel({
+      turns: [turn('work', 'Planning.', [{ name: 'todo_add', arguments: { region: 'todos', item: 'left open' } }]), turn('review', 'Reviewed.')],
+    });
+    const bp = blueprint(model, `
+[stages.work]
+[stages.work.transitions.review]
+gate = ${gate}`);
+    const run = await runAgent(rt, bp, { task: 'ship it' });
+    expect(run.result.status).toBe('completed');
+    expect(run.result.stages).toEqual(['work', 'review']);
+    // The planning turn, one blocked completion, then the forced one.
+    expect(run.result.usage.perStage.work?.calls).toBe(3);
+    expect(run.result.gatesForced).toEqual([{ stage: 'work', target: 'review', check, detail: expect.stringContaining(named) }]);
+    const memo = (await run.handle.describe()).memo as { gatesForced?: unknown };
+    expect(memo.gatesForced).toEqual(run.result.gatesForced);
+  });
+
   it('max_attempts = 0 forces a failing check at once', async () => {
     const model = scriptedModel({ turns: [turn('work', 'Nothing to record.'), turn('review', 'Reviewed.')] });
     const bp = blueprint(model, `
