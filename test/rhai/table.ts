@@ -1,4 +1,5 @@
 /** Table-driven conformance helpers: each row is `[source, expected]`. */
+import { appendFileSync } from 'node:fs';
 import { expect, it } from 'vitest';
 import { compile, type RhaiError, type RhaiLimits, type RunResult } from '../../src/rhai/index.js';
 
@@ -47,8 +48,14 @@ export function check(source: string, expected: unknown): void {
   expect(r, source).toEqual({ ok: true, value: expected, logs: r.logs });
 }
 
+/**
+ * With RHAI_DUMP=<file>, every row's source and this engine's result are also appended to
+ * <file> as JSON lines, for test/rhai/reference/compare.ts to check against real Rhai.
+ */
 export function table(rows: Row[]): void {
+  const dump = process.env.RHAI_DUMP;
   for (const [src, expected] of rows) {
+    if (dump) appendFileSync(dump, `${JSON.stringify({ src, mine: evaluate(src) })}\n`);
     it(src.length > 80 ? `${src.slice(0, 77)}...` : src, () => check(src, expected));
   }
 }
