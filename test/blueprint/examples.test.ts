@@ -30,7 +30,7 @@ describe('example blueprints', () => {
     expect(implement?.toolRouting?.overrides.read_file).toEqual({ region: 'codebase', maxResultTokens: 20000 });
     expect(implement?.toolRouting?.maxResultTokensPerTool).toEqual({ shell: 2000 });
     const plan = resolveStageBudgets(bp).find((s) => s.name === 'plan');
-    expect(plan?.regions.find((r) => r.name === 'codebase')).toEqual({ name: 'codebase', kind: 'compacting', budgetText: '20%', budget: 40000, threshold: 32000 });
+    expect(plan?.regions.find((r) => r.name === 'codebase')).toEqual({ name: 'codebase', kind: 'compacting', budgetText: '20%', budget: 60000, threshold: 48000 });
   });
 
   it('researcher keeps findings in a hashmap, admits sources by rejection and narrows the write stage', () => {

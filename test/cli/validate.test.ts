@@ -28,8 +28,8 @@ describe('lev validate', () => {
     const r = lev('blueprints/coder', 'blueprints/researcher');
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('blueprints/coder/agent.toml: ok (0 errors, 0 warnings, 0 notes)');
-    expect(r.stdout).toContain('stage implement: model anthropic:claude-sonnet-4-5, window 200000 tokens');
-    expect(r.stdout).toMatch(/codebase\s+compacting\s+"20%"\s+40000\s+32000/);
+    expect(r.stdout).toContain('stage implement: model anthropic:claude-sonnet-5-5, window 1000000 tokens');
+    expect(r.stdout).toMatch(/codebase\s+compacting\s+"20%"\s+60000\s+48000/);
   });
 
   it('prints findings as path:line:column: severity message [code] and exits 1 on an error', () => {
@@ -81,8 +81,8 @@ describe('lev validate', () => {
     expect(good).toMatchObject({ path: 'blueprints/researcher/agent.toml', ok: true, diagnostics: [] });
     const gather = good?.stages[0];
     expect(gather?.name).toBe('gather');
-    expect(gather?.window).toBe(200000);
-    expect(gather?.regions[2]).toEqual({ name: 'findings', kind: 'hashmap', budget: 20000 });
+    expect(gather?.window).toBe(1000000);
+    expect(gather?.regions[2]).toEqual({ name: 'findings', kind: 'hashmap', budget: 30000 });
   });
 
   it('resolves every stage at the --window override', () => {
