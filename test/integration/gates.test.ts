@@ -292,6 +292,7 @@ gate = { require_no_open_items = "todos", max_attempts = 2 }`);
     expect(run.result.gatesForced[0]?.detail).toContain('#1 write the tests');
     const memo = (await run.handle.describe()).memo as { gatesForced?: unknown };
     expect(memo.gatesForced).toEqual(run.result.gatesForced);
+    expect(run.result.diagnostics).toContainEqual(expect.objectContaining({ code: 'gate-forced', severity: 'warning' }));
     const state = await finalState(conn.client, run.handle.workflowId);
     expect(entriesText(state, 'conversation').filter((t) => t.includes('#1 write the tests'))).toHaveLength(2);
   });
@@ -668,8 +669,7 @@ condition = "llm_choice"
     const run = await runAgent(rt, bp, { task: 'decide' });
     expect(run.result.status).toBe('completed');
     expect(run.result.stages).toEqual(['triage', 'fix']);
-    const notes = ((await run.handle.describe()).memo?.notes as string[] | undefined) ?? [];
-    expect(notes.join('\n')).toContain('edge-choice-unmatched');
+    expect(run.result.diagnostics.map((d) => d.code)).toContain('edge-choice-unmatched');
   });
 
   it('returns a long final answer in full although the run keeps only a reference to it', async () => {

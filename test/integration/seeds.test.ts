@@ -46,8 +46,9 @@ function lines(path: string): string[] {
   return existsSync(path) ? readFileSync(path, 'utf8').split('\n').filter(Boolean) : [];
 }
 
-async function memoNotes(handle: { describe(): Promise<{ memo?: Record<string, unknown> }> }): Promise<string[]> {
-  return ((await handle.describe()).memo?.notes as string[] | undefined) ?? [];
+/** Seed warnings the run keeps in its memo, where `lev show` and the Web UI find them. */
+async function seedWarnings(handle: { describe(): Promise<{ memo?: Record<string, unknown> }> }): Promise<string[]> {
+  return ((await handle.describe()).memo?.seedWarnings as string[] | undefined) ?? [];
 }
 
 describe('seeds on a real run', () => {
@@ -214,7 +215,7 @@ available_tools = ["context_read"]
     const optional = await runAgent(rt, writeBlueprint(toml(false, scriptedModel({ turns: [{ text: 'ok' }] }))), { task: 'go', workdir: optionalDir });
     expect(optional.result.status).toBe('completed');
     expect(optional.result.regions.find((r) => r.name === 'made')).toMatchObject({ entries: 0, tokens: 0 });
-    expect((await memoNotes(optional.handle)).join('\n')).toMatch(/touch made\.txt.*not pre-approved/);
+    expect((await seedWarnings(optional.handle)).join('\n')).toMatch(/touch made\.txt.*not pre-approved/);
     expect(existsSync(join(optionalDir, 'made.txt'))).toBe(false);
 
     const requiredDir = tempDir('unapproved');
@@ -240,7 +241,7 @@ probe = { kind = "temporary", max_tokens = 500, required = ${required}, seed = {
     const optional = await runAgent(rt, writeBlueprint(toml(false, scriptedModel({ turns: [{ text: 'ok' }] }))), { task: 'go', options });
     expect(optional.result.status).toBe('completed');
     expect(optional.result.regions.find((r) => r.name === 'probe')).toMatchObject({ entries: 0, tokens: 0 });
-    expect((await memoNotes(optional.handle)).join('\n')).toContain('--no-seed-commands');
+    expect((await seedWarnings(optional.handle)).join('\n')).toContain('--no-seed-commands');
 
     const required = await runAgent(rt, writeBlueprint(toml(true, scriptedModel({ turns: [{ text: 'never asked' }] }))), { task: 'go', options });
     expect(required.result.status).toBe('failed');
