@@ -40,9 +40,13 @@ export const ALWAYS_VISIBLE = ['conversation', 'tool_results', 'final_output', '
 /** The regions stage `stage` carries, in effective order (SPEC 9.1). */
 export function stageLayout(bp: Blueprint, stage: StageDef): RegionDef[] {
   if (!stage.regions) return [...bp.regions];
-  const names = new Set(stage.regions.map((r) => r.name));
-  const always = bp.regions.filter((r) => (ALWAYS_VISIBLE as readonly string[]).includes(r.name) && !names.has(r.name));
-  return [...stage.regions, ...always];
+  const layout = [...stage.regions];
+  for (const name of ALWAYS_VISIBLE) {
+    if (layout.some((d) => d.name === name)) continue;
+    const global = bp.regions.find((d) => d.name === name);
+    if (global) layout.push(global);
+  }
+  return layout;
 }
 
 /** The context window a stage runs with, and whether the model table knows it. */

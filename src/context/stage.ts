@@ -4,16 +4,16 @@
  * regions left over budget (2.2), the stage instructions (9.2) and the
  * snapshot of `updates` counters. Seeds and maintenance are separate calls.
  */
-import type { Blueprint, RegionDef, StageDef } from '../blueprint/types.js';
+import type { Blueprint, StageDef } from '../blueprint/types.js';
 import { lookupModel, UNKNOWN_MODEL_WINDOW } from '../providers/models.js';
 import { isFixedRegion, resolveBudget, resolveThreshold, workingSpaceShortfall } from './budget.js';
+import { stageLayout } from '../blueprint/resolve.js';
 import { shiftGroup } from './groups.js';
 import type { EngineEnv } from './kinds/custom.js';
 import { kindBehaviour } from './kinds/index.js';
 import { type Failure, failure } from './messages.js';
 import { count, type EngineOp } from './requests.js';
 import {
-  ALWAYS_VISIBLE,
   addDiagnostic,
   cloneData,
   commitState,
@@ -56,18 +56,6 @@ export function stageWindow(state: RunState, bp: Blueprint, stage: StageDef): { 
   if (state.windowOverride !== undefined) return { window: state.windowOverride, known: true };
   const info = lookupModel(bp.models, stage.model);
   return info ? { window: info.contextWindow, known: true } : { window: UNKNOWN_MODEL_WINDOW, known: false };
-}
-
-/** The stage's regions in effective order (SPEC 9.1). */
-export function effectiveLayout(bp: Blueprint, stage: StageDef): RegionDef[] {
-  if (!stage.regions) return bp.regions;
-  const layout = [...stage.regions];
-  for (const name of ALWAYS_VISIBLE) {
-    if (layout.some((d) => d.name === name)) continue;
-    const global = bp.regions.find((d) => d.name === name);
-    if (global) layout.push(global);
-  }
-  return layout;
 }
 
 function reduce(state: RunState, region: RegionState): RegionReduction | 'over' | null {
@@ -136,7 +124,7 @@ export function* enterStage(state: RunState, bp: Blueprint, stageName: string, e
   const { window, known } = stageWindow(draft, bp, stage);
   if (!known) addDiagnostic(draft, 'unknown-model-window', 'warning', `model "${stage.model}" of stage "${stage.name}" is not in the model table; assuming a window of ${window} tokens`);
 
-  const layout = effectiveLayout(bp, stage);
+  const layout = stageLayout(bp, stage);
   const visible: RegionState[] = [];
   for (const def of layout) {
     const existing = draft.regions.find((r) => r.name === def.name);

@@ -58,8 +58,6 @@ export interface RunState {
   usedAtLastMaintenance: number | null;
 }
 
-/** Names of the regions the runtime supplies and every stage sees (SPEC 1.8). */
-export const ALWAYS_VISIBLE = ['conversation', 'tool_results', 'final_output', 'stage_instructions'] as const;
 export const STAGE_INSTRUCTIONS = 'stage_instructions';
 export const CONVERSATION = 'conversation';
 export const FINAL_OUTPUT = 'final_output';

@@ -42,6 +42,6 @@ describe('example blueprints', () => {
     expect(byName.earlier_turns).toMatchObject({ kind: 'compact_history', sourceRegion: 'conversation' });
     const write = bp.stages.find((s) => s.name === 'write');
     if (!write) throw new Error('no write stage');
-    expect(stageLayout(bp, write).map((r) => r.name)).toEqual(['task', 'findings', 'stage_instructions', 'conversation', 'final_output', 'tool_results']);
+    expect(stageLayout(bp, write).map((r) => r.name)).toEqual(['task', 'findings', 'conversation', 'tool_results', 'final_output', 'stage_instructions']);
   });
 });

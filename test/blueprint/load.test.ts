@@ -171,7 +171,7 @@ stage_instructions = { max_tokens = 600 }`;
     if (!a || !b) throw new Error('stages missing');
     expect(stageLayout(bp, a).map((r) => r.name)).toEqual(['task', 'notes', 'stage_instructions', 'tool_results', 'conversation', 'final_output']);
     const layout = stageLayout(bp, b);
-    expect(layout.map((r) => r.name)).toEqual(['work', 'task', 'stage_instructions', 'tool_results', 'conversation', 'final_output']);
+    expect(layout.map((r) => r.name)).toEqual(['work', 'task', 'stage_instructions', 'conversation', 'tool_results', 'final_output']);
     expect(layout[1]).toMatchObject({ kind: 'pinned', budgetPercent: 10, maxTokens: 900 });
     expect(layout[2]).toMatchObject({ kind: 'pinned', maxTokens: 600 });
   });
