@@ -83,7 +83,13 @@ export async function agentRunWorkflow(input: RunInput): Promise<RunResult> {
   const result = async (output: Content, error?: string): Promise<RunResult> => {
     const text = typeof output === 'string' ? output : await acts.readText.executeWithOptions({ startToCloseTimeout: '1 minute', summary: 'final output' }, [output]);
     upsertSearchAttributes([{ key: STATUS_KEY, value: status }]);
-    upsertMemo({ gatesForced: driver.state.gatesForced, stages: stagesVisited, diagnostics: driver.state.diagnostics.slice(-50), seedWarnings });
+    upsertMemo({
+      gatesForced: driver.state.gatesForced,
+      requiredRegionsAbandoned: driver.state.requiredRegionsAbandoned,
+      stages: stagesVisited,
+      diagnostics: driver.state.diagnostics.slice(-50),
+      seedWarnings,
+    });
     return {
       runId,
       status,

@@ -478,6 +478,7 @@ report = { kind = "temporary", max_tokens = 500, required = true, required_messa
     expect(run.result.status).toBe('completed');
     expect(run.result.usage.perStage.main?.calls).toBe(4);
     expect(run.result.gatesForced).toEqual([{ stage: 'main', target: null, check: 'required_regions', detail: 'Put the final report in report.' }]);
+    expect((await run.handle.describe()).memo?.requiredRegionsAbandoned).toEqual(['report']);
     const state = await finalState(conn.client, run.handle.workflowId);
     expect(entriesText(state, 'conversation').filter((t) => t === 'Put the final report in report.')).toHaveLength(3);
   });
