@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Client } from '@temporalio/client';
 import { defaultPayloadConverter } from '@temporalio/common';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Blueprint } from '../../src/blueprint/types.js';
 import { renderPrompt } from '../../src/context/render.js';
 import type { Content, PromptMessage, RunState } from '../../src/context/index.js';
@@ -17,8 +17,7 @@ import type { InferInput } from '../../src/runtime/inference.js';
 import { customRegionHooks } from '../../src/rhai/region-hooks.js';
 import { RunStore } from '../../src/runtime/run-store.js';
 import type { StageOutcome } from '../../src/runtime/types.js';
-import { connectClient } from './helpers.js';
-import { type TestRuntime, runAgent, scriptedModel, startRuntime, tempDir, writeBlueprint } from './run-helpers.js';
+import { runAgent, scriptedModel, type TestRuntime, tempDir, useRuntime, writeBlueprint } from './run-helpers.js';
 
 interface Seen {
   stage: string;
@@ -124,16 +123,7 @@ ${body}
 }
 
 describe('completion gates on a real run', () => {
-  let conn: Awaited<ReturnType<typeof connectClient>>;
-  let rt: TestRuntime;
-  beforeAll(async () => {
-    conn = await connectClient();
-    rt = await startRuntime(conn.client);
-  });
-  afterAll(async () => {
-    await rt?.stop();
-    await conn?.connection.close();
-  });
+  const env = useRuntime();
 
   /** Runs `work` → `review` with `gate`; the first "done" is blocked, `fix` is the model's repair. */
   async function blockedThenFixed(gate: string, fix: ReturnType<typeof turn>, opts: { tools?: string; seedNotes?: boolean } = {}) {
@@ -160,7 +150,7 @@ gate = ${gate}
 [stages.review]
 `);
     const workdir = tempDir('gate-work');
-    const run = await runAgent(rt, bp, { task: 'make the change', workdir });
+    const run = await runAgent(env.rt, bp, { task: 'make the change', workdir });
     return { ...run, bp, workdir };
   }
 
@@ -170,12 +160,12 @@ gate = ${gate}
     expect(run.result.gatesForced).toEqual([]);
     // The same visit continued: three work inferences, no second entry into `work`.
     expect(run.result.usage.perStage.work?.calls).toBe(3);
-    const state = await finalState(conn.client, run.handle.workflowId);
+    const state = await finalState(env.conn.client, run.handle.workflowId);
     const nudge = state.regions.find((r) => r.name === 'conversation')?.entries.find((e) => e.runtime && e.kind === 'user');
     expect(nudge).toBeDefined();
     const nudgeText = typeof nudge!.content === 'string' ? nudge!.content : nudge!.content.preview;
     for (const part of nudgeParts) expect(nudgeText).toContain(part);
-    const seen = await promptsSeen(rt, run.bp, run.handle.workflowId);
+    const seen = await promptsSeen(env.rt, run.bp, run.handle.workflowId);
     const afterBlock = seen.find((s) => s.stage === 'work' && s.stageTurn === 1);
     expect(afterBlock?.messages.at(-1)).toMatchObject({ role: 'user', content: nudgeText });
     const beforeBlock = seen.find((s) => s.stage === 'work' && s.stageTurn === 0);
@@ -197,12 +187,12 @@ gate = ${gate}
 [stages.work]
 [stages.work.transitions.review]
 gate = { require_no_open_items = "todos" }`);
-    const run = await runAgent(rt, bp, { task: 'ship it' });
+    const run = await runAgent(env.rt, bp, { task: 'ship it' });
     expect(run.result.status).toBe('completed');
     expect(run.result.stages).toEqual(['work', 'review']);
     expect(run.result.gatesForced).toEqual([]);
     expect(run.result.usage.perStage.work?.calls).toBe(4);
-    const seen = await promptsSeen(rt, bp, run.handle.workflowId);
+    const seen = await promptsSeen(env.rt, bp, run.handle.workflowId);
     const nudged = seen.find((s) => s.stage === 'work' && s.stageTurn === 2);
     const last = nudged?.messages.at(-1);
     expect(last?.role).toBe('user');
@@ -225,12 +215,12 @@ gate = { require_no_open_items = "todos" }`);
 [stages.work]
 [stages.work.transitions.review]
 gate = { require_no_open_items = "todos", max_attempts = 1 }`);
-    const run = await runAgent(rt, bp, { task: 'ship it', options: { turnsPerRun: 1, opsPerSnapshot: 2 } });
+    const run = await runAgent(env.rt, bp, { task: 'ship it', options: { turnsPerRun: 1, opsPerSnapshot: 2 } });
     expect(run.result.status).toBe('completed');
     expect(run.result.stages).toEqual(['work', 'review']);
     expect(run.result.gatesForced).toEqual([]);
     expect(run.result.usage.perStage.work?.calls).toBe(4);
-    const state = await finalState(conn.client, run.handle.workflowId);
+    const state = await finalState(env.conn.client, run.handle.workflowId);
     expect(entriesText(state, 'conversation').filter((t) => t.includes('#1 update the changelog'))).toHaveLength(1);
     expect(state.regions.find((r) => r.name === 'todos')?.entries[0]?.checklist?.done).toBe(true);
   });
@@ -282,7 +272,7 @@ gate = { require_no_open_items = "todos", max_attempts = 1 }`);
 [stages.work]
 [stages.work.transitions.review]
 gate = { require_no_open_items = "todos", max_attempts = 2 }`);
-    const run = await runAgent(rt, bp, { task: 'ship it' });
+    const run = await runAgent(env.rt, bp, { task: 'ship it' });
     expect(run.result.status).toBe('completed');
     expect(run.result.stages).toEqual(['work', 'review']);
     // One planning turn, then three completions: blocked, blocked, forced.
@@ -293,7 +283,7 @@ gate = { require_no_open_items = "todos", max_attempts = 2 }`);
     const memo = (await run.handle.describe()).memo as { gatesForced?: unknown };
     expect(memo.gatesForced).toEqual(run.result.gatesForced);
     expect(run.result.diagnostics).toContainEqual(expect.objectContaining({ code: 'gate-forced', severity: 'warning' }));
-    const state = await finalState(conn.client, run.handle.workflowId);
+    const state = await finalState(env.conn.client, run.handle.workflowId);
     expect(entriesText(state, 'conversation').filter((t) => t.includes('#1 write the tests'))).toHaveLength(2);
   });
 
@@ -311,7 +301,7 @@ gate = { require_no_open_items = "todos", max_attempts = 2 }`);
 [stages.work]
 [stages.work.transitions.review]
 gate = ${gate}`);
-    const run = await runAgent(rt, bp, { task: 'ship it' });
+    const run = await runAgent(env.rt, bp, { task: 'ship it' });
     expect(run.result.status).toBe('completed');
     expect(run.result.stages).toEqual(['work', 'review']);
     // The planning turn, one blocked completion, then the forced one.
@@ -327,28 +317,19 @@ gate = ${gate}`);
 [stages.work]
 [stages.work.transitions.review]
 gate = { require_regions = ["notes"], max_attempts = 0 }`);
-    const run = await runAgent(rt, bp, { task: 'ship it' });
+    const run = await runAgent(env.rt, bp, { task: 'ship it' });
     expect(run.result.status).toBe('completed');
     expect(run.result.usage.perStage.work?.calls).toBe(1);
     expect(run.result.gatesForced).toEqual([expect.objectContaining({ stage: 'work', target: 'review', check: 'require_regions' })]);
     const memo = (await run.handle.describe()).memo as { gatesForced?: unknown };
     expect(memo.gatesForced).toEqual(run.result.gatesForced);
-    const state = await finalState(conn.client, run.handle.workflowId);
+    const state = await finalState(env.conn.client, run.handle.workflowId);
     expect(entriesText(state, 'conversation').some((t) => t.includes('still empty'))).toBe(false);
   });
 });
 
 describe('edges on a real run', () => {
-  let conn: Awaited<ReturnType<typeof connectClient>>;
-  let rt: TestRuntime;
-  beforeAll(async () => {
-    conn = await connectClient();
-    rt = await startRuntime(conn.client);
-  });
-  afterAll(async () => {
-    await rt?.stop();
-    await conn?.connection.close();
-  });
+  const env = useRuntime();
 
   it('lets the model choose between two llm_choice edges, shown with their hints', async () => {
     const model = scriptedModel({
@@ -371,11 +352,11 @@ hint = "the documentation is wrong"
 [stages.fix]
 [stages.docs]
 `);
-    const run = await runAgent(rt, bp, { task: 'the README contradicts the CLI' });
+    const run = await runAgent(env.rt, bp, { task: 'the README contradicts the CLI' });
     expect(run.result.status).toBe('completed');
     expect(run.result.stages).toEqual(['triage', 'docs']);
     expect(run.result.output).toBe('Docs updated.');
-    const seen = await promptsSeen(rt, bp, run.handle.workflowId);
+    const seen = await promptsSeen(env.rt, bp, run.handle.workflowId);
     const choice = seen.find((s) => s.purpose === 'edge-choice');
     expect(choice?.stage).toBe('triage');
     expect(choice?.question).toContain('fix: the code is wrong');
@@ -406,7 +387,7 @@ max_revisits = 1
 condition = "dead_end"
 [stages.giveup]
 `);
-    const run = await runAgent(rt, bp, { task: 'draft a plan' });
+    const run = await runAgent(env.rt, bp, { task: 'draft a plan' });
     expect(run.result.status).toBe('completed');
     expect(run.result.stages).toEqual(['draft', 'check', 'draft', 'check', 'giveup']);
     expect(run.result.output).toBe('Stopping here.');
@@ -427,11 +408,11 @@ allow_complete = true
 hint = "the result needs polishing"
 [stages.polish]
 `);
-    const run = await runAgent(rt, bp, { task: 'finish' });
+    const run = await runAgent(env.rt, bp, { task: 'finish' });
     expect(run.result.status).toBe('completed');
     expect(run.result.stages).toEqual(['work']);
     expect(run.result.output).toBe('All finished.');
-    const seen = await promptsSeen(rt, bp, run.handle.workflowId);
+    const seen = await promptsSeen(env.rt, bp, run.handle.workflowId);
     expect(seen.find((s) => s.purpose === 'edge-choice')?.question).toMatch(/polish: the result needs polishing[\s\S]*DONE/);
   });
 
@@ -452,13 +433,13 @@ condition = "error"
 [stages.done]
 [stages.recover]
 `);
-    const run = await runAgent(rt, bp, { task: 'try it' });
+    const run = await runAgent(env.rt, bp, { task: 'try it' });
     expect(run.result.status).toBe('completed');
     expect(run.result.stages).toEqual(['work', 'recover']);
     expect(run.result.output).toBe('Recovered after the failure.');
     // The failing call was not retried: auth errors are final.
     expect(scriptedCalls().filter((c) => c.runId === run.handle.workflowId && c.stage === 'work')).toHaveLength(0);
-    const seen = await promptsSeen(rt, bp, run.handle.workflowId);
+    const seen = await promptsSeen(env.rt, bp, run.handle.workflowId);
     const recover = seen.find((s) => s.stage === 'recover');
     expect(recover?.messages.some((m) => m.role === 'user' && m.content.includes('Inference failed in stage "work"'))).toBe(true);
   });
@@ -474,12 +455,12 @@ task   = { kind = "pinned", max_tokens = 500 }
 report = { kind = "temporary", max_tokens = 500, required = true, required_message = "Put the final report in {region}." }
 [stages.main]
 `);
-    const run = await runAgent(rt, bp, { task: 'report back' });
+    const run = await runAgent(env.rt, bp, { task: 'report back' });
     expect(run.result.status).toBe('completed');
     expect(run.result.usage.perStage.main?.calls).toBe(4);
     expect(run.result.gatesForced).toEqual([{ stage: 'main', target: null, check: 'required_regions', detail: 'Put the final report in report.' }]);
     expect((await run.handle.describe()).memo?.requiredRegionsAbandoned).toEqual(['report']);
-    const state = await finalState(conn.client, run.handle.workflowId);
+    const state = await finalState(env.conn.client, run.handle.workflowId);
     expect(entriesText(state, 'conversation').filter((t) => t === 'Put the final report in report.')).toHaveLength(3);
   });
 
@@ -504,12 +485,12 @@ condition = "max_iterations"
 [stages.review]
 [stages.wrapup]
 `);
-    const run = await runAgent(rt, bp, { task: 'keep going' });
+    const run = await runAgent(env.rt, bp, { task: 'keep going' });
     expect(run.result.status).toBe('completed');
     expect(run.result.stages).toEqual(['work', 'wrapup']);
     expect(run.result.usage.perStage.work?.calls).toBe(2);
     expect(run.result.gatesForced).toEqual([]);
-    const seen = await promptsSeen(rt, bp, run.handle.workflowId);
+    const seen = await promptsSeen(env.rt, bp, run.handle.workflowId);
     const wrapup = seen.find((s) => s.stage === 'wrapup');
     expect(wrapup?.messages.some((m) => m.role === 'user' && m.content.includes('reached its limit of 2 inferences'))).toBe(true);
     expect(wrapup?.messages.some((m) => m.content.includes('still empty'))).toBe(false);
@@ -534,13 +515,13 @@ max_iterations = 1
 gate = { require_regions = ["notes"] }
 [stages.review]
 `);
-    const run = await runAgent(rt, bp, { task: 'keep going' });
+    const run = await runAgent(env.rt, bp, { task: 'keep going' });
     expect(run.result.status).toBe('completed');
     expect(run.result.stages).toEqual(['work', 'review']);
     expect(run.result.gatesForced).toEqual([]);
     // One visit of work: no nudges the model could never answer, no re-runs of a stage already at its cap.
-    expect(await childIds(conn.client, run.handle.workflowId)).toHaveLength(2);
-    const seen = await promptsSeen(rt, bp, run.handle.workflowId);
+    expect(await childIds(env.conn.client, run.handle.workflowId)).toHaveLength(2);
+    const seen = await promptsSeen(env.rt, bp, run.handle.workflowId);
     const review = seen.find((s) => s.stage === 'review');
     expect(review?.messages.some((m) => m.content.includes('still empty'))).toBe(false);
   });
@@ -563,11 +544,11 @@ stuck_after_iterations = 2
 [stages.done]
 [stages.help]
 `);
-    const run = await runAgent(rt, bp, { task: 'find something' });
+    const run = await runAgent(env.rt, bp, { task: 'find something' });
     expect(run.result.status).toBe('completed');
     expect(run.result.stages).toEqual(['work', 'help']);
     expect(run.result.usage.perStage.work?.calls).toBe(2);
-    const state = await finalState(conn.client, run.handle.workflowId);
+    const state = await finalState(env.conn.client, run.handle.workflowId);
     expect(entriesText(state, 'stuck_report')).toEqual([expect.stringContaining('Stage "work" made no progress')]);
   });
 
@@ -591,7 +572,7 @@ stuck_after_same_file_edits = 3
 [stages.help]
 `);
     const workdir = tempDir('churn');
-    const run = await runAgent(rt, bp, { task: 'settle the notes', workdir });
+    const run = await runAgent(env.rt, bp, { task: 'settle the notes', workdir });
     expect(run.result.status).toBe('completed');
     expect(run.result.stages).toEqual(['work', 'help']);
     expect(run.result.usage.perStage.work?.calls).toBe(3);
@@ -615,14 +596,14 @@ scratch = { kind = "temporary", max_tokens = 2000 }
 transform = "compact"
 [stages.write]
 `);
-    const run = await runAgent(rt, bp, { task: 'write it up' });
+    const run = await runAgent(env.rt, bp, { task: 'write it up' });
     expect(run.result.status).toBe('completed');
     expect(bar(run.result, 'scratch').entries).toBe(1);
-    const state = await finalState(conn.client, run.handle.workflowId);
+    const state = await finalState(env.conn.client, run.handle.workflowId);
     const scratch = state.regions.find((r) => r.name === 'scratch')?.entries ?? [];
     expect(scratch).toHaveLength(1);
     expect(scratch[0]?.summary).toBe(true);
-    const seen = await promptsSeen(rt, bp, run.handle.workflowId);
+    const seen = await promptsSeen(env.rt, bp, run.handle.workflowId);
     const write = seen.find((s) => s.stage === 'write' && s.purpose === 'turn');
     expect(write?.system).toContain('summary of 3');
     expect(write?.system).not.toContain('observation 2: detail');
@@ -642,12 +623,12 @@ write_file = "deny"
 [stages.work]
 [stages.work.transitions.review]
 gate = { require_modifications = true }`);
-    const run = await runAgent(rt, bp, { task: 'change a file' });
+    const run = await runAgent(env.rt, bp, { task: 'change a file' });
     expect(run.result.status).toBe('completed');
     expect(run.result.stages).toEqual(['work', 'review']);
     expect(run.result.usage.perStage.work?.calls).toBe(2);
     expect(run.result.gatesForced).toEqual([]);
-    const state = await finalState(conn.client, run.handle.workflowId);
+    const state = await finalState(env.conn.client, run.handle.workflowId);
     expect(entriesText(state, 'conversation').some((t) => t.includes('No file has been changed'))).toBe(false);
   });
 
@@ -667,7 +648,7 @@ condition = "llm_choice"
 [stages.fix]
 [stages.docs]
 `);
-    const run = await runAgent(rt, bp, { task: 'decide' });
+    const run = await runAgent(env.rt, bp, { task: 'decide' });
     expect(run.result.status).toBe('completed');
     expect(run.result.stages).toEqual(['triage', 'fix']);
     expect(run.result.diagnostics.map((d) => d.code)).toContain('edge-choice-unmatched');
@@ -685,7 +666,7 @@ task = { kind = "pinned", max_tokens = 500 }
 conversation = { kind = "sliding_window", max_tokens = 20000 }
 [stages.main]
 `);
-    const run = await runAgent(rt, bp, { task: 'answer at length' });
+    const run = await runAgent(env.rt, bp, { task: 'answer at length' });
     expect(run.result.status).toBe('completed');
     expect(run.result.output).toBe(long);
   });
@@ -704,7 +685,7 @@ task = { kind = "pinned", max_tokens = 120 }
 [stages.build]
 system_prompt = "${prompt}"
 `);
-    const run = await runAgent(rt, bp, { task: 'build it' });
+    const run = await runAgent(env.rt, bp, { task: 'build it' });
     expect(run.result.status).toBe('failed');
     expect(run.result.stages).toEqual(['plan']);
     expect(run.result.error).toContain('stage "build"');
@@ -738,18 +719,18 @@ scratch = { kind = "temporary", max_tokens = 1000 }
 transform = "clear"
 [stages.summarise]
 `);
-    const run = await runAgent(rt, bp, { task: 'summarise the findings' });
+    const run = await runAgent(env.rt, bp, { task: 'summarise the findings' });
     expect(run.result.status).toBe('completed');
     expect(bar(run.result, 'scratch')).toMatchObject({ entries: 0, tokens: 0 });
     expect(bar(run.result, 'task').tokens).toBeGreaterThan(0);
-    const seen = await promptsSeen(rt, bp, run.handle.workflowId);
+    const seen = await promptsSeen(env.rt, bp, run.handle.workflowId);
     const entering = seen.find((s) => s.stage === 'summarise' && s.stageTurn === 0);
     // Only the runtime's opening prompt is left of the conversation.
     expect(entering?.messages.filter((m) => m.role !== 'user' || /Gather/.test(m.content))).toEqual([]);
     expect(entering?.system).toContain('summarise the findings');
     expect(entering?.system).toContain('#1 write the summary');
     expect(entering?.system).not.toContain('raw observations');
-    const state = await finalState(conn.client, run.handle.workflowId);
+    const state = await finalState(env.conn.client, run.handle.workflowId);
     expect(entriesText(state, 'conversation').some((t) => t.startsWith('Gather'))).toBe(false);
     expect(entriesText(state, 'todos')).toEqual(['write the summary', 'second item']);
     expect(state.regions.find((r) => r.name === 'todos')?.entries.map((e) => e.checklist?.id)).toEqual([1, 2]);

@@ -6,9 +6,8 @@
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connectClient } from './helpers.js';
-import { type TestRuntime, runAgent, scriptedModel, startRuntime, tempDir, writeBlueprint } from './run-helpers.js';
+import { describe, expect, it } from 'vitest';
+import { runAgent, scriptedModel, tempDir, useRuntime, writeBlueprint } from './run-helpers.js';
 
 const TURNS = 300;
 
@@ -20,16 +19,7 @@ function bigFile(bytes: number): string {
 }
 
 describe('a 300-turn run with 100 KB tool results', () => {
-  let conn: Awaited<ReturnType<typeof connectClient>>;
-  let rt: TestRuntime;
-  beforeAll(async () => {
-    conn = await connectClient();
-    rt = await startRuntime(conn.client);
-  });
-  afterAll(async () => {
-    await rt?.stop();
-    await conn?.connection.close();
-  });
+  const env = useRuntime();
 
   it('continues as new and keeps every history in the chain under 10,000 events', async () => {
     const turns = Array.from({ length: TURNS }, (_, i) => ({ text: `Reading pass ${i + 1}.`, tool_calls: [{ name: 'read_file', arguments: { path: 'big.txt' } }] }));
@@ -56,7 +46,7 @@ default_region = "codebase"
     const workdir = tempDir('long-work');
     writeFileSync(join(workdir, 'big.txt'), bigFile(100 * 1024));
 
-    const { result, handle } = await runAgent(rt, bp, { task: 'Read big.txt again and again.', workdir });
+    const { result, handle } = await runAgent(env.rt, bp, { task: 'Read big.txt again and again.', workdir });
     expect(result.status).toBe('completed');
     expect(result.usage.calls).toBeGreaterThanOrEqual(TURNS + 1);
     const codebase = result.regions.find((r) => r.name === 'codebase')!;
@@ -65,8 +55,8 @@ default_region = "codebase"
 
     const stageId = `${handle.workflowId}.1.main`;
     const chain: { events: number; bytes: number }[] = [];
-    for await (const wf of conn.client.workflow.list({ query: `WorkflowId = '${stageId}'` })) {
-      const history = await conn.client.workflow.getHandle(wf.workflowId, wf.runId).fetchHistory();
+    for await (const wf of env.conn.client.workflow.list({ query: `WorkflowId = '${stageId}'` })) {
+      const history = await env.conn.client.workflow.getHandle(wf.workflowId, wf.runId).fetchHistory();
       const events = history.events ?? [];
       chain.push({ events: events.length, bytes: JSON.stringify(history).length });
     }

@@ -8,7 +8,7 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import proto from '@temporalio/proto';
-import { inject } from 'vitest';
+import { afterAll, beforeAll, inject } from 'vitest';
 import { loadBlueprint } from '../../src/blueprint/load.js';
 import type { Blueprint } from '../../src/blueprint/types.js';
 import { registerScript } from '../../src/providers/index.js';
@@ -16,6 +16,7 @@ import type { ScriptInput } from '../../src/providers/scripted-script.js';
 import { followRun, startRun } from '../../src/runtime/client.js';
 import { DEFAULT_RUN_OPTIONS, type Progress, type RunOptions, type RunResult } from '../../src/runtime/types.js';
 import { createWorker } from '../../src/runtime/worker.js';
+import { connectClient } from './helpers.js';
 
 /** Where integration tests leave histories (binary protobuf, `.history` files) for `replay.test.ts`. */
 export function historiesDir(): string {
@@ -77,6 +78,24 @@ export async function startRuntime(client: Client, opts: { taskQueue?: string } 
       await connection.close();
     },
   };
+}
+
+/**
+ * A client and a worker for the tests of one `describe` block, started
+ * before them and stopped after them. Read `env.conn` and `env.rt` inside
+ * the tests (they are set once `beforeAll` has run).
+ */
+export function useRuntime(): { conn: Awaited<ReturnType<typeof connectClient>>; rt: TestRuntime } {
+  const env = {} as { conn: Awaited<ReturnType<typeof connectClient>>; rt: TestRuntime };
+  beforeAll(async () => {
+    env.conn = await connectClient();
+    env.rt = await startRuntime(env.conn.client);
+  });
+  afterAll(async () => {
+    await env.rt?.stop();
+    await env.conn?.connection.close();
+  });
+  return env;
 }
 
 export interface RunOutcome {

@@ -15,7 +15,7 @@ import { followRun, startRun } from '../../src/runtime/client.js';
 import { DEFAULT_RUN_OPTIONS, type Progress, type StageOutcome } from '../../src/runtime/types.js';
 import { createWorker } from '../../src/runtime/worker.js';
 import { connectClient } from './helpers.js';
-import { type TestRuntime, runAgent, saveHistories, scriptedModel, startRuntime, tempDir, writeBlueprint } from './run-helpers.js';
+import { runAgent, saveHistories, scriptedModel, startRuntime, tempDir, useRuntime, writeBlueprint } from './run-helpers.js';
 
 /** The region set the last stage visit handed back to the run. */
 async function finalState(client: Client, runId: string): Promise<RunState> {
@@ -52,16 +52,7 @@ async function seedWarnings(handle: { describe(): Promise<{ memo?: Record<string
 }
 
 describe('seeds on a real run', () => {
-  let conn: Awaited<ReturnType<typeof connectClient>>;
-  let rt: TestRuntime;
-  beforeAll(async () => {
-    conn = await connectClient();
-    rt = await startRuntime(conn.client);
-  });
-  afterAll(async () => {
-    await rt?.stop();
-    await conn?.connection.close();
-  });
+  const env = useRuntime();
 
   it('fills every region from its seed form before the first inference', async () => {
     const model = scriptedModel({
@@ -94,12 +85,12 @@ plan    = { kind = "temporary", max_tokens = 500, seed = { rhai = "plan.rhai" } 
       'src/sub/y.ts': 'export const y = 2;\n',
       'plan.rhai': 'let steps = task.split(" ").len();\n"Plan for \\"" + task + "\\" in " + steps + " words"',
     });
-    const run = await runAgent(rt, bp, { task: 'fix the lexer', caller: { brief: 'Keep the public API.', ticket_id: 'LEX-42' }, workdir });
+    const run = await runAgent(env.rt, bp, { task: 'fix the lexer', caller: { brief: 'Keep the public API.', ticket_id: 'LEX-42' }, workdir });
     expect(run.result.status).toBe('completed');
     for (const name of ['task', 'brief', 'ticket', 'docs', 'sources', 'rules', 'listing', 'plan']) {
       expect(run.result.regions.find((r) => r.name === name)?.tokens, name).toBeGreaterThan(0);
     }
-    const state = await finalState(conn.client, run.handle.workflowId);
+    const state = await finalState(env.conn.client, run.handle.workflowId);
     expect(seeded(state, 'task')).toEqual([{ text: 'fix the lexer' }]);
     expect(seeded(state, 'brief')).toEqual([{ text: 'Keep the public API.' }]);
     expect(seeded(state, 'ticket')).toEqual([{ text: 'LEX-42' }]);
@@ -145,9 +136,9 @@ plan = { kind = "temporary", max_tokens = 1000, seed = { files = ["plan.md"], re
 [stages.publish]
 `);
     const workdir = workdirWith({ 'plan.md': 'Plan v1: ship on Monday.\n' });
-    const run = await runAgent(rt, bp, { task: 'publish the plan', workdir });
+    const run = await runAgent(env.rt, bp, { task: 'publish the plan', workdir });
     expect(run.result.status).toBe('completed');
-    const state = await finalState(conn.client, run.handle.workflowId);
+    const state = await finalState(env.conn.client, run.handle.workflowId);
     expect(seeded(state, 'plan')).toEqual([{ key: 'plan.md', text: 'Plan v2: ship on Friday.\n' }]);
     const texts = (state.regions.find((r) => r.name === 'plan')?.entries ?? []).map((e) => e.content);
     expect(texts).toContain('agent remark');
@@ -164,7 +155,7 @@ task  = { kind = "pinned", max_tokens = 500 }
 brief = { kind = "pinned", max_tokens = 500, required = true, seed = "input" }
 [stages.main]
 `);
-    const run = await runAgent(rt, bp, { task: 'go', caller: { brief: '   ' } });
+    const run = await runAgent(env.rt, bp, { task: 'go', caller: { brief: '   ' } });
     expect(run.result.status).toBe('failed');
     expect(run.result.error).toContain('`brief`');
     expect(run.result.usage.calls).toBe(0);
@@ -191,7 +182,7 @@ secrets = { kind = "temporary", max_tokens = 500, seed = { files = ["../secret.t
     writeFileSync(join(base, 'secret.txt'), 'hunter2');
     const workdir = join(base, 'work');
     mkdirSync(workdir);
-    const run = await runAgent(rt, bp, { task: 'peek', workdir });
+    const run = await runAgent(env.rt, bp, { task: 'peek', workdir });
     expect(run.result.status).toBe('failed');
     expect(run.result.error).toContain('../secret.txt');
     expect(run.result.error).toContain('[read_paths]');
@@ -212,14 +203,14 @@ made  = { kind = "temporary", max_tokens = 500, required = ${required}, seed = {
 available_tools = ["context_read"]
 `;
     const optionalDir = tempDir('unapproved');
-    const optional = await runAgent(rt, writeBlueprint(toml(false, scriptedModel({ turns: [{ text: 'ok' }] }))), { task: 'go', workdir: optionalDir });
+    const optional = await runAgent(env.rt, writeBlueprint(toml(false, scriptedModel({ turns: [{ text: 'ok' }] }))), { task: 'go', workdir: optionalDir });
     expect(optional.result.status).toBe('completed');
     expect(optional.result.regions.find((r) => r.name === 'made')).toMatchObject({ entries: 0, tokens: 0 });
     expect((await seedWarnings(optional.handle)).join('\n')).toMatch(/touch made\.txt.*not pre-approved/);
     expect(existsSync(join(optionalDir, 'made.txt'))).toBe(false);
 
     const requiredDir = tempDir('unapproved');
-    const required = await runAgent(rt, writeBlueprint(toml(true, scriptedModel({ turns: [{ text: 'never asked' }] }))), { task: 'go', workdir: requiredDir });
+    const required = await runAgent(env.rt, writeBlueprint(toml(true, scriptedModel({ turns: [{ text: 'never asked' }] }))), { task: 'go', workdir: requiredDir });
     expect(required.result.status).toBe('failed');
     expect(required.result.error).toContain('not pre-approved');
     expect(required.result.error).toContain('[safe_commands] shell');
@@ -238,12 +229,12 @@ probe = { kind = "temporary", max_tokens = 500, required = ${required}, seed = {
 [stages.main]
 `;
     const options = { noSeedCommands: true };
-    const optional = await runAgent(rt, writeBlueprint(toml(false, scriptedModel({ turns: [{ text: 'ok' }] }))), { task: 'go', options });
+    const optional = await runAgent(env.rt, writeBlueprint(toml(false, scriptedModel({ turns: [{ text: 'ok' }] }))), { task: 'go', options });
     expect(optional.result.status).toBe('completed');
     expect(optional.result.regions.find((r) => r.name === 'probe')).toMatchObject({ entries: 0, tokens: 0 });
     expect((await seedWarnings(optional.handle)).join('\n')).toContain('--no-seed-commands');
 
-    const required = await runAgent(rt, writeBlueprint(toml(true, scriptedModel({ turns: [{ text: 'never asked' }] }))), { task: 'go', options });
+    const required = await runAgent(env.rt, writeBlueprint(toml(true, scriptedModel({ turns: [{ text: 'never asked' }] }))), { task: 'go', options });
     expect(required.result.status).toBe('failed');
     expect(required.result.error).toContain('--no-seed-commands');
     expect(required.result.usage.calls).toBe(0);
@@ -260,13 +251,13 @@ rules = { kind = "pinned", max_tokens = 500, seed = { literal = "x" } }
 brief = { kind = "pinned", max_tokens = 500, seed = "input" }
 [stages.main]
 `);
-    const run = await runAgent(rt, bp, { task: 'please do this', caller: { brief: 'context' } });
+    const run = await runAgent(env.rt, bp, { task: 'please do this', caller: { brief: 'context' } });
     expect(run.result.status).toBe('failed');
     expect(run.result.error).toContain('takes no task');
     expect(run.result.error).toContain('`brief`');
     expect(run.result.usage.calls).toBe(0);
 
-    const accepted = await runAgent(rt, bp, { caller: { brief: 'context' } });
+    const accepted = await runAgent(env.rt, bp, { caller: { brief: 'context' } });
     expect(accepted.result.status).toBe('completed');
   });
 });

@@ -4,21 +4,11 @@
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connectClient } from './helpers.js';
-import { type TestRuntime, runAgent, scriptedModel, startRuntime, tempDir, writeBlueprint } from './run-helpers.js';
+import { describe, expect, it } from 'vitest';
+import { runAgent, scriptedModel, tempDir, useRuntime, writeBlueprint } from './run-helpers.js';
 
 describe('tool results', () => {
-  let conn: Awaited<ReturnType<typeof connectClient>>;
-  let rt: TestRuntime;
-  beforeAll(async () => {
-    conn = await connectClient();
-    rt = await startRuntime(conn.client);
-  });
-  afterAll(async () => {
-    await rt?.stop();
-    await conn?.connection.close();
-  });
+  const env = useRuntime();
 
   it('tells the model that a path naming a region is a context region, not a file', async () => {
     const model = scriptedModel({
@@ -37,7 +27,7 @@ default_region = "tool_results"
 [stages.main.tool_routing.overrides]
 read_file = "final_output"
 `);
-    const { result } = await runAgent(rt, bp, { task: 'look at the findings' });
+    const { result } = await runAgent(env.rt, bp, { task: 'look at the findings' });
     expect(result.status).toBe('completed');
     expect(result.output).toMatch(/^\[[a-z-]+\] /);
     expect(result.output).toContain('findings is a context region already in your prompt, not a file; use context_read');
@@ -67,7 +57,7 @@ read_file = "final_output"
 `);
     const workdir = tempDir('tracked');
     writeFileSync(join(workdir, 'notes.txt'), 'the quick brown fox jumps over the lazy dog\n'.repeat(40));
-    const { result } = await runAgent(rt, bp, { task: 'tidy the notes', workdir });
+    const { result } = await runAgent(env.rt, bp, { task: 'tidy the notes', workdir });
     expect(result.status).toBe('completed');
     expect(result.output).toBe('read_file notes.txt: the file\'s text (400 tokens) is kept in region "files" under key "notes.txt", already in your prompt.');
     // The write replaced the tracked text under the same key.
