@@ -26,7 +26,13 @@ export function defaultRuntimeConfig(env: NodeJS.ProcessEnv = process.env): Runt
 interface Rebuilt {
   base: string | null;
   applied: number;
+  /** The last operation applied, so a reused workflow id cannot pick up another run's state. */
+  lastOp: string;
   state: RunState;
+}
+
+function lastOpKey(ops: readonly RecordedOp[], applied: number): string {
+  return applied === 0 ? '' : JSON.stringify(ops[applied - 1]);
 }
 
 /** How many runs' latest region sets one worker keeps in memory. */
@@ -61,7 +67,7 @@ export class RunStore {
     const cached = this.latest.get(runId);
     let state: RunState;
     let from: number;
-    if (cached && cached.base === base && cached.applied <= ops.length) {
+    if (cached && cached.base === base && cached.applied <= ops.length && cached.lastOp === lastOpKey(ops, cached.applied)) {
       state = cloneData(cached.state);
       from = cached.applied;
     } else {
@@ -69,7 +75,7 @@ export class RunStore {
       from = 0;
     }
     replayOps(ENGINE, state, bp, ops.slice(from), customRegionHooks(bp));
-    this.remember(runId, { base, applied: ops.length, state: cloneData(state) });
+    this.remember(runId, { base, applied: ops.length, lastOp: lastOpKey(ops, ops.length), state: cloneData(state) });
     return state;
   }
 
@@ -77,7 +83,7 @@ export class RunStore {
   async snapshot(runId: string, bp: Blueprint, base: string | null, ops: readonly RecordedOp[]): Promise<string> {
     const state = await this.state(runId, bp, base, ops);
     const ref = await this.blobs.put(JSON.stringify(state));
-    this.remember(runId, { base: ref.hash, applied: 0, state });
+    this.remember(runId, { base: ref.hash, applied: 0, lastOp: '', state });
     return ref.hash;
   }
 
