@@ -13,7 +13,6 @@ import { getProvider } from '../providers/index.js';
 import type { InferencePurpose, InvalidToolCall, ResolvedSystemBlock, Usage } from '../providers/types.js';
 import { countTokens } from '../tokens/index.js';
 import { toolSpecs } from '../tools/specs.js';
-import { customRegionHooks } from '../rhai/region-hooks.js';
 import type { RecordedOp } from './ops.js';
 import { providerRef } from './model-ref.js';
 import type { RunStore } from './run-store.js';
@@ -75,7 +74,8 @@ export async function infer(store: RunStore, input: InferInput, attempt: number,
   const model = modelOf(bp, input.stage);
   const info = lookupModel(bp.models, model);
   const encoding = encodingFor(model, info);
-  const rendered = renderPrompt(state, bp, { now: 0, hooks: customRegionHooks(bp) }, { iteration: input.stageTurn });
+  const hooks = store.hooks(bp);
+  const rendered = renderPrompt(state, bp, { now: 0, ...(hooks ? { hooks } : {}) }, { iteration: input.stageTurn });
 
   const system: ResolvedSystemBlock[] = await Promise.all(
     rendered.system.map(async (block) => ({ text: await resolve(store.blobs, block.text), ...(block.cache ? { cache: true } : {}) })),

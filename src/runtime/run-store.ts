@@ -41,6 +41,8 @@ const CACHED_RUNS = 64;
 export class RunStore {
   readonly blobs: BlobStore;
   private readonly blueprints = new Map<string, Blueprint>();
+  /** Compiled custom-region scripts per blueprint, so a turn never recompiles them. */
+  private readonly compiledHooks = new WeakMap<Blueprint, ReturnType<typeof customRegionHooks>>();
   private readonly latest = new Map<string, Rebuilt>();
 
   constructor(readonly config: RuntimeConfig) {
@@ -62,6 +64,11 @@ export class RunStore {
     return bp;
   }
 
+  hooks(bp: Blueprint): ReturnType<typeof customRegionHooks> {
+    if (!this.compiledHooks.has(bp)) this.compiledHooks.set(bp, customRegionHooks(bp));
+    return this.compiledHooks.get(bp);
+  }
+
   /** The region set after `ops` on top of snapshot `base` (null: the blueprint's fresh state). */
   async state(runId: string, bp: Blueprint, base: string | null, ops: readonly RecordedOp[]): Promise<RunState> {
     const cached = this.latest.get(runId);
@@ -74,7 +81,7 @@ export class RunStore {
       state = base === null ? createRunState(bp) : (JSON.parse(await this.blobs.get(base)) as RunState);
       from = 0;
     }
-    replayOps(ENGINE, state, bp, ops.slice(from), customRegionHooks(bp));
+    replayOps(ENGINE, state, bp, ops.slice(from), this.hooks(bp));
     this.remember(runId, { base, applied: ops.length, lastOp: lastOpKey(ops, ops.length), state: cloneData(state) });
     return state;
   }
