@@ -173,16 +173,17 @@ gate = ${gate}
     return { nudgeText, state, seen };
   }
 
+  /** Adds a todo, tries to finish with it open, closes it after the nudge, finishes, then reviews. */
+  const changelogTurns = () => [
+    turn('work', 'Planning.', [{ name: 'todo_add', arguments: { region: 'todos', item: 'update the changelog' } }]),
+    turn('work', 'I think I am done.'),
+    turn('work', 'Closing the todo.', [{ name: 'todo_done', arguments: { region: 'todos', id: 1 } }]),
+    turn('work', 'Now it is done.'),
+    turn('review', 'Looks good.'),
+  ];
+
   it('require_no_open_items blocks while a todo is open, names it, and passes once it is closed', async () => {
-    const model = scriptedModel({
-      turns: [
-        turn('work', 'Planning.', [{ name: 'todo_add', arguments: { region: 'todos', item: 'update the changelog' } }]),
-        turn('work', 'I think I am done.'),
-        turn('work', 'Closing the todo.', [{ name: 'todo_done', arguments: { region: 'todos', id: 1 } }]),
-        turn('work', 'Now it is done.'),
-        turn('review', 'Looks good.'),
-      ],
-    });
+    const model = scriptedModel({ turns: changelogTurns() });
     const bp = blueprint(model, `
 [stages.work]
 [stages.work.transitions.review]
@@ -202,15 +203,7 @@ gate = { require_no_open_items = "todos" }`);
   });
 
   it('keeps the gate story when every stage run continues as new and the region set is snapshotted often', async () => {
-    const model = scriptedModel({
-      turns: [
-        turn('work', 'Planning.', [{ name: 'todo_add', arguments: { region: 'todos', item: 'update the changelog' } }]),
-        turn('work', 'I think I am done.'),
-        turn('work', 'Closing the todo.', [{ name: 'todo_done', arguments: { region: 'todos', id: 1 } }]),
-        turn('work', 'Now it is done.'),
-        turn('review', 'Looks good.'),
-      ],
-    });
+    const model = scriptedModel({ turns: changelogTurns() });
     const bp = blueprint(model, `
 [stages.work]
 [stages.work.transitions.review]
