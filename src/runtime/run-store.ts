@@ -82,7 +82,8 @@ export class RunStore {
       from = 0;
     }
     replayOps(ENGINE, state, bp, ops.slice(from), this.hooks(bp));
-    this.remember(runId, { base, applied: ops.length, lastOp: lastOpKey(ops, ops.length), state: cloneData(state) });
+    // Callers only read the state (render, snapshot); the next rebuild clones before replaying onto it.
+    this.remember(runId, { base, applied: ops.length, lastOp: lastOpKey(ops, ops.length), state });
     return state;
   }
 
