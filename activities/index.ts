@@ -3,21 +3,21 @@
  * Temporal's attempt number, heartbeats and failure types to the library
  * functions in `src/runtime/`.
  */
-import { activityInfo, heartbeat, cancellationSignal } from '@temporalio/activity';
+import { activityInfo, cancellationSignal, heartbeat } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
+import { contentText } from '../src/blobs/index.js';
 import type { Blueprint } from '../src/blueprint/types.js';
 import type { Content, CountedText } from '../src/context/index.js';
 import { isLevError } from '../src/errors.js';
-import type { Encoding } from '../src/providers/models.js';
 import { isProviderError, toActivityFailure } from '../src/providers/index.js';
+import type { Encoding } from '../src/providers/models.js';
 import { type InferInput, type InferOutput, infer } from '../src/runtime/inference.js';
-import { defaultRuntimeConfig, RunStore, type RuntimeConfig } from '../src/runtime/run-store.js';
 import type { RecordedOp } from '../src/runtime/ops.js';
-import { type SeedRequest, type SeededRegion, resolveRunSeeds } from '../src/runtime/seeding.js';
+import { defaultRuntimeConfig, RunStore, type RuntimeConfig } from '../src/runtime/run-store.js';
+import { resolveRunSeeds, type SeededRegion, type SeedRequest } from '../src/runtime/seeding.js';
 import { type SummariseInput, type SummaryResult, summariseEntries } from '../src/runtime/summaries.js';
-import { contentText } from '../src/blobs/index.js';
 import { countText as count, cutText as cut } from '../src/runtime/text.js';
-import { type ToolInput, type ToolResultOut, runToolCall } from '../src/runtime/tool-call.js';
+import { runToolCall, type ToolInput, type ToolResultOut } from '../src/runtime/tool-call.js';
 import { ping } from './ping.js';
 
 /** User errors and provider failures become typed Temporal failures; anything else is retried. */
@@ -62,7 +62,9 @@ export function createActivities(config: RuntimeConfig = defaultRuntimeConfig())
     },
 
     async runTool(input: ToolInput): Promise<ToolResultOut> {
-      return guarded(() => withHeartbeat(() => runToolCall(store, input, activityInfo().attempt, cancellationSignal())));
+      return guarded(() =>
+        withHeartbeat(() => runToolCall(store, input, activityInfo().attempt, cancellationSignal())),
+      );
     },
 
     async summarise(input: SummariseInput): Promise<SummaryResult> {
@@ -77,8 +79,17 @@ export function createActivities(config: RuntimeConfig = defaultRuntimeConfig())
       return guarded(() => withHeartbeat(() => cut(store.blobs, req)));
     },
 
-    async saveSnapshot(req: { runId: string; blueprintHash: string; base: string | null; ops: RecordedOp[] }): Promise<string> {
-      return guarded(() => withHeartbeat(async () => store.snapshot(req.runId, await store.blueprint(req.blueprintHash), req.base, req.ops)));
+    async saveSnapshot(req: {
+      runId: string;
+      blueprintHash: string;
+      base: string | null;
+      ops: RecordedOp[];
+    }): Promise<string> {
+      return guarded(() =>
+        withHeartbeat(async () =>
+          store.snapshot(req.runId, await store.blueprint(req.blueprintHash), req.base, req.ops),
+        ),
+      );
     },
 
     /** Full text of a result that may live in the blob store (the run's final output). */

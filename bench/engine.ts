@@ -49,7 +49,10 @@ const env: EngineEnv = { now: 0 };
 
 /** Answers engine requests with real counts and records how many bytes were tokenized. */
 function meteredHandler(): { handle: (req: EngineRequest) => unknown; bytes: () => number; reset: () => void } {
-  const exact = makeSyncHandler('o200k_base', (region, entries, limit) => ({ ok: true, text: deterministicSummary(region, entries, limit) }));
+  const exact = makeSyncHandler('o200k_base', (region, entries, limit) => ({
+    ok: true,
+    text: deterministicSummary(region, entries, limit),
+  }));
   let bytes = 0;
   return {
     handle: (req) => {
@@ -64,7 +67,12 @@ function meteredHandler(): { handle: (req: EngineRequest) => unknown; bytes: () 
   };
 }
 
-function write(state: RunState, region: string, entry: Parameters<typeof writeEntry>[2], handle: (r: EngineRequest) => unknown): void {
+function write(
+  state: RunState,
+  region: string,
+  entry: Parameters<typeof writeEntry>[2],
+  handle: (r: EngineRequest) => unknown,
+): void {
   const result = runSync(writeEntry(state, region, entry, env), handle);
   if (!result.ok) throw new Error(`setup write to ${region} failed: ${result.message}`);
 }
@@ -83,18 +91,39 @@ function prepare(window: number, entries: number): { state: RunState; bp: Bluepr
   const entered = runSync(enterStage(state, bp, 'main', env), handle);
   if (!entered.ok) throw new Error(entered.message);
 
-  const size = (region: string, count: number) => Math.max(1, Math.floor((findRegion(state, region)!.budget * 0.6) / count));
+  const size = (region: string, count: number) =>
+    Math.max(1, Math.floor((findRegion(state, region)!.budget * 0.6) / count));
   for (let i = 0; i < perRegion; i++) {
     write(state, 'task', { content: `${TEXT}${i}`, tokens: size('task', perRegion) }, handle);
-    write(state, 'files', { content: `${TEXT}${i}`, tokens: size('files', perRegion), key: `src/file-${i}.ts` }, handle);
+    write(
+      state,
+      'files',
+      { content: `${TEXT}${i}`, tokens: size('files', perRegion), key: `src/file-${i}.ts` },
+      handle,
+    );
     write(state, 'scratch', { content: `${TEXT}${i}`, tokens: size('scratch', perRegion) }, handle);
   }
   const turnTokens = size('conversation', perRegion);
   for (let i = 0; i + 3 <= perRegion; i += 3) {
     const id = `c${i}`;
     write(state, 'conversation', { kind: 'user', content: `question ${i}`, tokens: turnTokens }, handle);
-    write(state, 'conversation', { kind: 'assistant', content: 'reading', tokens: turnTokens, toolCalls: [{ id, name: 'read_file', arguments: { path: 'a' } }] }, handle);
-    write(state, 'conversation', { kind: 'tool_result', content: `${TEXT}${i}`, tokens: turnTokens, toolCallId: id, toolName: 'read_file' }, handle);
+    write(
+      state,
+      'conversation',
+      {
+        kind: 'assistant',
+        content: 'reading',
+        tokens: turnTokens,
+        toolCalls: [{ id, name: 'read_file', arguments: { path: 'a' } }],
+      },
+      handle,
+    );
+    write(
+      state,
+      'conversation',
+      { kind: 'tool_result', content: `${TEXT}${i}`, tokens: turnTokens, toolCallId: id, toolName: 'read_file' },
+      handle,
+    );
   }
   const call: ToolCall = { id: 'bench-call', name: 'grep', arguments: { pattern: 'step' } };
   write(state, 'conversation', { kind: 'assistant', content: 'searching', tokens: 3, toolCalls: [call] }, handle);
@@ -128,7 +157,10 @@ function measure(window: number, entries: number): Row {
     const state = batch.pop()!;
     metered.reset();
     const start = performance.now();
-    runSync(routeToolResult(state, bp, call, { content: output, tokens: outputTokens, isError: false }, env), metered.handle);
+    runSync(
+      routeToolResult(state, bp, call, { content: output, tokens: outputTokens, isError: false }, env),
+      metered.handle,
+    );
     runSync(maintain(state, bp, env), metered.handle);
     renderPrompt(state, bp, env);
     const elapsed = (performance.now() - start) * 1000;
@@ -152,7 +184,14 @@ export function run(): void {
   const header = ['window', 'entries', 'median µs', 'p95 µs', 'bytes tokenized', 'median vs 32k'];
   const table = rows.map((r) => {
     const base = rows.find((b) => b.entries === r.entries && b.window === WINDOWS[0]);
-    return [String(r.window), String(r.entries), fmt(r.median), fmt(r.p95), String(r.bytes), base ? `${(r.median / base.median).toFixed(2)}x` : ''];
+    return [
+      String(r.window),
+      String(r.entries),
+      fmt(r.median),
+      fmt(r.p95),
+      String(r.bytes),
+      base ? `${(r.median / base.median).toFixed(2)}x` : '',
+    ];
   });
   const widths = header.map((h, i) => Math.max(h.length, ...table.map((t) => (t[i] ?? '').length)));
   const line = (cells: string[]) => cells.map((c, i) => c.padStart(widths[i] ?? 0)).join('  ');
@@ -162,7 +201,9 @@ export function run(): void {
   const target = rows.find((r) => r.window === 200_000 && r.entries === 1_000);
   if (target) console.log(`\n200k window, 1,000 entries: median ${fmt(target.median)} µs (target ≤ 2000 µs)`);
   const hook = benchRenderHook();
-  console.log(`Rhai custom-region render(ctx) over ${hook.entries} entries, added per turn for each such region: median ${hook.medianUs} µs, p95 ${hook.p95Us} µs`);
+  console.log(
+    `Rhai custom-region render(ctx) over ${hook.entries} entries, added per turn for each such region: median ${hook.medianUs} µs, p95 ${hook.p95Us} µs`,
+  );
 }
 
 export default run;

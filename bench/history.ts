@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, Connection, WorkflowFailedError } from '@temporalio/client';
 import proto from '@temporalio/proto';
-import { NativeConnection, Worker, bundleWorkflowCode } from '@temporalio/worker';
+import { bundleWorkflowCode, NativeConnection, Worker } from '@temporalio/worker';
 import { loadBlueprintFromString } from '../src/blueprint/load.js';
 import { startDevServer } from '../src/devserver/dev-server.js';
 import { freePort } from '../src/devserver/net.js';
@@ -31,7 +31,10 @@ function bigFile(): string {
 
 const ACTIVITY_COMPLETED = proto.temporal.api.enums.v1.EventType.EVENT_TYPE_ACTIVITY_TASK_COMPLETED;
 
-async function historySize(client: Client, query: string): Promise<{ events: number; bytes: number; runs: number; activities: number }> {
+async function historySize(
+  client: Client,
+  query: string,
+): Promise<{ events: number; bytes: number; runs: number; activities: number }> {
   let events = 0;
   let bytes = 0;
   let runs = 0;
@@ -81,16 +84,32 @@ export default async function run(args: string[]): Promise<void> {
   process.env.LEVIATH_BENCH_FILE = file;
 
   const cli = await findTemporalCli({ log: (l) => process.stderr.write(`${l}\n`) });
-  const server = await startDevServer({ cli, dbFile: join(tmp, 'temporal.sqlite'), port: await freePort(), uiPort: await freePort(), headless: true });
+  const server = await startDevServer({
+    cli,
+    dbFile: join(tmp, 'temporal.sqlite'),
+    port: await freePort(),
+    uiPort: await freePort(),
+    headless: true,
+  });
   // The naive loop's histories run to many megabytes; allow reading them back whole.
-  const connection = await Connection.connect({ address: server.address, channelArgs: { 'grpc.max_receive_message_length': 512 * 1024 * 1024 } });
+  const connection = await Connection.connect({
+    address: server.address,
+    channelArgs: { 'grpc.max_receive_message_length': 512 * 1024 * 1024 },
+  });
   const client = new Client({ connection });
-  const ours = await createWorker({ address: server.address, taskQueue: 'bench-ours', runtime: { blobDir: join(tmp, 'blobs'), env: process.env } });
+  const ours = await createWorker({
+    address: server.address,
+    taskQueue: 'bench-ours',
+    runtime: { blobDir: join(tmp, 'blobs'), env: process.env },
+  });
   const naiveConnection = await NativeConnection.connect({ address: server.address });
   const naive = await Worker.create({
     connection: naiveConnection,
     taskQueue: 'bench-naive',
-    workflowBundle: await bundleWorkflowCode({ workflowsPath: new URL('./naive/workflow.ts', import.meta.url).pathname, logger: { trace() {}, debug() {}, info() {}, warn() {}, error() {}, log() {} } }),
+    workflowBundle: await bundleWorkflowCode({
+      workflowsPath: new URL('./naive/workflow.ts', import.meta.url).pathname,
+      logger: { trace() {}, debug() {}, info() {}, warn() {}, error() {}, log() {} },
+    }),
     activities: naiveActivities,
   });
   const running = [ours.worker.run(), naive.run()];
@@ -100,17 +119,40 @@ export default async function run(args: string[]): Promise<void> {
     for (const window of [32_000, 200_000]) {
       const model = `scripted:history-bench-${window}`;
       registerScript(model.slice('scripted:'.length), {
-        turns: [...Array.from({ length: turns }, (_, i) => ({ text: `Reading pass ${i + 1}.`, tool_calls: [{ name: 'read_file', arguments: { path: 'big.txt' } }] })), { text: 'Done.' }],
+        turns: [
+          ...Array.from({ length: turns }, (_, i) => ({
+            text: `Reading pass ${i + 1}.`,
+            tool_calls: [{ name: 'read_file', arguments: { path: 'big.txt' } }],
+          })),
+          { text: 'Done.' },
+        ],
       });
-      const handle = await startRun(client, { blueprint: blueprint(model, window), task: 'Read big.txt again and again.', caller: {}, workdir, options: DEFAULT_RUN_OPTIONS }, { taskQueue: 'bench-ours' });
+      const handle = await startRun(
+        client,
+        {
+          blueprint: blueprint(model, window),
+          task: 'Read big.txt again and again.',
+          caller: {},
+          workdir,
+          options: DEFAULT_RUN_OPTIONS,
+        },
+        { taskQueue: 'bench-ours' },
+      );
       const result = await followRun(client, handle, () => {});
       if (result.status !== 'completed') throw new Error(`bench run failed: ${result.error}`);
-      const mine = await historySize(client, `WorkflowId = '${handle.workflowId}' OR WorkflowId STARTS_WITH '${handle.workflowId}.'`);
+      const mine = await historySize(
+        client,
+        `WorkflowId = '${handle.workflowId}' OR WorkflowId STARTS_WITH '${handle.workflowId}.'`,
+      );
 
       const naiveId = `naive-${window}-${Date.now()}`;
       let naiveEnd = 'completed';
       try {
-        await client.workflow.execute('naiveLoopWorkflow', { taskQueue: 'bench-naive', workflowId: naiveId, args: [turns, window * 4] });
+        await client.workflow.execute('naiveLoopWorkflow', {
+          taskQueue: 'bench-naive',
+          workflowId: naiveId,
+          args: [turns, window * 4],
+        });
       } catch (err) {
         // Temporal terminates a history past its size limit: the failure this design avoids.
         naiveEnd = `terminated: ${err instanceof WorkflowFailedError ? (err.cause?.message ?? err.message) : String(err)}`;
@@ -142,9 +184,25 @@ export default async function run(args: string[]): Promise<void> {
     rmSync(tmp, { recursive: true, force: true });
   }
 
-  const header = ['window', 'turns', 'ours events/turn', 'ours bytes/turn', 'ours runs', 'naive turns', 'naive events/turn', 'naive bytes/turn', 'naive ÷ ours (bytes/turn)', 'naive run'];
+  const header = [
+    'window',
+    'turns',
+    'ours events/turn',
+    'ours bytes/turn',
+    'ours runs',
+    'naive turns',
+    'naive events/turn',
+    'naive bytes/turn',
+    'naive ÷ ours (bytes/turn)',
+    'naive run',
+  ];
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  const line = (cells: string[]) => `| ${cells.map((c, i) => (i === cells.length - 1 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join(' | ')} |`;
-  process.stdout.write(`\nWorkflow history per turn (100 KB tool result every turn; bytes are the binary protobuf history)\n\n`);
-  process.stdout.write(`${line(header)}\n|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|\n${rows.map(line).join('\n')}\n`);
+  const line = (cells: string[]) =>
+    `| ${cells.map((c, i) => (i === cells.length - 1 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join(' | ')} |`;
+  process.stdout.write(
+    `\nWorkflow history per turn (100 KB tool result every turn; bytes are the binary protobuf history)\n\n`,
+  );
+  process.stdout.write(
+    `${line(header)}\n|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|\n${rows.map(line).join('\n')}\n`,
+  );
 }

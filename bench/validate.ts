@@ -17,7 +17,8 @@ function percentile(sorted: number[], p: number): number {
 function once(path: string): number {
   const started = performance.now();
   const result = loadBlueprint(path);
-  if (!result.blueprint) throw new Error(`${path} does not validate: ${result.diagnostics.map((d) => d.code).join(', ')}`);
+  if (!result.blueprint)
+    throw new Error(`${path} does not validate: ${result.diagnostics.map((d) => d.code).join(', ')}`);
   resolveStageBudgets(result.blueprint);
   return performance.now() - started;
 }
@@ -28,10 +29,20 @@ export default function run(): void {
   for (const target of targets) {
     const first = once(target);
     const times = Array.from({ length: RUNS }, () => once(target)).sort((a, b) => a - b);
-    rows.push([target, first.toFixed(2), percentile(times, 50).toFixed(2), percentile(times, 95).toFixed(2), (times[times.length - 1] ?? 0).toFixed(2), String(RUNS)]);
+    rows.push([
+      target,
+      first.toFixed(2),
+      percentile(times, 50).toFixed(2),
+      percentile(times, 95).toFixed(2),
+      (times[times.length - 1] ?? 0).toFixed(2),
+      String(RUNS),
+    ]);
   }
   const widths = rows[0]?.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length))) ?? [];
-  for (const row of rows) console.log(row.map((cell, i) => (i === 0 ? cell.padEnd(widths[i] ?? 0) : cell.padStart(widths[i] ?? 0))).join('  '));
+  for (const row of rows)
+    console.log(
+      row.map((cell, i) => (i === 0 ? cell.padEnd(widths[i] ?? 0) : cell.padStart(widths[i] ?? 0))).join('  '),
+    );
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) run();

@@ -3,15 +3,15 @@
  * activities, records every operation for replay on the activity side, and
  * keeps the snapshot-plus-operations pair the inference activity receives.
  */
-import { type ActivityOptions, ActivityFailure, proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
+import { ActivityFailure, type ActivityOptions, proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.js';
 import type { Blueprint } from '../src/blueprint/types.js';
 import type { CustomRegionHooks, EngineEnv, EngineRequest, RunState, SummaryAnswer } from '../src/context/index.js';
 import { type Encoding, encodingFor, lookupModel } from '../src/providers/models.js';
-import { ENGINE } from '../src/runtime/engine-calls.js';
 import { customRegionHooks } from '../src/rhai/region-hooks.js';
-import { type OpCall, applyLive } from '../src/runtime/ops.js';
-import { type Carried, type RunOptions, type UsageTotals, addUsage, emptyUsage } from '../src/runtime/types.js';
+import { ENGINE } from '../src/runtime/engine-calls.js';
+import { applyLive, type OpCall } from '../src/runtime/ops.js';
+import { addUsage, type Carried, emptyUsage, type RunOptions, type UsageTotals } from '../src/runtime/types.js';
 
 /** Activity handles; every call passes its own options (`callOptions`) so the Web UI shows what it was. */
 export const acts = proxyActivities<Activities>({ startToCloseTimeout: '1 minute' });
@@ -101,7 +101,9 @@ export class EngineDriver {
 
   async apply<T>(call: OpCall): Promise<T> {
     const env: EngineEnv = { now: Math.floor(Date.now() / 1000), ...(this.hooks ? { hooks: this.hooks } : {}) };
-    const { result, record } = await applyLive<T>(ENGINE, this.state, this.ctx.bp, call, env, (req) => this.answer(req));
+    const { result, record } = await applyLive<T>(ENGINE, this.state, this.ctx.bp, call, env, (req) =>
+      this.answer(req),
+    );
     this.ops.push(record);
     if (this.state.stage) this.stage = this.state.stage;
     return result;
@@ -119,7 +121,12 @@ export class EngineDriver {
         return this.count(req.text);
       case 'cut':
         return acts.cutText.executeWithOptions(callOptions(this.ctx.options, `cut text to ${req.target} tokens`), [
-          { content: req.content, target: req.target, marker: req.marker, encoding: stageEncoding(this.ctx.bp, this.stage) },
+          {
+            content: req.content,
+            target: req.target,
+            marker: req.marker,
+            encoding: stageEncoding(this.ctx.bp, this.stage),
+          },
         ]);
       case 'summarise':
         try {
@@ -142,7 +149,8 @@ export class EngineDriver {
           return answer;
         } catch (err) {
           // A failed fold never blocks inference: the engine restores the entries (SPEC 5.3).
-          if (err instanceof ActivityFailure) return { ok: false, error: err.cause?.message ?? err.message } satisfies SummaryAnswer;
+          if (err instanceof ActivityFailure)
+            return { ok: false, error: err.cause?.message ?? err.message } satisfies SummaryAnswer;
           throw err;
         }
     }

@@ -17,14 +17,14 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { StageDef } from '../src/blueprint/types.js';
-import { type Content, type ToolCall, findRegion } from '../src/context/index.js';
+import { type Content, findRegion, type ToolCall } from '../src/context/index.js';
 import { pathToolHint } from '../src/context/routing.js';
 import type { InferOutput } from '../src/runtime/inference.js';
-import type { ToolResultOut } from '../src/runtime/tool-call.js';
-import { type Progress, type StageInput, type StageOutcome, addUsage, regionBars } from '../src/runtime/types.js';
-import { MODIFYING_TOOLS, canonicalTool, isContextTool } from '../src/tools/names.js';
 import { STAGE_KEY } from '../src/runtime/search-attributes.js';
-import { EngineDriver, acts, callOptions } from './engine-driver.js';
+import type { ToolResultOut } from '../src/runtime/tool-call.js';
+import { addUsage, type Progress, regionBars, type StageInput, type StageOutcome } from '../src/runtime/types.js';
+import { canonicalTool, isContextTool, MODIFYING_TOOLS } from '../src/tools/names.js';
+import { acts, callOptions, EngineDriver } from './engine-driver.js';
 
 export const stageProgressQuery = defineQuery<Progress>('progress');
 
@@ -48,13 +48,25 @@ export async function stageWorkflow(input: StageInput): Promise<StageOutcome> {
   const { bp, stage } = { bp: input.blueprint, stage: input.stage };
   const def = bp.stages.find((s) => s.name === stage);
   if (!def) throw ApplicationFailure.nonRetryable(`no stage "${stage}" in blueprint ${bp.agent.name}`, 'unknown-stage');
-  const driver = new EngineDriver({ runId: input.runId, blueprintHash: input.blueprintHash, bp, options: input.options, log: (line) => log.info(line) }, input.carried);
+  const driver = new EngineDriver(
+    {
+      runId: input.runId,
+      blueprintHash: input.blueprintHash,
+      bp,
+      options: input.options,
+      log: (line) => log.info(line),
+    },
+    input.carried,
+  );
   let { inferences, visitTurns, usage } = input;
   const facts = { ...input.facts, editsPerPath: { ...input.facts.editsPerPath } };
   let finalContent: Content = '';
   let runTurns = 0;
   const limits = stuckLimits(def);
-  const modifying = new Set([...MODIFYING_TOOLS, ...def.transitions.flatMap((t) => t.gate?.tools ?? []).map(canonicalTool)]);
+  const modifying = new Set([
+    ...MODIFYING_TOOLS,
+    ...def.transitions.flatMap((t) => t.gate?.tools ?? []).map(canonicalTool),
+  ]);
 
   upsertSearchAttributes([{ key: STAGE_KEY, value: stage }]);
   setHandler(stageProgressQuery, () => {
@@ -66,7 +78,11 @@ export async function stageWorkflow(input: StageInput): Promise<StageOutcome> {
       inferences,
       visitTurns,
       regions,
-      window: { max: driver.state.window.max, used: regions.reduce((a, r) => a + r.tokens, 0), gap: driver.state.window.gap },
+      window: {
+        max: driver.state.window.max,
+        used: regions.reduce((a, r) => a + r.tokens, 0),
+        gap: driver.state.window.gap,
+      },
       gatesForced: driver.state.gatesForced,
       usage,
     };
@@ -90,9 +106,16 @@ export async function stageWorkflow(input: StageInput): Promise<StageOutcome> {
   };
 
   const note = async (regionPreferred: string, text: string) => {
-    const region = findRegion(driver.state, regionPreferred) && !findRegion(driver.state, regionPreferred)?.hidden ? regionPreferred : CONVERSATION;
+    const region =
+      findRegion(driver.state, regionPreferred) && !findRegion(driver.state, regionPreferred)?.hidden
+        ? regionPreferred
+        : CONVERSATION;
     const kind = region === CONVERSATION ? 'user' : 'text';
-    await driver.apply({ kind: 'write', region, entry: { content: text, tokens: await driver.count(text), kind, runtime: true } });
+    await driver.apply({
+      kind: 'write',
+      region,
+      entry: { content: text, tokens: await driver.count(text), kind, runtime: true },
+    });
   };
 
   for (;;) {
@@ -106,12 +129,22 @@ export async function stageWorkflow(input: StageInput): Promise<StageOutcome> {
       (limits.minutes !== undefined && Date.now() - facts.lastProgressAt >= limits.minutes * 60_000) ||
       (limits.sameFileEdits !== undefined && Object.values(facts.editsPerPath).some((n) => n >= limits.sameFileEdits!))
     ) {
-      await note('stuck_report', `Stage "${stage}" made no progress (${facts.idleInferences} inferences, ${facts.toolCallsWithoutProgress} tool calls since the last change).`);
+      await note(
+        'stuck_report',
+        `Stage "${stage}" made no progress (${facts.idleInferences} inferences, ${facts.toolCallsWithoutProgress} tool calls since the last change).`,
+      );
       return outcome('stuck');
     }
     if (runTurns >= input.options.turnsPerRun || workflowInfo().continueAsNewSuggested) {
       await driver.compactLog(true);
-      return continueAsNew<typeof stageWorkflow>({ ...input, carried: driver.carried(), inferences, visitTurns, facts, usage });
+      return continueAsNew<typeof stageWorkflow>({
+        ...input,
+        carried: driver.carried(),
+        inferences,
+        visitTurns,
+        facts,
+        usage,
+      });
     }
 
     driver.turn = inferences;
@@ -123,7 +156,17 @@ export async function stageWorkflow(input: StageInput): Promise<StageOutcome> {
     try {
       reply = await acts.infer.executeWithOptions(
         callOptions(input.options, `inference: ${stage}, turn ${visitTurns + 1}`),
-        [{ runId: input.runId, blueprintHash: input.blueprintHash, ...driver.replayInput(), stage, turn: inferences, stageTurn: visitTurns, purpose: 'turn' }],
+        [
+          {
+            runId: input.runId,
+            blueprintHash: input.blueprintHash,
+            ...driver.replayInput(),
+            stage,
+            turn: inferences,
+            stageTurn: visitTurns,
+            purpose: 'turn',
+          },
+        ],
       );
     } catch (err) {
       if (!(err instanceof ActivityFailure)) throw err;
@@ -135,8 +178,10 @@ export async function stageWorkflow(input: StageInput): Promise<StageOutcome> {
     visitTurns++;
     runTurns++;
     usage = addUsage(usage, { calls: 1, ...reply.usage });
-    if (reply.reportedPromptTokens !== undefined) await driver.apply({ kind: 'usage', promptTokens: reply.reportedPromptTokens });
-    for (const detail of reply.renderFailures) await driver.apply({ kind: 'diagnostic', code: 'custom-render-failed', severity: 'warning', detail });
+    if (reply.reportedPromptTokens !== undefined)
+      await driver.apply({ kind: 'usage', promptTokens: reply.reportedPromptTokens });
+    for (const detail of reply.renderFailures)
+      await driver.apply({ kind: 'diagnostic', code: 'custom-render-failed', severity: 'warning', detail });
 
     const calls: ToolCall[] = reply.toolCalls.map(({ argTokens: _counted, ...call }) => call);
     const invalid = reply.invalidToolCalls.map((c) => ({ id: c.id, name: c.name, arguments: {} }));
@@ -152,7 +197,11 @@ export async function stageWorkflow(input: StageInput): Promise<StageOutcome> {
     let progressed = false;
     for (const bad of reply.invalidToolCalls) {
       const text = `[bad-argument] the arguments of ${bad.name} were not a JSON object (${bad.error}); call it again with valid JSON.`;
-      await driver.apply({ kind: 'route', call: { id: bad.id, name: bad.name, arguments: {} }, result: { content: text, tokens: await driver.count(text), isError: true } });
+      await driver.apply({
+        kind: 'route',
+        call: { id: bad.id, name: bad.name, arguments: {} },
+        result: { content: text, tokens: await driver.count(text), isError: true },
+      });
     }
 
     // Built-in tools are independent of each other: start them all, then store results in call order.
@@ -162,8 +211,21 @@ export async function stageWorkflow(input: StageInput): Promise<StageOutcome> {
       running.set(
         call.id,
         acts.runTool.executeWithOptions(
-          callOptions(input.options, `tool: ${call.name} ${String(call.arguments.path ?? call.arguments.command ?? call.arguments.pattern ?? '').slice(0, 80)}`.trim(), 3),
-          [{ runId: input.runId, blueprintHash: input.blueprintHash, stage, call, workdir: input.workdir, unattended: input.options.unattended }],
+          callOptions(
+            input.options,
+            `tool: ${call.name} ${String(call.arguments.path ?? call.arguments.command ?? call.arguments.pattern ?? '').slice(0, 80)}`.trim(),
+            3,
+          ),
+          [
+            {
+              runId: input.runId,
+              blueprintHash: input.blueprintHash,
+              stage,
+              call,
+              workdir: input.workdir,
+              unattended: input.options.unattended,
+            },
+          ],
         ),
       );
     }
@@ -171,9 +233,18 @@ export async function stageWorkflow(input: StageInput): Promise<StageOutcome> {
     for (const counted of reply.toolCalls) {
       const { argTokens, ...call } = counted;
       if (isContextTool(call.name)) {
-        const result = await driver.apply<{ content: string; isError: boolean }>({ kind: 'contextTool', tool: call.name, args: call.arguments, counts: argTokens });
+        const result = await driver.apply<{ content: string; isError: boolean }>({
+          kind: 'contextTool',
+          tool: call.name,
+          args: call.arguments,
+          counts: argTokens,
+        });
         if (!result.isError && !['context_read', 'context_list'].includes(call.name)) progressed = true;
-        await driver.apply({ kind: 'route', call, result: { content: result.content, tokens: await driver.count(result.content), isError: result.isError } });
+        await driver.apply({
+          kind: 'route',
+          call,
+          result: { content: result.content, tokens: await driver.count(result.content), isError: result.isError },
+        });
         facts.toolCallsWithoutProgress++;
         continue;
       }
@@ -198,13 +269,20 @@ export async function stageWorkflow(input: StageInput): Promise<StageOutcome> {
       if (result.tracked && bp.fileTracking) {
         const { key, content: fileText, tokens: fileTokens } = result.tracked;
         const region = bp.fileTracking.region;
-        const stored = await driver.apply<{ ok: boolean }>({ kind: 'write', region, entry: { content: fileText, tokens: fileTokens, key } });
+        const stored = await driver.apply<{ ok: boolean }>({
+          kind: 'write',
+          region,
+          entry: { content: fileText, tokens: fileTokens, key },
+        });
         if (stored.ok) {
           content = `${call.name} ${key}: the file's text (${fileTokens} tokens) is kept in region "${region}" under key "${key}", already in your prompt.`;
           tokens = await driver.count(content);
         }
       }
-      const hint = result.isError && typeof content === 'string' ? pathToolHint(driver.state, call.name, call.arguments, content) : undefined;
+      const hint =
+        result.isError && typeof content === 'string'
+          ? pathToolHint(driver.state, call.name, call.arguments, content)
+          : undefined;
       if (hint) {
         content = `${content}\n${hint}`;
         tokens += await driver.count(`\n${hint}`);

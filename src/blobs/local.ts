@@ -17,7 +17,10 @@ export class LocalBlobStore implements BlobStore {
 
   private pathOf(hash: string): string {
     if (!HASH.test(hash)) {
-      throw new LevError('blob-bad-hash', `\`${hash}\` is not a blob hash (64 lowercase hex digits); pass the hash from a blob reference.`);
+      throw new LevError(
+        'blob-bad-hash',
+        `\`${hash}\` is not a blob hash (64 lowercase hex digits); pass the hash from a blob reference.`,
+      );
     }
     return path.join(this.dir, hash.slice(0, 2), hash.slice(2));
   }
@@ -44,10 +47,16 @@ export class LocalBlobStore implements BlobStore {
     try {
       text = await readFile(file, 'utf8');
     } catch {
-      throw new LevError('blob-missing', `Blob ${hash} is not in the store at ${this.dir}; the store was moved or pruned, so point the run at the right blob directory.`);
+      throw new LevError(
+        'blob-missing',
+        `Blob ${hash} is not in the store at ${this.dir}; the store was moved or pruned, so point the run at the right blob directory.`,
+      );
     }
     if (hashText(text) !== hash) {
-      throw new LevError('blob-corrupt', `Blob ${hash} in ${this.dir} does not match its hash; delete the file ${file} so it can be stored again.`);
+      throw new LevError(
+        'blob-corrupt',
+        `Blob ${hash} in ${this.dir} does not match its hash; delete the file ${file} so it can be stored again.`,
+      );
     }
     return text;
   }

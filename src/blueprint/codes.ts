@@ -29,21 +29,33 @@ export const CODES = {
   'bad-region-name': { severity: 'error', meaning: 'A region name is empty or contains whitespace.' },
   'custom-script-invalid': {
     severity: 'error',
-    meaning: 'A custom region script is missing, empty, outside the blueprint directory, does not compile, or lacks `render`.',
+    meaning:
+      'A custom region script is missing, empty, outside the blueprint directory, does not compile, or lacks `render`.',
   },
   'source-region-invalid': {
     severity: 'error',
-    meaning: '`source_region` is missing, unknown, the region itself, a compact_history, or claimed by another history.',
+    meaning:
+      '`source_region` is missing, unknown, the region itself, a compact_history, or claimed by another history.',
   },
   'region-kind-changed': { severity: 'error', meaning: 'A stage re-declares a region with a different kind.' },
-  'seed-in-stage-layout': { severity: 'error', meaning: 'A stage layout declares `seed`; seeds belong in the global layout.' },
+  'seed-in-stage-layout': {
+    severity: 'error',
+    meaning: 'A stage layout declares `seed`; seeds belong in the global layout.',
+  },
   'seed-ambiguous': { severity: 'error', meaning: 'A seed table has more than one form key.' },
-  'bad-refresh': { severity: 'error', meaning: '`refresh` is not `once`/`each_stage`, or `each_stage` on a form that never changes.' },
+  'bad-refresh': {
+    severity: 'error',
+    meaning: '`refresh` is not `once`/`each_stage`, or `each_stage` on a form that never changes.',
+  },
   'runtime-region-invalid': {
     severity: 'error',
-    meaning: '`conversation` is not a sliding_window, or `stage_instructions` is not pinned, not global, or sets `volatility`.',
+    meaning:
+      '`conversation` is not a sliding_window, or `stage_instructions` is not pinned, not global, or sets `volatility`.',
   },
-  'stage-prompt-no-region': { severity: 'error', meaning: 'A stage has a `system_prompt` but no pinned region to hold it.' },
+  'stage-prompt-no-region': {
+    severity: 'error',
+    meaning: 'A stage has a `system_prompt` but no pinned region to hold it.',
+  },
   'routing-region-not-visible': {
     severity: 'error',
     meaning: '`default_region` or an override names a region the stage cannot see.',
@@ -51,29 +63,56 @@ export const CODES = {
   'bad-routing': { severity: 'error', meaning: 'A malformed override or cap, or one canonical tool named twice.' },
   'unknown-stage': { severity: 'error', meaning: 'An edge target or `entry_stage` is not a declared stage.' },
   'unknown-condition': { severity: 'error', meaning: 'An edge `condition` is not one of the six conditions.' },
-  'unknown-transform': { severity: 'error', meaning: 'An edge `transform` is not `direct`, `clear`, `compact`/`summarize` or `custom`.' },
+  'unknown-transform': {
+    severity: 'error',
+    meaning: 'An edge `transform` is not `direct`, `clear`, `compact`/`summarize` or `custom`.',
+  },
   'bad-transform-config': { severity: 'error', meaning: 'An edge `transform_config` breaks the rules of SPEC 9.5.' },
-  'bad-stuck': { severity: 'error', meaning: 'A `stuck` edge without a positive threshold, or a threshold on another edge.' },
+  'bad-stuck': {
+    severity: 'error',
+    meaning: 'A `stuck` edge without a positive threshold, or a threshold on another edge.',
+  },
   'gate-region-unknown': { severity: 'error', meaning: 'A gate names a region no layout declares.' },
-  'gate-not-checklist': { severity: 'error', meaning: '`require_no_open_items` names a region that is not a checklist.' },
+  'gate-not-checklist': {
+    severity: 'error',
+    meaning: '`require_no_open_items` names a region that is not a checklist.',
+  },
   'bad-gate': { severity: 'error', meaning: 'A gate has a negative or non-integer `max_attempts`, or no check key.' },
-  'working-space': { severity: 'error', meaning: 'Fixed regions leave less than 8000 tokens of a window of 20000 or more.' },
+  'working-space': {
+    severity: 'error',
+    meaning: 'Fixed regions leave less than 8000 tokens of a window of 20000 or more.',
+  },
   // Hard errors for cases SPEC 11 describes without naming a code
-  'bad-value': { severity: 'error', meaning: 'A key holds a value of the wrong type (a number where a string belongs, ...).' },
+  'bad-value': {
+    severity: 'error',
+    meaning: 'A key holds a value of the wrong type (a number where a string belongs, ...).',
+  },
   'summarizable-not-allowed': {
     severity: 'error',
     meaning: '`summarizable = false` on a compacting region or a `strategy = "compact"` window.',
   },
-  'file-tracking-region-invalid': { severity: 'error', meaning: '`[context.file_tracking] region` is not a declared hashmap.' },
+  'file-tracking-region-invalid': {
+    severity: 'error',
+    meaning: '`[context.file_tracking] region` is not a declared hashmap.',
+  },
   'bad-permission': { severity: 'error', meaning: 'A tool permission is not `allow`, `deny` or `ask`.' },
-  'bad-model': { severity: 'error', meaning: 'A `[models]` entry is not a table or declares a new model without `context_window`.' },
+  'bad-model': {
+    severity: 'error',
+    meaning: 'A `[models]` entry is not a table or declares a new model without `context_window`.',
+  },
   'bad-encoding': { severity: 'error', meaning: 'A model `encoding` is not one of the four js-tiktoken encodings.' },
   'blueprint-not-found': { severity: 'error', meaning: 'The path names no file, or a directory without `agent.toml`.' },
   'blueprint-unreadable': { severity: 'error', meaning: 'The blueprint file exists but cannot be read.' },
   'config-unreadable': { severity: 'error', meaning: 'Your config file exists but cannot be read.' },
   // SPEC 12: lints
-  'unknown-region-key': { severity: 'warning', meaning: "A region key that the region's kind (or strategy) does not read." },
-  'region-seed-not-understood': { severity: 'warning', meaning: 'A `seed` matches no seed form, so the region starts empty.' },
+  'unknown-region-key': {
+    severity: 'warning',
+    meaning: "A region key that the region's kind (or strategy) does not read.",
+  },
+  'region-seed-not-understood': {
+    severity: 'warning',
+    meaning: 'A `seed` matches no seed form, so the region starts empty.',
+  },
   'command-seed': { severity: 'note', meaning: 'Lists a command seed and whether the safe list pre-approves it.' },
   'tool-seed': { severity: 'note', meaning: 'Lists the tool seeds of a region, marking `each_stage` ones.' },
   'routing-without-region-read': {
@@ -92,24 +131,48 @@ export const CODES = {
     severity: 'warning',
     meaning: 'A percent budget without `max_tokens` on a rolling region grows with the window.',
   },
-  'budgets-exceed-window': { severity: 'warning', meaning: "The budgets a stage sees sum to more than its model's window." },
-  'stage-prompt-too-large': { severity: 'warning', meaning: "A stage prompt exceeds the budget of the region it lands in." },
+  'budgets-exceed-window': {
+    severity: 'warning',
+    meaning: "The budgets a stage sees sum to more than its model's window.",
+  },
+  'stage-prompt-too-large': {
+    severity: 'warning',
+    meaning: 'A stage prompt exceeds the budget of the region it lands in.',
+  },
   'gate-region-not-visible': { severity: 'warning', meaning: 'A gate region is hidden in the stage the edge leaves.' },
   'compact-history-source-never-summarised': {
     severity: 'warning',
     meaning: '`source_region` names a region that is never folded (pinned, checklist, hashmap, persistent custom).',
   },
-  'unknown-model-window': { severity: 'warning', meaning: 'A stage model is not in the model table, so 8192 tokens is assumed.' },
-  'read-paths-declared': { severity: 'note', meaning: '`[read_paths]` is declared; says how many entries your config grants.' },
+  'unknown-model-window': {
+    severity: 'warning',
+    meaning: 'A stage model is not in the model table, so 8192 tokens is assumed.',
+  },
+  'read-paths-declared': {
+    severity: 'note',
+    meaning: '`[read_paths]` is declared; says how many entries your config grants.',
+  },
   'read-paths-not-granted': { severity: 'warning', meaning: 'A declared read path is not granted by your config.' },
-  'read-paths-grant-invalid': { severity: 'warning', meaning: 'A read-path grant in your config does not parse or compile.' },
-  'read-paths-entry-invalid': { severity: 'warning', meaning: 'A `[read_paths]` entry does not parse (a relative regex, ...) and is ignored.' },
-  'broad-read-path': { severity: 'warning', meaning: 'A read-path entry covers home, a filesystem root or everything.' },
+  'read-paths-grant-invalid': {
+    severity: 'warning',
+    meaning: 'A read-path grant in your config does not parse or compile.',
+  },
+  'read-paths-entry-invalid': {
+    severity: 'warning',
+    meaning: 'A `[read_paths]` entry does not parse (a relative regex, ...) and is ignored.',
+  },
+  'broad-read-path': {
+    severity: 'warning',
+    meaning: 'A read-path entry covers home, a filesystem root or everything.',
+  },
   'dead-end-possible': {
     severity: 'warning',
     meaning: 'Every normal edge of a stage can run out of revisits and there is no `dead_end`/`error` edge.',
   },
-  'cycle-without-max-revisits': { severity: 'warning', meaning: 'A cycle of stages in which no stage sets `max_revisits`.' },
+  'cycle-without-max-revisits': {
+    severity: 'warning',
+    meaning: 'A cycle of stages in which no stage sets `max_revisits`.',
+  },
   'unreachable-stage': { severity: 'warning', meaning: 'No path leads from the entry stage to this stage.' },
 } as const satisfies Record<string, CodeInfo>;
 

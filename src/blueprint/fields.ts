@@ -74,7 +74,11 @@ export class TableReader {
     if (!this.has(key)) return undefined;
     const value = this.table[key];
     if (stringSchema.safeParse(value).success) return value as string;
-    this.findings.add(code, `${this.name(key)} must be a string, not ${describeValue(value)}; write ${key} = "..." instead.`, this.at(key));
+    this.findings.add(
+      code,
+      `${this.name(key)} must be a string, not ${describeValue(value)}; write ${key} = "..." instead.`,
+      this.at(key),
+    );
     return undefined;
   }
 
@@ -82,7 +86,11 @@ export class TableReader {
     if (!this.has(key)) return undefined;
     const value = this.table[key];
     if (booleanSchema.safeParse(value).success) return value as boolean;
-    this.findings.add('bad-value', `${this.name(key)} must be true or false, not ${describeValue(value)}.`, this.at(key));
+    this.findings.add(
+      'bad-value',
+      `${this.name(key)} must be true or false, not ${describeValue(value)}.`,
+      this.at(key),
+    );
     return undefined;
   }
 
@@ -92,7 +100,11 @@ export class TableReader {
     const value = this.table[key];
     if (integerSchema(min).safeParse(value).success) return value as number;
     const rule = min === 1 ? 'a positive integer' : `an integer of at least ${min}`;
-    this.findings.add(code, `${this.name(key)} must be ${rule}, not ${describeValue(value)}; write a whole number of at least ${min}.`, this.at(key));
+    this.findings.add(
+      code,
+      `${this.name(key)} must be ${rule}, not ${describeValue(value)}; write a whole number of at least ${min}.`,
+      this.at(key),
+    );
     return undefined;
   }
 
@@ -100,8 +112,13 @@ export class TableReader {
   number(key: string, min: number, max: number): number | undefined {
     if (!this.has(key)) return undefined;
     const value = this.table[key];
-    if (numberSchema.safeParse(value).success && (value as number) >= min && (value as number) <= max) return value as number;
-    this.findings.add('bad-value', `${this.name(key)} must be a number from ${min} to ${max}, not ${describeValue(value)}.`, this.at(key));
+    if (numberSchema.safeParse(value).success && (value as number) >= min && (value as number) <= max)
+      return value as number;
+    this.findings.add(
+      'bad-value',
+      `${this.name(key)} must be a number from ${min} to ${max}, not ${describeValue(value)}.`,
+      this.at(key),
+    );
     return undefined;
   }
 
@@ -109,17 +126,32 @@ export class TableReader {
     if (!this.has(key)) return undefined;
     const value = this.table[key];
     if (stringArraySchema.safeParse(value).success) return [...(value as string[])];
-    this.findings.add(code, `${this.name(key)} must be an array of strings, such as ${key} = ["a", "b"]; it is ${describeValue(value)}.`, this.at(key));
+    this.findings.add(
+      code,
+      `${this.name(key)} must be an array of strings, such as ${key} = ["a", "b"]; it is ${describeValue(value)}.`,
+      this.at(key),
+    );
     return undefined;
   }
 
-  enumeration<T extends string>(key: string, choices: readonly T[], code: Code, aliases: Record<string, T> = {}): T | undefined {
+  enumeration<T extends string>(
+    key: string,
+    choices: readonly T[],
+    code: Code,
+    aliases: Record<string, T> = {},
+  ): T | undefined {
     if (!this.has(key)) return undefined;
     const value = this.table[key];
-    const parsed = enumSchema(choices).safeParse(typeof value === 'string' ? (Object.hasOwn(aliases, value) ? aliases[value] : value) : value);
+    const parsed = enumSchema(choices).safeParse(
+      typeof value === 'string' ? (Object.hasOwn(aliases, value) ? aliases[value] : value) : value,
+    );
     if (parsed.success) return parsed.data as T;
     const hint = typeof value === 'string' ? didYouMean(value, choices) : '';
-    this.findings.add(code, `${this.name(key)} is ${describeValue(value)}${hint}; write one of ${listChoices(choices)}.`, this.at(key));
+    this.findings.add(
+      code,
+      `${this.name(key)} is ${describeValue(value)}${hint}; write one of ${listChoices(choices)}.`,
+      this.at(key),
+    );
     return undefined;
   }
 
@@ -127,7 +159,11 @@ export class TableReader {
     if (!this.has(key)) return undefined;
     const value = this.table[key];
     if (isTable(value)) return new TableReader(value, this.at(key), this.findings);
-    this.findings.add('bad-value', `${this.name(key)} must be a table, such as ${example}; it is ${describeValue(value)}.`, this.at(key));
+    this.findings.add(
+      'bad-value',
+      `${this.name(key)} must be a table, such as ${example}; it is ${describeValue(value)}.`,
+      this.at(key),
+    );
     return undefined;
   }
 
@@ -137,5 +173,7 @@ export class TableReader {
 }
 
 function formatTablePath(path: KeyPath): string {
-  return path.length === 0 ? 'top level' : path.map((s) => (/^[A-Za-z0-9_-]+$/.test(String(s)) ? s : JSON.stringify(String(s)))).join('.');
+  return path.length === 0
+    ? 'top level'
+    : path.map((s) => (/^[A-Za-z0-9_-]+$/.test(String(s)) ? s : JSON.stringify(String(s)))).join('.');
 }

@@ -14,7 +14,10 @@ const BARE = /^[A-Za-z0-9_-]+$/;
 
 /** `["stages", "a b", "model"]` -> `stages."a b".model`, the way TOML spells it. */
 export function formatKeyPath(segments: KeyPath): string {
-  return segments.map((s) => (typeof s === 'number' ? `[${s}]` : BARE.test(s) ? s : JSON.stringify(s))).join('.').replace(/\.\[/g, '[');
+  return segments
+    .map((s) => (typeof s === 'number' ? `[${s}]` : BARE.test(s) ? s : JSON.stringify(s)))
+    .join('.')
+    .replace(/\.\[/g, '[');
 }
 
 export class Findings {
@@ -26,7 +29,13 @@ export class Findings {
   ) {}
 
   add(code: Code, message: string, path: KeyPath = []): void {
-    const diagnostic: Diagnostic = { code, severity: severityOf(code), message, path: formatKeyPath(path), file: this.file };
+    const diagnostic: Diagnostic = {
+      code,
+      severity: severityOf(code),
+      message,
+      path: formatKeyPath(path),
+      file: this.file,
+    };
     const pos = this.locate(path);
     if (pos) {
       diagnostic.line = pos.line;
@@ -66,7 +75,10 @@ export class Findings {
 
 /** Findings by line, those without a position last; the sort is stable. */
 export function inFileOrder(list: readonly Diagnostic[]): Diagnostic[] {
-  return [...list].sort((a, b) => (a.line ?? Number.MAX_SAFE_INTEGER) - (b.line ?? Number.MAX_SAFE_INTEGER) || (a.column ?? 0) - (b.column ?? 0));
+  return [...list].sort(
+    (a, b) =>
+      (a.line ?? Number.MAX_SAFE_INTEGER) - (b.line ?? Number.MAX_SAFE_INTEGER) || (a.column ?? 0) - (b.column ?? 0),
+  );
 }
 
 /** Levenshtein distance, for "did you mean" hints on enum typos. */
@@ -96,7 +108,9 @@ export function didYouMean(written: string, choices: readonly string[]): string 
       bestDistance = d;
     }
   }
-  return best !== undefined && bestDistance <= Math.max(2, Math.floor(best.length / 3)) ? ` (did you mean "${best}"?)` : '';
+  return best !== undefined && bestDistance <= Math.max(2, Math.floor(best.length / 3))
+    ? ` (did you mean "${best}"?)`
+    : '';
 }
 
 /** `"a", "b" or "c"` for messages. */

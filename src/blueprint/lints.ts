@@ -20,7 +20,9 @@ function grants(stage: StageDef, tool: string): boolean {
 }
 
 function regionPath(name: string, stage?: StageDef): string[] {
-  return stage?.regions?.some((r) => r.name === name) ? ['stages', stage.name, 'context', 'regions', name] : ['context', 'regions', name];
+  return stage?.regions?.some((r) => r.name === name)
+    ? ['stages', stage.name, 'context', 'regions', name]
+    : ['context', 'regions', name];
 }
 
 function lintModels(bp: Blueprint, findings: Findings, windowOverride?: number): void {
@@ -31,9 +33,16 @@ function lintModels(bp: Blueprint, findings: Findings, windowOverride?: number):
     unknown.set(stage.model, [...(unknown.get(stage.model) ?? []), stage]);
   }
   for (const [model, stages] of unknown) {
-    const who = stages.length === 1 ? `Stage "${stages[0]?.name}" uses` : `Stages ${stages.map((s) => `"${s.name}"`).join(', ')} use`;
+    const who =
+      stages.length === 1
+        ? `Stage "${stages[0]?.name}" uses`
+        : `Stages ${stages.map((s) => `"${s.name}"`).join(', ')} use`;
     const path = model === bp.agent.model ? ['agent', 'model'] : ['stages', stages[0]?.name ?? '', 'model'];
-    findings.add('unknown-model-window', `${who} model "${model}", which is not in the model table, so a window of 8192 is assumed; add [models."${model}"] context_window = <tokens>.`, path);
+    findings.add(
+      'unknown-model-window',
+      `${who} model "${model}", which is not in the model table, so a window of 8192 is assumed; add [models."${model}"] context_window = <tokens>.`,
+      path,
+    );
   }
 }
 
@@ -50,34 +59,60 @@ function lintBudgets(bp: Blueprint, findings: Findings, windowOverride?: number)
     }
     const total = layout.reduce((sum, def) => sum + resolveBudget(def, window), 0);
     if (total > window) {
-      findings.add('budgets-exceed-window', `The regions stage "${stage.name}" sees add up to ${total} tokens, more than its ${window}-token window; shrink some budgets so they fit.`, ['stages', stage.name]);
+      findings.add(
+        'budgets-exceed-window',
+        `The regions stage "${stage.name}" sees add up to ${total} tokens, more than its ${window}-token window; shrink some budgets so they fit.`,
+        ['stages', stage.name],
+      );
     }
     lintStagePrompt(bp, stage, layout, window, findings);
   }
   for (const { def, window, stage } of widest.values()) {
     const size = resolveBudget(def, window);
-    findings.add('unbounded-percentage-budget', `Region "${def.name}" (${def.kind}) has budget = "${def.budgetText ?? `${def.budgetPercent}%`}" and no max_tokens, so it grows to ${size} tokens at a ${window}-token window; add max_tokens to cap it.`, [...regionPath(def.name, stage), 'budget']);
+    findings.add(
+      'unbounded-percentage-budget',
+      `Region "${def.name}" (${def.kind}) has budget = "${def.budgetText ?? `${def.budgetPercent}%`}" and no max_tokens, so it grows to ${size} tokens at a ${window}-token window; add max_tokens to cap it.`,
+      [...regionPath(def.name, stage), 'budget'],
+    );
   }
 }
 
-function lintStagePrompt(bp: Blueprint, stage: StageDef, layout: RegionDef[], window: number, findings: Findings): void {
+function lintStagePrompt(
+  bp: Blueprint,
+  stage: StageDef,
+  layout: RegionDef[],
+  window: number,
+  findings: Findings,
+): void {
   if (stage.systemPrompt === undefined) return;
-  const home = layout.find((r) => r.name === 'stage_instructions') ?? layout.find((r) => r.kind === 'pinned' && r.name !== 'final_output');
+  const home =
+    layout.find((r) => r.name === 'stage_instructions') ??
+    layout.find((r) => r.kind === 'pinned' && r.name !== 'final_output');
   if (!home) return;
   const budget = resolveBudget(home, window);
   const tokens = tokensAbove(stage.systemPrompt, budget, encodingFor(stage.model, lookupModel(bp.models, stage.model)));
   if (tokens === undefined) return;
-  findings.add('stage-prompt-too-large', `Stage "${stage.name}"'s prompt is ${tokens} tokens but lands in "${home.name}", whose budget is ${budget} at a ${window}-token window, so entering the stage would fail; raise that budget or shorten the prompt.`, ['stages', stage.name, 'system_prompt']);
+  findings.add(
+    'stage-prompt-too-large',
+    `Stage "${stage.name}"'s prompt is ${tokens} tokens but lands in "${home.name}", whose budget is ${budget} at a ${window}-token window, so entering the stage would fail; raise that budget or shorten the prompt.`,
+    ['stages', stage.name, 'system_prompt'],
+  );
 }
 
 function lintRouting(bp: Blueprint, findings: Findings): void {
   for (const stage of bp.stages) {
     const routing = stage.toolRouting;
     if (!routing || !stage.availableTools) continue;
-    const elsewhere = routing.defaultRegion !== 'conversation' || Object.values(routing.overrides).some((o) => o.region !== undefined && o.region !== 'conversation');
+    const elsewhere =
+      routing.defaultRegion !== 'conversation' ||
+      Object.values(routing.overrides).some((o) => o.region !== undefined && o.region !== 'conversation');
     const reads = grants(stage, 'read_file') || grants(stage, 'read_files');
     if (elsewhere && reads && !grants(stage, 'context_read')) {
-      findings.add('routing-without-region-read', `Stage "${stage.name}" routes tool output into regions and grants read_file but not context_read, so the agent may re-read files it already has; add "context_read" to available_tools.`, ['stages', stage.name, 'available_tools']);
+      findings.add(
+        'routing-without-region-read',
+        `Stage "${stage.name}" routes tool output into regions and grants read_file but not context_read, so the agent may re-read files it already has; add "context_read" to available_tools.`,
+        ['stages', stage.name, 'available_tools'],
+      );
     }
   }
 }
@@ -99,19 +134,34 @@ function lintRequired(bp: Blueprint, findings: Findings): void {
   const reported = new Set<string>();
   for (const stage of bp.stages) {
     const compacts = stage.transitions.some((e) => e.transform === 'compact');
-    const compactList = new Set(stage.transitions.flatMap((e) => (e.transform === 'custom' ? (e.transformConfig?.compact ?? []) : [])));
+    const compactList = new Set(
+      stage.transitions.flatMap((e) => (e.transform === 'custom' ? (e.transformConfig?.compact ?? []) : [])),
+    );
     for (const { def } of allRegionDefs(bp)) {
-      if (!def.required || !def.summarizable || isProtected(def) || def.kind === 'hashmap' || reported.has(def.name)) continue;
+      if (!def.required || !def.summarizable || isProtected(def) || def.kind === 'hashmap' || reported.has(def.name))
+        continue;
       if (!compacts && !compactList.has(def.name)) continue;
       reported.add(def.name);
-      findings.add('compact-summarizes-deliverable', `Region "${def.name}" is required, but the compact edge out of stage "${stage.name}" would summarise what the agent built there; set summarizable = false on it or use another transform.`, regionPath(def.name));
+      findings.add(
+        'compact-summarizes-deliverable',
+        `Region "${def.name}" is required, but the compact edge out of stage "${stage.name}" would summarise what the agent built there; set summarizable = false on it or use another transform.`,
+        regionPath(def.name),
+      );
     }
   }
   for (const { def, stage: owner } of allRegionDefs(bp)) {
     if (!def.required || isCallerSeed(def.seed)) continue;
-    const writable = bp.stages.some((stage) => stageLayout(bp, stage).some((r) => r.name === def.name) && (grants(stage, 'context_write') || grants(stage, 'context_append')));
+    const writable = bp.stages.some(
+      (stage) =>
+        stageLayout(bp, stage).some((r) => r.name === def.name) &&
+        (grants(stage, 'context_write') || grants(stage, 'context_append')),
+    );
     if (writable) continue;
-    findings.add('required-region-unenforceable', `Region "${def.name}" is required, but no stage that carries it grants context_write or context_append, so the agent cannot fill it; grant one of them in a stage that shows the region.`, [...regionPath(def.name, owner), 'required']);
+    findings.add(
+      'required-region-unenforceable',
+      `Region "${def.name}" is required, but no stage that carries it grants context_write or context_append, so the agent cannot fill it; grant one of them in a stage that shows the region.`,
+      [...regionPath(def.name, owner), 'required'],
+    );
   }
 }
 
@@ -120,19 +170,35 @@ function lintSeeds(bp: Blueprint, findings: Findings): void {
     const seed = def.seed;
     if (seed?.form === 'command') {
       const check = isPreApproved(seed.command, bp.safeCommands.shell);
-      const verdict = check.ok ? 'pre-approved by the safe list' : `not pre-approved (uncovered: ${check.uncovered.join(', ')}); add them to [safe_commands] shell or it will be refused`;
-      findings.add('command-seed', `Region "${def.name}" runs \`${seed.command}\` at spawn: ${verdict}.`, ['context', 'regions', def.name, 'seed']);
+      const verdict = check.ok
+        ? 'pre-approved by the safe list'
+        : `not pre-approved (uncovered: ${check.uncovered.join(', ')}); add them to [safe_commands] shell or it will be refused`;
+      findings.add('command-seed', `Region "${def.name}" runs \`${seed.command}\` at spawn: ${verdict}.`, [
+        'context',
+        'regions',
+        def.name,
+        'seed',
+      ]);
     } else if (seed?.form === 'tools') {
       const names = seed.calls.map((c) => c.name).join(', ');
       const refresh = seed.refresh === 'each_stage' ? ' again at every stage entry (each_stage)' : ' once at spawn';
-      findings.add('tool-seed', `Region "${def.name}" is seeded by calling ${names}${refresh}; the calls obey the run's tool permissions.`, ['context', 'regions', def.name, 'seed']);
+      findings.add(
+        'tool-seed',
+        `Region "${def.name}" is seeded by calling ${names}${refresh}; the calls obey the run's tool permissions.`,
+        ['context', 'regions', def.name, 'seed'],
+      );
     }
   }
 }
 
 /** Tarjan's strongly connected components over the stage graph. */
 function components(bp: Blueprint): string[][] {
-  const edges = new Map(bp.stages.map((s) => [s.name, s.transitions.map((e) => e.target).filter((t) => bp.stages.some((x) => x.name === t))]));
+  const edges = new Map(
+    bp.stages.map((s) => [
+      s.name,
+      s.transitions.map((e) => e.target).filter((t) => bp.stages.some((x) => x.name === t)),
+    ]),
+  );
   const index = new Map<string, number>();
   const low = new Map<string, number>();
   const stack: string[] = [];
@@ -183,14 +249,22 @@ function lintGraph(bp: Blueprint, findings: Findings): void {
   if (byName.has(bp.agent.entryStage)) {
     for (const stage of bp.stages) {
       if (reached.has(stage.name)) continue;
-      findings.add('unreachable-stage', `Stage "${stage.name}" cannot be reached from the entry stage "${bp.agent.entryStage}"; add a transition to it or remove it.`, ['stages', stage.name]);
+      findings.add(
+        'unreachable-stage',
+        `Stage "${stage.name}" cannot be reached from the entry stage "${bp.agent.entryStage}"; add a transition to it or remove it.`,
+        ['stages', stage.name],
+      );
     }
   }
   for (const component of components(bp)) {
     const first = component[0] ?? '';
     const cyclic = component.length > 1 || byName.get(first)?.transitions.some((e) => e.target === first);
     if (!cyclic || component.some((name) => byName.get(name)?.maxRevisits !== undefined)) continue;
-    findings.add('cycle-without-max-revisits', `Stages ${component.join(' -> ')} form a cycle and none sets max_revisits, so a run can loop until it is cancelled; set max_revisits on one of them.`, ['stages', first]);
+    findings.add(
+      'cycle-without-max-revisits',
+      `Stages ${component.join(' -> ')} form a cycle and none sets max_revisits, so a run can loop until it is cancelled; set max_revisits on one of them.`,
+      ['stages', first],
+    );
   }
   for (const stage of bp.stages) {
     const normal = stage.transitions.filter((e) => e.condition === 'always' || e.condition === 'llm_choice');
@@ -198,7 +272,11 @@ function lintGraph(bp: Blueprint, findings: Findings): void {
     const canExhaust = normal.every((e) => byName.get(e.target)?.maxRevisits !== undefined);
     const fallback = stage.transitions.some((e) => e.condition === 'dead_end' || e.condition === 'error');
     if (canExhaust && !fallback) {
-      findings.add('dead-end-possible', `Every normal transition out of "${stage.name}" leads to a stage with max_revisits, so all can run out and the run would fail; add a condition = "dead_end" or "error" transition.`, ['stages', stage.name, 'transitions']);
+      findings.add(
+        'dead-end-possible',
+        `Every normal transition out of "${stage.name}" leads to a stage with max_revisits, so all can run out and the run would fail; add a condition = "dead_end" or "error" transition.`,
+        ['stages', stage.name, 'transitions'],
+      );
     }
   }
 }

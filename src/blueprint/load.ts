@@ -39,7 +39,18 @@ export interface LoadResult {
   file: string;
 }
 
-const TOP_KEYS = ['agent', 'context', 'compaction', 'stages', 'read_paths', 'tool_permissions', 'safe_commands', 'security', 'limits', 'models'] as const;
+const TOP_KEYS = [
+  'agent',
+  'context',
+  'compaction',
+  'stages',
+  'read_paths',
+  'tool_permissions',
+  'safe_commands',
+  'security',
+  'limits',
+  'models',
+] as const;
 const AGENT_KEYS = ['name', 'description', 'version', 'entry_stage', 'model'] as const;
 const COMPACTION_KEYS = ['model', 'system_prompt', 'max_summary_tokens', 'temperature'] as const;
 const FILE_TRACKING_KEYS = ['region', 'track_reads', 'track_writes', 'max_file_tokens'] as const;
@@ -65,9 +76,15 @@ export function loadBlueprint(path: string, opts: LoadOptions = {}): LoadResult 
     const findings = new Findings(file);
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'ENOENT' || code === 'ENOTDIR') {
-      findings.add('blueprint-not-found', `No blueprint at ${path}: give a directory holding agent.toml, or a .toml file.`);
+      findings.add(
+        'blueprint-not-found',
+        `No blueprint at ${path}: give a directory holding agent.toml, or a .toml file.`,
+      );
     } else {
-      findings.add('blueprint-unreadable', `${file} cannot be read (${code ?? (err as Error).message}); check that it is a readable file.`);
+      findings.add(
+        'blueprint-unreadable',
+        `${file} cannot be read (${code ?? (err as Error).message}); check that it is a readable file.`,
+      );
     }
     return { diagnostics: findings.list, file };
   }
@@ -87,7 +104,13 @@ function syntaxDiagnostic(err: unknown, file: string): Diagnostic {
       column: err.column,
     };
   }
-  return { code: 'toml-syntax', severity: 'error', message: 'The file could not be parsed as TOML; check that it is a text TOML file.', path: '', file };
+  return {
+    code: 'toml-syntax',
+    severity: 'error',
+    message: 'The file could not be parsed as TOML; check that it is a text TOML file.',
+    path: '',
+    file,
+  };
 }
 
 function freeze<T>(value: T): T {
@@ -107,29 +130,58 @@ function checkNames(layout: ParsedRegion[], prefix: string[], findings: Findings
   for (const { def } of layout) {
     const at = [...prefix, def.name];
     if (def.name === '' || /\s/u.test(def.name)) {
-      findings.add('bad-region-name', `Region name ${JSON.stringify(def.name)} ${def.name === '' ? 'is empty' : 'contains whitespace'}; use a name such as "my_notes".`, at);
+      findings.add(
+        'bad-region-name',
+        `Region name ${JSON.stringify(def.name)} ${def.name === '' ? 'is empty' : 'contains whitespace'}; use a name such as "my_notes".`,
+        at,
+      );
     }
     const normal = def.name.normalize('NFC');
     const earlier = seen.get(normal);
     if (earlier !== undefined) {
-      findings.add('duplicate-region', `Region ${JSON.stringify(def.name)} has the same name as ${JSON.stringify(earlier)} (they differ only in Unicode form); rename one of them.`, at);
+      findings.add(
+        'duplicate-region',
+        `Region ${JSON.stringify(def.name)} has the same name as ${JSON.stringify(earlier)} (they differ only in Unicode form); rename one of them.`,
+        at,
+      );
     } else seen.set(normal, def.name);
   }
 }
 
-function checkRuntimeRegion(def: RegionDef, at: string[], findings: Findings, global: boolean, kindKnown: boolean): void {
+function checkRuntimeRegion(
+  def: RegionDef,
+  at: string[],
+  findings: Findings,
+  global: boolean,
+  kindKnown: boolean,
+): void {
   if (def.name === 'conversation' && kindKnown && def.kind !== 'sliding_window') {
-    findings.add('runtime-region-invalid', `"conversation" holds the message history and must be kind = "sliding_window", not ${def.kind}; change its kind or rename the region.`, [...at, 'kind']);
+    findings.add(
+      'runtime-region-invalid',
+      `"conversation" holds the message history and must be kind = "sliding_window", not ${def.kind}; change its kind or rename the region.`,
+      [...at, 'kind'],
+    );
   }
   if (def.name !== 'stage_instructions') return;
   if (kindKnown && def.kind !== 'pinned') {
-    findings.add('runtime-region-invalid', `"stage_instructions" must be kind = "pinned", not ${def.kind}.`, [...at, 'kind']);
+    findings.add('runtime-region-invalid', `"stage_instructions" must be kind = "pinned", not ${def.kind}.`, [
+      ...at,
+      'kind',
+    ]);
   }
   if (!global) {
-    findings.add('runtime-region-invalid', '"stage_instructions" must be declared in [context.regions]; a stage may only re-declare it to resize it.', at);
+    findings.add(
+      'runtime-region-invalid',
+      '"stage_instructions" must be declared in [context.regions]; a stage may only re-declare it to resize it.',
+      at,
+    );
   }
   if (def.volatilityDeclared) {
-    findings.add('runtime-region-invalid', '"stage_instructions" is always rendered as rewritten; remove its `volatility` key.', [...at, 'volatility']);
+    findings.add(
+      'runtime-region-invalid',
+      '"stage_instructions" is always rendered as rewritten; remove its `volatility` key.',
+      [...at, 'volatility'],
+    );
   }
 }
 
@@ -148,12 +200,21 @@ export function loadBlueprintFromString(toml: string, dir: string, file: string,
     return findings.hasErrors() ? { diagnostics, file } : { blueprint: freeze(blueprint), diagnostics, file };
   } catch (err) {
     // A checker bug must still come back as a finding the user can report, not a crash.
-    findings.add('bad-value', `Leviath could not finish checking this blueprint (${(err as Error).message}); please report this with the file attached.`);
+    findings.add(
+      'bad-value',
+      `Leviath could not finish checking this blueprint (${(err as Error).message}); please report this with the file attached.`,
+    );
     return { diagnostics: findings.list, file };
   }
 }
 
-function build(doc: Record<string, unknown>, dir: string, file: string, findings: Findings, opts: LoadOptions): Blueprint {
+function build(
+  doc: Record<string, unknown>,
+  dir: string,
+  file: string,
+  findings: Findings,
+  opts: LoadOptions,
+): Blueprint {
   const userConfig = opts.userConfig ?? emptyUserConfig();
   const root = new TableReader(doc, [], findings);
   root.unknownKeys(TOP_KEYS, 'unknown-key', 'A blueprint');
@@ -164,7 +225,10 @@ function build(doc: Record<string, unknown>, dir: string, file: string, findings
   const agentName = agentTable?.string('name')?.trim() || fallbackName;
   const agentModel = agentTable?.string('model')?.trim() || undefined;
 
-  const models = { ...parseModelTable(root.has('models') ? root.raw('models') : {}, BUILTIN_MODELS, findings), ...userConfig.models };
+  const models = {
+    ...parseModelTable(root.has('models') ? root.raw('models') : {}, BUILTIN_MODELS, findings),
+    ...userConfig.models,
+  };
 
   // Global layout.
   const context = root.table_('context', '[context.regions]');
@@ -176,7 +240,8 @@ function build(doc: Record<string, unknown>, dir: string, file: string, findings
     if (parsed) declared.push(parsed);
   }
   checkNames(declared, ['context', 'regions'], findings);
-  for (const { def, kindKnown } of declared) checkRuntimeRegion(def, ['context', 'regions', def.name], findings, true, kindKnown);
+  for (const { def, kindKnown } of declared)
+    checkRuntimeRegion(def, ['context', 'regions', def.name], findings, true, kindKnown);
   const defaultLayout = !context?.has('regions');
   const declaredNames = new Set(declared.map((r) => r.def.name));
   const regions: RegionDef[] = [
@@ -202,12 +267,22 @@ function build(doc: Record<string, unknown>, dir: string, file: string, findings
       const prefix = ['stages', name, 'context', 'regions'];
       checkNames(parsed.layout, prefix, findings);
       for (const { def, kindKnown } of parsed.layout) {
-        checkRuntimeRegion(def, [...prefix, def.name], findings, globalByName.has('stage_instructions') || def.name !== 'stage_instructions', kindKnown);
+        checkRuntimeRegion(
+          def,
+          [...prefix, def.name],
+          findings,
+          globalByName.has('stage_instructions') || def.name !== 'stage_instructions',
+          kindKnown,
+        );
         if (!kindKnown) unknownKinds.add(def.name);
         const prior = catalogue.get(def.name);
         if (!prior) catalogue.set(def.name, def);
         else if (!globalByName.has(def.name) && kindKnown && !unknownKinds.has(def.name) && prior.kind !== def.kind) {
-          findings.add('region-kind-changed', `Region "${def.name}" is a ${prior.kind} in an earlier stage and a ${def.kind} here; a region keeps one kind, so use the same kind or another name.`, [...prefix, def.name, 'kind']);
+          findings.add(
+            'region-kind-changed',
+            `Region "${def.name}" is a ${prior.kind} in an earlier stage and a ${def.kind} here; a region keeps one kind, so use the same kind or another name.`,
+            [...prefix, def.name, 'kind'],
+          );
         }
       }
     }
@@ -217,13 +292,20 @@ function build(doc: Record<string, unknown>, dir: string, file: string, findings
   const entryStage = agentTable?.string('entry_stage');
   const stageNames = stages.map((s) => s.name);
   if (entryStage !== undefined && !stageNames.includes(entryStage)) {
-    findings.add('unknown-stage', `entry_stage "${entryStage}" is not a stage; write one of ${stageNames.map((s) => `"${s}"`).join(', ')}.`, ['agent', 'entry_stage']);
+    findings.add(
+      'unknown-stage',
+      `entry_stage "${entryStage}" is not a stage; write one of ${stageNames.map((s) => `"${s}"`).join(', ')}.`,
+      ['agent', 'entry_stage'],
+    );
   }
 
   const blueprint: Blueprint = {
     dir,
     file,
-    agent: { name: agentName, entryStage: entryStage !== undefined && stageNames.includes(entryStage) ? entryStage : (stageNames[0] ?? 'main') },
+    agent: {
+      name: agentName,
+      entryStage: entryStage !== undefined && stageNames.includes(entryStage) ? entryStage : (stageNames[0] ?? 'main'),
+    },
     regions,
     defaultLayout,
     compaction: readCompaction(root),
@@ -249,7 +331,11 @@ function build(doc: Record<string, unknown>, dir: string, file: string, findings
   if (blueprint.readPaths.allow.length > 0) {
     const { diagnostics } = compileReadPaths(
       blueprint.readPaths.allow,
-      { agentAllow: userConfig.agentReadPaths[agentName], securityReadPaths: userConfig.security.readPaths, allowBlueprintReadPaths: userConfig.security.allowBlueprintReadPaths },
+      {
+        agentAllow: userConfig.agentReadPaths[agentName],
+        securityReadPaths: userConfig.security.readPaths,
+        allowBlueprintReadPaths: userConfig.security.allowBlueprintReadPaths,
+      },
       opts.workdir ?? process.cwd(),
       homedir(),
     );
@@ -261,7 +347,10 @@ function build(doc: Record<string, unknown>, dir: string, file: string, findings
 function readCompaction(root: TableReader): CompactionConfig {
   const t = root.table_('compaction', '[compaction] max_summary_tokens = 2000');
   t?.unknownKeys(COMPACTION_KEYS, 'unknown-key', '[compaction]');
-  const config: CompactionConfig = { maxSummaryTokens: t?.integer('max_summary_tokens', 1) ?? 2000, temperature: t?.number('temperature', 0, 2) ?? 0.2 };
+  const config: CompactionConfig = {
+    maxSummaryTokens: t?.integer('max_summary_tokens', 1) ?? 2000,
+    temperature: t?.number('temperature', 0, 2) ?? 0.2,
+  };
   const model = t?.string('model')?.trim();
   if (model) config.model = model;
   const prompt = t?.string('system_prompt');
@@ -273,7 +362,11 @@ function readFileTracking(context: TableReader): FileTracking | undefined {
   const t = context.table_('file_tracking', '[context.file_tracking] region = "files"');
   if (!t) return undefined;
   t.unknownKeys(FILE_TRACKING_KEYS, 'unknown-key', '[context.file_tracking]');
-  const tracking: FileTracking = { region: t.string('region') ?? 'files', trackReads: t.boolean('track_reads') ?? true, trackWrites: t.boolean('track_writes') ?? true };
+  const tracking: FileTracking = {
+    region: t.string('region') ?? 'files',
+    trackReads: t.boolean('track_reads') ?? true,
+    trackWrites: t.boolean('track_writes') ?? true,
+  };
   const max = t.integer('max_file_tokens', 1);
   if (max !== undefined) tracking.maxFileTokens = max;
   return tracking;
@@ -319,4 +412,3 @@ function readLimits(root: TableReader): number {
   t?.unknownKeys(['script_shell_timeout_secs'], 'unknown-key', '[limits]');
   return t?.integer('script_shell_timeout_secs', 1) ?? 60;
 }
-

@@ -4,24 +4,36 @@
  * output cap or encoding.
  */
 import { ENCODINGS, type Encoding, type ModelInfo } from '../providers/models.js';
-import { describeValue, type Findings } from './findings.js';
 import { isTable, TableReader } from './fields.js';
+import { describeValue, type Findings } from './findings.js';
 
 const MODEL_KEYS = ['context_window', 'max_output_tokens', 'encoding'] as const;
 /** Output cap assumed for a model added without `max_output_tokens`. */
 const DEFAULT_MAX_OUTPUT = 4096;
 
 /** Reads `value` (the `[models]` table) on top of `base`; bad entries are reported and skipped. */
-export function parseModelTable(value: unknown, base: Readonly<Record<string, ModelInfo>>, findings: Findings): Record<string, ModelInfo> {
+export function parseModelTable(
+  value: unknown,
+  base: Readonly<Record<string, ModelInfo>>,
+  findings: Findings,
+): Record<string, ModelInfo> {
   const table: Record<string, ModelInfo> = { ...base };
   if (!isTable(value)) {
-    findings.add('bad-model', `[models] must hold tables such as [models."ollama:llama3.3"] context_window = 131072; it is ${describeValue(value)}.`, ['models']);
+    findings.add(
+      'bad-model',
+      `[models] must hold tables such as [models."ollama:llama3.3"] context_window = 131072; it is ${describeValue(value)}.`,
+      ['models'],
+    );
     return table;
   }
   for (const [ref, entry] of Object.entries(value)) {
     const at = ['models', ref];
     if (!isTable(entry)) {
-      findings.add('bad-model', `[models."${ref}"] must be a table with context_window = N; it is ${describeValue(entry)}.`, at);
+      findings.add(
+        'bad-model',
+        `[models."${ref}"] must be a table with context_window = N; it is ${describeValue(entry)}.`,
+        at,
+      );
       continue;
     }
     const m = new TableReader(entry, at, findings);
@@ -31,7 +43,8 @@ export function parseModelTable(value: unknown, base: Readonly<Record<string, Mo
     const maxOutputTokens = m.integer('max_output_tokens', 1) ?? known?.maxOutputTokens ?? DEFAULT_MAX_OUTPUT;
     const encoding = m.enumeration<Encoding>('encoding', ENCODINGS, 'bad-encoding') ?? known?.encoding;
     if (contextWindow === undefined) {
-      if (!m.has('context_window')) findings.add('bad-model', `Model "${ref}" is not built in, so it needs context_window = <tokens>.`, at);
+      if (!m.has('context_window'))
+        findings.add('bad-model', `Model "${ref}" is not built in, so it needs context_window = <tokens>.`, at);
       continue;
     }
     const info: ModelInfo = { contextWindow, maxOutputTokens };

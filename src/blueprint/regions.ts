@@ -4,10 +4,17 @@
  * stage's keys override it and the rest is inherited.
  */
 import { parsePercent } from '../context/budget.js';
-import { describeValue, didYouMean, type Findings, type KeyPath } from './findings.js';
 import { isTable, TableReader } from './fields.js';
+import { describeValue, didYouMean, type Findings, type KeyPath } from './findings.js';
 import { parseSeed } from './seeds.js';
-import { type Admission, REGION_KINDS, type RegionDef, type RegionKind, type Volatility, type WindowStrategy } from './types.js';
+import {
+  type Admission,
+  REGION_KINDS,
+  type RegionDef,
+  type RegionKind,
+  type Volatility,
+  type WindowStrategy,
+} from './types.js';
 
 const COMMON_KEYS = [
   'kind',
@@ -54,18 +61,30 @@ export interface ParsedRegion {
   kindKnown: boolean;
 }
 
-function percentKey(reader: TableReader, key: 'budget' | 'compact_at', region: string): { percent: number; text: string } | undefined {
+function percentKey(
+  reader: TableReader,
+  key: 'budget' | 'compact_at',
+  region: string,
+): { percent: number; text: string } | undefined {
   if (!reader.has(key)) return undefined;
   const value = reader.raw(key);
   const code = key === 'budget' ? 'bad-budget' : 'bad-compact-at';
   if (typeof value !== 'string') {
     const n = typeof value === 'number' ? value : 20;
-    reader.findings.add(code, `\`${key}\` of region "${region}" must be a percentage string, not ${describeValue(value)}; write ${key} = "${n}%" or use max_tokens for an absolute size.`, reader.at(key));
+    reader.findings.add(
+      code,
+      `\`${key}\` of region "${region}" must be a percentage string, not ${describeValue(value)}; write ${key} = "${n}%" or use max_tokens for an absolute size.`,
+      reader.at(key),
+    );
     return undefined;
   }
   const parsed = parsePercent(value);
   if (!parsed.ok) {
-    reader.findings.add(code, `\`${key}\` of region "${region}" is ${describeValue(value)}, but it ${PERCENT_RULES[parsed.reason]}; write for example ${key} = "${key === 'budget' ? 20 : 80}%".`, reader.at(key));
+    reader.findings.add(
+      code,
+      `\`${key}\` of region "${region}" is ${describeValue(value)}, but it ${PERCENT_RULES[parsed.reason]}; write for example ${key} = "${key === 'budget' ? 20 : 80}%".`,
+      reader.at(key),
+    );
     return undefined;
   }
   return { percent: parsed.percent, text: value };
@@ -81,9 +100,19 @@ function readKind(reader: TableReader, base: RegionDef | undefined): { kind: Reg
  * `inStage` marks a stage layout: `seed` is refused there. A bare `task`
  * region in the global layout is seeded with the caller's task.
  */
-export function parseRegion(name: string, value: unknown, path: KeyPath, findings: Findings, opts: { inStage: boolean; base?: RegionDef }): ParsedRegion | undefined {
+export function parseRegion(
+  name: string,
+  value: unknown,
+  path: KeyPath,
+  findings: Findings,
+  opts: { inStage: boolean; base?: RegionDef },
+): ParsedRegion | undefined {
   if (!isTable(value)) {
-    findings.add('bad-value', `Region "${name}" must be a table such as { kind = "temporary", max_tokens = 2000 }, not ${describeValue(value)}.`, path);
+    findings.add(
+      'bad-value',
+      `Region "${name}" must be a table such as { kind = "temporary", max_tokens = 2000 }, not ${describeValue(value)}.`,
+      path,
+    );
     return undefined;
   }
   const r = new TableReader(value, path, findings);
@@ -91,11 +120,19 @@ export function parseRegion(name: string, value: unknown, path: KeyPath, finding
   const { kind, known } = readKind(r, base);
 
   if (base && known && kind !== base.kind) {
-    findings.add('region-kind-changed', `A stage may not change region "${name}" from ${base.kind} to ${kind}; drop \`kind\` here or give the region another name.`, r.at('kind'));
+    findings.add(
+      'region-kind-changed',
+      `A stage may not change region "${name}" from ${base.kind} to ${kind}; drop \`kind\` here or give the region another name.`,
+      r.at('kind'),
+    );
   }
 
   // Keys the kind (and, for windows, the strategy) does not read have no effect.
-  const strategy = kind === 'sliding_window' ? (r.enumeration('strategy', ['per_item', 'bulk', 'compact'], 'unknown-strategy') ?? (r.has('strategy') ? undefined : (base?.strategy ?? 'per_item'))) : undefined;
+  const strategy =
+    kind === 'sliding_window'
+      ? (r.enumeration('strategy', ['per_item', 'bulk', 'compact'], 'unknown-strategy') ??
+        (r.has('strategy') ? undefined : (base?.strategy ?? 'per_item')))
+      : undefined;
   if (known) {
     const kindKeys = kind === 'sliding_window' && strategy ? STRATEGY_KEYS[strategy] : KIND_KEYS[kind];
     for (const key of Object.keys(value)) {
@@ -108,7 +145,11 @@ export function parseRegion(name: string, value: unknown, path: KeyPath, finding
           : owner
             ? `belongs to ${owner} regions`
             : `is not a region key${didYouMean(key, [...COMMON_KEYS, ...kindKeys])}`;
-      findings.add('unknown-region-key', `Key "${key}" on ${kind} region "${name}" ${why}, so it has no effect; remove it.`, r.at(key));
+      findings.add(
+        'unknown-region-key',
+        `Key "${key}" on ${kind} region "${name}" ${why}, so it has no effect; remove it.`,
+        r.at(key),
+      );
     }
   }
 
@@ -116,8 +157,12 @@ export function parseRegion(name: string, value: unknown, path: KeyPath, finding
   const def: RegionDef = {
     name,
     kind,
-    admission: r.enumeration<Admission>('admission', ['evict', 'reject'], 'unknown-admission') ?? base?.admission ?? 'evict',
-    volatility: r.enumeration<Volatility>('volatility', ['stable', 'grows', 'rewritten'], 'unknown-volatility') ?? base?.volatility ?? 'rewritten',
+    admission:
+      r.enumeration<Admission>('admission', ['evict', 'reject'], 'unknown-admission') ?? base?.admission ?? 'evict',
+    volatility:
+      r.enumeration<Volatility>('volatility', ['stable', 'grows', 'rewritten'], 'unknown-volatility') ??
+      base?.volatility ??
+      'rewritten',
     volatilityDeclared: r.has('volatility') || (base?.volatilityDeclared ?? false),
     summarizable: r.boolean('summarizable') ?? base?.summarizable ?? true,
     required: r.boolean('required') ?? base?.required ?? false,
@@ -133,7 +178,11 @@ export function parseRegion(name: string, value: unknown, path: KeyPath, finding
   const minTokens = r.integer('min_tokens', 1) ?? base?.minTokens;
   if (minTokens !== undefined) {
     if (budgetPercent === undefined && !r.has('budget')) {
-      findings.add('bad-size', `\`min_tokens\` on region "${name}" only floors a percentage budget; add budget = "N%" or use max_tokens alone.`, r.at('min_tokens'));
+      findings.add(
+        'bad-size',
+        `\`min_tokens\` on region "${name}" only floors a percentage budget; add budget = "N%" or use max_tokens alone.`,
+        r.at('min_tokens'),
+      );
     }
     def.minTokens = minTokens;
   }
@@ -144,7 +193,11 @@ export function parseRegion(name: string, value: unknown, path: KeyPath, finding
 
   if (r.has('seed')) {
     if (opts.inStage) {
-      findings.add('seed-in-stage-layout', `Region "${name}" declares \`seed\` in a stage layout; seeds run once at spawn, so move it to [context.regions.${name}].`, r.at('seed'));
+      findings.add(
+        'seed-in-stage-layout',
+        `Region "${name}" declares \`seed\` in a stage layout; seeds run once at spawn, so move it to [context.regions.${name}].`,
+        r.at('seed'),
+      );
     } else {
       const seed = parseSeed(r.raw('seed'), r.at('seed'), findings);
       if (seed) def.seed = seed;
@@ -173,7 +226,11 @@ export function parseRegion(name: string, value: unknown, path: KeyPath, finding
       const source = r.string('source_region', 'source-region-invalid') ?? base?.sourceRegion;
       if (source !== undefined) def.sourceRegion = source;
       else if (!r.has('source_region')) {
-        findings.add('source-region-invalid', `compact_history region "${name}" needs source_region = "<region>" naming the region whose summaries it keeps.`, path);
+        findings.add(
+          'source-region-invalid',
+          `compact_history region "${name}" needs source_region = "<region>" naming the region whose summaries it keeps.`,
+          path,
+        );
       }
       break;
     }
@@ -186,7 +243,11 @@ export function parseRegion(name: string, value: unknown, path: KeyPath, finding
       const script = r.string('script', 'custom-script-invalid') ?? base?.script;
       if (script !== undefined) def.script = script;
       else if (!r.has('script')) {
-        findings.add('custom-script-invalid', `custom region "${name}" needs script = "<file>.rhai", a path inside the blueprint directory.`, path);
+        findings.add(
+          'custom-script-invalid',
+          `custom region "${name}" needs script = "<file>.rhai", a path inside the blueprint directory.`,
+          path,
+        );
       }
       def.persistent = r.boolean('persistent') ?? base?.persistent ?? false;
       break;
@@ -197,7 +258,11 @@ export function parseRegion(name: string, value: unknown, path: KeyPath, finding
 
   if (!def.summarizable && (kind === 'compacting' || (kind === 'sliding_window' && def.strategy === 'compact'))) {
     const what = kind === 'compacting' ? 'a compacting region' : 'a strategy = "compact" window';
-    findings.add('summarizable-not-allowed', `Region "${name}" is ${what}, which works by summarising, so summarizable = false contradicts it; remove the key or pick another kind.`, r.has('summarizable') ? r.at('summarizable') : path);
+    findings.add(
+      'summarizable-not-allowed',
+      `Region "${name}" is ${what}, which works by summarising, so summarizable = false contradicts it; remove the key or pick another kind.`,
+      r.has('summarizable') ? r.at('summarizable') : path,
+    );
   }
   return { def, kindKnown: known };
 }

@@ -50,7 +50,11 @@ export function stageLayout(bp: Blueprint, stage: StageDef): RegionDef[] {
 }
 
 /** The context window a stage runs with, and whether the model table knows it. */
-export function stageWindow(bp: Blueprint, stage: StageDef, windowOverride?: number): { window: number; known: boolean } {
+export function stageWindow(
+  bp: Blueprint,
+  stage: StageDef,
+  windowOverride?: number,
+): { window: number; known: boolean } {
   if (windowOverride !== undefined) return { window: windowOverride, known: true };
   const info = lookupModel(bp.models, stage.model);
   return info ? { window: info.contextWindow, known: true } : { window: UNKNOWN_MODEL_WINDOW, known: false };

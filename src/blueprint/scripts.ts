@@ -29,12 +29,20 @@ function checkScript(bp: Blueprint, def: RegionDef, at: string[], findings: Find
   const where = [...at, 'script'];
   const name = `Custom region "${def.name}"`;
   if (script.trim() === '') {
-    findings.add('custom-script-invalid', `${name} has an empty script path; write script = "context_hooks/${def.name}.rhai".`, where);
+    findings.add(
+      'custom-script-invalid',
+      `${name} has an empty script path; write script = "context_hooks/${def.name}.rhai".`,
+      where,
+    );
     return;
   }
   const full = resolve(bp.dir, script);
   if (isAbsolute(script) || !inside(bp.dir, full) || !inside(realOrSelf(bp.dir), realOrSelf(full))) {
-    findings.add('custom-script-invalid', `${name}'s script "${script}" lies outside the blueprint directory; scripts must live inside it, so move the file there.`, where);
+    findings.add(
+      'custom-script-invalid',
+      `${name}'s script "${script}" lies outside the blueprint directory; scripts must live inside it, so move the file there.`,
+      where,
+    );
     return;
   }
   let source: string;
@@ -42,20 +50,36 @@ function checkScript(bp: Blueprint, def: RegionDef, at: string[], findings: Find
     source = readFileSync(full, 'utf8');
   } catch (err) {
     const missing = (err as NodeJS.ErrnoException).code === 'ENOENT';
-    findings.add('custom-script-invalid', `${name}'s script "${script}" ${missing ? 'does not exist' : 'cannot be read'}; create it inside the blueprint directory or fix the path.`, where);
+    findings.add(
+      'custom-script-invalid',
+      `${name}'s script "${script}" ${missing ? 'does not exist' : 'cannot be read'}; create it inside the blueprint directory or fix the path.`,
+      where,
+    );
     return;
   }
   if (source.trim() === '') {
-    findings.add('custom-script-invalid', `${name}'s script "${script}" is empty; define at least fn render(ctx) { ... }.`, where);
+    findings.add(
+      'custom-script-invalid',
+      `${name}'s script "${script}" is empty; define at least fn render(ctx) { ... }.`,
+      where,
+    );
     return;
   }
   const compiled = compile(source, script);
   if (!compiled.ok) {
-    findings.add('custom-script-invalid', `${name}'s script does not compile: ${compiled.error.message}; fix the script there.`, where);
+    findings.add(
+      'custom-script-invalid',
+      `${name}'s script does not compile: ${compiled.error.message}; fix the script there.`,
+      where,
+    );
     return;
   }
   if (!compiled.script.hasFunction('render')) {
-    findings.add('custom-script-invalid', `${name}'s script "${script}" has no render function; add fn render(ctx) { ... } returning the text to show.`, where);
+    findings.add(
+      'custom-script-invalid',
+      `${name}'s script "${script}" has no render function; add fn render(ctx) { ... } returning the text to show.`,
+      where,
+    );
     return;
   }
   def.scriptSource = source;

@@ -2,9 +2,10 @@
  * Seed forms (SPEC 10.1, 10.5). A seed that matches no form is ignored with
  * a warning; two form keys and a bad `refresh` are hard errors.
  */
-import type { SeedRefresh, SeedSpec, SeedToolCall } from './types.js';
-import { describeValue, didYouMean, type Findings, type KeyPath } from './findings.js';
+
 import { isTable, type Table } from './fields.js';
+import { describeValue, didYouMean, type Findings, type KeyPath } from './findings.js';
+import type { SeedRefresh, SeedSpec, SeedToolCall } from './types.js';
 
 const FORM_KEYS = ['caller', 'files', 'glob', 'literal', 'rhai', 'command', 'tool', 'tools'] as const;
 type FormKey = (typeof FORM_KEYS)[number];
@@ -34,7 +35,11 @@ function toolCalls(value: unknown): SeedToolCall[] | undefined {
   const calls: SeedToolCall[] = [];
   for (const item of value) {
     if (nonEmptyString(item)) calls.push({ name: item, args: {} });
-    else if (isTable(item) && nonEmptyString(item.name) && Object.keys(item).every((k) => k === 'name' || k === 'args')) {
+    else if (
+      isTable(item) &&
+      nonEmptyString(item.name) &&
+      Object.keys(item).every((k) => k === 'name' || k === 'args')
+    ) {
       if (item.args !== undefined && !isTable(item.args)) return undefined;
       calls.push({ name: item.name, args: item.args === undefined ? {} : plainArgs(item.args) });
     } else return undefined;
@@ -45,7 +50,11 @@ function toolCalls(value: unknown): SeedToolCall[] | undefined {
 export function parseSeed(value: unknown, path: KeyPath, findings: Findings): SeedSpec | undefined {
   if (typeof value === 'string') {
     if (value === 'task_input' || value === 'input') return { form: value, refresh: 'once' };
-    return notUnderstood(findings, path, `is the string ${describeValue(value)}${didYouMean(value, ['task_input', 'input'])}`);
+    return notUnderstood(
+      findings,
+      path,
+      `is the string ${describeValue(value)}${didYouMean(value, ['task_input', 'input'])}`,
+    );
   }
   if (!isTable(value)) return notUnderstood(findings, path, `is ${describeValue(value)}`);
 
@@ -53,7 +62,11 @@ export function parseSeed(value: unknown, path: KeyPath, findings: Findings): Se
   const forms = keys.filter((k): k is FormKey => (FORM_KEYS as readonly string[]).includes(k));
   const unknown = keys.filter((k) => k !== 'refresh' && !(FORM_KEYS as readonly string[]).includes(k));
   if (forms.length > 1) {
-    findings.add('seed-ambiguous', `A seed table takes exactly one form, but this one has ${forms.join(' and ')}; keep one and move the others to their own regions.`, path);
+    findings.add(
+      'seed-ambiguous',
+      `A seed table takes exactly one form, but this one has ${forms.join(' and ')}; keep one and move the others to their own regions.`,
+      path,
+    );
     return undefined;
   }
   if (unknown.length > 0) {
@@ -68,7 +81,10 @@ export function parseSeed(value: unknown, path: KeyPath, findings: Findings): Se
     const r = value.refresh;
     if (r !== 'once' && r !== 'each_stage') {
       const hint = typeof r === 'string' ? didYouMean(r, ['once', 'each_stage']) : '';
-      findings.add('bad-refresh', `\`refresh\` is ${describeValue(r)}${hint}; write "once" or "each_stage".`, [...path, 'refresh']);
+      findings.add('bad-refresh', `\`refresh\` is ${describeValue(r)}${hint}; write "once" or "each_stage".`, [
+        ...path,
+        'refresh',
+      ]);
       return undefined;
     }
     if (r === 'each_stage' && !REFRESHABLE.includes(form)) {
@@ -100,10 +116,14 @@ export function parseSeed(value: unknown, path: KeyPath, findings: Findings): Se
     case 'command':
       return nonEmptyString(v) ? { form, command: v, refresh } : notUnderstood(findings, at, 'needs a command string');
     case 'tool':
-      return nonEmptyString(v) ? { form: 'tools', calls: [{ name: v, args: {} }], refresh } : notUnderstood(findings, at, 'needs a tool name');
+      return nonEmptyString(v)
+        ? { form: 'tools', calls: [{ name: v, args: {} }], refresh }
+        : notUnderstood(findings, at, 'needs a tool name');
     case 'tools': {
       const calls = toolCalls(v);
-      return calls ? { form, calls, refresh } : notUnderstood(findings, at, 'needs a non-empty array of tool names or {name, args} tables');
+      return calls
+        ? { form, calls, refresh }
+        : notUnderstood(findings, at, 'needs a non-empty array of tool names or {name, args} tables');
     }
   }
 }

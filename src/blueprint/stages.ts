@@ -4,10 +4,22 @@
  * that need the whole blueprint (visibility, region kinds) live in checks.ts.
  */
 import { canonicalTool } from '../tools/names.js';
-import { describeValue, type Findings, type KeyPath } from './findings.js';
 import { isTable, TableReader } from './fields.js';
+import { describeValue, type Findings, type KeyPath } from './findings.js';
 import { type ParsedRegion, parseRegion } from './regions.js';
-import type { EdgeCondition, EdgeDef, EdgeTransform, GateDef, PermissionMode, RegionDef, RoutingOverride, StageDef, ToolPermissions, ToolRouting, TransformConfig } from './types.js';
+import type {
+  EdgeCondition,
+  EdgeDef,
+  EdgeTransform,
+  GateDef,
+  PermissionMode,
+  RegionDef,
+  RoutingOverride,
+  StageDef,
+  ToolPermissions,
+  ToolRouting,
+  TransformConfig,
+} from './types.js';
 
 export const STAGE_KEYS = [
   'model',
@@ -22,7 +34,13 @@ export const STAGE_KEYS = [
   'tool_permissions',
   'transitions',
 ] as const;
-const ROUTING_KEYS = ['default_region', 'max_result_tokens', 'overrides', 'max_result_tokens_per_tool', 'persist'] as const;
+const ROUTING_KEYS = [
+  'default_region',
+  'max_result_tokens',
+  'overrides',
+  'max_result_tokens_per_tool',
+  'persist',
+] as const;
 const EDGE_KEYS = [
   'hint',
   'condition',
@@ -34,7 +52,16 @@ const EDGE_KEYS = [
   'stuck_after_same_file_edits',
   'stuck_after_tool_calls',
 ] as const;
-const GATE_KEYS = ['require_modifications', 'require_regions', 'require_region_updated', 'require_no_open_items', 'message', 'region', 'tools', 'max_attempts'] as const;
+const GATE_KEYS = [
+  'require_modifications',
+  'require_regions',
+  'require_region_updated',
+  'require_no_open_items',
+  'message',
+  'region',
+  'tools',
+  'max_attempts',
+] as const;
 const TRANSFORM_CONFIG_KEYS = ['carry', 'clear', 'compact', 'compact_prompt'] as const;
 const CONDITIONS: readonly EdgeCondition[] = ['always', 'llm_choice', 'error', 'max_iterations', 'stuck', 'dead_end'];
 const TRANSFORMS: readonly EdgeTransform[] = ['direct', 'clear', 'compact', 'custom'];
@@ -78,7 +105,8 @@ function parseRouting(r: TableReader, stage: string, refs: RegionRef[]): ToolRou
     maxResultTokensPerTool: {},
     persist: r.boolean('persist') ?? true,
   };
-  if (r.has('default_region') && typeof r.raw('default_region') === 'string') refs.push({ region: routing.defaultRegion, path: r.at('default_region') });
+  if (r.has('default_region') && typeof r.raw('default_region') === 'string')
+    refs.push({ region: routing.defaultRegion, path: r.at('default_region') });
   const cap = r.integer('max_result_tokens', 0, 'bad-routing');
   if (cap !== undefined) routing.maxResultTokens = cap;
 
@@ -89,7 +117,11 @@ function parseRouting(r: TableReader, stage: string, refs: RegionRef[]): ToolRou
     const canonical = canonicalTool(tool);
     const clash = seen.get(canonical);
     if (clash !== undefined) {
-      r.findings.add('bad-routing', `overrides "${clash}" and "${tool}" name the same tool ${canonical}; keep one of them.`, at);
+      r.findings.add(
+        'bad-routing',
+        `overrides "${clash}" and "${tool}" name the same tool ${canonical}; keep one of them.`,
+        at,
+      );
       continue;
     }
     seen.set(canonical, tool);
@@ -99,7 +131,11 @@ function parseRouting(r: TableReader, stage: string, refs: RegionRef[]): ToolRou
       continue;
     }
     if (!isTable(value) || Object.keys(value).length === 0) {
-      r.findings.add('bad-routing', `Override "${tool}" is ${describeValue(value)}; write a region name (${tool} = "scratch") or a table such as { region = "codebase", max_result_tokens = 20000 }.`, at);
+      r.findings.add(
+        'bad-routing',
+        `Override "${tool}" is ${describeValue(value)}; write a region name (${tool} = "scratch") or a table such as { region = "codebase", max_result_tokens = 20000 }.`,
+        at,
+      );
       continue;
     }
     const o = new TableReader(value, at, r.findings);
@@ -122,12 +158,20 @@ function parseRouting(r: TableReader, stage: string, refs: RegionRef[]): ToolRou
     const canonical = canonicalTool(tool);
     const clash = seenCaps.get(canonical);
     if (clash !== undefined) {
-      r.findings.add('bad-routing', `max_result_tokens_per_tool has both "${clash}" and "${tool}", which name the same tool ${canonical}; keep one.`, perTool.at(tool));
+      r.findings.add(
+        'bad-routing',
+        `max_result_tokens_per_tool has both "${clash}" and "${tool}", which name the same tool ${canonical}; keep one.`,
+        perTool.at(tool),
+      );
       continue;
     }
     seenCaps.set(canonical, tool);
     if (routing.overrides[canonical]?.maxResultTokens !== undefined) {
-      r.findings.add('bad-routing', `Tool ${canonical} is capped both in overrides and in max_result_tokens_per_tool; keep one cap.`, perTool.at(tool));
+      r.findings.add(
+        'bad-routing',
+        `Tool ${canonical} is capped both in overrides and in max_result_tokens_per_tool; keep one cap.`,
+        perTool.at(tool),
+      );
       continue;
     }
     const v = perTool.integer(tool, 0, 'bad-routing');
@@ -138,7 +182,11 @@ function parseRouting(r: TableReader, stage: string, refs: RegionRef[]): ToolRou
 
 function parseGate(value: unknown, at: KeyPath, findings: Findings): GateDef | undefined {
   if (!isTable(value)) {
-    findings.add('bad-gate', `A gate must be a table such as { require_no_open_items = "todos" }, not ${describeValue(value)}.`, at);
+    findings.add(
+      'bad-gate',
+      `A gate must be a table such as { require_no_open_items = "todos" }, not ${describeValue(value)}.`,
+      at,
+    );
     return undefined;
   }
   const g = new TableReader(value, at, findings);
@@ -160,16 +208,26 @@ function parseGate(value: unknown, at: KeyPath, findings: Findings): GateDef | u
   if (tools !== undefined) gate.tools = tools.map(canonicalTool);
   const maxAttempts = g.integer('max_attempts', 0, 'bad-gate');
   if (maxAttempts !== undefined) gate.maxAttempts = maxAttempts;
-  const hasCheck = ['require_modifications', 'require_regions', 'require_region_updated', 'require_no_open_items'].some((k) => g.has(k));
+  const hasCheck = ['require_modifications', 'require_regions', 'require_region_updated', 'require_no_open_items'].some(
+    (k) => g.has(k),
+  );
   if (!hasCheck) {
-    findings.add('bad-gate', 'This gate has no check; add require_no_open_items, require_regions, require_region_updated or require_modifications, or remove the gate.', at);
+    findings.add(
+      'bad-gate',
+      'This gate has no check; add require_no_open_items, require_regions, require_region_updated or require_modifications, or remove the gate.',
+      at,
+    );
   }
   return gate;
 }
 
 function parseTransformConfig(value: unknown, at: KeyPath, findings: Findings): TransformConfig | undefined {
   if (!isTable(value)) {
-    findings.add('bad-transform-config', `transform_config must be a table such as { clear = ["scratch"] }, not ${describeValue(value)}.`, at);
+    findings.add(
+      'bad-transform-config',
+      `transform_config must be a table such as { clear = ["scratch"] }, not ${describeValue(value)}.`,
+      at,
+    );
     return undefined;
   }
   const t = new TableReader(value, at, findings);
@@ -186,7 +244,11 @@ function parseTransformConfig(value: unknown, at: KeyPath, findings: Findings): 
 
 function parseEdge(target: string, value: unknown, at: KeyPath, findings: Findings): EdgeDef | undefined {
   if (!isTable(value)) {
-    findings.add('bad-value', `Transition to "${target}" must be a table such as { hint = "when done" }, not ${describeValue(value)}.`, at);
+    findings.add(
+      'bad-value',
+      `Transition to "${target}" must be a table such as { hint = "when done" }, not ${describeValue(value)}.`,
+      at,
+    );
     return undefined;
   }
   const e = new TableReader(value, at, findings);
@@ -208,9 +270,17 @@ function parseEdge(target: string, value: unknown, at: KeyPath, findings: Findin
       edge.transformConfig = config;
       const keys = Object.keys(e.raw('transform_config') as object);
       if (edge.transform === 'compact' && keys.some((k) => k !== 'compact_prompt')) {
-        findings.add('bad-transform-config', 'With transform = "compact" only compact_prompt may be set; use transform = "custom" for carry/clear/compact lists.', e.at('transform_config'));
+        findings.add(
+          'bad-transform-config',
+          'With transform = "compact" only compact_prompt may be set; use transform = "custom" for carry/clear/compact lists.',
+          e.at('transform_config'),
+        );
       } else if (edge.transform === 'direct' || edge.transform === 'clear') {
-        findings.add('bad-transform-config', `transform_config has no effect with transform = "${edge.transform}"; remove it or set transform = "custom".`, e.at('transform_config'));
+        findings.add(
+          'bad-transform-config',
+          `transform_config has no effect with transform = "${edge.transform}"; remove it or set transform = "custom".`,
+          e.at('transform_config'),
+        );
       }
     }
   }
@@ -219,24 +289,43 @@ function parseEdge(target: string, value: unknown, at: KeyPath, findings: Findin
   for (const [key, field] of STUCK_KEYS) {
     if (!e.has(key)) continue;
     const v = e.raw(key);
-    const valid = typeof v === 'number' && Number.isFinite(v) && v > 0 && (key === 'stuck_after_minutes' || Number.isInteger(v));
+    const valid =
+      typeof v === 'number' && Number.isFinite(v) && v > 0 && (key === 'stuck_after_minutes' || Number.isInteger(v));
     if (!isStuck) {
-      findings.add('bad-stuck', `\`${key}\` only applies to condition = "stuck" edges; remove it or set condition = "stuck".`, e.at(key));
+      findings.add(
+        'bad-stuck',
+        `\`${key}\` only applies to condition = "stuck" edges; remove it or set condition = "stuck".`,
+        e.at(key),
+      );
     } else if (!valid) {
-      findings.add('bad-stuck', `\`${key}\` must be a number greater than 0${key === 'stuck_after_minutes' ? '' : ' (an integer)'}, not ${describeValue(v)}.`, e.at(key));
+      findings.add(
+        'bad-stuck',
+        `\`${key}\` must be a number greater than 0${key === 'stuck_after_minutes' ? '' : ' (an integer)'}, not ${describeValue(v)}.`,
+        e.at(key),
+      );
     } else {
       edge[field] = v as number;
       positive += 1;
     }
   }
   if (isStuck && positive === 0 && !STUCK_KEYS.some(([k]) => e.has(k))) {
-    findings.add('bad-stuck', 'A condition = "stuck" edge needs a threshold: set stuck_after_iterations, stuck_after_minutes, stuck_after_same_file_edits or stuck_after_tool_calls.', at);
+    findings.add(
+      'bad-stuck',
+      'A condition = "stuck" edge needs a threshold: set stuck_after_iterations, stuck_after_minutes, stuck_after_same_file_edits or stuck_after_tool_calls.',
+      at,
+    );
   }
   return edge;
 }
 
 /** `globalDef(name)` gives the global definition a stage re-declaration inherits from. */
-export function parseStage(name: string, value: unknown, findings: Findings, defaults: { model: string }, globalDef: (region: string) => RegionDef | undefined): ParsedStage | undefined {
+export function parseStage(
+  name: string,
+  value: unknown,
+  findings: Findings,
+  defaults: { model: string },
+  globalDef: (region: string) => RegionDef | undefined,
+): ParsedStage | undefined {
   const at = ['stages', name];
   if (!isTable(value)) {
     findings.add('bad-value', `Stage "${name}" must be a table ([stages.${name}]), not ${describeValue(value)}.`, at);
@@ -252,7 +341,12 @@ export function parseStage(name: string, value: unknown, findings: Findings, def
   };
   const model = s.string('model');
   if (model !== undefined && model.trim() !== '') def.model = model.trim();
-  else if (model !== undefined) findings.add('bad-value', `Stage "${name}" has an empty model; write model = "provider:model" or remove the key.`, s.at('model'));
+  else if (model !== undefined)
+    findings.add(
+      'bad-value',
+      `Stage "${name}" has an empty model; write model = "provider:model" or remove the key.`,
+      s.at('model'),
+    );
   const prompt = s.string('system_prompt');
   if (prompt !== undefined && prompt.trim() !== '') def.systemPrompt = prompt;
   const tools = s.stringArray('available_tools');
@@ -272,7 +366,10 @@ export function parseStage(name: string, value: unknown, findings: Findings, def
     if (regions) {
       parsed.layout = [];
       for (const [regionName, regionValue] of Object.entries(regions.table)) {
-        const region = parseRegion(regionName, regionValue, regions.at(regionName), findings, { inStage: true, base: globalDef(regionName) });
+        const region = parseRegion(regionName, regionValue, regions.at(regionName), findings, {
+          inStage: true,
+          base: globalDef(regionName),
+        });
         if (region) parsed.layout.push(region);
       }
       def.regions = parsed.layout.map((r) => r.def);

@@ -11,8 +11,8 @@ import { join } from 'node:path';
 import { parse, TomlError } from 'smol-toml';
 import type { Diagnostic } from '../errors.js';
 import { BUILTIN_MODELS, type ModelInfo } from '../providers/models.js';
-import { Findings, inFileOrder } from './findings.js';
 import { isTable, TableReader } from './fields.js';
+import { Findings, inFileOrder } from './findings.js';
 import { parseModelTable } from './model-table.js';
 import { indexPositions } from './positions.js';
 
@@ -59,7 +59,11 @@ export function parseUserConfig(text: string, file: string): { config: UserConfi
   }
   const security = root.table_('security', '{ read_paths = ["~/notes"] }');
   if (security) {
-    security.unknownKeys(['read_paths', 'allow_blueprint_read_paths', 'allow_seed_commands'], 'unknown-key', '[security]');
+    security.unknownKeys(
+      ['read_paths', 'allow_blueprint_read_paths', 'allow_seed_commands'],
+      'unknown-key',
+      '[security]',
+    );
     config.security.readPaths = security.stringArray('read_paths') ?? [];
     config.security.allowBlueprintReadPaths = security.boolean('allow_blueprint_read_paths') ?? false;
     const allowSeedCommands = security.boolean('allow_seed_commands');
@@ -75,7 +79,10 @@ export function parseUserConfig(text: string, file: string): { config: UserConfi
   return { config, diagnostics: inFileOrder(findings.list) };
 }
 
-export function loadUserConfig(env: NodeJS.ProcessEnv = process.env): { config: UserConfig; diagnostics: Diagnostic[] } {
+export function loadUserConfig(env: NodeJS.ProcessEnv = process.env): {
+  config: UserConfig;
+  diagnostics: Diagnostic[];
+} {
   const file = userConfigPath(env);
   let text: string;
   try {
@@ -83,7 +90,10 @@ export function loadUserConfig(env: NodeJS.ProcessEnv = process.env): { config: 
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { config: emptyUserConfig(), diagnostics: [] };
     const findings = new Findings(file);
-    findings.add('config-unreadable', `Your config ${file} cannot be read (${(err as Error).message}); fix its permissions or point LEVIATH_CONFIG elsewhere.`);
+    findings.add(
+      'config-unreadable',
+      `Your config ${file} cannot be read (${(err as Error).message}); fix its permissions or point LEVIATH_CONFIG elsewhere.`,
+    );
     return { config: emptyUserConfig(), diagnostics: findings.list };
   }
   return parseUserConfig(text, file);

@@ -14,6 +14,9 @@ export function formatBars(regions: RegionBar[], width = 24): string {
   const nameWidth = Math.max(...regions.map((r) => r.name.length), 6);
   const kindWidth = Math.max(...regions.map((r) => r.kind.length), 4);
   return regions
-    .map((r) => `  ${r.name.padEnd(nameWidth)}  ${r.kind.padEnd(kindWidth)}  ${bar(r.tokens, r.budget, width)}  ${String(r.tokens).padStart(6)} / ${r.budget}`)
+    .map(
+      (r) =>
+        `  ${r.name.padEnd(nameWidth)}  ${r.kind.padEnd(kindWidth)}  ${bar(r.tokens, r.budget, width)}  ${String(r.tokens).padStart(6)} / ${r.budget}`,
+    )
     .join('\n');
 }

@@ -3,7 +3,8 @@ import { InvalidArgumentError } from 'commander';
 
 export function parsePort(value: string): number {
   const n = Number(value);
-  if (!Number.isInteger(n) || n < 1 || n > 65535) throw new InvalidArgumentError('expected a port number from 1 to 65535.');
+  if (!Number.isInteger(n) || n < 1 || n > 65535)
+    throw new InvalidArgumentError('expected a port number from 1 to 65535.');
   return n;
 }
 

@@ -34,7 +34,11 @@ function callerValues(pairs: string[]): Record<string, string> {
   const out: Record<string, string> = {};
   for (const pair of pairs) {
     const eq = pair.indexOf('=');
-    if (eq <= 0) throw new LevError('bad-input', `--input takes key=value, got "${pair}"; for example --input brief="Keep it short".`);
+    if (eq <= 0)
+      throw new LevError(
+        'bad-input',
+        `--input takes key=value, got "${pair}"; for example --input brief="Keep it short".`,
+      );
     out[pair.slice(0, eq)] = pair.slice(eq + 1);
   }
   return out;
@@ -44,9 +48,15 @@ function loadOrExplain(path: string): Blueprint {
   const loaded = loadBlueprint(path);
   const errors = loaded.diagnostics.filter((d) => d.severity === 'error');
   if (!loaded.blueprint || errors.length > 0) {
-    for (const d of errors) process.stderr.write(`${d.file ?? loaded.file}${d.line ? `:${d.line}:${d.column ?? 1}` : ''}: error ${d.message} [${d.code}]\n`);
+    for (const d of errors)
+      process.stderr.write(
+        `${d.file ?? loaded.file}${d.line ? `:${d.line}:${d.column ?? 1}` : ''}: error ${d.message} [${d.code}]\n`,
+      );
     process.exitCode = 2;
-    throw new LevError('blueprint-invalid', `${path} is not a valid blueprint; run \`lev validate ${path}\` for every finding.`);
+    throw new LevError(
+      'blueprint-invalid',
+      `${path} is not a valid blueprint; run \`lev validate ${path}\` for every finding.`,
+    );
   }
   return loaded.blueprint;
 }
@@ -58,21 +68,40 @@ function isLocal(address: string): boolean {
 /** Starts the embedded dev server when nothing answers at a local address. */
 async function ensureServer(address: string, say: (line: string) => void): Promise<DevServer | undefined> {
   if (await temporalAnswers(address)) return undefined;
-  if (!isLocal(address)) throw new LevError('server-unreachable', `No Temporal server answers at ${address}; start one, or pass --address for one that runs.`);
+  if (!isLocal(address))
+    throw new LevError(
+      'server-unreachable',
+      `No Temporal server answers at ${address}; start one, or pass --address for one that runs.`,
+    );
   const port = Number(address.split(':').at(-1));
   const cli = await findTemporalCli({ log: say });
-  const server = await startDevServer({ cli, dbFile: join(dataDir(), 'temporal.sqlite'), port, uiPort: port + 1000, logFile: join(dataDir(), 'temporal.log') });
-  say(`started the Temporal dev server at ${server.address}; Web UI ${server.uiUrl} (it stops with this run; \`lev server\` keeps it up)`);
+  const server = await startDevServer({
+    cli,
+    dbFile: join(dataDir(), 'temporal.sqlite'),
+    port,
+    uiPort: port + 1000,
+    logFile: join(dataDir(), 'temporal.log'),
+  });
+  say(
+    `started the Temporal dev server at ${server.address}; Web UI ${server.uiUrl} (it stops with this run; \`lev server\` keeps it up)`,
+  );
   return server;
 }
 
 function printTurn(p: Progress): void {
-  process.stdout.write(`\n[${p.stage}] turn ${p.visitTurns} (run inference ${p.inferences}) — window ${p.window.used}/${p.window.max} tokens\n${formatBars(p.regions)}\n`);
+  process.stdout.write(
+    `\n[${p.stage}] turn ${p.visitTurns} (run inference ${p.inferences}) — window ${p.window.used}/${p.window.max} tokens\n${formatBars(p.regions)}\n`,
+  );
 }
 
 function printResult(r: RunResult): void {
-  process.stdout.write(`\n${r.status === 'completed' ? 'Run completed' : `Run failed: ${r.error ?? 'unknown error'}`} after stages ${r.stages.join(' → ') || '(none)'}\n`);
-  if (r.gatesForced.length > 0) process.stdout.write(`Gates forced: ${r.gatesForced.map((g) => `${g.stage}→${g.target ?? 'end'} (${g.check})`).join(', ')}\n`);
+  process.stdout.write(
+    `\n${r.status === 'completed' ? 'Run completed' : `Run failed: ${r.error ?? 'unknown error'}`} after stages ${r.stages.join(' → ') || '(none)'}\n`,
+  );
+  if (r.gatesForced.length > 0)
+    process.stdout.write(
+      `Gates forced: ${r.gatesForced.map((g) => `${g.stage}→${g.target ?? 'end'} (${g.check})`).join(', ')}\n`,
+    );
   if (r.output) process.stdout.write(`\nOutput:\n${r.output}\n`);
   process.stdout.write(`\nRun id: ${r.runId}\n`);
 }
@@ -88,20 +117,34 @@ export async function runAgentCommand(path: string, flags: RunFlags): Promise<vo
     ...(flags.task !== undefined ? { task: flags.task } : {}),
     caller,
     workdir,
-    options: { ...DEFAULT_RUN_OPTIONS, noSeedCommands: !flags.seedCommands, ...(flags.model ? { model: flags.model } : {}) },
+    options: {
+      ...DEFAULT_RUN_OPTIONS,
+      noSeedCommands: !flags.seedCommands,
+      ...(flags.model ? { model: flags.model } : {}),
+    },
   };
-  preflight(bp, { caller, workdir, noSeedCommands: !flags.seedCommands, ...(flags.task !== undefined ? { task: flags.task } : {}) }, process.env);
+  preflight(
+    bp,
+    { caller, workdir, noSeedCommands: !flags.seedCommands, ...(flags.task !== undefined ? { task: flags.task } : {}) },
+    process.env,
+  );
 
   const server = await ensureServer(flags.address, say);
   const connection = await Connection.connect({ address: flags.address });
   // The run's own report says what failed; the SDK's warnings would repeat it with stack traces.
   installRuntime('ERROR');
   say('starting an in-process worker (bundling workflow code) ...');
-  const { worker, connection: workerConnection } = await createWorker({ address: flags.address, taskQueue: flags.taskQueue });
+  const { worker, connection: workerConnection } = await createWorker({
+    address: flags.address,
+    taskQueue: flags.taskQueue,
+  });
   const running = worker.run();
   try {
     const client = new Client({ connection });
-    const handle = await startRun(client, input, { taskQueue: flags.taskQueue, ...(flags.id ? { workflowId: flags.id } : {}) });
+    const handle = await startRun(client, input, {
+      taskQueue: flags.taskQueue,
+      ...(flags.id ? { workflowId: flags.id } : {}),
+    });
     if (!flags.json) say(`run ${handle.workflowId} started on ${flags.address}`);
     const result = await followRun(client, handle, flags.json ? () => {} : printTurn);
     if (flags.json) {

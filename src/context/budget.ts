@@ -7,7 +7,9 @@ import type { RegionDef } from '../blueprint/types.js';
 /** Budget assumed when a region sets neither `budget` nor `max_tokens`. */
 export const DEFAULT_MAX_TOKENS = 5000;
 
-export type PercentParse = { ok: true; percent: number } | { ok: false; reason: 'no-percent' | 'not-a-number' | 'out-of-range' };
+export type PercentParse =
+  | { ok: true; percent: number }
+  | { ok: false; reason: 'no-percent' | 'not-a-number' | 'out-of-range' };
 
 /** `" 35 % "` -> 35. Each failure names the rule it broke. */
 export function parsePercent(text: string): PercentParse {
@@ -21,7 +23,10 @@ export function parsePercent(text: string): PercentParse {
 }
 
 /** Resolved budget M of a region at window W. */
-export function resolveBudget(def: Pick<RegionDef, 'budgetPercent' | 'maxTokens' | 'minTokens'>, window: number): number {
+export function resolveBudget(
+  def: Pick<RegionDef, 'budgetPercent' | 'maxTokens' | 'minTokens'>,
+  window: number,
+): number {
   if (def.budgetPercent === undefined) return def.maxTokens ?? DEFAULT_MAX_TOKENS;
   // Math.round rounds halves up for the non-negative values we have here.
   let v = Math.round((window * def.budgetPercent) / 100);
@@ -33,7 +38,8 @@ export function resolveBudget(def: Pick<RegionDef, 'budgetPercent' | 'maxTokens'
 /** Compacting threshold θ for a resolved budget (SPEC 2.2 table). */
 export function resolveThreshold(def: Pick<RegionDef, 'compactAt' | 'thresholdTokens'>, budget: number): number {
   const fromFraction = def.compactAt === undefined ? undefined : Math.floor(budget * def.compactAt);
-  if (fromFraction !== undefined && def.thresholdTokens !== undefined) return Math.min(fromFraction, def.thresholdTokens);
+  if (fromFraction !== undefined && def.thresholdTokens !== undefined)
+    return Math.min(fromFraction, def.thresholdTokens);
   if (fromFraction !== undefined) return fromFraction;
   if (def.thresholdTokens !== undefined) return def.thresholdTokens;
   return Math.floor(budget * 0.8);

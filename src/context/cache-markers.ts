@@ -18,7 +18,11 @@ export interface MarkedBlock {
  * off when the system section changed since the previous request, because
  * everything cached behind it is invalid anyway.
  */
-export function placeCacheMarkers(blocks: readonly MarkedBlock[], messages: PromptMessage[], systemChanged: boolean): void {
+export function placeCacheMarkers(
+  blocks: readonly MarkedBlock[],
+  messages: PromptMessage[],
+  systemChanged: boolean,
+): void {
   const instructionsAt = blocks.findIndex((b) => b.stageInstructions);
   let prefixEnd = instructionsAt > 0 ? instructionsAt - 1 : -1;
   if (prefixEnd < 0) {

@@ -48,7 +48,12 @@ export function pairedHistory(state: RunState, region: string): RegionState | un
 }
 
 /** Asks for a summary of at most `limit` tokens, cutting a longer one. */
-function* summaryOf(region: string, entries: Entry[], limit: number, prompt: string | undefined): EngineOp<CountedText | { error: string }> {
+function* summaryOf(
+  region: string,
+  entries: Entry[],
+  limit: number,
+  prompt: string | undefined,
+): EngineOp<CountedText | { error: string }> {
   const answer = yield* summarise(region, entries, limit, prompt);
   if (!answer.ok) return { error: answer.error };
   if (contentText(answer.text.content).trim() === '') return { error: 'the summariser returned blank text' };
@@ -85,7 +90,14 @@ function draftSummary(text: CountedText, folded: Entry[], env: EngineEnv): Entry
  * `fold(R, goal)`, or `fold_all(R)` with `opts.all`. Returns null when there
  * was nothing to fold. Changes the state only once the summary is in hand.
  */
-export function* fold(state: RunState, bp: Blueprint, region: RegionState, goal: number, opts: FoldOptions, env: EngineEnv): EngineOp<FoldReport | null> {
+export function* fold(
+  state: RunState,
+  bp: Blueprint,
+  region: RegionState,
+  goal: number,
+  opts: FoldOptions,
+  env: EngineEnv,
+): EngineOp<FoldReport | null> {
   const mst = maxSummaryTokens(bp, env);
   const entries = [...region.entries];
   const folded: Entry[] = [...region.pending];
@@ -94,7 +106,8 @@ export function* fold(state: RunState, bp: Blueprint, region: RegionState, goal:
     moved.push(...group);
     folded.push(...group);
   };
-  while (groupCount(entries) >= (opts.all ? 1 : 2) && (opts.all || entriesTokens(entries) > goal)) take(shiftGroup(entries));
+  while (groupCount(entries) >= (opts.all ? 1 : 2) && (opts.all || entriesTokens(entries) > goal))
+    take(shiftGroup(entries));
   if (folded.length === 0) return null;
 
   const history = pairedHistory(state, region.name);
@@ -113,7 +126,12 @@ export function* fold(state: RunState, bp: Blueprint, region: RegionState, goal:
     limit = Math.min(l, region.budget - entriesTokens(entries));
   }
 
-  const report: FoldReport = { region: region.name, ok: false, folded: folded.length, foldedTokens: entriesTokens(folded) };
+  const report: FoldReport = {
+    region: region.name,
+    ok: false,
+    folded: folded.length,
+    foldedTokens: entriesTokens(folded),
+  };
   const text = yield* summaryOf(region.name, folded, limit, opts.prompt);
   let delivered: { text: CountedText; folded: Entry[]; append: boolean } | null = null;
   let error = 'error' in text ? text.error : undefined;
@@ -134,7 +152,12 @@ export function* fold(state: RunState, bp: Blueprint, region: RegionState, goal:
   if (error !== undefined) {
     region.foldFailures += 1;
     report.error = error;
-    addDiagnostic(state, 'compaction-failed', 'warning', `folding ${folded.length} entries of region "${region.name}" failed: ${error}`);
+    addDiagnostic(
+      state,
+      'compaction-failed',
+      'warning',
+      `folding ${folded.length} entries of region "${region.name}" failed: ${error}`,
+    );
     if (region.foldFailures >= MAX_FOLD_FAILURES && region.pending.length > 0) {
       report.discarded = { entries: region.pending.length, tokens: entriesTokens(region.pending) };
       addDiagnostic(

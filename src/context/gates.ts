@@ -62,7 +62,12 @@ export function completionEdges(state: RunState, bp: Blueprint): CompletionRoute
   const available = normal.filter((e) => edgeAvailable(state, bp, e));
   if (available.length === 0) return { kind: 'dead_end', edge: firstWithCondition(stage, 'dead_end', 'error') };
   if (available.length === 1 && !stage.allowComplete) return { kind: 'take', edge: available[0]! };
-  return { kind: 'choose', edges: available, allowComplete: stage.allowComplete, prompt: edgeChoicePrompt(available, stage.allowComplete) };
+  return {
+    kind: 'choose',
+    edges: available,
+    allowComplete: stage.allowComplete,
+    prompt: edgeChoicePrompt(available, stage.allowComplete),
+  };
 }
 
 function escapeRegExp(text: string): string {
@@ -96,7 +101,12 @@ export function chooseEdge(state: RunState, bp: Blueprint, reply: string): EdgeC
   const last = lines.at(-1) ?? '';
   let picked = matchLine(first, candidates);
   if (picked === null && last.trim().split(/\s+/).length <= 3) picked = matchLine(last, candidates);
-  if (picked !== null && picked.toLowerCase() === 'done' && route.allowComplete && !route.edges.some((e) => e.target === picked)) {
+  if (
+    picked !== null &&
+    picked.toLowerCase() === 'done' &&
+    route.allowComplete &&
+    !route.edges.some((e) => e.target === picked)
+  ) {
     return { kind: 'end' };
   }
   const edge = route.edges.find((e) => e.target === picked);
@@ -106,10 +116,18 @@ export function chooseEdge(state: RunState, bp: Blueprint, reply: string): EdgeC
   return { kind: 'edge', edge: fallback, unmatched: true };
 }
 
-export type OutcomeRoute = { kind: 'edge'; edge: EdgeDef } | { kind: 'complete' } | { kind: 'continue' } | { kind: 'fail' };
+export type OutcomeRoute =
+  | { kind: 'edge'; edge: EdgeDef }
+  | { kind: 'complete' }
+  | { kind: 'continue' }
+  | { kind: 'fail' };
 
 /** Edges for the other outcomes (SPEC 9.3 table). */
-export function outcomeEdge(state: RunState, bp: Blueprint, outcome: 'error' | 'max_iterations' | 'stuck'): OutcomeRoute {
+export function outcomeEdge(
+  state: RunState,
+  bp: Blueprint,
+  outcome: 'error' | 'max_iterations' | 'stuck',
+): OutcomeRoute {
   const stage = stageDef(bp, state.stage);
   if (outcome === 'error') {
     const edge = firstWithCondition(stage, 'error', 'dead_end');
@@ -145,12 +163,17 @@ function isEmpty(region: RegionState | undefined): boolean {
 
 function callerSeeded(def: RegionDef): boolean {
   const form = def.seed?.form;
-  return form === 'caller' || form === 'task_input' || form === 'input' || (def.name === 'task' && def.seed === undefined);
+  return (
+    form === 'caller' || form === 'task_input' || form === 'input' || (def.name === 'task' && def.seed === undefined)
+  );
 }
 
 function offers(stage: StageDef, tool: string): boolean {
   const wanted = canonicalTool(tool);
-  if (stage.availableTools === undefined) return (BUILTIN_TOOLS as readonly string[]).includes(wanted) || tool.startsWith('context_') || tool.startsWith('todo_');
+  if (stage.availableTools === undefined)
+    return (
+      (BUILTIN_TOOLS as readonly string[]).includes(wanted) || tool.startsWith('context_') || tool.startsWith('todo_')
+    );
   return stage.availableTools.some((t) => canonicalTool(t) === wanted);
 }
 
@@ -172,7 +195,10 @@ function gateChecks(state: RunState, stage: StageDef, gate: GateDef, facts: Gate
     const name = gate.requireRegionUpdated;
     const region = findRegion(state, name);
     if ((region?.updates ?? 0) === (state.updatesSnapshot[name] ?? 0)) {
-      return own('require_region_updated', `Region "${name}" has not been updated in this stage; record your work in it with context_write or context_append before moving on.`);
+      return own(
+        'require_region_updated',
+        `Region "${name}" has not been updated in this stage; record your work in it with context_write or context_append before moving on.`,
+      );
     }
   }
   if (gate.requireNoOpenItems !== undefined) {
@@ -189,7 +215,10 @@ function gateChecks(state: RunState, stage: StageDef, gate: GateDef, facts: Gate
   if (gate.requireRegions !== undefined) {
     const empty = gate.requireRegions.filter((name) => isEmpty(findRegion(state, name)));
     if (empty.length > 0) {
-      return own('require_regions', `These regions are still empty: ${empty.join(', ')}. Fill them with context_write before moving on.`);
+      return own(
+        'require_regions',
+        `These regions are still empty: ${empty.join(', ')}. Fill them with context_write before moving on.`,
+      );
     }
   }
   if (gate.requireModifications) {

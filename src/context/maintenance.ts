@@ -4,9 +4,9 @@
  * passes 90%. Also the calibration gap (3.3) and the reply limit.
  */
 import type { Blueprint } from '../blueprint/types.js';
+import { type FoldReport, fold } from './fold.js';
 import { groupAt, groupCount, shiftGroup } from './groups.js';
 import { callOnOverflow, type EngineEnv, hooksFor } from './kinds/custom.js';
-import { type FoldReport, fold } from './fold.js';
 import type { EngineOp } from './requests.js';
 import { addDiagnostic, type RunState, regionTokens, visibleRegions, windowUsed } from './state.js';
 import type { Entry, RegionState } from './types.js';

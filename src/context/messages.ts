@@ -21,7 +21,13 @@ export function tooLarge(region: RegionState, tokens: number): Failure {
   );
 }
 
-export function regionFull(region: RegionState, used: number, max: number, unit: 'tokens' | 'items' | 'entries' = 'tokens', limitName?: string): Failure {
+export function regionFull(
+  region: RegionState,
+  used: number,
+  max: number,
+  unit: 'tokens' | 'items' | 'entries' = 'tokens',
+  limitName?: string,
+): Failure {
   const limit = limitName ? ` (${limitName} = ${max})` : '';
   return failure(
     'region-full',

@@ -6,7 +6,7 @@
  * inference activity resolves them.
  */
 import type { Blueprint } from '../blueprint/types.js';
-import { placeCacheMarkers, type MarkedBlock } from './cache-markers.js';
+import { type MarkedBlock, placeCacheMarkers } from './cache-markers.js';
 import { checklistBody } from './kinds/checklist.js';
 import { type CustomRegionHooks, type EngineEnv, regionCtx } from './kinds/custom.js';
 import { type RunState, STAGE_INSTRUCTIONS, visibleRegions, windowUsed } from './state.js';
@@ -144,7 +144,10 @@ function defaultBlocks(region: RegionState): { parts: Content[]; key: string }[]
     if (body === '') return [];
     const key = region.entries
       .filter((e) => e.checklist)
-      .map((e) => `${e.id}${e.checklist?.done ? 'x' : 'o'}${e.checklist?.noteTokens ?? 0}.${e.checklist?.note?.length ?? 0}`)
+      .map(
+        (e) =>
+          `${e.id}${e.checklist?.done ? 'x' : 'o'}${e.checklist?.noteTokens ?? 0}.${e.checklist?.note?.length ?? 0}`,
+      )
       .join(',');
     return [{ parts: [heading(region, false) + body], key }];
   }
@@ -211,7 +214,11 @@ function parseCustomOutput(value: unknown): CustomOutput | string {
   return { system, messages };
 }
 
-function customRender(region: RegionState, hooks: CustomRegionHooks | undefined, ctx: RenderContext): CustomOutput | string {
+function customRender(
+  region: RegionState,
+  hooks: CustomRegionHooks | undefined,
+  ctx: RenderContext,
+): CustomOutput | string {
   if (!hooks) return 'no compiled script is available for this region';
   const result = hooks.render({
     region: regionCtx(region),
@@ -245,7 +252,9 @@ function entryMessage(entry: Entry): PromptMessage {
   const content = plain(entry.content);
   let message: PromptMessage;
   if (entry.kind === 'assistant') {
-    message = entry.toolCalls?.length ? { role: 'assistant', content, toolCalls: entry.toolCalls } : { role: 'assistant', content };
+    message = entry.toolCalls?.length
+      ? { role: 'assistant', content, toolCalls: entry.toolCalls }
+      : { role: 'assistant', content };
   } else if (entry.kind === 'tool_result') {
     message = { role: 'tool', toolCallId: entry.toolCallId ?? '', toolName: entry.toolName ?? '', content };
     if (entry.isError) message.isError = true;
@@ -267,7 +276,9 @@ function isBlank(message: PromptMessage): boolean {
  * leaves the earlier call orphaned.
  */
 export function postProcessMessages(input: readonly PromptMessage[]): PromptMessage[] {
-  const messages = input.filter((m) => m.role === 'tool' || (m.role === 'assistant' && m.toolCalls?.length) || !isBlank(m));
+  const messages = input.filter(
+    (m) => m.role === 'tool' || (m.role === 'assistant' && m.toolCalls?.length) || !isBlank(m),
+  );
   const open = new Map<string, number>();
   const paired = new Set<string>();
   const keep = messages.map((m, i) => {
@@ -315,7 +326,14 @@ export function renderRegions(regions: readonly RegionState[], ctx: RenderContex
     const cls = blockClass(region);
     const rank = volatilityRank(region);
     const push = (parts: Content[], key: string) => {
-      blocks.push({ block: { region: region.name, text: parts }, cls, rank, order, key, stageInstructions: isStageInstructions(region) });
+      blocks.push({
+        block: { region: region.name, text: parts },
+        cls,
+        rank,
+        order,
+        key,
+        stageInstructions: isStageInstructions(region),
+      });
     };
     if (region.kind === 'custom') {
       const output = customRender(region, ctx.hooks?.(region.name), ctx);
@@ -334,7 +352,8 @@ export function renderRegions(regions: readonly RegionState[], ctx: RenderContex
 
   let messages = postProcessMessages([...customMessages, ...windowMessages, ...conversation]);
   if (!messages.some((m) => m.role === 'user')) messages = [...messages, { role: 'user', content: BEGIN_MESSAGE }];
-  if (messages[messages.length - 1]?.role === 'assistant') messages = [...messages, { role: 'user', content: CONTINUE_MESSAGE }];
+  if (messages[messages.length - 1]?.role === 'assistant')
+    messages = [...messages, { role: 'user', content: CONTINUE_MESSAGE }];
 
   const changed = ctx.previousSystemKey !== undefined && ctx.previousSystemKey !== systemKey;
   placeCacheMarkers(blocks, messages, changed);

@@ -54,7 +54,8 @@ export function resultCap(routing: ToolRouting | undefined, tool: string): numbe
 export function routeTarget(state: RunState, routing: ToolRouting | undefined, tool: string): string {
   if (!routing || isContextTool(tool)) return CONVERSATION;
   const target = routing.overrides[canonicalTool(tool)]?.region ?? routing.defaultRegion;
-  if (!routing.persist && target !== CONVERSATION && visibleRegions(state).some((r) => r.name === 'scratch')) return 'scratch';
+  if (!routing.persist && target !== CONVERSATION && visibleRegions(state).some((r) => r.name === 'scratch'))
+    return 'scratch';
   return target;
 }
 
@@ -64,7 +65,8 @@ function routingOf(state: RunState, bp: Blueprint): ToolRouting | undefined {
 
 /** SPEC 8.3 room: what a write could free by evicting, or what is free now. */
 function roomFor(region: RegionState, entry: Pick<Entry, 'kind' | 'toolCallId'>): number {
-  const evicts = region.def.admission === 'evict' && (region.kind === 'hashmap' || kindBehaviour(region.kind).rolling(region.def));
+  const evicts =
+    region.def.admission === 'evict' && (region.kind === 'hashmap' || kindBehaviour(region.kind).rolling(region.def));
   if (evicts) return region.budget - joinedGroupTokens(region.entries, entry);
   return region.budget - regionTokens(region);
 }
@@ -77,7 +79,12 @@ function* ladder(state: RunState, name: string, entry: NewEntry, env: EngineEnv)
   const region = findRegion(state, name);
   const room = region ? roomFor(region, { kind: entry.kind ?? 'text', toolCallId: entry.toolCallId }) : 0;
   if (room > MIN_CUT_ROOM) {
-    const fitted: CountedText = yield* cut(entry.content, entry.tokens, room, `region ${name} had room for ${room} tokens`);
+    const fitted: CountedText = yield* cut(
+      entry.content,
+      entry.tokens,
+      room,
+      `region ${name} had room for ${room} tokens`,
+    );
     const written = yield* writeEntry(state, name, { ...entry, content: fitted.content, tokens: fitted.tokens }, env);
     if (written.ok) return { outcome: 'cut', tokens: fitted.tokens };
   }
@@ -99,7 +106,13 @@ function previewOf(content: Content): string {
   return text.length > POINTER_PREVIEW_CHARS ? `${text.slice(0, POINTER_PREVIEW_CHARS)}…` : text;
 }
 
-function pointerText(target: string, original: number, stored: Stored, capped: { cap: number } | null, content: Content): string {
+function pointerText(
+  target: string,
+  original: number,
+  stored: Stored,
+  capped: { cap: number } | null,
+  content: Content,
+): string {
   const preview = previewOf(content);
   switch (stored.outcome) {
     case 'stored':
@@ -117,7 +130,8 @@ function pointerText(target: string, original: number, stored: Stored, capped: {
 function conversationText(stored: Stored, original: number, capped: { cap: number } | null): string {
   switch (stored.outcome) {
     case 'stored':
-      if (capped) return `cut to the ${capped.cap}-token cap and stored in ${CONVERSATION} (${stored.tokens} of ${original} tokens kept)`;
+      if (capped)
+        return `cut to the ${capped.cap}-token cap and stored in ${CONVERSATION} (${stored.tokens} of ${original} tokens kept)`;
       return `stored in ${CONVERSATION} (${stored.tokens} tokens)`;
     case 'cut':
       return `cut into ${CONVERSATION} (${stored.tokens} of ${original} tokens kept)`;
@@ -133,13 +147,24 @@ function conversationText(stored: Stored, original: number, capped: { cap: numbe
  * and pointer. The assistant turn carrying the call must already be in
  * `conversation`.
  */
-export function* routeToolResult(state: RunState, bp: Blueprint, call: ToolCall, result: ToolOutput, env: EngineEnv): EngineOp<RouteResult> {
+export function* routeToolResult(
+  state: RunState,
+  bp: Blueprint,
+  call: ToolCall,
+  result: ToolOutput,
+  env: EngineEnv,
+): EngineOp<RouteResult> {
   const routing = routingOf(state, bp);
   const tool = canonicalTool(call.name);
   const target = routeTarget(state, routing, call.name);
   const region = findRegion(state, target);
   if (!region || region.hidden) {
-    return { region: target, outcome: 'dropped', text: `region ${target} is not visible in stage ${state.stage}; the result was not stored`, dropped: result.tokens };
+    return {
+      region: target,
+      outcome: 'dropped',
+      text: `region ${target} is not visible in stage ${state.stage}; the result was not stored`,
+      dropped: result.tokens,
+    };
   }
 
   let content = result.content;
@@ -154,11 +179,23 @@ export function* routeToolResult(state: RunState, bp: Blueprint, call: ToolCall,
   }
 
   if (target === CONVERSATION) {
-    const entry: NewEntry = { kind: 'tool_result', content, tokens, toolCallId: call.id, toolName: call.name, isError: result.isError };
+    const entry: NewEntry = {
+      kind: 'tool_result',
+      content,
+      tokens,
+      toolCallId: call.id,
+      toolName: call.name,
+      isError: result.isError,
+    };
     const stored = yield* ladder(state, target, entry, env);
     countUpdate(state, target, stored);
     const outcome = capped && stored.outcome === 'stored' ? 'cut' : stored.outcome;
-    return { region: target, outcome, text: conversationText(stored, result.tokens, capped), dropped: result.tokens - stored.tokens };
+    return {
+      region: target,
+      outcome,
+      text: conversationText(stored, result.tokens, capped),
+      dropped: result.tokens - stored.tokens,
+    };
   }
 
   const entry: NewEntry = { kind: 'text', content, tokens };
@@ -174,7 +211,14 @@ export function* routeToolResult(state: RunState, bp: Blueprint, call: ToolCall,
   yield* writeEntry(
     state,
     CONVERSATION,
-    { kind: 'tool_result', content: pointer, tokens: pointerTokens, toolCallId: call.id, toolName: call.name, isError: result.isError },
+    {
+      kind: 'tool_result',
+      content: pointer,
+      tokens: pointerTokens,
+      toolCallId: call.id,
+      toolName: call.name,
+      isError: result.isError,
+    },
     env,
   );
   const outcome = capped && stored.outcome === 'stored' ? 'cut' : stored.outcome;
@@ -187,11 +231,22 @@ const PATH_TOOLS = new Set(['read_file', 'read_files', 'list_dir', 'write_file',
  * SPEC 8.4: a hint for a failing path tool whose path names a visible
  * region, or that hit a directory. Undefined when no hint applies.
  */
-export function pathToolHint(state: RunState, tool: string, args: Record<string, unknown>, error: string): string | undefined {
+export function pathToolHint(
+  state: RunState,
+  tool: string,
+  args: Record<string, unknown>,
+  error: string,
+): string | undefined {
   if (!PATH_TOOLS.has(canonicalTool(tool))) return undefined;
-  const paths = [args.path, ...(Array.isArray(args.paths) ? args.paths : [])].filter((p): p is string => typeof p === 'string');
+  const paths = [args.path, ...(Array.isArray(args.paths) ? args.paths : [])].filter(
+    (p): p is string => typeof p === 'string',
+  );
   for (const path of paths) {
-    const last = path.replace(/[\\/]+$/, '').split(/[\\/]/).at(-1) ?? '';
+    const last =
+      path
+        .replace(/[\\/]+$/, '')
+        .split(/[\\/]/)
+        .at(-1) ?? '';
     if (visibleRegions(state).some((r) => r.name === last)) {
       return `${last} is a context region already in your prompt, not a file; use context_read with region "${last}" to read it.`;
     }

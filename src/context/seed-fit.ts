@@ -48,15 +48,22 @@ function* checklistLines(texts: SeedText[]): EngineOp<SeedText[]> {
 }
 
 /** Runs custom regions' `on_write` over the seeds (SPEC 10.1 "where seeds land"). */
-function* throughOnWrite(state: RunState, region: RegionState, texts: SeedText[], env: EngineEnv): EngineOp<SeedText[]> {
+function* throughOnWrite(
+  state: RunState,
+  region: RegionState,
+  texts: SeedText[],
+  env: EngineEnv,
+): EngineOp<SeedText[]> {
   const hooks = hooksFor(env, region);
   if (!hooks) return texts;
   const kept: SeedText[] = [];
   for (const t of texts) {
     const verdict = callOnWrite(hooks, region, { content: t.content, kind: 'text', key: t.key, tokens: t.tokens });
     if (verdict.action === 'decline') continue;
-    if (verdict.action === 'failed') addDiagnostic(state, 'custom-script-failed', 'warning', `region "${region.name}" on_write: ${verdict.error}`);
-    if (verdict.action === 'replace') kept.push({ ...t, content: verdict.content, tokens: yield* count(verdict.content) });
+    if (verdict.action === 'failed')
+      addDiagnostic(state, 'custom-script-failed', 'warning', `region "${region.name}" on_write: ${verdict.error}`);
+    if (verdict.action === 'replace')
+      kept.push({ ...t, content: verdict.content, tokens: yield* count(verdict.content) });
     else kept.push(t);
   }
   return kept;

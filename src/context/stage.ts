@@ -4,10 +4,11 @@
  * regions left over budget (2.2), the stage instructions (9.2) and the
  * snapshot of `updates` counters. Seeds and maintenance are separate calls.
  */
+
+import { stageLayout } from '../blueprint/resolve.js';
 import type { Blueprint, StageDef } from '../blueprint/types.js';
 import { lookupModel, UNKNOWN_MODEL_WINDOW } from '../providers/models.js';
 import { isFixedRegion, resolveBudget, resolveThreshold, workingSpaceShortfall } from './budget.js';
-import { stageLayout } from '../blueprint/resolve.js';
 import { shiftGroup } from './groups.js';
 import type { EngineEnv } from './kinds/custom.js';
 import { kindBehaviour } from './kinds/index.js';
@@ -103,7 +104,10 @@ function* placeStagePrompt(draft: RunState, stage: StageDef, env: EngineEnv): En
   if (!hasPrompt) return {};
   const target = draft.regions.find((r) => !r.hidden && r.kind === 'pinned' && r.name !== FINAL_OUTPUT);
   if (!target) {
-    return failure('stage-prompt-no-region', `stage "${stage.name}" has a prompt but no visible pinned region to hold it; declare \`stage_instructions\` or a pinned region.`);
+    return failure(
+      'stage-prompt-no-region',
+      `stage "${stage.name}" has a prompt but no visible pinned region to hold it; declare \`stage_instructions\` or a pinned region.`,
+    );
   }
   const header = `Instructions for stage "${stage.name}":`;
   const tokens = (yield* count(header)) + 1 + promptTokens;
@@ -115,21 +119,38 @@ function* placeStagePrompt(draft: RunState, stage: StageDef, env: EngineEnv): En
 }
 
 /** Enters `stageName`. On failure the state is left exactly as it was. */
-export function* enterStage(state: RunState, bp: Blueprint, stageName: string, env: EngineEnv): EngineOp<StageEntryResult> {
+export function* enterStage(
+  state: RunState,
+  bp: Blueprint,
+  stageName: string,
+  env: EngineEnv,
+): EngineOp<StageEntryResult> {
   const stage = findStage(bp, stageName);
   if (!stage) {
-    return failure('unknown-stage', `there is no stage "${stageName}"; stages are ${bp.stages.map((s) => s.name).join(', ')}.`);
+    return failure(
+      'unknown-stage',
+      `there is no stage "${stageName}"; stages are ${bp.stages.map((s) => s.name).join(', ')}.`,
+    );
   }
   const draft = cloneData(state);
   const { window, known } = stageWindow(draft, bp, stage);
-  if (!known) addDiagnostic(draft, 'unknown-model-window', 'warning', `model "${stage.model}" of stage "${stage.name}" is not in the model table; assuming a window of ${window} tokens`);
+  if (!known)
+    addDiagnostic(
+      draft,
+      'unknown-model-window',
+      'warning',
+      `model "${stage.model}" of stage "${stage.name}" is not in the model table; assuming a window of ${window} tokens`,
+    );
 
   const layout = stageLayout(bp, stage);
   const visible: RegionState[] = [];
   for (const def of layout) {
     const existing = draft.regions.find((r) => r.name === def.name);
     if (existing && existing.kind !== def.kind) {
-      return failure('region-kind-changed', `stage "${stage.name}" declares region "${def.name}" as ${def.kind}, but it is a ${existing.kind}; a stage may not change a region's kind.`);
+      return failure(
+        'region-kind-changed',
+        `stage "${stage.name}" declares region "${def.name}" as ${def.kind}, but it is a ${existing.kind}; a stage may not change a region's kind.`,
+      );
     }
     const region = existing ?? newRegionState(def, window);
     region.def = def;

@@ -132,7 +132,9 @@ export function windowUsed(state: RunState): number {
 }
 
 export function openItems(region: RegionState): Entry[] {
-  return region.entries.filter((e) => e.checklist !== undefined && !e.checklist.done).sort((a, b) => a.checklist!.id - b.checklist!.id);
+  return region.entries
+    .filter((e) => e.checklist !== undefined && !e.checklist.done)
+    .sort((a, b) => a.checklist!.id - b.checklist!.id);
 }
 
 /**
@@ -144,7 +146,8 @@ export const DIAGNOSTICS_KEPT = 500;
 
 export function addDiagnostic(state: RunState, code: string, severity: Severity, detail: string): void {
   state.diagnostics.push({ code, severity, detail });
-  if (state.diagnostics.length > DIAGNOSTICS_KEPT) state.diagnostics.splice(0, state.diagnostics.length - DIAGNOSTICS_KEPT);
+  if (state.diagnostics.length > DIAGNOSTICS_KEPT)
+    state.diagnostics.splice(0, state.diagnostics.length - DIAGNOSTICS_KEPT);
 }
 
 /** Deep copy of plain data; the state never holds anything else. */

@@ -62,7 +62,8 @@ function refusesWrites(region: RegionState): boolean {
 function usableRegions(state: RunState, tool: string): RegionState[] {
   const visible = visibleRegions(state);
   if (tool.startsWith('todo_')) return visible.filter((r) => r.kind === 'checklist');
-  if (tool === 'context_write' || tool === 'context_append') return visible.filter((r) => !refusesWrites(r) && r.kind !== 'checklist');
+  if (tool === 'context_write' || tool === 'context_append')
+    return visible.filter((r) => !refusesWrites(r) && r.kind !== 'checklist');
   if (tool === 'context_delete') return visible.filter((r) => !refusesWrites(r));
   return visible;
 }
@@ -91,7 +92,8 @@ function optionalKey(args: Args): string | undefined | Failure {
 /** An item id: a JSON integer ≥ 1 or a string of decimal digits (SPEC 6.1). */
 function itemId(args: Args): number | Failure {
   const v = args.id;
-  if (v === undefined || v === null || v === '') return failure('missing-argument', '`id` is required; pass the item number shown as #id.');
+  if (v === undefined || v === null || v === '')
+    return failure('missing-argument', '`id` is required; pass the item number shown as #id.');
   if (typeof v === 'number' && Number.isInteger(v) && v >= 1) return v;
   if (typeof v === 'string' && /^\d+$/.test(v.trim()) && Number(v.trim()) >= 1) return Number(v.trim());
   return failure('bad-argument', `\`id\` must be an item number such as 3, got ${JSON.stringify(v)}.`);
@@ -113,17 +115,26 @@ function targetRegion(state: RunState, tool: string, args: Args): RegionState | 
   if (!region) {
     const usable = usableRegions(state, tool).map((r) => r.name);
     const what = tool.startsWith('todo_') ? 'checklists' : 'regions';
-    return failure('unknown-region', `there is no region "${name}"; ${what} this stage can use with ${tool}: ${usable.join(', ') || 'none'}.`);
+    return failure(
+      'unknown-region',
+      `there is no region "${name}"; ${what} this stage can use with ${tool}: ${usable.join(', ') || 'none'}.`,
+    );
   }
   if (region.hidden) {
-    return failure('hidden-region', `region "${name}" is not part of stage "${state.stage}"; use a region this stage carries.`);
+    return failure(
+      'hidden-region',
+      `region "${name}" is not part of stage "${state.stage}"; use a region this stage carries.`,
+    );
   }
   return region;
 }
 
 function notWritable(region: RegionState, tool: string): Failure | null {
   if (refusesWrites(region)) {
-    return failure('not-writable', `region "${region.name}" is maintained by the runtime and refuses ${tool}; write to another region.`);
+    return failure(
+      'not-writable',
+      `region "${region.name}" is maintained by the runtime and refuses ${tool}; write to another region.`,
+    );
   }
   if (region.kind === 'checklist' && tool !== 'context_delete') {
     return failure('not-writable', `region "${region.name}" is a checklist; add items with todo_add instead.`);
@@ -133,7 +144,10 @@ function notWritable(region: RegionState, tool: string): Failure | null {
 
 function notChecklist(region: RegionState): Failure | null {
   if (region.kind === 'checklist') return null;
-  return failure('not-a-checklist', `region "${region.name}" is a ${region.kind}, not a checklist; declare it with kind = "checklist" to track items.`);
+  return failure(
+    'not-a-checklist',
+    `region "${region.name}" is a ${region.kind}, not a checklist; declare it with kind = "checklist" to track items.`,
+  );
 }
 
 function joinContents(entries: Entry[]): { content: string; tokens?: number } {
@@ -143,7 +157,13 @@ function joinContents(entries: Entry[]): { content: string; tokens?: number } {
   return inline ? { content, tokens: entriesTokens(entries) + Math.max(0, entries.length - 1) } : { content };
 }
 
-function* contextWrite(state: RunState, region: RegionState, args: Args, env: EngineEnv, counts: ArgumentCounts): EngineOp<ToolResult> {
+function* contextWrite(
+  state: RunState,
+  region: RegionState,
+  args: Args,
+  env: EngineEnv,
+  counts: ArgumentCounts,
+): EngineOp<ToolResult> {
   const refused = notWritable(region, 'context_write');
   if (refused) return fail(refused);
   const content = text(args, 'content');
@@ -156,21 +176,32 @@ function* contextWrite(state: RunState, region: RegionState, args: Args, env: En
     const r = yield* writeEntry(state, region.name, input, env);
     if (!r.ok) return fail(r);
     region.updates += 1;
-    return ok(`Wrote key "${key}" in region "${region.name}"${r.removed.length ? `, evicting ${r.removed.length} least recently used entries` : ''}; ${usage(region)}.`);
+    return ok(
+      `Wrote key "${key}" in region "${region.name}"${r.removed.length ? `, evicting ${r.removed.length} least recently used entries` : ''}; ${usage(region)}.`,
+    );
   }
   const kept = region.entries.filter((e) => e.stagePrompt !== undefined);
   const replaced = region.entries.length - kept.length + region.pending.length;
   const scratch: RegionState = { ...region, entries: kept, pending: [] };
   const plan = yield* planWrite(state, scratch, input, env);
   if (!plan.ok) return fail(plan);
-  if (plan.entry === null) return ok(`Region "${region.name}"'s script declined the write; the region was left as it was.`);
+  if (plan.entry === null)
+    return ok(`Region "${region.name}"'s script declined the write; the region was left as it was.`);
   commitPlan(state, region, plan);
   region.updates += 1;
   const keyText = key === undefined ? '' : ` under key "${key}"`;
-  return ok(`Replaced the content of region "${region.name}" (${replaced} entries released)${keyText}; ${usage(region)}.`);
+  return ok(
+    `Replaced the content of region "${region.name}" (${replaced} entries released)${keyText}; ${usage(region)}.`,
+  );
 }
 
-function* contextAppend(state: RunState, region: RegionState, args: Args, env: EngineEnv, counts: ArgumentCounts): EngineOp<ToolResult> {
+function* contextAppend(
+  state: RunState,
+  region: RegionState,
+  args: Args,
+  env: EngineEnv,
+  counts: ArgumentCounts,
+): EngineOp<ToolResult> {
   const refused = notWritable(region, 'context_append');
   if (refused) return fail(refused);
   const content = text(args, 'content');
@@ -185,9 +216,12 @@ function* contextAppend(state: RunState, region: RegionState, args: Args, env: E
   if (r.declined) return ok(`Region "${region.name}"'s script declined the entry; nothing was stored.`);
   region.updates += 1;
   const parts = [`Appended to region "${region.name}"`];
-  if (key !== undefined) parts.push(region.kind === 'hashmap' ? `key "${key}" ${r.created ? 'created' : 'extended'}` : `key "${key}"`);
-  if (r.removed.length > 0) parts.push(`${r.removed.length} older ${r.removed.length === 1 ? 'entry' : 'entries'} removed`);
-  if (r.pending.length > 0) parts.push(`${r.pending.length} ${r.pending.length === 1 ? 'entry' : 'entries'} sent for summary`);
+  if (key !== undefined)
+    parts.push(region.kind === 'hashmap' ? `key "${key}" ${r.created ? 'created' : 'extended'}` : `key "${key}"`);
+  if (r.removed.length > 0)
+    parts.push(`${r.removed.length} older ${r.removed.length === 1 ? 'entry' : 'entries'} removed`);
+  if (r.pending.length > 0)
+    parts.push(`${r.pending.length} ${r.pending.length === 1 ? 'entry' : 'entries'} sent for summary`);
   return ok(`${parts.join('; ')}; ${usage(region)}.`);
 }
 
@@ -197,7 +231,12 @@ function contextRead(state: RunState, region: RegionState, args: Args): ToolResu
   if (key !== undefined) {
     const hits = region.entries.filter((e) => e.key === key);
     if (hits.length === 0) {
-      return fail(failure('not-found', `region "${region.name}" has no entry with key "${key}"; it holds ${countOf(region.entries.length, 'entry', 'entries')} (see context_list).`));
+      return fail(
+        failure(
+          'not-found',
+          `region "${region.name}" has no entry with key "${key}"; it holds ${countOf(region.entries.length, 'entry', 'entries')} (see context_list).`,
+        ),
+      );
     }
     if (region.kind === 'hashmap') {
       state.clock += 1;
@@ -220,7 +259,9 @@ function contextRead(state: RunState, region: RegionState, args: Args): ToolResu
 }
 
 function releaseMessage(region: RegionState, released: Entry[]): string {
-  const what = released.map((e) => (e.key !== undefined ? `"${e.key}"` : e.checklist ? `#${e.checklist.id}` : `entry ${e.id}`)).join(', ');
+  const what = released
+    .map((e) => (e.key !== undefined ? `"${e.key}"` : e.checklist ? `#${e.checklist.id}` : `entry ${e.id}`))
+    .join(', ');
   return `Released ${countOf(released.length, 'entry', 'entries')} (${what}), freeing ${entriesTokens(released)} tokens from region "${region.name}"; ${usage(region)}.`;
 }
 
@@ -228,32 +269,59 @@ function contextDelete(state: RunState, region: RegionState, args: Args): ToolRe
   const refused = notWritable(region, 'context_delete');
   if (refused) return fail(refused);
   const selectors = ['key', 'index', 'oldest'].filter((s) => present(args, s));
-  if (selectors.length === 0) return fail(failure('missing-argument', 'give exactly one of `key`, `index` or `oldest` to say what to delete.'));
-  if (selectors.length > 1) return fail(failure('bad-argument', `give only one of \`key\`, \`index\` or \`oldest\`, not ${selectors.join(' and ')}.`));
+  if (selectors.length === 0)
+    return fail(failure('missing-argument', 'give exactly one of `key`, `index` or `oldest` to say what to delete.'));
+  if (selectors.length > 1)
+    return fail(
+      failure('bad-argument', `give only one of \`key\`, \`index\` or \`oldest\`, not ${selectors.join(' and ')}.`),
+    );
   const entries = region.entries;
   let drop: Set<number>;
   if (selectors[0] === 'key') {
     const key = text(args, 'key');
     if (isFailure(key)) return fail(key);
     drop = new Set(entries.flatMap((e, i) => (e.key === key ? [i] : [])));
-    if (drop.size === 0) return fail(failure('not-found', `region "${region.name}" has no entry with key "${key}"; it holds ${countOf(entries.length, 'entry', 'entries')}.`));
+    if (drop.size === 0)
+      return fail(
+        failure(
+          'not-found',
+          `region "${region.name}" has no entry with key "${key}"; it holds ${countOf(entries.length, 'entry', 'entries')}.`,
+        ),
+      );
   } else if (selectors[0] === 'index') {
     const index = args.index;
     if (typeof index !== 'number' || !Number.isInteger(index) || index < 0) {
-      return fail(failure('bad-argument', `\`index\` must be an integer of 0 or more as shown by context_list, got ${JSON.stringify(index)}.`));
+      return fail(
+        failure(
+          'bad-argument',
+          `\`index\` must be an integer of 0 or more as shown by context_list, got ${JSON.stringify(index)}.`,
+        ),
+      );
     }
     if (index >= entries.length) {
-      return fail(failure('not-found', `region "${region.name}" has ${countOf(entries.length, 'entry', 'entries')}, so there is no index ${index}.`));
+      return fail(
+        failure(
+          'not-found',
+          `region "${region.name}" has ${countOf(entries.length, 'entry', 'entries')}, so there is no index ${index}.`,
+        ),
+      );
     }
     if (entries[index]!.stagePrompt !== undefined) {
-      return fail(failure('bad-argument', `entry ${index} of region "${region.name}" holds the stage instructions, which the runtime owns; delete another entry.`));
+      return fail(
+        failure(
+          'bad-argument',
+          `entry ${index} of region "${region.name}" holds the stage instructions, which the runtime owns; delete another entry.`,
+        ),
+      );
     }
     const [start, end] = groupAt(entries, index);
     drop = new Set(Array.from({ length: end - start }, (_, i) => start + i));
   } else {
     const oldest = args.oldest;
     if (typeof oldest !== 'number' || !Number.isInteger(oldest) || oldest < 1) {
-      return fail(failure('bad-argument', `\`oldest\` must be an integer of 1 or more, got ${JSON.stringify(oldest)}.`));
+      return fail(
+        failure('bad-argument', `\`oldest\` must be an integer of 1 or more, got ${JSON.stringify(oldest)}.`),
+      );
     }
     drop = new Set();
     let taken = 0;
@@ -264,7 +332,10 @@ function contextDelete(state: RunState, region: RegionState, args: Args): ToolRe
       taken += 1;
     }
     if (drop.size === 0) {
-      const why = entries.length === 0 ? 'it is empty (0 entries)' : 'it holds only the stage instructions, which the runtime owns';
+      const why =
+        entries.length === 0
+          ? 'it is empty (0 entries)'
+          : 'it holds only the stage instructions, which the runtime owns';
       return fail(failure('not-found', `region "${region.name}" has nothing to delete: ${why}.`));
     }
   }
@@ -308,7 +379,13 @@ function openCount(region: RegionState): number {
   return items(region).filter((e) => !e.checklist!.done).length;
 }
 
-function* todoAdd(state: RunState, region: RegionState, args: Args, env: EngineEnv, counts: ArgumentCounts): EngineOp<ToolResult> {
+function* todoAdd(
+  state: RunState,
+  region: RegionState,
+  args: Args,
+  env: EngineEnv,
+  counts: ArgumentCounts,
+): EngineOp<ToolResult> {
   const item = text(args, 'item');
   if (isFailure(item)) return fail(item);
   const tokens = yield* argTokens('item', item, counts);
@@ -319,7 +396,9 @@ function* todoAdd(state: RunState, region: RegionState, args: Args, env: EngineE
   region.nextItemId += 1;
   region.entries.push(entry);
   region.updates += 1;
-  return ok(`Added item #${entry.checklist.id} to "${region.name}"; ${countOf(openCount(region), 'open item', 'open items')}.`);
+  return ok(
+    `Added item #${entry.checklist.id} to "${region.name}"; ${countOf(openCount(region), 'open item', 'open items')}.`,
+  );
 }
 
 function todoDone(state: RunState, region: RegionState, args: Args): ToolResult {
@@ -328,9 +407,12 @@ function todoDone(state: RunState, region: RegionState, args: Args): ToolResult 
   const item = findItem(region, id);
   if (!item) return fail(notFoundItem(region, id));
   region.updates += 1;
-  if (item.checklist!.done) return ok(`Item #${id} was already done; ${countOf(openCount(region), 'open item', 'open items')}.`);
+  if (item.checklist!.done)
+    return ok(`Item #${id} was already done; ${countOf(openCount(region), 'open item', 'open items')}.`);
   state.clock += 1;
-  region.entries = region.entries.map((e) => (e === item ? { ...e, touched: state.clock, checklist: { ...e.checklist!, done: true } } : e));
+  region.entries = region.entries.map((e) =>
+    e === item ? { ...e, touched: state.clock, checklist: { ...e.checklist!, done: true } } : e,
+  );
   return ok(`Marked item #${id} done; ${countOf(openCount(region), 'open item', 'open items')}.`);
 }
 

@@ -4,8 +4,7 @@
  * `fold_all` at the next maintenance point. Protected regions are never
  * touched, and hashmaps only when a `custom` list names them.
  */
-import type { EdgeDef } from '../blueprint/types.js';
-import type { Blueprint } from '../blueprint/types.js';
+import type { Blueprint, EdgeDef } from '../blueprint/types.js';
 import { kindBehaviour } from './kinds/index.js';
 import type { RunState } from './state.js';
 import type { RegionState } from './types.js';

@@ -106,4 +106,12 @@ export interface PromptSystemBlock {
 export type PromptMessage =
   | { role: 'user'; content: string; blob?: BlobRef; cache?: boolean }
   | { role: 'assistant'; content: string; blob?: BlobRef; toolCalls?: ToolCall[]; cache?: boolean }
-  | { role: 'tool'; toolCallId: string; toolName: string; content: string; blob?: BlobRef; isError?: boolean; cache?: boolean };
+  | {
+      role: 'tool';
+      toolCallId: string;
+      toolName: string;
+      content: string;
+      blob?: BlobRef;
+      isError?: boolean;
+      cache?: boolean;
+    };

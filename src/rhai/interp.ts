@@ -78,7 +78,18 @@ const FRESH = new Set(['lit', 'arr', 'map', 'tmpl', 'closure']);
 
 /** String methods that Rhai runs in place on a variable; here they also return the new string. */
 const STRING_MUTATORS = new Set([
-  'trim', 'trim_start', 'trim_end', 'replace', 'make_upper', 'make_lower', 'pad', 'truncate', 'crop', 'remove', 'clear', 'append',
+  'trim',
+  'trim_start',
+  'trim_end',
+  'replace',
+  'make_upper',
+  'make_lower',
+  'pad',
+  'truncate',
+  'crop',
+  'remove',
+  'clear',
+  'append',
 ]);
 
 const HAS_SURROGATE = /[\uD800-\uDFFF]/;
@@ -202,7 +213,8 @@ export class Interp {
   log(line: string): void {
     if (this.logChars > this.limits.maxStringSize) return;
     this.logChars += line.length;
-    if (this.logChars > this.limits.maxStringSize) this.logs.push('[log truncated: output exceeded the maximum string size]');
+    if (this.logChars > this.limits.maxStringSize)
+      this.logs.push('[log truncated: output exceeded the maximum string size]');
     else this.logs.push(line);
   }
 
@@ -222,7 +234,11 @@ export class Interp {
 
   callScript(def: FnDef, args: Value[], thisBox: { v: Value } | null, at: Pos): Value {
     if (this.depth >= this.limits.maxCallDepth)
-      throw this.limit('call-depth', `Function call depth exceeds the maximum of ${this.limits.maxCallDepth} (in call to '${def.name}')`, at);
+      throw this.limit(
+        'call-depth',
+        `Function call depth exceeds the maximum of ${this.limits.maxCallDepth} (in call to '${def.name}')`,
+        at,
+      );
     this.depth++;
     const scope = new Scope();
     for (let i = 0; i < def.params.length; i++) scope.push(def.params[i]!, args[i]);
@@ -240,9 +256,16 @@ export class Interp {
     const cl = ptr.closure;
     if (cl) {
       if (cl.params.length !== args.length)
-        throw this.err(`Function not found: closure expects ${cl.params.length} argument(s) but was called with ${args.length}`, at);
+        throw this.err(
+          `Function not found: closure expects ${cl.params.length} argument(s) but was called with ${args.length}`,
+          at,
+        );
       if (this.depth >= this.limits.maxCallDepth)
-        throw this.limit('call-depth', `Function call depth exceeds the maximum of ${this.limits.maxCallDepth} (in a closure)`, at);
+        throw this.limit(
+          'call-depth',
+          `Function call depth exceeds the maximum of ${this.limits.maxCallDepth} (in a closure)`,
+          at,
+        );
       this.depth++;
       const scope = new Scope();
       for (const [k, cell] of cl.captured) scope.push(k, cell, cell.isConst);
@@ -354,7 +377,10 @@ export class Interp {
         if (i < 0) {
           // a script function's name is a pointer to it, as in Rhai
           if (this.fnNames.has(n.name)) return new RFnPtr(n.name);
-          throw this.err(`Variable not found: ${n.name}${NULL_NAMES.has(n.name) ? ' (Rhai writes null as ())' : ''}`, n);
+          throw this.err(
+            `Variable not found: ${n.name}${NULL_NAMES.has(n.name) ? ' (Rhai writes null as ())' : ''}`,
+            n,
+          );
         }
         const v = f.scope.vals[i];
         return v instanceof Cell ? v.v : v;
@@ -668,7 +694,8 @@ export class Interp {
           return;
         }
         if (typeof o === 'string') {
-          if (!(v instanceof RChar)) throw this.err(`Only a character can be assigned into a string, not ${typeName(v)}`, t);
+          if (!(v instanceof RChar))
+            throw this.err(`Only a character can be assigned into a string, not ${typeName(v)}`, t);
           const cs = strChars(o).slice();
           cs[this.strIndex(cs.length, idx, t)] = v.c;
           this.setPlace(t.obj, cs.join(''), f, at);
@@ -694,14 +721,16 @@ export class Interp {
   arrIndex(len: number, idx: Value, at: Pos): number {
     if (typeof idx !== 'number') throw this.err(`Array index must be an integer, not ${typeName(idx)}`, at);
     const i = idx < 0 ? len + idx : idx;
-    if (i < 0 || i >= len) throw this.err(`Array index ${idx} out of bounds: only ${len} element${len === 1 ? '' : 's'} in array`, at);
+    if (i < 0 || i >= len)
+      throw this.err(`Array index ${idx} out of bounds: only ${len} element${len === 1 ? '' : 's'} in array`, at);
     return i;
   }
 
   strIndex(len: number, idx: Value, at: Pos): number {
     if (typeof idx !== 'number') throw this.err(`String index must be an integer, not ${typeName(idx)}`, at);
     const i = idx < 0 ? len + idx : idx;
-    if (i < 0 || i >= len) throw this.err(`String index ${idx} out of bounds: only ${len} character${len === 1 ? '' : 's'} in string`, at);
+    if (i < 0 || i >= len)
+      throw this.err(`String index ${idx} out of bounds: only ${len} character${len === 1 ? '' : 's'} in string`, at);
     return i;
   }
 
@@ -895,7 +924,17 @@ export class Interp {
 
   overflow(op: string, a: number, b: number, at: Pos): RhaiFault {
     const what =
-      op === '+' ? 'Addition' : op === '-' ? 'Subtraction' : op === '*' ? 'Multiplication' : op === '**' ? 'Exponential' : op === '/' ? 'Division' : 'Arithmetic';
+      op === '+'
+        ? 'Addition'
+        : op === '-'
+          ? 'Subtraction'
+          : op === '*'
+            ? 'Multiplication'
+            : op === '**'
+              ? 'Exponential'
+              : op === '/'
+                ? 'Division'
+                : 'Arithmetic';
     return this.err(`${what} overflow: ${a} ${op} ${b}`, at);
   }
 
@@ -925,7 +964,8 @@ export class Interp {
         if (a === -1) return b % 2 === 0 ? 1 : -1;
         if (b > 64) throw this.overflow(op, a, b, at);
         const big = BigInt(a) ** BigInt(b);
-        if (big > BigInt(Number.MAX_SAFE_INTEGER) || big < BigInt(Number.MIN_SAFE_INTEGER)) throw this.overflow(op, a, b, at);
+        if (big > BigInt(Number.MAX_SAFE_INTEGER) || big < BigInt(Number.MIN_SAFE_INTEGER))
+          throw this.overflow(op, a, b, at);
         return Number(big);
       }
       case '==':
@@ -1050,7 +1090,8 @@ export class Interp {
       case 'parse_int':
         if ((n === 1 || n === 2) && typeof a0 === 'string') {
           const radix = n === 2 ? args[1] : 10;
-          if (typeof radix !== 'number' || radix < 2 || radix > 36) throw this.err(`Invalid radix for parse_int: ${display(radix)}`, at);
+          if (typeof radix !== 'number' || radix < 2 || radix > 36)
+            throw this.err(`Invalid radix for parse_int: ${display(radix)}`, at);
           const s = a0.trim();
           const digits = '0123456789abcdefghijklmnopqrstuvwxyz'.slice(0, radix);
           const body = s.replace(/^[+-]/, '').toLowerCase();
@@ -1247,7 +1288,12 @@ export class Interp {
         break;
       case 'pad':
         if (n === 3 && typeof a1 === 'number' && pat(a2) !== null) {
-          if (a1 > this.limits.maxStringSize) throw this.limit('string-size', `String exceeds the maximum size of ${this.limits.maxStringSize} characters`, at);
+          if (a1 > this.limits.maxStringSize)
+            throw this.limit(
+              'string-size',
+              `String exceeds the maximum size of ${this.limits.maxStringSize} characters`,
+              at,
+            );
           const p = pat(a2)!;
           const have = strLen(s);
           if (p === '' || have >= a1) return s;
@@ -1258,10 +1304,18 @@ export class Interp {
         break;
       case 'chars':
       case 'to_chars':
-        if (n === 1) return this.checkArr(strChars(s).map((c) => new RChar(c)), at);
+        if (n === 1)
+          return this.checkArr(
+            strChars(s).map((c) => new RChar(c)),
+            at,
+          );
         break;
       case 'split':
-        if (n === 1) return this.checkArr(s.split(/\s+/).filter((x) => x !== ''), at);
+        if (n === 1)
+          return this.checkArr(
+            s.split(/\s+/).filter((x) => x !== ''),
+            at,
+          );
         if (n === 2 && pat(a1) !== null) {
           const sep = pat(a1)!;
           // Rust's split on "" yields an empty piece at both ends
@@ -1392,7 +1446,11 @@ export class Interp {
             const r = this.callback(fn1, [x, y], at);
             // Rhai also accepts a boolean: true puts x first
             if (typeof r === 'boolean') return r ? -1 : 1;
-            if (typeof r !== 'number') throw this.err(`A sort comparator must return an integer (negative, zero or positive), not ${typeName(r)}`, at);
+            if (typeof r !== 'number')
+              throw this.err(
+                `A sort comparator must return an integer (negative, zero or positive), not ${typeName(r)}`,
+                at,
+              );
             return r;
           });
           return undefined;
@@ -1407,7 +1465,8 @@ export class Interp {
       case 'filter':
         if (n === 2 && fn1) {
           const out: Value[] = [];
-          for (let i = 0; i < a.length; i++) if (this.truthy(this.callback(fn1, [a[i], i], at), 'filter', at)) out.push(a[i]);
+          for (let i = 0; i < a.length; i++)
+            if (this.truthy(this.callback(fn1, [a[i], i], at), 'filter', at)) out.push(a[i]);
           return out;
         }
         break;
@@ -1427,19 +1486,22 @@ export class Interp {
         break;
       case 'some':
         if (n === 2 && fn1) {
-          for (let i = 0; i < a.length; i++) if (this.truthy(this.callback(fn1, [a[i], i], at), 'some', at)) return true;
+          for (let i = 0; i < a.length; i++)
+            if (this.truthy(this.callback(fn1, [a[i], i], at), 'some', at)) return true;
           return false;
         }
         break;
       case 'all':
         if (n === 2 && fn1) {
-          for (let i = 0; i < a.length; i++) if (!this.truthy(this.callback(fn1, [a[i], i], at), 'all', at)) return false;
+          for (let i = 0; i < a.length; i++)
+            if (!this.truthy(this.callback(fn1, [a[i], i], at), 'all', at)) return false;
           return true;
         }
         break;
       case 'find':
         if (n === 2 && fn1) {
-          for (let i = 0; i < a.length; i++) if (this.truthy(this.callback(fn1, [a[i], i], at), 'find', at)) return a[i];
+          for (let i = 0; i < a.length; i++)
+            if (this.truthy(this.callback(fn1, [a[i], i], at), 'find', at)) return a[i];
           return undefined;
         }
         break;
@@ -1526,7 +1588,6 @@ export class Interp {
   truthy(v: Value, _what: string, _at: Pos): boolean {
     return v === true;
   }
-
 
   mapFn(name: string, m: RMap, args: Value[], at: Pos): Value | typeof NOT_FOUND {
     const n = args.length;
@@ -1618,7 +1679,8 @@ export class Interp {
         if (!isInt) return Number.isNaN(v);
         break;
       case 'to_char':
-        if (isInt && v >= 0 && v <= 0x10ffff && !(v >= 0xd800 && v <= 0xdfff)) return new RChar(String.fromCodePoint(v));
+        if (isInt && v >= 0 && v <= 0x10ffff && !(v >= 0xd800 && v <= 0xdfff))
+          return new RChar(String.fromCodePoint(v));
         break;
     }
     return NOT_FOUND;
@@ -1654,7 +1716,13 @@ function toJsSorted(v: Value): unknown {
   if (v instanceof Map) {
     const o: Record<string, unknown> = {};
     for (const k of sortedKeys(v)) {
-      if (k === '__proto__') Object.defineProperty(o, k, { value: toJsSorted(v.get(k)), enumerable: true, writable: true, configurable: true });
+      if (k === '__proto__')
+        Object.defineProperty(o, k, {
+          value: toJsSorted(v.get(k)),
+          enumerable: true,
+          writable: true,
+          configurable: true,
+        });
       else o[k] = toJsSorted(v.get(k));
     }
     return o;
@@ -1687,31 +1755,190 @@ function errorMap(e: RhaiFault): Value {
 }
 const NULL_NAMES = new Set(['null', 'nil', 'undefined', 'None']);
 /** Zero-argument built-ins Rhai also exposes as properties (`a.len`, `r.start`, `n.is_even`). */
-const GETTERS = new Set(['len', 'is_empty', 'start', 'end', 'is_inclusive', 'is_exclusive', 'is_even', 'is_odd', 'is_zero', 'is_anonymous']);
+const GETTERS = new Set([
+  'len',
+  'is_empty',
+  'start',
+  'end',
+  'is_inclusive',
+  'is_exclusive',
+  'is_even',
+  'is_odd',
+  'is_zero',
+  'is_anonymous',
+]);
 
 /** Mutation-analysis caches, one per compiled script (keyed by its function table). */
 const mutCaches = new WeakMap<Map<string, FnDef>, WeakMap<Node, Map<string, boolean>>>();
 
 /** Built-ins that never change their receiver or arguments. */
 const PURE = new Set([
-  'len', 'is_empty', 'contains', 'starts_with', 'ends_with', 'index_of', 'sub_string', 'split', 'chars', 'to_chars', 'get',
-  'to_upper', 'to_lower', 'to_string', 'to_debug', 'type_of', 'keys', 'values', 'join', 'filter', 'map', 'reduce', 'some', 'all',
-  'find', 'extract', 'abs', 'sign', 'to_float', 'to_int', 'floor', 'ceiling', 'round', 'sqrt', 'is_even', 'is_odd', 'is_zero',
-  'is_nan', 'to_char', 'is_digit', 'is_alphabetic', 'is_whitespace', 'start', 'end', 'is_inclusive', 'is_anonymous', 'to_json',
-  'min', 'max', 'print', 'debug', 'parse_int', 'parse_float', 'parse_json', 'range', 'Fn', 'find_map', 'reduce_rev', 'PI', 'E',
+  'len',
+  'is_empty',
+  'contains',
+  'starts_with',
+  'ends_with',
+  'index_of',
+  'sub_string',
+  'split',
+  'chars',
+  'to_chars',
+  'get',
+  'to_upper',
+  'to_lower',
+  'to_string',
+  'to_debug',
+  'type_of',
+  'keys',
+  'values',
+  'join',
+  'filter',
+  'map',
+  'reduce',
+  'some',
+  'all',
+  'find',
+  'extract',
+  'abs',
+  'sign',
+  'to_float',
+  'to_int',
+  'floor',
+  'ceiling',
+  'round',
+  'sqrt',
+  'is_even',
+  'is_odd',
+  'is_zero',
+  'is_nan',
+  'to_char',
+  'is_digit',
+  'is_alphabetic',
+  'is_whitespace',
+  'start',
+  'end',
+  'is_inclusive',
+  'is_anonymous',
+  'to_json',
+  'min',
+  'max',
+  'print',
+  'debug',
+  'parse_int',
+  'parse_float',
+  'parse_json',
+  'range',
+  'Fn',
+  'find_map',
+  'reduce_rev',
+  'PI',
+  'E',
 ]);
 /** Built-ins that do not scan their string receiver. */
 const CHEAP = new Set(['len', 'is_empty', 'type_of', 'to_string', 'print', 'get']);
 /** Array built-ins that move every element (splice, reverse) or copy a slice. */
-const SHIFTING = new Set(['insert', 'remove', 'shift', 'reverse', 'join', 'extract', 'append', 'chop', 'splice', 'retain', 'drain']);
+const SHIFTING = new Set([
+  'insert',
+  'remove',
+  'shift',
+  'reverse',
+  'join',
+  'extract',
+  'append',
+  'chop',
+  'splice',
+  'retain',
+  'drain',
+]);
 
 /** Every built-in name, so a method call can tell a built-in from a script function taking the receiver first. */
 const BUILTIN_NAMES = new Set([
-  'to_json', 'parse_json', 'print', 'debug', 'type_of', 'to_string', 'to_debug', 'is_empty', 'Fn', 'call', 'parse_int', 'parse_float', 'range', 'min', 'max',
-  'len', 'contains', 'starts_with', 'ends_with', 'trim', 'trim_start', 'trim_end', 'to_upper', 'to_lower', 'make_upper', 'make_lower',
-  'clear', 'append', 'replace', 'remove', 'index_of', 'sub_string', 'crop', 'truncate', 'pad', 'chars', 'to_chars', 'split', 'get',
-  'push', 'pop', 'shift', 'insert', 'set', 'join', 'sort', 'reverse', 'filter', 'map', 'reduce', 'some', 'all', 'find', 'extract',
-  'keys', 'values', 'mixin', 'fill_with', 'abs', 'sign', 'to_float', 'to_int', 'floor', 'ceiling', 'round', 'sqrt', 'is_even',
-  'is_odd', 'is_zero', 'is_nan', 'to_char', 'is_digit', 'is_alphabetic', 'is_whitespace', 'start', 'end', 'is_inclusive', 'is_exclusive', 'is_anonymous',
-  'find_map', 'reduce_rev', 'retain', 'drain', 'dedup', 'chop', 'splice', 'PI', 'E',
+  'to_json',
+  'parse_json',
+  'print',
+  'debug',
+  'type_of',
+  'to_string',
+  'to_debug',
+  'is_empty',
+  'Fn',
+  'call',
+  'parse_int',
+  'parse_float',
+  'range',
+  'min',
+  'max',
+  'len',
+  'contains',
+  'starts_with',
+  'ends_with',
+  'trim',
+  'trim_start',
+  'trim_end',
+  'to_upper',
+  'to_lower',
+  'make_upper',
+  'make_lower',
+  'clear',
+  'append',
+  'replace',
+  'remove',
+  'index_of',
+  'sub_string',
+  'crop',
+  'truncate',
+  'pad',
+  'chars',
+  'to_chars',
+  'split',
+  'get',
+  'push',
+  'pop',
+  'shift',
+  'insert',
+  'set',
+  'join',
+  'sort',
+  'reverse',
+  'filter',
+  'map',
+  'reduce',
+  'some',
+  'all',
+  'find',
+  'extract',
+  'keys',
+  'values',
+  'mixin',
+  'fill_with',
+  'abs',
+  'sign',
+  'to_float',
+  'to_int',
+  'floor',
+  'ceiling',
+  'round',
+  'sqrt',
+  'is_even',
+  'is_odd',
+  'is_zero',
+  'is_nan',
+  'to_char',
+  'is_digit',
+  'is_alphabetic',
+  'is_whitespace',
+  'start',
+  'end',
+  'is_inclusive',
+  'is_exclusive',
+  'is_anonymous',
+  'find_map',
+  'reduce_rev',
+  'retain',
+  'drain',
+  'dedup',
+  'chop',
+  'splice',
+  'PI',
+  'E',
 ]);

@@ -16,9 +16,61 @@ export interface Token {
 }
 
 const OPS = [
-  '**=', '<<=', '>>=', '..=',
-  '..', '::', '=>', '==', '!=', '<=', '>=', '&&', '||', '+=', '-=', '*=', '/=', '%=', '&=', '|=', '^=', '**', '<<', '>>', '??', '?.', '?[', '#{',
-  '+', '-', '*', '/', '%', '=', '<', '>', '!', '&', '|', '^', '(', ')', '[', ']', '{', '}', ',', ';', ':', '.', '?', '#', '@', '$', '~',
+  '**=',
+  '<<=',
+  '>>=',
+  '..=',
+  '..',
+  '::',
+  '=>',
+  '==',
+  '!=',
+  '<=',
+  '>=',
+  '&&',
+  '||',
+  '+=',
+  '-=',
+  '*=',
+  '/=',
+  '%=',
+  '&=',
+  '|=',
+  '^=',
+  '**',
+  '<<',
+  '>>',
+  '??',
+  '?.',
+  '?[',
+  '#{',
+  '+',
+  '-',
+  '*',
+  '/',
+  '%',
+  '=',
+  '<',
+  '>',
+  '!',
+  '&',
+  '|',
+  '^',
+  '(',
+  ')',
+  '[',
+  ']',
+  '{',
+  '}',
+  ',',
+  ';',
+  ':',
+  '.',
+  '?',
+  '#',
+  '@',
+  '$',
+  '~',
 ];
 
 /** Symbols Rhai reserves (a syntax error there too). */
@@ -66,7 +118,7 @@ export class Lexer {
       const c = this.col;
       const ch = this.peek();
       if (ch === '') {
-        if (untilBrace) throw syntaxError('Unterminated string interpolation: expecting \'}\'', l, c);
+        if (untilBrace) throw syntaxError("Unterminated string interpolation: expecting '}'", l, c);
         out.push({ t: 'eof', v: '', l, c });
         return out;
       }
@@ -161,7 +213,8 @@ export class Lexer {
       const big = BigInt((radix === 16 ? '0x' : radix === 8 ? '0o' : '0b') + digits);
       // Rhai wraps hex/binary/octal literals into i64.
       const n = Number(BigInt.asIntN(64, big));
-      if (!Number.isSafeInteger(n)) throw syntaxError(`Integer literal too large for this engine: ${this.src.slice(start, this.i)}`, l, c);
+      if (!Number.isSafeInteger(n))
+        throw syntaxError(`Integer literal too large for this engine: ${this.src.slice(start, this.i)}`, l, c);
       return { t: 'int', v: this.src.slice(start, this.i), n, l, c };
     }
     let text = '';
@@ -178,7 +231,10 @@ export class Lexer {
         if (d !== '_') text += d;
       }
     }
-    if ((this.peek() === 'e' || this.peek() === 'E') && (isDigit(this.peek(1)) || (/[+-]/.test(this.peek(1)) && isDigit(this.peek(2))))) {
+    if (
+      (this.peek() === 'e' || this.peek() === 'E') &&
+      (isDigit(this.peek(1)) || (/[+-]/.test(this.peek(1)) && isDigit(this.peek(2))))
+    ) {
       isFloat = true;
       text += this.adv();
       if (/[+-]/.test(this.peek())) text += this.adv();
@@ -223,7 +279,7 @@ export class Lexer {
         if (this.peek() === '{') {
           this.adv();
           while (this.peek() !== '}' && this.peek() !== '' && h.length < 8) h += this.adv();
-          if (this.adv() !== '}') throw syntaxError('Invalid unicode escape: expecting \'}\'', l, c);
+          if (this.adv() !== '}') throw syntaxError("Invalid unicode escape: expecting '}'", l, c);
         } else {
           const len = e === 'u' ? 4 : 8;
           for (let k = 0; k < len; k++) h += this.adv();

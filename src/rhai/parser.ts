@@ -6,22 +6,56 @@ import { Lexer, type Token } from './lexer.js';
 import { RChar, RFloat } from './values.js';
 
 const KEYWORDS = new Set([
-  'let', 'const', 'fn', 'if', 'else', 'while', 'loop', 'for', 'in', 'do', 'break', 'continue', 'return', 'switch',
-  'true', 'false', 'throw', 'try', 'catch', 'this', 'import', 'export', 'private',
+  'let',
+  'const',
+  'fn',
+  'if',
+  'else',
+  'while',
+  'loop',
+  'for',
+  'in',
+  'do',
+  'break',
+  'continue',
+  'return',
+  'switch',
+  'true',
+  'false',
+  'throw',
+  'try',
+  'catch',
+  'this',
+  'import',
+  'export',
+  'private',
 ]);
 
 const PREC: Record<string, number> = {
   '??': 20,
-  '||': 30, '|': 30, '^': 30,
-  '&&': 60, '&': 60,
-  '==': 90, '!=': 90,
-  in: 110, '!in': 110,
-  '<': 130, '<=': 130, '>': 130, '>=': 130,
-  '..': 140, '..=': 140,
-  '+': 150, '-': 150,
-  '*': 180, '/': 180, '%': 180,
+  '||': 30,
+  '|': 30,
+  '^': 30,
+  '&&': 60,
+  '&': 60,
+  '==': 90,
+  '!=': 90,
+  in: 110,
+  '!in': 110,
+  '<': 130,
+  '<=': 130,
+  '>': 130,
+  '>=': 130,
+  '..': 140,
+  '..=': 140,
+  '+': 150,
+  '-': 150,
+  '*': 180,
+  '/': 180,
+  '%': 180,
   '**': 190,
-  '<<': 210, '>>': 210,
+  '<<': 210,
+  '>>': 210,
 };
 
 const ASSIGN_OPS = new Set(['=', '+=', '-=', '*=', '/=', '%=', '**=', '<<=', '>>=', '&=', '|=', '^=']);
@@ -127,7 +161,11 @@ class Parser {
     this.expectOp(')', 'to close the parameter list');
     const key = fnKey(name.v, params.length);
     if (this.fns.has(key))
-      throw syntaxError(`Function '${name.v}' with ${params.length} parameters is defined more than once`, name.l, name.c);
+      throw syntaxError(
+        `Function '${name.v}' with ${params.length} parameters is defined more than once`,
+        name.l,
+        name.c,
+      );
     const saved = [this.loops, this.inFn];
     this.loops = 0;
     this.inFn = true;
@@ -305,7 +343,12 @@ class Parser {
       if (t.v === '.' || t.v === '?.') {
         this.next();
         const name = this.peek();
-        if (name.t !== 'ident') throw syntaxError(`Expecting a property or method name after '${t.v}', found ${this.describe(name)}`, name.l, name.c);
+        if (name.t !== 'ident')
+          throw syntaxError(
+            `Expecting a property or method name after '${t.v}', found ${this.describe(name)}`,
+            name.l,
+            name.c,
+          );
         this.next();
         if (this.isOp('(')) {
           const args = this.args();
@@ -405,7 +448,11 @@ class Parser {
         while (!this.isOp('}')) {
           const kt = this.peek();
           if (kt.t !== 'ident' && kt.t !== 'str')
-            throw syntaxError(`Expecting a property name in the object map literal, found ${this.describe(kt)}`, kt.l, kt.c);
+            throw syntaxError(
+              `Expecting a property name in the object map literal, found ${this.describe(kt)}`,
+              kt.l,
+              kt.c,
+            );
           this.next();
           if (seen.has(kt.v)) throw syntaxError(`Duplicated property '${kt.v}' in object map literal`, kt.l, kt.c);
           seen.add(kt.v);
@@ -614,4 +661,3 @@ function collectVars(n: unknown, out: Set<string>): void {
     collectVars(node[key], out);
   }
 }
-

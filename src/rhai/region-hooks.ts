@@ -7,7 +7,11 @@ import type { Blueprint } from '../blueprint/types.js';
 import type { CustomRegionHooks, HookResult } from '../context/kinds/custom.js';
 import { compile, type RhaiScript } from './index.js';
 
-function caller(script: RhaiScript, name: string, log: (line: string) => void): ((ctx: unknown) => HookResult) | undefined {
+function caller(
+  script: RhaiScript,
+  name: string,
+  log: (line: string) => void,
+): ((ctx: unknown) => HookResult) | undefined {
   if (!script.hasFunction(name, 1)) return undefined;
   return (ctx) => {
     const result = script.call(name, [ctx]);
@@ -21,7 +25,10 @@ function caller(script: RhaiScript, name: string, log: (line: string) => void): 
  * has `render`; undefined when the blueprint has none. Scripts that fail
  * to compile were already refused by validation.
  */
-export function customRegionHooks(bp: Blueprint, log: (line: string) => void = () => {}): ((region: string) => CustomRegionHooks | undefined) | undefined {
+export function customRegionHooks(
+  bp: Blueprint,
+  log: (line: string) => void = () => {},
+): ((region: string) => CustomRegionHooks | undefined) | undefined {
   const hooks = new Map<string, CustomRegionHooks>();
   const defs = [...bp.regions, ...bp.stages.flatMap((s) => s.regions ?? [])];
   for (const def of defs) {

@@ -58,17 +58,7 @@ export class RFnPtr {
 }
 
 export type RMap = Map<string, Value>;
-export type Value =
-  | number
-  | RFloat
-  | RChar
-  | string
-  | boolean
-  | undefined
-  | Value[]
-  | RMap
-  | RFnPtr
-  | RRange;
+export type Value = number | RFloat | RChar | string | boolean | undefined | Value[] | RMap | RFnPtr | RRange;
 
 /**
  * Bulk work done outside single evaluation steps (copying, comparing, formatting, scanning).
@@ -242,7 +232,9 @@ export function valuesEqual(a: Value, b: Value): boolean {
   }
   if (a instanceof RFnPtr) return b instanceof RFnPtr && a.name === b.name && a.closure === b.closure;
   if (a instanceof RRange)
-    return b instanceof RRange && a.start === b.start && a.end === b.end && a.inclusive === b.inclusive && a.step === b.step;
+    return (
+      b instanceof RRange && a.start === b.start && a.end === b.end && a.inclusive === b.inclusive && a.step === b.step
+    );
   return false;
 }
 
@@ -268,7 +260,8 @@ export function fromJs(x: unknown, depth = 0): Value {
   }
   const o = x as object;
   if (o instanceof RFloat || o instanceof RChar || o instanceof RFnPtr || o instanceof RRange) return o;
-  if (depth > MAX_INPUT_DEPTH) throw new ConversionError(`value nested deeper than ${MAX_INPUT_DEPTH} levels (or cyclic)`);
+  if (depth > MAX_INPUT_DEPTH)
+    throw new ConversionError(`value nested deeper than ${MAX_INPUT_DEPTH} levels (or cyclic)`);
   if (Array.isArray(o)) {
     const out: Value[] = new Array(o.length);
     for (let i = 0; i < o.length; i++) out[i] = fromJs(o[i], depth + 1);
@@ -301,7 +294,8 @@ export function toJs(v: Value): unknown {
   if (v instanceof Map) {
     const o: Record<string, unknown> = {};
     for (const [k, x] of v) {
-      if (k === '__proto__') Object.defineProperty(o, k, { value: toJs(x), enumerable: true, writable: true, configurable: true });
+      if (k === '__proto__')
+        Object.defineProperty(o, k, { value: toJs(x), enumerable: true, writable: true, configurable: true });
       else o[k] = toJs(x);
     }
     return o;

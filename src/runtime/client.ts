@@ -7,9 +7,9 @@ import { randomUUID } from 'node:crypto';
 import { type Client, WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
 import { ApplicationFailure, TypedSearchAttributes } from '@temporalio/common';
 import type { Blueprint } from '../blueprint/types.js';
-import { DEFAULT_TASK_QUEUE } from './worker.js';
-import type { Progress, RunInput, RunResult } from './types.js';
 import { BLUEPRINT_KEY, STATUS_KEY } from './search-attributes.js';
+import type { Progress, RunInput, RunResult } from './types.js';
+import { DEFAULT_TASK_QUEUE } from './worker.js';
 
 /** Every stage (and the agent default) switched to one model: `lev run --model`. */
 export function withModel(bp: Blueprint, model: string): Blueprint {
@@ -20,7 +20,11 @@ export function newRunId(agent: string): string {
   return `${agent}-${new Date().toISOString().replace(/[-:]/g, '').replace(/\..*/, '')}-${randomUUID().slice(0, 8)}`;
 }
 
-export async function startRun(client: Client, input: RunInput, opts: { taskQueue?: string; workflowId?: string } = {}): Promise<WorkflowHandle> {
+export async function startRun(
+  client: Client,
+  input: RunInput,
+  opts: { taskQueue?: string; workflowId?: string } = {},
+): Promise<WorkflowHandle> {
   return client.workflow.start('agentRunWorkflow', {
     taskQueue: opts.taskQueue ?? DEFAULT_TASK_QUEUE,
     workflowId: opts.workflowId ?? newRunId(input.blueprint.agent.name),
@@ -88,10 +92,23 @@ function failedResult(runId: string, error: unknown): RunResult {
     if (partial && typeof partial === 'object') return { ...partial, status: 'failed', error: error.cause.message };
     return emptyFailure(runId, error.cause.message);
   }
-  return emptyFailure(runId, error instanceof Error ? (error.cause instanceof Error ? error.cause.message : error.message) : String(error));
+  return emptyFailure(
+    runId,
+    error instanceof Error ? (error.cause instanceof Error ? error.cause.message : error.message) : String(error),
+  );
 }
 
 function emptyFailure(runId: string, message: string): RunResult {
   const zero = { calls: 0, promptTokens: 0, completionTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 };
-  return { runId, status: 'failed', output: '', error: message, regions: [], gatesForced: [], usage: { ...zero, perStage: {} }, stages: [], diagnostics: [] };
+  return {
+    runId,
+    status: 'failed',
+    output: '',
+    error: message,
+    regions: [],
+    gatesForced: [],
+    usage: { ...zero, perStage: {} },
+    stages: [],
+    diagnostics: [],
+  };
 }

@@ -4,17 +4,18 @@
  * hand back the answer already counted (large text as a blob reference).
  * The rendered prompt never travels through workflow history.
  */
-import type { Blueprint } from '../blueprint/types.js';
+
 import { type BlobStore, toContent } from '../blobs/index.js';
-import { type Content, type PromptMessage, type ToolCall, replyLimit } from '../context/index.js';
+import type { Blueprint } from '../blueprint/types.js';
+import { type Content, type PromptMessage, replyLimit, type ToolCall } from '../context/index.js';
 import { renderPrompt } from '../context/render.js';
-import { encodingFor, lookupModel, UNKNOWN_MODEL_WINDOW } from '../providers/models.js';
 import { getProvider } from '../providers/index.js';
+import { encodingFor, lookupModel, UNKNOWN_MODEL_WINDOW } from '../providers/models.js';
 import type { InferencePurpose, InvalidToolCall, ResolvedSystemBlock, Usage } from '../providers/types.js';
 import { countTokens } from '../tokens/index.js';
 import { toolSpecs } from '../tools/specs.js';
-import type { RecordedOp } from './ops.js';
 import { providerRef } from './model-ref.js';
+import type { RecordedOp } from './ops.js';
 import type { RunStore } from './run-store.js';
 import { stageTools } from './stage-tools.js';
 
@@ -61,14 +62,21 @@ async function resolve(store: BlobStore, parts: Content[]): Promise<string> {
 }
 
 async function resolveMessages(store: BlobStore, messages: PromptMessage[]): Promise<PromptMessage[]> {
-  return Promise.all(messages.map(async (m) => (m.blob ? { ...m, content: await store.get(m.blob.hash), blob: undefined } : m)));
+  return Promise.all(
+    messages.map(async (m) => (m.blob ? { ...m, content: await store.get(m.blob.hash), blob: undefined } : m)),
+  );
 }
 
 export function modelOf(bp: Blueprint, stage: string): string {
   return bp.stages.find((s) => s.name === stage)?.model ?? bp.agent.model ?? 'scripted:default';
 }
 
-export async function infer(store: RunStore, input: InferInput, attempt: number, signal?: AbortSignal): Promise<InferOutput> {
+export async function infer(
+  store: RunStore,
+  input: InferInput,
+  attempt: number,
+  signal?: AbortSignal,
+): Promise<InferOutput> {
   const bp = await store.blueprint(input.blueprintHash);
   const state = await store.state(input.runId, bp, input.base, input.ops);
   const model = modelOf(bp, input.stage);
@@ -78,7 +86,10 @@ export async function infer(store: RunStore, input: InferInput, attempt: number,
   const rendered = renderPrompt(state, bp, { now: 0, ...(hooks ? { hooks } : {}) }, { iteration: input.stageTurn });
 
   const system: ResolvedSystemBlock[] = await Promise.all(
-    rendered.system.map(async (block) => ({ text: await resolve(store.blobs, block.text), ...(block.cache ? { cache: true } : {}) })),
+    rendered.system.map(async (block) => ({
+      text: await resolve(store.blobs, block.text),
+      ...(block.cache ? { cache: true } : {}),
+    })),
   );
   const messages = await resolveMessages(store.blobs, rendered.messages);
   if (input.question) messages.push({ role: 'user', content: input.question });
@@ -91,7 +102,10 @@ export async function infer(store: RunStore, input: InferInput, attempt: number,
       system,
       messages,
       tools: input.purpose === 'turn' ? toolSpecs(stageTools(bp, input.stage)) : [],
-      maxTokens: replyLimit(state, info?.maxOutputTokens ?? Math.floor((info?.contextWindow ?? UNKNOWN_MODEL_WINDOW) / 4)),
+      maxTokens: replyLimit(
+        state,
+        info?.maxOutputTokens ?? Math.floor((info?.contextWindow ?? UNKNOWN_MODEL_WINDOW) / 4),
+      ),
       meta: {
         runId: input.runId,
         stage: input.stage,
@@ -125,4 +139,3 @@ export async function infer(store: RunStore, input: InferInput, attempt: number,
     renderFailures: rendered.failures.map((f) => f.detail),
   };
 }
-

@@ -8,7 +8,16 @@
  * turn's history small"). Pure: imported by workflow code.
  */
 import type { Blueprint, EdgeDef } from '../blueprint/types.js';
-import type { Content, CustomRegionHooks, EngineEnv, EngineOp, EngineRequest, NewEntry, RunState, ToolCall } from '../context/index.js';
+import type {
+  Content,
+  CustomRegionHooks,
+  EngineEnv,
+  EngineOp,
+  EngineRequest,
+  NewEntry,
+  RunState,
+  ToolCall,
+} from '../context/index.js';
 import type { ToolOutput } from '../context/routing.js';
 import type { ArgumentCounts } from '../context/tools.js';
 import type { Severity } from '../errors.js';
@@ -50,10 +59,36 @@ export interface EngineCalls {
   enterStage(state: RunState, bp: Blueprint, stage: string, env: EngineEnv): EngineOp<unknown>;
   writeEntry(state: RunState, region: string, entry: NewEntry, env: EngineEnv): EngineOp<unknown>;
   maintain(state: RunState, bp: Blueprint, env: EngineEnv): EngineOp<unknown>;
-  applyContextTool(state: RunState, bp: Blueprint, tool: string, args: unknown, env: EngineEnv, counts: ArgumentCounts): EngineOp<unknown>;
-  routeToolResult(state: RunState, bp: Blueprint, call: ToolCall, result: ToolOutput, env: EngineEnv): EngineOp<unknown>;
-  seedRegion(state: RunState, region: string, texts: SeedEntryText[], env: EngineEnv, opts: { replaceSeeded: boolean }): EngineOp<unknown>;
-  evaluateGate(state: RunState, bp: Blueprint, fromStage: string, edge: EdgeDef | null, facts: GateFacts, env: EngineEnv): EngineOp<unknown>;
+  applyContextTool(
+    state: RunState,
+    bp: Blueprint,
+    tool: string,
+    args: unknown,
+    env: EngineEnv,
+    counts: ArgumentCounts,
+  ): EngineOp<unknown>;
+  routeToolResult(
+    state: RunState,
+    bp: Blueprint,
+    call: ToolCall,
+    result: ToolOutput,
+    env: EngineEnv,
+  ): EngineOp<unknown>;
+  seedRegion(
+    state: RunState,
+    region: string,
+    texts: SeedEntryText[],
+    env: EngineEnv,
+    opts: { replaceSeeded: boolean },
+  ): EngineOp<unknown>;
+  evaluateGate(
+    state: RunState,
+    bp: Blueprint,
+    fromStage: string,
+    edge: EdgeDef | null,
+    facts: GateFacts,
+    env: EngineEnv,
+  ): EngineOp<unknown>;
   applyTransform(state: RunState, bp: Blueprint, edge: EdgeDef): void;
   recordUsage(state: RunState, promptTokens: number): void;
   addDiagnostic(state: RunState, code: string, severity: Severity, detail: string): void;
@@ -66,7 +101,13 @@ export function findEdge(bp: Blueprint, from: string, target: string): EdgeDef {
 }
 
 /** The operation's generator, or its synchronous effect for the few calls that ask nothing. */
-export function opGenerator(engine: EngineCalls, state: RunState, bp: Blueprint, call: OpCall, env: EngineEnv): EngineOp<unknown> | null {
+export function opGenerator(
+  engine: EngineCalls,
+  state: RunState,
+  bp: Blueprint,
+  call: OpCall,
+  env: EngineEnv,
+): EngineOp<unknown> | null {
   switch (call.kind) {
     case 'enterStage':
       return engine.enterStage(state, bp, call.stage, env);
@@ -111,7 +152,8 @@ export function replayOps(
     let i = 0;
     let step = gen.next();
     while (!step.done) {
-      if (i >= op.answers.length) throw new Error(`replay of ${op.call.kind} asked more than the ${op.answers.length} recorded answers`);
+      if (i >= op.answers.length)
+        throw new Error(`replay of ${op.call.kind} asked more than the ${op.answers.length} recorded answers`);
       step = gen.next(op.answers[i++]);
     }
   }

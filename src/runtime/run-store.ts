@@ -5,12 +5,12 @@
  * per run is cached so consecutive turns replay only what is new.
  */
 import { join } from 'node:path';
-import type { Blueprint } from '../blueprint/types.js';
 import { type BlobStore, LocalBlobStore } from '../blobs/index.js';
-import { type RunState, cloneData, createRunState } from '../context/index.js';
+import type { Blueprint } from '../blueprint/types.js';
+import { cloneData, createRunState, type RunState } from '../context/index.js';
 import { leviathHome } from '../devserver/paths.js';
-import { ENGINE } from './engine-calls.js';
 import { customRegionHooks } from '../rhai/region-hooks.js';
+import { ENGINE } from './engine-calls.js';
 import { type RecordedOp, replayOps } from './ops.js';
 
 export interface RuntimeConfig {
@@ -74,7 +74,12 @@ export class RunStore {
     const cached = this.latest.get(runId);
     let state: RunState;
     let from: number;
-    if (cached && cached.base === base && cached.applied <= ops.length && cached.lastOp === lastOpKey(ops, cached.applied)) {
+    if (
+      cached &&
+      cached.base === base &&
+      cached.applied <= ops.length &&
+      cached.lastOp === lastOpKey(ops, cached.applied)
+    ) {
       state = cloneData(cached.state);
       from = cached.applied;
     } else {

@@ -8,7 +8,7 @@ import { toContent } from '../blobs/index.js';
 import type { Blueprint } from '../blueprint/types.js';
 import { LevError } from '../errors.js';
 import { encodingFor, lookupModel } from '../providers/models.js';
-import { type SeedInputs, effectiveSeed, preflightSeedPaths, resolveSeed } from '../seeds/index.js';
+import { effectiveSeed, preflightSeedPaths, resolveSeed, type SeedInputs } from '../seeds/index.js';
 import { countTokens } from '../tokens/index.js';
 import type { SeedEntryText } from './ops.js';
 import type { RunStore } from './run-store.js';
@@ -72,7 +72,11 @@ export async function resolveRunSeeds(store: RunStore, req: SeedRequest): Promis
     const result = await resolveSeed({ ...def, seed }, inputs);
     const texts: SeedEntryText[] = [];
     for (const t of result.texts) {
-      texts.push({ content: await toContent(store.blobs, t.text), tokens: countTokens(t.text, encoding), ...(t.key ? { key: t.key } : {}) });
+      texts.push({
+        content: await toContent(store.blobs, t.text),
+        tokens: countTokens(t.text, encoding),
+        ...(t.key ? { key: t.key } : {}),
+      });
     }
     out.push({ region: def.name, texts, warnings: result.warnings.map((w) => w.message) });
   }

@@ -5,8 +5,8 @@
  */
 import { contentText, toContent } from '../blobs/index.js';
 import type { Entry, SummaryAnswer } from '../context/index.js';
-import { encodingFor, lookupModel } from '../providers/models.js';
 import { getProvider } from '../providers/index.js';
+import { encodingFor, lookupModel } from '../providers/models.js';
 import type { Usage } from '../providers/types.js';
 import { countTokens, cutMarker, cutToTokens } from '../tokens/index.js';
 import { modelOf } from './inference.js';
@@ -14,7 +14,7 @@ import { providerRef } from './model-ref.js';
 import type { RunStore } from './run-store.js';
 
 export const DEFAULT_SUMMARY_PROMPT =
-  'You compress part of an AI agent\'s working memory. Rewrite the entries below as one dense summary the agent ' +
+  "You compress part of an AI agent's working memory. Rewrite the entries below as one dense summary the agent " +
   'can rely on later. Keep facts, decisions, identifiers, file paths, code that matters, open tasks and errors. ' +
   'Drop repetition and pleasantries. Earlier summaries are included: fold them in rather than summarising them again.';
 
@@ -35,7 +35,11 @@ export interface SummaryResult {
   usage: Usage;
 }
 
-export async function summariseEntries(store: RunStore, input: SummariseInput, attempt: number): Promise<SummaryResult> {
+export async function summariseEntries(
+  store: RunStore,
+  input: SummariseInput,
+  attempt: number,
+): Promise<SummaryResult> {
   const bp = await store.blueprint(input.blueprintHash);
   const model = bp.compaction.model ?? modelOf(bp, input.stage);
   const encoding = encodingFor(model, lookupModel(bp.models, model));
@@ -46,7 +50,12 @@ export async function summariseEntries(store: RunStore, input: SummariseInput, a
   const response = await getProvider(ref, store.config.env).infer({
     model: ref,
     system: [{ text: input.prompt ?? bp.compaction.systemPrompt ?? DEFAULT_SUMMARY_PROMPT }],
-    messages: [{ role: 'user', content: `Region "${input.region}", ${input.entries.length} entries:\n\n${parts.join('\n\n---\n\n')}` }],
+    messages: [
+      {
+        role: 'user',
+        content: `Region "${input.region}", ${input.entries.length} entries:\n\n${parts.join('\n\n---\n\n')}`,
+      },
+    ],
     tools: [],
     maxTokens: Math.max(1, input.limit),
     temperature: bp.compaction.temperature,
@@ -54,9 +63,11 @@ export async function summariseEntries(store: RunStore, input: SummariseInput, a
   });
   const usage = response.usage;
   const text = response.text.trim();
-  if (!text) return { answer: { ok: false, error: `the summariser returned blank text for region ${input.region}` }, usage };
+  if (!text)
+    return { answer: { ok: false, error: `the summariser returned blank text for region ${input.region}` }, usage };
   const tokens = countTokens(text, encoding);
-  if (tokens <= input.limit) return { answer: { ok: true, text: { content: await toContent(store.blobs, text), tokens } }, usage };
+  if (tokens <= input.limit)
+    return { answer: { ok: true, text: { content: await toContent(store.blobs, text), tokens } }, usage };
   const cut = cutToTokens(text, input.limit, encoding, cutMarker('the summary exceeded its limit'));
   return { answer: { ok: true, text: { content: await toContent(store.blobs, cut.text), tokens: cut.tokens } }, usage };
 }

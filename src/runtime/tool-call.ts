@@ -42,12 +42,19 @@ export interface ToolResultOut {
 }
 
 /** The text of a file a successful read or write touched, when the blueprint tracks files. */
-async function trackedFile(store: RunStore, bp: Blueprint, input: ToolInput, encoding: Encoding): Promise<TrackedFile | undefined> {
+async function trackedFile(
+  store: RunStore,
+  bp: Blueprint,
+  input: ToolInput,
+  encoding: Encoding,
+): Promise<TrackedFile | undefined> {
   const tracking = bp.fileTracking;
   const path = input.call.arguments.path;
   if (!tracking || typeof path !== 'string') return undefined;
   const tool = canonicalTool(input.call.name);
-  const tracked = (tracking.trackReads && tool === 'read_file') || (tracking.trackWrites && (tool === 'write_file' || tool === 'edit_file'));
+  const tracked =
+    (tracking.trackReads && tool === 'read_file') ||
+    (tracking.trackWrites && (tool === 'write_file' || tool === 'edit_file'));
   if (!tracked) return undefined;
   // The tool has just read or written this path, so it passed confinement.
   const absolute = resolve(input.workdir, path);
@@ -59,7 +66,12 @@ async function trackedFile(store: RunStore, bp: Blueprint, input: ToolInput, enc
   }
   let tokens = countTokens(text, encoding);
   if (tracking.maxFileTokens !== undefined && tokens > tracking.maxFileTokens) {
-    const cut = cutToTokens(text, tracking.maxFileTokens, encoding, cutMarker('the file is longer than max_file_tokens'));
+    const cut = cutToTokens(
+      text,
+      tracking.maxFileTokens,
+      encoding,
+      cutMarker('the file is longer than max_file_tokens'),
+    );
     text = cut.text;
     tokens = cut.tokens;
   }
@@ -68,7 +80,12 @@ async function trackedFile(store: RunStore, bp: Blueprint, input: ToolInput, enc
   return { key, content: await toContent(store.blobs, text), tokens };
 }
 
-export async function runToolCall(store: RunStore, input: ToolInput, attempt: number, signal?: AbortSignal): Promise<ToolResultOut> {
+export async function runToolCall(
+  store: RunStore,
+  input: ToolInput,
+  attempt: number,
+  signal?: AbortSignal,
+): Promise<ToolResultOut> {
   const bp = await store.blueprint(input.blueprintHash);
   const outcome = await dispatchTool(input.call.name, input.call.arguments, {
     workdir: input.workdir,

@@ -158,5 +158,11 @@ export function addUsage(total: UsageTotals, add: UsageTotals): UsageTotals {
 export function regionBars(state: RunState): RegionBar[] {
   return state.regions
     .filter((r) => !r.hidden)
-    .map((r) => ({ name: r.name, kind: r.kind, tokens: r.entries.reduce((a, e) => a + e.tokens, 0), budget: r.budget, entries: r.entries.length }));
+    .map((r) => ({
+      name: r.name,
+      kind: r.kind,
+      tokens: r.entries.reduce((a, e) => a + e.tokens, 0),
+      budget: r.budget,
+      entries: r.entries.length,
+    }));
 }

@@ -4,10 +4,17 @@
  * integration tests all go through here.
  */
 import { createRequire } from 'node:module';
-import { DefaultLogger, type LogLevel, NativeConnection, Runtime, Worker, bundleWorkflowCode } from '@temporalio/worker';
+import {
+  bundleWorkflowCode,
+  DefaultLogger,
+  type LogLevel,
+  NativeConnection,
+  Runtime,
+  Worker,
+} from '@temporalio/worker';
 import { createActivities } from '../../activities/index.js';
 import { DEFAULT_ADDRESS, DEFAULT_NAMESPACE, DEFAULT_TASK_QUEUE } from './defaults.js';
-import { type RuntimeConfig, defaultRuntimeConfig } from './run-store.js';
+import { defaultRuntimeConfig, type RuntimeConfig } from './run-store.js';
 
 export { DEFAULT_ADDRESS, DEFAULT_NAMESPACE, DEFAULT_TASK_QUEUE } from './defaults.js';
 
@@ -57,7 +64,9 @@ export interface WorkerOptions {
   runtime?: RuntimeConfig;
 }
 
-export async function createWorker(opts: WorkerOptions = {}): Promise<{ worker: Worker; connection: NativeConnection }> {
+export async function createWorker(
+  opts: WorkerOptions = {},
+): Promise<{ worker: Worker; connection: NativeConnection }> {
   installRuntime();
   const connection = await NativeConnection.connect({ address: opts.address ?? DEFAULT_ADDRESS });
   const workflowBundle = opts.bundle ?? (await bundleWorkflows());

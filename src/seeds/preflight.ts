@@ -3,9 +3,10 @@
  * task", 10.3 "Refusal"): the task must be wanted, required inputs present,
  * and every seed path inside the workdir or granted by `[read_paths]`.
  */
+
+import os from 'node:os';
 import type { Blueprint, RegionDef } from '../blueprint/types.js';
 import type { Diagnostic } from '../errors.js';
-import os from 'node:os';
 import { confinePathSync } from '../tools/confine.js';
 import { absoluteGlob } from '../tools/glob-files.js';
 import { staticPrefix } from '../tools/glob-pattern.js';
@@ -47,7 +48,13 @@ function taskChecks(bp: Blueprint, inputs: SeedInputs): Diagnostic[] {
     if (key === undefined || !region.required) continue;
     const value = key === 'task' ? task : inputs.caller[key];
     if (isBlank(value)) {
-      out.push({ code: 'required-input-missing', severity: 'error', message: requiredInputMessage(region, key), path: seedPath(region), file: bp.file });
+      out.push({
+        code: 'required-input-missing',
+        severity: 'error',
+        message: requiredInputMessage(region, key),
+        path: seedPath(region),
+        file: bp.file,
+      });
     }
   }
   return out;
@@ -64,7 +71,11 @@ function refusal(region: RegionDef, what: string, message: string): Diagnostic {
 
 function pathChecks(region: RegionDef, inputs: SeedInputs): Diagnostic[] {
   const seed = effectiveSeed(region);
-  const opts = { workdir: inputs.workdir, readPolicy: inputs.readPolicy, ...(inputs.home ? { home: inputs.home } : {}) };
+  const opts = {
+    workdir: inputs.workdir,
+    readPolicy: inputs.readPolicy,
+    ...(inputs.home ? { home: inputs.home } : {}),
+  };
   const check = (p: string, what: string): Diagnostic[] => {
     const result = confinePathSync(p, 'read', opts);
     return result.ok ? [] : [refusal(region, what, result.message)];
@@ -75,7 +86,10 @@ function pathChecks(region: RegionDef, inputs: SeedInputs): Diagnostic[] {
     case 'rhai':
       return check(seed.path, `the script \`${seed.path}\``);
     case 'glob':
-      return check(staticPrefix(absoluteGlob(seed.pattern, inputs.workdir, inputs.home ?? os.homedir())), `the glob \`${seed.pattern}\``);
+      return check(
+        staticPrefix(absoluteGlob(seed.pattern, inputs.workdir, inputs.home ?? os.homedir())),
+        `the glob \`${seed.pattern}\``,
+      );
     default:
       return [];
   }

@@ -8,7 +8,7 @@ import { open, readFile, stat } from 'node:fs/promises';
 import type { RegionDef, SeedSpec, SeedToolCall } from '../blueprint/types.js';
 import { type Diagnostic, LevError } from '../errors.js';
 import { compile } from '../rhai/index.js';
-import { canonicalWorkdir, type ConfinedPath, confinePath } from '../tools/confine.js';
+import { type ConfinedPath, canonicalWorkdir, confinePath } from '../tools/confine.js';
 import { dispatchTool } from '../tools/dispatch.js';
 import { globFiles } from '../tools/glob-files.js';
 import { canonicalTool } from '../tools/names.js';
@@ -41,7 +41,12 @@ class Collector {
   /** A problem that skips one source: fatal only for a required region. */
   skip(code: string, message: string): void {
     if (this.region.required) this.fatal(code, `${message} The region is required, so the run cannot start.`);
-    this.warnings.push({ code, severity: 'warning', message: `Region \`${this.region.name}\`: ${message}`, path: this.where });
+    this.warnings.push({
+      code,
+      severity: 'warning',
+      message: `Region \`${this.region.name}\`: ${message}`,
+      path: this.where,
+    });
   }
 
   result(): SeedResult {
@@ -79,7 +84,10 @@ async function readSeedFile(c: Collector, file: ConfinedPath): Promise<void> {
       path: c.where,
     });
   } catch (err) {
-    const why = (err as NodeJS.ErrnoException).code === 'ENOENT' ? 'does not exist' : `cannot be read (${(err as Error).message})`;
+    const why =
+      (err as NodeJS.ErrnoException).code === 'ENOENT'
+        ? 'does not exist'
+        : `cannot be read (${(err as Error).message})`;
     c.skip('seed-file-unreadable', `\`${file.display}\` ${why}; fix the path in the seed or create the file.`);
   }
 }
@@ -126,14 +134,21 @@ async function seedRhai(c: Collector, seed: Form<'rhai'>, inputs: SeedInputs): P
   try {
     source = await readFile(confined.path.real, 'utf8');
   } catch (err) {
-    c.fatal('seed-rhai-failed', `the script \`${seed.path}\` cannot be read (${(err as Error).message}); check the path in the seed.`);
+    c.fatal(
+      'seed-rhai-failed',
+      `the script \`${seed.path}\` cannot be read (${(err as Error).message}); check the path in the seed.`,
+    );
   }
   const compiled = compile(source, seed.path);
   if (!compiled.ok) c.fatal('seed-rhai-failed', `the script does not compile: ${compiled.error.message}.`);
   const run = compiled.script.run({ task: taskValue(inputs) ?? '', workdir: await canonicalWorkdir(inputs.workdir) });
   if (!run.ok) c.fatal('seed-rhai-failed', `the script failed: ${run.error.message}.`);
   const text = scriptValue(run.value);
-  if (text === undefined) c.fatal('seed-rhai-failed', `the script \`${seed.path}\` must return a string, but returned ${Array.isArray(run.value) ? 'an array' : 'a map'}.`);
+  if (text === undefined)
+    c.fatal(
+      'seed-rhai-failed',
+      `the script \`${seed.path}\` must return a string, but returned ${Array.isArray(run.value) ? 'an array' : 'a map'}.`,
+    );
   if (isBlank(text)) {
     c.skip('seed-empty', `the script \`${seed.path}\` returned nothing.`);
     return;
@@ -161,7 +176,11 @@ async function seedCommand(c: Collector, seed: Form<'command'>, inputs: SeedInpu
   } catch {
     c.fatal('workdir-missing', `the working directory ${inputs.workdir} does not exist; create it first.`);
   }
-  const run = await runShell(seed.command, { cwd, timeoutSecs: inputs.shellTimeoutSecs, capBytes: SHELL_OUTPUT_CAP_BYTES });
+  const run = await runShell(seed.command, {
+    cwd,
+    timeoutSecs: inputs.shellTimeoutSecs,
+    capBytes: SHELL_OUTPUT_CAP_BYTES,
+  });
   if (run.spawnError !== undefined) c.fatal('seed-command-failed', `bash could not be started (${run.spawnError}).`);
   if (run.timedOut) {
     c.fatal(
@@ -171,7 +190,10 @@ async function seedCommand(c: Collector, seed: Form<'command'>, inputs: SeedInpu
   }
   if (run.exitCode !== 0) {
     const tail = run.output.trim().slice(-500);
-    c.fatal('seed-command-failed', `the command seed \`${seed.command}\` exited with code ${run.exitCode ?? 'unknown'}${tail ? `: ${tail}` : ''}.`);
+    c.fatal(
+      'seed-command-failed',
+      `the command seed \`${seed.command}\` exited with code ${run.exitCode ?? 'unknown'}${tail ? `: ${tail}` : ''}.`,
+    );
   }
   if (run.output.trim() === '') {
     c.skip('seed-command-empty', `the command seed \`${seed.command}\` printed nothing.`);

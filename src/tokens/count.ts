@@ -51,7 +51,12 @@ export interface CutText {
  * number of source tokens left out. Text that already fits is returned
  * whole; when not even the marker fits, a bare prefix is returned.
  */
-export function cutToTokens(text: string, target: number, encoding: Encoding, marker: string = DEFAULT_CUT_MARKER): CutText {
+export function cutToTokens(
+  text: string,
+  target: number,
+  encoding: Encoding,
+  marker: string = DEFAULT_CUT_MARKER,
+): CutText {
   const limit = Math.max(0, Math.floor(target));
   const tokens = encode(text, encoding);
   if (tokens.length <= limit) return { text, tokens: tokens.length };

@@ -2,9 +2,10 @@
  * Answers the region engine's requests (`src/context/requests.ts`) with
  * exact js-tiktoken counts, for the simulator, benches and activity code.
  */
-import type { Encoding } from '../providers/models.js';
+
 import type { EngineRequest, SummaryAnswer } from '../context/requests.js';
 import type { BlobRef, Content, Entry } from '../context/types.js';
+import type { Encoding } from '../providers/models.js';
 import { countTokens, cutToTokens, DROPPED_PLACEHOLDER } from './count.js';
 
 export type Summariser = (region: string, entries: Entry[], limit: number, prompt?: string) => SummaryAnswer;
@@ -20,8 +21,13 @@ export function cutMarker(reason: string): string {
   return `\n[cut: ${DROPPED_PLACEHOLDER} more tokens dropped${why ? `; ${why}` : ''}]`;
 }
 
-export function makeSyncHandler(encoding: Encoding, summarise: Summariser, opts: HandlerOptions = {}): (req: EngineRequest) => unknown {
-  const text = (content: Content) => (typeof content === 'string' ? content : (opts.resolveBlob?.(content) ?? content.preview));
+export function makeSyncHandler(
+  encoding: Encoding,
+  summarise: Summariser,
+  opts: HandlerOptions = {},
+): (req: EngineRequest) => unknown {
+  const text = (content: Content) =>
+    typeof content === 'string' ? content : (opts.resolveBlob?.(content) ?? content.preview);
   return (req) => {
     switch (req.type) {
       case 'count':
@@ -33,7 +39,12 @@ export function makeSyncHandler(encoding: Encoding, summarise: Summariser, opts:
       case 'summarise': {
         const answer = summarise(req.region, req.entries, req.limit, req.prompt);
         if (!answer.ok || answer.text.tokens <= req.limit) return answer;
-        const cut = cutToTokens(text(answer.text.content), req.limit, encoding, cutMarker('the summary exceeded its limit'));
+        const cut = cutToTokens(
+          text(answer.text.content),
+          req.limit,
+          encoding,
+          cutMarker('the summary exceeded its limit'),
+        );
         return { ok: true, text: { content: cut.text, tokens: cut.tokens } };
       }
     }

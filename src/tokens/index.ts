@@ -1,3 +1,10 @@
-export { countTokens, cutToTokens, encoderFor, DEFAULT_CUT_MARKER, DROPPED_PLACEHOLDER, type CutText } from './count.js';
-export { cutMarker, makeSyncHandler, type HandlerOptions, type Summariser } from './handler.js';
+export {
+  type CutText,
+  countTokens,
+  cutToTokens,
+  DEFAULT_CUT_MARKER,
+  DROPPED_PLACEHOLDER,
+  encoderFor,
+} from './count.js';
+export { cutMarker, type HandlerOptions, makeSyncHandler, type Summariser } from './handler.js';
 export { modelEncoding } from './model.js';

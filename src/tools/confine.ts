@@ -37,7 +37,7 @@ const MAX_COMPONENT_BYTES = 255;
 const MAX_LINK_HOPS = 40;
 
 const GRANT_HINT =
-  'to let the agent read it, list it in the blueprint\'s `[read_paths] allow` and grant it in your config (`[agent_read_paths.<agent>] allow`, `[security] read_paths`, or `[security] allow_blueprint_read_paths = true`)';
+  "to let the agent read it, list it in the blueprint's `[read_paths] allow` and grant it in your config (`[agent_read_paths.<agent>] allow`, `[security] read_paths`, or `[security] allow_blueprint_read_paths = true`)";
 
 type RealResult = { ok: true; real: string; exists: boolean } | { ok: false; reason: 'loop' };
 
@@ -87,7 +87,10 @@ function checkSpelling(input: string): { code: string; message: string } | undef
   }
   const bytes = Buffer.byteLength(input);
   if (bytes > MAX_PATH_BYTES) {
-    return { code: 'path-too-long', message: `The path is ${bytes} bytes long, over the ${MAX_PATH_BYTES}-byte limit; use a shorter path.` };
+    return {
+      code: 'path-too-long',
+      message: `The path is ${bytes} bytes long, over the ${MAX_PATH_BYTES}-byte limit; use a shorter path.`,
+    };
   }
   const longPart = input.split(/[\\/]/).find((part) => Buffer.byteLength(part) > MAX_COMPONENT_BYTES);
   if (longPart !== undefined) {
@@ -118,7 +121,11 @@ export function confinePathSync(input: string, access: Access, opts: ConfineOpti
   try {
     root = realpathSync(path.resolve(opts.workdir));
   } catch {
-    return { ok: false, code: 'workdir-missing', message: `The working directory ${opts.workdir} does not exist; create it or run from an existing directory.` };
+    return {
+      ok: false,
+      code: 'workdir-missing',
+      message: `The working directory ${opts.workdir} does not exist; create it or run from an existing directory.`,
+    };
   }
   const lexical = path.resolve(root, expanded);
   const resolved = resolveReal(lexical, 0);

@@ -41,7 +41,7 @@ export const CONTEXT_TOOL_SCHEMAS: readonly JsonSchemaSpec[] = Object.freeze([
   {
     name: 'context_read',
     description:
-      "Read a context region: all entries in order, or the entries under `key`. A hashmap without a key lists its keys and sizes.",
+      'Read a context region: all entries in order, or the entries under `key`. A hashmap without a key lists its keys and sizes.',
     parameters: object({ region, key: { type: 'string', description: 'Only entries with this key.' } }, ['region']),
   },
   {
@@ -57,7 +57,11 @@ export const CONTEXT_TOOL_SCHEMAS: readonly JsonSchemaSpec[] = Object.freeze([
       {
         region,
         key: { type: 'string', description: 'Delete every entry with this key.' },
-        index: { type: 'integer', minimum: 0, description: 'Delete the entry at this index (as shown by context_list).' },
+        index: {
+          type: 'integer',
+          minimum: 0,
+          description: 'Delete the entry at this index (as shown by context_list).',
+        },
         oldest: { type: 'integer', minimum: 1, description: 'Delete this many of the oldest entries.' },
       },
       ['region'],
@@ -76,6 +80,10 @@ export const CONTEXT_TOOL_SCHEMAS: readonly JsonSchemaSpec[] = Object.freeze([
   {
     name: 'todo_note',
     description: "Set a checklist item's note, replacing any earlier note.",
-    parameters: object({ region, id: itemId, note: { type: 'string', description: 'The note text.' } }, ['region', 'id', 'note']),
+    parameters: object({ region, id: itemId, note: { type: 'string', description: 'The note text.' } }, [
+      'region',
+      'id',
+      'note',
+    ]),
   },
 ]);

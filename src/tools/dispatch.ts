@@ -32,7 +32,8 @@ function describeIssues(error: z.ZodError, raw: unknown): string {
       }
       const name = issue.path.map(String).join('.');
       if (name === '') return `the arguments must be a JSON object (${issue.message})`;
-      const given = typeof raw === 'object' && raw !== null ? (raw as Record<string, unknown>)[String(issue.path[0])] : undefined;
+      const given =
+        typeof raw === 'object' && raw !== null ? (raw as Record<string, unknown>)[String(issue.path[0])] : undefined;
       if (given === undefined && issue.path.length === 1) return `missing required argument \`${name}\``;
       return `\`${name}\`: ${issue.message}`;
     })
@@ -43,8 +44,13 @@ export async function dispatchTool(name: string, rawArgs: unknown, ctx: ToolCont
   const canonical = canonicalTool(name);
   const tool = BUILTIN_TOOL_TABLE.get(canonical);
   if (!tool) {
-    const why = isContextTool(canonical) ? ' Context tools are answered by the engine, not by the tool dispatcher.' : '';
-    return failure('unknown-tool', `There is no built-in tool \`${name}\`.${why} Available: ${BUILTIN_TOOLS.join(', ')}.`);
+    const why = isContextTool(canonical)
+      ? ' Context tools are answered by the engine, not by the tool dispatcher.'
+      : '';
+    return failure(
+      'unknown-tool',
+      `There is no built-in tool \`${name}\`.${why} Available: ${BUILTIN_TOOLS.join(', ')}.`,
+    );
   }
 
   const args = argumentsObject(rawArgs);
@@ -54,9 +60,18 @@ export async function dispatchTool(name: string, rawArgs: unknown, ctx: ToolCont
   }
   const parsed = tool.schema.safeParse(args);
   if (!parsed.success) {
-    return failure('bad-argument', `${canonical}: ${describeIssues(parsed.error, args)}. See the tool's parameter schema.`);
+    return failure(
+      'bad-argument',
+      `${canonical}: ${describeIssues(parsed.error, args)}. See the tool's parameter schema.`,
+    );
   }
-  const decision = decidePermission(canonical, parsed.data as Record<string, unknown>, ctx.permissions, ctx.safeCommands, ctx.unattended);
+  const decision = decidePermission(
+    canonical,
+    parsed.data as Record<string, unknown>,
+    ctx.permissions,
+    ctx.safeCommands,
+    ctx.unattended,
+  );
   if (decision.mode === 'deny' || (decision.mode === 'ask' && ctx.approved !== true)) {
     return failure(decision.code, decision.message, { denied: true });
   }

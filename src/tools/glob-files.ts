@@ -44,13 +44,21 @@ export async function globFiles(pattern: string, opts: GlobOptions): Promise<Glo
   try {
     root = await canonicalWorkdir(opts.workdir);
   } catch {
-    return { ok: false, code: 'workdir-missing', message: `The working directory ${opts.workdir} does not exist; create it or run from an existing directory.` };
+    return {
+      ok: false,
+      code: 'workdir-missing',
+      message: `The working directory ${opts.workdir} does not exist; create it or run from an existing directory.`,
+    };
   }
   const absPattern = absoluteGlob(pattern, root, opts.home ?? os.homedir());
   const prefix = staticPrefix(absPattern);
   const base = await confinePath(prefix, 'read', opts);
   if (!base.ok) {
-    return { ok: false, code: base.code, message: `The pattern \`${pattern}\` starts outside what may be read: ${base.message}` };
+    return {
+      ok: false,
+      code: base.code,
+      message: `The pattern \`${pattern}\` starts outside what may be read: ${base.message}`,
+    };
   }
   if (!base.path.exists) return { ok: true, matches: [], refused: [], stopped: false };
 
@@ -78,7 +86,8 @@ export async function globFiles(pattern: string, opts: GlobOptions): Promise<Glo
       refused.push(base.path.inside ? path.posix.join(base.path.display, entry.rel) : entry.abs);
       continue;
     }
-    const isDirectory = entry.dirent.isDirectory() || (entry.dirent.isSymbolicLink() && (await isDir(confined.path.real)));
+    const isDirectory =
+      entry.dirent.isDirectory() || (entry.dirent.isSymbolicLink() && (await isDir(confined.path.real)));
     const display = base.path.inside ? path.posix.join(base.path.display, entry.rel) : confined.path.display;
     matches.push({ ...confined.path, display, isDirectory });
   }

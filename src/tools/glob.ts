@@ -9,7 +9,9 @@ const schema = z
     pattern: z
       .string()
       .min(1)
-      .describe('Glob relative to the working directory: * and ? within a name, ** across directories, {a,b} alternatives, [abc] classes.'),
+      .describe(
+        'Glob relative to the working directory: * and ? within a name, ** across directories, {a,b} alternatives, [abc] classes.',
+      ),
   })
   .strict();
 
@@ -23,7 +25,9 @@ export const globTool = defineTool({
     if (!result.ok) return failure(result.code, result.message);
     const notes: string[] = [];
     if (result.refused.length > 0) {
-      notes.push(`[${result.refused.length} match(es) left out: symbolic links that point outside the working directory or cannot be resolved]`);
+      notes.push(
+        `[${result.refused.length} match(es) left out: symbolic links that point outside the working directory or cannot be resolved]`,
+      );
     }
     if (result.stopped) notes.push('[the search stopped early in a very large tree; use a narrower pattern]');
     if (result.matches.length === 0) return success([`no files match \`${args.pattern}\``, ...notes].join('\n'));

@@ -13,8 +13,15 @@ const MAX_WALK_ENTRIES = 200_000;
 
 const schema = z
   .object({
-    pattern: z.string().min(1).describe('Regular expression (JavaScript syntax) to search for, or plain text with literal: true.'),
-    path: z.string().min(1).optional().describe('File or directory to search, relative to the working directory (default ".").'),
+    pattern: z
+      .string()
+      .min(1)
+      .describe('Regular expression (JavaScript syntax) to search for, or plain text with literal: true.'),
+    path: z
+      .string()
+      .min(1)
+      .optional()
+      .describe('File or directory to search, relative to the working directory (default ".").'),
     glob: z
       .string()
       .min(1)
@@ -22,7 +29,13 @@ const schema = z
       .describe('Only search files matching this glob; without a "/" it matches file names (e.g. "*.ts").'),
     literal: z.boolean().optional().describe('Treat pattern as plain text (default false).'),
     ignore_case: z.boolean().optional().describe('Match case-insensitively (default false).'),
-    max_matches: z.number().int().min(1).max(2000).optional().describe('Stop after this many matching lines (default 200).'),
+    max_matches: z
+      .number()
+      .int()
+      .min(1)
+      .max(2000)
+      .optional()
+      .describe('Stop after this many matching lines (default 200).'),
   })
   .strict();
 
@@ -60,7 +73,10 @@ export const grepTool = defineTool({
     const files: { real: string; display: string }[] = [];
     let stopped = false;
     if (isDir) {
-      const walked = await walk(start.real, { maxEntries: MAX_WALK_ENTRIES, enterDir: (_rel, name) => !SKIPPED_DIRS.includes(name) });
+      const walked = await walk(start.real, {
+        maxEntries: MAX_WALK_ENTRIES,
+        enterDir: (_rel, name) => !SKIPPED_DIRS.includes(name),
+      });
       stopped = walked.stopped;
       for (const entry of walked.entries) {
         // Links are not followed in a tree search (they would repeat files); name one to search it.
@@ -106,7 +122,10 @@ export const grepTool = defineTool({
     }
     if (lines.length === 0) return success(`no matches for \`${args.pattern}\` in ${start.display}`);
     const notes: string[] = [];
-    if (full) notes.push(`[stopped after ${lines.length} matching lines; narrow the pattern, path or glob, or raise max_matches]`);
+    if (full)
+      notes.push(
+        `[stopped after ${lines.length} matching lines; narrow the pattern, path or glob, or raise max_matches]`,
+      );
     if (stopped) notes.push('[the search stopped early in a very large tree; pass a narrower path]');
     return success([...lines, ...notes].join('\n'));
   },

@@ -25,7 +25,8 @@ async function describe(dir: string, entry: Dirent): Promise<string> {
 
 export const listDirTool = defineTool({
   name: 'list_dir',
-  description: 'List a directory inside the working directory: subdirectories end with "/", symbolic links with "@", files show their size.',
+  description:
+    'List a directory inside the working directory: subdirectories end with "/", symbolic links with "@", files show their size.',
   schema,
   async run(args, ctx) {
     const confined = await confineForTool(args.path ?? '.', 'read', ctx);
@@ -34,7 +35,8 @@ export const listDirTool = defineTool({
     let entries: Dirent[];
     try {
       const info = await stat(real);
-      if (!info.isDirectory()) return failure('not-a-directory', `${display} is a file, not a directory; use read_file to read it.`);
+      if (!info.isDirectory())
+        return failure('not-a-directory', `${display} is a file, not a directory; use read_file to read it.`);
       entries = await readdir(real, { withFileTypes: true });
     } catch {
       return failure('not-found', `${display} does not exist; list its parent directory to see what is there.`);
@@ -44,7 +46,10 @@ export const listDirTool = defineTool({
     if (names.length === 0) return success(`${display}: empty directory`);
     const shown = names.slice(0, MAX_LISTED);
     const lines = await Promise.all(shown.map((name) => describe(real, byName.get(name) as Dirent)));
-    const more = names.length > shown.length ? `\n[${names.length - shown.length} more entries not shown; use glob to narrow down]` : '';
+    const more =
+      names.length > shown.length
+        ? `\n[${names.length - shown.length} more entries not shown; use glob to narrow down]`
+        : '';
     return success(`${display}: ${names.length} entr${names.length === 1 ? 'y' : 'ies'}\n${lines.join('\n')}${more}`);
   },
 });

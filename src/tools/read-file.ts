@@ -33,14 +33,18 @@ export const readFileTool = defineTool({
     let size: number;
     try {
       const info = await stat(real);
-      if (info.isDirectory()) return failure('is-a-directory', `${display} is a directory; use list_dir to see what it holds.`);
+      if (info.isDirectory())
+        return failure('is-a-directory', `${display} is a directory; use list_dir to see what it holds.`);
       size = info.size;
     } catch {
       return failure('not-found', `${display} does not exist; use list_dir or glob to find the file.`);
     }
     const offset = args.offset ?? 0;
     if (offset > 0 && offset >= size) {
-      return failure('bad-argument', `\`offset\` ${offset} is at or past the end of ${display}, which is ${bytesLabel(size)}; pass a smaller offset.`);
+      return failure(
+        'bad-argument',
+        `\`offset\` ${offset} is at or past the end of ${display}, which is ${bytesLabel(size)}; pass a smaller offset.`,
+      );
     }
     const want = Math.min(args.limit ?? READ_FILE_CAP_BYTES, READ_FILE_CAP_BYTES, size - offset);
     const buf = Buffer.alloc(want + 1);
@@ -56,14 +60,19 @@ export const readFileTool = defineTool({
     if (got > want) while (end > 0 && isContinuationByte(buf[end])) end--;
     const shown = buf.subarray(0, end);
     if (shown.includes(0)) {
-      return failure('binary-file', `${display} looks binary (it contains NUL bytes); read_file shows text files only.`);
+      return failure(
+        'binary-file',
+        `${display} looks binary (it contains NUL bytes); read_file shows text files only.`,
+      );
     }
     const text = shown.toString('utf8');
     const stop = offset + end;
     if (size === 0) return success(`(${display} is empty)`);
     if (stop >= size) return success(text);
     const capped = (args.limit ?? READ_FILE_CAP_BYTES) >= READ_FILE_CAP_BYTES;
-    const why = capped ? `read_file returns at most ${bytesLabel(READ_FILE_CAP_BYTES)} per call` : `limit was ${bytesLabel(args.limit ?? 0)}`;
+    const why = capped
+      ? `read_file returns at most ${bytesLabel(READ_FILE_CAP_BYTES)} per call`
+      : `limit was ${bytesLabel(args.limit ?? 0)}`;
     return success(
       `${text}\n\n[${display} is ${bytesLabel(size)}; showed bytes ${offset}-${stop} (${bytesLabel(end)}) because ${why}. Call read_file with offset=${stop} to read further.]`,
     );

@@ -86,7 +86,10 @@ function compileEntry(raw: string, workdir: string, home: string): Compiled {
     body = body.replace(/^\^/, '').replace(/(?<!\\)\$$/, '');
     if (body.startsWith('~/')) body = `${escapeRegExp(home)}/${body.slice(2)}`;
     if (!body.startsWith('/') && !body.startsWith('\\/')) {
-      return { ok: false, reason: 'a regex entry must match absolute paths (start with `/` or `~/`); relative regexes are refused' };
+      return {
+        ok: false,
+        reason: 'a regex entry must match absolute paths (start with `/` or `~/`); relative regexes are refused',
+      };
     }
     let re: RegExp;
     try {
@@ -171,7 +174,10 @@ export function compileReadPaths(
   const grantEntries: CompiledEntry[] = [];
   for (const [where, list] of grantSources) {
     (list ?? []).forEach((raw, index) => {
-      const compiled = typeof raw === 'string' ? compileEntry(raw, workdir, home) : ({ ok: false, reason: 'it is not a string' } as const);
+      const compiled =
+        typeof raw === 'string'
+          ? compileEntry(raw, workdir, home)
+          : ({ ok: false, reason: 'it is not a string' } as const);
       if (!compiled.ok) {
         diagnostics.push({
           code: 'read-paths-grant-invalid',

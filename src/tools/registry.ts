@@ -10,5 +10,8 @@ import type { BuiltinTool } from './tool.js';
 import { writeFileTool } from './write-file.js';
 
 export const BUILTIN_TOOL_TABLE: ReadonlyMap<string, BuiltinTool> = new Map(
-  [readFileTool, listDirTool, globTool, grepTool, writeFileTool, editFileTool, shellTool, currentTimeTool].map((t) => [t.name, t]),
+  [readFileTool, listDirTool, globTool, grepTool, writeFileTool, editFileTool, shellTool, currentTimeTool].map((t) => [
+    t.name,
+    t,
+  ]),
 );

@@ -158,7 +158,10 @@ function gitConfigOverride(words: string[]): boolean {
 }
 
 function covers(entry: string, words: string[]): boolean {
-  const want = entry.trim().split(/\s+/).filter((w) => w !== '');
+  const want = entry
+    .trim()
+    .split(/\s+/)
+    .filter((w) => w !== '');
   return want.length > 0 && want.every((w, i) => words[i] === w);
 }
 

@@ -30,12 +30,18 @@ export const shellTool = defineTool({
     try {
       cwd = await canonicalWorkdir(ctx.workdir);
     } catch {
-      return failure('workdir-missing', `The working directory ${ctx.workdir} does not exist; create it or run from an existing directory.`);
+      return failure(
+        'workdir-missing',
+        `The working directory ${ctx.workdir} does not exist; create it or run from an existing directory.`,
+      );
     }
     const run = await runShell(args.command, { cwd, timeoutSecs, ...(ctx.signal ? { signal: ctx.signal } : {}) });
     const output = run.output + truncationMarker(run);
     if (run.spawnError !== undefined) {
-      return withRetryNote(failure('shell-failed', `bash could not be started (${run.spawnError}); check that bash is installed.`), ctx);
+      return withRetryNote(
+        failure('shell-failed', `bash could not be started (${run.spawnError}); check that bash is installed.`),
+        ctx,
+      );
     }
     if (run.timedOut) {
       return withRetryNote(
@@ -46,9 +52,19 @@ export const shellTool = defineTool({
         ctx,
       );
     }
-    if (run.aborted) return withRetryNote(failure('shell-cancelled', `the command was stopped because the call was cancelled. Output so far:\n${output}`), ctx);
+    if (run.aborted)
+      return withRetryNote(
+        failure('shell-cancelled', `the command was stopped because the call was cancelled. Output so far:\n${output}`),
+        ctx,
+      );
     if (run.exitCode !== 0) {
-      return withRetryNote(failure('shell-exit', `the command exited with code ${run.exitCode ?? 'unknown (killed by a signal)'}.\n${output}`), ctx);
+      return withRetryNote(
+        failure(
+          'shell-exit',
+          `the command exited with code ${run.exitCode ?? 'unknown (killed by a signal)'}.\n${output}`,
+        ),
+        ctx,
+      );
     }
     return withRetryNote(success(`${output}${output === '' || output.endsWith('\n') ? '' : '\n'}[exit code 0]`), ctx);
   },

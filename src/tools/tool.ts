@@ -4,8 +4,8 @@
  * errors, the retry note for side effects).
  */
 import type { z } from 'zod';
-import { formatCoded } from '../errors.js';
 import type { PermissionMode } from '../blueprint/types.js';
+import { formatCoded } from '../errors.js';
 import { type Access, type ConfinedPath, confinePath } from './confine.js';
 import type { ReadPathPolicy } from './read-paths.js';
 

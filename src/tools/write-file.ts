@@ -5,7 +5,10 @@ import { writeAtomic } from './write-atomic.js';
 
 const schema = z
   .object({
-    path: z.string().min(1).describe('File to write, relative to the working directory; parent directories are created.'),
+    path: z
+      .string()
+      .min(1)
+      .describe('File to write, relative to the working directory; parent directories are created.'),
     content: z.string().describe('The complete new content of the file.'),
   })
   .strict();
@@ -23,13 +26,19 @@ export const writeFileTool = defineTool({
     let existing: string | undefined;
     try {
       const info = await stat(real);
-      if (info.isDirectory()) return failure('is-a-directory', `${display} is a directory; choose a file path inside it (use list_dir to see it).`);
+      if (info.isDirectory())
+        return failure(
+          'is-a-directory',
+          `${display} is a directory; choose a file path inside it (use list_dir to see it).`,
+        );
       existing = await readFile(real, 'utf8');
     } catch {
       existing = undefined;
     }
     if (existing === args.content) {
-      const outcome = success(`${display} already holds exactly this content (${bytesLabel(size)}); nothing was written.`);
+      const outcome = success(
+        `${display} already holds exactly this content (${bytesLabel(size)}); nothing was written.`,
+      );
       // On a retry the first attempt may be the one that wrote it.
       return withRetryNote(ctx.attempt > 1 ? { ...outcome, modifiedPaths: [display] } : outcome, ctx);
     }

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CODES } from '../../src/blueprint/codes.js';
-import { loadBlueprint, type LoadOptions } from '../../src/blueprint/load.js';
+import { type LoadOptions, loadBlueprint } from '../../src/blueprint/load.js';
 import { emptyUserConfig, loadUserConfig } from '../../src/blueprint/user-config.js';
 import { codesOf, loadToml } from './helpers.js';
 
@@ -21,16 +21,30 @@ interface Case {
 }
 
 const RENDER = 'fn render(ctx) { "brain" }';
-const granted = { userConfig: { ...emptyUserConfig(), security: { readPaths: ['/opt/data'], allowBlueprintReadPaths: false } } };
+const granted = {
+  userConfig: { ...emptyUserConfig(), security: { readPaths: ['/opt/data'], allowBlueprintReadPaths: false } },
+};
 
 const cases: Case[] = [
   { code: 'toml-syntax', bad: '[agent\nname = "x"', fixed: '[agent]\nname = "x"' },
   { code: 'unknown-kind', bad: 'r = { kind = "pinnned" }', fixed: 'r = { kind = "pinned" }' },
-  { code: 'unknown-strategy', bad: 'conversation = { kind = "sliding_window", strategy = "per-item" }', fixed: 'conversation = { kind = "sliding_window", strategy = "per_item" }' },
+  {
+    code: 'unknown-strategy',
+    bad: 'conversation = { kind = "sliding_window", strategy = "per-item" }',
+    fixed: 'conversation = { kind = "sliding_window", strategy = "per_item" }',
+  },
   { code: 'unknown-admission', bad: 'r = { admission = "refuse" }', fixed: 'r = { admission = "reject" }' },
   { code: 'unknown-volatility', bad: 'r = { volatility = "static" }', fixed: 'r = { volatility = "stable" }' },
-  { code: 'bad-budget', bad: 'r = { budget = "35", max_tokens = 1000 }', fixed: 'r = { budget = "35%", max_tokens = 1000 }' },
-  { code: 'bad-compact-at', bad: 'c = { kind = "compacting", compact_at = "80" }', fixed: 'c = { kind = "compacting", compact_at = "80%" }' },
+  {
+    code: 'bad-budget',
+    bad: 'r = { budget = "35", max_tokens = 1000 }',
+    fixed: 'r = { budget = "35%", max_tokens = 1000 }',
+  },
+  {
+    code: 'bad-compact-at',
+    bad: 'c = { kind = "compacting", compact_at = "80" }',
+    fixed: 'c = { kind = "compacting", compact_at = "80%" }',
+  },
   { code: 'bad-size', bad: 'r = { max_tokens = 0 }', fixed: 'r = { max_tokens = 100 }' },
   { code: 'unknown-key', bad: '[compaction]\nmax_summary = 100', fixed: '[compaction]\nmax_summary_tokens = 100' },
   { code: 'duplicate-region', bad: '"caf\u00e9" = {}\n"cafe\u0301" = {}', fixed: '"caf\u00e9" = {}\n"cafe" = {}' },
@@ -41,7 +55,11 @@ const cases: Case[] = [
     fixed: 'brain = { kind = "custom", script = "hooks/brain.rhai" }',
     files: { 'hooks/other.rhai': RENDER },
   },
-  { code: 'source-region-invalid', bad: 'h = { kind = "compact_history", source_region = "nope" }', fixed: 'h = { kind = "compact_history", source_region = "conversation" }' },
+  {
+    code: 'source-region-invalid',
+    bad: 'h = { kind = "compact_history", source_region = "nope" }',
+    fixed: 'h = { kind = "compact_history", source_region = "conversation" }',
+  },
   {
     code: 'region-kind-changed',
     bad: 'notes = {}\n[stages.a.context.regions]\nnotes = { kind = "pinned" }',
@@ -52,27 +70,57 @@ const cases: Case[] = [
     bad: '[stages.a.context.regions]\nrules = { kind = "pinned", seed = { literal = "x" } }',
     fixed: 'rules = { kind = "pinned", seed = { literal = "x" } }\n[stages.a.context.regions]\nrules = {}',
   },
-  { code: 'seed-ambiguous', bad: 'r = { seed = { literal = "x", files = ["a"] } }', fixed: 'r = { seed = { literal = "x" } }' },
-  { code: 'bad-refresh', bad: 'r = { seed = { files = ["a"], refresh = "each-stage" } }', fixed: 'r = { seed = { files = ["a"], refresh = "each_stage" } }' },
-  { code: 'runtime-region-invalid', bad: 'conversation = { kind = "temporary" }', fixed: 'conversation = { kind = "sliding_window" }' },
+  {
+    code: 'seed-ambiguous',
+    bad: 'r = { seed = { literal = "x", files = ["a"] } }',
+    fixed: 'r = { seed = { literal = "x" } }',
+  },
+  {
+    code: 'bad-refresh',
+    bad: 'r = { seed = { files = ["a"], refresh = "each-stage" } }',
+    fixed: 'r = { seed = { files = ["a"], refresh = "each_stage" } }',
+  },
+  {
+    code: 'runtime-region-invalid',
+    bad: 'conversation = { kind = "temporary" }',
+    fixed: 'conversation = { kind = "sliding_window" }',
+  },
   {
     code: 'stage-prompt-no-region',
     bad: 'notes = {}\n[stages.main]\nsystem_prompt = "Work."',
-    fixed: 'notes = {}\nstage_instructions = { kind = "pinned", max_tokens = 500 }\n[stages.main]\nsystem_prompt = "Work."',
+    fixed:
+      'notes = {}\nstage_instructions = { kind = "pinned", max_tokens = 500 }\n[stages.main]\nsystem_prompt = "Work."',
   },
   {
     code: 'routing-region-not-visible',
     bad: 'raw = {}\n[stages.a.context.regions]\nwork = {}\n[stages.a.tool_routing]\ndefault_region = "raw"',
     fixed: 'raw = {}\n[stages.a.context.regions]\nwork = {}\nraw = {}\n[stages.a.tool_routing]\ndefault_region = "raw"',
   },
-  { code: 'bad-routing', bad: 'scratch = {}\n[stages.a.tool_routing.overrides]\nread_file = 5', fixed: 'scratch = {}\n[stages.a.tool_routing.overrides]\nread_file = "scratch"' },
-  { code: 'unknown-stage', bad: '[stages.a.transitions.reveiw]\n[stages.review]', fixed: '[stages.a.transitions.review]\n[stages.review]' },
-  { code: 'unknown-condition', bad: '[stages.a.transitions.b]\ncondition = "sometimes"\n[stages.b]', fixed: '[stages.a.transitions.b]\ncondition = "llm_choice"\n[stages.b]' },
-  { code: 'unknown-transform', bad: '[stages.a.transitions.b]\ntransform = "wipe"\n[stages.b]', fixed: '[stages.a.transitions.b]\ntransform = "clear"\n[stages.b]' },
+  {
+    code: 'bad-routing',
+    bad: 'scratch = {}\n[stages.a.tool_routing.overrides]\nread_file = 5',
+    fixed: 'scratch = {}\n[stages.a.tool_routing.overrides]\nread_file = "scratch"',
+  },
+  {
+    code: 'unknown-stage',
+    bad: '[stages.a.transitions.reveiw]\n[stages.review]',
+    fixed: '[stages.a.transitions.review]\n[stages.review]',
+  },
+  {
+    code: 'unknown-condition',
+    bad: '[stages.a.transitions.b]\ncondition = "sometimes"\n[stages.b]',
+    fixed: '[stages.a.transitions.b]\ncondition = "llm_choice"\n[stages.b]',
+  },
+  {
+    code: 'unknown-transform',
+    bad: '[stages.a.transitions.b]\ntransform = "wipe"\n[stages.b]',
+    fixed: '[stages.a.transitions.b]\ntransform = "clear"\n[stages.b]',
+  },
   {
     code: 'bad-transform-config',
     bad: 'task = { kind = "pinned" }\nscratch = {}\n[stages.a.transitions.b]\ntransform = "custom"\ntransform_config = { clear = ["task"] }\n[stages.b]',
-    fixed: 'task = { kind = "pinned" }\nscratch = {}\n[stages.a.transitions.b]\ntransform = "custom"\ntransform_config = { clear = ["scratch"] }\n[stages.b]',
+    fixed:
+      'task = { kind = "pinned" }\nscratch = {}\n[stages.a.transitions.b]\ntransform = "custom"\ntransform_config = { clear = ["scratch"] }\n[stages.b]',
   },
   {
     code: 'bad-stuck',
@@ -87,44 +135,84 @@ const cases: Case[] = [
   {
     code: 'gate-not-checklist',
     bad: 'scratch = {}\ntodos = { kind = "checklist" }\n[stages.a.transitions.b]\ngate = { require_no_open_items = "scratch" }\n[stages.b]',
-    fixed: 'scratch = {}\ntodos = { kind = "checklist" }\n[stages.a.transitions.b]\ngate = { require_no_open_items = "todos" }\n[stages.b]',
+    fixed:
+      'scratch = {}\ntodos = { kind = "checklist" }\n[stages.a.transitions.b]\ngate = { require_no_open_items = "todos" }\n[stages.b]',
   },
   {
     code: 'bad-gate',
     bad: 'notes = {}\n[stages.a.transitions.b]\ngate = { message = "Finish first." }\n[stages.b]',
-    fixed: 'notes = {}\n[stages.a.transitions.b]\ngate = { message = "Finish first.", require_regions = ["notes"] }\n[stages.b]',
+    fixed:
+      'notes = {}\n[stages.a.transitions.b]\ngate = { message = "Finish first.", require_regions = ["notes"] }\n[stages.b]',
   },
-  { code: 'working-space', bad: 'big = { kind = "pinned", max_tokens = 195000 }', fixed: 'big = { kind = "pinned", max_tokens = 100000 }' },
+  {
+    code: 'working-space',
+    bad: 'big = { kind = "pinned", max_tokens = 195000 }',
+    fixed: 'big = { kind = "pinned", max_tokens = 100000 }',
+  },
   { code: 'bad-value', bad: 'r = { summarizable = "no" }', fixed: 'r = { summarizable = false }' },
-  { code: 'summarizable-not-allowed', bad: 'c = { kind = "compacting", summarizable = false }', fixed: 'c = { kind = "temporary", summarizable = false }' },
+  {
+    code: 'summarizable-not-allowed',
+    bad: 'c = { kind = "compacting", summarizable = false }',
+    fixed: 'c = { kind = "temporary", summarizable = false }',
+  },
   {
     code: 'file-tracking-region-invalid',
     bad: 'notes = {}\n[context.file_tracking]\ntrack_reads = true',
     fixed: 'files = { kind = "hashmap" }\n[context.file_tracking]\ntrack_reads = true',
   },
   { code: 'bad-permission', bad: '[tool_permissions]\nshell = "maybe"', fixed: '[tool_permissions]\nshell = "ask"' },
-  { code: 'bad-model', bad: '[models."local:x"]\nmax_output_tokens = 100', fixed: '[models."local:x"]\ncontext_window = 32000' },
-  { code: 'bad-encoding', bad: '[models."local:x"]\ncontext_window = 32000\nencoding = "o200k"', fixed: '[models."local:x"]\ncontext_window = 32000\nencoding = "o200k_base"' },
-  { code: 'unknown-region-key', bad: 'conversation = { kind = "sliding_window", max_item = 20 }', fixed: 'conversation = { kind = "sliding_window", max_items = 20 }' },
-  { code: 'region-seed-not-understood', bad: 'brief = { kind = "pinned", seed = { caller_input = "brief" } }', fixed: 'brief = { kind = "pinned", seed = { caller = "brief" } }' },
-  { code: 'command-seed', bad: 'env = { kind = "pinned", seed = { command = "git log --oneline -5" } }', fixed: 'env = { kind = "pinned", seed = { literal = "log" } }' },
-  { code: 'tool-seed', bad: 'layout = { seed = { tools = ["list_dir"] } }', fixed: 'layout = { seed = { literal = "x" } }' },
+  {
+    code: 'bad-model',
+    bad: '[models."local:x"]\nmax_output_tokens = 100',
+    fixed: '[models."local:x"]\ncontext_window = 32000',
+  },
+  {
+    code: 'bad-encoding',
+    bad: '[models."local:x"]\ncontext_window = 32000\nencoding = "o200k"',
+    fixed: '[models."local:x"]\ncontext_window = 32000\nencoding = "o200k_base"',
+  },
+  {
+    code: 'unknown-region-key',
+    bad: 'conversation = { kind = "sliding_window", max_item = 20 }',
+    fixed: 'conversation = { kind = "sliding_window", max_items = 20 }',
+  },
+  {
+    code: 'region-seed-not-understood',
+    bad: 'brief = { kind = "pinned", seed = { caller_input = "brief" } }',
+    fixed: 'brief = { kind = "pinned", seed = { caller = "brief" } }',
+  },
+  {
+    code: 'command-seed',
+    bad: 'env = { kind = "pinned", seed = { command = "git log --oneline -5" } }',
+    fixed: 'env = { kind = "pinned", seed = { literal = "log" } }',
+  },
+  {
+    code: 'tool-seed',
+    bad: 'layout = { seed = { tools = ["list_dir"] } }',
+    fixed: 'layout = { seed = { literal = "x" } }',
+  },
   {
     code: 'routing-without-region-read',
     bad: 'scratch = {}\n[stages.a]\navailable_tools = ["read_file"]\n[stages.a.tool_routing]\ndefault_region = "scratch"',
-    fixed: 'scratch = {}\n[stages.a]\navailable_tools = ["read_file", "context_read"]\n[stages.a.tool_routing]\ndefault_region = "scratch"',
+    fixed:
+      'scratch = {}\n[stages.a]\navailable_tools = ["read_file", "context_read"]\n[stages.a.tool_routing]\ndefault_region = "scratch"',
   },
   {
     code: 'compact-summarizes-deliverable',
     bad: 'notes = { required = true }\n[stages.a.transitions.b]\ntransform = "compact"\n[stages.b]',
-    fixed: 'notes = { required = true, summarizable = false }\n[stages.a.transitions.b]\ntransform = "compact"\n[stages.b]',
+    fixed:
+      'notes = { required = true, summarizable = false }\n[stages.a.transitions.b]\ntransform = "compact"\n[stages.b]',
   },
   {
     code: 'required-region-unenforceable',
     bad: 'notes = { required = true }\n[stages.a]\navailable_tools = ["read_file"]',
     fixed: 'notes = { required = true }\n[stages.a]\navailable_tools = ["read_file", "context_write"]',
   },
-  { code: 'unbounded-percentage-budget', bad: 'scratch = { budget = "20%" }', fixed: 'scratch = { budget = "20%", max_tokens = 8000 }' },
+  {
+    code: 'unbounded-percentage-budget',
+    bad: 'scratch = { budget = "20%" }',
+    fixed: 'scratch = { budget = "20%", max_tokens = 8000 }',
+  },
   {
     code: 'budgets-exceed-window',
     bad: 'a = { budget = "60%", max_tokens = 200000 }\nb = { budget = "60%", max_tokens = 200000 }',
@@ -138,36 +226,57 @@ const cases: Case[] = [
   {
     code: 'gate-region-not-visible',
     bad: 'notes = {}\n[stages.a.context.regions]\nwork = {}\n[stages.a.transitions.b]\ngate = { require_regions = ["notes"] }\n[stages.b]',
-    fixed: 'notes = {}\n[stages.a.context.regions]\nwork = {}\nnotes = {}\n[stages.a.transitions.b]\ngate = { require_regions = ["notes"] }\n[stages.b]',
+    fixed:
+      'notes = {}\n[stages.a.context.regions]\nwork = {}\nnotes = {}\n[stages.a.transitions.b]\ngate = { require_regions = ["notes"] }\n[stages.b]',
   },
   {
     code: 'compact-history-source-never-summarised',
     bad: 'task = { kind = "pinned" }\nh = { kind = "compact_history", source_region = "task" }',
     fixed: 'task = { kind = "pinned" }\nh = { kind = "compact_history", source_region = "conversation" }',
   },
-  { code: 'unknown-model-window', bad: '[agent]\nmodel = "acme:unknown"', fixed: '[agent]\nmodel = "acme:unknown"\n[models."acme:unknown"]\ncontext_window = 32000' },
+  {
+    code: 'unknown-model-window',
+    bad: '[agent]\nmodel = "acme:unknown"',
+    fixed: '[agent]\nmodel = "acme:unknown"\n[models."acme:unknown"]\ncontext_window = 32000',
+  },
   { code: 'read-paths-declared', bad: '[read_paths]\nallow = ["/opt/data"]', fixed: '[agent]\nname = "x"' },
-  { code: 'read-paths-not-granted', bad: '[read_paths]\nallow = ["/opt/data"]', fixed: '[read_paths]\nallow = ["/opt/data"]', fixedOpts: granted },
+  {
+    code: 'read-paths-not-granted',
+    bad: '[read_paths]\nallow = ["/opt/data"]',
+    fixed: '[read_paths]\nallow = ["/opt/data"]',
+    fixedOpts: granted,
+  },
   {
     code: 'read-paths-grant-invalid',
     bad: '[read_paths]\nallow = ["/opt/data"]',
     fixed: '[read_paths]\nallow = ["/opt/data"]',
-    badOpts: { userConfig: { ...emptyUserConfig(), security: { readPaths: ['regex:('], allowBlueprintReadPaths: false } } },
+    badOpts: {
+      userConfig: { ...emptyUserConfig(), security: { readPaths: ['regex:('], allowBlueprintReadPaths: false } },
+    },
     fixedOpts: granted,
   },
-  { code: 'read-paths-entry-invalid', bad: '[read_paths]\nallow = ["regex:data"]', fixed: '[read_paths]\nallow = ["/opt/data"]' },
+  {
+    code: 'read-paths-entry-invalid',
+    bad: '[read_paths]\nallow = ["regex:data"]',
+    fixed: '[read_paths]\nallow = ["/opt/data"]',
+  },
   { code: 'broad-read-path', bad: '[read_paths]\nallow = ["~"]', fixed: '[read_paths]\nallow = ["~/notes"]' },
   {
     code: 'dead-end-possible',
     bad: '[stages.a.transitions.b]\n[stages.b]\nmax_revisits = 1',
-    fixed: '[stages.a.transitions.b]\n[stages.a.transitions.c]\ncondition = "dead_end"\n[stages.b]\nmax_revisits = 1\n[stages.c]',
+    fixed:
+      '[stages.a.transitions.b]\n[stages.a.transitions.c]\ncondition = "dead_end"\n[stages.b]\nmax_revisits = 1\n[stages.c]',
   },
   {
     code: 'cycle-without-max-revisits',
     bad: '[stages.a.transitions.b]\n[stages.b.transitions.a]\ncondition = "llm_choice"',
     fixed: '[stages.a.transitions.b]\n[stages.b]\nmax_revisits = 2\n[stages.b.transitions.a]\ncondition = "llm_choice"',
   },
-  { code: 'unreachable-stage', bad: '[stages.a.transitions.b]\n[stages.b]\n[stages.c]', fixed: '[stages.a.transitions.b]\n[stages.b.transitions.c]\n[stages.c]' },
+  {
+    code: 'unreachable-stage',
+    bad: '[stages.a.transitions.b]\n[stages.b]\n[stages.c]',
+    fixed: '[stages.a.transitions.b]\n[stages.b.transitions.c]\n[stages.c]',
+  },
 ];
 
 /** Region lines go under [context.regions] unless the case starts a table of its own. */
@@ -218,7 +327,12 @@ describe('every code has a triggering and a fixed blueprint', () => {
   });
 
   it('covers every catalogued code', () => {
-    const tested = new Set([...cases.map((c) => c.code), 'blueprint-not-found', 'blueprint-unreadable', 'config-unreadable']);
+    const tested = new Set([
+      ...cases.map((c) => c.code),
+      'blueprint-not-found',
+      'blueprint-unreadable',
+      'config-unreadable',
+    ]);
     expect(Object.keys(CODES).filter((code) => !tested.has(code))).toEqual([]);
   });
 });

@@ -35,7 +35,9 @@ describe('custom-region scripts at validation', () => {
   });
 
   it('reports a syntax error with the line and column inside the script', () => {
-    const [d] = findings(blueprint('hooks/brain.rhai', { 'agent/hooks/brain.rhai': 'fn render(ctx) {\n  let x = ;\n  x\n}\n' }));
+    const [d] = findings(
+      blueprint('hooks/brain.rhai', { 'agent/hooks/brain.rhai': 'fn render(ctx) {\n  let x = ;\n  x\n}\n' }),
+    );
     expect(d?.message).toMatch(/does not compile/);
     expect(d?.message).toMatch(/line 2, position \d+/);
     expect(d?.message).toContain('hooks/brain.rhai');
@@ -47,6 +49,8 @@ describe('custom-region scripts at validation', () => {
   });
 
   it('accepts a script that compiles and has render', () => {
-    expect(findings(blueprint('hooks/brain.rhai', { 'agent/hooks/brain.rhai': 'fn render(ctx) { "brain" }\n' }))).toEqual([]);
+    expect(
+      findings(blueprint('hooks/brain.rhai', { 'agent/hooks/brain.rhai': 'fn render(ctx) { "brain" }\n' })),
+    ).toEqual([]);
   });
 });

@@ -30,7 +30,13 @@ describe('example blueprints', () => {
     expect(implement?.toolRouting?.overrides.read_file).toEqual({ region: 'codebase', maxResultTokens: 20000 });
     expect(implement?.toolRouting?.maxResultTokensPerTool).toEqual({ shell: 2000 });
     const plan = resolveStageBudgets(bp).find((s) => s.name === 'plan');
-    expect(plan?.regions.find((r) => r.name === 'codebase')).toEqual({ name: 'codebase', kind: 'compacting', budgetText: '20%', budget: 60000, threshold: 48000 });
+    expect(plan?.regions.find((r) => r.name === 'codebase')).toEqual({
+      name: 'codebase',
+      kind: 'compacting',
+      budgetText: '20%',
+      budget: 60000,
+      threshold: 48000,
+    });
   });
 
   it('researcher keeps findings in a hashmap, admits sources by rejection and narrows the write stage', () => {
@@ -42,6 +48,13 @@ describe('example blueprints', () => {
     expect(byName.earlier_turns).toMatchObject({ kind: 'compact_history', sourceRegion: 'conversation' });
     const write = bp.stages.find((s) => s.name === 'write');
     if (!write) throw new Error('no write stage');
-    expect(stageLayout(bp, write).map((r) => r.name)).toEqual(['task', 'findings', 'conversation', 'tool_results', 'final_output', 'stage_instructions']);
+    expect(stageLayout(bp, write).map((r) => r.name)).toEqual([
+      'task',
+      'findings',
+      'conversation',
+      'tool_results',
+      'final_output',
+      'stage_instructions',
+    ]);
   });
 });

@@ -52,7 +52,9 @@ describe('defaults', () => {
   });
 
   it('fills per-kind defaults by strategy and accepts hash_map', () => {
-    const bp = load('[context.regions]\nb = { kind = "sliding_window", strategy = "bulk" }\nc = { kind = "sliding_window", strategy = "compact" }\nh = { kind = "hash_map" }');
+    const bp = load(
+      '[context.regions]\nb = { kind = "sliding_window", strategy = "bulk" }\nc = { kind = "sliding_window", strategy = "compact" }\nh = { kind = "hash_map" }',
+    );
     expect(bp.regions[0]).toMatchObject({ strategy: 'bulk', overflow: 10, maxItems: 10 });
     expect(bp.regions[1]).toMatchObject({ strategy: 'compact', compactCount: 10 });
     expect(bp.regions[2]?.kind).toBe('hashmap');
@@ -97,10 +99,16 @@ i = { seed = { tools = ["list_dir", { name = "read_file", args = { path = "a.txt
   });
 
   it('takes the agent model as the stage default and the first stage as entry', () => {
-    const bp = load('[agent]\nname = "x"\nmodel = "openai:gpt-4o"\n[stages.second]\n[stages.first]\nmodel = "anthropic:claude-haiku-4-5"');
+    const bp = load(
+      '[agent]\nname = "x"\nmodel = "openai:gpt-4o"\n[stages.second]\n[stages.first]\nmodel = "anthropic:claude-haiku-4-5"',
+    );
     expect(bp.agent.entryStage).toBe('second');
     expect(bp.stages.map((s) => s.model)).toEqual(['openai:gpt-4o', 'anthropic:claude-haiku-4-5']);
-    expect(load('[agent]\nentry_stage = "b"\n[stages.a]\n[stages.a.transitions.b]\n[stages.b]\n[stages.b.transitions.a]\ncondition = "error"').agent.entryStage).toBe('b');
+    expect(
+      load(
+        '[agent]\nentry_stage = "b"\n[stages.a]\n[stages.a.transitions.b]\n[stages.b]\n[stages.b.transitions.a]\ncondition = "error"',
+      ).agent.entryStage,
+    ).toBe('b');
   });
 
   it('names the agent after its directory when [agent] name is absent', () => {
@@ -125,7 +133,12 @@ transform = "summarize"
 [stages.b]`);
     const a = bp.stages[0];
     expect(a?.availableTools).toEqual(['shell', 'read_file', 'context_read']);
-    expect(a?.toolRouting).toEqual({ defaultRegion: 'scratch', overrides: { shell: { maxResultTokens: 500 } }, maxResultTokensPerTool: {}, persist: true });
+    expect(a?.toolRouting).toEqual({
+      defaultRegion: 'scratch',
+      overrides: { shell: { maxResultTokens: 500 } },
+      maxResultTokensPerTool: {},
+      persist: true,
+    });
     expect(bp.toolPermissions).toEqual({ default: 'allow', tools: { shell: 'ask' } });
     expect(a?.transitions[0]?.transform).toBe('compact');
   });
@@ -133,15 +146,24 @@ transform = "summarize"
   it('refuses one canonical tool named twice and a tool capped in both tables', () => {
     const twice = loadToml('[context.regions]\ns = {}\n[stages.a.tool_routing.overrides]\nbash = "s"\nshell = "s"');
     expect(codesOf(twice)).toContain('bad-routing');
-    const both = loadToml('[stages.a.tool_routing]\noverrides = { read_file = { max_result_tokens = 10 } }\nmax_result_tokens_per_tool = { read_file = 20 }');
+    const both = loadToml(
+      '[stages.a.tool_routing]\noverrides = { read_file = { max_result_tokens = 10 } }\nmax_result_tokens_per_tool = { read_file = 20 }',
+    );
     expect(codesOf(both)).toContain('bad-routing');
   });
 });
 
 describe('model table', () => {
   it('merges built-ins, the blueprint and the user config, in that order', () => {
-    const userConfig = { ...emptyUserConfig(), models: { 'acme:big': { contextWindow: 64000, maxOutputTokens: 2000 } } };
-    const r = loadToml('[models."acme:big"]\ncontext_window = 32000\n[models."acme:small"]\ncontext_window = 16000\nencoding = "cl100k_base"\n[models."openai:gpt-4o"]\nmax_output_tokens = 1000', {}, { userConfig });
+    const userConfig = {
+      ...emptyUserConfig(),
+      models: { 'acme:big': { contextWindow: 64000, maxOutputTokens: 2000 } },
+    };
+    const r = loadToml(
+      '[models."acme:big"]\ncontext_window = 32000\n[models."acme:small"]\ncontext_window = 16000\nencoding = "cl100k_base"\n[models."openai:gpt-4o"]\nmax_output_tokens = 1000',
+      {},
+      { userConfig },
+    );
     const models = r.blueprint?.models ?? {};
     expect(models['acme:big']?.contextWindow).toBe(64000);
     expect(models['acme:small']).toEqual({ contextWindow: 16000, maxOutputTokens: 4096, encoding: 'cl100k_base' });
@@ -169,9 +191,23 @@ stage_instructions = { max_tokens = 600 }`;
     const bp = load(toml);
     const [a, b] = bp.stages;
     if (!a || !b) throw new Error('stages missing');
-    expect(stageLayout(bp, a).map((r) => r.name)).toEqual(['task', 'notes', 'stage_instructions', 'tool_results', 'conversation', 'final_output']);
+    expect(stageLayout(bp, a).map((r) => r.name)).toEqual([
+      'task',
+      'notes',
+      'stage_instructions',
+      'tool_results',
+      'conversation',
+      'final_output',
+    ]);
     const layout = stageLayout(bp, b);
-    expect(layout.map((r) => r.name)).toEqual(['work', 'task', 'stage_instructions', 'conversation', 'tool_results', 'final_output']);
+    expect(layout.map((r) => r.name)).toEqual([
+      'work',
+      'task',
+      'stage_instructions',
+      'conversation',
+      'tool_results',
+      'final_output',
+    ]);
     expect(layout[1]).toMatchObject({ kind: 'pinned', budgetPercent: 10, maxTokens: 900 });
     expect(layout[2]).toMatchObject({ kind: 'pinned', maxTokens: 600 });
   });
@@ -186,22 +222,34 @@ stage_instructions = { max_tokens = 600 }`;
 
   it('carries the custom script source and refuses scripts outside the blueprint directory', () => {
     const source = 'fn render(ctx) { "brain" }';
-    const ok = loadToml('[context.regions]\nbrain = { kind = "custom", script = "hooks/brain.rhai" }', { 'hooks/brain.rhai': source });
+    const ok = loadToml('[context.regions]\nbrain = { kind = "custom", script = "hooks/brain.rhai" }', {
+      'hooks/brain.rhai': source,
+    });
     expect(ok.blueprint?.regions[0]?.scriptSource).toBe(source);
     const outside = loadToml('[context.regions]\nbrain = { kind = "custom", script = "../brain.rhai" }');
     expect(outside.diagnostics[0]?.message).toMatch(/outside the blueprint directory/);
-    const broken = loadToml('[context.regions]\nbrain = { kind = "custom", script = "b.rhai" }', { 'b.rhai': 'fn render(ctx) { "x" ' });
+    const broken = loadToml('[context.regions]\nbrain = { kind = "custom", script = "b.rhai" }', {
+      'b.rhai': 'fn render(ctx) { "x" ',
+    });
     expect(broken.diagnostics[0]?.message).toMatch(/does not compile.*line 1/);
-    const noRender = loadToml('[context.regions]\nbrain = { kind = "custom", script = "b.rhai" }', { 'b.rhai': 'fn on_write(ctx) { true }' });
+    const noRender = loadToml('[context.regions]\nbrain = { kind = "custom", script = "b.rhai" }', {
+      'b.rhai': 'fn on_write(ctx) { true }',
+    });
     expect(noRender.diagnostics[0]?.message).toMatch(/no render function/);
     const empty = loadToml('[context.regions]\nbrain = { kind = "custom", script = "b.rhai" }', { 'b.rhai': '  \n' });
     expect(empty.diagnostics[0]?.message).toMatch(/is empty/);
   });
 
   it('refuses a stage-only stage_instructions and a volatility on it', () => {
-    expect(codesOf(loadToml('[stages.a.context.regions]\nstage_instructions = { kind = "pinned" }'))).toContain('runtime-region-invalid');
-    expect(codesOf(loadToml('[context.regions]\nstage_instructions = { kind = "pinned", volatility = "stable" }'))).toContain('runtime-region-invalid');
-    expect(codesOf(loadToml('[context.regions]\nstage_instructions = { kind = "temporary" }'))).toContain('runtime-region-invalid');
+    expect(codesOf(loadToml('[stages.a.context.regions]\nstage_instructions = { kind = "pinned" }'))).toContain(
+      'runtime-region-invalid',
+    );
+    expect(
+      codesOf(loadToml('[context.regions]\nstage_instructions = { kind = "pinned", volatility = "stable" }')),
+    ).toContain('runtime-region-invalid');
+    expect(codesOf(loadToml('[context.regions]\nstage_instructions = { kind = "temporary" }'))).toContain(
+      'runtime-region-invalid',
+    );
   });
 
   it('refuses grants written into a blueprint', () => {
@@ -214,7 +262,13 @@ stage_instructions = { max_tokens = 600 }`;
 describe('diagnostics', () => {
   it('carry the key path and the line and column of the key', () => {
     const r = loadToml('[agent]\nname = "x"\n\n[context.regions.codebase]\nkind = "compacting"\nbudget = "twenty"\n');
-    expect(r.diagnostics[0]).toMatchObject({ code: 'bad-budget', severity: 'error', path: 'context.regions.codebase.budget', line: 6, column: 1 });
+    expect(r.diagnostics[0]).toMatchObject({
+      code: 'bad-budget',
+      severity: 'error',
+      path: 'context.regions.codebase.budget',
+      line: 6,
+      column: 1,
+    });
     const inline = loadToml('[context.regions]\nc = { kind = "compacting", compact_at = "x" }');
     expect(inline.diagnostics[0]).toMatchObject({ code: 'bad-compact-at', line: 2, column: 28 });
   });
@@ -229,17 +283,28 @@ describe('diagnostics', () => {
 
 describe('SPEC 14 validation scenarios', () => {
   it('row 1: percent budgets and the compacting threshold at 200000', () => {
-    const rows = budgets('[context.regions]\nr = { budget = "20%" }\nc = { kind = "compacting", budget = "20%", compact_at = "80%" }', 200000);
+    const rows = budgets(
+      '[context.regions]\nr = { budget = "20%" }\nc = { kind = "compacting", budget = "20%", compact_at = "80%" }',
+      200000,
+    );
     expect(rows.r?.budget).toBe(40000);
     expect(rows.c).toMatchObject({ budget: 40000, threshold: 32000 });
-    const capped = budgets('[context.regions]\nc = { kind = "compacting", budget = "20%", compact_at = "80%", threshold_tokens = 25000 }', 200000);
+    const capped = budgets(
+      '[context.regions]\nc = { kind = "compacting", budget = "20%", compact_at = "80%", threshold_tokens = 25000 }',
+      200000,
+    );
     expect(capped.c?.threshold).toBe(25000);
   });
 
   it('row 2: max_tokens caps, min_tokens floors, spaces are trimmed', () => {
     expect(budgets('[context.regions]\nr = { budget = "2%", max_tokens = 4000 }', 1000000).r?.budget).toBe(4000);
-    expect(budgets('[context.regions]\nr = { budget = "10%", min_tokens = 9000, max_tokens = 4000 }', 200000).r?.budget).toBe(9000);
-    expect(budgets('[context.regions]\nr = { budget = " 35 % ", max_tokens = 400000 }', 1000000).r).toMatchObject({ budget: 350000, budgetText: ' 35 % ' });
+    expect(
+      budgets('[context.regions]\nr = { budget = "10%", min_tokens = 9000, max_tokens = 4000 }', 200000).r?.budget,
+    ).toBe(9000);
+    expect(budgets('[context.regions]\nr = { budget = " 35 % ", max_tokens = 400000 }', 1000000).r).toMatchObject({
+      budget: 350000,
+      budgetText: ' 35 % ',
+    });
   });
 
   it('row 3: each malformed budget is a hard error naming the region and the rule', () => {
@@ -261,7 +326,9 @@ describe('SPEC 14 validation scenarios', () => {
   });
 
   it('row 23: clearing a pinned region is refused and says transforms never touch pinned regions', () => {
-    const r = loadToml('[context.regions]\ntask = { kind = "pinned" }\n[stages.a.transitions.b]\ntransform = "custom"\ntransform_config = { clear = ["task"] }\n[stages.b]');
+    const r = loadToml(
+      '[context.regions]\ntask = { kind = "pinned" }\n[stages.a.transitions.b]\ntransform = "custom"\ntransform_config = { clear = ["task"] }\n[stages.b]',
+    );
     expect(r.blueprint).toBeUndefined();
     const d = r.diagnostics.find((x) => x.code === 'bad-transform-config');
     expect(d?.message).toMatch(/never touch pinned/);
@@ -287,12 +354,16 @@ describe('SPEC 14 validation scenarios', () => {
   });
 
   it('row 34: routing to an unseen region and a gate on a temporary region are hard errors', () => {
-    const routing = loadToml('[context.regions]\nraw = {}\n[stages.analyze.context.regions]\nwork = {}\n[stages.analyze.tool_routing]\ndefault_region = "raw"');
+    const routing = loadToml(
+      '[context.regions]\nraw = {}\n[stages.analyze.context.regions]\nwork = {}\n[stages.analyze.tool_routing]\ndefault_region = "raw"',
+    );
     const d = routing.diagnostics.find((x) => x.code === 'routing-region-not-visible');
     expect(d?.severity).toBe('error');
     expect(d?.message).toMatch(/"analyze"/);
     expect(d?.message).toMatch(/"raw"/);
-    const gate = loadToml('[context.regions]\nscratch = {}\n[stages.a.transitions.b]\ngate = { require_no_open_items = "scratch" }\n[stages.b]');
+    const gate = loadToml(
+      '[context.regions]\nscratch = {}\n[stages.a.transitions.b]\ngate = { require_no_open_items = "scratch" }\n[stages.b]',
+    );
     expect(gate.blueprint).toBeUndefined();
     expect(codesOf(gate)).toContain('gate-not-checklist');
   });

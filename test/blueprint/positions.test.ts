@@ -30,7 +30,10 @@ a.b.c = 1
     expect(at(text, 'stages', 'plan', 'transitions', 'to review')).toEqual({ line: 11, column: 1 });
     expect(at(text, 'stages', 'plan')).toEqual({ line: 11, column: 1 });
     expect(at(text, 'stages', 'plan', 'transitions', 'to review', 'gate', 'message')).toEqual({ line: 13, column: 10 });
-    expect(at(text, 'stages', 'plan', 'transitions', 'to review', 'tools', '1', 'args', 'path')).toEqual({ line: 14, column: 47 });
+    expect(at(text, 'stages', 'plan', 'transitions', 'to review', 'tools', '1', 'args', 'path')).toEqual({
+      line: 14,
+      column: 47,
+    });
     expect(at(text, 'stages', 'plan', 'transitions', 'to review', 'a', 'b', 'c')).toEqual({ line: 15, column: 1 });
   });
 

@@ -10,7 +10,9 @@ import { describe, expect, it } from 'vitest';
 import { CODES } from '../../src/blueprint/codes.js';
 import { type LoadResult, loadBlueprintFromString } from '../../src/blueprint/load.js';
 
-const EXAMPLES = ['blueprints/coder/agent.toml', 'blueprints/researcher/agent.toml'].map((p) => readFileSync(p, 'utf8'));
+const EXAMPLES = ['blueprints/coder/agent.toml', 'blueprints/researcher/agent.toml'].map((p) =>
+  readFileSync(p, 'utf8'),
+);
 const RUNS = 300;
 
 function validate(text: string): LoadResult {
@@ -34,9 +36,24 @@ const scalar = fc.oneof(
   fc.integer({ min: -5, max: 300000 }),
   fc.double({ noNaN: true, noDefaultInfinity: true }),
   fc.boolean(),
-  fc.constantFrom('pinned', 'compacting', 'sliding_window', '20%', '0%', 'each_stage', 'custom', 'conversation', 'todos', 'task_input'),
+  fc.constantFrom(
+    'pinned',
+    'compacting',
+    'sliding_window',
+    '20%',
+    '0%',
+    'each_stage',
+    'custom',
+    'conversation',
+    'todos',
+    'task_input',
+  ),
 );
-const value = fc.oneof(scalar, fc.array(scalar, { maxLength: 3 }), fc.dictionary(fc.string({ maxLength: 8 }), scalar, { maxKeys: 3 }));
+const value = fc.oneof(
+  scalar,
+  fc.array(scalar, { maxLength: 3 }),
+  fc.dictionary(fc.string({ maxLength: 8 }), scalar, { maxKeys: 3 }),
+);
 
 type Tree = Record<string, unknown>;
 
@@ -46,7 +63,13 @@ function keyPaths(tree: unknown, prefix: string[] = []): string[][] {
   return Object.entries(tree as Tree).flatMap(([k, v]) => [[...prefix, k], ...keyPaths(v, [...prefix, k])]);
 }
 
-function mutate(doc: Tree, path: string[], action: 'replace' | 'delete' | 'add', replacement: unknown, newKey: string): Tree {
+function mutate(
+  doc: Tree,
+  path: string[],
+  action: 'replace' | 'delete' | 'add',
+  replacement: unknown,
+  newKey: string,
+): Tree {
   const copy = structuredClone(doc);
   let node: Tree = copy;
   for (const segment of path.slice(0, -1)) node = node[segment] as Tree;
@@ -69,21 +92,31 @@ describe('validation never throws', () => {
 
   it('on example blueprints with characters deleted, inserted or lines shuffled', () => {
     fc.assert(
-      fc.property(fc.nat(EXAMPLES.length - 1), fc.nat(), fc.nat(), fc.string({ maxLength: 6 }), fc.constantFrom('delete', 'insert', 'swap-lines'), (which, a, b, insert, how) => {
-        const text = EXAMPLES[which] ?? '';
-        let mutated: string;
-        if (how === 'swap-lines') {
-          const lines = text.split('\n');
-          const i = a % lines.length;
-          const j = b % lines.length;
-          [lines[i], lines[j]] = [lines[j] ?? '', lines[i] ?? ''];
-          mutated = lines.join('\n');
-        } else {
-          const at = a % text.length;
-          mutated = how === 'delete' ? text.slice(0, at) + text.slice(at + 1 + (b % 8)) : text.slice(0, at) + insert + text.slice(at);
-        }
-        assertWellFormed(validate(mutated));
-      }),
+      fc.property(
+        fc.nat(EXAMPLES.length - 1),
+        fc.nat(),
+        fc.nat(),
+        fc.string({ maxLength: 6 }),
+        fc.constantFrom('delete', 'insert', 'swap-lines'),
+        (which, a, b, insert, how) => {
+          const text = EXAMPLES[which] ?? '';
+          let mutated: string;
+          if (how === 'swap-lines') {
+            const lines = text.split('\n');
+            const i = a % lines.length;
+            const j = b % lines.length;
+            [lines[i], lines[j]] = [lines[j] ?? '', lines[i] ?? ''];
+            mutated = lines.join('\n');
+          } else {
+            const at = a % text.length;
+            mutated =
+              how === 'delete'
+                ? text.slice(0, at) + text.slice(at + 1 + (b % 8))
+                : text.slice(0, at) + insert + text.slice(at);
+          }
+          assertWellFormed(validate(mutated));
+        },
+      ),
       { numRuns: RUNS },
     );
   });
@@ -91,24 +124,47 @@ describe('validation never throws', () => {
   it('on example blueprints with a value replaced by one of the wrong type, deleted, or a key added', () => {
     const docs = EXAMPLES.map((t) => parse(t) as Tree);
     fc.assert(
-      fc.property(fc.nat(docs.length - 1), fc.nat(), fc.constantFrom('replace', 'delete', 'add') as fc.Arbitrary<'replace' | 'delete' | 'add'>, value, fc.string({ minLength: 1, maxLength: 10 }), (which, pick, action, replacement, newKey) => {
-        const doc = docs[which] ?? {};
-        const paths = keyPaths(doc);
-        const path = paths[pick % paths.length] ?? [];
-        let text: string;
-        try {
-          text = stringify(mutate(doc, path, action, replacement, newKey));
-        } catch {
-          return;
-        }
-        assertWellFormed(validate(text));
-      }),
+      fc.property(
+        fc.nat(docs.length - 1),
+        fc.nat(),
+        fc.constantFrom('replace', 'delete', 'add') as fc.Arbitrary<'replace' | 'delete' | 'add'>,
+        value,
+        fc.string({ minLength: 1, maxLength: 10 }),
+        (which, pick, action, replacement, newKey) => {
+          const doc = docs[which] ?? {};
+          const paths = keyPaths(doc);
+          const path = paths[pick % paths.length] ?? [];
+          let text: string;
+          try {
+            text = stringify(mutate(doc, path, action, replacement, newKey));
+          } catch {
+            return;
+          }
+          assertWellFormed(validate(text));
+        },
+      ),
       { numRuns: RUNS * 2 },
     );
   });
 
   it('on random documents built from blueprint-like keys', () => {
-    const key = fc.constantFrom('agent', 'context', 'regions', 'stages', 'kind', 'budget', 'seed', 'transitions', 'gate', 'tool_routing', 'overrides', 'models', 'x y', 'é', '');
+    const key = fc.constantFrom(
+      'agent',
+      'context',
+      'regions',
+      'stages',
+      'kind',
+      'budget',
+      'seed',
+      'transitions',
+      'gate',
+      'tool_routing',
+      'overrides',
+      'models',
+      'x y',
+      'é',
+      '',
+    );
     const doc = fc.letrec((tie) => ({
       node: fc.oneof({ depthSize: 'small' }, value, fc.dictionary(key, tie('node'), { maxKeys: 4 })),
     })).node;
@@ -171,7 +227,9 @@ describe('odd inputs', () => {
   });
 
   it('unicode names are kept and reported exactly', () => {
-    const r = validate('[context.regions]\n"заметки" = { kind = "pinned", max_tokens = 100 }\n"🧠" = {}\n[stages."étape"]\nsystem_prompt = "Travaille."');
+    const r = validate(
+      '[context.regions]\n"заметки" = { kind = "pinned", max_tokens = 100 }\n"🧠" = {}\n[stages."étape"]\nsystem_prompt = "Travaille."',
+    );
     assertWellFormed(r);
     expect(r.blueprint?.regions.map((x) => x.name).slice(0, 2)).toEqual(['заметки', '🧠']);
     expect(r.blueprint?.stages[0]?.name).toBe('étape');

@@ -71,7 +71,10 @@ inherited = { kind = "pinned", seed = { caller = "brief" } }
 `,
   },
   { name: 'stage instructions', toml: '[context.regions]\nstage_instructions = { kind = "pinned", budget = "3%" }\n' },
-  { name: 'admission reject', toml: '[context.regions]\nsources = { kind = "temporary", budget = "30%", admission = "reject" }\n' },
+  {
+    name: 'admission reject',
+    toml: '[context.regions]\nsources = { kind = "temporary", budget = "30%", admission = "reject" }\n',
+  },
   {
     name: 'tool routing with per-tool caps',
     toml: `[stages.analyze.tool_routing]
@@ -85,7 +88,8 @@ read_file = "codebase"
 [stages.analyze.tool_routing.max_result_tokens_per_tool]
 read_file = 20000
 `,
-    scaffold: '[context.regions]\nscratch = { max_tokens = 10000 }\ncodebase = { kind = "compacting", max_tokens = 40000 }\n',
+    scaffold:
+      '[context.regions]\nscratch = { max_tokens = 10000 }\ncodebase = { kind = "compacting", max_tokens = 40000 }\n',
   },
   {
     name: 'override tables',
@@ -93,7 +97,8 @@ read_file = 20000
 read_file = { region = "codebase", max_result_tokens = 20000 }
 grep = "scratch"                     # just route it
 `,
-    scaffold: '[context.regions]\nscratch = { max_tokens = 10000 }\ncodebase = { kind = "compacting", max_tokens = 40000 }\n',
+    scaffold:
+      '[context.regions]\nscratch = { max_tokens = 10000 }\ncodebase = { kind = "compacting", max_tokens = 40000 }\n',
   },
 ];
 
@@ -108,7 +113,14 @@ describe('the seed document', () => {
 
   it('resolves the typical layout as the document says', () => {
     const bp = loadToml(blocks[0]?.toml ?? '').blueprint;
-    expect(bp?.regions.map((r) => r.name)).toEqual(['task', 'codebase', 'conversation', 'history', 'tool_results', 'final_output']);
+    expect(bp?.regions.map((r) => r.name)).toEqual([
+      'task',
+      'codebase',
+      'conversation',
+      'history',
+      'tool_results',
+      'final_output',
+    ]);
     // The document's rolling regions have no max_tokens; validate says how large they grow.
     expect(codesOf(loadToml(blocks[0]?.toml ?? ''))).toContain('unbounded-percentage-budget');
   });
@@ -121,8 +133,15 @@ describe('the seed document', () => {
 
   it('keeps the gate and the routing as written', () => {
     const gate = loadToml(`${blocks[3]?.scaffold}${blocks[3]?.toml}`).blueprint;
-    expect(gate?.stages.find((s) => s.name === 'implement')?.transitions[0]?.gate).toEqual({ requireNoOpenItems: 'todos', message: 'Finish or explicitly drop the open items first.', maxAttempts: 3 });
+    expect(gate?.stages.find((s) => s.name === 'implement')?.transitions[0]?.gate).toEqual({
+      requireNoOpenItems: 'todos',
+      message: 'Finish or explicitly drop the open items first.',
+      maxAttempts: 3,
+    });
     const routing = loadToml(`${blocks[8]?.scaffold}${blocks[8]?.toml}`).blueprint;
-    expect(routing?.stages[0]?.toolRouting?.overrides).toEqual({ read_file: { region: 'codebase', maxResultTokens: 20000 }, grep: { region: 'scratch' } });
+    expect(routing?.stages[0]?.toolRouting?.overrides).toEqual({
+      read_file: { region: 'codebase', maxResultTokens: 20000 },
+      grep: { region: 'scratch' },
+    });
   });
 });

@@ -30,7 +30,11 @@ base_url = "http://localhost:8080"
     const { config, diagnostics } = loadUserConfig({ LEVIATH_CONFIG: file });
     expect(diagnostics).toEqual([]);
     expect(config.models).toEqual({ 'ollama:llama3.3': { contextWindow: 131072, maxOutputTokens: 4096 } });
-    expect(config.security).toEqual({ readPaths: ['/srv/shared'], allowBlueprintReadPaths: false, allowSeedCommands: false });
+    expect(config.security).toEqual({
+      readPaths: ['/srv/shared'],
+      allowBlueprintReadPaths: false,
+      allowSeedCommands: false,
+    });
     expect(config.agentReadPaths).toEqual({ researcher: ['~/papers'] });
   });
 
@@ -45,7 +49,10 @@ base_url = "http://localhost:8080"
   });
 
   it('grants a blueprint read path to the named agent, and turns off command seeds', () => {
-    const parsed = parseUserConfig('[agent_read_paths.reader]\nallow = ["/opt/data"]\n[security]\nallow_seed_commands = false\n', '/cfg.toml');
+    const parsed = parseUserConfig(
+      '[agent_read_paths.reader]\nallow = ["/opt/data"]\n[security]\nallow_seed_commands = false\n',
+      '/cfg.toml',
+    );
     const toml = '[agent]\nname = "reader"\n[read_paths]\nallow = ["/opt/data"]';
     expect(codesOf(loadToml(toml))).toContain('read-paths-not-granted');
     const granted = loadToml(toml, {}, { userConfig: parsed.config });

@@ -7,14 +7,24 @@ const root = join(import.meta.dirname, '..', '..');
 const fixtures = join(root, 'test', 'fixtures', 'simulate');
 
 function lev(...args: string[]) {
-  const result = spawnSync(process.execPath, [join(root, 'bin', 'lev.mjs'), 'context', 'simulate', ...args], { cwd: root, encoding: 'utf8' });
+  const result = spawnSync(process.execPath, [join(root, 'bin', 'lev.mjs'), 'context', 'simulate', ...args], {
+    cwd: root,
+    encoding: 'utf8',
+  });
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
 // Each run starts a Node process that loads the whole CLI; allow for a busy machine.
 describe('lev context simulate (process)', { timeout: 60_000 }, () => {
   it('prints the SPEC 13.4 JSON shape with --json and exits 0 even when an event fails', () => {
-    const out = lev(join(fixtures, 'routing'), '--events', join(fixtures, 'routing', 'events.jsonl'), '--window', '100000', '--json');
+    const out = lev(
+      join(fixtures, 'routing'),
+      '--events',
+      join(fixtures, 'routing', 'events.jsonl'),
+      '--window',
+      '100000',
+      '--json',
+    );
     expect(out.code).toBe(0);
     expect(out.stderr).toBe('');
     const json = JSON.parse(out.stdout);
@@ -35,7 +45,13 @@ describe('lev context simulate (process)', { timeout: 60_000 }, () => {
   });
 
   it('prints a readable report without --json', () => {
-    const out = lev(join(fixtures, 'routing'), '--events', join(fixtures, 'routing', 'events.jsonl'), '--window', '100000');
+    const out = lev(
+      join(fixtures, 'routing'),
+      '--events',
+      join(fixtures, 'routing', 'events.jsonl'),
+      '--window',
+      '100000',
+    );
     expect(out.code).toBe(0);
     expect(out.stdout).toContain('Events (7):');
     expect(out.stdout).toMatch(/FAIL \[unknown-region\]/);
@@ -67,7 +83,9 @@ describe('lev context simulate (process)', { timeout: 60_000 }, () => {
   });
 
   it('exits 2 for an unknown --stage or an unreadable events file', () => {
-    expect(lev(join(fixtures, 'routing'), '--events', join(fixtures, 'routing', 'events.jsonl'), '--stage', 'nope').code).toBe(2);
+    expect(
+      lev(join(fixtures, 'routing'), '--events', join(fixtures, 'routing', 'events.jsonl'), '--stage', 'nope').code,
+    ).toBe(2);
     const missing = lev(join(fixtures, 'routing'), '--events', join(fixtures, 'nope.jsonl'));
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain('[events-unreadable]');

@@ -56,7 +56,12 @@ describe('a custom region with render, on_write and on_overflow', () => {
         { op: 'tool_result', tool_call_id: 'b', tool_name: 'shell', content: 'error: b failed badly', is_error: true },
         { op: 'tool_result', tool_call_id: 'a', tool_name: 'shell', content: 'ok a\nline two\nline three' },
         { op: 'tool_result', tool_call_id: 'c', tool_name: 'shell', content: 'ok c\nmore output' },
-        { op: 'tool_result', tool_call_id: 'd', tool_name: 'shell', content: 'ok d with a much longer single line of output that needs room' },
+        {
+          op: 'tool_result',
+          tool_call_id: 'd',
+          tool_name: 'shell',
+          content: 'ok d with a much longer single line of output that needs room',
+        },
       ],
       {},
       { 'log.rhai': SCRIPT },

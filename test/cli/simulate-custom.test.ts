@@ -22,17 +22,27 @@ fn on_write(ctx) {
     const empty = sim(TOML, [], {}, { 'brain.rhai': script });
     expect(empty.prompt.system).toEqual(['brain is empty']);
 
-    const out = sim(TOML, [
-      { op: 'context_append', region: 'brain', content: 'keep me' },
-      { op: 'context_append', region: 'brain', content: 'drop me' },
-    ], {}, { 'brain.rhai': script });
+    const out = sim(
+      TOML,
+      [
+        { op: 'context_append', region: 'brain', content: 'keep me' },
+        { op: 'context_append', region: 'brain', content: 'drop me' },
+      ],
+      {},
+      { 'brain.rhai': script },
+    );
     expect(previews(out, 'brain')).toEqual(['keep me']);
     expect(out.prompt.system).toEqual(['brain holds 1 entries']);
     expect(out.prompt.messages[0]).toEqual({ role: 'user', content: 'from the brain' });
   });
 
   it('falls back to the default rendering and records custom-render-failed', () => {
-    const out = sim(TOML, [{ op: 'context_append', region: 'brain', content: 'raw note' }], {}, { 'brain.rhai': 'fn render(ctx) { ctx.missing.field }\n' });
+    const out = sim(
+      TOML,
+      [{ op: 'context_append', region: 'brain', content: 'raw note' }],
+      {},
+      { 'brain.rhai': 'fn render(ctx) { ctx.missing.field }\n' },
+    );
     expect(out.prompt.system).toEqual(['## brain\nraw note']);
     expect(out.run.diagnostics.some((d) => d.code === 'custom-render-failed' && d.detail.includes('brain'))).toBe(true);
     expect(region(out, 'brain').tokens).toBeGreaterThan(0);

@@ -5,8 +5,8 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { simulate } from '../../src/cli/simulate/index.js';
 import { EVENT_OPS } from '../../src/cli/simulate/events.js';
+import { simulate } from '../../src/cli/simulate/index.js';
 import { blueprintDir, eventsText } from '../fixtures/simulate/harness.js';
 
 const dir = blueprintDir(`
@@ -33,7 +33,9 @@ const value = fc.oneof(
   fc.string({ maxLength: 20 }),
   fc.constant(null),
   fc.boolean(),
-  fc.array(fc.record({ id: fc.constantFrom('t1', 't2'), name: fc.constantFrom('grep', 'read_file', 'context_list') }), { maxLength: 2 }),
+  fc.array(fc.record({ id: fc.constantFrom('t1', 't2'), name: fc.constantFrom('grep', 'read_file', 'context_list') }), {
+    maxLength: 2,
+  }),
 );
 
 const event = fc.record(
@@ -69,7 +71,8 @@ describe('simulate never fails on what events say', () => {
         events.forEach((e, i) => {
           const r = result.json?.results[i];
           // Failures carry a code, except an erroring tool's routed result and a gate's nudge.
-          if (r && !r.ok && e.op !== 'gate' && !(e.op === 'tool_result' && e.is_error === true)) expect(r.text).toMatch(/^\[[a-z-]+\] /);
+          if (r && !r.ok && e.op !== 'gate' && !(e.op === 'tool_result' && e.is_error === true))
+            expect(r.text).toMatch(/^\[[a-z-]+\] /);
         });
       }),
       { numRuns: 300 },

@@ -24,20 +24,24 @@ c = { kind = "compacting", budget = "20%", compact_at = "80%"${extra} }
   });
 
   it('2: caps with max_tokens, floors with min_tokens, trims spaces', () => {
-    const one = (decl: string, window: number) => region(sim(`[context.regions]\nx = { kind = "temporary", ${decl} }\n`, [], { window }), 'x').budget;
+    const one = (decl: string, window: number) =>
+      region(sim(`[context.regions]\nx = { kind = "temporary", ${decl} }\n`, [], { window }), 'x').budget;
     expect(one('budget = "2%", max_tokens = 4000', 1_000_000)).toBe(4000);
     expect(one('budget = "10%", min_tokens = 9000, max_tokens = 4000', 200_000)).toBe(9000);
     expect(one('budget = " 35 % "', 1_000_000)).toBe(350_000);
   });
 
-  it.each(['"35"', '"abc%"', '"0%"', '"-10%"', '"150%"', '20'])('3: budget = %s exits 2 naming the region and the rule', (budget) => {
-    const result = run(`[context.regions]\nnotes = { kind = "temporary", budget = ${budget} }\n`, []);
-    expect(result.exitCode).toBe(2);
-    expect(result.json).toBeUndefined();
-    expect(result.stderr).toContain('notes');
-    expect(result.stderr).toContain('[bad-budget]');
-    expect(result.stderr).toMatch(/agent\.toml:\d+/);
-  });
+  it.each(['"35"', '"abc%"', '"0%"', '"-10%"', '"150%"', '20'])(
+    '3: budget = %s exits 2 naming the region and the rule',
+    (budget) => {
+      const result = run(`[context.regions]\nnotes = { kind = "temporary", budget = ${budget} }\n`, []);
+      expect(result.exitCode).toBe(2);
+      expect(result.json).toBeUndefined();
+      expect(result.stderr).toContain('notes');
+      expect(result.stderr).toContain('[bad-budget]');
+      expect(result.stderr).toMatch(/agent\.toml:\d+/);
+    },
+  );
 });
 
 describe('writes and overflow (scenarios 4–6)', () => {
@@ -89,11 +93,14 @@ describe('writes and overflow (scenarios 4–6)', () => {
 
 describe('sliding windows (scenarios 7–10)', () => {
   it('7: evicting a turn takes its tool result with it', () => {
-    const out = sim('[context.regions]\nconversation = { kind = "sliding_window", max_tokens = 100, max_items = 100 }\n', [
-      { op: 'assistant', tokens: 30, tool_calls: [{ id: 't1', name: 'read_file', arguments: { path: 'a' } }] },
-      { op: 'tool_result', tool_call_id: 't1', tool_name: 'read_file', tokens: 30 },
-      user('late', 60),
-    ]);
+    const out = sim(
+      '[context.regions]\nconversation = { kind = "sliding_window", max_tokens = 100, max_items = 100 }\n',
+      [
+        { op: 'assistant', tokens: 30, tool_calls: [{ id: 't1', name: 'read_file', arguments: { path: 'a' } }] },
+        { op: 'tool_result', tool_call_id: 't1', tool_name: 'read_file', tokens: 30 },
+        user('late', 60),
+      ],
+    );
     expect(region(out, 'conversation').entries.map((e) => [e.kind, e.tokens])).toEqual([['user', 60]]);
   });
 
@@ -103,21 +110,28 @@ describe('sliding windows (scenarios 7–10)', () => {
   });
 
   it('9: bulk waits for max_items + overflow, then drops down to max_items', () => {
-    const toml = '[context.regions]\nconversation = { kind = "sliding_window", max_items = 5, strategy = "bulk", overflow = 3 }\n';
+    const toml =
+      '[context.regions]\nconversation = { kind = "sliding_window", max_items = 5, strategy = "bulk", overflow = 3 }\n';
     expect(region(sim(toml, users('m', 8)), 'conversation').entries).toHaveLength(8);
     expect(previews(sim(toml, users('m', 9)), 'conversation')).toEqual(['m4', 'm5', 'm6', 'm7', 'm8']);
   });
 
   it('10: compact folds the oldest entries into a summary at index 0, or into a paired history', () => {
-    const toml = '[context.regions]\nconversation = { kind = "sliding_window", max_tokens = 1000, max_items = 5, strategy = "compact", compact_count = 3 }\n';
+    const toml =
+      '[context.regions]\nconversation = { kind = "sliding_window", max_tokens = 1000, max_items = 5, strategy = "compact", compact_count = 3 }\n';
     const out = sim(toml, users('u', 6, 10));
     const conversation = region(out, 'conversation');
     expect(conversation.tokens).toBe(33);
     expect(conversation.entries.map((e) => e.preview.slice(0, 2))).toEqual(['su', 'u3', 'u4', 'u5']);
     expect(conversation.entries[0]).toMatchObject({ summary: true, tokens: 3 });
-    expect(conversation.entries[0]?.preview.startsWith('summary of 3 entries (30 tokens) from conversation')).toBe(true);
+    expect(conversation.entries[0]?.preview.startsWith('summary of 3 entries (30 tokens) from conversation')).toBe(
+      true,
+    );
 
-    const paired = sim(`${toml}conv_hist = { kind = "compact_history", max_tokens = 500, source_region = "conversation" }\n`, users('u', 6, 10));
+    const paired = sim(
+      `${toml}conv_hist = { kind = "compact_history", max_tokens = 500, source_region = "conversation" }\n`,
+      users('u', 6, 10),
+    );
     expect(previews(paired, 'conversation')).toEqual(['u3', 'u4', 'u5']);
     expect(region(paired, 'conv_hist').entries.map((e) => [e.summary, e.tokens])).toEqual([[true, 3]]);
   });
@@ -127,7 +141,11 @@ describe('compaction (scenarios 11–13)', () => {
   const codebase = '[context.regions]\ncodebase = { kind = "compacting", max_tokens = 1000, compact_at = "80%" }\n';
 
   it('11: a compacting region over its threshold folds its oldest groups', () => {
-    const out = sim(codebase, [append('codebase', 'e0', 300), append('codebase', 'e1', 300), append('codebase', 'e2', 300)]);
+    const out = sim(codebase, [
+      append('codebase', 'e0', 300),
+      append('codebase', 'e1', 300),
+      append('codebase', 'e2', 300),
+    ]);
     const r = region(out, 'codebase');
     expect(r.entries.map((e) => [e.summary, e.tokens])).toEqual([
       [true, 60],
@@ -136,11 +154,10 @@ describe('compaction (scenarios 11–13)', () => {
     expect(r.entries[1]?.preview).toBe('e2');
     expect(r).toMatchObject({ tokens: 360, threshold: 800 });
 
-    const paired = sim(`${codebase}history = { kind = "compact_history", max_tokens = 500, source_region = "codebase" }\n`, [
-      append('codebase', 'e0', 300),
-      append('codebase', 'e1', 300),
-      append('codebase', 'e2', 300),
-    ]);
+    const paired = sim(
+      `${codebase}history = { kind = "compact_history", max_tokens = 500, source_region = "codebase" }\n`,
+      [append('codebase', 'e0', 300), append('codebase', 'e1', 300), append('codebase', 'e2', 300)],
+    );
     expect(previews(paired, 'codebase')).toEqual(['e2']);
     expect(region(paired, 'history').entries.map((e) => [e.summary, e.tokens])).toEqual([[true, 60]]);
   });
@@ -162,7 +179,12 @@ describe('compaction (scenarios 11–13)', () => {
 codebase = { kind = "compacting", max_tokens = 5000, threshold_tokens = 1000 }
 history = { kind = "compact_history", max_tokens = 100, source_region = "codebase" }
 `,
-      [append('codebase', 'a', 700), append('codebase', 'b', 700), { op: 'assistant', tokens: 0 }, append('codebase', 'c', 700)],
+      [
+        append('codebase', 'a', 700),
+        append('codebase', 'b', 700),
+        { op: 'assistant', tokens: 0 },
+        append('codebase', 'c', 700),
+      ],
     );
     expect(region(out, 'history').entries.map((e) => [e.summary, e.tokens])).toEqual([[true, 14]]);
     expect(previews(out, 'codebase')).toEqual(['c']);
@@ -170,13 +192,27 @@ history = { kind = "compact_history", max_tokens = 100, source_region = "codebas
 });
 
 describe('hashmaps (scenarios 14–16)', () => {
-  const write = (key: string, tokens: number) => ({ op: 'context_write', region: 'files', key, content: `${key}${tokens}`, tokens });
+  const write = (key: string, tokens: number) => ({
+    op: 'context_write',
+    region: 'files',
+    key,
+    content: `${key}${tokens}`,
+    tokens,
+  });
 
   it('14: replacing a key evicts the least recently used other keys; reject refuses', () => {
-    const out = sim('[context.regions]\nfiles = { kind = "hashmap", max_tokens = 100 }\n', [write('a', 40), write('b', 40), write('a', 70)]);
+    const out = sim('[context.regions]\nfiles = { kind = "hashmap", max_tokens = 100 }\n', [
+      write('a', 40),
+      write('b', 40),
+      write('a', 70),
+    ]);
     expect(region(out, 'files').entries.map((e) => [e.key, e.tokens])).toEqual([['a', 70]]);
 
-    const rejecting = sim('[context.regions]\nfiles = { kind = "hashmap", max_tokens = 100, admission = "reject" }\n', [write('a', 40), write('b', 40), write('a', 70)]);
+    const rejecting = sim('[context.regions]\nfiles = { kind = "hashmap", max_tokens = 100, admission = "reject" }\n', [
+      write('a', 40),
+      write('b', 40),
+      write('a', 70),
+    ]);
     expect(rejecting.results[2]?.text.startsWith('[region-full]')).toBe(true);
     expect(region(rejecting, 'files').entries.map((e) => [e.key, e.tokens])).toEqual([
       ['a', 40],
@@ -186,10 +222,23 @@ describe('hashmaps (scenarios 14–16)', () => {
 
   it('15: max_entries evicts by LRU, and a keyed read counts as use', () => {
     const toml = '[context.regions]\nfiles = { kind = "hashmap", max_entries = 2 }\n';
-    const withRead = sim(toml, [write('a', 10), write('b', 10), { op: 'context_read', region: 'files', key: 'a' }, write('c', 10)]);
-    expect(region(withRead, 'files').entries.map((e) => e.key).sort()).toEqual(['a', 'c']);
+    const withRead = sim(toml, [
+      write('a', 10),
+      write('b', 10),
+      { op: 'context_read', region: 'files', key: 'a' },
+      write('c', 10),
+    ]);
+    expect(
+      region(withRead, 'files')
+        .entries.map((e) => e.key)
+        .sort(),
+    ).toEqual(['a', 'c']);
     const withoutRead = sim(toml, [write('a', 10), write('b', 10), write('c', 10)]);
-    expect(region(withoutRead, 'files').entries.map((e) => e.key).sort()).toEqual(['b', 'c']);
+    expect(
+      region(withoutRead, 'files')
+        .entries.map((e) => e.key)
+        .sort(),
+    ).toEqual(['b', 'c']);
   });
 
   it('16: writes need a key; append joins with a one-token newline', () => {
@@ -204,7 +253,8 @@ describe('hashmaps (scenarios 14–16)', () => {
 });
 
 describe('checklists (scenarios 17–19)', () => {
-  const todos = '[context.regions]\ntodos = { kind = "checklist", max_tokens = 1000 }\nscratch = { kind = "temporary" }\n';
+  const todos =
+    '[context.regions]\ntodos = { kind = "checklist", max_tokens = 1000 }\nscratch = { kind = "temporary" }\n';
   const add = (item: string) => ({ op: 'todo_add', region: 'todos', item });
 
   it('17: ids are never reused', () => {
@@ -224,7 +274,12 @@ describe('checklists (scenarios 17–19)', () => {
   });
 
   it('18: renders the count line, open items with notes, then done items', () => {
-    const out = sim(todos, [add('alpha'), add('beta'), { op: 'todo_done', region: 'todos', id: 1 }, { op: 'todo_note', region: 'todos', id: 2, note: 'waiting' }]);
+    const out = sim(todos, [
+      add('alpha'),
+      add('beta'),
+      { op: 'todo_done', region: 'todos', id: 1 },
+      { op: 'todo_note', region: 'todos', id: 2, note: 'waiting' },
+    ]);
     const block = out.prompt.system.find((b) => b.startsWith('## todos'));
     const lines = block?.split('\n') ?? [];
     expect(lines[1]).toMatch(/1 open.*1 done/);
@@ -258,7 +313,12 @@ gate = { require_no_open_items = "todos", max_attempts = ${maxAttempts} }
 `;
 
   it('20: a gate blocks with a nudge until its attempts run out, then forces', () => {
-    const out = sim(gated(2), [{ op: 'todo_add', region: 'todos', item: 'finish it' }, { op: 'gate', to: 'review' }, { op: 'gate', to: 'review' }, { op: 'gate', to: 'review' }]);
+    const out = sim(gated(2), [
+      { op: 'todo_add', region: 'todos', item: 'finish it' },
+      { op: 'gate', to: 'review' },
+      { op: 'gate', to: 'review' },
+      { op: 'gate', to: 'review' },
+    ]);
     expect(out.results.slice(1).map((r) => r.ok)).toEqual([false, false, true]);
     expect(out.results[1]?.text).toContain('#1');
     const nudges = region(out, 'conversation').entries.filter((e) => e.preview.includes('#1'));
@@ -266,10 +326,16 @@ gate = { require_no_open_items = "todos", max_attempts = ${maxAttempts} }
     expect(out.run.attempts).toBe(2);
     expect(out.run.gates_forced).toHaveLength(1);
 
-    const once = sim(gated(2), [{ op: 'todo_add', region: 'todos', item: 'x' }, { op: 'gate', to: 'review' }]);
+    const once = sim(gated(2), [
+      { op: 'todo_add', region: 'todos', item: 'x' },
+      { op: 'gate', to: 'review' },
+    ]);
     expect(once.run.attempts).toBe(1);
 
-    const immediate = sim(gated(0), [{ op: 'todo_add', region: 'todos', item: 'x' }, { op: 'gate', to: 'review' }]);
+    const immediate = sim(gated(0), [
+      { op: 'todo_add', region: 'todos', item: 'x' },
+      { op: 'gate', to: 'review' },
+    ]);
     expect(immediate.results[1]?.ok).toBe(true);
     expect(immediate.run.gates_forced).toHaveLength(1);
   });
@@ -319,7 +385,12 @@ ${extra}
 transform = "compact"
 [stages.b]
 `;
-    const events = [append('scratch', 'one', 100), append('scratch', 'two', 100), append('scratch', 'three', 100), { op: 'enter_stage', stage: 'b' }];
+    const events = [
+      append('scratch', 'one', 100),
+      append('scratch', 'two', 100),
+      append('scratch', 'three', 100),
+      { op: 'enter_stage', stage: 'b' },
+    ];
     const out = sim(base(''), events);
     expect(region(out, 'scratch').entries.map((e) => [e.summary, e.tokens])).toEqual([[true, 30]]);
 
@@ -399,7 +470,14 @@ default_region = "scratch"
   it('25: under reject, a result is cut to the free room, then only a pointer remains', () => {
     const out = sim(scratchRouting(', admission = "reject"'), [
       append('scratch', 'held', 700),
-      { op: 'assistant', content: 'go', tool_calls: [{ id: 't1', name: 'grep' }, { id: 't2', name: 'grep' }] },
+      {
+        op: 'assistant',
+        content: 'go',
+        tool_calls: [
+          { id: 't1', name: 'grep' },
+          { id: 't2', name: 'grep' },
+        ],
+      },
       { op: 'tool_result', tool_call_id: 't1', tool_name: 'grep', tokens: 900 },
       { op: 'tool_result', tool_call_id: 't2', tool_name: 'grep', tokens: 500 },
     ]);
@@ -473,7 +551,13 @@ t = { kind = "temporary", max_tokens = 4000${admission} }
   it('38: the calibration gap from a usage report joins the cascade', () => {
     const out = sim(
       '[context.regions]\nt = { kind = "temporary", max_tokens = 5000 }\n',
-      [append('t', 'a', 2000), append('t', 'b', 2000), user('u', 4000), { op: 'assistant', tokens: 0 }, { op: 'usage', prompt_tokens: 9500 }],
+      [
+        append('t', 'a', 2000),
+        append('t', 'b', 2000),
+        user('u', 4000),
+        { op: 'assistant', tokens: 0 },
+        { op: 'usage', prompt_tokens: 9500 },
+      ],
       { window: 10_000 },
     );
     expect(out.window).toEqual({ max: 10_000, used: 6000, gap: 1500 });
@@ -499,7 +583,12 @@ work = { kind = "temporary" }
     expect(inB.window.used).toBe(0);
     expect(inB.regions.at(-1)?.name).toBe('notes');
 
-    const back = sim(toml, [append('notes', 'n', 10), { op: 'enter_stage', stage: 'b' }, append('notes', 'again', 10), { op: 'enter_stage', stage: 'a' }]);
+    const back = sim(toml, [
+      append('notes', 'n', 10),
+      { op: 'enter_stage', stage: 'b' },
+      append('notes', 'again', 10),
+      { op: 'enter_stage', stage: 'a' },
+    ]);
     expect(region(back, 'notes')).toMatchObject({ hidden: false, tokens: 10 });
     expect(region(back, 'notes').entries).toHaveLength(1);
   });
@@ -518,7 +607,10 @@ system_prompt = "B: write the report."
 `;
 
   it('30: stage_instructions holds only the current prompt, after the pinned blocks', () => {
-    const out = sim(staged(true), [{ op: 'seed', region: 'task', tokens: 10 }, { op: 'enter_stage', stage: 'b' }]);
+    const out = sim(staged(true), [
+      { op: 'seed', region: 'task', tokens: 10 },
+      { op: 'enter_stage', stage: 'b' },
+    ]);
     const instructions = region(out, 'stage_instructions');
     expect(instructions.entries).toHaveLength(1);
     expect(instructions.entries[0]?.preview).toContain('B: write the report.');
@@ -528,7 +620,10 @@ system_prompt = "B: write the report."
   });
 
   it('30 (variant): without stage_instructions the prompt lands in the first pinned region', () => {
-    const out = sim(staged(false), [{ op: 'seed', region: 'task', tokens: 10 }, { op: 'enter_stage', stage: 'b' }]);
+    const out = sim(staged(false), [
+      { op: 'seed', region: 'task', tokens: 10 },
+      { op: 'enter_stage', stage: 'b' },
+    ]);
     const task = region(out, 'task').entries;
     expect(task).toHaveLength(2);
     expect(task[0]?.tokens).toBe(10);
@@ -570,14 +665,20 @@ describe('validation through the simulator (scenarios 32–35)', () => {
 
   it.each([
     ['strategy = "per-item"', '[context.regions]\nconversation = { kind = "sliding_window", strategy = "per-item" }\n'],
-    ['refresh = "each-stage"', '[context.regions]\nls = { kind = "temporary", seed = { tools = ["list_dir"], refresh = "each-stage" } }\n'],
+    [
+      'refresh = "each-stage"',
+      '[context.regions]\nls = { kind = "temporary", seed = { tools = ["list_dir"], refresh = "each-stage" } }\n',
+    ],
     ['kind = "pinnned"', '[context.regions]\ntask = { kind = "pinnned" }\n'],
   ])('33: %s exits 2', (_label, toml) => {
     expect(run(toml, []).exitCode).toBe(2);
   });
 
   it('34: routing into a region the stage cannot see, and a gate on a non-checklist, are refused', () => {
-    const routed = run('[context.regions]\nscratch = { kind = "temporary" }\n[stages.main.tool_routing]\ndefault_region = "raw"\n', []);
+    const routed = run(
+      '[context.regions]\nscratch = { kind = "temporary" }\n[stages.main.tool_routing]\ndefault_region = "raw"\n',
+      [],
+    );
     expect(routed.exitCode).toBe(2);
     expect(routed.stderr).toContain('raw');
     expect(routed.stderr).toContain('main');
@@ -590,11 +691,15 @@ describe('validation through the simulator (scenarios 32–35)', () => {
   });
 
   it('35: an unknown op makes the events file invalid; an unknown region is an event failure', () => {
-    const bad = run('[context.regions]\nnotes = { kind = "temporary" }\n', [{ op: 'frobnicate' }], { eventsFile: 'events.jsonl' });
+    const bad = run('[context.regions]\nnotes = { kind = "temporary" }\n', [{ op: 'frobnicate' }], {
+      eventsFile: 'events.jsonl',
+    });
     expect(bad.exitCode).toBe(2);
     expect(bad.stderr).toMatch(/^events\.jsonl:1: error \[bad-event\]/);
 
-    const failed = sim('[context.regions]\nnotes = { kind = "temporary" }\n', [{ op: 'context_append', region: 'nope', content: 'x' }]);
+    const failed = sim('[context.regions]\nnotes = { kind = "temporary" }\n', [
+      { op: 'context_append', region: 'nope', content: 'x' },
+    ]);
     expect(failed.results[0]?.ok).toBe(false);
     expect(failed.results[0]?.text.startsWith('[unknown-region]')).toBe(true);
   });
@@ -608,15 +713,19 @@ describe('seeds and spawn (scenarios 36–37)', () => {
   });
 
   it('37a: a stage prompt with nowhere to land is refused', () => {
-    const result = run('[context.regions]\nnotes = { kind = "temporary" }\n[stages.main]\nsystem_prompt = "Work."\n', []);
+    const result = run(
+      '[context.regions]\nnotes = { kind = "temporary" }\n[stages.main]\nsystem_prompt = "Work."\n',
+      [],
+    );
     expect(result.exitCode).toBe(2);
     expect(result.stderr).toContain('stage-prompt-no-region');
   });
 
   it('37b/c: literal seeds are applied at start; the implicit task seed waits for a seed event', () => {
-    const out = sim('[context.regions]\nrules = { kind = "pinned", seed = { literal = "x" } }\ntask = { kind = "pinned" }\n', [
-      { op: 'seed', region: 'task', content: 'Fix the bug.' },
-    ]);
+    const out = sim(
+      '[context.regions]\nrules = { kind = "pinned", seed = { literal = "x" } }\ntask = { kind = "pinned" }\n',
+      [{ op: 'seed', region: 'task', content: 'Fix the bug.' }],
+    );
     expect(previews(out, 'rules')).toEqual(['x']);
     expect(previews(out, 'task')).toEqual(['Fix the bug.']);
     expect(out.run.diagnostics.some((d) => d.code === 'seed-not-simulated' && d.detail.includes('task'))).toBe(true);
@@ -632,14 +741,22 @@ describe('event details (SPEC 13.2, 13.3)', () => {
       { op: 'assistant', tokens: 0 },
       { op: 'context_read', region: 'codebase' },
     ]);
-    expect(out.results[3]?.text).toMatch(/^maintenance: folded 2 entries \(600 tokens\) of codebase into a 60-token summary/);
-    expect(out.results[4]?.text).toContain('summary of 2 entries (600 tokens) from codebase: first entry with a long  | second');
+    expect(out.results[3]?.text).toMatch(
+      /^maintenance: folded 2 entries \(600 tokens\) of codebase into a 60-token summary/,
+    );
+    expect(out.results[4]?.text).toContain(
+      'summary of 2 entries (600 tokens) from codebase: first entry with a long  | second',
+    );
   });
 
   it('fails a tool_result whose id is not a pending call, and stores a context tool result for a pending one', () => {
     const out = sim('[context.regions]\nnotes = { kind = "temporary" }\n', [
       { op: 'tool_result', tool_call_id: 'ghost', tool_name: 'grep', content: 'x' },
-      { op: 'assistant', content: 'noting', tool_calls: [{ id: 'n1', name: 'context_append', arguments: { region: 'notes', content: 'fact' } }] },
+      {
+        op: 'assistant',
+        content: 'noting',
+        tool_calls: [{ id: 'n1', name: 'context_append', arguments: { region: 'notes', content: 'fact' } }],
+      },
       { op: 'context_append', region: 'notes', content: 'fact', tool_call_id: 'n1' },
       { op: 'context_list', tool_call_id: 'n1' },
     ]);

@@ -28,7 +28,11 @@ describe('seed document examples', () => {
 
   it('lets a file dump fill codebase while the task stays exactly where it was', () => {
     const dumps = Array.from({ length: 8 }, (_, i) => append('codebase', `dump ${i}`, 15_000));
-    const out = sim(CODING_AGENT, [{ op: 'seed', region: 'task', content: 'Fix the flaky login test.' }, ...dumps, { op: 'assistant', tokens: 0 }], { window: 200_000 });
+    const out = sim(
+      CODING_AGENT,
+      [{ op: 'seed', region: 'task', content: 'Fix the flaky login test.' }, ...dumps, { op: 'assistant', tokens: 0 }],
+      { window: 200_000 },
+    );
     expect(previews(out, 'task')).toEqual(['Fix the flaky login test.']);
     expect(region(out, 'codebase').tokens).toBeLessThanOrEqual(40_000);
     expect(region(out, 'history').entries.every((e) => e.summary)).toBe(true);
@@ -37,7 +41,9 @@ describe('seed document examples', () => {
 
   it('refuses an unknown kind and a hyphenated strategy instead of ignoring them', () => {
     expect(run('[context.regions]\nnotes = { kind = "scratchpad" }\n', []).exitCode).toBe(2);
-    expect(run('[context.regions]\nconversation = { kind = "sliding_window", strategy = "per-item" }\n', []).exitCode).toBe(2);
+    expect(
+      run('[context.regions]\nconversation = { kind = "sliding_window", strategy = "per-item" }\n', []).exitCode,
+    ).toBe(2);
   });
 
   it('gates a stage on open checklist items with the configured message', () => {
@@ -80,10 +86,11 @@ gate = { require_no_open_items = "todos", message = "Finish or explicitly drop t
   });
 
   it('makes the agent choose under admission = "reject": the write fails and says to release first', () => {
-    const out = sim('[context.regions]\nsources = { kind = "temporary", budget = "30%", admission = "reject" }\n', [
-      append('sources', 'curated finding', 25_000),
-      append('sources', 'another page', 10_000),
-    ], { window: 100_000 });
+    const out = sim(
+      '[context.regions]\nsources = { kind = "temporary", budget = "30%", admission = "reject" }\n',
+      [append('sources', 'curated finding', 25_000), append('sources', 'another page', 10_000)],
+      { window: 100_000 },
+    );
     expect(out.results[1]?.text).toMatch(/^\[region-full\].*context_delete/);
     expect(tokens(out, 'sources')).toEqual([25_000]);
   });
@@ -134,7 +141,10 @@ system_prompt = "Gather sources for the question."
 system_prompt = "Write the answer from the gathered sources."
 `;
     const before = sim(toml, [{ op: 'seed', region: 'task', content: 'Why is the sky blue?' }]);
-    const after = sim(toml, [{ op: 'seed', region: 'task', content: 'Why is the sky blue?' }, { op: 'enter_stage', stage: 'write' }]);
+    const after = sim(toml, [
+      { op: 'seed', region: 'task', content: 'Why is the sky blue?' },
+      { op: 'enter_stage', stage: 'write' },
+    ]);
     const headings = after.prompt.system.map((b) => b.split('\n')[0]);
     expect(headings).toEqual(['## task', '## stage_instructions']);
     expect(after.prompt.system[0]).toBe(before.prompt.system[0]);
@@ -162,7 +172,11 @@ inherited = { kind = "pinned", seed = { caller = "brief" } }
   });
 
   it('keeps the conversation to its newest max_items messages', () => {
-    const out = sim(CODING_AGENT, Array.from({ length: 25 }, (_, i) => user(`m${i}`)), { window: 200_000 });
+    const out = sim(
+      CODING_AGENT,
+      Array.from({ length: 25 }, (_, i) => user(`m${i}`)),
+      { window: 200_000 },
+    );
     expect(region(out, 'conversation').entries).toHaveLength(20);
     expect(previews(out, 'conversation')[0]).toBe('m5');
   });

@@ -35,7 +35,9 @@ describe('lev validate', () => {
   it('prints findings as path:line:column: severity message [code] and exits 1 on an error', () => {
     const r = lev(broken);
     expect(r.code).toBe(1);
-    expect(r.stdout).toMatch(/broken\.toml:2:11: error `budget` of region "notes" is "35", but it must end in "%".* \[bad-budget\]/);
+    expect(r.stdout).toMatch(
+      /broken\.toml:2:11: error `budget` of region "notes" is "35", but it must end in "%".* \[bad-budget\]/,
+    );
     expect(r.stdout).toContain('FAILED (1 error, 0 warnings, 0 notes)');
   });
 
@@ -87,9 +89,16 @@ describe('lev validate', () => {
 
   it('resolves every stage at the --window override', () => {
     const r = lev('--json', '--window', '32000', 'blueprints/coder');
-    const out = JSON.parse(r.stdout) as { files: { stages: { window: number; regions: { name: string; budget: number; threshold?: number }[] }[] }[] };
+    const out = JSON.parse(r.stdout) as {
+      files: { stages: { window: number; regions: { name: string; budget: number; threshold?: number }[] }[] }[];
+    };
     const stage = out.files[0]?.stages[0];
     expect(stage?.window).toBe(32000);
-    expect(stage?.regions.find((x) => x.name === 'codebase')).toEqual({ name: 'codebase', kind: 'compacting', budget: 6400, threshold: 5120 });
+    expect(stage?.regions.find((x) => x.name === 'codebase')).toEqual({
+      name: 'codebase',
+      kind: 'compacting',
+      budget: 6400,
+      threshold: 5120,
+    });
   });
 });

@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import type { EdgeDef } from '../../src/blueprint/types.js';
 import { chooseEdge, completionEdges, evaluateGate, outcomeEdge } from '../../src/context/gates.js';
 import { enterStage } from '../../src/context/stage.js';
-import { applyContextTool } from '../../src/context/tools.js';
 import { findRegion, type RunState } from '../../src/context/state.js';
+import { applyContextTool } from '../../src/context/tools.js';
 import { blueprint, def, edge, env, run, stage, start } from './helpers.js';
 
 const facts = { modifyingCallSucceeded: false, modifyingCallDenied: false };
@@ -15,7 +15,10 @@ function gateTo(s: RunState, bp: ReturnType<typeof blueprint>, to: EdgeDef | nul
 describe('completion checks (SPEC 9.4, scenario 20)', () => {
   const build = (maxAttempts: number) => {
     const toReview = edge('review', { gate: { requireNoOpenItems: 'todos', maxAttempts } });
-    const bp = blueprint([def('todos', 'checklist')], [stage('implement', { transitions: [toReview] }), stage('review')]);
+    const bp = blueprint(
+      [def('todos', 'checklist')],
+      [stage('implement', { transitions: [toReview] }), stage('review')],
+    );
     const s = start(bp);
     run(applyContextTool(s, bp, 'todo_add', { region: 'todos', item: 'write tests' }, env));
     return { bp, s, toReview };
@@ -34,7 +37,9 @@ describe('completion checks (SPEC 9.4, scenario 20)', () => {
     }
     const third = gateTo(s, bp, toReview);
     expect(third.outcome).toBe('forced');
-    expect(s.gatesForced).toEqual([{ stage: 'implement', target: 'review', check: 'require_no_open_items', detail: third.nudge }]);
+    expect(s.gatesForced).toEqual([
+      { stage: 'implement', target: 'review', check: 'require_no_open_items', detail: third.nudge },
+    ]);
     expect(s.diagnostics.map((d) => d.code)).toContain('gate-forced');
   });
 
@@ -54,7 +59,10 @@ describe('completion checks (SPEC 9.4, scenario 20)', () => {
   });
 
   it('checks required regions first, and records them when forced through', () => {
-    const bp = blueprint([def('report', 'temporary', { required: true, requiredMessage: 'Write {region} now.' })], [stage('main')]);
+    const bp = blueprint(
+      [def('report', 'temporary', { required: true, requiredMessage: 'Write {region} now.' })],
+      [stage('main')],
+    );
     const s = start(bp);
     for (let i = 0; i < 3; i++) expect(gateTo(s, bp, null).outcome).toBe('block');
     const forced = gateTo(s, bp, null);
@@ -64,7 +72,10 @@ describe('completion checks (SPEC 9.4, scenario 20)', () => {
   });
 
   it('skips required regions when the stage cannot write context', () => {
-    const bp = blueprint([def('report', 'temporary', { required: true })], [stage('main', { availableTools: ['read_file'] })]);
+    const bp = blueprint(
+      [def('report', 'temporary', { required: true })],
+      [stage('main', { availableTools: ['read_file'] })],
+    );
     const s = start(bp);
     expect(gateTo(s, bp, null).outcome).toBe('pass');
   });
@@ -85,13 +96,33 @@ describe('completion checks (SPEC 9.4, scenario 20)', () => {
     const s = start(bp);
     const blocked = gateTo(s, bp, toNext);
     expect(blocked.nudge).toContain('shell');
-    expect(run(evaluateGate(s, bp, 'main', toNext, { modifyingCallSucceeded: true, modifyingCallDenied: false }, env)).outcome).toBe('pass');
-    expect(run(evaluateGate(s, bp, 'main', toNext, { modifyingCallSucceeded: false, modifyingCallDenied: true }, env)).outcome).toBe('pass');
+    expect(
+      run(evaluateGate(s, bp, 'main', toNext, { modifyingCallSucceeded: true, modifyingCallDenied: false }, env))
+        .outcome,
+    ).toBe('pass');
+    expect(
+      run(evaluateGate(s, bp, 'main', toNext, { modifyingCallSucceeded: false, modifyingCallDenied: true }, env))
+        .outcome,
+    ).toBe('pass');
     run(applyContextTool(s, bp, 'context_append', { region: 'changes', content: 'x' }, env));
     expect(gateTo(s, bp, toNext).outcome).toBe('pass');
-    const readOnly = blueprint([], [stage('main', { transitions: [toNext], availableTools: ['read_file'] }), stage('next')]);
+    const readOnly = blueprint(
+      [],
+      [stage('main', { transitions: [toNext], availableTools: ['read_file'] }), stage('next')],
+    );
     const s2 = start(readOnly);
-    expect(run(evaluateGate(s2, readOnly, 'main', edge('next', { gate: { requireModifications: true, maxAttempts: 3 } }), facts, env)).outcome).toBe('pass');
+    expect(
+      run(
+        evaluateGate(
+          s2,
+          readOnly,
+          'main',
+          edge('next', { gate: { requireModifications: true, maxAttempts: 3 } }),
+          facts,
+          env,
+        ),
+      ).outcome,
+    ).toBe('pass');
   });
 });
 
@@ -118,13 +149,27 @@ describe('edges (SPEC 9.3)', () => {
   });
 
   it('matches the reply on the first line, then on a short last line, else falls back', () => {
-    const bp = blueprint([], [stage('a', { transitions: [edge('plan', { condition: 'llm_choice', hint: 'think more' }), edge('build')] }), stage('plan'), stage('build')]);
+    const bp = blueprint(
+      [],
+      [
+        stage('a', { transitions: [edge('plan', { condition: 'llm_choice', hint: 'think more' }), edge('build')] }),
+        stage('plan'),
+        stage('build'),
+      ],
+    );
     const s = start(bp);
     const route = completionEdges(s, bp);
     expect(route.kind === 'choose' && route.prompt).toContain('plan: think more');
-    expect(chooseEdge(s, bp, 'Going to BUILD now')).toMatchObject({ kind: 'edge', edge: { target: 'build' }, unmatched: false });
+    expect(chooseEdge(s, bp, 'Going to BUILD now')).toMatchObject({
+      kind: 'edge',
+      edge: { target: 'build' },
+      unmatched: false,
+    });
     expect(chooseEdge(s, bp, 'Long explanation of rebuilding\nthen: plan')).toMatchObject({ edge: { target: 'plan' } });
-    expect(chooseEdge(s, bp, 'prebuild\nnothing useful in this last line here')).toMatchObject({ edge: { target: 'plan' }, unmatched: true });
+    expect(chooseEdge(s, bp, 'prebuild\nnothing useful in this last line here')).toMatchObject({
+      edge: { target: 'plan' },
+      unmatched: true,
+    });
   });
 
   it('ends the run on DONE or no match when allow_complete is set', () => {
@@ -136,7 +181,10 @@ describe('edges (SPEC 9.3)', () => {
   });
 
   it('routes error, max-iteration and stuck outcomes', () => {
-    const bp = blueprint([], [stage('a', { transitions: [edge('b'), edge('x', { condition: 'dead_end' })] }), stage('b'), stage('x')]);
+    const bp = blueprint(
+      [],
+      [stage('a', { transitions: [edge('b'), edge('x', { condition: 'dead_end' })] }), stage('b'), stage('x')],
+    );
     const s = start(bp);
     expect(outcomeEdge(s, bp, 'error')).toMatchObject({ kind: 'edge', edge: { target: 'x' } });
     expect(outcomeEdge(s, bp, 'max_iterations')).toEqual({ kind: 'complete' });

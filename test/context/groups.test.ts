@@ -8,7 +8,8 @@ function e(kind: Entry['kind'], extra: Partial<Entry> = {}): Entry {
   return { id, content: `${kind}${id}`, tokens: 10, kind, created: id, touched: id, at: 0, ...extra };
 }
 
-const call = (ids: string[]) => e('assistant', { toolCalls: ids.map((i) => ({ id: i, name: 'read_file', arguments: {} })) });
+const call = (ids: string[]) =>
+  e('assistant', { toolCalls: ids.map((i) => ({ id: i, name: 'read_file', arguments: {} })) });
 const result = (i: string) => e('tool_result', { toolCallId: i });
 
 describe('turn groups (SPEC 1.2)', () => {

@@ -31,11 +31,16 @@ export function edge(target: string, extra: Partial<EdgeDef> = {}): EdgeDef {
 }
 
 /** A blueprint with the runtime regions appended the way the loader does (SPEC 1.8). */
-export function blueprint(regions: RegionDef[], stages: StageDef[] = [stage('main')], extra: Partial<Blueprint> = {}): Blueprint {
+export function blueprint(
+  regions: RegionDef[],
+  stages: StageDef[] = [stage('main')],
+  extra: Partial<Blueprint> = {},
+): Blueprint {
   const all = [...regions];
   const has = (n: string) => all.some((r) => r.name === n);
   if (!has('tool_results')) all.push(def('tool_results', 'temporary', { maxTokens: 5000 }));
-  if (!has('conversation')) all.push(def('conversation', 'sliding_window', { maxItems: 50, strategy: 'per_item', maxTokens: 10000 }));
+  if (!has('conversation'))
+    all.push(def('conversation', 'sliding_window', { maxItems: 50, strategy: 'per_item', maxTokens: 10000 }));
   if (!has('final_output')) all.push(def('final_output', 'pinned', { maxTokens: 2000 }));
   return {
     dir: '/bp',
@@ -85,7 +90,13 @@ export function start(bp: Blueprint, window = 100_000): RunState {
   return state;
 }
 
-export function put(state: RunState, region: string, content: string, tokens: number, extra: Partial<NewEntry> = {}): WriteResult {
+export function put(
+  state: RunState,
+  region: string,
+  content: string,
+  tokens: number,
+  extra: Partial<NewEntry> = {},
+): WriteResult {
   return run(writeEntry(state, region, { content, tokens, ...extra }, env));
 }
 

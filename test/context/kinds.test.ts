@@ -37,7 +37,13 @@ describe('sliding windows (SPEC 4.2)', () => {
   it('never splits a tool call from its results when trimming by count', () => {
     const s = conversation({ maxItems: 2 });
     user(s, 'q', 1);
-    put(s, 'conversation', 'calls', 1, { kind: 'assistant', toolCalls: [{ id: 'a', name: 'x', arguments: {} }, { id: 'b', name: 'y', arguments: {} }] });
+    put(s, 'conversation', 'calls', 1, {
+      kind: 'assistant',
+      toolCalls: [
+        { id: 'a', name: 'x', arguments: {} },
+        { id: 'b', name: 'y', arguments: {} },
+      ],
+    });
     put(s, 'conversation', 'ra', 1, { kind: 'tool_result', toolCallId: 'a' });
     put(s, 'conversation', 'rb', 1, { kind: 'tool_result', toolCallId: 'b' });
     expect(contents(s, 'conversation')).toEqual(['calls', 'ra', 'rb']);

@@ -1,12 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import { maintain, recordUsage, replyLimit } from '../../src/context/maintenance.js';
 import { runSync } from '../../src/context/requests.js';
-import { findRegion, regionTokens, windowUsed } from '../../src/context/state.js';
 import { enterStage } from '../../src/context/stage.js';
+import { findRegion, regionTokens, windowUsed } from '../../src/context/state.js';
 import { blueprint, def, env, put, run, stage, start, tokensOf, user } from './helpers.js';
 
 describe('compaction pass (SPEC 5.2)', () => {
-  const conv = def('conversation', 'sliding_window', { maxTokens: 1000, maxItems: 5, strategy: 'compact', compactCount: 3 });
+  const conv = def('conversation', 'sliding_window', {
+    maxTokens: 1000,
+    maxItems: 5,
+    strategy: 'compact',
+    compactCount: 3,
+  });
 
   it('folds a compact-strategy window into a summary at index 0 (scenario 10)', () => {
     const bp = blueprint([conv]);
@@ -187,14 +192,19 @@ describe('fold edge cases (SPEC 5.2, 5.3)', () => {
   it('treats blank summaries as failures and restores the entries in order', () => {
     const s = start(bp);
     for (const n of ['a', 'b', 'c']) put(s, 'codebase', n, 300);
-    const report = runSync(maintain(s, bp, env), (req) => (req.type === 'summarise' ? { ok: true, text: { content: '  ', tokens: 1 } } : 1));
+    const report = runSync(maintain(s, bp, env), (req) =>
+      req.type === 'summarise' ? { ok: true, text: { content: '  ', tokens: 1 } } : 1,
+    );
     expect(report.folds[0]).toMatchObject({ ok: false, error: expect.stringContaining('blank') });
     expect(findRegion(s, 'codebase')!.entries.map((e) => e.content)).toEqual(['a', 'b', 'c']);
     expect(s.diagnostics.map((d) => d.code)).toContain('compaction-failed');
   });
 
   it('folds compacting regions in cascade phase 4, keeping the newest group', () => {
-    const b = blueprint([def('p', 'pinned', { maxTokens: 5000 }), def('codebase', 'compacting', { maxTokens: 5000, thresholdTokens: 5000 })]);
+    const b = blueprint([
+      def('p', 'pinned', { maxTokens: 5000 }),
+      def('codebase', 'compacting', { maxTokens: 5000, thresholdTokens: 5000 }),
+    ]);
     const s = start(b, 10_000);
     put(s, 'p', 'p', 5000);
     for (const n of ['a', 'b', 'c']) put(s, 'codebase', n, 1500);

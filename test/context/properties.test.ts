@@ -3,10 +3,10 @@ import { describe, expect, it } from 'vitest';
 import type { WindowStrategy } from '../../src/blueprint/types.js';
 import { groupRanges } from '../../src/context/groups.js';
 import { maintain } from '../../src/context/maintenance.js';
+import { enterStage } from '../../src/context/stage.js';
 import { findRegion, type RunState, regionTokens } from '../../src/context/state.js';
 import { applyContextTool } from '../../src/context/tools.js';
 import type { Entry } from '../../src/context/types.js';
-import { enterStage } from '../../src/context/stage.js';
 import { blueprint, def, env, put, run, stage, start } from './helpers.js';
 
 const WRITABLE = ['pin', 'tmp', 'strict', 'comp', 'clear', 'files', 'lru'] as const;
@@ -21,13 +21,26 @@ type Event =
   | { op: 'delete'; region: 'tmp' | 'strict' | 'files'; oldest: number };
 
 const event: fc.Arbitrary<Event> = fc.oneof(
-  fc.record({ op: fc.constant('write' as const), region: fc.constantFrom(...WRITABLE), tokens: fc.integer({ min: 0, max: 180 }), key: fc.integer({ min: 0, max: 5 }) }),
-  fc.record({ op: fc.constant('turn' as const), calls: fc.integer({ min: 0, max: 3 }), tokens: fc.integer({ min: 0, max: 60 }) }),
+  fc.record({
+    op: fc.constant('write' as const),
+    region: fc.constantFrom(...WRITABLE),
+    tokens: fc.integer({ min: 0, max: 180 }),
+    key: fc.integer({ min: 0, max: 5 }),
+  }),
+  fc.record({
+    op: fc.constant('turn' as const),
+    calls: fc.integer({ min: 0, max: 3 }),
+    tokens: fc.integer({ min: 0, max: 60 }),
+  }),
   fc.record({ op: fc.constant('user' as const), tokens: fc.integer({ min: 0, max: 120 }) }),
   fc.record({ op: fc.constant('maintain' as const) }),
   fc.record({ op: fc.constant('todo_add' as const), tokens: fc.integer({ min: 1, max: 60 }) }),
   fc.record({ op: fc.constant('todo_delete' as const), index: fc.integer({ min: 0, max: 4 }) }),
-  fc.record({ op: fc.constant('delete' as const), region: fc.constantFrom('tmp' as const, 'strict' as const, 'files' as const), oldest: fc.integer({ min: 1, max: 3 }) }),
+  fc.record({
+    op: fc.constant('delete' as const),
+    region: fc.constantFrom('tmp' as const, 'strict' as const, 'files' as const),
+    oldest: fc.integer({ min: 1, max: 3 }),
+  }),
 );
 
 function layout(strategy: WindowStrategy, window: number) {
@@ -51,13 +64,20 @@ let callSeq = 0;
 function apply(s: RunState, bp: ReturnType<typeof blueprint>, e: Event): { failedWrite: boolean } {
   switch (e.op) {
     case 'write': {
-      const r = put(s, e.region, `${e.region}-${e.tokens}`, e.tokens, e.region === 'files' || e.region === 'lru' ? { key: `k${e.key}` } : {});
+      const r = put(
+        s,
+        e.region,
+        `${e.region}-${e.tokens}`,
+        e.tokens,
+        e.region === 'files' || e.region === 'lru' ? { key: `k${e.key}` } : {},
+      );
       return { failedWrite: !r.ok };
     }
     case 'turn': {
       const calls = Array.from({ length: e.calls }, () => ({ id: `c${callSeq++}`, name: 'read_file', arguments: {} }));
       put(s, 'conversation', 'assistant', e.tokens, { kind: 'assistant', toolCalls: calls });
-      for (const c of calls) put(s, 'conversation', 'result', 5, { kind: 'tool_result', toolCallId: c.id, toolName: c.name });
+      for (const c of calls)
+        put(s, 'conversation', 'result', 5, { kind: 'tool_result', toolCallId: c.id, toolName: c.name });
       return { failedWrite: false };
     }
     case 'user':
@@ -66,11 +86,19 @@ function apply(s: RunState, bp: ReturnType<typeof blueprint>, e: Event): { faile
       run(maintain(s, bp, env));
       return { failedWrite: false };
     case 'todo_add':
-      return { failedWrite: run(applyContextTool(s, bp, 'todo_add', { region: 'todos', item: 'x' }, env, { item: e.tokens })).isError };
+      return {
+        failedWrite: run(applyContextTool(s, bp, 'todo_add', { region: 'todos', item: 'x' }, env, { item: e.tokens }))
+          .isError,
+      };
     case 'todo_delete':
-      return { failedWrite: run(applyContextTool(s, bp, 'context_delete', { region: 'todos', index: e.index }, env)).isError };
+      return {
+        failedWrite: run(applyContextTool(s, bp, 'context_delete', { region: 'todos', index: e.index }, env)).isError,
+      };
     case 'delete':
-      return { failedWrite: run(applyContextTool(s, bp, 'context_delete', { region: e.region, oldest: e.oldest }, env)).isError };
+      return {
+        failedWrite: run(applyContextTool(s, bp, 'context_delete', { region: e.region, oldest: e.oldest }, env))
+          .isError,
+      };
   }
 }
 
@@ -110,8 +138,10 @@ describe('engine invariants over random event sequences', () => {
             const { failedWrite } = apply(s, bp, e);
 
             if (failedWrite) expect(JSON.stringify(s)).toBe(before);
-            if (e.op === 'write' && e.region === 'strict') expect(ids(findRegion(s, 'strict')!.entries).slice(0, strictBefore.length)).toEqual(strictBefore);
-            if (e.op === 'write' && e.region === 'lru') expect(ids(findRegion(s, 'lru')!.entries)).toEqual(expect.arrayContaining(lruBefore));
+            if (e.op === 'write' && e.region === 'strict')
+              expect(ids(findRegion(s, 'strict')!.entries).slice(0, strictBefore.length)).toEqual(strictBefore);
+            if (e.op === 'write' && e.region === 'lru')
+              expect(ids(findRegion(s, 'lru')!.entries)).toEqual(expect.arrayContaining(lruBefore));
 
             const pin = findRegion(s, 'pin')!;
             if (e.op === 'write' && e.region === 'pin' && !failedWrite) pinned.add(pin.entries.at(-1)!.id);
@@ -154,12 +184,27 @@ describe('stage changes', () => {
       def('win', 'sliding_window', { budgetPercent: 10, maxItems: 4 }),
       def('files', 'hashmap', { budgetPercent: 10 }),
     ],
-    [stage('wide'), stage('narrow', { model: 'small:m', regions: [def('tmp', 'temporary', { budgetPercent: 10 }), def('comp', 'compacting', { budgetPercent: 10 }), def('win', 'sliding_window', { budgetPercent: 10, maxItems: 4 })] })],
+    [
+      stage('wide'),
+      stage('narrow', {
+        model: 'small:m',
+        regions: [
+          def('tmp', 'temporary', { budgetPercent: 10 }),
+          def('comp', 'compacting', { budgetPercent: 10 }),
+          def('win', 'sliding_window', { budgetPercent: 10, maxItems: 4 }),
+        ],
+      }),
+    ],
     { models },
   );
   const step = fc.oneof(
     fc.record({ op: fc.constant('enter' as const), stage: fc.constantFrom('wide', 'narrow') }),
-    fc.record({ op: fc.constant('write' as const), region: fc.constantFrom('pin', 'tmp', 'comp', 'win', 'files'), tokens: fc.integer({ min: 1, max: 3000 }), key: fc.integer({ min: 0, max: 3 }) }),
+    fc.record({
+      op: fc.constant('write' as const),
+      region: fc.constantFrom('pin', 'tmp', 'comp', 'win', 'files'),
+      tokens: fc.integer({ min: 1, max: 3000 }),
+      key: fc.integer({ min: 0, max: 3 }),
+    }),
   );
 
   it('re-resolution leaves rolling regions within budget and never loses pinned entries', () => {
@@ -171,7 +216,9 @@ describe('stage changes', () => {
           if (e.op === 'enter') {
             const r = run(enterStage(s, bp, e.stage, env));
             expect(r.ok).toBe(true);
-            for (const region of s.regions.filter((x) => !x.hidden && ['temporary', 'compacting', 'sliding_window'].includes(x.kind))) {
+            for (const region of s.regions.filter(
+              (x) => !x.hidden && ['temporary', 'compacting', 'sliding_window'].includes(x.kind),
+            )) {
               expect(regionTokens(region)).toBeLessThanOrEqual(region.budget);
             }
           } else {

@@ -36,7 +36,9 @@ describe('engine purity', () => {
   });
 
   it('uses no clock or randomness', () => {
-    const offenders = sources(ROOT).filter((f) => /Date\.now|new Date\(|Math\.random|performance\.now/.test(readFileSync(f, 'utf8')));
+    const offenders = sources(ROOT).filter((f) =>
+      /Date\.now|new Date\(|Math\.random|performance\.now/.test(readFileSync(f, 'utf8')),
+    );
     expect(offenders).toEqual([]);
   });
 });

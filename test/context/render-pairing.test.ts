@@ -30,7 +30,8 @@ function handler(req: EngineRequest): unknown {
 
 const LAYOUTS = {
   conversation: '[context.regions]\nconversation = { kind = "sliding_window", max_tokens = 120, max_items = 7 }\n',
-  compacting: '[context.regions]\nconversation = { kind = "sliding_window", max_tokens = 120, max_items = 6, strategy = "compact", compact_count = 3 }\n',
+  compacting:
+    '[context.regions]\nconversation = { kind = "sliding_window", max_tokens = 120, max_items = 6, strategy = "compact", compact_count = 3 }\n',
   routed: `[context.regions]
 scratch = { kind = "temporary", max_tokens = 150, admission = "reject" }
 conversation = { kind = "sliding_window", max_tokens = 200, max_items = 5, strategy = "bulk", overflow = 2 }
@@ -47,8 +48,17 @@ type Step =
 
 const step: fc.Arbitrary<Step> = fc.oneof(
   fc.record({ op: fc.constant('user' as const), tokens: fc.integer({ min: 0, max: 60 }) }),
-  fc.record({ op: fc.constant('assistant' as const), tokens: fc.integer({ min: 0, max: 40 }), calls: fc.integer({ min: 0, max: 3 }) }),
-  fc.record({ op: fc.constant('result' as const), pick: fc.nat(), tokens: fc.integer({ min: 0, max: 400 }), isError: fc.boolean() }),
+  fc.record({
+    op: fc.constant('assistant' as const),
+    tokens: fc.integer({ min: 0, max: 40 }),
+    calls: fc.integer({ min: 0, max: 3 }),
+  }),
+  fc.record({
+    op: fc.constant('result' as const),
+    pick: fc.nat(),
+    tokens: fc.integer({ min: 0, max: 400 }),
+    isError: fc.boolean(),
+  }),
   fc.record({ op: fc.constant('maintain' as const) }),
 );
 
@@ -78,17 +88,42 @@ describe('rendered tool calls and results stay paired', () => {
         let pending: ToolCall[] = [];
         let nextCall = 0;
         for (const s of steps) {
-          if (s.op === 'user') runSync(writeEntry(state, 'conversation', { kind: 'user', content: `u${s.tokens}`, tokens: s.tokens }, env), handler);
+          if (s.op === 'user')
+            runSync(
+              writeEntry(state, 'conversation', { kind: 'user', content: `u${s.tokens}`, tokens: s.tokens }, env),
+              handler,
+            );
           if (s.op === 'maintain') runSync(maintain(state, bp, env), handler);
           if (s.op === 'assistant') {
             runSync(maintain(state, bp, env), handler);
-            const calls = Array.from({ length: s.calls }, () => ({ id: `t${nextCall++}`, name: 'grep', arguments: {} }));
-            const written = runSync(writeEntry(state, 'conversation', { kind: 'assistant', content: '', tokens: s.tokens, toolCalls: calls }, env), handler);
+            const calls = Array.from({ length: s.calls }, () => ({
+              id: `t${nextCall++}`,
+              name: 'grep',
+              arguments: {},
+            }));
+            const written = runSync(
+              writeEntry(
+                state,
+                'conversation',
+                { kind: 'assistant', content: '', tokens: s.tokens, toolCalls: calls },
+                env,
+              ),
+              handler,
+            );
             pending = written.ok ? calls : [];
           }
           if (s.op === 'result' && pending.length > 0) {
             const call = pending.splice(s.pick % pending.length, 1)[0]!;
-            runSync(routeToolResult(state, bp, call, { content: `out ${call.id}`, tokens: s.tokens, isError: s.isError }, env), handler);
+            runSync(
+              routeToolResult(
+                state,
+                bp,
+                call,
+                { content: `out ${call.id}`, tokens: s.tokens, isError: s.isError },
+                env,
+              ),
+              handler,
+            );
           }
         }
         expect(unpaired(renderPrompt(state, bp, env).messages)).toEqual([]);

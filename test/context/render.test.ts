@@ -1,12 +1,23 @@
 import { describe, expect, it } from 'vitest';
 import type { RegionDef, RegionKind } from '../../src/blueprint/types.js';
 import type { CustomRegionHooks } from '../../src/context/kinds/custom.js';
-import { BEGIN_MESSAGE, CONTINUE_MESSAGE, renderRegions, systemBlockText, type RenderContext } from '../../src/context/render.js';
+import {
+  BEGIN_MESSAGE,
+  CONTINUE_MESSAGE,
+  type RenderContext,
+  renderRegions,
+  systemBlockText,
+} from '../../src/context/render.js';
 import type { Entry, PromptMessage, RegionState } from '../../src/context/types.js';
 
 let nextId = 1;
 
-function region(name: string, kind: RegionKind, entries: Partial<Entry>[] = [], def: Partial<RegionDef> = {}): RegionState {
+function region(
+  name: string,
+  kind: RegionKind,
+  entries: Partial<Entry>[] = [],
+  def: Partial<RegionDef> = {},
+): RegionState {
   return {
     name,
     kind,
@@ -22,7 +33,16 @@ function region(name: string, kind: RegionKind, entries: Partial<Entry>[] = [], 
       ...def,
     },
     budget: 10_000,
-    entries: entries.map((e) => ({ id: nextId++, content: '', tokens: 1, kind: 'text', created: 0, touched: 0, at: 0, ...e })),
+    entries: entries.map((e) => ({
+      id: nextId++,
+      content: '',
+      tokens: 1,
+      kind: 'text',
+      created: 0,
+      touched: 0,
+      at: 0,
+      ...e,
+    })),
     pending: [],
     nextItemId: 1,
     updates: 0,
@@ -30,7 +50,12 @@ function region(name: string, kind: RegionKind, entries: Partial<Entry>[] = [], 
   };
 }
 
-const ctx: RenderContext = { stage: 'main', iteration: 0, model: 'scripted:default', window: { used: 0, max: 100_000 } };
+const ctx: RenderContext = {
+  stage: 'main',
+  iteration: 0,
+  model: 'scripted:default',
+  window: { used: 0, max: 100_000 },
+};
 
 function systemTexts(regions: RegionState[], c: RenderContext = ctx): string[] {
   return renderRegions(regions, c).system.map(systemBlockText);
@@ -43,9 +68,18 @@ describe('system blocks (SPEC 7.1)', () => {
   });
 
   it('shows the description only with describe_in_prompt, followed by a blank line', () => {
-    const described = region('task', 'pinned', [{ content: 'do it' }], { description: 'What the user asked for.', describeInPrompt: true });
-    const silent = region('rules', 'pinned', [{ content: 'be kind' }], { description: 'Hidden.', describeInPrompt: false });
-    expect(systemTexts([described, silent])).toEqual(['## task\nWhat the user asked for.\n\ndo it', '## rules\nbe kind']);
+    const described = region('task', 'pinned', [{ content: 'do it' }], {
+      description: 'What the user asked for.',
+      describeInPrompt: true,
+    });
+    const silent = region('rules', 'pinned', [{ content: 'be kind' }], {
+      description: 'Hidden.',
+      describeInPrompt: false,
+    });
+    expect(systemTexts([described, silent])).toEqual([
+      '## task\nWhat the user asked for.\n\ndo it',
+      '## rules\nbe kind',
+    ]);
   });
 
   it('precedes keyed entries with a ### key line and summaries with a summary line', () => {
@@ -59,7 +93,9 @@ describe('system blocks (SPEC 7.1)', () => {
   });
 
   it('omits empty regions and hidden regions are never passed in', () => {
-    expect(systemTexts([region('empty', 'temporary'), region('x', 'pinned', [{ content: 'kept' }])])).toEqual(['## x\nkept']);
+    expect(systemTexts([region('empty', 'temporary'), region('x', 'pinned', [{ content: 'kept' }])])).toEqual([
+      '## x\nkept',
+    ]);
   });
 
   it('renders a checklist as a count line, open items, notes, then done items (scenario 18)', () => {
@@ -76,20 +112,35 @@ describe('system blocks (SPEC 7.1)', () => {
   });
 
   it('packs grows regions into blocks of at most 2048 tokens, oldest first, with continued headings', () => {
-    const log = region('log', 'temporary', [
-      { content: 'a', tokens: 1000 },
-      { content: 'b', tokens: 1000 },
-      { content: 'c', tokens: 1000 },
-      { content: 'd', tokens: 3000 },
-      { content: 'e', tokens: 10 },
-    ], { volatility: 'grows' });
-    expect(systemTexts([log])).toEqual(['## log\na\n\nb', '## log (continued)\nc', '## log (continued)\nd', '## log (continued)\ne']);
+    const log = region(
+      'log',
+      'temporary',
+      [
+        { content: 'a', tokens: 1000 },
+        { content: 'b', tokens: 1000 },
+        { content: 'c', tokens: 1000 },
+        { content: 'd', tokens: 3000 },
+        { content: 'e', tokens: 10 },
+      ],
+      { volatility: 'grows' },
+    );
+    expect(systemTexts([log])).toEqual([
+      '## log\na\n\nb',
+      '## log (continued)\nc',
+      '## log (continued)\nd',
+      '## log (continued)\ne',
+    ]);
   });
 
   it('appending to a grows region never changes an earlier block', () => {
-    const entries = [{ content: 'a', tokens: 1500 }, { content: 'b', tokens: 400 }];
+    const entries = [
+      { content: 'a', tokens: 1500 },
+      { content: 'b', tokens: 400 },
+    ];
     const before = systemTexts([region('log', 'temporary', entries, { volatility: 'grows' })]);
-    const after = systemTexts([region('log', 'temporary', [...entries, { content: 'c', tokens: 500 }], { volatility: 'grows' })]);
+    const after = systemTexts([
+      region('log', 'temporary', [...entries, { content: 'c', tokens: 500 }], { volatility: 'grows' }),
+    ]);
     expect(after[0]).toBe(before[0]);
   });
 
@@ -120,7 +171,10 @@ describe('custom regions', () => {
   const hooks = (render: CustomRegionHooks['render']) => () => ({ render });
 
   it('uses a string verbatim, without a heading, and runs even when the region is empty', () => {
-    const out = renderRegions([region('brain', 'custom')], { ...ctx, hooks: hooks(() => ({ ok: true, value: 'I am the brain' })) });
+    const out = renderRegions([region('brain', 'custom')], {
+      ...ctx,
+      hooks: hooks(() => ({ ok: true, value: 'I am the brain' })),
+    });
     expect(out.system.map(systemBlockText)).toEqual(['I am the brain']);
     expect(out.failures).toEqual([]);
   });
@@ -150,7 +204,13 @@ describe('custom regions', () => {
         region('brain', 'custom', [], { persistent: true }),
         region('conversation', 'sliding_window', [{ kind: 'user', content: 'hello' }]),
       ],
-      { ...ctx, hooks: hooks(() => ({ ok: true, value: { system: ['one', 'two'], messages: [{ role: 'assistant', content: 'noted' }] } })) },
+      {
+        ...ctx,
+        hooks: hooks(() => ({
+          ok: true,
+          value: { system: ['one', 'two'], messages: [{ role: 'assistant', content: 'noted' }] },
+        })),
+      },
     );
     expect(out.system.map(systemBlockText)).toEqual(['one', 'two']);
     expect(out.messages.map((m) => [m.role, m.content])).toEqual([
@@ -160,13 +220,19 @@ describe('custom regions', () => {
   });
 
   it('falls back to the default rendering and reports custom-render-failed', () => {
-    const out = renderRegions([region('brain', 'custom', [{ content: 'raw' }])], { ...ctx, hooks: hooks(() => ({ ok: false, error: 'boom' })) });
+    const out = renderRegions([region('brain', 'custom', [{ content: 'raw' }])], {
+      ...ctx,
+      hooks: hooks(() => ({ ok: false, error: 'boom' })),
+    });
     expect(out.system.map(systemBlockText)).toEqual(['## brain\nraw']);
     expect(out.failures).toEqual([{ code: 'custom-render-failed', severity: 'warning', detail: 'region brain: boom' }]);
   });
 
   it('treats a malformed return value as a failure', () => {
-    const out = renderRegions([region('brain', 'custom', [{ content: 'raw' }])], { ...ctx, hooks: hooks(() => ({ ok: true, value: 42 })) });
+    const out = renderRegions([region('brain', 'custom', [{ content: 'raw' }])], {
+      ...ctx,
+      hooks: hooks(() => ({ ok: true, value: 42 })),
+    });
     expect(out.failures).toHaveLength(1);
     expect(out.system.map(systemBlockText)).toEqual(['## brain\nraw']);
   });
@@ -229,7 +295,12 @@ describe('messages (SPEC 7.3)', () => {
 
   it('asks the model to continue after a trailing assistant message', () => {
     const out = renderRegions(
-      [region('conversation', 'sliding_window', [{ kind: 'user', content: 'q' }, { kind: 'assistant', content: 'thinking' }])],
+      [
+        region('conversation', 'sliding_window', [
+          { kind: 'user', content: 'q' },
+          { kind: 'assistant', content: 'thinking' },
+        ]),
+      ],
       ctx,
     );
     expect(uncached(out.messages).at(-1)).toEqual({ role: 'user', content: CONTINUE_MESSAGE });
@@ -248,7 +319,11 @@ describe('cache markers (SPEC 7.4)', () => {
     region('rules', 'pinned', [{ content: 'r' }]),
     region('stage_instructions', 'pinned', [{ content: 'p', stagePrompt: 'main' }]),
     region('scratch', 'temporary', [{ content: 's' }]),
-    region('conversation', 'sliding_window', Array.from({ length: n }, (_, i) => ({ kind: 'user' as const, content: `m${i}` }))),
+    region(
+      'conversation',
+      'sliding_window',
+      Array.from({ length: n }, (_, i) => ({ kind: 'user' as const, content: `m${i}` })),
+    ),
   ];
 
   it('marks the block before stage_instructions, the last block and message len-4', () => {
@@ -264,13 +339,19 @@ describe('cache markers (SPEC 7.4)', () => {
 
   it('uses the last class-0 block without stage_instructions', () => {
     const regions = layout(2).filter((r) => r.name !== 'stage_instructions');
-    expect(renderRegions(regions, ctx).system.filter((b) => b.cache).map((b) => b.region)).toEqual(['rules', 'scratch']);
+    expect(
+      renderRegions(regions, ctx)
+        .system.filter((b) => b.cache)
+        .map((b) => b.region),
+    ).toEqual(['rules', 'scratch']);
   });
 
   it('omits the message marker when the system section changed since the previous request', () => {
     const regions = layout(6);
     const first = renderRegions(regions, ctx);
-    expect(renderRegions(regions, { ...ctx, previousSystemKey: first.systemKey }).messages.some((m) => m.cache)).toBe(true);
+    expect(renderRegions(regions, { ...ctx, previousSystemKey: first.systemKey }).messages.some((m) => m.cache)).toBe(
+      true,
+    );
     const changed = regions.map((r) => ({ ...r, entries: [...r.entries] }));
     changed[3]?.entries.push({ id: nextId++, content: 'more', tokens: 1, kind: 'text', created: 0, touched: 0, at: 0 });
     const second = renderRegions(changed, { ...ctx, previousSystemKey: first.systemKey });
@@ -287,7 +368,16 @@ describe('cache markers (SPEC 7.4)', () => {
   it('keeps the system key when only messages change', () => {
     const files = region('files', 'hashmap', [{ content: 'v1', key: 'a' }]);
     const one = renderRegions([files, region('conversation', 'sliding_window', [{ kind: 'user', content: 'a' }])], ctx);
-    const two = renderRegions([files, region('conversation', 'sliding_window', [{ kind: 'user', content: 'a' }, { kind: 'user', content: 'b' }])], ctx);
+    const two = renderRegions(
+      [
+        files,
+        region('conversation', 'sliding_window', [
+          { kind: 'user', content: 'a' },
+          { kind: 'user', content: 'b' },
+        ]),
+      ],
+      ctx,
+    );
     expect(two.systemKey).toBe(one.systemKey);
   });
 });

@@ -38,12 +38,23 @@ function setup(toml: string): { state: RunState; bp: Blueprint } {
 }
 
 function assistant(state: RunState, calls: ToolCall[]): void {
-  const result = runSync(writeEntry(state, 'conversation', { kind: 'assistant', content: 'calling', tokens: 1, toolCalls: calls }, env), handler);
+  const result = runSync(
+    writeEntry(state, 'conversation', { kind: 'assistant', content: 'calling', tokens: 1, toolCalls: calls }, env),
+    handler,
+  );
   if (!result.ok) throw new Error(result.message);
 }
 
-const call = (id: string, name: string, args: Record<string, unknown> = {}): ToolCall => ({ id, name, arguments: args });
-const output = (tokens: number, content = `<${tokens} tokens>`, isError = false): ToolOutput => ({ content, tokens, isError });
+const call = (id: string, name: string, args: Record<string, unknown> = {}): ToolCall => ({
+  id,
+  name,
+  arguments: args,
+});
+const output = (tokens: number, content = `<${tokens} tokens>`, isError = false): ToolOutput => ({
+  content,
+  tokens,
+  isError,
+});
 
 function entryTokens(state: RunState, region: string): number[] {
   return findRegion(state, region)?.entries.map((e) => e.tokens) ?? [];
@@ -67,7 +78,10 @@ describe('caps and targets (SPEC 8.2, scenario 24)', () => {
   it('applies per-tool caps, override targets and the bash alias', () => {
     const { state, bp } = setup(ROUTED);
     assistant(state, [call('r1', 'read_file', { path: 'a.ts' }), call('r2', 'grep'), call('r3', 'shell')]);
-    const r1 = runSync(routeToolResult(state, bp, call('r1', 'read_file', { path: 'a.ts' }), output(15000), env), handler);
+    const r1 = runSync(
+      routeToolResult(state, bp, call('r1', 'read_file', { path: 'a.ts' }), output(15000), env),
+      handler,
+    );
     const r2 = runSync(routeToolResult(state, bp, call('r2', 'grep'), output(6000), env), handler);
     const r3 = runSync(routeToolResult(state, bp, call('r3', 'shell'), output(900), env), handler);
     expect([r1.outcome, r2.outcome, r3.outcome]).toEqual(['stored', 'cut', 'cut']);
@@ -104,7 +118,12 @@ describe('caps and targets (SPEC 8.2, scenario 24)', () => {
     const routed = runSync(routeToolResult(state, bp, call('t1', 'grep'), output(30, 'match one two'), env), handler);
     expect(routed.region).toBe('conversation');
     expect(routed.pointer).toBeUndefined();
-    expect(findRegion(state, 'conversation')?.entries.at(-1)).toMatchObject({ kind: 'tool_result', toolCallId: 't1', content: 'match one two', tokens: 30 });
+    expect(findRegion(state, 'conversation')?.entries.at(-1)).toMatchObject({
+      kind: 'tool_result',
+      toolCallId: 't1',
+      content: 'match one two',
+      tokens: 30,
+    });
   });
 
   it('keeps context tool results in conversation even with a default region', () => {
@@ -156,12 +175,16 @@ default_region = "scratch"
   });
 
   it('cuts to the whole budget in an evicting region, evicting the rest (scenario 26)', () => {
-    const { state, bp } = setup('[context.regions]\nscratch = { kind = "temporary", max_tokens = 1000 }\n[stages.main.tool_routing]\ndefault_region = "scratch"\n');
+    const { state, bp } = setup(
+      '[context.regions]\nscratch = { kind = "temporary", max_tokens = 1000 }\n[stages.main.tool_routing]\ndefault_region = "scratch"\n',
+    );
     runSync(writeEntry(state, 'scratch', { content: 'held', tokens: 700 }, env), handler);
     assistant(state, [call('t1', 'grep')]);
     const routed = runSync(routeToolResult(state, bp, call('t1', 'grep'), output(1500), env), handler);
     expect(routed.outcome).toBe('cut');
-    expect(findRegion(state, 'scratch')?.entries.map((e) => [e.tokens, e.content])).toEqual([[1000, '<1000 of 1500 tokens, cut>']]);
+    expect(findRegion(state, 'scratch')?.entries.map((e) => [e.tokens, e.content])).toEqual([
+      [1000, '<1000 of 1500 tokens, cut>'],
+    ]);
   });
 
   it('says a stored result is already visible, with its size and a 160-character preview', () => {
@@ -192,7 +215,11 @@ default_region = "files"
     const { state, bp } = setup(ROUTED);
     assistant(state, [call('t1', 'grep')]);
     runSync(routeToolResult(state, bp, call('t1', 'grep'), output(5, 'no such file', true), env), handler);
-    expect(findRegion(state, 'conversation')?.entries.at(-1)).toMatchObject({ kind: 'tool_result', isError: true, toolName: 'grep' });
+    expect(findRegion(state, 'conversation')?.entries.at(-1)).toMatchObject({
+      kind: 'tool_result',
+      isError: true,
+      toolName: 'grep',
+    });
   });
 });
 
@@ -200,7 +227,9 @@ describe('path-tool hints (SPEC 8.4)', () => {
   it('points a failing read of a region name at context_read, and a directory at list_dir', () => {
     const { state } = setup('[context.regions]\nnotes = { kind = "temporary" }\n');
     expect(pathToolHint(state, 'read_file', { path: './notes' }, 'ENOENT')).toContain('context_read');
-    expect(pathToolHint(state, 'read_file', { path: 'src' }, 'EISDIR: illegal operation, is a directory')).toContain('list_dir');
+    expect(pathToolHint(state, 'read_file', { path: 'src' }, 'EISDIR: illegal operation, is a directory')).toContain(
+      'list_dir',
+    );
     expect(pathToolHint(state, 'grep', { path: 'notes' }, 'ENOENT')).toBeUndefined();
     expect(pathToolHint(state, 'read_file', { path: 'other' }, 'ENOENT')).toBeUndefined();
   });
@@ -213,6 +242,10 @@ describe('results kept in conversation', () => {
     const routed = runSync(routeToolResult(state, bp, call('c1', 'context_read'), output(5000), env), handler);
     expect(routed.outcome).toBe('cut');
     expect(routed.text).toBe('cut to the 4000-token cap and stored in conversation (4000 of 5000 tokens kept)');
-    expect(findRegion(state, 'conversation')?.entries.at(-1)).toMatchObject({ kind: 'tool_result', toolCallId: 'c1', tokens: 4000 });
+    expect(findRegion(state, 'conversation')?.entries.at(-1)).toMatchObject({
+      kind: 'tool_result',
+      toolCallId: 'c1',
+      tokens: 4000,
+    });
   });
 });

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { renderPrompt } from '../../src/context/render.js';
-import { enterStage } from '../../src/context/stage.js';
-import { seedRegion } from '../../src/context/seed-fit.js';
-import { createRunState, findRegion, type RunState } from '../../src/context/state.js';
 import { runSync } from '../../src/context/requests.js';
+import { seedRegion } from '../../src/context/seed-fit.js';
+import { enterStage } from '../../src/context/stage.js';
+import { createRunState, findRegion, type RunState } from '../../src/context/state.js';
 import { blueprint, contents, def, env, handle, put, run, stage, start, tokensOf } from './helpers.js';
 
 function seed(s: RunState, region: string, content: string, tokens: number) {
@@ -11,7 +11,10 @@ function seed(s: RunState, region: string, content: string, tokens: number) {
 }
 
 describe('stage instructions (SPEC 9.2, scenario 30)', () => {
-  const stages = [stage('a', { systemPrompt: 'A does this', systemPromptTokens: 5 }), stage('b', { systemPrompt: 'B does that', systemPromptTokens: 6 })];
+  const stages = [
+    stage('a', { systemPrompt: 'A does this', systemPromptTokens: 5 }),
+    stage('b', { systemPrompt: 'B does that', systemPromptTokens: 6 }),
+  ];
 
   it('replaces the content of stage_instructions on every entry', () => {
     const bp = blueprint([def('stage_instructions', 'pinned', { budgetPercent: 3 }), def('task', 'pinned')], stages);
@@ -40,7 +43,10 @@ describe('stage instructions (SPEC 9.2, scenario 30)', () => {
   });
 
   it('fails the entry, changing nothing, when the prompt does not fit', () => {
-    const bp = blueprint([def('task', 'pinned', { maxTokens: 20 })], [stage('a'), stage('b', { systemPrompt: 'long', systemPromptTokens: 50 })]);
+    const bp = blueprint(
+      [def('task', 'pinned', { maxTokens: 20 })],
+      [stage('a'), stage('b', { systemPrompt: 'long', systemPromptTokens: 50 })],
+    );
     const s = start(bp);
     const before = JSON.stringify(s);
     const r = run(enterStage(s, bp, 'b', env));
@@ -58,7 +64,10 @@ describe('stage instructions (SPEC 9.2, scenario 30)', () => {
 
 describe('layout and budgets at stage entry (SPEC 9.1, 2.2)', () => {
   it('resolves percent budgets against the stage model window and counts visits', () => {
-    const bp = blueprint([def('r', 'temporary', { budgetPercent: 20 }), def('c', 'compacting', { budgetPercent: 20, compactAt: 0.8 })]);
+    const bp = blueprint([
+      def('r', 'temporary', { budgetPercent: 20 }),
+      def('c', 'compacting', { budgetPercent: 20, compactAt: 0.8 }),
+    ]);
     const s = createRunState(bp);
     const r = run(enterStage(s, bp, 'main', env));
     expect(r.ok && r.window).toBe(200_000);
@@ -78,9 +87,18 @@ describe('layout and budgets at stage entry (SPEC 9.1, 2.2)', () => {
 
   it('reduces regions left over budget by their own rule', () => {
     const bp = blueprint(
-      [def('t', 'temporary', { budgetPercent: 10 }), def('c', 'compacting', { budgetPercent: 10 }), def('p', 'pinned', { budgetPercent: 10 })],
+      [
+        def('t', 'temporary', { budgetPercent: 10 }),
+        def('c', 'compacting', { budgetPercent: 10 }),
+        def('p', 'pinned', { budgetPercent: 10 }),
+      ],
       [stage('big'), stage('small', { model: 'small:m' })],
-      { models: { 'scripted:default': { contextWindow: 200_000, maxOutputTokens: 1 }, 'small:m': { contextWindow: 20_000, maxOutputTokens: 1 } } },
+      {
+        models: {
+          'scripted:default': { contextWindow: 200_000, maxOutputTokens: 1 },
+          'small:m': { contextWindow: 20_000, maxOutputTokens: 1 },
+        },
+      },
     );
     const s = createRunState(bp);
     run(enterStage(s, bp, 'big', env));
@@ -112,7 +130,10 @@ describe('layout and budgets at stage entry (SPEC 9.1, 2.2)', () => {
   });
 
   it('orders visible regions by the stage layout, then the runtime ones, then hidden ones', () => {
-    const bp = blueprint([def('notes', 'temporary'), def('stage_instructions', 'pinned')], [stage('a'), stage('b', { regions: [def('work', 'temporary')] })]);
+    const bp = blueprint(
+      [def('notes', 'temporary'), def('stage_instructions', 'pinned')],
+      [stage('a'), stage('b', { regions: [def('work', 'temporary')] })],
+    );
     const s = start(bp);
     run(enterStage(s, bp, 'b', env));
     expect(s.regions.map((r) => [r.name, r.hidden])).toEqual([
@@ -142,7 +163,13 @@ describe('seeds (SPEC 10.2)', () => {
     const r = runWith(s, texts, requests);
     expect(r.ok && [r.written.length, r.cut, r.leftOut]).toEqual([2, true, 1]);
     expect(tokensOf(s, 'docs')).toEqual([60, 40]);
-    expect(requests).toContainEqual(expect.objectContaining({ type: 'cut', target: 40, marker: "seed exceeded the region's budget; 1 later entry left out" }));
+    expect(requests).toContainEqual(
+      expect.objectContaining({
+        type: 'cut',
+        target: 40,
+        marker: "seed exceeded the region's budget; 1 later entry left out",
+      }),
+    );
   });
 
   it('makes one open item per non-empty line of a checklist seed', () => {

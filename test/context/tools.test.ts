@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { RegionDef } from '../../src/blueprint/types.js';
-import { type ArgumentCounts, applyContextTool, type ToolResult } from '../../src/context/tools.js';
 import { enterStage } from '../../src/context/stage.js';
-import { findRegion, openItems, regionTokens, type RunState, windowUsed } from '../../src/context/state.js';
+import { findRegion, openItems, type RunState, regionTokens, windowUsed } from '../../src/context/state.js';
+import { type ArgumentCounts, applyContextTool, type ToolResult } from '../../src/context/tools.js';
 import { writeEntry } from '../../src/context/write.js';
 import { blueprint, contents, def, env, put, run, stage, start, tokensOf } from './helpers.js';
 
@@ -47,7 +47,11 @@ describe('context_append and context_write (SPEC 6.2)', () => {
   });
 
   it('refuses runtime regions and checklists', () => {
-    const s = withRegions(def('todos', 'checklist'), def('hist', 'compact_history', { sourceRegion: 'notes' }), def('notes', 'temporary'));
+    const s = withRegions(
+      def('todos', 'checklist'),
+      def('hist', 'compact_history', { sourceRegion: 'notes' }),
+      def('notes', 'temporary'),
+    );
     expect(tool(s, 'context_append', { region: 'conversation', content: 'x' }).code).toBe('not-writable');
     expect(tool(s, 'context_write', { region: 'hist', content: 'x' }).code).toBe('not-writable');
     const r = tool(s, 'context_write', { region: 'todos', content: 'x' });
@@ -81,7 +85,9 @@ describe('hashmaps through the tools (SPEC 4.3)', () => {
     const s = withRegions(def('files', 'hashmap', { maxTokens: 100, admission: 'reject' }));
     tool(s, 'context_write', { region: 'files', key: 'a', content: 'a' }, { content: 40 });
     tool(s, 'context_write', { region: 'files', key: 'b', content: 'b' }, { content: 40 });
-    expect(tool(s, 'context_write', { region: 'files', key: 'a', content: 'A' }, { content: 70 }).code).toBe('region-full');
+    expect(tool(s, 'context_write', { region: 'files', key: 'a', content: 'A' }, { content: 70 }).code).toBe(
+      'region-full',
+    );
     expect(findRegion(s, 'files')!.entries.map((e) => [e.key, e.tokens])).toEqual([
       ['a', 40],
       ['b', 40],
@@ -95,7 +101,11 @@ describe('hashmaps through the tools (SPEC 4.3)', () => {
       tool(s, 'context_write', { region: 'files', key: 'b', content: 'b' }, { content: 10 });
       if (read) expect(tool(s, 'context_read', { region: 'files', key: 'a' }).content).toBe('a');
       tool(s, 'context_write', { region: 'files', key: 'c', content: 'c' }, { content: 10 });
-      expect(findRegion(s, 'files')!.entries.map((e) => e.key).sort()).toEqual(read ? ['a', 'c'] : ['b', 'c']);
+      expect(
+        findRegion(s, 'files')!
+          .entries.map((e) => e.key)
+          .sort(),
+      ).toEqual(read ? ['a', 'c'] : ['b', 'c']);
     }
   });
 
@@ -128,7 +138,9 @@ describe('checklists (SPEC 4.4)', () => {
     tool(s, 'todo_add', { region: 'todos', item: 'beta' });
     tool(s, 'todo_done', { region: 'todos', id: 1 });
     tool(s, 'todo_note', { region: 'todos', id: 2, note: 'waiting' });
-    expect(tool(s, 'context_read', { region: 'todos' }).content).toBe('1 open, 1 done\n- [ ] #2 beta\n  note: waiting\n- [x] #1 alpha');
+    expect(tool(s, 'context_read', { region: 'todos' }).content).toBe(
+      '1 open, 1 done\n- [ ] #2 beta\n  note: waiting\n- [x] #1 alpha',
+    );
   });
 
   it('charges notes and refuses one that would overflow', () => {
@@ -187,7 +199,10 @@ describe('context_read and context_list', () => {
   });
 
   it('lists regions with kind, entries, usage and reject tags', () => {
-    const s = withRegions(def('notes', 'temporary', { maxTokens: 100, admission: 'reject' }), def('todos', 'checklist'));
+    const s = withRegions(
+      def('notes', 'temporary', { maxTokens: 100, admission: 'reject' }),
+      def('todos', 'checklist'),
+    );
     put(s, 'notes', 'one', 3, { key: 'k' });
     const all = tool(s, 'context_list', {});
     expect(all.content).toContain('notes (temporary): 1 entry, 3/100 tokens, reject');
@@ -199,7 +214,10 @@ describe('context_read and context_list', () => {
 
 describe('visibility (scenario 29)', () => {
   it('hides a global region from a stage with its own layout, and keeps its entries', () => {
-    const bp = blueprint([def('notes', 'temporary')], [stage('a'), stage('b', { regions: [def('work', 'temporary')] })]);
+    const bp = blueprint(
+      [def('notes', 'temporary')],
+      [stage('a'), stage('b', { regions: [def('work', 'temporary')] })],
+    );
     const s = start(bp);
     expect(tool(s, 'context_append', { region: 'notes', content: 'n' }, { content: 10 }).isError).toBe(false);
     run(enterStage(s, bp, 'b', env));
@@ -223,7 +241,14 @@ describe('malformed calls', () => {
 
   it('refuses to append text to a key holding stored blob content', () => {
     const s = withRegions(def('files', 'hashmap'));
-    run(writeEntry(s, 'files', { content: { hash: 'abc', bytes: 40, preview: 'start of file' }, tokens: 10, key: 'big.txt' }, env));
+    run(
+      writeEntry(
+        s,
+        'files',
+        { content: { hash: 'abc', bytes: 40, preview: 'start of file' }, tokens: 10, key: 'big.txt' },
+        env,
+      ),
+    );
     const r = tool(s, 'context_append', { region: 'files', key: 'big.txt', content: 'more' }, { content: 1 });
     expect(r.code).toBe('not-appendable');
     expect(findRegion(s, 'files')!.entries).toHaveLength(1);

@@ -12,7 +12,13 @@ describe('edge transforms (SPEC 9.5)', () => {
   it('clear empties working regions and keeps protected ones (scenario 21)', () => {
     const toB = edge('b', { transform: 'clear' });
     const bp = blueprint(
-      [def('task', 'pinned'), def('hist', 'compact_history', { sourceRegion: 'scratch' }), def('todos', 'checklist'), def('scratch', 'temporary', { maxTokens: 100 }), def('files', 'hashmap')],
+      [
+        def('task', 'pinned'),
+        def('hist', 'compact_history', { sourceRegion: 'scratch' }),
+        def('todos', 'checklist'),
+        def('scratch', 'temporary', { maxTokens: 100 }),
+        def('files', 'hashmap'),
+      ],
       [stage('a', { transitions: [toB] }), stage('b')],
     );
     const s = start(bp);
@@ -57,8 +63,14 @@ describe('edge transforms (SPEC 9.5)', () => {
   });
 
   it('custom clears and marks only the listed regions and passes the compact prompt', () => {
-    const toB = edge('b', { transform: 'custom', transformConfig: { clear: ['files'], compact: ['notes'], carry: ['keep'], compactPrompt: 'Keep decisions.' } });
-    const bp = blueprint([def('files', 'hashmap'), def('notes', 'temporary'), def('keep', 'temporary')], [stage('a', { transitions: [toB] }), stage('b')]);
+    const toB = edge('b', {
+      transform: 'custom',
+      transformConfig: { clear: ['files'], compact: ['notes'], carry: ['keep'], compactPrompt: 'Keep decisions.' },
+    });
+    const bp = blueprint(
+      [def('files', 'hashmap'), def('notes', 'temporary'), def('keep', 'temporary')],
+      [stage('a', { transitions: [toB] }), stage('b')],
+    );
     const s = start(bp);
     put(s, 'files', 'f', 10, { key: 'f' });
     put(s, 'notes', 'n', 10);

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { createRunState, findRegion, regionTokens, type RunState } from '../../src/context/state.js';
+import type { RegionDef } from '../../src/blueprint/types.js';
+import { createRunState, findRegion, type RunState, regionTokens } from '../../src/context/state.js';
 import { writeEntry } from '../../src/context/write.js';
 import { blueprint, def, env, run } from './helpers.js';
-import type { RegionDef } from '../../src/blueprint/types.js';
 
 function stateWith(...regions: RegionDef[]): RunState {
   const state = createRunState(blueprint(regions), { window: 100_000 });
@@ -48,7 +48,10 @@ describe('generic write (SPEC 4.1)', () => {
 
   it('evicts a tool call together with its result (scenario 7)', () => {
     const s = stateWith(def('conversation', 'sliding_window', { maxTokens: 100, maxItems: 100 }));
-    append(s, 'conversation', 'calling', 30, { kind: 'assistant', toolCalls: [{ id: 't1', name: 'read_file', arguments: {} }] });
+    append(s, 'conversation', 'calling', 30, {
+      kind: 'assistant',
+      toolCalls: [{ id: 't1', name: 'read_file', arguments: {} }],
+    });
     append(s, 'conversation', 'file', 30, { kind: 'tool_result', toolCallId: 't1', toolName: 'read_file' });
     append(s, 'conversation', 'next', 60, { kind: 'user' });
     const conv = findRegion(s, 'conversation')!;

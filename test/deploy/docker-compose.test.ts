@@ -61,7 +61,8 @@ describe('docker-compose.yml', () => {
   });
 
   it('never writes provider keys into the file', () => {
-    for (const value of Object.values(services.worker?.environment ?? {})) expect(value).toMatch(/^\$\{[A-Z_]+:-\}$|^[^$]*$/);
+    for (const value of Object.values(services.worker?.environment ?? {}))
+      expect(value).toMatch(/^\$\{[A-Z_]+:-\}$|^[^$]*$/);
     expect(services.worker?.environment?.OPENAI_API_KEY).toBe(`\${OPENAI_API_KEY:-}`);
   });
 });

@@ -17,7 +17,9 @@ const ROOT = join(import.meta.dirname, '..', '..');
 
 const SCRIPT = `
 latency_ms = 300
-${Array.from({ length: 6 }, (_, i) => `
+${Array.from(
+  { length: 6 },
+  (_, i) => `
 [[turns]]
 text = "Step ${i + 1}: noting progress."
 [[turns.tool_calls]]
@@ -26,7 +28,8 @@ arguments = { region = "notes", content = "observation ${i + 1}: ${'detail '.rep
 [[turns.tool_calls]]
 name = "read_file"
 arguments = { path = "data.txt" }
-`).join('')}
+`,
+).join('')}
 [[turns]]
 text = "All steps done."
 `;
@@ -58,11 +61,15 @@ interface Served {
 }
 
 function startWorkerProcess(env: Record<string, string>): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'test/integration/fixtures/worker-process.ts')], {
-    cwd: ROOT,
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', join(ROOT, 'test/integration/fixtures/worker-process.ts')],
+    {
+      cwd: ROOT,
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
   return new Promise((resolve, reject) => {
     child.stdout?.on('data', (d) => {
       if (String(d).includes('worker ready')) resolve(child);
@@ -122,14 +129,22 @@ describe('crash and resume', () => {
     // The uninterrupted run the crashed one must match.
     const calmQueue = `calm-${Date.now()}`;
     workers.push(await startWorkerProcess(env(calmQueue)));
-    const calmHandle = await startRun(conn.client, { blueprint: bp, task: 'note six observations', caller: {}, workdir, options }, { taskQueue: calmQueue });
+    const calmHandle = await startRun(
+      conn.client,
+      { blueprint: bp, task: 'note six observations', caller: {}, workdir, options },
+      { taskQueue: calmQueue },
+    );
     const calm = await followRun(conn.client, calmHandle, () => {});
     expect(calm.status).toBe('completed');
 
     const queue = `crash-${Date.now()}`;
     const first = await startWorkerProcess(env(queue));
     workers.push(first);
-    const handle = await startRun(conn.client, { blueprint: bp, task: 'note six observations', caller: {}, workdir, options }, { taskQueue: queue });
+    const handle = await startRun(
+      conn.client,
+      { blueprint: bp, task: 'note six observations', caller: {}, workdir, options },
+      { taskQueue: queue },
+    );
     await waitFor(() => served(log, handle.workflowId).length >= 2, 60_000);
     first.kill('SIGKILL');
     const servedBeforeCrash = served(log, handle.workflowId).length;

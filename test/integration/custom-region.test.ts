@@ -23,7 +23,10 @@ describe('a custom region on a real run', () => {
     const model = scriptedModel({
       turns: [
         { text: 'Noting.', tool_calls: [{ name: 'context_append', arguments: { region: 'brain', content: long } }] },
-        { text: 'Noting again.', tool_calls: [{ name: 'context_append', arguments: { region: 'brain', content: long } }] },
+        {
+          text: 'Noting again.',
+          tool_calls: [{ name: 'context_append', arguments: { region: 'brain', content: long } }],
+        },
         { text: 'Done.' },
       ],
     });

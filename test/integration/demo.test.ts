@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadBlueprint } from '../../src/blueprint/load.js';
 import { connectClient } from './helpers.js';
-import { type RunOutcome, type TestRuntime, runAgent, startRuntime } from './run-helpers.js';
+import { type RunOutcome, runAgent, startRuntime, type TestRuntime } from './run-helpers.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 
@@ -50,7 +50,9 @@ describe('the demo agent', () => {
     expect(taskTokens.size).toBe(1);
     expect([...taskTokens][0]).toBeGreaterThan(0);
     // Two 2,400-token log reads overflowed the compacting region: the older one was folded into history.
-    expect(Math.max(...run.turns.map((t) => t.regions.find((r) => r.name === 'codebase')!.tokens))).toBeLessThanOrEqual(region('codebase').budget);
+    expect(Math.max(...run.turns.map((t) => t.regions.find((r) => r.name === 'codebase')!.tokens))).toBeLessThanOrEqual(
+      region('codebase').budget,
+    );
     expect(region('codebase').tokens).toBe(2400);
     expect(region('history').tokens).toBeGreaterThan(0);
     // context_delete released the directory listing the agent no longer needed.
@@ -62,9 +64,14 @@ describe('the demo agent', () => {
     const history = await conn.client.workflow.getHandle(`${run.handle.workflowId}.2.investigate`).fetchHistory();
     expect(history.events?.length).toBeGreaterThan(0);
     const visits: string[] = [];
-    for await (const wf of conn.client.workflow.list({ query: `WorkflowId STARTS_WITH '${run.handle.workflowId}.'` })) visits.push(wf.workflowId);
+    for await (const wf of conn.client.workflow.list({ query: `WorkflowId STARTS_WITH '${run.handle.workflowId}.'` }))
+      visits.push(wf.workflowId);
     // investigate ran, was sent back by the gate, ran again, then report.
-    expect(visits.sort()).toEqual([`${run.handle.workflowId}.1.investigate`, `${run.handle.workflowId}.2.investigate`, `${run.handle.workflowId}.3.report`]);
+    expect(visits.sort()).toEqual([
+      `${run.handle.workflowId}.1.investigate`,
+      `${run.handle.workflowId}.2.investigate`,
+      `${run.handle.workflowId}.3.report`,
+    ]);
     expect(region('todos').tokens).toBeGreaterThan(0);
   });
 });

@@ -10,11 +10,11 @@ import type { Client } from '@temporalio/client';
 import { defaultPayloadConverter } from '@temporalio/common';
 import { describe, expect, it } from 'vitest';
 import type { Blueprint } from '../../src/blueprint/types.js';
-import { renderPrompt } from '../../src/context/render.js';
 import type { Content, PromptMessage, RunState } from '../../src/context/index.js';
+import { renderPrompt } from '../../src/context/render.js';
 import { scriptedCalls } from '../../src/providers/index.js';
-import type { InferInput } from '../../src/runtime/inference.js';
 import { customRegionHooks } from '../../src/rhai/region-hooks.js';
+import type { InferInput } from '../../src/runtime/inference.js';
 import { RunStore } from '../../src/runtime/run-store.js';
 import type { StageOutcome } from '../../src/runtime/types.js';
 import { runAgent, scriptedModel, type TestRuntime, tempDir, useRuntime, writeBlueprint } from './run-helpers.js';
@@ -59,7 +59,8 @@ async function promptsSeen(rt: TestRuntime, bp: Blueprint, runId: string): Promi
   for (const id of await childIds(rt.client, runId)) await collect(id);
   await collect(runId);
   inputs.sort((a, b) => a.turn - b.turn || (a.purpose === 'turn' ? -1 : 1));
-  const text = async (parts: Content[]) => (await Promise.all(parts.map((p) => (typeof p === 'string' ? p : store.blobs.get(p.hash))))).join('');
+  const text = async (parts: Content[]) =>
+    (await Promise.all(parts.map((p) => (typeof p === 'string' ? p : store.blobs.get(p.hash))))).join('');
   const seen: Seen[] = [];
   for (const input of inputs) {
     const state = await store.state(`${input.runId}-${seen.length}`, bp, input.base, input.ops);
@@ -126,7 +127,11 @@ describe('completion gates on a real run', () => {
   const env = useRuntime();
 
   /** Runs `work` → `review` with `gate`; the first "done" is blocked, `fix` is the model's repair. */
-  async function blockedThenFixed(gate: string, fix: ReturnType<typeof turn>, opts: { tools?: string; seedNotes?: boolean } = {}) {
+  async function blockedThenFixed(
+    gate: string,
+    fix: ReturnType<typeof turn>,
+    opts: { tools?: string; seedNotes?: boolean } = {},
+  ) {
     const model = scriptedModel({
       turns: [turn('work', 'I think I am done.'), fix, turn('work', 'Now it is done.'), turn('review', 'Looks good.')],
     });
@@ -161,7 +166,9 @@ gate = ${gate}
     // The same visit continued: three work inferences, no second entry into `work`.
     expect(run.result.usage.perStage.work?.calls).toBe(3);
     const state = await finalState(env.conn.client, run.handle.workflowId);
-    const nudge = state.regions.find((r) => r.name === 'conversation')?.entries.find((e) => e.runtime && e.kind === 'user');
+    const nudge = state.regions
+      .find((r) => r.name === 'conversation')
+      ?.entries.find((e) => e.runtime && e.kind === 'user');
     expect(nudge).toBeDefined();
     const nudgeText = typeof nudge!.content === 'string' ? nudge!.content : nudge!.content.preview;
     for (const part of nudgeParts) expect(nudgeText).toContain(part);
@@ -184,10 +191,13 @@ gate = ${gate}
 
   it('require_no_open_items blocks while a todo is open, names it, and passes once it is closed', async () => {
     const model = scriptedModel({ turns: changelogTurns() });
-    const bp = blueprint(model, `
+    const bp = blueprint(
+      model,
+      `
 [stages.work]
 [stages.work.transitions.review]
-gate = { require_no_open_items = "todos" }`);
+gate = { require_no_open_items = "todos" }`,
+    );
     const run = await runAgent(env.rt, bp, { task: 'ship it' });
     expect(run.result.status).toBe('completed');
     expect(run.result.stages).toEqual(['work', 'review']);
@@ -204,10 +214,13 @@ gate = { require_no_open_items = "todos" }`);
 
   it('keeps the gate story when every stage run continues as new and the region set is snapshotted often', async () => {
     const model = scriptedModel({ turns: changelogTurns() });
-    const bp = blueprint(model, `
+    const bp = blueprint(
+      model,
+      `
 [stages.work]
 [stages.work.transitions.review]
-gate = { require_no_open_items = "todos", max_attempts = 1 }`);
+gate = { require_no_open_items = "todos", max_attempts = 1 }`,
+    );
     const run = await runAgent(env.rt, bp, { task: 'ship it', options: { turnsPerRun: 1, opsPerSnapshot: 2 } });
     expect(run.result.status).toBe('completed');
     expect(run.result.stages).toEqual(['work', 'review']);
@@ -219,7 +232,12 @@ gate = { require_no_open_items = "todos", max_attempts = 1 }`);
   });
 
   it('require_regions names the empty region and passes once the model fills it', async () => {
-    const run = await blockedThenFixed('{ require_regions = ["notes", "task"] }', turn('work', 'Writing notes.', [{ name: 'context_write', arguments: { region: 'notes', content: 'changed the parser' } }]));
+    const run = await blockedThenFixed(
+      '{ require_regions = ["notes", "task"] }',
+      turn('work', 'Writing notes.', [
+        { name: 'context_write', arguments: { region: 'notes', content: 'changed the parser' } },
+      ]),
+    );
     const { nudgeText, state } = await expectBlockedOnce(run, ['notes', 'context_write']);
     expect(nudgeText).not.toContain('task');
     expect(entriesText(state, 'notes')).toEqual(['changed the parser']);
@@ -239,7 +257,9 @@ gate = { require_no_open_items = "todos", max_attempts = 1 }`);
   it('require_modifications with `region` passes once that region holds something', async () => {
     const run = await blockedThenFixed(
       '{ require_modifications = true, region = "patch" }',
-      turn('work', 'Recording the patch.', [{ name: 'context_write', arguments: { region: 'patch', content: '--- a/x\n+++ b/x' } }]),
+      turn('work', 'Recording the patch.', [
+        { name: 'context_write', arguments: { region: 'patch', content: '--- a/x\n+++ b/x' } },
+      ]),
     );
     await expectBlockedOnce(run, ['write_file', 'edits made through the shell are not tracked']);
   });
@@ -261,21 +281,30 @@ gate = { require_no_open_items = "todos", max_attempts = 1 }`);
         turn('review', 'Reviewed.'),
       ],
     });
-    const bp = blueprint(model, `
+    const bp = blueprint(
+      model,
+      `
 [stages.work]
 [stages.work.transitions.review]
-gate = { require_no_open_items = "todos", max_attempts = 2 }`);
+gate = { require_no_open_items = "todos", max_attempts = 2 }`,
+    );
     const run = await runAgent(env.rt, bp, { task: 'ship it' });
     expect(run.result.status).toBe('completed');
     expect(run.result.stages).toEqual(['work', 'review']);
     // One planning turn, then three completions: blocked, blocked, forced.
     expect(run.result.usage.perStage.work?.calls).toBe(4);
     expect(run.result.gatesForced).toHaveLength(1);
-    expect(run.result.gatesForced[0]).toMatchObject({ stage: 'work', target: 'review', check: 'require_no_open_items' });
+    expect(run.result.gatesForced[0]).toMatchObject({
+      stage: 'work',
+      target: 'review',
+      check: 'require_no_open_items',
+    });
     expect(run.result.gatesForced[0]?.detail).toContain('#1 write the tests');
     const memo = (await run.handle.describe()).memo as { gatesForced?: unknown };
     expect(memo.gatesForced).toEqual(run.result.gatesForced);
-    expect(run.result.diagnostics).toContainEqual(expect.objectContaining({ code: 'gate-forced', severity: 'warning' }));
+    expect(run.result.diagnostics).toContainEqual(
+      expect.objectContaining({ code: 'gate-forced', severity: 'warning' }),
+    );
     const state = await finalState(env.conn.client, run.handle.workflowId);
     expect(entriesText(state, 'conversation').filter((t) => t.includes('#1 write the tests'))).toHaveLength(2);
   });
@@ -288,32 +317,45 @@ gate = { require_no_open_items = "todos", max_attempts = 2 }`);
     ['require_modifications', '{ require_modifications = true, tools = ["shell"], max_attempts = 1 }', 'shell'],
   ])('forces %s through at max_attempts when the model never fixes it (%s)', async (check, gate, named) => {
     const model = scriptedModel({
-      turns: [turn('work', 'Planning.', [{ name: 'todo_add', arguments: { region: 'todos', item: 'left open' } }]), turn('review', 'Reviewed.')],
+      turns: [
+        turn('work', 'Planning.', [{ name: 'todo_add', arguments: { region: 'todos', item: 'left open' } }]),
+        turn('review', 'Reviewed.'),
+      ],
     });
-    const bp = blueprint(model, `
+    const bp = blueprint(
+      model,
+      `
 [stages.work]
 [stages.work.transitions.review]
-gate = ${gate}`);
+gate = ${gate}`,
+    );
     const run = await runAgent(env.rt, bp, { task: 'ship it' });
     expect(run.result.status).toBe('completed');
     expect(run.result.stages).toEqual(['work', 'review']);
     // The planning turn, one blocked completion, then the forced one.
     expect(run.result.usage.perStage.work?.calls).toBe(3);
-    expect(run.result.gatesForced).toEqual([{ stage: 'work', target: 'review', check, detail: expect.stringContaining(named) }]);
+    expect(run.result.gatesForced).toEqual([
+      { stage: 'work', target: 'review', check, detail: expect.stringContaining(named) },
+    ]);
     const memo = (await run.handle.describe()).memo as { gatesForced?: unknown };
     expect(memo.gatesForced).toEqual(run.result.gatesForced);
   });
 
   it('max_attempts = 0 forces a failing check at once', async () => {
     const model = scriptedModel({ turns: [turn('work', 'Nothing to record.'), turn('review', 'Reviewed.')] });
-    const bp = blueprint(model, `
+    const bp = blueprint(
+      model,
+      `
 [stages.work]
 [stages.work.transitions.review]
-gate = { require_regions = ["notes"], max_attempts = 0 }`);
+gate = { require_regions = ["notes"], max_attempts = 0 }`,
+    );
     const run = await runAgent(env.rt, bp, { task: 'ship it' });
     expect(run.result.status).toBe('completed');
     expect(run.result.usage.perStage.work?.calls).toBe(1);
-    expect(run.result.gatesForced).toEqual([expect.objectContaining({ stage: 'work', target: 'review', check: 'require_regions' })]);
+    expect(run.result.gatesForced).toEqual([
+      expect.objectContaining({ stage: 'work', target: 'review', check: 'require_regions' }),
+    ]);
     const memo = (await run.handle.describe()).memo as { gatesForced?: unknown };
     expect(memo.gatesForced).toEqual(run.result.gatesForced);
     const state = await finalState(env.conn.client, run.handle.workflowId);
@@ -327,7 +369,11 @@ describe('edges on a real run', () => {
   it('lets the model choose between two llm_choice edges, shown with their hints', async () => {
     const model = scriptedModel({
       choices: { triage: 'docs' },
-      turns: [turn('triage', 'It is a documentation problem.'), turn('docs', 'Docs updated.'), turn('fix', 'Code fixed.')],
+      turns: [
+        turn('triage', 'It is a documentation problem.'),
+        turn('docs', 'Docs updated.'),
+        turn('fix', 'Code fixed.'),
+      ],
     });
     const bp = writeBlueprint(`
 [agent]
@@ -364,7 +410,9 @@ hint = "the documentation is wrong"
   });
 
   it('takes the dead_end edge once the only normal edge has used up its target revisits', async () => {
-    const model = scriptedModel({ turns: [turn('draft', 'Drafted.'), turn('check', 'Checked.'), turn('giveup', 'Stopping here.')] });
+    const model = scriptedModel({
+      turns: [turn('draft', 'Drafted.'), turn('check', 'Checked.'), turn('giveup', 'Stopping here.')],
+    });
     const bp = writeBlueprint(`
 [agent]
 name = "revisits"
@@ -387,7 +435,10 @@ condition = "dead_end"
   });
 
   it('ends the run when the model answers DONE on an allow_complete stage', async () => {
-    const model = scriptedModel({ choices: { work: 'DONE' }, turns: [turn('work', 'All finished.'), turn('polish', 'Polished.')] });
+    const model = scriptedModel({
+      choices: { work: 'DONE' },
+      turns: [turn('work', 'All finished.'), turn('polish', 'Polished.')],
+    });
     const bp = writeBlueprint(`
 [agent]
 name = "done"
@@ -406,12 +457,17 @@ hint = "the result needs polishing"
     expect(run.result.stages).toEqual(['work']);
     expect(run.result.output).toBe('All finished.');
     const seen = await promptsSeen(env.rt, bp, run.handle.workflowId);
-    expect(seen.find((s) => s.purpose === 'edge-choice')?.question).toMatch(/polish: the result needs polishing[\s\S]*DONE/);
+    expect(seen.find((s) => s.purpose === 'edge-choice')?.question).toMatch(
+      /polish: the result needs polishing[\s\S]*DONE/,
+    );
   });
 
   it('takes the error edge when inference fails with a non-retryable error, and the next stage sees why', async () => {
     const model = scriptedModel({
-      turns: [{ stage: 'work', text: 'never served', fail: { kind: 'auth' } }, turn('recover', 'Recovered after the failure.')],
+      turns: [
+        { stage: 'work', text: 'never served', fail: { kind: 'auth' } },
+        turn('recover', 'Recovered after the failure.'),
+      ],
     });
     const bp = writeBlueprint(`
 [agent]
@@ -434,7 +490,9 @@ condition = "error"
     expect(scriptedCalls().filter((c) => c.runId === run.handle.workflowId && c.stage === 'work')).toHaveLength(0);
     const seen = await promptsSeen(env.rt, bp, run.handle.workflowId);
     const recover = seen.find((s) => s.stage === 'recover');
-    expect(recover?.messages.some((m) => m.role === 'user' && m.content.includes('Inference failed in stage "work"'))).toBe(true);
+    expect(
+      recover?.messages.some((m) => m.role === 'user' && m.content.includes('Inference failed in stage "work"')),
+    ).toBe(true);
   });
 
   it('at the end of the run, a required region left empty is nudged three times, then forced and recorded', async () => {
@@ -451,14 +509,19 @@ report = { kind = "temporary", max_tokens = 500, required = true, required_messa
     const run = await runAgent(env.rt, bp, { task: 'report back' });
     expect(run.result.status).toBe('completed');
     expect(run.result.usage.perStage.main?.calls).toBe(4);
-    expect(run.result.gatesForced).toEqual([{ stage: 'main', target: null, check: 'required_regions', detail: 'Put the final report in report.' }]);
+    expect(run.result.gatesForced).toEqual([
+      { stage: 'main', target: null, check: 'required_regions', detail: 'Put the final report in report.' },
+    ]);
     expect((await run.handle.describe()).memo?.requiredRegionsAbandoned).toEqual(['report']);
     const state = await finalState(env.conn.client, run.handle.workflowId);
     expect(entriesText(state, 'conversation').filter((t) => t === 'Put the final report in report.')).toHaveLength(3);
   });
 
   it('takes the max_iterations edge at the cap without running the normal edge gate', async () => {
-    const busy = (i: number) => turn('work', `Still busy ${i}.`, [{ name: 'context_append', arguments: { region: 'scratch', content: `step ${i}` } }]);
+    const busy = (i: number) =>
+      turn('work', `Still busy ${i}.`, [
+        { name: 'context_append', arguments: { region: 'scratch', content: `step ${i}` } },
+      ]);
     const model = scriptedModel({ turns: [busy(1), busy(2), busy(3), turn('wrapup', 'Wrapped up.')] });
     const bp = writeBlueprint(`
 [agent]
@@ -485,13 +548,18 @@ condition = "max_iterations"
     expect(run.result.gatesForced).toEqual([]);
     const seen = await promptsSeen(env.rt, bp, run.handle.workflowId);
     const wrapup = seen.find((s) => s.stage === 'wrapup');
-    expect(wrapup?.messages.some((m) => m.role === 'user' && m.content.includes('reached its limit of 2 inferences'))).toBe(true);
+    expect(
+      wrapup?.messages.some((m) => m.role === 'user' && m.content.includes('reached its limit of 2 inferences')),
+    ).toBe(true);
     expect(wrapup?.messages.some((m) => m.content.includes('still empty'))).toBe(false);
   });
 
   it('leaves at the iteration cap by the normal edge without running its gate', async () => {
     const model = scriptedModel({
-      turns: [turn('work', 'Busy.', [{ name: 'context_append', arguments: { region: 'scratch', content: 'step' } }]), turn('review', 'Reviewed.')],
+      turns: [
+        turn('work', 'Busy.', [{ name: 'context_append', arguments: { region: 'scratch', content: 'step' } }]),
+        turn('review', 'Reviewed.'),
+      ],
     });
     const bp = writeBlueprint(`
 [agent]
@@ -546,9 +614,16 @@ stuck_after_iterations = 2
   });
 
   it('takes the stuck edge when one file keeps being rewritten, however its path is spelled', async () => {
-    const write = (path: string, i: number) => turn('work', `Rewriting ${i}.`, [{ name: 'write_file', arguments: { path, content: `version ${i}\n` } }]);
+    const write = (path: string, i: number) =>
+      turn('work', `Rewriting ${i}.`, [{ name: 'write_file', arguments: { path, content: `version ${i}\n` } }]);
     const model = scriptedModel({
-      turns: [write('notes.txt', 1), write('./notes.txt', 2), write('sub/../notes.txt', 3), write('notes.txt', 4), turn('help', 'Asking for help.')],
+      turns: [
+        write('notes.txt', 1),
+        write('./notes.txt', 2),
+        write('sub/../notes.txt', 3),
+        write('notes.txt', 4),
+        turn('help', 'Asking for help.'),
+      ],
     });
     const bp = writeBlueprint(`
 [agent]
@@ -573,9 +648,16 @@ stuck_after_same_file_edits = 3
   });
 
   it('`compact` folds the scratch region into one summary before the next stage first sees it', async () => {
-    const note = (i: number) => ({ name: 'context_append', arguments: { region: 'scratch', content: `observation ${i}: ${'detail '.repeat(10)}` } });
+    const note = (i: number) => ({
+      name: 'context_append',
+      arguments: { region: 'scratch', content: `observation ${i}: ${'detail '.repeat(10)}` },
+    });
     const model = scriptedModel({
-      turns: [turn('gather', 'Gathering.', [note(1), note(2), note(3)]), turn('gather', 'Gathered.'), turn('write', 'Written.')],
+      turns: [
+        turn('gather', 'Gathering.', [note(1), note(2), note(3)]),
+        turn('gather', 'Gathered.'),
+        turn('write', 'Written.'),
+      ],
     });
     const bp = writeBlueprint(`
 [agent]
@@ -610,12 +692,15 @@ transform = "compact"
         turn('review', 'Reviewed.'),
       ],
     });
-    const bp = blueprint(model, `
+    const bp = blueprint(
+      model,
+      `
 [tool_permissions]
 write_file = "deny"
 [stages.work]
 [stages.work.transitions.review]
-gate = { require_modifications = true }`);
+gate = { require_modifications = true }`,
+    );
     const run = await runAgent(env.rt, bp, { task: 'change a file' });
     expect(run.result.status).toBe('completed');
     expect(run.result.stages).toEqual(['work', 'review']);
@@ -626,7 +711,10 @@ gate = { require_modifications = true }`);
   });
 
   it('takes the first edge and notes it when the model names no edge', async () => {
-    const model = scriptedModel({ choices: { triage: 'not sure, maybe both of them' }, turns: [turn('triage', 'Hmm.'), turn('fix', 'Fixed.'), turn('docs', 'Documented.')] });
+    const model = scriptedModel({
+      choices: { triage: 'not sure, maybe both of them' },
+      turns: [turn('triage', 'Hmm.'), turn('fix', 'Fixed.'), turn('docs', 'Documented.')],
+    });
     const bp = writeBlueprint(`
 [agent]
 name = "unmatched"

@@ -27,7 +27,14 @@ export async function setup(project: TestProject): Promise<void> {
   tmp = mkdtempSync(join(tmpdir(), 'leviath-it-'));
   const cli = await findTemporalCli({ install: true, log: (line) => process.stderr.write(`${line}\n`) });
   const [port, uiPort] = [await freePort(), await freePort()];
-  server = await startDevServer({ cli, dbFile: join(tmp, 'temporal.sqlite'), port, uiPort, headless: true, logFile: join(tmp, 'server.log') });
+  server = await startDevServer({
+    cli,
+    dbFile: join(tmp, 'temporal.sqlite'),
+    port,
+    uiPort,
+    headless: true,
+    logFile: join(tmp, 'server.log'),
+  });
   const bundle = await bundleWorkflows();
   const bundlePath = join(tmp, 'workflow-bundle.js');
   writeFileSync(bundlePath, bundle.code);

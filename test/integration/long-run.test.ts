@@ -22,7 +22,10 @@ describe('a 300-turn run with 100 KB tool results', () => {
   const env = useRuntime();
 
   it('continues as new and keeps every history in the chain under 10,000 events', async () => {
-    const turns = Array.from({ length: TURNS }, (_, i) => ({ text: `Reading pass ${i + 1}.`, tool_calls: [{ name: 'read_file', arguments: { path: 'big.txt' } }] }));
+    const turns = Array.from({ length: TURNS }, (_, i) => ({
+      text: `Reading pass ${i + 1}.`,
+      tool_calls: [{ name: 'read_file', arguments: { path: 'big.txt' } }],
+    }));
     const model = scriptedModel({ turns: [...turns, { text: 'Finished reading.' }] });
     const bp = writeBlueprint(`
 [agent]

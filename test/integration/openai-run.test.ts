@@ -5,13 +5,13 @@
  * run returned, and that the API key never reached workflow history.
  */
 import { writeFileSync } from 'node:fs';
-import { type IncomingHttpHeaders, type Server, createServer } from 'node:http';
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { temporal } from '@temporalio/proto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectClient } from './helpers.js';
-import { type TestRuntime, runAgent, startRuntime, tempDir, writeBlueprint } from './run-helpers.js';
+import { runAgent, startRuntime, type TestRuntime, tempDir, writeBlueprint } from './run-helpers.js';
 
 const KEY = 'sk-it-7d3e91c4a2b85f60e1d9';
 
@@ -28,7 +28,11 @@ interface Received {
   body: { model: string; messages: ChatMessage[]; tools?: { function: { name: string } }[] };
 }
 
-const call = (id: string, name: string, args: Record<string, unknown>) => ({ id, type: 'function', function: { name, arguments: JSON.stringify(args) } });
+const call = (id: string, name: string, args: Record<string, unknown>) => ({
+  id,
+  type: 'function',
+  function: { name, arguments: JSON.stringify(args) },
+});
 
 type Reply = { content: string; tool_calls?: ReturnType<typeof call>[] };
 
@@ -42,7 +46,10 @@ const TWO_STAGE: Reply[] = [
     ],
   },
   { content: 'Research done.' },
-  { content: 'Writing it down.', tool_calls: [call('call_write', 'context_write', { region: 'final_output', content: 'The answer is 42.' })] },
+  {
+    content: 'Writing it down.',
+    tool_calls: [call('call_write', 'context_write', { region: 'final_output', content: 'The answer is 42.' })],
+  },
   { content: 'The answer is in final_output.' },
 ];
 
@@ -53,7 +60,13 @@ function completion(replies: Reply[], i: number) {
     object: 'chat.completion',
     created: 1,
     model: 'gpt-4o',
-    choices: [{ index: 0, message: { role: 'assistant', ...reply }, finish_reason: 'tool_calls' in reply ? 'tool_calls' : 'stop' }],
+    choices: [
+      {
+        index: 0,
+        message: { role: 'assistant', ...reply },
+        finish_reason: 'tool_calls' in reply ? 'tool_calls' : 'stop',
+      },
+    ],
     usage: { prompt_tokens: 100 + i, completion_tokens: 10 + i, total_tokens: 110 + 2 * i },
   };
 }
@@ -73,7 +86,11 @@ function startServer(received: Received[], replies: () => Reply[]): Promise<Serv
   return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
 }
 
-const systemText = (r: Received) => r.body.messages.filter((m) => m.role === 'system').map((m) => m.content ?? '').join('\n');
+const systemText = (r: Received) =>
+  r.body.messages
+    .filter((m) => m.role === 'system')
+    .map((m) => m.content ?? '')
+    .join('\n');
 const toolNames = (r: Received) => (r.body.tools ?? []).map((t) => t.function.name).sort();
 
 describe('a run on the OpenAI-compatible provider', () => {
@@ -175,14 +192,24 @@ available_tools = ["context_write"]
     expect(systemText(fourth)).toContain('The answer is 42.');
 
     // Usage is the server's own numbers, summed per stage and for the run.
-    expect(run.result.usage).toMatchObject({ calls: 4, promptTokens: 100 + 101 + 102 + 103, completionTokens: 10 + 11 + 12 + 13 });
+    expect(run.result.usage).toMatchObject({
+      calls: 4,
+      promptTokens: 100 + 101 + 102 + 103,
+      completionTokens: 10 + 11 + 12 + 13,
+    });
     expect(run.result.usage.perStage.research).toMatchObject({ calls: 2, promptTokens: 201, completionTokens: 21 });
     expect(run.result.usage.perStage.write).toMatchObject({ calls: 2, promptTokens: 205, completionTokens: 25 });
 
     // Neither the run's nor its stage visits' histories carry the key.
-    const workflows = [run.handle.workflowId, `${run.handle.workflowId}.1.research`, `${run.handle.workflowId}.2.write`];
+    const workflows = [
+      run.handle.workflowId,
+      `${run.handle.workflowId}.1.research`,
+      `${run.handle.workflowId}.2.write`,
+    ];
     for (const id of workflows) {
-      const bytes = Buffer.from(temporal.api.history.v1.History.encode(await conn.client.workflow.getHandle(id).fetchHistory()).finish());
+      const bytes = Buffer.from(
+        temporal.api.history.v1.History.encode(await conn.client.workflow.getHandle(id).fetchHistory()).finish(),
+      );
       // Payloads are stored as plain JSON bytes, so the search sees inside them: the task is there, the key is not.
       expect(bytes.includes(task)).toBe(true);
       expect(bytes.includes(KEY)).toBe(false);
@@ -190,8 +217,14 @@ available_tools = ["context_write"]
   });
 
   it('sends a large file read in full while the run history holds only a reference to it', async () => {
-    const log = Array.from({ length: 300 }, (_, i) => `2026-11-28T02:${String(i % 60).padStart(2, '0')} req ${String(i).padStart(6, '0')} ok`).join('\n');
-    serve([{ content: 'Reading the log.', tool_calls: [call('call_log', 'read_file', { path: 'big.log' })] }, { content: 'The log is clean.' }]);
+    const log = Array.from(
+      { length: 300 },
+      (_, i) => `2026-11-28T02:${String(i % 60).padStart(2, '0')} req ${String(i).padStart(6, '0')} ok`,
+    ).join('\n');
+    serve([
+      { content: 'Reading the log.', tool_calls: [call('call_log', 'read_file', { path: 'big.log' })] },
+      { content: 'The log is clean.' },
+    ]);
     const bp = writeBlueprint(`
 [agent]
 name = "openai-large"
@@ -216,7 +249,9 @@ max_result_tokens = 20000
     expect(sent).toContain('req 000000 ok');
     expect(sent).toContain('req 000299 ok');
     for (const id of [run.handle.workflowId, `${run.handle.workflowId}.1.main`]) {
-      const bytes = Buffer.from(temporal.api.history.v1.History.encode(await conn.client.workflow.getHandle(id).fetchHistory()).finish());
+      const bytes = Buffer.from(
+        temporal.api.history.v1.History.encode(await conn.client.workflow.getHandle(id).fetchHistory()).finish(),
+      );
       expect(bytes.includes('req 000299 ok')).toBe(false);
     }
   });

@@ -6,7 +6,7 @@
  * histories; it also records the demo agent itself, so a lone run of this
  * file still replays a multi-stage run.
  */
-import { readFileSync, readdirSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { historyFromJSON } from '@temporalio/common/lib/proto-utils.js';
 import { temporal } from '@temporalio/proto';
@@ -14,7 +14,7 @@ import { Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { loadBlueprint } from '../../src/blueprint/load.js';
 import { connectClient } from './helpers.js';
-import { type TestRuntime, historiesDir, runAgent, startRuntime } from './run-helpers.js';
+import { historiesDir, runAgent, startRuntime, type TestRuntime } from './run-helpers.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const DEMO_TASK = "Find the root cause of last night's billing outage in logs/ and write a short incident report.";
@@ -33,7 +33,9 @@ function recordedHistories(): Recorded[] {
     .sort()
     .map((file) => {
       const bytes = readFileSync(join(dir, file));
-      const history = file.endsWith('.json') ? historyFromJSON(JSON.parse(bytes.toString('utf8'))) : temporal.api.history.v1.History.decode(bytes);
+      const history = file.endsWith('.json')
+        ? historyFromJSON(JSON.parse(bytes.toString('utf8')))
+        : temporal.api.history.v1.History.decode(bytes);
       return { file, workflowId: file.slice(0, file.lastIndexOf('--')), history };
     });
 }
@@ -55,12 +57,17 @@ describe('replaying recorded histories', () => {
   it('records the demo agent end to end', async () => {
     const loaded = loadBlueprint(join(ROOT, 'blueprints/demo'));
     if (!loaded.blueprint) throw new Error(loaded.diagnostics.map((d) => d.message).join('\n'));
-    const run = await runAgent(rt, loaded.blueprint, { task: DEMO_TASK, workdir: join(ROOT, 'blueprints/demo/workspace') });
+    const run = await runAgent(rt, loaded.blueprint, {
+      task: DEMO_TASK,
+      workdir: join(ROOT, 'blueprints/demo/workspace'),
+    });
     expect(run.result.status).toBe('completed');
     expect(run.result.stages).toEqual(['investigate', 'report']);
     expect(run.result.output).toContain('connection pool');
     const history = await run.handle.fetchHistory();
-    const children = (history.events ?? []).flatMap((e) => e.startChildWorkflowExecutionInitiatedEventAttributes?.workflowId ?? []);
+    const children = (history.events ?? []).flatMap(
+      (e) => e.startChildWorkflowExecutionInitiatedEventAttributes?.workflowId ?? [],
+    );
     // The investigate visit is blocked once by its gate and runs again before the report.
     expect(children).toHaveLength(3);
     known.push(run.handle.workflowId, ...children);
@@ -90,12 +97,20 @@ describe('replaying recorded histories', () => {
   it('notices a history the current code would not produce', async () => {
     const demo = recordedHistories().find((r) => r.workflowId === known[0]);
     if (!demo) throw new Error('the demo run was not recorded');
-    const tampered = temporal.api.history.v1.History.decode(temporal.api.history.v1.History.encode(demo.history).finish());
-    const scheduled = tampered.events.find((e) => e.activityTaskScheduledEventAttributes)?.activityTaskScheduledEventAttributes;
+    const tampered = temporal.api.history.v1.History.decode(
+      temporal.api.history.v1.History.encode(demo.history).finish(),
+    );
+    const scheduled = tampered.events.find(
+      (e) => e.activityTaskScheduledEventAttributes,
+    )?.activityTaskScheduledEventAttributes;
     if (!scheduled?.activityType) throw new Error('the demo run scheduled no activity');
     scheduled.activityType.name = 'somethingElse';
     await expect(
-      Worker.runReplayHistory({ workflowBundle: { codePath: inject('workflowBundlePath') } }, tampered, demo.workflowId),
+      Worker.runReplayHistory(
+        { workflowBundle: { codePath: inject('workflowBundlePath') } },
+        tampered,
+        demo.workflowId,
+      ),
     ).rejects.toThrow(/[Nn]ondetermin|[Dd]eterminism/);
   });
 });

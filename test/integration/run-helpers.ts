@@ -38,7 +38,8 @@ export function writeBlueprint(toml: string, files: Record<string, string> = {})
     writeFileSync(join(dir, name), text);
   }
   const loaded = loadBlueprint(dir);
-  if (!loaded.blueprint) throw new Error(`blueprint invalid: ${loaded.diagnostics.map((d) => `${d.code}: ${d.message}`).join('\n')}`);
+  if (!loaded.blueprint)
+    throw new Error(`blueprint invalid: ${loaded.diagnostics.map((d) => `${d.code}: ${d.message}`).join('\n')}`);
   return loaded.blueprint;
 }
 
@@ -107,7 +108,13 @@ export interface RunOutcome {
 export async function runAgent(
   rt: TestRuntime,
   bp: Blueprint,
-  opts: { task?: string; caller?: Record<string, string>; workdir?: string; options?: Partial<RunOptions>; workflowId?: string } = {},
+  opts: {
+    task?: string;
+    caller?: Record<string, string>;
+    workdir?: string;
+    options?: Partial<RunOptions>;
+    workflowId?: string;
+  } = {},
 ): Promise<RunOutcome> {
   const handle = await startRun(
     rt.client,
@@ -129,8 +136,13 @@ export async function runAgent(
 /** Keeps the run's and its stage visits' histories for the replay test. */
 export async function saveHistories(client: Client, runId: string): Promise<void> {
   const dir = historiesDir();
-  for await (const wf of client.workflow.list({ query: `WorkflowId = '${runId}' OR WorkflowId STARTS_WITH '${runId}.'` })) {
+  for await (const wf of client.workflow.list({
+    query: `WorkflowId = '${runId}' OR WorkflowId STARTS_WITH '${runId}.'`,
+  })) {
     const history = await client.workflow.getHandle(wf.workflowId, wf.runId).fetchHistory();
-    writeFileSync(join(dir, `${wf.workflowId}--${wf.runId}.history`), proto.temporal.api.history.v1.History.encode(history).finish());
+    writeFileSync(
+      join(dir, `${wf.workflowId}--${wf.runId}.history`),
+      proto.temporal.api.history.v1.History.encode(history).finish(),
+    );
   }
 }

@@ -15,7 +15,15 @@ import { followRun, startRun } from '../../src/runtime/client.js';
 import { DEFAULT_RUN_OPTIONS, type Progress, type StageOutcome } from '../../src/runtime/types.js';
 import { createWorker } from '../../src/runtime/worker.js';
 import { connectClient } from './helpers.js';
-import { runAgent, saveHistories, scriptedModel, startRuntime, tempDir, useRuntime, writeBlueprint } from './run-helpers.js';
+import {
+  runAgent,
+  saveHistories,
+  scriptedModel,
+  startRuntime,
+  tempDir,
+  useRuntime,
+  writeBlueprint,
+} from './run-helpers.js';
 
 /** The region set the last stage visit handed back to the run. */
 async function finalState(client: Client, runId: string): Promise<RunState> {
@@ -30,7 +38,10 @@ function seeded(state: RunState, region: string): { key?: string; text: string }
   const r = state.regions.find((x) => x.name === region);
   return (r?.entries ?? [])
     .filter((e) => e.seeded)
-    .map((e) => ({ ...(e.key !== undefined ? { key: e.key } : {}), text: typeof e.content === 'string' ? e.content : e.content.preview }));
+    .map((e) => ({
+      ...(e.key !== undefined ? { key: e.key } : {}),
+      text: typeof e.content === 'string' ? e.content : e.content.preview,
+    }));
 }
 
 function workdirWith(files: Record<string, string>): string {
@@ -57,7 +68,10 @@ describe('seeds on a real run', () => {
   it('fills every region from its seed form before the first inference', async () => {
     const model = scriptedModel({
       turns: [
-        { text: 'Reading one doc.', tool_calls: [{ name: 'context_read', arguments: { region: 'docs', key: 'docs/b.md' } }] },
+        {
+          text: 'Reading one doc.',
+          tool_calls: [{ name: 'context_read', arguments: { region: 'docs', key: 'docs/b.md' } }],
+        },
         { text: 'Seen it all.' },
       ],
     });
@@ -85,7 +99,11 @@ plan    = { kind = "temporary", max_tokens = 500, seed = { rhai = "plan.rhai" } 
       'src/sub/y.ts': 'export const y = 2;\n',
       'plan.rhai': 'let steps = task.split(" ").len();\n"Plan for \\"" + task + "\\" in " + steps + " words"',
     });
-    const run = await runAgent(env.rt, bp, { task: 'fix the lexer', caller: { brief: 'Keep the public API.', ticket_id: 'LEX-42' }, workdir });
+    const run = await runAgent(env.rt, bp, {
+      task: 'fix the lexer',
+      caller: { brief: 'Keep the public API.', ticket_id: 'LEX-42' },
+      workdir,
+    });
     expect(run.result.status).toBe('completed');
     for (const name of ['task', 'brief', 'ticket', 'docs', 'sources', 'rules', 'listing', 'plan']) {
       expect(run.result.regions.find((r) => r.name === name)?.tokens, name).toBeGreaterThan(0);
@@ -106,7 +124,9 @@ plan    = { kind = "temporary", max_tokens = 500, seed = { rhai = "plan.rhai" } 
     // The model reached a seeded entry with a context tool.
     const conversation = state.regions.find((r) => r.name === 'conversation')?.entries ?? [];
     const read = conversation.find((e) => e.kind === 'tool_result');
-    expect(typeof read?.content === 'string' ? read.content : read?.content.preview).toContain('Beta: the lexer drops comments.');
+    expect(typeof read?.content === 'string' ? read.content : read?.content.preview).toContain(
+      'Beta: the lexer drops comments.',
+    );
   });
 
   it('re-reads an each_stage seed at the next stage entry, keeping the entries the agent added', async () => {
@@ -203,14 +223,21 @@ made  = { kind = "temporary", max_tokens = 500, required = ${required}, seed = {
 available_tools = ["context_read"]
 `;
     const optionalDir = tempDir('unapproved');
-    const optional = await runAgent(env.rt, writeBlueprint(toml(false, scriptedModel({ turns: [{ text: 'ok' }] }))), { task: 'go', workdir: optionalDir });
+    const optional = await runAgent(env.rt, writeBlueprint(toml(false, scriptedModel({ turns: [{ text: 'ok' }] }))), {
+      task: 'go',
+      workdir: optionalDir,
+    });
     expect(optional.result.status).toBe('completed');
     expect(optional.result.regions.find((r) => r.name === 'made')).toMatchObject({ entries: 0, tokens: 0 });
     expect((await seedWarnings(optional.handle)).join('\n')).toMatch(/touch made\.txt.*not pre-approved/);
     expect(existsSync(join(optionalDir, 'made.txt'))).toBe(false);
 
     const requiredDir = tempDir('unapproved');
-    const required = await runAgent(env.rt, writeBlueprint(toml(true, scriptedModel({ turns: [{ text: 'never asked' }] }))), { task: 'go', workdir: requiredDir });
+    const required = await runAgent(
+      env.rt,
+      writeBlueprint(toml(true, scriptedModel({ turns: [{ text: 'never asked' }] }))),
+      { task: 'go', workdir: requiredDir },
+    );
     expect(required.result.status).toBe('failed');
     expect(required.result.error).toContain('not pre-approved');
     expect(required.result.error).toContain('[safe_commands] shell');
@@ -229,12 +256,19 @@ probe = { kind = "temporary", max_tokens = 500, required = ${required}, seed = {
 [stages.main]
 `;
     const options = { noSeedCommands: true };
-    const optional = await runAgent(env.rt, writeBlueprint(toml(false, scriptedModel({ turns: [{ text: 'ok' }] }))), { task: 'go', options });
+    const optional = await runAgent(env.rt, writeBlueprint(toml(false, scriptedModel({ turns: [{ text: 'ok' }] }))), {
+      task: 'go',
+      options,
+    });
     expect(optional.result.status).toBe('completed');
     expect(optional.result.regions.find((r) => r.name === 'probe')).toMatchObject({ entries: 0, tokens: 0 });
     expect((await seedWarnings(optional.handle)).join('\n')).toContain('--no-seed-commands');
 
-    const required = await runAgent(env.rt, writeBlueprint(toml(true, scriptedModel({ turns: [{ text: 'never asked' }] }))), { task: 'go', options });
+    const required = await runAgent(
+      env.rt,
+      writeBlueprint(toml(true, scriptedModel({ turns: [{ text: 'never asked' }] }))),
+      { task: 'go', options },
+    );
     expect(required.result.status).toBe('failed');
     expect(required.result.error).toContain('--no-seed-commands');
     expect(required.result.usage.calls).toBe(0);
@@ -294,7 +328,11 @@ notes = { kind = "temporary", max_tokens = 2000 }
     const workdir = tempDir('seed-once');
     const counter = join(workdir, 'seed-runs.txt');
     const first = await startRuntime(conn.client);
-    const handle = await startRun(conn.client, { blueprint: bp, task: 'take notes', caller: {}, workdir, options: DEFAULT_RUN_OPTIONS }, { taskQueue: first.taskQueue });
+    const handle = await startRun(
+      conn.client,
+      { blueprint: bp, task: 'take notes', caller: {}, workdir, options: DEFAULT_RUN_OPTIONS },
+      { taskQueue: first.taskQueue },
+    );
 
     // Let the run get past its seeds and into the stage, then take its worker away.
     const deadline = Date.now() + 60_000;
@@ -329,7 +367,11 @@ notes = { kind = "temporary", max_tokens = 2000 }
 
     // Replaying the whole recorded history again runs no activity either.
     await saveHistories(conn.client, handle.workflowId);
-    await Worker.runReplayHistory({ workflowBundle: { codePath: inject('workflowBundlePath') } }, await handle.fetchHistory(), handle.workflowId);
+    await Worker.runReplayHistory(
+      { workflowBundle: { codePath: inject('workflowBundlePath') } },
+      await handle.fetchHistory(),
+      handle.workflowId,
+    );
     expect(lines(counter)).toEqual(['seeded']);
   });
 });

@@ -13,7 +13,9 @@ import { freePort } from '../../src/devserver/net.js';
 const LEV = join(import.meta.dirname, '..', '..', 'bin', 'lev.mjs');
 
 function startLevServer(args: string[]): Promise<{ child: ChildProcess; output: () => string }> {
-  const child = spawn(process.execPath, [LEV, 'server', ...args], { env: { ...process.env, TEMPORAL_CLI: inject('temporalCli') } });
+  const child = spawn(process.execPath, [LEV, 'server', ...args], {
+    env: { ...process.env, TEMPORAL_CLI: inject('temporalCli') },
+  });
   let out = '';
   child.stdout?.on('data', (d) => {
     out += String(d);
@@ -66,7 +68,11 @@ describe('lev server', () => {
     const workflowId = `survives-restart-${Date.now()}`;
     let connection = await Connection.connect({ address: `127.0.0.1:${port}` });
     // No worker serves this queue, so the run stays open across the restart.
-    await new Client({ connection }).workflow.start('pingWorkflow', { taskQueue: 'nobody-listens', workflowId, args: ['x'] });
+    await new Client({ connection }).workflow.start('pingWorkflow', {
+      taskQueue: 'nobody-listens',
+      workflowId,
+      args: ['x'],
+    });
     await connection.close();
     expect(await stopGracefully(first.child)).toBe(0);
 
@@ -84,11 +90,15 @@ describe('lev server', () => {
   });
 
   it('says clearly when the port is already taken', async () => {
-    const result = spawnSync(process.execPath, [LEV, 'server', '--port', inject('temporalAddress').split(':')[1]!, '--ui-port', String(await freePort())], {
-      env: { ...process.env, TEMPORAL_CLI: inject('temporalCli') },
-      encoding: 'utf8',
-      timeout: 60_000,
-    });
+    const result = spawnSync(
+      process.execPath,
+      [LEV, 'server', '--port', inject('temporalAddress').split(':')[1]!, '--ui-port', String(await freePort())],
+      {
+        env: { ...process.env, TEMPORAL_CLI: inject('temporalCli') },
+        encoding: 'utf8',
+        timeout: 60_000,
+      },
+    );
     expect(result.status).toBe(1);
     expect(result.stderr).toMatch(/\[port-busy\] Port \d+ \(gRPC\) .* already in use/);
   });

@@ -24,7 +24,13 @@ function message(content: unknown[], stop = 'end_turn', usage: Record<string, un
     content,
     stop_reason: stop,
     stop_sequence: null,
-    usage: { input_tokens: 100, output_tokens: 20, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, ...usage },
+    usage: {
+      input_tokens: 100,
+      output_tokens: 20,
+      cache_creation_input_tokens: 0,
+      cache_read_input_tokens: 0,
+      ...usage,
+    },
   };
 }
 
@@ -60,7 +66,10 @@ async function failureOf(reply: Reply, extraEnv: Record<string, string> = {}): P
   throw new Error('expected the call to fail');
 }
 
-function cacheMarkerCount(body: { system?: { cache_control?: unknown }[]; messages: { content: { cache_control?: unknown }[] }[] }) {
+function cacheMarkerCount(body: {
+  system?: { cache_control?: unknown }[];
+  messages: { content: { cache_control?: unknown }[] }[];
+}) {
   const sys = (body.system ?? []).filter((b) => b.cache_control).length;
   const msgs = body.messages.flatMap((m) => m.content).filter((b) => b.cache_control).length;
   return sys + msgs;
@@ -132,7 +141,12 @@ describe('Anthropic request', () => {
     const messages: PromptMessage[] = base.messages.map((m, i) => (i === 0 || i === 4 ? { ...m, cache: true } : m));
     const body = (await send({ ...base, system, messages })).body;
     expect(cacheMarkerCount(body)).toBe(MAX_CACHE_MARKERS);
-    expect(body.system.map((b: { cache_control?: unknown }) => Boolean(b.cache_control))).toEqual([false, false, true, true]);
+    expect(body.system.map((b: { cache_control?: unknown }) => Boolean(b.cache_control))).toEqual([
+      false,
+      false,
+      true,
+      true,
+    ]);
     expect(body.messages[0].content[0].cache_control).toEqual({ type: 'ephemeral' });
     expect(body.messages[2].content.at(-1).cache_control).toEqual({ type: 'ephemeral' });
   });
@@ -154,8 +168,20 @@ describe('Anthropic request', () => {
     ).body;
     expect(body.system).toEqual([{ type: 'text', text: '## only' }]);
     expect(body.messages).toEqual([
-      { role: 'user', content: [{ type: 'text', text: 'one' }, { type: 'text', text: 'two' }] },
-      { role: 'assistant', content: [{ type: 'text', text: 'three' }, { type: 'text', text: 'four' }] },
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'one' },
+          { type: 'text', text: 'two' },
+        ],
+      },
+      {
+        role: 'assistant',
+        content: [
+          { type: 'text', text: 'three' },
+          { type: 'text', text: 'four' },
+        ],
+      },
       { role: 'user', content: [{ type: 'text', text: 'five' }] },
     ]);
   });
@@ -170,7 +196,11 @@ describe('Anthropic request', () => {
           { role: 'assistant', content: '', toolCalls: [{ id: 'lost', name: 'grep', arguments: {} }] },
           { role: 'user', content: 'next' },
           { role: 'tool', toolCallId: 'gone', toolName: 'read_file', content: 'old output' },
-          { role: 'assistant', content: 'done?', toolCalls: [{ id: 'kept', name: 'grep', arguments: { pattern: 'a' } }] },
+          {
+            role: 'assistant',
+            content: 'done?',
+            toolCalls: [{ id: 'kept', name: 'grep', arguments: { pattern: 'a' } }],
+          },
           { role: 'tool', toolCallId: 'kept', toolName: 'grep', content: 'a.ts:1' },
         ],
       })
@@ -202,9 +232,9 @@ describe('Anthropic request', () => {
       fc.record({
         role: fc.constant('assistant' as const),
         content: fc.string(),
-        toolCalls: fc.uniqueArray(fc.constantFrom(...ids), { maxLength: 3 }).map((xs) =>
-          xs.map((id) => ({ id, name: 'grep', arguments: { q: id } })),
-        ),
+        toolCalls: fc
+          .uniqueArray(fc.constantFrom(...ids), { maxLength: 3 })
+          .map((xs) => xs.map((id) => ({ id, name: 'grep', arguments: { q: id } }))),
         cache: fc.boolean(),
       }),
       fc.record({
@@ -219,7 +249,10 @@ describe('Anthropic request', () => {
     fc.assert(
       fc.property(sys, fc.array(msg, { maxLength: 14 }), (system, messages) => {
         const body = buildMessagesRequest({ ...sampleRequest(MODEL), system, messages });
-        const wire = body.messages as { role: string; content: { type: string; id?: string; tool_use_id?: string }[] }[];
+        const wire = body.messages as {
+          role: string;
+          content: { type: string; id?: string; tool_use_id?: string }[];
+        }[];
         let markers = ((body.system ?? []) as { cache_control?: unknown }[]).filter((b) => b.cache_control).length;
         for (const [i, m] of wire.entries()) {
           expect(m.content.length).toBeGreaterThan(0);
@@ -279,7 +312,12 @@ describe('Anthropic response', () => {
 
 describe('Anthropic failures', () => {
   const nonRetryable: Array<[string, Reply, string, string]> = [
-    ['400', anthropicError(400, 'invalid_request_error', 'messages: field required'), 'bad-request', 'ProviderBadRequest'],
+    [
+      '400',
+      anthropicError(400, 'invalid_request_error', 'messages: field required'),
+      'bad-request',
+      'ProviderBadRequest',
+    ],
     ['401', anthropicError(401, 'authentication_error', 'invalid x-api-key'), 'auth', 'ProviderAuth'],
     ['403', anthropicError(403, 'permission_error', 'no access'), 'forbidden', 'ProviderForbidden'],
     ['404', anthropicError(404, 'not_found_error', 'model: claude-9'), 'not-found', 'ProviderNotFound'],
@@ -289,7 +327,12 @@ describe('Anthropic failures', () => {
       'context-length',
       'ProviderContextLength',
     ],
-    ['413', anthropicError(413, 'request_too_large', 'Request exceeds the maximum size'), 'context-length', 'ProviderContextLength'],
+    [
+      '413',
+      anthropicError(413, 'request_too_large', 'Request exceeds the maximum size'),
+      'context-length',
+      'ProviderContextLength',
+    ],
   ];
   for (const [name, reply, kind, type] of nonRetryable) {
     it(`maps ${name} to a non-retryable ${kind}`, async () => {
@@ -303,10 +346,16 @@ describe('Anthropic failures', () => {
   }
 
   it('honours Retry-After seconds and HTTP dates on a 429', async () => {
-    const secs = await failureOf(anthropicError(429, 'rate_limit_error', 'Number of request tokens exceeded', { 'retry-after': '12' }));
+    const secs = await failureOf(
+      anthropicError(429, 'rate_limit_error', 'Number of request tokens exceeded', { 'retry-after': '12' }),
+    );
     expect(secs.kind).toBe('rate-limit');
     expect(secs.retryAfterMs).toBe(12_000);
-    expect(toActivityFailure(secs)).toMatchObject({ nonRetryable: false, type: 'ProviderRateLimit', nextRetryDelay: 12_000 });
+    expect(toActivityFailure(secs)).toMatchObject({
+      nonRetryable: false,
+      type: 'ProviderRateLimit',
+      nextRetryDelay: 12_000,
+    });
     const at = new Date(Date.now() + 20_000).toUTCString();
     const dated = await failureOf(anthropicError(429, 'rate_limit_error', 'slow down', { 'retry-after': at }));
     expect(dated.retryAfterMs).toBeGreaterThan(15_000);
@@ -315,7 +364,9 @@ describe('Anthropic failures', () => {
 
   for (const status of [500, 503, 529]) {
     it(`maps ${status} to a retryable server error`, async () => {
-      const err = await failureOf(anthropicError(status, status === 529 ? 'overloaded_error' : 'api_error', 'try later'));
+      const err = await failureOf(
+        anthropicError(status, status === 529 ? 'overloaded_error' : 'api_error', 'try later'),
+      );
       expect(err.kind).toBe('server');
       expect(err.status).toBe(status);
       expect(err.retryable).toBe(true);

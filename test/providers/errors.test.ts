@@ -57,7 +57,11 @@ describe('failure classes', () => {
 
   it('turns other coded errors into non-retryable failures and unknown ones into retryable ones', () => {
     const coded = toActivityFailure(new LevError('scripted-script-invalid', 'Script x is invalid.'));
-    expect(coded).toMatchObject({ nonRetryable: true, type: 'scripted-script-invalid', message: 'Script x is invalid.' });
+    expect(coded).toMatchObject({
+      nonRetryable: true,
+      type: 'scripted-script-invalid',
+      message: 'Script x is invalid.',
+    });
     const unknown = toActivityFailure(new Error('socket hang up'));
     expect(unknown).toMatchObject({ nonRetryable: false, type: 'ProviderUnexpected' });
     const already = ApplicationFailure.nonRetryable('done', 'X');

@@ -19,7 +19,12 @@ function completion(message: Record<string, unknown>, finish = 'stop', usage?: R
   };
 }
 
-function openaiError(status: number, message: string, code: string | null = null, headers: Record<string, string> = {}): Reply {
+function openaiError(
+  status: number,
+  message: string,
+  code: string | null = null,
+  headers: Record<string, string> = {},
+): Reply {
   return { status, headers, json: { error: { message, type: 'invalid_request_error', code, param: null } } };
 }
 
@@ -64,7 +69,8 @@ describe('OpenAI-compatible request', () => {
     expect(body.temperature).toBe(0.3);
     expect(body.messages[0]).toEqual({
       role: 'system',
-      content: '## pinned\nYou are a careful engineer.\n\n## stage_instructions\nPlan the fix first.\n\n## scratch\nnothing yet',
+      content:
+        '## pinned\nYou are a careful engineer.\n\n## stage_instructions\nPlan the fix first.\n\n## scratch\nnothing yet',
     });
     expect(body.messages.slice(1)).toEqual([
       { role: 'user', content: 'Fix the failing test in a.ts' },
@@ -119,7 +125,11 @@ describe('OpenAI-compatible request', () => {
   it('sends null content for an assistant turn that only calls tools', async () => {
     server.respond(() => ({ json: completion({ content: 'ok' }) }));
     const req = sampleRequest('openai:gpt-4o');
-    req.messages[1] = { role: 'assistant', content: '', toolCalls: [{ id: 'call_1', name: 'read_file', arguments: {} }] };
+    req.messages[1] = {
+      role: 'assistant',
+      content: '',
+      toolCalls: [{ id: 'call_1', name: 'read_file', arguments: {} }],
+    };
     req.messages.splice(3, 1);
     await openai().infer(req);
     expect(server.requests.at(-1)!.body.messages[2].content).toBeNull();
@@ -192,10 +202,34 @@ describe('OpenAI-compatible response', () => {
 
 describe('OpenAI-compatible failures', () => {
   const cases: Array<{ name: string; reply: Reply; kind: string; status?: number; type: string }> = [
-    { name: '400', reply: openaiError(400, 'Unrecognized request argument'), kind: 'bad-request', status: 400, type: 'ProviderBadRequest' },
-    { name: '401', reply: openaiError(401, 'Incorrect API key provided'), kind: 'auth', status: 401, type: 'ProviderAuth' },
-    { name: '403', reply: openaiError(403, 'Project does not have access'), kind: 'forbidden', status: 403, type: 'ProviderForbidden' },
-    { name: '404', reply: openaiError(404, 'The model `gpt-9` does not exist'), kind: 'not-found', status: 404, type: 'ProviderNotFound' },
+    {
+      name: '400',
+      reply: openaiError(400, 'Unrecognized request argument'),
+      kind: 'bad-request',
+      status: 400,
+      type: 'ProviderBadRequest',
+    },
+    {
+      name: '401',
+      reply: openaiError(401, 'Incorrect API key provided'),
+      kind: 'auth',
+      status: 401,
+      type: 'ProviderAuth',
+    },
+    {
+      name: '403',
+      reply: openaiError(403, 'Project does not have access'),
+      kind: 'forbidden',
+      status: 403,
+      type: 'ProviderForbidden',
+    },
+    {
+      name: '404',
+      reply: openaiError(404, 'The model `gpt-9` does not exist'),
+      kind: 'not-found',
+      status: 404,
+      type: 'ProviderNotFound',
+    },
     {
       name: 'context length',
       reply: openaiError(400, "This model's maximum context length is 128000 tokens.", 'context_length_exceeded'),
@@ -205,7 +239,10 @@ describe('OpenAI-compatible failures', () => {
     },
     {
       name: 'vLLM context length (no code)',
-      reply: openaiError(400, "This model's maximum context length is 4096 tokens. However, you requested 5000 tokens."),
+      reply: openaiError(
+        400,
+        "This model's maximum context length is 4096 tokens. However, you requested 5000 tokens.",
+      ),
       kind: 'context-length',
       status: 400,
       type: 'ProviderContextLength',

@@ -21,7 +21,11 @@ import type { InferenceMeta, InferenceRequest } from '../../src/providers/types.
 
 const dir = mkdtempSync(join(tmpdir(), 'lev-scripted-'));
 
-function request(model: string, meta: Partial<InferenceMeta> = {}, extra: Partial<InferenceRequest> = {}): InferenceRequest {
+function request(
+  model: string,
+  meta: Partial<InferenceMeta> = {},
+  extra: Partial<InferenceRequest> = {},
+): InferenceRequest {
   return {
     model,
     system: [{ text: '## pinned\nBe brief.' }],
@@ -120,7 +124,9 @@ describe('scripted turns', () => {
 
   it('emits malformed arguments on purpose as an invalid tool call', async () => {
     registerScript('broken', {
-      turns: [{ tool_calls: [{ name: 'write_file', arguments_raw: '{"path": "x.ts", "content": ' }, { name: 'noop' }] }],
+      turns: [
+        { tool_calls: [{ name: 'write_file', arguments_raw: '{"path": "x.ts", "content": ' }, { name: 'noop' }] },
+      ],
     });
     const res = await scripted.infer(request('scripted:broken'));
     expect(res.toolCalls).toEqual([{ id: 'call_0_1', name: 'noop', arguments: {} }]);
@@ -156,13 +162,17 @@ describe('scripted turns', () => {
     const ctrl = new AbortController();
     setTimeout(() => ctrl.abort(new Error('cancelled')), 30);
     const t1 = Date.now();
-    await expect(scripted.infer(request('scripted:slow', { turn: 1 }), { signal: ctrl.signal })).rejects.toThrow('cancelled');
+    await expect(scripted.infer(request('scripted:slow', { turn: 1 }), { signal: ctrl.signal })).rejects.toThrow(
+      'cancelled',
+    );
     expect(Date.now() - t1).toBeLessThan(2000);
     unregisterScript('slow');
   });
 
   it('fails chosen attempts with a provider error class, then serves the same answer', async () => {
-    registerScript('flaky', { turns: [{ text: 'finally', fail: { kind: 'rate-limit', attempts: 2, retry_after_ms: 100 } }] });
+    registerScript('flaky', {
+      turns: [{ text: 'finally', fail: { kind: 'rate-limit', attempts: 2, retry_after_ms: 100 } }],
+    });
     for (const attempt of [1, 2]) {
       const err = await scripted.infer(request('scripted:flaky', { attempt })).catch((e: unknown) => e);
       expect(isProviderError(err) && err.kind).toBe('rate-limit');
@@ -205,7 +215,10 @@ describe('scripted recording', () => {
     await logged.infer(request('scripted:demo', { turn: 0 }));
     await logged.infer(request('scripted:demo', { turn: 1, attempt: 2, stage: 'plan' }));
     await logged.infer(request('scripted:demo', { purpose: 'summary', turn: 2 }));
-    const lines = readFileSync(log, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const lines = readFileSync(log, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(lines.map(({ served_at_ms, ...rest }) => rest)).toEqual([
       { runId: 'run-s', stage: 'work', turn: 0, purpose: 'turn', attempt: 1 },
       { runId: 'run-s', stage: 'plan', turn: 1, purpose: 'turn', attempt: 2 },
@@ -239,7 +252,10 @@ describe('scripted recording', () => {
 describe('scripted script files', () => {
   it('loads scripted:<path>.toml relative to the working directory and rereads it when it changes', async () => {
     const file = join(dir, 'by-path.toml');
-    writeFileSync(file, 'latency_ms = 0\n[[turns]]\ntext = "one"\n[[turns.tool_calls]]\nname = "grep"\narguments = { pattern = "x" }\n');
+    writeFileSync(
+      file,
+      'latency_ms = 0\n[[turns]]\ntext = "one"\n[[turns.tool_calls]]\nname = "grep"\narguments = { pattern = "x" }\n',
+    );
     const ref = `scripted:${relative(process.cwd(), file)}`;
     const res = await scripted.infer(request(ref));
     expect(res.toolCalls).toEqual([{ id: 'call_0_0', name: 'grep', arguments: { pattern: 'x' } }]);
@@ -249,12 +265,18 @@ describe('scripted script files', () => {
 
   it('reports a missing script with a coded sentence', async () => {
     expect(await codeOf(() => scripted.infer(request('scripted:nowhere')))).toBe('scripted-script-missing');
-    expect(await codeOf(() => scripted.infer(request(`scripted:${join(dir, 'absent.toml')}`)))).toBe('scripted-script-missing');
+    expect(await codeOf(() => scripted.infer(request(`scripted:${join(dir, 'absent.toml')}`)))).toBe(
+      'scripted-script-missing',
+    );
   });
 
   const invalid: Array<[string, string, RegExp]> = [
     ['a typo in a key', '[[turns]]\ntxt = "hi"\n', /turns\[0\]/],
-    ['both argument forms', '[[turns]]\n[[turns.tool_calls]]\nname = "a"\narguments = {}\narguments_raw = "{"\n', /either `arguments` or `arguments_raw`/],
+    [
+      'both argument forms',
+      '[[turns]]\n[[turns.tool_calls]]\nname = "a"\narguments = {}\narguments_raw = "{"\n',
+      /either `arguments` or `arguments_raw`/,
+    ],
     ['a negative latency', 'latency_ms = -5\n', /latency_ms/],
     ['an unknown failure class', '[[turns]]\nfail = { kind = "flaky" }\n', /turns\[0\]\.fail\.kind/],
     ['broken TOML', '[[turns]\ntext = 1\n', /not valid TOML at line 1/],
@@ -278,12 +300,16 @@ describe('scripted script files', () => {
 
   it('accepts every script example in docs/scripted.md', () => {
     const doc = readFileSync(join(process.cwd(), 'docs/scripted.md'), 'utf8');
-    const scripts = [...doc.matchAll(/```toml\n([\s\S]*?)```/g)].map((m) => m[1]!).filter((t) => !t.includes('[stages.'));
+    const scripts = [...doc.matchAll(/```toml\n([\s\S]*?)```/g)]
+      .map((m) => m[1]!)
+      .filter((t) => !t.includes('[stages.'));
     expect(scripts.length).toBeGreaterThanOrEqual(2);
     for (const text of scripts) expect(parseScript(text, 'docs/scripted.md').turns.length).toBeGreaterThan(0);
   });
 
   it('validates registered scripts too', async () => {
-    expect(await codeOf(() => registerScript('bad', { turns: [{ tool_calls: [{ name: '' }] }] }))).toBe('scripted-script-invalid');
+    expect(await codeOf(() => registerScript('bad', { turns: [{ tool_calls: [{ name: '' }] }] }))).toBe(
+      'scripted-script-invalid',
+    );
   });
 });

@@ -46,7 +46,13 @@ export async function startWireServer(initial: Responder): Promise<WireServer> {
       } catch {
         body = undefined;
       }
-      const recorded: RecordedRequest = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, raw, body };
+      const recorded: RecordedRequest = {
+        method: req.method ?? '',
+        url: req.url ?? '',
+        headers: req.headers,
+        raw,
+        body,
+      };
       requests.push(recorded);
       const reply = responder(recorded);
       if ('reset' in reply) {

@@ -134,7 +134,8 @@ describe('compile / run / call', () => {
 
   it('the operation budget is per call', () => {
     const s = mustCompile('fn work() { let s = 0; for i in 0..1000 { s += i; } s }');
-    for (let i = 0; i < 5; i++) expect(s.call('work', [], { maxOperations: 5000 })).toMatchObject({ ok: true, value: 499500 });
+    for (let i = 0; i < 5; i++)
+      expect(s.call('work', [], { maxOperations: 5000 })).toMatchObject({ ok: true, value: 499500 });
   });
 });
 
@@ -155,7 +156,9 @@ describe('sandbox', () => {
         expect(m[3], f).toMatch(/^\.\.?\//);
       }
       expect(text, f).not.toMatch(/^\s*import\s+['"]/m);
-      expect(text, f).not.toMatch(/\b(Date\.now|new Date|Math\.random|performance\.now|process\.|globalThis|setTimeout)\b/);
+      expect(text, f).not.toMatch(
+        /\b(Date\.now|new Date|Math\.random|performance\.now|process\.|globalThis|setTimeout)\b/,
+      );
     }
   });
 
@@ -176,9 +179,61 @@ describe('sandbox', () => {
 
 describe('robustness (property)', () => {
   const fragments = [
-    'let ', 'x', ' = ', '1', '2.5', '"s"', "'c'", '`t${x}`', '[', ']', '#{', '{', '}', '(', ')', ';', ',', '+', '-', '*', '/',
-    '%', '**', '==', '<', '&&', '||', '!', '??', '?.', '.', 'len()', 'push(1)', 'if ', 'else ', 'while ', 'loop ', 'for ', ' in ',
-    '0..3', 'fn f(a) ', 'f(1)', 'return ', 'break', 'switch ', '=>', '_', '|a| a', 'this', 'a', ':', '\n', '/*', '*/', '//',
+    'let ',
+    'x',
+    ' = ',
+    '1',
+    '2.5',
+    '"s"',
+    "'c'",
+    '`t${x}`',
+    '[',
+    ']',
+    '#{',
+    '{',
+    '}',
+    '(',
+    ')',
+    ';',
+    ',',
+    '+',
+    '-',
+    '*',
+    '/',
+    '%',
+    '**',
+    '==',
+    '<',
+    '&&',
+    '||',
+    '!',
+    '??',
+    '?.',
+    '.',
+    'len()',
+    'push(1)',
+    'if ',
+    'else ',
+    'while ',
+    'loop ',
+    'for ',
+    ' in ',
+    '0..3',
+    'fn f(a) ',
+    'f(1)',
+    'return ',
+    'break',
+    'switch ',
+    '=>',
+    '_',
+    '|a| a',
+    'this',
+    'a',
+    ':',
+    '\n',
+    '/*',
+    '*/',
+    '//',
   ];
 
   it('random strings never make compile or run throw', () => {
@@ -209,7 +264,8 @@ describe('robustness (property)', () => {
         const r = c.script.run({ x: 1, a: [1, 2] }, { maxOperations: 2000 });
         expect(typeof r.ok).toBe('boolean');
         if (!r.ok) expect(['rhai-runtime', 'rhai-limit']).toContain(r.error.code);
-        if (c.script.hasFunction('f', 1)) expect(typeof c.script.call('f', [1], { maxOperations: 2000 }).ok).toBe('boolean');
+        if (c.script.hasFunction('f', 1))
+          expect(typeof c.script.call('f', [1], { maxOperations: 2000 }).ok).toBe('boolean');
       }),
       { numRuns: 1000 },
     );

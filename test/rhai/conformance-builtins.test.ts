@@ -9,7 +9,7 @@ describe('string methods', () => {
     ['"abc".len', 3],
     ['"".is_empty()', true],
     ['"hello".contains("ell")', true],
-    ["\"hello\".contains('z')", false],
+    ['"hello".contains(\'z\')', false],
     ['"a,b,,c".split(",")', ['a', 'b', '', 'c']],
     ['"one two  three".split()', ['one', 'two', 'three']],
     ['"abcdef".split(2)', ['ab', 'cdef']],
@@ -30,7 +30,7 @@ describe('string methods', () => {
     ['"hello".sub_string(-3, 2)', 'll'],
     ['"hello".sub_string(1..3)', 'el'],
     ['"hello".index_of("l")', 2],
-    ["\"hello\".index_of('l', 3)", 3],
+    ['"hello".index_of(\'l\', 3)', 3],
     ['"hello".index_of("z")', -1],
     ['"héllo".index_of("l")', 2],
     ['"abc".chars()', ['a', 'b', 'c']],
@@ -109,7 +109,7 @@ describe('array methods', () => {
     ['[1, 2].some(|x| 1)', false],
     ['"abc".split("")', ['', 'a', 'b', 'c', '']],
     ['[1, "s", \'c\', 1.5, (), true].to_string()', '[1, "s", c, 1.5, (), true]'],
-    ['to_debug(\'a\')', 'a'],
+    ["to_debug('a')", 'a'],
     ['let a = [1, 2, 3]; a.truncate(1); a', [1]],
     ['let a = [1, 2, 3]; a.set(-1, 9); a', [1, 2, 9]],
     ['[1, 2, 3].get(-1)', 3],
@@ -128,8 +128,20 @@ describe('array methods', () => {
     ['[1, 2, 3].filter(Fn("is_odd"))', [1, 3]],
     ['[1, 2, 3].find_map(|x| if x > 1 { x * 10 })', 20],
     ['["a", "b", "c"].reduce_rev(|acc, x| acc + x, "")', 'cba'],
-    ['let a = [1, 2, 3, 4]; let r = a.retain(|x| x % 2 == 0); [a, r]', [[2, 4], [1, 3]]],
-    ['let a = [1, 2, 3, 4]; let r = a.drain(|x| x > 2); [a, r]', [[1, 2], [3, 4]]],
+    [
+      'let a = [1, 2, 3, 4]; let r = a.retain(|x| x % 2 == 0); [a, r]',
+      [
+        [2, 4],
+        [1, 3],
+      ],
+    ],
+    [
+      'let a = [1, 2, 3, 4]; let r = a.drain(|x| x > 2); [a, r]',
+      [
+        [1, 2],
+        [3, 4],
+      ],
+    ],
     ['let a = [1, 1, 2, 2, 1]; a.dedup(); a', [1, 2, 1]],
     ['let a = [1, 2, 3, 4]; a.chop(2); a', [3, 4]],
     ['let a = [1]; a.pad(3, 0); a', [1, 0, 0]],
@@ -181,7 +193,10 @@ describe('global functions', () => {
     ['"abc".len() == len("abc")', true],
     ['type_of(Fn("x"))', 'Fn'],
     ['#{b: [1, 2.5, "x", ()], a: true}.to_json()', '{"a":true,"b":[1,2.5,"x",null]}'],
-    ['let v = parse_json(`{"n": 2, "l": [1.5, null, "s"]}`); [v.n / 2, type_of(v.l[0]), v.l[1], v.l[2]]', [1, 'f64', undefined, 's']],
+    [
+      'let v = parse_json(`{"n": 2, "l": [1.5, null, "s"]}`); [v.n / 2, type_of(v.l[0]), v.l[1], v.l[2]]',
+      [1, 'f64', undefined, 's'],
+    ],
     ['parse_json("{oops")', err('rhai-runtime', /Invalid JSON/)],
   ]);
 });

@@ -6,12 +6,18 @@ import { err, evaluate, table } from './table.js';
 
 describe('error line and column', () => {
   table([
-    ['let a = 1;\nlet b = 2;\nlet c = foo;', err('rhai-runtime', /^Variable not found: foo \(line 3, position 9\) in test\.rhai$/, [3, 9])],
+    [
+      'let a = 1;\nlet b = 2;\nlet c = foo;',
+      err('rhai-runtime', /^Variable not found: foo \(line 3, position 9\) in test\.rhai$/, [3, 9]),
+    ],
     ['let x = 1;\n  x +;', err('rhai-syntax', /Unexpected ';'/, [2, 6])],
     ['let x = "unterminated;', err('rhai-syntax', /Unterminated string/, [1, 9])],
     ['let x = 1\nlet y = 2;', err('rhai-syntax', /Expecting ';'/, [2, 1])],
     ['fn f() {\n  missing_fn(1)\n}\nf()', err('rhai-runtime', /Function not found: missing_fn \(i64\)/, [2, 3])],
-    ['let a = [1, 2];\nlet b = a[10];', err('rhai-runtime', /Array index 10 out of bounds: only 2 elements in array/, [2, 11])],
+    [
+      'let a = [1, 2];\nlet b = a[10];',
+      err('rhai-runtime', /Array index 10 out of bounds: only 2 elements in array/, [2, 11]),
+    ],
     ['let x = 10;\nlet y = x / 0;', err('rhai-runtime', /Division by zero/, [2, 11])],
     ['/* open comment', err('rhai-syntax', /Unterminated block comment/, [1, 1])],
     ['let m = #{a: 1, a: 2};', err('rhai-syntax', /Duplicated property 'a'/, [1, 17])],
@@ -23,7 +29,10 @@ describe('error line and column', () => {
     ['let x = (1 + 2;', err('rhai-syntax', /Expecting '\)'/, [1, 15])],
     ['"a" * 2', err('rhai-runtime', /Function not found: \* \(string, i64\)/, [1, 5])],
     ['let x = null;', err('rhai-runtime', /Variable not found: null \(Rhai writes null as \(\)\)/, [1, 9])],
-    ['let m = #{};\nm.a.b', err('rhai-runtime', /Unknown property 'b' - a getter is not registered for type '\(\)'/, [2, 5])],
+    [
+      'let m = #{};\nm.a.b',
+      err('rhai-runtime', /Unknown property 'b' - a getter is not registered for type '\(\)'/, [2, 5]),
+    ],
   ]);
 
   it('reports the script path given to compile', () => {
@@ -133,17 +142,30 @@ describe('limits', () => {
       ok: false,
       error: { limit: 'operations' },
     });
-    expect(evaluate('fn f(n) { if n == 0 { 0 } else { f(n - 1) } } f(10)', undefined, { maxCallDepth: 5 })).toMatchObject({
+    expect(
+      evaluate('fn f(n) { if n == 0 { 0 } else { f(n - 1) } } f(10)', undefined, { maxCallDepth: 5 }),
+    ).toMatchObject({
       ok: false,
       error: { limit: 'call-depth' },
     });
-    expect(evaluate('fn f(n) { if n == 0 { 0 } else { f(n - 1) } } f(10)', undefined, { maxCallDepth: 11 })).toMatchObject({
+    expect(
+      evaluate('fn f(n) { if n == 0 { 0 } else { f(n - 1) } } f(10)', undefined, { maxCallDepth: 11 }),
+    ).toMatchObject({
       ok: true,
       value: 0,
     });
-    expect(evaluate('"abc" + "def"', undefined, { maxStringSize: 5 })).toMatchObject({ ok: false, error: { limit: 'string-size' } });
-    expect(evaluate('[1, 2, 3]', undefined, { maxArraySize: 2 })).toMatchObject({ ok: false, error: { limit: 'array-size' } });
-    expect(evaluate('#{a: 1, b: 2}', undefined, { maxMapSize: 1 })).toMatchObject({ ok: false, error: { limit: 'map-size' } });
+    expect(evaluate('"abc" + "def"', undefined, { maxStringSize: 5 })).toMatchObject({
+      ok: false,
+      error: { limit: 'string-size' },
+    });
+    expect(evaluate('[1, 2, 3]', undefined, { maxArraySize: 2 })).toMatchObject({
+      ok: false,
+      error: { limit: 'array-size' },
+    });
+    expect(evaluate('#{a: 1, b: 2}', undefined, { maxMapSize: 1 })).toMatchObject({
+      ok: false,
+      error: { limit: 'map-size' },
+    });
   });
 
   it('limit errors cannot be caught by try/catch', () => {

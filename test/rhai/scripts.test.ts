@@ -66,7 +66,13 @@ describe('a realistic region script', () => {
         region,
         entries: [
           { content: '  small fact  ', kind: 'text', key: null, tokens: 5, summary: false },
-          { content: 'a very long observation that will certainly be shortened by the script', kind: 'text', key: 'obs', tokens: 50, summary: false },
+          {
+            content: 'a very long observation that will certainly be shortened by the script',
+            kind: 'text',
+            key: 'obs',
+            tokens: 50,
+            summary: false,
+          },
           { content: '', kind: 'text', key: null, tokens: 0, summary: false },
         ],
         stage: { name: 'plan', iteration: 1 },
@@ -126,7 +132,9 @@ describe('seed scripts', () => {
   });
 
   it('back-tick strings are literal and may span lines', () => {
-    expect(evaluate('let x = `\nline one\n  "two" \\n ${1 + 1}`; x')).toMatchObject({ value: 'line one\n  "two" \\n 2' });
+    expect(evaluate('let x = `\nline one\n  "two" \\n ${1 + 1}`; x')).toMatchObject({
+      value: 'line one\n  "two" \\n 2',
+    });
   });
 });
 

@@ -13,7 +13,12 @@ export interface ErrExpect {
 }
 
 /** Expect an error with this code, optionally a message pattern and a `[line, column]`. */
-export function err(code: RhaiError['code'], match?: RegExp, pos?: [number, number], limit?: RhaiError['limit']): ErrExpect {
+export function err(
+  code: RhaiError['code'],
+  match?: RegExp,
+  pos?: [number, number],
+  limit?: RhaiError['limit'],
+): ErrExpect {
   const e: ErrExpect = { __err: true, code };
   if (match) e.match = match;
   if (pos) {

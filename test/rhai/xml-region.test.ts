@@ -62,20 +62,35 @@ describe('xml_region.rhai', () => {
   });
 
   it('render: an empty region renders nothing', () => {
-    const ctx = { region: { ...region, tokens: 0, entry_count: 0 }, entries: [], stage: { name: 'fix', iteration: 1 }, model: 'm', window: { used: 0, max: 1 } };
+    const ctx = {
+      region: { ...region, tokens: 0, entry_count: 0 },
+      entries: [],
+      stage: { name: 'fix', iteration: 1 },
+      model: 'm',
+      window: { used: 0, max: 1 },
+    };
     expect(load().call('render', [ctx])).toEqual({ ok: true, value: '', logs: [] });
   });
 
   it('on_write: a successful tool result is cut to its first line', () => {
-    const ctx = { region, entry: { content: 'ok: 3 files\r\nfile1\nfile2', kind: 'tool_result', key: 'ls', tokens: 9 } };
+    const ctx = {
+      region,
+      entry: { content: 'ok: 3 files\r\nfile1\nfile2', kind: 'tool_result', key: 'ls', tokens: 9 },
+    };
     expect(load().call('on_write', [ctx])).toEqual({ ok: true, value: 'ok: 3 files', logs: [] });
   });
 
   it('on_write: errors, single lines and other kinds are accepted unchanged (true)', () => {
     const s = load();
-    const err = { region, entry: { content: 'Error: no such file\nat line 3', kind: 'tool_result', key: 'cat', tokens: 9 } };
+    const err = {
+      region,
+      entry: { content: 'Error: no such file\nat line 3', kind: 'tool_result', key: 'cat', tokens: 9 },
+    };
     expect(s.call('on_write', [err])).toEqual({ ok: true, value: true, logs: [] });
-    const flagged = { region, entry: { content: 'looks fine\nbut failed', kind: 'tool_result', key: null, tokens: 9, is_error: true } };
+    const flagged = {
+      region,
+      entry: { content: 'looks fine\nbut failed', kind: 'tool_result', key: null, tokens: 9, is_error: true },
+    };
     expect(s.call('on_write', [flagged])).toEqual({ ok: true, value: true, logs: [] });
     const one = { region, entry: { content: 'done', kind: 'tool_result', key: null, tokens: 1 } };
     expect(s.call('on_write', [one])).toEqual({ ok: true, value: true, logs: [] });
@@ -92,14 +107,34 @@ describe('xml_region.rhai', () => {
     ];
     const s = load();
     expect(s.call('on_overflow', [{ region, entries, needed_tokens: 25 }])).toEqual({ ok: true, value: [1], logs: [] });
-    expect(s.call('on_overflow', [{ region, entries, needed_tokens: 45 }])).toEqual({ ok: true, value: [1, 3], logs: [] });
-    expect(s.call('on_overflow', [{ region, entries, needed_tokens: 60 }])).toEqual({ ok: true, value: [1, 3, 0], logs: [] });
-    expect(s.call('on_overflow', [{ region, entries, needed_tokens: 1000 }])).toEqual({ ok: true, value: [1, 3, 0, 2], logs: [] });
+    expect(s.call('on_overflow', [{ region, entries, needed_tokens: 45 }])).toEqual({
+      ok: true,
+      value: [1, 3],
+      logs: [],
+    });
+    expect(s.call('on_overflow', [{ region, entries, needed_tokens: 60 }])).toEqual({
+      ok: true,
+      value: [1, 3, 0],
+      logs: [],
+    });
+    expect(s.call('on_overflow', [{ region, entries, needed_tokens: 1000 }])).toEqual({
+      ok: true,
+      value: [1, 3, 0, 2],
+      logs: [],
+    });
   });
 
   it('render over 1,000 entries fits the default operation budget', () => {
-    const entries = Array.from({ length: 1000 }, (_, i) => ({ content: `line ${i}`, kind: 'tool_result', key: `k${i}`, tokens: 3, summary: false }));
-    const r = load().call('render', [{ region, entries, stage: { name: 's', iteration: 1 }, model: 'm', window: { used: 0, max: 1 } }]);
+    const entries = Array.from({ length: 1000 }, (_, i) => ({
+      content: `line ${i}`,
+      kind: 'tool_result',
+      key: `k${i}`,
+      tokens: 3,
+      summary: false,
+    }));
+    const r = load().call('render', [
+      { region, entries, stage: { name: 's', iteration: 1 }, model: 'm', window: { used: 0, max: 1 } },
+    ]);
     expect(r.ok).toBe(true);
   });
 });

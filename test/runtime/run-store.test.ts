@@ -11,7 +11,11 @@ import { loadBlueprintFromString } from '../../src/blueprint/load.js';
 import type { RecordedOp } from '../../src/runtime/ops.js';
 import { RunStore } from '../../src/runtime/run-store.js';
 
-const bp = loadBlueprintFromString('[context.regions]\nnotes = { kind = "temporary", max_tokens = 1000 }\n', tmpdir(), 'agent.toml').blueprint!;
+const bp = loadBlueprintFromString(
+  '[context.regions]\nnotes = { kind = "temporary", max_tokens = 1000 }\n',
+  tmpdir(),
+  'agent.toml',
+).blueprint!;
 
 function append(text: string, tokens: number, now: number): RecordedOp {
   return { call: { kind: 'write', region: 'notes', entry: { content: text, tokens } }, now, answers: [] };
@@ -34,7 +38,9 @@ describe('RunStore', () => {
 
   it('starts again from the snapshot when a reused workflow id brings different operations', async () => {
     expect(notes(await store.state('reused', bp, null, [enter, append('first run', 10, 1)]))).toEqual(['first run']);
-    expect(notes(await store.state('reused', bp, null, [enter, append('second run', 10, 5), append('more', 10, 6)]))).toEqual(['second run', 'more']);
+    expect(
+      notes(await store.state('reused', bp, null, [enter, append('second run', 10, 5), append('more', 10, 6)])),
+    ).toEqual(['second run', 'more']);
   });
 
   it('writes a snapshot that later rebuilds start from', async () => {

@@ -1,6 +1,6 @@
 import type { Blueprint, RegionDef, SeedSpec } from '../../src/blueprint/types.js';
-import { NO_READ_PATHS } from '../../src/tools/read-paths.js';
 import type { SeedInputs } from '../../src/seeds/types.js';
+import { NO_READ_PATHS } from '../../src/tools/read-paths.js';
 
 type SeedForm = SeedSpec extends infer S ? (S extends SeedSpec ? Omit<S, 'refresh'> : never) : never;
 

@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { LevError } from '../../src/errors.js';
 import { acceptedInputs, acceptsTask, preflightSeedPaths, resolveSeed } from '../../src/seeds/index.js';
 import { compileReadPaths } from '../../src/tools/read-paths.js';
-import { makeSandbox, SECRET, type Sandbox } from '../tools/fixture.js';
+import { makeSandbox, type Sandbox, SECRET } from '../tools/fixture.js';
 import { blueprint, region, seedInputs } from './fixture.js';
 
 let box: Sandbox;
@@ -31,14 +31,18 @@ describe('caller and literal forms', () => {
     expect((await resolveSeed(region('task'), inputs)).texts).toEqual([{ text: 'fix the bug' }]);
     expect((await resolveSeed(region('notes', { form: 'input' }), inputs)).texts).toEqual([{ text: 'n1' }]);
     expect((await resolveSeed(region('x', { form: 'caller', key: 'brief' }), inputs)).texts).toEqual([{ text: 'b1' }]);
-    expect((await resolveSeed(region('r', { form: 'literal', text: 'verbatim  ' }), inputs)).texts).toEqual([{ text: 'verbatim  ' }]);
+    expect((await resolveSeed(region('r', { form: 'literal', text: 'verbatim  ' }), inputs)).texts).toEqual([
+      { text: 'verbatim  ' },
+    ]);
     expect((await resolveSeed(region('plain'), inputs)).texts).toEqual([]);
   });
 
   it('a missing value leaves an optional region empty and refuses a required one', async () => {
     const inputs = seedInputs(box.work);
     expect((await resolveSeed(region('notes', { form: 'input' }), inputs)).texts).toEqual([]);
-    const err = await fatal(resolveSeed(region('notes', { form: 'input' }, { required: true, requiredMessage: 'Give me notes.' }), inputs));
+    const err = await fatal(
+      resolveSeed(region('notes', { form: 'input' }, { required: true, requiredMessage: 'Give me notes.' }), inputs),
+    );
     expect(err.code).toBe('required-input-missing');
     expect(err.message).toContain('Give me notes.');
   });
@@ -46,7 +50,10 @@ describe('caller and literal forms', () => {
 
 describe('files and glob', () => {
   it('reads files keyed by workdir-relative path, skipping unreadable ones with a warning', async () => {
-    const out = await resolveSeed(region('code', { form: 'files', paths: ['a.txt', './sub/b.txt', 'missing.txt'] }), seedInputs(box.work));
+    const out = await resolveSeed(
+      region('code', { form: 'files', paths: ['a.txt', './sub/b.txt', 'missing.txt'] }),
+      seedInputs(box.work),
+    );
     expect(out.texts).toEqual([
       { key: 'a.txt', text: 'alpha\nbeta\ngamma\n' },
       { key: 'sub/b.txt', text: 'inside b\n' },
@@ -56,7 +63,9 @@ describe('files and glob', () => {
   });
 
   it('an unreadable file is fatal for a required region', async () => {
-    const err = await fatal(resolveSeed(region('code', { form: 'files', paths: ['missing.txt'] }, { required: true }), seedInputs(box.work)));
+    const err = await fatal(
+      resolveSeed(region('code', { form: 'files', paths: ['missing.txt'] }, { required: true }), seedInputs(box.work)),
+    );
     expect(err.code).toBe('seed-file-unreadable');
   });
 
@@ -74,7 +83,9 @@ describe('files and glob', () => {
   it('refuses before reading anything, even earlier paths in the list', async () => {
     // Reading a FIFO blocks until a writer comes, so any early read would hang the test.
     execFileSync('mkfifo', [path.join(box.work, 'fifo')]);
-    const err = await fatal(resolveSeed(region('ctx', { form: 'files', paths: ['fifo', 'link-out'] }), seedInputs(box.work)));
+    const err = await fatal(
+      resolveSeed(region('ctx', { form: 'files', paths: ['fifo', 'link-out'] }), seedInputs(box.work)),
+    );
     expect(err.code).toBe('seed-path-refused');
     expect(err.message).toContain('link-out');
     expect(err.message).not.toContain(SECRET);
@@ -91,7 +102,8 @@ describe('files and glob', () => {
 
   it('glob seeds every match in byte-wise path order', async () => {
     mkdirSync(path.join(box.work, 'docs', 'b'), { recursive: true });
-    for (const f of ['docs/b.md', 'docs/B.md', 'docs/a.md', 'docs/b/z.md', 'docs/c.txt']) writeFileSync(path.join(box.work, f), f);
+    for (const f of ['docs/b.md', 'docs/B.md', 'docs/a.md', 'docs/b/z.md', 'docs/c.txt'])
+      writeFileSync(path.join(box.work, f), f);
     const out = await resolveSeed(region('docs', { form: 'glob', pattern: 'docs/**/*.md' }), seedInputs(box.work));
     expect(out.texts.map((t) => t.key)).toEqual(['docs/B.md', 'docs/a.md', 'docs/b.md', 'docs/b/z.md']);
     expect(out.texts[0]?.text).toBe('docs/B.md');
@@ -100,13 +112,17 @@ describe('files and glob', () => {
   it('a glob without matches warns, and is fatal for a required region', async () => {
     const seed = { form: 'glob', pattern: '*.none' } as const;
     expect((await resolveSeed(region('d', seed), seedInputs(box.work))).warnings[0]?.code).toBe('seed-glob-empty');
-    expect((await fatal(resolveSeed(region('d', seed, { required: true }), seedInputs(box.work)))).code).toBe('seed-glob-empty');
+    expect((await fatal(resolveSeed(region('d', seed, { required: true }), seedInputs(box.work)))).code).toBe(
+      'seed-glob-empty',
+    );
   });
 
   it('a glob reaching outside is refused at spawn; a match linking outside is refused before any read', async () => {
     for (const pattern of ['../secret/*', '*/../../secret/*', `${box.secret}/**`, '~/*']) {
       const outside = blueprint([region('d', { form: 'glob', pattern })]);
-      expect(preflightSeedPaths(outside, seedInputs(box.work, { home: box.secret }))[0]?.code).toBe('seed-path-refused');
+      expect(preflightSeedPaths(outside, seedInputs(box.work, { home: box.secret }))[0]?.code).toBe(
+        'seed-path-refused',
+      );
     }
     symlinkSync(path.join(box.secret, 'secret.txt'), path.join(box.work, 'sub', 'leak.txt'));
     const err = await fatal(resolveSeed(region('d', { form: 'glob', pattern: 'sub/*.txt' }), seedInputs(box.work)));
@@ -119,7 +135,10 @@ describe('files and glob', () => {
 describe('rhai', () => {
   it('runs a workdir script with task and workdir in scope', async () => {
     writeFileSync(path.join(box.work, 'seed.rhai'), '"task is " + task + " in " + workdir');
-    const out = await resolveSeed(region('r', { form: 'rhai', path: 'seed.rhai' }), seedInputs(box.work, { task: 'T' }));
+    const out = await resolveSeed(
+      region('r', { form: 'rhai', path: 'seed.rhai' }),
+      seedInputs(box.work, { task: 'T' }),
+    );
     expect(out.texts).toHaveLength(1);
     expect(out.texts[0]?.key).toBe('seed.rhai');
     expect(out.texts[0]?.text).toMatch(/^task is T in \//);
@@ -134,15 +153,23 @@ describe('rhai', () => {
 
   it('read, compile and runtime errors are always fatal; an empty result only when required', async () => {
     const inputs = seedInputs(box.work);
-    expect((await fatal(resolveSeed(region('r', { form: 'rhai', path: 'none.rhai' }), inputs))).code).toBe('seed-rhai-failed');
+    expect((await fatal(resolveSeed(region('r', { form: 'rhai', path: 'none.rhai' }), inputs))).code).toBe(
+      'seed-rhai-failed',
+    );
     writeFileSync(path.join(box.work, 'bad.rhai'), 'let = ;');
-    expect((await fatal(resolveSeed(region('r', { form: 'rhai', path: 'bad.rhai' }), inputs))).code).toBe('seed-rhai-failed');
+    expect((await fatal(resolveSeed(region('r', { form: 'rhai', path: 'bad.rhai' }), inputs))).code).toBe(
+      'seed-rhai-failed',
+    );
     writeFileSync(path.join(box.work, 'boom.rhai'), 'no_such_variable + 1');
     const boom = await fatal(resolveSeed(region('r', { form: 'rhai', path: 'boom.rhai' }), inputs));
     expect(boom.message).toContain('boom.rhai');
     writeFileSync(path.join(box.work, 'empty.rhai'), '""');
-    expect((await resolveSeed(region('r', { form: 'rhai', path: 'empty.rhai' }), inputs)).warnings[0]?.code).toBe('seed-empty');
-    expect((await fatal(resolveSeed(region('r', { form: 'rhai', path: 'empty.rhai' }, { required: true }), inputs))).code).toBe('seed-empty');
+    expect((await resolveSeed(region('r', { form: 'rhai', path: 'empty.rhai' }), inputs)).warnings[0]?.code).toBe(
+      'seed-empty',
+    );
+    expect(
+      (await fatal(resolveSeed(region('r', { form: 'rhai', path: 'empty.rhai' }, { required: true }), inputs))).code,
+    ).toBe('seed-empty');
   });
 });
 
@@ -160,7 +187,9 @@ describe('command seeds (SPEC 10.4)', () => {
     expect(off.warnings[0]?.message).toContain('--no-seed-commands');
     const config = await resolveSeed(cmd('ls'), seedInputs(box.work, { allowSeedCommands: false }));
     expect(config.warnings[0]?.message).toContain('allow_seed_commands');
-    expect((await fatal(resolveSeed(cmd('ls', { required: true }), seedInputs(box.work, { noSeedCommands: true })))).code).toBe('seed-command-disabled');
+    expect(
+      (await fatal(resolveSeed(cmd('ls', { required: true }), seedInputs(box.work, { noSeedCommands: true })))).code,
+    ).toBe('seed-command-disabled');
   });
 
   it('refuses a command that is not pre-approved, without running it', async () => {
@@ -169,12 +198,17 @@ describe('command seeds (SPEC 10.4)', () => {
     expect(out.warnings[0]?.message).toContain('touch');
     expect(out.warnings[0]?.message).toContain('[safe_commands] shell');
     expect(existsSync(path.join(box.work, 'made.txt'))).toBe(false);
-    expect((await fatal(resolveSeed(cmd('ls > list.txt', { required: true }), seedInputs(box.work)))).code).toBe('seed-command-not-approved');
+    expect((await fatal(resolveSeed(cmd('ls > list.txt', { required: true }), seedInputs(box.work)))).code).toBe(
+      'seed-command-not-approved',
+    );
     expect(existsSync(path.join(box.work, 'list.txt'))).toBe(false);
   });
 
   it('[safe_commands] shell extends the safe list', async () => {
-    const out = await resolveSeed(cmd('touch made.txt && ls made.txt'), seedInputs(box.work, { safeCommands: ['touch'] }));
+    const out = await resolveSeed(
+      cmd('touch made.txt && ls made.txt'),
+      seedInputs(box.work, { safeCommands: ['touch'] }),
+    );
     expect(out.texts[0]?.text).toBe('made.txt\n');
   });
 
@@ -182,10 +216,14 @@ describe('command seeds (SPEC 10.4)', () => {
     const failed = await fatal(resolveSeed(cmd('grep nothing-here a.txt'), seedInputs(box.work)));
     expect(failed.code).toBe('seed-command-failed');
     expect(failed.message).toContain('exited with code 1');
-    const slow = await fatal(resolveSeed(cmd('sleep 10'), seedInputs(box.work, { safeCommands: ['sleep'], shellTimeoutSecs: 1 })));
+    const slow = await fatal(
+      resolveSeed(cmd('sleep 10'), seedInputs(box.work, { safeCommands: ['sleep'], shellTimeoutSecs: 1 })),
+    );
     expect(slow.message).toContain('script_shell_timeout_secs');
     writeFileSync(path.join(box.work, 'empty.txt'), '');
-    expect((await resolveSeed(cmd('cat empty.txt'), seedInputs(box.work))).warnings[0]?.code).toBe('seed-command-empty');
+    expect((await resolveSeed(cmd('cat empty.txt'), seedInputs(box.work))).warnings[0]?.code).toBe(
+      'seed-command-empty',
+    );
   });
 
   it('caps the output at 900 KB with a marker', async () => {
@@ -224,7 +262,9 @@ describe('tool seeds', () => {
     const out = await resolveSeed(region('t', { form: 'tools', calls }), seedInputs(box.work));
     expect(out.texts).toEqual([{ key: 'glob', text: 'a.txt' }]);
     expect(out.warnings[0]?.message).toContain('path-outside-workdir');
-    expect((await fatal(resolveSeed(region('t', { form: 'tools', calls }, { required: true }), seedInputs(box.work)))).code).toBe('seed-tool-failed');
+    expect(
+      (await fatal(resolveSeed(region('t', { form: 'tools', calls }, { required: true }), seedInputs(box.work)))).code,
+    ).toBe('seed-tool-failed');
   });
 
   it('calls obey tool permissions and ask counts as refused', async () => {
@@ -235,7 +275,10 @@ describe('tool seeds', () => {
       { name: 'shell', args: { command: 'echo safe' } },
     ];
     const out = await resolveSeed(region('t', { form: 'tools', calls }), inputs);
-    expect(out.warnings.map((w) => w.message.match(/\[(permission-[a-z-]+)\]/)?.[1])).toEqual(['permission-ask-unattended', 'permission-denied']);
+    expect(out.warnings.map((w) => w.message.match(/\[(permission-[a-z-]+)\]/)?.[1])).toEqual([
+      'permission-ask-unattended',
+      'permission-denied',
+    ]);
     expect(out.texts).toEqual([{ key: 'shell#2', text: 'safe\n[exit code 0]' }]);
     expect(existsSync(path.join(box.work, 'x.txt'))).toBe(false);
     expect(existsSync(path.join(box.work, 'y.txt'))).toBe(false);
@@ -263,7 +306,11 @@ describe('task acceptance (SPEC 10.1, scenario 37)', () => {
   it('a required caller-seeded region with a blank value refuses the spawn', () => {
     const bp = blueprint([
       region('task', undefined, { required: true }),
-      region('spec', { form: 'caller', key: 'spec_text' }, { required: true, requiredMessage: 'Pass the spec with --input spec_text=...' }),
+      region(
+        'spec',
+        { form: 'caller', key: 'spec_text' },
+        { required: true, requiredMessage: 'Pass the spec with --input spec_text=...' },
+      ),
     ]);
     const errors = preflightSeedPaths(bp, seedInputs(box.work, { caller: { spec_text: '' } }));
     expect(errors.map((e) => e.code)).toEqual(['required-input-missing', 'required-input-missing']);

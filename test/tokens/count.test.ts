@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { countTokens, cutToTokens, encoderFor } from '../../src/tokens/count.js';
-import { modelEncoding } from '../../src/tokens/model.js';
 import { cutMarker, makeSyncHandler } from '../../src/tokens/handler.js';
+import { modelEncoding } from '../../src/tokens/model.js';
 
 const ENCODINGS = ['o200k_base', 'cl100k_base', 'p50k_base', 'r50k_base'] as const;
 
@@ -43,11 +43,16 @@ describe('cutToTokens', () => {
 
   it('never exceeds the target, for any text, target and encoding', () => {
     fc.assert(
-      fc.property(fc.string({ unit: 'grapheme', maxLength: 400 }), fc.integer({ min: 0, max: 60 }), fc.constantFrom(...ENCODINGS), (text, target, encoding) => {
-        const cut = cutToTokens(text, target, encoding);
-        expect(cut.tokens).toBeLessThanOrEqual(Math.max(target, 0));
-        expect(cut.tokens).toBe(countTokens(cut.text, encoding));
-      }),
+      fc.property(
+        fc.string({ unit: 'grapheme', maxLength: 400 }),
+        fc.integer({ min: 0, max: 60 }),
+        fc.constantFrom(...ENCODINGS),
+        (text, target, encoding) => {
+          const cut = cutToTokens(text, target, encoding);
+          expect(cut.tokens).toBeLessThanOrEqual(Math.max(target, 0));
+          expect(cut.tokens).toBe(countTokens(cut.text, encoding));
+        },
+      ),
       { numRuns: 200 },
     );
   });
@@ -67,13 +72,22 @@ describe('makeSyncHandler', () => {
 
   it('answers count and cut requests exactly', () => {
     expect(handler({ type: 'count', text: 'hello world' })).toBe(2);
-    const cut = handler({ type: 'cut', content: 'word '.repeat(500), tokens: 500, target: 50, marker: 'region full' }) as { content: string; tokens: number };
+    const cut = handler({
+      type: 'cut',
+      content: 'word '.repeat(500),
+      tokens: 500,
+      target: 50,
+      marker: 'region full',
+    }) as { content: string; tokens: number };
     expect(cut.tokens).toBeLessThanOrEqual(50);
     expect(cut.content).toContain('region full');
   });
 
   it('cuts a summary that comes back over its limit', () => {
-    const answer = handler({ type: 'summarise', region: 'codebase', entries: [], limit: 20 }) as { ok: true; text: { tokens: number } };
+    const answer = handler({ type: 'summarise', region: 'codebase', entries: [], limit: 20 }) as {
+      ok: true;
+      text: { tokens: number };
+    };
     expect(answer.ok).toBe(true);
     expect(answer.text.tokens).toBeLessThanOrEqual(20);
   });

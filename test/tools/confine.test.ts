@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { confinePath, isWithin } from '../../src/tools/confine.js';
 import { dispatchTool } from '../../src/tools/dispatch.js';
 import { compileReadPaths, NO_READ_PATHS } from '../../src/tools/read-paths.js';
-import { makeSandbox, SECRET, type Sandbox } from './fixture.js';
+import { makeSandbox, type Sandbox, SECRET } from './fixture.js';
 
 const box: Sandbox = makeSandbox();
 afterAll(() => box.cleanup());
@@ -61,14 +61,19 @@ describe('path attacks', () => {
     expect(attacks().length).toBeGreaterThanOrEqual(30);
   });
 
-  it.each(attacks().map((a, i) => [i, ...a] as const))('#%i %s %j is refused without touching anything outside', async (_i, tool, args) => {
-    const before = box.outsideSnapshot();
-    const out = await dispatchTool(tool, args, box.ctx());
-    expect(out.isError).toBe(true);
-    expect(out.content).toMatch(/^\[(path-outside-workdir|path-invalid|path-too-long|path-symlink-loop|bad-argument)\]/);
-    expect(out.content).not.toContain(SECRET);
-    expect(box.outsideSnapshot()).toEqual(before);
-  });
+  it.each(attacks().map((a, i) => [i, ...a] as const))(
+    '#%i %s %j is refused without touching anything outside',
+    async (_i, tool, args) => {
+      const before = box.outsideSnapshot();
+      const out = await dispatchTool(tool, args, box.ctx());
+      expect(out.isError).toBe(true);
+      expect(out.content).toMatch(
+        /^\[(path-outside-workdir|path-invalid|path-too-long|path-symlink-loop|bad-argument)\]/,
+      );
+      expect(out.content).not.toContain(SECRET);
+      expect(box.outsideSnapshot()).toEqual(before);
+    },
+  );
 
   it('names the rule and how to grant read access', async () => {
     const out = await dispatchTool('read_file', { path: '../secret/secret.txt' }, box.ctx());
@@ -107,7 +112,12 @@ describe('path attacks', () => {
 
 describe('[read_paths] grants', () => {
   const grantedCtx = () => {
-    const { policy } = compileReadPaths([box.secret], { securityReadPaths: [box.secret] }, box.work, '/nonexistent-home');
+    const { policy } = compileReadPaths(
+      [box.secret],
+      { securityReadPaths: [box.secret] },
+      box.work,
+      '/nonexistent-home',
+    );
     return box.ctx({ readPolicy: policy });
   };
 
@@ -145,7 +155,24 @@ describe('[read_paths] grants', () => {
 });
 
 describe('confinement invariants', () => {
-  const segments = ['..', '.', 'a.txt', 'sub', 'b.txt', 'link-out', 'link-in', 'dir-out', 'chain1', 'chain2', 'dangling', 'loop1', 'secret.txt', 'new', '~', ''];
+  const segments = [
+    '..',
+    '.',
+    'a.txt',
+    'sub',
+    'b.txt',
+    'link-out',
+    'link-in',
+    'dir-out',
+    'chain1',
+    'chain2',
+    'dangling',
+    'loop1',
+    'secret.txt',
+    'new',
+    '~',
+    '',
+  ];
 
   it('whatever the spelling, an accepted path is inside the real workdir', async () => {
     const root = realpathSync(box.work);
@@ -156,7 +183,11 @@ describe('confinement invariants', () => {
         fc.constantFrom<'read' | 'write'>('read', 'write'),
         async (parts, absolute, access) => {
           const input = (absolute ? `${box.work}/` : '') + parts.join('/');
-          const result = await confinePath(input, access, { workdir: box.work, readPolicy: NO_READ_PATHS, home: box.secret });
+          const result = await confinePath(input, access, {
+            workdir: box.work,
+            readPolicy: NO_READ_PATHS,
+            home: box.secret,
+          });
           if (result.ok) {
             expect(isWithin(root, result.path.real)).toBe(true);
             expect(result.path.real.startsWith(realpathSync(box.secret))).toBe(false);

@@ -39,20 +39,24 @@ describe('read_file', () => {
 
   it('never splits a multi-byte character, and the parts join back to the file', () =>
     fc.assert(
-      fc.asyncProperty(fc.string({ unit: 'grapheme', maxLength: 60 }), fc.integer({ min: 4, max: 20 }), async (text, limit) => {
-        writeFileSync(path.join(box.work, 'u.txt'), text);
-        let offset = 0;
-        let joined = '';
-        for (let guard = 0; guard < 200; guard++) {
-          const out = await dispatchTool('read_file', { path: 'u.txt', offset, limit }, box.ctx());
-          if (text === '') return out.content === '(u.txt is empty)';
-          const m = /\n\n\[u\.txt is .*offset=(\d+) to read further\.\]$/s.exec(out.content);
-          if (!m) return joined + out.content === text;
-          joined += out.content.slice(0, m.index);
-          offset = Number(m[1]);
-        }
-        return false;
-      }),
+      fc.asyncProperty(
+        fc.string({ unit: 'grapheme', maxLength: 60 }),
+        fc.integer({ min: 4, max: 20 }),
+        async (text, limit) => {
+          writeFileSync(path.join(box.work, 'u.txt'), text);
+          let offset = 0;
+          let joined = '';
+          for (let guard = 0; guard < 200; guard++) {
+            const out = await dispatchTool('read_file', { path: 'u.txt', offset, limit }, box.ctx());
+            if (text === '') return out.content === '(u.txt is empty)';
+            const m = /\n\n\[u\.txt is .*offset=(\d+) to read further\.\]$/s.exec(out.content);
+            if (!m) return joined + out.content === text;
+            joined += out.content.slice(0, m.index);
+            offset = Number(m[1]);
+          }
+          return false;
+        },
+      ),
       { numRuns: 40 },
     ));
 
@@ -144,7 +148,11 @@ describe('edit_file', () => {
   });
 
   it('hints at whitespace when only whitespace differs', async () => {
-    const out = await dispatchTool('edit_file', { path: 'a.txt', old_string: 'alpha  beta', new_string: 'x' }, box.ctx());
+    const out = await dispatchTool(
+      'edit_file',
+      { path: 'a.txt', old_string: 'alpha  beta', new_string: 'x' },
+      box.ctx(),
+    );
     expect(out.content).toMatch(/whitespace/);
   });
 
@@ -154,14 +162,22 @@ describe('edit_file', () => {
     expect(out.code).toBe('edit-ambiguous');
     expect(out.content).toContain('appears 3 times');
     expect(out.content).toContain('replace_all');
-    const all = await dispatchTool('edit_file', { path: 'r.txt', old_string: 'a-b', new_string: '$&' , replace_all: true }, box.ctx());
+    const all = await dispatchTool(
+      'edit_file',
+      { path: 'r.txt', old_string: 'a-b', new_string: '$&', replace_all: true },
+      box.ctx(),
+    );
     expect(all.content).toContain('3 occurrences');
     expect(readFileSync(path.join(box.work, 'r.txt'), 'utf8')).toBe('$& $& $&');
   });
 
   it('a retried edit that already happened reports it was applied', async () => {
     await dispatchTool('edit_file', { path: 'a.txt', old_string: 'beta', new_string: 'BETA' }, box.ctx());
-    const retry = await dispatchTool('edit_file', { path: 'a.txt', old_string: 'beta', new_string: 'BETA' }, box.ctx({ attempt: 2 }));
+    const retry = await dispatchTool(
+      'edit_file',
+      { path: 'a.txt', old_string: 'beta', new_string: 'BETA' },
+      box.ctx({ attempt: 2 }),
+    );
     expect(retry.isError).toBe(false);
     expect(retry.content).toContain('already applied');
     expect(retry.content).toContain('attempt 2');
@@ -197,7 +213,11 @@ describe('list_dir, glob, grep', () => {
     const out = await dispatchTool('glob', { pattern: '*.txt' }, box.ctx());
     expect(out.content.split('\n')).toEqual(['B.txt', 'a.txt']);
     expect((await dispatchTool('glob', { pattern: '.*.txt' }, box.ctx())).content).toBe('.hidden.txt');
-    expect((await dispatchTool('glob', { pattern: '**/*.txt' }, box.ctx())).content.split('\n')).toEqual(['B.txt', 'a.txt', 'sub/b.txt']);
+    expect((await dispatchTool('glob', { pattern: '**/*.txt' }, box.ctx())).content.split('\n')).toEqual([
+      'B.txt',
+      'a.txt',
+      'sub/b.txt',
+    ]);
     expect((await dispatchTool('glob', { pattern: '*.md' }, box.ctx())).content).toBe('no files match `*.md`');
   });
 

@@ -11,7 +11,11 @@ afterAll(() => box.cleanup());
 
 describe('[tool_permissions]', () => {
   it('deny refuses the call before anything runs', async () => {
-    const out = await dispatchTool('write_file', { path: 'x.txt', content: 'x' }, box.ctx({ permissions: { tools: { write_file: 'deny' } } }));
+    const out = await dispatchTool(
+      'write_file',
+      { path: 'x.txt', content: 'x' },
+      box.ctx({ permissions: { tools: { write_file: 'deny' } } }),
+    );
     expect(out).toMatchObject({ isError: true, code: 'permission-denied', denied: true });
     expect(existsSync(path.join(box.work, 'x.txt'))).toBe(false);
   });
@@ -23,7 +27,11 @@ describe('[tool_permissions]', () => {
   });
 
   it('ask in an unattended run is refused with how to allow it', async () => {
-    const out = await dispatchTool('shell', { command: 'touch made.txt' }, box.ctx({ permissions: { tools: { shell: 'ask' } } }));
+    const out = await dispatchTool(
+      'shell',
+      { command: 'touch made.txt' },
+      box.ctx({ permissions: { tools: { shell: 'ask' } } }),
+    );
     expect(out).toMatchObject({ code: 'permission-ask-unattended', denied: true });
     expect(out.content).toContain('[tool_permissions] shell = "allow"');
     expect(out.content).toContain('[safe_commands] shell');
@@ -46,19 +54,27 @@ describe('[tool_permissions]', () => {
   });
 
   it('allow runs the tool', async () => {
-    const out = await dispatchTool('shell', { command: 'echo fine' }, box.ctx({ permissions: { default: 'deny', tools: { shell: 'allow' } } }));
+    const out = await dispatchTool(
+      'shell',
+      { command: 'echo fine' },
+      box.ctx({ permissions: { default: 'deny', tools: { shell: 'allow' } } }),
+    );
     expect(out.content).toContain('fine');
   });
 
   it('a pre-approved command runs when shell is ask, even unattended', async () => {
     const ctx = box.ctx({ permissions: { tools: { shell: 'ask' } } });
-    expect((await dispatchTool('shell', { command: 'ls | wc -l && git status --short || echo no' }, ctx)).denied).toBeUndefined();
+    expect(
+      (await dispatchTool('shell', { command: 'ls | wc -l && git status --short || echo no' }, ctx)).denied,
+    ).toBeUndefined();
     const extra = box.ctx({ permissions: { tools: { shell: 'ask' } }, safeCommands: ['touch'] });
     expect((await dispatchTool('shell', { command: 'touch ok2.txt' }, extra)).isError).toBe(false);
   });
 
   it('the decision is available without dispatching', () => {
-    expect(decidePermission('shell', { command: 'cat a' }, { tools: { shell: 'ask' } }, [], false)).toEqual({ mode: 'allow' });
+    expect(decidePermission('shell', { command: 'cat a' }, { tools: { shell: 'ask' } }, [], false)).toEqual({
+      mode: 'allow',
+    });
     expect(decidePermission('shell', { command: 'rm a' }, { tools: { shell: 'ask' } }, [], false).mode).toBe('ask');
   });
 });

@@ -49,7 +49,12 @@ describe('compileReadPaths', () => {
   });
 
   it('glob entries: * within a component, ** across', () => {
-    const { policy } = compileReadPaths([`glob:${root}/data/*/*.md`, `glob:~/notes/**/*.txt`], { allowBlueprintReadPaths: true }, work, home);
+    const { policy } = compileReadPaths(
+      [`glob:${root}/data/*/*.md`, `glob:~/notes/**/*.txt`],
+      { allowBlueprintReadPaths: true },
+      work,
+      home,
+    );
     expect(policy.allows(`${root}/data/a/x.md`)).toBe(true);
     expect(policy.allows(`${root}/data/a/b/x.md`)).toBe(false);
     expect(policy.allows(`${home}/notes/x.txt`)).toBe(true);
@@ -67,7 +72,9 @@ describe('compileReadPaths', () => {
     expect(policy.allows(`${root}/data/app.log`)).toBe(true);
     expect(policy.allows(`${root}/data/app.log.bak`)).toBe(false);
     expect(policy.allows(`/x${root}/data/app.log`)).toBe(false);
-    expect(diagnostics.find((d) => d.path === 'read_paths.allow[1]')?.message).toContain('relative regexes are refused');
+    expect(diagnostics.find((d) => d.path === 'read_paths.allow[1]')?.message).toContain(
+      'relative regexes are refused',
+    );
   });
 
   it('relative entries resolve against the workdir, and symlinked entries match their real path', () => {
@@ -76,7 +83,12 @@ describe('compileReadPaths', () => {
   });
 
   it('warns about broad entries and grants, and about grants that do not compile', () => {
-    const { diagnostics } = compileReadPaths(['~', '/', 'glob:/**', 'glob:**/x', 'regex:/.*'], { securityReadPaths: ['regex:(', '/'] }, work, home);
+    const { diagnostics } = compileReadPaths(
+      ['~', '/', 'glob:/**', 'glob:**/x', 'regex:/.*'],
+      { securityReadPaths: ['regex:(', '/'] },
+      work,
+      home,
+    );
     expect(codes(diagnostics).filter((c) => c === 'broad-read-path')).toHaveLength(6);
     expect(codes(diagnostics)).toContain('read-paths-grant-invalid');
   });

@@ -52,7 +52,9 @@ describe('shell', () => {
     const out = await dispatchTool('shell', { command: 'head -c 1000000 /dev/zero | tr "\\0" a' }, box.ctx());
     expect(out.isError).toBe(false);
     expect(out.content.startsWith('a'.repeat(SHELL_OUTPUT_CAP_BYTES))).toBe(true);
-    expect(out.content).toContain(`showed the first ${SHELL_OUTPUT_CAP_BYTES.toLocaleString('en-US')} bytes, dropped ${(1_000_000 - SHELL_OUTPUT_CAP_BYTES).toLocaleString('en-US')} more`);
+    expect(out.content).toContain(
+      `showed the first ${SHELL_OUTPUT_CAP_BYTES.toLocaleString('en-US')} bytes, dropped ${(1_000_000 - SHELL_OUTPUT_CAP_BYTES).toLocaleString('en-US')} more`,
+    );
   });
 
   it('stops when the call is cancelled', async () => {

@@ -37,7 +37,9 @@ export function registerContext(program: Command): void {
         eventsText = readFileSync(flags.events, 'utf8');
       } catch (err) {
         const code = (err as NodeJS.ErrnoException).code ?? 'unreadable';
-        process.stderr.write(`${flags.events}: error [events-unreadable] cannot read the events file (${code}); give a readable .jsonl file.\n`);
+        process.stderr.write(
+          `${flags.events}: error [events-unreadable] cannot read the events file (${code}); give a readable .jsonl file.\n`,
+        );
         process.exitCode = 2;
         return;
       }
@@ -46,7 +48,8 @@ export function registerContext(program: Command): void {
       if (flags.window !== undefined) opts.window = flags.window;
       const result = simulate(blueprint, eventsText, opts);
       process.stderr.write(result.stderr);
-      if (result.json) process.stdout.write(flags.json ? `${JSON.stringify(result.json, null, 2)}\n` : formatReport(result.json));
+      if (result.json)
+        process.stdout.write(flags.json ? `${JSON.stringify(result.json, null, 2)}\n` : formatReport(result.json));
       process.exitCode = result.exitCode;
     });
 }

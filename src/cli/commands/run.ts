@@ -13,7 +13,12 @@ export function registerRun(program: Command): void {
     .description('Run an agent blueprint to the end, printing each turn with its region usage.')
     .argument('<blueprint>', 'blueprint directory (holding agent.toml) or .toml file')
     .option('--task <text>', 'the task, for blueprints that read one')
-    .option('--input <key=value>', 'a named caller value for `input` / `{caller = "key"}` seeds (repeatable)', collect, [])
+    .option(
+      '--input <key=value>',
+      'a named caller value for `input` / `{caller = "key"}` seeds (repeatable)',
+      collect,
+      [],
+    )
     .option('--model <provider:model>', 'use this model for every stage')
     .option('--address <host:port>', 'Temporal frontend address', process.env.TEMPORAL_ADDRESS ?? DEFAULT_ADDRESS)
     .option('--task-queue <name>', 'task queue of the in-process worker', DEFAULT_TASK_QUEUE)

@@ -17,8 +17,17 @@ export function registerServer(program: Command): void {
       const { findTemporalCli } = await import('../../devserver/temporal-cli.js');
       const { startDevServer } = await import('../../devserver/dev-server.js');
       const cli = await findTemporalCli({ log: (line) => process.stderr.write(`${line}\n`) });
-      const server = await startDevServer({ cli, dbFile: opts.db, port: opts.port, uiPort: opts.uiPort, ip: opts.ip, logFile: opts.log });
-      process.stdout.write(`Temporal dev server ready at ${server.address}\nWeb UI: ${server.uiUrl}\nData: ${opts.db}\nPress Ctrl-C to stop.\n`);
+      const server = await startDevServer({
+        cli,
+        dbFile: opts.db,
+        port: opts.port,
+        uiPort: opts.uiPort,
+        ip: opts.ip,
+        logFile: opts.log,
+      });
+      process.stdout.write(
+        `Temporal dev server ready at ${server.address}\nWeb UI: ${server.uiUrl}\nData: ${opts.db}\nPress Ctrl-C to stop.\n`,
+      );
       const stop = () => {
         process.stdout.write('stopping the Temporal dev server ...\n');
         void server.stop();

@@ -50,10 +50,21 @@ function pad(text: string, width: number): string {
 
 function budgetTable(stage: ResolvedStageBudgets): string[] {
   const header = ['region', 'kind', 'budget', 'tokens', 'threshold'];
-  const rows = stage.regions.map((r) => [r.name, r.kind, r.budgetText === undefined ? 'max_tokens' : JSON.stringify(r.budgetText), String(r.budget), r.threshold === undefined ? '' : String(r.threshold)]);
+  const rows = stage.regions.map((r) => [
+    r.name,
+    r.kind,
+    r.budgetText === undefined ? 'max_tokens' : JSON.stringify(r.budgetText),
+    String(r.budget),
+    r.threshold === undefined ? '' : String(r.threshold),
+  ]);
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => (row[i] ?? '').length)));
-  const line = (cells: string[]) => `    ${cells.map((c, i) => (i === 3 || i === 4 ? (c.padStart(widths[i] ?? 0)) : pad(c, widths[i] ?? 0))).join('  ')}`.trimEnd();
-  return [`  stage ${stage.name}: model ${stage.model}, window ${stage.window} tokens`, line(header), ...rows.map(line)];
+  const line = (cells: string[]) =>
+    `    ${cells.map((c, i) => (i === 3 || i === 4 ? c.padStart(widths[i] ?? 0) : pad(c, widths[i] ?? 0))).join('  ')}`.trimEnd();
+  return [
+    `  stage ${stage.name}: model ${stage.model}, window ${stage.window} tokens`,
+    line(header),
+    ...rows.map(line),
+  ];
 }
 
 function summary(report: FileReport): string {
@@ -78,7 +89,12 @@ function json(reports: FileReport[]): string {
     path: r.path,
     ok: r.ok,
     diagnostics: r.diagnostics.map((d) => {
-      const out: Record<string, unknown> = { code: d.code, severity: d.severity, message: d.message, path: d.path ?? '' };
+      const out: Record<string, unknown> = {
+        code: d.code,
+        severity: d.severity,
+        message: d.message,
+        path: d.path ?? '',
+      };
       if (d.line !== undefined) out.line = d.line;
       if (d.column !== undefined) out.column = d.column;
       return out;
@@ -86,7 +102,11 @@ function json(reports: FileReport[]): string {
     stages: r.stages.map((s) => ({
       name: s.name,
       window: s.window,
-      regions: s.regions.map((region) => (region.threshold === undefined ? { name: region.name, kind: region.kind, budget: region.budget } : { name: region.name, kind: region.kind, budget: region.budget, threshold: region.threshold })),
+      regions: s.regions.map((region) =>
+        region.threshold === undefined
+          ? { name: region.name, kind: region.kind, budget: region.budget }
+          : { name: region.name, kind: region.kind, budget: region.budget, threshold: region.threshold },
+      ),
     })),
   }));
   return `${JSON.stringify({ files }, null, 2)}\n`;

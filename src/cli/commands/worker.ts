@@ -13,7 +13,9 @@ export function registerWorker(program: Command): void {
       const { createWorker, installRuntime } = await import('../../runtime/worker.js');
       installRuntime('INFO');
       const { worker, connection } = await createWorker(opts);
-      process.stdout.write(`worker polling task queue "${opts.taskQueue}" on ${opts.address} (namespace ${opts.namespace})\n`);
+      process.stdout.write(
+        `worker polling task queue "${opts.taskQueue}" on ${opts.address} (namespace ${opts.namespace})\n`,
+      );
       // Worker.run() already shuts down gracefully on SIGINT and SIGTERM.
       await worker.run();
       await connection.close();

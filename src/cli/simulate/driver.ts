@@ -6,6 +6,7 @@
  */
 import { loadBlueprint } from '../../blueprint/load.js';
 import type { Blueprint, EdgeDef } from '../../blueprint/types.js';
+import { evaluateGate, type GateFacts } from '../../context/gates.js';
 import type { EngineEnv } from '../../context/kinds/custom.js';
 import { type MaintenanceReport, maintain, recordUsage } from '../../context/maintenance.js';
 import { renderPrompt } from '../../context/render.js';
@@ -16,14 +17,13 @@ import { enterStage } from '../../context/stage.js';
 import { addDiagnostic, createRunState, findRegion, type RunState, windowUsed } from '../../context/state.js';
 import { type ArgumentCounts, applyContextTool } from '../../context/tools.js';
 import { applyTransform } from '../../context/transforms.js';
-import { evaluateGate, type GateFacts } from '../../context/gates.js';
 import type { CountedText, ToolCall } from '../../context/types.js';
-import { writeEntry, type WriteResult } from '../../context/write.js';
+import { type WriteResult, writeEntry } from '../../context/write.js';
 import type { Diagnostic } from '../../errors.js';
+import { customRegionHooks } from '../../rhai/region-hooks.js';
 import { modelEncoding } from '../../tokens/model.js';
 import { parseEvents, type SimEvent } from './events.js';
 import { SimulatorCounter, syntheticContent } from './handler.js';
-import { customRegionHooks } from '../../rhai/region-hooks.js';
 import { buildOutput, type EventResult, type SimOutput } from './output.js';
 
 export interface SimulateOptions {
@@ -61,7 +61,8 @@ function failed(code: string, message: string): EventResult {
 function written(result: WriteResult, what: string): EventResult {
   if (!result.ok) return failed(result.code, result.message);
   const parts = [`${what} added to ${result.region} (${result.used}/${result.max} tokens used)`];
-  if (result.removed.length > 0) parts.push(`${result.removed.length} ${result.removed.length === 1 ? 'entry' : 'entries'} removed`);
+  if (result.removed.length > 0)
+    parts.push(`${result.removed.length} ${result.removed.length === 1 ? 'entry' : 'entries'} removed`);
   if (result.pending.length > 0) parts.push(`${result.pending.length} sent for summary`);
   return { ok: true, text: parts.join('; ') };
 }
@@ -133,21 +134,32 @@ class Simulation {
   private user(event: SimEvent): EventResult {
     const text = this.sized(event, 'content');
     if (typeof text === 'string') return failed('bad-argument', text);
-    return written(this.run(writeEntry(this.state, 'conversation', { kind: 'user', ...text }, this.env)), `user message (${text.tokens} tokens)`);
+    return written(
+      this.run(writeEntry(this.state, 'conversation', { kind: 'user', ...text }, this.env)),
+      `user message (${text.tokens} tokens)`,
+    );
   }
 
   private assistant(event: SimEvent): EventResult {
     const calls = parseCalls(event.fields.tool_calls);
     if (typeof calls === 'string') return failed('bad-argument', calls);
     const content = event.fields.content;
-    if (content !== undefined && typeof content !== 'string') return failed('bad-argument', '"content" must be a string');
+    if (content !== undefined && typeof content !== 'string')
+      return failed('bad-argument', '"content" must be a string');
     const maintenance = this.maintain();
     const text = content ?? (event.tokens !== undefined && calls.length === 0 ? syntheticContent(event.tokens) : '');
     const tokens =
-      event.tokens ?? this.counter.count(text) + calls.reduce((sum, c) => sum + this.counter.count(`${c.name}${JSON.stringify(c.arguments)}`), 0);
-    const result = this.run(writeEntry(this.state, 'conversation', { kind: 'assistant', content: text, tokens, toolCalls: calls }, this.env));
+      event.tokens ??
+      this.counter.count(text) +
+        calls.reduce((sum, c) => sum + this.counter.count(`${c.name}${JSON.stringify(c.arguments)}`), 0);
+    const result = this.run(
+      writeEntry(this.state, 'conversation', { kind: 'assistant', content: text, tokens, toolCalls: calls }, this.env),
+    );
     this.pending = new Map(result.ok ? calls.map((c) => [c.id, c]) : []);
-    const turn = written(result, `assistant turn (${tokens} tokens, ${calls.length} ${calls.length === 1 ? 'call' : 'calls'})`);
+    const turn = written(
+      result,
+      `assistant turn (${tokens} tokens, ${calls.length} ${calls.length === 1 ? 'call' : 'calls'})`,
+    );
     return { ok: turn.ok, text: maintenance ? `${maintenance}; ${turn.text}` : turn.text };
   }
 
@@ -167,7 +179,8 @@ class Simulation {
     const isError = event.fields.is_error === true;
     const name = typeof event.fields.tool_name === 'string' ? event.fields.tool_name : call.name;
     this.pending.delete(id);
-    if (event.tokens !== undefined && typeof text.content === 'string') this.counter.declare(text.content, event.tokens);
+    if (event.tokens !== undefined && typeof text.content === 'string')
+      this.counter.declare(text.content, event.tokens);
     const routed = this.run(routeToolResult(this.state, this.bp, { ...call, name }, { ...text, isError }, this.env));
     return { ok: !isError, text: routed.text };
   }
@@ -196,7 +209,15 @@ class Simulation {
     if (call) {
       this.pending.delete(call.id);
       const tokens = result.tokens ?? this.counter.count(result.content);
-      this.run(routeToolResult(this.state, this.bp, { ...call, name: event.op, arguments: args }, { content: result.content, tokens, isError: result.isError }, this.env));
+      this.run(
+        routeToolResult(
+          this.state,
+          this.bp,
+          { ...call, name: event.op, arguments: args },
+          { content: result.content, tokens, isError: result.isError },
+          this.env,
+        ),
+      );
     }
     return { ok: !result.isError, text: result.content };
   }
@@ -205,14 +226,19 @@ class Simulation {
     const target = event.fields.stage;
     if (typeof target !== 'string' || target === '') return failed('missing-argument', '"stage" is required.');
     if (!this.bp.stages.some((s) => s.name === target)) {
-      return failed('unknown-stage', `there is no stage "${target}"; stages are ${this.bp.stages.map((s) => s.name).join(', ')}.`);
+      return failed(
+        'unknown-stage',
+        `there is no stage "${target}"; stages are ${this.bp.stages.map((s) => s.name).join(', ')}.`,
+      );
     }
     const from = this.state.stage;
     const edge = edgeBetween(this.bp, from, target);
     if (edge) applyTransform(this.state, this.bp, edge);
     const entered = this.run(enterStage(this.state, this.bp, target, this.env));
     if (!entered.ok) return failed(entered.code, entered.message);
-    const how = edge ? `through the edge ${from} → ${target} (transform ${edge.transform})` : `directly (no edge from ${from} to ${target})`;
+    const how = edge
+      ? `through the edge ${from} → ${target} (transform ${edge.transform})`
+      : `directly (no edge from ${from} to ${target})`;
     return { ok: true, text: `entered stage ${target} ${how}; window ${entered.window} tokens` };
   }
 
@@ -220,14 +246,26 @@ class Simulation {
     const name = event.fields.region;
     if (typeof name !== 'string' || name === '') return failed('missing-argument', '"region" is required.');
     const region = findRegion(this.state, name);
-    if (!region) return failed('unknown-region', `there is no region "${name}"; regions are ${this.state.regions.map((r) => r.name).join(', ')}.`);
+    if (!region)
+      return failed(
+        'unknown-region',
+        `there is no region "${name}"; regions are ${this.state.regions.map((r) => r.name).join(', ')}.`,
+      );
     const text = this.sized(event, 'content');
     if (typeof text === 'string') return failed('bad-argument', text);
-    if (event.tokens !== undefined && typeof text.content === 'string') this.counter.declare(text.content, event.tokens);
+    if (event.tokens !== undefined && typeof text.content === 'string')
+      this.counter.declare(text.content, event.tokens);
     const seeded = this.run(seedRegion(this.state, name, [text], this.env, { replaceSeeded: true }));
     if (!seeded.ok) return failed(seeded.code, seeded.message);
-    const cut = seeded.cut ? `; the last was cut to fit and ${seeded.leftOut} left out` : seeded.leftOut > 0 ? `; ${seeded.leftOut} left out` : '';
-    return { ok: true, text: `seeded ${name} with ${plural(seeded.written.length, 'entry', 'entries')} (${regionTokensOf(this.state, name)} tokens)${cut}` };
+    const cut = seeded.cut
+      ? `; the last was cut to fit and ${seeded.leftOut} left out`
+      : seeded.leftOut > 0
+        ? `; ${seeded.leftOut} left out`
+        : '';
+    return {
+      ok: true,
+      text: `seeded ${name} with ${plural(seeded.written.length, 'entry', 'entries')} (${regionTokensOf(this.state, name)} tokens)${cut}`,
+    };
   }
 
   private gate(event: SimEvent): EventResult {
@@ -237,7 +275,11 @@ class Simulation {
     if (!edge) return failed('no-edge', `stage "${this.state.stage}" has no edge to "${to}".`);
     const verdict = this.run(evaluateGate(this.state, this.bp, this.state.stage, edge, NO_MODIFICATIONS, this.env));
     if (verdict.outcome === 'block') return { ok: false, text: verdict.nudge ?? 'blocked' };
-    if (verdict.outcome === 'forced') return { ok: true, text: `gate to ${to} forced through after ${this.state.attempts} attempts (${verdict.check ?? 'check'} failing)` };
+    if (verdict.outcome === 'forced')
+      return {
+        ok: true,
+        text: `gate to ${to} forced through after ${this.state.attempts} attempts (${verdict.check ?? 'check'} failing)`,
+      };
     return { ok: true, text: `gate to ${to} passed` };
   }
 
@@ -248,7 +290,10 @@ class Simulation {
     }
     const estimated = this.state.usedAtLastMaintenance ?? windowUsed(this.state);
     recordUsage(this.state, reported);
-    return { ok: true, text: `provider reported ${reported} prompt tokens against ${estimated} estimated; gap ${this.state.window.gap}` };
+    return {
+      ok: true,
+      text: `provider reported ${reported} prompt tokens against ${estimated} estimated; gap ${this.state.window.gap}`,
+    };
   }
 }
 
@@ -264,11 +309,17 @@ export function describeMaintenance(report: MaintenanceReport): string {
       parts.push(`fold of ${f.region} failed${f.error ? ` (${f.error})` : ''}`);
       continue;
     }
-    const where = f.deliveredTo ? ` delivered to ${f.deliveredTo}${f.historyResummarised ? ', which was re-summarised' : ''}` : '';
-    parts.push(`folded ${plural(f.folded, 'entry', 'entries')} (${f.foldedTokens} tokens) of ${f.region} into a ${f.summaryTokens ?? 0}-token summary${where}`);
+    const where = f.deliveredTo
+      ? ` delivered to ${f.deliveredTo}${f.historyResummarised ? ', which was re-summarised' : ''}`
+      : '';
+    parts.push(
+      `folded ${plural(f.folded, 'entry', 'entries')} (${f.foldedTokens} tokens) of ${f.region} into a ${f.summaryTokens ?? 0}-token summary${where}`,
+    );
   }
-  for (const r of report.removed) parts.push(`cascade removed ${plural(r.entries.length, 'entry', 'entries')} from ${r.region}`);
-  if (report.windowPressure) parts.push(`window pressure: ${report.windowPressure.shortfall} tokens short of the reply headroom`);
+  for (const r of report.removed)
+    parts.push(`cascade removed ${plural(r.entries.length, 'entry', 'entries')} from ${r.region}`);
+  if (report.windowPressure)
+    parts.push(`window pressure: ${report.windowPressure.shortfall} tokens short of the reply headroom`);
   return parts.length > 0 ? `maintenance: ${parts.join(', ')}` : '';
 }
 
@@ -286,9 +337,11 @@ function parseCalls(value: unknown): ToolCall[] | string {
   const calls: ToolCall[] = [];
   for (const c of value) {
     const call = c as Record<string, unknown> | null;
-    if (typeof call?.id !== 'string' || typeof call.name !== 'string') return 'each tool call needs a string "id" and "name"';
+    if (typeof call?.id !== 'string' || typeof call.name !== 'string')
+      return 'each tool call needs a string "id" and "name"';
     const args = call.arguments ?? {};
-    if (typeof args !== 'object' || args === null || Array.isArray(args)) return `tool call ${call.id}: "arguments" must be an object`;
+    if (typeof args !== 'object' || args === null || Array.isArray(args))
+      return `tool call ${call.id}: "arguments" must be an object`;
     calls.push({ id: call.id, name: call.name, arguments: args as Record<string, unknown> });
   }
   return calls;
@@ -299,7 +352,9 @@ function withPromptTokens(bp: Blueprint, counter: SimulatorCounter): Blueprint {
   return {
     ...bp,
     stages: bp.stages.map((s) =>
-      s.systemPrompt !== undefined && s.systemPromptTokens === undefined ? { ...s, systemPromptTokens: counter.count(s.systemPrompt) } : s,
+      s.systemPrompt !== undefined && s.systemPromptTokens === undefined
+        ? { ...s, systemPromptTokens: counter.count(s.systemPrompt) }
+        : s,
     ),
   };
 }
@@ -312,14 +367,29 @@ export function simulate(blueprintPath: string, eventsText: string, opts: Simula
 
   const parsed = parseEvents(eventsText);
   if (!parsed.ok) {
-    return invalid([{ code: 'bad-event', severity: 'error', message: parsed.error.message, file: opts.eventsFile ?? '<events>', line: parsed.error.line }]);
+    return invalid([
+      {
+        code: 'bad-event',
+        severity: 'error',
+        message: parsed.error.message,
+        file: opts.eventsFile ?? '<events>',
+        line: parsed.error.line,
+      },
+    ]);
   }
 
   const stageName = opts.stage ?? loaded.blueprint.agent.entryStage;
   const startStage = loaded.blueprint.stages.find((s) => s.name === stageName);
   if (!startStage) {
     const names = loaded.blueprint.stages.map((s) => s.name).join(', ');
-    return invalid([{ code: 'unknown-stage', severity: 'error', message: `--stage ${stageName} is not a stage of this blueprint; stages are ${names}.`, file: loaded.file }]);
+    return invalid([
+      {
+        code: 'unknown-stage',
+        severity: 'error',
+        message: `--stage ${stageName} is not a stage of this blueprint; stages are ${names}.`,
+        file: loaded.file,
+      },
+    ]);
   }
 
   const counter = new SimulatorCounter(modelEncoding(loaded.blueprint.models, startStage.model));
@@ -327,10 +397,12 @@ export function simulate(blueprintPath: string, eventsText: string, opts: Simula
   const env: EngineEnv = { now: 0, hooks: customRegionHooks(bp) };
   const state = createRunState(bp, opts.window !== undefined ? { window: opts.window } : {});
   const sim = new Simulation(state, bp, env, counter);
-  for (const d of loaded.diagnostics) addDiagnostic(state, d.code, d.severity, d.path ? `${d.path}: ${d.message}` : d.message);
+  for (const d of loaded.diagnostics)
+    addDiagnostic(state, d.code, d.severity, d.path ? `${d.path}: ${d.message}` : d.message);
 
   const entered = sim.run(enterStage(state, bp, stageName, env));
-  if (!entered.ok) return invalid([{ code: entered.code, severity: 'error', message: entered.message, file: loaded.file }]);
+  if (!entered.ok)
+    return invalid([{ code: entered.code, severity: 'error', message: entered.message, file: loaded.file }]);
   applyStartSeeds(sim);
 
   for (const event of parsed.events) sim.results.push(sim.apply(event));
@@ -347,7 +419,12 @@ function applyStartSeeds(sim: Simulation): void {
     const seed = region.def.seed;
     if (!seed) continue;
     if (seed.form !== 'literal') {
-      addDiagnostic(sim.state, 'seed-not-simulated', 'note', `region ${region.name}: its ${seed.form} seed is not resolved by the simulator; a seed event fills it`);
+      addDiagnostic(
+        sim.state,
+        'seed-not-simulated',
+        'note',
+        `region ${region.name}: its ${seed.form} seed is not resolved by the simulator; a seed event fills it`,
+      );
       continue;
     }
     const text: CountedText = { content: seed.text, tokens: sim.counter.count(seed.text) };

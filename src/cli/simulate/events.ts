@@ -53,22 +53,35 @@ export function parseEvents(text: string): ParsedEvents {
     try {
       value = JSON.parse(raw);
     } catch (err) {
-      return { ok: false, error: { line, message: `not valid JSON (${(err as Error).message}); write one JSON object per line` } };
+      return {
+        ok: false,
+        error: { line, message: `not valid JSON (${(err as Error).message}); write one JSON object per line` },
+      };
     }
     if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-      return { ok: false, error: { line, message: 'each line must be a JSON object such as {"op":"user","content":"hi"}' } };
+      return {
+        ok: false,
+        error: { line, message: 'each line must be a JSON object such as {"op":"user","content":"hi"}' },
+      };
     }
     const fields = value as Record<string, unknown>;
     const op = fields.op;
-    if (op === undefined) return { ok: false, error: { line, message: `missing "op"; use one of ${EVENT_OPS.join(', ')}` } };
+    if (op === undefined)
+      return { ok: false, error: { line, message: `missing "op"; use one of ${EVENT_OPS.join(', ')}` } };
     if (typeof op !== 'string' || !OPS.has(op)) {
-      return { ok: false, error: { line, message: `unknown op ${JSON.stringify(op)}; use one of ${EVENT_OPS.join(', ')}` } };
+      return {
+        ok: false,
+        error: { line, message: `unknown op ${JSON.stringify(op)}; use one of ${EVENT_OPS.join(', ')}` },
+      };
     }
     const event: SimEvent = { op: op as EventOp, line, fields };
     if (fields.tokens !== undefined) {
       const tokens = fields.tokens;
       if (typeof tokens !== 'number' || !Number.isInteger(tokens) || tokens < 0) {
-        return { ok: false, error: { line, message: `"tokens" must be a non-negative integer, got ${JSON.stringify(tokens)}` } };
+        return {
+          ok: false,
+          error: { line, message: `"tokens" must be a non-negative integer, got ${JSON.stringify(tokens)}` },
+        };
       }
       event.tokens = tokens;
     }

@@ -18,7 +18,10 @@ export class SimulatorCounter {
   private readonly exact: (req: EngineRequest) => unknown;
 
   constructor(encoding: Encoding) {
-    this.exact = makeSyncHandler(encoding, (region, entries, limit) => ({ ok: true, text: deterministicSummary(region, entries, limit) }));
+    this.exact = makeSyncHandler(encoding, (region, entries, limit) => ({
+      ok: true,
+      text: deterministicSummary(region, entries, limit),
+    }));
   }
 
   /** Declares `text` to count `tokens` while the current event runs; returns the text. */

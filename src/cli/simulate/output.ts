@@ -76,7 +76,10 @@ function regionView(region: RunState['regions'][number]): RegionView {
     view.open_items = items(region)
       .filter((e) => !e.checklist?.done)
       .map((e) => {
-        const item: { id: number; text: string; note?: string } = { id: e.checklist?.id ?? 0, text: contentText(e.content) };
+        const item: { id: number; text: string; note?: string } = {
+          id: e.checklist?.id ?? 0,
+          text: contentText(e.content),
+        };
         if (e.checklist?.note !== undefined) item.note = e.checklist.note;
         return item;
       });

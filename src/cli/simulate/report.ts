@@ -28,7 +28,12 @@ export function formatReport(out: SimOutput): string {
     lines.push(`  ${String(i + 1).padStart(3)}. ${r.ok ? 'ok  ' : 'FAIL'} ${r.text.split('\n')[0]}`);
   });
 
-  lines.push('', `Window: ${out.window.used} of ${out.window.max} tokens used, calibration gap ${out.window.gap}`, '', 'Regions:');
+  lines.push(
+    '',
+    `Window: ${out.window.used} of ${out.window.max} tokens used, calibration gap ${out.window.gap}`,
+    '',
+    'Regions:',
+  );
   const rows = out.regions.map((r) => [
     r.name,
     r.kind,
@@ -38,15 +43,24 @@ export function formatReport(out: SimOutput): string {
     String(r.entries.length),
     r.hidden ? 'hidden' : '',
   ]);
-  lines.push(...table(['region', 'kind', 'tokens', 'budget', 'threshold', 'entries', ''], rows, new Set([2, 3, 4, 5])).map((l) => `  ${l}`));
+  lines.push(
+    ...table(['region', 'kind', 'tokens', 'budget', 'threshold', 'entries', ''], rows, new Set([2, 3, 4, 5])).map(
+      (l) => `  ${l}`,
+    ),
+  );
   for (const r of out.regions) {
     if (r.entries.length === 0) continue;
     lines.push('', `  ${r.name}:`);
     for (const e of r.entries) {
-      const tags = [e.key === null ? '' : `key ${e.key}`, e.kind === 'text' ? '' : e.kind, e.summary ? 'summary' : ''].filter(Boolean).join(', ');
+      const tags = [e.key === null ? '' : `key ${e.key}`, e.kind === 'text' ? '' : e.kind, e.summary ? 'summary' : '']
+        .filter(Boolean)
+        .join(', ');
       lines.push(`    [${e.index}] ${String(e.tokens).padStart(6)} tok${tags ? ` (${tags})` : ''}  ${e.preview}`);
     }
-    if (r.open_items?.length) lines.push(`    open items: ${r.open_items.map((i) => `#${i.id}${i.note === undefined ? '' : ` (note: ${i.note})`}`).join(', ')}`);
+    if (r.open_items?.length)
+      lines.push(
+        `    open items: ${r.open_items.map((i) => `#${i.id}${i.note === undefined ? '' : ` (note: ${i.note})`}`).join(', ')}`,
+      );
   }
 
   lines.push('', `Prompt: ${out.prompt.system.length} system blocks, ${out.prompt.messages.length} messages`);
@@ -59,8 +73,12 @@ export function formatReport(out: SimOutput): string {
     lines.push(`  --- ${m.role}${reply}${calls} ---`, indent(m.content, '  '));
   }
 
-  lines.push('', `Run: stage ${out.run.stage}, attempts ${out.run.attempts}, gates forced ${out.run.gates_forced.length}`);
-  for (const g of out.run.gates_forced) lines.push(`  forced ${g.stage} → ${g.target ?? '(end)'}: ${g.check}: ${g.detail}`);
+  lines.push(
+    '',
+    `Run: stage ${out.run.stage}, attempts ${out.run.attempts}, gates forced ${out.run.gates_forced.length}`,
+  );
+  for (const g of out.run.gates_forced)
+    lines.push(`  forced ${g.stage} → ${g.target ?? '(end)'}: ${g.check}: ${g.detail}`);
   for (const d of out.run.diagnostics) lines.push(`  ${d.severity} [${d.code}] ${d.detail}`);
   return `${lines.join('\n')}\n`;
 }

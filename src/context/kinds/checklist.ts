@@ -2,8 +2,9 @@
  * `checklist`: items with run-unique ids that are never reused, open or
  * done, each with an optional note (SPEC 4.4). A checklist never evicts.
  */
+
+import { type Failure, failure, regionFull, tooLarge } from '../messages.js';
 import { contentText, regionTokens } from '../state.js';
-import { failure, type Failure, regionFull, tooLarge } from '../messages.js';
 import type { Entry, RegionState } from '../types.js';
 import type { KindBehaviour } from './behaviour.js';
 
@@ -33,7 +34,9 @@ export function findItem(region: RegionState, id: number): Entry | undefined {
 }
 
 export function notFoundItem(region: RegionState, id: number): Failure {
-  const open = items(region).filter((e) => !e.checklist!.done).map((e) => `#${e.checklist!.id}`);
+  const open = items(region)
+    .filter((e) => !e.checklist!.done)
+    .map((e) => `#${e.checklist!.id}`);
   const list = open.length > 0 ? `open items are ${open.join(', ')}` : 'there are no open items';
   return failure('not-found', `region "${region.name}" has no item #${id}; ${list}.`);
 }

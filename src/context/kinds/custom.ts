@@ -45,10 +45,18 @@ export function regionCtx(region: RegionState): { name: string; budget: number; 
   return { name: region.name, budget: region.budget, tokens: regionTokens(region), entry_count: region.entries.length };
 }
 
-export type OnWriteVerdict = { action: 'accept' } | { action: 'replace'; content: string } | { action: 'decline' } | { action: 'failed'; error: string };
+export type OnWriteVerdict =
+  | { action: 'accept' }
+  | { action: 'replace'; content: string }
+  | { action: 'decline' }
+  | { action: 'failed'; error: string };
 
 /** Interprets `on_write`'s return value (SPEC 4.5). */
-export function callOnWrite(hooks: CustomRegionHooks, region: RegionState, entry: Pick<Entry, 'content' | 'kind' | 'key' | 'tokens'>): OnWriteVerdict {
+export function callOnWrite(
+  hooks: CustomRegionHooks,
+  region: RegionState,
+  entry: Pick<Entry, 'content' | 'kind' | 'key' | 'tokens'>,
+): OnWriteVerdict {
   if (!hooks.onWrite) return { action: 'accept' };
   const result = hooks.onWrite({
     region: regionCtx(region),
@@ -66,20 +74,35 @@ export function callOnWrite(hooks: CustomRegionHooks, region: RegionState, entry
  * Asks `on_overflow` which entries to drop. Returns the deduplicated indices,
  * or an error when the answer is unusable (which frees nothing).
  */
-export function callOnOverflow(hooks: CustomRegionHooks, region: RegionState, needed: number): { ok: true; indices: number[] } | { ok: false; error: string } {
+export function callOnOverflow(
+  hooks: CustomRegionHooks,
+  region: RegionState,
+  needed: number,
+): { ok: true; indices: number[] } | { ok: false; error: string } {
   if (!hooks.onOverflow) return { ok: true, indices: [] };
   const result = hooks.onOverflow({
     region: regionCtx(region),
-    entries: region.entries.map((e, index) => ({ index, content: contentText(e.content), key: e.key ?? null, tokens: e.tokens })),
+    entries: region.entries.map((e, index) => ({
+      index,
+      content: contentText(e.content),
+      key: e.key ?? null,
+      tokens: e.tokens,
+    })),
     needed_tokens: needed,
   });
   if (!result.ok) return result;
   const v = result.value;
-  if (!Array.isArray(v)) return { ok: false, error: `on_overflow returned ${JSON.stringify(v)}, expected an array of entry indices` };
+  if (!Array.isArray(v))
+    return { ok: false, error: `on_overflow returned ${JSON.stringify(v)}, expected an array of entry indices` };
   const indices: number[] = [];
   for (const i of v) {
-    if (typeof i !== 'number' || !Number.isInteger(i)) return { ok: false, error: `on_overflow returned a non-integer index ${JSON.stringify(i)}` };
-    if (i < 0 || i >= region.entries.length) return { ok: false, error: `on_overflow returned index ${i}, but the region has ${region.entries.length} entries` };
+    if (typeof i !== 'number' || !Number.isInteger(i))
+      return { ok: false, error: `on_overflow returned a non-integer index ${JSON.stringify(i)}` };
+    if (i < 0 || i >= region.entries.length)
+      return {
+        ok: false,
+        error: `on_overflow returned index ${i}, but the region has ${region.entries.length} entries`,
+      };
     if (!indices.includes(i)) indices.push(i);
   }
   return { ok: true, indices };

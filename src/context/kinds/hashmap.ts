@@ -1,6 +1,7 @@
 /** `hashmap`: keyed entries; upsert by key, LRU eviction (SPEC 4.3). */
-import { regionTokens } from '../state.js';
+
 import { type Failure, regionFull, tooLarge } from '../messages.js';
+import { regionTokens } from '../state.js';
 import type { Entry, RegionState } from '../types.js';
 import type { KindBehaviour } from './behaviour.js';
 
@@ -32,7 +33,12 @@ function lruIndex(entries: readonly Entry[], keep: string | undefined): number {
  * a copy: `region` is untouched; the caller commits the returned entries.
  * `make` builds the stored entry, given the entry it replaces if any.
  */
-export function upsert(region: RegionState, key: string, tokens: number, make: (old: Entry | undefined) => Entry): UpsertOutcome {
+export function upsert(
+  region: RegionState,
+  key: string,
+  tokens: number,
+  make: (old: Entry | undefined) => Entry,
+): UpsertOutcome {
   const max = region.budget;
   if (tokens > max) return tooLarge(region, tokens);
   const reject = region.def.admission === 'reject';

@@ -33,7 +33,11 @@ export function maxItems(def: RegionDef): number {
  * is the start of the group just written to, which is never taken. Mutates
  * `entries`; returns what was discarded and what was sent to pending.
  */
-export function applyStrategy(def: RegionDef, entries: Entry[], protectFrom: number): { removed: Entry[]; pending: Entry[] } {
+export function applyStrategy(
+  def: RegionDef,
+  entries: Entry[],
+  protectFrom: number,
+): { removed: Entry[]; pending: Entry[] } {
   const n = maxItems(def);
   const removed: Entry[] = [];
   const pending: Entry[] = [];

@@ -30,7 +30,11 @@ const rows = readFileSync(rowsFile, 'utf8')
   .filter((l) => l.trim() !== '')
   .map((l) => JSON.parse(l) as { src: string; mine: Mine });
 const bin = join(import.meta.dirname, 'target/release/rhai-reference');
-const run = spawnSync(bin, { input: `${rows.map((r) => JSON.stringify(r.src)).join('\n')}\n`, encoding: 'utf8', maxBuffer: 1 << 28 });
+const run = spawnSync(bin, {
+  input: `${rows.map((r) => JSON.stringify(r.src)).join('\n')}\n`,
+  encoding: 'utf8',
+  maxBuffer: 1 << 28,
+});
 if (run.status !== 0) {
   console.error(`could not run ${bin} (build it first): ${run.stderr || run.error}`);
   process.exit(2);
