@@ -156,10 +156,17 @@ async function seedRhai(c: Collector, seed: Form<'rhai'>, inputs: SeedInputs): P
   c.texts.push({ key: seed.path, text });
 }
 
+/** Why commands may not run while seeding, or undefined when they may. */
+function commandsDisabled(inputs: SeedInputs): string | undefined {
+  if (inputs.noSeedCommands) return '--no-seed-commands was given';
+  if (!inputs.allowSeedCommands) return '`[security] allow_seed_commands = false`';
+  return undefined;
+}
+
 async function seedCommand(c: Collector, seed: Form<'command'>, inputs: SeedInputs): Promise<void> {
-  if (inputs.noSeedCommands || !inputs.allowSeedCommands) {
-    const why = inputs.noSeedCommands ? '--no-seed-commands was given' : '`[security] allow_seed_commands = false`';
-    c.skip('seed-command-disabled', `the command seed \`${seed.command}\` was not run because ${why}.`);
+  const disabled = commandsDisabled(inputs);
+  if (disabled) {
+    c.skip('seed-command-disabled', `the command seed \`${seed.command}\` was not run because ${disabled}.`);
     return;
   }
   const approval = isPreApproved(seed.command, inputs.safeCommands);
@@ -209,6 +216,12 @@ async function seedTools(c: Collector, calls: SeedToolCall[], inputs: SeedInputs
     const n = (seen.get(name) ?? 0) + 1;
     seen.set(name, n);
     const key = n === 1 ? name : `${name}#${n}`;
+    // A `shell` tool seed runs a command, so the switches that disable command seeds disable it too.
+    const disabled = name === 'shell' ? commandsDisabled(inputs) : undefined;
+    if (disabled) {
+      c.skip('seed-command-disabled', `the tool seed \`${key}\` runs a command and was not run because ${disabled}.`);
+      continue;
+    }
     const outcome = await dispatchTool(name, call.args, {
       workdir: inputs.workdir,
       readPolicy: inputs.readPolicy,

@@ -283,6 +283,37 @@ describe('tool seeds', () => {
     expect(existsSync(path.join(box.work, 'x.txt'))).toBe(false);
     expect(existsSync(path.join(box.work, 'y.txt'))).toBe(false);
   });
+  it('a shell tool seed obeys --no-seed-commands and allow_seed_commands = false, like a command seed', async () => {
+    const calls = [
+      { name: 'shell', args: { command: 'echo ran > ran.txt; echo ran' } },
+      { name: 'bash', args: { command: 'echo ran > ran2.txt; echo ran' } },
+      { name: 'list_dir', args: { path: 'sub' } },
+    ];
+    const grant = { permissions: { tools: { shell: 'allow' as const } } };
+    for (const extra of [{ noSeedCommands: true }, { allowSeedCommands: false }]) {
+      const out = await resolveSeed(
+        region('t', { form: 'tools', calls }),
+        seedInputs(box.work, { ...grant, ...extra }),
+      );
+      expect(out.texts.map((t) => t.key)).toEqual(['list_dir']);
+      expect(out.warnings.map((w) => w.code)).toEqual(['seed-command-disabled', 'seed-command-disabled']);
+      const error = await fatal(
+        resolveSeed(
+          region('t', { form: 'tools', calls }, { required: true }),
+          seedInputs(box.work, { ...grant, ...extra }),
+        ),
+      );
+      expect(error.code).toBe('seed-command-disabled');
+    }
+    expect(existsSync(path.join(box.work, 'ran.txt'))).toBe(false);
+    expect(existsSync(path.join(box.work, 'ran2.txt'))).toBe(false);
+    // With commands allowed and the permission granted, the same seed runs.
+    const allowed = await resolveSeed(
+      region('t', { form: 'tools', calls: calls.slice(0, 1) }),
+      seedInputs(box.work, grant),
+    );
+    expect(allowed.texts[0]?.text).toContain('ran');
+  });
 });
 
 describe('task acceptance (SPEC 10.1, scenario 37)', () => {
