@@ -23,6 +23,7 @@ import type { InferOutput } from '../src/runtime/inference.js';
 import { STAGE_KEY } from '../src/runtime/search-attributes.js';
 import type { ToolResultOut } from '../src/runtime/tool-call.js';
 import { addUsage, type Progress, regionBars, type StageInput, type StageOutcome } from '../src/runtime/types.js';
+import { isGranted, notGrantedResult } from '../src/tools/grants.js';
 import { canonicalTool, isContextTool, MODIFYING_TOOLS } from '../src/tools/names.js';
 import { acts, callOptions, EngineDriver } from './engine-driver.js';
 
@@ -207,7 +208,7 @@ export async function stageWorkflow(input: StageInput): Promise<StageOutcome> {
     // Built-in tools are independent of each other: start them all, then store results in call order.
     const running = new Map<string, Promise<ToolResultOut>>();
     for (const call of calls) {
-      if (isContextTool(call.name)) continue;
+      if (isContextTool(call.name) || !isGranted(bp, stage, call.name)) continue;
       running.set(
         call.id,
         acts.runTool.executeWithOptions(
@@ -232,6 +233,16 @@ export async function stageWorkflow(input: StageInput): Promise<StageOutcome> {
 
     for (const counted of reply.toolCalls) {
       const { argTokens, ...call } = counted;
+      if (!isGranted(bp, stage, call.name)) {
+        const text = notGrantedResult(bp, stage, call.name);
+        await driver.apply({
+          kind: 'route',
+          call,
+          result: { content: text, tokens: await driver.count(text), isError: true },
+        });
+        facts.toolCallsWithoutProgress++;
+        continue;
+      }
       if (isContextTool(call.name)) {
         const result = await driver.apply<{ content: string; isError: boolean }>({
           kind: 'contextTool',

@@ -13,11 +13,11 @@ import { getProvider } from '../providers/index.js';
 import { encodingFor, lookupModel, UNKNOWN_MODEL_WINDOW } from '../providers/models.js';
 import type { InferencePurpose, InvalidToolCall, ResolvedSystemBlock, Usage } from '../providers/types.js';
 import { countTokens } from '../tokens/index.js';
+import { stageTools } from '../tools/grants.js';
 import { toolSpecs } from '../tools/specs.js';
 import { providerRef } from './model-ref.js';
 import type { RecordedOp } from './ops.js';
 import type { RunStore } from './run-store.js';
-import { stageTools } from './stage-tools.js';
 
 export interface InferInput {
   runId: string;

@@ -11,6 +11,7 @@ import type { Content, ToolCall } from '../context/index.js';
 import { type Encoding, encodingFor, lookupModel } from '../providers/models.js';
 import { countTokens, cutMarker, cutToTokens } from '../tokens/index.js';
 import { dispatchTool } from '../tools/dispatch.js';
+import { isGranted, notGrantedResult, stageTools } from '../tools/grants.js';
 import { canonicalTool } from '../tools/names.js';
 import { modelOf } from './inference.js';
 import type { RunStore } from './run-store.js';
@@ -87,6 +88,13 @@ export async function runToolCall(
   signal?: AbortSignal,
 ): Promise<ToolResultOut> {
   const bp = await store.blueprint(input.blueprintHash);
+  const model = modelOf(bp, input.stage);
+  const encoding = encodingFor(model, lookupModel(bp.models, model));
+  // The workflow already refuses such calls; checked again here so no caller can reach an ungranted tool.
+  if (!isGranted(bp, input.stage, input.call.name)) {
+    const text = notGrantedResult(bp, input.stage, input.call.name);
+    return { content: text, tokens: countTokens(text, encoding), isError: true, modifiedPaths: [], denied: false };
+  }
   const outcome = await dispatchTool(input.call.name, input.call.arguments, {
     workdir: input.workdir,
     readPolicy: readPolicy(bp, input.workdir, store.config.env),
@@ -94,10 +102,9 @@ export async function runToolCall(
     safeCommands: bp.safeCommands.shell,
     unattended: input.unattended,
     attempt,
+    granted: stageTools(bp, input.stage),
     ...(signal ? { signal } : {}),
   });
-  const model = modelOf(bp, input.stage);
-  const encoding = encodingFor(model, lookupModel(bp.models, model));
   const text = outcome.content;
   const tracked = outcome.isError ? undefined : await trackedFile(store, bp, input, encoding);
   return {

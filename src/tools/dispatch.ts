@@ -49,7 +49,7 @@ export async function dispatchTool(name: string, rawArgs: unknown, ctx: ToolCont
       : '';
     return failure(
       'unknown-tool',
-      `There is no built-in tool \`${name}\`.${why} Available: ${BUILTIN_TOOLS.join(', ')}.`,
+      `There is no built-in tool \`${name}\`.${why} Available: ${(ctx.granted ?? BUILTIN_TOOLS).join(', ')}.`,
     );
   }
 

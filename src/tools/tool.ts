@@ -28,6 +28,8 @@ export interface ToolContext {
   approved?: boolean;
   /** Home directory for `~`; defaults to the process's. */
   home?: string;
+  /** The tools the caller's stage was given, named in the unknown-tool error; every built-in when unset. */
+  granted?: readonly string[];
 }
 
 export interface ToolOutcome {

@@ -1,0 +1,29 @@
+/**
+ * Which tools a stage was given, and the refusal for a call outside them.
+ * The workflow checks every call before it runs anything, and the tool
+ * activity checks again, so a model cannot reach a tool its stage was not
+ * given by naming it anyway. Pure: imported by workflow code.
+ */
+import type { Blueprint } from '../blueprint/types.js';
+import { formatCoded } from '../errors.js';
+import { BUILTIN_TOOLS, CONTEXT_TOOLS, canonicalTool } from './names.js';
+
+/** The stage's `available_tools`, or every built-in plus the context tools when it sets none. */
+export function stageTools(bp: Blueprint, stage: string): string[] {
+  const def = bp.stages.find((s) => s.name === stage);
+  return def?.availableTools ? [...def.availableTools] : [...BUILTIN_TOOLS, ...CONTEXT_TOOLS];
+}
+
+/** Whether `name` (or the tool it is an alias of) was given to the stage. */
+export function isGranted(bp: Blueprint, stage: string, name: string): boolean {
+  const wanted = canonicalTool(name);
+  return stageTools(bp, stage).some((t) => canonicalTool(t) === wanted);
+}
+
+/** The error result a model reads when it calls a tool its stage was not given. */
+export function notGrantedResult(bp: Blueprint, stage: string, name: string): string {
+  return formatCoded(
+    'tool-not-granted',
+    `stage "${stage}" was not given the tool \`${name}\`, so the call was not run. Use one of: ${stageTools(bp, stage).join(', ')}.`,
+  );
+}
