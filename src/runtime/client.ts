@@ -4,7 +4,7 @@
  * visit running now, so following a run adds nothing to its history.
  */
 import { randomUUID } from 'node:crypto';
-import { type Client, WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
+import { type Client, WorkflowFailedError, type WorkflowHandle, WorkflowNotFoundError } from '@temporalio/client';
 import { ApplicationFailure, TypedSearchAttributes } from '@temporalio/common';
 import type { Blueprint } from '../blueprint/types.js';
 import { BLUEPRINT_KEY, STATUS_KEY } from './search-attributes.js';
@@ -111,4 +111,27 @@ function emptyFailure(runId: string, message: string): RunResult {
     stages: [],
     diagnostics: [],
   };
+}
+
+/**
+ * The run ids Temporal still knows: open, or closed and inside the
+ * namespace's retention. Any answer other than "not found" (the server is
+ * down, no permission) throws, so a blob collection never mistakes an
+ * unreachable server for forgotten runs.
+ */
+export async function knownRuns(client: Client, runIds: readonly string[], concurrency = 8): Promise<Set<string>> {
+  const known = new Set<string>();
+  let next = 0;
+  const lane = async () => {
+    for (let id = runIds[next++]; id !== undefined; id = runIds[next++]) {
+      try {
+        await client.workflow.getHandle(id).describe();
+        known.add(id);
+      } catch (err) {
+        if (!(err instanceof WorkflowNotFoundError)) throw err;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, runIds.length) }, lane));
+  return known;
 }
