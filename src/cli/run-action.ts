@@ -14,6 +14,7 @@ import { findTemporalCli } from '../devserver/temporal-cli.js';
 import { LevError } from '../errors.js';
 import { followRun, startRun, withModel } from '../runtime/client.js';
 import { preflight } from '../runtime/seeding.js';
+import { createToolWorker, toolQueueName } from '../runtime/tool-worker.js';
 import { DEFAULT_RUN_OPTIONS, type Progress, type RunResult } from '../runtime/types.js';
 import { createWorker, installRuntime } from '../runtime/worker.js';
 import { formatBars } from './bars.js';
@@ -28,6 +29,8 @@ export interface RunFlags {
   json?: boolean;
   seedCommands: boolean;
   id?: string;
+  /** A tool queue served elsewhere (`lev worker --tools`); none means one in this process for the workdir. */
+  toolQueue?: string;
 }
 
 function callerValues(pairs: string[]): Record<string, string> {
@@ -112,6 +115,7 @@ export async function runAgentCommand(path: string, flags: RunFlags): Promise<vo
   if (flags.model) bp = withModel(bp, flags.model);
   const workdir = resolve(flags.workdir);
   const caller = callerValues(flags.input);
+  const toolTaskQueue = flags.toolQueue ?? toolQueueName(workdir);
   const input = {
     blueprint: bp,
     ...(flags.task !== undefined ? { task: flags.task } : {}),
@@ -121,13 +125,21 @@ export async function runAgentCommand(path: string, flags: RunFlags): Promise<vo
       ...DEFAULT_RUN_OPTIONS,
       noSeedCommands: !flags.seedCommands,
       ...(flags.model ? { model: flags.model } : {}),
+      toolTaskQueue,
     },
   };
-  preflight(
-    bp,
-    { caller, workdir, noSeedCommands: !flags.seedCommands, ...(flags.task !== undefined ? { task: flags.task } : {}) },
-    process.env,
-  );
+  // With a remote tool worker the workdir is on its machine, so its seeds are checked there.
+  if (!flags.toolQueue)
+    preflight(
+      bp,
+      {
+        caller,
+        workdir,
+        noSeedCommands: !flags.seedCommands,
+        ...(flags.task !== undefined ? { task: flags.task } : {}),
+      },
+      process.env,
+    );
 
   const server = await ensureServer(flags.address, say);
   const connection = await Connection.connect({ address: flags.address });
@@ -138,7 +150,9 @@ export async function runAgentCommand(path: string, flags: RunFlags): Promise<vo
     address: flags.address,
     taskQueue: flags.taskQueue,
   });
-  const running = worker.run();
+  // Tool calls and seeds go to a worker that sees the workdir: this process, unless --tool-queue names another.
+  const tools = flags.toolQueue ? undefined : await createToolWorker({ address: flags.address, workdir });
+  const running = Promise.all([worker.run(), tools?.worker.run()]);
   try {
     const client = new Client({ connection });
     const handle = await startRun(client, input, {
@@ -146,7 +160,15 @@ export async function runAgentCommand(path: string, flags: RunFlags): Promise<vo
       ...(flags.id ? { workflowId: flags.id } : {}),
     });
     if (!flags.json) say(`run ${handle.workflowId} started on ${flags.address}`);
-    const result = await followRun(client, handle, flags.json ? () => {} : printTurn);
+    const result = await followRun(client, handle, flags.json ? () => {} : printTurn, {
+      toolTaskQueue,
+      onWait: (w) =>
+        say(
+          w
+            ? `waiting for the tool worker on task queue ${w.taskQueue} (${w.activity} not started for ${Math.round((Date.now() - w.sinceMs) / 1000)} s); start \`lev worker --tools --workdir ${workdir}\` where the workdir is`
+            : 'the tool worker is back; the run goes on',
+        ),
+    });
     if (flags.json) {
       const { runId, status, output, regions, gatesForced, usage } = result;
       process.stdout.write(
@@ -156,8 +178,10 @@ export async function runAgentCommand(path: string, flags: RunFlags): Promise<vo
     if (result.status !== 'completed') process.exitCode = 1;
   } finally {
     worker.shutdown();
+    tools?.worker.shutdown();
     await running;
     await workerConnection.close();
+    await tools?.connection.close();
     await connection.close();
     await server?.stop();
   }
