@@ -14,6 +14,7 @@ import { findTemporalCli } from '../devserver/temporal-cli.js';
 import { LevError } from '../errors.js';
 import { followRun, startRun, withModel } from '../runtime/client.js';
 import { preflight } from '../runtime/seeding.js';
+import { temporalTls, tlsOption } from '../runtime/tls.js';
 import { createToolWorker, toolQueueName } from '../runtime/tool-worker.js';
 import { DEFAULT_RUN_OPTIONS, type Progress, type RunResult } from '../runtime/types.js';
 import { createWorker, installRuntime } from '../runtime/worker.js';
@@ -141,8 +142,9 @@ export async function runAgentCommand(path: string, flags: RunFlags): Promise<vo
       process.env,
     );
 
-  const server = await ensureServer(flags.address, say);
-  const connection = await Connection.connect({ address: flags.address });
+  // A frontend behind TLS is never the embedded dev server, and the plain probe cannot reach it.
+  const server = temporalTls() ? undefined : await ensureServer(flags.address, say);
+  const connection = await Connection.connect({ address: flags.address, ...tlsOption() });
   // The run's own report says what failed; the SDK's warnings would repeat it with stack traces.
   installRuntime('ERROR');
   say('starting an in-process worker (bundling workflow code) ...');

@@ -8,6 +8,7 @@ import { hostname } from 'node:os';
 import { Client, Connection } from '@temporalio/client';
 import { hashText, openBlobStore, PostgresBlobStore, parseBlobSpec } from '../blobs/index.js';
 import type { RuntimeConfig } from './run-store.js';
+import { tlsOption } from './tls.js';
 
 /** `TASK_QUEUE_TYPE_ACTIVITY` in Temporal's API; every Leviath worker polls activities. */
 const ACTIVITY_QUEUE = 2;
@@ -32,7 +33,7 @@ export async function workerHealth(opts: {
   const host = opts.host ?? hostname();
   let connection: Connection | undefined;
   try {
-    connection = await Connection.connect({ address: opts.address, connectTimeout: '5 seconds' });
+    connection = await Connection.connect({ address: opts.address, connectTimeout: '5 seconds', ...tlsOption() });
     await connection.workflowService.getSystemInfo({});
     checks.push({ name: 'temporal', ok: true, detail: `Temporal answers at ${opts.address}` });
     const client = new Client({ connection, namespace: opts.namespace });

@@ -15,6 +15,7 @@ import { createActivities } from '../../activities/index.js';
 import { LevError } from '../errors.js';
 import { DEFAULT_ADDRESS, DEFAULT_NAMESPACE } from './defaults.js';
 import { DEFAULT_ACTIVITY_SLOTS, defaultRuntimeConfig, type RuntimeConfig } from './run-store.js';
+import { tlsOption } from './tls.js';
 import { installRuntime } from './worker.js';
 
 /** `leviath-tools-<host>-<8 hex of the workdir path>`: the same name whenever this host serves this workdir again. */
@@ -69,7 +70,7 @@ export async function createToolWorker(
   installRuntime();
   const runtime = opts.runtime ?? defaultRuntimeConfig();
   const taskQueue = opts.taskQueue ?? toolQueueName(workdir);
-  const connection = await NativeConnection.connect({ address: opts.address ?? DEFAULT_ADDRESS });
+  const connection = await NativeConnection.connect({ address: opts.address ?? DEFAULT_ADDRESS, ...tlsOption() });
   const worker = await Worker.create({
     connection,
     namespace: opts.namespace ?? DEFAULT_NAMESPACE,

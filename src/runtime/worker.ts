@@ -15,6 +15,7 @@ import {
 import { createActivities } from '../../activities/index.js';
 import { DEFAULT_ADDRESS, DEFAULT_NAMESPACE, DEFAULT_TASK_QUEUE } from './defaults.js';
 import { DEFAULT_ACTIVITY_SLOTS, defaultRuntimeConfig, type RuntimeConfig } from './run-store.js';
+import { tlsOption } from './tls.js';
 
 export { DEFAULT_ADDRESS, DEFAULT_NAMESPACE, DEFAULT_TASK_QUEUE } from './defaults.js';
 
@@ -68,7 +69,7 @@ export async function createWorker(
   opts: WorkerOptions = {},
 ): Promise<{ worker: Worker; connection: NativeConnection }> {
   installRuntime();
-  const connection = await NativeConnection.connect({ address: opts.address ?? DEFAULT_ADDRESS });
+  const connection = await NativeConnection.connect({ address: opts.address ?? DEFAULT_ADDRESS, ...tlsOption() });
   const workflowBundle = opts.bundle ?? (await bundleWorkflows());
   const runtime = opts.runtime ?? defaultRuntimeConfig();
   const worker = await Worker.create({

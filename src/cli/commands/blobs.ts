@@ -35,7 +35,8 @@ export function registerBlobs(program: Command): void {
         );
       const { Client, Connection } = await import('@temporalio/client');
       const { knownRuns } = await import('../../runtime/client.js');
-      const connection = await Connection.connect({ address: flags.address }).catch((err: Error) => {
+      const { tlsOption } = await import('../../runtime/tls.js');
+      const connection = await Connection.connect({ address: flags.address, ...tlsOption() }).catch((err: Error) => {
         throw new LevError(
           'server-unreachable',
           `No Temporal server answers at ${flags.address} (${err.message}); gc asks it which runs are still open or retained, so pass --address for one that runs.`,
