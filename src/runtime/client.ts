@@ -64,6 +64,13 @@ function timestampMs(ts: { seconds?: unknown; nanos?: number | null } | null | u
   return Number(String(ts.seconds)) * 1000 + Math.floor((ts.nanos ?? 0) / 1e6);
 }
 
+/** A tool call or seed waiting on the run's tool queue since `sinceMs`. */
+export interface ToolWait {
+  taskQueue: string;
+  activity: string;
+  sinceMs: number;
+}
+
 /**
  * A tool call or seed of the run that no worker has started for a while:
  * the tool worker of its workdir is away. Read from the workflows'
@@ -74,7 +81,7 @@ export async function toolWorkerWait(
   workflowIds: readonly string[],
   toolTaskQueue: string,
   now = Date.now(),
-): Promise<Progress['waitingFor']> {
+): Promise<ToolWait | undefined> {
   for (const id of workflowIds) {
     let pending: Awaited<ReturnType<WorkflowHandle['describe']>>['raw']['pendingActivities'];
     try {
@@ -101,7 +108,7 @@ export interface FollowOptions {
   intervalMs?: number;
   /** The run's tool queue; with `onWait`, reports when its tool worker is away and when it is back. */
   toolTaskQueue?: string;
-  onWait?: (waiting: Progress['waitingFor']) => void;
+  onWait?: (waiting: ToolWait | undefined) => void;
 }
 
 /** Calls `onTurn` once per new inference (and stage change) until the run ends; returns its result. */

@@ -129,8 +129,6 @@ export interface Progress {
   usage: UsageTotals;
   /** Workflow id of the stage visit running now. */
   stageWorkflowId?: string;
-  /** Set by the client while a tool call or seed waits for the tool worker of the run's workdir. */
-  waitingFor?: { taskQueue: string; activity: string; sinceMs: number };
 }
 
 export type RunStatus = 'running' | 'completed' | 'failed';

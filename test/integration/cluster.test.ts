@@ -19,9 +19,9 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { followRun, startRun } from '../../src/runtime/client.js';
+import { followRun, startRun, type ToolWait } from '../../src/runtime/client.js';
 import { toolQueueName } from '../../src/runtime/tool-worker.js';
-import { DEFAULT_RUN_OPTIONS, type Progress, type RunResult } from '../../src/runtime/types.js';
+import { DEFAULT_RUN_OPTIONS, type RunResult } from '../../src/runtime/types.js';
 import { startTestPg, type TestPg } from '../blobs/pg-server.js';
 import { connectClient } from './helpers.js';
 import { saveHistories, tempDir, writeBlueprint } from './run-helpers.js';
@@ -237,7 +237,7 @@ describe('tool calls on the tool queue of the workdir', () => {
 
     // No tool worker yet: the seeds wait on the tool queue and following the run says so; the tool
     // worker starts then, and following says it is back.
-    const waits: Progress['waitingFor'][] = [];
+    const waits: (ToolWait | undefined)[] = [];
     let tools: Promise<ChildProcess> | undefined;
     const result = await followRun(conn.client, handle, () => {}, {
       toolTaskQueue: toolQueue,
