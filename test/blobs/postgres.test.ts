@@ -5,6 +5,7 @@ import { collectBlobs, PostgresBlobStore, withBlobRun } from '../../src/blobs/in
 import { withPgRetry } from '../../src/blobs/pg-retry.js';
 import { freePort } from '../../src/devserver/net.js';
 import { LevError } from '../../src/errors.js';
+import { startFlakyProxy } from './flaky-proxy.js';
 import { startTestPg, type TestPg } from './pg-server.js';
 
 let db: TestPg;
@@ -87,6 +88,31 @@ describe('PostgresBlobStore', () => {
       ref.hash,
     ]);
     expect(rows.map((r) => r.run_id)).toEqual(['run-a', 'run-b']);
+  });
+
+  it('carries on through a database that drops every connection and comes back', async () => {
+    const target = new URL(db.url);
+    const proxy = await startFlakyProxy(target.hostname, Number(target.port || 5432));
+    const via = new URL(db.url);
+    via.hostname = '127.0.0.1';
+    via.port = String(proxy.port);
+    const store = new PostgresBlobStore(via.toString(), {
+      poolSize: 4,
+      retry: { attempts: 8, firstDelayMs: 50, maxDelayMs: 400 },
+    });
+    try {
+      const before = await store.put('written before the outage');
+      await proxy.cut();
+      const during = Promise.all([store.put('written during the outage'), store.get(before.hash)]);
+      await new Promise((r) => setTimeout(r, 300));
+      await proxy.restore();
+      const [ref, text] = await during;
+      expect(text).toBe('written before the outage');
+      expect(await store.get(ref.hash)).toBe('written during the outage');
+    } finally {
+      await store.close();
+      await proxy.close();
+    }
   });
 
   it('reports a store that does not answer as unavailable (retried by Temporal), and bad credentials as a coded error', async () => {
