@@ -167,7 +167,7 @@ export async function runAgentCommand(path: string, flags: RunFlags): Promise<vo
       onWait: (w) =>
         say(
           w
-            ? `waiting for the tool worker on task queue ${w.taskQueue} (${w.activity} not started for ${Math.round((Date.now() - w.sinceMs) / 1000)} s); start \`lev worker --tools --workdir ${workdir}\` where the workdir is`
+            ? `waiting for the tool worker on task queue ${w.taskQueue} (${w.activity} not started for ${Math.round((Date.now() - w.sinceMs) / 1000)} s); start \`lev worker --tools --workdir ${workdir}${flags.toolQueue ? ` --task-queue ${flags.toolQueue}` : ''}\` where the workdir is`
             : 'the tool worker is back; the run goes on',
         ),
     });
@@ -179,8 +179,8 @@ export async function runAgentCommand(path: string, flags: RunFlags): Promise<vo
     } else printResult(result);
     if (result.status !== 'completed') process.exitCode = 1;
   } finally {
-    worker.shutdown();
-    tools?.worker.shutdown();
+    // Ctrl-C has already stopped the workers (the SDK handles SIGINT); shutting one down twice throws.
+    for (const w of [worker, tools?.worker]) if (w?.getState() === 'RUNNING') w.shutdown();
     await running;
     await workerConnection.close();
     await tools?.connection.close();
