@@ -249,6 +249,7 @@ describe('tool calls on the tool queue of the workdir', () => {
     expect(waits[0]).toMatchObject({ taskQueue: toolQueue, activity: 'resolveSeeds' });
     expect(waits).toContain(undefined);
     const toolWorker = await tools;
+    await saveHistories(conn.client, handle.workflowId);
     expect(result.status).toBe('completed');
     expect(result.regions.find((r) => r.name === 'brief')?.entries).toBe(1);
 
