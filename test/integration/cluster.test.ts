@@ -96,14 +96,19 @@ function levWorker(args: string[], extra: Record<string, string>): Promise<Child
   const child = spawn(process.execPath, [LEV, 'worker', ...args], {
     cwd: ROOT,
     env: env({ LEVIATH_HOME: tempDir('home'), ...extra }),
-    stdio: ['ignore', 'pipe', 'inherit'],
+    stdio: ['ignore', 'pipe', 'pipe'],
   });
   children.push(child);
+  // The worker logs every state change; keep the tail for a worker that dies before it polls.
+  let log = '';
+  child.stderr?.on('data', (d) => {
+    log = (log + String(d)).slice(-4000);
+  });
   return new Promise((resolve, reject) => {
     child.stdout?.on('data', (d) => {
       if (String(d).includes('polling task queue')) resolve(child);
     });
-    child.once('exit', (code) => reject(new Error(`lev worker exited early with ${code}`)));
+    child.once('exit', (code) => reject(new Error(`lev worker exited early with ${code}:\n${log}`)));
   });
 }
 
