@@ -1,4 +1,5 @@
-# The Leviath worker image used by docker-compose.yml.
+# The Leviath worker image used by docker-compose.yml; it runs as the
+# unprivileged `node` user of the base image.
 FROM node:20.19-bookworm-slim
 WORKDIR /app
 COPY package.json package-lock.json ./
@@ -8,5 +9,8 @@ COPY src ./src
 COPY workflows ./workflows
 COPY activities ./activities
 COPY blueprints ./blueprints
+RUN mkdir -p /home/node/.leviath && chown -R node:node /home/node/.leviath /app/blueprints
+USER node
+ENV LEVIATH_HOME=/home/node/.leviath
 ENTRYPOINT ["node", "bin/lev.mjs"]
 CMD ["worker"]

@@ -5,7 +5,7 @@
  */
 import { activityInfo, cancellationSignal, heartbeat } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
-import { contentText } from '../src/blobs/index.js';
+import { contentText, withBlobRun } from '../src/blobs/index.js';
 import type { Blueprint } from '../src/blueprint/types.js';
 import type { Content, CountedText } from '../src/context/index.js';
 import { isLevError } from '../src/errors.js';
@@ -20,10 +20,14 @@ import { countText as count, cutText as cut } from '../src/runtime/text.js';
 import { runToolCall, type ToolInput, type ToolResultOut } from '../src/runtime/tool-call.js';
 import { ping } from './ping.js';
 
-/** User errors and provider failures become typed Temporal failures; anything else is retried. */
-async function guarded<T>(work: () => Promise<T>): Promise<T> {
+/**
+ * User errors and provider failures become typed Temporal failures; anything else is retried.
+ * Blobs written meanwhile are recorded as the run's (`runId`, else the calling workflow's id),
+ * which is what keeps them from `lev blobs gc`.
+ */
+async function guarded<T>(work: () => Promise<T>, runId?: string): Promise<T> {
   try {
-    return await work();
+    return await withBlobRun(runId ?? activityInfo().workflowExecution?.workflowId, work);
   } catch (err) {
     if (isProviderError(err)) throw toActivityFailure(err);
     if (isLevError(err)) throw ApplicationFailure.nonRetryable(`[${err.code}] ${err.message}`, err.code);
@@ -58,25 +62,35 @@ export function createActivities(config: RuntimeConfig = defaultRuntimeConfig())
     },
 
     async infer(input: InferInput): Promise<InferOutput> {
-      return guarded(() => withHeartbeat(() => infer(store, input, activityInfo().attempt, cancellationSignal())));
+      return guarded(
+        () => withHeartbeat(() => infer(store, input, activityInfo().attempt, cancellationSignal())),
+        input.runId,
+      );
     },
 
     async runTool(input: ToolInput): Promise<ToolResultOut> {
-      return guarded(() =>
-        withHeartbeat(() => runToolCall(store, input, activityInfo().attempt, cancellationSignal())),
+      return guarded(
+        () => withHeartbeat(() => runToolCall(store, input, activityInfo().attempt, cancellationSignal())),
+        input.runId,
       );
     },
 
     async summarise(input: SummariseInput): Promise<SummaryResult> {
-      return guarded(() => withHeartbeat(() => summariseEntries(store, input, activityInfo().attempt)));
+      return guarded(() => withHeartbeat(() => summariseEntries(store, input, activityInfo().attempt)), input.runId);
     },
 
     async countText(req: { text: string; encoding: Encoding }): Promise<number> {
       return count(req.text, req.encoding);
     },
 
-    async cutText(req: { content: Content; target: number; marker: string; encoding: Encoding }): Promise<CountedText> {
-      return guarded(() => withHeartbeat(() => cut(store.blobs, req)));
+    async cutText(req: {
+      runId?: string;
+      content: Content;
+      target: number;
+      marker: string;
+      encoding: Encoding;
+    }): Promise<CountedText> {
+      return guarded(() => withHeartbeat(() => cut(store.blobs, req)), req.runId);
     },
 
     async saveSnapshot(req: {
@@ -85,10 +99,12 @@ export function createActivities(config: RuntimeConfig = defaultRuntimeConfig())
       base: string | null;
       ops: RecordedOp[];
     }): Promise<string> {
-      return guarded(() =>
-        withHeartbeat(async () =>
-          store.snapshot(req.runId, await store.blueprint(req.blueprintHash), req.base, req.ops),
-        ),
+      return guarded(
+        () =>
+          withHeartbeat(async () =>
+            store.snapshot(req.runId, await store.blueprint(req.blueprintHash), req.base, req.ops),
+          ),
+        req.runId,
       );
     },
 

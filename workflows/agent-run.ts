@@ -28,6 +28,7 @@ import {
 import type { GateFacts } from '../src/runtime/ops.js';
 import { BLUEPRINT_KEY, STAGE_KEY, STATUS_KEY } from '../src/runtime/search-attributes.js';
 import type { SeededRegion } from '../src/runtime/seeding.js';
+import { onToolQueue } from '../src/runtime/tool-queue.js';
 import {
   addUsage,
   emptyUsage,
@@ -139,7 +140,10 @@ export async function agentRunWorkflow(input: RunInput): Promise<RunResult> {
     let seeded: SeededRegion[];
     try {
       seeded = await acts.resolveSeeds.executeWithOptions(
-        callOptions(input.options, regions ? `seeds: refresh ${regions.join(', ')}` : 'seeds', 3),
+        onToolQueue(
+          input.options,
+          callOptions(input.options, regions ? `seeds: refresh ${regions.join(', ')}` : 'seeds', 3),
+        ),
         [
           {
             blueprintHash,

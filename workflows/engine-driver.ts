@@ -122,6 +122,7 @@ export class EngineDriver {
       case 'cut':
         return acts.cutText.executeWithOptions(callOptions(this.ctx.options, `cut text to ${req.target} tokens`), [
           {
+            runId: this.ctx.runId,
             content: req.content,
             target: req.target,
             marker: req.marker,

@@ -22,6 +22,7 @@ import { pathToolHint } from '../src/context/routing.js';
 import type { InferOutput } from '../src/runtime/inference.js';
 import { STAGE_KEY } from '../src/runtime/search-attributes.js';
 import type { ToolResultOut } from '../src/runtime/tool-call.js';
+import { onToolQueue } from '../src/runtime/tool-queue.js';
 import { addUsage, type Progress, regionBars, type StageInput, type StageOutcome } from '../src/runtime/types.js';
 import { isGranted, notGrantedResult } from '../src/tools/grants.js';
 import { canonicalTool, isContextTool, MODIFYING_TOOLS } from '../src/tools/names.js';
@@ -212,10 +213,13 @@ export async function stageWorkflow(input: StageInput): Promise<StageOutcome> {
       running.set(
         call.id,
         acts.runTool.executeWithOptions(
-          callOptions(
+          onToolQueue(
             input.options,
-            `tool: ${call.name} ${String(call.arguments.path ?? call.arguments.command ?? call.arguments.pattern ?? '').slice(0, 80)}`.trim(),
-            3,
+            callOptions(
+              input.options,
+              `tool: ${call.name} ${String(call.arguments.path ?? call.arguments.command ?? call.arguments.pattern ?? '').slice(0, 80)}`.trim(),
+              3,
+            ),
           ),
           [
             {

@@ -1,4 +1,8 @@
+export { collectBlobs, type GcReport, parseAge } from './gc.js';
 export { LocalBlobStore } from './local.js';
+export { type BlobSpec, openBlobStore, parseBlobSpec } from './open.js';
+export { PostgresBlobStore, redactUrl } from './postgres.js';
+export { currentBlobRun, withBlobRun } from './run-scope.js';
 export {
   type BlobStore,
   blobRef,

@@ -20,10 +20,12 @@ export interface UserConfig {
   models: Record<string, ModelInfo>;
   security: { readPaths: string[]; allowBlueprintReadPaths: boolean; allowSeedCommands?: boolean };
   agentReadPaths: Record<string, string[]>;
+  /** `[runtime] blobs`: "local" or a postgres:// URL of a shared blob store. */
+  runtime: { blobs?: string };
 }
 
 export function emptyUserConfig(): UserConfig {
-  return { models: {}, security: { readPaths: [], allowBlueprintReadPaths: false }, agentReadPaths: {} };
+  return { models: {}, security: { readPaths: [], allowBlueprintReadPaths: false }, agentReadPaths: {}, runtime: {} };
 }
 
 export function userConfigPath(env: NodeJS.ProcessEnv = process.env): string {
@@ -68,6 +70,12 @@ export function parseUserConfig(text: string, file: string): { config: UserConfi
     config.security.allowBlueprintReadPaths = security.boolean('allow_blueprint_read_paths') ?? false;
     const allowSeedCommands = security.boolean('allow_seed_commands');
     if (allowSeedCommands !== undefined) config.security.allowSeedCommands = allowSeedCommands;
+  }
+  const runtime = root.table_('runtime', '{ blobs = "postgres://leviath@db/leviath_blobs" }');
+  if (runtime) {
+    runtime.unknownKeys(['blobs'], 'unknown-key', '[runtime]');
+    const blobs = runtime.string('blobs');
+    if (blobs !== undefined) config.runtime.blobs = blobs;
   }
   const agents = root.table_('agent_read_paths', '[agent_read_paths.my-agent] allow = ["~/notes"]');
   for (const agent of Object.keys(agents?.table ?? {})) {

@@ -14,6 +14,8 @@ import { findTemporalCli } from '../devserver/temporal-cli.js';
 import { LevError } from '../errors.js';
 import { followRun, startRun, withModel } from '../runtime/client.js';
 import { preflight } from '../runtime/seeding.js';
+import { temporalTls, tlsOption } from '../runtime/tls.js';
+import { createToolWorker, toolQueueName } from '../runtime/tool-worker.js';
 import { DEFAULT_RUN_OPTIONS, type Progress, type RunResult } from '../runtime/types.js';
 import { createWorker, installRuntime } from '../runtime/worker.js';
 import { formatBars } from './bars.js';
@@ -28,6 +30,8 @@ export interface RunFlags {
   json?: boolean;
   seedCommands: boolean;
   id?: string;
+  /** A tool queue served elsewhere (`lev worker --tools`); none means one in this process for the workdir. */
+  toolQueue?: string;
 }
 
 function callerValues(pairs: string[]): Record<string, string> {
@@ -112,6 +116,7 @@ export async function runAgentCommand(path: string, flags: RunFlags): Promise<vo
   if (flags.model) bp = withModel(bp, flags.model);
   const workdir = resolve(flags.workdir);
   const caller = callerValues(flags.input);
+  const toolTaskQueue = flags.toolQueue ?? toolQueueName(workdir);
   const input = {
     blueprint: bp,
     ...(flags.task !== undefined ? { task: flags.task } : {}),
@@ -121,16 +126,25 @@ export async function runAgentCommand(path: string, flags: RunFlags): Promise<vo
       ...DEFAULT_RUN_OPTIONS,
       noSeedCommands: !flags.seedCommands,
       ...(flags.model ? { model: flags.model } : {}),
+      toolTaskQueue,
     },
   };
-  preflight(
-    bp,
-    { caller, workdir, noSeedCommands: !flags.seedCommands, ...(flags.task !== undefined ? { task: flags.task } : {}) },
-    process.env,
-  );
+  // With a remote tool worker the workdir is on its machine, so its seeds are checked there.
+  if (!flags.toolQueue)
+    preflight(
+      bp,
+      {
+        caller,
+        workdir,
+        noSeedCommands: !flags.seedCommands,
+        ...(flags.task !== undefined ? { task: flags.task } : {}),
+      },
+      process.env,
+    );
 
-  const server = await ensureServer(flags.address, say);
-  const connection = await Connection.connect({ address: flags.address });
+  // A frontend behind TLS is never the embedded dev server, and the plain probe cannot reach it.
+  const server = temporalTls() ? undefined : await ensureServer(flags.address, say);
+  const connection = await Connection.connect({ address: flags.address, ...tlsOption() });
   // The run's own report says what failed; the SDK's warnings would repeat it with stack traces.
   installRuntime('ERROR');
   say('starting an in-process worker (bundling workflow code) ...');
@@ -138,7 +152,9 @@ export async function runAgentCommand(path: string, flags: RunFlags): Promise<vo
     address: flags.address,
     taskQueue: flags.taskQueue,
   });
-  const running = worker.run();
+  // Tool calls and seeds go to a worker that sees the workdir: this process, unless --tool-queue names another.
+  const tools = flags.toolQueue ? undefined : await createToolWorker({ address: flags.address, workdir });
+  const running = Promise.all([worker.run(), tools?.worker.run()]);
   try {
     const client = new Client({ connection });
     const handle = await startRun(client, input, {
@@ -146,7 +162,15 @@ export async function runAgentCommand(path: string, flags: RunFlags): Promise<vo
       ...(flags.id ? { workflowId: flags.id } : {}),
     });
     if (!flags.json) say(`run ${handle.workflowId} started on ${flags.address}`);
-    const result = await followRun(client, handle, flags.json ? () => {} : printTurn);
+    const result = await followRun(client, handle, flags.json ? () => {} : printTurn, {
+      toolTaskQueue,
+      onWait: (w) =>
+        say(
+          w
+            ? `waiting for the tool worker on task queue ${w.taskQueue} (${w.activity} not started for ${Math.round((Date.now() - w.sinceMs) / 1000)} s); start \`lev worker --tools --workdir ${workdir}${flags.toolQueue ? ` --task-queue ${flags.toolQueue}` : ''}\` where the workdir is`
+            : 'the tool worker is back; the run goes on',
+        ),
+    });
     if (flags.json) {
       const { runId, status, output, regions, gatesForced, usage } = result;
       process.stdout.write(
@@ -155,9 +179,11 @@ export async function runAgentCommand(path: string, flags: RunFlags): Promise<vo
     } else printResult(result);
     if (result.status !== 'completed') process.exitCode = 1;
   } finally {
-    worker.shutdown();
+    // Ctrl-C has already stopped the workers (the SDK handles SIGINT); shutting one down twice throws.
+    for (const w of [worker, tools?.worker]) if (w?.getState() === 'RUNNING') w.shutdown();
     await running;
     await workerConnection.close();
+    await tools?.connection.close();
     await connection.close();
     await server?.stop();
   }

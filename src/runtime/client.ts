@@ -4,10 +4,11 @@
  * visit running now, so following a run adds nothing to its history.
  */
 import { randomUUID } from 'node:crypto';
-import { type Client, WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
+import { type Client, WorkflowFailedError, type WorkflowHandle, WorkflowNotFoundError } from '@temporalio/client';
 import { ApplicationFailure, TypedSearchAttributes } from '@temporalio/common';
 import type { Blueprint } from '../blueprint/types.js';
 import { BLUEPRINT_KEY, STATUS_KEY } from './search-attributes.js';
+import { WORKDIR_ACTIVITIES } from './tool-queue.js';
 import type { Progress, RunInput, RunResult } from './types.js';
 import { DEFAULT_TASK_QUEUE } from './worker.js';
 
@@ -53,13 +54,71 @@ async function latestProgress(client: Client, handle: WorkflowHandle): Promise<P
   }
 }
 
+/** A scheduled activity nobody picked up for this long is waiting for its worker, not just queued. */
+const WAIT_NOTICE_MS = 3000;
+/** `PENDING_ACTIVITY_STATE_SCHEDULED` in Temporal's API: scheduled, not started by any worker. */
+const SCHEDULED = 1;
+
+function timestampMs(ts: { seconds?: unknown; nanos?: number | null } | null | undefined): number | undefined {
+  if (!ts?.seconds) return undefined;
+  return Number(String(ts.seconds)) * 1000 + Math.floor((ts.nanos ?? 0) / 1e6);
+}
+
+/** A tool call or seed waiting on the run's tool queue since `sinceMs`. */
+export interface ToolWait {
+  taskQueue: string;
+  activity: string;
+  sinceMs: number;
+}
+
+/**
+ * A tool call or seed of the run that no worker has started for a while:
+ * the tool worker of its workdir is away. Read from the workflows'
+ * descriptions, so waiting adds nothing to the run's history.
+ */
+export async function toolWorkerWait(
+  client: Client,
+  workflowIds: readonly string[],
+  toolTaskQueue: string,
+  now = Date.now(),
+): Promise<ToolWait | undefined> {
+  for (const id of workflowIds) {
+    let pending: Awaited<ReturnType<WorkflowHandle['describe']>>['raw']['pendingActivities'];
+    try {
+      pending = (await client.workflow.getHandle(id).describe()).raw.pendingActivities;
+    } catch {
+      continue;
+    }
+    for (const a of pending ?? []) {
+      const type = a.activityType?.name ?? '';
+      const since = timestampMs(a.scheduledTime);
+      if (
+        a.state === SCHEDULED &&
+        (WORKDIR_ACTIVITIES as readonly string[]).includes(type) &&
+        since !== undefined &&
+        now - since >= WAIT_NOTICE_MS
+      )
+        return { taskQueue: toolTaskQueue, activity: type, sinceMs: since };
+    }
+  }
+  return undefined;
+}
+
+export interface FollowOptions {
+  intervalMs?: number;
+  /** The run's tool queue; with `onWait`, reports when its tool worker is away and when it is back. */
+  toolTaskQueue?: string;
+  onWait?: (waiting: ToolWait | undefined) => void;
+}
+
 /** Calls `onTurn` once per new inference (and stage change) until the run ends; returns its result. */
 export async function followRun(
   client: Client,
   handle: WorkflowHandle,
   onTurn: (p: Progress) => void,
-  intervalMs = 200,
+  opts: number | FollowOptions = {},
 ): Promise<RunResult> {
+  const { intervalMs = 200, toolTaskQueue, onWait } = typeof opts === 'number' ? { intervalMs: opts } : opts;
   let settled: { ok: true; value: RunResult } | { ok: false; error: unknown } | undefined;
   const done = handle.result().then(
     (value) => {
@@ -70,8 +129,20 @@ export async function followRun(
     },
   );
   let seen = '';
+  let waitKey = '';
+  let polls = 0;
   while (!settled) {
     const p = await latestProgress(client, handle);
+    // Describing workflows costs more than a query: look for a waiting tool call about once a second.
+    if (toolTaskQueue && onWait && polls++ % Math.max(1, Math.round(1000 / intervalMs)) === 0) {
+      const ids = [handle.workflowId, ...(p?.stageWorkflowId ? [p.stageWorkflowId] : [])];
+      const waiting = await toolWorkerWait(client, ids, toolTaskQueue);
+      const key = waiting ? `${waiting.activity}:${waiting.sinceMs}` : '';
+      if (key !== waitKey) {
+        waitKey = key;
+        if (!settled) onWait(waiting);
+      }
+    }
     if (p) {
       const key = `${p.stage}:${p.inferences}`;
       if (key !== seen && p.inferences > 0) {
@@ -111,4 +182,27 @@ function emptyFailure(runId: string, message: string): RunResult {
     stages: [],
     diagnostics: [],
   };
+}
+
+/**
+ * The run ids Temporal still knows: open, or closed and inside the
+ * namespace's retention. Any answer other than "not found" (the server is
+ * down, no permission) throws, so a blob collection never mistakes an
+ * unreachable server for forgotten runs.
+ */
+export async function knownRuns(client: Client, runIds: readonly string[], concurrency = 8): Promise<Set<string>> {
+  const known = new Set<string>();
+  let next = 0;
+  const lane = async () => {
+    for (let id = runIds[next++]; id !== undefined; id = runIds[next++]) {
+      try {
+        await client.workflow.getHandle(id).describe();
+        known.add(id);
+      } catch (err) {
+        if (!(err instanceof WorkflowNotFoundError)) throw err;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, runIds.length) }, lane));
+  return known;
 }

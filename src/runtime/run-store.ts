@@ -5,8 +5,9 @@
  * per run is cached so consecutive turns replay only what is new.
  */
 import { join } from 'node:path';
-import { type BlobStore, LocalBlobStore } from '../blobs/index.js';
+import { type BlobStore, openBlobStore, parseBlobSpec } from '../blobs/index.js';
 import type { Blueprint } from '../blueprint/types.js';
+import { loadUserConfig } from '../blueprint/user-config.js';
 import { cloneData, createRunState, type RunState } from '../context/index.js';
 import { leviathHome } from '../devserver/paths.js';
 import { customRegionHooks } from '../rhai/region-hooks.js';
@@ -16,11 +17,30 @@ import { type RecordedOp, replayOps } from './ops.js';
 export interface RuntimeConfig {
   /** Folder of the local blob store. */
   blobDir: string;
+  /** "local" (the folder above) or a postgres:// URL; unset means local. */
+  blobs?: string;
+  /** Activities the worker runs at once; the Postgres pool holds as many connections. */
+  activitySlots?: number;
   env: NodeJS.ProcessEnv;
 }
 
+/** Activities one worker runs at once unless `LEVIATH_ACTIVITY_SLOTS` says otherwise. */
+export const DEFAULT_ACTIVITY_SLOTS = 16;
+
+/** The blob store: `LEVIATH_BLOBS`, else `[runtime] blobs` in the user config, else the local folder. */
+export function configuredBlobs(env: NodeJS.ProcessEnv = process.env): string | undefined {
+  return env.LEVIATH_BLOBS?.trim() || loadUserConfig(env).config.runtime.blobs;
+}
+
 export function defaultRuntimeConfig(env: NodeJS.ProcessEnv = process.env): RuntimeConfig {
-  return { blobDir: env.LEVIATH_BLOB_DIR ?? join(leviathHome(env), 'blobs'), env };
+  const blobs = configuredBlobs(env);
+  const slots = Number(env.LEVIATH_ACTIVITY_SLOTS);
+  return {
+    blobDir: env.LEVIATH_BLOB_DIR ?? join(leviathHome(env), 'blobs'),
+    ...(blobs ? { blobs } : {}),
+    activitySlots: Number.isInteger(slots) && slots > 0 ? slots : DEFAULT_ACTIVITY_SLOTS,
+    env,
+  };
 }
 
 interface Rebuilt {
@@ -46,7 +66,7 @@ export class RunStore {
   private readonly latest = new Map<string, Rebuilt>();
 
   constructor(readonly config: RuntimeConfig) {
-    this.blobs = new LocalBlobStore(config.blobDir);
+    this.blobs = openBlobStore(parseBlobSpec(config.blobs, config.blobDir), config.activitySlots);
   }
 
   async putBlueprint(bp: Blueprint): Promise<string> {

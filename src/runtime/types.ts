@@ -22,6 +22,11 @@ export interface RunOptions {
   /** Activity timeouts in seconds (tests shorten them to exercise crash recovery). */
   inferenceTimeoutSecs: number;
   heartbeatTimeoutSecs: number;
+  /**
+   * Task queue of the worker that can see the workdir: tool calls and seeds go
+   * there, everything else to the shared queue. Unset: the run's own queue.
+   */
+  toolTaskQueue?: string;
 }
 
 export const DEFAULT_RUN_OPTIONS: RunOptions = {

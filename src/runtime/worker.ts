@@ -14,7 +14,8 @@ import {
 } from '@temporalio/worker';
 import { createActivities } from '../../activities/index.js';
 import { DEFAULT_ADDRESS, DEFAULT_NAMESPACE, DEFAULT_TASK_QUEUE } from './defaults.js';
-import { defaultRuntimeConfig, type RuntimeConfig } from './run-store.js';
+import { DEFAULT_ACTIVITY_SLOTS, defaultRuntimeConfig, type RuntimeConfig } from './run-store.js';
+import { tlsOption } from './tls.js';
 
 export { DEFAULT_ADDRESS, DEFAULT_NAMESPACE, DEFAULT_TASK_QUEUE } from './defaults.js';
 
@@ -60,7 +61,7 @@ export interface WorkerOptions {
   /** A prebuilt bundle (`bundleWorkflows`) or a path to one; bundled on demand otherwise. */
   bundle?: { code: string } | { codePath: string };
   identity?: string;
-  /** Where activities keep blobs; defaults to `.leviath/blobs` (or `$LEVIATH_BLOB_DIR`). */
+  /** Where activities keep blobs and how many run at once; defaults from the environment and user config. */
   runtime?: RuntimeConfig;
 }
 
@@ -68,14 +69,17 @@ export async function createWorker(
   opts: WorkerOptions = {},
 ): Promise<{ worker: Worker; connection: NativeConnection }> {
   installRuntime();
-  const connection = await NativeConnection.connect({ address: opts.address ?? DEFAULT_ADDRESS });
+  const connection = await NativeConnection.connect({ address: opts.address ?? DEFAULT_ADDRESS, ...tlsOption() });
   const workflowBundle = opts.bundle ?? (await bundleWorkflows());
+  const runtime = opts.runtime ?? defaultRuntimeConfig();
   const worker = await Worker.create({
     connection,
     namespace: opts.namespace ?? DEFAULT_NAMESPACE,
     taskQueue: opts.taskQueue ?? DEFAULT_TASK_QUEUE,
     workflowBundle,
-    activities: createActivities(opts.runtime ?? defaultRuntimeConfig()),
+    activities: createActivities(runtime),
+    // The Postgres blob pool holds one connection per slot, so a slot never waits for a connection.
+    maxConcurrentActivityTaskExecutions: runtime.activitySlots ?? DEFAULT_ACTIVITY_SLOTS,
     ...(opts.identity ? { identity: opts.identity } : {}),
   });
   return { worker, connection };

@@ -1,12 +1,15 @@
 /**
  * docker-compose.yml cannot run here (no Docker engine), so its shape is
- * checked instead: the services exist, every image is pinned, the worker
- * can be scaled and finds the server through the environment.
+ * checked instead: the services exist, every image is pinned to a tag its
+ * registry publishes, schemas are set up by one-shot jobs instead of the
+ * server, services restart, workers run unprivileged with a healthcheck, and
+ * every Leviath process shares the compose PostgreSQL as its blob store.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
+import { parseBlobSpec } from '../../src/blobs/index.js';
 
 interface Service {
   image?: string;
@@ -16,53 +19,111 @@ interface Service {
   ports?: string[];
   container_name?: string;
   command?: string[] | string;
+  entrypoint?: string[];
+  restart?: string;
+  user?: string;
+  profiles?: string[];
+  healthcheck?: { test: string[] };
+  volumes?: string[];
 }
 
 const root = join(import.meta.dirname, '..', '..');
-const compose = parse(readFileSync(join(root, 'docker-compose.yml'), 'utf8')) as { services: Record<string, Service> };
+const compose = parse(readFileSync(join(root, 'docker-compose.yml'), 'utf8'), { merge: true }) as {
+  services: Record<string, Service>;
+};
 const services = compose.services;
+const dockerfile = readFileSync(join(root, 'Dockerfile'), 'utf8');
+
+/** Tags these images publish (checked against their registry pages and the official compose files). */
+const PUBLISHED: Record<string, RegExp> = {
+  'temporalio/server': /^1\.29\.1$/,
+  'temporalio/admin-tools': /^1\.29\.1-tctl-1\.18\.4-cli-1\.5\.0$/,
+  'temporalio/ui': /^2\.34\.0$/,
+  postgres: /^16\.4-bookworm$/,
+};
+
+function dependsOn(service: Service): Record<string, { condition: string }> {
+  const deps = service.depends_on ?? {};
+  return Array.isArray(deps) ? Object.fromEntries(deps.map((d) => [d, { condition: 'service_started' }])) : deps;
+}
 
 describe('docker-compose.yml', () => {
   it('has Temporal on PostgreSQL, the Web UI and a Leviath worker', () => {
-    expect(Object.keys(services)).toEqual(expect.arrayContaining(['postgresql', 'temporal', 'temporal-ui', 'worker']));
-    expect(services.temporal?.environment?.DB).toMatch(/^postgres/);
+    expect(Object.keys(services)).toEqual(
+      expect.arrayContaining(['postgresql', 'temporal-schema', 'temporal', 'temporal-setup', 'temporal-ui', 'worker']),
+    );
+    expect(services.temporal?.environment?.DB).toBe('postgres12');
     expect(services.temporal?.environment?.POSTGRES_SEEDS).toBe('postgresql');
-    expect(Object.keys(services.temporal?.depends_on ?? {})).toContain('postgresql');
   });
 
-  it('pins every image to a version', () => {
+  it('pins every image to a tag its registry publishes, and never uses auto-setup', () => {
     for (const [name, service] of Object.entries(services)) {
       expect(service.image, `${name} has an image`).toBeTruthy();
-      const tag = service.image!.split(':')[1];
+      const [repo, tag] = (service.image ?? '').split(':');
       expect(tag, `${name} image ${service.image} is pinned`).toMatch(/^\d+(\.\d+)+/);
-      expect(service.image).not.toMatch(/:latest$/);
+      if (repo !== 'leviath/worker') expect(tag, `${name}: ${service.image}`).toMatch(PUBLISHED[repo ?? ''] ?? /^$/);
+      expect(repo).not.toBe('temporalio/auto-setup');
     }
   });
 
-  it('passes the server address to the UI and the workers by environment', () => {
-    expect(services['temporal-ui']?.environment?.TEMPORAL_ADDRESS).toBe('temporal:7233');
-    expect(services.worker?.environment?.TEMPORAL_ADDRESS).toBe('temporal:7233');
-  });
-
-  it('runs `lev worker` in a service that can be scaled', () => {
-    const worker = services.worker!;
-    expect(worker.command).toEqual(['worker']);
-    expect(worker.build).toBe('.');
-    // A fixed name or a published port would make `--scale worker=N` collide.
-    expect(worker.container_name).toBeUndefined();
-    expect(worker.ports).toBeUndefined();
-    const dockerfile = readFileSync(join(root, 'Dockerfile'), 'utf8');
-    expect(dockerfile).toMatch(/ENTRYPOINT \["node", "bin\/lev.mjs"\]/);
-  });
-
-  it('registers the search attributes the runtime writes', () => {
+  it('sets up schemas in one-shot jobs the server and the workers wait for', () => {
+    const schema = services['temporal-schema']!;
+    expect(schema.restart).toBe('no');
+    const script = JSON.stringify(schema.command);
+    expect(script).toContain('update-schema -d /etc/temporal/schema/postgresql/v12/temporal/versioned');
+    expect(script).toContain('visibility/versioned');
+    expect(script).toMatch(/temporal temporal_visibility leviath_blobs; do tool --db \$\$db create-database/);
+    expect(dependsOn(services.temporal!)['temporal-schema']?.condition).toBe('service_completed_successfully');
+    expect(dependsOn(services.worker!)['temporal-setup']?.condition).toBe('service_completed_successfully');
     const setup = JSON.stringify(services['temporal-setup']?.command);
+    expect(setup).toContain('namespace create --namespace default');
     for (const attribute of ['LeviathBlueprint', 'LeviathStage', 'LeviathStatus']) expect(setup).toContain(attribute);
   });
 
+  it('restarts long-running services and runs the one-shot jobs once', () => {
+    for (const name of ['postgresql', 'temporal', 'temporal-ui', 'worker'])
+      expect(services[name]?.restart, name).toBe('unless-stopped');
+    for (const name of ['temporal-schema', 'temporal-setup']) expect(services[name]?.restart, name).toBe('no');
+  });
+
+  it('runs `lev worker` unprivileged in a service that can be scaled, with a health check', () => {
+    const worker = services.worker!;
+    expect(worker.command).toEqual(['worker']);
+    expect(worker.build).toBe('.');
+    expect(worker.user).toBe('node');
+    expect(dockerfile).toMatch(/^USER node$/m);
+    expect(dockerfile).toMatch(/ENTRYPOINT \["node", "bin\/lev.mjs"\]/);
+    expect(worker.healthcheck?.test).toEqual(['CMD', 'node', 'bin/lev.mjs', 'worker', '--health']);
+    // A fixed name or a published port would make `--scale worker=N` collide.
+    expect(worker.container_name).toBeUndefined();
+    expect(worker.ports).toBeUndefined();
+  });
+
+  it('gives every Leviath process the compose PostgreSQL as its shared blob store, in its own database', () => {
+    for (const name of ['worker', 'lev']) {
+      const env = services[name]?.environment ?? {};
+      expect(env.TEMPORAL_ADDRESS).toBe('temporal:7233');
+      const spec = parseBlobSpec(env.LEVIATH_BLOBS, '/unused');
+      expect(spec).toMatchObject({ kind: 'postgres' });
+      const url = new URL(spec.kind === 'postgres' ? spec.url.replace(/\$\{POSTGRES_PASSWORD:-temporal\}/, 'pw') : '');
+      expect(url.hostname).toBe('postgresql');
+      expect(url.pathname).toBe('/leviath_blobs');
+    }
+    // The host reaches the same store on loopback only.
+    expect(services.postgresql?.ports).toEqual(['127.0.0.1:5432:5432']);
+  });
+
+  it('runs `lev run` inside the network only on request (the cli profile)', () => {
+    const lev = services.lev!;
+    expect(lev.profiles).toEqual(['cli']);
+    expect(lev.image).toBe(services.worker?.image);
+    expect(lev.user).toBe('node');
+    for (const [name, service] of Object.entries(services))
+      if (name !== 'lev') expect(service.profiles, `${name} starts by default`).toBeUndefined();
+  });
+
   it('never writes provider keys into the file', () => {
-    for (const value of Object.values(services.worker?.environment ?? {}))
-      expect(value).toMatch(/^\$\{[A-Z_]+:-\}$|^[^$]*$/);
-    expect(services.worker?.environment?.OPENAI_API_KEY).toBe(`\${OPENAI_API_KEY:-}`);
+    for (const [key, value] of Object.entries(services.worker?.environment ?? {}))
+      if (/_KEY$/.test(key)) expect(value).toBe(`\${${key}:-}`);
   });
 });

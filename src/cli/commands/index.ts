@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { registerBlobs } from './blobs.js';
 import { registerContext } from './context.js';
 import { registerRun } from './run.js';
 import { registerServer } from './server.js';
@@ -12,4 +13,5 @@ export function registerCommands(program: Command): void {
   registerContext(program);
   registerServer(program);
   registerWorker(program);
+  registerBlobs(program);
 }

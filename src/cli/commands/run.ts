@@ -24,6 +24,10 @@ export function registerRun(program: Command): void {
     .option('--task-queue <name>', 'task queue of the in-process worker', DEFAULT_TASK_QUEUE)
     .option('--workdir <dir>', 'working directory the tools and seeds are confined to', '.')
     .option('--no-seed-commands', 'refuse command seeds for this run')
+    .option(
+      '--tool-queue <name>',
+      'send tool calls and seeds to this queue, served by `lev worker --tools` where the workdir is (default: this process)',
+    )
     .option('--id <workflow-id>', 'workflow id for the run (default: <agent>-<time>-<random>)')
     .option('--json', 'print one JSON object with the result instead of the turn-by-turn report')
     .action(async (path: string, flags: RunFlags) => {

@@ -1,0 +1,28 @@
+/**
+ * Which blob store a process uses: `LEVIATH_BLOBS`, else `[runtime] blobs`
+ * in the user config, else the local folder (`$LEVIATH_BLOB_DIR` or
+ * `<LEVIATH_HOME>/blobs`). `local` names the folder explicitly; a
+ * `postgres://` or `postgresql://` URL names a shared PostgreSQL store.
+ */
+import { LevError } from '../errors.js';
+import { LocalBlobStore } from './local.js';
+import { PostgresBlobStore } from './postgres.js';
+import type { BlobStore } from './store.js';
+
+export type BlobSpec = { kind: 'local'; dir: string } | { kind: 'postgres'; url: string };
+
+export function parseBlobSpec(value: string | undefined, localDir: string): BlobSpec {
+  const v = value?.trim();
+  if (!v || v === 'local') return { kind: 'local', dir: localDir };
+  if (/^postgres(ql)?:\/\//.test(v)) return { kind: 'postgres', url: v };
+  throw new LevError(
+    'blobs-bad-store',
+    `The blob store "${v}" is neither "local" nor a postgres:// URL; set LEVIATH_BLOBS or [runtime] blobs to one of those.`,
+  );
+}
+
+export function openBlobStore(spec: BlobSpec, poolSize?: number): BlobStore {
+  return spec.kind === 'local'
+    ? new LocalBlobStore(spec.dir)
+    : new PostgresBlobStore(spec.url, poolSize !== undefined ? { poolSize } : {});
+}

@@ -1,0 +1,64 @@
+/** `lev blobs gc`: deletes blobs of the shared Postgres store that no open or retained run references. */
+import type { Command } from 'commander';
+import { LevError } from '../../errors.js';
+import { DEFAULT_ADDRESS, DEFAULT_NAMESPACE } from '../../runtime/defaults.js';
+
+interface GcFlags {
+  olderThan: string;
+  dryRun?: boolean;
+  json?: boolean;
+  address: string;
+  namespace: string;
+}
+
+export function registerBlobs(program: Command): void {
+  const blobs = program.command('blobs').description('Maintain the blob store (LEVIATH_BLOBS or [runtime] blobs).');
+  blobs
+    .command('gc')
+    .description(
+      'Delete blobs older than --older-than that no run Temporal still knows (open, or closed within retention) references.',
+    )
+    .option('--older-than <age>', 'only blobs stored longer ago than this (s, m, h, d or w)', '30d')
+    .option('--dry-run', 'count what would be deleted, delete nothing')
+    .option('--json', 'print the report as JSON')
+    .option('--address <host:port>', 'Temporal frontend address', process.env.TEMPORAL_ADDRESS ?? DEFAULT_ADDRESS)
+    .option('--namespace <name>', 'Temporal namespace', process.env.TEMPORAL_NAMESPACE ?? DEFAULT_NAMESPACE)
+    .action(async (flags: GcFlags) => {
+      const { collectBlobs, parseAge, parseBlobSpec, PostgresBlobStore } = await import('../../blobs/index.js');
+      const { configuredBlobs, defaultRuntimeConfig } = await import('../../runtime/run-store.js');
+      const olderThanMs = parseAge(flags.olderThan);
+      const spec = parseBlobSpec(configuredBlobs(), defaultRuntimeConfig().blobDir);
+      if (spec.kind !== 'postgres')
+        throw new LevError(
+          'blobs-gc-needs-postgres',
+          `The blob store is the local folder ${spec.dir}, which keeps no run references; set LEVIATH_BLOBS to the postgres:// store to collect, or delete the folder once no run needs it.`,
+        );
+      const { Client, Connection } = await import('@temporalio/client');
+      const { knownRuns } = await import('../../runtime/client.js');
+      const { tlsOption } = await import('../../runtime/tls.js');
+      const connection = await Connection.connect({ address: flags.address, ...tlsOption() }).catch((err: Error) => {
+        throw new LevError(
+          'server-unreachable',
+          `No Temporal server answers at ${flags.address} (${err.message}); gc asks it which runs are still open or retained, so pass --address for one that runs.`,
+        );
+      });
+      const store = new PostgresBlobStore(spec.url, { poolSize: 2 });
+      try {
+        const client = new Client({ connection, namespace: flags.namespace });
+        const report = await collectBlobs(store, {
+          olderThanMs,
+          knownRuns: (ids) => knownRuns(client, ids),
+          ...(flags.dryRun ? { dryRun: true } : {}),
+        });
+        if (flags.json) process.stdout.write(`${JSON.stringify(report)}\n`);
+        else
+          process.stdout.write(
+            `${report.dryRun ? 'would delete' : 'deleted'} ${report.blobsDeleted} blobs (${report.bytesDeleted} bytes) older than ${flags.olderThan}; ` +
+              `${report.runsChecked} runs checked, ${report.runsForgotten} no longer known to Temporal; ${report.blobsKept} blobs kept\n`,
+          );
+      } finally {
+        await store.close();
+        await connection.close();
+      }
+    });
+}

@@ -1,0 +1,83 @@
+/**
+ * The tool worker: the only activities that touch a run's workdir (tool
+ * calls and seeds), on a task queue named for this host and workdir. `lev
+ * run` serves one in-process for its own workdir; `lev worker --tools
+ * --workdir DIR` serves one on the machine that holds DIR. It refuses calls
+ * for any other workdir, so a tool never runs where its workdir is not.
+ */
+import { createHash } from 'node:crypto';
+import { statSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { resolve } from 'node:path';
+import { ApplicationFailure } from '@temporalio/common';
+import { NativeConnection, Worker } from '@temporalio/worker';
+import { createActivities } from '../../activities/index.js';
+import { LevError } from '../errors.js';
+import { DEFAULT_ADDRESS, DEFAULT_NAMESPACE } from './defaults.js';
+import { DEFAULT_ACTIVITY_SLOTS, defaultRuntimeConfig, type RuntimeConfig } from './run-store.js';
+import { tlsOption } from './tls.js';
+import { installRuntime } from './worker.js';
+
+/** `leviath-tools-<host>-<8 hex of the workdir path>`: the same name whenever this host serves this workdir again. */
+export function toolQueueName(workdir: string, host = hostname()): string {
+  const safeHost = host.toLowerCase().replace(/[^a-z0-9.-]+/g, '-') || 'host';
+  const digest = createHash('sha256').update(resolve(workdir)).digest('hex').slice(0, 8);
+  return `leviath-tools-${safeHost}-${digest}`;
+}
+
+/** The workdir activities, refusing any call made for another workdir. */
+export function workdirActivities(workdir: string, runtime: RuntimeConfig = defaultRuntimeConfig()) {
+  const own = resolve(workdir);
+  const all = createActivities(runtime);
+  const mine = (requested: string) => {
+    if (resolve(requested) !== own)
+      throw ApplicationFailure.nonRetryable(
+        `[tool-workdir-elsewhere] This tool worker serves the workdir ${own}, not ${requested}; start \`lev worker --tools --workdir ${requested}\` on the machine that holds it.`,
+        'tool-workdir-elsewhere',
+      );
+  };
+  return {
+    async runTool(input: Parameters<typeof all.runTool>[0]) {
+      mine(input.workdir);
+      return all.runTool(input);
+    },
+    async resolveSeeds(req: Parameters<typeof all.resolveSeeds>[0]) {
+      mine(req.workdir);
+      return all.resolveSeeds(req);
+    },
+  };
+}
+
+export interface ToolWorkerOptions {
+  workdir: string;
+  address?: string;
+  namespace?: string;
+  /** Defaults to `toolQueueName(workdir)`. */
+  taskQueue?: string;
+  identity?: string;
+  runtime?: RuntimeConfig;
+}
+
+export async function createToolWorker(
+  opts: ToolWorkerOptions,
+): Promise<{ worker: Worker; connection: NativeConnection; taskQueue: string }> {
+  const workdir = resolve(opts.workdir);
+  if (!statSync(workdir, { throwIfNoEntry: false })?.isDirectory())
+    throw new LevError(
+      'workdir-missing',
+      `The workdir ${workdir} is not a directory on this machine; a tool worker serves a workdir it can see, so create it or run the tool worker where it is.`,
+    );
+  installRuntime();
+  const runtime = opts.runtime ?? defaultRuntimeConfig();
+  const taskQueue = opts.taskQueue ?? toolQueueName(workdir);
+  const connection = await NativeConnection.connect({ address: opts.address ?? DEFAULT_ADDRESS, ...tlsOption() });
+  const worker = await Worker.create({
+    connection,
+    namespace: opts.namespace ?? DEFAULT_NAMESPACE,
+    taskQueue,
+    activities: workdirActivities(workdir, runtime),
+    maxConcurrentActivityTaskExecutions: runtime.activitySlots ?? DEFAULT_ACTIVITY_SLOTS,
+    ...(opts.identity ? { identity: opts.identity } : {}),
+  });
+  return { worker, connection, taskQueue };
+}

@@ -1,0 +1,270 @@
+/**
+ * Leviath as a cluster on one machine: `lev worker` processes with their own
+ * LEVIATH_HOME folders sharing a PostgreSQL blob store (a throwaway server
+ * from Debian's packages, or LEVIATH_TEST_PG), against the shared dev server.
+ *
+ * 1. The worker holding a run is SIGKILLed mid-turn; a worker with another
+ *    home folder finishes it with the regions of an undisturbed run, reading
+ *    the blobs the dead worker wrote. `lev blobs gc` then keeps the blobs of
+ *    runs Temporal knows and deletes those of a run it never knew.
+ * 2. Tool calls and seeds go to the tool worker of the workdir: while none
+ *    runs, the run waits and says so; once `lev worker --tools` starts, the
+ *    run finishes, and every tool call and seed ran on that worker, every
+ *    inference on the shared one.
+ */
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { followRun, startRun, type ToolWait } from '../../src/runtime/client.js';
+import { toolQueueName } from '../../src/runtime/tool-worker.js';
+import { DEFAULT_RUN_OPTIONS, type RunResult } from '../../src/runtime/types.js';
+import { startTestPg, type TestPg } from '../blobs/pg-server.js';
+import { connectClient } from './helpers.js';
+import { saveHistories, tempDir, writeBlueprint } from './run-helpers.js';
+
+const ROOT = join(import.meta.dirname, '..', '..');
+const LEV = join(ROOT, 'bin', 'lev.mjs');
+const run = promisify(execFile);
+
+const SCRIPT = `
+latency_ms = 300
+${Array.from(
+  { length: 6 },
+  (_, i) => `
+[[turns]]
+text = "Step ${i + 1}: noting progress."
+[[turns.tool_calls]]
+name = "context_append"
+arguments = { region = "notes", content = "observation ${i + 1}: ${'detail '.repeat(20)}" }
+[[turns.tool_calls]]
+name = "read_file"
+arguments = { path = "data.txt" }
+`,
+).join('')}
+[[turns]]
+text = "All steps done."
+`;
+
+const BLUEPRINT = `
+[agent]
+name = "clustered"
+model = "scripted:script.toml"
+
+[models."scripted:script.toml"]
+context_window = 32000
+
+[context.regions]
+task  = { kind = "pinned", max_tokens = 500 }
+brief = { kind = "pinned", max_tokens = 500, seed = { files = ["brief.txt"] } }
+notes = { kind = "temporary", max_tokens = 400 }
+files = { kind = "compacting", max_tokens = 3000 }
+
+[stages.main]
+max_iterations = 20
+[stages.main.tool_routing]
+default_region = "files"
+`;
+
+interface Served {
+  runId: string;
+  turn: number;
+  purpose: string;
+}
+
+let db: TestPg;
+let conn: Awaited<ReturnType<typeof connectClient>>;
+const children: ChildProcess[] = [];
+
+function env(extra: Record<string, string>): NodeJS.ProcessEnv {
+  const { LEVIATH_BLOB_DIR: _dir, LEVIATH_BLOBS: _blobs, ...rest } = process.env;
+  return {
+    ...rest,
+    TEMPORAL_ADDRESS: inject('temporalAddress'),
+    LEVIATH_BUNDLE: inject('workflowBundlePath'),
+    LEVIATH_BLOBS: db.url,
+    LEVIATH_CONFIG: join(tempDir('no-config'), 'config.toml'),
+    ...extra,
+  };
+}
+
+/** `lev worker …` in its own process, with a LEVIATH_HOME of its own; resolves once it polls. */
+function levWorker(args: string[], extra: Record<string, string>): Promise<ChildProcess> {
+  const child = spawn(process.execPath, [LEV, 'worker', ...args], {
+    cwd: ROOT,
+    env: env({ LEVIATH_HOME: tempDir('home'), ...extra }),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  children.push(child);
+  // The worker logs every state change; keep the tail for a worker that dies before it polls.
+  let log = '';
+  child.stderr?.on('data', (d) => {
+    log = (log + String(d)).slice(-4000);
+  });
+  return new Promise((resolve, reject) => {
+    child.stdout?.on('data', (d) => {
+      if (String(d).includes('polling task queue')) resolve(child);
+    });
+    child.once('exit', (code) => reject(new Error(`lev worker exited early with ${code}:\n${log}`)));
+  });
+}
+
+function served(log: string, runId: string): Served[] {
+  if (!existsSync(log)) return [];
+  return readFileSync(log, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as Served)
+    .filter((s) => s.runId === runId && s.purpose === 'turn');
+}
+
+async function waitFor<T>(check: () => T | undefined | Promise<T | undefined>, timeoutMs: number): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error('timed out waiting');
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+function comparable(result: RunResult) {
+  return result.regions.map(({ name, kind, tokens, entries }) => ({ name, kind, tokens, entries }));
+}
+
+function workdirWithData(): string {
+  const workdir = tempDir('cluster-work');
+  writeFileSync(join(workdir, 'data.txt'), 'line of data\n'.repeat(400));
+  writeFileSync(join(workdir, 'brief.txt'), 'Keep every observation.\n');
+  return workdir;
+}
+
+/** Which worker identity started each activity of the run and its stage visits. */
+async function startedBy(runId: string, stageIds: string[]): Promise<{ type: string; identity: string }[]> {
+  const out: { type: string; identity: string }[] = [];
+  for (const id of [runId, ...stageIds]) {
+    const history = await conn.client.workflow.getHandle(id).fetchHistory();
+    const types = new Map<string, string>();
+    for (const e of history.events ?? []) {
+      const scheduled = e.activityTaskScheduledEventAttributes;
+      if (scheduled) types.set(String(e.eventId), scheduled.activityType?.name ?? '');
+      const started = e.activityTaskStartedEventAttributes;
+      if (started)
+        out.push({ type: types.get(String(started.scheduledEventId)) ?? '', identity: started.identity ?? '' });
+    }
+  }
+  return out;
+}
+
+beforeAll(async () => {
+  db = await startTestPg();
+  conn = await connectClient();
+});
+afterAll(async () => {
+  for (const c of children) if (c.exitCode === null) c.kill('SIGKILL');
+  await conn?.connection.close();
+  await db?.stop();
+});
+
+describe('workers with their own homes sharing the Postgres blob store', () => {
+  it('finish a run whose worker was killed mid-turn, with the regions of an undisturbed run', async () => {
+    const bp = writeBlueprint(BLUEPRINT, { 'script.toml': SCRIPT });
+    const workdir = workdirWithData();
+    const log = join(tempDir('cluster-log'), 'served.jsonl');
+    const options = { ...DEFAULT_RUN_OPTIONS, heartbeatTimeoutSecs: 2, inferenceTimeoutSecs: 60 };
+    const input = { blueprint: bp, task: 'note six observations', caller: {}, workdir, options };
+
+    const calmQueue = `cluster-calm-${Date.now()}`;
+    await levWorker([], { LEVIATH_TASK_QUEUE: calmQueue, LEVIATH_SCRIPTED_LOG: log });
+    const calm = await followRun(conn.client, await startRun(conn.client, input, { taskQueue: calmQueue }), () => {});
+    expect(calm.status).toBe('completed');
+
+    const queue = `cluster-crash-${Date.now()}`;
+    const first = await levWorker([], { LEVIATH_TASK_QUEUE: queue, LEVIATH_SCRIPTED_LOG: log });
+    const handle = await startRun(conn.client, input, { taskQueue: queue });
+    await waitFor(() => served(log, handle.workflowId).length >= 2, 60_000);
+    first.kill('SIGKILL');
+
+    // Another home, so nothing of the first worker's local folder is there.
+    await levWorker([], { LEVIATH_TASK_QUEUE: queue, LEVIATH_SCRIPTED_LOG: log });
+    const result = await followRun(conn.client, handle, () => {});
+    await saveHistories(conn.client, handle.workflowId);
+
+    expect(result.status).toBe('completed');
+    expect(comparable(result)).toEqual(comparable(calm));
+    expect(result.output).toBe(calm.output);
+    expect(result.regions.find((r) => r.name === 'files')?.entries).toBeGreaterThan(0);
+
+    // gc: every blob belongs to a run Temporal knows, except one of a run it never had.
+    const c = new pg.Client({ connectionString: db.url });
+    await c.connect();
+    const stray = 'f'.repeat(64);
+    await c.query(`INSERT INTO leviath_blobs (hash, bytes, body) VALUES ($1, 1, 'x')`, [stray]);
+    await c.query(`INSERT INTO leviath_blob_refs (run_id, hash) VALUES ('never-a-run', $1)`, [stray]);
+    const before = Number((await c.query('SELECT count(*) AS n FROM leviath_blobs')).rows[0].n);
+    const { stdout } = await run(process.execPath, [LEV, 'blobs', 'gc', '--older-than', '0s', '--json'], {
+      cwd: ROOT,
+      env: env({}),
+    });
+    const report = JSON.parse(stdout) as { blobsDeleted: number; runsForgotten: number; blobsKept: number };
+    expect(report).toMatchObject({ blobsDeleted: 1, runsForgotten: 1, blobsKept: before - 1 });
+    expect((await c.query('SELECT 1 FROM leviath_blobs WHERE hash = $1', [stray])).rowCount).toBe(0);
+    await c.end();
+  });
+});
+
+describe('tool calls on the tool queue of the workdir', () => {
+  it('wait for the tool worker, then run only there, while inference runs on the shared worker', async () => {
+    const bp = writeBlueprint(BLUEPRINT, { 'script.toml': SCRIPT });
+    const workdir = workdirWithData();
+    const queue = `cluster-shared-${Date.now()}`;
+    const toolQueue = toolQueueName(workdir);
+    const shared = await levWorker([], { LEVIATH_TASK_QUEUE: queue });
+    const handle = await startRun(
+      conn.client,
+      {
+        blueprint: bp,
+        task: 'note six observations',
+        caller: {},
+        workdir,
+        options: { ...DEFAULT_RUN_OPTIONS, toolTaskQueue: toolQueue },
+      },
+      { taskQueue: queue },
+    );
+
+    const health = (queue: string) =>
+      run(process.execPath, [LEV, 'worker', '--health', '--task-queue', queue], { cwd: ROOT, env: env({}) });
+    expect((await health(queue)).stdout).toMatch(/ok {3}poller/);
+    await expect(health(toolQueue)).rejects.toMatchObject({ code: 1, stdout: expect.stringMatching(/FAIL poller/) });
+
+    // No tool worker yet: the seeds wait on the tool queue and following the run says so; the tool
+    // worker starts then, and following says it is back.
+    const waits: (ToolWait | undefined)[] = [];
+    let tools: Promise<ChildProcess> | undefined;
+    const result = await followRun(conn.client, handle, () => {}, {
+      toolTaskQueue: toolQueue,
+      onWait: (w) => {
+        waits.push(w);
+        if (w && !tools) tools = levWorker(['--tools', '--workdir', workdir], {});
+      },
+    });
+    expect(waits[0]).toMatchObject({ taskQueue: toolQueue, activity: 'resolveSeeds' });
+    expect(waits).toContain(undefined);
+    const toolWorker = await tools;
+    await saveHistories(conn.client, handle.workflowId);
+    expect(result.status).toBe('completed');
+    expect(result.regions.find((r) => r.name === 'brief')?.entries).toBe(1);
+
+    const stageIds = result.stages.map((stage, i) => `${handle.workflowId}.${i + 1}.${stage}`);
+    const starts = await startedBy(handle.workflowId, stageIds);
+    const host = hostname();
+    const byType = (type: string) => [...new Set(starts.filter((s) => s.type === type).map((s) => s.identity))];
+    expect(byType('runTool')).toEqual([`${toolWorker?.pid}@${host}`]);
+    expect(byType('resolveSeeds')).toEqual([`${toolWorker?.pid}@${host}`]);
+    expect(byType('infer')).toEqual([`${shared.pid}@${host}`]);
+    expect(starts.filter((s) => s.type === 'runTool')).toHaveLength(6);
+  });
+});
