@@ -24,8 +24,8 @@ export interface RuntimeConfig {
   env: NodeJS.ProcessEnv;
 }
 
-/** Activities one worker runs at once unless `LEVIATH_ACTIVITY_SLOTS` says otherwise. */
-export const DEFAULT_ACTIVITY_SLOTS = 16;
+/** Activities one worker runs at once unless `LEVIATH_ACTIVITY_SLOTS` says otherwise: the SDK's own default, so many agents waiting on models never queue behind a small limit. */
+export const DEFAULT_ACTIVITY_SLOTS = 100;
 
 /** The blob store: `LEVIATH_BLOBS`, else `[runtime] blobs` in the user config, else the local folder. */
 export function configuredBlobs(env: NodeJS.ProcessEnv = process.env): string | undefined {
