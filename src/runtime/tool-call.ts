@@ -15,7 +15,7 @@ import { isGranted, notGrantedResult, stageTools } from '../tools/grants.js';
 import { canonicalTool } from '../tools/names.js';
 import { modelOf } from './inference.js';
 import type { RunStore } from './run-store.js';
-import { mergedPermissions, readPolicy } from './tool-context.js';
+import { mergedPermissions, readPolicy, sandboxPolicy } from './tool-context.js';
 
 export interface ToolInput {
   runId: string;
@@ -95,9 +95,11 @@ export async function runToolCall(
     const text = notGrantedResult(bp, input.stage, input.call.name);
     return { content: text, tokens: countTokens(text, encoding), isError: true, modifiedPaths: [], denied: false };
   }
+  const reads = readPolicy(bp, input.workdir, store.config.env);
   const outcome = await dispatchTool(input.call.name, input.call.arguments, {
     workdir: input.workdir,
-    readPolicy: readPolicy(bp, input.workdir, store.config.env),
+    readPolicy: reads,
+    sandbox: sandboxPolicy(bp, reads, store.config.env),
     permissions: mergedPermissions(bp, input.stage),
     safeCommands: bp.safeCommands.shell,
     unattended: input.unattended,

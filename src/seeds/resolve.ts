@@ -14,6 +14,7 @@ import { globFiles } from '../tools/glob-files.js';
 import { canonicalTool } from '../tools/names.js';
 import { runShell, SHELL_OUTPUT_CAP_BYTES, truncationMarker } from '../tools/run-shell.js';
 import { isPreApproved } from '../tools/safe-commands.js';
+import { DEFAULT_SANDBOX, prepareCommand } from '../tools/sandbox.js';
 import { requiredInputMessage, taskValue } from './preflight.js';
 import { callerKey, effectiveSeed, isBlank } from './task.js';
 import type { SeedInputs, SeedResult, SeedText } from './types.js';
@@ -183,7 +184,9 @@ async function seedCommand(c: Collector, seed: Form<'command'>, inputs: SeedInpu
   } catch {
     c.fatal('workdir-missing', `the working directory ${inputs.workdir} does not exist; create it first.`);
   }
-  const run = await runShell(seed.command, {
+  const prepared = prepareCommand(seed.command, cwd, inputs.sandbox ?? DEFAULT_SANDBOX);
+  if (!prepared.ok) c.fatal(prepared.code, prepared.message);
+  const run = await runShell(prepared.run, {
     cwd,
     timeoutSecs: inputs.shellTimeoutSecs,
     capBytes: SHELL_OUTPUT_CAP_BYTES,
@@ -232,6 +235,7 @@ async function seedTools(c: Collector, calls: SeedToolCall[], inputs: SeedInputs
       attempt: inputs.attempt ?? 1,
       shellTimeoutSecs: inputs.shellTimeoutSecs,
       ...(inputs.home ? { home: inputs.home } : {}),
+      ...(inputs.sandbox ? { sandbox: inputs.sandbox } : {}),
     });
     if (outcome.isError) {
       c.skip('seed-tool-failed', `the tool seed \`${key}\` failed: ${outcome.content}`);

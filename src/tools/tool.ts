@@ -8,6 +8,7 @@ import type { PermissionMode } from '../blueprint/types.js';
 import { formatCoded } from '../errors.js';
 import { type Access, type ConfinedPath, confinePath } from './confine.js';
 import type { ReadPathPolicy } from './read-paths.js';
+import type { SandboxPolicy } from './sandbox.js';
 
 export interface ToolContext {
   /** The run's working directory; path tools never write outside it. */
@@ -30,6 +31,8 @@ export interface ToolContext {
   home?: string;
   /** The tools the caller's stage was given, named in the unknown-tool error; every built-in when unset. */
   granted?: readonly string[];
+  /** Where `shell` runs commands; the namespace sandbox when unset. */
+  sandbox?: SandboxPolicy;
 }
 
 export interface ToolOutcome {

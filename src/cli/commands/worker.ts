@@ -11,6 +11,9 @@ export function registerWorker(program: Command): void {
     .option('--task-queue <name>', 'task queue to poll', process.env.LEVIATH_TASK_QUEUE ?? DEFAULT_TASK_QUEUE)
     .action(async (opts: { address: string; namespace: string; taskQueue: string }) => {
       const { createWorker, installRuntime } = await import('../../runtime/worker.js');
+      const { workerSandboxNote } = await import('../../runtime/tool-context.js');
+      const note = workerSandboxNote(process.env);
+      if (note) process.stderr.write(`${note}\n`);
       installRuntime('INFO');
       const { worker, connection } = await createWorker(opts);
       process.stdout.write(
