@@ -114,7 +114,7 @@ export async function runAgentCommand(path: string, flags: RunFlags): Promise<vo
   if (flags.model) bp = withModel(bp, flags.model);
   const workdir = resolve(flags.workdir);
   checkWorkdir(workdir);
-  checkSandbox(bp, process.env, say);
+  checkSandbox(bp, process.env, say, !flags.seedCommands);
   const caller = callerValues(flags.input);
   const input = {
     blueprint: bp,

@@ -62,11 +62,14 @@ export function sandboxPolicy(bp: Blueprint, policy: ReadPathPolicy, env: NodeJS
  * tool seed, or a stage that names `shell` in `available_tools`. (A stage
  * without `available_tools` may call it too; that call is refused then.)
  */
-export function runsCommands(bp: Blueprint): boolean {
+export function runsCommands(bp: Blueprint, noSeedCommands = false): boolean {
   const isShell = (name: string) => canonicalTool(name) === 'shell';
-  const seeds = bp.regions.some(
-    (r) => r.seed?.form === 'command' || (r.seed?.form === 'tools' && r.seed.calls.some((c) => isShell(c.name))),
-  );
+  const seedsRun = bp.security.allowSeedCommands && !noSeedCommands;
+  const seeds =
+    seedsRun &&
+    bp.regions.some(
+      (r) => r.seed?.form === 'command' || (r.seed?.form === 'tools' && r.seed.calls.some((c) => isShell(c.name))),
+    );
   return seeds || bp.stages.some((s) => s.availableTools?.some(isShell) === true);
 }
 
@@ -84,13 +87,18 @@ export function workerSandboxNote(env: NodeJS.ProcessEnv): string | undefined {
  * Before a run starts: refuses a blueprint that runs commands when the
  * sandbox cannot be built, and says so when the user turned it off.
  */
-export function checkSandbox(bp: Blueprint, env: NodeJS.ProcessEnv, warn: (line: string) => void): void {
+export function checkSandbox(
+  bp: Blueprint,
+  env: NodeJS.ProcessEnv,
+  warn: (line: string) => void,
+  noSeedCommands = false,
+): void {
   const { config } = loadUserConfig(env);
   if (config.sandbox.kind === 'none') {
     warn(SANDBOX_OFF_WARNING);
     return;
   }
-  if (!runsCommands(bp)) return;
+  if (!runsCommands(bp, noSeedCommands)) return;
   const probe = probeSandbox(env);
   if (!probe.ok) throw new LevError(SANDBOX_UNAVAILABLE, sandboxUnavailableMessage(probe.reason));
 }

@@ -61,6 +61,8 @@ describe('before a run starts', () => {
     expect(runsCommands(loadToml('[stages.main]\navailable_tools = ["read_file"]\n').blueprint!)).toBe(false);
     const seeded = loadToml('[context.regions]\nlog = { kind = "pinned", seed = { command = "git log" } }\n');
     expect(runsCommands(seeded.blueprint!)).toBe(true);
+    // Command seeds switched off for the run do not need the sandbox.
+    expect(runsCommands(seeded.blueprint!, true)).toBe(false);
   });
 
   it('refuses a blueprint that runs commands when bubblewrap is missing, with how to fix it', () => {
