@@ -21,7 +21,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { constants, type Dirent, realpathSync, type Stats } from 'node:fs';
-import { type FileHandle, mkdir, open, readdir, readlink, rename, rm, writeFile } from 'node:fs/promises';
+import { type FileHandle, lstat, mkdir, open, readdir, readlink, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { type Access, type ConfineOptions, confinePathSync, isWithin } from './confine.js';
 
@@ -96,7 +96,7 @@ function kindOf(info: Stats): string {
   return 'not a regular file';
 }
 
-export function notRegular(display: string, info: Stats): Refusal {
+function notRegular(display: string, info: Stats): Refusal {
   return refuse(
     'not-a-regular-file',
     `${display} is ${kindOf(info)}; file tools read and write regular files only, so use a regular file instead.`,
@@ -153,24 +153,10 @@ export async function openForRead(
   }
 }
 
-/** A directory's entries, read through its open descriptor; closes it. */
-export async function readOpenedDir(opened: OpenedFile): Promise<Dirent[]> {
-  try {
-    return await readdir(fdPath(opened.handle), { withFileTypes: true });
-  } finally {
-    await opened.handle.close();
-  }
-}
-
-/** Size of an entry of an opened directory, without following a link. */
+/** Size of an entry of an opened directory, without following a link or opening the entry (a device could react). */
 export async function entrySize(dir: FileHandle, name: string): Promise<number | undefined> {
   try {
-    const entry = await open(fdPath(dir, name), O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
-    try {
-      return (await entry.stat()).size;
-    } finally {
-      await entry.close();
-    }
+    return (await lstat(fdPath(dir, name))).size;
   } catch {
     return undefined;
   }
@@ -252,7 +238,7 @@ async function openChildDir(dir: FileHandle, name: string): Promise<FileHandle |
   }
 }
 
-export type Existing = { ok: true; exists: false } | { ok: true; exists: true; text: Buffer; mode: number } | Refusal;
+type Existing = { ok: true; exists: false } | { ok: true; exists: true; text: Buffer; mode: number } | Refusal;
 
 /** The current content of the file a write would replace, checked like a read. */
 export async function readExisting(target: WriteTarget, input: string): Promise<Existing> {
