@@ -20,8 +20,8 @@
  *   mount), so one only exists when a person made it.
  */
 import { randomBytes } from 'node:crypto';
-import { constants, type Dirent, realpathSync, type Stats } from 'node:fs';
-import { type FileHandle, lstat, mkdir, open, readdir, readlink, rename, rm, writeFile } from 'node:fs/promises';
+import { constants, realpathSync, type Stats } from 'node:fs';
+import { type FileHandle, lstat, mkdir, open, readlink, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { type Access, type ConfineOptions, confinePathSync, isWithin } from './confine.js';
 
