@@ -100,6 +100,8 @@ function systemMounts(): string[] {
     }
   }
   for (const entry of ETC_ENTRIES) args.push('--ro-bind-try', `/etc/${entry}`, `/etc/${entry}`);
+  // Where software is installed outside /usr on some systems.
+  for (const dir of ['/opt', '/nix']) args.push('--ro-bind-try', dir, dir);
   return args;
 }
 
