@@ -4,9 +4,10 @@
  * link swapped in between redirect the open outside the workdir; here the
  * path check only chooses what to open, and the descriptor decides:
  *
- * - reads open the canonical path with `O_NOFOLLOW` and `O_NONBLOCK` (so a
- *   FIFO cannot hang the open), then ask the kernel where the descriptor
- *   really is (`/proc/self/fd/N`) and confine that;
+ * - reads open the canonical path one component at a time, each with
+ *   `O_NOFOLLOW`, the last with `O_NONBLOCK` too (so a FIFO cannot hang the
+ *   open), then ask the kernel where the descriptor really is
+ *   (`/proc/self/fd/N`) and confine that;
  * - writes walk from the workdir one component at a time, each opened
  *   relative to the one before (`/proc/self/fd/N/<name>`) with `O_NOFOLLOW`,
  *   so no link is followed on the way, and replace the file by a temporary
@@ -106,6 +107,29 @@ function notRegular(display: string, info: Stats): Refusal {
 type Want = 'file' | 'dir';
 
 /**
+ * Opens a canonical absolute path one component at a time from `/`, each
+ * relative to the directory opened before and without following links, so
+ * nothing outside the path is ever opened (not even a device a swapped
+ * link points at). A link met on the way fails with ELOOP.
+ */
+async function openNoFollow(real: string, flags: number): Promise<FileHandle> {
+  const parts = real.split('/').filter((p) => p !== '');
+  const last = parts.pop();
+  if (last === undefined) return open('/', flags | O_NOFOLLOW);
+  let dir = await open('/', O_RDONLY | O_DIRECTORY);
+  try {
+    for (const part of parts) {
+      const next = await open(fdPath(dir, part), O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
+      await dir.close();
+      dir = next;
+    }
+    return await open(fdPath(dir, last), flags | O_NOFOLLOW);
+  } finally {
+    await dir.close();
+  }
+}
+
+/**
  * Opens a path for reading and checks the opened descriptor. `missing` is
  * set when nothing exists there, so callers can word their own not-found.
  */
@@ -122,7 +146,7 @@ export async function openForRead(
     return { ...refuse('not-found', `${confined.path.display} does not exist`), missing: true };
   let handle: FileHandle;
   try {
-    handle = await open(confined.path.real, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | (want === 'dir' ? O_DIRECTORY : 0));
+    handle = await openNoFollow(confined.path.real, O_RDONLY | O_NONBLOCK | (want === 'dir' ? O_DIRECTORY : 0));
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') return { ...refuse('not-found', `${confined.path.display} does not exist`), missing: true };
