@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseUserConfig } from '../../src/blueprint/user-config.js';
-import { checkSandbox, runsCommands, sandboxPolicy } from '../../src/runtime/tool-context.js';
+import { checkSandbox, runsCommands, sandboxPolicy, workerSandboxNote } from '../../src/runtime/tool-context.js';
 import { NO_READ_PATHS } from '../../src/tools/read-paths.js';
 import { errorsOf, loadToml } from '../blueprint/helpers.js';
 
@@ -76,6 +76,12 @@ describe('before a run starts', () => {
     );
     const readOnly = loadToml('[stages.main]\navailable_tools = ["read_file"]\n').blueprint!;
     expect(() => checkSandbox(readOnly, noBwrap, () => {})).not.toThrow();
+  });
+
+  it('a worker says at start when commands will run unsandboxed or be refused', () => {
+    expect(workerSandboxNote(configFile(''))).toBeUndefined();
+    expect(workerSandboxNote(configFile('[sandbox]\nkind = "none"\n'))).toContain('run without a sandbox');
+    expect(workerSandboxNote({ ...configFile(''), PATH: tmpdir() })).toContain('every command is refused');
   });
 
   it('warns when the user turned the sandbox off', () => {
