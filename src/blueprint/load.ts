@@ -22,7 +22,7 @@ import { appendedRuntimeRegions, systemRegion } from './resolve.js';
 import { checkScripts } from './scripts.js';
 import { parsePermissions, parseStage, type RegionRef } from './stages.js';
 import type { Blueprint, CompactionConfig, FileTracking, RegionDef, StageDef, ToolPermissions } from './types.js';
-import { emptyUserConfig, type UserConfig } from './user-config.js';
+import { emptyUserConfig, envNames, type UserConfig } from './user-config.js';
 
 export interface LoadOptions {
   /** `--window`: overrides every stage's window for window-dependent checks. */
@@ -48,6 +48,7 @@ const TOP_KEYS = [
   'tool_permissions',
   'safe_commands',
   'security',
+  'sandbox',
   'limits',
   'models',
 ] as const;
@@ -314,6 +315,7 @@ function build(
     toolPermissions: readPermissions(root),
     safeCommands: { shell: readSafeCommands(root) },
     security: readSecurity(root, userConfig),
+    sandbox: readSandbox(root),
     limits: { scriptShellTimeoutSecs: readLimits(root) },
     models,
   };
@@ -405,6 +407,20 @@ function readSecurity(root: TableReader, user: UserConfig): Blueprint['security'
     allowBlueprintReadPaths: user.security.allowBlueprintReadPaths,
     readPaths: [...user.security.readPaths],
   };
+}
+
+/** A blueprint may name variables its commands need; where and how they run is the user's config alone. */
+function readSandbox(root: TableReader): { env: string[] } {
+  const t = root.table_('sandbox', '[sandbox] env = ["CARGO_HOME"]');
+  for (const key of Object.keys(t?.table ?? {})) {
+    if (key === 'env' || !t) continue;
+    const hint =
+      key === 'kind'
+        ? ' a blueprint cannot change the sandbox; `[sandbox] kind` belongs in your own config'
+        : ' the only key it reads is env';
+    t.findings.add('unknown-key', `[sandbox] in a blueprint has no key "${key}":${hint}.`, t.at(key));
+  }
+  return { env: t ? envNames(t) : [] };
 }
 
 function readLimits(root: TableReader): number {

@@ -217,6 +217,8 @@ export interface Blueprint {
   toolPermissions: ToolPermissions;
   safeCommands: { shell: string[] };
   security: SecurityConfig;
+  /** `[sandbox] env`: variables the blueprint's commands may see besides the base allow-list. */
+  sandbox?: { env: string[] };
   limits: { scriptShellTimeoutSecs: number };
   /** Built-in table merged with `[models]` (and the user config). */
   models: Record<string, ModelInfo & { encoding?: Encoding }>;

@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { parse, TomlError } from 'smol-toml';
 import type { Diagnostic } from '../errors.js';
 import { BUILTIN_MODELS, type ModelInfo } from '../providers/models.js';
+import type { SandboxKind } from '../tools/sandbox.js';
 import { isTable, TableReader } from './fields.js';
 import { Findings, inFileOrder } from './findings.js';
 import { parseModelTable } from './model-table.js';
@@ -22,11 +23,24 @@ export interface UserConfig {
   agentReadPaths: Record<string, string[]>;
   /** `[runtime] blobs`: "local" or a postgres:// URL of a shared blob store. */
   runtime: { blobs?: string };
+  /** `[sandbox]`: where commands run, and variables they may see besides the base allow-list. */
+  sandbox: { kind: SandboxKind; env: string[] };
 }
 
 export function emptyUserConfig(): UserConfig {
-  return { models: {}, security: { readPaths: [], allowBlueprintReadPaths: false }, agentReadPaths: {}, runtime: {} };
+  return {
+    models: {},
+    security: { readPaths: [], allowBlueprintReadPaths: false },
+    agentReadPaths: {},
+    runtime: {},
+    sandbox: { kind: 'namespace', env: [] },
+  };
 }
+
+export const SANDBOX_KINDS: readonly SandboxKind[] = ['namespace', 'none'];
+
+/** A variable name a command's environment may carry. */
+export const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 export function userConfigPath(env: NodeJS.ProcessEnv = process.env): string {
   const explicit = env.LEVIATH_CONFIG?.trim();
@@ -77,6 +91,12 @@ export function parseUserConfig(text: string, file: string): { config: UserConfi
     const blobs = runtime.string('blobs');
     if (blobs !== undefined) config.runtime.blobs = blobs;
   }
+  const sandbox = root.table_('sandbox', '[sandbox] kind = "namespace"');
+  if (sandbox) {
+    sandbox.unknownKeys(['kind', 'env'], 'unknown-key', '[sandbox]');
+    config.sandbox.kind = sandbox.enumeration('kind', SANDBOX_KINDS, 'bad-value') ?? 'namespace';
+    config.sandbox.env = envNames(sandbox);
+  }
   const agents = root.table_('agent_read_paths', '[agent_read_paths.my-agent] allow = ["~/notes"]');
   for (const agent of Object.keys(agents?.table ?? {})) {
     const entry = agents?.table_(agent, '{ allow = ["~/notes"] }');
@@ -85,6 +105,20 @@ export function parseUserConfig(text: string, file: string): { config: UserConfi
     config.agentReadPaths[agent] = entry.stringArray('allow') ?? [];
   }
   return { config, diagnostics: inFileOrder(findings.list) };
+}
+
+/** `env = [...]` of a `[sandbox]` table; names that are not variable names are reported and left out. */
+export function envNames(table: TableReader): string[] {
+  const names = table.stringArray('env') ?? [];
+  const bad = names.filter((n) => !ENV_NAME.test(n));
+  if (bad.length > 0) {
+    table.findings.add(
+      'bad-value',
+      `\`env\` in [sandbox] holds ${bad.map((n) => `"${n}"`).join(', ')}, which ${bad.length === 1 ? 'is not a variable name' : 'are not variable names'}; list names such as env = ["CARGO_HOME"].`,
+      table.at('env'),
+    );
+  }
+  return names.filter((n) => ENV_NAME.test(n));
 }
 
 export function loadUserConfig(env: NodeJS.ProcessEnv = process.env): {

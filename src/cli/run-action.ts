@@ -15,8 +15,10 @@ import { LevError } from '../errors.js';
 import { followRun, startRun, withModel } from '../runtime/client.js';
 import { preflight } from '../runtime/seeding.js';
 import { temporalTls, tlsOption } from '../runtime/tls.js';
+import { checkSandbox } from '../runtime/tool-context.js';
 import { createToolWorker, toolQueueName } from '../runtime/tool-worker.js';
 import { DEFAULT_RUN_OPTIONS, type Progress, type RunResult } from '../runtime/types.js';
+import { checkWorkdir } from '../runtime/workdir.js';
 import { createWorker, installRuntime } from '../runtime/worker.js';
 import { formatBars } from './bars.js';
 
@@ -115,6 +117,8 @@ export async function runAgentCommand(path: string, flags: RunFlags): Promise<vo
   let bp = loadOrExplain(path);
   if (flags.model) bp = withModel(bp, flags.model);
   const workdir = resolve(flags.workdir);
+  checkWorkdir(workdir);
+  checkSandbox(bp, process.env, say, !flags.seedCommands);
   const caller = callerValues(flags.input);
   const toolTaskQueue = flags.toolQueue ?? toolQueueName(workdir);
   const input = {

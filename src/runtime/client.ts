@@ -10,6 +10,7 @@ import type { Blueprint } from '../blueprint/types.js';
 import { BLUEPRINT_KEY, STATUS_KEY } from './search-attributes.js';
 import { WORKDIR_ACTIVITIES } from './tool-queue.js';
 import type { Progress, RunInput, RunResult } from './types.js';
+import { checkWorkdir } from './workdir.js';
 import { DEFAULT_TASK_QUEUE } from './worker.js';
 
 /** Every stage (and the agent default) switched to one model: `lev run --model`. */
@@ -26,6 +27,7 @@ export async function startRun(
   input: RunInput,
   opts: { taskQueue?: string; workflowId?: string } = {},
 ): Promise<WorkflowHandle> {
+  checkWorkdir(input.workdir);
   return client.workflow.start('agentRunWorkflow', {
     taskQueue: opts.taskQueue ?? DEFAULT_TASK_QUEUE,
     workflowId: opts.workflowId ?? newRunId(input.blueprint.agent.name),

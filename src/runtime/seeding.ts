@@ -12,7 +12,7 @@ import { effectiveSeed, preflightSeedPaths, resolveSeed, type SeedInputs } from 
 import { countTokens } from '../tokens/index.js';
 import type { SeedEntryText } from './ops.js';
 import type { RunStore } from './run-store.js';
-import { mergedPermissions, readPolicy } from './tool-context.js';
+import { mergedPermissions, readPolicy, sandboxPolicy } from './tool-context.js';
 
 /** What a run gives its seeds. */
 export interface SeedRunInputs {
@@ -37,11 +37,13 @@ export interface SeededRegion {
 }
 
 export function seedInputs(bp: Blueprint, req: SeedRunInputs, env: NodeJS.ProcessEnv): SeedInputs {
+  const reads = readPolicy(bp, req.workdir, env);
   return {
     ...(req.task !== undefined ? { task: req.task } : {}),
     caller: req.caller,
     workdir: req.workdir,
-    readPolicy: readPolicy(bp, req.workdir, env),
+    readPolicy: reads,
+    sandbox: sandboxPolicy(bp, reads, env),
     noSeedCommands: req.noSeedCommands,
     allowSeedCommands: bp.security.allowSeedCommands,
     safeCommands: bp.safeCommands.shell,

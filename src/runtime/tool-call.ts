@@ -3,19 +3,17 @@
  * working directory and return its output counted (large output as a blob
  * reference), plus the facts the workflow tracks for gates and `stuck`.
  */
-import { readFile } from 'node:fs/promises';
-import { isAbsolute, relative, resolve } from 'node:path';
 import { toContent } from '../blobs/index.js';
 import type { Blueprint } from '../blueprint/types.js';
 import type { Content, ToolCall } from '../context/index.js';
 import { type Encoding, encodingFor, lookupModel } from '../providers/models.js';
 import { countTokens, cutMarker, cutToTokens } from '../tokens/index.js';
-import { dispatchTool } from '../tools/dispatch.js';
+import { dispatchTool, type ToolOutcome } from '../tools/dispatch.js';
 import { isGranted, notGrantedResult, stageTools } from '../tools/grants.js';
 import { canonicalTool } from '../tools/names.js';
 import { modelOf } from './inference.js';
 import type { RunStore } from './run-store.js';
-import { mergedPermissions, readPolicy } from './tool-context.js';
+import { mergedPermissions, readPolicy, sandboxPolicy } from './tool-context.js';
 
 export interface ToolInput {
   runId: string;
@@ -42,29 +40,25 @@ export interface ToolResultOut {
   tracked?: TrackedFile;
 }
 
-/** The text of a file a successful read or write touched, when the blueprint tracks files. */
+/**
+ * The text a successful read or write handled, when the blueprint tracks
+ * files: exactly what the tool read or wrote, under the path it opened, never
+ * a second read of the path as the model spelled it.
+ */
 async function trackedFile(
   store: RunStore,
   bp: Blueprint,
-  input: ToolInput,
+  tool: string,
+  file: ToolOutcome['file'],
   encoding: Encoding,
 ): Promise<TrackedFile | undefined> {
   const tracking = bp.fileTracking;
-  const path = input.call.arguments.path;
-  if (!tracking || typeof path !== 'string') return undefined;
-  const tool = canonicalTool(input.call.name);
+  if (!tracking || !file) return undefined;
   const tracked =
     (tracking.trackReads && tool === 'read_file') ||
     (tracking.trackWrites && (tool === 'write_file' || tool === 'edit_file'));
   if (!tracked) return undefined;
-  // The tool has just read or written this path, so it passed confinement.
-  const absolute = resolve(input.workdir, path);
-  let text: string;
-  try {
-    text = await readFile(absolute, 'utf8');
-  } catch {
-    return undefined;
-  }
+  let text = file.text;
   let tokens = countTokens(text, encoding);
   if (tracking.maxFileTokens !== undefined && tokens > tracking.maxFileTokens) {
     const cut = cutToTokens(
@@ -76,9 +70,7 @@ async function trackedFile(
     text = cut.text;
     tokens = cut.tokens;
   }
-  const rel = relative(input.workdir, absolute);
-  const key = rel.startsWith('..') || isAbsolute(rel) ? absolute : rel;
-  return { key, content: await toContent(store.blobs, text), tokens };
+  return { key: file.key, content: await toContent(store.blobs, text), tokens };
 }
 
 export async function runToolCall(
@@ -95,9 +87,11 @@ export async function runToolCall(
     const text = notGrantedResult(bp, input.stage, input.call.name);
     return { content: text, tokens: countTokens(text, encoding), isError: true, modifiedPaths: [], denied: false };
   }
+  const reads = readPolicy(bp, input.workdir, store.config.env);
   const outcome = await dispatchTool(input.call.name, input.call.arguments, {
     workdir: input.workdir,
-    readPolicy: readPolicy(bp, input.workdir, store.config.env),
+    readPolicy: reads,
+    sandbox: sandboxPolicy(bp, reads, store.config.env),
     permissions: mergedPermissions(bp, input.stage),
     safeCommands: bp.safeCommands.shell,
     unattended: input.unattended,
@@ -106,7 +100,9 @@ export async function runToolCall(
     ...(signal ? { signal } : {}),
   });
   const text = outcome.content;
-  const tracked = outcome.isError ? undefined : await trackedFile(store, bp, input, encoding);
+  const tracked = outcome.isError
+    ? undefined
+    : await trackedFile(store, bp, canonicalTool(input.call.name), outcome.file, encoding);
   return {
     content: await toContent(store.blobs, text),
     tokens: countTokens(text, encoding),

@@ -6,8 +6,17 @@
 import { homedir } from 'node:os';
 import type { Blueprint, ToolPermissions } from '../blueprint/types.js';
 import { loadUserConfig } from '../blueprint/user-config.js';
+import { LevError } from '../errors.js';
+import { canonicalTool } from '../tools/names.js';
 import type { ReadPathPolicy } from '../tools/read-paths.js';
 import { compileReadPaths } from '../tools/read-paths.js';
+import {
+  probeSandbox,
+  SANDBOX_OFF_WARNING,
+  SANDBOX_UNAVAILABLE,
+  type SandboxPolicy,
+  sandboxUnavailableMessage,
+} from '../tools/sandbox.js';
 
 /** The stage's `[tool_permissions]` over the blueprint's. */
 export function mergedPermissions(bp: Blueprint, stage: string): ToolPermissions {
@@ -30,4 +39,66 @@ export function readPolicy(bp: Blueprint, workdir: string, env: NodeJS.ProcessEn
     homedir(),
   );
   return policy;
+}
+
+/** Names that look like credentials: a blueprint alone cannot pass them to its commands. */
+const SECRET_NAME = /(KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|AUTH)/i;
+
+/**
+ * Where the run's commands execute: the user's `[sandbox] kind`, the
+ * variables the user's config and the blueprint name (a blueprint's
+ * credential-like names only when the user names them too), and the granted
+ * read paths as read-only mounts. Nothing in a blueprint can loosen it.
+ */
+export function sandboxPolicy(bp: Blueprint, policy: ReadPathPolicy, env: NodeJS.ProcessEnv): SandboxPolicy {
+  const { config } = loadUserConfig(env);
+  const own = config.sandbox.env;
+  const asked = (bp.sandbox?.env ?? []).filter((name) => !SECRET_NAME.test(name) || own.includes(name));
+  return { kind: config.sandbox.kind, env: [...new Set([...own, ...asked])], readRoots: policy.roots };
+}
+
+/**
+ * Whether the blueprint sets out to run commands: a command seed, a `shell`
+ * tool seed, or a stage that names `shell` in `available_tools`. (A stage
+ * without `available_tools` may call it too; that call is refused then.)
+ */
+export function runsCommands(bp: Blueprint, noSeedCommands = false): boolean {
+  const isShell = (name: string) => canonicalTool(name) === 'shell';
+  const seedsRun = bp.security.allowSeedCommands && !noSeedCommands;
+  const seeds =
+    seedsRun &&
+    bp.regions.some(
+      (r) => r.seed?.form === 'command' || (r.seed?.form === 'tools' && r.seed.calls.some((c) => isShell(c.name))),
+    );
+  return seeds || bp.stages.some((s) => s.availableTools?.some(isShell) === true);
+}
+
+/** What a worker says at start about the sandbox: off by the user's choice, or not available here. */
+export function workerSandboxNote(env: NodeJS.ProcessEnv): string | undefined {
+  const { config } = loadUserConfig(env);
+  if (config.sandbox.kind === 'none') return SANDBOX_OFF_WARNING;
+  const probe = probeSandbox(env);
+  if (!probe.ok)
+    return `warning: [${SANDBOX_UNAVAILABLE}] ${sandboxUnavailableMessage(probe.reason)} Until then every command is refused.`;
+  return undefined;
+}
+
+/**
+ * Before a run starts: refuses a blueprint that runs commands when the
+ * sandbox cannot be built, and says so when the user turned it off.
+ */
+export function checkSandbox(
+  bp: Blueprint,
+  env: NodeJS.ProcessEnv,
+  warn: (line: string) => void,
+  noSeedCommands = false,
+): void {
+  const { config } = loadUserConfig(env);
+  if (config.sandbox.kind === 'none') {
+    warn(SANDBOX_OFF_WARNING);
+    return;
+  }
+  if (!runsCommands(bp, noSeedCommands)) return;
+  const probe = probeSandbox(env);
+  if (!probe.ok) throw new LevError(SANDBOX_UNAVAILABLE, sandboxUnavailableMessage(probe.reason));
 }

@@ -4,7 +4,6 @@
  * is answered here so the seed activity has a single entry point. Fitting
  * the texts into the region's budget (10.2) is the caller's job.
  */
-import { open, readFile, stat } from 'node:fs/promises';
 import type { RegionDef, SeedSpec, SeedToolCall } from '../blueprint/types.js';
 import { type Diagnostic, LevError } from '../errors.js';
 import { compile } from '../rhai/index.js';
@@ -12,8 +11,10 @@ import { type ConfinedPath, canonicalWorkdir, confinePath } from '../tools/confi
 import { dispatchTool } from '../tools/dispatch.js';
 import { globFiles } from '../tools/glob-files.js';
 import { canonicalTool } from '../tools/names.js';
+import { decodeText, openForRead, readRange } from '../tools/open-once.js';
 import { runShell, SHELL_OUTPUT_CAP_BYTES, truncationMarker } from '../tools/run-shell.js';
 import { isPreApproved } from '../tools/safe-commands.js';
+import { DEFAULT_SANDBOX, prepareCommand } from '../tools/sandbox.js';
 import { requiredInputMessage, taskValue } from './preflight.js';
 import { callerKey, effectiveSeed, isBlank } from './task.js';
 import type { SeedInputs, SeedResult, SeedText } from './types.js';
@@ -58,37 +59,41 @@ function confineOptions(inputs: SeedInputs) {
   return { workdir: inputs.workdir, readPolicy: inputs.readPolicy, ...(inputs.home ? { home: inputs.home } : {}) };
 }
 
-async function readSeedFile(c: Collector, file: ConfinedPath): Promise<void> {
+async function readSeedFile(c: Collector, file: ConfinedPath, inputs: SeedInputs): Promise<void> {
+  // Opened once and checked, like a read_file: a link swapped after the spawn-time check cannot redirect it.
+  const opened = await openForRead(file.real, confineOptions(inputs), 'file');
+  if (!opened.ok) {
+    const why = 'missing' in opened && opened.missing ? 'does not exist' : `cannot be read (${opened.message})`;
+    c.skip('seed-file-unreadable', `\`${file.display}\` ${why}; fix the path in the seed or create the file.`);
+    return;
+  }
+  let bytes: Buffer;
   try {
-    const info = await stat(file.real);
-    if (info.isDirectory()) {
+    if (opened.info.isDirectory()) {
       c.skip('seed-file-unreadable', `\`${file.display}\` is a directory, not a file; use \`glob\` to seed its files.`);
       return;
     }
-    if (info.size <= SEED_FILE_MAX_BYTES) {
-      c.texts.push({ key: file.display, text: await readFile(file.real, 'utf8') });
-      return;
-    }
-    const buf = Buffer.alloc(SEED_FILE_MAX_BYTES);
-    const handle = await open(file.real, 'r');
-    try {
-      await handle.read(buf, 0, SEED_FILE_MAX_BYTES, 0);
-    } finally {
-      await handle.close();
-    }
-    c.texts.push({ key: file.display, text: buf.toString('utf8') });
+    bytes = await readRange(opened.handle, 0, Math.min(opened.info.size, SEED_FILE_MAX_BYTES));
+  } finally {
+    await opened.handle.close();
+  }
+  const { text, invalid } = decodeText(bytes);
+  c.texts.push({ key: file.display, text });
+  if (invalid) {
+    c.warnings.push({
+      code: 'seed-file-not-utf8',
+      severity: 'warning',
+      message: `Region \`${c.region.name}\`: \`${file.display}\` is not valid UTF-8; bytes that are not were replaced by U+FFFD.`,
+      path: c.where,
+    });
+  }
+  if (opened.info.size > SEED_FILE_MAX_BYTES) {
     c.warnings.push({
       code: 'seed-file-truncated',
       severity: 'warning',
-      message: `Region \`${c.region.name}\`: \`${file.display}\` is ${info.size} bytes; only its first ${SEED_FILE_MAX_BYTES} were read.`,
+      message: `Region \`${c.region.name}\`: \`${file.display}\` is ${opened.info.size} bytes; only its first ${SEED_FILE_MAX_BYTES} were read.`,
       path: c.where,
     });
-  } catch (err) {
-    const why =
-      (err as NodeJS.ErrnoException).code === 'ENOENT'
-        ? 'does not exist'
-        : `cannot be read (${(err as Error).message})`;
-    c.skip('seed-file-unreadable', `\`${file.display}\` ${why}; fix the path in the seed or create the file.`);
   }
 }
 
@@ -100,7 +105,7 @@ async function seedFiles(c: Collector, seed: Form<'files'>, inputs: SeedInputs):
     if (!result.ok) c.fatal('seed-path-refused', `cannot be seeded from \`${p}\`: ${result.message}`);
     confined.push(result.path);
   }
-  for (const file of confined) await readSeedFile(c, file);
+  for (const file of confined) await readSeedFile(c, file, inputs);
 }
 
 async function seedGlob(c: Collector, seed: Form<'glob'>, inputs: SeedInputs): Promise<void> {
@@ -117,7 +122,7 @@ async function seedGlob(c: Collector, seed: Form<'glob'>, inputs: SeedInputs): P
     c.skip('seed-glob-empty', `the glob \`${seed.pattern}\` matches no files in ${inputs.workdir}.`);
     return;
   }
-  for (const file of files) await readSeedFile(c, file);
+  for (const file of files) await readSeedFile(c, file, inputs);
 }
 
 function scriptValue(value: unknown): string | undefined {
@@ -130,14 +135,17 @@ function scriptValue(value: unknown): string | undefined {
 async function seedRhai(c: Collector, seed: Form<'rhai'>, inputs: SeedInputs): Promise<void> {
   const confined = await confinePath(seed.path, 'read', confineOptions(inputs));
   if (!confined.ok) c.fatal('seed-path-refused', `cannot run the script \`${seed.path}\`: ${confined.message}`);
+  const opened = await openForRead(confined.path.real, confineOptions(inputs), 'file');
+  if (!opened.ok || opened.info.isDirectory()) {
+    if (opened.ok) await opened.handle.close();
+    const why = opened.ok ? 'is a directory' : opened.message;
+    c.fatal('seed-rhai-failed', `the script \`${seed.path}\` cannot be read (${why}); check the path in the seed.`);
+  }
   let source: string;
   try {
-    source = await readFile(confined.path.real, 'utf8');
-  } catch (err) {
-    c.fatal(
-      'seed-rhai-failed',
-      `the script \`${seed.path}\` cannot be read (${(err as Error).message}); check the path in the seed.`,
-    );
+    source = decodeText(await opened.handle.readFile()).text;
+  } finally {
+    await opened.handle.close();
   }
   const compiled = compile(source, seed.path);
   if (!compiled.ok) c.fatal('seed-rhai-failed', `the script does not compile: ${compiled.error.message}.`);
@@ -183,7 +191,9 @@ async function seedCommand(c: Collector, seed: Form<'command'>, inputs: SeedInpu
   } catch {
     c.fatal('workdir-missing', `the working directory ${inputs.workdir} does not exist; create it first.`);
   }
-  const run = await runShell(seed.command, {
+  const prepared = prepareCommand(seed.command, cwd, inputs.sandbox ?? DEFAULT_SANDBOX);
+  if (!prepared.ok) c.fatal(prepared.code, prepared.message);
+  const run = await runShell(prepared.run, {
     cwd,
     timeoutSecs: inputs.shellTimeoutSecs,
     capBytes: SHELL_OUTPUT_CAP_BYTES,
@@ -232,6 +242,7 @@ async function seedTools(c: Collector, calls: SeedToolCall[], inputs: SeedInputs
       attempt: inputs.attempt ?? 1,
       shellTimeoutSecs: inputs.shellTimeoutSecs,
       ...(inputs.home ? { home: inputs.home } : {}),
+      ...(inputs.sandbox ? { sandbox: inputs.sandbox } : {}),
     });
     if (outcome.isError) {
       c.skip('seed-tool-failed', `the tool seed \`${key}\` failed: ${outcome.content}`);

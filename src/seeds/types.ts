@@ -1,5 +1,6 @@
 import type { Diagnostic } from '../errors.js';
 import type { ReadPathPolicy } from '../tools/read-paths.js';
+import type { SandboxPolicy } from '../tools/sandbox.js';
 import type { ToolContext } from '../tools/tool.js';
 
 /** Everything seed resolution needs from the spawn request and the user's config. */
@@ -22,6 +23,8 @@ export interface SeedInputs {
   attempt?: number;
   /** Home directory for `~`; defaults to the process's. */
   home?: string;
+  /** Where command seeds and `shell` tool seeds run; the namespace sandbox when unset. */
+  sandbox?: SandboxPolicy;
 }
 
 export interface SeedText {

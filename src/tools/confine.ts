@@ -3,8 +3,9 @@
  * is resolved against the workdir, its deepest existing ancestor is
  * canonicalised (dangling links are followed by hand), and the result must
  * lie inside the canonical workdir, or, for reads only, be granted by
- * `[read_paths]`. Callers then touch the returned real path, never the
- * path as the model spelled it.
+ * `[read_paths]`. This check only chooses what to open: file tools then
+ * open the returned real path once and confine the opened descriptor
+ * again (`open-once.ts`), so a link swapped in between cannot redirect them.
  */
 import { lstatSync, readlinkSync, realpathSync } from 'node:fs';
 import os from 'node:os';

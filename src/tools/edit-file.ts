@@ -1,7 +1,8 @@
-import { readFile, stat } from 'node:fs/promises';
 import { z } from 'zod';
-import { confineForTool, defineTool, failure, success, withRetryNote } from './tool.js';
-import { writeAtomic } from './write-atomic.js';
+import { decodeText, openForWrite, readExisting, replaceIn, type WriteTarget } from './open-once.js';
+import { defineTool, failure, success, type ToolContext, type ToolOutcome, withRetryNote } from './tool.js';
+
+type EditArgs = z.infer<typeof schema>;
 
 const schema = z
   .object({
@@ -46,52 +47,68 @@ export const editFileTool = defineTool({
         '`old_string` and `new_string` are identical, so there is nothing to change; pass the new text in `new_string`.',
       );
     }
-    const confined = await confineForTool(args.path, 'write', ctx);
-    if (!confined.ok) return confined.outcome;
-    const { real, display } = confined.path;
-    let text: string;
+    const target = await openForWrite(args.path, ctx);
+    if (!target.ok) return failure(target.code, target.message);
     try {
-      if ((await stat(real)).isDirectory())
-        return failure('is-a-directory', `${display} is a directory; use list_dir to find the file to edit.`);
-      text = await readFile(real, 'utf8');
-    } catch {
-      return failure(
-        'not-found',
-        `${display} does not exist; use write_file to create it, or glob to find the right path.`,
-      );
+      return await edit(target, args, ctx);
+    } finally {
+      await target.dir.close();
     }
-
-    const count = countOccurrences(text, args.old_string);
-    if (count === 0) {
-      const alreadyThere = args.new_string !== '' && text.includes(args.new_string);
-      if (alreadyThere && ctx.attempt > 1) {
-        return withRetryNote(
-          success(
-            `${display}: this edit was already applied (old_string is gone and new_string is present); nothing was changed.`,
-            {
-              modifiedPaths: [display],
-            },
-          ),
-          ctx,
-        );
-      }
-      let hint = ' Read the file again and copy the text exactly, including whitespace and indentation.';
-      if (alreadyThere)
-        hint = ' new_string is already in the file, so the edit may have been made before; read the file to check.';
-      else if (squash(text).includes(squash(args.old_string)))
-        hint = ' A match exists if whitespace is ignored: check indentation, tabs and line endings.';
-      return failure('edit-no-match', `\`old_string\` was not found in ${display}.${hint}`);
-    }
-    if (count > 1 && !args.replace_all) {
-      return failure(
-        'edit-ambiguous',
-        `\`old_string\` appears ${count} times in ${display}; include more surrounding lines so it matches once, or set replace_all: true to replace all ${count}.`,
-      );
-    }
-    const firstLine = lineOf(text, text.indexOf(args.old_string));
-    await writeAtomic(real, text.split(args.old_string).join(args.new_string));
-    const what =
-      count === 1 ? `1 occurrence at line ${firstLine}` : `${count} occurrences (first at line ${firstLine})`;
-    return withRetryNote(success(`edited ${display}: replaced ${what}`, { modifiedPaths: [display] }), ctx);
   },
 });
+
+async function edit(target: WriteTarget, args: EditArgs, ctx: ToolContext): Promise<ToolOutcome> {
+  const { display } = target;
+  const existing = await readExisting(target, args.path);
+  if (!existing.ok) return failure(existing.code, existing.message);
+  if (!existing.exists) {
+    return failure(
+      'not-found',
+      `${display} does not exist; use write_file to create it, or glob to find the right path.`,
+    );
+  }
+  const decoded = decodeText(existing.text);
+  if (decoded.invalid) {
+    return failure(
+      'file-not-utf8',
+      `${display} is not valid UTF-8, and editing it as text would replace the invalid bytes; rewrite it whole with write_file, or fix its encoding first.`,
+    );
+  }
+  const text = decoded.text;
+  const count = countOccurrences(text, args.old_string);
+  if (count === 0) {
+    const alreadyThere = args.new_string !== '' && text.includes(args.new_string);
+    if (alreadyThere && ctx.attempt > 1) {
+      return withRetryNote(
+        success(
+          `${display}: this edit was already applied (old_string is gone and new_string is present); nothing was changed.`,
+          {
+            modifiedPaths: [display],
+            file: { key: display, text },
+          },
+        ),
+        ctx,
+      );
+    }
+    let hint = ' Read the file again and copy the text exactly, including whitespace and indentation.';
+    if (alreadyThere)
+      hint = ' new_string is already in the file, so the edit may have been made before; read the file to check.';
+    else if (squash(text).includes(squash(args.old_string)))
+      hint = ' A match exists if whitespace is ignored: check indentation, tabs and line endings.';
+    return failure('edit-no-match', `\`old_string\` was not found in ${display}.${hint}`);
+  }
+  if (count > 1 && !args.replace_all) {
+    return failure(
+      'edit-ambiguous',
+      `\`old_string\` appears ${count} times in ${display}; include more surrounding lines so it matches once, or set replace_all: true to replace all ${count}.`,
+    );
+  }
+  const firstLine = lineOf(text, text.indexOf(args.old_string));
+  const next = text.split(args.old_string).join(args.new_string);
+  await replaceIn(target, next, existing.mode);
+  const what = count === 1 ? `1 occurrence at line ${firstLine}` : `${count} occurrences (first at line ${firstLine})`;
+  return withRetryNote(
+    success(`edited ${display}: replaced ${what}`, { modifiedPaths: [display], file: { key: display, text: next } }),
+    ctx,
+  );
+}

@@ -8,7 +8,7 @@ import { stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { type ConfinedPath, type ConfineOptions, canonicalWorkdir, confinePath } from './confine.js';
-import { globToRegExp, staticPrefix } from './glob-pattern.js';
+import { compileGlob, type GlobMatcher, staticPrefix } from './glob-pattern.js';
 import { SKIPPED_DIRS, walk } from './walk.js';
 
 function byteOrder(a: GlobMatch, b: GlobMatch): number {
@@ -29,6 +29,9 @@ export type GlobResult =
   | { ok: false; code: string; message: string };
 
 const DEFAULT_MAX_ENTRIES = 200_000;
+
+/** A glob stops collecting after this many matches. */
+export const MAX_GLOB_MATCHES = 10_000;
 
 /** The pattern as an absolute, lexically normalised glob (`~/` expanded). */
 export function absoluteGlob(pattern: string, workdir: string, home: string): string {
@@ -67,7 +70,16 @@ export async function globFiles(pattern: string, opts: GlobOptions): Promise<Glo
   const namesDot = tailParts.some((part) => part.startsWith('.'));
   // Without `**` no match is deeper than the pattern, so deeper directories need no visit.
   const maxDirDepth = tailParts.includes('**') ? Number.POSITIVE_INFINITY : tailParts.length - 1;
-  const re = globToRegExp(tail);
+  let re: GlobMatcher;
+  try {
+    re = compileGlob(tail);
+  } catch (err) {
+    return {
+      ok: false,
+      code: 'bad-argument',
+      message: `The pattern \`${pattern}\` does not compile (${(err as Error).message}); check its [..] classes and {..} groups.`,
+    };
+  }
   const walked = await walk(base.path.real, {
     maxEntries: opts.maxEntries ?? DEFAULT_MAX_ENTRIES,
     enterDir: (rel, name) => {
@@ -79,8 +91,13 @@ export async function globFiles(pattern: string, opts: GlobOptions): Promise<Glo
 
   const matches: GlobMatch[] = [];
   const refused: string[] = [];
+  let stopped = walked.stopped;
   for (const entry of walked.entries) {
     if (!re.test(entry.rel)) continue;
+    if (matches.length >= MAX_GLOB_MATCHES) {
+      stopped = true;
+      break;
+    }
     const confined = await confinePath(entry.abs, 'read', opts);
     if (!confined.ok) {
       refused.push(base.path.inside ? path.posix.join(base.path.display, entry.rel) : entry.abs);
@@ -92,7 +109,7 @@ export async function globFiles(pattern: string, opts: GlobOptions): Promise<Glo
     matches.push({ ...confined.path, display, isDirectory });
   }
   matches.sort(byteOrder);
-  return { ok: true, matches, refused, stopped: walked.stopped };
+  return { ok: true, matches, refused, stopped };
 }
 
 async function isDir(p: string): Promise<boolean> {

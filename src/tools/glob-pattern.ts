@@ -6,14 +6,21 @@
  * pattern names the dot itself.
  */
 
+import { RE2JS } from 're2js';
+
 const SPECIAL = /[.+^$()|\\]/;
 
-function translateComponent(component: string): string {
+/**
+ * One component as a regular expression. With `leadingDot`, a wildcard at
+ * the start refuses a leading `.` by lookahead; the linear-time matcher
+ * checks that rule itself and passes false, since RE2 has no lookahead.
+ */
+function translateComponent(component: string, leadingDot = true): string {
   let out = '';
   let braceDepth = 0;
   for (let i = 0; i < component.length; i++) {
     const ch = component[i] as string;
-    const atStart = i === 0;
+    const atStart = leadingDot && i === 0;
     if (ch === '*') {
       while (component[i + 1] === '*') i++;
       out += atStart ? '(?!\\.)[^/]*' : '[^/]*';
@@ -83,4 +90,64 @@ export function staticPrefix(pattern: string): string {
   const prefix = fixed.join('/');
   if (prefix === '' && pattern.startsWith('/')) return '/';
   return prefix === '' ? '.' : prefix;
+}
+
+export interface GlobMatcher {
+  test(candidate: string): boolean;
+}
+
+type Part = { any: true } | { any: false; re: RE2JS; dotOk: boolean };
+
+/**
+ * A matcher for relative, `/`-separated paths that runs in time linear in
+ * the path for any pattern: each component is an RE2 expression (no
+ * backtracking), and `**` is matched by a table over (pattern component,
+ * path component) instead of a regular expression, so a pattern of many
+ * `**` cannot blow up. Same meaning as {@link globToRegExp}.
+ */
+export function compileGlob(pattern: string): GlobMatcher {
+  const parts: Part[] = [];
+  for (const component of pattern.split('/').filter((c) => c !== '')) {
+    if (component === '**') {
+      // `**/**` means what `**` means.
+      const last = parts.at(-1);
+      if (!last?.any) parts.push({ any: true });
+      continue;
+    }
+    const dotOk = component.startsWith('.') || !/^[*?[]/.test(component);
+    parts.push({ any: false, re: RE2JS.compile(`^(?:${translateComponent(component, false)})$`), dotOk });
+  }
+  return {
+    test(candidate: string): boolean {
+      const names = candidate.split('/');
+      const n = names.length;
+      const p = parts.length;
+      // after[j]: names j.. hold no hidden name, so a trailing `**` may take them all.
+      const visibleFrom: boolean[] = new Array(n + 1).fill(true);
+      for (let j = n - 1; j >= 0; j--) visibleFrom[j] = visibleFrom[j + 1] === true && !names[j]?.startsWith('.');
+      let next: boolean[] = names.map(() => false).concat([true]);
+      for (let i = p - 1; i >= 0; i--) {
+        const part = parts[i] as Part;
+        const row: boolean[] = new Array(n + 1).fill(false);
+        for (let j = n; j >= 0; j--) {
+          const name = names[j];
+          if (part.any) {
+            // A trailing `**` takes one or more names; elsewhere zero or more.
+            row[j] =
+              i === p - 1
+                ? j < n && visibleFrom[j] === true
+                : next[j] === true || (name !== undefined && !name.startsWith('.') && row[j + 1] === true);
+          } else {
+            row[j] =
+              name !== undefined &&
+              next[j + 1] === true &&
+              (part.dotOk || !name.startsWith('.')) &&
+              part.re.matches(name);
+          }
+        }
+        next = row;
+      }
+      return next[0] === true;
+    },
+  };
 }

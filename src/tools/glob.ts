@@ -29,7 +29,10 @@ export const globTool = defineTool({
         `[${result.refused.length} match(es) left out: symbolic links that point outside the working directory or cannot be resolved]`,
       );
     }
-    if (result.stopped) notes.push('[the search stopped early in a very large tree; use a narrower pattern]');
+    if (result.stopped)
+      notes.push(
+        '[the search stopped early (it reached its limit of matches, depth, entries or time); use a narrower pattern]',
+      );
     if (result.matches.length === 0) return success([`no files match \`${args.pattern}\``, ...notes].join('\n'));
     const lines = result.matches.slice(0, MAX_LISTED).map((m) => (m.isDirectory ? `${m.display}/` : m.display));
     if (result.matches.length > MAX_LISTED) {

@@ -1,9 +1,9 @@
-import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
+import { RE2JS } from 're2js';
 import { z } from 'zod';
-import { confinePath } from './confine.js';
-import { globToRegExp } from './glob-pattern.js';
-import { confineForTool, defineTool, failure, success } from './tool.js';
+import { compileGlob, type GlobMatcher } from './glob-pattern.js';
+import { type OpenedFile, openForRead, readRange } from './open-once.js';
+import { defineTool, failure, success } from './tool.js';
 import { SKIPPED_DIRS, walk } from './walk.js';
 
 const MAX_FILE_BYTES = 4 * 1024 * 1024;
@@ -16,7 +16,9 @@ const schema = z
     pattern: z
       .string()
       .min(1)
-      .describe('Regular expression (JavaScript syntax) to search for, or plain text with literal: true.'),
+      .describe(
+        'Regular expression (RE2 syntax: no lookaround or backreferences) to search for, or plain text with literal: true.',
+      ),
     path: z
       .string()
       .min(1)
@@ -39,8 +41,28 @@ const schema = z
   })
   .strict();
 
-function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+/**
+ * The model's pattern on RE2 (re2js): matching takes time linear in the
+ * line whatever the pattern, so `(a+)+$` cannot wedge the worker.
+ */
+function compilePattern(args: { pattern: string; literal?: boolean; ignore_case?: boolean }): RE2JS | string {
+  try {
+    return RE2JS.compile(
+      args.literal ? RE2JS.quote(args.pattern) : args.pattern,
+      args.ignore_case ? RE2JS.CASE_INSENSITIVE : 0,
+    );
+  } catch (err) {
+    return (err as Error).message;
+  }
+}
+
+async function readWhole(opened: OpenedFile): Promise<Buffer | undefined> {
+  try {
+    if (!opened.info.isFile() || opened.info.size > MAX_FILE_BYTES) return undefined;
+    return await readRange(opened.handle, 0, opened.info.size);
+  } finally {
+    await opened.handle.close();
+  }
 }
 
 export const grepTool = defineTool({
@@ -49,30 +71,32 @@ export const grepTool = defineTool({
     'Search file contents inside the working directory. Prints "path:line: text" for each matching line; binary files, symbolic links, .git and node_modules are skipped in directory searches.',
   schema,
   async run(args, ctx) {
-    let re: RegExp;
-    try {
-      re = new RegExp(args.literal ? escapeRegExp(args.pattern) : args.pattern, args.ignore_case ? 'i' : '');
-    } catch (err) {
+    const re = compilePattern(args);
+    if (typeof re === 'string') {
       return failure(
         'bad-argument',
-        `\`pattern\` is not a valid regular expression (${(err as Error).message}); fix it or pass literal: true to search for the text as written.`,
+        `\`pattern\` is not a valid RE2 regular expression (${re}); RE2 has no lookaround or backreferences, so rewrite it without them, or pass literal: true to search for the text as written.`,
       );
     }
-    const confined = await confineForTool(args.path ?? '.', 'read', ctx);
-    if (!confined.ok) return confined.outcome;
-    const start = confined.path;
-    let isDir: boolean;
+    let filter: GlobMatcher | undefined;
     try {
-      isDir = (await stat(start.real)).isDirectory();
-    } catch {
-      return failure('not-found', `${start.display} does not exist; use list_dir or glob to find what to search.`);
+      filter = args.glob === undefined ? undefined : compileGlob(args.glob);
+    } catch (err) {
+      return failure('bad-argument', `\`glob\` does not compile (${(err as Error).message}); check its [..] classes.`);
     }
-
-    const filter = args.glob === undefined ? undefined : globToRegExp(args.glob);
+    const opened = await openForRead(args.path ?? '.', ctx, 'any');
+    if (!opened.ok) {
+      if ('missing' in opened && opened.missing)
+        return failure('not-found', `${opened.message}; use list_dir or glob to find what to search.`);
+      return failure(opened.code, opened.message);
+    }
+    const start = { real: opened.real, display: opened.display, inside: opened.inside };
     const filterByName = args.glob !== undefined && !args.glob.includes('/');
-    const files: { real: string; display: string }[] = [];
+    const files: { path: string; display: string }[] = [];
     let stopped = false;
-    if (isDir) {
+    let single: OpenedFile | undefined;
+    if (opened.info.isDirectory()) {
+      await opened.handle.close();
       const walked = await walk(start.real, {
         maxEntries: MAX_WALK_ENTRIES,
         enterDir: (_rel, name) => !SKIPPED_DIRS.includes(name),
@@ -82,43 +106,44 @@ export const grepTool = defineTool({
         // Links are not followed in a tree search (they would repeat files); name one to search it.
         if (!entry.dirent.isFile()) continue;
         if (filter && !filter.test(filterByName ? entry.dirent.name : entry.rel)) continue;
-        const inner = await confinePath(entry.abs, 'read', ctx);
-        if (!inner.ok) continue;
         const display = start.inside ? path.posix.join(start.display, entry.rel) : entry.abs;
-        files.push({ real: inner.path.real, display });
+        files.push({ path: entry.abs, display });
       }
     } else {
-      files.push(start);
+      single = opened;
     }
 
     const limit = args.max_matches ?? 200;
     const lines: string[] = [];
     let bytes = 0;
     let full = false;
-    for (const file of files) {
-      if (full) break;
-      let data: Buffer;
-      try {
-        const info = await stat(file.real);
-        if (!info.isFile() || info.size > MAX_FILE_BYTES) continue;
-        data = await readFile(file.real);
-      } catch {
-        continue;
-      }
-      if (data.subarray(0, 8192).includes(0)) continue;
+    const search = (data: Buffer, display: string) => {
+      if (data.subarray(0, 8192).includes(0)) return;
       const fileLines = data.toString('utf8').split('\n');
       for (let i = 0; i < fileLines.length; i++) {
         const line = fileLines[i] as string;
-        if (!re.test(line)) continue;
+        if (!re.matcher(line).find()) continue;
         const shown = line.length > MAX_LINE_CHARS ? `${line.slice(0, MAX_LINE_CHARS)}…` : line;
-        const out = `${file.display}:${i + 1}: ${shown}`;
+        const out = `${display}:${i + 1}: ${shown}`;
         bytes += Buffer.byteLength(out) + 1;
         if (lines.length >= limit || bytes > MAX_OUTPUT_BYTES) {
           full = true;
-          break;
+          return;
         }
         lines.push(out);
       }
+    };
+    if (single) {
+      const data = await readWhole(single);
+      if (data) search(data, single.display);
+    }
+    for (const file of files) {
+      if (full) break;
+      // Each file is opened once and checked, like a read_file of it.
+      const one = await openForRead(file.path, ctx, 'file');
+      if (!one.ok) continue;
+      const data = await readWhole(one);
+      if (data) search(data, file.display);
     }
     if (lines.length === 0) return success(`no matches for \`${args.pattern}\` in ${start.display}`);
     const notes: string[] = [];

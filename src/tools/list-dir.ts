@@ -1,8 +1,8 @@
 import type { Dirent } from 'node:fs';
-import { readdir, stat } from 'node:fs/promises';
-import path from 'node:path';
+import { type FileHandle, readdir } from 'node:fs/promises';
 import { z } from 'zod';
-import { confineForTool, defineTool, failure, success } from './tool.js';
+import { entrySize, openForRead } from './open-once.js';
+import { defineTool, failure, success } from './tool.js';
 import { sortBytewise } from './walk.js';
 
 const MAX_LISTED = 2000;
@@ -13,14 +13,11 @@ const schema = z
   })
   .strict();
 
-async function describe(dir: string, entry: Dirent): Promise<string> {
+async function describe(dir: FileHandle, entry: Dirent): Promise<string> {
   if (entry.isDirectory()) return `${entry.name}/`;
   if (entry.isSymbolicLink()) return `${entry.name}@`;
-  try {
-    return `${entry.name}  (${(await stat(path.join(dir, entry.name))).size} bytes)`;
-  } catch {
-    return entry.name;
-  }
+  const size = await entrySize(dir, entry.name);
+  return size === undefined ? entry.name : `${entry.name}  (${size} bytes)`;
 }
 
 export const listDirTool = defineTool({
@@ -29,26 +26,29 @@ export const listDirTool = defineTool({
     'List a directory inside the working directory: subdirectories end with "/", symbolic links with "@", files show their size.',
   schema,
   async run(args, ctx) {
-    const confined = await confineForTool(args.path ?? '.', 'read', ctx);
-    if (!confined.ok) return confined.outcome;
-    const { real, display } = confined.path;
-    let entries: Dirent[];
-    try {
-      const info = await stat(real);
-      if (!info.isDirectory())
-        return failure('not-a-directory', `${display} is a file, not a directory; use read_file to read it.`);
-      entries = await readdir(real, { withFileTypes: true });
-    } catch {
-      return failure('not-found', `${display} does not exist; list its parent directory to see what is there.`);
+    const opened = await openForRead(args.path ?? '.', ctx, 'dir');
+    if (!opened.ok) {
+      if (opened.code === 'not-a-directory')
+        return failure('not-a-directory', `${opened.message}; use read_file to read a file.`);
+      if ('missing' in opened && opened.missing)
+        return failure('not-found', `${opened.message}; list its parent directory to see what is there.`);
+      return failure(opened.code, opened.message);
     }
-    const byName = new Map(entries.map((e) => [e.name, e]));
-    const names = sortBytewise([...byName.keys()]);
+    const { display, handle } = opened;
+    let names: string[];
+    let lines: string[];
+    try {
+      const entries = await readdir(`/proc/self/fd/${handle.fd}`, { withFileTypes: true });
+      const byName = new Map(entries.map((e) => [e.name, e]));
+      names = sortBytewise([...byName.keys()]);
+      lines = await Promise.all(names.slice(0, MAX_LISTED).map((name) => describe(handle, byName.get(name) as Dirent)));
+    } finally {
+      await handle.close();
+    }
     if (names.length === 0) return success(`${display}: empty directory`);
-    const shown = names.slice(0, MAX_LISTED);
-    const lines = await Promise.all(shown.map((name) => describe(real, byName.get(name) as Dirent)));
     const more =
-      names.length > shown.length
-        ? `\n[${names.length - shown.length} more entries not shown; use glob to narrow down]`
+      names.length > lines.length
+        ? `\n[${names.length - lines.length} more entries not shown; use glob to narrow down]`
         : '';
     return success(`${display}: ${names.length} entr${names.length === 1 ? 'y' : 'ies'}\n${lines.join('\n')}${more}`);
   },

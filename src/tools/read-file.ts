@@ -1,6 +1,6 @@
-import { open, stat } from 'node:fs/promises';
 import { z } from 'zod';
-import { bytesLabel, confineForTool, defineTool, failure, success } from './tool.js';
+import { decodeText, openForRead, readRange } from './open-once.js';
+import { bytesLabel, defineTool, failure, success } from './tool.js';
 
 /** SPEC 8.2: the tool's own hard cap, whatever the routing caps say. */
 export const READ_FILE_CAP_BYTES = 262_144;
@@ -27,34 +27,32 @@ export const readFileTool = defineTool({
   description: `Read a text file inside the working directory (or a granted read path). Returns at most ${READ_FILE_CAP_BYTES} bytes per call; use offset and limit to read large files in parts.`,
   schema,
   async run(args, ctx) {
-    const confined = await confineForTool(args.path, 'read', ctx);
-    if (!confined.ok) return confined.outcome;
-    const { real, display } = confined.path;
-    let size: number;
+    const opened = await openForRead(args.path, ctx, 'file');
+    if (!opened.ok) {
+      if ('missing' in opened && opened.missing)
+        return failure('not-found', `${opened.message}; use list_dir or glob to find the file.`);
+      return failure(opened.code, opened.message);
+    }
+    const { display, handle, info } = opened;
+    const size = info.size;
+    const offset = args.offset ?? 0;
+    const want = Math.min(args.limit ?? READ_FILE_CAP_BYTES, READ_FILE_CAP_BYTES, size - offset);
+    let buf: Buffer;
     try {
-      const info = await stat(real);
       if (info.isDirectory())
         return failure('is-a-directory', `${display} is a directory; use list_dir to see what it holds.`);
-      size = info.size;
-    } catch {
-      return failure('not-found', `${display} does not exist; use list_dir or glob to find the file.`);
-    }
-    const offset = args.offset ?? 0;
-    if (offset > 0 && offset >= size) {
-      return failure(
-        'bad-argument',
-        `\`offset\` ${offset} is at or past the end of ${display}, which is ${bytesLabel(size)}; pass a smaller offset.`,
-      );
-    }
-    const want = Math.min(args.limit ?? READ_FILE_CAP_BYTES, READ_FILE_CAP_BYTES, size - offset);
-    const buf = Buffer.alloc(want + 1);
-    let got: number;
-    const handle = await open(real, 'r');
-    try {
-      got = (await handle.read(buf, 0, want + 1, offset)).bytesRead;
+      if (offset > 0 && offset >= size) {
+        return failure(
+          'bad-argument',
+          `\`offset\` ${offset} is at or past the end of ${display}, which is ${bytesLabel(size)}; pass a smaller offset.`,
+        );
+      }
+      // One byte more than shown tells whether the cut falls inside a character.
+      buf = await readRange(handle, offset, want + 1);
     } finally {
       await handle.close();
     }
+    const got = buf.length;
     let end = Math.min(got, want);
     // Stop on a character boundary, so the next offset starts a whole character.
     if (got > want) while (end > 0 && isContinuationByte(buf[end])) end--;
@@ -65,16 +63,19 @@ export const readFileTool = defineTool({
         `${display} looks binary (it contains NUL bytes); read_file shows text files only.`,
       );
     }
-    const text = shown.toString('utf8');
+    const { text, invalid } = decodeText(shown);
+    const file = { key: display, text };
+    const note = invalid ? `\n\n[${display} is not valid UTF-8; bytes that are not were replaced by U+FFFD (�).]` : '';
     const stop = offset + end;
-    if (size === 0) return success(`(${display} is empty)`);
-    if (stop >= size) return success(text);
+    if (size === 0) return success(`(${display} is empty)`, { file });
+    if (stop >= size) return success(`${text}${note}`, { file });
     const capped = (args.limit ?? READ_FILE_CAP_BYTES) >= READ_FILE_CAP_BYTES;
     const why = capped
       ? `read_file returns at most ${bytesLabel(READ_FILE_CAP_BYTES)} per call`
       : `limit was ${bytesLabel(args.limit ?? 0)}`;
     return success(
-      `${text}\n\n[${display} is ${bytesLabel(size)}; showed bytes ${offset}-${stop} (${bytesLabel(end)}) because ${why}. Call read_file with offset=${stop} to read further.]`,
+      `${text}${note}\n\n[${display} is ${bytesLabel(size)}; showed bytes ${offset}-${stop} (${bytesLabel(end)}) because ${why}. Call read_file with offset=${stop} to read further.]`,
+      { file },
     );
   },
 });

@@ -16,11 +16,18 @@ export interface ReadPathPolicy {
   allows(realPath: string): boolean;
   /** The declared entries in force, as written; empty when nothing outside is readable. */
   readonly active: readonly string[];
+  /**
+   * Canonical directories or files of the plain-path entries in force: what a
+   * sandboxed command may read. `glob:` and `regex:` entries name no one
+   * directory, so they reach file tools only.
+   */
+  readonly roots: readonly string[];
 }
 
 export const NO_READ_PATHS: ReadPathPolicy = Object.freeze({
   allows: () => false,
   active: Object.freeze([]) as readonly string[],
+  roots: Object.freeze([]) as readonly string[],
 });
 
 export interface ReadPathGrants {
@@ -38,6 +45,8 @@ interface CompiledEntry {
   normal: string;
   /** The directory the entry is rooted at, when it has one. */
   base?: string;
+  /** A plain path: the entry is exactly the subtree at `base`. */
+  plain?: boolean;
   broad: boolean;
   match(realPath: string): boolean;
 }
@@ -134,6 +143,7 @@ function compileEntry(raw: string, workdir: string, home: string): Compiled {
       raw,
       normal: resolved,
       base: real,
+      plain: true,
       broad: isBroad(text, resolved, home),
       match: (p) => withinSubtree(real, p) || withinSubtree(resolved, p),
     },
@@ -234,6 +244,7 @@ export function compileReadPaths(
   const activeEntries = active.map((a) => a.entry);
   const policy: ReadPathPolicy = {
     active: Object.freeze(activeEntries.map((e) => e.raw)),
+    roots: Object.freeze(activeEntries.flatMap((e) => (e.plain && e.base ? [e.base] : []))),
     allows(realPath: string): boolean {
       if (typeof realPath !== 'string' || !path.isAbsolute(realPath)) return false;
       if (path.normalize(realPath) !== realPath || realPath.includes('\0')) return false;

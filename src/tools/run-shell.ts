@@ -1,9 +1,11 @@
 /**
- * Runs `bash -c` in its own process group, so a timeout or an abort stops
- * everything the command started. stdout and stderr are interleaved into
- * one capped buffer, as a terminal would show them.
+ * Runs a prepared command (`bash -c`, directly or under the sandbox) in its
+ * own process group, so a timeout or an abort stops everything the command
+ * started. stdout and stderr are interleaved into one capped buffer, as a
+ * terminal would show them.
  */
 import { spawn } from 'node:child_process';
+import type { Spawnable } from './sandbox.js';
 
 /** 900 KB, SPEC 10.4. */
 export const SHELL_OUTPUT_CAP_BYTES = 900 * 1024;
@@ -20,19 +22,6 @@ export interface ShellRun {
   spawnError?: string;
 }
 
-/**
- * Variables a command run for the model never sees: provider keys and other
- * credentials of the worker would otherwise be one `env` call away from the
- * model, and from there in workflow history.
- */
-const SECRET_NAME = /(KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|AUTH)/i;
-
-export function commandEnv(env: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
-  const out: NodeJS.ProcessEnv = {};
-  for (const [name, value] of Object.entries(env)) if (!SECRET_NAME.test(name)) out[name] = value;
-  return out;
-}
-
 export interface ShellOptions {
   cwd: string;
   timeoutSecs: number;
@@ -42,7 +31,7 @@ export interface ShellOptions {
 
 const STREAM_GRACE_MS = 200;
 
-export function runShell(command: string, opts: ShellOptions): Promise<ShellRun> {
+export function runShell(command: Spawnable, opts: ShellOptions): Promise<ShellRun> {
   const cap = opts.capBytes ?? SHELL_OUTPUT_CAP_BYTES;
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
@@ -52,9 +41,9 @@ export function runShell(command: string, opts: ShellOptions): Promise<ShellRun>
     let aborted = false;
     let settled = false;
 
-    const child = spawn('bash', ['-c', command], {
+    const child = spawn(command.file, command.args, {
       cwd: opts.cwd,
-      env: commandEnv(),
+      env: command.env,
       detached: true,
       stdio: ['ignore', 'pipe', 'pipe'],
     });

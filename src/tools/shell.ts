@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { canonicalWorkdir } from './confine.js';
 import { runShell, truncationMarker } from './run-shell.js';
+import { DEFAULT_SANDBOX, prepareCommand } from './sandbox.js';
 import { defineTool, failure, success, withRetryNote } from './tool.js';
 
 export const DEFAULT_SHELL_TIMEOUT_SECS = 120;
@@ -35,7 +36,9 @@ export const shellTool = defineTool({
         `The working directory ${ctx.workdir} does not exist; create it or run from an existing directory.`,
       );
     }
-    const run = await runShell(args.command, { cwd, timeoutSecs, ...(ctx.signal ? { signal: ctx.signal } : {}) });
+    const prepared = prepareCommand(args.command, cwd, ctx.sandbox ?? DEFAULT_SANDBOX);
+    if (!prepared.ok) return failure(prepared.code, prepared.message);
+    const run = await runShell(prepared.run, { cwd, timeoutSecs, ...(ctx.signal ? { signal: ctx.signal } : {}) });
     const output = run.output + truncationMarker(run);
     if (run.spawnError !== undefined) {
       return withRetryNote(

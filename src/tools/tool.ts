@@ -6,8 +6,8 @@
 import type { z } from 'zod';
 import type { PermissionMode } from '../blueprint/types.js';
 import { formatCoded } from '../errors.js';
-import { type Access, type ConfinedPath, confinePath } from './confine.js';
 import type { ReadPathPolicy } from './read-paths.js';
+import type { SandboxPolicy } from './sandbox.js';
 
 export interface ToolContext {
   /** The run's working directory; path tools never write outside it. */
@@ -30,6 +30,8 @@ export interface ToolContext {
   home?: string;
   /** The tools the caller's stage was given, named in the unknown-tool error; every built-in when unset. */
   granted?: readonly string[];
+  /** Where `shell` runs commands; the namespace sandbox when unset. */
+  sandbox?: SandboxPolicy;
 }
 
 export interface ToolOutcome {
@@ -42,6 +44,11 @@ export interface ToolOutcome {
   denied?: boolean;
   /** The result carries the at-least-once retry note. */
   attemptNote?: boolean;
+  /**
+   * The text a file tool read or wrote, under the path it really opened
+   * (workdir-relative inside it): what `[context.file_tracking]` stores.
+   */
+  file?: { key: string; text: string };
 }
 
 export interface BuiltinTool<S extends z.ZodType = z.ZodType> {
@@ -75,12 +82,4 @@ export function withRetryNote(outcome: ToolOutcome, ctx: ToolContext): ToolOutco
 
 export function bytesLabel(n: number): string {
   return `${n.toLocaleString('en-US')} byte${n === 1 ? '' : 's'}`;
-}
-
-export type Confined = { ok: true; path: ConfinedPath } | { ok: false; outcome: ToolOutcome };
-
-export async function confineForTool(input: string, access: Access, ctx: ToolContext): Promise<Confined> {
-  const result = await confinePath(input, access, ctx);
-  if (result.ok) return result;
-  return { ok: false, outcome: failure(result.code, result.message) };
 }

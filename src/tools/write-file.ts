@@ -1,7 +1,6 @@
-import { readFile, stat } from 'node:fs/promises';
 import { z } from 'zod';
-import { bytesLabel, confineForTool, defineTool, failure, success, withRetryNote } from './tool.js';
-import { writeAtomic } from './write-atomic.js';
+import { openForWrite, readExisting, replaceIn } from './open-once.js';
+import { bytesLabel, defineTool, failure, success, withRetryNote } from './tool.js';
 
 const schema = z
   .object({
@@ -19,31 +18,30 @@ export const writeFileTool = defineTool({
     'Create or overwrite a file inside the working directory with the given content. Writing content the file already has changes nothing.',
   schema,
   async run(args, ctx) {
-    const confined = await confineForTool(args.path, 'write', ctx);
-    if (!confined.ok) return confined.outcome;
-    const { real, display } = confined.path;
+    const target = await openForWrite(args.path, ctx);
+    if (!target.ok) return failure(target.code, target.message);
+    const { display } = target;
     const size = Buffer.byteLength(args.content);
-    let existing: string | undefined;
+    const file = { key: display, text: args.content };
     try {
-      const info = await stat(real);
-      if (info.isDirectory())
-        return failure(
-          'is-a-directory',
-          `${display} is a directory; choose a file path inside it (use list_dir to see it).`,
+      const existing = await readExisting(target, args.path);
+      if (!existing.ok) return failure(existing.code, existing.message);
+      if (existing.exists && existing.text.equals(Buffer.from(args.content))) {
+        const outcome = success(
+          `${display} already holds exactly this content (${bytesLabel(size)}); nothing was written.`,
+          { file },
         );
-      existing = await readFile(real, 'utf8');
-    } catch {
-      existing = undefined;
-    }
-    if (existing === args.content) {
-      const outcome = success(
-        `${display} already holds exactly this content (${bytesLabel(size)}); nothing was written.`,
+        // On a retry the first attempt may be the one that wrote it.
+        return withRetryNote(ctx.attempt > 1 ? { ...outcome, modifiedPaths: [display] } : outcome, ctx);
+      }
+      await replaceIn(target, args.content, existing.exists ? existing.mode : undefined);
+      const verb = existing.exists ? 'replaced' : 'created';
+      return withRetryNote(
+        success(`${verb} ${display} (${bytesLabel(size)})`, { modifiedPaths: [display], file }),
+        ctx,
       );
-      // On a retry the first attempt may be the one that wrote it.
-      return withRetryNote(ctx.attempt > 1 ? { ...outcome, modifiedPaths: [display] } : outcome, ctx);
+    } finally {
+      await target.dir.close();
     }
-    await writeAtomic(real, args.content);
-    const verb = existing === undefined ? 'created' : 'replaced';
-    return withRetryNote(success(`${verb} ${display} (${bytesLabel(size)})`, { modifiedPaths: [display] }), ctx);
   },
 });

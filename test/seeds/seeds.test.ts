@@ -204,6 +204,21 @@ describe('command seeds (SPEC 10.4)', () => {
     expect(existsSync(path.join(box.work, 'list.txt'))).toBe(false);
   });
 
+  it('runs in the sandbox: no worker secrets, no access outside the workdir', async () => {
+    process.env.LEVIATH_SEED_TEST_TOKEN = 'seed-secret-never-shown';
+    try {
+      const out = await resolveSeed(
+        cmd(`cat /proc/1/environ; cat /proc/$PPID/environ; cat ${box.secret}/secret.txt; cat a.txt`),
+        seedInputs(box.work),
+      );
+      expect(out.texts[0]?.text).toContain('alpha');
+      expect(out.texts[0]?.text).not.toContain('seed-secret-never-shown');
+      expect(out.texts[0]?.text).not.toContain(SECRET);
+    } finally {
+      delete process.env.LEVIATH_SEED_TEST_TOKEN;
+    }
+  });
+
   it('[safe_commands] shell extends the safe list', async () => {
     const out = await resolveSeed(
       cmd('touch made.txt && ls made.txt'),

@@ -15,7 +15,11 @@ afterEach(() => box.cleanup());
 describe('read_file', () => {
   it('returns a small file whole, without a note', async () => {
     const out = await dispatchTool('read_file', { path: 'a.txt' }, box.ctx());
-    expect(out).toEqual({ content: 'alpha\nbeta\ngamma\n', isError: false });
+    expect(out).toEqual({
+      content: 'alpha\nbeta\ngamma\n',
+      isError: false,
+      file: { key: 'a.txt', text: 'alpha\nbeta\ngamma\n' },
+    });
   });
 
   it('caps a large file and says how to read further', async () => {

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { globToRegExp, staticPrefix } from '../../src/tools/glob-pattern.js';
+import { compileGlob, globToRegExp, staticPrefix } from '../../src/tools/glob-pattern.js';
 
 describe('glob patterns', () => {
   it.each([
@@ -37,5 +37,35 @@ describe('glob patterns', () => {
     expect(staticPrefix('src/**/a.ts')).toBe('src');
     expect(staticPrefix('*.ts')).toBe('.');
     expect(staticPrefix('/*')).toBe('/');
+  });
+});
+
+describe('the linear-time glob matcher', () => {
+  const names = fc.constantFrom('a', 'b', 'ab', '.x', 'a.ts', 'b.js', 'src');
+  const components = fc.constantFrom('*', '**', '?', 'a', '*.ts', '.x', '{a,b}', '[ab]', 'src', 'a*');
+
+  it('means what the regular expression means', () => {
+    fc.assert(
+      fc.property(
+        fc.array(components, { minLength: 1, maxLength: 6 }),
+        fc.array(names, { minLength: 1, maxLength: 6 }),
+        (pattern, path) => {
+          const glob = pattern.join('/');
+          const candidate = path.join('/');
+          expect(compileGlob(glob).test(candidate)).toBe(
+            globToRegExp(glob.replace(/(^|\/)\*\*(\/\*\*)+/g, '$1**')).test(candidate),
+          );
+        },
+      ),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('matches a path against many `**` without backtracking', () => {
+    const pattern = `${'**/'.repeat(12)}*.nope`;
+    const deep = Array.from({ length: 30 }, (_, i) => `d${i}`).join('/');
+    // The regular expression takes exponential time here; the matcher answers at once.
+    expect(compileGlob(pattern).test(`${deep}/file.txt`)).toBe(false);
+    expect(compileGlob(`**/d3/**/d20/**/*.txt`).test(`${deep}/file.txt`)).toBe(true);
   });
 });

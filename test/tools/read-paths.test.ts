@@ -32,6 +32,18 @@ describe('compileReadPaths', () => {
     expect(ungranted.diagnostics[1]?.message).toContain('[agent_read_paths.<agent>] allow');
   });
 
+  it('names the granted plain-path entries, canonical, as the roots a sandboxed command may read', () => {
+    const linked = path.join(root, 'data-link', 'a');
+    const { policy } = compileReadPaths(
+      [linked, `glob:${root}/data/**/*.csv`, path.join(home, 'notes')],
+      { allowBlueprintReadPaths: true },
+      work,
+      home,
+    );
+    expect(policy.roots).toEqual([path.join(root, 'data', 'a'), path.join(home, 'notes')]);
+    expect(compileReadPaths([linked], {}, work, home).policy.roots).toEqual([]);
+  });
+
   it('a grant applies only to declared entries', () => {
     const data = path.join(root, 'data');
     const { policy } = compileReadPaths([path.join(data, 'a')], { agentAllow: [data] }, work, home);

@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { dispatchTool } from '../../src/tools/dispatch.js';
-import { runShell, SHELL_OUTPUT_CAP_BYTES } from '../../src/tools/run-shell.js';
+import { SHELL_OUTPUT_CAP_BYTES } from '../../src/tools/run-shell.js';
 import { makeSandbox } from './fixture.js';
 
 const box = makeSandbox();
@@ -68,21 +68,5 @@ describe('shell', () => {
     const out = await dispatchTool('shell', { command: 'true' }, box.ctx({ attempt: 2 }));
     expect(out.attemptNote).toBe(true);
     expect(out.content).toContain('this call is a retry (attempt 2); an earlier attempt may already have run');
-  });
-});
-
-describe('the environment a command sees', () => {
-  it('leaves out provider keys and other credentials of the worker', async () => {
-    process.env.OPENAI_API_KEY = 'sk-test-never-shown';
-    process.env.LEVIATH_VISIBLE_SETTING = 'shown';
-    try {
-      const run = await runShell('env', { cwd: process.cwd(), timeoutSecs: 10 });
-      expect(run.output).not.toContain('sk-test-never-shown');
-      expect(run.output).not.toContain('OPENAI_API_KEY');
-      expect(run.output).toContain('LEVIATH_VISIBLE_SETTING=shown');
-    } finally {
-      delete process.env.OPENAI_API_KEY;
-      delete process.env.LEVIATH_VISIBLE_SETTING;
-    }
   });
 });

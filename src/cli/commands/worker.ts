@@ -52,6 +52,9 @@ export function registerWorker(program: Command): void {
         return;
       }
       const { createWorker, installRuntime } = await import('../../runtime/worker.js');
+      const { workerSandboxNote } = await import('../../runtime/tool-context.js');
+      const note = workerSandboxNote(process.env);
+      if (note) process.stderr.write(`${note}\n`);
       installRuntime('INFO');
       const { createToolWorker } = await import('../../runtime/tool-worker.js');
       const { worker, connection } =
