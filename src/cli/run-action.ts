@@ -12,11 +12,13 @@ import { type DevServer, startDevServer, temporalAnswers } from '../devserver/de
 import { dataDir } from '../devserver/paths.js';
 import { findTemporalCli } from '../devserver/temporal-cli.js';
 import { LevError } from '../errors.js';
+import { withLaunchOutput } from '../outputs/spec.js';
 import { followRun, startRun, withModel } from '../runtime/client.js';
 import { preflight } from '../runtime/seeding.js';
 import { DEFAULT_RUN_OPTIONS, type Progress, type RunResult } from '../runtime/types.js';
 import { createWorker, installRuntime } from '../runtime/worker.js';
 import { formatBars } from './bars.js';
+import { askPerson } from './reply-prompt.js';
 
 export interface RunFlags {
   task?: string;
@@ -28,6 +30,8 @@ export interface RunFlags {
   json?: boolean;
   seedCommands: boolean;
   id?: string;
+  outputFormat?: string;
+  outputInstructions?: string;
 }
 
 function callerValues(pairs: string[]): Record<string, string> {
@@ -102,7 +106,7 @@ function printResult(r: RunResult): void {
     process.stdout.write(
       `Gates forced: ${r.gatesForced.map((g) => `${g.stage}→${g.target ?? 'end'} (${g.check})`).join(', ')}\n`,
     );
-  if (r.output) process.stdout.write(`\nOutput:\n${r.output}\n`);
+  if (r.output) process.stdout.write(`\nOutput${r.outputFormat ? ` (${r.outputFormat})` : ''}:\n${r.output}\n`);
   process.stdout.write(`\nRun id: ${r.runId}\n`);
 }
 
@@ -110,6 +114,10 @@ export async function runAgentCommand(path: string, flags: RunFlags): Promise<vo
   const say = (line: string) => process.stderr.write(`${line}\n`);
   let bp = loadOrExplain(path);
   if (flags.model) bp = withModel(bp, flags.model);
+  bp = withLaunchOutput(bp, {
+    ...(flags.outputFormat ? { format: flags.outputFormat } : {}),
+    ...(flags.outputInstructions ? { instructions: flags.outputInstructions } : {}),
+  });
   const workdir = resolve(flags.workdir);
   const caller = callerValues(flags.input);
   const input = {
@@ -146,9 +154,12 @@ export async function runAgentCommand(path: string, flags: RunFlags): Promise<vo
       ...(flags.id ? { workflowId: flags.id } : {}),
     });
     if (!flags.json) say(`run ${handle.workflowId} started on ${flags.address}`);
-    const result = await followRun(client, handle, flags.json ? () => {} : printTurn);
+    // Only a person at a terminal can answer an interactive stage; elsewhere use the `message` signal.
+    const reply = process.stdin.isTTY && !flags.json ? askPerson : undefined;
+    const result = await followRun(client, handle, flags.json ? () => {} : printTurn, 200, reply);
     if (flags.json) {
-      const { runId, status, output, regions, gatesForced, usage } = result;
+      const { runId, status, regions, gatesForced, usage } = result;
+      const output = { format: result.outputFormat ?? 'text', text: result.output };
       process.stdout.write(
         `${JSON.stringify({ runId, status, output, regions: regions.map(({ name, kind, tokens, budget }) => ({ name, kind, tokens, budget })), gatesForced, usage, ...(result.error ? { error: result.error } : {}) })}\n`,
       );

@@ -11,12 +11,8 @@ export function stageOutputSpec(bp: Blueprint, stage: string): OutputSpec | unde
   const def = bp.stages.find((s) => s.name === stage);
   const agent = bp.agent.output;
   const own = def?.output;
-  if (!agent) return own;
   if (!own) return agent;
-  const merged: OutputSpec = { ...agent, ...own };
-  // A schema written for one shape says nothing about another.
-  if (own.format !== undefined && own.schema === undefined && own.format !== agent.format) delete merged.schema;
-  return merged;
+  return overlay(agent, own);
 }
 
 /** The tool description: the label, instructions, example and schema the answer must follow. */
@@ -40,3 +36,28 @@ export const SUBMIT_OUTPUT_PARAMETERS: Record<string, unknown> = {
   required: ['content'],
   additionalProperties: false,
 };
+
+/**
+ * Later levels win per field. Naming another `format` without a schema drops
+ * the earlier schema: a check written for one shape says nothing about another.
+ */
+function overlay(base: OutputSpec | undefined, top: OutputSpec): OutputSpec {
+  const merged: OutputSpec = { ...(base ?? {}), ...top };
+  if (top.format !== undefined && top.schema === undefined && top.format !== base?.format) delete merged.schema;
+  return merged;
+}
+
+/**
+ * `lev run --output-format/--output-instructions`: the caller's request wins
+ * over the blueprint's `[agent.output]` and every stage's own output table.
+ */
+export function withLaunchOutput(bp: Blueprint, launch: OutputSpec): Blueprint {
+  if (launch.format === undefined && launch.instructions === undefined) return bp;
+  return {
+    ...bp,
+    agent: { ...bp.agent, output: overlay(bp.agent.output, launch) },
+    stages: bp.stages.map((s) =>
+      s.output || s.requireOutput ? { ...s, output: overlay(stageOutputSpec(bp, s.name), launch) } : s,
+    ),
+  };
+}

@@ -13,7 +13,11 @@ import { DEFAULT_TASK_QUEUE } from './worker.js';
 
 /** Every stage (and the agent default) switched to one model: `lev run --model`. */
 export function withModel(bp: Blueprint, model: string): Blueprint {
-  return { ...bp, agent: { ...bp.agent, model }, stages: bp.stages.map((s) => ({ ...s, model })) };
+  return {
+    ...bp,
+    agent: { ...bp.agent, model },
+    stages: bp.stages.map(({ models: _chain, ...s }) => ({ ...s, model })),
+  };
 }
 
 export function newRunId(agent: string): string {
@@ -59,6 +63,7 @@ export async function followRun(
   handle: WorkflowHandle,
   onTurn: (p: Progress) => void,
   intervalMs = 200,
+  onWaiting?: (p: Progress) => Promise<string>,
 ): Promise<RunResult> {
   let settled: { ok: true; value: RunResult } | { ok: false; error: unknown } | undefined;
   const done = handle.result().then(
@@ -70,6 +75,7 @@ export async function followRun(
     },
   );
   let seen = '';
+  let answered = '';
   while (!settled) {
     const p = await latestProgress(client, handle);
     if (p) {
@@ -78,11 +84,26 @@ export async function followRun(
         seen = key;
         onTurn(p);
       }
+      // An interactive stage waits for a person: ask once per wait, then send the reply as the `message` signal.
+      if (onWaiting && p.waiting === 'message' && p.stageWorkflowId && answered !== key) {
+        answered = key;
+        const reply = await onWaiting(p);
+        await client.workflow.getHandle(p.stageWorkflowId).signal('message', reply);
+      }
     }
     await Promise.race([done, new Promise((r) => setTimeout(r, intervalMs))]);
   }
   if (settled.ok) return settled.value;
   return failedResult(handle.workflowId, settled.error);
+}
+
+/** A finished run's result; a failed one gives the partial result its failure carries. */
+export async function runOutcome(handle: WorkflowHandle): Promise<RunResult> {
+  try {
+    return (await handle.result()) as RunResult;
+  } catch (error) {
+    return failedResult(handle.workflowId, error);
+  }
 }
 
 /** A failed run still reports what it had: the workflow attaches a partial result to its failure. */

@@ -8,6 +8,8 @@ import { isAbsolute, relative, resolve } from 'node:path';
 import { toContent } from '../blobs/index.js';
 import type { Blueprint } from '../blueprint/types.js';
 import type { Content, ToolCall } from '../context/index.js';
+import { SUBMIT_OUTPUT } from '../outputs/spec.js';
+import { submitOutput } from '../outputs/submit.js';
 import { type Encoding, encodingFor, lookupModel } from '../providers/models.js';
 import { countTokens, cutMarker, cutToTokens } from '../tokens/index.js';
 import { dispatchTool } from '../tools/dispatch.js';
@@ -40,6 +42,8 @@ export interface ToolResultOut {
   modifiedPaths: string[];
   denied: boolean;
   tracked?: TrackedFile;
+  /** A `submit_output` call that passed its checks: the answer and its format label. */
+  output?: { format: string; content: Content };
 }
 
 /** The text of a file a successful read or write touched, when the blueprint tracks files. */
@@ -94,6 +98,19 @@ export async function runToolCall(
   if (!isGranted(bp, input.stage, input.call.name)) {
     const text = notGrantedResult(bp, input.stage, input.call.name);
     return { content: text, tokens: countTokens(text, encoding), isError: true, modifiedPaths: [], denied: false };
+  }
+  if (canonicalTool(input.call.name) === SUBMIT_OUTPUT) {
+    const submission = submitOutput(bp, input.stage, input.call.arguments);
+    return {
+      content: submission.reply,
+      tokens: countTokens(submission.reply, encoding),
+      isError: !submission.ok,
+      modifiedPaths: [],
+      denied: false,
+      ...(submission.ok
+        ? { output: { format: submission.format, content: await toContent(store.blobs, submission.text) } }
+        : {}),
+    };
   }
   const outcome = await dispatchTool(input.call.name, input.call.arguments, {
     workdir: input.workdir,

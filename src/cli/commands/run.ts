@@ -25,6 +25,8 @@ export function registerRun(program: Command): void {
     .option('--workdir <dir>', 'working directory the tools and seeds are confined to', '.')
     .option('--no-seed-commands', 'refuse command seeds for this run')
     .option('--id <workflow-id>', 'workflow id for the run (default: <agent>-<time>-<random>)')
+    .option('--output-format <label>', 'the shape of the final answer (json, xml, yaml, csv, toml are checked)')
+    .option('--output-instructions <text>', 'how the final answer should be written')
     .option('--json', 'print one JSON object with the result instead of the turn-by-turn report')
     .action(async (path: string, flags: RunFlags) => {
       const { runAgentCommand } = await import('../run-action.js');
