@@ -10,10 +10,21 @@ import { writeFileSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { loadBlueprint } from '../../src/blueprint/load.js';
+import { printRunResult } from '../../src/cli/result-action.js';
+import { followRun, startRun } from '../../src/runtime/client.js';
+import { DEFAULT_RUN_OPTIONS, type Progress } from '../../src/runtime/types.js';
 import { connectClient } from './helpers.js';
-import { runAgent, scriptedModel, startRuntime, type TestRuntime, tempDir } from './run-helpers.js';
+import {
+  runAgent,
+  saveHistories,
+  scriptedModel,
+  startRuntime,
+  type TestRuntime,
+  tempDir,
+  writeBlueprint,
+} from './run-helpers.js';
 
 const KEY = 'sk-it-rejected-3f09a1c7d2';
 
@@ -200,5 +211,72 @@ stage_instructions = { kind = "pinned", max_tokens = 1000, volatility = "stable"
     const results = (await activityResults(rt, `${run.result.runId}.3.report`)).join('\n');
     expect(results).toMatch(/\[output-invalid\] the answer does not match the schema: .*confidence/);
     expect(results).toContain('Final output accepted (json');
+  });
+
+  it('lev result prints the answer of a finished run, and its label with --json', async () => {
+    const model = scriptedModel({
+      turns: [{ text: 'Done.', tool_calls: [{ name: 'submit_output', arguments: { content: 'a: 1\n' } }] }],
+    });
+    const bp = writeBlueprint(
+      `[stages.answer]\nmode = "output"\nmodel = "${model}"\n[stages.answer.output]\nformat = "yaml"\n`,
+    );
+    const run = await runAgent(rt, bp);
+    const out: string[] = [];
+    const write = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => {
+      out.push(String(chunk));
+      return true;
+    });
+    try {
+      const flags = { address: inject('temporalAddress'), namespace: 'default' };
+      await printRunResult(run.result.runId, flags);
+      await printRunResult(run.result.runId, { ...flags, json: true });
+    } finally {
+      write.mockRestore();
+    }
+    expect(out[0]).toBe('a: 1\n');
+    expect(JSON.parse(out[1] ?? '')).toEqual({
+      runId: run.result.runId,
+      status: 'completed',
+      stages: ['answer'],
+      output: { format: 'yaml', text: 'a: 1\n' },
+    });
+    await expect(
+      printRunResult('no-such-run', { address: inject('temporalAddress'), namespace: 'default' }),
+    ).rejects.toThrow(/No run "no-such-run"/);
+  });
+
+  it('an interactive stage waits for each reply through the message signal, and a blank reply ends it', async () => {
+    const model = scriptedModel({
+      turns: [
+        { stage: 'decide', text: 'Proposed severity: sev2.' },
+        { stage: 'decide', text: 'Revised severity: sev1.' },
+        { stage: 'decide', text: 'This turn is never asked for.' },
+      ],
+    });
+    const bp = writeBlueprint(`[stages.decide]\nmode = "interactive"\nmodel = "${model}"\n`);
+    const handle = await startRun(
+      rt.client,
+      { blueprint: bp, caller: {}, workdir: tempDir('interactive'), options: DEFAULT_RUN_OPTIONS },
+      { taskQueue: rt.taskQueue },
+    );
+    const replies = ['It is customer-facing, make it sev1.', ''];
+    const asked: Progress[] = [];
+    const result = await followRun(
+      rt.client,
+      handle,
+      () => {},
+      100,
+      async (p) => {
+        asked.push(p);
+        return replies.shift() ?? '';
+      },
+    );
+    await saveHistories(rt.client, handle.workflowId);
+    expect(result.status).toBe('completed');
+    expect(result.output).toBe('Revised severity: sev1.');
+    expect(asked.map((p) => [p.stage, p.visitTurns])).toEqual([
+      ['decide', 1],
+      ['decide', 2],
+    ]);
   });
 });
