@@ -9,7 +9,7 @@ import type { Blueprint } from '../blueprint/types.js';
 import type { RunDiagnostic } from '../context/state.js';
 import { OPENAI_COMPATIBLE } from '../providers/index.js';
 import { parseModelRef } from '../providers/models.js';
-import { stageChain, unusableModels } from './model-fallback.js';
+import { isUnusable, stageChain, unusableModels } from './model-fallback.js';
 
 function present(value: string | undefined): boolean {
   return value !== undefined && value.trim() !== '';
@@ -34,7 +34,7 @@ export function chooseModel(
   if (!def) return bp.agent.model ?? 'scripted:default';
   const chain = stageChain(def);
   if (chain.length === 1) return chain[0] ?? def.model;
-  const skipped = new Set(unusableModels(diagnostics));
-  const remaining = chain.filter((m) => !skipped.has(m));
+  const skipped = unusableModels(diagnostics);
+  const remaining = chain.filter((m) => !isUnusable(m, skipped));
   return remaining.find((m) => providerConfigured(m, env)) ?? remaining[0] ?? def.model;
 }

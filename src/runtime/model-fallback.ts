@@ -35,6 +35,20 @@ export function unusableModels(diagnostics: readonly RunDiagnostic[]): string[] 
   return diagnostics.filter((d) => d.code === MODEL_FALLBACK).map((d) => d.detail.split(' ')[0] ?? '');
 }
 
+function providerOf(ref: string): string {
+  const i = ref.indexOf(':');
+  return i <= 0 ? 'openai' : ref.slice(0, i);
+}
+
+/**
+ * True when `ref`'s provider has failed in this run: a rejected key or a
+ * spent quota holds for every model of that provider, so later stages skip
+ * them all instead of failing once more each.
+ */
+export function isUnusable(ref: string, unusable: readonly string[]): boolean {
+  return unusable.some((u) => providerOf(u) === providerOf(ref));
+}
+
 /**
  * The `model-fallback` detail for a failed inference, or undefined when the
  * stage must fail as before: the failure is not one that makes a provider
@@ -47,7 +61,7 @@ export function fallbackDetail(
 ): string | undefined {
   if (!failure.type || !UNUSABLE.has(failure.type) || typeof failure.model !== 'string') return undefined;
   const chain = stageChain(def);
-  const skipped = new Set([...unusableModels(diagnostics), failure.model]);
-  if (!chain.includes(failure.model) || chain.every((m) => skipped.has(m))) return undefined;
-  return `${failure.model} unusable (${failure.message.slice(0, 200)}); stage "${def.name}" continues on the next model of its chain`;
+  const skipped = [...unusableModels(diagnostics), failure.model];
+  if (!chain.includes(failure.model) || chain.every((m) => isUnusable(m, skipped))) return undefined;
+  return `${failure.model} unusable (${failure.message.slice(0, 200)}); stage "${def.name}" continues on the next provider of its chain`;
 }

@@ -54,7 +54,11 @@ async function activityResults(rt: TestRuntime, workflowId: string): Promise<str
 
 describe('a blueprint written for the original Leviath', () => {
   const received: IncomingHttpHeaders[] = [];
-  const saved = { base: process.env.OPENAI_BASE_URL, key: process.env.OPENAI_API_KEY };
+  const saved = {
+    base: process.env.OPENAI_BASE_URL,
+    key: process.env.OPENAI_API_KEY,
+    anthropic: process.env.ANTHROPIC_API_KEY,
+  };
   let server: Server;
   let conn: Awaited<ReturnType<typeof connectClient>>;
   let rt: TestRuntime;
@@ -63,6 +67,7 @@ describe('a blueprint written for the original Leviath', () => {
     server = await rejectingServer(received);
     process.env.OPENAI_BASE_URL = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
     process.env.OPENAI_API_KEY = KEY;
+    delete process.env.ANTHROPIC_API_KEY;
     conn = await connectClient();
     rt = await startRuntime(conn.client);
   });
@@ -73,6 +78,7 @@ describe('a blueprint written for the original Leviath', () => {
     for (const [name, value] of [
       ['OPENAI_BASE_URL', saved.base],
       ['OPENAI_API_KEY', saved.key],
+      ['ANTHROPIC_API_KEY', saved.anthropic],
     ] as const) {
       if (value === undefined) delete process.env[name];
       else process.env[name] = value;
@@ -278,5 +284,24 @@ stage_instructions = { kind = "pinned", max_tokens = 1000, volatility = "stable"
       ['decide', 1],
       ['decide', 2],
     ]);
+  });
+
+  it('the example blueprints/incident-brief runs on the scripted model at the end of its chains', async () => {
+    const loaded = loadBlueprint('blueprints/incident-brief');
+    if (!loaded.blueprint) throw new Error(JSON.stringify(loaded.diagnostics));
+    received.length = 0;
+    const run = await runAgent(rt, loaded.blueprint, {
+      task: 'Read incident.log and brief the on-call engineer on the checkout failures.',
+      caller: { audience: 'the payments team' },
+      workdir: join(process.cwd(), 'blueprints/incident-brief/workspace'),
+    });
+    expect(run.result.status).toBe('completed');
+    expect(run.result.stages).toEqual(['triage', 'weigh', 'brief']);
+    expect(run.result.outputFormat).toBe('json');
+    expect(JSON.parse(run.result.output)).toMatchObject({ window: '10:00:31-10:02:00 UTC' });
+    // Anthropic has no key, so triage asks OpenAI once (refused); from then on the run skips OpenAI everywhere.
+    const fallbacks = run.result.diagnostics.filter((d) => d.code === 'model-fallback');
+    expect(fallbacks.map((d) => d.detail.split(' ')[0])).toEqual(['openai:gpt-5.6-terra']);
+    expect(received).toHaveLength(1);
   });
 });

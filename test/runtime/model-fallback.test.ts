@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { StageDef } from '../../src/blueprint/types.js';
 import { chooseModel, providerConfigured } from '../../src/runtime/model-choice.js';
-import { fallbackDetail, MODEL_FALLBACK, unusableModels } from '../../src/runtime/model-fallback.js';
+import { fallbackDetail, isUnusable, MODEL_FALLBACK, unusableModels } from '../../src/runtime/model-fallback.js';
 import { loadToml } from '../blueprint/helpers.js';
 
 const def: StageDef = {
@@ -50,8 +50,10 @@ describe('choosing the model to call', () => {
     expect(providerConfigured('anthropic:x', { ANTHROPIC_API_KEY: ' ' })).toBe(false);
   });
 
-  it('skips the models the run gave up on', () => {
+  it('skips every model of a provider the run gave up on', () => {
     const given = [{ code: MODEL_FALLBACK, severity: 'warning' as const, detail: 'openai:gpt-5.6-terra unusable (x)' }];
     expect(chooseModel(bp(), 'gather', given, { OPENAI_API_KEY: 'k' })).toBe('ollama:qwen3');
+    expect(isUnusable('openai:gpt-5.6-sol', unusableModels(given))).toBe(true);
+    expect(isUnusable('anthropic:claude-opus-5', unusableModels(given))).toBe(false);
   });
 });
