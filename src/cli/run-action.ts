@@ -18,7 +18,7 @@ import { preflight } from '../runtime/seeding.js';
 import { DEFAULT_RUN_OPTIONS, type Progress, type RunResult } from '../runtime/types.js';
 import { createWorker, installRuntime } from '../runtime/worker.js';
 import { formatBars } from './bars.js';
-import { askPerson } from './reply-prompt.js';
+import { askPerson, signalHint } from './reply-prompt.js';
 
 export interface RunFlags {
   task?: string;
@@ -154,8 +154,8 @@ export async function runAgentCommand(path: string, flags: RunFlags): Promise<vo
       ...(flags.id ? { workflowId: flags.id } : {}),
     });
     if (!flags.json) say(`run ${handle.workflowId} started on ${flags.address}`);
-    // Only a person at a terminal can answer an interactive stage; elsewhere use the `message` signal.
-    const reply = process.stdin.isTTY && !flags.json ? askPerson : undefined;
+    // Only a person at a terminal can answer here; elsewhere the reply comes as the `message` signal.
+    const reply = process.stdin.isTTY && !flags.json ? askPerson : signalHint;
     const result = await followRun(client, handle, flags.json ? () => {} : printTurn, 200, reply);
     if (flags.json) {
       const { runId, status, regions, gatesForced, usage } = result;

@@ -63,7 +63,7 @@ export async function followRun(
   handle: WorkflowHandle,
   onTurn: (p: Progress) => void,
   intervalMs = 200,
-  onWaiting?: (p: Progress) => Promise<string>,
+  onWaiting?: (p: Progress) => Promise<string | undefined>,
 ): Promise<RunResult> {
   let settled: { ok: true; value: RunResult } | { ok: false; error: unknown } | undefined;
   const done = handle.result().then(
@@ -84,11 +84,11 @@ export async function followRun(
         seen = key;
         onTurn(p);
       }
-      // An interactive stage waits for a person: ask once per wait, then send the reply as the `message` signal.
+      // An interactive stage waits for a person: ask once per wait, then send any reply as the `message` signal.
       if (onWaiting && p.waiting === 'message' && p.stageWorkflowId && answered !== key) {
         answered = key;
         const reply = await onWaiting(p);
-        await client.workflow.getHandle(p.stageWorkflowId).signal('message', reply);
+        if (reply !== undefined) await client.workflow.getHandle(p.stageWorkflowId).signal('message', reply);
       }
     }
     await Promise.race([done, new Promise((r) => setTimeout(r, intervalMs))]);
