@@ -9,12 +9,13 @@ import { homedir } from 'node:os';
 import { basename, dirname, extname, join, resolve } from 'node:path';
 import { parse, TomlError } from 'smol-toml';
 import type { Diagnostic } from '../errors.js';
-import { BUILTIN_MODELS } from '../providers/models.js';
+import { BUILTIN_MODELS, type ModelTable } from '../providers/models.js';
 import { compileReadPaths } from '../tools/read-paths.js';
 import { runChecks } from './checks.js';
 import { TableReader } from './fields.js';
 import { Findings, inFileOrder } from './findings.js';
 import { runLints } from './lints.js';
+import { guessProvider } from './model-chain.js';
 import { parseModelTable } from './model-table.js';
 import { parseOutputSpec } from './output-spec.js';
 import { indexPositions } from './positions.js';
@@ -335,7 +336,7 @@ function build(
     },
     regions,
     defaultLayout,
-    compaction: readCompaction(root),
+    compaction: readCompaction(root, models),
     stages,
     readPaths: { allow: readPathsAllow(root) },
     toolPermissions: readPermissions(root),
@@ -376,7 +377,7 @@ function build(
   return blueprint;
 }
 
-function readCompaction(root: TableReader): CompactionConfig {
+function readCompaction(root: TableReader, models: ModelTable): CompactionConfig {
   const t = root.table_('compaction', '[compaction] max_summary_tokens = 2000');
   t?.unknownKeys(COMPACTION_KEYS, 'unknown-key', '[compaction]');
   const config: CompactionConfig = {
@@ -386,7 +387,9 @@ function readCompaction(root: TableReader): CompactionConfig {
   // The original names the summariser with `provider` + `model`; `model = "provider:model"` works alone.
   const provider = t?.string('provider')?.trim();
   const model = t?.string('model')?.trim();
-  if (model) config.model = provider && !model.startsWith(`${provider}:`) ? `${provider}:${model}` : model;
+  if (model && provider) config.model = model.startsWith(`${provider}:`) ? model : `${provider}:${model}`;
+  // A bare name is not taken as an OpenAI model by default: the model table says whose it is (claude-* is Anthropic's).
+  else if (model) config.model = model.includes(':') ? model : guessProvider(model, models);
   else if (provider)
     t?.findings.add(
       'bad-value',

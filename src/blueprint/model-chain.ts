@@ -17,7 +17,7 @@ const GUESS_ORDER = ['anthropic', 'openai', 'ollama', 'openrouter'] as const;
 const KNOWN_PREFIXES = ['anthropic', 'openai', 'ollama', 'openrouter', 'vllm', 'lmstudio', 'scripted'];
 
 /** `provider:model` for an entry without a provider: the provider whose table row names it, else OpenAI-compatible. */
-function guessProvider(model: string, table: ModelTable): string {
+export function guessProvider(model: string, table: ModelTable): string {
   for (const provider of GUESS_ORDER) if (table[`${provider}:${model}`]) return `${provider}:${model}`;
   if (/^claude-/.test(model)) return `anthropic:${model}`;
   return `openai:${model}`;

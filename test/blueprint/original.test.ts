@@ -90,6 +90,10 @@ describe('[compaction] provider and model', () => {
     expect(loadLeviath('[compaction]\nmodel = "openai:gpt-5.4-mini"\n').blueprint?.compaction.model).toBe(
       'openai:gpt-5.4-mini',
     );
+    // A bare Claude model is Anthropic's, not an OpenAI-compatible model of that name.
+    expect(loadLeviath('[compaction]\nmodel = "claude-sonnet-5"\n').blueprint?.compaction.model).toBe(
+      'anthropic:claude-sonnet-5',
+    );
   });
 
   it('refuses a misspelt key and a provider without a model', () => {
