@@ -15,7 +15,7 @@ import { countTokens, cutMarker, cutToTokens } from '../tokens/index.js';
 import { dispatchTool } from '../tools/dispatch.js';
 import { isGranted, notGrantedResult, stageTools } from '../tools/grants.js';
 import { canonicalTool } from '../tools/names.js';
-import { modelOf } from './inference.js';
+import { chooseModel } from './model-choice.js';
 import type { RunStore } from './run-store.js';
 import { mergedPermissions, readPolicy } from './tool-context.js';
 
@@ -92,7 +92,8 @@ export async function runToolCall(
   signal?: AbortSignal,
 ): Promise<ToolResultOut> {
   const bp = await store.blueprint(input.blueprintHash);
-  const model = modelOf(bp, input.stage);
+  // Counted like the replies: with the encoding of the model that will read the result.
+  const model = chooseModel(bp, input.stage, [], store.config.env);
   const encoding = encodingFor(model, lookupModel(bp.models, model));
   // The workflow already refuses such calls; checked again here so no caller can reach an ungranted tool.
   if (!isGranted(bp, input.stage, input.call.name)) {
