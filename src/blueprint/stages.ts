@@ -404,7 +404,8 @@ export function parseStage(
     const output = parseOutputSpec(s.raw('output'), s.at('output'), findings);
     if (output) def.output = output;
   }
-  if (mode === 'output' || s.boolean('require_output') === true) def.requireOutput = true;
+  const requireOutput = s.boolean('require_output');
+  if (mode === 'output' || requireOutput === true) def.requireOutput = true;
   const prompt = s.string('system_prompt');
   if (prompt !== undefined && prompt.trim() !== '') def.systemPrompt = prompt;
   const tools = s.stringArray('available_tools');

@@ -53,6 +53,8 @@ describe('stage mode', () => {
       'fan-out-unsupported',
     );
     expect(codesOf(loadLeviath(STAGE('mode = "autonomus"')))).toContain('bad-value');
+    expect(codesOf(loadLeviath(STAGE('mode = "output"\nrequire_output = "yes"')))).toContain('bad-value');
+    expect(loadLeviath(STAGE('require_output = true')).blueprint?.stages[0]).toMatchObject({ requireOutput: true });
   });
 });
 
