@@ -28,6 +28,7 @@ import {
 import type { GateFacts } from '../src/runtime/ops.js';
 import { BLUEPRINT_KEY, STAGE_KEY, STATUS_KEY } from '../src/runtime/search-attributes.js';
 import type { SeededRegion } from '../src/runtime/seeding.js';
+import { endsWithOutput, type SubmittedOutput } from '../src/runtime/stage-modes.js';
 import { onToolQueue } from '../src/runtime/tool-queue.js';
 import {
   addUsage,
@@ -68,6 +69,7 @@ export async function agentRunWorkflow(input: RunInput): Promise<RunResult> {
   let facts = freshFacts();
   let childId: string | undefined;
   let status: RunResult['status'] = 'running';
+  let answer: SubmittedOutput | undefined;
 
   upsertSearchAttributes([
     { key: BLUEPRINT_KEY, value: bp.agent.name },
@@ -102,7 +104,8 @@ export async function agentRunWorkflow(input: RunInput): Promise<RunResult> {
     };
   });
 
-  const result = async (output: Content, error?: string): Promise<RunResult> => {
+  const result = async (final: Content, error?: string): Promise<RunResult> => {
+    const output = answer?.content ?? final;
     const text =
       typeof output === 'string'
         ? output
@@ -116,11 +119,13 @@ export async function agentRunWorkflow(input: RunInput): Promise<RunResult> {
       stages: stagesVisited,
       diagnostics: driver.state.diagnostics.slice(-50),
       seedWarnings,
+      ...(answer ? { output: { format: answer.format, stage: answer.stage, text: text.slice(0, 4000) } } : {}),
     });
     return {
       runId,
       status,
       output: text,
+      ...(answer ? { outputFormat: answer.format } : {}),
       ...(error ? { error } : {}),
       regions: regionBars(driver.state),
       gatesForced: driver.state.gatesForced,
@@ -216,6 +221,12 @@ export async function agentRunWorkflow(input: RunInput): Promise<RunResult> {
     facts = outcome.facts;
     usage = addUsage(usage, outcome.usage);
     perStage[stage] = addUsage(perStage[stage] ?? emptyUsage(), outcome.usage);
+    answer = outcome.facts.output ?? answer;
+    const def = bp.stages.find((s) => s.name === stage);
+    if (def && endsWithOutput(def, outcome.facts)) {
+      status = 'completed';
+      return result(outcome.finalContent);
+    }
 
     // SPEC 9.3: which edge the visit leaves by. Completion checks run only on
     // normal completion, never on error, stuck, iteration-cap or dead-end routes.

@@ -9,8 +9,10 @@
 import {
   ActivityFailure,
   ApplicationFailure,
+  condition,
   continueAsNew,
   defineQuery,
+  defineSignal,
   log,
   setHandler,
   upsertSearchAttributes,
@@ -20,7 +22,9 @@ import type { StageDef } from '../src/blueprint/types.js';
 import { type Content, findRegion, type ToolCall } from '../src/context/index.js';
 import { pathToolHint } from '../src/context/routing.js';
 import type { InferOutput } from '../src/runtime/inference.js';
+import { fallbackDetail, MODEL_FALLBACK } from '../src/runtime/model-fallback.js';
 import { STAGE_KEY } from '../src/runtime/search-attributes.js';
+import { afterPlainReply, endsWithOutput, interactiveReply } from '../src/runtime/stage-modes.js';
 import type { ToolResultOut } from '../src/runtime/tool-call.js';
 import { onToolQueue } from '../src/runtime/tool-queue.js';
 import { addUsage, type Progress, regionBars, type StageInput, type StageOutcome } from '../src/runtime/types.js';
@@ -29,6 +33,8 @@ import { canonicalTool, isContextTool, MODIFYING_TOOLS } from '../src/tools/name
 import { acts, callOptions, EngineDriver } from './engine-driver.js';
 
 export const stageProgressQuery = defineQuery<Progress>('progress');
+/** A person's reply to an interactive stage; `lev run` sends it from its terminal. */
+export const messageSignal = defineSignal<[string]>('message');
 
 const CONVERSATION = 'conversation';
 
@@ -71,6 +77,9 @@ export async function stageWorkflow(input: StageInput): Promise<StageOutcome> {
   ]);
 
   upsertSearchAttributes([{ key: STAGE_KEY, value: stage }]);
+  const inbox: string[] = [];
+  let waiting = false;
+  setHandler(messageSignal, (text) => void inbox.push(text));
   setHandler(stageProgressQuery, () => {
     const regions = regionBars(driver.state);
     return {
@@ -87,6 +96,7 @@ export async function stageWorkflow(input: StageInput): Promise<StageOutcome> {
       },
       gatesForced: driver.state.gatesForced,
       usage,
+      ...(waiting ? { waiting: 'message' as const } : {}),
     };
   });
 
@@ -173,6 +183,16 @@ export async function stageWorkflow(input: StageInput): Promise<StageOutcome> {
     } catch (err) {
       if (!(err instanceof ActivityFailure)) throw err;
       const message = err.cause?.message ?? err.message;
+      const cause = err.cause instanceof ApplicationFailure ? err.cause : undefined;
+      const fallback = fallbackDetail(def, driver.state.diagnostics, {
+        type: cause?.type,
+        model: (cause?.details?.[0] as { model?: unknown } | undefined)?.model,
+        message,
+      });
+      if (fallback) {
+        await driver.apply({ kind: 'diagnostic', code: MODEL_FALLBACK, severity: 'warning', detail: fallback });
+        continue;
+      }
       await note('error_report', `Inference failed in stage "${stage}": ${message}`);
       return outcome('error', message);
     }
@@ -194,7 +214,25 @@ export async function stageWorkflow(input: StageInput): Promise<StageOutcome> {
     });
     finalContent = reply.content;
 
-    if (calls.length === 0 && invalid.length === 0) return outcome('completed');
+    if (calls.length === 0 && invalid.length === 0) {
+      const step = afterPlainReply(def, facts);
+      if (step.kind === 'end') return outcome('completed');
+      if (step.kind === 'forced') {
+        await driver.apply({ kind: 'diagnostic', code: 'output-forced', severity: 'warning', detail: step.detail });
+        return outcome('completed');
+      }
+      if (step.kind === 'remind') facts.outputReminders = (facts.outputReminders ?? 0) + 1;
+      if (step.kind === 'wait') {
+        waiting = true;
+        await condition(() => inbox.length > 0);
+        waiting = false;
+      }
+      const reply =
+        step.kind === 'wait' ? interactiveReply(inbox.shift() ?? '') : { kind: 'continue' as const, text: step.text };
+      if (reply.kind === 'end') return outcome('completed');
+      await note(CONVERSATION, reply.text);
+      continue;
+    }
 
     let progressed = false;
     for (const bad of reply.invalidToolCalls) {
@@ -280,6 +318,7 @@ export async function stageWorkflow(input: StageInput): Promise<StageOutcome> {
         }
       }
       for (const path of result.modifiedPaths) facts.editsPerPath[path] = (facts.editsPerPath[path] ?? 0) + 1;
+      if (result.output) facts.output = { ...result.output, stage };
       let { content, tokens } = result;
       if (result.tracked && bp.fileTracking) {
         const { key, content: fileText, tokens: fileTokens } = result.tracked;
@@ -308,5 +347,6 @@ export async function stageWorkflow(input: StageInput): Promise<StageOutcome> {
 
     if (progressed) progress();
     else facts.idleInferences++;
+    if (endsWithOutput(def, facts)) return outcome('completed');
   }
 }

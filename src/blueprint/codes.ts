@@ -49,8 +49,7 @@ export const CODES = {
   },
   'runtime-region-invalid': {
     severity: 'error',
-    meaning:
-      '`conversation` is not a sliding_window, or `stage_instructions` is not pinned, not global, or sets `volatility`.',
+    meaning: '`conversation` is not a sliding_window, or `stage_instructions` is not pinned or not global.',
   },
   'stage-prompt-no-region': {
     severity: 'error',
@@ -104,6 +103,22 @@ export const CODES = {
   'blueprint-not-found': { severity: 'error', meaning: 'The path names no file, or a directory without `agent.toml`.' },
   'blueprint-unreadable': { severity: 'error', meaning: 'The blueprint file exists but cannot be read.' },
   'config-unreadable': { severity: 'error', meaning: 'Your config file exists but cannot be read.' },
+  'blueprint-ambiguous': {
+    severity: 'error',
+    meaning: 'A blueprint directory holds both `agent.toml` and `agent.leviath`.',
+  },
+  'fan-out-unsupported': {
+    severity: 'error',
+    meaning: 'A stage has `mode = "fan_out"`; fanning work out to sub-agents is not built yet.',
+  },
+  'unknown-tool': {
+    severity: 'error',
+    meaning: '`available_tools` names a tool that is neither built in nor a context tool.',
+  },
+  'bad-output-schema': {
+    severity: 'error',
+    meaning: 'An output `schema` is not a JSON Schema that compiles.',
+  },
   // SPEC 12: lints
   'unknown-region-key': {
     severity: 'warning',
@@ -174,6 +189,26 @@ export const CODES = {
     meaning: 'A cycle of stages in which no stage sets `max_revisits`.',
   },
   'unreachable-stage': { severity: 'warning', meaning: 'No path leads from the entry stage to this stage.' },
+  'unsupported-feature': {
+    severity: 'warning',
+    meaning: 'A key of the original Leviath that is not built here; the message says what will not happen.',
+  },
+  'stage-instructions-volatility-ignored': {
+    severity: 'warning',
+    meaning: '`volatility` on `stage_instructions` is ignored; that region always renders as rewritten.',
+  },
+  'seed-repeated-in-stage': {
+    severity: 'note',
+    meaning: 'A stage layout repeats the global `seed` word for word; the repeat changes nothing.',
+  },
+  'seed-caller-input': {
+    severity: 'note',
+    meaning: 'A bare-string `seed` names a caller input (`--input name=value`, `"task"` for `--task`).',
+  },
+  'seed-caller-input-typo': {
+    severity: 'warning',
+    meaning: 'A bare-string `seed` is one edit from a seed form word, so it probably means that form.',
+  },
 } as const satisfies Record<string, CodeInfo>;
 
 export type Code = keyof typeof CODES;

@@ -29,8 +29,11 @@ function lintModels(bp: Blueprint, findings: Findings, windowOverride?: number):
   if (windowOverride !== undefined) return;
   const unknown = new Map<string, StageDef[]>();
   for (const stage of bp.stages) {
-    if (lookupModel(bp.models, stage.model)) continue;
-    unknown.set(stage.model, [...(unknown.get(stage.model) ?? []), stage]);
+    // Every entry of a fallback chain may end up running the stage, so each needs a known window.
+    for (const model of stage.models ?? [stage.model]) {
+      if (lookupModel(bp.models, model)) continue;
+      unknown.set(model, [...(unknown.get(model) ?? []), stage]);
+    }
   }
   for (const [model, stages] of unknown) {
     const who =

@@ -4,24 +4,28 @@
  * read, is not TOML, or breaks a rule of SPEC 11 comes back as coded
  * findings, and the blueprint is present only when none is an error.
  */
-import { readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, dirname, extname, join, resolve } from 'node:path';
 import { parse, TomlError } from 'smol-toml';
 import type { Diagnostic } from '../errors.js';
-import { BUILTIN_MODELS } from '../providers/models.js';
+import { BUILTIN_MODELS, type ModelTable } from '../providers/models.js';
 import { compileReadPaths } from '../tools/read-paths.js';
 import { runChecks } from './checks.js';
 import { TableReader } from './fields.js';
 import { Findings, inFileOrder } from './findings.js';
 import { runLints } from './lints.js';
+import { guessProvider } from './model-chain.js';
 import { parseModelTable } from './model-table.js';
+import { parseOutputSpec } from './output-spec.js';
 import { indexPositions } from './positions.js';
 import { type ParsedRegion, parseRegion } from './regions.js';
 import { appendedRuntimeRegions, systemRegion } from './resolve.js';
 import { checkScripts } from './scripts.js';
 import { parsePermissions, parseStage, type RegionRef } from './stages.js';
+import { checkStageTools } from './tool-check.js';
 import type { Blueprint, CompactionConfig, FileTracking, RegionDef, StageDef, ToolPermissions } from './types.js';
+import { reportUnbuiltKeys, UNBUILT_AGENT_KEYS, UNBUILT_TOP_KEYS } from './unsupported.js';
 import { emptyUserConfig, envNames, type UserConfig } from './user-config.js';
 
 export interface LoadOptions {
@@ -52,24 +56,40 @@ const TOP_KEYS = [
   'limits',
   'models',
 ] as const;
-const AGENT_KEYS = ['name', 'description', 'version', 'entry_stage', 'model'] as const;
-const COMPACTION_KEYS = ['model', 'system_prompt', 'max_summary_tokens', 'temperature'] as const;
+const AGENT_KEYS = ['name', 'description', 'version', 'entry_stage', 'model', 'output'] as const;
+const COMPACTION_KEYS = ['provider', 'model', 'system_prompt', 'max_summary_tokens', 'temperature'] as const;
+/** The file names a blueprint directory may hold; `agent.leviath` is the original Leviath's name. */
+export const BLUEPRINT_FILE_NAMES = ['agent.toml', 'agent.leviath'] as const;
 const FILE_TRACKING_KEYS = ['region', 'track_reads', 'track_writes', 'max_file_tokens'] as const;
 const DEFAULT_MODEL = 'scripted:default';
 
-/** Where a blueprint path leads: a directory's `agent.toml`, or the file itself. */
-function blueprintFile(path: string): string {
+/**
+ * Where a blueprint path leads: a directory's `agent.toml` or `agent.leviath`
+ * (`ambiguous` when it holds both), or the file itself.
+ */
+function blueprintFile(path: string): { file: string; ambiguous?: boolean } {
   const absolute = resolve(path);
   try {
-    if (statSync(absolute).isDirectory()) return join(absolute, 'agent.toml');
+    if (statSync(absolute).isDirectory()) {
+      const present = BLUEPRINT_FILE_NAMES.filter((name) => existsSync(join(absolute, name)));
+      return { file: join(absolute, present[0] ?? 'agent.toml'), ...(present.length > 1 ? { ambiguous: true } : {}) };
+    }
   } catch {
     // A missing path is reported when the file is read.
   }
-  return absolute;
+  return { file: absolute };
 }
 
 export function loadBlueprint(path: string, opts: LoadOptions = {}): LoadResult {
-  const file = blueprintFile(path);
+  const { file, ambiguous } = blueprintFile(path);
+  if (ambiguous) {
+    const findings = new Findings(dirname(file));
+    findings.add(
+      'blueprint-ambiguous',
+      `${path} holds both agent.toml and agent.leviath, so it is unclear which one is the blueprint; delete or rename one of them.`,
+    );
+    return { diagnostics: findings.list, file: dirname(file) };
+  }
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
@@ -79,7 +99,7 @@ export function loadBlueprint(path: string, opts: LoadOptions = {}): LoadResult 
     if (code === 'ENOENT' || code === 'ENOTDIR') {
       findings.add(
         'blueprint-not-found',
-        `No blueprint at ${path}: give a directory holding agent.toml, or a .toml file.`,
+        `No blueprint at ${path}: give a directory holding agent.toml (or agent.leviath), or a .toml file.`,
       );
     } else {
       findings.add(
@@ -178,11 +198,13 @@ function checkRuntimeRegion(
     );
   }
   if (def.volatilityDeclared) {
+    // The original accepts the key, so it is a warning; the region's rank stays `rewritten` whatever was written.
     findings.add(
-      'runtime-region-invalid',
-      '"stage_instructions" is always rendered as rewritten; remove its `volatility` key.',
+      'stage-instructions-volatility-ignored',
+      `"stage_instructions" is always rendered as rewritten, so volatility = "${def.volatility}" is ignored; remove the key.`,
       [...at, 'volatility'],
     );
+    def.volatility = 'rewritten';
   }
 }
 
@@ -218,11 +240,15 @@ function build(
 ): Blueprint {
   const userConfig = opts.userConfig ?? emptyUserConfig();
   const root = new TableReader(doc, [], findings);
-  root.unknownKeys(TOP_KEYS, 'unknown-key', 'A blueprint');
+  root.unknownKeys([...TOP_KEYS, ...Object.keys(UNBUILT_TOP_KEYS)], 'unknown-key', 'A blueprint');
+  reportUnbuiltKeys(root, UNBUILT_TOP_KEYS, 'Top-level');
 
   const agentTable = root.table_('agent', '[agent] name = "coder"');
-  agentTable?.unknownKeys(AGENT_KEYS, 'unknown-key', '[agent]');
-  const fallbackName = basename(file) === 'agent.toml' ? basename(dir) : basename(file, extname(file));
+  agentTable?.unknownKeys([...AGENT_KEYS, ...Object.keys(UNBUILT_AGENT_KEYS)], 'unknown-key', '[agent]');
+  if (agentTable) reportUnbuiltKeys(agentTable, UNBUILT_AGENT_KEYS, '[agent]');
+  const fallbackName = (BLUEPRINT_FILE_NAMES as readonly string[]).includes(basename(file))
+    ? basename(dir)
+    : basename(file, extname(file));
   const agentName = agentTable?.string('name')?.trim() || fallbackName;
   const agentModel = agentTable?.string('model')?.trim() || undefined;
 
@@ -260,7 +286,9 @@ function build(
   const catalogue = new Map(globalByName);
   const stagesTable = root.table_('stages', '[stages.main]');
   for (const [name, value] of Object.entries(stagesTable?.table ?? {})) {
-    const parsed = parseStage(name, value, findings, { model: stageModel }, (region) => globalByName.get(region));
+    const parsed = parseStage(name, value, findings, { model: stageModel, models }, (region) =>
+      globalByName.get(region),
+    );
     if (!parsed) continue;
     stages.push(parsed.def);
     routingRefs.set(name, parsed.routingRefs);
@@ -309,7 +337,7 @@ function build(
     },
     regions,
     defaultLayout,
-    compaction: readCompaction(root),
+    compaction: readCompaction(root, models),
     stages,
     readPaths: { allow: readPathsAllow(root) },
     toolPermissions: readPermissions(root),
@@ -324,6 +352,11 @@ function build(
   const version = agentTable?.string('version');
   if (version !== undefined) blueprint.agent.version = version;
   if (agentModel !== undefined) blueprint.agent.model = agentModel;
+  if (agentTable?.has('output')) {
+    const output = parseOutputSpec(agentTable.raw('output'), agentTable.at('output'), findings);
+    if (output) blueprint.agent.output = output;
+  }
+  checkStageTools(blueprint, findings);
   const fileTracking = context ? readFileTracking(context) : undefined;
   if (fileTracking) blueprint.fileTracking = fileTracking;
 
@@ -346,15 +379,25 @@ function build(
   return blueprint;
 }
 
-function readCompaction(root: TableReader): CompactionConfig {
+function readCompaction(root: TableReader, models: ModelTable): CompactionConfig {
   const t = root.table_('compaction', '[compaction] max_summary_tokens = 2000');
   t?.unknownKeys(COMPACTION_KEYS, 'unknown-key', '[compaction]');
   const config: CompactionConfig = {
     maxSummaryTokens: t?.integer('max_summary_tokens', 1) ?? 2000,
     temperature: t?.number('temperature', 0, 2) ?? 0.2,
   };
+  // The original names the summariser with `provider` + `model`; `model = "provider:model"` works alone.
+  const provider = t?.string('provider')?.trim();
   const model = t?.string('model')?.trim();
-  if (model) config.model = model;
+  if (model && provider) config.model = model.startsWith(`${provider}:`) ? model : `${provider}:${model}`;
+  // A bare name is not taken as an OpenAI model by default: the model table says whose it is (claude-* is Anthropic's).
+  else if (model) config.model = model.includes(':') ? model : guessProvider(model, models);
+  else if (provider)
+    t?.findings.add(
+      'bad-value',
+      `[compaction] names provider = "${provider}" but no model; add model = "..." or remove provider.`,
+      t.at('provider'),
+    );
   const prompt = t?.string('system_prompt');
   if (prompt?.trim()) config.systemPrompt = prompt;
   return config;

@@ -5,13 +5,14 @@
  */
 import { parsePercent } from '../context/budget.js';
 import { isTable, TableReader } from './fields.js';
-import { describeValue, didYouMean, type Findings, type KeyPath } from './findings.js';
+import { describeValue, didYouMean, Findings, type KeyPath } from './findings.js';
 import { parseSeed } from './seeds.js';
 import {
   type Admission,
   REGION_KINDS,
   type RegionDef,
   type RegionKind,
+  type SeedSpec,
   type Volatility,
   type WindowStrategy,
 } from './types.js';
@@ -94,6 +95,13 @@ function readKind(reader: TableReader, base: RegionDef | undefined): { kind: Reg
   if (!reader.has('kind')) return { kind: base?.kind ?? 'temporary', known: true };
   const kind = reader.enumeration('kind', REGION_KINDS, 'unknown-kind', { hash_map: 'hashmap' });
   return kind === undefined ? { kind: base?.kind ?? 'temporary', known: false } : { kind, known: true };
+}
+
+/** True when a stage's `seed` value reads as exactly the global region's seed. */
+function sameSeed(value: unknown, global: SeedSpec | undefined, path: KeyPath): boolean {
+  if (!global) return false;
+  const parsed = parseSeed(value, path, new Findings(''));
+  return parsed !== undefined && JSON.stringify(parsed) === JSON.stringify(global);
 }
 
 /**
@@ -193,14 +201,21 @@ export function parseRegion(
 
   if (r.has('seed')) {
     if (opts.inStage) {
+      const repeated = sameSeed(r.raw('seed'), base?.seed, r.at('seed'));
+      if (repeated && base?.seed) def.seed = base.seed;
       findings.add(
-        'seed-in-stage-layout',
-        `Region "${name}" declares \`seed\` in a stage layout; seeds run once at spawn, so move it to [context.regions.${name}].`,
+        repeated ? 'seed-repeated-in-stage' : 'seed-in-stage-layout',
+        repeated
+          ? `Region "${name}" repeats its global \`seed\` here; seeds run once at spawn from [context.regions.${name}], so this line changes nothing and can go.`
+          : base?.seed
+            ? `Region "${name}" declares a different \`seed\` in a stage layout; seeds run once at spawn from [context.regions.${name}], so remove it here or change the global one.`
+            : `Region "${name}" declares \`seed\` in a stage layout; seeds run once at spawn, so move it to [context.regions.${name}].`,
         r.at('seed'),
       );
     } else {
       const seed = parseSeed(r.raw('seed'), r.at('seed'), findings);
       if (seed) def.seed = seed;
+      else def.seedIgnored = true;
     }
   } else if (!opts.inStage && name === 'task') {
     def.seed = { form: 'task_input', refresh: 'once' };

@@ -47,14 +47,40 @@ function toolCalls(value: unknown): SeedToolCall[] | undefined {
   return calls;
 }
 
+/** Edit distance of at most one (insert, delete or substitute a character). */
+function oneEditApart(a: string, b: string): boolean {
+  if (a === b || Math.abs(a.length - b.length) > 1) return false;
+  let i = 0;
+  while (i < a.length && i < b.length && a[i] === b[i]) i += 1;
+  const tail = (x: string, skip: number) => x.slice(i + skip);
+  if (a.length === b.length) return tail(a, 1) === tail(b, 1);
+  return a.length > b.length ? tail(a, 1) === tail(b, 0) : tail(a, 0) === tail(b, 1);
+}
+
+/**
+ * Any other bare string names a caller input, as in the original Leviath:
+ * `seed = "scope"` reads `--input scope=...`, and `seed = "task"` the task.
+ */
+function callerSeed(key: string, path: KeyPath, findings: Findings): SeedSpec {
+  const near = ['task_input', 'input'].find((form) => oneEditApart(key.toLowerCase(), form));
+  if (near) {
+    findings.add(
+      'seed-caller-input-typo',
+      `seed = ${describeValue(key)} reads the caller input of that name, but it is one letter from the seed form "${near}"; write seed = "${near}" if that is what you meant.`,
+      path,
+    );
+  } else {
+    const how = key === 'task' ? 'the task (--task)' : `the caller input "${key}" (--input ${key}=...)`;
+    findings.add('seed-caller-input', `This region is seeded from ${how}.`, path);
+  }
+  return { form: 'caller', key, refresh: 'once' };
+}
+
 export function parseSeed(value: unknown, path: KeyPath, findings: Findings): SeedSpec | undefined {
   if (typeof value === 'string') {
     if (value === 'task_input' || value === 'input') return { form: value, refresh: 'once' };
-    return notUnderstood(
-      findings,
-      path,
-      `is the string ${describeValue(value)}${didYouMean(value, ['task_input', 'input'])}`,
-    );
+    if (value.trim() === '') return notUnderstood(findings, path, 'is the empty string');
+    return callerSeed(value, path, findings);
   }
   if (!isTable(value)) return notUnderstood(findings, path, `is ${describeValue(value)}`);
 

@@ -3,9 +3,12 @@
  * permissions and transitions with their gates (SPEC 8.1, 9.3-9.5). Checks
  * that need the whole blueprint (visibility, region kinds) live in checks.ts.
  */
+import type { ModelTable } from '../providers/models.js';
 import { canonicalTool } from '../tools/names.js';
 import { isTable, TableReader } from './fields.js';
 import { describeValue, type Findings, type KeyPath } from './findings.js';
+import { parseModelValue } from './model-chain.js';
+import { parseOutputSpec } from './output-spec.js';
 import { type ParsedRegion, parseRegion } from './regions.js';
 import type {
   EdgeCondition,
@@ -16,10 +19,12 @@ import type {
   RegionDef,
   RoutingOverride,
   StageDef,
+  StageMode,
   ToolPermissions,
   ToolRouting,
   TransformConfig,
 } from './types.js';
+import { reportUnbuiltKeys, UNBUILT_STAGE_KEYS } from './unsupported.js';
 
 export const STAGE_KEYS = [
   'model',
@@ -33,7 +38,12 @@ export const STAGE_KEYS = [
   'tool_routing',
   'tool_permissions',
   'transitions',
+  'mode',
+  'description',
+  'output',
+  'require_output',
 ] as const;
+const MODES = ['autonomous', 'output', 'interactive', 'fan_out'] as const;
 const ROUTING_KEYS = [
   'default_region',
   'max_result_tokens',
@@ -318,12 +328,51 @@ function parseEdge(target: string, value: unknown, at: KeyPath, findings: Findin
   return edge;
 }
 
+/**
+ * `mode` is a name, or the original's table form: `{ fan_out = {...} }` or
+ * `{ interactive_points = [...] }` (checkpoints are not built; the stage runs
+ * interactively).
+ */
+function readMode(s: TableReader, stage: string): StageMode {
+  if (!s.has('mode')) return 'autonomous';
+  const raw = s.raw('mode');
+  if (isTable(raw)) {
+    if (Object.hasOwn(raw, 'fan_out')) return fanOut(s, stage);
+    if (Object.hasOwn(raw, 'interactive_points')) {
+      s.findings.add(
+        'unsupported-feature',
+        `Stage "${stage}": interaction points are not built here, so the stage does not stop at these checkpoints; it runs as mode = "interactive", waiting for a reply after each answer.`,
+        s.at('mode'),
+      );
+      return 'interactive';
+    }
+    s.findings.add(
+      'bad-value',
+      `Stage "${stage}" has a mode table without fan_out or interactive_points; write mode = "autonomous", "output" or "interactive".`,
+      s.at('mode'),
+    );
+    return 'autonomous';
+  }
+  const mode = s.enumeration('mode', MODES, 'bad-value', { 'fan-out': 'fan_out' });
+  if (mode === 'fan_out') return fanOut(s, stage);
+  return mode ?? 'autonomous';
+}
+
+function fanOut(s: TableReader, stage: string): StageMode {
+  s.findings.add(
+    'fan-out-unsupported',
+    `Stage "${stage}" fans out to sub-agents, and sub-agents are not built yet; run the work in one stage (mode = "autonomous") until they are.`,
+    s.at('mode'),
+  );
+  return 'autonomous';
+}
+
 /** `globalDef(name)` gives the global definition a stage re-declaration inherits from. */
 export function parseStage(
   name: string,
   value: unknown,
   findings: Findings,
-  defaults: { model: string },
+  defaults: { model: string; models: ModelTable },
   globalDef: (region: string) => RegionDef | undefined,
 ): ParsedStage | undefined {
   const at = ['stages', name];
@@ -332,21 +381,31 @@ export function parseStage(
     return undefined;
   }
   const s = new TableReader(value, at, findings);
-  s.unknownKeys(STAGE_KEYS, 'unknown-key', `Stage "${name}"`);
+  s.unknownKeys([...STAGE_KEYS, ...Object.keys(UNBUILT_STAGE_KEYS)], 'unknown-key', `Stage "${name}"`);
+  reportUnbuiltKeys(s, UNBUILT_STAGE_KEYS, `Stage "${name}":`);
   const def: StageDef = {
     name,
     model: defaults.model,
     allowComplete: s.boolean('allow_complete') ?? false,
     transitions: [],
   };
-  const model = s.string('model');
-  if (model !== undefined && model.trim() !== '') def.model = model.trim();
-  else if (model !== undefined)
-    findings.add(
-      'bad-value',
-      `Stage "${name}" has an empty model; write model = "provider:model" or remove the key.`,
-      s.at('model'),
-    );
+  if (s.has('model')) {
+    const chain = parseModelValue(s.raw('model'), s.at('model'), findings, defaults.models);
+    if (chain?.[0] !== undefined) {
+      def.model = chain[0];
+      if (chain.length > 1) def.models = chain;
+    }
+  }
+  const mode = readMode(s, name);
+  if (mode !== 'autonomous') def.mode = mode;
+  const description = s.string('description')?.trim();
+  if (description) def.description = description;
+  if (s.has('output')) {
+    const output = parseOutputSpec(s.raw('output'), s.at('output'), findings);
+    if (output) def.output = output;
+  }
+  const requireOutput = s.boolean('require_output');
+  if (mode === 'output' || requireOutput === true) def.requireOutput = true;
   const prompt = s.string('system_prompt');
   if (prompt !== undefined && prompt.trim() !== '') def.systemPrompt = prompt;
   const tools = s.stringArray('available_tools');

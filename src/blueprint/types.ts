@@ -65,6 +65,8 @@ export interface RegionDef {
   description?: string;
   describeInPrompt: boolean;
   seed?: SeedSpec;
+  /** A `seed` was written but matched no form (`region-seed-not-understood`): the region starts empty. */
+  seedIgnored?: boolean;
 
   // sliding_window
   maxItems?: number;
@@ -147,10 +149,38 @@ export interface ToolPermissions {
   tools: Record<string, PermissionMode>;
 }
 
+/** How a stage runs. `fan_out` is refused at validation until sub-agents exist. */
+export type StageMode = 'autonomous' | 'output' | 'interactive';
+
+/**
+ * The shape of a final answer (`[agent.output]`, `[stages.X.output]`, `lev run
+ * --output-format`). `format` is a label; json, xml, yaml, csv and toml are
+ * also parsed. `schema` is a JSON Schema the answer must satisfy.
+ */
+export interface OutputSpec {
+  format?: string;
+  instructions?: string;
+  example?: string;
+  schema?: Record<string, unknown>;
+}
+
 export interface StageDef {
   name: string;
-  /** `provider:model`; defaults to `[agent] model`, else `scripted:default`. */
+  /**
+   * `provider:model`; defaults to `[agent] model`, else `scripted:default`.
+   * With a fallback chain it is the chain's first entry, whose window the
+   * budgets resolve against.
+   */
   model: string;
+  /** `model = { models = [...] }`: every entry in order, the first one equal to `model`. */
+  models?: string[];
+  /** Absent means `autonomous`. */
+  mode?: StageMode;
+  description?: string;
+  /** This stage's output spec over `[agent.output]`; set on `output` stages and `require_output` ones. */
+  output?: OutputSpec;
+  /** True for `output` stages and `require_output = true`: the stage may not end without a valid submission. */
+  requireOutput?: boolean;
   systemPrompt?: string;
   /** Token count of `systemPrompt`, filled in by the blueprint-loading activity. */
   systemPromptTokens?: number;
@@ -177,6 +207,7 @@ export interface FileTracking {
 }
 
 export interface CompactionConfig {
+  /** `provider:model` of the summariser; `[compaction] provider` + `model` are joined into it. */
   model?: string;
   systemPrompt?: string;
   maxSummaryTokens: number;
@@ -200,6 +231,8 @@ export interface Blueprint {
     version?: string;
     entryStage: string;
     model?: string;
+    /** `[agent.output]`: the default shape of the run's final answer. */
+    output?: OutputSpec;
   };
   /**
    * The global layout in declaration order, followed by the runtime regions

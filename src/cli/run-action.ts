@@ -12,6 +12,7 @@ import { type DevServer, startDevServer, temporalAnswers } from '../devserver/de
 import { dataDir } from '../devserver/paths.js';
 import { findTemporalCli } from '../devserver/temporal-cli.js';
 import { LevError } from '../errors.js';
+import { withLaunchOutput } from '../outputs/spec.js';
 import { followRun, startRun, withModel } from '../runtime/client.js';
 import { preflight } from '../runtime/seeding.js';
 import { temporalTls, tlsOption } from '../runtime/tls.js';
@@ -21,6 +22,7 @@ import { DEFAULT_RUN_OPTIONS, type Progress, type RunResult } from '../runtime/t
 import { checkWorkdir } from '../runtime/workdir.js';
 import { createWorker, installRuntime } from '../runtime/worker.js';
 import { formatBars } from './bars.js';
+import { askPerson, signalHint } from './reply-prompt.js';
 
 export interface RunFlags {
   task?: string;
@@ -34,6 +36,8 @@ export interface RunFlags {
   id?: string;
   /** A tool queue served elsewhere (`lev worker --tools`); none means one in this process for the workdir. */
   toolQueue?: string;
+  outputFormat?: string;
+  outputInstructions?: string;
 }
 
 function callerValues(pairs: string[]): Record<string, string> {
@@ -108,7 +112,7 @@ function printResult(r: RunResult): void {
     process.stdout.write(
       `Gates forced: ${r.gatesForced.map((g) => `${g.stage}→${g.target ?? 'end'} (${g.check})`).join(', ')}\n`,
     );
-  if (r.output) process.stdout.write(`\nOutput:\n${r.output}\n`);
+  if (r.output) process.stdout.write(`\nOutput${r.outputFormat ? ` (${r.outputFormat})` : ''}:\n${r.output}\n`);
   process.stdout.write(`\nRun id: ${r.runId}\n`);
 }
 
@@ -116,6 +120,10 @@ export async function runAgentCommand(path: string, flags: RunFlags): Promise<vo
   const say = (line: string) => process.stderr.write(`${line}\n`);
   let bp = loadOrExplain(path);
   if (flags.model) bp = withModel(bp, flags.model);
+  bp = withLaunchOutput(bp, {
+    ...(flags.outputFormat ? { format: flags.outputFormat } : {}),
+    ...(flags.outputInstructions ? { instructions: flags.outputInstructions } : {}),
+  });
   const workdir = resolve(flags.workdir);
   checkWorkdir(workdir);
   checkSandbox(bp, process.env, say, !flags.seedCommands);
@@ -166,8 +174,11 @@ export async function runAgentCommand(path: string, flags: RunFlags): Promise<vo
       ...(flags.id ? { workflowId: flags.id } : {}),
     });
     if (!flags.json) say(`run ${handle.workflowId} started on ${flags.address}`);
+    // Only a person at a terminal can answer here; elsewhere the reply comes as the `message` signal.
+    const reply = process.stdin.isTTY && !flags.json ? askPerson : signalHint;
     const result = await followRun(client, handle, flags.json ? () => {} : printTurn, {
       toolTaskQueue,
+      onWaiting: reply,
       onWait: (w) =>
         say(
           w
@@ -176,7 +187,8 @@ export async function runAgentCommand(path: string, flags: RunFlags): Promise<vo
         ),
     });
     if (flags.json) {
-      const { runId, status, output, regions, gatesForced, usage } = result;
+      const { runId, status, regions, gatesForced, usage } = result;
+      const output = { format: result.outputFormat ?? 'text', text: result.output };
       process.stdout.write(
         `${JSON.stringify({ runId, status, output, regions: regions.map(({ name, kind, tokens, budget }) => ({ name, kind, tokens, budget })), gatesForced, usage, ...(result.error ? { error: result.error } : {}) })}\n`,
       );

@@ -54,6 +54,8 @@ export class ProviderError extends LevError {
   readonly provider: string;
   readonly status?: number;
   readonly retryAfterMs?: number;
+  /** The chain entry (`provider:model`) that failed, so the workflow can move past it. */
+  model?: string;
 
   constructor(kind: ProviderErrorKind, message: string, init: ProviderErrorInit) {
     super(`provider-${kind}`, message);
@@ -113,7 +115,9 @@ export function redactSecrets(text: string, secrets: readonly (string | undefine
 export function toActivityFailure(err: unknown): ApplicationFailure {
   if (err instanceof ApplicationFailure) return err;
   if (isProviderError(err)) {
-    const details = [{ kind: err.kind, status: err.status ?? null, retryAfterMs: err.retryAfterMs ?? null }];
+    const details = [
+      { kind: err.kind, status: err.status ?? null, retryAfterMs: err.retryAfterMs ?? null, model: err.model ?? null },
+    ];
     const type = failureTypeFor(err.kind);
     if (!err.retryable) return ApplicationFailure.nonRetryable(err.message, type, ...details);
     return ApplicationFailure.create({

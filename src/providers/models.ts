@@ -21,6 +21,12 @@ export const UNKNOWN_MODEL_WINDOW = 8192;
 
 /** Keys are `provider:model`. */
 export const BUILTIN_MODELS: Readonly<Record<string, ModelInfo>> = Object.freeze({
+  'openai:gpt-5.6-sol': { contextWindow: 1_050_000, maxOutputTokens: 128_000 },
+  'openai:gpt-5.6-terra': { contextWindow: 1_050_000, maxOutputTokens: 128_000 },
+  'openai:gpt-5.6-luna': { contextWindow: 1_050_000, maxOutputTokens: 128_000 },
+  'openai:gpt-5.5': { contextWindow: 1_000_000, maxOutputTokens: 128_000 },
+  'openai:gpt-5.4': { contextWindow: 1_050_000, maxOutputTokens: 128_000 },
+  'openai:gpt-5.4-mini': { contextWindow: 400_000, maxOutputTokens: 128_000 },
   'openai:gpt-5': { contextWindow: 400_000, maxOutputTokens: 128_000 },
   'openai:gpt-5-mini': { contextWindow: 400_000, maxOutputTokens: 128_000 },
   'openai:gpt-5-nano': { contextWindow: 400_000, maxOutputTokens: 128_000 },
@@ -35,6 +41,8 @@ export const BUILTIN_MODELS: Readonly<Record<string, ModelInfo>> = Object.freeze
   'openai:gpt-3.5-turbo': { contextWindow: 16_385, maxOutputTokens: 4_096 },
   'anthropic:claude-opus-5-5': { contextWindow: 1_000_000, maxOutputTokens: 128_000 },
   'anthropic:claude-sonnet-5-5': { contextWindow: 1_000_000, maxOutputTokens: 128_000 },
+  'anthropic:claude-haiku-5-5': { contextWindow: 1_000_000, maxOutputTokens: 128_000 },
+  'anthropic:claude-opus-5': { contextWindow: 1_000_000, maxOutputTokens: 128_000 },
   'anthropic:claude-sonnet-5': { contextWindow: 1_000_000, maxOutputTokens: 128_000 },
   'anthropic:claude-sonnet-4-6': { contextWindow: 1_000_000, maxOutputTokens: 128_000 },
   'anthropic:claude-opus-4-1': { contextWindow: 200_000, maxOutputTokens: 32_000 },

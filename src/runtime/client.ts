@@ -15,7 +15,11 @@ import { DEFAULT_TASK_QUEUE } from './worker.js';
 
 /** Every stage (and the agent default) switched to one model: `lev run --model`. */
 export function withModel(bp: Blueprint, model: string): Blueprint {
-  return { ...bp, agent: { ...bp.agent, model }, stages: bp.stages.map((s) => ({ ...s, model })) };
+  return {
+    ...bp,
+    agent: { ...bp.agent, model },
+    stages: bp.stages.map(({ models: _chain, ...s }) => ({ ...s, model })),
+  };
 }
 
 export function newRunId(agent: string): string {
@@ -111,6 +115,8 @@ export interface FollowOptions {
   /** The run's tool queue; with `onWait`, reports when its tool worker is away and when it is back. */
   toolTaskQueue?: string;
   onWait?: (waiting: ToolWait | undefined) => void;
+  /** An interactive stage waits for a person: the reply this returns is sent as the stage's `message` signal. */
+  onWaiting?: (p: Progress) => Promise<string | undefined>;
 }
 
 /** Calls `onTurn` once per new inference (and stage change) until the run ends; returns its result. */
@@ -120,7 +126,7 @@ export async function followRun(
   onTurn: (p: Progress) => void,
   opts: number | FollowOptions = {},
 ): Promise<RunResult> {
-  const { intervalMs = 200, toolTaskQueue, onWait } = typeof opts === 'number' ? { intervalMs: opts } : opts;
+  const { intervalMs = 200, toolTaskQueue, onWait, onWaiting } = typeof opts === 'number' ? { intervalMs: opts } : opts;
   let settled: { ok: true; value: RunResult } | { ok: false; error: unknown } | undefined;
   const done = handle.result().then(
     (value) => {
@@ -133,6 +139,7 @@ export async function followRun(
   let seen = '';
   let waitKey = '';
   let polls = 0;
+  let answered = '';
   while (!settled) {
     const p = await latestProgress(client, handle);
     // Describing workflows costs more than a query: look for a waiting tool call about once a second.
@@ -151,11 +158,26 @@ export async function followRun(
         seen = key;
         onTurn(p);
       }
+      // An interactive stage waits for a person: ask once per wait, then send any reply as the `message` signal.
+      if (onWaiting && p.waiting === 'message' && p.stageWorkflowId && answered !== key) {
+        answered = key;
+        const reply = await onWaiting(p);
+        if (reply !== undefined) await client.workflow.getHandle(p.stageWorkflowId).signal('message', reply);
+      }
     }
     await Promise.race([done, new Promise((r) => setTimeout(r, intervalMs))]);
   }
   if (settled.ok) return settled.value;
   return failedResult(handle.workflowId, settled.error);
+}
+
+/** A finished run's result; a failed one gives the partial result its failure carries. */
+export async function runOutcome(handle: WorkflowHandle): Promise<RunResult> {
+  try {
+    return (await handle.result()) as RunResult;
+  } catch (error) {
+    return failedResult(handle.workflowId, error);
+  }
 }
 
 /** A failed run still reports what it had: the workflow attaches a partial result to its failure. */

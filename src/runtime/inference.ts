@@ -9,12 +9,14 @@ import { type BlobStore, toContent } from '../blobs/index.js';
 import type { Blueprint } from '../blueprint/types.js';
 import { type Content, type PromptMessage, replyLimit, type ToolCall } from '../context/index.js';
 import { renderPrompt } from '../context/render.js';
-import { getProvider } from '../providers/index.js';
+import { SUBMIT_OUTPUT, SUBMIT_OUTPUT_PARAMETERS, stageOutputSpec, submitOutputDescription } from '../outputs/spec.js';
+import { getProvider, isProviderError } from '../providers/index.js';
 import { encodingFor, lookupModel, UNKNOWN_MODEL_WINDOW } from '../providers/models.js';
 import type { InferencePurpose, InvalidToolCall, ResolvedSystemBlock, Usage } from '../providers/types.js';
 import { countTokens } from '../tokens/index.js';
 import { stageTools } from '../tools/grants.js';
-import { toolSpecs } from '../tools/specs.js';
+import { type ToolSpec, toolSpecs } from '../tools/specs.js';
+import { chooseModel } from './model-choice.js';
 import { providerRef } from './model-ref.js';
 import type { RecordedOp } from './ops.js';
 import type { RunStore } from './run-store.js';
@@ -71,6 +73,29 @@ export function modelOf(bp: Blueprint, stage: string): string {
   return bp.stages.find((s) => s.name === stage)?.model ?? bp.agent.model ?? 'scripted:default';
 }
 
+/** Runs the call, tagging a provider failure with the chain entry that failed (for `model-fallback`). */
+async function callModel<T>(model: string, call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (err) {
+    if (isProviderError(err)) err.model = model;
+    throw err;
+  }
+}
+
+/** The stage's tool specs; `submit_output` describes the answer this stage asks for. */
+function stageToolSpecs(bp: Blueprint, stage: string): ToolSpec[] {
+  const names = stageTools(bp, stage);
+  const specs = toolSpecs(names);
+  if (names.includes(SUBMIT_OUTPUT))
+    specs.push({
+      name: SUBMIT_OUTPUT,
+      description: submitOutputDescription(stageOutputSpec(bp, stage)),
+      parameters: SUBMIT_OUTPUT_PARAMETERS,
+    });
+  return specs;
+}
+
 export async function infer(
   store: RunStore,
   input: InferInput,
@@ -79,7 +104,7 @@ export async function infer(
 ): Promise<InferOutput> {
   const bp = await store.blueprint(input.blueprintHash);
   const state = await store.state(input.runId, bp, input.base, input.ops);
-  const model = modelOf(bp, input.stage);
+  const model = chooseModel(bp, input.stage, state.diagnostics, store.config.env);
   const info = lookupModel(bp.models, model);
   const encoding = encodingFor(model, info);
   const hooks = store.hooks(bp);
@@ -95,28 +120,29 @@ export async function infer(
   if (input.question) messages.push({ role: 'user', content: input.question });
 
   const ref = providerRef(bp, model);
-  const provider = getProvider(ref, store.config.env);
-  const response = await provider.infer(
-    {
-      model: ref,
-      system,
-      messages,
-      tools: input.purpose === 'turn' ? toolSpecs(stageTools(bp, input.stage)) : [],
-      maxTokens: replyLimit(
-        state,
-        info?.maxOutputTokens ?? Math.floor((info?.contextWindow ?? UNKNOWN_MODEL_WINDOW) / 4),
-      ),
-      meta: {
-        runId: input.runId,
-        stage: input.stage,
-        turn: input.turn,
-        purpose: input.purpose,
-        attempt,
-        stageTurn: input.stageTurn,
-        ...(input.options ? { options: input.options } : {}),
+  const response = await callModel(model, () =>
+    getProvider(ref, store.config.env).infer(
+      {
+        model: ref,
+        system,
+        messages,
+        tools: input.purpose === 'turn' ? stageToolSpecs(bp, input.stage) : [],
+        maxTokens: replyLimit(
+          state,
+          info?.maxOutputTokens ?? Math.floor((info?.contextWindow ?? UNKNOWN_MODEL_WINDOW) / 4),
+        ),
+        meta: {
+          runId: input.runId,
+          stage: input.stage,
+          turn: input.turn,
+          purpose: input.purpose,
+          attempt,
+          stageTurn: input.stageTurn,
+          ...(input.options ? { options: input.options } : {}),
+        },
       },
-    },
-    signal ? { signal } : {},
+      signal ? { signal } : {},
+    ),
   );
 
   const toolCalls = response.toolCalls.map((call) => {

@@ -9,7 +9,7 @@ import { getProvider } from '../providers/index.js';
 import { encodingFor, lookupModel } from '../providers/models.js';
 import type { Usage } from '../providers/types.js';
 import { countTokens, cutMarker, cutToTokens } from '../tokens/index.js';
-import { modelOf } from './inference.js';
+import { chooseModel } from './model-choice.js';
 import { providerRef } from './model-ref.js';
 import type { RunStore } from './run-store.js';
 
@@ -41,7 +41,8 @@ export async function summariseEntries(
   attempt: number,
 ): Promise<SummaryResult> {
   const bp = await store.blueprint(input.blueprintHash);
-  const model = bp.compaction.model ?? modelOf(bp, input.stage);
+  // Without [compaction] model, the stage's own chain summarises: its first entry with credentials.
+  const model = bp.compaction.model ?? chooseModel(bp, input.stage, [], store.config.env);
   const encoding = encodingFor(model, lookupModel(bp.models, model));
   const parts = await Promise.all(
     input.entries.map(async (e) => `${e.key ? `[${e.key}]\n` : ''}${await contentText(store.blobs, e.content)}`),

@@ -6,12 +6,14 @@
 import { toContent } from '../blobs/index.js';
 import type { Blueprint } from '../blueprint/types.js';
 import type { Content, ToolCall } from '../context/index.js';
+import { SUBMIT_OUTPUT } from '../outputs/spec.js';
+import { submitOutput } from '../outputs/submit.js';
 import { type Encoding, encodingFor, lookupModel } from '../providers/models.js';
 import { countTokens, cutMarker, cutToTokens } from '../tokens/index.js';
 import { dispatchTool, type ToolOutcome } from '../tools/dispatch.js';
 import { isGranted, notGrantedResult, stageTools } from '../tools/grants.js';
 import { canonicalTool } from '../tools/names.js';
-import { modelOf } from './inference.js';
+import { chooseModel } from './model-choice.js';
 import type { RunStore } from './run-store.js';
 import { mergedPermissions, readPolicy, sandboxPolicy } from './tool-context.js';
 
@@ -38,6 +40,8 @@ export interface ToolResultOut {
   modifiedPaths: string[];
   denied: boolean;
   tracked?: TrackedFile;
+  /** A `submit_output` call that passed its checks: the answer and its format label. */
+  output?: { format: string; content: Content };
 }
 
 /**
@@ -80,12 +84,26 @@ export async function runToolCall(
   signal?: AbortSignal,
 ): Promise<ToolResultOut> {
   const bp = await store.blueprint(input.blueprintHash);
-  const model = modelOf(bp, input.stage);
+  // Counted like the replies: with the encoding of the model that will read the result.
+  const model = chooseModel(bp, input.stage, [], store.config.env);
   const encoding = encodingFor(model, lookupModel(bp.models, model));
   // The workflow already refuses such calls; checked again here so no caller can reach an ungranted tool.
   if (!isGranted(bp, input.stage, input.call.name)) {
     const text = notGrantedResult(bp, input.stage, input.call.name);
     return { content: text, tokens: countTokens(text, encoding), isError: true, modifiedPaths: [], denied: false };
+  }
+  if (canonicalTool(input.call.name) === SUBMIT_OUTPUT) {
+    const submission = submitOutput(bp, input.stage, input.call.arguments);
+    return {
+      content: submission.reply,
+      tokens: countTokens(submission.reply, encoding),
+      isError: !submission.ok,
+      modifiedPaths: [],
+      denied: false,
+      ...(submission.ok
+        ? { output: { format: submission.format, content: await toContent(store.blobs, submission.text) } }
+        : {}),
+    };
   }
   const reads = readPolicy(bp, input.workdir, store.config.env);
   const outcome = await dispatchTool(input.call.name, input.call.arguments, {

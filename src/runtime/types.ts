@@ -7,6 +7,7 @@ import type { Blueprint } from '../blueprint/types.js';
 import type { RunState } from '../context/state.js';
 import type { Content } from '../context/types.js';
 import type { RecordedOp } from './ops.js';
+import type { OutputFacts } from './stage-modes.js';
 
 export interface RunOptions {
   /** Refuse command seeds for this run (`--no-seed-commands`). */
@@ -82,7 +83,7 @@ export interface StageInput {
   usage: UsageTotals;
 }
 
-export interface VisitFacts {
+export interface VisitFacts extends OutputFacts {
   modifyingCallSucceeded: boolean;
   modifyingCallDenied: boolean;
   /** Inferences in a row without progress. */
@@ -129,6 +130,8 @@ export interface Progress {
   usage: UsageTotals;
   /** Workflow id of the stage visit running now. */
   stageWorkflowId?: string;
+  /** Set while an interactive stage waits for a person's reply (the `message` signal). */
+  waiting?: 'message';
 }
 
 export type RunStatus = 'running' | 'completed' | 'failed';
@@ -137,6 +140,8 @@ export interface RunResult {
   runId: string;
   status: RunStatus;
   output: string;
+  /** The label of the answer handed back with `submit_output`; absent when the run submitted none. */
+  outputFormat?: string;
   error?: string;
   regions: RegionBar[];
   gatesForced: RunState['gatesForced'];

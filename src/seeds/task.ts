@@ -4,10 +4,15 @@
  */
 import type { Blueprint, RegionDef, SeedSpec } from '../blueprint/types.js';
 
-/** The region's seed, with the implicit `task_input` of a region named `task`. */
+/**
+ * The region's seed, with the implicit `task_input` of a region named `task`
+ * that declares none. A `seed` that validation reported as not understood
+ * (`seedIgnored`) stays absent, so the runtime leaves the region empty
+ * exactly as validation said.
+ */
 export function effectiveSeed(region: RegionDef): SeedSpec | undefined {
   if (region.seed) return region.seed;
-  if (region.name === 'task') return { form: 'task_input', refresh: 'once' };
+  if (region.name === 'task' && !region.seedIgnored) return { form: 'task_input', refresh: 'once' };
   return undefined;
 }
 

@@ -2,7 +2,7 @@
  * One case per code: a minimal blueprint that triggers it, and the same
  * blueprint fixed, which does not.
  */
-import { mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -277,6 +277,46 @@ const cases: Case[] = [
     bad: '[stages.a.transitions.b]\n[stages.b]\n[stages.c]',
     fixed: '[stages.a.transitions.b]\n[stages.b.transitions.c]\n[stages.c]',
   },
+  {
+    code: 'fan-out-unsupported',
+    bad: '[stages.split]\nmode = "fan_out"',
+    fixed: '[stages.split]\nmode = "autonomous"',
+  },
+  {
+    code: 'unknown-tool',
+    bad: '[stages.a]\navailable_tools = ["read_flie"]',
+    fixed: '[stages.a]\navailable_tools = ["read_file"]',
+  },
+  {
+    code: 'bad-output-schema',
+    bad: '[stages.a]\nmode = "output"\n[stages.a.output]\nformat = "json"\nschema = { type = "objekt" }',
+    fixed: '[stages.a]\nmode = "output"\n[stages.a.output]\nformat = "json"\nschema = { type = "object" }',
+  },
+  {
+    code: 'unsupported-feature',
+    bad: '[stages.a]\nrequired_tools = ["read_file"]',
+    fixed: '[stages.a]\navailable_tools = ["read_file"]',
+  },
+  {
+    code: 'stage-instructions-volatility-ignored',
+    bad: 'stage_instructions = { kind = "pinned", volatility = "stable" }',
+    fixed: 'stage_instructions = { kind = "pinned" }',
+  },
+  {
+    code: 'seed-repeated-in-stage',
+    bad: 'rules = { kind = "pinned", seed = { literal = "x" } }\n[stages.a.context.regions]\nrules = { seed = { literal = "x" } }',
+    fixed: 'rules = { kind = "pinned", seed = { literal = "x" } }\n[stages.a.context.regions]\nrules = {}',
+  },
+  {
+    code: 'seed-caller-input',
+    bad: 'scope = { kind = "pinned", seed = "scope" }',
+    fixed: 'scope = { kind = "pinned", seed = { caller = "scope" } }',
+  },
+  {
+    code: 'seed-caller-input-typo',
+    bad: 'task = { kind = "pinned", seed = "task_imput" }',
+    fixed: 'task = { kind = "pinned", seed = "task_input" }',
+  },
 ];
 
 /** Region lines go under [context.regions] unless the case starts a table of its own. */
@@ -315,6 +355,16 @@ describe('every code has a triggering and a fixed blueprint', () => {
     expect(codesOf(loadBlueprint(dir))).toEqual(['blueprint-unreadable']);
   });
 
+  it('blueprint-ambiguous', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'lev-bp-'));
+    writeFileSync(join(dir, 'agent.leviath'), '[agent]\nname = "x"\n');
+    expect(codesOf(loadBlueprint(dir))).toEqual([]);
+    writeFileSync(join(dir, 'agent.toml'), '[agent]\nname = "x"\n');
+    const both = loadBlueprint(dir);
+    expect(codesOf(both)).toEqual(['blueprint-ambiguous']);
+    expect(both.diagnostics[0]?.message).toMatch(/both agent\.toml and agent\.leviath/);
+  });
+
   it('config-unreadable', () => {
     const dir = mkdtempSync(join(tmpdir(), 'lev-cfg-'));
     expect(loadUserConfig({ LEVIATH_CONFIG: dir }).diagnostics.map((d) => d.code)).toEqual(['config-unreadable']);
@@ -332,6 +382,7 @@ describe('every code has a triggering and a fixed blueprint', () => {
       'blueprint-not-found',
       'blueprint-unreadable',
       'config-unreadable',
+      'blueprint-ambiguous',
     ]);
     expect(Object.keys(CODES).filter((code) => !tested.has(code))).toEqual([]);
   });

@@ -11,6 +11,20 @@ describe('example blueprints', () => {
     });
   }
 
+  it('incident-brief, in the original style, passes with the warnings and notes its comments explain', () => {
+    const r = loadBlueprint('blueprints/incident-brief');
+    expect(r.blueprint?.agent.name).toBe('incident-brief');
+    expect(r.diagnostics.map((d) => d.code)).toEqual([
+      'unsupported-feature',
+      'seed-repeated-in-stage',
+      'unsupported-feature',
+      'seed-caller-input',
+      'seed-caller-input',
+      'stage-instructions-volatility-ignored',
+    ]);
+    expect(r.blueprint?.stages.map((s) => s.mode ?? 'autonomous')).toEqual(['autonomous', 'autonomous', 'output']);
+  });
+
   it('coder has the seed layout, a gated checklist and routes file reads to codebase', () => {
     const bp = loadBlueprint('blueprints/coder').blueprint;
     if (!bp) throw new Error('coder did not load');

@@ -240,13 +240,17 @@ stage_instructions = { max_tokens = 600 }`;
     expect(empty.diagnostics[0]?.message).toMatch(/is empty/);
   });
 
-  it('refuses a stage-only stage_instructions and a volatility on it', () => {
+  it('refuses a stage-only stage_instructions, and ignores a volatility on it with a warning', () => {
     expect(codesOf(loadToml('[stages.a.context.regions]\nstage_instructions = { kind = "pinned" }'))).toContain(
       'runtime-region-invalid',
     );
-    expect(
-      codesOf(loadToml('[context.regions]\nstage_instructions = { kind = "pinned", volatility = "stable" }')),
-    ).toContain('runtime-region-invalid');
+    const withVolatility = loadToml(
+      '[context.regions]\nstage_instructions = { kind = "pinned", volatility = "stable" }',
+    );
+    expect(codesOf(withVolatility)).toEqual(['stage-instructions-volatility-ignored']);
+    expect(withVolatility.blueprint?.regions.find((r) => r.name === 'stage_instructions')?.volatility).toBe(
+      'rewritten',
+    );
     expect(codesOf(loadToml('[context.regions]\nstage_instructions = { kind = "temporary" }'))).toContain(
       'runtime-region-invalid',
     );

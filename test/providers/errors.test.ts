@@ -47,10 +47,16 @@ describe('failure classes', () => {
     expect(failureTypeFor('context-length')).toBe('ProviderContextLength');
   });
 
-  it('carries kind, status and delay into the failure details', () => {
+  it('carries kind, status, delay and the failed chain entry into the failure details', () => {
     const err = new ProviderError('rate-limit', 'slow down', { provider: 'openai', status: 429, retryAfterMs: 2000 });
+    expect(toActivityFailure(err).details).toEqual([
+      { kind: 'rate-limit', status: 429, retryAfterMs: 2000, model: null },
+    ]);
+    err.model = 'openai:gpt-5.6-terra';
     const failure = toActivityFailure(err);
-    expect(failure.details).toEqual([{ kind: 'rate-limit', status: 429, retryAfterMs: 2000 }]);
+    expect(failure.details).toEqual([
+      { kind: 'rate-limit', status: 429, retryAfterMs: 2000, model: 'openai:gpt-5.6-terra' },
+    ]);
     expect(failure.nextRetryDelay).toBe(2000);
     expect(err.code).toBe('provider-rate-limit');
   });

@@ -26,7 +26,7 @@ export function registerContext(program: Command): void {
   context
     .command('simulate')
     .description('Replay a JSONL file of events through the region engine and print the resulting regions and prompt.')
-    .argument('<blueprint>', 'blueprint directory (holding agent.toml) or .toml file')
+    .argument('<blueprint>', 'blueprint directory (holding agent.toml or agent.leviath) or .toml file')
     .requiredOption('--events <file>', 'events file: one JSON object per line')
     .option('--stage <name>', 'stage to start in (default: the entry stage)')
     .option('--window <tokens>', 'context window for every stage, in tokens', parseWindow)

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { registerBlobs } from './blobs.js';
 import { registerContext } from './context.js';
+import { registerResult } from './result.js';
 import { registerRun } from './run.js';
 import { registerServer } from './server.js';
 import { registerValidate } from './validate.js';
@@ -9,6 +10,7 @@ import { registerWorker } from './worker.js';
 /** Every `lev` subcommand, in the order `lev --help` lists them. */
 export function registerCommands(program: Command): void {
   registerRun(program);
+  registerResult(program);
   registerValidate(program);
   registerContext(program);
   registerServer(program);

@@ -11,7 +11,7 @@ export function registerRun(program: Command): void {
   program
     .command('run')
     .description('Run an agent blueprint to the end, printing each turn with its region usage.')
-    .argument('<blueprint>', 'blueprint directory (holding agent.toml) or .toml file')
+    .argument('<blueprint>', 'blueprint directory (holding agent.toml or agent.leviath) or .toml file')
     .option('--task <text>', 'the task, for blueprints that read one')
     .option(
       '--input <key=value>',
@@ -29,6 +29,8 @@ export function registerRun(program: Command): void {
       'send tool calls and seeds to this queue, served by `lev worker --tools` where the workdir is (default: this process)',
     )
     .option('--id <workflow-id>', 'workflow id for the run (default: <agent>-<time>-<random>)')
+    .option('--output-format <label>', 'the shape of the final answer (json, xml, yaml, csv, toml are checked)')
+    .option('--output-instructions <text>', 'how the final answer should be written')
     .option('--json', 'print one JSON object with the result instead of the turn-by-turn report')
     .action(async (path: string, flags: RunFlags) => {
       const { runAgentCommand } = await import('../run-action.js');

@@ -140,7 +140,7 @@ export function registerValidate(program: Command): void {
   program
     .command('validate')
     .description('Check blueprints against the schema and show the budgets each stage resolves to.')
-    .argument('<path...>', 'blueprint directories (holding agent.toml) or .toml files')
+    .argument('<path...>', 'blueprint directories (holding agent.toml or agent.leviath) or .toml files')
     .option('--json', 'print the findings and budgets as JSON')
     .option('--deny-warnings', 'fail when any warning is reported')
     .option('--window <tokens>', 'resolve every stage at this context window', parseWindow)

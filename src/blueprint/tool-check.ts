@@ -1,0 +1,51 @@
+/**
+ * `available_tools` names only tools that exist: a misspelt name is an
+ * error with a did-you-mean, as in the original Leviath. Tools the original
+ * has and this runtime does not (asking a person, sub-agents, Rhai script
+ * tools in `tools/`) are warnings, and the stage is not offered them.
+ * Output stages are granted `submit_output`.
+ */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { SUBMIT_OUTPUT } from '../outputs/spec.js';
+import { BUILTIN_TOOLS, CONTEXT_TOOLS, canonicalTool, TOOL_ALIASES } from '../tools/names.js';
+import { didYouMean, type Findings } from './findings.js';
+import type { Blueprint } from './types.js';
+import { UNBUILT_TOOLS } from './unsupported.js';
+
+const KNOWN: readonly string[] = [...BUILTIN_TOOLS, ...CONTEXT_TOOLS, SUBMIT_OUTPUT];
+
+export function checkStageTools(bp: Blueprint, findings: Findings): void {
+  for (const stage of bp.stages) {
+    const at = ['stages', stage.name, 'available_tools'];
+    if (stage.availableTools) {
+      const kept: string[] = [];
+      for (const tool of stage.availableTools) {
+        if (KNOWN.includes(tool)) {
+          kept.push(tool);
+          continue;
+        }
+        const lost = UNBUILT_TOOLS[tool];
+        const script = existsSync(join(bp.dir, 'tools', `${tool}.rhai`));
+        if (lost !== undefined || script) {
+          findings.add(
+            'unsupported-feature',
+            `Stage "${stage.name}" lists \`${tool}\`, ${script ? `a Rhai script tool (tools/${tool}.rhai); script tools are not built here` : `a tool of the original Leviath that is not built here (${lost})`}, so the stage is not offered it.`,
+            at,
+          );
+          continue;
+        }
+        findings.add(
+          'unknown-tool',
+          `Stage "${stage.name}" lists the tool \`${tool}\`, which does not exist${didYouMean(tool, [...KNOWN, ...Object.keys(TOOL_ALIASES)])}; the tools are ${KNOWN.join(', ')}.`,
+          at,
+        );
+      }
+      stage.availableTools = kept;
+    }
+    if (stage.requireOutput) {
+      const tools = stage.availableTools ?? [...BUILTIN_TOOLS, ...CONTEXT_TOOLS];
+      if (!tools.map(canonicalTool).includes(SUBMIT_OUTPUT)) stage.availableTools = [...tools, SUBMIT_OUTPUT];
+    }
+  }
+}

@@ -1,0 +1,48 @@
+/**
+ * What `lev result` does: waits for nothing. A run that is still going, or
+ * unknown, is a coded error; a failed run reports the partial result its
+ * failure carries.
+ */
+import { Client, Connection, WorkflowNotFoundError } from '@temporalio/client';
+import { LevError } from '../errors.js';
+import { runOutcome } from '../runtime/client.js';
+import type { ResultFlags } from './commands/result.js';
+
+export async function printRunResult(runId: string, flags: ResultFlags): Promise<void> {
+  let connection: Connection;
+  try {
+    connection = await Connection.connect({ address: flags.address, connectTimeout: '5 seconds' });
+  } catch {
+    throw new LevError(
+      'server-unreachable',
+      `No Temporal server answers at ${flags.address}; start one (lev server) or pass --address.`,
+    );
+  }
+  try {
+    const client = new Client({ connection, namespace: flags.namespace });
+    const handle = client.workflow.getHandle(runId);
+    let running: boolean;
+    try {
+      running = (await handle.describe()).status.name === 'RUNNING';
+    } catch (err) {
+      if (err instanceof WorkflowNotFoundError)
+        throw new LevError('run-not-found', `No run "${runId}" on ${flags.address}; check the id \`lev run\` printed.`);
+      throw err;
+    }
+    if (running)
+      throw new LevError('run-not-finished', `Run "${runId}" is still running; ask again when it has finished.`);
+    const result = await runOutcome(handle);
+    const output = { format: result.outputFormat ?? 'text', text: result.output };
+    if (flags.json) {
+      process.stdout.write(
+        `${JSON.stringify({ runId: result.runId, status: result.status, stages: result.stages, output, ...(result.error ? { error: result.error } : {}) })}\n`,
+      );
+    } else {
+      if (result.status !== 'completed') process.stderr.write(`run failed: ${result.error ?? 'unknown error'}\n`);
+      process.stdout.write(output.text.endsWith('\n') ? output.text : `${output.text}\n`);
+    }
+    if (result.status !== 'completed') process.exitCode = 1;
+  } finally {
+    await connection.close();
+  }
+}

@@ -1,0 +1,41 @@
+/**
+ * The `submit_output` tool: checks the answer against the stage's output
+ * spec and says why when it refuses it, so the model can fix the answer and
+ * call again. Nothing is recorded until a submission passes, so a bad
+ * correction never replaces a good answer.
+ */
+import type { Blueprint } from '../blueprint/types.js';
+import { formatCoded } from '../errors.js';
+import { checkAnswer } from './check.js';
+import { stageOutputSpec } from './spec.js';
+
+/** Largest answer accepted: an answer is one model response, not a file. */
+export const MAX_ANSWER_BYTES = 256 * 1024;
+
+export type Submission = { ok: true; format: string; text: string; reply: string } | { ok: false; reply: string };
+
+export function submitOutput(bp: Blueprint, stage: string, args: Record<string, unknown>): Submission {
+  const content = args.content;
+  if (typeof content !== 'string')
+    return {
+      ok: false,
+      reply: formatCoded('bad-argument', 'submit_output needs `content`, the answer as a string; call it again.'),
+    };
+  if (Buffer.byteLength(content, 'utf8') > MAX_ANSWER_BYTES)
+    return {
+      ok: false,
+      reply: formatCoded(
+        'output-too-large',
+        `the answer is larger than ${MAX_ANSWER_BYTES / 1024} KiB; write the bulk to a file and submit a shorter answer that names it.`,
+      ),
+    };
+  const spec = stageOutputSpec(bp, stage);
+  const verdict = checkAnswer(spec, content);
+  if (!verdict.ok)
+    return {
+      ok: false,
+      reply: formatCoded('output-invalid', `${verdict.reason}; fix the answer and call submit_output again.`),
+    };
+  const format = spec?.format ?? 'text';
+  return { ok: true, format, text: content, reply: `Final output accepted (${format}, ${content.length} characters).` };
+}

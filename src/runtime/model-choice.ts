@@ -1,0 +1,40 @@
+/**
+ * Which model of a stage's chain the inference activity calls: the first
+ * one whose provider is configured (credentials present, or a local server
+ * that needs none) and that the run has not given up on. When none is
+ * configured the first remaining one is called, so the missing key is
+ * reported as it always was.
+ */
+import type { Blueprint } from '../blueprint/types.js';
+import type { RunDiagnostic } from '../context/state.js';
+import { OPENAI_COMPATIBLE } from '../providers/index.js';
+import { parseModelRef } from '../providers/models.js';
+import { isUnusable, stageChain, unusableModels } from './model-fallback.js';
+
+function present(value: string | undefined): boolean {
+  return value !== undefined && value.trim() !== '';
+}
+
+export function providerConfigured(ref: string, env: NodeJS.ProcessEnv): boolean {
+  const { provider } = parseModelRef(ref);
+  if (provider === 'scripted') return true;
+  if (provider === 'anthropic') return present(env.ANTHROPIC_API_KEY);
+  const endpoint = OPENAI_COMPATIBLE[provider];
+  if (!endpoint) return false;
+  return endpoint.dummyKey !== undefined || present(env[endpoint.keyEnv]);
+}
+
+export function chooseModel(
+  bp: Blueprint,
+  stage: string,
+  diagnostics: readonly RunDiagnostic[],
+  env: NodeJS.ProcessEnv,
+): string {
+  const def = bp.stages.find((s) => s.name === stage);
+  if (!def) return bp.agent.model ?? 'scripted:default';
+  const chain = stageChain(def);
+  if (chain.length === 1) return chain[0] ?? def.model;
+  const skipped = unusableModels(diagnostics);
+  const remaining = chain.filter((m) => !isUnusable(m, skipped));
+  return remaining.find((m) => providerConfigured(m, env)) ?? remaining[0] ?? def.model;
+}
