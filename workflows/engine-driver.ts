@@ -10,7 +10,7 @@ import type { CustomRegionHooks, EngineEnv, EngineRequest, RunState, SummaryAnsw
 import { type Encoding, encodingFor, lookupModel } from '../src/providers/models.js';
 import { customRegionHooks } from '../src/rhai/region-hooks.js';
 import { ENGINE } from '../src/runtime/engine-calls.js';
-import { applyLive, type OpCall } from '../src/runtime/ops.js';
+import { applyLive, type OpCall, type OpResults } from '../src/runtime/ops.js';
 import { addUsage, type Carried, emptyUsage, type RunOptions, type UsageTotals } from '../src/runtime/types.js';
 
 /** Activity handles; every call passes its own options (`callOptions`) so the Web UI shows what it was. */
@@ -99,11 +99,9 @@ export class EngineDriver {
     this.ops = [];
   }
 
-  async apply<T>(call: OpCall): Promise<T> {
+  async apply<C extends OpCall>(call: C): Promise<OpResults[C['kind']]> {
     const env: EngineEnv = { now: Math.floor(Date.now() / 1000), ...(this.hooks ? { hooks: this.hooks } : {}) };
-    const { result, record } = await applyLive<T>(ENGINE, this.state, this.ctx.bp, call, env, (req) =>
-      this.answer(req),
-    );
+    const { result, record } = await applyLive(ENGINE, this.state, this.ctx.bp, call, env, (req) => this.answer(req));
     this.ops.push(record);
     if (this.state.stage) this.stage = this.state.stage;
     return result;

@@ -48,7 +48,10 @@ export interface RenderContext {
 
 export interface RenderOptions {
   previousSystemKey?: string;
-  /** Shown to custom `render` as `stage.iteration`; defaults to the maintenance points of this visit. */
+  /**
+   * Shown to custom `render` as `stage.iteration`: the inferences already made
+   * in the current visit, so a visit's first prompt renders with 0 (default).
+   */
   iteration?: number;
 }
 
@@ -58,7 +61,7 @@ export function renderPrompt(state: RunState, bp: Blueprint, env: EngineEnv, opt
   const model = stage?.model ?? 'scripted:default';
   return renderRegions(visibleRegions(state), {
     stage: state.stage,
-    iteration: opts.iteration ?? state.turn,
+    iteration: opts.iteration ?? 0,
     model,
     window: { used: windowUsed(state), max: state.window.max },
     hooks: env.hooks,
