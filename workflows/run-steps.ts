@@ -16,7 +16,7 @@ import {
 } from '@temporalio/workflow';
 import type { EdgeDef } from '../src/blueprint/types.js';
 import { type Content, chooseEdge, createRunState } from '../src/context/index.js';
-import { formatCoded } from '../src/errors.js';
+import { formatCoded, type RuntimeCode } from '../src/errors.js';
 import { failureCause } from '../src/runtime/failures.js';
 import { STAGE_KEY, STATUS_KEY } from '../src/runtime/search-attributes.js';
 import type { SeededRegion } from '../src/runtime/seeding.js';
@@ -113,7 +113,7 @@ export class AgentRun {
   }
 
   /** Ends the run as failed: the partial result travels as the failure's details. */
-  async fail(code: string, message: string): Promise<never> {
+  async fail(code: RuntimeCode, message: string): Promise<never> {
     this.status = 'failed';
     const partial = await this.result('', message);
     throw ApplicationFailure.nonRetryable(message, code, partial);

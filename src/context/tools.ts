@@ -4,6 +4,7 @@
  * whose text starts with `[code]`, and a failure changes nothing.
  */
 import type { Blueprint } from '../blueprint/types.js';
+import { formatCoded, type RuntimeCode } from '../errors.js';
 import { CONTEXT_TOOLS } from '../tools/names.js';
 import { groupAt, groupRanges } from './groups.js';
 import { checkItemFits, checklistBody, findItem, items, notFoundItem, withNote } from './kinds/checklist.js';
@@ -27,7 +28,7 @@ import { commitPlan, type NewEntry, planWrite, stampEntry, writeEntry } from './
 export interface ToolResult {
   content: string;
   isError: boolean;
-  code?: string;
+  code?: RuntimeCode;
   /** Set when the engine knows the result's count (a `context_read` of inline text), so it need not be counted again. */
   tokens?: number;
 }
@@ -38,7 +39,7 @@ export type ArgumentCounts = Partial<Record<'content' | 'item' | 'note', number>
 type Args = Record<string, unknown>;
 
 function fail(f: Failure): ToolResult {
-  return { content: `[${f.code}] ${f.message}`, isError: true, code: f.code };
+  return { content: formatCoded(f.code, f.message), isError: true, code: f.code };
 }
 
 function ok(content: string, tokens?: number): ToolResult {

@@ -6,18 +6,20 @@
  * imported by workflow code.
  */
 import { ActivityFailure, ApplicationFailure, ChildWorkflowFailure } from '@temporalio/common';
+import { isRuntimeCode, type RuntimeCode } from '../error-codes.js';
 
 export interface FailureCause {
   /** The `ApplicationFailure` type, which carries the runtime error code; `fallback` when there is none. */
-  code: string;
+  code: RuntimeCode;
   message: string;
 }
 
 /** The innermost cause under the activity and child-workflow wrappers. */
-export function failureCause(err: unknown, fallback: string): FailureCause {
+export function failureCause(err: unknown, fallback: RuntimeCode): FailureCause {
   let cause: unknown = err;
   while ((cause instanceof ChildWorkflowFailure || cause instanceof ActivityFailure) && cause.cause)
     cause = cause.cause;
-  if (cause instanceof ApplicationFailure) return { code: cause.type ?? fallback, message: cause.message };
+  if (cause instanceof ApplicationFailure)
+    return { code: cause.type && isRuntimeCode(cause.type) ? cause.type : fallback, message: cause.message };
   return { code: fallback, message: cause instanceof Error ? cause.message : String(cause) };
 }

@@ -26,7 +26,7 @@ import type {
 } from '../context/index.js';
 import type { RouteResult, ToolOutput } from '../context/routing.js';
 import type { ArgumentCounts, ToolResult } from '../context/tools.js';
-import type { Severity } from '../errors.js';
+import type { RuntimeCode, Severity } from '../errors.js';
 
 /** What the workflow did to the region set, replayable against a snapshot. */
 export type OpCall =
@@ -39,7 +39,7 @@ export type OpCall =
   | { kind: 'gate'; fromStage: string; target: string | null; facts: GateFacts }
   | { kind: 'transform'; from: string; target: string }
   | { kind: 'usage'; promptTokens: number }
-  | { kind: 'diagnostic'; code: string; severity: Severity; detail: string };
+  | { kind: 'diagnostic'; code: RuntimeCode; severity: Severity; detail: string };
 
 export interface SeedEntryText {
   content: Content;
@@ -107,7 +107,7 @@ export interface EngineCalls {
   ): EngineOp<OpResults['gate']>;
   applyTransform(state: RunState, bp: Blueprint, edge: EdgeDef): void;
   recordUsage(state: RunState, promptTokens: number): void;
-  addDiagnostic(state: RunState, code: string, severity: Severity, detail: string): void;
+  addDiagnostic(state: RunState, code: RuntimeCode, severity: Severity, detail: string): void;
 }
 
 export function findEdge(bp: Blueprint, from: string, target: string): EdgeDef {

@@ -6,9 +6,11 @@
  * `[read_paths]`. Callers then touch the returned real path, never the
  * path as the model spelled it.
  */
+
 import { lstatSync, readlinkSync, realpathSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import type { RuntimeCode } from '../error-codes.js';
 import type { ReadPathPolicy } from './read-paths.js';
 
 export type Access = 'read' | 'write';
@@ -23,7 +25,7 @@ export interface ConfinedPath {
   exists: boolean;
 }
 
-export type ConfineResult = { ok: true; path: ConfinedPath } | { ok: false; code: string; message: string };
+export type ConfineResult = { ok: true; path: ConfinedPath } | { ok: false; code: RuntimeCode; message: string };
 
 export interface ConfineOptions {
   workdir: string;
@@ -81,7 +83,7 @@ export async function canonicalWorkdir(workdir: string): Promise<string> {
   return realpathSync(path.resolve(workdir));
 }
 
-function checkSpelling(input: string): { code: string; message: string } | undefined {
+function checkSpelling(input: string): { code: RuntimeCode; message: string } | undefined {
   if (input.includes('\0')) {
     return { code: 'path-invalid', message: 'The path contains a NUL byte; pass a plain file path.' };
   }

@@ -19,7 +19,7 @@ import { type ArgumentCounts, applyContextTool } from '../../context/tools.js';
 import { applyTransform } from '../../context/transforms.js';
 import type { CountedText, ToolCall } from '../../context/types.js';
 import { type WriteResult, writeEntry } from '../../context/write.js';
-import type { Diagnostic } from '../../errors.js';
+import { type Diagnostic, formatCoded, type RuntimeCode } from '../../errors.js';
 import { customRegionHooks } from '../../rhai/region-hooks.js';
 import { modelEncoding } from '../../tokens/model.js';
 import { parseEvents, type SimEvent } from './events.js';
@@ -54,8 +54,8 @@ function invalid(diagnostics: Diagnostic[]): SimulateResult {
 }
 
 /** Coded failure text, as tool results show it. */
-function failed(code: string, message: string): EventResult {
-  return { ok: false, text: `[${code}] ${message}` };
+function failed(code: RuntimeCode, message: string): EventResult {
+  return { ok: false, text: formatCoded(code, message) };
 }
 
 function written(result: WriteResult, what: string): EventResult {
