@@ -11,13 +11,13 @@ import type { Content, CountedText } from '../src/context/index.js';
 import { isLevError } from '../src/errors.js';
 import { isProviderError, toActivityFailure } from '../src/providers/index.js';
 import type { Encoding } from '../src/providers/models.js';
-import { type InferInput, type InferOutput, infer } from '../src/runtime/inference.js';
+import { type InferInput, type InferOutput, infer } from '../src/runtime/node/inference.js';
+import { defaultRuntimeConfig, RunStore, type RuntimeConfig } from '../src/runtime/node/run-store.js';
+import { resolveRunSeeds, type SeededRegion, type SeedRequest } from '../src/runtime/node/seeding.js';
+import { type SummariseInput, type SummaryResult, summariseEntries } from '../src/runtime/node/summaries.js';
+import { countText as count, cutText as cut } from '../src/runtime/node/text.js';
+import { runToolCall, type ToolInput, type ToolResultOut } from '../src/runtime/node/tool-call.js';
 import type { RecordedOp } from '../src/runtime/ops.js';
-import { defaultRuntimeConfig, RunStore, type RuntimeConfig } from '../src/runtime/run-store.js';
-import { resolveRunSeeds, type SeededRegion, type SeedRequest } from '../src/runtime/seeding.js';
-import { type SummariseInput, type SummaryResult, summariseEntries } from '../src/runtime/summaries.js';
-import { countText as count, cutText as cut } from '../src/runtime/text.js';
-import { runToolCall, type ToolInput, type ToolResultOut } from '../src/runtime/tool-call.js';
 import { ping } from './ping.js';
 
 /** User errors and provider failures become typed Temporal failures; anything else is retried. */

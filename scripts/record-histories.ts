@@ -18,9 +18,9 @@ import { loadBlueprint } from '../src/blueprint/load.js';
 import { startDevServer } from '../src/devserver/dev-server.js';
 import { freePort } from '../src/devserver/net.js';
 import { findTemporalCli } from '../src/devserver/temporal-cli.js';
-import { followRun, startRun } from '../src/runtime/client.js';
 import { DEFAULT_RUN_OPTIONS } from '../src/runtime/types.js';
-import { bundleWorkflows, createWorker } from '../src/runtime/worker.js';
+import { followRun, startRun } from '../src/worker/client.js';
+import { bundleWorkflows, createWorker } from '../src/worker/worker.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
 

@@ -7,9 +7,8 @@
  * `src/runtime/visit.ts`.
  */
 import { defineQuery, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
-import { BLUEPRINT_KEY, STATUS_KEY } from '../src/runtime/search-attributes.js';
-import type { Progress, RunInput, RunResult } from '../src/runtime/types.js';
-import { departure, finalOutput } from '../src/runtime/visit.js';
+import type { Progress, RunInput, RunResult } from '../src/runtime/index.js';
+import { BLUEPRINT_KEY, departure, finalOutput, STATUS_KEY } from '../src/runtime/index.js';
 import { acts } from './engine-driver.js';
 import { AgentRun } from './run-steps.js';
 

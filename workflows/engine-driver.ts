@@ -9,9 +9,17 @@ import type { Blueprint } from '../src/blueprint/types.js';
 import type { CustomRegionHooks, EngineEnv, EngineRequest, RunState, SummaryAnswer } from '../src/context/index.js';
 import { type Encoding, encodingFor, lookupModel } from '../src/providers/models.js';
 import { customRegionHooks } from '../src/rhai/region-hooks.js';
-import { ENGINE } from '../src/runtime/engine-calls.js';
-import { applyLive, type OpCall, type OpResults } from '../src/runtime/ops.js';
-import { addUsage, type Carried, emptyUsage, type RunOptions, type UsageTotals } from '../src/runtime/types.js';
+import {
+  addUsage,
+  applyLive,
+  type Carried,
+  ENGINE,
+  emptyUsage,
+  type OpCall,
+  type OpResults,
+  type RunOptions,
+  type UsageTotals,
+} from '../src/runtime/index.js';
 
 /** Activity handles; every call passes its own options (`callOptions`) so the Web UI shows what it was. */
 export const acts = proxyActivities<Activities>({ startToCloseTimeout: '1 minute' });

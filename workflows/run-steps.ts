@@ -17,20 +17,25 @@ import {
 import type { EdgeDef } from '../src/blueprint/types.js';
 import { type Content, chooseEdge, createRunState } from '../src/context/index.js';
 import { formatCoded, type RuntimeCode } from '../src/errors.js';
-import { failureCause } from '../src/runtime/failures.js';
-import { STAGE_KEY, STATUS_KEY } from '../src/runtime/search-attributes.js';
-import type { SeededRegion } from '../src/runtime/seeding.js';
+import type { SeededRegion } from '../src/runtime/index.js';
 import {
   addUsage,
+  choiceText,
+  type Departure,
+  eachStageSeeds,
   emptyUsage,
+  failureCause,
+  freshFacts,
   type Progress,
   type RunInput,
   type RunResult,
   regionBars,
+  STAGE_KEY,
+  STATUS_KEY,
   type StageOutcome,
   type UsageTotals,
-} from '../src/runtime/types.js';
-import { choiceText, type Departure, eachStageSeeds, freshFacts, unmatchedChoiceDetail } from '../src/runtime/visit.js';
+  unmatchedChoiceDetail,
+} from '../src/runtime/index.js';
 import { acts, callOptions, EngineDriver } from './engine-driver.js';
 import { stageWorkflow } from './stage.js';
 

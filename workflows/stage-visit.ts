@@ -8,23 +8,26 @@ import { ActivityFailure, log } from '@temporalio/workflow';
 import type { StageDef } from '../src/blueprint/types.js';
 import type { ToolCall } from '../src/context/index.js';
 import { pathToolHint } from '../src/context/routing.js';
-import type { InferOutput } from '../src/runtime/inference.js';
-import type { ToolResultOut } from '../src/runtime/tool-call.js';
-import { addUsage, type Progress, regionBars, type StageInput, type StageOutcome } from '../src/runtime/types.js';
+import type { InferOutput, ToolResultOut } from '../src/runtime/index.js';
 import {
+  addUsage,
   type CallEffect,
   endInference,
   invalidArgumentsText,
   modifyingTools,
   noteTarget,
+  type Progress,
   type RuntimeNote,
+  regionBars,
+  type StageInput,
+  type StageOutcome,
   type StuckLimits,
   stuckLimits,
   tallyCall,
   toolCallSummary,
   toolFailedText,
   trackedPointer,
-} from '../src/runtime/visit.js';
+} from '../src/runtime/index.js';
 import { isGranted, notGrantedResult } from '../src/tools/grants.js';
 import { isContextTool } from '../src/tools/names.js';
 import { acts, callOptions, EngineDriver } from './engine-driver.js';

@@ -15,9 +15,8 @@ import {
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
-import { STAGE_KEY } from '../src/runtime/search-attributes.js';
-import type { Progress, StageInput, StageOutcome } from '../src/runtime/types.js';
-import { inferenceFailedNote, stopReason } from '../src/runtime/visit.js';
+import type { Progress, StageInput, StageOutcome } from '../src/runtime/index.js';
+import { inferenceFailedNote, STAGE_KEY, stopReason } from '../src/runtime/index.js';
 import { StageVisit } from './stage-visit.js';
 
 export const stageProgressQuery = defineQuery<Progress>('progress');

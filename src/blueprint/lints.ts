@@ -3,9 +3,10 @@
  * do what the author meant. They never block a blueprint (warnings do with
  * `--deny-warnings`).
  */
-import { resolveBudget } from '../context/budget.js';
+
 import { encodingFor, lookupModel } from '../providers/models.js';
 import { isPreApproved } from '../tools/safe-commands.js';
+import { resolveBudget } from './budget.js';
 import { isProtected } from './checks.js';
 import type { Findings } from './findings.js';
 import { tokensAbove } from './prompt-tokens.js';

@@ -2,8 +2,9 @@
  * Runtime regions (SPEC 1.8), effective stage layouts (SPEC 9.1) and the
  * budgets each stage resolves to (SPEC 2.2). Pure: workflow code may import it.
  */
-import { resolveBudget, resolveThreshold } from '../context/budget.js';
+
 import { lookupModel, UNKNOWN_MODEL_WINDOW } from '../providers/models.js';
+import { resolveBudget, resolveThreshold } from './budget.js';
 import type { Blueprint, RegionDef, RegionKind, StageDef } from './types.js';
 
 function baseRegion(name: string, kind: RegionKind, maxTokens: number): RegionDef {

@@ -12,10 +12,10 @@ import { type DevServer, startDevServer, temporalAnswers } from '../devserver/de
 import { dataDir } from '../devserver/paths.js';
 import { findTemporalCli } from '../devserver/temporal-cli.js';
 import { LevError } from '../errors.js';
-import { followRun, startRun, withModel } from '../runtime/client.js';
-import { preflight } from '../runtime/seeding.js';
+import { preflight } from '../runtime/node/seeding.js';
 import { DEFAULT_RUN_OPTIONS, type Progress, type RunResult } from '../runtime/types.js';
-import { createWorker, installRuntime } from '../runtime/worker.js';
+import { followRun, startRun, withModel } from '../worker/client.js';
+import { createWorker, installRuntime } from '../worker/worker.js';
 import { formatBars } from './bars.js';
 
 export interface RunFlags {

@@ -45,7 +45,7 @@
  * (`routeToolResult`, SPEC 8) and the simulator's summariser are re-exported
  * from their own modules below.
  */
-export * from './budget.js';
+export * from '../blueprint/budget.js';
 export * from './cache-markers.js';
 export * from './deterministic-summary.js';
 export * from './fold.js';

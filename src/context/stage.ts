@@ -5,10 +5,10 @@
  * snapshot of `updates` counters. Seeds and maintenance are separate calls.
  */
 
+import { isFixedRegion, resolveBudget, resolveThreshold, workingSpaceShortfall } from '../blueprint/budget.js';
 import { stageLayout } from '../blueprint/resolve.js';
 import type { Blueprint, StageDef } from '../blueprint/types.js';
 import { lookupModel, UNKNOWN_MODEL_WINDOW } from '../providers/models.js';
-import { isFixedRegion, resolveBudget, resolveThreshold, workingSpaceShortfall } from './budget.js';
 import { shiftGroup } from './groups.js';
 import type { EngineEnv } from './kinds/custom.js';
 import { kindBehaviour } from './kinds/index.js';

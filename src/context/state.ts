@@ -3,9 +3,10 @@
  * continue-as-new carries. Helpers here read it; the operations that change
  * it live in their own modules and mutate it only when they succeed.
  */
+
+import { resolveBudget, resolveThreshold } from '../blueprint/budget.js';
 import type { Blueprint, RegionDef } from '../blueprint/types.js';
 import type { Severity } from '../errors.js';
-import { resolveBudget, resolveThreshold } from './budget.js';
 import type { Content, Entry, RegionState } from './types.js';
 
 export interface RunDiagnostic {

@@ -10,7 +10,7 @@ export function registerWorker(program: Command): void {
     .option('--namespace <name>', 'Temporal namespace', process.env.TEMPORAL_NAMESPACE ?? DEFAULT_NAMESPACE)
     .option('--task-queue <name>', 'task queue to poll', process.env.LEVIATH_TASK_QUEUE ?? DEFAULT_TASK_QUEUE)
     .action(async (opts: { address: string; namespace: string; taskQueue: string }) => {
-      const { createWorker, installRuntime } = await import('../../runtime/worker.js');
+      const { createWorker, installRuntime } = await import('../../worker/worker.js');
       installRuntime('INFO');
       const { worker, connection } = await createWorker(opts);
       process.stdout.write(

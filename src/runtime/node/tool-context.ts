@@ -4,10 +4,10 @@
  * so grants are never carried through workflow history.
  */
 import { homedir } from 'node:os';
-import type { Blueprint, ToolPermissions } from '../blueprint/types.js';
-import { loadUserConfig } from '../blueprint/user-config.js';
-import type { ReadPathPolicy } from '../tools/read-paths.js';
-import { compileReadPaths } from '../tools/read-paths.js';
+import type { Blueprint, ToolPermissions } from '../../blueprint/types.js';
+import { loadUserConfig } from '../../blueprint/user-config.js';
+import type { ReadPathPolicy } from '../../tools/read-paths.js';
+import { compileReadPaths } from '../../tools/read-paths.js';
 
 /** The stage's `[tool_permissions]` over the blueprint's. */
 export function mergedPermissions(bp: Blueprint, stage: string): ToolPermissions {

@@ -2,10 +2,10 @@
  * Counting and cutting text for the workflow, which may not load the
  * tokenizer itself (SPEC 3.1, 3.4).
  */
-import { type BlobStore, contentText, toContent } from '../blobs/index.js';
-import type { Content, CountedText } from '../context/index.js';
-import type { Encoding } from '../providers/models.js';
-import { countTokens, cutMarker, cutToTokens } from '../tokens/index.js';
+import { type BlobStore, contentText, toContent } from '../../blobs/index.js';
+import type { Content, CountedText } from '../../context/index.js';
+import type { Encoding } from '../../providers/models.js';
+import { countTokens, cutMarker, cutToTokens } from '../../tokens/index.js';
 
 export function countText(text: string, encoding: Encoding): number {
   return countTokens(text, encoding);

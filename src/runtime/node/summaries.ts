@@ -3,12 +3,12 @@
  * fold entries into one summary within a token limit. Blank output is a
  * failed fold; a too-long summary is cut.
  */
-import { contentText, toContent } from '../blobs/index.js';
-import type { Entry, SummaryAnswer } from '../context/index.js';
-import { getProvider } from '../providers/index.js';
-import { encodingFor, lookupModel } from '../providers/models.js';
-import type { Usage } from '../providers/types.js';
-import { countTokens, cutMarker, cutToTokens } from '../tokens/index.js';
+import { contentText, toContent } from '../../blobs/index.js';
+import type { Entry, SummaryAnswer } from '../../context/index.js';
+import { getProvider } from '../../providers/index.js';
+import { encodingFor, lookupModel } from '../../providers/models.js';
+import type { Usage } from '../../providers/types.js';
+import { countTokens, cutMarker, cutToTokens } from '../../tokens/index.js';
 import { modelOf } from './inference.js';
 import { providerRef } from './model-ref.js';
 import type { RunStore } from './run-store.js';

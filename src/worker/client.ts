@@ -7,8 +7,8 @@ import { randomUUID } from 'node:crypto';
 import { type Client, WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
 import { ApplicationFailure, TypedSearchAttributes } from '@temporalio/common';
 import type { Blueprint } from '../blueprint/types.js';
-import { BLUEPRINT_KEY, STATUS_KEY } from './search-attributes.js';
-import type { Progress, RunInput, RunResult } from './types.js';
+import { BLUEPRINT_KEY, STATUS_KEY } from '../runtime/search-attributes.js';
+import type { Progress, RunInput, RunResult } from '../runtime/types.js';
 import { DEFAULT_TASK_QUEUE } from './worker.js';
 
 /** Every stage (and the agent default) switched to one model: `lev run --model`. */

@@ -4,37 +4,19 @@
  * activities, so replay, retries of the workflow and continue-as-new never
  * run them again.
  */
-import { toContent } from '../blobs/index.js';
-import type { Blueprint } from '../blueprint/types.js';
-import { LevError } from '../errors.js';
-import { encodingFor, lookupModel } from '../providers/models.js';
-import { effectiveSeed, preflightSeedPaths, resolveSeed, type SeedInputs } from '../seeds/index.js';
-import { countTokens } from '../tokens/index.js';
-import type { SeedEntryText } from './ops.js';
+
+import { toContent } from '../../blobs/index.js';
+import type { Blueprint } from '../../blueprint/types.js';
+import { LevError } from '../../errors.js';
+import { encodingFor, lookupModel } from '../../providers/models.js';
+import { effectiveSeed, preflightSeedPaths, resolveSeed, type SeedInputs } from '../../seeds/index.js';
+import { countTokens } from '../../tokens/index.js';
+import type { SeededRegion, SeedRequest, SeedRunInputs } from '../activity-types.js';
+import type { SeedEntryText } from '../ops.js';
 import type { RunStore } from './run-store.js';
 import { mergedPermissions, readPolicy } from './tool-context.js';
 
-/** What a run gives its seeds. */
-export interface SeedRunInputs {
-  task?: string;
-  caller: Record<string, string>;
-  workdir: string;
-  noSeedCommands: boolean;
-}
-
-export interface SeedRequest extends SeedRunInputs {
-  blueprintHash: string;
-  /** `each_stage` refresh: only these regions. Absent: every seeded region (run start). */
-  regions?: string[];
-  /** The stage whose model's encoding counts the text. */
-  stage: string;
-}
-
-export interface SeededRegion {
-  region: string;
-  texts: SeedEntryText[];
-  warnings: string[];
-}
+export type { SeededRegion, SeedRequest, SeedRunInputs };
 
 export function seedInputs(bp: Blueprint, req: SeedRunInputs, env: NodeJS.ProcessEnv): SeedInputs {
   return {
