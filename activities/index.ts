@@ -5,7 +5,7 @@
  */
 import { activityInfo, cancellationSignal, heartbeat } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
-import { contentText } from '../src/blobs/index.js';
+import { fullText } from '../src/blobs/index.js';
 import type { Blueprint } from '../src/blueprint/types.js';
 import type { Content, CountedText } from '../src/context/index.js';
 import { isLevError } from '../src/errors.js';
@@ -94,7 +94,7 @@ export function createActivities(config: RuntimeConfig = defaultRuntimeConfig())
 
     /** Full text of a result that may live in the blob store (the run's final output). */
     async readText(content: Content): Promise<string> {
-      return guarded(() => contentText(store.blobs, content));
+      return guarded(() => fullText(store.blobs, content));
     },
   };
 }

@@ -3,8 +3,10 @@
  * activities, records every operation for replay on the activity side, and
  * keeps the snapshot-plus-operations pair the inference activity receives.
  */
+
 import { ActivityFailure, type ActivityOptions, proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.js';
+import { stageModel } from '../src/blueprint/resolve.js';
 import type { Blueprint } from '../src/blueprint/types.js';
 import type { CustomRegionHooks, EngineEnv, EngineRequest, RunState, SummaryAnswer } from '../src/context/index.js';
 import { type Encoding, encodingFor, lookupModel } from '../src/providers/models.js';
@@ -39,7 +41,7 @@ export function callOptions(options: RunOptions, summary: string, maximumAttempt
 }
 
 export function stageEncoding(bp: Blueprint, stage: string): Encoding {
-  const model = bp.stages.find((s) => s.name === stage)?.model ?? bp.agent.model ?? 'scripted:default';
+  const model = stageModel(bp, stage);
   return encodingFor(model, lookupModel(bp.models, model));
 }
 

@@ -2,7 +2,7 @@ export { LocalBlobStore } from './local.js';
 export {
   type BlobStore,
   blobRef,
-  contentText,
+  fullText,
   hashText,
   INLINE_LIMIT_BYTES,
   isBlobRef,

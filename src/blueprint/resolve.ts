@@ -50,6 +50,11 @@ export function stageLayout(bp: Blueprint, stage: StageDef): RegionDef[] {
   return layout;
 }
 
+/** The model a stage runs on: its own, else the agent's, else the offline scripted model. */
+export function stageModel(bp: Blueprint, stage: string): string {
+  return bp.stages.find((s) => s.name === stage)?.model ?? bp.agent.model ?? 'scripted:default';
+}
+
 /** The context window a stage runs with, and whether the model table knows it. */
 export function stageWindow(
   bp: Blueprint,

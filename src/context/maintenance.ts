@@ -7,6 +7,7 @@ import type { Blueprint } from '../blueprint/types.js';
 import { type FoldReport, fold } from './fold.js';
 import { groupAt, groupCount, shiftGroup } from './groups.js';
 import { callOnOverflow, type EngineEnv, hooksFor } from './kinds/custom.js';
+import { type CascadePhase, kindBehaviour } from './kinds/index.js';
 import type { EngineOp } from './requests.js';
 import { addDiagnostic, type RunState, regionTokens, visibleRegions, windowUsed } from './state.js';
 import type { Entry, RegionState } from './types.js';
@@ -69,14 +70,18 @@ function* cascade(state: RunState, bp: Blueprint, env: EngineEnv, report: Mainte
     if (entries.length > 0) report.removed.push({ region: region.name, entries });
   };
   const takesPart = visibleRegions(state).filter((r) => r.def.admission === 'evict');
-  const nonPersistentCustom = (r: RegionState) => r.kind === 'custom' && r.def.persistent !== true;
+  // Each kind says which phases it takes part in: clearables empty first, then custom
+  // on_overflow hooks, then a round robin over temporaries and non-persistent customs,
+  // then compacting regions fold.
+  const inPhase = (phase: CascadePhase) =>
+    takesPart.filter((r) => kindBehaviour(r.kind).cascadePhases(r.def).includes(phase));
 
-  for (const region of takesPart.filter((r) => r.kind === 'clearable')) {
+  for (const region of inPhase(1)) {
     if (need() <= 0) return;
     removed(region, region.entries.splice(0));
   }
 
-  for (const region of takesPart.filter(nonPersistentCustom)) {
+  for (const region of inPhase(2)) {
     if (need() <= 0) return;
     const hooks = hooksFor(env, region);
     if (!hooks?.onOverflow || region.entries.length === 0) continue;
@@ -97,7 +102,7 @@ function* cascade(state: RunState, bp: Blueprint, env: EngineEnv, report: Mainte
     region.entries = region.entries.filter((_, i) => !drop.has(i));
   }
 
-  const roundRobin = takesPart.filter((r) => r.kind === 'temporary' || nonPersistentCustom(r));
+  const roundRobin = inPhase(3);
   let progressed = true;
   while (progressed && need() > 0) {
     progressed = false;
@@ -111,7 +116,7 @@ function* cascade(state: RunState, bp: Blueprint, env: EngineEnv, report: Mainte
     }
   }
 
-  for (const region of takesPart.filter((r) => r.kind === 'compacting')) {
+  for (const region of inPhase(4)) {
     if (need() <= 0) return;
     if (groupCount(region.entries) < 2) continue;
     const folded = yield* fold(state, bp, region, 0, {}, env);

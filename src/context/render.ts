@@ -5,6 +5,7 @@
  * with `conversation` last. Blob references pass through untouched; the
  * inference activity resolves them.
  */
+import { stageModel } from '../blueprint/resolve.js';
 import type { Blueprint } from '../blueprint/types.js';
 import { type MarkedBlock, placeCacheMarkers } from './cache-markers.js';
 import { checklistBody } from './kinds/checklist.js';
@@ -57,8 +58,7 @@ export interface RenderOptions {
 
 /** Renders what the next inference of the current stage receives. */
 export function renderPrompt(state: RunState, bp: Blueprint, env: EngineEnv, opts: RenderOptions = {}): RenderedPrompt {
-  const stage = bp.stages.find((s) => s.name === state.stage);
-  const model = stage?.model ?? 'scripted:default';
+  const model = stageModel(bp, state.stage);
   return renderRegions(visibleRegions(state), {
     stage: state.stage,
     iteration: opts.iteration ?? 0,

@@ -6,9 +6,8 @@
  */
 
 import { isFixedRegion, resolveBudget, resolveThreshold, workingSpaceShortfall } from '../blueprint/budget.js';
-import { stageLayout } from '../blueprint/resolve.js';
+import { stageLayout, stageWindow } from '../blueprint/resolve.js';
 import type { Blueprint, StageDef } from '../blueprint/types.js';
-import { lookupModel, UNKNOWN_MODEL_WINDOW } from '../providers/models.js';
 import { shiftGroup } from './groups.js';
 import type { EngineEnv } from './kinds/custom.js';
 import { kindBehaviour } from './kinds/index.js';
@@ -50,13 +49,6 @@ export type StageEntryResult = StageEntrySuccess | Failure;
 
 function findStage(bp: Blueprint, name: string): StageDef | undefined {
   return bp.stages.find((s) => s.name === name);
-}
-
-/** The window a stage's budgets resolve against (SPEC 2.2). */
-export function stageWindow(state: RunState, bp: Blueprint, stage: StageDef): { window: number; known: boolean } {
-  if (state.windowOverride !== undefined) return { window: state.windowOverride, known: true };
-  const info = lookupModel(bp.models, stage.model);
-  return info ? { window: info.contextWindow, known: true } : { window: UNKNOWN_MODEL_WINDOW, known: false };
 }
 
 function reduce(state: RunState, region: RegionState): RegionReduction | 'over' | null {
@@ -133,7 +125,7 @@ export function* enterStage(
     );
   }
   const draft = cloneData(state);
-  const { window, known } = stageWindow(draft, bp, stage);
+  const { window, known } = stageWindow(bp, stage, draft.windowOverride);
   if (!known)
     addDiagnostic(
       draft,

@@ -6,17 +6,16 @@
  */
 
 import { type BlobStore, toContent } from '../../blobs/index.js';
-import type { Blueprint } from '../../blueprint/types.js';
-import { type Content, type PromptMessage, replyLimit, type ToolCall } from '../../context/index.js';
+import { stageModel } from '../../blueprint/resolve.js';
+import { type Content, type PromptMessage, replyLimit } from '../../context/index.js';
 import { renderPrompt } from '../../context/render.js';
 import { getProvider } from '../../providers/index.js';
 import { encodingFor, lookupModel, UNKNOWN_MODEL_WINDOW } from '../../providers/models.js';
-import type { InferencePurpose, InvalidToolCall, ResolvedSystemBlock, Usage } from '../../providers/types.js';
+import type { ResolvedSystemBlock } from '../../providers/types.js';
 import { countTokens } from '../../tokens/index.js';
 import { stageTools } from '../../tools/grants.js';
 import { toolSpecs } from '../../tools/specs.js';
 import type { CountedToolCall, InferInput, InferOutput } from '../activity-types.js';
-import type { RecordedOp } from '../ops.js';
 import { providerRef } from './model-ref.js';
 import type { RunStore } from './run-store.js';
 
@@ -35,10 +34,6 @@ async function resolveMessages(store: BlobStore, messages: PromptMessage[]): Pro
   );
 }
 
-export function modelOf(bp: Blueprint, stage: string): string {
-  return bp.stages.find((s) => s.name === stage)?.model ?? bp.agent.model ?? 'scripted:default';
-}
-
 export async function infer(
   store: RunStore,
   input: InferInput,
@@ -47,7 +42,7 @@ export async function infer(
 ): Promise<InferOutput> {
   const bp = await store.blueprint(input.blueprintHash);
   const state = await store.state(input.runId, bp, input.base, input.ops);
-  const model = modelOf(bp, input.stage);
+  const model = stageModel(bp, input.stage);
   const info = lookupModel(bp.models, model);
   const encoding = encodingFor(model, info);
   const hooks = store.hooks(bp);

@@ -6,6 +6,7 @@
  */
 
 import { toContent } from '../../blobs/index.js';
+import { stageModel } from '../../blueprint/resolve.js';
 import type { Blueprint } from '../../blueprint/types.js';
 import { LevError } from '../../errors.js';
 import { encodingFor, lookupModel } from '../../providers/models.js';
@@ -44,7 +45,7 @@ export async function resolveRunSeeds(store: RunStore, req: SeedRequest): Promis
   const env = store.config.env;
   if (!req.regions) preflight(bp, req, env);
   const inputs = seedInputs(bp, req, env);
-  const model = bp.stages.find((s) => s.name === req.stage)?.model ?? bp.agent.model ?? 'scripted:default';
+  const model = stageModel(bp, req.stage);
   const encoding = encodingFor(model, lookupModel(bp.models, model));
   const out: SeededRegion[] = [];
   for (const def of bp.regions) {

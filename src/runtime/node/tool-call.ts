@@ -7,15 +7,14 @@
 import { readFile } from 'node:fs/promises';
 import { isAbsolute, relative, resolve } from 'node:path';
 import { toContent } from '../../blobs/index.js';
+import { stageModel } from '../../blueprint/resolve.js';
 import type { Blueprint } from '../../blueprint/types.js';
-import type { Content, ToolCall } from '../../context/index.js';
 import { type Encoding, encodingFor, lookupModel } from '../../providers/models.js';
 import { countTokens, cutMarker, cutToTokens } from '../../tokens/index.js';
 import { dispatchTool } from '../../tools/dispatch.js';
 import { isGranted, notGrantedResult, stageTools } from '../../tools/grants.js';
 import { canonicalTool } from '../../tools/names.js';
 import type { ToolInput, ToolResultOut, TrackedFile } from '../activity-types.js';
-import { modelOf } from './inference.js';
 import type { RunStore } from './run-store.js';
 import { mergedPermissions, readPolicy } from './tool-context.js';
 
@@ -67,7 +66,7 @@ export async function runToolCall(
   signal?: AbortSignal,
 ): Promise<ToolResultOut> {
   const bp = await store.blueprint(input.blueprintHash);
-  const model = modelOf(bp, input.stage);
+  const model = stageModel(bp, input.stage);
   const encoding = encodingFor(model, lookupModel(bp.models, model));
   // The workflow already refuses such calls; checked again here so no caller can reach an ungranted tool.
   if (!isGranted(bp, input.stage, input.call.name)) {
