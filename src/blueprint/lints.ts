@@ -107,7 +107,7 @@ function lintRouting(bp: Blueprint, findings: Findings): void {
     const elsewhere =
       routing.defaultRegion !== 'conversation' ||
       Object.values(routing.overrides).some((o) => o.region !== undefined && o.region !== 'conversation');
-    const reads = grants(stage, 'read_file') || grants(stage, 'read_files');
+    const reads = grants(stage, 'read_file');
     if (elsewhere && reads && !grants(stage, 'context_read')) {
       findings.add(
         'routing-without-region-read',

@@ -120,7 +120,6 @@ export async function runAgentCommand(path: string, flags: RunFlags): Promise<vo
     options: {
       ...DEFAULT_RUN_OPTIONS,
       noSeedCommands: !flags.seedCommands,
-      ...(flags.model ? { model: flags.model } : {}),
     },
   };
   preflight(

@@ -16,7 +16,8 @@
  * Requests
  * - Operations that need text counted, cut or summarised are generators
  *   (`EngineOp<T>`) yielding `EngineRequest`s (`count`, `cut`, `summarise`).
- *   Drive them with `runSync(op, handler)` or `runAsync(op, handler)`.
+ *   Drive them with `runSync(op, handler)`, or `applyLive` in the runtime's
+ *   `ops.ts`, which also records the answers for replay.
  *
  * Operations (all take `env: EngineEnv` = {now, hooks?, maxSummaryTokens?})
  * - `enterStage(state, bp, stage, env)` -> `StageEntryResult`: visits,

@@ -225,7 +225,7 @@ export function* routeToolResult(
   return { region: target, outcome, pointer, text: pointer, dropped: result.tokens - stored.tokens };
 }
 
-const PATH_TOOLS = new Set(['read_file', 'read_files', 'list_dir', 'write_file', 'edit_file']);
+const PATH_TOOLS = new Set(['read_file', 'list_dir', 'write_file', 'edit_file']);
 
 /**
  * SPEC 8.4: a hint for a failing path tool whose path names a visible

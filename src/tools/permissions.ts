@@ -5,7 +5,6 @@
 
 import type { PermissionMode, ToolPermissions } from '../blueprint/types.js';
 import type { RuntimeCode } from '../error-codes.js';
-import { formatCoded } from '../errors.js';
 import { canonicalTool } from './names.js';
 import { isPreApproved } from './safe-commands.js';
 
@@ -62,8 +61,4 @@ export function decidePermission(
     code: 'permission-ask',
     message: `\`${canonical}\` needs the user's approval before it runs ([tool_permissions] ${canonical} = "ask"); to skip the question, set \`[tool_permissions] ${canonical} = "allow"\`${notCovered}.`,
   };
-}
-
-export function refusalText(decision: Exclude<PermissionDecision, { mode: 'allow' }>): string {
-  return formatCoded(decision.code, decision.message);
 }
