@@ -7,7 +7,7 @@ import type { Blueprint } from '../blueprint/types.js';
 import { type FoldReport, fold } from './fold.js';
 import { groupAt, groupCount, shiftGroup } from './groups.js';
 import { callOnOverflow, type EngineEnv, hooksFor } from './kinds/custom.js';
-import { type CascadePhase, kindBehaviour } from './kinds/index.js';
+import { behaviourOf, type CascadePhase, kindBehaviour } from './kinds/index.js';
 import type { EngineOp } from './requests.js';
 import { addDiagnostic, type RunState, regionTokens, visibleRegions, windowUsed } from './state.js';
 import type { Entry, RegionState } from './types.js';
@@ -30,10 +30,6 @@ export interface MaintenanceReport {
 /** Keeps the ledger bounded so a long run's state stays small; older rows are in workflow history. */
 const LEDGER_ROWS = 200;
 
-function isCompactWindow(region: RegionState): boolean {
-  return region.kind === 'sliding_window' && region.def.strategy === 'compact';
-}
-
 function* compactionPass(state: RunState, bp: Blueprint, env: EngineEnv): EngineOp<FoldReport[]> {
   const reports: FoldReport[] = [];
   for (const region of state.regions) {
@@ -46,14 +42,14 @@ function* compactionPass(state: RunState, bp: Blueprint, env: EngineEnv): Engine
     } else if (region.hidden) {
       // A hidden region keeps its content untouched until a stage shows it again (SPEC 9.1).
       continue;
-    } else if (region.kind === 'compacting') {
+    } else if (behaviourOf(region).folds(region.def) === 'threshold') {
       const theta = region.threshold ?? region.budget;
       if (region.def.admission === 'evict' && regionTokens(region) > theta) {
         report = yield* fold(state, bp, region, Math.floor(theta / 2), {}, env);
       } else if (region.pending.length > 0) {
         report = yield* fold(state, bp, region, Number.POSITIVE_INFINITY, {}, env);
       }
-    } else if (isCompactWindow(region) && region.pending.length > 0) {
+    } else if (behaviourOf(region).folds(region.def) === 'pending' && region.pending.length > 0) {
       report = yield* fold(state, bp, region, Number.POSITIVE_INFINITY, {}, env);
     }
     if (report) reports.push(report);

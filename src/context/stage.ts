@@ -10,7 +10,7 @@ import { stageLayout, stageWindow } from '../blueprint/resolve.js';
 import type { Blueprint, StageDef } from '../blueprint/types.js';
 import { shiftGroup } from './groups.js';
 import type { EngineEnv } from './kinds/custom.js';
-import { kindBehaviour } from './kinds/index.js';
+import { behaviourOf, kindBehaviour } from './kinds/index.js';
 import { type Failure, failure } from './messages.js';
 import { count, type EngineOp } from './requests.js';
 import {
@@ -169,7 +169,8 @@ export function* enterStage(
   const overBudget: string[] = [];
   for (const region of visible) {
     region.budget = resolveBudget(region.def, window);
-    if (region.kind === 'compacting') region.threshold = resolveThreshold(region.def, region.budget);
+    if (behaviourOf(region).folds(region.def) === 'threshold')
+      region.threshold = resolveThreshold(region.def, region.budget);
     const outcome = reduce(draft, region);
     if (outcome === 'over') overBudget.push(region.name);
     else if (outcome) reduced.push(outcome);

@@ -7,6 +7,7 @@
 import { resolveBudget, resolveThreshold } from '../blueprint/budget.js';
 import type { Blueprint, RegionDef } from '../blueprint/types.js';
 import type { Severity } from '../errors.js';
+import { behaviourOf } from './kinds/index.js';
 import type { Content, Entry, RegionState } from './types.js';
 
 export interface RunDiagnostic {
@@ -75,7 +76,7 @@ export function newRegionState(def: RegionDef, window: number): RegionState {
     updates: 0,
     foldFailures: 0,
   };
-  if (def.kind === 'compacting') region.threshold = resolveThreshold(def, region.budget);
+  if (behaviourOf(def).folds(def) === 'threshold') region.threshold = resolveThreshold(def, region.budget);
   return region;
 }
 

@@ -35,6 +35,12 @@ export const custom: KindBehaviour = {
   cascadePhases: (def) => (persistent(def) ? [] : [2, 3]),
   protectedFromTransforms: (def) => persistent(def),
   rolling: () => false,
+  entries: 'log',
+  folds: () => 'marked',
+  holdsSummaries: false,
+  promptClass: (def) => (persistent(def) ? 0 : 2),
+  renders: 'script',
+  bulkTransforms: true,
 };
 
 export function hooksFor(env: EngineEnv, region: RegionState): CustomRegionHooks | undefined {
