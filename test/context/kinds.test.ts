@@ -167,22 +167,31 @@ describe('what each kind does differently, as the engine asks it', () => {
       const b = kindBehaviour(kind);
       return [
         kind,
-        [b.entries, b.folds(d), b.holdsSummaries, b.promptClass(d), b.renders, b.bulkTransforms, b.cascadePhases(d)],
+        [
+          b.entries,
+          b.folds(d),
+          b.holdsSummaries,
+          b.promptClass(d),
+          b.renders,
+          b.bulkTransforms,
+          b.windowed,
+          b.cascadePhases(d),
+        ],
       ];
     }),
   );
 
   it('addresses, folds, renders and cascades each kind as the blueprint format says', () => {
     expect(table).toEqual({
-      temporary: ['log', 'marked', false, 3, 'system', true, [3]],
-      pinned: ['log', 'marked', false, 0, 'system', true, []],
-      sliding_window: ['log', 'marked', false, 2, 'messages', true, []],
-      compacting: ['log', 'threshold', false, 2, 'system', true, [4]],
-      compact_history: ['log', 'marked', true, 0, 'system', true, []],
-      clearable: ['log', 'marked', false, 3, 'system', true, [1]],
-      hashmap: ['keyed', 'marked', false, 2, 'system', false, []],
-      checklist: ['items', 'marked', false, 2, 'system', true, []],
-      custom: ['log', 'marked', false, 2, 'script', true, [2, 3]],
+      temporary: ['log', 'marked', false, 3, 'system', true, false, [3]],
+      pinned: ['log', 'marked', false, 0, 'system', true, false, []],
+      sliding_window: ['log', 'marked', false, 2, 'messages', true, true, []],
+      compacting: ['log', 'threshold', false, 2, 'system', true, false, [4]],
+      compact_history: ['log', 'marked', true, 0, 'system', true, false, []],
+      clearable: ['log', 'marked', false, 3, 'system', true, false, [1]],
+      hashmap: ['keyed', 'marked', false, 2, 'system', false, false, []],
+      checklist: ['items', 'marked', false, 2, 'system', true, false, []],
+      custom: ['log', 'marked', false, 2, 'script', true, false, [2, 3]],
     });
   });
 

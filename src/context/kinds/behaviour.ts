@@ -54,4 +54,6 @@ export interface KindBehaviour {
   renders: RenderForm;
   /** Whether `clear` and `compact` transforms, which touch every unprotected region, touch this one. */
   bulkTransforms: boolean;
+  /** Counts entries against `max_items` and applies its `strategy` after each write (SPEC 4.2). */
+  windowed: boolean;
 }

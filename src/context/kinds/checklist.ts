@@ -21,6 +21,7 @@ export const checklist: KindBehaviour = {
   promptClass: () => 2,
   renders: 'system',
   bulkTransforms: true,
+  windowed: false,
 };
 
 export function items(region: RegionState): Entry[] {

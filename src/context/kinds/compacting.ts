@@ -14,4 +14,5 @@ export const compacting: KindBehaviour = {
   promptClass: () => 2,
   renders: 'system',
   bulkTransforms: true,
+  windowed: false,
 };

@@ -41,6 +41,7 @@ export const custom: KindBehaviour = {
   promptClass: (def) => (persistent(def) ? 0 : 2),
   renders: 'script',
   bulkTransforms: true,
+  windowed: false,
 };
 
 export function hooksFor(env: EngineEnv, region: RegionState): CustomRegionHooks | undefined {

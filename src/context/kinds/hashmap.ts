@@ -19,6 +19,7 @@ export const hashmap: KindBehaviour = {
   promptClass: () => 2,
   renders: 'system',
   bulkTransforms: false,
+  windowed: false,
 };
 
 export type UpsertOutcome = { ok: true; entries: Entry[]; removed: Entry[]; created: boolean; entry: Entry } | Failure;

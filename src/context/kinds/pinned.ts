@@ -14,4 +14,5 @@ export const pinned: KindBehaviour = {
   promptClass: () => 0,
   renders: 'system',
   bulkTransforms: true,
+  windowed: false,
 };

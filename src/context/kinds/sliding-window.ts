@@ -28,6 +28,7 @@ export const slidingWindow: KindBehaviour = {
   promptClass: () => 2,
   renders: 'messages',
   bulkTransforms: true,
+  windowed: true,
 };
 
 export function maxItems(def: RegionDef): number {

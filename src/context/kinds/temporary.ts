@@ -14,4 +14,5 @@ export const temporary: KindBehaviour = {
   promptClass: (def) => (def.volatility === 'rewritten' ? 3 : 2),
   renders: 'system',
   bulkTransforms: true,
+  windowed: false,
 };
