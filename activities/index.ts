@@ -5,19 +5,19 @@
  */
 import { activityInfo, cancellationSignal, heartbeat } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
-import { contentText, withBlobRun } from '../src/blobs/index.js';
+import { fullText, withBlobRun } from '../src/blobs/index.js';
 import type { Blueprint } from '../src/blueprint/types.js';
 import type { Content, CountedText } from '../src/context/index.js';
 import { isLevError } from '../src/errors.js';
 import { isProviderError, toActivityFailure } from '../src/providers/index.js';
 import type { Encoding } from '../src/providers/models.js';
-import { type InferInput, type InferOutput, infer } from '../src/runtime/inference.js';
+import { type InferInput, type InferOutput, infer } from '../src/runtime/node/inference.js';
+import { defaultRuntimeConfig, RunStore, type RuntimeConfig } from '../src/runtime/node/run-store.js';
+import { resolveRunSeeds, type SeededRegion, type SeedRequest } from '../src/runtime/node/seeding.js';
+import { type SummariseInput, type SummaryResult, summariseEntries } from '../src/runtime/node/summaries.js';
+import { countText as count, cutText as cut } from '../src/runtime/node/text.js';
+import { runToolCall, type ToolInput, type ToolResultOut } from '../src/runtime/node/tool-call.js';
 import type { RecordedOp } from '../src/runtime/ops.js';
-import { defaultRuntimeConfig, RunStore, type RuntimeConfig } from '../src/runtime/run-store.js';
-import { resolveRunSeeds, type SeededRegion, type SeedRequest } from '../src/runtime/seeding.js';
-import { type SummariseInput, type SummaryResult, summariseEntries } from '../src/runtime/summaries.js';
-import { countText as count, cutText as cut } from '../src/runtime/text.js';
-import { runToolCall, type ToolInput, type ToolResultOut } from '../src/runtime/tool-call.js';
 import { ping } from './ping.js';
 
 /**
@@ -110,7 +110,7 @@ export function createActivities(config: RuntimeConfig = defaultRuntimeConfig())
 
     /** Full text of a result that may live in the blob store (the run's final output). */
     async readText(content: Content): Promise<string> {
-      return guarded(() => contentText(store.blobs, content));
+      return guarded(() => fullText(store.blobs, content));
     },
   };
 }

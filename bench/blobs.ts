@@ -11,7 +11,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type BlobStore, hashText, LocalBlobStore, PostgresBlobStore } from '../src/blobs/index.js';
-import { DEFAULT_ACTIVITY_SLOTS } from '../src/runtime/run-store.js';
+import { DEFAULT_ACTIVITY_SLOTS } from '../src/runtime/node/run-store.js';
 import { startTestPg } from '../test/blobs/pg-server.js';
 
 const SIZES = [

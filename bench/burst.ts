@@ -20,8 +20,8 @@ import { loadBlueprintFromString } from '../src/blueprint/load.js';
 import { startDevServer } from '../src/devserver/dev-server.js';
 import { freePort } from '../src/devserver/net.js';
 import { findTemporalCli } from '../src/devserver/temporal-cli.js';
-import { followRun, startRun } from '../src/runtime/client.js';
 import { DEFAULT_RUN_OPTIONS } from '../src/runtime/types.js';
+import { followRun, startRun } from '../src/worker/client.js';
 
 interface Options {
   agents: number;

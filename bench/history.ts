@@ -15,9 +15,9 @@ import { startDevServer } from '../src/devserver/dev-server.js';
 import { freePort } from '../src/devserver/net.js';
 import { findTemporalCli } from '../src/devserver/temporal-cli.js';
 import { registerScript } from '../src/providers/index.js';
-import { followRun, startRun } from '../src/runtime/client.js';
 import { DEFAULT_RUN_OPTIONS } from '../src/runtime/types.js';
-import { createWorker } from '../src/runtime/worker.js';
+import { followRun, startRun } from '../src/worker/client.js';
+import { createWorker } from '../src/worker/worker.js';
 import * as naiveActivities from './naive/activities.js';
 
 const FILE_BYTES = 100 * 1024;

@@ -3,6 +3,9 @@
  * Every one carries a stable kebab-case code that scripts match on and a
  * sentence that says what to do about it.
  */
+import type { RuntimeCode } from './error-codes.js';
+
+export type { RuntimeCode };
 
 export type Severity = 'error' | 'warning' | 'note';
 
@@ -36,8 +39,8 @@ export class LevError extends Error {
   }
 }
 
-/** `[code] message`, the form tool results and CLI errors are printed in. */
-export function formatCoded(code: string, message: string): string {
+/** `[code] message`, the one form coded tool results and run failures are printed in. */
+export function formatCoded(code: RuntimeCode, message: string): string {
   return `[${code}] ${message}`;
 }
 

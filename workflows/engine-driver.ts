@@ -3,15 +3,25 @@
  * activities, records every operation for replay on the activity side, and
  * keeps the snapshot-plus-operations pair the inference activity receives.
  */
+
 import { ActivityFailure, type ActivityOptions, proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.js';
+import { stageModel } from '../src/blueprint/resolve.js';
 import type { Blueprint } from '../src/blueprint/types.js';
 import type { CustomRegionHooks, EngineEnv, EngineRequest, RunState, SummaryAnswer } from '../src/context/index.js';
 import { type Encoding, encodingFor, lookupModel } from '../src/providers/models.js';
 import { customRegionHooks } from '../src/rhai/region-hooks.js';
-import { ENGINE } from '../src/runtime/engine-calls.js';
-import { applyLive, type OpCall } from '../src/runtime/ops.js';
-import { addUsage, type Carried, emptyUsage, type RunOptions, type UsageTotals } from '../src/runtime/types.js';
+import {
+  addUsage,
+  applyLive,
+  type Carried,
+  ENGINE,
+  emptyUsage,
+  type OpCall,
+  type OpResults,
+  type RunOptions,
+  type UsageTotals,
+} from '../src/runtime/index.js';
 
 /** Activity handles; every call passes its own options (`callOptions`) so the Web UI shows what it was. */
 export const acts = proxyActivities<Activities>({ startToCloseTimeout: '1 minute' });
@@ -31,7 +41,7 @@ export function callOptions(options: RunOptions, summary: string, maximumAttempt
 }
 
 export function stageEncoding(bp: Blueprint, stage: string): Encoding {
-  const model = bp.stages.find((s) => s.name === stage)?.model ?? bp.agent.model ?? 'scripted:default';
+  const model = stageModel(bp, stage);
   return encodingFor(model, lookupModel(bp.models, model));
 }
 
@@ -99,11 +109,9 @@ export class EngineDriver {
     this.ops = [];
   }
 
-  async apply<T>(call: OpCall): Promise<T> {
+  async apply<C extends OpCall>(call: C): Promise<OpResults[C['kind']]> {
     const env: EngineEnv = { now: Math.floor(Date.now() / 1000), ...(this.hooks ? { hooks: this.hooks } : {}) };
-    const { result, record } = await applyLive<T>(ENGINE, this.state, this.ctx.bp, call, env, (req) =>
-      this.answer(req),
-    );
+    const { result, record } = await applyLive(ENGINE, this.state, this.ctx.bp, call, env, (req) => this.answer(req));
     this.ops.push(record);
     if (this.state.stage) this.stage = this.state.stage;
     return result;

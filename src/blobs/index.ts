@@ -6,7 +6,7 @@ export { currentBlobRun, withBlobRun } from './run-scope.js';
 export {
   type BlobStore,
   blobRef,
-  contentText,
+  fullText,
   hashText,
   INLINE_LIMIT_BYTES,
   isBlobRef,

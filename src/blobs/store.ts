@@ -49,7 +49,7 @@ export async function toContent(store: BlobStore, text: string): Promise<Content
   return store.put(text);
 }
 
-/** The text behind an entry's content, whichever form it has. */
-export async function contentText(store: BlobStore, content: Content): Promise<string> {
+/** The whole text behind an entry's content, read from the store when it is a blob (the engine's `contentText` shows a blob's preview). */
+export async function fullText(store: BlobStore, content: Content): Promise<string> {
   return isBlobRef(content) ? store.get(content.hash) : content;
 }

@@ -3,7 +3,7 @@
  * prompts, routing visibility, edges, gates, transforms and the
  * working-space check (SPEC 11).
  */
-import { isFixedRegion, resolveBudget, workingSpaceShortfall } from '../context/budget.js';
+import { isFixedRegion, resolveBudget, workingSpaceShortfall } from './budget.js';
 import type { Findings, KeyPath } from './findings.js';
 import { ALWAYS_VISIBLE, stageLayout, stageWindow } from './resolve.js';
 import type { RegionRef } from './stages.js';

@@ -3,9 +3,10 @@
  * do what the author meant. They never block a blueprint (warnings do with
  * `--deny-warnings`).
  */
-import { resolveBudget } from '../context/budget.js';
+
 import { encodingFor, lookupModel } from '../providers/models.js';
 import { isPreApproved } from '../tools/safe-commands.js';
+import { resolveBudget } from './budget.js';
 import { isProtected } from './checks.js';
 import type { Findings } from './findings.js';
 import { tokensAbove } from './prompt-tokens.js';
@@ -109,7 +110,7 @@ function lintRouting(bp: Blueprint, findings: Findings): void {
     const elsewhere =
       routing.defaultRegion !== 'conversation' ||
       Object.values(routing.overrides).some((o) => o.region !== undefined && o.region !== 'conversation');
-    const reads = grants(stage, 'read_file') || grants(stage, 'read_files');
+    const reads = grants(stage, 'read_file');
     if (elsewhere && reads && !grants(stage, 'context_read')) {
       findings.add(
         'routing-without-region-read',

@@ -3,7 +3,7 @@
  * 1.7). A stage re-declaration passes the global definition as `base`: the
  * stage's keys override it and the rest is inherited.
  */
-import { parsePercent } from '../context/budget.js';
+import { parsePercent } from './budget.js';
 import { isTable, TableReader } from './fields.js';
 import { describeValue, didYouMean, Findings, type KeyPath } from './findings.js';
 import { parseSeed } from './seeds.js';

@@ -2,8 +2,9 @@
  * Runtime regions (SPEC 1.8), effective stage layouts (SPEC 9.1) and the
  * budgets each stage resolves to (SPEC 2.2). Pure: workflow code may import it.
  */
-import { resolveBudget, resolveThreshold } from '../context/budget.js';
+
 import { lookupModel, UNKNOWN_MODEL_WINDOW } from '../providers/models.js';
+import { resolveBudget, resolveThreshold } from './budget.js';
 import type { Blueprint, RegionDef, RegionKind, StageDef } from './types.js';
 
 function baseRegion(name: string, kind: RegionKind, maxTokens: number): RegionDef {
@@ -47,6 +48,11 @@ export function stageLayout(bp: Blueprint, stage: StageDef): RegionDef[] {
     if (global) layout.push(global);
   }
   return layout;
+}
+
+/** The model a stage runs on: its own, else the agent's, else the offline scripted model. */
+export function stageModel(bp: Blueprint, stage: string): string {
+  return bp.stages.find((s) => s.name === stage)?.model ?? bp.agent.model ?? 'scripted:default';
 }
 
 /** The context window a stage runs with, and whether the model table knows it. */

@@ -7,9 +7,3 @@ export function parsePort(value: string): number {
     throw new InvalidArgumentError('expected a port number from 1 to 65535.');
   return n;
 }
-
-export function parsePositiveInt(value: string): number {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError('expected a positive whole number.');
-  return n;
-}

@@ -5,7 +5,7 @@
  */
 import { Client, Connection, WorkflowNotFoundError } from '@temporalio/client';
 import { LevError } from '../errors.js';
-import { runOutcome } from '../runtime/client.js';
+import { runOutcome } from '../worker/client.js';
 import type { ResultFlags } from './commands/result.js';
 
 export async function printRunResult(runId: string, flags: ResultFlags): Promise<void> {

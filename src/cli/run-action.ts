@@ -13,14 +13,14 @@ import { dataDir } from '../devserver/paths.js';
 import { findTemporalCli } from '../devserver/temporal-cli.js';
 import { LevError } from '../errors.js';
 import { withLaunchOutput } from '../outputs/spec.js';
-import { followRun, startRun, withModel } from '../runtime/client.js';
-import { preflight } from '../runtime/seeding.js';
-import { temporalTls, tlsOption } from '../runtime/tls.js';
-import { checkSandbox } from '../runtime/tool-context.js';
-import { createToolWorker, toolQueueName } from '../runtime/tool-worker.js';
+import { preflight } from '../runtime/node/seeding.js';
+import { checkSandbox } from '../runtime/node/tool-context.js';
+import { checkWorkdir } from '../runtime/node/workdir.js';
 import { DEFAULT_RUN_OPTIONS, type Progress, type RunResult } from '../runtime/types.js';
-import { checkWorkdir } from '../runtime/workdir.js';
-import { createWorker, installRuntime } from '../runtime/worker.js';
+import { followRun, startRun, withModel } from '../worker/client.js';
+import { temporalTls, tlsOption } from '../worker/tls.js';
+import { createToolWorker, toolQueueName } from '../worker/tool-worker.js';
+import { createWorker, installRuntime } from '../worker/worker.js';
 import { formatBars } from './bars.js';
 import { askPerson, signalHint } from './reply-prompt.js';
 
@@ -137,7 +137,6 @@ export async function runAgentCommand(path: string, flags: RunFlags): Promise<vo
     options: {
       ...DEFAULT_RUN_OPTIONS,
       noSeedCommands: !flags.seedCommands,
-      ...(flags.model ? { model: flags.model } : {}),
       toolTaskQueue,
     },
   };

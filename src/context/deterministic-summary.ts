@@ -2,13 +2,10 @@
  * The simulator's summariser (SPEC 13.3): a fixed function of the folded
  * entries, so fold outcomes can be asserted exactly without a model.
  */
-import type { Content, CountedText, Entry } from './types.js';
+import { contentText } from './state.js';
+import type { CountedText, Entry } from './types.js';
 
 const PREVIEW_CHARS = 24;
-
-function contentText(content: Content): string {
-  return typeof content === 'string' ? content : content.preview;
-}
 
 /** The first 24 characters of an entry, on one line. */
 function piece(entry: Entry): string {

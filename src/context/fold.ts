@@ -4,9 +4,11 @@
  * everything back; three failures in a row discard the pending entries,
  * and say so.
  */
+
 import type { Blueprint } from '../blueprint/types.js';
 import { groupCount, popGroup, shiftGroup } from './groups.js';
 import type { EngineEnv } from './kinds/custom.js';
+import { behaviourOf } from './kinds/index.js';
 import { cut, type EngineOp, summarise } from './requests.js';
 import { addDiagnostic, contentText, entriesTokens, type RunState, regionTokens } from './state.js';
 import type { CountedText, Entry, RegionState } from './types.js';
@@ -44,7 +46,7 @@ export function maxSummaryTokens(bp: Blueprint, env: EngineEnv): number {
 
 /** The compact_history whose `source_region` is `region`, if any. */
 export function pairedHistory(state: RunState, region: string): RegionState | undefined {
-  return state.regions.find((r) => r.kind === 'compact_history' && r.def.sourceRegion === region);
+  return state.regions.find((r) => behaviourOf(r).holdsSummaries && r.def.sourceRegion === region);
 }
 
 /** Asks for a summary of at most `limit` tokens, cutting a longer one. */
@@ -115,7 +117,8 @@ export function* fold(
   if (history) {
     limit = Math.min(mst, history.budget);
   } else {
-    const base = region.kind === 'compacting' ? (region.threshold ?? region.budget) : region.budget;
+    const base =
+      behaviourOf(region).folds(region.def) === 'threshold' ? (region.threshold ?? region.budget) : region.budget;
     const l = Math.min(mst, Math.floor(base / 2));
     while (groupCount(entries) >= 2 && region.budget - entriesTokens(entries) < l) take(shiftGroup(entries));
     if (region.budget - entriesTokens(entries) < 1) {

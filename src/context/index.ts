@@ -16,7 +16,8 @@
  * Requests
  * - Operations that need text counted, cut or summarised are generators
  *   (`EngineOp<T>`) yielding `EngineRequest`s (`count`, `cut`, `summarise`).
- *   Drive them with `runSync(op, handler)` or `runAsync(op, handler)`.
+ *   Drive them with `runSync(op, handler)`, or `applyLive` in the runtime's
+ *   `ops.ts`, which also records the answers for replay.
  *
  * Operations (all take `env: EngineEnv` = {now, hooks?, maxSummaryTokens?})
  * - `enterStage(state, bp, stage, env)` -> `StageEntryResult`: visits,
@@ -45,7 +46,7 @@
  * (`routeToolResult`, SPEC 8) and the simulator's summariser are re-exported
  * from their own modules below.
  */
-export * from './budget.js';
+export * from '../blueprint/budget.js';
 export * from './cache-markers.js';
 export * from './deterministic-summary.js';
 export * from './fold.js';

@@ -7,6 +7,7 @@ import type { Blueprint } from '../blueprint/types.js';
 import { type FoldReport, fold } from './fold.js';
 import { groupAt, groupCount, shiftGroup } from './groups.js';
 import { callOnOverflow, type EngineEnv, hooksFor } from './kinds/custom.js';
+import { behaviourOf, type CascadePhase, kindBehaviour } from './kinds/index.js';
 import type { EngineOp } from './requests.js';
 import { addDiagnostic, type RunState, regionTokens, visibleRegions, windowUsed } from './state.js';
 import type { Entry, RegionState } from './types.js';
@@ -29,10 +30,6 @@ export interface MaintenanceReport {
 /** Keeps the ledger bounded so a long run's state stays small; older rows are in workflow history. */
 const LEDGER_ROWS = 200;
 
-function isCompactWindow(region: RegionState): boolean {
-  return region.kind === 'sliding_window' && region.def.strategy === 'compact';
-}
-
 function* compactionPass(state: RunState, bp: Blueprint, env: EngineEnv): EngineOp<FoldReport[]> {
   const reports: FoldReport[] = [];
   for (const region of state.regions) {
@@ -45,14 +42,14 @@ function* compactionPass(state: RunState, bp: Blueprint, env: EngineEnv): Engine
     } else if (region.hidden) {
       // A hidden region keeps its content untouched until a stage shows it again (SPEC 9.1).
       continue;
-    } else if (region.kind === 'compacting') {
+    } else if (behaviourOf(region).folds(region.def) === 'threshold') {
       const theta = region.threshold ?? region.budget;
       if (region.def.admission === 'evict' && regionTokens(region) > theta) {
         report = yield* fold(state, bp, region, Math.floor(theta / 2), {}, env);
       } else if (region.pending.length > 0) {
         report = yield* fold(state, bp, region, Number.POSITIVE_INFINITY, {}, env);
       }
-    } else if (isCompactWindow(region) && region.pending.length > 0) {
+    } else if (behaviourOf(region).folds(region.def) === 'pending' && region.pending.length > 0) {
       report = yield* fold(state, bp, region, Number.POSITIVE_INFINITY, {}, env);
     }
     if (report) reports.push(report);
@@ -69,14 +66,18 @@ function* cascade(state: RunState, bp: Blueprint, env: EngineEnv, report: Mainte
     if (entries.length > 0) report.removed.push({ region: region.name, entries });
   };
   const takesPart = visibleRegions(state).filter((r) => r.def.admission === 'evict');
-  const nonPersistentCustom = (r: RegionState) => r.kind === 'custom' && r.def.persistent !== true;
+  // Each kind says which phases it takes part in: clearables empty first, then custom
+  // on_overflow hooks, then a round robin over temporaries and non-persistent customs,
+  // then compacting regions fold.
+  const inPhase = (phase: CascadePhase) =>
+    takesPart.filter((r) => kindBehaviour(r.kind).cascadePhases(r.def).includes(phase));
 
-  for (const region of takesPart.filter((r) => r.kind === 'clearable')) {
+  for (const region of inPhase(1)) {
     if (need() <= 0) return;
     removed(region, region.entries.splice(0));
   }
 
-  for (const region of takesPart.filter(nonPersistentCustom)) {
+  for (const region of inPhase(2)) {
     if (need() <= 0) return;
     const hooks = hooksFor(env, region);
     if (!hooks?.onOverflow || region.entries.length === 0) continue;
@@ -97,7 +98,7 @@ function* cascade(state: RunState, bp: Blueprint, env: EngineEnv, report: Mainte
     region.entries = region.entries.filter((_, i) => !drop.has(i));
   }
 
-  const roundRobin = takesPart.filter((r) => r.kind === 'temporary' || nonPersistentCustom(r));
+  const roundRobin = inPhase(3);
   let progressed = true;
   while (progressed && need() > 0) {
     progressed = false;
@@ -111,7 +112,7 @@ function* cascade(state: RunState, bp: Blueprint, env: EngineEnv, report: Mainte
     }
   }
 
-  for (const region of takesPart.filter((r) => r.kind === 'compacting')) {
+  for (const region of inPhase(4)) {
     if (need() <= 0) return;
     if (groupCount(region.entries) < 2) continue;
     const folded = yield* fold(state, bp, region, 0, {}, env);

@@ -2,15 +2,16 @@
  * The coded failures of writes and tools (SPEC 4, 6). Each says what
  * happened with the numbers involved and what to do next.
  */
+import type { RuntimeCode } from '../error-codes.js';
 import type { RegionState } from './types.js';
 
 export interface Failure {
   ok: false;
-  code: string;
+  code: RuntimeCode;
   message: string;
 }
 
-export function failure(code: string, message: string): Failure {
+export function failure(code: RuntimeCode, message: string): Failure {
   return { ok: false, code, message };
 }
 

@@ -5,11 +5,14 @@
  * with `conversation` last. Blob references pass through untouched; the
  * inference activity resolves them.
  */
+
+import { stageModel } from '../blueprint/resolve.js';
 import type { Blueprint } from '../blueprint/types.js';
 import { type MarkedBlock, placeCacheMarkers } from './cache-markers.js';
 import { checklistBody } from './kinds/checklist.js';
 import { type CustomRegionHooks, type EngineEnv, regionCtx } from './kinds/custom.js';
-import { type RunState, STAGE_INSTRUCTIONS, visibleRegions, windowUsed } from './state.js';
+import { behaviourOf } from './kinds/index.js';
+import { contentText, type RunState, STAGE_INSTRUCTIONS, visibleRegions, windowUsed } from './state.js';
 import type { BlobRef, Content, Entry, PromptMessage, PromptSystemBlock, RegionState } from './types.js';
 
 /** Entries of a `grows` region are packed into blocks of at most this many tokens. */
@@ -48,17 +51,19 @@ export interface RenderContext {
 
 export interface RenderOptions {
   previousSystemKey?: string;
-  /** Shown to custom `render` as `stage.iteration`; defaults to the maintenance points of this visit. */
+  /**
+   * Shown to custom `render` as `stage.iteration`: the inferences already made
+   * in the current visit, so a visit's first prompt renders with 0 (default).
+   */
   iteration?: number;
 }
 
 /** Renders what the next inference of the current stage receives. */
 export function renderPrompt(state: RunState, bp: Blueprint, env: EngineEnv, opts: RenderOptions = {}): RenderedPrompt {
-  const stage = bp.stages.find((s) => s.name === state.stage);
-  const model = stage?.model ?? 'scripted:default';
+  const model = stageModel(bp, state.stage);
   return renderRegions(visibleRegions(state), {
     stage: state.stage,
-    iteration: opts.iteration ?? state.turn,
+    iteration: opts.iteration ?? 0,
     model,
     window: { used: windowUsed(state), max: state.window.max },
     hooks: env.hooks,
@@ -81,18 +86,7 @@ function isStageInstructions(region: RegionState): boolean {
 /** Class of SPEC 7.2: 0 pinned-like, 1 stage instructions, 2 working, 3 scratch. */
 function blockClass(region: RegionState): number {
   if (isStageInstructions(region)) return 1;
-  switch (region.kind) {
-    case 'pinned':
-    case 'compact_history':
-      return 0;
-    case 'custom':
-      return region.def.persistent ? 0 : 2;
-    case 'temporary':
-    case 'clearable':
-      return region.def.volatility === 'rewritten' ? 3 : 2;
-    default:
-      return 2;
-  }
+  return behaviourOf(region).promptClass(region.def);
 }
 
 function volatilityRank(region: RegionState): number {
@@ -133,13 +127,9 @@ function addEntry(text: BlockText, entry: Entry, first: boolean): void {
   text.add(entry.content);
 }
 
-function plain(content: Content): string {
-  return typeof content === 'string' ? content : content.preview;
-}
-
 /** Default rendering of one system-block region: one block, or several for `grows`. */
 function defaultBlocks(region: RegionState): { parts: Content[]; key: string }[] {
-  if (region.kind === 'checklist') {
+  if (behaviourOf(region).entries === 'items') {
     const body = checklistBody(region);
     if (body === '') return [];
     const key = region.entries
@@ -223,7 +213,7 @@ function customRender(
   const result = hooks.render({
     region: regionCtx(region),
     entries: region.entries.map((e) => ({
-      content: plain(e.content),
+      content: contentText(e.content),
       kind: e.kind,
       key: e.key ?? null,
       tokens: e.tokens,
@@ -249,7 +239,7 @@ function fingerprint(text: string): string {
 
 function entryMessage(entry: Entry): PromptMessage {
   const blob: BlobRef | undefined = typeof entry.content === 'string' ? undefined : entry.content;
-  const content = plain(entry.content);
+  const content = contentText(entry.content);
   let message: PromptMessage;
   if (entry.kind === 'assistant') {
     message = entry.toolCalls?.length
@@ -318,7 +308,7 @@ export function renderRegions(regions: readonly RegionState[], ctx: RenderContex
   const failures: RenderFailure[] = [];
 
   regions.forEach((region, order) => {
-    if (region.kind === 'sliding_window') {
+    if (behaviourOf(region).renders === 'messages') {
       const target = region.name === 'conversation' ? conversation : windowMessages;
       for (const entry of region.entries) target.push(entryMessage(entry));
       return;
@@ -335,7 +325,7 @@ export function renderRegions(regions: readonly RegionState[], ctx: RenderContex
         stageInstructions: isStageInstructions(region),
       });
     };
-    if (region.kind === 'custom') {
+    if (behaviourOf(region).renders === 'script') {
       const output = customRender(region, ctx.hooks?.(region.name), ctx);
       if (typeof output !== 'string') {
         for (const text of output.system) push([text], `c${fingerprint(text)}`);
@@ -362,5 +352,5 @@ export function renderRegions(regions: readonly RegionState[], ctx: RenderContex
 
 /** A system block as one string, with blob references shown by their preview. */
 export function systemBlockText(block: PromptSystemBlock): string {
-  return block.text.map(plain).join('');
+  return block.text.map(contentText).join('');
 }

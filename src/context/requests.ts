@@ -36,13 +36,6 @@ export function runSync<T>(op: EngineOp<T>, handler: (req: EngineRequest) => unk
   return step.value;
 }
 
-/** Drives an operation with an asynchronous handler (workflow code calling activities). */
-export async function runAsync<T>(op: EngineOp<T>, handler: (req: EngineRequest) => Promise<unknown>): Promise<T> {
-  let step = op.next();
-  while (!step.done) step = op.next(await handler(step.value));
-  return step.value;
-}
-
 export function* count(text: string): EngineOp<number> {
   const answer: unknown = yield { type: 'count', text };
   if (typeof answer !== 'number' || !Number.isInteger(answer) || answer < 0) {

@@ -7,7 +7,7 @@ import type { Blueprint, ToolRouting } from '../blueprint/types.js';
 import { canonicalTool, isContextTool } from '../tools/names.js';
 import { joinedGroupTokens } from './groups.js';
 import type { EngineEnv } from './kinds/custom.js';
-import { kindBehaviour } from './kinds/index.js';
+import { behaviourOf } from './kinds/index.js';
 import { count, cut, type EngineOp } from './requests.js';
 import { CONVERSATION, contentText, findRegion, type RunState, regionTokens, visibleRegions } from './state.js';
 import type { Content, CountedText, Entry, RegionState, ToolCall } from './types.js';
@@ -66,7 +66,8 @@ function routingOf(state: RunState, bp: Blueprint): ToolRouting | undefined {
 /** SPEC 8.3 room: what a write could free by evicting, or what is free now. */
 function roomFor(region: RegionState, entry: Pick<Entry, 'kind' | 'toolCallId'>): number {
   const evicts =
-    region.def.admission === 'evict' && (region.kind === 'hashmap' || kindBehaviour(region.kind).rolling(region.def));
+    region.def.admission === 'evict' &&
+    (behaviourOf(region).entries === 'keyed' || behaviourOf(region).rolling(region.def));
   if (evicts) return region.budget - joinedGroupTokens(region.entries, entry);
   return region.budget - regionTokens(region);
 }
@@ -199,7 +200,7 @@ export function* routeToolResult(
   }
 
   const entry: NewEntry = { kind: 'text', content, tokens };
-  if (region.kind === 'hashmap') {
+  if (behaviourOf(region).entries === 'keyed') {
     const path = call.arguments.path;
     entry.key = typeof path === 'string' && path.length > 0 ? path : `${tool}:${call.id}`;
   }
@@ -225,7 +226,7 @@ export function* routeToolResult(
   return { region: target, outcome, pointer, text: pointer, dropped: result.tokens - stored.tokens };
 }
 
-const PATH_TOOLS = new Set(['read_file', 'read_files', 'list_dir', 'write_file', 'edit_file']);
+const PATH_TOOLS = new Set(['read_file', 'list_dir', 'write_file', 'edit_file']);
 
 /**
  * SPEC 8.4: a hint for a failing path tool whose path names a visible

@@ -4,7 +4,9 @@
  * room with a marker naming how many later entries were left out.
  * Checklist seeds become one open item per non-empty line.
  */
+
 import { callOnWrite, type EngineEnv, hooksFor } from './kinds/custom.js';
+import { behaviourOf } from './kinds/index.js';
 import type { Failure } from './messages.js';
 import { count, cut, type EngineOp } from './requests.js';
 import { addDiagnostic, cloneData, commitState, contentText, type RunState, regionTokens } from './state.js';
@@ -88,9 +90,9 @@ export function* seedRegion(
   if (opts.replaceSeeded) region.entries = region.entries.filter((e) => !e.seeded);
 
   let queue = yield* throughOnWrite(draft, region, texts, env);
-  const isChecklist = region.kind === 'checklist';
+  const isChecklist = behaviourOf(region).entries === 'items';
   if (isChecklist) queue = yield* checklistLines(queue);
-  if (region.kind === 'hashmap') {
+  if (behaviourOf(region).entries === 'keyed') {
     const keys = new Set(queue.flatMap((t) => (t.key === undefined ? [] : [t.key])));
     region.entries = region.entries.filter((e) => e.key === undefined || !keys.has(e.key));
   }

@@ -5,13 +5,12 @@
  * snapshot of `updates` counters. Seeds and maintenance are separate calls.
  */
 
-import { stageLayout } from '../blueprint/resolve.js';
+import { isFixedRegion, resolveBudget, resolveThreshold, workingSpaceShortfall } from '../blueprint/budget.js';
+import { stageLayout, stageWindow } from '../blueprint/resolve.js';
 import type { Blueprint, StageDef } from '../blueprint/types.js';
-import { lookupModel, UNKNOWN_MODEL_WINDOW } from '../providers/models.js';
-import { isFixedRegion, resolveBudget, resolveThreshold, workingSpaceShortfall } from './budget.js';
 import { shiftGroup } from './groups.js';
 import type { EngineEnv } from './kinds/custom.js';
-import { kindBehaviour } from './kinds/index.js';
+import { behaviourOf, kindBehaviour } from './kinds/index.js';
 import { type Failure, failure } from './messages.js';
 import { count, type EngineOp } from './requests.js';
 import {
@@ -50,13 +49,6 @@ export type StageEntryResult = StageEntrySuccess | Failure;
 
 function findStage(bp: Blueprint, name: string): StageDef | undefined {
   return bp.stages.find((s) => s.name === name);
-}
-
-/** The window a stage's budgets resolve against (SPEC 2.2). */
-export function stageWindow(state: RunState, bp: Blueprint, stage: StageDef): { window: number; known: boolean } {
-  if (state.windowOverride !== undefined) return { window: state.windowOverride, known: true };
-  const info = lookupModel(bp.models, stage.model);
-  return info ? { window: info.contextWindow, known: true } : { window: UNKNOWN_MODEL_WINDOW, known: false };
 }
 
 function reduce(state: RunState, region: RegionState): RegionReduction | 'over' | null {
@@ -133,7 +125,7 @@ export function* enterStage(
     );
   }
   const draft = cloneData(state);
-  const { window, known } = stageWindow(draft, bp, stage);
+  const { window, known } = stageWindow(bp, stage, draft.windowOverride);
   if (!known)
     addDiagnostic(
       draft,
@@ -177,7 +169,8 @@ export function* enterStage(
   const overBudget: string[] = [];
   for (const region of visible) {
     region.budget = resolveBudget(region.def, window);
-    if (region.kind === 'compacting') region.threshold = resolveThreshold(region.def, region.budget);
+    if (behaviourOf(region).folds(region.def) === 'threshold')
+      region.threshold = resolveThreshold(region.def, region.budget);
     const outcome = reduce(draft, region);
     if (outcome === 'over') overBudget.push(region.name);
     else if (outcome) reduced.push(outcome);

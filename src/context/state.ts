@@ -3,9 +3,11 @@
  * continue-as-new carries. Helpers here read it; the operations that change
  * it live in their own modules and mutate it only when they succeed.
  */
+
+import { resolveBudget, resolveThreshold } from '../blueprint/budget.js';
 import type { Blueprint, RegionDef } from '../blueprint/types.js';
 import type { Severity } from '../errors.js';
-import { resolveBudget, resolveThreshold } from './budget.js';
+import { behaviourOf } from './kinds/index.js';
 import type { Content, Entry, RegionState } from './types.js';
 
 export interface RunDiagnostic {
@@ -74,7 +76,7 @@ export function newRegionState(def: RegionDef, window: number): RegionState {
     updates: 0,
     foldFailures: 0,
   };
-  if (def.kind === 'compacting') region.threshold = resolveThreshold(def, region.budget);
+  if (behaviourOf(def).folds(def) === 'threshold') region.threshold = resolveThreshold(def, region.budget);
   return region;
 }
 

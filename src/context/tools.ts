@@ -3,11 +3,14 @@
  * engine inside the workflow. They never throw: every failure is a result
  * whose text starts with `[code]`, and a failure changes nothing.
  */
+
 import type { Blueprint } from '../blueprint/types.js';
+import { formatCoded, type RuntimeCode } from '../errors.js';
 import { CONTEXT_TOOLS } from '../tools/names.js';
 import { groupAt, groupRanges } from './groups.js';
 import { checkItemFits, checklistBody, findItem, items, notFoundItem, withNote } from './kinds/checklist.js';
 import type { EngineEnv } from './kinds/custom.js';
+import { behaviourOf } from './kinds/index.js';
 import { type Failure, failure } from './messages.js';
 import { count, type EngineOp } from './requests.js';
 import {
@@ -27,7 +30,7 @@ import { commitPlan, type NewEntry, planWrite, stampEntry, writeEntry } from './
 export interface ToolResult {
   content: string;
   isError: boolean;
-  code?: string;
+  code?: RuntimeCode;
   /** Set when the engine knows the result's count (a `context_read` of inline text), so it need not be counted again. */
   tokens?: number;
 }
@@ -38,7 +41,7 @@ export type ArgumentCounts = Partial<Record<'content' | 'item' | 'note', number>
 type Args = Record<string, unknown>;
 
 function fail(f: Failure): ToolResult {
-  return { content: `[${f.code}] ${f.message}`, isError: true, code: f.code };
+  return { content: formatCoded(f.code, f.message), isError: true, code: f.code };
 }
 
 function ok(content: string, tokens?: number): ToolResult {
@@ -55,15 +58,15 @@ function usage(region: RegionState): string {
 }
 
 function refusesWrites(region: RegionState): boolean {
-  return region.name === CONVERSATION || region.name === STAGE_INSTRUCTIONS || region.kind === 'compact_history';
+  return region.name === CONVERSATION || region.name === STAGE_INSTRUCTIONS || behaviourOf(region).holdsSummaries;
 }
 
 /** The regions this stage may name with `tool`, for `unknown-region` messages. */
 function usableRegions(state: RunState, tool: string): RegionState[] {
   const visible = visibleRegions(state);
-  if (tool.startsWith('todo_')) return visible.filter((r) => r.kind === 'checklist');
+  if (tool.startsWith('todo_')) return visible.filter((r) => behaviourOf(r).entries === 'items');
   if (tool === 'context_write' || tool === 'context_append')
-    return visible.filter((r) => !refusesWrites(r) && r.kind !== 'checklist');
+    return visible.filter((r) => !refusesWrites(r) && behaviourOf(r).entries !== 'items');
   if (tool === 'context_delete') return visible.filter((r) => !refusesWrites(r));
   return visible;
 }
@@ -136,14 +139,14 @@ function notWritable(region: RegionState, tool: string): Failure | null {
       `region "${region.name}" is maintained by the runtime and refuses ${tool}; write to another region.`,
     );
   }
-  if (region.kind === 'checklist' && tool !== 'context_delete') {
+  if (behaviourOf(region).entries === 'items' && tool !== 'context_delete') {
     return failure('not-writable', `region "${region.name}" is a checklist; add items with todo_add instead.`);
   }
   return null;
 }
 
 function notChecklist(region: RegionState): Failure | null {
-  if (region.kind === 'checklist') return null;
+  if (behaviourOf(region).entries === 'items') return null;
   return failure(
     'not-a-checklist',
     `region "${region.name}" is a ${region.kind}, not a checklist; declare it with kind = "checklist" to track items.`,
@@ -172,7 +175,7 @@ function* contextWrite(
   if (isFailure(key)) return fail(key);
   const input: NewEntry = { content, tokens: yield* argTokens('content', content, counts) };
   if (key !== undefined) input.key = key;
-  if (region.kind === 'hashmap') {
+  if (behaviourOf(region).entries === 'keyed') {
     const r = yield* writeEntry(state, region.name, input, env);
     if (!r.ok) return fail(r);
     region.updates += 1;
@@ -210,14 +213,16 @@ function* contextAppend(
   if (isFailure(key)) return fail(key);
   const input: NewEntry = { content, tokens: yield* argTokens('content', content, counts) };
   if (key !== undefined) input.key = key;
-  if (region.kind === 'hashmap') input.appendToKey = true;
+  if (behaviourOf(region).entries === 'keyed') input.appendToKey = true;
   const r = yield* writeEntry(state, region.name, input, env);
   if (!r.ok) return fail(r);
   if (r.declined) return ok(`Region "${region.name}"'s script declined the entry; nothing was stored.`);
   region.updates += 1;
   const parts = [`Appended to region "${region.name}"`];
   if (key !== undefined)
-    parts.push(region.kind === 'hashmap' ? `key "${key}" ${r.created ? 'created' : 'extended'}` : `key "${key}"`);
+    parts.push(
+      behaviourOf(region).entries === 'keyed' ? `key "${key}" ${r.created ? 'created' : 'extended'}` : `key "${key}"`,
+    );
   if (r.removed.length > 0)
     parts.push(`${r.removed.length} older ${r.removed.length === 1 ? 'entry' : 'entries'} removed`);
   if (r.pending.length > 0)
@@ -238,7 +243,7 @@ function contextRead(state: RunState, region: RegionState, args: Args): ToolResu
         ),
       );
     }
-    if (region.kind === 'hashmap') {
+    if (behaviourOf(region).entries === 'keyed') {
       state.clock += 1;
       region.entries = region.entries.map((e) => (e.key === key ? { ...e, touched: state.clock } : e));
     }
@@ -246,11 +251,11 @@ function contextRead(state: RunState, region: RegionState, args: Args): ToolResu
     return ok(joined.content, joined.tokens);
   }
   if (region.entries.length === 0) return ok(`Region "${region.name}" is empty.`);
-  if (region.kind === 'hashmap') {
+  if (behaviourOf(region).entries === 'keyed') {
     const lines = region.entries.map((e) => `${e.key ?? '(no key)'}: ${e.tokens} tokens`);
     return ok(`Keys in region "${region.name}" (${usage(region)}):\n${lines.join('\n')}`);
   }
-  if (region.kind === 'checklist') {
+  if (behaviourOf(region).entries === 'items') {
     const body = checklistBody(region);
     return ok(body === '' ? `Region "${region.name}" has no items.` : body);
   }
@@ -360,7 +365,7 @@ function entryLine(e: Entry, index: number): string {
 function regionLine(r: RegionState): string {
   const parts = [`${r.name} (${r.kind}): ${countOf(r.entries.length, 'entry', 'entries')}, ${usage(r)}`];
   if (r.def.admission === 'reject') parts.push('reject');
-  if (r.kind === 'checklist') parts.push(countOf(openCount(r), 'open item', 'open items'));
+  if (behaviourOf(r).entries === 'items') parts.push(countOf(openCount(r), 'open item', 'open items'));
   return parts.join(', ');
 }
 

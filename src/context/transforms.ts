@@ -5,7 +5,7 @@
  * touched, and hashmaps only when a `custom` list names them.
  */
 import type { Blueprint, EdgeDef } from '../blueprint/types.js';
-import { kindBehaviour } from './kinds/index.js';
+import { behaviourOf, kindBehaviour } from './kinds/index.js';
 import type { RunState } from './state.js';
 import type { RegionState } from './types.js';
 
@@ -39,7 +39,7 @@ function mark(region: RegionState, prompt: string | undefined, report: Transform
 export function applyTransform(state: RunState, _bp: Blueprint, edge: EdgeDef): TransformReport {
   const report: TransformReport = { transform: edge.transform, cleared: [], marked: [] };
   const config = edge.transformConfig ?? {};
-  const open = (r: RegionState) => !isProtected(r) && r.kind !== 'hashmap';
+  const open = (r: RegionState) => !isProtected(r) && behaviourOf(r).bulkTransforms;
   switch (edge.transform) {
     case 'direct':
       break;

@@ -3,10 +3,11 @@
  * touching it and committed only when it succeeds, so a failing write leaves
  * the region, the window and the clock exactly as they were.
  */
+
 import { groupRanges, joinedGroupStart } from './groups.js';
 import { callOnOverflow, callOnWrite, type EngineEnv, hooksFor } from './kinds/custom.js';
 import { upsert } from './kinds/hashmap.js';
-import { kindBehaviour } from './kinds/index.js';
+import { behaviourOf, kindBehaviour } from './kinds/index.js';
 import { applyStrategy, maxItems } from './kinds/sliding-window.js';
 import { type Failure, failure, regionFull, tooLarge } from './messages.js';
 import { count, type EngineOp } from './requests.js';
@@ -174,7 +175,7 @@ export function* planWrite(
   const removed: Entry[] = [];
   const sentToPending: Entry[] = [];
   const reject = region.def.admission === 'reject';
-  const isWindow = region.kind === 'sliding_window';
+  const isWindow = behaviourOf(region).windowed;
   const used = () => regionTokens({ entries });
   const itemsFit = !(isWindow && reject) || entries.length + 1 <= maxItems(region.def);
 

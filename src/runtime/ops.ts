@@ -14,13 +14,19 @@ import type {
   EngineEnv,
   EngineOp,
   EngineRequest,
+  GateFacts,
+  GateOutcome,
+  MaintenanceReport,
   NewEntry,
   RunState,
+  SeedResult,
+  StageEntryResult,
   ToolCall,
+  WriteResult,
 } from '../context/index.js';
-import type { ToolOutput } from '../context/routing.js';
-import type { ArgumentCounts } from '../context/tools.js';
-import type { Severity } from '../errors.js';
+import type { RouteResult, ToolOutput } from '../context/routing.js';
+import type { ArgumentCounts, ToolResult } from '../context/tools.js';
+import type { RuntimeCode, Severity } from '../errors.js';
 
 /** What the workflow did to the region set, replayable against a snapshot. */
 export type OpCall =
@@ -33,7 +39,7 @@ export type OpCall =
   | { kind: 'gate'; fromStage: string; target: string | null; facts: GateFacts }
   | { kind: 'transform'; from: string; target: string }
   | { kind: 'usage'; promptTokens: number }
-  | { kind: 'diagnostic'; code: string; severity: Severity; detail: string };
+  | { kind: 'diagnostic'; code: RuntimeCode; severity: Severity; detail: string };
 
 export interface SeedEntryText {
   content: Content;
@@ -41,11 +47,21 @@ export interface SeedEntryText {
   key?: string;
 }
 
-export interface GateFacts {
-  modifyingCallSucceeded: boolean;
-  modifyingCallDenied: boolean;
+/** What each operation answers the workflow; operations that ask nothing answer `undefined`. */
+export interface OpResults {
+  enterStage: StageEntryResult;
+  write: WriteResult;
+  maintain: MaintenanceReport;
+  contextTool: ToolResult;
+  route: RouteResult;
+  seed: SeedResult;
+  gate: GateOutcome;
+  transform: undefined;
+  usage: undefined;
+  diagnostic: undefined;
 }
 
+export type OpKind = OpCall['kind'];
 export interface RecordedOp {
   call: OpCall;
   /** Workflow time in seconds when the operation ran. */
@@ -56,9 +72,9 @@ export interface RecordedOp {
 
 /** The engine entry points an `OpCall` maps to; injected so this module stays a thin switch. */
 export interface EngineCalls {
-  enterStage(state: RunState, bp: Blueprint, stage: string, env: EngineEnv): EngineOp<unknown>;
-  writeEntry(state: RunState, region: string, entry: NewEntry, env: EngineEnv): EngineOp<unknown>;
-  maintain(state: RunState, bp: Blueprint, env: EngineEnv): EngineOp<unknown>;
+  enterStage(state: RunState, bp: Blueprint, stage: string, env: EngineEnv): EngineOp<OpResults['enterStage']>;
+  writeEntry(state: RunState, region: string, entry: NewEntry, env: EngineEnv): EngineOp<OpResults['write']>;
+  maintain(state: RunState, bp: Blueprint, env: EngineEnv): EngineOp<OpResults['maintain']>;
   applyContextTool(
     state: RunState,
     bp: Blueprint,
@@ -66,21 +82,21 @@ export interface EngineCalls {
     args: unknown,
     env: EngineEnv,
     counts: ArgumentCounts,
-  ): EngineOp<unknown>;
+  ): EngineOp<OpResults['contextTool']>;
   routeToolResult(
     state: RunState,
     bp: Blueprint,
     call: ToolCall,
     result: ToolOutput,
     env: EngineEnv,
-  ): EngineOp<unknown>;
+  ): EngineOp<OpResults['route']>;
   seedRegion(
     state: RunState,
     region: string,
     texts: SeedEntryText[],
     env: EngineEnv,
     opts: { replaceSeeded: boolean },
-  ): EngineOp<unknown>;
+  ): EngineOp<OpResults['seed']>;
   evaluateGate(
     state: RunState,
     bp: Blueprint,
@@ -88,10 +104,10 @@ export interface EngineCalls {
     edge: EdgeDef | null,
     facts: GateFacts,
     env: EngineEnv,
-  ): EngineOp<unknown>;
+  ): EngineOp<OpResults['gate']>;
   applyTransform(state: RunState, bp: Blueprint, edge: EdgeDef): void;
   recordUsage(state: RunState, promptTokens: number): void;
-  addDiagnostic(state: RunState, code: string, severity: Severity, detail: string): void;
+  addDiagnostic(state: RunState, code: RuntimeCode, severity: Severity, detail: string): void;
 }
 
 export function findEdge(bp: Blueprint, from: string, target: string): EdgeDef {
@@ -101,13 +117,25 @@ export function findEdge(bp: Blueprint, from: string, target: string): EdgeDef {
 }
 
 /** The operation's generator, or its synchronous effect for the few calls that ask nothing. */
-export function opGenerator(
+export function opGenerator<C extends OpCall>(
+  engine: EngineCalls,
+  state: RunState,
+  bp: Blueprint,
+  call: C,
+  env: EngineEnv,
+): EngineOp<OpResults[C['kind']]> | null {
+  // TypeScript cannot narrow a generic through the switch below; each branch returns `OpResults[call.kind]`.
+  return generatorOf(engine, state, bp, call, env) as EngineOp<OpResults[C['kind']]> | null;
+}
+
+/** The untyped switch behind `opGenerator`; each branch's result type is `OpResults[call.kind]`. */
+function generatorOf(
   engine: EngineCalls,
   state: RunState,
   bp: Blueprint,
   call: OpCall,
   env: EngineEnv,
-): EngineOp<unknown> | null {
+): EngineOp<OpResults[OpKind]> | null {
   switch (call.kind) {
     case 'enterStage':
       return engine.enterStage(state, bp, call.stage, env);
@@ -163,17 +191,17 @@ export function replayOps(
  * Applies an operation live (workflow side), answering its requests through
  * `answer`, and returns the result plus the record to replay it later.
  */
-export async function applyLive<T>(
+export async function applyLive<C extends OpCall>(
   engine: EngineCalls,
   state: RunState,
   bp: Blueprint,
-  call: OpCall,
+  call: C,
   env: EngineEnv,
   answer: (req: EngineRequest) => Promise<unknown>,
-): Promise<{ result: T; record: RecordedOp }> {
+): Promise<{ result: OpResults[C['kind']]; record: RecordedOp }> {
   const answers: unknown[] = [];
   const gen = opGenerator(engine, state, bp, call, env);
-  let result: unknown;
+  let result: OpResults[C['kind']] | undefined;
   if (gen) {
     let step = gen.next();
     while (!step.done) {
@@ -183,5 +211,6 @@ export async function applyLive<T>(
     }
     result = step.value;
   }
-  return { result: result as T, record: { call, now: env.now, answers } };
+  // Only the operations that ask nothing have no generator, and their result type is `undefined`.
+  return { result: result as OpResults[C['kind']], record: { call, now: env.now, answers } };
 }

@@ -14,8 +14,6 @@ export interface RunOptions {
   noSeedCommands: boolean;
   /** No user answers `ask` permissions; they are refused. */
   unattended: boolean;
-  /** Overrides every stage's model (`lev run --model`). */
-  model?: string;
   /** Inferences per stage-workflow run before it continues as new. */
   turnsPerRun: number;
   /** Operations kept before the region set is snapshotted to the blob store. */

@@ -5,6 +5,7 @@
  * the texts into the region's budget (10.2) is the caller's job.
  */
 import type { RegionDef, SeedSpec, SeedToolCall } from '../blueprint/types.js';
+import type { RuntimeCode } from '../error-codes.js';
 import { type Diagnostic, LevError } from '../errors.js';
 import { compile } from '../rhai/index.js';
 import { type ConfinedPath, canonicalWorkdir, confinePath } from '../tools/confine.js';
@@ -34,13 +35,13 @@ class Collector {
     return `context.regions.${this.region.name}.seed`;
   }
 
-  fatal(code: string, message: string): never {
+  fatal(code: RuntimeCode, message: string): never {
     const text = `Region \`${this.region.name}\`: ${message}`;
     throw new LevError(code, text, [{ code, severity: 'error', message: text, path: this.where }]);
   }
 
   /** A problem that skips one source: fatal only for a required region. */
-  skip(code: string, message: string): void {
+  skip(code: RuntimeCode, message: string): void {
     if (this.region.required) this.fatal(code, `${message} The region is required, so the run cannot start.`);
     this.warnings.push({
       code,

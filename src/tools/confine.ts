@@ -7,9 +7,11 @@
  * open the returned real path once and confine the opened descriptor
  * again (`open-once.ts`), so a link swapped in between cannot redirect them.
  */
+
 import { lstatSync, readlinkSync, realpathSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import type { RuntimeCode } from '../error-codes.js';
 import type { ReadPathPolicy } from './read-paths.js';
 
 export type Access = 'read' | 'write';
@@ -24,7 +26,7 @@ export interface ConfinedPath {
   exists: boolean;
 }
 
-export type ConfineResult = { ok: true; path: ConfinedPath } | { ok: false; code: string; message: string };
+export type ConfineResult = { ok: true; path: ConfinedPath } | { ok: false; code: RuntimeCode; message: string };
 
 export interface ConfineOptions {
   workdir: string;
@@ -82,7 +84,7 @@ export async function canonicalWorkdir(workdir: string): Promise<string> {
   return realpathSync(path.resolve(workdir));
 }
 
-function checkSpelling(input: string): { code: string; message: string } | undefined {
+function checkSpelling(input: string): { code: RuntimeCode; message: string } | undefined {
   if (input.includes('\0')) {
     return { code: 'path-invalid', message: 'The path contains a NUL byte; pass a plain file path.' };
   }

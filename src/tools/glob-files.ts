@@ -4,9 +4,11 @@
  * unless `[read_paths]` grants them), and every match is confined again,
  * so a symbolic link cannot smuggle a file from outside into the results.
  */
+
 import { stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import type { RuntimeCode } from '../error-codes.js';
 import { type ConfinedPath, type ConfineOptions, canonicalWorkdir, confinePath } from './confine.js';
 import { compileGlob, type GlobMatcher, staticPrefix } from './glob-pattern.js';
 import { SKIPPED_DIRS, walk } from './walk.js';
@@ -26,7 +28,7 @@ export interface GlobMatch extends ConfinedPath {
 
 export type GlobResult =
   | { ok: true; matches: GlobMatch[]; refused: string[]; stopped: boolean }
-  | { ok: false; code: string; message: string };
+  | { ok: false; code: RuntimeCode; message: string };
 
 const DEFAULT_MAX_ENTRIES = 200_000;
 

@@ -24,11 +24,12 @@ import { randomBytes } from 'node:crypto';
 import { constants, realpathSync, type Stats } from 'node:fs';
 import { type FileHandle, lstat, mkdir, open, readlink, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import type { RuntimeCode } from '../errors.js';
 import { type Access, type ConfineOptions, confinePathSync, isWithin } from './confine.js';
 
 const { O_RDONLY, O_NOFOLLOW, O_NONBLOCK, O_DIRECTORY } = constants;
 
-export type Refusal = { ok: false; code: string; message: string };
+export type Refusal = { ok: false; code: RuntimeCode; message: string };
 
 export interface Placed {
   /** Where the opened descriptor really is. */
@@ -43,7 +44,7 @@ export interface OpenedFile extends Placed {
   info: Stats;
 }
 
-function refuse(code: string, message: string): Refusal {
+function refuse(code: RuntimeCode, message: string): Refusal {
   return { ok: false, code, message };
 }
 

@@ -2,8 +2,9 @@
  * `[tool_permissions]` and `[safe_commands]` (pure: the workflow may import
  * this to decide whether to ask the user before dispatching a call).
  */
+
 import type { PermissionMode, ToolPermissions } from '../blueprint/types.js';
-import { formatCoded } from '../errors.js';
+import type { RuntimeCode } from '../error-codes.js';
 import { canonicalTool } from './names.js';
 import { isPreApproved } from './safe-commands.js';
 
@@ -17,8 +18,8 @@ export function permissionMode(name: string, permissions: ToolPermissions): Perm
 
 export type PermissionDecision =
   | { mode: 'allow' }
-  | { mode: 'deny'; code: string; message: string }
-  | { mode: 'ask'; code: string; message: string };
+  | { mode: 'deny'; code: RuntimeCode; message: string }
+  | { mode: 'ask'; code: RuntimeCode; message: string };
 
 /**
  * The decision for one call. `ask` on `shell` becomes `allow` when the
@@ -60,8 +61,4 @@ export function decidePermission(
     code: 'permission-ask',
     message: `\`${canonical}\` needs the user's approval before it runs ([tool_permissions] ${canonical} = "ask"); to skip the question, set \`[tool_permissions] ${canonical} = "allow"\`${notCovered}.`,
   };
-}
-
-export function refusalText(decision: Exclude<PermissionDecision, { mode: 'allow' }>): string {
-  return formatCoded(decision.code, decision.message);
 }

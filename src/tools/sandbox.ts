@@ -12,6 +12,7 @@
 import { spawnSync } from 'node:child_process';
 import { lstatSync, readlinkSync } from 'node:fs';
 import path from 'node:path';
+import type { RuntimeCode } from '../errors.js';
 
 export type SandboxKind = 'namespace' | 'none';
 
@@ -160,7 +161,7 @@ export interface Spawnable {
   env: Record<string, string>;
 }
 
-export type Prepared = { ok: true; run: Spawnable } | { ok: false; code: string; message: string };
+export type Prepared = { ok: true; run: Spawnable } | { ok: false; code: RuntimeCode; message: string };
 
 /** How to spawn `bash -c command` under the policy, or why it cannot run. */
 export function prepareCommand(

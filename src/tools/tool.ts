@@ -5,7 +5,7 @@
  */
 import type { z } from 'zod';
 import type { PermissionMode } from '../blueprint/types.js';
-import { formatCoded } from '../errors.js';
+import { formatCoded, type RuntimeCode } from '../errors.js';
 import type { ReadPathPolicy } from './read-paths.js';
 import type { SandboxPolicy } from './sandbox.js';
 
@@ -37,7 +37,7 @@ export interface ToolContext {
 export interface ToolOutcome {
   content: string;
   isError: boolean;
-  code?: string;
+  code?: RuntimeCode;
   /** Workdir-relative paths the call changed (or may have, on a retry). */
   modifiedPaths?: string[];
   /** Refused by `[tool_permissions]`. */
@@ -66,7 +66,7 @@ export function success(content: string, extra: Partial<ToolOutcome> = {}): Tool
   return { content, isError: false, ...extra };
 }
 
-export function failure(code: string, message: string, extra: Partial<ToolOutcome> = {}): ToolOutcome {
+export function failure(code: RuntimeCode, message: string, extra: Partial<ToolOutcome> = {}): ToolOutcome {
   return { content: formatCoded(code, message), isError: true, code, ...extra };
 }
 

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { LocalBlobStore, PostgresBlobStore, parseBlobSpec } from '../../src/blobs/index.js';
 import type { LevError } from '../../src/errors.js';
-import { defaultRuntimeConfig, RunStore } from '../../src/runtime/run-store.js';
+import { defaultRuntimeConfig, RunStore } from '../../src/runtime/node/run-store.js';
 
 function configFile(text: string): string {
   const file = join(mkdtempSync(join(tmpdir(), 'lev-cfg-')), 'config.toml');

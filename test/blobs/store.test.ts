@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { contentText, INLINE_LIMIT_BYTES, LocalBlobStore, toContent } from '../../src/blobs/index.js';
+import { fullText, INLINE_LIMIT_BYTES, LocalBlobStore, toContent } from '../../src/blobs/index.js';
 import { LevError } from '../../src/errors.js';
 
 let dir: string;
@@ -72,7 +72,7 @@ describe('toContent', () => {
     const large = 'é'.repeat(INLINE_LIMIT_BYTES / 2 + 1);
     const content = await toContent(store, large);
     expect(content).toMatchObject({ bytes: INLINE_LIMIT_BYTES + 2 });
-    expect(await contentText(store, content)).toBe(large);
-    expect(await contentText(store, small)).toBe(small);
+    expect(await fullText(store, content)).toBe(large);
+    expect(await fullText(store, small)).toBe(small);
   });
 });

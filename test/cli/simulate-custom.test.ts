@@ -47,4 +47,19 @@ fn on_write(ctx) {
     expect(out.run.diagnostics.some((d) => d.code === 'custom-render-failed' && d.detail.includes('brain'))).toBe(true);
     expect(region(out, 'brain').tokens).toBeGreaterThan(0);
   });
+
+  it('shows render the inferences already made in the visit as stage.iteration, as the runtime does', () => {
+    const script = 'fn render(ctx) { "iteration " + ctx.stage.iteration }\n';
+    expect(sim(TOML, [], {}, { 'brain.rhai': script }).prompt.system).toEqual(['iteration 0']);
+    const twoTurns = sim(
+      TOML,
+      [
+        { op: 'assistant', content: 'first' },
+        { op: 'assistant', content: 'second' },
+      ],
+      {},
+      { 'brain.rhai': script },
+    );
+    expect(twoTurns.prompt.system).toEqual(['iteration 2']);
+  });
 });

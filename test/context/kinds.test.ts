@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { RegionDef } from '../../src/blueprint/types.js';
 import type { CustomRegionHooks } from '../../src/context/kinds/custom.js';
+import { kindBehaviour } from '../../src/context/kinds/index.js';
 import { maintain } from '../../src/context/maintenance.js';
 import { findRegion, type RunState, windowUsed } from '../../src/context/state.js';
 import { writeEntry } from '../../src/context/write.js';
@@ -145,5 +146,59 @@ describe('custom regions (SPEC 4.5)', () => {
     expect(report.removed.map((r) => r.entries.map((e) => e.content))).toEqual([['e3'], ['e0']]);
     expect(windowUsed(s)).toBe(7500);
     expect(tokensOf(s, 'lens')).toEqual([2000, 2000]);
+  });
+});
+
+describe('what each kind does differently, as the engine asks it', () => {
+  const kinds = [
+    'temporary',
+    'pinned',
+    'sliding_window',
+    'compacting',
+    'compact_history',
+    'clearable',
+    'hashmap',
+    'checklist',
+    'custom',
+  ] as const;
+  const table = Object.fromEntries(
+    kinds.map((kind) => {
+      const d = def('r', kind, { volatility: 'rewritten' });
+      const b = kindBehaviour(kind);
+      return [
+        kind,
+        [
+          b.entries,
+          b.folds(d),
+          b.holdsSummaries,
+          b.promptClass(d),
+          b.renders,
+          b.bulkTransforms,
+          b.windowed,
+          b.cascadePhases(d),
+        ],
+      ];
+    }),
+  );
+
+  it('addresses, folds, renders and cascades each kind as the blueprint format says', () => {
+    expect(table).toEqual({
+      temporary: ['log', 'marked', false, 3, 'system', true, false, [3]],
+      pinned: ['log', 'marked', false, 0, 'system', true, false, []],
+      sliding_window: ['log', 'marked', false, 2, 'messages', true, true, []],
+      compacting: ['log', 'threshold', false, 2, 'system', true, false, [4]],
+      compact_history: ['log', 'marked', true, 0, 'system', true, false, []],
+      clearable: ['log', 'marked', false, 3, 'system', true, false, [1]],
+      hashmap: ['keyed', 'marked', false, 2, 'system', false, false, []],
+      checklist: ['items', 'marked', false, 2, 'system', true, false, []],
+      custom: ['log', 'marked', false, 2, 'script', true, false, [2, 3]],
+    });
+  });
+
+  it('folds a compact-strategy window whenever entries are pending, and keeps a persistent custom region stable', () => {
+    expect(kindBehaviour('sliding_window').folds(def('w', 'sliding_window', { strategy: 'compact' }))).toBe('pending');
+    const persistent = def('c', 'custom', { persistent: true });
+    expect(kindBehaviour('custom').promptClass(persistent)).toBe(0);
+    expect(kindBehaviour('custom').cascadePhases(persistent)).toEqual([]);
   });
 });

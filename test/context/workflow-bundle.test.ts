@@ -6,7 +6,7 @@
  */
 import { bundleWorkflowCode } from '@temporalio/worker';
 import { describe, expect, it } from 'vitest';
-import { workflowsPath } from '../../src/runtime/worker.js';
+import { workflowsPath } from '../../src/worker/worker.js';
 
 const quiet = { trace() {}, debug() {}, info() {}, warn() {}, error() {}, log() {} };
 

@@ -14,8 +14,8 @@ import type { Content, PromptMessage, RunState } from '../../src/context/index.j
 import { renderPrompt } from '../../src/context/render.js';
 import { scriptedCalls } from '../../src/providers/index.js';
 import { customRegionHooks } from '../../src/rhai/region-hooks.js';
-import type { InferInput } from '../../src/runtime/inference.js';
-import { RunStore } from '../../src/runtime/run-store.js';
+import type { InferInput } from '../../src/runtime/node/inference.js';
+import { RunStore } from '../../src/runtime/node/run-store.js';
 import type { StageOutcome } from '../../src/runtime/types.js';
 import { runAgent, scriptedModel, type TestRuntime, tempDir, useRuntime, writeBlueprint } from './run-helpers.js';
 

@@ -13,8 +13,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { loadBlueprint } from '../../src/blueprint/load.js';
 import { printRunResult } from '../../src/cli/result-action.js';
-import { followRun, startRun } from '../../src/runtime/client.js';
 import { DEFAULT_RUN_OPTIONS, type Progress } from '../../src/runtime/types.js';
+import { followRun, startRun } from '../../src/worker/client.js';
 import { connectClient } from './helpers.js';
 import {
   runAgent,

@@ -13,9 +13,9 @@ import { loadBlueprint } from '../../src/blueprint/load.js';
 import type { Blueprint } from '../../src/blueprint/types.js';
 import { registerScript } from '../../src/providers/index.js';
 import type { ScriptInput } from '../../src/providers/scripted-script.js';
-import { followRun, startRun } from '../../src/runtime/client.js';
 import { DEFAULT_RUN_OPTIONS, type Progress, type RunOptions, type RunResult } from '../../src/runtime/types.js';
-import { createWorker } from '../../src/runtime/worker.js';
+import { followRun, startRun } from '../../src/worker/client.js';
+import { createWorker } from '../../src/worker/worker.js';
 import { connectClient } from './helpers.js';
 
 /** Where integration tests leave histories (binary protobuf, `.history` files) for `replay.test.ts`. */

@@ -11,9 +11,9 @@ import { defaultPayloadConverter } from '@temporalio/common';
 import { Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { RunState } from '../../src/context/index.js';
-import { followRun, startRun } from '../../src/runtime/client.js';
 import { DEFAULT_RUN_OPTIONS, type Progress, type StageOutcome } from '../../src/runtime/types.js';
-import { createWorker } from '../../src/runtime/worker.js';
+import { followRun, startRun } from '../../src/worker/client.js';
+import { createWorker } from '../../src/worker/worker.js';
 import { connectClient } from './helpers.js';
 import {
   runAgent,

@@ -7,8 +7,8 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { startRun } from '../../src/runtime/client.js';
 import { DEFAULT_RUN_OPTIONS } from '../../src/runtime/types.js';
+import { startRun } from '../../src/worker/client.js';
 import { runAgent, scriptedModel, tempDir, useRuntime, writeBlueprint } from './run-helpers.js';
 
 const SECRET = 'TOPSECRET-never-shown';

@@ -63,12 +63,6 @@ describe('error line and column', () => {
   });
 });
 
-function timed<T>(f: () => T): [T, number] {
-  const t = performance.now();
-  const r = f();
-  return [r, performance.now() - t];
-}
-
 describe('limits', () => {
   it('has the documented defaults', () => {
     expect(DEFAULT_LIMITS).toEqual({
@@ -80,9 +74,8 @@ describe('limits', () => {
     });
   });
 
-  it('an infinite loop ends with the operations limit within a second', () => {
-    const [r, ms] = timed(() => evaluate('let i = 0;\nloop { i += 1; }'));
-    expect(ms).toBeLessThan(1000);
+  it('an infinite loop ends with the operations limit, counted, not timed', () => {
+    const r = evaluate('let i = 0;\nloop { i += 1; }');
     expect(r.ok).toBe(false);
     if (r.ok) return;
     expect(r.error).toMatchObject({ code: 'rhai-limit', limit: 'operations', line: 2 });
@@ -94,9 +87,8 @@ describe('limits', () => {
     expect(r.ok || r.error.limit).toBe('operations');
   });
 
-  it('deep recursion ends with the call-depth limit within a second', () => {
-    const [r, ms] = timed(() => evaluate('fn f(n) { f(n+1) }\nf(0)'));
-    expect(ms).toBeLessThan(1000);
+  it('deep recursion ends with the call-depth limit', () => {
+    const r = evaluate('fn f(n) { f(n+1) }\nf(0)');
     expect(r.ok).toBe(false);
     if (r.ok) return;
     expect(r.error).toMatchObject({ code: 'rhai-limit', limit: 'call-depth', line: 1, column: 11 });
@@ -107,9 +99,8 @@ describe('limits', () => {
     expect(!r.ok && r.error.limit).toBe('call-depth');
   });
 
-  it('string doubling ends with the string-size limit within a second', () => {
-    const [r, ms] = timed(() => evaluate('let s = "x";\nloop { s += s; }'));
-    expect(ms).toBeLessThan(1000);
+  it('string doubling ends with the string-size limit', () => {
+    const r = evaluate('let s = "x";\nloop { s += s; }');
     expect(r.ok).toBe(false);
     if (r.ok) return;
     expect(r.error).toMatchObject({ code: 'rhai-limit', limit: 'string-size', line: 2 });
@@ -125,8 +116,7 @@ describe('limits', () => {
   });
 
   it('array growth is limited', () => {
-    const [r, ms] = timed(() => evaluate('let a = [1];\nloop { a += a; }'));
-    expect(ms).toBeLessThan(1000);
+    const r = evaluate('let a = [1];\nloop { a += a; }');
     expect(!r.ok && r.error).toMatchObject({ code: 'rhai-limit', limit: 'array-size', line: 2 });
     const r2 = evaluate('let a = []; for i in 0..20 { a.push(i); }', undefined, { maxArraySize: 10 });
     expect(!r2.ok && r2.error.limit).toBe('array-size');

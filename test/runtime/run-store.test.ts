@@ -8,8 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadBlueprintFromString } from '../../src/blueprint/load.js';
+import { RunStore } from '../../src/runtime/node/run-store.js';
 import type { RecordedOp } from '../../src/runtime/ops.js';
-import { RunStore } from '../../src/runtime/run-store.js';
 
 const bp = loadBlueprintFromString(
   '[context.regions]\nnotes = { kind = "temporary", max_tokens = 1000 }\n',

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseUserConfig } from '../../src/blueprint/user-config.js';
-import { checkSandbox, runsCommands, sandboxPolicy, workerSandboxNote } from '../../src/runtime/tool-context.js';
+import { checkSandbox, runsCommands, sandboxPolicy, workerSandboxNote } from '../../src/runtime/node/tool-context.js';
 import { NO_READ_PATHS } from '../../src/tools/read-paths.js';
 import { errorsOf, loadToml } from '../blueprint/helpers.js';
 

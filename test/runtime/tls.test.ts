@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { LevError } from '../../src/errors.js';
-import { temporalTls } from '../../src/runtime/tls.js';
+import { temporalTls } from '../../src/worker/tls.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'lev-tls-'));
 for (const name of ['ca.pem', 'client.pem', 'client.key']) writeFileSync(join(dir, name), `-----${name}-----\n`);

@@ -7,8 +7,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadBlueprintFromString } from '../../src/blueprint/load.js';
-import { RunStore } from '../../src/runtime/run-store.js';
-import { runToolCall } from '../../src/runtime/tool-call.js';
+import { RunStore } from '../../src/runtime/node/run-store.js';
+import { runToolCall } from '../../src/runtime/node/tool-call.js';
 
 const bp = loadBlueprintFromString(
   `[context.regions]

@@ -25,7 +25,7 @@ export function registerBlobs(program: Command): void {
     .option('--namespace <name>', 'Temporal namespace', process.env.TEMPORAL_NAMESPACE ?? DEFAULT_NAMESPACE)
     .action(async (flags: GcFlags) => {
       const { collectBlobs, parseAge, parseBlobSpec, PostgresBlobStore } = await import('../../blobs/index.js');
-      const { configuredBlobs, defaultRuntimeConfig } = await import('../../runtime/run-store.js');
+      const { configuredBlobs, defaultRuntimeConfig } = await import('../../runtime/node/run-store.js');
       const olderThanMs = parseAge(flags.olderThan);
       const spec = parseBlobSpec(configuredBlobs(), defaultRuntimeConfig().blobDir);
       if (spec.kind !== 'postgres')
@@ -34,8 +34,8 @@ export function registerBlobs(program: Command): void {
           `The blob store is the local folder ${spec.dir}, which keeps no run references; set LEVIATH_BLOBS to the postgres:// store to collect, or delete the folder once no run needs it.`,
         );
       const { Client, Connection } = await import('@temporalio/client');
-      const { knownRuns } = await import('../../runtime/client.js');
-      const { tlsOption } = await import('../../runtime/tls.js');
+      const { knownRuns } = await import('../../worker/client.js');
+      const { tlsOption } = await import('../../worker/tls.js');
       const connection = await Connection.connect({ address: flags.address, ...tlsOption() }).catch((err: Error) => {
         throw new LevError(
           'server-unreachable',

@@ -39,24 +39,24 @@ export function registerWorker(program: Command): void {
           'bad-input',
           '--workdir only applies to a tool worker; add --tools, or drop --workdir for a shared worker.',
         );
-      const { toolQueueName } = await import('../../runtime/tool-worker.js');
+      const { toolQueueName } = await import('../../worker/tool-worker.js');
       const taskQueue =
         flags.taskQueue ?? (flags.tools && flags.workdir ? toolQueueName(flags.workdir) : DEFAULT_TASK_QUEUE);
-      const { defaultRuntimeConfig } = await import('../../runtime/run-store.js');
+      const { defaultRuntimeConfig } = await import('../../runtime/node/run-store.js');
       const runtime = defaultRuntimeConfig();
       if (flags.health) {
-        const { workerHealth } = await import('../../runtime/health.js');
+        const { workerHealth } = await import('../../worker/health.js');
         const checks = await workerHealth({ address: flags.address, namespace: flags.namespace, taskQueue, runtime });
         for (const c of checks) process.stdout.write(`${c.ok ? 'ok  ' : 'FAIL'} ${c.name}: ${c.detail}\n`);
         if (checks.some((c) => !c.ok)) process.exitCode = 1;
         return;
       }
-      const { createWorker, installRuntime } = await import('../../runtime/worker.js');
-      const { workerSandboxNote } = await import('../../runtime/tool-context.js');
+      const { createWorker, installRuntime } = await import('../../worker/worker.js');
+      const { workerSandboxNote } = await import('../../runtime/node/tool-context.js');
       const note = workerSandboxNote(process.env);
       if (note) process.stderr.write(`${note}\n`);
       installRuntime('INFO');
-      const { createToolWorker } = await import('../../runtime/tool-worker.js');
+      const { createToolWorker } = await import('../../worker/tool-worker.js');
       const { worker, connection } =
         flags.tools && flags.workdir
           ? await createToolWorker({ ...flags, workdir: flags.workdir, taskQueue, runtime })

@@ -19,7 +19,7 @@ import { type ArgumentCounts, applyContextTool } from '../../context/tools.js';
 import { applyTransform } from '../../context/transforms.js';
 import type { CountedText, ToolCall } from '../../context/types.js';
 import { type WriteResult, writeEntry } from '../../context/write.js';
-import type { Diagnostic } from '../../errors.js';
+import { type Diagnostic, formatCoded, type RuntimeCode } from '../../errors.js';
 import { customRegionHooks } from '../../rhai/region-hooks.js';
 import { modelEncoding } from '../../tokens/model.js';
 import { parseEvents, type SimEvent } from './events.js';
@@ -54,8 +54,8 @@ function invalid(diagnostics: Diagnostic[]): SimulateResult {
 }
 
 /** Coded failure text, as tool results show it. */
-function failed(code: string, message: string): EventResult {
-  return { ok: false, text: `[${code}] ${message}` };
+function failed(code: RuntimeCode, message: string): EventResult {
+  return { ok: false, text: formatCoded(code, message) };
 }
 
 function written(result: WriteResult, what: string): EventResult {
@@ -81,6 +81,8 @@ class Simulation {
   readonly results: EventResult[] = [];
   /** Calls of the latest assistant turn that have no result yet. */
   private pending = new Map<string, ToolCall>();
+  /** Assistant turns since the last stage entry: the runtime's visit turns, shown to custom `render`. */
+  visitTurns = 0;
 
   constructor(
     readonly state: RunState,
@@ -147,6 +149,7 @@ class Simulation {
     if (content !== undefined && typeof content !== 'string')
       return failed('bad-argument', '"content" must be a string');
     const maintenance = this.maintain();
+    this.visitTurns++;
     const text = content ?? (event.tokens !== undefined && calls.length === 0 ? syntheticContent(event.tokens) : '');
     const tokens =
       event.tokens ??
@@ -236,6 +239,7 @@ class Simulation {
     if (edge) applyTransform(this.state, this.bp, edge);
     const entered = this.run(enterStage(this.state, this.bp, target, this.env));
     if (!entered.ok) return failed(entered.code, entered.message);
+    this.visitTurns = 0;
     const how = edge
       ? `through the edge ${from} → ${target} (transform ${edge.transform})`
       : `directly (no edge from ${from} to ${target})`;
@@ -408,7 +412,7 @@ export function simulate(blueprintPath: string, eventsText: string, opts: Simula
   for (const event of parsed.events) sim.results.push(sim.apply(event));
 
   sim.maintain();
-  const prompt = renderPrompt(state, bp, env);
+  const prompt = renderPrompt(state, bp, env, { iteration: sim.visitTurns });
   for (const f of prompt.failures) addDiagnostic(state, f.code, f.severity, f.detail);
   return { exitCode: 0, json: buildOutput(state, sim.results, prompt), stderr: '' };
 }

@@ -3,7 +3,9 @@
  * window, the prompt the next inference would receive, and the run's
  * counters. Plain JSON, printed as is with `--json`.
  */
+
 import { items } from '../../context/kinds/checklist.js';
+import { kindBehaviour } from '../../context/kinds/index.js';
 import { type RenderedPrompt, systemBlockText } from '../../context/render.js';
 import { contentText, preview, type RunState, regionTokens, windowUsed } from '../../context/state.js';
 import type { PromptMessage, ToolCall } from '../../context/types.js';
@@ -71,8 +73,8 @@ function regionView(region: RunState['regions'][number]): RegionView {
       preview: preview(e.content, PREVIEW_CHARS),
     })),
   };
-  if (region.kind === 'compacting' && region.threshold !== undefined) view.threshold = region.threshold;
-  if (region.kind === 'checklist') {
+  if (region.threshold !== undefined) view.threshold = region.threshold;
+  if (kindBehaviour(region.kind).entries === 'items') {
     view.open_items = items(region)
       .filter((e) => !e.checklist?.done)
       .map((e) => {

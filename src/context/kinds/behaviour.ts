@@ -17,6 +17,26 @@ export type ReduceRule = 'discard' | 'pending' | 'keep';
 /** Phases of the window cascade a region takes part in (SPEC 4.6). */
 export type CascadePhase = 1 | 2 | 3 | 4;
 
+/**
+ * How entries are addressed: a log of entries in order, entries upserted by
+ * key (`context_append` with a key extends one), or checklist items with ids
+ * the `todo_*` tools work on.
+ */
+export type EntryModel = 'log' | 'keyed' | 'items';
+
+/**
+ * When the maintenance pass folds the region: above its compaction
+ * threshold (`compact_at`), whenever it has entries pending a summary, or
+ * only when a transform marks it.
+ */
+export type FoldTrigger = 'threshold' | 'pending' | 'marked';
+
+/** How the region reaches the prompt: as chat messages, as system blocks, or through its script's `render`. */
+export type RenderForm = 'messages' | 'system' | 'script';
+
+/** Where the region's block sorts in the system prompt: 0 stable, 2 working, 3 scratch (SPEC 7.2). */
+export type PromptClass = 0 | 2 | 3;
+
 export interface KindBehaviour {
   kind: RegionKind;
   overflow(def: RegionDef, hasOverflowHook: boolean): OverflowRule;
@@ -26,4 +46,14 @@ export interface KindBehaviour {
   protectedFromTransforms(def: RegionDef): boolean;
   /** Rolling kinds make room by taking their oldest groups out (vocabulary, SPEC 8.3). */
   rolling(def: RegionDef): boolean;
+  entries: EntryModel;
+  folds(def: RegionDef): FoldTrigger;
+  /** Receives the summaries folded out of its `source_region`; the model reads it but never writes it. */
+  holdsSummaries: boolean;
+  promptClass(def: RegionDef): PromptClass;
+  renders: RenderForm;
+  /** Whether `clear` and `compact` transforms, which touch every unprotected region, touch this one. */
+  bulkTransforms: boolean;
+  /** Counts entries against `max_items` and applies its `strategy` after each write (SPEC 4.2). */
+  windowed: boolean;
 }

@@ -15,6 +15,13 @@ export const checklist: KindBehaviour = {
   cascadePhases: () => [],
   protectedFromTransforms: () => true,
   rolling: () => false,
+  entries: 'items',
+  folds: () => 'marked',
+  holdsSummaries: false,
+  promptClass: () => 2,
+  renders: 'system',
+  bulkTransforms: true,
+  windowed: false,
 };
 
 export function items(region: RegionState): Entry[] {

@@ -8,4 +8,11 @@ export const clearable: KindBehaviour = {
   cascadePhases: () => [1],
   protectedFromTransforms: () => false,
   rolling: () => true,
+  entries: 'log',
+  folds: () => 'marked',
+  holdsSummaries: false,
+  promptClass: (def) => (def.volatility === 'rewritten' ? 3 : 2),
+  renders: 'system',
+  bulkTransforms: true,
+  windowed: false,
 };

@@ -8,4 +8,11 @@ export const compactHistory: KindBehaviour = {
   cascadePhases: () => [],
   protectedFromTransforms: () => true,
   rolling: () => false,
+  entries: 'log',
+  folds: () => 'marked',
+  holdsSummaries: true,
+  promptClass: () => 0,
+  renders: 'system',
+  bulkTransforms: true,
+  windowed: false,
 };

@@ -8,4 +8,11 @@ export const compacting: KindBehaviour = {
   cascadePhases: () => [4],
   protectedFromTransforms: () => false,
   rolling: () => true,
+  entries: 'log',
+  folds: () => 'threshold',
+  holdsSummaries: false,
+  promptClass: () => 2,
+  renders: 'system',
+  bulkTransforms: true,
+  windowed: false,
 };

@@ -35,6 +35,13 @@ export const custom: KindBehaviour = {
   cascadePhases: (def) => (persistent(def) ? [] : [2, 3]),
   protectedFromTransforms: (def) => persistent(def),
   rolling: () => false,
+  entries: 'log',
+  folds: () => 'marked',
+  holdsSummaries: false,
+  promptClass: (def) => (persistent(def) ? 0 : 2),
+  renders: 'script',
+  bulkTransforms: true,
+  windowed: false,
 };
 
 export function hooksFor(env: EngineEnv, region: RegionState): CustomRegionHooks | undefined {

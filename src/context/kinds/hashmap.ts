@@ -13,6 +13,13 @@ export const hashmap: KindBehaviour = {
   // Hashmaps are only touched by transforms that name them in a `custom` list.
   protectedFromTransforms: () => false,
   rolling: () => false,
+  entries: 'keyed',
+  folds: () => 'marked',
+  holdsSummaries: false,
+  promptClass: () => 2,
+  renders: 'system',
+  bulkTransforms: false,
+  windowed: false,
 };
 
 export type UpsertOutcome = { ok: true; entries: Entry[]; removed: Entry[]; created: boolean; entry: Entry } | Failure;

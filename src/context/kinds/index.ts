@@ -1,4 +1,9 @@
-/** Kind name -> behaviour. */
+/**
+ * Kind name -> behaviour. Everything the engine does differently per kind
+ * is a member of `KindBehaviour`; engine code asks the behaviour, never the
+ * kind's name, so a new kind is added by one module here plus a case below,
+ * and the compiler points at both.
+ */
 import type { RegionKind } from '../../blueprint/types.js';
 import type { KindBehaviour } from './behaviour.js';
 import { checklist } from './checklist.js';
@@ -11,20 +16,48 @@ import { pinned } from './pinned.js';
 import { slidingWindow } from './sliding-window.js';
 import { temporary } from './temporary.js';
 
-const KINDS: Readonly<Record<RegionKind, KindBehaviour>> = {
-  temporary,
-  pinned,
-  sliding_window: slidingWindow,
-  compacting,
-  compact_history: compactHistory,
-  clearable,
-  hashmap,
-  checklist,
-  custom,
-};
-
 export function kindBehaviour(kind: RegionKind): KindBehaviour {
-  return KINDS[kind];
+  switch (kind) {
+    case 'temporary':
+      return temporary;
+    case 'pinned':
+      return pinned;
+    case 'sliding_window':
+      return slidingWindow;
+    case 'compacting':
+      return compacting;
+    case 'compact_history':
+      return compactHistory;
+    case 'clearable':
+      return clearable;
+    case 'hashmap':
+      return hashmap;
+    case 'checklist':
+      return checklist;
+    case 'custom':
+      return custom;
+    default:
+      return unknownKind(kind);
+  }
 }
 
-export type { CascadePhase, KindBehaviour, OverflowRule, ReduceRule } from './behaviour.js';
+/** The behaviour of a region's (or a region definition's) kind. */
+export function behaviourOf(region: { kind: RegionKind }): KindBehaviour {
+  return kindBehaviour(region.kind);
+}
+
+/** Unreachable while every `RegionKind` has a case above: a new kind without one does not compile. */
+function unknownKind(kind: never): never {
+  throw new RangeError(`no behaviour for region kind "${String(kind)}"`);
+}
+
+export type {
+  CascadePhase,
+  EntryModel,
+  FoldTrigger,
+  KindBehaviour,
+  OverflowRule,
+  PromptClass,
+  ReduceRule,
+  RenderForm,
+} from './behaviour.js';

@@ -8,4 +8,11 @@ export const pinned: KindBehaviour = {
   cascadePhases: () => [],
   protectedFromTransforms: () => true,
   rolling: () => false,
+  entries: 'log',
+  folds: () => 'marked',
+  holdsSummaries: false,
+  promptClass: () => 0,
+  renders: 'system',
+  bulkTransforms: true,
+  windowed: false,
 };

@@ -22,6 +22,13 @@ export const slidingWindow: KindBehaviour = {
   cascadePhases: () => [],
   protectedFromTransforms: () => false,
   rolling: () => true,
+  entries: 'log',
+  folds: (def) => (compactStrategy(def) ? 'pending' : 'marked'),
+  holdsSummaries: false,
+  promptClass: () => 2,
+  renders: 'messages',
+  bulkTransforms: true,
+  windowed: true,
 };
 
 export function maxItems(def: RegionDef): number {

@@ -3,13 +3,14 @@
  * fold entries into one summary within a token limit. Blank output is a
  * failed fold; a too-long summary is cut.
  */
-import { contentText, toContent } from '../blobs/index.js';
-import type { Entry, SummaryAnswer } from '../context/index.js';
-import { getProvider } from '../providers/index.js';
-import { encodingFor, lookupModel } from '../providers/models.js';
-import type { Usage } from '../providers/types.js';
-import { countTokens, cutMarker, cutToTokens } from '../tokens/index.js';
-import { chooseModel } from './model-choice.js';
+
+import { fullText, toContent } from '../../blobs/index.js';
+import type { Entry, SummaryAnswer } from '../../context/index.js';
+import { getProvider } from '../../providers/index.js';
+import { encodingFor, lookupModel } from '../../providers/models.js';
+import type { Usage } from '../../providers/types.js';
+import { countTokens, cutMarker, cutToTokens } from '../../tokens/index.js';
+import { chooseModel } from '../model-choice.js';
 import { providerRef } from './model-ref.js';
 import type { RunStore } from './run-store.js';
 
@@ -45,7 +46,7 @@ export async function summariseEntries(
   const model = bp.compaction.model ?? chooseModel(bp, input.stage, [], store.config.env);
   const encoding = encodingFor(model, lookupModel(bp.models, model));
   const parts = await Promise.all(
-    input.entries.map(async (e) => `${e.key ? `[${e.key}]\n` : ''}${await contentText(store.blobs, e.content)}`),
+    input.entries.map(async (e) => `${e.key ? `[${e.key}]\n` : ''}${await fullText(store.blobs, e.content)}`),
   );
   const ref = providerRef(bp, model);
   const response = await getProvider(ref, store.config.env).infer({

@@ -7,10 +7,10 @@ import { randomUUID } from 'node:crypto';
 import { type Client, WorkflowFailedError, type WorkflowHandle, WorkflowNotFoundError } from '@temporalio/client';
 import { ApplicationFailure, TypedSearchAttributes } from '@temporalio/common';
 import type { Blueprint } from '../blueprint/types.js';
-import { BLUEPRINT_KEY, STATUS_KEY } from './search-attributes.js';
-import { WORKDIR_ACTIVITIES } from './tool-queue.js';
-import type { Progress, RunInput, RunResult } from './types.js';
-import { checkWorkdir } from './workdir.js';
+import { checkWorkdir } from '../runtime/node/workdir.js';
+import { BLUEPRINT_KEY, STATUS_KEY } from '../runtime/search-attributes.js';
+import { WORKDIR_ACTIVITIES } from '../runtime/tool-queue.js';
+import type { Progress, RunInput, RunResult } from '../runtime/types.js';
 import { DEFAULT_TASK_QUEUE } from './worker.js';
 
 /** Every stage (and the agent default) switched to one model: `lev run --model`. */

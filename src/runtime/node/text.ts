@@ -2,10 +2,10 @@
  * Counting and cutting text for the workflow, which may not load the
  * tokenizer itself (SPEC 3.1, 3.4).
  */
-import { type BlobStore, contentText, toContent } from '../blobs/index.js';
-import type { Content, CountedText } from '../context/index.js';
-import type { Encoding } from '../providers/models.js';
-import { countTokens, cutMarker, cutToTokens } from '../tokens/index.js';
+import { type BlobStore, fullText, toContent } from '../../blobs/index.js';
+import type { Content, CountedText } from '../../context/index.js';
+import type { Encoding } from '../../providers/models.js';
+import { countTokens, cutMarker, cutToTokens } from '../../tokens/index.js';
 
 export function countText(text: string, encoding: Encoding): number {
   return countTokens(text, encoding);
@@ -15,6 +15,6 @@ export async function cutText(
   store: BlobStore,
   req: { content: Content; target: number; marker: string; encoding: Encoding },
 ): Promise<CountedText> {
-  const cut = cutToTokens(await contentText(store, req.content), req.target, req.encoding, cutMarker(req.marker));
+  const cut = cutToTokens(await fullText(store, req.content), req.target, req.encoding, cutMarker(req.marker));
   return { content: await toContent(store, cut.text), tokens: cut.tokens };
 }

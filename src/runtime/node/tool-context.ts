@@ -4,19 +4,19 @@
  * so grants are never carried through workflow history.
  */
 import { homedir } from 'node:os';
-import type { Blueprint, ToolPermissions } from '../blueprint/types.js';
-import { loadUserConfig } from '../blueprint/user-config.js';
-import { LevError } from '../errors.js';
-import { canonicalTool } from '../tools/names.js';
-import type { ReadPathPolicy } from '../tools/read-paths.js';
-import { compileReadPaths } from '../tools/read-paths.js';
+import type { Blueprint, ToolPermissions } from '../../blueprint/types.js';
+import { loadUserConfig } from '../../blueprint/user-config.js';
+import { LevError } from '../../errors.js';
+import { canonicalTool } from '../../tools/names.js';
+import type { ReadPathPolicy } from '../../tools/read-paths.js';
+import { compileReadPaths } from '../../tools/read-paths.js';
 import {
   probeSandbox,
   SANDBOX_OFF_WARNING,
   SANDBOX_UNAVAILABLE,
   type SandboxPolicy,
   sandboxUnavailableMessage,
-} from '../tools/sandbox.js';
+} from '../../tools/sandbox.js';
 
 /** The stage's `[tool_permissions]` over the blueprint's. */
 export function mergedPermissions(bp: Blueprint, stage: string): ToolPermissions {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parsePercent, resolveBudget, resolveThreshold, workingSpaceShortfall } from '../../src/context/budget.js';
+import { parsePercent, resolveBudget, resolveThreshold, workingSpaceShortfall } from '../../src/blueprint/budget.js';
 
 describe('budget strings (SPEC 2.1)', () => {
   it('accepts trimmed percentages and names the rule each bad one breaks', () => {

@@ -1,8 +1,10 @@
 /**
- * Budget strings and their resolution against a model window (SPEC 2).
+ * Budget strings and their resolution against a model window (SPEC 2). It
+ * lives with the blueprint because `lev validate` resolves budgets too; the
+ * engine imports it from here, so the blueprint never imports the engine.
  * Pure: used by the engine at every stage entry and by `lev validate`.
  */
-import type { RegionDef } from '../blueprint/types.js';
+import type { RegionDef } from './types.js';
 
 /** Budget assumed when a region sets neither `budget` nor `max_tokens`. */
 export const DEFAULT_MAX_TOKENS = 5000;

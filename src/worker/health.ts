@@ -7,7 +7,7 @@
 import { hostname } from 'node:os';
 import { Client, Connection } from '@temporalio/client';
 import { hashText, openBlobStore, PostgresBlobStore, parseBlobSpec } from '../blobs/index.js';
-import type { RuntimeConfig } from './run-store.js';
+import type { RuntimeConfig } from '../runtime/node/run-store.js';
 import { tlsOption } from './tls.js';
 
 /** `TASK_QUEUE_TYPE_ACTIVITY` in Temporal's API; every Leviath worker polls activities. */

@@ -4,37 +4,20 @@
  * activities, so replay, retries of the workflow and continue-as-new never
  * run them again.
  */
-import { toContent } from '../blobs/index.js';
-import type { Blueprint } from '../blueprint/types.js';
-import { LevError } from '../errors.js';
-import { encodingFor, lookupModel } from '../providers/models.js';
-import { effectiveSeed, preflightSeedPaths, resolveSeed, type SeedInputs } from '../seeds/index.js';
-import { countTokens } from '../tokens/index.js';
-import type { SeedEntryText } from './ops.js';
+
+import { toContent } from '../../blobs/index.js';
+import { stageModel } from '../../blueprint/resolve.js';
+import type { Blueprint } from '../../blueprint/types.js';
+import { LevError } from '../../errors.js';
+import { encodingFor, lookupModel } from '../../providers/models.js';
+import { effectiveSeed, preflightSeedPaths, resolveSeed, type SeedInputs } from '../../seeds/index.js';
+import { countTokens } from '../../tokens/index.js';
+import type { SeededRegion, SeedRequest, SeedRunInputs } from '../activity-types.js';
+import type { SeedEntryText } from '../ops.js';
 import type { RunStore } from './run-store.js';
 import { mergedPermissions, readPolicy, sandboxPolicy } from './tool-context.js';
 
-/** What a run gives its seeds. */
-export interface SeedRunInputs {
-  task?: string;
-  caller: Record<string, string>;
-  workdir: string;
-  noSeedCommands: boolean;
-}
-
-export interface SeedRequest extends SeedRunInputs {
-  blueprintHash: string;
-  /** `each_stage` refresh: only these regions. Absent: every seeded region (run start). */
-  regions?: string[];
-  /** The stage whose model's encoding counts the text. */
-  stage: string;
-}
-
-export interface SeededRegion {
-  region: string;
-  texts: SeedEntryText[];
-  warnings: string[];
-}
+export type { SeededRegion, SeedRequest, SeedRunInputs };
 
 export function seedInputs(bp: Blueprint, req: SeedRunInputs, env: NodeJS.ProcessEnv): SeedInputs {
   const reads = readPolicy(bp, req.workdir, env);
@@ -64,7 +47,7 @@ export async function resolveRunSeeds(store: RunStore, req: SeedRequest): Promis
   const env = store.config.env;
   if (!req.regions) preflight(bp, req, env);
   const inputs = seedInputs(bp, req, env);
-  const model = bp.stages.find((s) => s.name === req.stage)?.model ?? bp.agent.model ?? 'scripted:default';
+  const model = stageModel(bp, req.stage);
   const encoding = encodingFor(model, lookupModel(bp.models, model));
   const out: SeededRegion[] = [];
   for (const def of bp.regions) {

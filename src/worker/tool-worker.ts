@@ -13,8 +13,8 @@ import { ApplicationFailure } from '@temporalio/common';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { createActivities } from '../../activities/index.js';
 import { LevError } from '../errors.js';
-import { DEFAULT_ADDRESS, DEFAULT_NAMESPACE } from './defaults.js';
-import { DEFAULT_ACTIVITY_SLOTS, defaultRuntimeConfig, type RuntimeConfig } from './run-store.js';
+import { DEFAULT_ADDRESS, DEFAULT_NAMESPACE } from '../runtime/defaults.js';
+import { DEFAULT_ACTIVITY_SLOTS, defaultRuntimeConfig, type RuntimeConfig } from '../runtime/node/run-store.js';
 import { tlsOption } from './tls.js';
 import { installRuntime } from './worker.js';
 

@@ -4,7 +4,7 @@
  * would fail one by one.
  */
 import { statSync } from 'node:fs';
-import { LevError } from '../errors.js';
+import { LevError } from '../../errors.js';
 
 export function checkWorkdir(workdir: string): void {
   let isDirectory: boolean;

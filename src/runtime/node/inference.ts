@@ -5,56 +5,28 @@
  * The rendered prompt never travels through workflow history.
  */
 
-import { type BlobStore, toContent } from '../blobs/index.js';
-import type { Blueprint } from '../blueprint/types.js';
-import { type Content, type PromptMessage, replyLimit, type ToolCall } from '../context/index.js';
-import { renderPrompt } from '../context/render.js';
-import { SUBMIT_OUTPUT, SUBMIT_OUTPUT_PARAMETERS, stageOutputSpec, submitOutputDescription } from '../outputs/spec.js';
-import { getProvider, isProviderError } from '../providers/index.js';
-import { encodingFor, lookupModel, UNKNOWN_MODEL_WINDOW } from '../providers/models.js';
-import type { InferencePurpose, InvalidToolCall, ResolvedSystemBlock, Usage } from '../providers/types.js';
-import { countTokens } from '../tokens/index.js';
-import { stageTools } from '../tools/grants.js';
-import { type ToolSpec, toolSpecs } from '../tools/specs.js';
-import { chooseModel } from './model-choice.js';
+import { type BlobStore, toContent } from '../../blobs/index.js';
+import type { Blueprint } from '../../blueprint/types.js';
+import { type Content, type PromptMessage, replyLimit, type ToolCall } from '../../context/index.js';
+import { renderPrompt } from '../../context/render.js';
+import {
+  SUBMIT_OUTPUT,
+  SUBMIT_OUTPUT_PARAMETERS,
+  stageOutputSpec,
+  submitOutputDescription,
+} from '../../outputs/spec.js';
+import { getProvider, isProviderError } from '../../providers/index.js';
+import { encodingFor, lookupModel, UNKNOWN_MODEL_WINDOW } from '../../providers/models.js';
+import type { ResolvedSystemBlock } from '../../providers/types.js';
+import { countTokens } from '../../tokens/index.js';
+import { stageTools } from '../../tools/grants.js';
+import { type ToolSpec, toolSpecs } from '../../tools/specs.js';
+import type { CountedToolCall, InferInput, InferOutput } from '../activity-types.js';
+import { chooseModel } from '../model-choice.js';
 import { providerRef } from './model-ref.js';
-import type { RecordedOp } from './ops.js';
 import type { RunStore } from './run-store.js';
 
-export interface InferInput {
-  runId: string;
-  blueprintHash: string;
-  base: string | null;
-  ops: RecordedOp[];
-  stage: string;
-  /** Run-wide inference ordinal (stable across retries). */
-  turn: number;
-  /** Inferences earlier in this stage visit. */
-  stageTurn: number;
-  purpose: Exclude<InferencePurpose, 'summary'>;
-  /** Edge-choice requests: the question appended as the last user message. */
-  question?: string;
-  /** Edge names offered to the model (edge-choice). */
-  options?: string[];
-}
-
-export interface CountedToolCall extends ToolCall {
-  /** Tokens of each text argument the engine stores (`content`, `item`, `note`). */
-  argTokens: Record<string, number>;
-}
-
-export interface InferOutput {
-  content: Content;
-  /** Text plus tool calls, as charged to the assistant entry. */
-  tokens: number;
-  toolCalls: CountedToolCall[];
-  invalidToolCalls: InvalidToolCall[];
-  usage: Usage;
-  reportedPromptTokens?: number;
-  stopReason: string;
-  /** Custom regions whose `render` failed and fell back to the default rendering. */
-  renderFailures: string[];
-}
+export type { CountedToolCall, InferInput, InferOutput };
 
 const COUNTED_ARGUMENTS = ['content', 'item', 'note'];
 
@@ -67,10 +39,6 @@ async function resolveMessages(store: BlobStore, messages: PromptMessage[]): Pro
   return Promise.all(
     messages.map(async (m) => (m.blob ? { ...m, content: await store.get(m.blob.hash), blob: undefined } : m)),
   );
-}
-
-export function modelOf(bp: Blueprint, stage: string): string {
-  return bp.stages.find((s) => s.name === stage)?.model ?? bp.agent.model ?? 'scripted:default';
 }
 
 /** Runs the call, tagging a provider failure with the chain entry that failed (for `model-fallback`). */

@@ -3,46 +3,21 @@
  * working directory and return its output counted (large output as a blob
  * reference), plus the facts the workflow tracks for gates and `stuck`.
  */
-import { toContent } from '../blobs/index.js';
-import type { Blueprint } from '../blueprint/types.js';
-import type { Content, ToolCall } from '../context/index.js';
-import { SUBMIT_OUTPUT } from '../outputs/spec.js';
-import { submitOutput } from '../outputs/submit.js';
-import { type Encoding, encodingFor, lookupModel } from '../providers/models.js';
-import { countTokens, cutMarker, cutToTokens } from '../tokens/index.js';
-import { dispatchTool, type ToolOutcome } from '../tools/dispatch.js';
-import { isGranted, notGrantedResult, stageTools } from '../tools/grants.js';
-import { canonicalTool } from '../tools/names.js';
-import { chooseModel } from './model-choice.js';
+import { toContent } from '../../blobs/index.js';
+import type { Blueprint } from '../../blueprint/types.js';
+import { SUBMIT_OUTPUT } from '../../outputs/spec.js';
+import { submitOutput } from '../../outputs/submit.js';
+import { type Encoding, encodingFor, lookupModel } from '../../providers/models.js';
+import { countTokens, cutMarker, cutToTokens } from '../../tokens/index.js';
+import { dispatchTool, type ToolOutcome } from '../../tools/dispatch.js';
+import { isGranted, notGrantedResult, stageTools } from '../../tools/grants.js';
+import { canonicalTool } from '../../tools/names.js';
+import type { ToolInput, ToolResultOut, TrackedFile } from '../activity-types.js';
+import { chooseModel } from '../model-choice.js';
 import type { RunStore } from './run-store.js';
 import { mergedPermissions, readPolicy, sandboxPolicy } from './tool-context.js';
 
-export interface ToolInput {
-  runId: string;
-  blueprintHash: string;
-  stage: string;
-  call: ToolCall;
-  workdir: string;
-  unattended: boolean;
-}
-
-/** A file's text for `[context.file_tracking]`, keyed by its workdir-relative path (SPEC 8.4). */
-export interface TrackedFile {
-  key: string;
-  content: Content;
-  tokens: number;
-}
-
-export interface ToolResultOut {
-  content: Content;
-  tokens: number;
-  isError: boolean;
-  modifiedPaths: string[];
-  denied: boolean;
-  tracked?: TrackedFile;
-  /** A `submit_output` call that passed its checks: the answer and its format label. */
-  output?: { format: string; content: Content };
-}
+export type { ToolInput, ToolResultOut, TrackedFile };
 
 /**
  * The text a successful read or write handled, when the blueprint tracks

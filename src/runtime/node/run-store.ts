@@ -5,14 +5,14 @@
  * per run is cached so consecutive turns replay only what is new.
  */
 import { join } from 'node:path';
-import { type BlobStore, openBlobStore, parseBlobSpec } from '../blobs/index.js';
-import type { Blueprint } from '../blueprint/types.js';
-import { loadUserConfig } from '../blueprint/user-config.js';
-import { cloneData, createRunState, type RunState } from '../context/index.js';
-import { leviathHome } from '../devserver/paths.js';
-import { customRegionHooks } from '../rhai/region-hooks.js';
-import { ENGINE } from './engine-calls.js';
-import { type RecordedOp, replayOps } from './ops.js';
+import { type BlobStore, openBlobStore, parseBlobSpec } from '../../blobs/index.js';
+import type { Blueprint } from '../../blueprint/types.js';
+import { loadUserConfig } from '../../blueprint/user-config.js';
+import { cloneData, createRunState, type RunState } from '../../context/index.js';
+import { leviathHome } from '../../devserver/paths.js';
+import { customRegionHooks } from '../../rhai/region-hooks.js';
+import { ENGINE } from '../engine-calls.js';
+import { type RecordedOp, replayOps } from '../ops.js';
 
 export interface RuntimeConfig {
   /** Folder of the local blob store. */

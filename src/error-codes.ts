@@ -1,0 +1,269 @@
+/**
+ * Every code the runtime can answer with, and what it means: the codes of
+ * tool results the model reads, of failed runs, of the diagnostics a run
+ * records, of seeds, of the CLI and of the simulator. `lev validate`'s codes
+ * live in `src/blueprint/codes.ts`. Users, scripts and models match on these
+ * names: add codes, never rename them. The README table "Every runtime code"
+ * is checked against this list by `test/error-codes.test.ts`. Pure: no
+ * imports, so every layer can name its codes with the `RuntimeCode` type.
+ */
+
+/** Where a code shows up. */
+export type CodeSurface =
+  /** In a tool result the model reads (`[code] sentence`); the run goes on. */
+  | 'tool'
+  /** As the code of a failed run (the workflow failure's type). */
+  | 'run'
+  /** In the run's diagnostics (`lev inspect`, the run result); the run goes on. */
+  | 'diagnostic'
+  /** Resolving a region's seed: a warning, or the run's failure for a required region. */
+  | 'seed'
+  /** A model provider's answer, as the inference activity's failure. */
+  | 'provider'
+  /** A `lev` command, before or around a run. */
+  | 'cli'
+  /** An event of `lev context simulate`. */
+  | 'simulator'
+  /** A Rhai script (seed, custom region) failed. */
+  | 'rhai';
+
+export interface RuntimeCodeInfo {
+  surface: CodeSurface;
+  meaning: string;
+}
+
+export const RUNTIME_CODES = {
+  // Writes and context tools
+  'bad-argument': { surface: 'tool', meaning: 'A tool argument has the wrong type or shape, or is not valid JSON.' },
+  'missing-argument': { surface: 'tool', meaning: 'A required tool argument is missing.' },
+  'unknown-region': { surface: 'tool', meaning: 'The region named does not exist in this run.' },
+  'hidden-region': { surface: 'tool', meaning: 'The region exists but the current stage does not show it.' },
+  'not-writable': { surface: 'tool', meaning: 'The region cannot be written with this tool (pinned, or a checklist).' },
+  'not-appendable': { surface: 'tool', meaning: 'The entry cannot be appended to (no such key, or a non-text entry).' },
+  'not-a-checklist': { surface: 'tool', meaning: 'A `todo_*` tool names a region that is not a checklist.' },
+  'key-required': { surface: 'tool', meaning: 'A write to a hashmap region gave no `key`.' },
+  'not-found': { surface: 'tool', meaning: 'No entry, item, key or file matches what the call named.' },
+  'too-large': { surface: 'tool', meaning: 'The entry is larger than the whole budget of its region.' },
+  'region-full': {
+    surface: 'tool',
+    meaning: 'The region rejects new entries until one is released (admission = reject).',
+  },
+  'unknown-tool': { surface: 'tool', meaning: 'No tool of that name exists.' },
+  'tool-not-granted': { surface: 'tool', meaning: 'The tool exists but the current stage was not given it.' },
+  'tool-failed': { surface: 'tool', meaning: 'A tool failed unexpectedly, or its activity failed after its retries.' },
+  // File and shell tools
+  'path-invalid': { surface: 'tool', meaning: 'A path or pattern contains a NUL byte.' },
+  'path-too-long': { surface: 'tool', meaning: 'A path is longer than the file system allows.' },
+  'path-outside-workdir': {
+    surface: 'tool',
+    meaning: 'A path leads outside the working directory and no granted read path covers it.',
+  },
+  'path-symlink-loop': { surface: 'tool', meaning: 'A path goes through a loop of symbolic links.' },
+  'is-a-directory': { surface: 'tool', meaning: 'A file tool was given a directory.' },
+  'not-a-directory': { surface: 'tool', meaning: '`list_dir` was given a file.' },
+  'binary-file': { surface: 'tool', meaning: '`read_file` was given a file that is not text.' },
+  'edit-no-match': { surface: 'tool', meaning: "`edit_file`'s `old_string` is not in the file." },
+  'edit-ambiguous': { surface: 'tool', meaning: "`edit_file`'s `old_string` occurs more than once." },
+  'permission-denied': { surface: 'tool', meaning: 'The blueprint denies this tool call.' },
+  'permission-ask': { surface: 'tool', meaning: 'The call needs a user to allow it, and the user refused.' },
+  'permission-ask-unattended': {
+    surface: 'tool',
+    meaning: 'The call needs a user to allow it, and the run is unattended.',
+  },
+  'workdir-missing': { surface: 'tool', meaning: 'The working directory does not exist.' },
+  'shell-failed': { surface: 'tool', meaning: 'The shell (bash) could not be started.' },
+  'shell-exit': { surface: 'tool', meaning: 'The command exited with a non-zero status.' },
+  'shell-timeout': { surface: 'tool', meaning: 'The command did not finish in time and was stopped.' },
+  'shell-cancelled': { surface: 'tool', meaning: 'The command was stopped because the call was cancelled.' },
+  // Runs
+  'stage-failed': {
+    surface: 'run',
+    meaning: 'A stage visit failed, or ended with an error and the stage has no `error` or `dead_end` edge.',
+  },
+  'dead-end': {
+    surface: 'run',
+    meaning: 'Every edge out of a stage used up its revisits and it has no `dead_end` or `error` edge.',
+  },
+  'unknown-stage': { surface: 'run', meaning: 'A stage named at run time is not in the blueprint.' },
+  'seed-failed': { surface: 'run', meaning: 'Resolving the seeds failed for a reason no seed code names.' },
+  'region-over-budget': {
+    surface: 'run',
+    meaning: 'Entering a stage, a region holds more than its new budget and cannot be reduced to fit.',
+  },
+  'stage-prompt-too-large': {
+    surface: 'run',
+    meaning: 'Entering a stage, its prompt does not fit the region it lands in (as `lev validate` warns).',
+  },
+  'stage-prompt-no-region': {
+    surface: 'run',
+    meaning: 'Entering a stage with a `system_prompt` and no pinned region to hold it.',
+  },
+  'region-kind-changed': {
+    surface: 'run',
+    meaning: 'Entering a stage that re-declares a region with a different kind.',
+  },
+  'working-space': {
+    surface: 'run',
+    meaning: "Entering a stage whose fixed regions leave too little of the model's window to work in.",
+  },
+  // Diagnostics a run records
+  'custom-render-failed': {
+    surface: 'diagnostic',
+    meaning: "A custom region's `render` failed; the region was rendered with the default heading.",
+  },
+  'custom-script-failed': {
+    surface: 'diagnostic',
+    meaning: "A custom region's `on_write` or `on_overflow` failed or answered nonsense; the default applied.",
+  },
+  'compaction-failed': {
+    surface: 'diagnostic',
+    meaning: 'A summary call failed; the entries it would have folded were kept.',
+  },
+  'compaction-discarded': {
+    surface: 'diagnostic',
+    meaning: 'A summary did not fit where it had to go and was dropped; the entries were kept.',
+  },
+  'window-pressure': {
+    surface: 'diagnostic',
+    meaning: 'After the cascade the prompt still leaves less than the reply headroom.',
+  },
+  'gate-forced': {
+    surface: 'diagnostic',
+    meaning: 'A completion check kept failing until its attempts ran out; the run moved on anyway.',
+  },
+  'edge-choice-unmatched': {
+    surface: 'diagnostic',
+    meaning: "The model's edge choice named no edge; the first available edge was taken.",
+  },
+  // Seeds
+  'task-not-accepted': { surface: 'seed', meaning: 'A task was given but no region takes the task.' },
+  'required-input-missing': { surface: 'seed', meaning: 'A required region seeded from caller input got none.' },
+  'seed-path-refused': { surface: 'seed', meaning: 'A file or glob seed names a path outside what the run may read.' },
+  'seed-file-unreadable': {
+    surface: 'seed',
+    meaning: 'A file seed names a file that is missing, a directory or unreadable.',
+  },
+  'seed-file-truncated': { surface: 'seed', meaning: 'A file seed was larger than the seed limit and was cut.' },
+  'seed-glob-empty': { surface: 'seed', meaning: 'A glob seed matched no files.' },
+  'seed-command-disabled': {
+    surface: 'seed',
+    meaning: 'A command seed was not run (`--no-seed-commands` or `allow_seed_commands = false`).',
+  },
+  'seed-command-not-approved': {
+    surface: 'seed',
+    meaning: 'A command seed is not on the safe list and was not approved.',
+  },
+  'seed-command-failed': { surface: 'seed', meaning: 'A command seed could not start, failed or timed out.' },
+  'seed-command-empty': { surface: 'seed', meaning: 'A command seed printed nothing.' },
+  'seed-rhai-failed': { surface: 'seed', meaning: 'A Rhai seed script does not compile or failed.' },
+  'seed-empty': { surface: 'seed', meaning: 'A Rhai seed script returned nothing.' },
+  'seed-tool-failed': { surface: 'seed', meaning: 'A tool seed failed.' },
+  // Rhai
+  'rhai-syntax': { surface: 'rhai', meaning: 'A Rhai script does not parse.' },
+  'rhai-runtime': { surface: 'rhai', meaning: 'A Rhai script failed while running.' },
+  'rhai-limit': { surface: 'rhai', meaning: 'A Rhai script hit an operation, depth or size limit.' },
+  // Providers
+  'provider-bad-request': { surface: 'provider', meaning: 'The provider rejected the request as malformed.' },
+  'provider-auth': { surface: 'provider', meaning: 'The provider rejected the API key.' },
+  'provider-forbidden': { surface: 'provider', meaning: 'The API key may not use this model or endpoint.' },
+  'provider-not-found': { surface: 'provider', meaning: 'The provider does not know the model or endpoint.' },
+  'provider-context-length': { surface: 'provider', meaning: "The prompt is longer than the model's window." },
+  'provider-rate-limit': { surface: 'provider', meaning: 'The provider is rate-limiting; the call is retried.' },
+  'provider-server': { surface: 'provider', meaning: 'The provider had a server error; the call is retried.' },
+  'provider-timeout': { surface: 'provider', meaning: 'The provider did not answer in time; the call is retried.' },
+  'provider-connection': { surface: 'provider', meaning: 'The provider could not be reached; the call is retried.' },
+  'unknown-provider': { surface: 'provider', meaning: 'A model reference names no known provider.' },
+  'provider-timeout-invalid': { surface: 'provider', meaning: 'A provider timeout setting is not a positive number.' },
+  'scripted-script-missing': { surface: 'provider', meaning: 'The `scripted` provider has no script file.' },
+  'scripted-script-invalid': { surface: 'provider', meaning: "The `scripted` provider's script does not parse." },
+  'scripted-stage-turn-missing': {
+    surface: 'provider',
+    meaning: "The `scripted` provider's script has no reply for this stage and turn.",
+  },
+  'not-a-regular-file': {
+    surface: 'tool',
+    meaning: 'The path names a FIFO, socket or device, which file tools never open.',
+  },
+  'file-hard-linked': {
+    surface: 'tool',
+    meaning: 'The file has more than one hard link, so it is read but never written.',
+  },
+  'path-changed': {
+    surface: 'tool',
+    meaning: 'A link appeared on the path while it was being opened; call again.',
+  },
+  'file-not-utf8': { surface: 'tool', meaning: '`edit_file` refuses a file that is not valid UTF-8.' },
+  'file-unreadable': { surface: 'tool', meaning: 'The file could not be opened for a reason the message gives.' },
+  'sandbox-unavailable': {
+    surface: 'tool',
+    meaning: 'bubblewrap cannot build the command sandbox; install it or set `[sandbox] kind = "none"`.',
+  },
+  'output-invalid': {
+    surface: 'tool',
+    meaning: 'A `submit_output` answer failed its format or schema check; the reason says what to fix.',
+  },
+  'output-too-large': { surface: 'tool', meaning: 'A `submit_output` answer is larger than 256 KiB.' },
+  // Blobs
+  'blob-bad-hash': { surface: 'run', meaning: 'A blob reference is not a content hash.' },
+  'blob-missing': { surface: 'run', meaning: 'The blob store has no blob with that hash.' },
+  'blob-corrupt': { surface: 'run', meaning: "A stored blob's content does not match its hash." },
+  'blob-store-unavailable': {
+    surface: 'run',
+    meaning: 'The PostgreSQL blob store did not answer after its retries; Temporal retries the activity.',
+  },
+  'blob-store-refused': {
+    surface: 'run',
+    meaning: 'The PostgreSQL blob store refused the credentials, database or role.',
+  },
+  'tool-workdir-elsewhere': {
+    surface: 'run',
+    meaning: 'A tool worker was given a call for a workdir it does not serve.',
+  },
+  'model-fallback': {
+    surface: 'diagnostic',
+    meaning: 'A provider became unusable and the stage moved on to the next model of its chain.',
+  },
+  'output-forced': {
+    surface: 'diagnostic',
+    meaning: 'A stage that owes an answer ended without one after its reminders.',
+  },
+  'seed-file-not-utf8': {
+    surface: 'seed',
+    meaning: 'A seeded file is not valid UTF-8; it was read with replacement characters.',
+  },
+  // CLI
+  'bad-input': { surface: 'cli', meaning: '`--input` was not `key=value`.' },
+  'blueprint-invalid': { surface: 'cli', meaning: 'The blueprint has validation errors; `lev validate` lists them.' },
+  'server-unreachable': { surface: 'cli', meaning: 'No Temporal server answers at the address.' },
+  'server-exited': { surface: 'cli', meaning: 'The Temporal dev server exited while starting.' },
+  'server-timeout': { surface: 'cli', meaning: 'The Temporal dev server did not answer in time.' },
+  'port-busy': { surface: 'cli', meaning: 'A port the dev server needs is in use.' },
+  'temporal-cli-not-found': { surface: 'cli', meaning: 'The Temporal CLI could not be found or installed.' },
+  'workdir-not-a-directory': { surface: 'cli', meaning: '`--workdir` names a file, not a directory.' },
+  'blobs-bad-store': {
+    surface: 'cli',
+    meaning: '`LEVIATH_BLOBS` or `[runtime] blobs` is neither `local` nor a `postgres://` URL.',
+  },
+  'blobs-gc-needs-postgres': { surface: 'cli', meaning: '`lev blobs gc` runs only against the PostgreSQL store.' },
+  'tls-incomplete': { surface: 'cli', meaning: 'Only half of a TLS client certificate and key pair was given.' },
+  'tls-unreadable': { surface: 'cli', meaning: 'A TLS PEM file named in the environment cannot be read.' },
+  'run-not-found': { surface: 'cli', meaning: 'No run with that id is known to the Temporal server.' },
+  'run-not-finished': { surface: 'cli', meaning: '`lev result` was asked for a run that is still going.' },
+  // Simulator
+  'bad-event': { surface: 'simulator', meaning: 'A line of the events file is not a JSON event.' },
+  'unknown-call': {
+    surface: 'simulator',
+    meaning: 'A `tool_result` names no pending call of the latest assistant turn.',
+  },
+  'no-edge': { surface: 'simulator', meaning: 'A `gate` event names a stage the current one has no edge to.' },
+  'seed-not-simulated': {
+    surface: 'simulator',
+    meaning: 'A seed form the simulator does not resolve; a `seed` event fills the region.',
+  },
+} as const satisfies Record<string, RuntimeCodeInfo>;
+
+export type RuntimeCode = keyof typeof RUNTIME_CODES;
+
+export function isRuntimeCode(code: string): code is RuntimeCode {
+  return Object.hasOwn(RUNTIME_CODES, code);
+}

@@ -1,0 +1,91 @@
+/**
+ * What the activities take and answer, as plain data: the workflows import
+ * these types, the activities' work in `node/` implements them. Pure.
+ */
+import type { Content, ToolCall } from '../context/index.js';
+import type { InferencePurpose, InvalidToolCall, Usage } from '../providers/types.js';
+import type { RecordedOp, SeedEntryText } from './ops.js';
+
+export interface InferInput {
+  runId: string;
+  blueprintHash: string;
+  base: string | null;
+  ops: RecordedOp[];
+  stage: string;
+  /** Run-wide inference ordinal (stable across retries). */
+  turn: number;
+  /** Inferences earlier in this stage visit. */
+  stageTurn: number;
+  purpose: Exclude<InferencePurpose, 'summary'>;
+  /** Edge-choice requests: the question appended as the last user message. */
+  question?: string;
+  /** Edge names offered to the model (edge-choice). */
+  options?: string[];
+}
+
+export interface CountedToolCall extends ToolCall {
+  /** Tokens of each text argument the engine stores (`content`, `item`, `note`). */
+  argTokens: Record<string, number>;
+}
+
+export interface InferOutput {
+  content: Content;
+  /** Text plus tool calls, as charged to the assistant entry. */
+  tokens: number;
+  toolCalls: CountedToolCall[];
+  invalidToolCalls: InvalidToolCall[];
+  usage: Usage;
+  reportedPromptTokens?: number;
+  stopReason: string;
+  /** Custom regions whose `render` failed and fell back to the default rendering. */
+  renderFailures: string[];
+}
+
+export interface ToolInput {
+  runId: string;
+  blueprintHash: string;
+  stage: string;
+  call: ToolCall;
+  workdir: string;
+  unattended: boolean;
+}
+
+/** A file's text for `[context.file_tracking]`, keyed by its workdir-relative path (SPEC 8.4). */
+export interface TrackedFile {
+  key: string;
+  content: Content;
+  tokens: number;
+}
+
+export interface ToolResultOut {
+  content: Content;
+  tokens: number;
+  isError: boolean;
+  modifiedPaths: string[];
+  denied: boolean;
+  tracked?: TrackedFile;
+  /** A `submit_output` call that passed its checks: the answer and its format label. */
+  output?: { format: string; content: Content };
+}
+
+/** What a run gives its seeds. */
+export interface SeedRunInputs {
+  task?: string;
+  caller: Record<string, string>;
+  workdir: string;
+  noSeedCommands: boolean;
+}
+
+export interface SeedRequest extends SeedRunInputs {
+  blueprintHash: string;
+  /** `each_stage` refresh: only these regions. Absent: every seeded region (run start). */
+  regions?: string[];
+  /** The stage whose model's encoding counts the text. */
+  stage: string;
+}
+
+export interface SeededRegion {
+  region: string;
+  texts: SeedEntryText[];
+  warnings: string[];
+}

@@ -1,0 +1,25 @@
+/**
+ * What a failed activity or child workflow says about why it failed.
+ * Temporal wraps the failure a workflow or activity threw: a child's
+ * `ChildWorkflowFailure` says only "Child Workflow execution failed", and
+ * the coded `ApplicationFailure` that explains it is its cause. Pure:
+ * imported by workflow code.
+ */
+import { ActivityFailure, ApplicationFailure, ChildWorkflowFailure } from '@temporalio/common';
+import { isRuntimeCode, type RuntimeCode } from '../error-codes.js';
+
+export interface FailureCause {
+  /** The `ApplicationFailure` type, which carries the runtime error code; `fallback` when there is none. */
+  code: RuntimeCode;
+  message: string;
+}
+
+/** The innermost cause under the activity and child-workflow wrappers. */
+export function failureCause(err: unknown, fallback: RuntimeCode): FailureCause {
+  let cause: unknown = err;
+  while ((cause instanceof ChildWorkflowFailure || cause instanceof ActivityFailure) && cause.cause)
+    cause = cause.cause;
+  if (cause instanceof ApplicationFailure)
+    return { code: cause.type && isRuntimeCode(cause.type) ? cause.type : fallback, message: cause.message };
+  return { code: fallback, message: cause instanceof Error ? cause.message : String(cause) };
+}

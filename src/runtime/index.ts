@@ -1,0 +1,27 @@
+/**
+ * The runtime, split by where it may run.
+ *
+ * `src/runtime/*.ts` (this index) is workflow-safe: plain data shapes that
+ * cross the workflow boundary (`types`, `activity-types`), the event-sourced
+ * operation log (`ops`, `engine-calls`), every decision the workflows make
+ * (`visit`), and reading Temporal failures (`failures`). Like `src/context`
+ * and `src/rhai` it is bundled into workflow code, so it imports no `node:*`
+ * module, no zod, no tokenizer, and reads no clock (`test/context/purity.test.ts`).
+ *
+ * `src/runtime/node/` is what the activities do, on Node: rebuild the region
+ * set and call the model (`inference`), run tools (`tool-call`), resolve
+ * seeds (`seeding`), summarise (`summaries`), count and cut text (`text`),
+ * and keep blobs and snapshots (`run-store`). Workflow code never imports it.
+ *
+ * `src/worker/` starts workers and clients; it imports `activities/`, which
+ * imports `src/runtime/node/`. `test/folders.test.ts` keeps the folder
+ * imports free of cycles.
+ */
+export * from './activity-types.js';
+export * from './defaults.js';
+export * from './engine-calls.js';
+export * from './failures.js';
+export * from './ops.js';
+export * from './search-attributes.js';
+export * from './types.js';
+export * from './visit.js';

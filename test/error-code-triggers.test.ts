@@ -1,0 +1,181 @@
+/**
+ * Runtime codes that no behaviour test of their own module asserts: each
+ * case here makes the runtime produce the code the way a user or a model
+ * would meet it.
+ */
+import { spawnSync } from 'node:child_process';
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { ActivityFailure, RetryState, TimeoutFailure, TimeoutType } from '@temporalio/common';
+import { afterAll, describe, expect, it } from 'vitest';
+import { startDevServer } from '../src/devserver/dev-server.js';
+import { freePort } from '../src/devserver/net.js';
+import { isRuntimeCode } from '../src/error-codes.js';
+import { isLevError } from '../src/errors.js';
+import { classifyFailure, type FailureFacts } from '../src/providers/classify.js';
+import { PROVIDER_ERROR_KINDS } from '../src/providers/index.js';
+import { failureCause } from '../src/runtime/failures.js';
+import { resolveSeed } from '../src/seeds/index.js';
+import { SEED_FILE_MAX_BYTES } from '../src/seeds/resolve.js';
+import { dispatchTool } from '../src/tools/dispatch.js';
+import { region, seedInputs } from './seeds/fixture.js';
+import { makeSandbox } from './tools/fixture.js';
+
+const ROOT = resolve(import.meta.dirname, '..');
+const box = makeSandbox();
+const scratch = mkdtempSync(join(tmpdir(), 'lev-codes-'));
+afterAll(() => {
+  box.cleanup();
+  rmSync(scratch, { recursive: true, force: true });
+});
+
+async function levErrorCode(run: () => Promise<unknown>): Promise<string> {
+  try {
+    await run();
+  } catch (err) {
+    if (isLevError(err)) return err.code;
+    throw err;
+  }
+  throw new Error('expected a coded error');
+}
+
+describe('tool codes', () => {
+  it.each([
+    ['path-invalid', 'read_file', { path: 'a.txt\0b' }],
+    ['path-too-long', 'read_file', { path: 'x'.repeat(300) }],
+    ['path-symlink-loop', 'read_file', { path: 'loop1' }],
+  ])('%s', async (code, tool, args) => {
+    const out = await dispatchTool(tool, args, box.ctx());
+    expect(out.code).toBe(code);
+    expect(out.content.startsWith(`[${code}] `)).toBe(true);
+  });
+
+  it('binary-file', async () => {
+    writeFileSync(join(box.work, 'blob.bin'), Buffer.from([0, 1, 2, 0, 255, 0]));
+    expect((await dispatchTool('read_file', { path: 'blob.bin' }, box.ctx())).code).toBe('binary-file');
+  });
+
+  it('workdir-missing', async () => {
+    const ctx = box.ctx({ workdir: join(scratch, 'gone') });
+    expect((await dispatchTool('shell', { command: 'true' }, ctx)).code).toBe('workdir-missing');
+  });
+
+  it('shell-failed', async () => {
+    const path = process.env.PATH;
+    process.env.PATH = join(scratch, 'no-bin');
+    try {
+      expect((await dispatchTool('shell', { command: 'true' }, box.ctx())).code).toBe('shell-failed');
+    } finally {
+      process.env.PATH = path;
+    }
+  });
+});
+
+const CALL = { provider: 'openai', model: 'gpt-x', baseURL: 'http://localhost', timeoutMs: 1000, secrets: [] };
+
+describe('provider codes', () => {
+  it('every provider failure class has a registered code', () => {
+    for (const kind of PROVIDER_ERROR_KINDS) expect(isRuntimeCode(`provider-${kind}`), kind).toBe(true);
+  });
+
+  it.each([
+    [400, 'provider-bad-request'],
+    [401, 'provider-auth'],
+    [403, 'provider-forbidden'],
+    [404, 'provider-not-found'],
+    [500, 'provider-server'],
+  ])('HTTP %i is %s', (status, code) => {
+    expect(classifyFailure({ status, serverMessage: 'no' }, CALL).code).toBe(code);
+  });
+
+  it('provider-context-length, provider-timeout and provider-connection', () => {
+    const failed = (facts: Partial<FailureFacts>) => classifyFailure({ serverMessage: 'no', ...facts }, CALL).code;
+    expect(failed({ status: 400, serverMessage: 'maximum context length is 8192 tokens' })).toBe(
+      'provider-context-length',
+    );
+    expect(failed({ timedOut: true })).toBe('provider-timeout');
+    expect(failed({ connectionFailed: true })).toBe('provider-connection');
+  });
+});
+
+describe('cli and dev-server codes', () => {
+  const lev = (...args: string[]) =>
+    spawnSync(process.execPath, [join(ROOT, 'bin/lev.mjs'), ...args], { cwd: ROOT, encoding: 'utf8', timeout: 60_000 });
+
+  it('bad-input', () => {
+    expect(lev('run', 'blueprints/demo', '--task', 'x', '--input', 'novalue').stderr).toContain('[bad-input]');
+  });
+
+  it('blueprint-invalid', () => {
+    const dir = join(scratch, 'broken');
+    mkdirSync(dir);
+    writeFileSync(join(dir, 'agent.toml'), '[agent\nname = "x"\n');
+    expect(lev('run', dir, '--task', 'x').stderr).toContain('[blueprint-invalid]');
+  });
+
+  it('server-unreachable', () => {
+    expect(lev('run', 'blueprints/demo', '--task', 'x', '--address', '192.0.2.1:7233').stderr).toContain(
+      '[server-unreachable]',
+    );
+  });
+
+  it('port-busy', async () => {
+    const busy = createServer().listen(0, '127.0.0.1');
+    await new Promise((r) => busy.once('listening', r));
+    const port = (busy.address() as { port: number }).port;
+    const code = await levErrorCode(() =>
+      startDevServer({ cli: 'unused', dbFile: join(scratch, 'db'), port, uiPort: port }),
+    );
+    busy.close();
+    expect(code).toBe('port-busy');
+  });
+
+  it('server-exited and server-timeout', async () => {
+    const exits = join(scratch, 'exits.sh');
+    const hangs = join(scratch, 'hangs.sh');
+    writeFileSync(exits, '#!/bin/sh\nexit 1\n');
+    writeFileSync(hangs, '#!/bin/sh\nexec sleep 30\n');
+    chmodSync(exits, 0o755);
+    chmodSync(hangs, 0o755);
+    const start = async (cli: string) =>
+      startDevServer({
+        cli,
+        dbFile: join(scratch, 'db'),
+        port: await freePort(),
+        uiPort: await freePort(),
+        readyTimeoutMs: 1500,
+      });
+    expect(await levErrorCode(() => start(exits))).toBe('server-exited');
+    let server: Awaited<ReturnType<typeof start>> | undefined;
+    expect(
+      await levErrorCode(async () => {
+        server = await start(hangs);
+      }),
+    ).toBe('server-timeout');
+    await server?.stop();
+  });
+});
+
+describe('seed codes', () => {
+  it('seed-failed, when the seed activity fails without a code of its own', () => {
+    const timedOut = new ActivityFailure(
+      'Activity task timed out',
+      'resolveSeeds',
+      '1',
+      RetryState.TIMEOUT,
+      'worker',
+      new TimeoutFailure('timed out', undefined, TimeoutType.START_TO_CLOSE),
+    );
+    expect(failureCause(timedOut, 'seed-failed')).toEqual({ code: 'seed-failed', message: 'timed out' });
+  });
+
+  it('seed-file-truncated', async () => {
+    const big = join(scratch, 'big.log');
+    writeFileSync(big, '');
+    truncateSync(big, SEED_FILE_MAX_BYTES + 1);
+    const seeded = await resolveSeed(region('log', { form: 'files', paths: ['big.log'] }), seedInputs(scratch));
+    expect(seeded.warnings.map((w) => w.code)).toContain('seed-file-truncated');
+  });
+});

@@ -1,0 +1,67 @@
+/**
+ * The runtime codes are a contract: the README lists exactly the registry,
+ * every code is produced by the source and triggered by some test, and every
+ * `[code]` text a module writes names a registered code.
+ */
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { RUNTIME_CODES } from '../src/error-codes.js';
+import { formatCoded } from '../src/errors.js';
+
+const ROOT = resolve(import.meta.dirname, '..');
+const CODES = Object.keys(RUNTIME_CODES);
+
+function files(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) return name === 'fixtures' || name === 'node_modules' ? [] : files(path);
+    return path.endsWith('.ts') ? [path] : [];
+  });
+}
+
+const sources = [...files(join(ROOT, 'src')), ...files(join(ROOT, 'workflows')), ...files(join(ROOT, 'activities'))]
+  .filter((f) => !f.endsWith('error-codes.ts') && !f.includes('/blueprint/'))
+  .map((f) => readFileSync(f, 'utf8'))
+  .join('\n');
+const tests = files(join(ROOT, 'test'))
+  .filter((f) => !f.endsWith('error-codes.test.ts'))
+  .map((f) => readFileSync(f, 'utf8'))
+  .join('\n');
+
+/** A code as source or tests write it: quoted, or in `[code]` text. */
+function mentions(text: string, code: string): boolean {
+  return ["'", '"', '`', '[', '\\['].some((open) =>
+    text.includes(`${open}${code}${open === '[' ? ']' : open === '\\[' ? '\\]' : open}`),
+  );
+}
+
+describe('the runtime error-code registry', () => {
+  it('is the table the README shows, row for row', () => {
+    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+    const section = readme.slice(readme.indexOf('### Every runtime code'));
+    const rows = [...section.matchAll(/^\| `([a-z-]+)` \| ([a-z]+) \| (.+) \|$/gm)].map((m) => [m[1], m[2], m[3]]);
+    expect(rows).toEqual(Object.entries(RUNTIME_CODES).map(([code, info]) => [code, info.surface, info.meaning]));
+  });
+
+  it('names kebab-case codes, each with a one-sentence meaning', () => {
+    for (const [code, info] of Object.entries(RUNTIME_CODES)) {
+      expect(code).toMatch(/^[a-z]+(-[a-z]+)*$/);
+      expect(info.meaning).toMatch(/^[A-Z`'].*\.$/);
+    }
+  });
+
+  it('holds only codes the runtime produces (provider codes are built from the error kind)', () => {
+    const unused = CODES.filter((c) => !mentions(sources, c) && !c.startsWith('provider-'));
+    expect(unused).toEqual([]);
+  });
+
+  it('has a test that triggers each code', () => {
+    const untested = CODES.filter((c) => !mentions(tests, c));
+    expect(untested).toEqual([]);
+  });
+
+  it('formats every coded text one way', () => {
+    expect(formatCoded('tool-failed', 'grep failed: boom')).toBe('[tool-failed] grep failed: boom');
+  });
+});
