@@ -196,7 +196,7 @@ export const RUNTIME_CODES = {
   'file-unreadable': { surface: 'tool', meaning: 'The file could not be opened for a reason the message gives.' },
   'sandbox-unavailable': {
     surface: 'tool',
-    meaning: 'bubblewrap cannot build the command sandbox; install it or set `[sandbox] kind = "none"`.',
+    meaning: 'The bubblewrap command sandbox cannot be built; install bubblewrap or set `[sandbox] kind = "none"`.',
   },
   'output-invalid': {
     surface: 'tool',

@@ -66,7 +66,8 @@ describe('tool codes', () => {
     const path = process.env.PATH;
     process.env.PATH = join(scratch, 'no-bin');
     try {
-      expect((await dispatchTool('shell', { command: 'true' }, box.ctx())).code).toBe('shell-failed');
+      const ctx = { ...box.ctx(), sandbox: { kind: 'none' as const, env: [], readRoots: [] } };
+      expect((await dispatchTool('shell', { command: 'true' }, ctx)).code).toBe('shell-failed');
     } finally {
       process.env.PATH = path;
     }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { StageDef } from '../../src/blueprint/types.js';
-import { chooseModel, providerConfigured } from '../../src/runtime/model-choice.js';
 import { fallbackDetail, isUnusable, MODEL_FALLBACK, unusableModels } from '../../src/runtime/model-fallback.js';
+import { chooseModel, providerConfigured } from '../../src/runtime/node/model-choice.js';
 import { loadToml } from '../blueprint/helpers.js';
 
 const def: StageDef = {

@@ -22,7 +22,7 @@ import { countTokens } from '../../tokens/index.js';
 import { stageTools } from '../../tools/grants.js';
 import { type ToolSpec, toolSpecs } from '../../tools/specs.js';
 import type { CountedToolCall, InferInput, InferOutput } from '../activity-types.js';
-import { chooseModel } from '../model-choice.js';
+import { chooseModel } from './model-choice.js';
 import { providerRef } from './model-ref.js';
 import type { RunStore } from './run-store.js';
 

@@ -10,7 +10,7 @@ import { getProvider } from '../../providers/index.js';
 import { encodingFor, lookupModel } from '../../providers/models.js';
 import type { Usage } from '../../providers/types.js';
 import { countTokens, cutMarker, cutToTokens } from '../../tokens/index.js';
-import { chooseModel } from '../model-choice.js';
+import { chooseModel } from './model-choice.js';
 import { providerRef } from './model-ref.js';
 import type { RunStore } from './run-store.js';
 

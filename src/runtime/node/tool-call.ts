@@ -13,7 +13,7 @@ import { dispatchTool, type ToolOutcome } from '../../tools/dispatch.js';
 import { isGranted, notGrantedResult, stageTools } from '../../tools/grants.js';
 import { canonicalTool } from '../../tools/names.js';
 import type { ToolInput, ToolResultOut, TrackedFile } from '../activity-types.js';
-import { chooseModel } from '../model-choice.js';
+import { chooseModel } from './model-choice.js';
 import type { RunStore } from './run-store.js';
 import { mergedPermissions, readPolicy, sandboxPolicy } from './tool-context.js';
 
