@@ -5,12 +5,12 @@
  */
 import { activityInfo, cancellationSignal, heartbeat } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
-import { contentText } from '../src/blobs/index.js';
 import type { Blueprint } from '../src/blueprint/types.js';
 import type { Content, CountedText } from '../src/context/index.js';
 import { isLevError } from '../src/errors.js';
 import { isProviderError, toActivityFailure } from '../src/providers/index.js';
 import type { Encoding } from '../src/providers/models.js';
+import { finalOutputText } from '../src/runtime/final-output.js';
 import { type InferInput, type InferOutput, infer } from '../src/runtime/inference.js';
 import type { RecordedOp } from '../src/runtime/ops.js';
 import { defaultRuntimeConfig, RunStore, type RuntimeConfig } from '../src/runtime/run-store.js';
@@ -25,7 +25,13 @@ async function guarded<T>(work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } catch (err) {
-    if (isProviderError(err)) throw toActivityFailure(err);
+    if (isProviderError(err)) {
+      const { attempt, retryPolicy } = activityInfo();
+      throw toActivityFailure(err, {
+        attempt,
+        ...(retryPolicy?.maximumAttempts !== undefined ? { maximumAttempts: retryPolicy.maximumAttempts } : {}),
+      });
+    }
     if (isLevError(err)) throw ApplicationFailure.nonRetryable(`[${err.code}] ${err.message}`, err.code);
     throw err;
   }
@@ -94,7 +100,7 @@ export function createActivities(config: RuntimeConfig = defaultRuntimeConfig())
 
     /** Full text of a result that may live in the blob store (the run's final output). */
     async readText(content: Content): Promise<string> {
-      return guarded(() => contentText(store.blobs, content));
+      return guarded(() => finalOutputText(store.blobs, content));
     },
   };
 }
