@@ -106,6 +106,23 @@ function printResult(r: RunResult): void {
   process.stdout.write(`\nRun id: ${r.runId}\n`);
 }
 
+/** Resolves with the first SIGINT or SIGTERM, so the command stops its worker and server instead of polling on. */
+function interruption(): { signal: Promise<NodeJS.Signals>; dispose(): void } {
+  let onSignal: (sig: NodeJS.Signals) => void = () => {};
+  const signal = new Promise<NodeJS.Signals>((resolve) => {
+    onSignal = resolve;
+  });
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  return {
+    signal,
+    dispose() {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+    },
+  };
+}
+
 export async function runAgentCommand(path: string, flags: RunFlags): Promise<void> {
   const say = (line: string) => process.stderr.write(`${line}\n`);
   let bp = loadOrExplain(path);
@@ -139,6 +156,8 @@ export async function runAgentCommand(path: string, flags: RunFlags): Promise<vo
     taskQueue: flags.taskQueue,
   });
   const running = worker.run();
+  const interrupt = interruption();
+  let interrupted: number | undefined;
   try {
     const client = new Client({ connection });
     const handle = await startRun(client, input, {
@@ -146,7 +165,14 @@ export async function runAgentCommand(path: string, flags: RunFlags): Promise<vo
       ...(flags.id ? { workflowId: flags.id } : {}),
     });
     if (!flags.json) say(`run ${handle.workflowId} started on ${flags.address}`);
-    const result = await followRun(client, handle, flags.json ? () => {} : printTurn);
+    const result = await Promise.race([followRun(client, handle, flags.json ? () => {} : printTurn), interrupt.signal]);
+    if (typeof result === 'string') {
+      say(
+        `stopping on ${result}: the worker hands its calls in flight back to the server; run ${handle.workflowId} stays there and goes on when a worker polls task queue "${flags.taskQueue}" again.`,
+      );
+      interrupted = 128 + (result === 'SIGINT' ? 2 : 15);
+      return;
+    }
     if (flags.json) {
       const { runId, status, output, regions, gatesForced, usage } = result;
       process.stdout.write(
@@ -155,10 +181,15 @@ export async function runAgentCommand(path: string, flags: RunFlags): Promise<vo
     } else printResult(result);
     if (result.status !== 'completed') process.exitCode = 1;
   } finally {
-    worker.shutdown();
-    await running;
+    interrupt.dispose();
+    // The SDK's own signal handler may have begun the shutdown already.
+    if (worker.getState() === 'RUNNING') worker.shutdown();
+    await running.catch(() => {});
     await workerConnection.close();
-    await connection.close();
     await server?.stop();
+    // The client still long-polls for the result, which closing its connection would turn into an
+    // uncaught error; the process ends here instead.
+    if (interrupted !== undefined) process.exit(interrupted);
+    await connection.close();
   }
 }

@@ -16,8 +16,11 @@ export function registerWorker(program: Command): void {
       process.stdout.write(
         `worker polling task queue "${opts.taskQueue}" on ${opts.address} (namespace ${opts.namespace})\n`,
       );
-      // Worker.run() already shuts down gracefully on SIGINT and SIGTERM.
-      await worker.run();
-      await connection.close();
+      // Worker.run() already shuts down on SIGINT and SIGTERM: calls in flight are cancelled and handed back.
+      try {
+        await worker.run();
+      } finally {
+        await connection.close();
+      }
     });
 }
