@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { type Client, WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
 import { ApplicationFailure, TypedSearchAttributes } from '@temporalio/common';
 import type { Blueprint } from '../blueprint/types.js';
+import { cutUnits } from '../context/truncate.js';
 import { BLUEPRINT_KEY, STATUS_KEY } from './search-attributes.js';
 import type { Progress, RunInput, RunResult } from './types.js';
 import { DEFAULT_TASK_QUEUE } from './worker.js';
@@ -33,8 +34,8 @@ export async function startRun(
       { key: BLUEPRINT_KEY, value: input.blueprint.agent.name },
       { key: STATUS_KEY, value: 'running' },
     ]),
-    memo: { blueprint: input.blueprint.agent.name, task: (input.task ?? '').slice(0, 200) },
-    staticSummary: `${input.blueprint.agent.name}: ${(input.task ?? '').slice(0, 120)}`,
+    memo: { blueprint: input.blueprint.agent.name, task: cutUnits(input.task ?? '', 200) },
+    staticSummary: `${input.blueprint.agent.name}: ${cutUnits(input.task ?? '', 120)}`,
   });
 }
 
