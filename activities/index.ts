@@ -11,6 +11,7 @@ import type { Content, CountedText } from '../src/context/index.js';
 import { isLevError } from '../src/errors.js';
 import { isProviderError, toActivityFailure } from '../src/providers/index.js';
 import type { Encoding } from '../src/providers/models.js';
+import { finalOutputText } from '../src/runtime/node/final-output.js';
 import { type InferInput, type InferOutput, infer } from '../src/runtime/node/inference.js';
 import { defaultRuntimeConfig, RunStore, type RuntimeConfig } from '../src/runtime/node/run-store.js';
 import { resolveRunSeeds, type SeededRegion, type SeedRequest } from '../src/runtime/node/seeding.js';
@@ -29,7 +30,13 @@ async function guarded<T>(work: () => Promise<T>, runId?: string): Promise<T> {
   try {
     return await withBlobRun(runId ?? activityInfo().workflowExecution?.workflowId, work);
   } catch (err) {
-    if (isProviderError(err)) throw toActivityFailure(err);
+    if (isProviderError(err)) {
+      const { attempt, retryPolicy } = activityInfo();
+      throw toActivityFailure(err, {
+        attempt,
+        ...(retryPolicy?.maximumAttempts !== undefined ? { maximumAttempts: retryPolicy.maximumAttempts } : {}),
+      });
+    }
     if (isLevError(err)) throw ApplicationFailure.nonRetryable(`[${err.code}] ${err.message}`, err.code);
     throw err;
   }
@@ -110,7 +117,7 @@ export function createActivities(config: RuntimeConfig = defaultRuntimeConfig())
 
     /** Full text of a result that may live in the blob store (the run's final output). */
     async readText(content: Content): Promise<string> {
-      return guarded(() => fullText(store.blobs, content));
+      return guarded(() => finalOutputText(store.blobs, content));
     },
   };
 }

@@ -49,6 +49,10 @@ export const RUNTIME_CODES = {
     meaning: 'The region rejects new entries until one is released (admission = reject).',
   },
   'unknown-tool': { surface: 'tool', meaning: 'No tool of that name exists.' },
+  'tool-arguments-too-large': {
+    surface: 'tool',
+    meaning: "A reply's tool arguments are over 1 MiB; the call is refused and the model reads why.",
+  },
   'tool-not-granted': { surface: 'tool', meaning: 'The tool exists but the current stage was not given it.' },
   'tool-failed': { surface: 'tool', meaning: 'A tool failed unexpectedly, or its activity failed after its retries.' },
   // File and shell tools
@@ -172,6 +176,19 @@ export const RUNTIME_CODES = {
   'provider-server': { surface: 'provider', meaning: 'The provider had a server error; the call is retried.' },
   'provider-timeout': { surface: 'provider', meaning: 'The provider did not answer in time; the call is retried.' },
   'provider-connection': { surface: 'provider', meaning: 'The provider could not be reached; the call is retried.' },
+  'provider-bad-response': {
+    surface: 'provider',
+    meaning:
+      'The provider answered with something that is not its JSON (an HTML page, malformed JSON); the call is retried.',
+  },
+  'provider-empty-answer': {
+    surface: 'provider',
+    meaning: 'The provider answered with no choices; the call is retried.',
+  },
+  'provider-answer-too-large': {
+    surface: 'provider',
+    meaning: 'The provider answer is over 8 MiB; the call is not retried.',
+  },
   'unknown-provider': { surface: 'provider', meaning: 'A model reference names no known provider.' },
   'provider-timeout-invalid': { surface: 'provider', meaning: 'A provider timeout setting is not a positive number.' },
   'scripted-script-missing': { surface: 'provider', meaning: 'The `scripted` provider has no script file.' },
@@ -218,6 +235,10 @@ export const RUNTIME_CODES = {
   'tool-workdir-elsewhere': {
     surface: 'run',
     meaning: 'A tool worker was given a call for a workdir it does not serve.',
+  },
+  'user-message-too-large': {
+    surface: 'diagnostic',
+    meaning: "A user message is larger than the conversation's budget and was not stored.",
   },
   'model-fallback': {
     surface: 'diagnostic',

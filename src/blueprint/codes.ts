@@ -100,6 +100,10 @@ export const CODES = {
     meaning: 'A `[models]` entry is not a table or declares a new model without `context_window`.',
   },
   'bad-encoding': { severity: 'error', meaning: 'A model `encoding` is not one of the four js-tiktoken encodings.' },
+  'blueprint-too-large': {
+    severity: 'error',
+    meaning: 'The blueprint (prompts, scripts, regions) is over 1 MiB as a run carries it, more than Temporal accepts.',
+  },
   'blueprint-not-found': { severity: 'error', meaning: 'The path names no file, or a directory without `agent.toml`.' },
   'blueprint-unreadable': { severity: 'error', meaning: 'The blueprint file exists but cannot be read.' },
   'config-unreadable': { severity: 'error', meaning: 'Your config file exists but cannot be read.' },
@@ -145,6 +149,10 @@ export const CODES = {
   'unbounded-percentage-budget': {
     severity: 'warning',
     meaning: 'A percent budget without `max_tokens` on a rolling region grows with the window.',
+  },
+  'budget-zero': {
+    severity: 'warning',
+    meaning: "A percent budget resolves to 0 tokens at a stage's window, so the region can hold nothing.",
   },
   'budgets-exceed-window': {
     severity: 'warning',

@@ -52,11 +52,21 @@ function lintModels(bp: Blueprint, findings: Findings, windowOverride?: number):
 
 function lintBudgets(bp: Blueprint, findings: Findings, windowOverride?: number): void {
   const widest = new Map<string, { def: RegionDef; window: number; stage: StageDef }>();
+  const zero = new Set<string>();
   for (const stage of bp.stages) {
     const { window, known } = stageWindow(bp, stage, windowOverride);
     if (!known) continue;
     const layout = stageLayout(bp, stage);
     for (const def of layout) {
+      // A warning, not an error: the same percentage may hold tokens at a larger window (another model, --window).
+      if (def.budgetPercent !== undefined && !zero.has(def.name) && resolveBudget(def, window) === 0) {
+        zero.add(def.name);
+        findings.add(
+          'budget-zero',
+          `Region "${def.name}" has budget = "${def.budgetText ?? `${def.budgetPercent}%`}", which is 0 tokens of stage "${stage.name}"'s ${window}-token window, so it can hold nothing; raise the percentage or set min_tokens.`,
+          [...regionPath(def.name, stage), 'budget'],
+        );
+      }
       if (def.budgetPercent === undefined || def.maxTokens !== undefined || !ROLLING.has(def.kind)) continue;
       const seen = widest.get(def.name);
       if (!seen || window > seen.window) widest.set(def.name, { def, window, stage });

@@ -134,6 +134,30 @@ function syntaxDiagnostic(err: unknown, file: string): Diagnostic {
   };
 }
 
+/**
+ * A run carries its blueprint as workflow input, and Temporal refuses a
+ * payload over 2 MB with an error the run cannot recover from; 1 MiB leaves
+ * room for the task and the run's options.
+ */
+export const MAX_BLUEPRINT_BYTES = 1024 * 1024;
+
+function checkCarriedSize(blueprint: Blueprint, findings: Findings): void {
+  const bytes = Buffer.byteLength(JSON.stringify(blueprint), 'utf8');
+  if (bytes <= MAX_BLUEPRINT_BYTES) return;
+  const prompts = blueprint.stages
+    .map((s) => ({ name: s.name, bytes: Buffer.byteLength(s.systemPrompt ?? '', 'utf8') }))
+    .sort((a, b) => b.bytes - a.bytes)[0];
+  const biggest =
+    prompts && prompts.bytes > MAX_BLUEPRINT_BYTES / 2
+      ? ` (the system_prompt of stage "${prompts.name}" alone is ${prompts.bytes} bytes)`
+      : '';
+  findings.add(
+    'blueprint-too-large',
+    `The blueprint is ${bytes} bytes as a run carries it${biggest}, more than the ${MAX_BLUEPRINT_BYTES} bytes a run accepts; move long texts into files a seed or read_file loads, or use fewer regions.`,
+    prompts && biggest ? ['stages', prompts.name, 'system_prompt'] : [],
+  );
+}
+
 function freeze<T>(value: T): T {
   const stack: unknown[] = [value];
   while (stack.length > 0) {
@@ -363,6 +387,7 @@ function build(
   checkScripts(blueprint, findings);
   runChecks({ bp: blueprint, findings, catalogue, unknownKinds, routingRefs, windowOverride: opts.window });
   runLints(blueprint, findings, opts.window);
+  checkCarriedSize(blueprint, findings);
   if (blueprint.readPaths.allow.length > 0) {
     const { diagnostics } = compileReadPaths(
       blueprint.readPaths.allow,

@@ -1,5 +1,6 @@
 /** Per-region usage bars printed after every turn of `lev run`. */
 import type { RegionBar } from '../runtime/types.js';
+import { widest } from './columns.js';
 
 const FULL = '█';
 const EMPTY = '░';
@@ -11,8 +12,14 @@ export function bar(tokens: number, budget: number, width: number): string {
 }
 
 export function formatBars(regions: RegionBar[], width = 24): string {
-  const nameWidth = Math.max(...regions.map((r) => r.name.length), 6);
-  const kindWidth = Math.max(...regions.map((r) => r.kind.length), 4);
+  const nameWidth = widest(
+    regions.map((r) => r.name),
+    6,
+  );
+  const kindWidth = widest(
+    regions.map((r) => r.kind),
+    4,
+  );
   return regions
     .map(
       (r) =>

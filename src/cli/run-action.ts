@@ -116,6 +116,23 @@ function printResult(r: RunResult): void {
   process.stdout.write(`\nRun id: ${r.runId}\n`);
 }
 
+/** Resolves with the first SIGINT or SIGTERM, so the command stops its worker and server instead of polling on. */
+function interruption(): { signal: Promise<NodeJS.Signals>; dispose(): void } {
+  let onSignal: (sig: NodeJS.Signals) => void = () => {};
+  const signal = new Promise<NodeJS.Signals>((resolve) => {
+    onSignal = resolve;
+  });
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  return {
+    signal,
+    dispose() {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+    },
+  };
+}
+
 export async function runAgentCommand(path: string, flags: RunFlags): Promise<void> {
   const say = (line: string) => process.stderr.write(`${line}\n`);
   let bp = loadOrExplain(path);
@@ -166,6 +183,8 @@ export async function runAgentCommand(path: string, flags: RunFlags): Promise<vo
   // Tool calls and seeds go to a worker that sees the workdir: this process, unless --tool-queue names another.
   const tools = flags.toolQueue ? undefined : await createToolWorker({ address: flags.address, workdir });
   const running = Promise.all([worker.run(), tools?.worker.run()]);
+  const interrupt = interruption();
+  let interrupted: number | undefined;
   try {
     const client = new Client({ connection });
     const handle = await startRun(client, input, {
@@ -175,7 +194,7 @@ export async function runAgentCommand(path: string, flags: RunFlags): Promise<vo
     if (!flags.json) say(`run ${handle.workflowId} started on ${flags.address}`);
     // Only a person at a terminal can answer here; elsewhere the reply comes as the `message` signal.
     const reply = process.stdin.isTTY && !flags.json ? askPerson : signalHint;
-    const result = await followRun(client, handle, flags.json ? () => {} : printTurn, {
+    const following = followRun(client, handle, flags.json ? () => {} : printTurn, {
       toolTaskQueue,
       onWaiting: reply,
       onWait: (w) =>
@@ -185,6 +204,14 @@ export async function runAgentCommand(path: string, flags: RunFlags): Promise<vo
             : 'the tool worker is back; the run goes on',
         ),
     });
+    const result = await Promise.race([following, interrupt.signal]);
+    if (typeof result === 'string') {
+      say(
+        `stopping on ${result}: the worker hands its calls in flight back to the server; run ${handle.workflowId} stays there and goes on when a worker polls task queue "${flags.taskQueue}" again.`,
+      );
+      interrupted = 128 + (result === 'SIGINT' ? 2 : 15);
+      return;
+    }
     if (flags.json) {
       const { runId, status, regions, gatesForced, usage } = result;
       const output = { format: result.outputFormat ?? 'text', text: result.output };
@@ -194,12 +221,16 @@ export async function runAgentCommand(path: string, flags: RunFlags): Promise<vo
     } else printResult(result);
     if (result.status !== 'completed') process.exitCode = 1;
   } finally {
-    // Ctrl-C has already stopped the workers (the SDK handles SIGINT); shutting one down twice throws.
+    interrupt.dispose();
+    // The SDK's own signal handler may have begun the shutdown already; shutting one down twice throws.
     for (const w of [worker, tools?.worker]) if (w?.getState() === 'RUNNING') w.shutdown();
-    await running;
+    await running.catch(() => {});
     await workerConnection.close();
     await tools?.connection.close();
-    await connection.close();
     await server?.stop();
+    // The client still long-polls for the result, which closing its connection would turn into an
+    // uncaught error; the process ends here instead.
+    if (interrupted !== undefined) process.exit(interrupted);
+    await connection.close();
   }
 }

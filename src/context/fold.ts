@@ -9,6 +9,7 @@ import type { Blueprint } from '../blueprint/types.js';
 import { groupCount, popGroup, shiftGroup } from './groups.js';
 import type { EngineEnv } from './kinds/custom.js';
 import { behaviourOf } from './kinds/index.js';
+import { maxItems } from './kinds/sliding-window.js';
 import { cut, type EngineOp, summarise } from './requests.js';
 import { addDiagnostic, contentText, entriesTokens, type RunState, regionTokens } from './state.js';
 import type { CountedText, Entry, RegionState } from './types.js';
@@ -113,6 +114,11 @@ export function* fold(
   if (folded.length === 0) return null;
 
   const history = pairedHistory(state, region.name);
+  // The summary takes index 0 of a compact window, and writes since the strategy ran may have
+  // filled the window back to max_items: fold older groups too, so it ends with at most max_items.
+  if (!history && region.kind === 'sliding_window' && region.def.strategy === 'compact') {
+    while (groupCount(entries) >= 2 && entries.length + 1 > maxItems(region.def)) take(shiftGroup(entries));
+  }
   let limit: number;
   if (history) {
     limit = Math.min(mst, history.budget);

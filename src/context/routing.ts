@@ -10,6 +10,7 @@ import type { EngineEnv } from './kinds/custom.js';
 import { behaviourOf } from './kinds/index.js';
 import { count, cut, type EngineOp } from './requests.js';
 import { CONVERSATION, contentText, findRegion, type RunState, regionTokens, visibleRegions } from './state.js';
+import { clipUnits } from './truncate.js';
 import type { Content, CountedText, Entry, RegionState, ToolCall } from './types.js';
 import { type NewEntry, writeEntry } from './write.js';
 
@@ -104,7 +105,7 @@ function countUpdate(state: RunState, name: string, stored: Stored): void {
 
 function previewOf(content: Content): string {
   const text = contentText(content);
-  return text.length > POINTER_PREVIEW_CHARS ? `${text.slice(0, POINTER_PREVIEW_CHARS)}…` : text;
+  return clipUnits(text, POINTER_PREVIEW_CHARS);
 }
 
 function pointerText(

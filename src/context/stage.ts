@@ -11,6 +11,7 @@ import type { Blueprint, StageDef } from '../blueprint/types.js';
 import { shiftGroup } from './groups.js';
 import type { EngineEnv } from './kinds/custom.js';
 import { behaviourOf, kindBehaviour } from './kinds/index.js';
+import { applyStrategy } from './kinds/sliding-window.js';
 import { type Failure, failure } from './messages.js';
 import { count, type EngineOp } from './requests.js';
 import {
@@ -67,6 +68,19 @@ function reduce(state: RunState, region: RegionState): RegionReduction | 'over' 
   while (regionTokens(region) > region.budget && region.entries.length > 0) taken.push(...shiftGroup(region.entries));
   if (rule === 'pending') region.pending.push(...taken);
   return { region: region.name, removed: rule === 'discard' ? taken : [], pending: rule === 'pending' ? taken : [] };
+}
+
+/**
+ * A stage may declare a smaller `max_items` for a window it carries over: the
+ * window's strategy applies on entry, as it would after the next write, so
+ * the first prompt of the stage already holds at most that many items.
+ */
+function trimItems(region: RegionState): RegionReduction | null {
+  if (region.kind !== 'sliding_window' || region.def.admission === 'reject') return null;
+  const { removed, pending } = applyStrategy(region.def, region.entries, region.entries.length);
+  if (removed.length === 0 && pending.length === 0) return null;
+  region.pending.push(...pending);
+  return { region: region.name, removed, pending };
 }
 
 function promptTooLarge(stage: string, promptTokens: number, tokens: number, region: RegionState): Failure {
@@ -174,6 +188,8 @@ export function* enterStage(
     const outcome = reduce(draft, region);
     if (outcome === 'over') overBudget.push(region.name);
     else if (outcome) reduced.push(outcome);
+    const trimmed = trimItems(region);
+    if (trimmed) reduced.push(trimmed);
   }
 
   draft.stage = stage.name;

@@ -8,6 +8,7 @@ import { resolveBudget, resolveThreshold } from '../blueprint/budget.js';
 import type { Blueprint, RegionDef } from '../blueprint/types.js';
 import type { Severity } from '../errors.js';
 import { behaviourOf } from './kinds/index.js';
+import { clipUnits } from './truncate.js';
 import type { Content, Entry, RegionState } from './types.js';
 
 export interface RunDiagnostic {
@@ -187,5 +188,5 @@ export function contentText(content: Content): string {
 
 export function preview(content: Content, chars: number): string {
   const flat = contentText(content).replace(/\r?\n/g, ' ');
-  return flat.length > chars ? `${flat.slice(0, chars)}…` : flat;
+  return clipUnits(flat, chars);
 }

@@ -336,12 +336,16 @@ function contextDelete(state: RunState, region: RegionState, args: Args): ToolRe
       for (let i = start; i < end; i++) drop.add(i);
       taken += 1;
     }
+    // Releasing the oldest n of none releases none: the region is already as empty as asked.
+    if (entries.length === 0)
+      return ok(`Released 0 entries: region "${region.name}" is already empty; ${usage(region)}.`);
     if (drop.size === 0) {
-      const why =
-        entries.length === 0
-          ? 'it is empty (0 entries)'
-          : 'it holds only the stage instructions, which the runtime owns';
-      return fail(failure('not-found', `region "${region.name}" has nothing to delete: ${why}.`));
+      return fail(
+        failure(
+          'not-found',
+          `region "${region.name}" has nothing to delete: it holds only the stage instructions, which the runtime owns.`,
+        ),
+      );
     }
   }
   const released = entries.filter((_, i) => drop.has(i));

@@ -11,7 +11,7 @@ import { behaviourOf, kindBehaviour } from './kinds/index.js';
 import { applyStrategy, maxItems } from './kinds/sliding-window.js';
 import { type Failure, failure, regionFull, tooLarge } from './messages.js';
 import { count, type EngineOp } from './requests.js';
-import { addDiagnostic, findRegion, type RunState, regionTokens } from './state.js';
+import { addDiagnostic, CONVERSATION, findRegion, type RunState, regionTokens } from './state.js';
 import type { Content, Entry, EntryKind, RegionState, ToolCall } from './types.js';
 
 export interface NewEntry {
@@ -168,7 +168,17 @@ export function* planWrite(
 
   const t = next.tokens;
   const max = region.budget;
-  if (t > max) return tooLarge(region, t);
+  if (t > max) {
+    // The caller learns of the refusal, but nobody reads a refused user message back: the operator must see it.
+    if (region.name === CONVERSATION && next.kind === 'user')
+      addDiagnostic(
+        state,
+        'user-message-too-large',
+        'warning',
+        `a user message of ${t} tokens was not stored: region "${CONVERSATION}" has a budget of ${max} tokens; raise its budget or send a shorter message`,
+      );
+    return tooLarge(region, t);
+  }
 
   const entries = [...region.entries];
   const pending = [...region.pending];

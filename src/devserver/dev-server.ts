@@ -110,13 +110,17 @@ export async function startDevServer(opts: DevServerOptions): Promise<DevServer>
   else args.push('--ui-disable-news-fetch');
   for (const [name, type] of Object.entries(SEARCH_ATTRIBUTES)) args.push('--search-attribute', `${name}=${type}`);
 
-  let stdio: ('ignore' | number)[] = ['ignore', 'ignore', 'ignore'];
+  let out: 'ignore' | number = 'ignore';
   if (opts.logFile) {
     mkdirSync(dirname(opts.logFile), { recursive: true });
-    const fd = openSync(opts.logFile, 'a');
-    stdio = ['ignore', fd, fd];
+    out = openSync(opts.logFile, 'a');
   }
-  const child = spawn(opts.cli, args, { stdio });
+  // The server runs under a watchdog holding the read end of a pipe from this
+  // process; its own process group lets a forced stop reach both.
+  const child = spawn('/bin/sh', ['-c', WATCHDOG, 'temporal-watchdog', opts.cli, ...args], {
+    stdio: ['pipe', out, out],
+    detached: true,
+  });
   const exited = new Promise<number | null>((resolvePromise) => {
     child.once('exit', (code) => resolvePromise(code));
     child.once('error', () => resolvePromise(null));
@@ -138,11 +142,41 @@ export async function startDevServer(opts: DevServerOptions): Promise<DevServer>
   return server;
 }
 
-/** SIGTERM lets the server flush SQLite; SIGKILL only if it hangs. */
+/**
+ * Node cannot ask the kernel to kill a child when its parent dies, so the
+ * server is started by this shell: it runs the server in the background and
+ * waits on a pipe from Leviath's process. The pipe closes when that process
+ * ends in any way, SIGKILL included, and the watchdog then stops the server
+ * with SIGTERM (which lets it flush SQLite) and exits with its status. The
+ * pipe is duplicated to fd 3 first because a background job's stdin is
+ * /dev/null.
+ */
+const WATCHDOG = `exec 3<&0
+"$@" &
+server=$!
+( while read -r _ <&3; do :; done; kill -TERM "$server" 2>/dev/null ) &
+watcher=$!
+wait "$server"
+status=$?
+kill "$watcher" 2>/dev/null
+exit "$status"`;
+
+/** How long a stopping server may take to flush before it is killed; the whole stop stays under 10 s. */
+const STOP_GRACE_MS = 7000;
+
+/** Closing the pipe makes the watchdog send SIGTERM; the process group is killed only if that hangs. */
 async function stopChild(child: ChildProcess, exited: Promise<number | null>): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return;
-  child.kill('SIGTERM');
-  const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+  child.stdin?.end();
+  const timer = setTimeout(() => {
+    if (child.pid !== undefined) {
+      try {
+        process.kill(-child.pid, 'SIGKILL');
+      } catch {
+        // The group is already gone.
+      }
+    }
+  }, STOP_GRACE_MS);
   await exited;
   clearTimeout(timer);
 }

@@ -13,7 +13,9 @@ import type {
   TextBlockParam,
   Tool,
 } from '@anthropic-ai/sdk/resources/messages';
+import { cutUnits } from '../context/truncate.js';
 import { type CallContext, classifyFailure, type FailureFacts } from './classify.js';
+import { answerTooLarge, bufferedFetch } from './http.js';
 import { parseModelRef } from './models.js';
 import { checkToolInput, type ParsedToolCall, splitToolCalls } from './tool-args.js';
 import { causeText } from './transport.js';
@@ -221,8 +223,23 @@ export function mapMessageResponse(res: Message): InferenceResponse {
   };
 }
 
+/** What is wrong with a 2xx answer that is not a usable message, if anything. */
+function badMessage(res: unknown): FailureFacts | undefined {
+  if (typeof res !== 'object' || res === null) {
+    const shown = typeof res === 'string' ? `the body starts with ${JSON.stringify(cutUnits(res, 80))}` : `got ${res}`;
+    return { badResponse: true, serverMessage: shown };
+  }
+  if (!Array.isArray((res as { content?: unknown }).content))
+    return { badResponse: true, serverMessage: 'the JSON has no "content" array' };
+  return undefined;
+}
+
 function factsFrom(err: unknown): FailureFacts | undefined {
   if (err instanceof Anthropic.APIUserAbortError) return undefined;
+  const tooLarge = answerTooLarge(err);
+  if (tooLarge) return { serverMessage: tooLarge.message, tooLargeLimit: tooLarge.limit };
+  if (err instanceof SyntaxError)
+    return { badResponse: true, serverMessage: `the body is not valid JSON (${err.message})` };
   if (err instanceof Anthropic.APIConnectionTimeoutError) return { serverMessage: 'timed out', timedOut: true };
   if (err instanceof Anthropic.APIConnectionError) return { serverMessage: causeText(err), connectionFailed: true };
   if (err instanceof Anthropic.APIError) {
@@ -249,6 +266,7 @@ export class AnthropicProvider implements ModelProvider {
       baseURL: opts.baseURL,
       maxRetries: 0,
       timeout: opts.timeoutMs,
+      fetch: bufferedFetch(),
     });
   }
 
@@ -262,6 +280,8 @@ export class AnthropicProvider implements ModelProvider {
       if (!facts) throw err;
       throw classifyFailure(facts, this.#context(req));
     }
+    const bad = badMessage(res);
+    if (bad) throw classifyFailure(bad, this.#context(req));
     return mapMessageResponse(res);
   }
 

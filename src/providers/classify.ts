@@ -4,6 +4,7 @@
  * headers, server message, whether the socket failed or timed out); each
  * adapter extracts them and this module decides the class.
  */
+import { clipUnits } from '../context/truncate.js';
 import { ProviderError, type ProviderErrorKind, parseRetryAfter, redactSecrets } from './errors.js';
 
 export interface FailureFacts {
@@ -16,6 +17,12 @@ export interface FailureFacts {
   timedOut?: boolean;
   /** The request never produced a response (refused, reset, DNS). */
   connectionFailed?: boolean;
+  /** A 2xx answer that is not the API's JSON (an HTML page, malformed JSON, a wrong shape). */
+  badResponse?: boolean;
+  /** A well-formed answer with nothing in it (`choices: []`). */
+  emptyAnswer?: boolean;
+  /** The answer body passed this many bytes and was refused. */
+  tooLargeLimit?: number;
 }
 
 export interface CallContext {
@@ -39,6 +46,9 @@ export function looksLikeContextLength(facts: FailureFacts): boolean {
 }
 
 function kindFor(facts: FailureFacts): ProviderErrorKind {
+  if (facts.tooLargeLimit !== undefined) return 'answer-too-large';
+  if (facts.badResponse) return 'bad-response';
+  if (facts.emptyAnswer) return 'empty-answer';
   if (facts.timedOut) return 'timeout';
   if (facts.status === undefined) return 'connection';
   if (looksLikeContextLength(facts)) return 'context-length';
@@ -66,7 +76,7 @@ export function displayURL(url: string): string {
 
 function clip(text: string, max = 400): string {
   const oneLine = text.replace(/\s+/g, ' ').trim();
-  return oneLine.length > max ? `${oneLine.slice(0, max)}…` : oneLine;
+  return clipUnits(oneLine, max);
 }
 
 function retryPhrase(retryAfterMs: number | undefined): string {
@@ -92,7 +102,9 @@ export function classifyFailure(facts: FailureFacts, ctx: CallContext): Provider
   const retryAfterMs =
     kind === 'rate-limit' || kind === 'server' || kind === 'timeout' ? parseRetryAfter(facts.headers) : undefined;
 
+  // Retryable classes end with a retry promise kept apart, so the last attempt's message can drop it.
   let message: string;
+  let retryNote: string | undefined;
   switch (kind) {
     case 'bad-request':
       message = `${who} rejected the request${http}: ${said}. Check the model name and the stage's model settings; retrying will not help.`;
@@ -110,21 +122,37 @@ export function classifyFailure(facts: FailureFacts, ctx: CallContext): Provider
       message = `The prompt does not fit model "${ctx.model}"${http}: ${said}. Lower the region budgets or set the model's context_window under [models] in the blueprint.`;
       break;
     case 'rate-limit':
-      message = `${who} is rate limiting${http}: ${said}. ${retryPhrase(retryAfterMs)}`;
+      message = `${who} is rate limiting${http}: ${said}.`;
+      retryNote = retryPhrase(retryAfterMs);
       break;
     case 'server':
-      message = `${who} failed on its side${http}: ${said}. ${retryPhrase(retryAfterMs)}`;
+      message = `${who} failed on its side${http}: ${said}.`;
+      retryNote = retryPhrase(retryAfterMs);
       break;
     case 'timeout':
-      message = `${who} at ${where} did not answer within ${ctx.timeoutMs} ms. The call will be retried; raise LEVIATH_PROVIDER_TIMEOUT_MS for slow models.`;
+      message = `${who} at ${where} did not answer within ${ctx.timeoutMs} ms; raise LEVIATH_PROVIDER_TIMEOUT_MS for slow models.`;
+      retryNote = 'The call will be retried.';
       break;
     case 'connection':
-      message = `Could not reach ${who} at ${where}: ${said}. Check that the server is running and the base URL is right; the call will be retried.`;
+      message = `Could not reach ${who} at ${where}: ${said}. Check that the server is running and the base URL is right.`;
+      retryNote = 'The call will be retried.';
+      break;
+    case 'bad-response':
+      message = `${who} at ${where} answered with something that is not a ${ctx.provider === 'anthropic' ? 'message' : 'chat completion'}${http}: ${said}. Check that the base URL points at the API and not at a web page or a proxy.`;
+      retryNote = 'The call will be retried.';
+      break;
+    case 'empty-answer':
+      message = `${who} answered model "${ctx.model}" with no choices: ${said}.`;
+      retryNote = 'The call will be retried.';
+      break;
+    case 'answer-too-large':
+      message = `${who} at ${where} sent an answer larger than ${facts.tooLargeLimit} bytes, which was refused; retrying will not help, so check the server and the model's output limit.`;
       break;
   }
   return new ProviderError(kind, redactSecrets(message, ctx.secrets), {
     provider: ctx.provider,
     ...(facts.status !== undefined ? { status: facts.status } : {}),
     ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
+    ...(retryNote ? { retryNote } : {}),
   });
 }

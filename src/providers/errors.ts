@@ -4,7 +4,7 @@
  * whether the activity may be retried and how long to wait first.
  */
 import { ApplicationFailure } from '@temporalio/common';
-import { isLevError, LevError } from '../errors.js';
+import { formatCoded, isLevError, LevError, type RuntimeCode } from '../errors.js';
 
 export const PROVIDER_ERROR_KINDS = [
   'bad-request',
@@ -16,10 +16,20 @@ export const PROVIDER_ERROR_KINDS = [
   'server',
   'timeout',
   'connection',
+  'bad-response',
+  'empty-answer',
+  'answer-too-large',
 ] as const;
 export type ProviderErrorKind = (typeof PROVIDER_ERROR_KINDS)[number];
 
-const RETRYABLE: ReadonlySet<ProviderErrorKind> = new Set(['rate-limit', 'server', 'timeout', 'connection']);
+const RETRYABLE: ReadonlySet<ProviderErrorKind> = new Set([
+  'rate-limit',
+  'server',
+  'timeout',
+  'connection',
+  'bad-response',
+  'empty-answer',
+]);
 
 /** Temporal failure type per class; workflows and retry policies match on these. */
 const FAILURE_TYPES: Record<ProviderErrorKind, string> = {
@@ -32,6 +42,9 @@ const FAILURE_TYPES: Record<ProviderErrorKind, string> = {
   server: 'ProviderServer',
   timeout: 'ProviderTimeout',
   connection: 'ProviderConnection',
+  'bad-response': 'ProviderBadResponse',
+  'empty-answer': 'ProviderEmptyAnswer',
+  'answer-too-large': 'ProviderAnswerTooLarge',
 };
 
 export function isRetryableKind(kind: ProviderErrorKind): boolean {
@@ -46,6 +59,8 @@ export interface ProviderErrorInit {
   provider: string;
   status?: number;
   retryAfterMs?: number;
+  /** The sentence promising a retry, left out of the message of the last attempt. */
+  retryNote?: string;
 }
 
 export class ProviderError extends LevError {
@@ -56,10 +71,13 @@ export class ProviderError extends LevError {
   readonly retryAfterMs?: number;
   /** The chain entry (`provider:model`) that failed, so the workflow can move past it. */
   model?: string;
+  /** The message without the retry promise. */
+  readonly detail: string;
 
-  constructor(kind: ProviderErrorKind, message: string, init: ProviderErrorInit) {
-    super(`provider-${kind}`, message);
+  constructor(kind: ProviderErrorKind, detail: string, init: ProviderErrorInit) {
+    super(`provider-${kind}`, init.retryNote ? `${detail} ${init.retryNote}` : detail);
     this.name = 'ProviderError';
+    this.detail = detail;
     this.kind = kind;
     this.retryable = isRetryableKind(kind);
     this.provider = init.provider;
@@ -107,21 +125,37 @@ export function redactSecrets(text: string, secrets: readonly (string | undefine
   return out;
 }
 
+/** Which attempt failed, and how many the retry policy allows (absent or 0: unlimited). */
+export interface AttemptInfo {
+  attempt: number;
+  maximumAttempts?: number;
+}
+
 /**
  * Converts any failure from an inference activity into the ApplicationFailure
  * Temporal acts on: non-retryable classes stop at once, retryable ones carry
- * the provider's Retry-After as the next retry delay.
+ * the provider's Retry-After as the next retry delay. The message is
+ * `[code] sentence`; on the last allowed attempt it says how many attempts
+ * failed instead of promising a retry.
  */
-export function toActivityFailure(err: unknown): ApplicationFailure {
+// Provider codes are `provider-<kind>`; the registry test checks every kind has one.
+export function toActivityFailure(err: unknown, attempts?: AttemptInfo): ApplicationFailure {
   if (err instanceof ApplicationFailure) return err;
   if (isProviderError(err)) {
     const details = [
       { kind: err.kind, status: err.status ?? null, retryAfterMs: err.retryAfterMs ?? null, model: err.model ?? null },
     ];
     const type = failureTypeFor(err.kind);
-    if (!err.retryable) return ApplicationFailure.nonRetryable(err.message, type, ...details);
+    if (!err.retryable)
+      return ApplicationFailure.nonRetryable(formatCoded(err.code as RuntimeCode, err.message), type, ...details);
+    const max = attempts?.maximumAttempts ?? 0;
+    const last = attempts !== undefined && max > 0 && attempts.attempt >= max;
+    const attemptsText = attempts && attempts.attempt === 1 ? '1 attempt' : `${attempts?.attempt} attempts`;
     return ApplicationFailure.create({
-      message: err.message,
+      message: formatCoded(
+        err.code as RuntimeCode,
+        last ? `${err.detail} It failed after ${attemptsText}.` : err.message,
+      ),
       type,
       nonRetryable: false,
       details,

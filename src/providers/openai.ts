@@ -9,7 +9,9 @@ import type {
   ChatCompletionMessageParam,
   ChatCompletionTool,
 } from 'openai/resources/chat/completions';
+import { cutUnits } from '../context/truncate.js';
 import { type CallContext, classifyFailure, type FailureFacts } from './classify.js';
+import { answerTooLarge, bufferedFetch } from './http.js';
 import { parseModelRef } from './models.js';
 import { checkToolInput, type ParsedToolCall, parseToolArguments, splitToolCalls } from './tool-args.js';
 import { causeText } from './transport.js';
@@ -123,8 +125,27 @@ export function mapChatResponse(res: ChatCompletion): InferenceResponse {
   };
 }
 
+/** What is wrong with a 2xx answer that is not a usable chat completion, if anything. */
+export function badCompletion(res: unknown): FailureFacts | undefined {
+  if (typeof res !== 'object' || res === null) {
+    const shown = typeof res === 'string' ? `the body starts with ${JSON.stringify(cutUnits(res, 80))}` : `got ${res}`;
+    return { badResponse: true, serverMessage: shown };
+  }
+  const choices = (res as { choices?: unknown }).choices;
+  if (!Array.isArray(choices)) return { badResponse: true, serverMessage: 'the JSON has no "choices" array' };
+  if (choices.length === 0) return { emptyAnswer: true, serverMessage: 'the answer had "choices": []' };
+  const message = (choices[0] as { message?: unknown } | null)?.message;
+  if (typeof message !== 'object' || message === null)
+    return { badResponse: true, serverMessage: 'the first choice has no "message" object' };
+  return undefined;
+}
+
 function factsFrom(err: unknown): FailureFacts | undefined {
   if (err instanceof OpenAI.APIUserAbortError) return undefined;
+  const tooLarge = answerTooLarge(err);
+  if (tooLarge) return { serverMessage: tooLarge.message, tooLargeLimit: tooLarge.limit };
+  if (err instanceof SyntaxError)
+    return { badResponse: true, serverMessage: `the body is not valid JSON (${err.message})` };
   if (err instanceof OpenAI.APIConnectionTimeoutError) return { serverMessage: 'timed out', timedOut: true };
   if (err instanceof OpenAI.APIConnectionError) return { serverMessage: causeText(err), connectionFailed: true };
   if (err instanceof OpenAI.APIError) {
@@ -153,6 +174,7 @@ export class OpenAICompatibleProvider implements ModelProvider {
       baseURL: opts.baseURL,
       maxRetries: 0,
       timeout: opts.timeoutMs,
+      fetch: bufferedFetch(),
     });
   }
 
@@ -166,6 +188,8 @@ export class OpenAICompatibleProvider implements ModelProvider {
       if (!facts) throw err;
       throw classifyFailure(facts, this.#context(req));
     }
+    const bad = badCompletion(res);
+    if (bad) throw classifyFailure(bad, this.#context(req));
     return mapChatResponse(res);
   }
 

@@ -4,6 +4,7 @@
  * failing the inference: the runtime answers it with an error result, and the
  * model gets to try again on its next turn.
  */
+import { clipUnits } from '../context/truncate.js';
 import type { ToolCall } from '../context/types.js';
 import type { InvalidToolCall } from './types.js';
 
@@ -45,15 +46,44 @@ export function checkToolInput(id: string, name: string, value: unknown, raw?: s
   };
 }
 
+/**
+ * Arguments of all tool calls in one answer, in UTF-8 bytes. Calls travel
+ * through workflow history, whose payloads are limited to a few megabytes,
+ * so a larger call is refused and the model is told to split its work.
+ */
+export const MAX_TOOL_ARGUMENT_BYTES = 1024 * 1024;
+
+/** Raw text of a refused call kept for the model to see; the rest is dropped. */
+const RAW_KEPT_CHARS = 2000;
+
+function tooLarge(call: ToolCall, bytes: number): InvalidToolCall {
+  return {
+    id: call.id,
+    name: call.name,
+    raw: '',
+    error: `[tool-arguments-too-large] The arguments of ${call.name} are ${bytes} bytes, more than the ${MAX_TOOL_ARGUMENT_BYTES} bytes one answer may carry; split the work into smaller calls.`,
+  };
+}
+
 export function splitToolCalls(parsed: ParsedToolCall[]): {
   toolCalls: ToolCall[];
   invalidToolCalls: InvalidToolCall[];
 } {
   const toolCalls: ToolCall[] = [];
   const invalidToolCalls: InvalidToolCall[] = [];
+  let total = 0;
   for (const p of parsed) {
-    if (p.ok) toolCalls.push(p.call);
-    else invalidToolCalls.push(p.invalid);
+    if (!p.ok) {
+      invalidToolCalls.push({ ...p.invalid, raw: clipUnits(p.invalid.raw, RAW_KEPT_CHARS) });
+      continue;
+    }
+    const bytes = Buffer.byteLength(JSON.stringify(p.call.arguments), 'utf8');
+    if (total + bytes > MAX_TOOL_ARGUMENT_BYTES) {
+      invalidToolCalls.push(tooLarge(p.call, bytes));
+      continue;
+    }
+    total += bytes;
+    toolCalls.push(p.call);
   }
   return { toolCalls, invalidToolCalls };
 }

@@ -6,6 +6,7 @@
 import { createRequire } from 'node:module';
 import { Tiktoken, type TiktokenBPE } from 'js-tiktoken/lite';
 import type { Encoding } from '../providers/models.js';
+import { encodeLongPiece, LONG_PIECE, piecePattern } from './long-pieces.js';
 
 const require = createRequire(import.meta.url);
 const encoders = new Map<Encoding, Tiktoken>();
@@ -25,9 +26,38 @@ export function encoderFor(encoding: Encoding): Tiktoken {
   return encoder;
 }
 
-/** Special-token spellings in tool output are ordinary text, never control tokens. */
+const patterns = new Map<Encoding, RegExp>();
+
+function append(into: number[], tokens: number[]): void {
+  for (const token of tokens) into.push(token);
+}
+
+/**
+ * Special-token spellings in tool output are ordinary text, never control
+ * tokens. Text is split into pieces as the tokenizer splits it; runs of short
+ * pieces go to js-tiktoken, and each long piece (a run of one letter, a long
+ * word of base64) to a merge that is not quadratic. Pieces never merge across
+ * their boundaries, so the tokens are the same as encoding the text whole.
+ */
 function encode(text: string, encoding: Encoding): number[] {
-  return encoderFor(encoding).encode(text, [], []);
+  const encoder = encoderFor(encoding);
+  if (text.length <= LONG_PIECE) return encoder.encode(text, [], []);
+  let pattern = patterns.get(encoding);
+  if (!pattern) {
+    pattern = piecePattern(encoding);
+    patterns.set(encoding, pattern);
+  }
+  const tokens: number[] = [];
+  let from = 0;
+  for (const match of text.matchAll(pattern)) {
+    if (match[0].length <= LONG_PIECE) continue;
+    if (match.index > from) append(tokens, encoder.encode(text.slice(from, match.index), [], []));
+    append(tokens, encodeLongPiece(match[0], encoding));
+    from = match.index + match[0].length;
+  }
+  if (from === 0) return encoder.encode(text, [], []);
+  if (from < text.length) append(tokens, encoder.encode(text.slice(from), [], []));
+  return tokens;
 }
 
 export function countTokens(text: string, encoding: Encoding): number {

@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { type Client, WorkflowFailedError, type WorkflowHandle, WorkflowNotFoundError } from '@temporalio/client';
 import { ApplicationFailure, TypedSearchAttributes } from '@temporalio/common';
 import type { Blueprint } from '../blueprint/types.js';
+import { cutUnits } from '../context/truncate.js';
 import { checkWorkdir } from '../runtime/node/workdir.js';
 import { BLUEPRINT_KEY, STATUS_KEY } from '../runtime/search-attributes.js';
 import { WORKDIR_ACTIVITIES } from '../runtime/tool-queue.js';
@@ -40,8 +41,8 @@ export async function startRun(
       { key: BLUEPRINT_KEY, value: input.blueprint.agent.name },
       { key: STATUS_KEY, value: 'running' },
     ]),
-    memo: { blueprint: input.blueprint.agent.name, task: (input.task ?? '').slice(0, 200) },
-    staticSummary: `${input.blueprint.agent.name}: ${(input.task ?? '').slice(0, 120)}`,
+    memo: { blueprint: input.blueprint.agent.name, task: cutUnits(input.task ?? '', 200) },
+    staticSummary: `${input.blueprint.agent.name}: ${cutUnits(input.task ?? '', 120)}`,
   });
 }
 

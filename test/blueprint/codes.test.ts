@@ -149,6 +149,16 @@ const cases: Case[] = [
     bad: 'big = { kind = "pinned", max_tokens = 195000 }',
     fixed: 'big = { kind = "pinned", max_tokens = 100000 }',
   },
+  {
+    code: 'blueprint-too-large',
+    bad: `stage_instructions = { kind = "pinned", max_tokens = 1000 }\n[stages.main]\nsystem_prompt = "${'x'.repeat(1_100_000)}"`,
+    fixed: 'stage_instructions = { kind = "pinned", max_tokens = 1000 }\n[stages.main]\nsystem_prompt = "Work."',
+  },
+  {
+    code: 'budget-zero',
+    bad: 'r = { kind = "temporary", budget = "0.0001%" }',
+    fixed: 'r = { kind = "temporary", budget = "0.0001%", min_tokens = 100 }',
+  },
   { code: 'bad-value', bad: 'r = { summarizable = "no" }', fixed: 'r = { summarizable = false }' },
   {
     code: 'summarizable-not-allowed',

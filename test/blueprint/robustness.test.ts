@@ -195,11 +195,11 @@ describe('odd inputs', () => {
     expect(r.diagnostics.map((d) => d.code)).toEqual(['toml-syntax']);
   });
 
-  it('a 10 MB file is checked like any other', () => {
+  it('a 10 MB file is checked like any other, and refused as more than a run can carry', () => {
     const big = `[context.regions]\nnotes = { description = "${'x'.repeat(10 * 1024 * 1024)}" }\n`;
     const r = validate(big);
     assertWellFormed(r);
-    expect(r.blueprint).toBeDefined();
+    expect(r.diagnostics.map((d) => d.code)).toEqual(['blueprint-too-large']);
   });
 
   it('a file of 200000 regions (over 5 MB) is checked like any other', () => {

@@ -101,4 +101,25 @@ describe('lev validate', () => {
       threshold: 5120,
     });
   });
+
+  it('reports a blueprint of 130,000 regions with a coded error instead of overflowing the stack', () => {
+    const regions = Array.from({ length: 130_000 }, (_, i) => `r${i} = { kind = "temporary", max_tokens = 10 }`);
+    const r = lev(blueprint('many', `[stages.main]\n[stages.main.context.regions]\n${regions.join('\n')}\n`));
+    expect(r.stderr).not.toContain('RangeError');
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain('[blueprint-too-large]');
+  });
+
+  it('refuses a 3 MB system_prompt with a coded error that points at it', () => {
+    const prompt = 'Be thorough. '.repeat(240_000);
+    const file = blueprint(
+      'huge-prompt',
+      `[context.regions]\nstage_instructions = { kind = "pinned", max_tokens = 1000 }\n[stages.main]\nsystem_prompt = "${prompt}"\n`,
+    );
+    const r = lev(file);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toMatch(
+      /huge-prompt\.toml:4:\d+: error .*system_prompt of stage "main" alone is \d+ bytes.*\[blueprint-too-large\]/,
+    );
+  });
 });

@@ -61,6 +61,28 @@ describe('sliding windows (SPEC 4.2)', () => {
     expect(r.ok && r.pending.map((e) => e.content)).toEqual(['u0', 'calls', 'ra']);
     expect(contents(s, 'conversation')).toEqual(['u1']);
   });
+
+  it('compact never ends over max_items, even when writes refill the window before the fold', () => {
+    for (const [maxItems, compactCount] of [
+      [5, 3],
+      [4, 2],
+      [3, 3],
+    ] as const) {
+      const bp = blueprint([
+        def('conversation', 'sliding_window', { maxTokens: 10_000, maxItems, strategy: 'compact', compactCount }),
+      ]);
+      const s = start(bp);
+      for (let i = 0; i < 24; i++) {
+        user(s, `u${i}`, 1);
+        // Three writes per turn, then the maintenance point that folds what the strategy sent to pending.
+        if (i % 3 === 2) {
+          run(maintain(s, bp, { now: 0 }));
+          expect(findRegion(s, 'conversation')!.entries.length).toBeLessThanOrEqual(maxItems);
+        }
+      }
+      expect(contents(s, 'conversation').at(-1)).toBe('u23');
+    }
+  });
 });
 
 describe('hashmap (SPEC 4.3)', () => {

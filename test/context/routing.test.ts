@@ -12,6 +12,8 @@ import { createRunState, findRegion, type RunState, regionTokens } from '../../s
 import type { ToolCall } from '../../src/context/types.js';
 import { writeEntry } from '../../src/context/write.js';
 
+/** A high surrogate without its low half, or a low one without its high half. */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 const dir = mkdtempSync(join(tmpdir(), 'lev-routing-'));
 const env: EngineEnv = { now: 0 };
 
@@ -196,6 +198,16 @@ default_region = "scratch"
     expect(routed.pointer).toContain('no further call is needed');
     expect(routed.pointer).toContain(`${'x'.repeat(160)}…`);
     expect(routed.pointer).not.toContain('x'.repeat(161));
+  });
+
+  it('never cuts the preview inside an emoji', () => {
+    const { state, bp } = setup(ROUTED);
+    assistant(state, [call('t1', 'grep')]);
+    // 159 ASCII characters, then an emoji whose two UTF-16 halves straddle the 160-unit cut.
+    const text = `${'x'.repeat(159)}😀 and more`;
+    const routed = runSync(routeToolResult(state, bp, call('t1', 'grep'), output(50, text), env), handler);
+    expect(routed.pointer).toContain(`${'x'.repeat(159)}…`);
+    expect(routed.pointer).not.toMatch(LONE_SURROGATE);
   });
 
   it('keys hashmap results by the path argument, else by tool and call id', () => {

@@ -63,6 +63,27 @@ describe('stage instructions (SPEC 9.2, scenario 30)', () => {
 });
 
 describe('layout and budgets at stage entry (SPEC 9.1, 2.2)', () => {
+  it('trims a window to the smaller max_items a stage declares, on entry', () => {
+    const conversation = (maxItems: number, extra = {}) =>
+      def('conversation', 'sliding_window', { maxTokens: 10_000, maxItems, ...extra });
+    for (const [strategy, kept, pending] of [
+      ['per_item', ['u3', 'u4'], []],
+      // compact moves max(compact_count, len - max_items + 1) to pending, leaving room for the summary.
+      ['compact', ['u4'], ['u0', 'u1', 'u2', 'u3']],
+    ] as const) {
+      const bp = blueprint(
+        [conversation(10, { strategy })],
+        [stage('a'), stage('b', { regions: [conversation(2, { strategy, compactCount: 2 })] })],
+      );
+      const s = start(bp);
+      for (let i = 0; i < 5; i++) put(s, 'conversation', `u${i}`, 1, { kind: 'user' });
+      const entered = run(enterStage(s, bp, 'b', env));
+      expect(entered.ok).toBe(true);
+      expect(contents(s, 'conversation')).toEqual(kept);
+      expect(findRegion(s, 'conversation')!.pending.map((e) => e.content)).toEqual(pending);
+    }
+  });
+
   it('resolves percent budgets against the stage model window and counts visits', () => {
     const bp = blueprint([
       def('r', 'temporary', { budgetPercent: 20 }),

@@ -186,6 +186,15 @@ describe('context_delete (scenario 31)', () => {
     expect(tool(s, 'context_delete', { region: 'notes', oldest: 0 }).code).toBe('bad-argument');
     expect(tool(s, 'context_delete', { region: 'notes', index: -1 }).code).toBe('bad-argument');
   });
+
+  it('releases 0 entries, successfully, when asked for the oldest of an empty region', () => {
+    const s = withRegions(def('notes', 'temporary'));
+    const updates = findRegion(s, 'notes')!.updates;
+    const r = tool(s, 'context_delete', { region: 'notes', oldest: 3 });
+    expect(r.isError).toBe(false);
+    expect(r.content).toMatch(/^Released 0 entries: region "notes" is already empty/);
+    expect(findRegion(s, 'notes')!.updates).toBe(updates);
+  });
 });
 
 describe('context_read and context_list', () => {

@@ -46,6 +46,18 @@ describe('generic write (SPEC 4.1)', () => {
     expect(findRegion(s, 'sources')!.entries).toHaveLength(0);
   });
 
+  it('records a user message too large for the conversation as a diagnostic the operator sees', () => {
+    const s = stateWith(def('conversation', 'sliding_window', { maxTokens: 100, maxItems: 10 }));
+    const r = append(s, 'conversation', 'a very long paste', 500, { kind: 'user' });
+    expect(!r.ok && r.code).toBe('too-large');
+    expect(findRegion(s, 'conversation')!.entries).toHaveLength(0);
+    expect(s.diagnostics).toContainEqual({
+      code: 'user-message-too-large',
+      severity: 'warning',
+      detail: expect.stringMatching(/500 tokens.*budget of 100 tokens/),
+    });
+  });
+
   it('evicts a tool call together with its result (scenario 7)', () => {
     const s = stateWith(def('conversation', 'sliding_window', { maxTokens: 100, maxItems: 100 }));
     append(s, 'conversation', 'calling', 30, {

@@ -36,9 +36,9 @@ describe('parseRetryAfter', () => {
 });
 
 describe('failure classes', () => {
-  it('retries only rate limits, server errors, timeouts and connection failures', () => {
+  it('retries only rate limits, server errors, timeouts, connection failures, bad and empty answers', () => {
     const retryable = PROVIDER_ERROR_KINDS.filter(isRetryableKind);
-    expect(retryable).toEqual(['rate-limit', 'server', 'timeout', 'connection']);
+    expect(retryable).toEqual(['rate-limit', 'server', 'timeout', 'connection', 'bad-response', 'empty-answer']);
   });
 
   it('gives every class its own Temporal failure type', () => {

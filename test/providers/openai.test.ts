@@ -260,7 +260,7 @@ describe('OpenAI-compatible failures', () => {
       expect(failure).toBeInstanceOf(ApplicationFailure);
       expect(failure.nonRetryable).toBe(true);
       expect(failure.type).toBe(c.type);
-      expect(failure.message).toBe(err.message);
+      expect(failure.message).toBe(`[${err.code}] ${err.message}`);
     });
   }
 
@@ -322,6 +322,82 @@ describe('OpenAI-compatible failures', () => {
     expect(err.retryable).toBe(true);
     expect(err.message).toMatch(/300 ms/);
     expect(toActivityFailure(err).type).toBe('ProviderTimeout');
+  });
+
+  it('maps a server that sends headers and then stalls to a retryable timeout', async () => {
+    const err = await failureOf({ stall: true }, { LEVIATH_PROVIDER_TIMEOUT_MS: '300' });
+    expect(err.kind).toBe('timeout');
+    expect(err.code).toBe('provider-timeout');
+    expect(toActivityFailure(err).nonRetryable).toBe(false);
+  });
+
+  it('maps an HTML page sent with status 200 to a retryable provider-bad-response', async () => {
+    const err = await failureOf({
+      headers: { 'content-type': 'text/html' },
+      body: '<html><body>502 Bad Gateway</body></html>',
+    });
+    expect(err.code).toBe('provider-bad-response');
+    expect(err.message).toContain('502 Bad Gateway');
+    expect(err.message).toContain('will be retried');
+    expect(toActivityFailure(err)).toMatchObject({ nonRetryable: false, type: 'ProviderBadResponse' });
+  });
+
+  it('maps malformed JSON to provider-bad-response', async () => {
+    const err = await failureOf({ body: '{"id": "chatcmpl-1", "choices": [' });
+    expect(err.code).toBe('provider-bad-response');
+    expect(err.message).toMatch(/not valid JSON/);
+  });
+
+  it('maps JSON without choices to provider-bad-response and choices: [] to provider-empty-answer', async () => {
+    expect((await failureOf({ json: { id: 'x', object: 'chat.completion' } })).code).toBe('provider-bad-response');
+    const empty = await failureOf({ json: { ...completion({ content: 'x' }), choices: [] } });
+    expect(empty.code).toBe('provider-empty-answer');
+    expect(toActivityFailure(empty)).toMatchObject({ nonRetryable: false, type: 'ProviderEmptyAnswer' });
+  });
+
+  it('refuses an answer over the size limit with a non-retryable provider-answer-too-large', async () => {
+    const huge = JSON.stringify(completion({ content: 'x'.repeat(20 * 1024 * 1024) }));
+    const err = await failureOf({ body: huge });
+    expect(err.code).toBe('provider-answer-too-large');
+    const failure = toActivityFailure(err);
+    expect(failure.nonRetryable).toBe(true);
+    expect(failure.message).toMatch(/^\[provider-answer-too-large\] /);
+  });
+
+  it('says "will be retried" until the last attempt, then how many attempts failed', async () => {
+    const err = await failureOf(openaiError(500, 'boom'));
+    expect(toActivityFailure(err, { attempt: 2, maximumAttempts: 8 }).message).toMatch(/will be retried/);
+    const last = toActivityFailure(err, { attempt: 8, maximumAttempts: 8 }).message;
+    expect(last).toMatch(/^\[provider-server\] /);
+    expect(last).toContain('It failed after 8 attempts.');
+    expect(last).not.toMatch(/retried/);
+  });
+
+  it('refuses tool arguments over the per-answer limit as a call the model reads, keeping the others', async () => {
+    server.respond(() => ({
+      json: completion(
+        {
+          content: null,
+          tool_calls: [
+            {
+              id: 'big',
+              type: 'function',
+              function: {
+                name: 'write_file',
+                arguments: JSON.stringify({ path: 'a', content: 'y'.repeat(5 * 1024 * 1024) }),
+              },
+            },
+            { id: 'small', type: 'function', function: { name: 'read_file', arguments: '{"path":"b"}' } },
+          ],
+        },
+        'tool_calls',
+      ),
+    }));
+    const res = await openai().infer(sampleRequest('openai:gpt-4o'));
+    expect(res.toolCalls.map((c) => c.id)).toEqual(['small']);
+    expect(res.invalidToolCalls).toHaveLength(1);
+    expect(res.invalidToolCalls[0]!.error).toMatch(/^\[tool-arguments-too-large\] /);
+    expect(JSON.stringify(res).length).toBeLessThan(10_000);
   });
 
   it('passes a cancellation through untouched, so Temporal sees the activity was cancelled', async () => {

@@ -17,8 +17,12 @@ export interface RecordedRequest {
 
 export type Reply =
   | { status?: number; headers?: Record<string, string>; json: unknown }
+  /** A body sent as given (an HTML page, broken JSON, a huge answer). */
+  | { status?: number; headers?: Record<string, string>; body: string }
   | { reset: true }
-  | { hang: true };
+  | { hang: true }
+  /** Headers and the start of a JSON body, then silence. */
+  | { stall: true };
 
 export type Responder = (req: RecordedRequest) => Reply;
 
@@ -60,6 +64,16 @@ export async function startWireServer(initial: Responder): Promise<WireServer> {
         return;
       }
       if ('hang' in reply) return;
+      if ('stall' in reply) {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.write('{"id": "chatcmpl-1", ');
+        return;
+      }
+      if ('body' in reply) {
+        res.writeHead(reply.status ?? 200, { 'content-type': 'application/json', ...(reply.headers ?? {}) });
+        res.end(reply.body);
+        return;
+      }
       res.writeHead(reply.status ?? 200, { 'content-type': 'application/json', ...(reply.headers ?? {}) });
       res.end(JSON.stringify(reply.json));
     });

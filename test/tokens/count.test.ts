@@ -23,6 +23,48 @@ describe('countTokens', () => {
   });
 });
 
+describe('countTokens on long pieces', () => {
+  const reference = (text: string, encoding: (typeof ENCODINGS)[number]) =>
+    encoderFor(encoding).encode(text, [], []).length;
+
+  it('counts ordinary text exactly as js-tiktoken does unsplit', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.oneof(fc.string({ unit: 'grapheme', maxLength: 60 }), fc.lorem({ maxCount: 30 })), {
+          maxLength: 12,
+        }),
+        fc.constantFrom(...ENCODINGS),
+        (parts, encoding) => {
+          const text = parts.join(' ');
+          expect(countTokens(text, encoding)).toBe(reference(text, encoding));
+        },
+      ),
+      { numRuns: 150 },
+    );
+  });
+
+  it('counts long runs of one character exactly, in any encoding', () => {
+    for (const unit of ['a', 'Q', 'é', '😀', ' ', '.', 'ab', 'xY', '\t ']) {
+      for (const encoding of ENCODINGS) {
+        const text = `start ${unit.repeat(300)} end`;
+        expect(countTokens(text, encoding)).toBe(reference(text, encoding));
+      }
+    }
+  });
+
+  it('cuts a long run exactly to its target', () => {
+    const cut = cutToTokens(`${'z'.repeat(5000)} tail`, 40, 'o200k_base');
+    expect(cut.tokens).toBeLessThanOrEqual(40);
+    expect(cut.tokens).toBe(reference(cut.text, 'o200k_base'));
+  });
+
+  it('counts a 1 MB run of one character (js-tiktoken alone takes minutes)', () => {
+    const thousand = countTokens('a'.repeat(1000), 'o200k_base');
+    const count = countTokens('a'.repeat(1_000_000), 'o200k_base');
+    expect(Math.abs(count - thousand * 1000)).toBeLessThan(1000);
+  });
+});
+
 describe('cutToTokens', () => {
   const long = 'The quick brown fox jumps over the lazy dog. '.repeat(300);
 

@@ -25,15 +25,16 @@ export function registerServer(program: Command): void {
         ip: opts.ip,
         logFile: opts.log,
       });
-      process.stdout.write(
-        `Temporal dev server ready at ${server.address}\nWeb UI: ${server.uiUrl}\nData: ${opts.db}\nPress Ctrl-C to stop.\n`,
-      );
       const stop = () => {
         process.stdout.write('stopping the Temporal dev server ...\n');
         void server.stop();
       };
+      // Handlers first: a supervisor may send SIGTERM as soon as it reads the ready line.
       process.once('SIGINT', stop);
       process.once('SIGTERM', stop);
+      process.stdout.write(
+        `Temporal dev server ready at ${server.address}\nWeb UI: ${server.uiUrl}\nData: ${opts.db}\nPress Ctrl-C to stop.\n`,
+      );
       const code = await server.exited;
       process.off('SIGINT', stop);
       process.off('SIGTERM', stop);

@@ -9,6 +9,7 @@ import { loadBlueprint } from '../../blueprint/load.js';
 import { type ResolvedStageBudgets, resolveStageBudgets } from '../../blueprint/resolve.js';
 import { loadUserConfig } from '../../blueprint/user-config.js';
 import type { Diagnostic } from '../../errors.js';
+import { columnWidths } from '../columns.js';
 
 interface ValidateOptions {
   json?: boolean;
@@ -57,7 +58,7 @@ function budgetTable(stage: ResolvedStageBudgets): string[] {
     String(r.budget),
     r.threshold === undefined ? '' : String(r.threshold),
   ]);
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => (row[i] ?? '').length)));
+  const widths = columnWidths(header, rows);
   const line = (cells: string[]) =>
     `    ${cells.map((c, i) => (i === 3 || i === 4 ? c.padStart(widths[i] ?? 0) : pad(c, widths[i] ?? 0))).join('  ')}`.trimEnd();
   return [
@@ -78,7 +79,10 @@ function human(reports: FileReport[]): string {
   for (const report of reports) {
     for (const d of report.diagnostics) out.push(`${location(report, d)}: ${d.severity} ${d.message} [${d.code}]`);
     out.push(summary(report));
-    for (const stage of report.stages) out.push('', ...budgetTable(stage));
+    for (const stage of report.stages) {
+      out.push('');
+      for (const row of budgetTable(stage)) out.push(row);
+    }
     out.push('');
   }
   return `${out.join('\n')}\n`;

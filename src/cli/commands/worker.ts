@@ -70,8 +70,11 @@ export function registerWorker(program: Command): void {
       process.stdout.write(
         `${flags.tools ? `tool worker for ${flags.workdir}` : 'worker'} polling task queue "${taskQueue}" on ${flags.address} (namespace ${flags.namespace})\n`,
       );
-      // Worker.run() already shuts down gracefully on SIGINT and SIGTERM.
-      await worker.run();
-      await connection.close();
+      // Worker.run() already shuts down on SIGINT and SIGTERM: calls in flight are cancelled and handed back.
+      try {
+        await worker.run();
+      } finally {
+        await connection.close();
+      }
     });
 }

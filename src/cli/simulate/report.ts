@@ -2,6 +2,8 @@
  * The readable form of a simulation (`lev context simulate` without
  * `--json`): the same facts as SPEC 13.4, laid out for a terminal.
  */
+
+import { columnWidths } from '../columns.js';
 import type { SimOutput } from './output.js';
 
 function indent(text: string, prefix: string): string {
@@ -12,7 +14,7 @@ function indent(text: string, prefix: string): string {
 }
 
 function table(header: string[], rows: string[][], numeric: Set<number>): string[] {
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
+  const widths = columnWidths(header, rows);
   const line = (cells: string[]) =>
     cells
       .map((c, i) => (numeric.has(i) ? c.padStart(widths[i] ?? 0) : c.padEnd(widths[i] ?? 0)))

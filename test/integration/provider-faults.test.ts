@@ -1,0 +1,123 @@
+/**
+ * Hostile or broken OpenAI-compatible servers, through the real runtime:
+ * a stalled body, an HTML page with status 200, `choices: []`, a 20 MB
+ * answer and a 5 MB tool argument. Each either recovers by retrying or ends
+ * with a coded error; none wedges the worker or retries forever.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Reply, startWireServer, type WireServer } from '../providers/wire-server.js';
+import { runAgent, useRuntime, writeBlueprint } from './run-helpers.js';
+
+function completion(message: Record<string, unknown>, finish = 'stop') {
+  return {
+    id: 'chatcmpl-1',
+    object: 'chat.completion',
+    created: 1,
+    model: 'gpt-4o',
+    choices: [{ index: 0, message: { role: 'assistant', ...message }, finish_reason: finish }],
+    usage: { prompt_tokens: 50, completion_tokens: 5, total_tokens: 55 },
+  };
+}
+
+const BLUEPRINT = `
+[agent]
+name = "provider-faults"
+model = "openai:gpt-4o"
+[context.regions]
+task = { kind = "pinned", max_tokens = 500 }
+scratch = { kind = "temporary", max_tokens = 4000 }
+[stages.main]
+available_tools = ["write_file"]
+`;
+
+describe('a run against a faulty provider', () => {
+  const env = useRuntime();
+  const saved = {
+    base: process.env.OPENAI_BASE_URL,
+    key: process.env.OPENAI_API_KEY,
+    timeout: process.env.LEVIATH_PROVIDER_TIMEOUT_MS,
+  };
+  let server: WireServer;
+  let replies: Reply[] = [];
+  const serve = (script: Reply[]) => {
+    server.requests.length = 0;
+    replies = script;
+  };
+
+  beforeAll(async () => {
+    server = await startWireServer(() => replies.shift() ?? { json: completion({ content: 'Done.' }) });
+    process.env.OPENAI_BASE_URL = `${server.url}/v1`;
+    process.env.OPENAI_API_KEY = 'sk-faults-0123456789abcdef';
+    process.env.LEVIATH_PROVIDER_TIMEOUT_MS = '1500';
+  });
+  afterAll(async () => {
+    await server?.close();
+    for (const [name, value] of [
+      ['OPENAI_BASE_URL', saved.base],
+      ['OPENAI_API_KEY', saved.key],
+      ['LEVIATH_PROVIDER_TIMEOUT_MS', saved.timeout],
+    ] as const) {
+      if (value === undefined) delete process.env[name];
+      else process.env[name] = value;
+    }
+  });
+
+  it('gives up on a stalled answer after the deadline and retries the call', async () => {
+    serve([{ stall: true }, { json: completion({ content: 'Recovered after a stall.' }) }]);
+    const run = await runAgent(env.rt, writeBlueprint(BLUEPRINT), { task: 'answer' });
+    expect(run.result.status).toBe('completed');
+    expect(run.result.output).toBe('Recovered after a stall.');
+    expect(server.requests).toHaveLength(2);
+  });
+
+  it('retries an HTML page sent with 200 and an answer with no choices, then uses the real answer', async () => {
+    serve([
+      { headers: { 'content-type': 'text/html' }, body: '<html>502 Bad Gateway</html>' },
+      { json: { ...completion({ content: 'x' }), choices: [] } },
+      { json: completion({ content: 'The real answer.' }) },
+    ]);
+    const run = await runAgent(env.rt, writeBlueprint(BLUEPRINT), { task: 'answer' });
+    expect(run.result.status).toBe('completed');
+    expect(run.result.output).toBe('The real answer.');
+    expect(server.requests).toHaveLength(3);
+  });
+
+  it('fails a 20 MB answer at once with a coded, non-retryable error', async () => {
+    serve([{ body: JSON.stringify(completion({ content: 'z'.repeat(20 * 1024 * 1024) })) }]);
+    const run = await runAgent(env.rt, writeBlueprint(BLUEPRINT), { task: 'answer' });
+    expect(run.result.status).toBe('failed');
+    expect(run.result.error).toContain('[provider-answer-too-large]');
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it('hands a 5 MB tool argument back to the model as a refused call and goes on', async () => {
+    const args = JSON.stringify({ path: 'big.txt', content: 'w'.repeat(5 * 1024 * 1024) });
+    serve([
+      {
+        json: completion(
+          {
+            content: null,
+            tool_calls: [{ id: 'big', type: 'function', function: { name: 'write_file', arguments: args } }],
+          },
+          'tool_calls',
+        ),
+      },
+      { json: completion({ content: 'Split it instead.' }) },
+    ]);
+    const run = await runAgent(env.rt, writeBlueprint(BLUEPRINT), { task: 'write a big file' });
+    expect(run.result.status).toBe('completed');
+    expect(run.result.output).toBe('Split it instead.');
+    expect(server.requests).toHaveLength(2);
+    expect(server.requests[1]!.raw).toContain('tool-arguments-too-large');
+  });
+
+  it('cuts a 3 MB final answer in the run result instead of failing on the payload limit', async () => {
+    const answer = `${'The answer, at length. '.repeat(130_000)}THE END`;
+    serve([{ json: completion({ content: answer }) }]);
+    const run = await runAgent(env.rt, writeBlueprint(BLUEPRINT), { task: 'answer at length' });
+    expect(run.result.status).toBe('completed');
+    expect(run.result.output.startsWith('The answer, at length. ')).toBe(true);
+    expect(run.result.output).toMatch(/\[output cut: the whole output is \d+ bytes stored as blob [0-9a-f]{64}/);
+    expect(run.result.output.length).toBeLessThan(600_000);
+  });
+});
