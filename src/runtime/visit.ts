@@ -176,6 +176,8 @@ export function endInference(facts: VisitFacts, progressed: boolean, now: number
 
 /** The tool result a call with unparseable arguments receives. */
 export function invalidArgumentsText(tool: string, error: string): string {
+  // A refusal the provider adapter already coded (arguments too large) reaches the model as it is.
+  if (/^\[[a-z0-9-]+\] /.test(error)) return error;
   return formatCoded(
     'bad-argument',
     `the arguments of ${tool} were not a JSON object (${error}); call it again with valid JSON.`,

@@ -163,6 +163,9 @@ describe('runtime notes and tool texts', () => {
     expect(invalidArgumentsText('grep', 'Unexpected token')).toBe(
       '[bad-argument] the arguments of grep were not a JSON object (Unexpected token); call it again with valid JSON.',
     );
+    // An adapter's own coded refusal is not wrapped in a misleading bad-argument text.
+    const tooLarge = '[tool-arguments-too-large] The arguments of write_file are 5242880 bytes, more than allowed.';
+    expect(invalidArgumentsText('write_file', tooLarge)).toBe(tooLarge);
     expect(toolFailedText('run_shell', 'worker lost')).toBe('[tool-failed] run_shell failed: worker lost');
     expect(trackedPointer('read_file', 'src/a.ts', 120, 'files')).toBe(
       `read_file src/a.ts: the file's text (120 tokens) is kept in region "files" under key "src/a.ts", already in your prompt.`,
