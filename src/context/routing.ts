@@ -5,12 +5,12 @@
  */
 import type { Blueprint, ToolRouting } from '../blueprint/types.js';
 import { canonicalTool, isContextTool } from '../tools/names.js';
+import { clipUnits } from '../truncate.js';
 import { joinedGroupTokens } from './groups.js';
 import type { EngineEnv } from './kinds/custom.js';
 import { behaviourOf } from './kinds/index.js';
 import { count, cut, type EngineOp } from './requests.js';
 import { CONVERSATION, contentText, findRegion, type RunState, regionTokens, visibleRegions } from './state.js';
-import { clipUnits } from './truncate.js';
 import type { Content, CountedText, Entry, RegionState, ToolCall } from './types.js';
 import { type NewEntry, writeEntry } from './write.js';
 

@@ -7,8 +7,8 @@
 import { resolveBudget, resolveThreshold } from '../blueprint/budget.js';
 import type { Blueprint, RegionDef } from '../blueprint/types.js';
 import type { Severity } from '../errors.js';
+import { clipUnits } from '../truncate.js';
 import { behaviourOf } from './kinds/index.js';
-import { clipUnits } from './truncate.js';
 import type { Content, Entry, RegionState } from './types.js';
 
 export interface RunDiagnostic {

@@ -13,7 +13,7 @@ import type {
   TextBlockParam,
   Tool,
 } from '@anthropic-ai/sdk/resources/messages';
-import { cutUnits } from '../context/truncate.js';
+import { cutUnits } from '../truncate.js';
 import { type CallContext, classifyFailure, type FailureFacts } from './classify.js';
 import { answerTooLarge, bufferedFetch } from './http.js';
 import { parseModelRef } from './models.js';

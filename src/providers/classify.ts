@@ -4,7 +4,7 @@
  * headers, server message, whether the socket failed or timed out); each
  * adapter extracts them and this module decides the class.
  */
-import { clipUnits } from '../context/truncate.js';
+import { clipUnits } from '../truncate.js';
 import { ProviderError, type ProviderErrorKind, parseRetryAfter, redactSecrets } from './errors.js';
 
 export interface FailureFacts {

@@ -9,7 +9,7 @@ import type {
   ChatCompletionMessageParam,
   ChatCompletionTool,
 } from 'openai/resources/chat/completions';
-import { cutUnits } from '../context/truncate.js';
+import { cutUnits } from '../truncate.js';
 import { type CallContext, classifyFailure, type FailureFacts } from './classify.js';
 import { answerTooLarge, bufferedFetch } from './http.js';
 import { parseModelRef } from './models.js';

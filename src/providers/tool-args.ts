@@ -4,8 +4,9 @@
  * failing the inference: the runtime answers it with an error result, and the
  * model gets to try again on its next turn.
  */
-import { clipUnits } from '../context/truncate.js';
+
 import type { ToolCall } from '../context/types.js';
+import { clipUnits } from '../truncate.js';
 import type { InvalidToolCall } from './types.js';
 
 export type ParsedToolCall = { ok: true; call: ToolCall } | { ok: false; invalid: InvalidToolCall };

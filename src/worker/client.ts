@@ -7,11 +7,11 @@ import { randomUUID } from 'node:crypto';
 import { type Client, WorkflowFailedError, type WorkflowHandle, WorkflowNotFoundError } from '@temporalio/client';
 import { ApplicationFailure, TypedSearchAttributes } from '@temporalio/common';
 import type { Blueprint } from '../blueprint/types.js';
-import { cutUnits } from '../context/truncate.js';
 import { checkWorkdir } from '../runtime/node/workdir.js';
 import { BLUEPRINT_KEY, STATUS_KEY } from '../runtime/search-attributes.js';
 import { WORKDIR_ACTIVITIES } from '../runtime/tool-queue.js';
 import type { Progress, RunInput, RunResult } from '../runtime/types.js';
+import { cutUnits } from '../truncate.js';
 import { DEFAULT_TASK_QUEUE } from './worker.js';
 
 /** Every stage (and the agent default) switched to one model: `lev run --model`. */

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { preview } from '../../src/context/state.js';
-import { clipUnits, cutUnits } from '../../src/context/truncate.js';
+import { preview } from '../src/context/state.js';
+import { clipUnits, cutUnits } from '../src/truncate.js';
 
 /** A high surrogate without its low half, or a low one without its high half. */
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
