@@ -4,7 +4,17 @@
  * would meet it.
  */
 import { spawnSync } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  truncateSync,
+  writeFileSync,
+} from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -14,14 +24,17 @@ import { startDevServer } from '../src/devserver/dev-server.js';
 import { freePort } from '../src/devserver/net.js';
 import { isRuntimeCode } from '../src/error-codes.js';
 import { isLevError } from '../src/errors.js';
+import { MAX_ANSWER_BYTES, submitOutput } from '../src/outputs/submit.js';
 import { classifyFailure, type FailureFacts } from '../src/providers/classify.js';
 import { PROVIDER_ERROR_KINDS } from '../src/providers/index.js';
 import { failureCause } from '../src/runtime/failures.js';
 import { resolveSeed } from '../src/seeds/index.js';
 import { SEED_FILE_MAX_BYTES } from '../src/seeds/resolve.js';
 import { dispatchTool } from '../src/tools/dispatch.js';
+import { NO_READ_PATHS } from '../src/tools/read-paths.js';
+import { loadToml } from './blueprint/helpers.js';
 import { region, seedInputs } from './seeds/fixture.js';
-import { makeSandbox } from './tools/fixture.js';
+import { makeSandbox, SECRET } from './tools/fixture.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const box = makeSandbox();
@@ -55,6 +68,84 @@ describe('tool codes', () => {
   it('binary-file', async () => {
     writeFileSync(join(box.work, 'blob.bin'), Buffer.from([0, 1, 2, 0, 255, 0]));
     expect((await dispatchTool('read_file', { path: 'blob.bin' }, box.ctx())).code).toBe('binary-file');
+  });
+
+  it('file-not-utf8', async () => {
+    const latin1 = Buffer.from('caf\xe9 au lait\n', 'latin1');
+    writeFileSync(join(box.work, 'menu.txt'), latin1);
+    const out = await dispatchTool(
+      'edit_file',
+      { path: 'menu.txt', old_string: 'lait', new_string: 'miel' },
+      box.ctx(),
+    );
+    expect(out.code).toBe('file-not-utf8');
+    expect(out.content.startsWith('[file-not-utf8] ')).toBe(true);
+    expect(readFileSync(join(box.work, 'menu.txt'))).toEqual(latin1);
+  });
+
+  it('path-changed, when the file becomes a symbolic link after its path was checked', async () => {
+    // A granted read path is checked first, and the grant decision is the last step before the open:
+    // a policy that swaps the file there makes a race a person could win by luck happen every time.
+    const granted = join(box.root, 'granted');
+    mkdirSync(granted);
+    writeFileSync(join(granted, 'app.log'), 'granted\n');
+    const readPolicy = {
+      ...NO_READ_PATHS,
+      allows: (real: string) => {
+        renameSync(join(granted, 'app.log'), join(granted, 'app.log.old'));
+        symlinkSync(join(box.secret, 'secret.txt'), join(granted, 'app.log'));
+        return real.startsWith(`${granted}/`);
+      },
+    };
+    const out = await dispatchTool('read_file', { path: join(granted, 'app.log') }, box.ctx({ readPolicy }));
+    expect(out.code).toBe('path-changed');
+    expect(out.content.startsWith('[path-changed] ')).toBe(true);
+    expect(out.content).not.toContain(SECRET);
+  });
+
+  it('file-unreadable, when the process has no file descriptor left to open it with', () => {
+    // Permissions cannot refuse root, but the descriptor table refuses everyone: a child process with a
+    // small limit fills its table, then asks read_file for an ordinary file.
+    const script = join(scratch, 'no-fds.mts');
+    writeFileSync(
+      script,
+      `import { closeSync, openSync } from 'node:fs';
+import { dispatchTool } from ${JSON.stringify(join(ROOT, 'src/tools/dispatch.ts'))};
+import { NO_READ_PATHS } from ${JSON.stringify(join(ROOT, 'src/tools/read-paths.ts'))};
+const held: number[] = [];
+for (;;) {
+  try {
+    held.push(openSync('/dev/null', 'r'));
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'EMFILE') break;
+    throw err;
+  }
+}
+const out = await dispatchTool('read_file', { path: 'a.txt' }, {
+  workdir: process.argv[2] ?? '',
+  readPolicy: NO_READ_PATHS,
+  permissions: { tools: {} },
+  safeCommands: [],
+  unattended: true,
+  attempt: 1,
+});
+for (const fd of held) closeSync(fd);
+process.stdout.write(JSON.stringify(out));
+`,
+    );
+    const child = spawnSync(
+      'sh',
+      ['-c', 'ulimit -n 256 && exec "$0" --import tsx "$@"', process.execPath, script, box.work],
+      {
+        cwd: ROOT,
+        encoding: 'utf8',
+        timeout: 60_000,
+      },
+    );
+    expect(child.stderr).toBe('');
+    const out = JSON.parse(child.stdout) as { code: string; content: string };
+    expect(out.code).toBe('file-unreadable');
+    expect(out.content).toMatch(/^\[file-unreadable\] a\.txt cannot be opened \(EMFILE/);
   });
 
   it('workdir-missing', async () => {
@@ -159,6 +250,16 @@ describe('cli and dev-server codes', () => {
   });
 });
 
+describe('output codes', () => {
+  it('output-too-large', () => {
+    const loaded = loadToml('[stages.answer]\nmode = "output"\nmodel = "scripted:any"\n');
+    if (!loaded.blueprint) throw new Error(JSON.stringify(loaded.diagnostics));
+    const submitted = submitOutput(loaded.blueprint, 'answer', { content: 'x'.repeat(MAX_ANSWER_BYTES + 1) });
+    expect(submitted).toMatchObject({ ok: false, reply: expect.stringMatching(/^\[output-too-large\] /) });
+    expect(submitOutput(loaded.blueprint, 'answer', { content: 'x'.repeat(MAX_ANSWER_BYTES) }).ok).toBe(true);
+  });
+});
+
 describe('seed codes', () => {
   it('seed-failed, when the seed activity fails without a code of its own', () => {
     const timedOut = new ActivityFailure(
@@ -170,6 +271,13 @@ describe('seed codes', () => {
       new TimeoutFailure('timed out', undefined, TimeoutType.START_TO_CLOSE),
     );
     expect(failureCause(timedOut, 'seed-failed')).toEqual({ code: 'seed-failed', message: 'timed out' });
+  });
+
+  it('seed-file-not-utf8', async () => {
+    writeFileSync(join(scratch, 'legacy.txt'), Buffer.from('na\xefve\n', 'latin1'));
+    const seeded = await resolveSeed(region('notes', { form: 'files', paths: ['legacy.txt'] }), seedInputs(scratch));
+    expect(seeded.warnings.map((w) => w.code)).toEqual(['seed-file-not-utf8']);
+    expect(seeded.texts).toEqual([{ key: 'legacy.txt', text: 'na\ufffdve\n' }]);
   });
 
   it('seed-file-truncated', async () => {
