@@ -174,6 +174,14 @@ export const CODES = {
     meaning: 'A cycle of stages in which no stage sets `max_revisits`.',
   },
   'unreachable-stage': { severity: 'warning', meaning: 'No path leads from the entry stage to this stage.' },
+  'rewritten-region-early': {
+    severity: 'note',
+    meaning: 'A region re-rendered on every change (a checklist, stable scratch) sorts before steadier regions.',
+  },
+  'per-item-conversation': {
+    severity: 'note',
+    meaning: 'The conversation drops one turn per write once full, so the message prefix changes every turn.',
+  },
 } as const satisfies Record<string, CodeInfo>;
 
 export type Code = keyof typeof CODES;

@@ -15,6 +15,7 @@ import {
   type Volatility,
   type WindowStrategy,
 } from './types.js';
+import { defaultVolatility } from './volatility.js';
 
 const COMMON_KEYS = [
   'kind',
@@ -162,7 +163,7 @@ export function parseRegion(
     volatility:
       r.enumeration<Volatility>('volatility', ['stable', 'grows', 'rewritten'], 'unknown-volatility') ??
       base?.volatility ??
-      'rewritten',
+      defaultVolatility(kind),
     volatilityDeclared: r.has('volatility') || (base?.volatilityDeclared ?? false),
     summarizable: r.boolean('summarizable') ?? base?.summarizable ?? true,
     required: r.boolean('required') ?? base?.required ?? false,

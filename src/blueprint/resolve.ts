@@ -5,6 +5,7 @@
 import { resolveBudget, resolveThreshold } from '../context/budget.js';
 import { lookupModel, UNKNOWN_MODEL_WINDOW } from '../providers/models.js';
 import type { Blueprint, RegionDef, RegionKind, StageDef } from './types.js';
+import { defaultVolatility } from './volatility.js';
 
 function baseRegion(name: string, kind: RegionKind, maxTokens: number): RegionDef {
   return {
@@ -12,7 +13,7 @@ function baseRegion(name: string, kind: RegionKind, maxTokens: number): RegionDe
     kind,
     maxTokens,
     admission: 'evict',
-    volatility: 'rewritten',
+    volatility: defaultVolatility(kind),
     volatilityDeclared: false,
     summarizable: true,
     required: false,

@@ -5,7 +5,7 @@
  * with `conversation` last. Blob references pass through untouched; the
  * inference activity resolves them.
  */
-import type { Blueprint } from '../blueprint/types.js';
+import type { Blueprint, RegionDef } from '../blueprint/types.js';
 import { type MarkedBlock, placeCacheMarkers } from './cache-markers.js';
 import { checklistBody } from './kinds/checklist.js';
 import { type CustomRegionHooks, type EngineEnv, regionCtx } from './kinds/custom.js';
@@ -74,29 +74,37 @@ interface SortedBlock extends MarkedBlock {
 
 const VOLATILITY_RANK = { stable: 0, grows: 1, rewritten: 2 } as const;
 
-function isStageInstructions(region: RegionState): boolean {
+function isStageInstructions(region: Pick<RegionDef, 'name'>): boolean {
   return region.name === STAGE_INSTRUCTIONS;
 }
 
 /** Class of SPEC 7.2: 0 pinned-like, 1 stage instructions, 2 working, 3 scratch. */
-function blockClass(region: RegionState): number {
-  if (isStageInstructions(region)) return 1;
-  switch (region.kind) {
+function blockClass(def: RegionDef): number {
+  if (isStageInstructions(def)) return 1;
+  switch (def.kind) {
     case 'pinned':
     case 'compact_history':
       return 0;
     case 'custom':
-      return region.def.persistent ? 0 : 2;
+      return def.persistent ? 0 : 2;
     case 'temporary':
     case 'clearable':
-      return region.def.volatility === 'rewritten' ? 3 : 2;
+      return def.volatility === 'rewritten' ? 3 : 2;
     default:
       return 2;
   }
 }
 
-function volatilityRank(region: RegionState): number {
-  return isStageInstructions(region) ? VOLATILITY_RANK.rewritten : VOLATILITY_RANK[region.def.volatility];
+function volatilityRank(def: RegionDef): number {
+  return isStageInstructions(def) ? VOLATILITY_RANK.rewritten : VOLATILITY_RANK[def.volatility];
+}
+
+/**
+ * Where a region's system blocks sort (SPEC 7.2): by volatility rank, then
+ * class, then region order, so the blocks that change least come first.
+ */
+export function systemSortKey(def: RegionDef, order: number): [number, number, number] {
+  return [volatilityRank(def), blockClass(def), order];
 }
 
 /** Builds a block's text from strings and blob references, merging adjacent strings. */
@@ -323,8 +331,7 @@ export function renderRegions(regions: readonly RegionState[], ctx: RenderContex
       for (const entry of region.entries) target.push(entryMessage(entry));
       return;
     }
-    const cls = blockClass(region);
-    const rank = volatilityRank(region);
+    const [rank, cls] = systemSortKey(region.def, order);
     const push = (parts: Content[], key: string) => {
       blocks.push({
         block: { region: region.name, text: parts },
