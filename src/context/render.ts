@@ -358,7 +358,9 @@ export function renderRegions(regions: readonly RegionState[], ctx: RenderContex
   const systemKey = blocks.map((b) => `${b.block.region}[${b.key}]`).join('|');
 
   let messages = postProcessMessages([...customMessages, ...windowMessages, ...conversation]);
-  if (!messages.some((m) => m.role === 'user')) messages = [...messages, { role: 'user', content: BEGIN_MESSAGE }];
+  // The kick-off leads the messages rather than trailing them, so each turn is appended after
+  // the previous request's messages instead of being inserted before a re-added last message.
+  if (messages[0]?.role !== 'user') messages = [{ role: 'user', content: BEGIN_MESSAGE }, ...messages];
   if (messages[messages.length - 1]?.role === 'assistant')
     messages = [...messages, { role: 'user', content: CONTINUE_MESSAGE }];
 

@@ -766,8 +766,8 @@ describe('event details (SPEC 13.2, 13.3)', () => {
     expect(out.results[3]?.text.startsWith('[unknown-call]')).toBe(true);
     const stored = region(out, 'conversation').entries.at(-1);
     expect(stored).toMatchObject({ kind: 'tool_result' });
-    expect(out.prompt.messages.map((m) => m.role)).toEqual(['assistant', 'tool', 'user']);
-    expect(out.prompt.messages[1]).toMatchObject({ role: 'tool', tool_call_id: 'n1' });
+    expect(out.prompt.messages.map((m) => m.role)).toEqual(['user', 'assistant', 'tool']);
+    expect(out.prompt.messages[2]).toMatchObject({ role: 'tool', tool_call_id: 'n1' });
     expect(previews(out, 'notes')).toEqual(['fact']);
   });
 

@@ -214,6 +214,7 @@ describe('custom regions', () => {
     );
     expect(out.system.map(systemBlockText)).toEqual(['one', 'two']);
     expect(out.messages.map((m) => [m.role, m.content])).toEqual([
+      ['user', BEGIN_MESSAGE],
       ['assistant', 'noted'],
       ['user', 'hello'],
     ]);
