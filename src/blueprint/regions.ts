@@ -15,7 +15,7 @@ import {
   type Volatility,
   type WindowStrategy,
 } from './types.js';
-import { defaultVolatility } from './volatility.js';
+import { defaultVolatility, lowWaterFor } from './volatility.js';
 
 const COMMON_KEYS = [
   'kind',
@@ -265,5 +265,7 @@ export function parseRegion(
       r.has('summarizable') ? r.at('summarizable') : path,
     );
   }
+  const shedTo = lowWaterFor(def);
+  if (shedTo !== undefined) def.shedTo = shedTo;
   return { def, kindKnown: known };
 }

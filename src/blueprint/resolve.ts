@@ -5,10 +5,12 @@
 import { resolveBudget, resolveThreshold } from '../context/budget.js';
 import { lookupModel, UNKNOWN_MODEL_WINDOW } from '../providers/models.js';
 import type { Blueprint, RegionDef, RegionKind, StageDef } from './types.js';
-import { defaultVolatility } from './volatility.js';
+import { defaultVolatility, lowWaterFor } from './volatility.js';
 
 function baseRegion(name: string, kind: RegionKind, maxTokens: number): RegionDef {
+  const shedTo = lowWaterFor({ kind, admission: 'evict' });
   return {
+    ...(shedTo !== undefined ? { shedTo } : {}),
     name,
     kind,
     maxTokens,

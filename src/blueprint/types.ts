@@ -65,6 +65,13 @@ export interface RegionDef {
   description?: string;
   describeInPrompt: boolean;
   seed?: SeedSpec;
+  /**
+   * When a write overflows the token budget, evict down to this fraction of
+   * it rather than just enough, so the region's head changes in chunks. The
+   * loader sets it (temporary regions and bulk windows); blueprints recorded
+   * before it existed lack it and keep evicting just enough on replay.
+   */
+  shedTo?: number;
 
   // sliding_window
   maxItems?: number;

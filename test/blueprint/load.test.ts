@@ -46,6 +46,7 @@ describe('defaults', () => {
       summarizable: true,
       required: false,
       describeInPrompt: false,
+      shedTo: 0.75,
     });
     expect(bp.regions[1]).toMatchObject({ maxItems: 5, strategy: 'per_item' });
     expect(bp.regions[1]?.maxTokens).toBeUndefined();
