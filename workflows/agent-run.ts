@@ -115,6 +115,7 @@ export async function agentRunWorkflow(input: RunInput): Promise<RunResult> {
       stages: stagesVisited,
       diagnostics: driver.state.diagnostics.slice(-50),
       seedWarnings,
+      usage: { ...usage, perStage },
     });
     return {
       runId,

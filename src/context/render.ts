@@ -27,7 +27,7 @@ export interface RenderFailure {
 export interface RenderedPrompt {
   system: PromptSystemBlock[];
   messages: PromptMessage[];
-  /** Changes whenever the system section's content may have changed (SPEC 7.4). */
+  /** Changes whenever the system section's content may have changed. */
   systemKey: string;
   /**
    * Custom renders that failed and fell back to the default rendering.
@@ -43,11 +43,9 @@ export interface RenderContext {
   model: string;
   window: { used: number; max: number };
   hooks?: EngineEnv['hooks'];
-  previousSystemKey?: string;
 }
 
 export interface RenderOptions {
-  previousSystemKey?: string;
   /** Shown to custom `render` as `stage.iteration`; defaults to the maintenance points of this visit. */
   iteration?: number;
 }
@@ -62,12 +60,11 @@ export function renderPrompt(state: RunState, bp: Blueprint, env: EngineEnv, opt
     model,
     window: { used: windowUsed(state), max: state.window.max },
     hooks: env.hooks,
-    previousSystemKey: opts.previousSystemKey,
   });
 }
 
 interface SortedBlock extends MarkedBlock {
-  rank: number;
+  cls: number;
   order: number;
   key: string;
 }
@@ -339,7 +336,6 @@ export function renderRegions(regions: readonly RegionState[], ctx: RenderContex
         rank,
         order,
         key,
-        stageInstructions: isStageInstructions(region),
       });
     };
     if (region.kind === 'custom') {
@@ -364,8 +360,7 @@ export function renderRegions(regions: readonly RegionState[], ctx: RenderContex
   if (messages[messages.length - 1]?.role === 'assistant')
     messages = [...messages, { role: 'user', content: CONTINUE_MESSAGE }];
 
-  const changed = ctx.previousSystemKey !== undefined && ctx.previousSystemKey !== systemKey;
-  placeCacheMarkers(blocks, messages, changed);
+  placeCacheMarkers(blocks, messages);
   return { system: blocks.map((b) => b.block), messages, systemKey, failures };
 }
 
