@@ -180,6 +180,8 @@ interface Row {
   what: string;
   tokens: number;
   share?: number;
+  /** Best case: the whole previous request reused, so only what this request adds is new. */
+  bound?: number;
   systemKept?: number;
   anthropicShare?: number;
   openai: CacheCharge;
@@ -309,6 +311,7 @@ export default async function run(): Promise<void> {
     if (prevO && prevA) {
       const s = prefixShare(prevO, o);
       row.share = s.reused / s.total;
+      row.bound = Math.min(1, prefixShare([], prevO).total / s.total);
       row.systemKept = s.systemPrevious > 0 ? s.systemKept / s.systemPrevious : 1;
       const sa = prefixShare(prevA, a);
       row.anthropicShare = sa.reused / sa.total;
@@ -323,6 +326,7 @@ export default async function run(): Promise<void> {
     'after',
     'prompt tokens',
     'reusable (OpenAI body)',
+    'at best',
     'system kept',
     'reusable (Anthropic body)',
   ];
@@ -331,6 +335,7 @@ export default async function run(): Promise<void> {
     r.what,
     String(r.tokens),
     pct(r.share),
+    pct(r.bound),
     pct(r.systemKept),
     pct(r.anthropicShare),
   ]);
@@ -348,6 +353,7 @@ export default async function run(): Promise<void> {
   const kept = pairs.filter((r) => r.systemKept! >= 0.98).length;
   console.log('');
   console.log(`reusable prefix (OpenAI body):    median ${pct(median(shares))}, minimum ${pct(Math.min(...shares))}`);
+  console.log(`at best (the whole previous request reused): median ${pct(median(pairs.map((r) => r.bound!)))}`);
   console.log(
     `reusable prefix (Anthropic body): median ${pct(median(anthropicShares))}, minimum ${pct(Math.min(...anthropicShares))}`,
   );
