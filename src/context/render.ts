@@ -97,7 +97,7 @@ function volatilityRank(def: RegionDef): number {
 }
 
 /**
- * Where a region's system blocks sort (SPEC 7.2): by volatility rank, then
+ * Where a region's system blocks sort: by volatility rank, then
  * class, then region order, so the blocks that change least come first.
  */
 export function systemSortKey(def: RegionDef, order: number): [number, number, number] {
