@@ -104,6 +104,7 @@ export class AgentRun {
       stages: this.stagesVisited,
       diagnostics: state.diagnostics.slice(-50),
       seedWarnings: this.seedWarnings,
+      usage: { ...this.usage, perStage: this.perStage },
       ...(answer ? { output: { format: answer.format, stage: answer.stage, text: text.slice(0, 4000) } } : {}),
     });
     return {

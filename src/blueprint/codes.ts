@@ -217,6 +217,14 @@ export const CODES = {
     severity: 'warning',
     meaning: 'A bare-string `seed` is one edit from a seed form word, so it probably means that form.',
   },
+  'rewritten-region-early': {
+    severity: 'note',
+    meaning: 'A region re-rendered on every change (a checklist, stable scratch) sorts before steadier regions.',
+  },
+  'per-item-conversation': {
+    severity: 'note',
+    meaning: 'The conversation drops one turn per write once full, so the message prefix changes every turn.',
+  },
 } as const satisfies Record<string, CodeInfo>;
 
 export type Code = keyof typeof CODES;

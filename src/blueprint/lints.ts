@@ -6,11 +6,12 @@
 
 import { encodingFor, lookupModel } from '../providers/models.js';
 import { isPreApproved } from '../tools/safe-commands.js';
+import { systemSortKey } from './block-order.js';
 import { resolveBudget } from './budget.js';
 import { isProtected } from './checks.js';
 import type { Findings } from './findings.js';
 import { tokensAbove } from './prompt-tokens.js';
-import { stageLayout, stageWindow } from './resolve.js';
+import { appendedRuntimeRegions, stageLayout, stageWindow } from './resolve.js';
 import { isCallerSeed } from './seeds.js';
 import type { Blueprint, RegionDef, StageDef } from './types.js';
 
@@ -295,6 +296,54 @@ function lintGraph(bp: Blueprint, findings: Findings): void {
   }
 }
 
+/** A region whose block is re-rendered on every change, yet whose volatility sorts it ahead of others. */
+function rewritesEarly(def: RegionDef): boolean {
+  if (def.kind === 'checklist') return def.volatility !== 'rewritten';
+  return (def.kind === 'temporary' || def.kind === 'clearable') && def.volatility === 'stable';
+}
+
+function after(a: number[], b: number[]): boolean {
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return a[i]! > b[i]!;
+  return false;
+}
+
+/**
+ * Prompt-cache lints: a region rewritten on every change that sorts before
+ * steadier ones re-sends them uncached each time; a per-item conversation
+ * changes its first message on every write once it is full.
+ */
+function lintCacheOrder(bp: Blueprint, findings: Findings): void {
+  const reported = new Set<string>();
+  for (const stage of bp.stages) {
+    const keyed = stageLayout(bp, stage)
+      .map((def, order) => ({ def, key: systemSortKey(def, order) }))
+      .filter(({ def }) => def.kind !== 'sliding_window');
+    for (const { def, key } of keyed) {
+      if (reported.has(def.name) || !rewritesEarly(def)) continue;
+      const behind = keyed
+        .filter((o) => o.def !== def && o.key[0] < 2 && after(o.key, key) && o.def.name !== 'stage_instructions')
+        .map((o) => `"${o.def.name}"`);
+      if (behind.length === 0) continue;
+      reported.add(def.name);
+      findings.add(
+        'rewritten-region-early',
+        `Region "${def.name}" (${def.kind}) is re-rendered whenever it changes, but volatility = "${def.volatility}" places it before ${behind.join(', ')}, so every change re-sends them outside the prompt cache; remove volatility or set it to "rewritten".`,
+        [...regionPath(def.name, stage), 'volatility'],
+      );
+    }
+  }
+  const runtimeDefault = JSON.stringify(appendedRuntimeRegions().find((r) => r.name === 'conversation'));
+  for (const { def, stage } of allRegionDefs(bp)) {
+    if (def.name !== 'conversation' || def.kind !== 'sliding_window' || def.admission === 'reject') continue;
+    if ((def.strategy ?? 'per_item') !== 'per_item' || JSON.stringify(def) === runtimeDefault) continue;
+    findings.add(
+      'per-item-conversation',
+      `Region "conversation" drops its oldest turn on every write once full, so the prompt's messages change from the start each turn and miss the provider's cache; set strategy = "bulk" (with overflow) to shed turns in chunks.`,
+      regionPath(def.name, stage),
+    );
+  }
+}
+
 export function runLints(bp: Blueprint, findings: Findings, windowOverride?: number): void {
   lintModels(bp, findings, windowOverride);
   lintBudgets(bp, findings, windowOverride);
@@ -302,4 +351,5 @@ export function runLints(bp: Blueprint, findings: Findings, windowOverride?: num
   lintRequired(bp, findings);
   lintSeeds(bp, findings);
   lintGraph(bp, findings);
+  lintCacheOrder(bp, findings);
 }

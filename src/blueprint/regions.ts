@@ -16,6 +16,7 @@ import {
   type Volatility,
   type WindowStrategy,
 } from './types.js';
+import { defaultVolatility, lowWaterFor } from './volatility.js';
 
 const COMMON_KEYS = [
   'kind',
@@ -170,7 +171,7 @@ export function parseRegion(
     volatility:
       r.enumeration<Volatility>('volatility', ['stable', 'grows', 'rewritten'], 'unknown-volatility') ??
       base?.volatility ??
-      'rewritten',
+      defaultVolatility(kind),
     volatilityDeclared: r.has('volatility') || (base?.volatilityDeclared ?? false),
     summarizable: r.boolean('summarizable') ?? base?.summarizable ?? true,
     required: r.boolean('required') ?? base?.required ?? false,
@@ -279,5 +280,7 @@ export function parseRegion(
       r.has('summarizable') ? r.at('summarizable') : path,
     );
   }
+  const shedTo = lowWaterFor(def);
+  if (shedTo !== undefined) def.shedTo = shedTo;
   return { def, kindKnown: known };
 }

@@ -6,14 +6,17 @@
 import { lookupModel, UNKNOWN_MODEL_WINDOW } from '../providers/models.js';
 import { resolveBudget, resolveThreshold } from './budget.js';
 import type { Blueprint, RegionDef, RegionKind, StageDef } from './types.js';
+import { defaultVolatility, lowWaterFor } from './volatility.js';
 
 function baseRegion(name: string, kind: RegionKind, maxTokens: number): RegionDef {
+  const shedTo = lowWaterFor({ kind, admission: 'evict' });
   return {
+    ...(shedTo !== undefined ? { shedTo } : {}),
     name,
     kind,
     maxTokens,
     admission: 'evict',
-    volatility: 'rewritten',
+    volatility: defaultVolatility(kind),
     volatilityDeclared: false,
     summarizable: true,
     required: false,

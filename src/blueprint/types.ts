@@ -67,6 +67,13 @@ export interface RegionDef {
   seed?: SeedSpec;
   /** A `seed` was written but matched no form (`region-seed-not-understood`): the region starts empty. */
   seedIgnored?: boolean;
+  /**
+   * When a write overflows the token budget, evict down to this fraction of
+   * it rather than just enough, so the region's head changes in chunks. The
+   * loader sets it (temporary regions and bulk windows); blueprints recorded
+   * before it existed lack it and keep evicting just enough on replay.
+   */
+  shedTo?: number;
 
   // sliding_window
   maxItems?: number;

@@ -1,45 +1,29 @@
 /**
- * Anthropic prompt-cache breakpoints (SPEC 7.4). The engine only marks
- * where a breakpoint belongs; the Anthropic adapter turns the marks into
+ * Anthropic prompt-cache breakpoints. The engine only marks where a
+ * breakpoint belongs; the Anthropic adapter turns the marks into
  * `cache_control` and other adapters ignore them.
  */
 import type { PromptMessage, PromptSystemBlock } from './types.js';
 
-/** Sort class of each system block, as computed by the renderer (SPEC 7.2). */
+/** Sort keys of each system block, as computed by the renderer. */
 export interface MarkedBlock {
   block: PromptSystemBlock;
-  cls: number;
-  stageInstructions: boolean;
+  /** Volatility rank: 0 stable, 1 grows, 2 rewritten. */
+  rank: number;
 }
 
 /**
- * Marks the last block before `stage_instructions` (else the last class-0
- * block), the last system block, and one message. The message mark is left
- * off when the system section changed since the previous request, because
- * everything cached behind it is invalid anyway.
+ * Marks the last system block of each volatility class and the last
+ * message: at most four breakpoints. A change to a rewritten block then
+ * still reads the stable and growing classes from the cache, an append to a
+ * growing region reads everything up to its previous end (the previous
+ * request's class breakpoint falls on a block boundary of this one), and a
+ * turn that only appends messages reads the whole previous request.
  */
-export function placeCacheMarkers(
-  blocks: readonly MarkedBlock[],
-  messages: PromptMessage[],
-  systemChanged: boolean,
-): void {
-  const instructionsAt = blocks.findIndex((b) => b.stageInstructions);
-  let prefixEnd = instructionsAt > 0 ? instructionsAt - 1 : -1;
-  if (prefixEnd < 0) {
-    for (let i = blocks.length - 1; i >= 0; i--) {
-      if (blocks[i]?.cls === 0) {
-        prefixEnd = i;
-        break;
-      }
-    }
-  }
-  const prefix = blocks[prefixEnd];
-  if (prefix) prefix.block.cache = true;
-  const last = blocks[blocks.length - 1];
-  if (last) last.block.cache = true;
-
-  if (systemChanged) return;
-  const at = messages.length >= 5 ? messages.length - 4 : messages.length >= 2 ? 0 : -1;
-  const message = messages[at];
-  if (message) message.cache = true;
+export function placeCacheMarkers(blocks: readonly MarkedBlock[], messages: readonly PromptMessage[]): void {
+  blocks.forEach((b, i) => {
+    if (blocks[i + 1]?.rank !== b.rank) b.block.cache = true;
+  });
+  const last = messages[messages.length - 1];
+  if (last) last.cache = true;
 }

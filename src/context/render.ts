@@ -6,8 +6,9 @@
  * inference activity resolves them.
  */
 
+import { systemSortKey } from '../blueprint/block-order.js';
 import { stageModel } from '../blueprint/resolve.js';
-import type { Blueprint } from '../blueprint/types.js';
+import type { Blueprint, RegionDef } from '../blueprint/types.js';
 import { type MarkedBlock, placeCacheMarkers } from './cache-markers.js';
 import { checklistBody } from './kinds/checklist.js';
 import { type CustomRegionHooks, type EngineEnv, regionCtx } from './kinds/custom.js';
@@ -30,7 +31,7 @@ export interface RenderFailure {
 export interface RenderedPrompt {
   system: PromptSystemBlock[];
   messages: PromptMessage[];
-  /** Changes whenever the system section's content may have changed (SPEC 7.4). */
+  /** Changes whenever the system section's content may have changed. */
   systemKey: string;
   /**
    * Custom renders that failed and fell back to the default rendering.
@@ -46,11 +47,9 @@ export interface RenderContext {
   model: string;
   window: { used: number; max: number };
   hooks?: EngineEnv['hooks'];
-  previousSystemKey?: string;
 }
 
 export interface RenderOptions {
-  previousSystemKey?: string;
   /**
    * Shown to custom `render` as `stage.iteration`: the inferences already made
    * in the current visit, so a visit's first prompt renders with 0 (default).
@@ -67,30 +66,17 @@ export function renderPrompt(state: RunState, bp: Blueprint, env: EngineEnv, opt
     model,
     window: { used: windowUsed(state), max: state.window.max },
     hooks: env.hooks,
-    previousSystemKey: opts.previousSystemKey,
   });
 }
 
 interface SortedBlock extends MarkedBlock {
-  rank: number;
+  cls: number;
   order: number;
   key: string;
 }
 
-const VOLATILITY_RANK = { stable: 0, grows: 1, rewritten: 2 } as const;
-
-function isStageInstructions(region: RegionState): boolean {
+function isStageInstructions(region: Pick<RegionDef, 'name'>): boolean {
   return region.name === STAGE_INSTRUCTIONS;
-}
-
-/** Class of SPEC 7.2: 0 pinned-like, 1 stage instructions, 2 working, 3 scratch. */
-function blockClass(region: RegionState): number {
-  if (isStageInstructions(region)) return 1;
-  return behaviourOf(region).promptClass(region.def);
-}
-
-function volatilityRank(region: RegionState): number {
-  return isStageInstructions(region) ? VOLATILITY_RANK.rewritten : VOLATILITY_RANK[region.def.volatility];
 }
 
 /** Builds a block's text from strings and blob references, merging adjacent strings. */
@@ -313,8 +299,7 @@ export function renderRegions(regions: readonly RegionState[], ctx: RenderContex
       for (const entry of region.entries) target.push(entryMessage(entry));
       return;
     }
-    const cls = blockClass(region);
-    const rank = volatilityRank(region);
+    const [rank, cls] = systemSortKey(region.def, order);
     const push = (parts: Content[], key: string) => {
       blocks.push({
         block: { region: region.name, text: parts },
@@ -322,7 +307,6 @@ export function renderRegions(regions: readonly RegionState[], ctx: RenderContex
         rank,
         order,
         key,
-        stageInstructions: isStageInstructions(region),
       });
     };
     if (behaviourOf(region).renders === 'script') {
@@ -341,12 +325,13 @@ export function renderRegions(regions: readonly RegionState[], ctx: RenderContex
   const systemKey = blocks.map((b) => `${b.block.region}[${b.key}]`).join('|');
 
   let messages = postProcessMessages([...customMessages, ...windowMessages, ...conversation]);
-  if (!messages.some((m) => m.role === 'user')) messages = [...messages, { role: 'user', content: BEGIN_MESSAGE }];
+  // The kick-off leads the messages rather than trailing them, so each turn is appended after
+  // the previous request's messages instead of being inserted before a re-added last message.
+  if (messages[0]?.role !== 'user') messages = [{ role: 'user', content: BEGIN_MESSAGE }, ...messages];
   if (messages[messages.length - 1]?.role === 'assistant')
     messages = [...messages, { role: 'user', content: CONTINUE_MESSAGE }];
 
-  const changed = ctx.previousSystemKey !== undefined && ctx.previousSystemKey !== systemKey;
-  placeCacheMarkers(blocks, messages, changed);
+  placeCacheMarkers(blocks, messages);
   return { system: blocks.map((b) => b.block), messages, systemKey, failures };
 }
 

@@ -126,6 +126,29 @@ function planHashmap(state: RunState, region: RegionState, input: NewEntry, env:
 }
 
 /**
+ * Once a write has had to evict, keeps taking the oldest groups until the
+ * region plus the new entry fits under its low-water mark, so the region's
+ * head (and every prompt block behind it) changes once per chunk rather
+ * than on every write. The group the new entry joins is never taken.
+ */
+function shedToLowWater(
+  region: RegionState,
+  entries: Entry[],
+  incoming: number,
+  joining: Pick<Entry, 'kind' | 'toolCallId'>,
+  into: Entry[],
+): void {
+  const shedTo = region.def.shedTo;
+  if (shedTo === undefined) return;
+  const mark = Math.floor(region.budget * shedTo);
+  while (regionTokens({ entries }) + incoming > mark) {
+    const first = groupRanges(entries)[0];
+    if (!first || first[0] === joinedGroupStart(entries, joining)) return;
+    into.push(...entries.splice(0, first[1]));
+  }
+}
+
+/**
  * Plans a write into `region` (which may be a scratch copy, as for
  * `context_write`). Never mutates the state, except to record a failing
  * custom script.
@@ -206,6 +229,7 @@ export function* planWrite(
         const taken = entries.splice(0, first[1]);
         (rule === 'pending' ? sentToPending : removed).push(...taken);
       }
+      shedToLowWater(region, entries, t, joining, rule === 'pending' ? sentToPending : removed);
     } else if (rule === 'hook' && hooks) {
       const needed = used() + t - max;
       const answer = callOnOverflow(hooks, region, needed);

@@ -48,6 +48,8 @@ interface CompatibleEndpoint {
   /** Used when the server needs no key (local servers); absent means the key is required. */
   dummyKey?: string;
   maxTokensField: 'max_tokens' | 'max_completion_tokens';
+  /** The server reads `prompt_cache_key`. */
+  promptCacheKey?: boolean;
 }
 
 /** OpenAI-compatible servers by prefix, with their usual env vars and local ports. */
@@ -57,6 +59,7 @@ export const OPENAI_COMPATIBLE: Readonly<Record<string, CompatibleEndpoint>> = {
     defaultBaseURL: 'https://api.openai.com/v1',
     keyEnv: 'OPENAI_API_KEY',
     maxTokensField: 'max_completion_tokens',
+    promptCacheKey: true,
   },
   openrouter: {
     baseEnv: 'OPENROUTER_BASE_URL',
@@ -140,6 +143,7 @@ export function getProvider(ref: string, env: NodeJS.ProcessEnv = process.env): 
       keyEnv: endpoint.keyEnv,
       timeoutMs: timeoutFrom(env),
       maxTokensField: endpoint.maxTokensField,
+      ...(endpoint.promptCacheKey ? { promptCacheKey: true } : {}),
     });
   }
   throw new LevError(

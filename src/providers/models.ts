@@ -14,12 +14,33 @@ export interface ModelInfo {
   maxOutputTokens: number;
   /** Tokenizer encoding; derived from the model name when absent. */
   encoding?: Encoding;
+  /** List prices of prompt tokens; absent when unknown (local models, models without published prices). */
+  prices?: ModelPrices;
+}
+
+/**
+ * USD per million prompt tokens: plain input, a read from the provider's
+ * prompt cache, and a write into it (Anthropic's 5-minute cache; providers
+ * that cache automatically charge writes as plain input).
+ */
+export interface ModelPrices {
+  input: number;
+  cachedRead: number;
+  cacheWrite: number;
+}
+
+function prices(input: number, cachedRead: number, cacheWrite = input): ModelPrices {
+  return { input, cachedRead, cacheWrite };
 }
 
 /** Window assumed for a model that is not in the table (records `unknown-model-window`). */
 export const UNKNOWN_MODEL_WINDOW = 8192;
 
-/** Keys are `provider:model`. */
+/**
+ * Keys are `provider:model`. Prices are the vendors' published list prices
+ * (standard tier, prompts up to 200k tokens); models whose prices are not
+ * published here, and local models, carry none.
+ */
 export const BUILTIN_MODELS: Readonly<Record<string, ModelInfo>> = Object.freeze({
   'openai:gpt-5.6-sol': { contextWindow: 1_050_000, maxOutputTokens: 128_000 },
   'openai:gpt-5.6-terra': { contextWindow: 1_050_000, maxOutputTokens: 128_000 },
@@ -27,30 +48,30 @@ export const BUILTIN_MODELS: Readonly<Record<string, ModelInfo>> = Object.freeze
   'openai:gpt-5.5': { contextWindow: 1_000_000, maxOutputTokens: 128_000 },
   'openai:gpt-5.4': { contextWindow: 1_050_000, maxOutputTokens: 128_000 },
   'openai:gpt-5.4-mini': { contextWindow: 400_000, maxOutputTokens: 128_000 },
-  'openai:gpt-5': { contextWindow: 400_000, maxOutputTokens: 128_000 },
-  'openai:gpt-5-mini': { contextWindow: 400_000, maxOutputTokens: 128_000 },
-  'openai:gpt-5-nano': { contextWindow: 400_000, maxOutputTokens: 128_000 },
-  'openai:gpt-4.1': { contextWindow: 1_047_576, maxOutputTokens: 32_768 },
-  'openai:gpt-4.1-mini': { contextWindow: 1_047_576, maxOutputTokens: 32_768 },
-  'openai:gpt-4.1-nano': { contextWindow: 1_047_576, maxOutputTokens: 32_768 },
-  'openai:gpt-4o': { contextWindow: 128_000, maxOutputTokens: 16_384 },
-  'openai:gpt-4o-mini': { contextWindow: 128_000, maxOutputTokens: 16_384 },
-  'openai:o3': { contextWindow: 200_000, maxOutputTokens: 100_000 },
-  'openai:o4-mini': { contextWindow: 200_000, maxOutputTokens: 100_000 },
-  'openai:gpt-4-turbo': { contextWindow: 128_000, maxOutputTokens: 4_096 },
-  'openai:gpt-3.5-turbo': { contextWindow: 16_385, maxOutputTokens: 4_096 },
+  'openai:gpt-5': { contextWindow: 400_000, maxOutputTokens: 128_000, prices: prices(1.25, 0.125) },
+  'openai:gpt-5-mini': { contextWindow: 400_000, maxOutputTokens: 128_000, prices: prices(0.25, 0.025) },
+  'openai:gpt-5-nano': { contextWindow: 400_000, maxOutputTokens: 128_000, prices: prices(0.05, 0.005) },
+  'openai:gpt-4.1': { contextWindow: 1_047_576, maxOutputTokens: 32_768, prices: prices(2, 0.5) },
+  'openai:gpt-4.1-mini': { contextWindow: 1_047_576, maxOutputTokens: 32_768, prices: prices(0.4, 0.1) },
+  'openai:gpt-4.1-nano': { contextWindow: 1_047_576, maxOutputTokens: 32_768, prices: prices(0.1, 0.025) },
+  'openai:gpt-4o': { contextWindow: 128_000, maxOutputTokens: 16_384, prices: prices(2.5, 1.25) },
+  'openai:gpt-4o-mini': { contextWindow: 128_000, maxOutputTokens: 16_384, prices: prices(0.15, 0.075) },
+  'openai:o3': { contextWindow: 200_000, maxOutputTokens: 100_000, prices: prices(2, 0.5) },
+  'openai:o4-mini': { contextWindow: 200_000, maxOutputTokens: 100_000, prices: prices(1.1, 0.275) },
+  'openai:gpt-4-turbo': { contextWindow: 128_000, maxOutputTokens: 4_096, prices: prices(10, 10) },
+  'openai:gpt-3.5-turbo': { contextWindow: 16_385, maxOutputTokens: 4_096, prices: prices(0.5, 0.5) },
   'anthropic:claude-opus-5-5': { contextWindow: 1_000_000, maxOutputTokens: 128_000 },
   'anthropic:claude-sonnet-5-5': { contextWindow: 1_000_000, maxOutputTokens: 128_000 },
   'anthropic:claude-haiku-5-5': { contextWindow: 1_000_000, maxOutputTokens: 128_000 },
   'anthropic:claude-opus-5': { contextWindow: 1_000_000, maxOutputTokens: 128_000 },
   'anthropic:claude-sonnet-5': { contextWindow: 1_000_000, maxOutputTokens: 128_000 },
   'anthropic:claude-sonnet-4-6': { contextWindow: 1_000_000, maxOutputTokens: 128_000 },
-  'anthropic:claude-opus-4-1': { contextWindow: 200_000, maxOutputTokens: 32_000 },
-  'anthropic:claude-opus-4-0': { contextWindow: 200_000, maxOutputTokens: 32_000 },
-  'anthropic:claude-sonnet-4-5': { contextWindow: 200_000, maxOutputTokens: 64_000 },
-  'anthropic:claude-sonnet-4-0': { contextWindow: 200_000, maxOutputTokens: 64_000 },
-  'anthropic:claude-haiku-4-5': { contextWindow: 200_000, maxOutputTokens: 64_000 },
-  'anthropic:claude-3-5-haiku-latest': { contextWindow: 200_000, maxOutputTokens: 8_192 },
+  'anthropic:claude-opus-4-1': { contextWindow: 200_000, maxOutputTokens: 32_000, prices: prices(15, 1.5, 18.75) },
+  'anthropic:claude-opus-4-0': { contextWindow: 200_000, maxOutputTokens: 32_000, prices: prices(15, 1.5, 18.75) },
+  'anthropic:claude-sonnet-4-5': { contextWindow: 200_000, maxOutputTokens: 64_000, prices: prices(3, 0.3, 3.75) },
+  'anthropic:claude-sonnet-4-0': { contextWindow: 200_000, maxOutputTokens: 64_000, prices: prices(3, 0.3, 3.75) },
+  'anthropic:claude-haiku-4-5': { contextWindow: 200_000, maxOutputTokens: 64_000, prices: prices(1, 0.1, 1.25) },
+  'anthropic:claude-3-5-haiku-latest': { contextWindow: 200_000, maxOutputTokens: 8_192, prices: prices(0.8, 0.08, 1) },
   'ollama:llama3.1': { contextWindow: 131_072, maxOutputTokens: 8_192 },
   'ollama:llama3.2': { contextWindow: 131_072, maxOutputTokens: 8_192 },
   'ollama:qwen2.5-coder': { contextWindow: 32_768, maxOutputTokens: 8_192 },

@@ -2,6 +2,7 @@
  * OpenAI-compatible chat completions (OpenAI, Ollama, vLLM, OpenRouter,
  * LM Studio) through the official SDK pointed at each server's base URL.
  */
+import { createHash } from 'node:crypto';
 import OpenAI from 'openai';
 import type {
   ChatCompletion,
@@ -34,6 +35,8 @@ export interface OpenAICompatibleOptions {
   timeoutMs: number;
   /** OpenAI's own API wants `max_completion_tokens`; most compatible servers want `max_tokens`. */
   maxTokensField: 'max_tokens' | 'max_completion_tokens';
+  /** Send `prompt_cache_key` (OpenAI's API reads it; other servers may refuse unknown fields). */
+  promptCacheKey?: boolean;
 }
 
 function toWireMessages(req: InferenceRequest): ChatCompletionMessageParam[] {
@@ -75,9 +78,19 @@ function toWireTools(tools: ToolSpec[]): ChatCompletionTool[] {
   }));
 }
 
+/**
+ * One key per run and stage: OpenAI routes requests with the same key to
+ * the same cache, and a stage's requests share the longest prefixes. Hashed
+ * to stay within the field's length limit and to keep names off the wire.
+ */
+export function promptCacheKey(runId: string, stage: string): string {
+  return `lev-${createHash('sha256').update(`${runId}\u0000${stage}`).digest('hex').slice(0, 32)}`;
+}
+
 export function buildChatRequest(
   req: InferenceRequest,
   maxTokensField: OpenAICompatibleOptions['maxTokensField'],
+  opts: { promptCacheKey?: boolean } = {},
 ): ChatCompletionCreateParamsNonStreaming {
   const body: ChatCompletionCreateParamsNonStreaming = {
     model: parseModelRef(req.model).model,
@@ -85,6 +98,7 @@ export function buildChatRequest(
     stream: false,
     [maxTokensField]: req.maxTokens,
   };
+  if (opts.promptCacheKey) body.prompt_cache_key = promptCacheKey(req.meta.runId, req.meta.stage);
   if (req.tools.length > 0) body.tools = toWireTools(req.tools);
   if (req.temperature !== undefined) body.temperature = req.temperature;
   return body;
@@ -179,7 +193,9 @@ export class OpenAICompatibleProvider implements ModelProvider {
   }
 
   async infer(req: InferenceRequest, opts: InferOptions = {}): Promise<InferenceResponse> {
-    const body = buildChatRequest(req, this.#opts.maxTokensField);
+    const body = buildChatRequest(req, this.#opts.maxTokensField, {
+      promptCacheKey: this.#opts.promptCacheKey === true,
+    });
     let res: ChatCompletion;
     try {
       res = await this.#client.chat.completions.create(body, opts.signal ? { signal: opts.signal } : {});

@@ -327,6 +327,16 @@ const cases: Case[] = [
     bad: 'task = { kind = "pinned", seed = "task_imput" }',
     fixed: 'task = { kind = "pinned", seed = "task_input" }',
   },
+  {
+    code: 'rewritten-region-early',
+    bad: 'todos = { kind = "checklist", volatility = "stable" }\ncode = { kind = "compacting" }',
+    fixed: 'todos = { kind = "checklist" }\ncode = { kind = "compacting" }',
+  },
+  {
+    code: 'per-item-conversation',
+    bad: 'conversation = { kind = "sliding_window", max_items = 20 }',
+    fixed: 'conversation = { kind = "sliding_window", max_items = 20, strategy = "bulk", overflow = 10 }',
+  },
 ];
 
 /** Region lines go under [context.regions] unless the case starts a table of its own. */

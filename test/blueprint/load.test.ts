@@ -46,6 +46,7 @@ describe('defaults', () => {
       summarizable: true,
       required: false,
       describeInPrompt: false,
+      shedTo: 0.75,
     });
     expect(bp.regions[1]).toMatchObject({ maxItems: 5, strategy: 'per_item' });
     expect(bp.regions[1]?.maxTokens).toBeUndefined();
@@ -340,8 +341,8 @@ describe('SPEC 14 validation scenarios', () => {
 
   it('row 32: a misspelt key is a warning and the blueprint still loads', () => {
     const r = loadToml('[context.regions]\nconversation = { kind = "sliding_window", max_item = 20 }');
-    expect(codesOf(r)).toEqual(['unknown-region-key']);
-    expect(r.diagnostics[0]?.severity).toBe('warning');
+    expect(codesOf(r)).toEqual(['per-item-conversation', 'unknown-region-key']);
+    expect(r.diagnostics.find((d) => d.code === 'unknown-region-key')?.severity).toBe('warning');
     expect(r.blueprint).toBeDefined();
   });
 

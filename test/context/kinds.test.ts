@@ -189,38 +189,28 @@ describe('what each kind does differently, as the engine asks it', () => {
       const b = kindBehaviour(kind);
       return [
         kind,
-        [
-          b.entries,
-          b.folds(d),
-          b.holdsSummaries,
-          b.promptClass(d),
-          b.renders,
-          b.bulkTransforms,
-          b.windowed,
-          b.cascadePhases(d),
-        ],
+        [b.entries, b.folds(d), b.holdsSummaries, b.renders, b.bulkTransforms, b.windowed, b.cascadePhases(d)],
       ];
     }),
   );
 
   it('addresses, folds, renders and cascades each kind as the blueprint format says', () => {
     expect(table).toEqual({
-      temporary: ['log', 'marked', false, 3, 'system', true, false, [3]],
-      pinned: ['log', 'marked', false, 0, 'system', true, false, []],
-      sliding_window: ['log', 'marked', false, 2, 'messages', true, true, []],
-      compacting: ['log', 'threshold', false, 2, 'system', true, false, [4]],
-      compact_history: ['log', 'marked', true, 0, 'system', true, false, []],
-      clearable: ['log', 'marked', false, 3, 'system', true, false, [1]],
-      hashmap: ['keyed', 'marked', false, 2, 'system', false, false, []],
-      checklist: ['items', 'marked', false, 2, 'system', true, false, []],
-      custom: ['log', 'marked', false, 2, 'script', true, false, [2, 3]],
+      temporary: ['log', 'marked', false, 'system', true, false, [3]],
+      pinned: ['log', 'marked', false, 'system', true, false, []],
+      sliding_window: ['log', 'marked', false, 'messages', true, true, []],
+      compacting: ['log', 'threshold', false, 'system', true, false, [4]],
+      compact_history: ['log', 'marked', true, 'system', true, false, []],
+      clearable: ['log', 'marked', false, 'system', true, false, [1]],
+      hashmap: ['keyed', 'marked', false, 'system', false, false, []],
+      checklist: ['items', 'marked', false, 'system', true, false, []],
+      custom: ['log', 'marked', false, 'script', true, false, [2, 3]],
     });
   });
 
   it('folds a compact-strategy window whenever entries are pending, and keeps a persistent custom region stable', () => {
     expect(kindBehaviour('sliding_window').folds(def('w', 'sliding_window', { strategy: 'compact' }))).toBe('pending');
     const persistent = def('c', 'custom', { persistent: true });
-    expect(kindBehaviour('custom').promptClass(persistent)).toBe(0);
     expect(kindBehaviour('custom').cascadePhases(persistent)).toEqual([]);
   });
 });

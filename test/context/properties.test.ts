@@ -46,7 +46,7 @@ const event: fc.Arbitrary<Event> = fc.oneof(
 function layout(strategy: WindowStrategy, window: number) {
   const bp = blueprint([
     def('pin', 'pinned', { maxTokens: 300 }),
-    def('tmp', 'temporary', { maxTokens: 300 }),
+    def('tmp', 'temporary', { maxTokens: 300, shedTo: 0.75 }),
     def('strict', 'temporary', { maxTokens: 300, admission: 'reject' }),
     def('comp', 'compacting', { maxTokens: 400, thresholdTokens: 250 }),
     def('hist', 'compact_history', { maxTokens: 120, sourceRegion: 'comp' }),
@@ -231,6 +231,56 @@ describe('stage changes', () => {
         }
       }),
       { numRuns: 200 },
+    );
+  });
+});
+
+describe('eviction down to the low-water mark', () => {
+  const bp = blueprint([
+    def('tmp', 'temporary', { maxTokens: 300, shedTo: 0.75 }),
+    def('conversation', 'sliding_window', {
+      maxTokens: 400,
+      maxItems: 30,
+      strategy: 'bulk',
+      overflow: 10,
+      shedTo: 0.75,
+    }),
+  ]);
+  const step = fc.oneof(
+    fc.record({ op: fc.constant('write' as const), tokens: fc.integer({ min: 0, max: 300 }) }),
+    fc.record({
+      op: fc.constant('turn' as const),
+      calls: fc.integer({ min: 0, max: 3 }),
+      tokens: fc.integer({ min: 0, max: 120 }),
+    }),
+  );
+
+  it('sheds whole groups, oldest first, only under pressure, to at most 75% of the budget, never over it', () => {
+    fc.assert(
+      fc.property(fc.array(step, { maxLength: 50 }), (steps) => {
+        const s = start(bp);
+        for (const e of steps) {
+          const name = e.op === 'write' ? 'tmp' : 'conversation';
+          const region = findRegion(s, name)!;
+          const before = ids(region.entries);
+          const usedBefore = regionTokens(region);
+          if (e.op === 'write') put(s, 'tmp', `t${e.tokens}`, e.tokens);
+          else apply(s, bp, e);
+          const after = findRegion(s, name)!;
+          const kept = ids(after.entries).filter((id) => before.includes(id));
+          // Oldest first: what survives is the newest part of what was there.
+          expect(kept).toEqual(before.slice(before.length - kept.length));
+          for (const r of s.regions) expect(regionTokens(r)).toBeLessThanOrEqual(r.budget);
+          expect(pairedCalls(s)).toBe(true);
+          if (e.op === 'write' && kept.length < before.length) {
+            // It had to evict: the write did not fit, and the region now sits at the mark or holds only the new entry.
+            expect(usedBefore + e.tokens).toBeGreaterThan(after.budget);
+            const mark = Math.floor(after.budget * 0.75);
+            expect(regionTokens(after) <= mark || after.entries.length === 1).toBe(true);
+          }
+        }
+      }),
+      { numRuns: 300 },
     );
   });
 });

@@ -214,6 +214,7 @@ describe('custom regions', () => {
     );
     expect(out.system.map(systemBlockText)).toEqual(['one', 'two']);
     expect(out.messages.map((m) => [m.role, m.content])).toEqual([
+      ['user', BEGIN_MESSAGE],
       ['assistant', 'noted'],
       ['user', 'hello'],
     ]);
@@ -326,37 +327,36 @@ describe('cache markers (SPEC 7.4)', () => {
     ),
   ];
 
-  it('marks the block before stage_instructions, the last block and message len-4', () => {
+  it('marks the last block of each volatility class and the last message', () => {
     const out = renderRegions(layout(6), ctx);
-    expect(out.system.filter((b) => b.cache).map((b) => b.region)).toEqual(['rules', 'scratch']);
-    expect(out.messages.map((m, i) => (m.cache ? i : -1)).filter((i) => i >= 0)).toEqual([2]);
-  });
-
-  it('marks message 0 with 2 to 4 messages and none with 1', () => {
-    expect(renderRegions(layout(3), ctx).messages[0]?.cache).toBe(true);
-    expect(renderRegions(layout(1), ctx).messages.some((m) => m.cache)).toBe(false);
-  });
-
-  it('uses the last class-0 block without stage_instructions', () => {
-    const regions = layout(2).filter((r) => r.name !== 'stage_instructions');
-    expect(
-      renderRegions(regions, ctx)
-        .system.filter((b) => b.cache)
-        .map((b) => b.region),
-    ).toEqual(['rules', 'scratch']);
-  });
-
-  it('omits the message marker when the system section changed since the previous request', () => {
-    const regions = layout(6);
-    const first = renderRegions(regions, ctx);
-    expect(renderRegions(regions, { ...ctx, previousSystemKey: first.systemKey }).messages.some((m) => m.cache)).toBe(
-      true,
+    // task and rules are stable; stage_instructions and scratch are rewritten.
+    const stable = layout(6).map((r) =>
+      r.name === 'task' || r.name === 'rules' ? { ...r, def: { ...r.def, volatility: 'stable' as const } } : r,
     );
-    const changed = regions.map((r) => ({ ...r, entries: [...r.entries] }));
-    changed[3]?.entries.push({ id: nextId++, content: 'more', tokens: 1, kind: 'text', created: 0, touched: 0, at: 0 });
-    const second = renderRegions(changed, { ...ctx, previousSystemKey: first.systemKey });
-    expect(second.systemKey).not.toBe(first.systemKey);
-    expect(second.messages.some((m) => m.cache)).toBe(false);
+    expect(out.system.filter((b) => b.cache).map((b) => b.region)).toEqual(['scratch']);
+    const marked = renderRegions(stable, ctx);
+    expect(marked.system.filter((b) => b.cache).map((b) => b.region)).toEqual(['rules', 'scratch']);
+    expect(marked.messages.map((m, i) => (m.cache ? i : -1)).filter((i) => i >= 0)).toEqual([5]);
+  });
+
+  it('marks at most one block per class, so at most four marks with the message', () => {
+    const regions = [
+      region('task', 'pinned', [{ content: 't' }], { volatility: 'stable' }),
+      region('code', 'compacting', [{ content: 'c' }], { volatility: 'grows' }),
+      region('history', 'compact_history', [{ content: 'h' }], { volatility: 'grows' }),
+      region('todos', 'temporary', [{ content: 'x' }]),
+      region('scratch', 'temporary', [{ content: 's' }]),
+      region('conversation', 'sliding_window', [{ kind: 'user', content: 'go' }]),
+    ];
+    const out = renderRegions(regions, ctx);
+    expect(out.system.map((b) => [b.region, b.cache === true])).toEqual([
+      ['task', true],
+      ['history', false],
+      ['code', true],
+      ['todos', false],
+      ['scratch', true],
+    ]);
+    expect(out.messages.filter((m) => m.cache)).toHaveLength(1);
   });
 
   it('changes the system key when a keyed entry is replaced in place, even at the same size', () => {

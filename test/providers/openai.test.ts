@@ -104,7 +104,7 @@ describe('OpenAI-compatible request', () => {
         },
       },
     ]);
-    expect(JSON.stringify(body)).not.toContain('cache');
+    expect(JSON.stringify(body)).not.toContain('cache_control');
   });
 
   it('sends max_tokens, no tools key and a dummy key to a local Ollama', async () => {

@@ -34,9 +34,6 @@ export type FoldTrigger = 'threshold' | 'pending' | 'marked';
 /** How the region reaches the prompt: as chat messages, as system blocks, or through its script's `render`. */
 export type RenderForm = 'messages' | 'system' | 'script';
 
-/** Where the region's block sorts in the system prompt: 0 stable, 2 working, 3 scratch (SPEC 7.2). */
-export type PromptClass = 0 | 2 | 3;
-
 export interface KindBehaviour {
   kind: RegionKind;
   overflow(def: RegionDef, hasOverflowHook: boolean): OverflowRule;
@@ -50,7 +47,6 @@ export interface KindBehaviour {
   folds(def: RegionDef): FoldTrigger;
   /** Receives the summaries folded out of its `source_region`; the model reads it but never writes it. */
   holdsSummaries: boolean;
-  promptClass(def: RegionDef): PromptClass;
   renders: RenderForm;
   /** Whether `clear` and `compact` transforms, which touch every unprotected region, touch this one. */
   bulkTransforms: boolean;

@@ -18,7 +18,6 @@ export const checklist: KindBehaviour = {
   entries: 'items',
   folds: () => 'marked',
   holdsSummaries: false,
-  promptClass: () => 2,
   renders: 'system',
   bulkTransforms: true,
   windowed: false,

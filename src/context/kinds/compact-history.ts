@@ -11,7 +11,6 @@ export const compactHistory: KindBehaviour = {
   entries: 'log',
   folds: () => 'marked',
   holdsSummaries: true,
-  promptClass: () => 0,
   renders: 'system',
   bulkTransforms: true,
   windowed: false,

@@ -11,7 +11,6 @@ export const compacting: KindBehaviour = {
   entries: 'log',
   folds: () => 'threshold',
   holdsSummaries: false,
-  promptClass: () => 2,
   renders: 'system',
   bulkTransforms: true,
   windowed: false,

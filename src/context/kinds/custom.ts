@@ -38,7 +38,6 @@ export const custom: KindBehaviour = {
   entries: 'log',
   folds: () => 'marked',
   holdsSummaries: false,
-  promptClass: (def) => (persistent(def) ? 0 : 2),
   renders: 'script',
   bulkTransforms: true,
   windowed: false,

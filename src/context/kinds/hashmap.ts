@@ -16,7 +16,6 @@ export const hashmap: KindBehaviour = {
   entries: 'keyed',
   folds: () => 'marked',
   holdsSummaries: false,
-  promptClass: () => 2,
   renders: 'system',
   bulkTransforms: false,
   windowed: false,

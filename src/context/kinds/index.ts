@@ -57,7 +57,6 @@ export type {
   FoldTrigger,
   KindBehaviour,
   OverflowRule,
-  PromptClass,
   ReduceRule,
   RenderForm,
 } from './behaviour.js';

@@ -11,7 +11,6 @@ export const pinned: KindBehaviour = {
   entries: 'log',
   folds: () => 'marked',
   holdsSummaries: false,
-  promptClass: () => 0,
   renders: 'system',
   bulkTransforms: true,
   windowed: false,

@@ -25,7 +25,6 @@ export const slidingWindow: KindBehaviour = {
   entries: 'log',
   folds: (def) => (compactStrategy(def) ? 'pending' : 'marked'),
   holdsSummaries: false,
-  promptClass: () => 2,
   renders: 'messages',
   bulkTransforms: true,
   windowed: true,

@@ -11,7 +11,6 @@ export const temporary: KindBehaviour = {
   entries: 'log',
   folds: () => 'marked',
   holdsSummaries: false,
-  promptClass: (def) => (def.volatility === 'rewritten' ? 3 : 2),
   renders: 'system',
   bulkTransforms: true,
   windowed: false,

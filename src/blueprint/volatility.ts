@@ -1,0 +1,43 @@
+/**
+ * The volatility a region gets when its blueprint sets none: how often its
+ * rendered block changes, which orders the system section (stable first,
+ * then growing, then rewritten) so that what changes least stays in the
+ * prompt's cacheable prefix, and how far a region under token pressure
+ * sheds. See README, "Prompt caching".
+ */
+import type { RegionDef, RegionKind, Volatility } from './types.js';
+
+const BY_KIND: Readonly<Record<RegionKind, Volatility>> = {
+  // Written once (the task, a stage prompt) and then left alone.
+  pinned: 'stable',
+  // Appended to; a fold or an eviction takes entries from the front only now and then.
+  compact_history: 'grows',
+  compacting: 'grows',
+  hashmap: 'grows',
+  // Re-rendered on every change: a checklist's counts line heads its block; scratch space turns over.
+  checklist: 'rewritten',
+  temporary: 'rewritten',
+  clearable: 'rewritten',
+  // A script renders whatever it likes; sliding windows render as messages, not system blocks.
+  custom: 'rewritten',
+  sliding_window: 'rewritten',
+};
+
+export function defaultVolatility(kind: RegionKind): Volatility {
+  return BY_KIND[kind];
+}
+
+/**
+ * Token pressure on a temporary region or a bulk sliding window sheds its
+ * oldest groups down to this fraction of the budget, so its head (and the
+ * prompt behind it) changes once per chunk instead of on every write.
+ */
+export const LOW_WATER = 0.75;
+
+/** The low-water mark a region of this kind and strategy evicts down to, if any. */
+export function lowWaterFor(def: Pick<RegionDef, 'kind' | 'strategy' | 'admission'>): number | undefined {
+  if (def.admission === 'reject') return undefined;
+  if (def.kind === 'temporary') return LOW_WATER;
+  if (def.kind === 'sliding_window' && def.strategy === 'bulk') return LOW_WATER;
+  return undefined;
+}
