@@ -213,7 +213,7 @@ export async function agentRunWorkflow(input: RunInput): Promise<RunResult> {
     usage = addUsage(usage, outcome.usage);
     perStage[stage] = addUsage(perStage[stage] ?? emptyUsage(), outcome.usage);
 
-    // SPEC 9.3: which edge the visit leaves by. Completion checks run only on
+    // docs/reference/stages.md#normal-completion: which edge the visit leaves by. Completion checks run only on
     // normal completion, never on error, stuck, iteration-cap or dead-end routes.
     let edge: EdgeDef | null = null;
     let checks = outcome.end === 'completed';

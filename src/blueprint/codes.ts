@@ -11,7 +11,7 @@ export interface CodeInfo {
 }
 
 export const CODES = {
-  // SPEC 11: hard errors
+  // docs/reference/validation.md#errors: hard errors
   'toml-syntax': { severity: 'error', meaning: 'The file is not valid TOML.' },
   'unknown-kind': { severity: 'error', meaning: '`kind` is not one of the nine region kinds.' },
   'unknown-strategy': { severity: 'error', meaning: '`strategy` is not `per_item`, `bulk` or `compact`.' },
@@ -107,7 +107,7 @@ export const CODES = {
   'blueprint-not-found': { severity: 'error', meaning: 'The path names no file, or a directory without `agent.toml`.' },
   'blueprint-unreadable': { severity: 'error', meaning: 'The blueprint file exists but cannot be read.' },
   'config-unreadable': { severity: 'error', meaning: 'Your config file exists but cannot be read.' },
-  // SPEC 12: lints
+  // docs/reference/validation.md#warnings: lints
   'unknown-region-key': {
     severity: 'warning',
     meaning: "A region key that the region's kind (or strategy) does not read.",

@@ -1,5 +1,6 @@
 /**
- * Custom-region scripts (SPEC 4.5, 10.3): each must be a non-empty file
+ * Custom-region scripts (docs/reference/regions.md#custom-region-hooks and docs/reference/seeds.md#confinement): each
+ * must be a non-empty file
  * inside the blueprint directory that compiles and defines `render`. The
  * source is read here, at load, so workflow code never touches the disk.
  */

@@ -1,5 +1,5 @@
 /**
- * Budget strings and their resolution against a model window (SPEC 2).
+ * Budget strings and their resolution against a model window (docs/reference/regions.md#resolving-budgets).
  * Pure: used by the engine at every stage entry and by `lev validate`.
  */
 import type { RegionDef } from '../blueprint/types.js';
@@ -35,7 +35,7 @@ export function resolveBudget(
   return v;
 }
 
-/** Compacting threshold θ for a resolved budget (SPEC 2.2 table). */
+/** Compacting threshold θ for a resolved budget (docs/reference/regions.md#compacting-threshold). */
 export function resolveThreshold(def: Pick<RegionDef, 'compactAt' | 'thresholdTokens'>, budget: number): number {
   const fromFraction = def.compactAt === undefined ? undefined : Math.floor(budget * def.compactAt);
   if (fromFraction !== undefined && def.thresholdTokens !== undefined)
@@ -45,7 +45,7 @@ export function resolveThreshold(def: Pick<RegionDef, 'compactAt' | 'thresholdTo
   return Math.floor(budget * 0.8);
 }
 
-/** Kinds whose budget is held for the whole run (SPEC 2.2 working-space check). */
+/** Kinds whose budget is held for the whole run (docs/reference/regions.md#working-space check). */
 export function isFixedRegion(def: Pick<RegionDef, 'kind' | 'persistent'>): boolean {
   switch (def.kind) {
     case 'pinned':

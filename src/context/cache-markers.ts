@@ -1,11 +1,11 @@
 /**
- * Anthropic prompt-cache breakpoints (SPEC 7.4). The engine only marks
+ * Anthropic prompt-cache breakpoints (docs/reference/rendering.md#cache-markers). The engine only marks
  * where a breakpoint belongs; the Anthropic adapter turns the marks into
  * `cache_control` and other adapters ignore them.
  */
 import type { PromptMessage, PromptSystemBlock } from './types.js';
 
-/** Sort class of each system block, as computed by the renderer (SPEC 7.2). */
+/** Sort class of each system block, as computed by the renderer (docs/reference/rendering.md#system-order). */
 export interface MarkedBlock {
   block: PromptSystemBlock;
   cls: number;

@@ -1,5 +1,5 @@
 /**
- * Entering a stage (SPEC 9.6 step 4): visits and attempts, the effective
+ * Entering a stage (docs/reference/stages.md#transition-order step 4): visits and attempts, the effective
  * layout and visibility (9.1), budget re-resolution with reduction of
  * regions left over budget (2.2), the stage instructions (9.2) and the
  * snapshot of `updates` counters. Seeds and maintenance are separate calls.
@@ -52,7 +52,7 @@ function findStage(bp: Blueprint, name: string): StageDef | undefined {
   return bp.stages.find((s) => s.name === name);
 }
 
-/** The window a stage's budgets resolve against (SPEC 2.2). */
+/** The window a stage's budgets resolve against (docs/reference/regions.md#resolving-budgets). */
 export function stageWindow(state: RunState, bp: Blueprint, stage: StageDef): { window: number; known: boolean } {
   if (state.windowOverride !== undefined) return { window: state.windowOverride, known: true };
   const info = lookupModel(bp.models, stage.model);
