@@ -1,7 +1,6 @@
 /**
  * Seed forms (docs/reference/seeds.md#forms and docs/reference/seeds.md#refresh). A seed that matches no form is
- * ignored with
- * a warning; two form keys and a bad `refresh` are hard errors.
+ * ignored with a warning; two form keys and a bad `refresh` are hard errors.
  */
 
 import { isTable, type Table } from './fields.js';

@@ -1,8 +1,7 @@
 /**
  * `[stages.X]` tables: stage keys, per-stage layouts, tool routing, tool
  * permissions and transitions with their gates (docs/reference/routing.md#routing-table and docs/reference/stages.md).
- * Checks
- * that need the whole blueprint (visibility, region kinds) live in checks.ts.
+ * Checks that need the whole blueprint (visibility, region kinds) live in checks.ts.
  */
 import { canonicalTool } from '../tools/names.js';
 import { isTable, TableReader } from './fields.js';

@@ -1,8 +1,7 @@
 /**
  * Leaving a stage (docs/reference/stages.md#normal-completion and docs/reference/stages.md#gates): which edges are
- * available, how a model's
- * choice is matched, and the completion checks that may block a normal
- * completion, bounded by the visit's shared attempt counter.
+ * available, how a model's choice is matched, and the completion checks that may block a normal completion, bounded by
+ * the visit's shared attempt counter.
  */
 import type { Blueprint, EdgeDef, GateDef, RegionDef, StageDef } from '../blueprint/types.js';
 import { BUILTIN_TOOLS, canonicalTool, MODIFYING_TOOLS } from '../tools/names.js';

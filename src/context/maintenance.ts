@@ -1,5 +1,5 @@
 /**
- * The maintenance point before every inference (docs/reference/regions.md#window-cascade): the compaction
+ * The maintenance point before every inference (docs/reference/regions.md#maintenance): the compaction
  * pass, then the window cascade that frees reply headroom when the window
  * passes 90%. Also the calibration gap (3.3) and the reply limit.
  */
@@ -43,7 +43,7 @@ function* compactionPass(state: RunState, bp: Blueprint, env: EngineEnv): Engine
       delete region.markedCompactPrompt;
       report = yield* fold(state, bp, region, 0, prompt === undefined ? { all: true } : { all: true, prompt }, env);
     } else if (region.hidden) {
-      // A hidden region keeps its content untouched until a stage shows it again (docs/reference/stages.md#layout).
+      // A hidden region keeps its content untouched until a stage shows it again (docs/reference/stages.md#visibility).
       continue;
     } else if (region.kind === 'compacting') {
       const theta = region.threshold ?? region.budget;

@@ -1,7 +1,6 @@
 /**
  * The coded failures of writes and tools (docs/reference/regions.md#generic-write and docs/reference/context-tools.md).
- * Each says what
- * happened with the numbers involved and what to do next.
+ * Each says what happened with the numbers involved and what to do next.
  */
 import type { RegionState } from './types.js';
 

@@ -1,9 +1,7 @@
 /**
  * Placing resolved seed texts into their region (docs/reference/seeds.md#fitting and docs/reference/seeds.md#refresh):
- * written
- * in order into the room left; the first that does not fit is cut to the
- * room with a marker naming how many later entries were left out.
- * Checklist seeds become one open item per non-empty line.
+ * written in order into the room left; the first that does not fit is cut to the room with a marker naming how many
+ * later entries were left out. Checklist seeds become one open item per non-empty line.
  */
 import { callOnWrite, type EngineEnv, hooksFor } from './kinds/custom.js';
 import type { Failure } from './messages.js';

@@ -83,7 +83,7 @@ export interface RegionState {
   nextItemId: number;
   updates: number;
   foldFailures: number;
-  /** True while the current stage does not carry the region (docs/reference/stages.md#layout). */
+  /** True while the current stage does not carry the region (docs/reference/stages.md#visibility). */
   hidden?: boolean;
   /** Marked by an edge `compact` transform for `fold_all` at the next maintenance point. */
   markedForFold?: boolean;

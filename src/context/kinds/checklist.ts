@@ -50,7 +50,7 @@ export function withNote(region: RegionState, item: Entry, note: string, noteTok
   return { ...item, tokens, checklist: { ...meta, note, noteTokens } };
 }
 
-/** The checklist body of docs/reference/rendering.md#system-blocks; empty when there are no items. */
+/** The checklist body of docs/reference/rendering.md#checklist-blocks; empty when there are no items. */
 export function checklistBody(region: RegionState): string {
   const all = items(region);
   if (all.length === 0) return '';
