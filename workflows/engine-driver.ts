@@ -157,7 +157,8 @@ export class EngineDriver {
           this.summaryUsage = addUsage(this.summaryUsage, { calls: 1, ...usage });
           return answer;
         } catch (err) {
-          // A failed fold never blocks inference: the engine restores the entries (SPEC 5.3).
+          // A failed fold never blocks inference: the engine restores the entries
+          // (docs/reference/regions.md#fold-failure).
           if (err instanceof ActivityFailure)
             return { ok: false, error: err.cause?.message ?? err.message } satisfies SummaryAnswer;
           throw err;

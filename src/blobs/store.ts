@@ -1,5 +1,5 @@
 /**
- * Content-addressed storage for large text (DESIGN "Temporal facts"): the
+ * Content-addressed storage for large text (docs/architecture.md#temporal-limits): the
  * workflow keeps a `BlobRef` (hash, size, preview) and activities fetch the
  * text. The interface is deliberately three calls, so an S3-compatible
  * store can implement it with PUT, GET and HEAD.

@@ -37,7 +37,7 @@ export function resolveBudget(
   return v;
 }
 
-/** Compacting threshold θ for a resolved budget (SPEC 2.2 table). */
+/** Compacting threshold θ for a resolved budget (docs/reference/regions.md#compacting-threshold). */
 export function resolveThreshold(def: Pick<RegionDef, 'compactAt' | 'thresholdTokens'>, budget: number): number {
   const fromFraction = def.compactAt === undefined ? undefined : Math.floor(budget * def.compactAt);
   if (fromFraction !== undefined && def.thresholdTokens !== undefined)
@@ -47,7 +47,7 @@ export function resolveThreshold(def: Pick<RegionDef, 'compactAt' | 'thresholdTo
   return Math.floor(budget * 0.8);
 }
 
-/** Kinds whose budget is held for the whole run (SPEC 2.2 working-space check). */
+/** Kinds whose budget is held for the whole run (docs/reference/regions.md#working-space check). */
 export function isFixedRegion(def: Pick<RegionDef, 'kind' | 'persistent'>): boolean {
   switch (def.kind) {
     case 'pinned':

@@ -1,7 +1,7 @@
 /**
  * Hard errors that need the whole blueprint: region references, stage
  * prompts, routing visibility, edges, gates, transforms and the
- * working-space check (SPEC 11).
+ * working-space check (docs/reference/validation.md#errors).
  */
 import { isFixedRegion, resolveBudget, workingSpaceShortfall } from './budget.js';
 import type { Findings, KeyPath } from './findings.js';

@@ -1,8 +1,7 @@
 /**
  * Every code `lev validate` can report, with its severity and a one-line
- * meaning. The names of SPEC sections 11 and 12 are stable: users and tools
- * match on them. Codes for cases the SPEC does not name are added here,
- * never renamed.
+ * meaning (docs/reference/validation.md). The names are stable: users and
+ * tools match on them. New cases get new codes here; codes are never renamed.
  */
 import type { Severity } from '../errors.js';
 
@@ -12,7 +11,7 @@ export interface CodeInfo {
 }
 
 export const CODES = {
-  // SPEC 11: hard errors
+  // docs/reference/validation.md#errors: hard errors
   'toml-syntax': { severity: 'error', meaning: 'The file is not valid TOML.' },
   'unknown-kind': { severity: 'error', meaning: '`kind` is not one of the nine region kinds.' },
   'unknown-strategy': { severity: 'error', meaning: '`strategy` is not `per_item`, `bulk` or `compact`.' },
@@ -66,7 +65,11 @@ export const CODES = {
     severity: 'error',
     meaning: 'An edge `transform` is not `direct`, `clear`, `compact`/`summarize` or `custom`.',
   },
-  'bad-transform-config': { severity: 'error', meaning: 'An edge `transform_config` breaks the rules of SPEC 9.5.' },
+  'bad-transform-config': {
+    severity: 'error',
+    meaning:
+      'An edge `transform_config` names an unknown or protected region, a region twice, or keys its transform does not read.',
+  },
   'bad-stuck': {
     severity: 'error',
     meaning: 'A `stuck` edge without a positive threshold, or a threshold on another edge.',
@@ -81,7 +84,7 @@ export const CODES = {
     severity: 'error',
     meaning: 'Fixed regions leave less than 8000 tokens of a window of 20000 or more.',
   },
-  // Hard errors for cases SPEC 11 describes without naming a code
+  // Hard errors added by this project for cases without an older name
   'bad-value': {
     severity: 'error',
     meaning: 'A key holds a value of the wrong type (a number where a string belongs, ...).',

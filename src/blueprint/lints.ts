@@ -1,5 +1,5 @@
 /**
- * Warnings and notes of SPEC 12: things that validate but probably do not
+ * Warnings and notes of docs/reference/validation.md#warnings: things that validate but probably do not
  * do what the author meant. They never block a blueprint (warnings do with
  * `--deny-warnings`).
  */

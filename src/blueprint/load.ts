@@ -1,7 +1,7 @@
 /**
  * Blueprint loading: TOML text -> checked, typed, deeply frozen Blueprint.
  * Any input yields diagnostics, never an exception: a file that cannot be
- * read, is not TOML, or breaks a rule of SPEC 11 comes back as coded
+ * read, is not TOML, or breaks a rule of docs/reference/validation.md#errors comes back as coded
  * findings, and the blueprint is present only when none is an error.
  */
 import { existsSync, readFileSync, statSync } from 'node:fs';

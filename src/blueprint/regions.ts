@@ -1,6 +1,6 @@
 /**
- * One region table -> a RegionDef with every default applied (SPEC 1.6,
- * 1.7). A stage re-declaration passes the global definition as `base`: the
+ * One region table -> a RegionDef with every default applied (docs/reference/regions.md#common-keys and
+ * docs/reference/regions.md#per-kind-keys). A stage re-declaration passes the global definition as `base`: the
  * stage's keys override it and the rest is inherited.
  */
 import { parsePercent } from './budget.js';

@@ -1,6 +1,7 @@
 /**
- * Runtime regions (SPEC 1.8), effective stage layouts (SPEC 9.1) and the
- * budgets each stage resolves to (SPEC 2.2). Pure: workflow code may import it.
+ * Runtime regions (docs/reference/regions.md#runtime-regions), effective stage layouts
+ * (docs/reference/stages.md#layout) and the
+ * budgets each stage resolves to (docs/reference/regions.md#resolving-budgets). Pure: workflow code may import it.
  */
 
 import { lookupModel, UNKNOWN_MODEL_WINDOW } from '../providers/models.js';
@@ -41,7 +42,7 @@ export function appendedRuntimeRegions(): RegionDef[] {
 /** Regions every stage sees whatever its own layout says. */
 export const ALWAYS_VISIBLE = ['conversation', 'tool_results', 'final_output', 'stage_instructions'] as const;
 
-/** The regions stage `stage` carries, in effective order (SPEC 9.1). */
+/** The regions stage `stage` carries, in effective order (docs/reference/stages.md#layout). */
 export function stageLayout(bp: Blueprint, stage: StageDef): RegionDef[] {
   if (!stage.regions) return [...bp.regions];
   const layout = [...stage.regions];

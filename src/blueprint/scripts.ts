@@ -1,7 +1,7 @@
 /**
- * Custom-region scripts (SPEC 4.5, 10.3): each must be a non-empty file
- * inside the blueprint directory that compiles and defines `render`. The
- * source is read here, at load, so workflow code never touches the disk.
+ * Custom-region scripts (docs/reference/regions.md#custom-region-hooks and docs/reference/seeds.md#confinement): each
+ * must be a non-empty file inside the blueprint directory that compiles and defines `render`. The source is read here,
+ * at load, so workflow code never touches the disk.
  */
 import { readFileSync, realpathSync } from 'node:fs';
 import { isAbsolute, relative, resolve, sep } from 'node:path';

@@ -1,6 +1,6 @@
 /**
- * Seed forms (SPEC 10.1, 10.5). A seed that matches no form is ignored with
- * a warning; two form keys and a bad `refresh` are hard errors.
+ * Seed forms (docs/reference/seeds.md#forms and docs/reference/seeds.md#refresh). A seed that matches no form is
+ * ignored with a warning; two form keys and a bad `refresh` are hard errors.
  */
 
 import { isTable, type Table } from './fields.js';

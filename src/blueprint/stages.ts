@@ -1,7 +1,7 @@
 /**
  * `[stages.X]` tables: stage keys, per-stage layouts, tool routing, tool
- * permissions and transitions with their gates (SPEC 8.1, 9.3-9.5). Checks
- * that need the whole blueprint (visibility, region kinds) live in checks.ts.
+ * permissions and transitions with their gates (docs/reference/routing.md#routing-table and docs/reference/stages.md).
+ * Checks that need the whole blueprint (visibility, region kinds) live in checks.ts.
  */
 import type { ModelTable } from '../providers/models.js';
 import { canonicalTool } from '../tools/names.js';

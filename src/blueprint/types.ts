@@ -1,7 +1,8 @@
 /**
  * The typed, validated blueprint: plain frozen data that a workflow can
  * receive as an argument. Produced by the loader (`src/blueprint/load.ts`)
- * after every default of SPEC sections 1, 8, 9 and 10 has been applied, so
+ * after every default of docs/reference/regions.md, docs/reference/routing.md, docs/reference/stages.md and
+ * docs/reference/seeds.md has been applied, so
  * consumers never re-derive defaults. Keys are camelCase versions of the
  * TOML keys.
  */
@@ -31,7 +32,7 @@ export interface SeedToolCall {
   args: Record<string, unknown>;
 }
 
-/** SPEC 10.1. `refresh` defaults to `once`. */
+/** docs/reference/seeds.md#forms. `refresh` defaults to `once`. */
 export type SeedSpec = { refresh: SeedRefresh } & (
   | { form: 'task_input' }
   | { form: 'input' }
@@ -44,7 +45,10 @@ export type SeedSpec = { refresh: SeedRefresh } & (
   | { form: 'tools'; calls: SeedToolCall[] }
 );
 
-/** A region declaration with every default applied (SPEC 1.6, 1.7). */
+/**
+ * A region declaration with every default applied (docs/reference/regions.md#common-keys and
+ * docs/reference/regions.md#per-kind-keys).
+ */
 export interface RegionDef {
   name: string;
   kind: RegionKind;
@@ -197,7 +201,7 @@ export interface StageDef {
   maxRevisits?: number;
   allowComplete: boolean;
   transitionPrompt?: string;
-  /** The stage's own layout (SPEC 9.1); undefined when the stage declares none. */
+  /** The stage's own layout (docs/reference/stages.md#layout); undefined when the stage declares none. */
   regions?: RegionDef[];
   /** Undefined when the stage has no `tool_routing` table (results go to `conversation`). */
   toolRouting?: ToolRouting;
@@ -244,7 +248,7 @@ export interface Blueprint {
   /**
    * The global layout in declaration order, followed by the runtime regions
    * that were not declared (`tool_results`, `conversation`, `final_output`;
-   * or `system` first when no `[context.regions]` exists). SPEC 1.8.
+   * or `system` first when no `[context.regions]` exists). docs/reference/regions.md#runtime-regions.
    */
   regions: RegionDef[];
   /** True when the blueprint declared no `[context.regions]` at all. */

@@ -1,5 +1,5 @@
 /**
- * The simulator's summariser (SPEC 13.3): a fixed function of the folded
+ * The simulator's summariser (docs/reference/simulator.md#deterministic-summariser): a fixed function of the folded
  * entries, so fold outcomes can be asserted exactly without a model.
  */
 import { contentText } from './state.js';

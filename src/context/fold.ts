@@ -1,5 +1,5 @@
 /**
- * Folds (SPEC 5.2–5.4): entries leave a region and come back as one
+ * Folds (docs/reference/regions.md): entries leave a region and come back as one
  * summary entry, or go to the paired compact_history. A failed fold puts
  * everything back; three failures in a row discard the pending entries,
  * and say so.

@@ -1,7 +1,7 @@
 /**
- * Leaving a stage (SPEC 9.3, 9.4): which edges are available, how a model's
- * choice is matched, and the completion checks that may block a normal
- * completion, bounded by the visit's shared attempt counter.
+ * Leaving a stage (docs/reference/stages.md#normal-completion and docs/reference/stages.md#gates): which edges are
+ * available, how a model's choice is matched, and the completion checks that may block a normal completion, bounded by
+ * the visit's shared attempt counter.
  */
 import type { Blueprint, EdgeDef, GateDef, RegionDef, StageDef } from '../blueprint/types.js';
 import { BUILTIN_TOOLS, canonicalTool, MODIFYING_TOOLS } from '../tools/names.js';
@@ -54,7 +54,7 @@ export function edgeChoicePrompt(edges: EdgeDef[], allowComplete: boolean): stri
   return `Choose where to go next. Reply with one of these names on the first line:\n${lines.join('\n')}`;
 }
 
-/** Normal completion of the current stage (SPEC 9.3). */
+/** Normal completion of the current stage (docs/reference/stages.md#normal-completion). */
 export function completionEdges(state: RunState, bp: Blueprint): CompletionRoute {
   const stage = stageDef(bp, state.stage);
   const normal = stage.transitions.filter((e) => NORMAL.includes(e.condition));
@@ -87,7 +87,7 @@ function matchLine(line: string, candidates: string[]): string | null {
 export type EdgeChoice = { kind: 'edge'; edge: EdgeDef; unmatched: boolean } | { kind: 'end' };
 
 /**
- * Matches the model's reply to a `choose` route (SPEC 9.3 step 4). Pure: on
+ * Matches the model's reply to a `choose` route (docs/reference/stages.md#normal-completion step 4). Pure: on
  * `unmatched` the caller records `edge-choice-unmatched`.
  */
 export function chooseEdge(state: RunState, bp: Blueprint, reply: string): EdgeChoice {
@@ -122,7 +122,7 @@ export type OutcomeRoute =
   | { kind: 'continue' }
   | { kind: 'fail' };
 
-/** Edges for the other outcomes (SPEC 9.3 table). */
+/** Edges for the other outcomes (docs/reference/stages.md#other-outcomes). */
 export function outcomeEdge(
   state: RunState,
   bp: Blueprint,

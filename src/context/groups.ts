@@ -1,5 +1,5 @@
 /**
- * Turn groups (SPEC 1.2): an assistant entry plus the tool results for its
+ * Turn groups (docs/reference/regions.md#turn-groups): an assistant entry plus the tool results for its
  * calls that immediately follow it. Every removal by age takes whole groups,
  * so a tool call never outlives its result or the other way round.
  */
@@ -46,7 +46,7 @@ export function joinedGroupStart(entries: readonly Entry[], entry: Pick<Entry, '
   return ids.includes(entry.toolCallId ?? '') ? last[0] : null;
 }
 
-/** Tokens of the group a new entry joins (0 when it starts its own); SPEC 8.3 room. */
+/** Tokens of the group a new entry joins (0 when it starts its own); docs/reference/routing.md#ladder room. */
 export function joinedGroupTokens(entries: readonly Entry[], entry: Pick<Entry, 'kind' | 'toolCallId'>): number {
   const start = joinedGroupStart(entries, entry);
   if (start === null) return 0;

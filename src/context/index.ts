@@ -1,11 +1,12 @@
 /**
- * The pure region engine (SPEC 1–6, 9, 10.2). Workflow code, activities and
+ * The pure region engine (docs/reference/regions.md, docs/reference/context-tools.md, docs/reference/stages.md and
+ * docs/reference/seeds.md#fitting). Workflow code, activities and
  * the simulator import it from here. It never touches the disk, the clock,
  * randomness, the network or a tokenizer: time comes in as `env.now`, token
  * counts come in with the text, and everything it holds is plain JSON.
  *
  * State
- * - `createRunState(bp, {window?})` -> `RunState` (SPEC 1.4); `window`
+ * - `createRunState(bp, {window?})` -> `RunState` (docs/reference/regions.md#run-state); `window`
  *   overrides every stage's model window (simulator `--window`).
  * - Read: `visibleRegions`, `windowUsed`, `findRegion`, `regionTokens`,
  *   `openItems`, `checklistBody`, `groupRanges`, `joinedGroupTokens`.
@@ -22,28 +23,28 @@
  * Operations (all take `env: EngineEnv` = {now, hooks?, maxSummaryTokens?})
  * - `enterStage(state, bp, stage, env)` -> `StageEntryResult`: visits,
  *   attempts reset, layout and visibility, budget re-resolution with
- *   reduction, stage instructions, `updates` snapshot (SPEC 9.6 step 4).
+ *   reduction, stage instructions, `updates` snapshot (docs/reference/stages.md#transition-order step 4).
  * - `writeEntry(state, region, NewEntry, env)` -> `WriteResult` with the
- *   entries removed and sent to pending (SPEC 4.1–4.5).
+ *   entries removed and sent to pending (docs/reference/regions.md).
  * - `maintain(state, bp, env)` -> `MaintenanceReport`: compaction pass, then
- *   the window cascade (SPEC 4.6). `recordUsage(state, promptTokens)` grows
- *   the calibration gap; `replyLimit(state, cap)` (SPEC 3.3).
+ *   the window cascade (docs/reference/regions.md#window-cascade). `recordUsage(state, promptTokens)` grows
+ *   the calibration gap; `replyLimit(state, cap)` (docs/reference/regions.md#calibration-gap).
  * - `applyContextTool(state, bp, tool, args, env, counts?)` -> `ToolResult`
- *   (SPEC 6); `counts` carries the tokens of `content`/`item`/`note`.
- * - `seedRegion(state, region, SeedText[], env, {replaceSeeded})` (SPEC 10.2).
+ *   (docs/reference/context-tools.md); `counts` carries the tokens of `content`/`item`/`note`.
+ * - `seedRegion(state, region, SeedText[], env, {replaceSeeded})` (docs/reference/seeds.md#fitting).
  * - `completionEdges`, `chooseEdge(state, bp, reply)`, `outcomeEdge`,
- *   `edgeAvailable` (SPEC 9.3); `evaluateGate(state, bp, fromStage, edge |
- *   null, facts, env)` -> pass / block (nudge appended) / forced (SPEC 9.4).
- * - `applyTransform(state, bp, edge)` (SPEC 9.5): clears now, marks folds
+ *   `edgeAvailable` (docs/reference/stages.md#normal-completion); `evaluateGate(state, bp, fromStage, edge |
+ *   null, facts, env)` -> pass / block (nudge appended) / forced (docs/reference/stages.md#gates).
+ * - `applyTransform(state, bp, edge)` (docs/reference/stages.md#transforms): clears now, marks folds
  *   for the next `maintain`.
- * - `fold(state, bp, region, goal, opts, env)` (SPEC 5.2), used by `maintain`.
+ * - `fold(state, bp, region, goal, opts, env)` (docs/reference/regions.md#fold), used by `maintain`.
  * - `planWrite`/`commitPlan`: the two halves of a write, for callers that
  *   must check a fit before changing anything.
  * - `kindBehaviour(kind)`: what a kind does on overflow, in the cascade and
  *   under transforms.
  *
- * Prompt assembly (`renderPrompt`, SPEC 7), tool-result routing
- * (`routeToolResult`, SPEC 8) and the simulator's summariser are re-exported
+ * Prompt assembly (`renderPrompt`, docs/reference/rendering.md), tool-result routing
+ * (`routeToolResult`, docs/reference/routing.md) and the simulator's summariser are re-exported
  * from their own modules below.
  */
 export * from '../blueprint/budget.js';

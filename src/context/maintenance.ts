@@ -1,5 +1,5 @@
 /**
- * The maintenance point before every inference (SPEC 4.6): the compaction
+ * The maintenance point before every inference (docs/reference/regions.md#maintenance): the compaction
  * pass, then the window cascade that frees reply headroom when the window
  * passes 90%. Also the calibration gap (3.3) and the reply limit.
  */
@@ -40,7 +40,7 @@ function* compactionPass(state: RunState, bp: Blueprint, env: EngineEnv): Engine
       delete region.markedCompactPrompt;
       report = yield* fold(state, bp, region, 0, prompt === undefined ? { all: true } : { all: true, prompt }, env);
     } else if (region.hidden) {
-      // A hidden region keeps its content untouched until a stage shows it again (SPEC 9.1).
+      // A hidden region keeps its content untouched until a stage shows it again (docs/reference/stages.md#visibility).
       continue;
     } else if (behaviourOf(region).folds(region.def) === 'threshold') {
       const theta = region.threshold ?? region.budget;
@@ -153,7 +153,10 @@ export function* maintain(state: RunState, bp: Blueprint, env: EngineEnv): Engin
   return report;
 }
 
-/** The provider reported `promptTokens` for the request built at the latest maintenance point (SPEC 3.3). */
+/**
+ * The provider reported `promptTokens` for the request built at the latest maintenance point
+ * (docs/reference/regions.md#calibration-gap).
+ */
 export function recordUsage(state: RunState, promptTokens: number): void {
   const measured = state.usedAtLastMaintenance ?? windowUsed(state);
   state.window.gap = Math.max(state.window.gap, promptTokens - measured, 0);
@@ -161,7 +164,7 @@ export function recordUsage(state: RunState, promptTokens: number): void {
   if (last) last.reportedPromptTokens = promptTokens;
 }
 
-/** `max(1, min(cap, W − (used + gap)))` (SPEC 3.3). */
+/** `max(1, min(cap, W − (used + gap)))` (docs/reference/regions.md#calibration-gap). */
 export function replyLimit(state: RunState, modelOutputCap: number): number {
   return Math.max(1, Math.min(modelOutputCap, state.window.max - (windowUsed(state) + state.window.gap)));
 }

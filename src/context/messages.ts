@@ -1,6 +1,6 @@
 /**
- * The coded failures of writes and tools (SPEC 4, 6). Each says what
- * happened with the numbers involved and what to do next.
+ * The coded failures of writes and tools (docs/reference/regions.md#generic-write and docs/reference/context-tools.md).
+ * Each says what happened with the numbers involved and what to do next.
  */
 import type { RuntimeCode } from '../error-codes.js';
 import type { RegionState } from './types.js';

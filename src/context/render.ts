@@ -1,5 +1,5 @@
 /**
- * Prompt assembly (SPEC 7): a pure function of the visible regions. System
+ * Prompt assembly (docs/reference/rendering.md): a pure function of the visible regions. System
  * blocks come from every kind except sliding windows, ordered so the most
  * cache-friendly content comes first; messages come from sliding windows,
  * with `conversation` last. Blob references pass through untouched; the
@@ -157,7 +157,7 @@ function defaultBlocks(region: RegionState): { parts: Content[]; key: string }[]
 
 type CustomOutput = { system: string[]; messages: PromptMessage[] };
 
-/** Accepts exactly the two shapes SPEC 4.5 allows for a `render` return value. */
+/** Accepts exactly the two shapes docs/reference/regions.md#custom-region-hooks allows for a `render` return value. */
 function parseCustomOutput(value: unknown): CustomOutput | string {
   if (typeof value === 'string') return { system: value === '' ? [] : [value], messages: [] };
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
@@ -246,7 +246,7 @@ function isBlank(message: PromptMessage): boolean {
 }
 
 /**
- * SPEC 7.3 steps 2 and 3: a call survives only with a later result for it,
+ * docs/reference/rendering.md#messages steps 2 and 3: a call survives only with a later result for it,
  * and a result only after its call. Each call is paired with the first
  * result that answers it; a call id repeated before an answer arrives
  * leaves the earlier call orphaned.

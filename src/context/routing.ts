@@ -1,5 +1,5 @@
 /**
- * Tool-result routing (SPEC 8): caps, the target region, the storage
+ * Tool-result routing (docs/reference/routing.md): caps, the target region, the storage
  * ladder (whole, cut to the room left, placeholder, nothing) and the
  * pointer that tells the agent in `conversation` where its output went.
  */
@@ -14,7 +14,7 @@ import { CONVERSATION, contentText, findRegion, type RunState, regionTokens, vis
 import type { Content, CountedText, Entry, RegionState, ToolCall } from './types.js';
 import { type NewEntry, writeEntry } from './write.js';
 
-/** A cut smaller than this is not worth keeping; a placeholder is stored instead (SPEC 8.3). */
+/** A cut smaller than this is not worth keeping; a placeholder is stored instead (docs/reference/routing.md#ladder). */
 export const MIN_CUT_ROOM = 100;
 /** Characters of the output a pointer repeats. */
 export const POINTER_PREVIEW_CHARS = 160;
@@ -44,14 +44,16 @@ interface Stored {
   tokens: number;
 }
 
-/** The cap in tokens for `tool` in a stage (SPEC 8.2 step 2). */
+/** The cap in tokens for `tool` in a stage (docs/reference/routing.md#caps step 2). */
 export function resultCap(routing: ToolRouting | undefined, tool: string): number | undefined {
   if (!routing) return undefined;
   const name = canonicalTool(tool);
   return routing.maxResultTokensPerTool[name] ?? routing.overrides[name]?.maxResultTokens ?? routing.maxResultTokens;
 }
 
-/** The region a result of `tool` goes to (SPEC 8.1, 8.3). */
+/**
+ * The region a result of `tool` goes to (docs/reference/routing.md#routing-table and docs/reference/routing.md#ladder).
+ */
 export function routeTarget(state: RunState, routing: ToolRouting | undefined, tool: string): string {
   if (!routing || isContextTool(tool)) return CONVERSATION;
   const target = routing.overrides[canonicalTool(tool)]?.region ?? routing.defaultRegion;
@@ -64,7 +66,7 @@ function routingOf(state: RunState, bp: Blueprint): ToolRouting | undefined {
   return bp.stages.find((s) => s.name === state.stage)?.toolRouting;
 }
 
-/** SPEC 8.3 room: what a write could free by evicting, or what is free now. */
+/** docs/reference/routing.md#ladder room: what a write could free by evicting, or what is free now. */
 function roomFor(region: RegionState, entry: Pick<Entry, 'kind' | 'toolCallId'>): number {
   const evicts =
     region.def.admission === 'evict' &&
@@ -230,7 +232,7 @@ export function* routeToolResult(
 const PATH_TOOLS = new Set(['read_file', 'list_dir', 'write_file', 'edit_file']);
 
 /**
- * SPEC 8.4: a hint for a failing path tool whose path names a visible
+ * docs/reference/routing.md#path-hints: a hint for a failing path tool whose path names a visible
  * region, or that hit a directory. Undefined when no hint applies.
  */
 export function pathToolHint(

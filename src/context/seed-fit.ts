@@ -1,8 +1,7 @@
 /**
- * Placing resolved seed texts into their region (SPEC 10.2, 10.5): written
- * in order into the room left; the first that does not fit is cut to the
- * room with a marker naming how many later entries were left out.
- * Checklist seeds become one open item per non-empty line.
+ * Placing resolved seed texts into their region (docs/reference/seeds.md#fitting and docs/reference/seeds.md#refresh):
+ * written in order into the room left; the first that does not fit is cut to the room with a marker naming how many
+ * later entries were left out. Checklist seeds become one open item per non-empty line.
  */
 
 import { callOnWrite, type EngineEnv, hooksFor } from './kinds/custom.js';
@@ -49,7 +48,7 @@ function* checklistLines(texts: SeedText[]): EngineOp<SeedText[]> {
   return lines;
 }
 
-/** Runs custom regions' `on_write` over the seeds (SPEC 10.1 "where seeds land"). */
+/** Runs custom regions' `on_write` over the seeds (docs/reference/seeds.md#forms). */
 function* throughOnWrite(
   state: RunState,
   region: RegionState,
@@ -74,7 +73,7 @@ function* throughOnWrite(
 /**
  * Writes seed texts into `regionName`. With `replaceSeeded`, earlier seeded
  * entries are replaced and the region's other entries stay. Seeds are not
- * updates (SPEC 9.4) and never evict.
+ * updates (docs/reference/stages.md#gates) and never evict.
  */
 export function* seedRegion(
   state: RunState,

@@ -1,5 +1,5 @@
 /**
- * Entering a stage (SPEC 9.6 step 4): visits and attempts, the effective
+ * Entering a stage (docs/reference/stages.md#transition-order step 4): visits and attempts, the effective
  * layout and visibility (9.1), budget re-resolution with reduction of
  * regions left over budget (2.2), the stage instructions (9.2) and the
  * snapshot of `updates` counters. Seeds and maintenance are separate calls.

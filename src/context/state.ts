@@ -1,5 +1,5 @@
 /**
- * The run state (SPEC 1.4): plain JSON data a workflow holds and
+ * The run state (docs/reference/regions.md#run-state): plain JSON data a workflow holds and
  * continue-as-new carries. Helpers here read it; the operations that change
  * it live in their own modules and mutate it only when they succeed.
  */
@@ -44,7 +44,7 @@ export interface RunState {
   /** Current stage; empty before the first stage is entered. */
   stage: string;
   visits: Record<string, number>;
-  /** Completion attempts in this visit (SPEC 9.4). */
+  /** Completion attempts in this visit (docs/reference/stages.md#gates). */
   attempts: number;
   /** Maintenance points (inferences) in this visit. */
   turn: number;
@@ -127,7 +127,7 @@ export function entriesTokens(entries: readonly Entry[]): number {
   return sum;
 }
 
-/** Σ tokens over visible regions (SPEC 3.3). */
+/** Σ tokens over visible regions (docs/reference/regions.md#calibration-gap). */
 export function windowUsed(state: RunState): number {
   let used = 0;
   for (const r of state.regions) if (!r.hidden) used += regionTokens(r);

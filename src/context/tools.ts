@@ -1,5 +1,5 @@
 /**
- * The context tools (SPEC 6): `context_*` and `todo_*`, answered by the
+ * The context tools (docs/reference/context-tools.md): `context_*` and `todo_*`, answered by the
  * engine inside the workflow. They never throw: every failure is a result
  * whose text starts with `[code]`, and a failure changes nothing.
  */
@@ -35,7 +35,10 @@ export interface ToolResult {
   tokens?: number;
 }
 
-/** Counts of the text arguments (`content`, `item`, `note`) made where the arguments were born (SPEC 3.1). */
+/**
+ * Counts of the text arguments (`content`, `item`, `note`) made where the arguments were born
+ * (docs/reference/regions.md#token-counting).
+ */
 export type ArgumentCounts = Partial<Record<'content' | 'item' | 'note', number>>;
 
 type Args = Record<string, unknown>;
@@ -92,7 +95,7 @@ function optionalKey(args: Args): string | undefined | Failure {
   return v.trim() === '' ? undefined : v;
 }
 
-/** An item id: a JSON integer ≥ 1 or a string of decimal digits (SPEC 6.1). */
+/** An item id: a JSON integer ≥ 1 or a string of decimal digits (docs/reference/context-tools.md#dispatch). */
 function itemId(args: Args): number | Failure {
   const v = args.id;
   if (v === undefined || v === null || v === '')
@@ -156,7 +159,7 @@ function notChecklist(region: RegionState): Failure | null {
 function joinContents(entries: Entry[]): { content: string; tokens?: number } {
   const content = entries.map((e) => contentText(e.content)).join('\n\n');
   const inline = entries.every((e) => typeof e.content === 'string');
-  // Each blank-line separator is charged one token (SPEC 3.1 glue).
+  // Each blank-line separator is charged one token (docs/reference/regions.md#token-counting).
   return inline ? { content, tokens: entriesTokens(entries) + Math.max(0, entries.length - 1) } : { content };
 }
 

@@ -1,5 +1,5 @@
 /**
- * Edge transforms (SPEC 9.5), applied after the checks and before the next
+ * Edge transforms (docs/reference/stages.md#transforms), applied after the checks and before the next
  * stage's layout. `clear` empties regions now; `compact` marks them for
  * `fold_all` at the next maintenance point. Protected regions are never
  * touched, and hashmaps only when a `custom` list names them.

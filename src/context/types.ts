@@ -1,5 +1,5 @@
 /**
- * The region engine's data model (SPEC section 1). Everything here is plain
+ * The region engine's data model (docs/reference/regions.md). Everything here is plain
  * JSON-serialisable data: a workflow holds it, continue-as-new carries it,
  * and the inference activity rebuilds it from a snapshot plus operations.
  */
@@ -83,7 +83,7 @@ export interface RegionState {
   nextItemId: number;
   updates: number;
   foldFailures: number;
-  /** True while the current stage does not carry the region (SPEC 9.1). */
+  /** True while the current stage does not carry the region (docs/reference/stages.md#visibility). */
   hidden?: boolean;
   /** Marked by an edge `compact` transform for `fold_all` at the next maintenance point. */
   markedForFold?: boolean;
@@ -91,11 +91,14 @@ export interface RegionState {
   markedCompactPrompt?: string;
 }
 
-/** Neutral, provider-independent prompt (SPEC 7.2, 7.3). Providers adapt it. */
+/**
+ * Neutral, provider-independent prompt (docs/reference/rendering.md#system-order and
+ * docs/reference/rendering.md#messages). Providers adapt it.
+ */
 export interface PromptSystemBlock {
   region: string;
   text: Content[];
-  /** Anthropic cache breakpoint requested here (SPEC 7.4). */
+  /** Anthropic cache breakpoint requested here (docs/reference/rendering.md#cache-markers). */
   cache?: boolean;
 }
 

@@ -1,5 +1,5 @@
 /**
- * Writes (SPEC 4.1–4.5). A write is planned against the region without
+ * Writes (docs/reference/regions.md). A write is planned against the region without
  * touching it and committed only when it succeeds, so a failing write leaves
  * the region, the window and the clock exactly as they were.
  */
@@ -25,7 +25,7 @@ export interface NewEntry {
   isError?: boolean;
   seeded?: boolean;
   runtime?: boolean;
-  /** Hashmaps only: append to the key's text (SPEC 4.3 step 5) instead of replacing it. */
+  /** Hashmaps only: append to the key's text (docs/reference/regions.md#hashmap-upserts) instead of replacing it. */
   appendToKey?: boolean;
 }
 
@@ -103,7 +103,7 @@ function planHashmap(state: RunState, region: RegionState, input: NewEntry, env:
       );
     }
     content = joined;
-    // The newline separator is charged one token (SPEC 3.1).
+    // The newline separator is charged one token (docs/reference/regions.md#token-counting).
     tokens = old.tokens + 1 + input.tokens;
   }
   let usedId = false;
@@ -309,7 +309,7 @@ export function unknownRegion(state: RunState, name: string): Failure {
   );
 }
 
-/** Writes one entry to a region through its kind's rules (SPEC 4.1–4.5). */
+/** Writes one entry to a region through its kind's rules (docs/reference/regions.md). */
 export function* writeEntry(
   state: RunState,
   regionName: string,

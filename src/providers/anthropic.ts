@@ -102,7 +102,7 @@ function ids(turn: Turn | undefined, type: 'tool_use' | 'tool_result'): Set<stri
 /**
  * Anthropic rejects a tool_use without a tool_result in the very next user
  * message, and a tool_result without its tool_use just before. The engine
- * already strips orphans (SPEC 7.3); this keeps the request valid anyway:
+ * already strips orphans (docs/reference/rendering.md#messages); this keeps the request valid anyway:
  * an unanswered call is dropped, and a stray result is kept as plain text.
  */
 function pairToolBlocks(turns: Turn[]): Turn[] {

@@ -110,7 +110,7 @@ export function lookupModel(table: ModelTable, ref: string): ModelInfo | undefin
   return undefined;
 }
 
-/** Encoding by model family (SPEC 3.2) when the table does not name one. */
+/** Encoding by model family (docs/reference/regions.md#encodings) when the table does not name one. */
 export function encodingFor(ref: string, info?: ModelInfo): Encoding {
   if (info?.encoding) return info.encoding;
   const { model } = parseModelRef(ref);

@@ -15,7 +15,7 @@ export interface ToolSpec {
 /** A system block whose blob contents the caller has already resolved. */
 export interface ResolvedSystemBlock {
   text: string;
-  /** Anthropic cache breakpoint after this block (SPEC 7.4). */
+  /** Anthropic cache breakpoint after this block (docs/reference/rendering.md#cache-markers). */
   cache?: boolean;
 }
 
@@ -80,7 +80,10 @@ export interface InferenceResponse {
   invalidToolCalls: InvalidToolCall[];
   stopReason: StopReason;
   usage: Usage;
-  /** Total prompt tokens as counted by the provider; absent when it reported none (SPEC 3.3 calibration). */
+  /**
+   * Total prompt tokens as counted by the provider; absent when it reported none
+   * (docs/reference/regions.md#calibration-gap).
+   */
   reportedPromptTokens?: number;
 }
 

@@ -1,5 +1,5 @@
 /**
- * Custom-region hooks (SPEC 4.5) backed by the Rhai interpreter. Pure: the
+ * Custom-region hooks (docs/reference/regions.md#custom-region-hooks) backed by the Rhai interpreter. Pure: the
  * workflow, the activities and `lev context simulate` build identical hooks
  * from the script sources the loader read, so all three decide the same.
  */

@@ -4,8 +4,8 @@
  * received (token counts, cuts, summaries). An activity rebuilds the same
  * state from a snapshot plus the recorded operations by running the very
  * same engine code with those answers replayed — so each inference call
- * carries only what changed, never the rendered prompt (DESIGN "Keeping each
- * turn's history small"). Pure: imported by workflow code.
+ * carries only what changed, never the rendered prompt (docs/architecture.md#event-sourcing). Pure: imported by
+ * workflow code.
  */
 import type { Blueprint, EdgeDef } from '../blueprint/types.js';
 import type {

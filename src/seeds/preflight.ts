@@ -1,6 +1,6 @@
 /**
- * Spawn-time checks, made before any seed is read (SPEC 10.1 "Refusing a
- * task", 10.3 "Refusal"): the task must be wanted, required inputs present,
+ * Spawn-time checks, made before any seed is read (docs/reference/seeds.md#task-and-inputs and
+ * docs/reference/seeds.md#confinement): the task must be wanted, required inputs present,
  * and every seed path inside the workdir or granted by `[read_paths]`.
  */
 

@@ -1,5 +1,6 @@
 /**
- * Resolves one region's seed into raw texts (SPEC 10.1, 10.3, 10.4). Only
+ * Resolves one region's seed into raw texts (docs/reference/seeds.md#forms, docs/reference/seeds.md#confinement and
+ * docs/reference/seeds.md#command-seeds). Only
  * the forms that touch the outside world need an activity, but every form
  * is answered here so the seed activity has a single entry point. Fitting
  * the texts into the region's budget (10.2) is the caller's job.

@@ -1,5 +1,5 @@
 /**
- * Which caller values a blueprint reads (SPEC 10.1 "Refusing a task").
+ * Which caller values a blueprint reads (docs/reference/seeds.md#task-and-inputs).
  * Pure: used at spawn, by validation and by the CLI's error messages.
  */
 import type { Blueprint, RegionDef, SeedSpec } from '../blueprint/types.js';

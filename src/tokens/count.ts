@@ -1,5 +1,5 @@
 /**
- * Exact token counting with js-tiktoken (SPEC 3). Runs in activities and
+ * Exact token counting with js-tiktoken (docs/reference/regions.md#token-counting). Runs in activities and
  * the CLI only: the region engine never imports this module, so the
  * tokenizer never reaches the workflow bundle.
  */
@@ -77,7 +77,7 @@ export interface CutText {
 
 /**
  * Keeps the longest prefix of `text` that, followed by `marker`, counts at
- * most `target` tokens (SPEC 3.4). `{dropped}` in the marker becomes the
+ * most `target` tokens (docs/reference/regions.md#cutting-text). `{dropped}` in the marker becomes the
  * number of source tokens left out. Text that already fits is returned
  * whole; when not even the marker fits, a bare prefix is returned.
  */

@@ -1,5 +1,5 @@
 /**
- * Path confinement for every path tool and file seed (SPEC 10.3). A path
+ * Path confinement for every path tool and file seed (docs/reference/seeds.md#confinement). A path
  * is resolved against the workdir, its deepest existing ancestor is
  * canonicalised (dangling links are followed by hand), and the result must
  * lie inside the canonical workdir, or, for reads only, be granted by

@@ -1,5 +1,5 @@
 /**
- * JSON schemas the model sees for the context tools of SPEC 6.2. These
+ * JSON schemas the model sees for the context tools of docs/reference/context-tools.md. These
  * tools are answered inside the workflow, whose bundle must stay small, so
  * the schemas are plain objects rather than zod definitions.
  */

@@ -20,7 +20,7 @@ export const BUILTIN_TOOLS = [
   'current_time',
 ] as const;
 
-/** Tools answered inside the workflow by the pure engine (SPEC 6). */
+/** Tools answered inside the workflow by the pure engine (docs/reference/context-tools.md). */
 export const CONTEXT_TOOLS = [
   'context_append',
   'context_write',

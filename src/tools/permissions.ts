@@ -23,7 +23,7 @@ export type PermissionDecision =
 
 /**
  * The decision for one call. `ask` on `shell` becomes `allow` when the
- * command is pre-approved by the safe list (SPEC 10.4). An `ask` that nobody
+ * command is pre-approved by the safe list (docs/reference/seeds.md#command-seeds). An `ask` that nobody
  * can answer (unattended) is a refusal that says how to allow the tool.
  */
 export function decidePermission(

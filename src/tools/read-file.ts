@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { decodeText, openForRead, readRange } from './open-once.js';
 import { bytesLabel, defineTool, failure, success } from './tool.js';
 
-/** SPEC 8.2: the tool's own hard cap, whatever the routing caps say. */
+/** docs/reference/routing.md#caps: the tool's own hard cap, whatever the routing caps say. */
 export const READ_FILE_CAP_BYTES = 262_144;
 
 const schema = z

@@ -1,5 +1,5 @@
 /**
- * `[read_paths]` (SPEC 10.3 "Outside"): the only way a path tool or a seed
+ * `[read_paths]` (docs/reference/seeds.md#confinement): the only way a path tool or a seed
  * may read outside the run's working directory. The blueprint declares
  * entries; the user's config grants them. Reading needs both: a declared
  * entry that matches the real path and, unless the user set

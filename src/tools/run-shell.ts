@@ -7,7 +7,7 @@
 import { spawn } from 'node:child_process';
 import type { Spawnable } from './sandbox.js';
 
-/** 900 KB, SPEC 10.4. */
+/** 900 KB, docs/reference/seeds.md#command-seeds. */
 export const SHELL_OUTPUT_CAP_BYTES = 900 * 1024;
 
 export interface ShellRun {

@@ -1,5 +1,5 @@
 /**
- * Shell pre-approval (SPEC 10.4). A command is split into segments on
+ * Shell pre-approval (docs/reference/seeds.md#command-seeds). A command is split into segments on
  * `;`, `&&`, `||`, `|`, `&` and newlines outside quotes; each segment's key
  * is its program (for git, program plus subcommand). The command is
  * pre-approved only when every segment is covered by the safe list and

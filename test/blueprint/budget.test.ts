@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parsePercent, resolveBudget, resolveThreshold, workingSpaceShortfall } from '../../src/blueprint/budget.js';
 
-describe('budget strings (SPEC 2.1)', () => {
+describe('budget strings (docs/reference/regions.md#budget-strings)', () => {
   it('accepts trimmed percentages and names the rule each bad one breaks', () => {
     expect(parsePercent('35%')).toEqual({ ok: true, percent: 35 });
     expect(parsePercent(' 35 % ')).toEqual({ ok: true, percent: 35 });
@@ -14,7 +14,7 @@ describe('budget strings (SPEC 2.1)', () => {
   });
 });
 
-describe('resolution against a window (SPEC 2.2, scenarios 1 and 2)', () => {
+describe('resolution against a window (docs/reference/regions.md#resolving-budgets, scenarios 1 and 2)', () => {
   it('resolves percent budgets with caps and floors', () => {
     expect(resolveBudget({ budgetPercent: 20 }, 200_000)).toBe(40_000);
     expect(resolveBudget({ budgetPercent: 2, maxTokens: 4000 }, 1_000_000)).toBe(4000);

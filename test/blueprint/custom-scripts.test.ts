@@ -1,6 +1,6 @@
 /**
  * The ways a custom region's script can be wrong, each reported by
- * `lev validate` under SPEC 11's stable `custom-script-invalid` with its own
+ * `lev validate` under the stable validation code `custom-script-invalid` with its own
  * message, and a compile error carrying the script's line and column.
  */
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';

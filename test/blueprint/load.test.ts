@@ -286,7 +286,7 @@ describe('diagnostics', () => {
   });
 });
 
-describe('SPEC 14 validation scenarios', () => {
+describe('validation scenarios (docs/reference/simulator.md#scenarios)', () => {
   it('row 1: percent budgets and the compacting threshold at 200000', () => {
     const rows = budgets(
       '[context.regions]\nr = { budget = "20%" }\nc = { kind = "compacting", budget = "20%", compact_at = "80%" }',

@@ -16,7 +16,7 @@ function lev(...args: string[]) {
 
 // Each run starts a Node process that loads the whole CLI; allow for a busy machine.
 describe('lev context simulate (process)', { timeout: 60_000 }, () => {
-  it('prints the SPEC 13.4 JSON shape with --json and exits 0 even when an event fails', () => {
+  it('prints the docs/reference/simulator.md#json-output JSON shape with --json and exits 0 even when an event fails', () => {
     const out = lev(
       join(fixtures, 'routing'),
       '--events',

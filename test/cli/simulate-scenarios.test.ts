@@ -1,5 +1,5 @@
 /**
- * SPEC 14, scenarios 1–38, through `lev context simulate` in-process.
+ * docs/reference/simulator.md#scenarios, scenarios 1–38, through `lev context simulate` in-process.
  * Unless a test says otherwise: `--window 100000`, stages without a
  * prompt, context events without a `tool_call_id`.
  */
@@ -732,7 +732,7 @@ describe('seeds and spawn (scenarios 36–37)', () => {
   });
 });
 
-describe('event details (SPEC 13.2, 13.3)', () => {
+describe('event details (docs/reference/simulator.md#events and docs/reference/simulator.md#deterministic-summariser)', () => {
   it('summarises with the deterministic summariser: count, tokens, region and 24-character pieces', () => {
     const out = sim('[context.regions]\ncodebase = { kind = "compacting", max_tokens = 1000, compact_at = "80%" }\n', [
       append('codebase', 'first entry with a long line\nand more', 300),
@@ -788,7 +788,7 @@ describe('event details (SPEC 13.2, 13.3)', () => {
   });
 });
 
-describe('start state (SPEC 13.1)', () => {
+describe('start state (docs/reference/simulator.md#start-state)', () => {
   const toml = `
 [agent]
 name = "start"

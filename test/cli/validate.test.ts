@@ -41,7 +41,7 @@ describe('lev validate', () => {
     expect(r.stdout).toContain('FAILED (1 error, 0 warnings, 0 notes)');
   });
 
-  it('allows warnings unless --deny-warnings is given (SPEC 14 row 32)', () => {
+  it('allows warnings unless --deny-warnings is given (docs/reference/simulator.md#scenarios row 32)', () => {
     const ok = lev(warned);
     expect(ok.code).toBe(0);
     expect(ok.stdout).toMatch(/warned\.toml:2:\d+: warning .*\[unknown-region-key\]/);

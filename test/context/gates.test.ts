@@ -12,7 +12,7 @@ function gateTo(s: RunState, bp: ReturnType<typeof blueprint>, to: EdgeDef | nul
   return run(evaluateGate(s, bp, s.stage, to, facts, env));
 }
 
-describe('completion checks (SPEC 9.4, scenario 20)', () => {
+describe('completion checks (docs/reference/stages.md#gates, scenario 20)', () => {
   const build = (maxAttempts: number) => {
     const toReview = edge('review', { gate: { requireNoOpenItems: 'todos', maxAttempts } });
     const bp = blueprint(
@@ -126,7 +126,7 @@ describe('completion checks (SPEC 9.4, scenario 20)', () => {
   });
 });
 
-describe('edges (SPEC 9.3)', () => {
+describe('edges (docs/reference/stages.md#normal-completion)', () => {
   it('ends the run when the stage declares no normal edge', () => {
     const bp = blueprint([], [stage('main', { transitions: [edge('fix', { condition: 'error' })] }), stage('fix')]);
     expect(completionEdges(start(bp), bp)).toEqual({ kind: 'end' });

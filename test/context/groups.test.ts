@@ -12,7 +12,7 @@ const call = (ids: string[]) =>
   e('assistant', { toolCalls: ids.map((i) => ({ id: i, name: 'read_file', arguments: {} })) });
 const result = (i: string) => e('tool_result', { toolCallId: i });
 
-describe('turn groups (SPEC 1.2)', () => {
+describe('turn groups (docs/reference/regions.md#turn-groups)', () => {
   it('joins an assistant turn with the results of its own calls that follow it', () => {
     const entries = [e('user'), call(['a', 'b']), result('a'), result('b'), e('user')];
     expect(groupRanges(entries)).toEqual([

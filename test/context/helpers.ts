@@ -1,4 +1,6 @@
-/** Builders for blueprints and a deterministic request handler (SPEC 13.3). */
+/**
+ * Builders for blueprints and a deterministic request handler (docs/reference/simulator.md#deterministic-summariser).
+ */
 import type { Blueprint, EdgeDef, RegionDef, StageDef } from '../../src/blueprint/types.js';
 import { deterministicSummary } from '../../src/context/deterministic-summary.js';
 import type { EngineOp, EngineRequest } from '../../src/context/requests.js';
@@ -30,7 +32,9 @@ export function edge(target: string, extra: Partial<EdgeDef> = {}): EdgeDef {
   return { target, condition: 'always', transform: 'direct', ...extra };
 }
 
-/** A blueprint with the runtime regions appended the way the loader does (SPEC 1.8). */
+/**
+ * A blueprint with the runtime regions appended the way the loader does (docs/reference/regions.md#runtime-regions).
+ */
 export function blueprint(
   regions: RegionDef[],
   stages: StageDef[] = [stage('main')],

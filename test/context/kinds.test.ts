@@ -11,7 +11,7 @@ function conversation(extra: Partial<RegionDef>): RunState {
   return start(blueprint([def('conversation', 'sliding_window', { maxTokens: 10_000, ...extra })]));
 }
 
-describe('sliding windows (SPEC 4.2)', () => {
+describe('sliding windows (docs/reference/regions.md#sliding-window-strategies)', () => {
   it('per_item keeps the newest N (scenario 8)', () => {
     const s = conversation({ maxItems: 3 });
     for (let i = 0; i < 5; i++) user(s, `m${i}`, 1);
@@ -85,7 +85,7 @@ describe('sliding windows (SPEC 4.2)', () => {
   });
 });
 
-describe('hashmap (SPEC 4.3)', () => {
+describe('hashmap (docs/reference/regions.md#hashmap-upserts)', () => {
   it('refuses a new key past max_entries under reject, naming max_entries', () => {
     const s = start(blueprint([def('files', 'hashmap', { maxEntries: 1, admission: 'reject' })]));
     put(s, 'files', 'a', 1, { key: 'a' });
@@ -109,7 +109,7 @@ function hooks(h: Partial<CustomRegionHooks>): (name: string) => CustomRegionHoo
   return (name) => (name === 'lens' ? { render: () => ({ ok: true, value: '' }), ...h } : undefined);
 }
 
-describe('custom regions (SPEC 4.5)', () => {
+describe('custom regions (docs/reference/regions.md#custom-region-hooks)', () => {
   const bp = () => blueprint([def('lens', 'custom', { maxTokens: 100, script: 'lens.rhai' })]);
 
   it('on_write may replace (recounted), decline, or fail (accepted, recorded)', () => {

@@ -5,7 +5,7 @@ import { enterStage } from '../../src/context/stage.js';
 import { findRegion, regionTokens, windowUsed } from '../../src/context/state.js';
 import { blueprint, def, env, put, run, stage, start, tokensOf, user } from './helpers.js';
 
-describe('compaction pass (SPEC 5.2)', () => {
+describe('compaction pass (docs/reference/regions.md#fold)', () => {
   const conv = def('conversation', 'sliding_window', {
     maxTokens: 1000,
     maxItems: 5,
@@ -106,7 +106,7 @@ describe('compaction pass (SPEC 5.2)', () => {
   });
 });
 
-describe('window cascade (SPEC 4.6)', () => {
+describe('window cascade (docs/reference/regions.md#window-cascade)', () => {
   it('wipes clearable regions first (scenario 27)', () => {
     const bp = blueprint([
       def('p', 'pinned', { maxTokens: 2000 }),
@@ -172,7 +172,7 @@ describe('window cascade (SPEC 4.6)', () => {
   });
 });
 
-describe('fold edge cases (SPEC 5.2, 5.3)', () => {
+describe('fold edge cases (docs/reference/regions.md#fold and docs/reference/regions.md#fold-failure)', () => {
   const bp = blueprint([def('codebase', 'compacting', { maxTokens: 1000, compactAt: 0.8 })]);
 
   it('cuts a summary longer than its limit', () => {
@@ -225,7 +225,7 @@ describe('fold edge cases (SPEC 5.2, 5.3)', () => {
   });
 });
 
-describe('compact_history delivery failures (SPEC 5.4)', () => {
+describe('compact_history delivery failures (docs/reference/regions.md#history-delivery)', () => {
   it('keeps the source entries when re-summarising a full history fails', () => {
     const bp = blueprint([
       def('codebase', 'compacting', { maxTokens: 5000, thresholdTokens: 1000 }),

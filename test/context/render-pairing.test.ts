@@ -1,7 +1,7 @@
 /**
  * Invariant: whatever sequence of turns, tool results and evictions came
  * before, the rendered messages never hold a tool call without its result
- * or a result without its call (SPEC 1.2, 7.3).
+ * or a result without its call (docs/reference/regions.md#turn-groups and docs/reference/rendering.md#messages).
  */
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -61,7 +61,7 @@ function systemTexts(regions: RegionState[], c: RenderContext = ctx): string[] {
   return renderRegions(regions, c).system.map(systemBlockText);
 }
 
-describe('system blocks (SPEC 7.1)', () => {
+describe('system blocks (docs/reference/rendering.md#system-blocks)', () => {
   it('heads each block with the region name and separates entries by a blank line', () => {
     const texts = systemTexts([region('notes', 'temporary', [{ content: 'first' }, { content: 'second' }])]);
     expect(texts).toEqual(['## notes\nfirst\n\nsecond']);
@@ -151,7 +151,7 @@ describe('system blocks (SPEC 7.1)', () => {
   });
 });
 
-describe('system order (SPEC 7.2)', () => {
+describe('system order (docs/reference/rendering.md#system-order)', () => {
   it('orders by volatility, then class, then region order; stage_instructions after every pinned block', () => {
     const regions = [
       region('scratch', 'temporary', [{ content: 's' }]),
@@ -239,12 +239,12 @@ describe('custom regions', () => {
   });
 });
 
-/** Messages without cache marks, which the SPEC 7.4 tests cover separately. */
+/** Messages without cache marks, which the docs/reference/rendering.md#cache-markers tests cover separately. */
 function uncached(messages: PromptMessage[]): PromptMessage[] {
   return messages.map(({ cache: _cache, ...m }) => m as PromptMessage);
 }
 
-describe('messages (SPEC 7.3)', () => {
+describe('messages (docs/reference/rendering.md#messages)', () => {
   const call = (id: string) => ({ id, name: 'read_file', arguments: { path: 'a' } });
 
   it('maps entry kinds to roles and puts conversation last', () => {
@@ -314,7 +314,7 @@ describe('messages (SPEC 7.3)', () => {
   });
 });
 
-describe('cache markers (SPEC 7.4)', () => {
+describe('cache markers (docs/reference/rendering.md#cache-markers)', () => {
   const layout = (n: number) => [
     region('task', 'pinned', [{ content: 't' }]),
     region('rules', 'pinned', [{ content: 'r' }]),

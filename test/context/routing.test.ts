@@ -76,7 +76,7 @@ read_file = 20000
 bash = 500
 `;
 
-describe('caps and targets (SPEC 8.2, scenario 24)', () => {
+describe('caps and targets (docs/reference/routing.md#caps, scenario 24)', () => {
   it('applies per-tool caps, override targets and the bash alias', () => {
     const { state, bp } = setup(ROUTED);
     assistant(state, [call('r1', 'read_file', { path: 'a.ts' }), call('r2', 'grep'), call('r3', 'shell')]);
@@ -151,7 +151,7 @@ persist = false
   });
 });
 
-describe('the ladder and pointers (SPEC 8.3)', () => {
+describe('the ladder and pointers (docs/reference/routing.md#ladder)', () => {
   const reject = `
 [context.regions]
 scratch = { kind = "temporary", max_tokens = 1000, admission = "reject" }
@@ -235,7 +235,7 @@ default_region = "files"
   });
 });
 
-describe('path-tool hints (SPEC 8.4)', () => {
+describe('path-tool hints (docs/reference/routing.md#path-hints)', () => {
   it('points a failing read of a region name at context_read, and a directory at list_dir', () => {
     const { state } = setup('[context.regions]\nnotes = { kind = "temporary" }\n');
     expect(pathToolHint(state, 'read_file', { path: './notes' }, 'ENOENT')).toContain('context_read');

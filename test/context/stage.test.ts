@@ -10,7 +10,7 @@ function seed(s: RunState, region: string, content: string, tokens: number) {
   return run(seedRegion(s, region, [{ content, tokens }], env, { replaceSeeded: true }));
 }
 
-describe('stage instructions (SPEC 9.2, scenario 30)', () => {
+describe('stage instructions (docs/reference/stages.md#stage-instructions, scenario 30)', () => {
   const stages = [
     stage('a', { systemPrompt: 'A does this', systemPromptTokens: 5 }),
     stage('b', { systemPrompt: 'B does that', systemPromptTokens: 6 }),
@@ -171,7 +171,7 @@ describe('layout and budgets at stage entry (SPEC 9.1, 2.2)', () => {
   });
 });
 
-describe('seeds (SPEC 10.2)', () => {
+describe('seeds (docs/reference/seeds.md#fitting)', () => {
   it('cuts the first seed that does not fit and leaves the rest out', () => {
     const bp = blueprint([def('docs', 'pinned', { maxTokens: 100 })]);
     const s = start(bp);

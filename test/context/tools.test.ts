@@ -14,7 +14,7 @@ function withRegions(...regions: RegionDef[]): RunState {
   return start(blueprint(regions));
 }
 
-describe('context_append and context_write (SPEC 6.2)', () => {
+describe('context_append and context_write (docs/reference/context-tools.md)', () => {
   it('refuses a write that does not fit and keeps the old content (scenario 6)', () => {
     const s = withRegions(def('notes', 'temporary', { maxTokens: 100 }));
     put(s, 'notes', 'a', 30);
@@ -71,7 +71,7 @@ describe('context_append and context_write (SPEC 6.2)', () => {
   });
 });
 
-describe('hashmaps through the tools (SPEC 4.3)', () => {
+describe('hashmaps through the tools (docs/reference/regions.md#hashmap-upserts)', () => {
   it('evicts the other key to fit a bigger value (scenario 14)', () => {
     const s = withRegions(def('files', 'hashmap', { maxTokens: 100 }));
     tool(s, 'context_write', { region: 'files', key: 'a', content: 'a' }, { content: 40 });
@@ -119,7 +119,7 @@ describe('hashmaps through the tools (SPEC 4.3)', () => {
   });
 });
 
-describe('checklists (SPEC 4.4)', () => {
+describe('checklists (docs/reference/regions.md#checklists)', () => {
   it('never reuses ids and reports unknown ids with the open ones (scenario 17)', () => {
     const s = withRegions(def('todos', 'checklist', { maxTokens: 1000 }));
     for (const item of ['one', 'two', 'three']) tool(s, 'todo_add', { region: 'todos', item });

@@ -8,7 +8,7 @@ import { applyContextTool } from '../../src/context/tools.js';
 import { applyTransform } from '../../src/context/transforms.js';
 import { blueprint, def, edge, env, put, run, stage, start, tokensOf, user } from './helpers.js';
 
-describe('edge transforms (SPEC 9.5)', () => {
+describe('edge transforms (docs/reference/stages.md#transforms)', () => {
   it('clear empties working regions and keeps protected ones (scenario 21)', () => {
     const toB = edge('b', { transform: 'clear' });
     const bp = blueprint(

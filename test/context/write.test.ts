@@ -14,7 +14,7 @@ function append(state: RunState, region: string, content: string, tokens: number
   return run(writeEntry(state, region, { content, tokens, ...extra }, env));
 }
 
-describe('generic write (SPEC 4.1)', () => {
+describe('generic write (docs/reference/regions.md#generic-write)', () => {
   it('drops the oldest entry of a temporary region to make room (scenario 4)', () => {
     const s = stateWith(def('scratch', 'temporary', { maxTokens: 100 }));
     expect(append(s, 'scratch', 'oldest', 40).ok).toBe(true);

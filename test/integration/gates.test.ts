@@ -1,6 +1,6 @@
 /**
  * Completion checks, edge choice and transforms through whole runs on the
- * real dev server (SPEC 9.3–9.5). Each scenario is a small blueprint driven
+ * real dev server (docs/reference/stages.md). Each scenario is a small blueprint driven
  * by a scripted model; what the model saw on a given turn is rebuilt from
  * the inference activity's recorded input, exactly as the activity did.
  */

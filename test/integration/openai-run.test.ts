@@ -149,7 +149,7 @@ system_prompt = "Write the answer to final_output."
 available_tools = ["context_write"]
 `);
     const workdir = tempDir('openai-work');
-    writeFileSync(join(workdir, 'spec.md'), 'SPEC: every answer in this project is 42.\n');
+    writeFileSync(join(workdir, 'spec.md'), 'Spec: every answer in this project is 42.\n');
     const task = 'Find the answer the spec prescribes.';
     const run = await runAgent(rt, bp, { task, workdir });
 

@@ -1,5 +1,5 @@
 /**
- * Seeds through whole runs on the real dev server (SPEC 10): every form
+ * Seeds through whole runs on the real dev server (docs/reference/seeds.md): every form
  * lands in its region before the first inference, refusals stop the run
  * before anything is read or run, and a command seed runs once even when
  * a fresh worker replays the run's history.

@@ -173,7 +173,7 @@ describe('rhai', () => {
   });
 });
 
-describe('command seeds (SPEC 10.4)', () => {
+describe('command seeds (docs/reference/seeds.md#command-seeds)', () => {
   const cmd = (command: string, extra = {}) => region('out', { form: 'command', command }, extra);
 
   it('runs a pre-approved command in the workdir, keyed by the command', async () => {
@@ -331,7 +331,7 @@ describe('tool seeds', () => {
   });
 });
 
-describe('task acceptance (SPEC 10.1, scenario 37)', () => {
+describe('task acceptance (docs/reference/seeds.md#forms, scenario 37)', () => {
   it('(b) a blueprint that reads no task refuses one and lists its inputs', () => {
     const bp = blueprint([region('rules', { form: 'literal', text: 'x' }), region('brief', { form: 'input' })]);
     expect(acceptsTask(bp)).toBe(false);

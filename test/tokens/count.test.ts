@@ -141,7 +141,7 @@ describe('encoders and model encodings', () => {
     expect(encoderFor('cl100k_base')).not.toBe(encoderFor('o200k_base'));
   });
 
-  it('takes the table encoding first, then the model family (SPEC 3.2)', () => {
+  it('takes the table encoding first, then the model family (docs/reference/regions.md#encodings)', () => {
     const models = { 'openai:custom': { contextWindow: 1000, maxOutputTokens: 100, encoding: 'p50k_base' as const } };
     expect(modelEncoding(models, 'openai:custom')).toBe('p50k_base');
     expect(modelEncoding(models, 'openai:gpt-4o-mini')).toBe('o200k_base');

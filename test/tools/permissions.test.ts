@@ -79,7 +79,7 @@ describe('[tool_permissions]', () => {
   });
 });
 
-describe('safe commands (SPEC 10.4)', () => {
+describe('safe commands (docs/reference/seeds.md#command-seeds)', () => {
   it.each([
     'ls -la',
     'cat a.txt | head -n 3',

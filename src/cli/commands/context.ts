@@ -1,6 +1,6 @@
 /**
  * `lev context ...`: tools for looking at the region engine without a
- * model or a server. `simulate` replays a file of events (SPEC 13).
+ * model or a server. `simulate` replays a file of events (docs/reference/simulator.md).
  */
 import { readFileSync } from 'node:fs';
 import { type Command, InvalidArgumentError } from 'commander';

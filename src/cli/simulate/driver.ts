@@ -1,5 +1,5 @@
 /**
- * `lev context simulate` (SPEC 13): drives the pure region engine through
+ * `lev context simulate` (docs/reference/simulator.md): drives the pure region engine through
  * a file of events, in-process, with exact token counts and the
  * deterministic summariser. It calls the same engine operations a workflow
  * does, so every count and decision matches the runtime for the same input.
@@ -417,7 +417,7 @@ export function simulate(blueprintPath: string, eventsText: string, opts: Simula
   return { exitCode: 0, json: buildOutput(state, sim.results, prompt), stderr: '' };
 }
 
-/** SPEC 13.1 step 5: literal seeds are applied; other forms wait for a `seed` event. */
+/** docs/reference/simulator.md#start-state step 4: literal seeds are applied; other forms wait for a `seed` event. */
 function applyStartSeeds(sim: Simulation): void {
   for (const region of sim.state.regions) {
     const seed = region.def.seed;

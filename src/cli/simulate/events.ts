@@ -1,5 +1,5 @@
 /**
- * The events file of `lev context simulate` (SPEC 13.2): one JSON object
+ * The events file of `lev context simulate` (docs/reference/simulator.md#events): one JSON object
  * per line. Only the shape is checked here (a parseable object, a known
  * `op`, a valid `tokens`); a bad field inside a known event is an event
  * failure reported in `results`, not an invalid file.
@@ -28,7 +28,7 @@ export interface SimEvent {
   op: EventOp;
   /** 1-based line in the events file. */
   line: number;
-  /** Synthetic size (SPEC 13.2), when given. */
+  /** Synthetic size (docs/reference/simulator.md#events), when given. */
   tokens?: number;
   fields: Record<string, unknown>;
 }

@@ -1,6 +1,6 @@
 /**
  * The simulator's answers to engine requests: exact js-tiktoken counts,
- * the deterministic summariser, and synthetic sizes (SPEC 13.2). A text an
+ * the deterministic summariser, and synthetic sizes (docs/reference/simulator.md#events). A text an
  * event declared with `"tokens": N` is charged N wherever the engine asks
  * for its count, and cutting it to K gives `<K of N tokens, cut>` of
  * exactly K tokens.

@@ -1,5 +1,5 @@
 /**
- * The simulator's result (SPEC 13.4): every region with its entries, the
+ * The simulator's result (docs/reference/simulator.md#json-output): every region with its entries, the
  * window, the prompt the next inference would receive, and the run's
  * counters. Plain JSON, printed as is with `--json`.
  */

@@ -1,6 +1,6 @@
 /**
  * The readable form of a simulation (`lev context simulate` without
- * `--json`): the same facts as SPEC 13.4, laid out for a terminal.
+ * `--json`): the same facts as docs/reference/simulator.md#json-output, laid out for a terminal.
  */
 
 import { columnWidths } from '../columns.js';

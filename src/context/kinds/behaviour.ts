@@ -1,20 +1,20 @@
 /**
- * What distinguishes one region kind from another (SPEC 1.5), behind one
+ * What distinguishes one region kind from another (docs/reference/regions.md#kinds), behind one
  * interface. Each kind has its own module; `index.ts` maps kind names to them.
  */
 import type { RegionDef, RegionKind } from '../../blueprint/types.js';
 
 /**
- * How a write that overflows under `evict` makes room (SPEC 4.1 step 5):
+ * How a write that overflows under `evict` makes room (docs/reference/regions.md#generic-write step 5):
  * discard oldest groups, move them to pending for a fold, ask the custom
  * script, or refuse. Hashmaps evict by LRU in their own upsert.
  */
 export type OverflowRule = 'discard' | 'pending' | 'hook' | 'refuse' | 'lru';
 
-/** What re-resolution does to a region left over its new budget (SPEC 2.2). */
+/** What re-resolution does to a region left over its new budget (docs/reference/regions.md#resolving-budgets). */
 export type ReduceRule = 'discard' | 'pending' | 'keep';
 
-/** Phases of the window cascade a region takes part in (SPEC 4.6). */
+/** Phases of the window cascade a region takes part in (docs/reference/regions.md#window-cascade). */
 export type CascadePhase = 1 | 2 | 3 | 4;
 
 /**
@@ -39,9 +39,9 @@ export interface KindBehaviour {
   overflow(def: RegionDef, hasOverflowHook: boolean): OverflowRule;
   reduce(def: RegionDef): ReduceRule;
   cascadePhases(def: RegionDef): CascadePhase[];
-  /** Never touched by edge transforms (SPEC 9.5). */
+  /** Never touched by edge transforms (docs/reference/stages.md#transforms). */
   protectedFromTransforms(def: RegionDef): boolean;
-  /** Rolling kinds make room by taking their oldest groups out (vocabulary, SPEC 8.3). */
+  /** Rolling kinds make room by taking their oldest groups out (docs/reference/regions.md#vocabulary). */
   rolling(def: RegionDef): boolean;
   entries: EntryModel;
   folds(def: RegionDef): FoldTrigger;

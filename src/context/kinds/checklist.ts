@@ -1,6 +1,6 @@
 /**
  * `checklist`: items with run-unique ids that are never reused, open or
- * done, each with an optional note (SPEC 4.4). A checklist never evicts.
+ * done, each with an optional note (docs/reference/regions.md#checklists). A checklist never evicts.
  */
 
 import { type Failure, failure, regionFull, tooLarge } from '../messages.js';
@@ -56,7 +56,7 @@ export function withNote(region: RegionState, item: Entry, note: string, noteTok
   return { ...item, tokens, checklist: { ...meta, note, noteTokens } };
 }
 
-/** The checklist body of SPEC 7.1; empty when there are no items. */
+/** The checklist body of docs/reference/rendering.md#checklist-blocks; empty when there are no items. */
 export function checklistBody(region: RegionState): string {
   const all = items(region);
   if (all.length === 0) return '';

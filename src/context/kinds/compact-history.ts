@@ -1,4 +1,4 @@
-/** `compact_history`: receives the summaries of its `source_region` (SPEC 5.4). */
+/** `compact_history`: receives the summaries of its `source_region` (docs/reference/regions.md#history-delivery). */
 import type { KindBehaviour } from './behaviour.js';
 
 export const compactHistory: KindBehaviour = {

@@ -1,4 +1,4 @@
-/** `compacting`: overflow moves oldest groups to pending; a fold summarises them (SPEC 5). */
+/** `compacting`: overflow moves oldest groups to pending; a fold summarises them (docs/reference/regions.md#fold). */
 import type { KindBehaviour } from './behaviour.js';
 
 export const compacting: KindBehaviour = {

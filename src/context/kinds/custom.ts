@@ -1,6 +1,6 @@
 /**
  * `custom`: a region whose write, overflow and render behaviour comes from a
- * Rhai script (SPEC 4.5). The engine calls the script through these hooks,
+ * Rhai script (docs/reference/regions.md#custom-region-hooks). The engine calls the script through these hooks,
  * synchronously; the adapter that builds them from a script lives elsewhere.
  */
 import type { RegionDef } from '../../blueprint/types.js';
@@ -57,7 +57,7 @@ export type OnWriteVerdict =
   | { action: 'decline' }
   | { action: 'failed'; error: string };
 
-/** Interprets `on_write`'s return value (SPEC 4.5). */
+/** Interprets `on_write`'s return value (docs/reference/regions.md#custom-region-hooks). */
 export function callOnWrite(
   hooks: CustomRegionHooks,
   region: RegionState,

@@ -1,4 +1,4 @@
-/** `hashmap`: keyed entries; upsert by key, LRU eviction (SPEC 4.3). */
+/** `hashmap`: keyed entries; upsert by key, LRU eviction (docs/reference/regions.md#hashmap-upserts). */
 
 import { type Failure, regionFull, tooLarge } from '../messages.js';
 import { regionTokens } from '../state.js';

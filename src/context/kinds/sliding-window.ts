@@ -1,6 +1,6 @@
 /**
  * `sliding_window`: a message list bounded by tokens and by item count,
- * with the `per_item`, `bulk` and `compact` strategies (SPEC 4.2).
+ * with the `per_item`, `bulk` and `compact` strategies (docs/reference/regions.md#sliding-window-strategies).
  */
 import type { RegionDef } from '../../blueprint/types.js';
 import { groupRanges } from '../groups.js';

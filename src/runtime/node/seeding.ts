@@ -1,5 +1,5 @@
 /**
- * The seed activity's work (SPEC 10): resolve the seeds of a run's regions
+ * The seed activity's work (docs/reference/seeds.md): resolve the seeds of a run's regions
  * against the working directory and count what they produced. Seeds run as
  * activities, so replay, retries of the workflow and continue-as-new never
  * run them again.

@@ -1,5 +1,5 @@
 /**
- * The compaction activity's work (SPEC 5.1): ask the summarising model to
+ * The compaction activity's work (docs/reference/regions.md#summariser): ask the summarising model to
  * fold entries into one summary within a token limit. Blank output is a
  * failed fold; a too-long summary is cut.
  */

@@ -1,6 +1,6 @@
 /**
  * Counting and cutting text for the workflow, which may not load the
- * tokenizer itself (SPEC 3.1, 3.4).
+ * tokenizer itself (docs/reference/regions.md#token-counting and docs/reference/regions.md#cutting-text).
  */
 import { type BlobStore, fullText, toContent } from '../../blobs/index.js';
 import type { Content, CountedText } from '../../context/index.js';
