@@ -1,5 +1,5 @@
 /**
- * Budget strings and their resolution against a model window (SPEC 2). It
+ * Budget strings and their resolution against a model window (docs/reference/regions.md#resolving-budgets). It
  * lives with the blueprint because `lev validate` resolves budgets too; the
  * engine imports it from here, so the blueprint never imports the engine.
  * Pure: used by the engine at every stage entry and by `lev validate`.

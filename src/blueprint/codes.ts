@@ -126,7 +126,7 @@ export const CODES = {
     severity: 'error',
     meaning: 'An output `schema` is not a JSON Schema that compiles.',
   },
-  // SPEC 12: lints
+  // docs/reference/validation.md#warnings: lints
   'unknown-region-key': {
     severity: 'warning',
     meaning: "A region key that the region's kind (or strategy) does not read.",

@@ -50,7 +50,10 @@ export interface ToolInput {
   unattended: boolean;
 }
 
-/** A file's text for `[context.file_tracking]`, keyed by its workdir-relative path (SPEC 8.4). */
+/**
+ * A file's text for `[context.file_tracking]`, keyed by its workdir-relative path
+ * (docs/reference/routing.md#path-hints).
+ */
 export interface TrackedFile {
   key: string;
   content: Content;

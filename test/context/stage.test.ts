@@ -62,7 +62,7 @@ describe('stage instructions (docs/reference/stages.md#stage-instructions, scena
   });
 });
 
-describe('layout and budgets at stage entry (SPEC 9.1, 2.2)', () => {
+describe('layout and budgets at stage entry (docs/reference/stages.md#layout and docs/reference/regions.md#resolving-budgets)', () => {
   it('trims a window to the smaller max_items a stage declares, on entry', () => {
     const conversation = (maxItems: number, extra = {}) =>
       def('conversation', 'sliding_window', { maxTokens: 10_000, maxItems, ...extra });

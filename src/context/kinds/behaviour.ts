@@ -50,6 +50,9 @@ export interface KindBehaviour {
   renders: RenderForm;
   /** Whether `clear` and `compact` transforms, which touch every unprotected region, touch this one. */
   bulkTransforms: boolean;
-  /** Counts entries against `max_items` and applies its `strategy` after each write (SPEC 4.2). */
+  /**
+   * Counts entries against `max_items` and applies its `strategy` after each write
+   * (docs/reference/regions.md#sliding-window-strategies).
+   */
   windowed: boolean;
 }
