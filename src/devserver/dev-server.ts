@@ -161,8 +161,8 @@ status=$?
 kill "$watcher" 2>/dev/null
 exit "$status"`;
 
-/** How long a stopping server may take to flush before it is killed; the whole stop stays under 10 s. */
-const STOP_GRACE_MS = 7000;
+/** How long a stopping server may take to flush before it is killed: with a worker's 5 s shutdown, lev run stops within 10 s. */
+const STOP_GRACE_MS = 4000;
 
 /** Closing the pipe makes the watchdog send SIGTERM; the process group is killed only if that hangs. */
 async function stopChild(child: ChildProcess, exited: Promise<number | null>): Promise<void> {

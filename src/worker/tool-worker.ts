@@ -77,6 +77,8 @@ export async function createToolWorker(
     taskQueue,
     activities: workdirActivities(workdir, runtime),
     maxConcurrentActivityTaskExecutions: runtime.activitySlots ?? DEFAULT_ACTIVITY_SLOTS,
+    // As the shared worker: calls in flight go back at once on shutdown, the rest is bounded.
+    shutdownForceTime: '5 seconds',
     ...(opts.identity ? { identity: opts.identity } : {}),
   });
   return { worker, connection, taskQueue };

@@ -80,8 +80,8 @@ export async function createWorker(
     activities: createActivities(runtime),
     // The Postgres blob pool holds one connection per slot, so a slot never waits for a connection.
     maxConcurrentActivityTaskExecutions: runtime.activitySlots ?? DEFAULT_ACTIVITY_SLOTS,
-    // Calls in flight are cancelled at once on shutdown (and retried elsewhere); this bounds the rest, so SIGTERM stops a worker within 10 s.
-    shutdownForceTime: '8 seconds',
+    // Calls in flight are cancelled at once on shutdown (and retried elsewhere); this bounds the rest, so SIGTERM stops a worker, and lev run with its embedded server, within 10 s.
+    shutdownForceTime: '5 seconds',
     ...(opts.identity ? { identity: opts.identity } : {}),
   });
   return { worker, connection };

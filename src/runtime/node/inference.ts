@@ -7,7 +7,7 @@
 
 import { type BlobStore, toContent } from '../../blobs/index.js';
 import type { Blueprint } from '../../blueprint/types.js';
-import { type Content, type PromptMessage, replyLimit, type ToolCall } from '../../context/index.js';
+import { type Content, type PromptMessage, replyLimit } from '../../context/index.js';
 import { renderPrompt } from '../../context/render.js';
 import {
   SUBMIT_OUTPUT,
