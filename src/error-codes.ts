@@ -259,6 +259,7 @@ export const RUNTIME_CODES = {
   'server-exited': { surface: 'cli', meaning: 'The Temporal dev server exited while starting.' },
   'server-timeout': { surface: 'cli', meaning: 'The Temporal dev server did not answer in time.' },
   'port-busy': { surface: 'cli', meaning: 'A port the dev server needs is in use.' },
+  'events-unreadable': { surface: 'cli', meaning: 'The events file of `lev context simulate` cannot be read.' },
   'temporal-cli-not-found': { surface: 'cli', meaning: 'The Temporal CLI could not be found or installed.' },
   'workdir-not-a-directory': { surface: 'cli', meaning: '`--workdir` names a file, not a directory.' },
   'blobs-bad-store': {

@@ -9,7 +9,6 @@ import type { TableReader } from './fields.js';
 /** Top-level tables, with what is lost without them. */
 export const UNBUILT_TOP_KEYS: Readonly<Record<string, string>> = {
   mcp_servers: 'MCP servers are not started, so their tools are not offered',
-  sandbox: 'tools run in the working directory, not in a sandbox',
   taint_tracking: 'data flow is not tracked',
   dependencies: 'the machine is not checked for these dependencies',
   nudge: 'a stage that answers without tool calls is not nudged',
