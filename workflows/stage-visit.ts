@@ -4,7 +4,7 @@
  * from `src/runtime/visit.ts`. Workflow code: the order of activities and
  * operations here is what recorded histories replay.
  */
-import { ActivityFailure, ApplicationFailure, log } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, condition, log } from '@temporalio/workflow';
 import type { StageDef } from '../src/blueprint/types.js';
 import type { ToolCall } from '../src/context/index.js';
 import { pathToolHint } from '../src/context/routing.js';
@@ -29,6 +29,7 @@ import {
   trackedPointer,
 } from '../src/runtime/index.js';
 import { fallbackDetail, MODEL_FALLBACK } from '../src/runtime/model-fallback.js';
+import { afterPlainReply, interactiveReply } from '../src/runtime/stage-modes.js';
 import { onToolQueue } from '../src/runtime/tool-queue.js';
 import { isGranted, notGrantedResult } from '../src/tools/grants.js';
 import { isContextTool } from '../src/tools/names.js';
@@ -47,6 +48,8 @@ export class StageVisit {
   finalContent: StageOutcome['finalContent'] = '';
   /** An interactive stage waits here for a person's reply (the `message` signal). */
   waiting = false;
+  /** Replies of a person the `message` signal delivered, oldest first. */
+  readonly inbox: string[] = [];
 
   constructor(
     readonly input: StageInput,
@@ -130,6 +133,33 @@ export class StageVisit {
       region: 'conversation',
       entry: { content: text, tokens: await this.driver.count(text), kind: 'user', runtime: true },
     });
+  }
+
+  /**
+   * After a reply without tool calls: true when the stage ends; otherwise an
+   * output stage is reminded of its answer, or an interactive one waits for a
+   * person, and the stage goes on.
+   */
+  async afterPlainReply(): Promise<boolean> {
+    const step = afterPlainReply(this.def, this.facts);
+    if (step.kind === 'end') return true;
+    if (step.kind === 'forced') {
+      await this.driver.apply({ kind: 'diagnostic', code: 'output-forced', severity: 'warning', detail: step.detail });
+      return true;
+    }
+    if (step.kind === 'remind') this.facts = { ...this.facts, outputReminders: (this.facts.outputReminders ?? 0) + 1 };
+    if (step.kind === 'wait') {
+      this.waiting = true;
+      await condition(() => this.inbox.length > 0);
+      this.waiting = false;
+    }
+    const next =
+      step.kind === 'wait'
+        ? interactiveReply(this.inbox.shift() ?? '')
+        : { kind: 'continue' as const, text: step.text };
+    if (next.kind === 'end') return true;
+    await this.tell(next.text);
+    return false;
   }
 
   /** The maintenance point before an inference: compaction, the cascade, a snapshot when the log is long. */

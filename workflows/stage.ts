@@ -9,7 +9,6 @@
  */
 import {
   ApplicationFailure,
-  condition,
   continueAsNew,
   defineQuery,
   defineSignal,
@@ -19,7 +18,7 @@ import {
 } from '@temporalio/workflow';
 import type { Progress, StageInput, StageOutcome } from '../src/runtime/index.js';
 import { inferenceFailedNote, STAGE_KEY, stopReason } from '../src/runtime/index.js';
-import { afterPlainReply, endsWithOutput, interactiveReply } from '../src/runtime/stage-modes.js';
+import { endsWithOutput } from '../src/runtime/stage-modes.js';
 import { StageVisit } from './stage-visit.js';
 
 export const stageProgressQuery = defineQuery<Progress>('progress');
@@ -34,8 +33,7 @@ export async function stageWorkflow(input: StageInput): Promise<StageOutcome> {
   const visit = new StageVisit(input, def);
   upsertSearchAttributes([{ key: STAGE_KEY, value: def.name }]);
   setHandler(stageProgressQuery, () => visit.progress());
-  const inbox: string[] = [];
-  setHandler(messageSignal, (text) => void inbox.push(text));
+  setHandler(messageSignal, (text) => void visit.inbox.push(text));
 
   for (;;) {
     const stop = stopReason(def, visit.limits, visit.facts, visit.visitTurns, Date.now());
@@ -54,30 +52,9 @@ export async function stageWorkflow(input: StageInput): Promise<StageOutcome> {
       await visit.note(inferenceFailedNote(def.name, reply.failed));
       return visit.outcome('error', reply.failed);
     }
+    // A reply without tool calls ends the stage, unless its mode asks for an answer or a person.
     if (!(await visit.storeReply(reply))) {
-      // A reply without tool calls ends the stage, unless its mode asks for an answer or a person.
-      const step = afterPlainReply(def, visit.facts);
-      if (step.kind === 'end') return visit.outcome('completed');
-      if (step.kind === 'forced') {
-        await visit.driver.apply({
-          kind: 'diagnostic',
-          code: 'output-forced',
-          severity: 'warning',
-          detail: step.detail,
-        });
-        return visit.outcome('completed');
-      }
-      if (step.kind === 'remind')
-        visit.facts = { ...visit.facts, outputReminders: (visit.facts.outputReminders ?? 0) + 1 };
-      if (step.kind === 'wait') {
-        visit.waiting = true;
-        await condition(() => inbox.length > 0);
-        visit.waiting = false;
-      }
-      const next =
-        step.kind === 'wait' ? interactiveReply(inbox.shift() ?? '') : { kind: 'continue' as const, text: step.text };
-      if (next.kind === 'end') return visit.outcome('completed');
-      await visit.tell(next.text);
+      if (await visit.afterPlainReply()) return visit.outcome('completed');
       continue;
     }
     await visit.answerCalls(reply);
