@@ -315,9 +315,8 @@ describe('OpenAI-compatible failures', () => {
   });
 
   it('maps a server that never answers to a retryable timeout', async () => {
-    const started = Date.now();
+    // A hang that the 300 ms deadline did not end would outlast the test's own timeout.
     const err = await failureOf({ hang: true }, { LEVIATH_PROVIDER_TIMEOUT_MS: '300' });
-    expect(Date.now() - started).toBeLessThan(5000);
     expect(err.kind).toBe('timeout');
     expect(err.retryable).toBe(true);
     expect(err.message).toMatch(/300 ms/);

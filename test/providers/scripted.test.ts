@@ -159,13 +159,12 @@ describe('scripted turns', () => {
     const t0 = Date.now();
     await scripted.infer(request('scripted:slow'));
     expect(Date.now() - t0).toBeGreaterThanOrEqual(55);
+    // Without the abort the 5 s turn would answer instead of rejecting.
     const ctrl = new AbortController();
     setTimeout(() => ctrl.abort(new Error('cancelled')), 30);
-    const t1 = Date.now();
     await expect(scripted.infer(request('scripted:slow', { turn: 1 }), { signal: ctrl.signal })).rejects.toThrow(
       'cancelled',
     );
-    expect(Date.now() - t1).toBeLessThan(2000);
     unregisterScript('slow');
   });
 

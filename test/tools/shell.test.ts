@@ -27,9 +27,8 @@ describe('shell', () => {
   });
 
   it('stops a command at its timeout and keeps the output so far', async () => {
-    const started = Date.now();
+    // Not stopped, the 20 s sleep would outlast the test's own timeout.
     const out = await dispatchTool('shell', { command: 'echo early; sleep 20; echo late', timeout_secs: 1 }, box.ctx());
-    expect(Date.now() - started).toBeLessThan(5000);
     expect(out.code).toBe('shell-timeout');
     expect(out.content).toContain('stopped after 1 s');
     expect(out.content).toContain('early');
@@ -42,9 +41,8 @@ describe('shell', () => {
   });
 
   it('does not wait for background processes that keep the pipes open', async () => {
-    const started = Date.now();
-    const out = await dispatchTool('shell', { command: 'sleep 20 & echo done' }, box.ctx());
-    expect(Date.now() - started).toBeLessThan(5000);
+    // Waiting for the background sleep would outlast the test's own timeout.
+    const out = await dispatchTool('shell', { command: 'sleep 60 & echo done' }, box.ctx());
     expect(out.content).toContain('done');
   });
 
