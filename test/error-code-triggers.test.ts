@@ -103,6 +103,23 @@ describe('tool codes', () => {
     expect(out.content).not.toContain(SECRET);
   });
 
+  it('path-changed, when a folder on the path becomes a symbolic link after the path was checked', async () => {
+    const granted = join(box.root, 'granted-dir');
+    mkdirSync(join(granted, 'logs'), { recursive: true });
+    writeFileSync(join(granted, 'logs', 'app.log'), 'granted\n');
+    const readPolicy = {
+      ...NO_READ_PATHS,
+      allows: (real: string) => {
+        renameSync(join(granted, 'logs'), join(granted, 'logs.old'));
+        symlinkSync(box.secret, join(granted, 'logs'));
+        return real.startsWith(`${granted}/`);
+      },
+    };
+    const out = await dispatchTool('read_file', { path: join(granted, 'logs', 'app.log') }, box.ctx({ readPolicy }));
+    expect(out.code).toBe('path-changed');
+    expect(out.content).not.toContain(SECRET);
+  });
+
   it('file-unreadable, when the process has no file descriptor left to open it with', () => {
     // Permissions cannot refuse root, but the descriptor table refuses everyone: a child process with a
     // small limit fills its table, then asks read_file for an ordinary file.

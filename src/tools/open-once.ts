@@ -120,7 +120,15 @@ async function openNoFollow(real: string, flags: number): Promise<FileHandle> {
   let dir = await open('/', O_RDONLY | O_DIRECTORY);
   try {
     for (const part of parts) {
-      const next = await open(fdPath(dir, part), O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
+      let next: FileHandle;
+      try {
+        next = await open(fdPath(dir, part), O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
+      } catch (err) {
+        // Every folder of a canonical path was a real directory when it was checked: one that is a
+        // link (ENOTDIR under O_NOFOLLOW) or gone has been swapped since, which is a changed path.
+        if ((err as NodeJS.ErrnoException).code === 'ENOTDIR') throw Object.assign(err as Error, { code: 'ELOOP' });
+        throw err;
+      }
       await dir.close();
       dir = next;
     }
