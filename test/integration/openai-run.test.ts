@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { temporal } from '@temporalio/proto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectClient } from './helpers.js';
-import { runAgent, startRuntime, type TestRuntime, tempDir, writeBlueprint } from './run-helpers.js';
+import { runAgent, scopedEnv, startRuntime, type TestRuntime, tempDir, writeBlueprint } from './run-helpers.js';
 
 const KEY = 'sk-it-7d3e91c4a2b85f60e1d9';
 
@@ -100,15 +100,14 @@ describe('a run on the OpenAI-compatible provider', () => {
     received.length = 0;
     replies = script;
   };
-  const saved = { base: process.env.OPENAI_BASE_URL, key: process.env.OPENAI_API_KEY };
+  const vars = scopedEnv();
   let server: Server;
   let conn: Awaited<ReturnType<typeof connectClient>>;
   let rt: TestRuntime;
 
   beforeAll(async () => {
     server = await startServer(received, () => replies);
-    process.env.OPENAI_BASE_URL = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
-    process.env.OPENAI_API_KEY = KEY;
+    vars.set({ OPENAI_BASE_URL: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`, OPENAI_API_KEY: KEY });
     conn = await connectClient();
     rt = await startRuntime(conn.client);
   });
@@ -116,13 +115,7 @@ describe('a run on the OpenAI-compatible provider', () => {
     await rt?.stop();
     await conn?.connection.close();
     await new Promise((r) => server?.close(r));
-    for (const [name, value] of [
-      ['OPENAI_BASE_URL', saved.base],
-      ['OPENAI_API_KEY', saved.key],
-    ] as const) {
-      if (value === undefined) delete process.env[name];
-      else process.env[name] = value;
-    }
+    vars.restore();
   });
 
   it('researches, writes the answer, reports usage, and keeps the key out of history', async () => {

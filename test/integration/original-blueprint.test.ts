@@ -19,6 +19,7 @@ import { connectClient } from './helpers.js';
 import {
   runAgent,
   saveHistories,
+  scopedEnv,
   scriptedModel,
   startRuntime,
   type TestRuntime,
@@ -54,20 +55,18 @@ async function activityResults(rt: TestRuntime, workflowId: string): Promise<str
 
 describe('a blueprint written for the original Leviath', () => {
   const received: IncomingHttpHeaders[] = [];
-  const saved = {
-    base: process.env.OPENAI_BASE_URL,
-    key: process.env.OPENAI_API_KEY,
-    anthropic: process.env.ANTHROPIC_API_KEY,
-  };
+  const vars = scopedEnv();
   let server: Server;
   let conn: Awaited<ReturnType<typeof connectClient>>;
   let rt: TestRuntime;
 
   beforeAll(async () => {
     server = await rejectingServer(received);
-    process.env.OPENAI_BASE_URL = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
-    process.env.OPENAI_API_KEY = KEY;
-    delete process.env.ANTHROPIC_API_KEY;
+    vars.set({
+      OPENAI_BASE_URL: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`,
+      OPENAI_API_KEY: KEY,
+      ANTHROPIC_API_KEY: undefined,
+    });
     conn = await connectClient();
     rt = await startRuntime(conn.client);
   });
@@ -75,14 +74,7 @@ describe('a blueprint written for the original Leviath', () => {
     await rt?.stop();
     await conn?.connection.close();
     await new Promise((r) => server?.close(r));
-    for (const [name, value] of [
-      ['OPENAI_BASE_URL', saved.base],
-      ['OPENAI_API_KEY', saved.key],
-      ['ANTHROPIC_API_KEY', saved.anthropic],
-    ] as const) {
-      if (value === undefined) delete process.env[name];
-      else process.env[name] = value;
-    }
+    vars.restore();
   });
 
   it('falls back past a rejected key, refuses an invalid answer, and ends with the valid one', async () => {

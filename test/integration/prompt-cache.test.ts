@@ -12,7 +12,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BEGIN_MESSAGE } from '../../src/context/render.js';
-import { runAgent, tempDir, useRuntime, writeBlueprint } from './run-helpers.js';
+import { runAgent, scopedEnv, tempDir, useRuntime, writeBlueprint } from './run-helpers.js';
 
 interface Body {
   prompt_cache_key?: string;
@@ -39,7 +39,7 @@ const cachedAt = (i: number) => 40 * i;
 
 describe('prompt caching on the OpenAI-compatible provider', () => {
   const received: Body[] = [];
-  const saved = { base: process.env.OPENAI_BASE_URL, key: process.env.OPENAI_API_KEY };
+  const vars = scopedEnv();
   let server: Server;
 
   beforeAll(async () => {
@@ -77,19 +77,15 @@ describe('prompt caching on the OpenAI-compatible provider', () => {
       });
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    process.env.OPENAI_BASE_URL = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
-    process.env.OPENAI_API_KEY = 'sk-cache-test';
+    vars.set({
+      OPENAI_BASE_URL: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`,
+      OPENAI_API_KEY: 'sk-cache-test',
+    });
   });
   const env = useRuntime();
   afterAll(async () => {
     await new Promise((r) => server?.close(r));
-    for (const [name, value] of [
-      ['OPENAI_BASE_URL', saved.base],
-      ['OPENAI_API_KEY', saved.key],
-    ] as const) {
-      if (value === undefined) delete process.env[name];
-      else process.env[name] = value;
-    }
+    vars.restore();
   });
 
   it('appends every turn, keeps the block order, sends one cache key and reports cached tokens', async () => {

@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Reply, startWireServer, type WireServer } from '../providers/wire-server.js';
-import { runAgent, useRuntime, writeBlueprint } from './run-helpers.js';
+import { runAgent, scopedEnv, useRuntime, writeBlueprint } from './run-helpers.js';
 
 function completion(message: Record<string, unknown>, finish = 'stop') {
   return {
@@ -32,11 +32,7 @@ available_tools = ["write_file"]
 
 describe('a run against a faulty provider', () => {
   const env = useRuntime();
-  const saved = {
-    base: process.env.OPENAI_BASE_URL,
-    key: process.env.OPENAI_API_KEY,
-    timeout: process.env.LEVIATH_PROVIDER_TIMEOUT_MS,
-  };
+  const vars = scopedEnv();
   let server: WireServer;
   let replies: Reply[] = [];
   const serve = (script: Reply[]) => {
@@ -46,20 +42,15 @@ describe('a run against a faulty provider', () => {
 
   beforeAll(async () => {
     server = await startWireServer(() => replies.shift() ?? { json: completion({ content: 'Done.' }) });
-    process.env.OPENAI_BASE_URL = `${server.url}/v1`;
-    process.env.OPENAI_API_KEY = 'sk-faults-0123456789abcdef';
-    process.env.LEVIATH_PROVIDER_TIMEOUT_MS = '1500';
+    vars.set({
+      OPENAI_BASE_URL: `${server.url}/v1`,
+      OPENAI_API_KEY: 'sk-faults-0123456789abcdef',
+      LEVIATH_PROVIDER_TIMEOUT_MS: '1500',
+    });
   });
   afterAll(async () => {
     await server?.close();
-    for (const [name, value] of [
-      ['OPENAI_BASE_URL', saved.base],
-      ['OPENAI_API_KEY', saved.key],
-      ['LEVIATH_PROVIDER_TIMEOUT_MS', saved.timeout],
-    ] as const) {
-      if (value === undefined) delete process.env[name];
-      else process.env[name] = value;
-    }
+    vars.restore();
   });
 
   it('gives up on a stalled answer after the deadline and retries the call', async () => {

@@ -146,3 +146,27 @@ export async function saveHistories(client: Client, runId: string): Promise<void
     );
   }
 }
+
+/**
+ * Environment variables a describe block sets for its runs (a provider's base URL and key, say):
+ * `set` remembers each variable's first value, `restore` puts them all back (unset where they were).
+ */
+export function scopedEnv(): { set(vars: Record<string, string | undefined>): void; restore(): void } {
+  const saved = new Map<string, string | undefined>();
+  return {
+    set(vars) {
+      for (const [name, value] of Object.entries(vars)) {
+        if (!saved.has(name)) saved.set(name, process.env[name]);
+        if (value === undefined) delete process.env[name];
+        else process.env[name] = value;
+      }
+    },
+    restore() {
+      for (const [name, value] of saved) {
+        if (value === undefined) delete process.env[name];
+        else process.env[name] = value;
+      }
+      saved.clear();
+    },
+  };
+}
