@@ -127,3 +127,6 @@ export const CHEAP = namesWith('cheap');
 export const GETTERS = namesWith('getter');
 export const SHIFTING = namesWith('shifting');
 export const STRING_MUTATORS = namesWith('mutatesString');
+
+/** What a per-type built-in table answers when no built-in of that name takes these arguments. */
+export const NOT_FOUND = Symbol('not-found');

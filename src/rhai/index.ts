@@ -8,8 +8,9 @@
 
 import type { FnDef, Node } from './ast.js';
 import { RhaiFault } from './errors.js';
-import { Interp, Scope } from './interp.js';
+import { Interp } from './interp.js';
 import { fnKey, parseProgram } from './parser.js';
+import { Scope } from './scope.js';
 import { ConversionError, fromJs, toJs } from './values.js';
 
 export interface RhaiError {
