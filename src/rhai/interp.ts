@@ -3,7 +3,8 @@
 import type { FnDef, Node, Pos } from './ast.js';
 import { BUILTIN_NAMES, GETTERS, STRING_MUTATORS } from './builtin-table.js';
 import { builtin } from './builtins.js';
-import { type LimitName, RhaiFault } from './errors.js';
+import { RhaiFault } from './errors.js';
+import { Guard, type RhaiLimits } from './limits.js';
 import { MutationScan } from './mutation.js';
 import { binOp } from './operators.js';
 import { fnKey, isAssignable } from './parser.js';
@@ -26,80 +27,23 @@ import {
   work,
 } from './values.js';
 
-export interface RhaiLimits {
-  maxOperations: number;
-  maxCallDepth: number;
-  maxStringSize: number;
-  maxArraySize: number;
-  maxMapSize: number;
-}
-
 const FRESH = new Set(['lit', 'arr', 'map', 'tmpl', 'closure']);
 
-export class Interp {
-  ops = 0;
-  depth = 0;
+export class Interp extends Guard {
   private readonly fnNames: Set<string>;
   /** Faults being handled by enclosing catch blocks, for a bare `throw;`. */
   private readonly caught: RhaiFault[] = [];
   private readonly mutation: MutationScan;
   last: Pos = { l: 0, c: 0 };
-  logChars = 0;
-  readonly logs: string[] = [];
 
   constructor(
     readonly fns: Map<string, FnDef>,
-    readonly limits: RhaiLimits,
+    limits: RhaiLimits,
   ) {
-    work.n = 0;
+    super(limits);
     resetStringCaches();
     this.fnNames = new Set([...fns.values()].map((d) => d.name));
     this.mutation = new MutationScan(fns);
-  }
-
-  // ---------------------------------------------------------------- errors
-
-  err(msg: string, at: Pos): RhaiFault {
-    return new RhaiFault('rhai-runtime', msg, at.l, at.c);
-  }
-  limit(limit: LimitName, msg: string, at: Pos): RhaiFault {
-    return new RhaiFault('rhai-limit', msg, at.l, at.c, limit);
-  }
-  checkStr(s: string, at: Pos): string {
-    if (s.length > this.limits.maxStringSize)
-      throw this.limit('string-size', `String exceeds the maximum size of ${this.limits.maxStringSize} characters`, at);
-    return s;
-  }
-  checkArr(a: Value[], at: Pos): Value[] {
-    if (a.length > this.limits.maxArraySize)
-      throw this.limit('array-size', `Array exceeds the maximum size of ${this.limits.maxArraySize} elements`, at);
-    return a;
-  }
-  checkMap(m: RMap, at: Pos): RMap {
-    if (m.size > this.limits.maxMapSize)
-      throw this.limit('map-size', `Object map exceeds the maximum size of ${this.limits.maxMapSize} properties`, at);
-    return m;
-  }
-  checkSize(v: Value, at: Pos): void {
-    if (typeof v === 'string') this.checkStr(v, at);
-    else if (Array.isArray(v)) this.checkArr(v, at);
-    else if (v instanceof Map) this.checkMap(v, at);
-  }
-
-  /** Size checks for a value built outside the evaluator (parse_json). */
-  checkDeep(v: Value, at: Pos): void {
-    work.n++;
-    this.checkSize(v, at);
-    if (Array.isArray(v)) for (const x of v) this.checkDeep(x, at);
-    else if (v instanceof Map) for (const x of v.values()) this.checkDeep(x, at);
-  }
-
-  log(line: string): void {
-    if (this.logChars > this.limits.maxStringSize) return;
-    this.logChars += line.length;
-    if (this.logChars > this.limits.maxStringSize)
-      this.logs.push('[log truncated: output exceeded the maximum string size]');
-    else this.logs.push(line);
   }
 
   // ---------------------------------------------------------------- entry points
@@ -196,9 +140,7 @@ export class Interp {
   }
 
   eval(n: Node, f: Frame): Value {
-    if (++this.ops + (work.n >> 6) > this.limits.maxOperations) {
-      throw this.limit('operations', `Script exceeded the maximum of ${this.limits.maxOperations} operations`, n);
-    }
+    this.countOperation(n);
     this.last = n;
     switch (n.k) {
       case 'lit':
