@@ -24,7 +24,7 @@ export function arrayFn(ip: Interp, name: string, a: Value[], args: Value[], at:
       break;
     case 'append':
       if (n === 2) {
-        ip.appendTo(a, a1, at);
+        appendTo(ip, a, a1, at);
         return undefined;
       }
       break;
@@ -247,4 +247,11 @@ export function arrayFn(ip: Interp, name: string, a: Value[], args: Value[], at:
 /** A predicate callback's answer: Rhai treats anything but `true` as false. */
 export function truthy(v: Value, _what: string, _at: Pos): boolean {
   return v === true;
+}
+
+/** `a += b` / `a.append(b)`: appends an array's elements (or one value), size-checked before growing. */
+export function appendTo(ip: Interp, a: Value[], v: Value, at: Pos): void {
+  const add = Array.isArray(v) ? v.slice() : [v];
+  if (a.length + add.length > ip.limits.maxArraySize) ip.checkArr(new Array(a.length + add.length), at);
+  for (const x of add) a.push(deepClone(x));
 }

@@ -1,16 +1,17 @@
 /** Tree-walking evaluator for the Rhai subset. Pure: no I/O, no clock, no randomness. */
 
 import type { FnDef, Node, Pos } from './ast.js';
-import { BUILTIN_NAMES, GETTERS, STRING_MUTATORS } from './builtin-table.js';
+import { BUILTIN_NAMES, STRING_MUTATORS } from './builtin-table.js';
 import { builtin } from './builtins.js';
 import { RhaiFault } from './errors.js';
 import { Guard, type RhaiLimits } from './limits.js';
 import { MutationScan } from './mutation.js';
 import { binOp } from './operators.js';
 import { fnKey, isAssignable } from './parser.js';
+import { evalAssign, getIndex, getProp, setPlace } from './places.js';
 import { norm } from './scalars.js';
 import { BreakSig, CONTINUE, type Frame, ReturnSig, Scope } from './scope.js';
-import { resetStringCaches, strChars } from './strings.js';
+import { resetStringCaches } from './strings.js';
 import {
   Cell,
   deepClone,
@@ -206,12 +207,12 @@ export class Interp extends Guard {
       case 'prop': {
         const o = this.eval(n.obj, f);
         if (n.safe && o === undefined) return undefined;
-        return this.getProp(o, n.name, n);
+        return getProp(this, o, n.name, n);
       }
       case 'index': {
         const o = this.eval(n.obj, f);
         if (n.safe && o === undefined) return undefined;
-        return this.getIndex(o, this.eval(n.idx, f), n);
+        return getIndex(this, o, this.eval(n.idx, f), n);
       }
       case 'call':
         return this.evalCall(n, f);
@@ -266,7 +267,7 @@ export class Interp extends Guard {
         return undefined;
       }
       case 'assign':
-        this.evalAssign(n, f);
+        evalAssign(this, n, f);
         return undefined;
       case 'break':
         throw new BreakSig(n.value ? this.storeVal(n.value, f) : undefined);
@@ -399,154 +400,6 @@ export class Interp extends Guard {
     return dflt ? this.eval(dflt, f) : undefined;
   }
 
-  // ---------------------------------------------------------------- places
-
-  evalAssign(n: Extract<Node, { k: 'assign' }>, f: Frame): void {
-    if (n.op === null) {
-      this.setPlace(n.target, this.storeVal(n.value, f), f, n);
-      return;
-    }
-    const cur = this.eval(n.target, f);
-    const rhs = this.eval(n.value, f);
-    if (n.op === '+' && Array.isArray(cur)) {
-      // in-place append, as Rhai does
-      this.appendTo(cur, rhs, n);
-      return;
-    }
-    if (n.op === '+' && cur instanceof Map && rhs instanceof Map) {
-      for (const [k, x] of rhs) cur.set(k, deepClone(x));
-      this.checkMap(cur, n);
-      return;
-    }
-    this.setPlace(n.target, binOp(this, n.op, cur, rhs, n), f, n);
-  }
-
-  /** `a += b` / `a.append(b)`: appends an array's elements (or one value), size-checked before growing. */
-  appendTo(a: Value[], v: Value, at: Pos): void {
-    const add = Array.isArray(v) ? v.slice() : [v];
-    if (a.length + add.length > this.limits.maxArraySize) this.checkArr(new Array(a.length + add.length), at);
-    for (const x of add) a.push(deepClone(x));
-  }
-
-  setPlace(t: Node, v: Value, f: Frame, at: Pos): void {
-    switch (t.k) {
-      case 'var': {
-        const i = f.scope.find(t.name);
-        if (i < 0) throw this.err(`Variable not found: ${t.name}`, t);
-        if (f.scope.consts[i]) throw this.err(`Cannot modify constant ${t.name}`, t);
-        const cur = f.scope.vals[i];
-        if (cur instanceof Cell) cur.v = v;
-        else f.scope.vals[i] = v;
-        return;
-      }
-      case 'this':
-        if (!f.thisBox) throw this.err("'this' is only bound inside a function called in method style", t);
-        f.thisBox.v = v;
-        return;
-      case 'prop': {
-        const o = this.eval(t.obj, f);
-        if (o instanceof Map) {
-          this.ensureMutable(t.obj, f);
-          o.set(t.name, v);
-          this.checkMap(o, at);
-          return;
-        }
-        throw this.err(`Cannot set property '${t.name}' on a value of type ${typeName(o)}`, t);
-      }
-      case 'index': {
-        const o = this.eval(t.obj, f);
-        const idx = this.eval(t.idx, f);
-        this.ensureMutable(t.obj, f);
-        if (Array.isArray(o)) {
-          o[this.arrIndex(o.length, idx, t)] = v;
-          return;
-        }
-        if (o instanceof Map) {
-          o.set(this.mapKey(idx, t), v);
-          this.checkMap(o, at);
-          return;
-        }
-        if (typeof o === 'string') {
-          if (!(v instanceof RChar))
-            throw this.err(`Only a character can be assigned into a string, not ${typeName(v)}`, t);
-          const cs = strChars(o).slice();
-          cs[this.strIndex(cs.length, idx, t)] = v.c;
-          this.setPlace(t.obj, cs.join(''), f, at);
-          return;
-        }
-        throw this.err(`Cannot index into a value of type ${typeName(o)}`, t);
-      }
-      default:
-        throw this.err('Expression cannot be assigned to', t);
-    }
-  }
-
-  /** Writing through a constant's container is an error too. */
-  ensureMutable(t: Node, f: Frame): void {
-    let r = t;
-    while (r.k === 'prop' || r.k === 'index') r = r.obj;
-    if (r.k === 'var') {
-      const i = f.scope.find(r.name);
-      if (i >= 0 && f.scope.consts[i]) throw this.err(`Cannot modify constant ${r.name}`, r);
-    }
-  }
-
-  arrIndex(len: number, idx: Value, at: Pos): number {
-    if (typeof idx !== 'number') throw this.err(`Array index must be an integer, not ${typeName(idx)}`, at);
-    const i = idx < 0 ? len + idx : idx;
-    if (i < 0 || i >= len)
-      throw this.err(`Array index ${idx} out of bounds: only ${len} element${len === 1 ? '' : 's'} in array`, at);
-    return i;
-  }
-
-  strIndex(len: number, idx: Value, at: Pos): number {
-    if (typeof idx !== 'number') throw this.err(`String index must be an integer, not ${typeName(idx)}`, at);
-    const i = idx < 0 ? len + idx : idx;
-    if (i < 0 || i >= len)
-      throw this.err(`String index ${idx} out of bounds: only ${len} character${len === 1 ? '' : 's'} in string`, at);
-    return i;
-  }
-
-  mapKey(idx: Value, at: Pos): string {
-    if (typeof idx === 'string') return idx;
-    if (idx instanceof RChar) return idx.c;
-    throw this.err(`Object map key must be a string, not ${typeName(idx)}`, at);
-  }
-
-  getIndex(o: Value, idx: Value, at: Pos): Value {
-    if (Array.isArray(o)) return o[this.arrIndex(o.length, idx, at)];
-    if (o instanceof Map) return o.get(this.mapKey(idx, at));
-    if (typeof o === 'string') {
-      const cs = strChars(o);
-      if (idx instanceof RRange) {
-        // `s[1..3]`: the characters in the range, as in Rhai
-        const start = Math.max(0, idx.start);
-        const end = Math.min(cs.length, idx.inclusive ? idx.end + 1 : idx.end);
-        return start >= end ? '' : cs.slice(start, end).join('');
-      }
-      return new RChar(cs[this.strIndex(cs.length, idx, at)]!);
-    }
-    if (typeof o === 'number' && typeof idx === 'number') {
-      if (idx < 0 || idx >= 64) throw this.err(`Bit index ${idx} out of bounds`, at);
-      return ((BigInt(o) >> BigInt(idx)) & 1n) === 1n;
-    }
-    throw this.err(`Cannot index into a value of type ${typeName(o)}`, at);
-  }
-
-  getProp(o: Value, name: string, at: Pos): Value {
-    if (o instanceof Map) return o.get(name);
-    if (o instanceof RFnPtr && name === 'name') return o.name;
-    // Rhai's property getters on built-in types
-    if (GETTERS.has(name) && o !== undefined) {
-      try {
-        return builtin(this, name, [o], at);
-      } catch (e) {
-        if (!(e instanceof RhaiFault) || !e.msg.startsWith('Function not found')) throw e;
-      }
-    }
-    throw this.err(`Unknown property '${name}' - a getter is not registered for type '${typeName(o)}'`, at);
-  }
-
   // ---------------------------------------------------------------- calls
 
   evalArgs(args: Node[], f: Frame): Value[] {
@@ -586,7 +439,7 @@ export class Interp extends Guard {
     if (def) {
       const box = { v: recv };
       const r = this.callScript(def, this.cloneArgs(n.args, args), box, n);
-      if (box.v !== recv && isAssignable(n.obj)) this.setPlace(n.obj, box.v, f, n);
+      if (box.v !== recv && isAssignable(n.obj)) setPlace(this, n.obj, box.v, f, n);
       return r;
     }
     if (recv instanceof Map) {
@@ -601,7 +454,7 @@ export class Interp extends Guard {
     if (typeof recv === 'string' && STRING_MUTATORS.has(n.name)) {
       const r = builtin(this, n.name, all, n);
       this.checkSize(r, n);
-      if (isAssignable(n.obj)) this.setPlace(n.obj, r, f, n);
+      if (isAssignable(n.obj)) setPlace(this, n.obj, r, f, n);
       return r;
     }
     if (!BUILTIN_NAMES.has(n.name) && this.fns.has(n.key1)) {
@@ -613,10 +466,6 @@ export class Interp extends Guard {
     this.checkSize(recv, n);
     return r;
   }
-
-  // ---------------------------------------------------------------- operators
-
-  // ---------------------------------------------------------------- built-in functions
 }
 
 /** What `catch (e)` sees for an engine error: Rhai's error object map. */

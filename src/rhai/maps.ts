@@ -4,7 +4,7 @@ import type { Pos } from './ast.js';
 import { NOT_FOUND } from './builtin-table.js';
 import type { Interp } from './interp.js';
 import { contains } from './operators.js';
-import { deepClone, type RMap, sortedKeys, type Value } from './values.js';
+import { deepClone, RChar, type RMap, sortedKeys, typeName, type Value } from './values.js';
 
 export function mapFn(ip: Interp, name: string, m: RMap, args: Value[], at: Pos): Value | typeof NOT_FOUND {
   const n = args.length;
@@ -24,18 +24,18 @@ export function mapFn(ip: Interp, name: string, m: RMap, args: Value[], at: Pos)
       break;
     case 'remove':
       if (n === 2) {
-        const k = ip.mapKey(a1, at);
+        const k = mapKey(ip, a1, at);
         const v = m.get(k);
         m.delete(k);
         return v;
       }
       break;
     case 'get':
-      if (n === 2) return m.get(ip.mapKey(a1, at));
+      if (n === 2) return m.get(mapKey(ip, a1, at));
       break;
     case 'set':
       if (n === 3) {
-        m.set(ip.mapKey(a1, at), deepClone(args[2]));
+        m.set(mapKey(ip, a1, at), deepClone(args[2]));
         ip.checkMap(m, at);
         return undefined;
       }
@@ -56,4 +56,10 @@ export function mapFn(ip: Interp, name: string, m: RMap, args: Value[], at: Pos)
       break;
   }
   return NOT_FOUND;
+}
+
+export function mapKey(ip: Interp, idx: Value, at: Pos): string {
+  if (typeof idx === 'string') return idx;
+  if (idx instanceof RChar) return idx.c;
+  throw ip.err(`Object map key must be a string, not ${typeName(idx)}`, at);
 }
