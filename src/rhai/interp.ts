@@ -1,14 +1,14 @@
 /** Tree-walking evaluator for the Rhai subset. Pure: no I/O, no clock, no randomness. */
 
-import type { FnDef, Node, Pos } from './ast.js';
-import { BUILTIN_NAMES, STRING_MUTATORS } from './builtin-table.js';
+import { type FnDef, FRESH, type Node, type Pos } from './ast.js';
 import { builtin } from './builtins.js';
+import { evalCall, evalMethod } from './calls.js';
 import { RhaiFault } from './errors.js';
 import { Guard, type RhaiLimits } from './limits.js';
 import { MutationScan } from './mutation.js';
 import { binOp } from './operators.js';
-import { fnKey, isAssignable } from './parser.js';
-import { evalAssign, getIndex, getProp, setPlace } from './places.js';
+import { fnKey } from './parser.js';
+import { evalAssign, getIndex, getProp } from './places.js';
 import { norm } from './scalars.js';
 import { BreakSig, CONTINUE, type Frame, ReturnSig, Scope } from './scope.js';
 import { resetStringCaches } from './strings.js';
@@ -27,8 +27,6 @@ import {
   valuesEqual,
   work,
 } from './values.js';
-
-const FRESH = new Set(['lit', 'arr', 'map', 'tmpl', 'closure']);
 
 export class Interp extends Guard {
   private readonly fnNames: Set<string>;
@@ -215,9 +213,9 @@ export class Interp extends Guard {
         return getIndex(this, o, this.eval(n.idx, f), n);
       }
       case 'call':
-        return this.evalCall(n, f);
+        return evalCall(this, n, f);
       case 'method':
-        return this.evalMethod(n, f);
+        return evalMethod(this, n, f);
       case 'closure': {
         const captured = new Map<string, Cell>();
         for (const name of n.captures) {
@@ -398,73 +396,6 @@ export class Interp extends Guard {
       if (hit && (!c.cond || this.evalBool(c.cond, f, 'A switch case condition'))) return this.eval(c.body, f);
     }
     return dflt ? this.eval(dflt, f) : undefined;
-  }
-
-  // ---------------------------------------------------------------- calls
-
-  evalArgs(args: Node[], f: Frame): Value[] {
-    const out: Value[] = new Array(args.length);
-    for (let i = 0; i < args.length; i++) out[i] = this.eval(args[i]!, f);
-    return out;
-  }
-
-  cloneArgs(nodes: Node[], vals: Value[]): Value[] {
-    for (let i = 0; i < vals.length; i++) {
-      const v = vals[i];
-      if (isObj(v) && !FRESH.has(nodes[i]!.k)) vals[i] = deepClone(v);
-    }
-    return vals;
-  }
-
-  evalCall(n: Extract<Node, { k: 'call' }>, f: Frame): Value {
-    const args = this.evalArgs(n.args, f);
-    const def = this.fns.get(n.key);
-    if (def) return this.callScript(def, this.cloneArgs(n.args, args), null, n);
-    const vi = f.scope.find(n.name);
-    if (vi >= 0) {
-      const p = f.scope.get(vi);
-      if (p instanceof RFnPtr) return this.callPtr(p, this.cloneArgs(n.args, args), n);
-    }
-    const r = builtin(this, n.name, args, n);
-    this.checkSize(r, n);
-    return r;
-  }
-
-  evalMethod(n: Extract<Node, { k: 'method' }>, f: Frame): Value {
-    const recv = this.eval(n.obj, f);
-    if (n.safe && recv === undefined) return undefined;
-    const args = this.evalArgs(n.args, f);
-    if (n.name === 'call' && recv instanceof RFnPtr) return this.callPtr(recv, this.cloneArgs(n.args, args), n);
-    const def = this.fns.get(n.key);
-    if (def) {
-      const box = { v: recv };
-      const r = this.callScript(def, this.cloneArgs(n.args, args), box, n);
-      if (box.v !== recv && isAssignable(n.obj)) setPlace(this, n.obj, box.v, f, n);
-      return r;
-    }
-    if (recv instanceof Map) {
-      const p = recv.get(n.name);
-      if (p instanceof RFnPtr) {
-        const box = { v: recv as Value };
-        return this.callPtr(p, this.cloneArgs(n.args, args), n, box);
-      }
-    }
-    const all: Value[] = [recv];
-    for (let i = 0; i < args.length; i++) all.push(args[i]);
-    if (typeof recv === 'string' && STRING_MUTATORS.has(n.name)) {
-      const r = builtin(this, n.name, all, n);
-      this.checkSize(r, n);
-      if (isAssignable(n.obj)) setPlace(this, n.obj, r, f, n);
-      return r;
-    }
-    if (!BUILTIN_NAMES.has(n.name) && this.fns.has(n.key1)) {
-      const def2 = this.fns.get(n.key1)!;
-      return this.callScript(def2, this.cloneArgs([n.obj, ...n.args], all), null, n);
-    }
-    const r = builtin(this, n.name, all, n);
-    this.checkSize(r, n);
-    this.checkSize(recv, n);
-    return r;
   }
 }
 
