@@ -53,3 +53,6 @@ export interface FnDef extends Pos {
   params: string[];
   body: Node;
 }
+
+/** Node kinds whose value is freshly built, so storing or passing it needs no copy. */
+export const FRESH: ReadonlySet<string> = new Set(['lit', 'arr', 'map', 'tmpl', 'closure']);

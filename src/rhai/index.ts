@@ -8,8 +8,10 @@
 
 import type { FnDef, Node } from './ast.js';
 import { RhaiFault } from './errors.js';
-import { Interp, Scope } from './interp.js';
+import { Interp } from './interp.js';
+import type { RhaiLimits } from './limits.js';
 import { fnKey, parseProgram } from './parser.js';
+import { Scope } from './scope.js';
 import { ConversionError, fromJs, toJs } from './values.js';
 
 export interface RhaiError {
@@ -21,13 +23,7 @@ export interface RhaiError {
   limit?: 'operations' | 'call-depth' | 'string-size' | 'array-size' | 'map-size';
 }
 
-export interface RhaiLimits {
-  maxOperations: number;
-  maxCallDepth: number;
-  maxStringSize: number;
-  maxArraySize: number;
-  maxMapSize: number;
-}
+export type { RhaiLimits };
 
 export const DEFAULT_LIMITS: RhaiLimits = Object.freeze({
   maxOperations: 100_000,
