@@ -163,6 +163,24 @@ function joinContents(entries: Entry[]): { content: string; tokens?: number } {
   return inline ? { content, tokens: entriesTokens(entries) + Math.max(0, entries.length - 1) } : { content };
 }
 
+/** The entry a `context_write` or `context_append` call asks to store: its counted content and optional key. */
+function* entryArgs(
+  region: RegionState,
+  tool: 'context_write' | 'context_append',
+  args: Args,
+  counts: ArgumentCounts,
+): EngineOp<NewEntry | Failure> {
+  const refused = notWritable(region, tool);
+  if (refused) return refused;
+  const content = text(args, 'content');
+  if (isFailure(content)) return content;
+  const key = optionalKey(args);
+  if (isFailure(key)) return key;
+  const input: NewEntry = { content, tokens: yield* argTokens('content', content, counts) };
+  if (key !== undefined) input.key = key;
+  return input;
+}
+
 function* contextWrite(
   state: RunState,
   region: RegionState,
@@ -170,14 +188,9 @@ function* contextWrite(
   env: EngineEnv,
   counts: ArgumentCounts,
 ): EngineOp<ToolResult> {
-  const refused = notWritable(region, 'context_write');
-  if (refused) return fail(refused);
-  const content = text(args, 'content');
-  if (isFailure(content)) return fail(content);
-  const key = optionalKey(args);
-  if (isFailure(key)) return fail(key);
-  const input: NewEntry = { content, tokens: yield* argTokens('content', content, counts) };
-  if (key !== undefined) input.key = key;
+  const input = yield* entryArgs(region, 'context_write', args, counts);
+  if (isFailure(input)) return fail(input);
+  const key = input.key;
   if (behaviourOf(region).entries === 'keyed') {
     const r = yield* writeEntry(state, region.name, input, env);
     if (!r.ok) return fail(r);
@@ -208,14 +221,9 @@ function* contextAppend(
   env: EngineEnv,
   counts: ArgumentCounts,
 ): EngineOp<ToolResult> {
-  const refused = notWritable(region, 'context_append');
-  if (refused) return fail(refused);
-  const content = text(args, 'content');
-  if (isFailure(content)) return fail(content);
-  const key = optionalKey(args);
-  if (isFailure(key)) return fail(key);
-  const input: NewEntry = { content, tokens: yield* argTokens('content', content, counts) };
-  if (key !== undefined) input.key = key;
+  const input = yield* entryArgs(region, 'context_append', args, counts);
+  if (isFailure(input)) return fail(input);
+  const key = input.key;
   if (behaviourOf(region).entries === 'keyed') input.appendToKey = true;
   const r = yield* writeEntry(state, region.name, input, env);
   if (!r.ok) return fail(r);
