@@ -27,6 +27,7 @@ import {
   failureCause,
   freshFacts,
   type Progress,
+  progressOf,
   type RunInput,
   type RunResult,
   regionBars,
@@ -70,20 +71,15 @@ export class AgentRun {
   }
 
   progress(): Progress {
-    const state = this.driver.state;
-    const regions = regionBars(state);
-    return {
+    return progressOf(this.driver.state, {
       runId: this.runId,
       status: this.status,
-      stage: state.stage,
+      stage: this.driver.state.stage,
       inferences: this.inferences,
       visitTurns: this.visitTurns,
-      regions,
-      window: { max: state.window.max, used: regions.reduce((a, r) => a + r.tokens, 0), gap: state.window.gap },
-      gatesForced: state.gatesForced,
       usage: this.usage,
       ...(this.childId ? { stageWorkflowId: this.childId } : {}),
-    };
+    });
   }
 
   /** The run's result (reading a blob output back as text), with the memo the Web UI lists. */

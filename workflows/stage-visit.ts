@@ -17,8 +17,8 @@ import {
   modifyingTools,
   noteTarget,
   type Progress,
+  progressOf,
   type RuntimeNote,
-  regionBars,
   type StageInput,
   type StageOutcome,
   type StuckLimits,
@@ -76,20 +76,15 @@ export class StageVisit {
   }
 
   progress(): Progress {
-    const state = this.driver.state;
-    const regions = regionBars(state);
-    return {
+    return progressOf(this.driver.state, {
       runId: this.input.runId,
       status: 'running',
       stage: this.stage,
       inferences: this.inferences,
       visitTurns: this.visitTurns,
-      regions,
-      window: { max: state.window.max, used: regions.reduce((a, r) => a + r.tokens, 0), gap: state.window.gap },
-      gatesForced: state.gatesForced,
       usage: this.usage,
       ...(this.waiting ? { waiting: 'message' as const } : {}),
-    };
+    });
   }
 
   outcome(end: StageOutcome['end'], error?: string): StageOutcome {

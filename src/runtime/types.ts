@@ -174,3 +174,15 @@ export function regionBars(state: RunState): RegionBar[] {
       entries: r.entries.length,
     }));
 }
+
+/** The progress view of a run or a stage visit: its counters, plus what the region set shows. */
+export function progressOf(state: RunState, counters: Omit<Progress, 'regions' | 'window' | 'gatesForced'>): Progress {
+  const regions = regionBars(state);
+  const used = regions.reduce((a, r) => a + r.tokens, 0);
+  return {
+    ...counters,
+    regions,
+    window: { max: state.window.max, used, gap: state.window.gap },
+    gatesForced: state.gatesForced,
+  };
+}

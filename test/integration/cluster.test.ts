@@ -23,31 +23,13 @@ import { DEFAULT_RUN_OPTIONS, type RunResult } from '../../src/runtime/types.js'
 import { followRun, startRun, type ToolWait } from '../../src/worker/client.js';
 import { toolQueueName } from '../../src/worker/tool-worker.js';
 import { startTestPg, type TestPg } from '../blobs/pg-server.js';
+import { CRASH_SCRIPT } from './fixtures/crash-script.js';
 import { connectClient } from './helpers.js';
 import { saveHistories, tempDir, writeBlueprint } from './run-helpers.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const LEV = join(ROOT, 'bin', 'lev.mjs');
 const run = promisify(execFile);
-
-const SCRIPT = `
-latency_ms = 300
-${Array.from(
-  { length: 6 },
-  (_, i) => `
-[[turns]]
-text = "Step ${i + 1}: noting progress."
-[[turns.tool_calls]]
-name = "context_append"
-arguments = { region = "notes", content = "observation ${i + 1}: ${'detail '.repeat(20)}" }
-[[turns.tool_calls]]
-name = "read_file"
-arguments = { path = "data.txt" }
-`,
-).join('')}
-[[turns]]
-text = "All steps done."
-`;
 
 const BLUEPRINT = `
 [agent]
@@ -171,7 +153,7 @@ afterAll(async () => {
 
 describe('workers with their own homes sharing the Postgres blob store', () => {
   it('finish a run whose worker was killed mid-turn, with the regions of an undisturbed run', async () => {
-    const bp = writeBlueprint(BLUEPRINT, { 'script.toml': SCRIPT });
+    const bp = writeBlueprint(BLUEPRINT, { 'script.toml': CRASH_SCRIPT });
     const workdir = workdirWithData();
     const log = join(tempDir('cluster-log'), 'served.jsonl');
     const options = { ...DEFAULT_RUN_OPTIONS, heartbeatTimeoutSecs: 2, inferenceTimeoutSecs: 60 };
@@ -218,7 +200,7 @@ describe('workers with their own homes sharing the Postgres blob store', () => {
 
 describe('tool calls on the tool queue of the workdir', () => {
   it('wait for the tool worker, then run only there, while inference runs on the shared worker', async () => {
-    const bp = writeBlueprint(BLUEPRINT, { 'script.toml': SCRIPT });
+    const bp = writeBlueprint(BLUEPRINT, { 'script.toml': CRASH_SCRIPT });
     const workdir = workdirWithData();
     const queue = `cluster-shared-${Date.now()}`;
     const toolQueue = toolQueueName(workdir);

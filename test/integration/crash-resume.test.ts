@@ -10,29 +10,11 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { DEFAULT_RUN_OPTIONS, type RunResult } from '../../src/runtime/types.js';
 import { followRun, startRun } from '../../src/worker/client.js';
+import { CRASH_SCRIPT } from './fixtures/crash-script.js';
 import { connectClient } from './helpers.js';
 import { saveHistories, tempDir, writeBlueprint } from './run-helpers.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
-
-const SCRIPT = `
-latency_ms = 300
-${Array.from(
-  { length: 6 },
-  (_, i) => `
-[[turns]]
-text = "Step ${i + 1}: noting progress."
-[[turns.tool_calls]]
-name = "context_append"
-arguments = { region = "notes", content = "observation ${i + 1}: ${'detail '.repeat(20)}" }
-[[turns.tool_calls]]
-name = "read_file"
-arguments = { path = "data.txt" }
-`,
-).join('')}
-[[turns]]
-text = "All steps done."
-`;
 
 const BLUEPRINT = `
 [agent]
@@ -111,7 +93,7 @@ describe('crash and resume', () => {
   });
 
   it('finishes on a second worker with the same region set and no completed turn served twice', async () => {
-    const bp = writeBlueprint(BLUEPRINT, { 'script.toml': SCRIPT });
+    const bp = writeBlueprint(BLUEPRINT, { 'script.toml': CRASH_SCRIPT });
     const workdir = tempDir('crash-work');
     writeFileSync(join(workdir, 'data.txt'), 'line of data\n'.repeat(400));
     const log = join(tempDir('crash-log'), 'served.jsonl');
