@@ -1,13 +1,16 @@
 /**
- * `npm run bench -- cache`: how much of each prompt a provider's prompt
- * cache can reuse. A scripted 30-turn plan session on `blueprints/coder`
- * (file reads into the compacting codebase, todos, scratch notes, one
- * compaction) drives the region engine the way a stage workflow does; every
- * turn's prompt is sent by the real OpenAI and Anthropic adapters to a local
- * recording server, and the recorded bodies are compared request to request.
+ * `npm run bench -- cache [--placement system]`: how much of each prompt a
+ * provider's prompt cache can reuse. A scripted 30-turn plan session on
+ * `blueprints/coder` (file reads into the compacting codebase, todos,
+ * scratch notes, one compaction) drives the region engine the way a stage
+ * workflow does; every turn's prompt is sent by the real OpenAI and
+ * Anthropic adapters to a local recording server, and the recorded bodies
+ * are compared request to request. `--placement system` renders every
+ * region in the system section (`[context] placement = "system"`, the 0.1
+ * layout) for comparison.
  */
 import { loadBlueprint } from '../src/blueprint/load.js';
-import type { Blueprint } from '../src/blueprint/types.js';
+import type { Blueprint, RegionDef } from '../src/blueprint/types.js';
 import { deterministicSummary } from '../src/context/deterministic-summary.js';
 import type { EngineEnv } from '../src/context/kinds/custom.js';
 import { maintain } from '../src/context/maintenance.js';
@@ -27,6 +30,7 @@ import { stageTools } from '../src/tools/grants.js';
 import { CONTEXT_TOOLS } from '../src/tools/names.js';
 import { toolSpecs } from '../src/tools/specs.js';
 import {
+  ANTHROPIC_MIN_CACHED,
   AnthropicCache,
   anthropicSegments,
   type CacheCharge,
@@ -39,9 +43,8 @@ import {
 import { type Recorded, startRecordingServer } from './recording-server.js';
 
 const OPENAI_MODEL = 'openai:gpt-4.1';
-/** The blueprint's model goes on the wire; its prices are not published, so Sonnet 4.5's stand in. */
+/** The blueprint's model, on the wire and priced (reads 0.1x, 5-minute writes 1.25x the input price). */
 const ANTHROPIC_MODEL = 'anthropic:claude-sonnet-5-5';
-const ANTHROPIC_PRICED = 'anthropic:claude-sonnet-4-5';
 const STAGE = 'plan';
 const TASK =
   'Charges are sometimes posted twice when the billing worker retries after a timeout. ' +
@@ -179,11 +182,22 @@ interface Row {
   turn: number;
   what: string;
   tokens: number;
+  /** Share of this prompt in its longest common prefix with the previous one. */
   share?: number;
   /** Best case: the whole previous request reused, so only what this request adds is new. */
   bound?: number;
+  /** Share of the previous prompt that this one repeats as its prefix. */
+  kept?: number;
   systemKept?: number;
   anthropicShare?: number;
+  /** Where this request first differs from the previous one (Anthropic blocks). */
+  firstChange?: string;
+  /**
+   * The cache reads every block before the first change: a change costs at
+   * most the blocks after it. Undefined when that prefix is under
+   * Anthropic's minimum cacheable size.
+   */
+  costsOnlyAfter?: boolean;
   openai: CacheCharge;
   anthropic: CacheCharge;
 }
@@ -204,20 +218,42 @@ function describe(turn: Turn | undefined): string {
   return `${turn.call.name} ${String(a.path ?? a.pattern ?? a.region ?? '')}`.trim();
 }
 
-export default async function run(): Promise<void> {
+/** Every region in the system section, as `[context] placement = "system"` renders it. */
+function allInSystem(bp: Blueprint): Blueprint {
+  const system = (defs: readonly RegionDef[]) =>
+    defs.map((d) => (d.placement === undefined ? d : { ...d, placement: 'system' as const }));
+  return {
+    ...bp,
+    regions: system(bp.regions),
+    stages: bp.stages.map((s) => (s.regions ? { ...s, regions: system(s.regions) } : s)),
+  };
+}
+
+/** Labels the last segment `tail` when the request ended in the tail. */
+function markTail(segments: Segment[], tail: boolean): Segment[] {
+  const last = segments[segments.length - 1];
+  if (tail && last) segments[segments.length - 1] = { ...last, label: 'tail' };
+  return segments;
+}
+
+export default async function run(args: string[] = []): Promise<void> {
   const loaded = loadBlueprint('blueprints/coder');
   if (!loaded.blueprint) throw new Error(loaded.diagnostics.map((d) => d.message).join('\n'));
+  const placement = args[0] === '--placement' ? args[1] : undefined;
+  if (placement !== undefined && placement !== 'system')
+    throw new Error(`--placement takes "system" (the 0.1 layout), not ${placement}`);
   const handler = makeSyncHandler('o200k_base', (region, entries, limit) => ({
     ok: true,
     text: deterministicSummary(region, entries, limit),
   }));
   const count = (text: string) => handler({ type: 'count', text }) as number;
-  const bp: Blueprint = {
+  const counted: Blueprint = {
     ...loaded.blueprint,
     stages: loaded.blueprint.stages.map((s) =>
       s.systemPrompt !== undefined ? { ...s, systemPromptTokens: count(s.systemPrompt) } : s,
     ),
   };
+  const bp = placement === 'system' ? allInSystem(counted) : counted;
   const env: EngineEnv = { now: 0 };
   const sync = <T>(op: EngineOp<T>): T => runSync(op, handler);
   const state = createRunState(bp);
@@ -240,6 +276,7 @@ export default async function run(): Promise<void> {
   const anthropic = getProvider(ANTHROPIC_MODEL, providerEnv);
   const tools = toolSpecs(stageTools(bp, STAGE));
   const compactions: number[] = [];
+  const tails: boolean[] = [];
 
   try {
     for (turnIndex = 0; turnIndex < SESSION.length; turnIndex++) {
@@ -247,6 +284,8 @@ export default async function run(): Promise<void> {
       const report = sync(maintain(state, bp, env));
       if (report.folds.some((f) => f.ok)) compactions.push(turnIndex + 1);
       const rendered = renderPrompt(state, bp, env, { iteration: turnIndex });
+      const last = rendered.messages[rendered.messages.length - 1];
+      tails.push(last?.role === 'user' && last.tail === true);
       const request = (model: string): InferenceRequest => ({
         model,
         system: rendered.system.map((b) => ({ text: systemBlockText(b), ...(b.cache ? { cache: true } : {}) })),
@@ -299,8 +338,8 @@ export default async function run(): Promise<void> {
   let prevO: Segment[] | undefined;
   let prevA: Segment[] | undefined;
   openaiBodies.forEach((body, i) => {
-    const o = openaiSegments(body);
-    const a = anthropicSegments(anthropicBodies[i]);
+    const o = markTail(openaiSegments(body), tails[i] === true);
+    const a = markTail(anthropicSegments(anthropicBodies[i]), tails[i] === true);
     const row: Row = {
       turn: i + 1,
       what: describe(SESSION[i - 1]),
@@ -310,11 +349,15 @@ export default async function run(): Promise<void> {
     };
     if (prevO && prevA) {
       const s = prefixShare(prevO, o);
+      const previousTotal = prefixShare([], prevO).total;
       row.share = s.reused / s.total;
-      row.bound = Math.min(1, prefixShare([], prevO).total / s.total);
+      row.bound = Math.min(1, previousTotal / s.total);
+      row.kept = s.reused / previousTotal;
       row.systemKept = s.systemPrevious > 0 ? s.systemKept / s.systemPrevious : 1;
       const sa = prefixShare(prevA, a);
       row.anthropicShare = sa.reused / sa.total;
+      row.firstChange = sa.firstChanged?.label ?? '—';
+      if (sa.unchanged >= ANTHROPIC_MIN_CACHED) row.costsOnlyAfter = row.anthropic.read >= sa.unchanged;
     }
     rows.push(row);
     prevO = o;
@@ -327,8 +370,11 @@ export default async function run(): Promise<void> {
     'prompt tokens',
     'reusable (OpenAI body)',
     'at best',
+    'previous kept',
     'system kept',
     'reusable (Anthropic body)',
+    'first change',
+    'cached up to it',
   ];
   const lines = rows.map((r) => [
     String(r.turn),
@@ -336,13 +382,18 @@ export default async function run(): Promise<void> {
     String(r.tokens),
     pct(r.share),
     pct(r.bound),
+    pct(r.kept),
     pct(r.systemKept),
     pct(r.anthropicShare),
+    r.firstChange ?? '',
+    r.costsOnlyAfter === undefined ? (r.firstChange ? 'n/a' : '') : r.costsOnlyAfter ? 'yes' : 'NO',
   ]);
   const widths = header.map((h, c) => Math.max(h.length, ...lines.map((l) => l[c]!.length)));
-  const fmt = (cells: string[]) => cells.map((x, c) => (c === 1 ? x.padEnd(widths[c]!) : x.padStart(widths[c]!)));
+  const fmt = (cells: string[]) =>
+    cells.map((x, c) => (c === 1 || c === 8 ? x.padEnd(widths[c]!) : x.padStart(widths[c]!)));
   console.log(
-    `cache bench: blueprints/coder, stage ${STAGE}, ${SESSION.length} turns, compaction before turn(s) ${compactions.join(', ') || 'none'}`,
+    `cache bench: blueprints/coder, stage ${STAGE}, ${SESSION.length} turns, compaction before turn(s) ${compactions.join(', ') || 'none'}, ` +
+      (placement === 'system' ? 'every region in the system section (--placement system)' : 'default placement'),
   );
   console.log(fmt(header).join('  '));
   for (const l of lines) console.log(fmt(l).join('  '));
@@ -350,16 +401,34 @@ export default async function run(): Promise<void> {
   const pairs = rows.filter((r) => r.share !== undefined);
   const shares = pairs.map((r) => r.share!);
   const anthropicShares = pairs.map((r) => r.anthropicShare!);
-  const kept = pairs.filter((r) => r.systemKept! >= 0.98).length;
+  const kept = pairs.map((r) => r.kept!);
+  const systemKept = pairs.filter((r) => r.systemKept! >= 0.98).length;
+  const bounded = pairs.filter((r) => r.bound! < 0.95).length;
+  const judged = pairs.filter((r) => r.costsOnlyAfter !== undefined);
+  const onlyAfter = judged.filter((r) => r.costsOnlyAfter).length;
   console.log('');
   console.log(`reusable prefix (OpenAI body):    median ${pct(median(shares))}, minimum ${pct(Math.min(...shares))}`);
-  console.log(`at best (the whole previous request reused): median ${pct(median(pairs.map((r) => r.bound!)))}`);
+  console.log(
+    `at best (the whole previous request reused): median ${pct(median(pairs.map((r) => r.bound!)))}; ` +
+      `${bounded}/${pairs.length} turns add over 5% new tokens, so no layout reuses 95% of them`,
+  );
+  const noRead = pairs.filter((r) => SESSION[r.turn - 2]?.call?.name !== 'read_file').map((r) => r.share!);
+  console.log(
+    `reusable prefix on the ${noRead.length} turns after something other than a file read: median ${pct(median(noRead))}, minimum ${pct(Math.min(...noRead))}`,
+  );
   console.log(
     `reusable prefix (Anthropic body): median ${pct(median(anthropicShares))}, minimum ${pct(Math.min(...anthropicShares))}`,
   );
-  console.log(`turns keeping >= 98% of the system prompt: ${kept}/${pairs.length} (${pct(kept / pairs.length)})`);
+  console.log(`previous request kept as prefix:  median ${pct(median(kept))}, minimum ${pct(Math.min(...kept))}`);
+  console.log(
+    `turns keeping >= 98% of the system prompt: ${systemKept}/${pairs.length} (${pct(systemKept / pairs.length)})`,
+  );
+  console.log(
+    `a change costs at most the blocks after it (Anthropic reads every block before the first change): ` +
+      `${onlyAfter}/${judged.length} turns (${pairs.length - judged.length} with less than ${ANTHROPIC_MIN_CACHED} tokens before it)`,
+  );
   for (const [model, pick] of [
-    [ANTHROPIC_PRICED, (r: Row) => r.anthropic],
+    [ANTHROPIC_MODEL, (r: Row) => r.anthropic],
     [OPENAI_MODEL, (r: Row) => r.openai],
   ] as const) {
     const p = BUILTIN_MODELS[model]?.prices;

@@ -12,6 +12,8 @@ export interface Segment {
   system: boolean;
   /** Anthropic: the block carries `cache_control`. */
   breakpoint: boolean;
+  /** What the segment holds: a system block's region, or a message role. */
+  label: string;
 }
 
 const tokenCache = new Map<string, number>();
@@ -28,11 +30,17 @@ export function tokensOf(text: string): number {
 // biome-ignore lint/suspicious/noExplicitAny: wire JSON
 type Body = any;
 
+/** The region a system block renders, from its `## name` heading. */
+function heading(text: string): string {
+  return /^## (\S+)/.exec(text)?.[1] ?? 'system';
+}
+
 export function openaiSegments(body: Body): Segment[] {
   return (body.messages as Body[]).map((m) => ({
     text: JSON.stringify(m),
     system: m.role === 'system',
     breakpoint: false,
+    label: m.role,
   }));
 }
 
@@ -44,7 +52,12 @@ function withoutCacheControl(block: Body): Body {
 export function anthropicSegments(body: Body): Segment[] {
   const out: Segment[] = [];
   for (const b of (body.system ?? []) as Body[]) {
-    out.push({ text: JSON.stringify(withoutCacheControl(b)), system: true, breakpoint: b.cache_control !== undefined });
+    out.push({
+      text: JSON.stringify(withoutCacheControl(b)),
+      system: true,
+      breakpoint: b.cache_control !== undefined,
+      label: heading(b.text),
+    });
   }
   for (const m of body.messages as Body[]) {
     for (const b of m.content as Body[]) {
@@ -52,6 +65,7 @@ export function anthropicSegments(body: Body): Segment[] {
         text: JSON.stringify({ role: m.role, ...withoutCacheControl(b) }),
         system: false,
         breakpoint: b.cache_control !== undefined,
+        label: m.role,
       });
     }
   }
@@ -76,22 +90,33 @@ export interface PrefixShare {
   /** Tokens of `prev`'s system section that `cur` repeats unchanged from the start. */
   systemKept: number;
   systemPrevious: number;
+  /** Tokens of the whole segments `cur` repeats unchanged from the start. */
+  unchanged: number;
+  /** The first segment of `cur` that differs from `prev` (or that `prev` lacks). */
+  firstChanged?: Segment;
 }
 
 /** Longest common prefix of two requests, in tokens of their serialized segments. */
 export function prefixShare(prev: readonly Segment[], cur: readonly Segment[]): PrefixShare {
   let reused = 0;
   let systemKept = 0;
+  let unchanged = 0;
+  let firstChanged: Segment | undefined;
   for (let i = 0; i < cur.length; i++) {
     const a = prev[i];
     const b = cur[i]!;
-    if (a === undefined) break;
+    if (a === undefined) {
+      firstChanged = b;
+      break;
+    }
     if (a.text === b.text) {
       const t = tokensOf(b.text);
       reused += t;
+      unchanged += t;
       if (a.system) systemKept += t;
       continue;
     }
+    firstChanged = b;
     const shared = b.text.slice(0, commonChars(a.text, b.text));
     const t = shared === '' ? 0 : tokensOf(shared);
     reused += t;
@@ -99,7 +124,14 @@ export function prefixShare(prev: readonly Segment[], cur: readonly Segment[]): 
     break;
   }
   const systemPrevious = prev.filter((s) => s.system).reduce((sum, s) => sum + tokensOf(s.text), 0);
-  return { reused, total: totalTokens(cur), systemKept, systemPrevious };
+  return {
+    reused,
+    total: totalTokens(cur),
+    systemKept,
+    systemPrevious,
+    unchanged,
+    ...(firstChanged ? { firstChanged } : {}),
+  };
 }
 
 export interface CacheCharge {
@@ -120,7 +152,7 @@ export function openaiCharge(prev: readonly Segment[] | undefined, cur: readonly
 }
 
 /** Anthropic's minimum cacheable prefix for Sonnet and Opus models. */
-const ANTHROPIC_MIN_CACHED = 1024;
+export const ANTHROPIC_MIN_CACHED = 1024;
 /** Anthropic looks this many blocks back from a breakpoint for an earlier cache entry. */
 const ANTHROPIC_LOOKBACK = 20;
 

@@ -17,6 +17,10 @@ export const CODES = {
   'unknown-strategy': { severity: 'error', meaning: '`strategy` is not `per_item`, `bulk` or `compact`.' },
   'unknown-admission': { severity: 'error', meaning: '`admission` is not `evict` or `reject`.' },
   'unknown-volatility': { severity: 'error', meaning: '`volatility` is not `stable`, `grows` or `rewritten`.' },
+  'unknown-placement': {
+    severity: 'error',
+    meaning: "A region's `placement` is not `system` or `tail`, or `[context] placement` is not `auto` or `system`.",
+  },
   'bad-budget': { severity: 'error', meaning: '`budget` is not a string like `"20%"` with 0 < p <= 100.' },
   'bad-compact-at': { severity: 'error', meaning: '`compact_at` is not a string like `"80%"` with 0 < p <= 100.' },
   'bad-size': {
@@ -48,7 +52,8 @@ export const CODES = {
   },
   'runtime-region-invalid': {
     severity: 'error',
-    meaning: '`conversation` is not a sliding_window, or `stage_instructions` is not pinned or not global.',
+    meaning:
+      '`conversation` is not a sliding_window, or `stage_instructions` is not pinned, not global, or placed in the tail.',
   },
   'stage-prompt-no-region': {
     severity: 'error',
@@ -223,6 +228,11 @@ export const CODES = {
   'rewritten-region-early': {
     severity: 'note',
     meaning: 'A region re-rendered on every change (a checklist, stable scratch) sorts before steadier regions.',
+  },
+  'steady-region-in-tail': {
+    severity: 'note',
+    meaning:
+      'A region that is not `rewritten` has `placement = "tail"`, so it is re-sent outside the prompt cache every turn.',
   },
   'per-item-conversation': {
     severity: 'note',

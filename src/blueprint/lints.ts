@@ -10,6 +10,7 @@ import { systemSortKey } from './block-order.js';
 import { resolveBudget } from './budget.js';
 import { isProtected } from './checks.js';
 import type { Findings } from './findings.js';
+import { promptPlace } from './placement.js';
 import { tokensAbove } from './prompt-tokens.js';
 import { appendedRuntimeRegions, stageLayout, stageWindow } from './resolve.js';
 import { isCallerSeed } from './seeds.js';
@@ -309,15 +310,18 @@ function after(a: number[], b: number[]): boolean {
 
 /**
  * Prompt-cache lints: a region rewritten on every change that sorts before
- * steadier ones re-sends them uncached each time; a per-item conversation
- * changes its first message on every write once it is full.
+ * steadier ones in the system section re-sends them uncached each time; a
+ * steady region in the tail is re-sent uncached every turn; a per-item
+ * conversation changes its first message on every write once it is full.
  */
 function lintCacheOrder(bp: Blueprint, findings: Findings): void {
   const reported = new Set<string>();
+  const tailReported = new Set<string>();
   for (const stage of bp.stages) {
-    const keyed = stageLayout(bp, stage)
+    const layout = stageLayout(bp, stage);
+    const keyed = layout
       .map((def, order) => ({ def, key: systemSortKey(def, order) }))
-      .filter(({ def }) => def.kind !== 'sliding_window');
+      .filter(({ def }) => promptPlace(def) === 'system');
     for (const { def, key } of keyed) {
       if (reported.has(def.name) || !rewritesEarly(def)) continue;
       const behind = keyed
@@ -327,8 +331,17 @@ function lintCacheOrder(bp: Blueprint, findings: Findings): void {
       reported.add(def.name);
       findings.add(
         'rewritten-region-early',
-        `Region "${def.name}" (${def.kind}) is re-rendered whenever it changes, but volatility = "${def.volatility}" places it before ${behind.join(', ')}, so every change re-sends them outside the prompt cache; remove volatility or set it to "rewritten".`,
+        `Region "${def.name}" (${def.kind}) is re-rendered whenever it changes, but volatility = "${def.volatility}" places it in the system section before ${behind.join(', ')}, so every change re-sends them outside the prompt cache; remove volatility or set it to "rewritten", which renders it in the tail after the conversation.`,
         [...regionPath(def.name, stage), 'volatility'],
+      );
+    }
+    for (const def of layout) {
+      if (def.placement !== 'tail' || def.volatility === 'rewritten' || tailReported.has(def.name)) continue;
+      tailReported.add(def.name);
+      findings.add(
+        'steady-region-in-tail',
+        `Region "${def.name}" is ${def.volatility === 'stable' ? 'stable' : 'growing'} but placement = "tail" renders it after the conversation, where it is re-sent outside the prompt cache on every turn; remove placement to keep it in the system section.`,
+        [...regionPath(def.name, stage), 'placement'],
       );
     }
   }

@@ -18,13 +18,22 @@ import { runLints } from './lints.js';
 import { guessProvider } from './model-chain.js';
 import { parseModelTable } from './model-table.js';
 import { parseOutputSpec } from './output-spec.js';
+import { assignPlacements } from './placement.js';
 import { indexPositions } from './positions.js';
 import { type ParsedRegion, parseRegion } from './regions.js';
 import { appendedRuntimeRegions, systemRegion } from './resolve.js';
 import { checkScripts } from './scripts.js';
 import { parsePermissions, parseStage, type RegionRef } from './stages.js';
 import { checkStageTools } from './tool-check.js';
-import type { Blueprint, CompactionConfig, FileTracking, RegionDef, StageDef, ToolPermissions } from './types.js';
+import type {
+  Blueprint,
+  CompactionConfig,
+  ContextPlacement,
+  FileTracking,
+  RegionDef,
+  StageDef,
+  ToolPermissions,
+} from './types.js';
 import { reportUnbuiltKeys, UNBUILT_AGENT_KEYS, UNBUILT_TOP_KEYS } from './unsupported.js';
 import { emptyUserConfig, envNames, type UserConfig } from './user-config.js';
 
@@ -221,6 +230,14 @@ function checkRuntimeRegion(
       at,
     );
   }
+  if (def.placement === 'tail') {
+    findings.add(
+      'runtime-region-invalid',
+      '"stage_instructions" always renders in the system section, right after the pinned blocks, so placement = "tail" is not allowed; remove the key.',
+      [...at, 'placement'],
+    );
+    def.placement = 'system';
+  }
   if (def.volatilityDeclared) {
     // The original accepts the key, so it is a warning; the region's rank stays `rewritten` whatever was written.
     findings.add(
@@ -283,7 +300,9 @@ function build(
 
   // Global layout.
   const context = root.table_('context', '[context.regions]');
-  context?.unknownKeys(['regions', 'file_tracking'], 'unknown-key', '[context]');
+  context?.unknownKeys(['regions', 'file_tracking', 'placement'], 'unknown-key', '[context]');
+  const contextPlacement =
+    context?.enumeration<ContextPlacement>('placement', ['auto', 'system'], 'unknown-placement') ?? 'auto';
   const regionsTable = context?.table_('regions', '[context.regions]');
   const declared: ParsedRegion[] = [];
   for (const [name, value] of Object.entries(regionsTable?.table ?? {})) {
@@ -351,6 +370,8 @@ function build(
       ['agent', 'entry_stage'],
     );
   }
+
+  assignPlacements([...regions, ...stages.flatMap((s) => s.regions ?? [])], contextPlacement);
 
   const blueprint: Blueprint = {
     dir,

@@ -9,6 +9,7 @@ import { describeValue, didYouMean, Findings, type KeyPath } from './findings.js
 import { parseSeed } from './seeds.js';
 import {
   type Admission,
+  type Placement,
   REGION_KINDS,
   type RegionDef,
   type RegionKind,
@@ -25,6 +26,7 @@ const COMMON_KEYS = [
   'min_tokens',
   'admission',
   'volatility',
+  'placement',
   'summarizable',
   'required',
   'required_message',
@@ -177,6 +179,18 @@ export function parseRegion(
     required: r.boolean('required') ?? base?.required ?? false,
     describeInPrompt: r.boolean('describe_in_prompt') ?? base?.describeInPrompt ?? false,
   };
+  if (kind === 'sliding_window' && r.has('placement')) {
+    findings.add(
+      'unknown-region-key',
+      `Key "placement" on sliding_window region "${name}" has no effect: a sliding window renders as messages, in the conversation's place; remove it.`,
+      r.at('placement'),
+    );
+  } else {
+    const placement =
+      r.enumeration<Placement>('placement', ['system', 'tail'], 'unknown-placement') ??
+      (r.has('placement') ? undefined : base?.placement);
+    if (placement !== undefined) def.placement = placement;
+  }
   const budgetPercent = budget?.percent ?? (r.has('budget') ? undefined : base?.budgetPercent);
   if (budgetPercent !== undefined) {
     def.budgetPercent = budgetPercent;

@@ -6,7 +6,8 @@
 
 import { lookupModel, UNKNOWN_MODEL_WINDOW } from '../providers/models.js';
 import { resolveBudget, resolveThreshold } from './budget.js';
-import type { Blueprint, RegionDef, RegionKind, StageDef } from './types.js';
+import { promptPlace } from './placement.js';
+import type { Blueprint, Placement, RegionDef, RegionKind, StageDef } from './types.js';
 import { defaultVolatility, lowWaterFor } from './volatility.js';
 
 function baseRegion(name: string, kind: RegionKind, maxTokens: number): RegionDef {
@@ -74,7 +75,15 @@ export interface ResolvedStageBudgets {
   name: string;
   window: number;
   model: string;
-  regions: { name: string; kind: RegionKind; budgetText?: string; budget: number; threshold?: number }[];
+  regions: {
+    name: string;
+    kind: RegionKind;
+    /** Where its content goes in the prompt (docs/reference/rendering.md#placement). */
+    placement: Placement | 'messages';
+    budgetText?: string;
+    budget: number;
+    threshold?: number;
+  }[];
 }
 
 export function resolveStageBudgets(bp: Blueprint, windowOverride?: number): ResolvedStageBudgets[] {
@@ -82,7 +91,12 @@ export function resolveStageBudgets(bp: Blueprint, windowOverride?: number): Res
     const { window } = stageWindow(bp, stage, windowOverride);
     const regions = stageLayout(bp, stage).map((def) => {
       const budget = resolveBudget(def, window);
-      const row: ResolvedStageBudgets['regions'][number] = { name: def.name, kind: def.kind, budget };
+      const row: ResolvedStageBudgets['regions'][number] = {
+        name: def.name,
+        kind: def.kind,
+        placement: promptPlace(def),
+        budget,
+      };
       if (def.budgetText !== undefined) row.budgetText = def.budgetText;
       if (def.kind === 'compacting') row.threshold = resolveThreshold(def, budget);
       return row;

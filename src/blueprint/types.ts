@@ -23,6 +23,10 @@ export type RegionKind = (typeof REGION_KINDS)[number];
 
 export type Admission = 'evict' | 'reject';
 export type Volatility = 'stable' | 'grows' | 'rewritten';
+/** Where a region's blocks go in the prompt (docs/reference/rendering.md#placement). */
+export type Placement = 'system' | 'tail';
+/** `[context] placement`: the default for regions that set none. */
+export type ContextPlacement = 'auto' | 'system';
 export type WindowStrategy = 'per_item' | 'bulk' | 'compact';
 export type SeedRefresh = 'once' | 'each_stage';
 
@@ -78,6 +82,13 @@ export interface RegionDef {
    * before it existed lack it and keep evicting just enough on replay.
    */
   shedTo?: number;
+  /**
+   * Where the region's blocks render: in the system section or in the tail
+   * message after the conversation (docs/reference/rendering.md#placement).
+   * The loader sets it on every region that renders blocks; blueprints
+   * recorded before it existed lack it and keep rendering in the system section.
+   */
+  placement?: Placement;
 
   // sliding_window
   maxItems?: number;

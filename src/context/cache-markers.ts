@@ -14,11 +14,13 @@ export interface MarkedBlock {
 
 /**
  * Marks the last system block of each volatility class and the last
- * message: at most four breakpoints. A change to a rewritten block then
- * still reads the stable and growing classes from the cache, an append to a
- * growing region reads everything up to its previous end (the previous
- * request's class breakpoint falls on a block boundary of this one), and a
- * turn that only appends messages reads the whole previous request.
+ * message of the conversation (the tail, added after, is never marked: it
+ * is rebuilt every request): at most four breakpoints. A change to a
+ * rewritten block then still reads the stable and growing classes from the
+ * cache, an append to a growing region reads everything up to its previous
+ * end (the previous request's class breakpoint falls on a block boundary of
+ * this one), and a turn that only appends messages reads the whole previous
+ * request up to its tail.
  */
 export function placeCacheMarkers(blocks: readonly MarkedBlock[], messages: readonly PromptMessage[]): void {
   blocks.forEach((b, i) => {

@@ -1,14 +1,16 @@
 /**
- * Prompt assembly (docs/reference/rendering.md): a pure function of the visible regions. System
- * blocks come from every kind except sliding windows, ordered so the most
- * cache-friendly content comes first; messages come from sliding windows,
- * with `conversation` last. Blob references pass through untouched; the
- * inference activity resolves them.
+ * Prompt assembly (docs/reference/rendering.md): a pure function of the visible regions. Blocks
+ * come from every kind except sliding windows, ordered so the most
+ * cache-friendly content comes first; each goes to the system section or,
+ * by its region's placement, to the tail message rebuilt after the
+ * conversation. Messages come from sliding windows, with `conversation`
+ * last. Blob references pass through untouched; the inference activity
+ * resolves them.
  */
 
 import { systemSortKey } from '../blueprint/block-order.js';
 import { stageModel } from '../blueprint/resolve.js';
-import type { Blueprint, RegionDef } from '../blueprint/types.js';
+import type { Blueprint, Placement, RegionDef } from '../blueprint/types.js';
 import { type MarkedBlock, placeCacheMarkers } from './cache-markers.js';
 import { checklistBody } from './kinds/checklist.js';
 import { type CustomRegionHooks, type EngineEnv, regionCtx } from './kinds/custom.js';
@@ -73,6 +75,7 @@ interface SortedBlock extends MarkedBlock {
   cls: number;
   order: number;
   key: string;
+  placement: Placement;
 }
 
 function isStageInstructions(region: Pick<RegionDef, 'name'>): boolean {
@@ -300,6 +303,8 @@ export function renderRegions(regions: readonly RegionState[], ctx: RenderContex
       return;
     }
     const [rank, cls] = systemSortKey(region.def, order);
+    // A definition without a placement was loaded before the tail existed: its run keeps the system section.
+    const placement = region.def.placement ?? 'system';
     const push = (parts: Content[], key: string) => {
       blocks.push({
         block: { region: region.name, text: parts },
@@ -307,6 +312,7 @@ export function renderRegions(regions: readonly RegionState[], ctx: RenderContex
         rank,
         order,
         key,
+        placement,
       });
     };
     if (behaviourOf(region).renders === 'script') {
@@ -322,7 +328,9 @@ export function renderRegions(regions: readonly RegionState[], ctx: RenderContex
   });
 
   blocks.sort((a, b) => a.rank - b.rank || a.cls - b.cls || a.order - b.order);
-  const systemKey = blocks.map((b) => `${b.block.region}[${b.key}]`).join('|');
+  const system = blocks.filter((b) => b.placement === 'system');
+  const tail = blocks.filter((b) => b.placement === 'tail');
+  const systemKey = system.map((b) => `${b.block.region}[${b.key}]`).join('|');
 
   let messages = postProcessMessages([...customMessages, ...windowMessages, ...conversation]);
   // The kick-off leads the messages rather than trailing them, so each turn is appended after
@@ -331,8 +339,26 @@ export function renderRegions(regions: readonly RegionState[], ctx: RenderContex
   if (messages[messages.length - 1]?.role === 'assistant')
     messages = [...messages, { role: 'user', content: CONTINUE_MESSAGE }];
 
-  placeCacheMarkers(blocks, messages);
-  return { system: blocks.map((b) => b.block), messages, systemKey, failures };
+  placeCacheMarkers(system, messages);
+  if (tail.length > 0) messages = [...messages, tailMessage(tail.map((b) => b.block))];
+  return { system: system.map((b) => b.block), messages, systemKey, failures };
+}
+
+/**
+ * docs/reference/rendering.md#tail: the blocks placed in the tail, joined by a blank line
+ * into one user message after the conversation. It is rebuilt for every
+ * request and never stored, so it changes without moving anything before it.
+ */
+function tailMessage(blocks: readonly PromptSystemBlock[]): PromptMessage {
+  const text = new BlockText();
+  blocks.forEach((block, i) => {
+    if (i > 0) text.add('\n\n');
+    for (const part of block.text) text.add(part);
+  });
+  const content = text.parts.map(contentText).join('');
+  return text.parts.every((p) => typeof p === 'string')
+    ? { role: 'user', content, tail: true }
+    : { role: 'user', content, parts: text.parts, tail: true };
 }
 
 /** A system block as one string, with blob references shown by their preview. */

@@ -105,9 +105,19 @@ export interface PromptSystemBlock {
 /**
  * `blob`, when present, holds the message's full text: `content` is then only
  * the blob's preview, and the inference activity replaces it with the text.
+ * `parts` does the same for a message assembled from several pieces (the
+ * tail, docs/reference/rendering.md#tail): the full text is the parts in order.
  */
 export type PromptMessage =
-  | { role: 'user'; content: string; blob?: BlobRef; cache?: boolean }
+  | {
+      role: 'user';
+      content: string;
+      blob?: BlobRef;
+      parts?: Content[];
+      /** The tail: rebuilt for every request from the regions placed there, never stored. */
+      tail?: true;
+      cache?: boolean;
+    }
   | { role: 'assistant'; content: string; blob?: BlobRef; toolCalls?: ToolCall[]; cache?: boolean }
   | {
       role: 'tool';

@@ -37,9 +37,33 @@ function prices(input: number, cachedRead: number, cacheWrite = input): ModelPri
 export const UNKNOWN_MODEL_WINDOW = 8192;
 
 /**
- * Keys are `provider:model`. Prices are the vendors' published list prices
- * (standard tier, prompts up to 200k tokens); models whose prices are not
- * published here, and local models, carry none.
+ * Keys are `provider:model`. Prices are list prices (standard tier, prompts
+ * up to 200k tokens), checked on 2026-12-02 against what the reference
+ * library holds of the vendors' pages; a model whose price could not be
+ * confirmed carries none, and so do local models.
+ *
+ * Anthropic, from its pricing page (docs.anthropic.com and
+ * platform.claude.com "Pricing", "Model pricing" table) and the model
+ * overview pages on platform.claude.com:
+ * - Opus 4 / 4.1 ($15 input, $18.75 5-minute write, $1.50 read), Sonnet 4
+ *   ($3, $3.75, $0.30) and Haiku 3.5 ($0.80, $1, $0.08): the pricing table.
+ * - Opus 5 ($5, $6.25, $0.50) and Sonnet 5 ($2, $2.50, $0.20): their overview pages.
+ * - Sonnet 5.5 ($2, $2.50, $0.20): its overview page. Price trackers
+ *   (kurofune/claudit v1.9.2, TheKrush/PromptFuel v1.0.23) report the read
+ *   cut to $0.10 on 2026-10-07; no Anthropic page in the library shows it,
+ *   so the table keeps $0.20.
+ * - Sonnet 4.5 ($3) and Haiku 4.5 ($1): input from their overview pages;
+ *   the write and read prices follow the pricing page's multipliers
+ *   (1.25x and 0.1x the input price) and agree with third-party copies of
+ *   the table. Sonnet 4.5 retired on 2026-11-30.
+ * - Opus 5.5, Haiku 5.5, Sonnet 4.6 and the others: no confirmed cache prices, none here.
+ *
+ * OpenAI: its pricing page is not in the library, so no price below is
+ * confirmed on an OpenAI page. Those kept agree across dated third-party
+ * copies of it (a library table "from platform.openai.com/docs/pricing,
+ * 2025-06-03", tokenmath.io checked 2026-06-21, the openai-cost crate
+ * "2026-Q2", simonw/llm-prices). o4-mini's copies disagree ($1.10 and
+ * $0.90 input), so it carries none.
  */
 export const BUILTIN_MODELS: Readonly<Record<string, ModelInfo>> = Object.freeze({
   'openai:gpt-5.6-sol': { contextWindow: 1_050_000, maxOutputTokens: 128_000 },
@@ -57,14 +81,14 @@ export const BUILTIN_MODELS: Readonly<Record<string, ModelInfo>> = Object.freeze
   'openai:gpt-4o': { contextWindow: 128_000, maxOutputTokens: 16_384, prices: prices(2.5, 1.25) },
   'openai:gpt-4o-mini': { contextWindow: 128_000, maxOutputTokens: 16_384, prices: prices(0.15, 0.075) },
   'openai:o3': { contextWindow: 200_000, maxOutputTokens: 100_000, prices: prices(2, 0.5) },
-  'openai:o4-mini': { contextWindow: 200_000, maxOutputTokens: 100_000, prices: prices(1.1, 0.275) },
+  'openai:o4-mini': { contextWindow: 200_000, maxOutputTokens: 100_000 },
   'openai:gpt-4-turbo': { contextWindow: 128_000, maxOutputTokens: 4_096, prices: prices(10, 10) },
   'openai:gpt-3.5-turbo': { contextWindow: 16_385, maxOutputTokens: 4_096, prices: prices(0.5, 0.5) },
   'anthropic:claude-opus-5-5': { contextWindow: 1_000_000, maxOutputTokens: 128_000 },
-  'anthropic:claude-sonnet-5-5': { contextWindow: 1_000_000, maxOutputTokens: 128_000 },
+  'anthropic:claude-sonnet-5-5': { contextWindow: 1_000_000, maxOutputTokens: 128_000, prices: prices(2, 0.2, 2.5) },
   'anthropic:claude-haiku-5-5': { contextWindow: 1_000_000, maxOutputTokens: 128_000 },
-  'anthropic:claude-opus-5': { contextWindow: 1_000_000, maxOutputTokens: 128_000 },
-  'anthropic:claude-sonnet-5': { contextWindow: 1_000_000, maxOutputTokens: 128_000 },
+  'anthropic:claude-opus-5': { contextWindow: 1_000_000, maxOutputTokens: 128_000, prices: prices(5, 0.5, 6.25) },
+  'anthropic:claude-sonnet-5': { contextWindow: 1_000_000, maxOutputTokens: 128_000, prices: prices(2, 0.2, 2.5) },
   'anthropic:claude-sonnet-4-6': { contextWindow: 1_000_000, maxOutputTokens: 128_000 },
   'anthropic:claude-opus-4-1': { contextWindow: 200_000, maxOutputTokens: 32_000, prices: prices(15, 1.5, 18.75) },
   'anthropic:claude-opus-4-0': { contextWindow: 200_000, maxOutputTokens: 32_000, prices: prices(15, 1.5, 18.75) },

@@ -35,6 +35,7 @@ const cases: Case[] = [
   },
   { code: 'unknown-admission', bad: 'r = { admission = "refuse" }', fixed: 'r = { admission = "reject" }' },
   { code: 'unknown-volatility', bad: 'r = { volatility = "static" }', fixed: 'r = { volatility = "stable" }' },
+  { code: 'unknown-placement', bad: 'r = { placement = "end" }', fixed: 'r = { placement = "tail" }' },
   {
     code: 'bad-budget',
     bad: 'r = { budget = "35", max_tokens = 1000 }',
@@ -331,6 +332,11 @@ const cases: Case[] = [
     code: 'rewritten-region-early',
     bad: 'todos = { kind = "checklist", volatility = "stable" }\ncode = { kind = "compacting" }',
     fixed: 'todos = { kind = "checklist" }\ncode = { kind = "compacting" }',
+  },
+  {
+    code: 'steady-region-in-tail',
+    bad: 'rules = { kind = "pinned", placement = "tail" }',
+    fixed: 'rules = { kind = "pinned" }',
   },
   {
     code: 'per-item-conversation',

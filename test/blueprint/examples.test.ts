@@ -47,6 +47,7 @@ describe('example blueprints', () => {
     expect(plan?.regions.find((r) => r.name === 'codebase')).toEqual({
       name: 'codebase',
       kind: 'compacting',
+      placement: 'system',
       budgetText: '20%',
       budget: 60000,
       threshold: 48000,

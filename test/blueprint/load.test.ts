@@ -47,6 +47,7 @@ describe('defaults', () => {
       required: false,
       describeInPrompt: false,
       shedTo: 0.75,
+      placement: 'tail',
     });
     expect(bp.regions[1]).toMatchObject({ maxItems: 5, strategy: 'per_item' });
     expect(bp.regions[1]?.maxTokens).toBeUndefined();

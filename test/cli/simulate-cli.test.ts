@@ -39,7 +39,14 @@ describe('lev context simulate (process)', { timeout: 60_000 }, () => {
     expect(Object.keys(json.window)).toEqual(['max', 'used', 'gap']);
     expect(json.window.max).toBe(100000);
     expect(Object.keys(json.run)).toEqual(['stage', 'attempts', 'gates_forced', 'diagnostics']);
-    expect(json.prompt.messages.map((m: { role: string }) => m.role)).toEqual(['user', 'assistant', 'tool', 'tool']);
+    expect(json.prompt.messages.map((m: { role: string }) => m.role)).toEqual([
+      'user',
+      'assistant',
+      'tool',
+      'tool',
+      'user',
+    ]);
+    expect(json.prompt.messages.at(-1)).toMatchObject({ role: 'user', tail: true });
     expect(json.prompt.messages[1].tool_calls.map((c: { id: string }) => c.id)).toEqual(['c1', 'c2']);
     expect(json.prompt.messages[2].tool_call_id).toBe('c1');
   });

@@ -280,8 +280,11 @@ describe('checklists (scenarios 17–19)', () => {
       { op: 'todo_done', region: 'todos', id: 1 },
       { op: 'todo_note', region: 'todos', id: 2, note: 'waiting' },
     ]);
-    const block = out.prompt.system.find((b) => b.startsWith('## todos'));
-    const lines = block?.split('\n') ?? [];
+    // A checklist is rewritten on every change, so by default it renders in the tail (docs/reference/rendering.md#placement).
+    expect(out.prompt.system.some((b) => b.startsWith('## todos'))).toBe(false);
+    const tail = out.prompt.messages.at(-1);
+    expect(tail).toMatchObject({ role: 'user', tail: true });
+    const lines = tail?.content.split('\n') ?? [];
     expect(lines[1]).toMatch(/1 open.*1 done/);
     expect(lines.slice(2)).toEqual(['- [ ] #2 beta', '  note: waiting', '- [x] #1 alpha']);
     expect(region(out, 'todos').open_items).toEqual([{ id: 2, text: 'beta', note: 'waiting' }]);
@@ -766,8 +769,9 @@ describe('event details (docs/reference/simulator.md#events and docs/reference/s
     expect(out.results[3]?.text.startsWith('[unknown-call]')).toBe(true);
     const stored = region(out, 'conversation').entries.at(-1);
     expect(stored).toMatchObject({ kind: 'tool_result' });
-    expect(out.prompt.messages.map((m) => m.role)).toEqual(['user', 'assistant', 'tool']);
+    expect(out.prompt.messages.map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'user']);
     expect(out.prompt.messages[2]).toMatchObject({ role: 'tool', tool_call_id: 'n1' });
+    expect(out.prompt.messages[3]).toEqual({ role: 'user', content: '## notes\nfact', tail: true });
     expect(previews(out, 'notes')).toEqual(['fact']);
   });
 

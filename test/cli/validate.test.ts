@@ -29,7 +29,10 @@ describe('lev validate', () => {
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('blueprints/coder/agent.toml: ok (0 errors, 0 warnings, 0 notes)');
     expect(r.stdout).toContain('stage implement: model anthropic:claude-sonnet-5-5, window 1000000 tokens');
-    expect(r.stdout).toMatch(/codebase\s+compacting\s+"20%"\s+60000\s+48000/);
+    expect(r.stdout).toMatch(/region\s+kind\s+placement\s+budget\s+tokens\s+threshold/);
+    expect(r.stdout).toMatch(/codebase\s+compacting\s+system\s+"20%"\s+60000\s+48000/);
+    expect(r.stdout).toMatch(/todos\s+checklist\s+tail\s+"3%"\s+4000/);
+    expect(r.stdout).toMatch(/conversation\s+sliding_window\s+messages\s+"30%"/);
   });
 
   it('prints findings as path:line:column: severity message [code] and exits 1 on an error', () => {
@@ -84,7 +87,7 @@ describe('lev validate', () => {
     const gather = good?.stages[0];
     expect(gather?.name).toBe('gather');
     expect(gather?.window).toBe(1000000);
-    expect(gather?.regions[2]).toEqual({ name: 'findings', kind: 'hashmap', budget: 30000 });
+    expect(gather?.regions[2]).toEqual({ name: 'findings', kind: 'hashmap', placement: 'tail', budget: 30000 });
   });
 
   it('resolves every stage at the --window override', () => {
@@ -97,6 +100,7 @@ describe('lev validate', () => {
     expect(stage?.regions.find((x) => x.name === 'codebase')).toEqual({
       name: 'codebase',
       kind: 'compacting',
+      placement: 'system',
       budget: 6400,
       threshold: 5120,
     });

@@ -3,8 +3,10 @@
  * what changes least to what changes most, and the messages only grow at
  * their end, so a provider's prompt cache can reuse the previous request.
  */
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { loadBlueprintFromString } from '../../src/blueprint/load.js';
+import { maintain } from '../../src/context/maintenance.js';
 import { BEGIN_MESSAGE, renderPrompt, systemBlockText } from '../../src/context/render.js';
 import { routeToolResult } from '../../src/context/routing.js';
 import type { RunState } from '../../src/context/state.js';
@@ -62,48 +64,134 @@ describe('append-only conversation', () => {
   });
 });
 
-describe('system order by volatility', () => {
-  it('puts the stable task first, growing regions next, and the rewritten checklist and scratch last by default', () => {
-    const loaded = loadBlueprintFromString(
-      `[context.regions]
+const CODER_LAYOUT = `[context.regions]
 task               = { kind = "pinned", max_tokens = 1000 }
 stage_instructions = { kind = "pinned", max_tokens = 1000 }
 todos              = { kind = "checklist", max_tokens = 1000 }
-codebase           = { kind = "compacting", max_tokens = 5000 }
+codebase           = { kind = "compacting", max_tokens = 1500, compact_at = "80%" }
 history            = { kind = "compact_history", max_tokens = 1000, source_region = "codebase" }
 scratch            = { kind = "temporary", max_tokens = 1000 }
-`,
-      '/bp',
-      '/bp/agent.toml',
-    );
-    const bp = loaded.blueprint!;
+conversation       = { kind = "sliding_window", max_tokens = 40000, max_items = 400, strategy = "bulk", overflow = 20 }
+
+[stages.main]
+system_prompt = "Plan the change."
+[stages.main.tool_routing]
+default_region = "scratch"
+[stages.main.tool_routing.overrides]
+read_file = "codebase"
+`;
+
+function load(toml: string) {
+  const loaded = loadBlueprintFromString(toml, '/bp', '/bp/agent.toml');
+  if (!loaded.blueprint) throw new Error(loaded.diagnostics.map((d) => d.message).join('\n'));
+  return loaded.blueprint;
+}
+
+/** The rendered prompt split the way a provider's cache sees it: system texts, the conversation, the tail. */
+function parts(state: RunState, bp: ReturnType<typeof load>) {
+  const rendered = renderPrompt(state, bp, env);
+  const messages = strip(rendered.messages);
+  const last = messages.at(-1);
+  const tail = last?.role === 'user' && last.tail ? last : undefined;
+  return {
+    system: rendered.system.map((b) => `${b.region}:${systemBlockText(b)}`),
+    conversation: tail ? messages.slice(0, -1) : messages,
+    tail,
+  };
+}
+
+describe('system order by volatility', () => {
+  it('puts the stable task first, growing regions next, and the rewritten checklist and scratch in the tail', () => {
+    const bp = load(CODER_LAYOUT);
     const state = start(bp);
-    for (const name of ['task', 'stage_instructions', 'codebase', 'history', 'scratch'])
-      put(state, name, `${name} text`, 3);
+    for (const name of ['task', 'codebase', 'history', 'scratch']) put(state, name, `${name} text`, 3);
     run(applyContextTool(state, bp, 'todo_add', { region: 'todos', item: 'one' }, env));
-    const order = renderPrompt(state, bp, env).system.map((b) => b.region);
-    expect(order).toEqual(['task', 'history', 'codebase', 'stage_instructions', 'todos', 'scratch']);
+    const rendered = renderPrompt(state, bp, env);
+    expect(rendered.system.map((b) => b.region)).toEqual(['task', 'history', 'codebase', 'stage_instructions']);
+    const tail = rendered.messages.at(-1);
+    expect(tail).toMatchObject({ role: 'user', tail: true });
+    expect(tail?.content).toBe('## todos\n1 open, 0 done\n- [ ] #1 one\n\n## scratch\nscratch text');
   });
 
-  it('keeps every block before a changed todo byte-identical by default', () => {
-    const bp = loadBlueprintFromString(
-      `[context.regions]
-task     = { kind = "pinned", max_tokens = 1000 }
-todos    = { kind = "checklist", max_tokens = 1000 }
-codebase = { kind = "compacting", max_tokens = 5000 }
-`,
-      '/bp',
-      '/bp/agent.toml',
-    ).blueprint!;
+  it('keeps the rewritten regions in the system section, last, with [context] placement = "system"', () => {
+    const bp = load(CODER_LAYOUT.replace('[context.regions]', '[context]\nplacement = "system"\n[context.regions]'));
+    const state = start(bp);
+    for (const name of ['task', 'codebase', 'history', 'scratch']) put(state, name, `${name} text`, 3);
+    run(applyContextTool(state, bp, 'todo_add', { region: 'todos', item: 'one' }, env));
+    const rendered = renderPrompt(state, bp, env);
+    expect(rendered.system.map((b) => b.region)).toEqual([
+      'task',
+      'history',
+      'codebase',
+      'stage_instructions',
+      'todos',
+      'scratch',
+    ]);
+    expect(rendered.messages.some((m) => m.role === 'user' && m.tail)).toBe(false);
+  });
+
+  it('a todo change leaves the whole system section and the conversation byte-identical', () => {
+    const bp = load(CODER_LAYOUT);
     const state = start(bp);
     put(state, 'task', 'the task', 3);
     put(state, 'codebase', 'some code', 3);
-    run(applyContextTool(state, bp, 'todo_add', { region: 'todos', item: 'one' }, env));
-    const before = renderPrompt(state, bp, env).system;
+    turn(state, bp, 1, 'read_file', { path: 'a.ts' });
+    const before = parts(state, bp);
     run(applyContextTool(state, bp, 'todo_add', { region: 'todos', item: 'two' }, env));
-    const after = renderPrompt(state, bp, env).system;
-    expect(after.map((b) => b.region)).toEqual(['task', 'codebase', 'todos']);
-    expect(after.slice(0, 2).map(systemBlockText)).toEqual(before.slice(0, 2).map(systemBlockText));
-    expect(systemBlockText(after[2]!)).not.toEqual(systemBlockText(before[2]!));
+    const after = parts(state, bp);
+    expect(after.system).toEqual(before.system);
+    expect(after.conversation).toEqual(before.conversation);
+    expect(after.tail?.content).toContain('two');
+    expect(before.tail?.content ?? '').not.toContain('two');
+  });
+});
+
+type Step = 'read' | 'todo' | 'note' | 'grep';
+
+/** One turn of the coder loop, and which region its result changes. */
+function step(state: RunState, bp: ReturnType<typeof load>, i: number, kind: Step): void {
+  if (kind === 'read') turn(state, bp, i, 'read_file', { path: `src/f${i}.ts` });
+  else if (kind === 'todo') turn(state, bp, i, 'todo_add', { region: 'todos', item: `step ${i}` });
+  else if (kind === 'note') turn(state, bp, i, 'context_append', { region: 'scratch', content: `note ${i}` });
+  else turn(state, bp, i, 'grep', { pattern: `p${i}` });
+}
+
+describe('a change costs at most the blocks after it (docs/reference/rendering.md#tail)', () => {
+  it('holds for any sequence of reads, todos, notes and searches, compactions included', () => {
+    let compactions = 0;
+    fc.assert(
+      fc.property(
+        fc.array(fc.constantFrom<Step>('read', 'read', 'todo', 'note', 'grep'), { minLength: 10, maxLength: 60 }),
+        (steps) => {
+          const bp = load(CODER_LAYOUT);
+          const state = start(bp);
+          put(state, 'task', 'Fix the bug.', 4);
+          let previous = parts(state, bp);
+          steps.forEach((kind, i) => {
+            const folds = run(maintain(state, bp, env)).folds.some((f) => f.ok);
+            if (folds) compactions++;
+            step(state, bp, i + 1, kind);
+            const now = parts(state, bp);
+            // The conversation only grows at its end, and the tail is always its last message.
+            expect(now.conversation.slice(0, previous.conversation.length)).toEqual(previous.conversation);
+            expect(now.conversation.length).toBe(previous.conversation.length + 2);
+            expect(now.conversation.some((m) => m.role === 'user' && m.tail)).toBe(false);
+            if (kind !== 'read' && !folds) {
+              // Only tail regions changed: everything before the tail is the previous request.
+              expect(now.system).toEqual(previous.system);
+            } else {
+              // The change starts at the first changed block: every block before it is kept as it was.
+              const first = now.system.findIndex((b, j) => b !== previous.system[j]);
+              const changed = now.system[first]?.split(':')[0];
+              expect(folds ? ['history', 'codebase'] : ['codebase', 'stage_instructions']).toContain(changed);
+              expect(now.system.slice(0, first)).toEqual(previous.system.slice(0, first));
+            }
+            previous = now;
+          });
+        },
+      ),
+      { numRuns: 60 },
+    );
+    expect(compactions).toBeGreaterThan(0);
   });
 });

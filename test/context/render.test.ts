@@ -314,6 +314,75 @@ describe('messages (docs/reference/rendering.md#messages)', () => {
   });
 });
 
+describe('tail (docs/reference/rendering.md#tail)', () => {
+  const tailed = (name: string, kind: RegionKind, entries: Partial<Entry>[], def: Partial<RegionDef> = {}) =>
+    region(name, kind, entries, { placement: 'tail', ...def });
+  const conversation = () =>
+    region('conversation', 'sliding_window', [
+      { kind: 'user', content: 'go' },
+      { kind: 'assistant', content: 'reading', toolCalls: [{ id: 'c1', name: 'read_file', arguments: {} }] },
+      { kind: 'tool_result', content: 'file text', toolCallId: 'c1', toolName: 'read_file' },
+    ]);
+
+  it('joins the tail blocks in system order into one user message after the conversation', () => {
+    const out = renderRegions(
+      [
+        region('task', 'pinned', [{ content: 'the task' }], { volatility: 'stable', placement: 'system' }),
+        tailed('scratch', 'temporary', [{ content: 'a note' }]),
+        tailed('todos', 'checklist', [{ content: 'step', checklist: { id: 1, done: false, noteTokens: 0 } }]),
+        conversation(),
+      ],
+      ctx,
+    );
+    expect(out.system.map((b) => b.region)).toEqual(['task']);
+    expect(uncached(out.messages).map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'user']);
+    // The checklist's class sorts it before scratch, as it would in the system section.
+    expect(out.messages.at(-1)).toEqual({
+      role: 'user',
+      content: '## todos\n1 open, 0 done\n- [ ] #1 step\n\n## scratch\na note',
+      tail: true,
+    });
+  });
+
+  it('marks the last conversation message for the cache, never the tail', () => {
+    const out = renderRegions([tailed('scratch', 'temporary', [{ content: 'a note' }]), conversation()], ctx);
+    expect(out.messages.map((m) => m.cache === true)).toEqual([false, false, true, false]);
+  });
+
+  it('follows the kick-off message when the conversation is empty', () => {
+    const out = renderRegions([tailed('scratch', 'temporary', [{ content: 'a note' }])], ctx);
+    expect(uncached(out.messages)).toEqual([
+      { role: 'user', content: BEGIN_MESSAGE },
+      { role: 'user', content: '## scratch\na note', tail: true },
+    ]);
+  });
+
+  it('carries blob entries as parts for the inference activity to fill in, previews in the content', () => {
+    const blob = { hash: 'h', bytes: 5000, preview: 'grep output…' };
+    const out = renderRegions([tailed('scratch', 'temporary', [{ content: 'short' }, { content: blob }])], ctx);
+    expect(out.messages.at(-1)).toEqual({
+      role: 'user',
+      content: '## scratch\nshort\n\ngrep output…',
+      parts: ['## scratch\nshort\n\n', blob],
+      tail: true,
+    });
+  });
+
+  it('is left out when no region is placed there, and a definition without a placement stays in the system section', () => {
+    const out = renderRegions([region('scratch', 'temporary', [{ content: 'a note' }]), conversation()], ctx);
+    expect(out.system.map((b) => b.region)).toEqual(['scratch']);
+    expect(out.messages.some((m) => m.role === 'user' && m.tail)).toBe(false);
+  });
+
+  it('keeps the system key when only the tail changes', () => {
+    const task = region('task', 'pinned', [{ content: 't' }], { volatility: 'stable', placement: 'system' });
+    const one = renderRegions([task, tailed('scratch', 'temporary', [{ content: 'a' }])], ctx);
+    const two = renderRegions([task, tailed('scratch', 'temporary', [{ content: 'b' }])], ctx);
+    expect(two.systemKey).toBe(one.systemKey);
+    expect(two.messages.at(-1)?.content).not.toBe(one.messages.at(-1)?.content);
+  });
+});
+
 describe('cache markers (docs/reference/rendering.md#cache-markers)', () => {
   const layout = (n: number) => [
     region('task', 'pinned', [{ content: 't' }]),

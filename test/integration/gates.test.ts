@@ -25,6 +25,9 @@ interface Seen {
   purpose: string;
   question?: string;
   system: string;
+  /** The tail after the conversation (docs/reference/rendering.md#tail): the regions rewritten on every change. */
+  tail: string;
+  /** The messages before the tail. */
   messages: PromptMessage[];
   state: RunState;
 }
@@ -66,13 +69,16 @@ async function promptsSeen(rt: TestRuntime, bp: Blueprint, runId: string): Promi
     const state = await store.state(`${input.runId}-${seen.length}`, bp, input.base, input.ops);
     const rendered = renderPrompt(state, bp, { now: 0, hooks: customRegionHooks(bp) }, { iteration: input.stageTurn });
     const system = (await Promise.all(rendered.system.map((b) => text(b.text)))).join('\n');
+    const last = rendered.messages.at(-1);
+    const tail = last?.role === 'user' && last.tail ? last : undefined;
     seen.push({
       stage: input.stage,
       stageTurn: input.stageTurn,
       purpose: input.purpose,
       ...(input.question ? { question: input.question } : {}),
       system,
-      messages: rendered.messages,
+      tail: tail ? (tail.parts ? await text(tail.parts) : tail.content) : '',
+      messages: tail ? rendered.messages.slice(0, -1) : rendered.messages,
       state,
     });
   }
@@ -209,7 +215,7 @@ gate = { require_no_open_items = "todos" }`,
     expect(last?.role).toBe('user');
     expect(last?.content).toContain('#1 update the changelog');
     expect(last?.content).toContain('todo_done');
-    expect(seen.find((s) => s.stage === 'review')?.system).toContain('[x] #1 update the changelog');
+    expect(seen.find((s) => s.stage === 'review')?.tail).toContain('[x] #1 update the changelog');
   });
 
   it('keeps the gate story when every stage run continues as new and the region set is snapshotted often', async () => {
@@ -680,8 +686,8 @@ transform = "compact"
     expect(scratch[0]?.summary).toBe(true);
     const seen = await promptsSeen(env.rt, bp, run.handle.workflowId);
     const write = seen.find((s) => s.stage === 'write' && s.purpose === 'turn');
-    expect(write?.system).toContain('summary of 3');
-    expect(write?.system).not.toContain('observation 2: detail');
+    expect(write?.tail).toContain('summary of 3');
+    expect(`${write?.system}\n${write?.tail}`).not.toContain('observation 2: detail');
   });
 
   it('require_modifications passes when the modifying call was denied by policy', async () => {
@@ -809,8 +815,8 @@ transform = "clear"
     // Only the runtime's opening prompt is left of the conversation.
     expect(entering?.messages.filter((m) => m.role !== 'user' || /Gather/.test(m.content))).toEqual([]);
     expect(entering?.system).toContain('summarise the findings');
-    expect(entering?.system).toContain('#1 write the summary');
-    expect(entering?.system).not.toContain('raw observations');
+    expect(entering?.tail).toContain('#1 write the summary');
+    expect(`${entering?.system}\n${entering?.tail}`).not.toContain('raw observations');
     const state = await finalState(env.conn.client, run.handle.workflowId);
     expect(entriesText(state, 'conversation').some((t) => t.startsWith('Gather'))).toBe(false);
     expect(entriesText(state, 'todos')).toEqual(['write the summary', 'second item']);

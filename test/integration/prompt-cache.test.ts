@@ -1,10 +1,11 @@
 /**
  * Prompt caching through the real runtime: a run on the OpenAI-compatible
  * provider against a local server that records every request. Each
- * request's messages extend the previous one's, the system section keeps
- * its order from steady to changing, every request of a stage carries one
- * `prompt_cache_key`, and the cached tokens the server reports reach the
- * run's usage and memo.
+ * request's conversation extends the previous one's, the system section
+ * keeps its order from steady to changing, the regions rewritten on every
+ * change arrive last in the tail (blob-held text filled in), every request
+ * of a stage carries one `prompt_cache_key`, and the cached tokens the
+ * server reports reach the run's usage and memo.
  */
 import { writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
@@ -29,10 +30,14 @@ const SCRIPT = [
   { content: 'Reading a.ts.', tool_calls: [call('c1', 'read_file', { path: 'a.ts' })] },
   { content: 'Planning.', tool_calls: [call('c2', 'todo_add', { region: 'todos', item: 'fix a' })] },
   { content: 'Noting.', tool_calls: [call('c3', 'context_append', { region: 'scratch', content: 'a is small' })] },
-  { content: 'Reading b.ts.', tool_calls: [call('c4', 'read_file', { path: 'b.ts' })] },
-  { content: 'Planning more.', tool_calls: [call('c5', 'todo_add', { region: 'todos', item: 'fix b' })] },
+  { content: 'Searching.', tool_calls: [call('c4', 'grep', { pattern: 'needle', path: 'big.txt' })] },
+  { content: 'Reading b.ts.', tool_calls: [call('c5', 'read_file', { path: 'b.ts' })] },
+  { content: 'Planning more.', tool_calls: [call('c6', 'todo_add', { region: 'todos', item: 'fix b' })] },
   { content: 'The plan is ready.' },
 ];
+
+/** Enough matching lines that the search result (over 2 KB) is stored as a blob. */
+const NEEDLES = 80;
 
 /** Cached tokens the server reports for request i. */
 const cachedAt = (i: number) => 40 * i;
@@ -98,11 +103,11 @@ model = "openai:gpt-4.1"
 task         = { kind = "pinned", max_tokens = 500 }
 todos        = { kind = "checklist", max_tokens = 500 }
 codebase     = { kind = "compacting", max_tokens = 8000 }
-scratch      = { kind = "temporary", max_tokens = 1000 }
+scratch      = { kind = "temporary", max_tokens = 4000 }
 conversation = { kind = "sliding_window", max_tokens = 8000, max_items = 40, strategy = "bulk", overflow = 20 }
 
 [stages.main]
-available_tools = ["read_file", "todo_add", "context_append"]
+available_tools = ["read_file", "todo_add", "context_append", "grep"]
 [stages.main.tool_routing]
 default_region = "scratch"
 [stages.main.tool_routing.overrides]
@@ -111,23 +116,38 @@ read_file = "codebase"
     const workdir = tempDir('cache-work');
     writeFileSync(join(workdir, 'a.ts'), 'export const a = 1;\n');
     writeFileSync(join(workdir, 'b.ts'), 'export const b = 2;\n');
+    const lines = Array.from({ length: NEEDLES }, (_, i) => `needle ${i} in a haystack of charges`);
+    writeFileSync(join(workdir, 'big.txt'), `${lines.join('\n')}\n`);
     const run = await runAgent(env.rt, bp, { task: 'Plan the fix.', workdir });
 
     expect(run.result.status).toBe('completed');
     expect(received).toHaveLength(SCRIPT.length);
 
-    const conversation = (b: Body) => b.messages.filter((m) => m.role !== 'system');
+    // The tail is the last message once todos or scratch hold something; the conversation is the rest.
+    const isTail = (m: Body['messages'][number] | undefined) =>
+      m?.role === 'user' && /^## (todos|scratch)\n/.test(m.content ?? '');
+    const conversation = (b: Body) => {
+      const messages = b.messages.filter((m) => m.role !== 'system');
+      return isTail(messages.at(-1)) ? messages.slice(0, -1) : messages;
+    };
     expect(conversation(received[0]!)).toEqual([{ role: 'user', content: BEGIN_MESSAGE }]);
     for (let i = 1; i < received.length; i++) {
       const before = conversation(received[i - 1]!);
       const now = conversation(received[i]!);
       expect(now.slice(0, before.length)).toEqual(before);
       expect(now.length).toBeGreaterThan(before.length);
+      expect(now.some(isTail)).toBe(false);
     }
 
-    const system = received.at(-1)!.messages[0]!.content ?? '';
-    const headings = [...system.matchAll(/^## (\w+)/gm)].map((m) => m[1]);
-    expect(headings).toEqual(['task', 'codebase', 'todos', 'scratch']);
+    const headings = (text: string) => [...text.matchAll(/^## (\w+)/gm)].map((m) => m[1]);
+    const last = received.at(-1)!.messages;
+    expect(headings(last[0]!.content ?? '')).toEqual(['task', 'codebase']);
+    expect(last.at(-2)?.role).toBe('tool');
+    const tail = last.at(-1)!;
+    expect(tail.role).toBe('user');
+    expect(headings(tail.content ?? '')).toEqual(['todos', 'scratch']);
+    // The search result went to scratch as a blob; the model reads all of it, not the preview.
+    expect(tail.content?.match(/needle \d+ in a haystack/g)).toHaveLength(NEEDLES);
 
     const keys = new Set(received.map((b) => b.prompt_cache_key));
     expect(keys.size).toBe(1);

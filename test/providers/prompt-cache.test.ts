@@ -74,6 +74,7 @@ function region(
   kind: RegionState['kind'],
   texts: string[],
   volatility: 'stable' | 'grows' | 'rewritten',
+  placement?: 'system' | 'tail',
 ) {
   return {
     name,
@@ -87,6 +88,7 @@ function region(
       summarizable: true,
       required: false,
       describeInPrompt: false,
+      ...(placement ? { placement } : {}),
     },
     budget: 10_000,
     entries: texts.map((content, i) => ({
@@ -135,5 +137,78 @@ describe('Anthropic cache_control', () => {
       (m) => m.content,
     );
     expect(blocks.filter((b) => b.cache_control).map((b) => b.text)).toEqual(['second']);
+  });
+});
+
+describe('the tail on the wire (docs/reference/rendering.md#adapters)', () => {
+  /** A turn that ended in two tool results, with todos and scratch placed in the tail. */
+  function tailed() {
+    const conversation: RegionState = region('conversation', 'sliding_window', ['Fix the bug.'], 'rewritten');
+    conversation.entries.push(
+      {
+        id: 10,
+        content: 'Reading both files.',
+        tokens: 5,
+        kind: 'assistant',
+        toolCalls: [
+          { id: 'c1', name: 'read_file', arguments: { path: 'a.ts' } },
+          { id: 'c2', name: 'read_file', arguments: { path: 'b.ts' } },
+        ],
+        created: 0,
+        touched: 0,
+        at: 0,
+      },
+      ...['c1', 'c2'].map((id, i) => ({
+        id: 11 + i,
+        content: `file ${id}`,
+        tokens: 5,
+        kind: 'tool_result' as const,
+        toolCallId: id,
+        toolName: 'read_file',
+        created: 0,
+        touched: 0,
+        at: 0,
+      })),
+    );
+    const rendered = renderRegions(
+      [
+        region('task', 'pinned', ['Fix the bug.'], 'stable', 'system'),
+        region('codebase', 'compacting', ['a.ts'], 'grows', 'system'),
+        region('scratch', 'temporary', ['a note'], 'rewritten', 'tail'),
+        conversation,
+      ],
+      { stage: 'main', iteration: 0, model: 'anthropic:claude-sonnet-4-5', window: { used: 0, max: 200_000 } },
+    );
+    return {
+      ...sampleRequest('anthropic:claude-sonnet-4-5'),
+      system: rendered.system.map((b) => ({ text: systemBlockText(b), ...(b.cache ? { cache: true } : {}) })),
+      messages: rendered.messages,
+    };
+  }
+
+  it('Anthropic: a text block after the tool results in the same user message, the breakpoint before it', async () => {
+    const body = await sent('anthropic:claude-sonnet-4-5', tailed());
+    const messages = body.messages as {
+      role: string;
+      content: { type: string; text?: string; cache_control?: unknown }[];
+    }[];
+    expect(messages.map((m) => m.role)).toEqual(['user', 'assistant', 'user']);
+    const last = messages.at(-1)!.content;
+    expect(last.map((b) => [b.type, b.cache_control !== undefined])).toEqual([
+      ['tool_result', false],
+      ['tool_result', true],
+      ['text', false],
+    ]);
+    expect(last.at(-1)?.text).toBe('## scratch\na note');
+    const system = body.system as { cache_control?: unknown }[];
+    expect(system.filter((b) => b.cache_control).length + 1).toBeLessThanOrEqual(4);
+  });
+
+  it('OpenAI: a user message after the tool messages', async () => {
+    const body = await sent('openai:gpt-4.1', { ...tailed(), model: 'openai:gpt-4.1' });
+    const messages = body.messages as { role: string; content?: string }[];
+    expect(messages.map((m) => m.role)).toEqual(['system', 'user', 'assistant', 'tool', 'tool', 'user']);
+    expect(messages.at(-1)?.content).toBe('## scratch\na note');
+    expect(messages[0]?.content).not.toContain('## scratch');
   });
 });

@@ -50,17 +50,18 @@ function pad(text: string, width: number): string {
 }
 
 function budgetTable(stage: ResolvedStageBudgets): string[] {
-  const header = ['region', 'kind', 'budget', 'tokens', 'threshold'];
+  const header = ['region', 'kind', 'placement', 'budget', 'tokens', 'threshold'];
   const rows = stage.regions.map((r) => [
     r.name,
     r.kind,
+    r.placement,
     r.budgetText === undefined ? 'max_tokens' : JSON.stringify(r.budgetText),
     String(r.budget),
     r.threshold === undefined ? '' : String(r.threshold),
   ]);
   const widths = columnWidths(header, rows);
   const line = (cells: string[]) =>
-    `    ${cells.map((c, i) => (i === 3 || i === 4 ? c.padStart(widths[i] ?? 0) : pad(c, widths[i] ?? 0))).join('  ')}`.trimEnd();
+    `    ${cells.map((c, i) => (i === 4 || i === 5 ? c.padStart(widths[i] ?? 0) : pad(c, widths[i] ?? 0))).join('  ')}`.trimEnd();
   return [
     `  stage ${stage.name}: model ${stage.model}, window ${stage.window} tokens`,
     line(header),
@@ -106,11 +107,10 @@ function json(reports: FileReport[]): string {
     stages: r.stages.map((s) => ({
       name: s.name,
       window: s.window,
-      regions: s.regions.map((region) =>
-        region.threshold === undefined
-          ? { name: region.name, kind: region.kind, budget: region.budget }
-          : { name: region.name, kind: region.kind, budget: region.budget, threshold: region.threshold },
-      ),
+      regions: s.regions.map((region) => {
+        const row = { name: region.name, kind: region.kind, placement: region.placement, budget: region.budget };
+        return region.threshold === undefined ? row : { ...row, threshold: region.threshold };
+      }),
     })),
   }));
   return `${JSON.stringify({ files }, null, 2)}\n`;

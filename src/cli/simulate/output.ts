@@ -40,6 +40,8 @@ export interface MessageView {
   content: string;
   tool_calls?: ToolCall[];
   tool_call_id?: string;
+  /** The tail message (docs/reference/rendering.md#tail). */
+  tail?: true;
 }
 
 export interface SimOutput {
@@ -93,6 +95,7 @@ function messageView(message: PromptMessage): MessageView {
   const view: MessageView = { role: message.role, content: message.content };
   if (message.role === 'assistant' && message.toolCalls?.length) view.tool_calls = message.toolCalls;
   if (message.role === 'tool') view.tool_call_id = message.toolCallId;
+  if (message.role === 'user' && message.tail) view.tail = true;
   return view;
 }
 

@@ -72,7 +72,8 @@ export function formatReport(out: SimOutput): string {
   for (const m of out.prompt.messages) {
     const calls = m.tool_calls?.length ? ` calls ${m.tool_calls.map((c) => `${c.id}:${c.name}`).join(', ')}` : '';
     const reply = m.tool_call_id ? ` for ${m.tool_call_id}` : '';
-    lines.push(`  --- ${m.role}${reply}${calls} ---`, indent(m.content, '  '));
+    const tail = m.tail ? ' (tail)' : '';
+    lines.push(`  --- ${m.role}${tail}${reply}${calls} ---`, indent(m.content, '  '));
   }
 
   lines.push(

@@ -37,7 +37,11 @@ async function resolve(store: BlobStore, parts: Content[]): Promise<string> {
 
 async function resolveMessages(store: BlobStore, messages: PromptMessage[]): Promise<PromptMessage[]> {
   return Promise.all(
-    messages.map(async (m) => (m.blob ? { ...m, content: await store.get(m.blob.hash), blob: undefined } : m)),
+    messages.map(async (m) => {
+      if (m.blob) return { ...m, content: await store.get(m.blob.hash), blob: undefined };
+      if (m.role === 'user' && m.parts) return { ...m, content: await resolve(store, m.parts), parts: undefined };
+      return m;
+    }),
   );
 }
 

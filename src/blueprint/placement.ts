@@ -1,0 +1,37 @@
+/**
+ * Where a region's blocks go in the prompt when its blueprint does not say
+ * (docs/reference/rendering.md#placement): a block the engine re-renders on
+ * every change goes to the tail, the user message rebuilt after the
+ * conversation, so the system section and the conversation before it stay
+ * a prefix the provider's cache can reuse; everything else stays in the
+ * system section. Depends only on the definition, so `lev validate` shows
+ * the placement the renderer uses.
+ */
+import { STAGE_INSTRUCTIONS } from './block-order.js';
+import type { ContextPlacement, Placement, RegionDef } from './types.js';
+
+/** The placement a region gets when it declares none; sliding windows render as messages and get none. */
+export function defaultPlacement(
+  def: Pick<RegionDef, 'name' | 'kind' | 'volatility'>,
+  context: ContextPlacement,
+): Placement | undefined {
+  if (def.kind === 'sliding_window') return undefined;
+  // The stage's prompt is instruction, kept after the pinned blocks (docs/reference/rendering.md#system-order);
+  // a custom region's script, not its kind, decides how often its text changes.
+  if (context === 'system' || def.name === STAGE_INSTRUCTIONS || def.kind === 'custom') return 'system';
+  return def.volatility === 'rewritten' ? 'tail' : 'system';
+}
+
+/** Fills in the placement of every region that renders blocks and declared none. */
+export function assignPlacements(defs: Iterable<RegionDef>, context: ContextPlacement): void {
+  for (const def of defs) {
+    if (def.placement !== undefined) continue;
+    const placement = defaultPlacement(def, context);
+    if (placement !== undefined) def.placement = placement;
+  }
+}
+
+/** Where a region's content lands in the prompt, as `lev validate` shows it. */
+export function promptPlace(def: Pick<RegionDef, 'kind' | 'placement'>): Placement | 'messages' {
+  return def.kind === 'sliding_window' ? 'messages' : (def.placement ?? 'system');
+}
