@@ -15,7 +15,8 @@ import { countTokens } from '../../tokens/index.js';
 import type { SeededRegion, SeedRequest, SeedRunInputs } from '../activity-types.js';
 import type { SeedEntryText } from '../ops.js';
 import type { RunStore } from './run-store.js';
-import { mergedPermissions, readPolicy, sandboxPolicy } from './tool-context.js';
+import { mergedPermissions } from '../../tools/permissions.js';
+import { readPolicy, sandboxPolicy } from './tool-context.js';
 
 export type { SeededRegion, SeedRequest, SeedRunInputs };
 

@@ -15,7 +15,8 @@ import { canonicalTool } from '../../tools/names.js';
 import type { ToolInput, ToolResultOut, TrackedFile } from '../activity-types.js';
 import { chooseModel } from './model-choice.js';
 import type { RunStore } from './run-store.js';
-import { mergedPermissions, readPolicy, sandboxPolicy } from './tool-context.js';
+import { mergedPermissions } from '../../tools/permissions.js';
+import { readPolicy, sandboxPolicy } from './tool-context.js';
 
 export type { ToolInput, ToolResultOut, TrackedFile };
 
