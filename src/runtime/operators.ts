@@ -10,9 +10,9 @@ import type { Blueprint } from '../blueprint/types.js';
 import type { ToolCall } from '../context/types.js';
 import type { RuntimeCode } from '../error-codes.js';
 import { formatCoded } from '../errors.js';
-import { utf8Bytes } from '../truncate.js';
 import { canonicalTool } from '../tools/names.js';
 import { decidePermission, mergedPermissions } from '../tools/permissions.js';
+import { utf8Bytes } from '../truncate.js';
 
 /** The values of the `LeviathStatus` search attribute (docs/reference/operators.md#statuses). */
 export const LEVIATH_STATUSES = ['running', 'waiting', 'paused', 'completed', 'failed', 'cancelled', 'stuck'] as const;
@@ -146,7 +146,10 @@ export function parseOperatorOp(update: OperatorUpdate, arg: unknown): OperatorO
     case 'answer': {
       const args = typeof arg === 'string' ? { text: arg } : arg;
       if (!isRecord(args) || typeof args.text !== 'string')
-        return refuse('bad-update', '`answer` takes the answer as a string, or { "call"?: "<call id>", "text": "<answer>" }.');
+        return refuse(
+          'bad-update',
+          '`answer` takes the answer as a string, or { "call"?: "<call id>", "text": "<answer>" }.',
+        );
       const bad = optionalString(args, 'call', update);
       if (bad) return bad;
       return (
@@ -175,7 +178,8 @@ export function resolveAsk(
 ): PendingAsk | Refusal {
   const open = asks.filter((a) => a.kind === kind);
   const what = kind === 'approval' ? 'tool call waits for a decision' : 'question waits for an answer';
-  if (open.length === 0) return refuse('nothing-pending', `No ${what}; \`lev show\` or the progress query says what the run is doing.`);
+  if (open.length === 0)
+    return refuse('nothing-pending', `No ${what}; \`lev show\` or the progress query says what the run is doing.`);
   if (call !== undefined) {
     const hit = open.find((a) => a.call === call);
     return (
@@ -184,7 +188,10 @@ export function resolveAsk(
     );
   }
   if (open.length > 1)
-    return refuse('call-ambiguous', `${open.length} calls wait (${open.map((a) => a.call).join(', ')}); name the one you mean.`);
+    return refuse(
+      'call-ambiguous',
+      `${open.length} calls wait (${open.map((a) => a.call).join(', ')}); name the one you mean.`,
+    );
   return open[0] as PendingAsk;
 }
 
@@ -279,7 +286,10 @@ export function applyStageOp(
   ctx: StageOpContext,
 ): { state: StageOperatorState; reply: OpReply } {
   const refused = (refusal: Refusal) => ({ state, reply: { ok: false as const, refusal } });
-  const done = (next: StageOperatorState, value: OperatorReturn) => ({ state: next, reply: { ok: true as const, value } });
+  const done = (next: StageOperatorState, value: OperatorReturn) => ({
+    state: next,
+    reply: { ok: true as const, value },
+  });
   switch (op.kind) {
     case 'message': {
       if (state.waitingReply || ctx.acceptsMessages) {
@@ -289,7 +299,10 @@ export function applyStageOp(
           { stage: ctx.stage, turn: ctx.inferences + ahead, stageTurn: ctx.visitTurns + ahead, held: false },
         );
       }
-      return done({ ...state, held: [...state.held, op.text] }, { stage: null, turn: null, stageTurn: null, held: true });
+      return done(
+        { ...state, held: [...state.held, op.text] },
+        { stage: null, turn: null, stageTurn: null, held: true },
+      );
     }
     case 'approve':
     case 'deny':
@@ -299,7 +312,10 @@ export function applyStageOp(
       const decision: AskDecision =
         op.kind === 'answer'
           ? { kind: 'answered', text: op.text }
-          : { kind: op.kind === 'approve' ? 'approved' : 'denied', ...(op.note !== undefined ? { note: op.note } : {}) };
+          : {
+              kind: op.kind === 'approve' ? 'approved' : 'denied',
+              ...(op.note !== undefined ? { note: op.note } : {}),
+            };
       const next = {
         ...state,
         asks: state.asks.filter((a) => a.call !== ask.call),
@@ -359,7 +375,11 @@ export function applyBetweenVisits(
 /** What `Progress.waiting` says the run waits for. */
 export type WaitingKind = 'message' | 'approval' | 'answer' | 'resume';
 
-export function waitingKind(w: { asks: readonly PendingAsk[]; waitingReply: boolean; paused: boolean }): WaitingKind | undefined {
+export function waitingKind(w: {
+  asks: readonly PendingAsk[];
+  waitingReply: boolean;
+  paused: boolean;
+}): WaitingKind | undefined {
   if (w.asks.some((a) => a.kind === 'approval')) return 'approval';
   if (w.asks.some((a) => a.kind === 'answer')) return 'answer';
   if (w.waitingReply) return 'message';
@@ -388,9 +408,6 @@ export function callSubject(call: Pick<ToolCall, 'name' | 'arguments'>): string 
   const line = text.split('\n')[0] ?? '';
   return `${call.name}${line ? ` ${line.length > 120 ? `${line.slice(0, 119)}…` : line}` : ''}`;
 }
-
-/** The tool that asks a person a question (docs/reference/operators.md#ask_user). */
-export const ASK_USER = 'ask_user';
 
 /** The question of an `ask_user` call (`question`, or the original's `prompt`); undefined when it has none. */
 export function askUserQuestion(args: Record<string, unknown>): string | undefined {
@@ -459,5 +476,37 @@ export function askUserNoQuestionText(): string {
   return formatCoded('missing-argument', 'ask_user needs `question`: the question to put to the person.');
 }
 
-/** The default of `[run] ask_timeout`: a day. */
-export const DEFAULT_ASK_TIMEOUT_SECS = 86_400;
+/** An update the run accepted, forwarded to its live visit (the `operator` signal). */
+export interface ForwardedOp {
+  id: number;
+  op: OperatorOp;
+}
+
+/** What a visit waits for and holds, as it tells the run. */
+export interface StageWaits {
+  asks: PendingAsk[];
+  waitingReply: boolean;
+  paused: boolean;
+  heldMessages: number;
+}
+
+export function stageWaits(state: StageOperatorState): StageWaits {
+  return { asks: state.asks, waitingReply: state.waitingReply, paused: state.paused, heldMessages: state.held.length };
+}
+
+export const NO_WAITS: StageWaits = Object.freeze({ asks: [], waitingReply: false, paused: false, heldMessages: 0 });
+
+/**
+ * What a visit tells its run (the `stage-report` signal): its answer to a
+ * forwarded update, a change of what it waits for, or the region set it had
+ * when it was cancelled.
+ */
+export type StageReport<Outcome = unknown> =
+  | { kind: 'ack'; id: number; reply: OpReply; waits: StageWaits }
+  | { kind: 'waits'; waits: StageWaits }
+  | { kind: 'cancelled'; outcome: Outcome };
+
+/** The coded message a refused update fails with. */
+export function refusalText(refusal: Refusal): string {
+  return formatCoded(refusal.code, refusal.message);
+}

@@ -107,13 +107,16 @@ export interface VisitFacts extends OutputFacts {
   lastProgressAt: number;
 }
 
-export type StageEnd = 'completed' | 'max_iterations' | 'error' | 'stuck';
+/** How a visit ended; `cancelled` only in the region set a cancelled visit reports to its run. */
+export type StageEnd = 'completed' | 'max_iterations' | 'error' | 'stuck' | 'cancelled';
 
 export interface StageOutcome {
   end: StageEnd;
   /** The model's last text in the visit (a blob reference when large). */
   finalContent: Content;
   error?: string;
+  /** The code of the error a visit ended with (`end = "error"`), when it had one. */
+  errorCode?: string;
   carried: Carried;
   inferences: number;
   visitTurns: number;

@@ -1,6 +1,7 @@
 /** What the Web UI shows of a run (docs/reference/operators.md#user-metadata): summary, details, cost. */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { BUILTIN_MODELS } from '../../src/providers/models.js';
 import {
   costLine,
   estimateCost,
@@ -11,7 +12,6 @@ import {
   utcMinute,
 } from '../../src/runtime/details.js';
 import { emptyUsage, type Progress } from '../../src/runtime/types.js';
-import { BUILTIN_MODELS } from '../../src/providers/models.js';
 import { utf8Bytes } from '../../src/truncate.js';
 
 const usage = (promptTokens: number, completionTokens: number, cacheReadTokens = 0) => ({
@@ -79,7 +79,10 @@ describe('fillBar', () => {
 describe('estimateCost', () => {
   it('prices uncached prompt, cache reads and completion at the model table prices', () => {
     // claude-sonnet-4-5: $3 input, $0.30 cache read, $15 output per million.
-    const cost = estimateCost([{ model: 'anthropic:claude-sonnet-4-5', usage: usage(1_000_000, 100_000, 500_000) }], BUILTIN_MODELS);
+    const cost = estimateCost(
+      [{ model: 'anthropic:claude-sonnet-4-5', usage: usage(1_000_000, 100_000, 500_000) }],
+      BUILTIN_MODELS,
+    );
     expect(cost.usd).toBeCloseTo(0.5 * 3 + 0.5 * 0.3 + 0.1 * 15, 10);
     expect(cost).toMatchObject({ priced: ['anthropic:claude-sonnet-4-5'], unpriced: [] });
   });
@@ -143,7 +146,9 @@ describe('stageDetails', () => {
 describe('runDetails', () => {
   it('points to the live stage and lists the stages visited', () => {
     const md = runDetails(progress({ stageWorkflowId: 'demo-1.2.investigate', heldMessages: 2 }), ['investigate']);
-    expect(md).toContain('**Live stage**: **investigate** in workflow `demo-1.2.investigate`; its details show each turn.');
+    expect(md).toContain(
+      '**Live stage**: **investigate** in workflow `demo-1.2.investigate`; its details show each turn.',
+    );
     expect(md).toContain('**Held messages**: 2');
     expect(md).toContain('**Stages**: investigate');
   });

@@ -42,7 +42,11 @@ describe('parseOperatorOp', () => {
   it('reads each update as the Web UI and lev send it', () => {
     expect(parseOperatorOp('message', 'Look at the tests')).toEqual({ kind: 'message', text: 'Look at the tests' });
     expect(parseOperatorOp('approve', undefined)).toEqual({ kind: 'approve' });
-    expect(parseOperatorOp('deny', { call: 'c1', note: 'not now' })).toEqual({ kind: 'deny', call: 'c1', note: 'not now' });
+    expect(parseOperatorOp('deny', { call: 'c1', note: 'not now' })).toEqual({
+      kind: 'deny',
+      call: 'c1',
+      note: 'not now',
+    });
     expect(parseOperatorOp('answer', 'main')).toEqual({ kind: 'answer', text: 'main' });
     expect(parseOperatorOp('answer', { call: 'q', text: 'main' })).toEqual({ kind: 'answer', call: 'q', text: 'main' });
     expect(parseOperatorOp('pause', undefined)).toEqual({ kind: 'pause' });
@@ -66,10 +70,14 @@ describe('parseOperatorOp', () => {
 
   it('never throws, whatever the argument', () => {
     fc.assert(
-      fc.property(fc.constantFrom('message', 'approve', 'deny', 'answer', 'pause', 'resume' as const), fc.anything(), (u, arg) => {
-        const out = parseOperatorOp(u, arg);
-        expect(isRefusal(out) || typeof (out as OperatorOp).kind === 'string').toBe(true);
-      }),
+      fc.property(
+        fc.constantFrom('message', 'approve', 'deny', 'answer', 'pause', 'resume' as const),
+        fc.anything(),
+        (u, arg) => {
+          const out = parseOperatorOp(u, arg);
+          expect(isRefusal(out) || typeof (out as OperatorOp).kind === 'string').toBe(true);
+        },
+      ),
     );
   });
 });
@@ -83,8 +91,12 @@ describe('checkOperatorOp', () => {
   it('finds the call a decision is about, or says why not', () => {
     expect(checkOperatorOp({ kind: 'approve' }, open)?.code).toBe('nothing-pending');
     expect(checkOperatorOp({ kind: 'approve' }, { ...open, asks: [ask('c1')] })).toBeUndefined();
-    expect(checkOperatorOp({ kind: 'deny', call: 'c9' }, { ...open, asks: [ask('c1')] })?.code).toBe('call-not-waiting');
-    expect(checkOperatorOp({ kind: 'approve' }, { ...open, asks: [ask('c1'), ask('c2')] })?.code).toBe('call-ambiguous');
+    expect(checkOperatorOp({ kind: 'deny', call: 'c9' }, { ...open, asks: [ask('c1')] })?.code).toBe(
+      'call-not-waiting',
+    );
+    expect(checkOperatorOp({ kind: 'approve' }, { ...open, asks: [ask('c1'), ask('c2')] })?.code).toBe(
+      'call-ambiguous',
+    );
     expect(checkOperatorOp({ kind: 'approve', call: 'c2' }, { ...open, asks: [ask('c1'), ask('c2')] })).toBeUndefined();
     // An approval is not an answer: a question waits, no call does.
     expect(checkOperatorOp({ kind: 'approve' }, { ...open, asks: [ask('q', 'answer')] })?.code).toBe('nothing-pending');
@@ -126,7 +138,11 @@ describe('applyStageOp', () => {
     const held = applyStageOp(freshStageOperators(), { kind: 'message', text: 'later' }, closed);
     expect(held.state).toMatchObject({ inbox: [], held: ['later'] });
     expect(held.reply).toEqual({ ok: true, value: { stage: null, turn: null, stageTurn: null, held: true } });
-    const reply = applyStageOp({ ...freshStageOperators(), waitingReply: true }, { kind: 'message', text: 'go' }, closed);
+    const reply = applyStageOp(
+      { ...freshStageOperators(), waitingReply: true },
+      { kind: 'message', text: 'go' },
+      closed,
+    );
     expect(reply.state.inbox).toEqual(['go']);
   });
 
@@ -185,7 +201,9 @@ describe('between visits', () => {
     });
     expect(applyBetweenVisits(carry, { kind: 'pause' }).carry.paused).toBe(true);
     expect(applyBetweenVisits(carry, { kind: 'resume' }).reply).toMatchObject({ refusal: { code: 'not-paused' } });
-    expect(applyBetweenVisits(carry, { kind: 'approve' }).reply).toMatchObject({ refusal: { code: 'nothing-pending' } });
+    expect(applyBetweenVisits(carry, { kind: 'approve' }).reply).toMatchObject({
+      refusal: { code: 'nothing-pending' },
+    });
   });
 });
 

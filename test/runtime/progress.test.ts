@@ -31,7 +31,14 @@ describe('progressOf', () => {
       heldMessages: 0,
       recentCalls: [],
     });
-    expect(p).toMatchObject({ runId: 'r', inferences: 3, visitTurns: 1, waiting: 'message', gatesForced: [], gates: { attempts: 0, blocked: 0 } });
+    expect(p).toMatchObject({
+      runId: 'r',
+      inferences: 3,
+      visitTurns: 1,
+      waiting: 'message',
+      gatesForced: [],
+      gates: { attempts: 0, blocked: 0 },
+    });
     expect(p.regions.find((r) => r.name === 'notes')).toEqual({
       name: 'notes',
       kind: 'temporary',
