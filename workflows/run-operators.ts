@@ -169,7 +169,7 @@ export class RunOperators {
     this.refresh();
   }
 
-  /** The last visit ended `stuck` and its stage runs again. */
+  /** Whether the last visit ended `stuck`. */
   setStuck(stuck: boolean): void {
     this.stuck = stuck;
     this.refresh();

@@ -216,7 +216,10 @@ describe('tool names in available_tools', () => {
     expect(without.blueprint?.stages[0]?.availableTools).toEqual(['read_file']);
     const allowed = loadLeviath(STAGE('available_tools = ["read_file", "ask_user_text"]\nallow_blocking_tools = true'));
     expect(codesOf(allowed)).not.toContain('blocking-tool-not-allowed');
-    expect(allowed.blueprint?.stages[0]).toMatchObject({ availableTools: ['read_file', 'ask_user'], allowBlockingTools: true });
+    expect(allowed.blueprint?.stages[0]).toMatchObject({
+      availableTools: ['read_file', 'ask_user'],
+      allowBlockingTools: true,
+    });
   });
 });
 
