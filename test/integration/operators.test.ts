@@ -6,11 +6,12 @@
  * `LeviathStatus` follows. Models are the scripted provider, or a local
  * OpenAI-compatible server when the test reads what the model was sent.
  */
+import { execFile } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Client, WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
 import { ApplicationFailure, CancelledFailure, ChildWorkflowFailure } from '@temporalio/common';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { LevError } from '../../src/errors.js';
 import { scriptedCalls } from '../../src/providers/index.js';
 import type { MessageReceipt, PauseState } from '../../src/runtime/operators.js';
@@ -115,6 +116,20 @@ describe('cancellation', () => {
     await cancelAndCheck(handle, p.stageWorkflowId as string);
   });
 
+  it('fails the run with stage-cancelled when only its stage visit is cancelled', async () => {
+    const handle = await start(env.rt.client, env.rt.taskQueue, looping(150));
+    const p = await until(async () => {
+      const now = await runProgress(env.rt.client, handle);
+      return now && now.inferences >= 1 ? now : undefined;
+    }, 'one inference');
+    await env.rt.client.workflow.getHandle(p.stageWorkflowId as string).cancel();
+    const end = await ending(handle);
+    await saveHistories(env.rt.client, handle.workflowId);
+    expect(end.status).toBe('FAILED');
+    expect((end.error as WorkflowFailedError).cause).toMatchObject({ type: 'stage-cancelled' });
+    expect(await leviathStatus(handle)).toBe('failed');
+  });
+
   it('reaches the live visit after three continue-as-new', async () => {
     const handle = await start(env.rt.client, env.rt.taskQueue, looping(60), { turnsPerRun: 2 });
     const stageId = `${handle.workflowId}.1.main`;
@@ -162,6 +177,7 @@ describe('pause, resume and refusals', () => {
     const client = env.rt.client;
     await until(async () => ((await runProgress(client, handle))?.inferences ?? 0) >= 2 || undefined, 'two turns');
 
+    expect(await leviathStatus(handle)).toBe('running');
     // Refused before anything changes.
     expect(await refusalCode(sendUpdate(client, runId, 'message', '   '))).toBe('text-empty');
     expect(await refusalCode(sendUpdate(client, runId, 'message', 'x'.repeat(70_000)))).toBe('text-too-large');
@@ -268,6 +284,20 @@ write_file = "ask"
 ask_timeout = "3s"
 `;
 
+const HELD = `
+[agent]
+name = "held"
+model = "openai:gpt-4o"
+[context.regions]
+task = { kind = "pinned", max_tokens = 500 }
+[stages.report]
+available_tools = ["current_time"]
+accepts_messages = false
+[stages.report.transitions.main]
+[stages.main]
+available_tools = ["current_time"]
+`;
+
 describe('people in the loop, seen from the model', () => {
   const env = useRuntime();
   const vars = scopedEnv();
@@ -301,6 +331,20 @@ describe('people in the loop, seen from the model', () => {
     expect(texts(server.requests[turn - 1])).toContain(text);
     expect(texts(server.requests[turn - 2])).not.toContain(text);
     expect(receipt.stageTurn).toBe(turn);
+  });
+
+  it('holds a message sent to a stage that does not accept messages for the next stage', async () => {
+    serve([toolCall('r1', 'current_time', {}, 600), { json: completion({ content: 'Report written.' }) }]);
+    const handle = await start(env.rt.client, env.rt.taskQueue, HELD);
+    await until(() => server.requests.length >= 1 || undefined, 'the report stage calls its model');
+    const receipt = await sendUpdate<MessageReceipt>(env.rt.client, handle.workflowId, 'message', 'Add the timeline.');
+    expect(receipt).toEqual({ stage: null, turn: null, stageTurn: null, held: true });
+    const end = await ending(handle);
+    await saveHistories(env.rt.client, handle.workflowId);
+    expect(end.status).toBe('COMPLETED');
+    // Neither inference of the report stage saw it; the first one of main did.
+    expect(texts(server.requests[1])).not.toContain('Add the timeline.');
+    expect(texts(server.requests[2])).toContain('Add the timeline.');
   });
 
   it('runs an approved call, tells the model about a denied one and one nobody answered', async () => {
@@ -378,5 +422,41 @@ describe('people in the loop, seen from the model', () => {
     expect((await ending(alone)).status).toBe('COMPLETED');
     await saveHistories(env.rt.client, alone.workflowId);
     expect(texts(server.requests[1])).toContain('[ask-user-unattended]');
+  });
+});
+
+/** `lev …` as a person runs it, without blocking this process (its worker must keep running). */
+function lev(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      [join(import.meta.dirname, '..', '..', 'bin', 'lev.mjs'), ...args, '--address', inject('temporalAddress')],
+      (err, stdout, stderr) => resolve({ code: err ? Number(err.code ?? 1) : 0, stdout, stderr }),
+    );
+  });
+}
+
+describe('the operator commands', () => {
+  const env = useRuntime();
+
+  it('pause, msg, resume and cancel a run, and print refusals as coded errors', async () => {
+    const handle = await start(env.rt.client, env.rt.taskQueue, looping(100));
+    const runId = handle.workflowId;
+    await until(async () => ((await runProgress(env.rt.client, handle))?.inferences ?? 0) >= 1 || undefined, 'a turn');
+    const paused = await lev(['pause', runId]);
+    expect(paused).toMatchObject({ code: 0 });
+    expect(paused.stdout).toContain(`run ${runId} paused: stage main stops before its next inference`);
+    const msg = await lev(['msg', runId, 'Wrap up soon.', '--json']);
+    expect(JSON.parse(msg.stdout)).toMatchObject({ stage: 'main', held: false });
+    const approve = await lev(['approve', runId]);
+    expect(approve.code).toBe(1);
+    expect(approve.stderr).toMatch(/^error \[nothing-pending\] No tool call waits for a decision/);
+    expect((await lev(['resume', runId])).stdout).toContain(`run ${runId} resumed`);
+    const cancelled = await lev(['cancel', runId, '--wait']);
+    expect(cancelled.stdout).toContain(`run ${runId} ended: CANCELLED`);
+    await saveHistories(env.rt.client, runId);
+    const again = await lev(['msg', runId, 'hello?']);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toMatch(/^error \[run-finished\]/);
   });
 });
