@@ -301,6 +301,8 @@ describe('people in the loop, seen from the model', () => {
     const text = 'Look at the billing logs first.';
     const receipt = await sendUpdate<MessageReceipt>(env.rt.client, handle.workflowId, 'message', text);
     expect(receipt).toMatchObject({ stage: 'main', held: false });
+    // The same as a signal: nothing comes back, and a later inference reads it.
+    await handle.signal('message', 'And the deploy log.');
     const end = await ending(handle);
     await saveHistories(env.rt.client, handle.workflowId);
     expect(end.status).toBe('COMPLETED');
@@ -308,6 +310,7 @@ describe('people in the loop, seen from the model', () => {
     expect(texts(wire.server.requests[turn - 1])).toContain(text);
     expect(texts(wire.server.requests[turn - 2])).not.toContain(text);
     expect(receipt.stageTurn).toBe(turn);
+    expect(texts(wire.server.requests.at(-1))).toContain('And the deploy log.');
   });
 
   it('holds a message sent to a stage that does not accept messages for the next stage', async () => {
