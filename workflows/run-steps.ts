@@ -14,7 +14,6 @@ import {
   getExternalWorkflowHandle,
   isCancellation,
   log,
-  patched,
   setCurrentDetails,
   startChild,
   upsertMemo,
@@ -54,15 +53,14 @@ import { acts, callOptions, EngineDriver } from './engine-driver.js';
 import { RunOperators } from './run-operators.js';
 import { stageWorkflow } from './stage.js';
 
-/** Patch ids (CONTRIBUTING.md): runs started before them replay their old paths. */
-export const RUN_PATCHES = {
-  /** Visits start outside the run's cancellation, which reaches them by workflow id; people's updates go to them. */
-  routed: 'run-visit-routed',
-  /** `LeviathStatus = "stuck"` after a visit that ended stuck, until one ends otherwise. */
-  stuckStatus: 'run-stuck-status',
-  /** A cancelled run writes its memo and `LeviathStatus = "cancelled"`. */
-  cancelled: 'run-cancel-status',
-} as const;
+/**
+ * The patch id (CONTRIBUTING.md) of this version's changes to a run: visits
+ * start outside the run's cancellation, which reaches them by workflow id,
+ * and take people's updates; `LeviathStatus = "stuck"` after a visit that
+ * ended stuck; a cancelled run writes its memo and status. Asked once, when
+ * the run starts, so a run recorded before it replays the old paths throughout.
+ */
+export const RUN_PATCH = 'operators-run-updates-cancel';
 
 /** How a visit the run goes on from ended. */
 type VisitOutcome = StageOutcome & { end: Exclude<StageOutcome['end'], 'cancelled'> };
@@ -90,6 +88,8 @@ export class AgentRun {
   constructor(
     readonly input: RunInput,
     readonly blueprintHash: string,
+    /** The run started with `RUN_PATCH`. */
+    readonly current: boolean,
   ) {
     this.bp = input.blueprint;
     this.driver = new EngineDriver(
@@ -186,7 +186,7 @@ export class AgentRun {
 
   /** The run was cancelled: it keeps the region set it has, says so in its status and memo, and ends CANCELED. */
   async cancelled(): Promise<void> {
-    if (!patched(RUN_PATCHES.cancelled)) return;
+    if (!this.current) return;
     this.ops.finish('cancelled');
     upsertSearchAttributes([{ key: STATUS_KEY, value: 'cancelled' }]);
     upsertMemo(this.memo());
@@ -264,7 +264,7 @@ export class AgentRun {
       usage: emptyUsage(),
     };
     let outcome: StageOutcome;
-    if (patched(RUN_PATCHES.routed)) outcome = await this.visitRouted(stage, this.childId, input);
+    if (this.current) outcome = await this.visitRouted(stage, this.childId, input);
     else {
       try {
         outcome = await executeChild(stageWorkflow, { workflowId: this.childId, args: [input] });
