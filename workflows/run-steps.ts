@@ -9,6 +9,7 @@ import {
   ActivityFailure,
   ApplicationFailure,
   CancellationScope,
+  CancelledFailure,
   ChildWorkflowFailure,
   executeChild,
   getExternalWorkflowHandle,
@@ -274,7 +275,7 @@ export class AgentRun {
       }
     }
     this.take(stage, outcome);
-    // Only the report of a cancelled visit says `cancelled`, and the run stops on it above.
+    // `cancelled` is only ever the report of a cancelled visit, which `visitRouted` throws on.
     return outcome as VisitOutcome;
   }
 
@@ -285,6 +286,8 @@ export class AgentRun {
    * A visit that failed in error hands its outcome back as its failure's details.
    */
   private async visitRouted(stage: string, workflowId: string, input: StageInput): Promise<StageOutcome> {
+    // A run cancelled between visits starts none (the start itself is outside the cancellation).
+    if (CancellationScope.current().consideredCancelled) throw new CancelledFailure('the run was cancelled');
     input.operators = this.ops.startVisit(workflowId);
     input.visit = this.visits;
     const child = await CancellationScope.nonCancellable(() =>
