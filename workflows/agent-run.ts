@@ -32,7 +32,8 @@ export async function agentRunWorkflow(input: RunInput): Promise<RunResult> {
     run = new AgentRun(input, hash, current);
     const live = run;
     setHandler(runProgressQuery, () => live.progress());
-    run.ops.install();
+    // A run recorded before people could steer it takes no updates: its visits could not deliver them.
+    if (current) run.ops.install();
     return await stages(run);
   } catch (err) {
     // A cancelled run ends CANCELED, with its memo and status (docs/reference/operators.md#cancellation).
