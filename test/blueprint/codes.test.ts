@@ -333,6 +333,12 @@ const cases: Case[] = [
     bad: 'todos = { kind = "checklist", volatility = "stable" }\ncode = { kind = "compacting" }',
     fixed: 'todos = { kind = "checklist" }\ncode = { kind = "compacting" }',
   },
+  { code: 'bad-duration', bad: '[run]\nask_timeout = "30 minutes"', fixed: '[run]\nask_timeout = "30m"' },
+  {
+    code: 'blocking-tool-not-allowed',
+    bad: '[stages.ask]\navailable_tools = ["ask_user"]',
+    fixed: '[stages.ask]\navailable_tools = ["ask_user"]\nallow_blocking_tools = true',
+  },
   {
     code: 'steady-region-in-tail',
     bad: 'rules = { kind = "pinned", placement = "tail" }',
