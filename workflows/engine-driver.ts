@@ -137,6 +137,10 @@ export class EngineDriver {
             encoding: stageEncoding(this.ctx.bp, this.stage),
           },
         ]);
+      case 'join':
+        return acts.joinText.executeWithOptions(callOptions(this.ctx.options, `join ${req.parts.length} texts`), [
+          { runId: this.ctx.runId, parts: req.parts },
+        ]);
       case 'summarise':
         try {
           const { answer, usage } = await acts.summarise.executeWithOptions(

@@ -4,9 +4,9 @@
  * from `src/runtime/visit.ts`. Workflow code: the order of activities and
  * operations here is what recorded histories replay.
  */
-import { ActivityFailure, ApplicationFailure, condition, log } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, condition, log, patched } from '@temporalio/workflow';
 import type { StageDef } from '../src/blueprint/types.js';
-import type { ToolCall } from '../src/context/index.js';
+import { contentText, type ToolCall } from '../src/context/index.js';
 import { pathToolHint } from '../src/context/routing.js';
 import type { InferOutput, ToolResultOut } from '../src/runtime/index.js';
 import {
@@ -29,6 +29,7 @@ import {
   trackedPointer,
 } from '../src/runtime/index.js';
 import { fallbackDetail, MODEL_FALLBACK } from '../src/runtime/model-fallback.js';
+import { STORED_ARGUMENTS } from '../src/runtime/patches.js';
 import { afterPlainReply, interactiveReply } from '../src/runtime/stage-modes.js';
 import { onToolQueue } from '../src/runtime/tool-queue.js';
 import { isGranted, notGrantedResult } from '../src/tools/grants.js';
@@ -285,17 +286,18 @@ export class StageVisit {
       return { kind: 'refused' };
     }
     if (isContextTool(call.name)) {
+      const readsStored = patched(STORED_ARGUMENTS);
       const result = await driver.apply({
         kind: 'contextTool',
         tool: call.name,
         args: call.arguments,
         counts: argTokens,
+        ...(call.blobArgs ? { blobArgs: call.blobArgs } : {}),
+        ...(readsStored ? { readsStored } : {}),
       });
-      await driver.apply({
-        kind: 'route',
-        call,
-        result: { content: result.content, tokens: await driver.count(result.content), isError: result.isError },
-      });
+      const tokens =
+        readsStored && result.tokens !== undefined ? result.tokens : await driver.count(contentText(result.content));
+      await driver.apply({ kind: 'route', call, result: { content: result.content, tokens, isError: result.isError } });
       return { kind: 'context', tool: call.name, isError: result.isError };
     }
     let result: ToolResultOut;

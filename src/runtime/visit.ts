@@ -200,7 +200,9 @@ export function trackedPointer(tool: string, key: string, tokens: number, region
 /** The Web UI's one-line summary of a built-in tool call: the tool and its main argument. */
 export function toolCallSummary(call: ToolCall): string {
   const subject = call.arguments.path ?? call.arguments.command ?? call.arguments.pattern ?? '';
-  return `tool: ${call.name} ${String(subject).slice(0, 80)}`.trim();
+  // A stored argument (docs/reference/regions.md#stored-arguments) shows its preview.
+  const text = typeof subject === 'object' && subject !== null && 'preview' in subject ? subject.preview : subject;
+  return `tool: ${call.name} ${String(text).slice(0, 80)}`.trim();
 }
 
 /**

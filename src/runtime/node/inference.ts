@@ -7,7 +7,14 @@
 
 import { type BlobStore, toContent } from '../../blobs/index.js';
 import type { Blueprint } from '../../blueprint/types.js';
-import { type Content, type PromptMessage, replyLimit } from '../../context/index.js';
+import {
+  type Content,
+  type PromptMessage,
+  type RunState,
+  replyLimit,
+  storesContent,
+  type ToolCall,
+} from '../../context/index.js';
 import { renderPrompt } from '../../context/render.js';
 import {
   SUBMIT_OUTPUT,
@@ -18,17 +25,17 @@ import {
 import { getProvider, isProviderError } from '../../providers/index.js';
 import { encodingFor, lookupModel, UNKNOWN_MODEL_WINDOW } from '../../providers/models.js';
 import type { ResolvedSystemBlock } from '../../providers/types.js';
-import { countTokens } from '../../tokens/index.js';
+import { countTokens, countToolCall, isLongText } from '../../tokens/index.js';
 import { stageTools } from '../../tools/grants.js';
+import { isContextTool } from '../../tools/names.js';
 import { type ToolSpec, toolSpecs } from '../../tools/specs.js';
 import type { CountedToolCall, InferInput, InferOutput } from '../activity-types.js';
+import { expandArguments } from './arguments.js';
 import { chooseModel } from './model-choice.js';
 import { providerRef } from './model-ref.js';
 import type { RunStore } from './run-store.js';
 
 export type { CountedToolCall, InferInput, InferOutput };
-
-const COUNTED_ARGUMENTS = ['content', 'item', 'note'];
 
 async function resolve(store: BlobStore, parts: Content[]): Promise<string> {
   const texts = await Promise.all(parts.map((p) => (typeof p === 'string' ? p : store.get(p.hash))));
@@ -37,7 +44,11 @@ async function resolve(store: BlobStore, parts: Content[]): Promise<string> {
 
 async function resolveMessages(store: BlobStore, messages: PromptMessage[]): Promise<PromptMessage[]> {
   return Promise.all(
-    messages.map(async (m) => (m.blob ? { ...m, content: await store.get(m.blob.hash), blob: undefined } : m)),
+    messages.map(async (m) => {
+      const full = m.blob ? { ...m, content: await store.get(m.blob.hash), blob: undefined } : m;
+      if (full.role !== 'assistant' || !full.toolCalls?.some((c) => c.blobArgs)) return full;
+      return { ...full, toolCalls: await Promise.all(full.toolCalls.map((c) => expandArguments(store, c))) };
+    }),
   );
 }
 
@@ -62,6 +73,24 @@ function stageToolSpecs(bp: Blueprint, stage: string): ToolSpec[] {
       parameters: SUBMIT_OUTPUT_PARAMETERS,
     });
   return specs;
+}
+
+/**
+ * Moves a call's long text arguments to the blob store, so history carries a reference where
+ * the model wrote the text (docs/reference/regions.md#stored-arguments): any long argument of
+ * a built-in tool (the tool activity reads it back), and the `content` of a context-tool write
+ * the engine can keep as stored text.
+ */
+async function storeArguments(store: BlobStore, state: RunState, call: ToolCall): Promise<ToolCall> {
+  const names = isContextTool(call.name)
+    ? storesContent(state, call.name, call.arguments) && isLongText(call.arguments.content)
+      ? ['content']
+      : []
+    : Object.keys(call.arguments).filter((name) => isLongText(call.arguments[name]));
+  if (names.length === 0) return call;
+  const args = { ...call.arguments };
+  for (const name of names) args[name] = await store.put(args[name] as string);
+  return { ...call, arguments: args, blobArgs: names };
 }
 
 export async function infer(
@@ -113,18 +142,17 @@ export async function infer(
     ),
   );
 
-  const toolCalls = response.toolCalls.map((call) => {
-    const argTokens: Record<string, number> = {};
-    for (const name of COUNTED_ARGUMENTS) {
-      const value = call.arguments[name];
-      if (typeof value === 'string') argTokens[name] = countTokens(value, encoding);
-    }
-    return { ...call, argTokens };
-  });
-  const callsText = response.toolCalls.map((c) => `${c.name}${JSON.stringify(c.arguments)}`).join('\n');
+  let tokens = countTokens(response.text, encoding);
+  const toolCalls = await Promise.all(
+    response.toolCalls.map(async (call) => {
+      const counted = countToolCall(call, (text) => countTokens(text, encoding));
+      tokens += counted.tokens;
+      return { ...(await storeArguments(store.blobs, state, call)), argTokens: counted.argTokens };
+    }),
+  );
   return {
     content: await toContent(store.blobs, response.text),
-    tokens: countTokens(response.text, encoding) + countTokens(callsText, encoding),
+    tokens,
     toolCalls,
     invalidToolCalls: response.invalidToolCalls,
     usage: response.usage,
