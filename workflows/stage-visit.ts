@@ -19,6 +19,7 @@ import {
   type Progress,
   progressOf,
   type RuntimeNote,
+  routedCall,
   type StageInput,
   type StageOutcome,
   type StuckLimits,
@@ -29,7 +30,7 @@ import {
   trackedPointer,
 } from '../src/runtime/index.js';
 import { fallbackDetail, MODEL_FALLBACK } from '../src/runtime/model-fallback.js';
-import { STORED_ARGUMENTS } from '../src/runtime/patches.js';
+import { INFERENCE_BOOKKEEPING, STORED_ARGUMENTS } from '../src/runtime/patches.js';
 import { afterPlainReply, interactiveReply } from '../src/runtime/stage-modes.js';
 import { onToolQueue } from '../src/runtime/tool-queue.js';
 import { isGranted, notGrantedResult } from '../src/tools/grants.js';
@@ -163,7 +164,8 @@ export class StageVisit {
     this.driver.turn = this.inferences;
     await this.driver.apply({ kind: 'maintain' });
     this.usage = addUsage(this.usage, this.driver.takeSummaryUsage());
-    await this.driver.compactLog();
+    // Newer runs leave the snapshot to the inference itself.
+    if (!patched(INFERENCE_BOOKKEEPING)) await this.driver.compactLog();
   }
 
   /**
@@ -172,6 +174,9 @@ export class StageVisit {
    */
   async infer(): Promise<InferOutput | { failed: string } | { fallback: true }> {
     let reply: InferOutput;
+    const bookkeeping = patched(INFERENCE_BOOKKEEPING);
+    const replay = this.driver.replayInput();
+    const sent = replay.ops.length;
     try {
       reply = await acts.infer.executeWithOptions(
         callOptions(this.input.options, `inference: ${this.stage}, turn ${this.visitTurns + 1}`),
@@ -179,11 +184,12 @@ export class StageVisit {
           {
             runId: this.input.runId,
             blueprintHash: this.input.blueprintHash,
-            ...this.driver.replayInput(),
+            ...replay,
             stage: this.stage,
             turn: this.inferences,
             stageTurn: this.visitTurns,
             purpose: 'turn',
+            ...(bookkeeping && this.driver.snapshotDue() ? { snapshot: true } : {}),
           },
         ],
       );
@@ -200,6 +206,7 @@ export class StageVisit {
       await this.driver.apply({ kind: 'diagnostic', code: MODEL_FALLBACK, severity: 'warning', detail: fallback });
       return { fallback: true };
     }
+    if (bookkeeping) this.driver.afterInference(reply, sent);
     this.inferences++;
     this.visitTurns++;
     this.runTurns++;
@@ -297,7 +304,11 @@ export class StageVisit {
       });
       const tokens =
         readsStored && result.tokens !== undefined ? result.tokens : await driver.count(contentText(result.content));
-      await driver.apply({ kind: 'route', call, result: { content: result.content, tokens, isError: result.isError } });
+      await driver.apply({
+        kind: 'route',
+        call: routedCall(call),
+        result: { content: result.content, tokens, isError: result.isError },
+      });
       return { kind: 'context', tool: call.name, isError: result.isError };
     }
     let result: ToolResultOut;
@@ -317,7 +328,7 @@ export class StageVisit {
       content = `${content}\n${hint}`;
       tokens += await driver.count(`\n${hint}`);
     }
-    await driver.apply({ kind: 'route', call, result: { content, tokens, isError: result.isError } });
+    await driver.apply({ kind: 'route', call: routedCall(call), result: { content, tokens, isError: result.isError } });
     if (result.output) this.facts = { ...this.facts, output: { ...result.output, stage } };
     return { kind: 'builtin', tool: call.name, ...result };
   }

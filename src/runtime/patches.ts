@@ -11,3 +11,11 @@
  * (docs/reference/regions.md#stored-arguments).
  */
 export const STORED_ARGUMENTS = 'stored-arguments-read-full-text';
+
+/**
+ * The inference activity also writes the snapshot when the operation log is due one, and
+ * counts ahead what the workflow will count after the reply; a context-tool turn is then one
+ * workflow task and one activity instead of a `saveSnapshot` activity and `countText` local
+ * activities besides (docs/architecture.md#event-sourcing).
+ */
+export const INFERENCE_BOOKKEEPING = 'inference-counts-and-snapshots';

@@ -294,3 +294,24 @@ export function eachStageSeeds(state: RunState): string[] {
 export function renderIteration(visitTurns: number): number {
   return visitTurns;
 }
+
+/**
+ * Operations of this many bytes (as JSON) make the next inference also write a snapshot, so its
+ * input carries about one turn of operations (docs/architecture.md#event-sourcing).
+ */
+export const SNAPSHOT_AFTER_BYTES = 1024;
+
+/** Whether the operation log since the last snapshot is due to be folded into a new one. */
+export function snapshotDue(ops: number, opsBytes: number, opsPerSnapshot: number): boolean {
+  return ops > 0 && (ops >= opsPerSnapshot || opsBytes >= SNAPSHOT_AFTER_BYTES);
+}
+
+/**
+ * The call as a route operation records it: routing reads its id, name and `path`, so stored
+ * arguments (docs/reference/regions.md#stored-arguments) are left out rather than repeated.
+ */
+export function routedCall(call: ToolCall): ToolCall {
+  if (!call.blobArgs?.length) return call;
+  const args = Object.fromEntries(Object.entries(call.arguments).filter(([name]) => !call.blobArgs!.includes(name)));
+  return { id: call.id, name: call.name, arguments: args };
+}

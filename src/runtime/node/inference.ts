@@ -6,6 +6,7 @@
  */
 
 import { type BlobStore, toContent } from '../../blobs/index.js';
+import { stageModel } from '../../blueprint/resolve.js';
 import type { Blueprint } from '../../blueprint/types.js';
 import {
   type Content,
@@ -30,6 +31,8 @@ import { stageTools } from '../../tools/grants.js';
 import { isContextTool } from '../../tools/names.js';
 import { type ToolSpec, toolSpecs } from '../../tools/specs.js';
 import type { CountedToolCall, InferInput, InferOutput } from '../activity-types.js';
+import { ENGINE } from '../engine-calls.js';
+import { replyCounts } from '../reply-counts.js';
 import { expandArguments } from './arguments.js';
 import { chooseModel } from './model-choice.js';
 import { providerRef } from './model-ref.js';
@@ -106,6 +109,11 @@ export async function infer(
   const encoding = encodingFor(model, info);
   const hooks = store.hooks(bp);
   const rendered = renderPrompt(state, bp, { now: 0, ...(hooks ? { hooks } : {}) }, { iteration: input.stageTurn });
+  const limit = replyLimit(
+    state,
+    info?.maxOutputTokens ?? Math.floor((info?.contextWindow ?? UNKNOWN_MODEL_WINDOW) / 4),
+  );
+  const snapshot = input.snapshot ? await store.snapshotOf(input.runId, state) : undefined;
 
   const system: ResolvedSystemBlock[] = await Promise.all(
     rendered.system.map(async (block) => ({
@@ -124,10 +132,7 @@ export async function infer(
         system,
         messages,
         tools: input.purpose === 'turn' ? stageToolSpecs(bp, input.stage) : [],
-        maxTokens: replyLimit(
-          state,
-          info?.maxOutputTokens ?? Math.floor((info?.contextWindow ?? UNKNOWN_MODEL_WINDOW) / 4),
-        ),
+        maxTokens: limit,
         meta: {
           runId: input.runId,
           stage: input.stage,
@@ -150,14 +155,27 @@ export async function infer(
       return { ...(await storeArguments(store.blobs, state, call)), argTokens: counted.argTokens };
     }),
   );
-  return {
+  const reply = {
     content: await toContent(store.blobs, response.text),
     tokens,
     toolCalls,
     invalidToolCalls: response.invalidToolCalls,
+  };
+  // The workflow counts with its stage's first model, whichever model of the chain answered.
+  const stageEncoding = encodingFor(stageModel(bp, input.stage), lookupModel(bp.models, stageModel(bp, input.stage)));
+  const counted =
+    input.purpose === 'turn'
+      ? replyCounts(ENGINE, state, bp, input.stage, reply, { now: 0, ...(hooks ? { hooks } : {}) }, (text) =>
+          countTokens(text, stageEncoding),
+        )
+      : [];
+  return {
+    ...reply,
     usage: response.usage,
     ...(response.reportedPromptTokens !== undefined ? { reportedPromptTokens: response.reportedPromptTokens } : {}),
     stopReason: response.stopReason,
     renderFailures: rendered.failures.map((f) => f.detail),
+    ...(snapshot !== undefined ? { snapshot } : {}),
+    ...(counted.length > 0 ? { counted } : {}),
   };
 }
