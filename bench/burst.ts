@@ -21,7 +21,7 @@ import { startDevServer } from '../src/devserver/dev-server.js';
 import { freePort } from '../src/devserver/net.js';
 import { findTemporalCli } from '../src/devserver/temporal-cli.js';
 import { DEFAULT_RUN_OPTIONS } from '../src/runtime/types.js';
-import { followRun, startRun } from '../src/worker/client.js';
+import { runOutcome, startRun } from '../src/worker/client.js';
 
 interface Options {
   agents: number;
@@ -195,6 +195,11 @@ async function historyTotals(client: Client, prefix: string): Promise<{ events: 
     const history = await client.workflow.getHandle(wf.workflowId, wf.runId).fetchHistory();
     events += history.events?.length ?? 0;
     bytes += proto.temporal.api.history.v1.History.encode(history).finish().length;
+    if (process.env.BENCH_DUMP)
+      (await import('node:fs')).writeFileSync(
+        `${process.env.BENCH_DUMP}/${wf.workflowId}.bin`,
+        proto.temporal.api.history.v1.History.encode(history).finish(),
+      );
   }
   return { events, bytes };
 }
@@ -273,7 +278,8 @@ export default async function run(args: string[]): Promise<void> {
       ),
     ),
   );
-  const results = await Promise.all(handles.map((h) => followRun(client, h, () => {}, 250)));
+  // Waits on each result, as a deployment's client does; nobody polls progress, so the figures are the runs' own.
+  const results = await Promise.all(handles.map((h) => runOutcome(h)));
   const drainS = (Date.now() - started) / 1000;
   const cpu1 = { worker: workerMeter.cpu(), server: serverMeter.cpu() };
   const failed = results.filter((r) => r.status !== 'completed');
