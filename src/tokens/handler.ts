@@ -1,6 +1,6 @@
 /**
  * Answers the region engine's requests (`src/context/requests.ts`) with
- * exact js-tiktoken counts, for the simulator, benches and activity code.
+ * exact tiktoken counts, for the simulator, benches and activity code.
  */
 
 import type { EngineRequest, SummaryAnswer } from '../context/requests.js';
