@@ -94,6 +94,9 @@ export async function createWorker(
     maxConcurrentActivityTaskExecutions: runtime.activitySlots ?? DEFAULT_ACTIVITY_SLOTS,
     // Calls in flight are cancelled at once on shutdown (and retried elsewhere); this bounds the rest, so SIGTERM stops a worker, and lev run with its embedded server, within 10 s.
     shutdownForceTime: '5 seconds',
+    // A workflow task left on a dead worker's sticky queue moves to the shared queue after this,
+    // instead of the SDK's 10 s, so runs resume soon after a crash (docs/architecture.md#temporal-limits).
+    stickyQueueScheduleToStartTimeout: '3 seconds',
     ...(opts.identity ? { identity: opts.identity } : {}),
   });
   return { worker, connection };
