@@ -13,14 +13,14 @@
  */
 import { join } from 'node:path';
 import { loadBlueprintFromString } from '../src/blueprint/load.js';
-import { DEFAULT_RUN_OPTIONS } from '../src/runtime/types.js';
-import { runOutcome, startRun } from '../src/worker/client.js';
+import { runOutcome } from '../src/worker/client.js';
 import {
   burstBlueprintToml,
   historyTotals,
   Meter,
   numberArg,
   printRow,
+  startAgents,
   startBenchServer,
   startFakeModel,
   startWorkerProcess,
@@ -80,15 +80,7 @@ export default async function run(args: string[]): Promise<void> {
   const prefix = `burst-${Date.now()}`;
   const bp = burstBlueprint(opts.turns);
   const started = Date.now();
-  const handles = await Promise.all(
-    Array.from({ length: opts.agents }, (_, i) =>
-      startRun(
-        bench.client,
-        { blueprint: bp, task: `Burst agent ${i}.`, caller: {}, workdir: bench.tmp, options: DEFAULT_RUN_OPTIONS },
-        { taskQueue, workflowId: `${prefix}-${i}` },
-      ),
-    ),
-  );
+  const handles = await startAgents(bench, bp, { agents: opts.agents, taskQueue, prefix });
   const results = await Promise.all(handles.map((h) => runOutcome(h)));
   const drainS = (Date.now() - started) / 1000;
   const cpu1 = { worker: workerMeter.cpu(), server: serverMeter.cpu() };

@@ -7,10 +7,17 @@
  * resumed, and how many model calls were repeated (a turn served twice: the
  * fake model reads the turn from the prompt, so a retry is the same turn).
  */
-import { DEFAULT_RUN_OPTIONS } from '../src/runtime/types.js';
-import { runOutcome, startRun } from '../src/worker/client.js';
+import { runOutcome } from '../src/worker/client.js';
 import { burstBlueprint } from './burst.js';
-import { numberArg, printRow, type Served, startBenchServer, startFakeModel, startWorkerProcess } from './kit.js';
+import {
+  numberArg,
+  printRow,
+  type Served,
+  startAgents,
+  startBenchServer,
+  startFakeModel,
+  startWorkerProcess,
+} from './kit.js';
 
 interface Options {
   agents: number;
@@ -58,15 +65,7 @@ export default async function run(args: string[]): Promise<void> {
   const prefix = `crash-${Date.now()}`;
   const bp = burstBlueprint(opts.turns);
   const started = Date.now();
-  const handles = await Promise.all(
-    Array.from({ length: opts.agents }, (_, i) =>
-      startRun(
-        bench.client,
-        { blueprint: bp, task: `Burst agent ${i}.`, caller: {}, workdir: bench.tmp, options: DEFAULT_RUN_OPTIONS },
-        { taskQueue, workflowId: `${prefix}-${i}` },
-      ),
-    ),
-  );
+  const handles = await startAgents(bench, bp, { agents: opts.agents, taskQueue, prefix });
   const agents = handles.map((_, i) => String(i));
   // Every agent a few turns in, and calls in flight.
   await until(() => agents.every((a) => model.log.filter((s) => s.agent === a).length >= 3));

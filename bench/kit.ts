@@ -9,11 +9,14 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Client, Connection } from '@temporalio/client';
+import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
 import proto from '@temporalio/proto';
+import type { Blueprint } from '../src/blueprint/types.js';
 import { type DevServer, startDevServer } from '../src/devserver/dev-server.js';
 import { freePort } from '../src/devserver/net.js';
 import { findTemporalCli } from '../src/devserver/temporal-cli.js';
+import { DEFAULT_RUN_OPTIONS } from '../src/runtime/types.js';
+import { startRun } from '../src/worker/client.js';
 
 /** Filler text of about `kb` kilobytes: words, so token counts look like prose. */
 export function appendText(kb: number, turn: number): string {
@@ -21,6 +24,14 @@ export function appendText(kb: number, turn: number): string {
   let out = `Notes from turn ${turn}:`;
   for (let i = 0; out.length < kb * 1024; i++) out += ` ${words[i % words.length]}-${i}`;
   return out.slice(0, kb * 1024);
+}
+
+/** About 100 KB of words and newlines, the file the `history` and `long` benches read every turn. */
+export function bigFile(bytes = 100 * 1024): string {
+  const words = ['ledger', 'billing', 'request', 'latency', 'pool', 'retry', 'charge', 'status', 'upstream', 'timeout'];
+  let out = '';
+  for (let i = 0; out.length < bytes; i++) out += `${words[i % words.length]}-${i} ${i % 7 === 0 ? '\n' : ''}`;
+  return out.slice(0, bytes);
 }
 
 export interface Served {
@@ -299,6 +310,23 @@ export async function historyTotals(
     }
   }
   return { events, bytes, turnEvents, turnBytes };
+}
+
+/** Starts `agents` burst runs of `bp` on `taskQueue`, named `<prefix>-<i>`, each told `Burst agent <i>.`. */
+export async function startAgents(
+  bench: Bench,
+  bp: Blueprint,
+  opts: { agents: number; taskQueue: string; prefix: string },
+): Promise<WorkflowHandle[]> {
+  return Promise.all(
+    Array.from({ length: opts.agents }, (_, i) =>
+      startRun(
+        bench.client,
+        { blueprint: bp, task: `Burst agent ${i}.`, caller: {}, workdir: bench.tmp, options: DEFAULT_RUN_OPTIONS },
+        { taskQueue: opts.taskQueue, workflowId: `${opts.prefix}-${i}` },
+      ),
+    ),
+  );
 }
 
 /** One markdown table row, with its header. */

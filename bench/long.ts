@@ -11,6 +11,7 @@ import { loadBlueprint } from '../src/blueprint/load.js';
 import { DEFAULT_RUN_OPTIONS } from '../src/runtime/types.js';
 import { runOutcome, startRun } from '../src/worker/client.js';
 import {
+  bigFile,
   historyTotals,
   Meter,
   numberArg,
@@ -19,15 +20,6 @@ import {
   startWorkerProcess,
   withChildren,
 } from './kit.js';
-
-const FILE_BYTES = 100 * 1024;
-
-function bigFile(): string {
-  const words = ['ledger', 'billing', 'request', 'latency', 'pool', 'retry', 'charge', 'status', 'upstream', 'timeout'];
-  let out = '';
-  for (let i = 0; out.length < FILE_BYTES; i++) out += `${words[i % words.length]}-${i} ${i % 7 === 0 ? '\n' : ''}`;
-  return out.slice(0, FILE_BYTES);
-}
 
 function script(turns: number): string {
   const turn = (i: number) =>
