@@ -62,7 +62,7 @@ export async function build() {
   rmSync(DIST, { recursive: true, force: true });
   mkdirSync(DIST, { recursive: true });
   await esbuild({
-    entryPoints: { lev: join(ROOT, 'src', 'cli', 'main.ts') },
+    entryPoints: { lev: join(ROOT, 'src', 'cli', 'main.ts'), worker: join(ROOT, 'src', 'worker', 'worker.ts') },
     outdir: DIST,
     bundle: true,
     splitting: true,
@@ -74,16 +74,9 @@ export async function build() {
     sourcemap: 'linked',
     logLevel: 'warning',
   });
-  const { bundleWorkflowCode } = await import('@temporalio/worker');
-  const quiet = {
-    trace() {},
-    debug() {},
-    info() {},
-    warn() {},
-    log() {},
-    error: (m) => process.stderr.write(`${m}\n`),
-  };
-  const { code } = await bundleWorkflowCode({ workflowsPath: join(ROOT, 'workflows', 'index.ts'), logger: quiet });
+  // The workflow bundle is made by the same function a worker uses when it has none prebuilt.
+  const { bundleWorkflows } = await import(pathToFileURL(join(DIST, 'worker.mjs')).href);
+  const { code } = await bundleWorkflows();
   writeFileSync(join(DIST, 'workflow-bundle.js'), code);
   const names = files.map((f) => relative(ROOT, f)).sort();
   // The stamp is the build's start, so a source saved while it ran counts as newer.
