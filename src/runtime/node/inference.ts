@@ -162,7 +162,8 @@ export async function infer(
     invalidToolCalls: response.invalidToolCalls,
   };
   // The workflow counts with its stage's first model, whichever model of the chain answered.
-  const stageEncoding = encodingFor(stageModel(bp, input.stage), lookupModel(bp.models, stageModel(bp, input.stage)));
+  const first = stageModel(bp, input.stage);
+  const stageEncoding = encodingFor(first, lookupModel(bp.models, first));
   const counted =
     input.purpose === 'turn'
       ? replyCounts(ENGINE, state, bp, input.stage, reply, { now: 0, ...(hooks ? { hooks } : {}) }, (text) =>
