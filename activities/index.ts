@@ -16,7 +16,7 @@ import { type InferInput, type InferOutput, infer } from '../src/runtime/node/in
 import { defaultRuntimeConfig, RunStore, type RuntimeConfig } from '../src/runtime/node/run-store.js';
 import { resolveRunSeeds, type SeededRegion, type SeedRequest } from '../src/runtime/node/seeding.js';
 import { type SummariseInput, type SummaryResult, summariseEntries } from '../src/runtime/node/summaries.js';
-import { countText as count, cutText as cut } from '../src/runtime/node/text.js';
+import { countText as count, cutText as cut, joinText as join } from '../src/runtime/node/text.js';
 import { runToolCall, type ToolInput, type ToolResultOut } from '../src/runtime/node/tool-call.js';
 import type { RecordedOp } from '../src/runtime/ops.js';
 import { ping } from './ping.js';
@@ -98,6 +98,11 @@ export function createActivities(config: RuntimeConfig = defaultRuntimeConfig())
       encoding: Encoding;
     }): Promise<CountedText> {
       return guarded(() => withHeartbeat(() => cut(store.blobs, req)), req.runId);
+    },
+
+    /** Joins texts, some of them stored, into one (a `context_read` of stored entries). */
+    async joinText(req: { runId?: string; parts: Content[] }): Promise<Content> {
+      return guarded(() => withHeartbeat(() => join(store.blobs, req.parts)), req.runId);
     },
 
     async saveSnapshot(req: {

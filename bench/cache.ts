@@ -19,7 +19,7 @@ import { type EngineOp, runSync } from '../src/context/requests.js';
 import { routeToolResult } from '../src/context/routing.js';
 import { seedRegion } from '../src/context/seed-fit.js';
 import { enterStage } from '../src/context/stage.js';
-import { createRunState } from '../src/context/state.js';
+import { contentText, createRunState } from '../src/context/state.js';
 import { applyContextTool } from '../src/context/tools.js';
 import type { ToolCall } from '../src/context/types.js';
 import { writeEntry } from '../src/context/write.js';
@@ -319,7 +319,7 @@ export default async function run(args: string[] = []): Promise<void> {
         let isError = false;
         if ((CONTEXT_TOOLS as readonly string[]).includes(call.name)) {
           const result = sync(applyContextTool(state, bp, call.name, call.arguments, env));
-          content = result.content;
+          content = contentText(result.content);
           isError = result.isError;
         } else {
           content = toolOutput(turn);

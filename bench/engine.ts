@@ -4,7 +4,7 @@
  * and 1M tokens with 100, 1,000 and 10,000 entries spread over a pinned
  * region, a hashmap, a scratch region and the conversation. Every sample
  * starts from a copy of the same prepared state, so each measures the same
- * turn. Counting and cutting requests are answered with js-tiktoken, as
+ * turn. Counting and cutting requests are answered with the tokenizer, as
  * the activities would; the bytes they tokenize are reported per turn.
  * A custom region's Rhai `render` hook is timed separately (bench/rhai.ts).
  */

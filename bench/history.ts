@@ -18,16 +18,8 @@ import { registerScript } from '../src/providers/index.js';
 import { DEFAULT_RUN_OPTIONS } from '../src/runtime/types.js';
 import { followRun, startRun } from '../src/worker/client.js';
 import { createWorker } from '../src/worker/worker.js';
+import { bigFile } from './kit.js';
 import * as naiveActivities from './naive/activities.js';
-
-const FILE_BYTES = 100 * 1024;
-
-function bigFile(): string {
-  const words = ['ledger', 'billing', 'request', 'latency', 'pool', 'retry', 'charge', 'status', 'upstream', 'timeout'];
-  let out = '';
-  for (let i = 0; out.length < FILE_BYTES; i++) out += `${words[i % words.length]}-${i} ${i % 7 === 0 ? '\n' : ''}`;
-  return out.slice(0, FILE_BYTES);
-}
 
 const ACTIVITY_COMPLETED = proto.temporal.api.enums.v1.EventType.EVENT_TYPE_ACTIVITY_TASK_COMPLETED;
 

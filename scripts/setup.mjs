@@ -38,3 +38,7 @@ try {
   process.stderr.write(`setup: error [${err.code ?? 'setup-failed'}] ${err.message}\n`);
   process.exit(1);
 }
+
+// The compiled build `lev` starts from (scripts/build.mjs); rebuilt only when the sources changed.
+const { ensureBuild } = await import('./build.mjs');
+await ensureBuild({ quiet: Boolean(process.env.LEVIATH_SETUP_QUIET) });

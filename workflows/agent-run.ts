@@ -10,9 +10,10 @@
 import { defineQuery, isCancellation, patched, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
 import type { Progress, RunInput, RunResult } from '../src/runtime/index.js';
 import { BLUEPRINT_KEY, departure, finalOutput, STATUS_KEY } from '../src/runtime/index.js';
+import { RUN_PATCH } from '../src/runtime/patches.js';
 import { endsWithOutput } from '../src/runtime/stage-modes.js';
 import { acts } from './engine-driver.js';
-import { AgentRun, RUN_PATCH } from './run-steps.js';
+import { AgentRun } from './run-steps.js';
 
 export const runProgressQuery = defineQuery<Progress>('progress');
 

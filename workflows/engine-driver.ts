@@ -26,6 +26,7 @@ import {
   type OpCall,
   type OpResults,
   type RunOptions,
+  snapshotDue,
   type UsageTotals,
 } from '../src/runtime/index.js';
 
@@ -63,12 +64,16 @@ export interface DriverContext {
 export class EngineDriver {
   state: RunState;
   private snapshot: string | null;
-  private ops: Carried['ops'];
+  private ops: Carried['ops'] = [];
   private readonly hooks: ((region: string) => CustomRegionHooks | undefined) | undefined;
   stage: string;
   turn = 0;
   /** What compaction calls cost since the caller last took it (`takeSummaryUsage`). */
   private summaryUsage: UsageTotals = emptyUsage();
+  /** Size of the operation log as JSON, for `snapshotDue`. */
+  private opsBytes = 0;
+  /** Counts the last inference made ahead, by text (`src/runtime/reply-counts.ts`). */
+  private counted = new Map<string, number>();
 
   constructor(
     readonly ctx: DriverContext,
@@ -76,7 +81,7 @@ export class EngineDriver {
   ) {
     this.state = carried.state;
     this.snapshot = carried.snapshot;
-    this.ops = [...carried.ops];
+    this.setOps(carried.ops);
     this.hooks = customRegionHooks(ctx.bp, ctx.log);
     this.stage = carried.state.stage || ctx.bp.agent.entryStage;
   }
@@ -91,7 +96,7 @@ export class EngineDriver {
   adopt(carried: Carried): void {
     this.state = carried.state;
     this.snapshot = carried.snapshot;
-    this.ops = [...carried.ops];
+    this.setOps(carried.ops);
     if (carried.state.stage) this.stage = carried.state.stage;
   }
 
@@ -104,6 +109,23 @@ export class EngineDriver {
     return { base: this.snapshot, ops: this.ops };
   }
 
+  /** Whether the operation log has grown enough to be folded into a snapshot. */
+  snapshotDue(): boolean {
+    return snapshotDue(this.ops.length, this.opsBytes, this.ctx.options.opsPerSnapshot);
+  }
+
+  /**
+   * Takes what an inference answered besides the reply: the snapshot it wrote of the first
+   * `sent` operations, and the counts it made ahead.
+   */
+  afterInference(reply: { snapshot?: string; counted?: [string, number][] }, sent: number): void {
+    if (reply.snapshot !== undefined) {
+      this.snapshot = reply.snapshot;
+      this.setOps(this.ops.slice(sent));
+    }
+    this.counted = new Map(reply.counted ?? []);
+  }
+
   /** Folds the operation log into a new snapshot once it grows past the configured size. */
   async compactLog(force = false): Promise<void> {
     if (!force && this.ops.length < this.ctx.options.opsPerSnapshot) return;
@@ -112,18 +134,26 @@ export class EngineDriver {
       callOptions(this.ctx.options, `snapshot: ${this.ops.length} operations`),
       [{ runId: this.ctx.runId, blueprintHash: this.ctx.blueprintHash, base: this.snapshot, ops: this.ops }],
     );
-    this.ops = [];
+    this.setOps([]);
+  }
+
+  private setOps(ops: Carried['ops']): void {
+    this.ops = [...ops];
+    this.opsBytes = ops.reduce((sum, op) => sum + JSON.stringify(op).length, 0);
   }
 
   async apply<C extends OpCall>(call: C): Promise<OpResults[C['kind']]> {
     const env: EngineEnv = { now: Math.floor(Date.now() / 1000), ...(this.hooks ? { hooks: this.hooks } : {}) };
     const { result, record } = await applyLive(ENGINE, this.state, this.ctx.bp, call, env, (req) => this.answer(req));
     this.ops.push(record);
+    this.opsBytes += JSON.stringify(record).length;
     if (this.state.stage) this.stage = this.state.stage;
     return result;
   }
 
   async count(text: string): Promise<number> {
+    const ahead = this.counted.get(text);
+    if (ahead !== undefined) return ahead;
     return local.countText.executeWithOptions({ startToCloseTimeout: '30 seconds', summary: 'count tokens' }, [
       { text, encoding: stageEncoding(this.ctx.bp, this.stage) },
     ]);
@@ -142,6 +172,10 @@ export class EngineDriver {
             marker: req.marker,
             encoding: stageEncoding(this.ctx.bp, this.stage),
           },
+        ]);
+      case 'join':
+        return acts.joinText.executeWithOptions(callOptions(this.ctx.options, `join ${req.parts.length} texts`), [
+          { runId: this.ctx.runId, parts: req.parts },
         ]);
       case 'summarise':
         try {

@@ -54,15 +54,6 @@ import { acts, callOptions, EngineDriver } from './engine-driver.js';
 import { RunOperators } from './run-operators.js';
 import { stageWorkflow } from './stage.js';
 
-/**
- * The patch id (CONTRIBUTING.md) of this version's changes to a run: visits
- * start outside the run's cancellation, which reaches them by workflow id,
- * and take people's updates; `LeviathStatus = "stuck"` after a visit that
- * ended stuck; a cancelled run writes its memo and status. Asked once, when
- * the run starts, so a run recorded before it replays the old paths throughout.
- */
-export const RUN_PATCH = 'operators-run-updates-cancel';
-
 /** How a visit the run goes on from ended. */
 type VisitOutcome = StageOutcome & { end: Exclude<StageOutcome['end'], 'cancelled'> };
 

@@ -16,7 +16,7 @@ import {
 } from '@temporalio/workflow';
 import { DEFAULT_ASK_TIMEOUT_SECS } from '../src/blueprint/duration.js';
 import type { StageDef } from '../src/blueprint/types.js';
-import type { ToolCall } from '../src/context/index.js';
+import { contentText, type ToolCall } from '../src/context/index.js';
 import { pathToolHint } from '../src/context/routing.js';
 import type { AskDecision, InferOutput, PendingAsk, RecentCall, ToolResultOut } from '../src/runtime/index.js';
 import {
@@ -38,6 +38,7 @@ import {
   type Progress,
   progressOf,
   type RuntimeNote,
+  routedCall,
   runStatus,
   type StageInput,
   type StageOutcome,
@@ -51,22 +52,13 @@ import {
   waitingKind,
 } from '../src/runtime/index.js';
 import { fallbackDetail, MODEL_FALLBACK } from '../src/runtime/model-fallback.js';
+import type { VisitPatches } from '../src/runtime/patches.js';
 import { afterPlainReply, interactiveReply } from '../src/runtime/stage-modes.js';
 import { onToolQueue } from '../src/runtime/tool-queue.js';
 import { isGranted, notGrantedResult } from '../src/tools/grants.js';
 import { ASK_USER, canonicalTool, isContextTool } from '../src/tools/names.js';
 import { acts, callOptions, EngineDriver } from './engine-driver.js';
 import { StageOperators } from './stage-operators.js';
-
-/**
- * The patch id (CONTRIBUTING.md) of this version's changes to a visit: a
- * visit in error fails its workflow with the error's code and its outcome as
- * details; an interactive stage tells its run when it waits for a reply; a
- * cancelled visit hands its region set to the run. Asked once, when a run of
- * the visit starts, so a run recorded before it replays the old paths
- * throughout.
- */
-export const STAGE_PATCH = 'operators-visit-updates-errors';
 
 /** Tool calls a visit keeps for its details. */
 const RECENT_CALLS = 5;
@@ -97,8 +89,8 @@ export class StageVisit {
   constructor(
     readonly input: StageInput,
     readonly def: StageDef,
-    /** This run of the visit started with `STAGE_PATCH`. */
-    readonly current: boolean,
+    /** The paths this run of the visit takes (`src/runtime/patches.ts`). */
+    readonly patches: VisitPatches,
   ) {
     this.driver = new EngineDriver(
       {
@@ -125,6 +117,11 @@ export class StageVisit {
       },
       input.operators,
     );
+  }
+
+  /** This run of the visit takes this version's operator paths. */
+  get current(): boolean {
+    return this.patches.operators;
   }
 
   get stage(): string {
@@ -283,7 +280,8 @@ export class StageVisit {
     this.driver.turn = this.inferences;
     await this.driver.apply({ kind: 'maintain' });
     this.usage = addUsage(this.usage, this.driver.takeSummaryUsage());
-    await this.driver.compactLog();
+    // Newer runs leave the snapshot to the inference itself.
+    if (!this.patches.bookkeeping) await this.driver.compactLog();
   }
 
   /**
@@ -292,6 +290,9 @@ export class StageVisit {
    */
   async infer(): Promise<InferOutput | { failed: string; code?: string } | { fallback: true }> {
     let reply: InferOutput;
+    const { bookkeeping } = this.patches;
+    const replay = this.driver.replayInput();
+    const sent = replay.ops.length;
     this.ops.inferring = true;
     try {
       reply = await acts.infer.executeWithOptions(
@@ -300,11 +301,12 @@ export class StageVisit {
           {
             runId: this.input.runId,
             blueprintHash: this.input.blueprintHash,
-            ...this.driver.replayInput(),
+            ...replay,
             stage: this.stage,
             turn: this.inferences,
             stageTurn: this.visitTurns,
             purpose: 'turn',
+            ...(bookkeeping && this.driver.snapshotDue() ? { snapshot: true } : {}),
           },
         ],
       );
@@ -325,6 +327,7 @@ export class StageVisit {
     } finally {
       this.ops.inferring = false;
     }
+    if (bookkeeping) this.driver.afterInference(reply, sent);
     this.inferences++;
     this.visitTurns++;
     this.runTurns++;
@@ -460,16 +463,21 @@ export class StageVisit {
       return { kind: 'builtin', tool: call.name, isError: true, denied: true, modifiedPaths: [] };
     }
     if (isContextTool(call.name)) {
+      const readsStored = this.patches.storedArguments;
       const result = await driver.apply({
         kind: 'contextTool',
         tool: call.name,
         args: call.arguments,
         counts: argTokens,
+        ...(call.blobArgs ? { blobArgs: call.blobArgs } : {}),
+        ...(readsStored ? { readsStored } : {}),
       });
+      const tokens =
+        readsStored && result.tokens !== undefined ? result.tokens : await driver.count(contentText(result.content));
       await driver.apply({
         kind: 'route',
-        call,
-        result: { content: result.content, tokens: await driver.count(result.content), isError: result.isError },
+        call: routedCall(call),
+        result: { content: result.content, tokens, isError: result.isError },
       });
       return { kind: 'context', tool: call.name, isError: result.isError };
     }
@@ -490,7 +498,7 @@ export class StageVisit {
       content = `${content}\n${hint}`;
       tokens += await driver.count(`\n${hint}`);
     }
-    await driver.apply({ kind: 'route', call, result: { content, tokens, isError: result.isError } });
+    await driver.apply({ kind: 'route', call: routedCall(call), result: { content, tokens, isError: result.isError } });
     if (result.output) this.facts = { ...this.facts, output: { ...result.output, stage } };
     return { kind: 'builtin', tool: call.name, ...result };
   }

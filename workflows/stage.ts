@@ -23,8 +23,9 @@ import {
 import type { StageDef } from '../src/blueprint/types.js';
 import type { Progress, StageInput, StageOutcome } from '../src/runtime/index.js';
 import { inferenceFailedNote, STAGE_KEY, stopReason } from '../src/runtime/index.js';
+import { INFERENCE_BOOKKEEPING, STAGE_PATCH, STORED_ARGUMENTS } from '../src/runtime/patches.js';
 import { endsWithOutput } from '../src/runtime/stage-modes.js';
-import { STAGE_PATCH, StageVisit } from './stage-visit.js';
+import { StageVisit } from './stage-visit.js';
 
 export const stageProgressQuery = defineQuery<Progress>('progress');
 /**
@@ -34,12 +35,17 @@ export const stageProgressQuery = defineQuery<Progress>('progress');
 export const messageSignal = defineSignal<[string]>('message');
 
 export async function stageWorkflow(input: StageInput): Promise<StageOutcome> {
-  const current = patched(STAGE_PATCH);
+  // Every patch is asked here, before anything else runs (src/runtime/patches.ts).
+  const patches = {
+    operators: patched(STAGE_PATCH),
+    bookkeeping: patched(INFERENCE_BOOKKEEPING),
+    storedArguments: patched(STORED_ARGUMENTS),
+  };
   const bp = input.blueprint;
   const def = bp.stages.find((s) => s.name === input.stage);
   if (!def)
     throw ApplicationFailure.nonRetryable(`no stage "${input.stage}" in blueprint ${bp.agent.name}`, 'unknown-stage');
-  const visit = new StageVisit(input, def, current);
+  const visit = new StageVisit(input, def, patches);
   upsertSearchAttributes([{ key: STAGE_KEY, value: def.name }]);
   setHandler(stageProgressQuery, () => visit.progress());
   setHandler(messageSignal, (text) => void visit.inbox.push(text));

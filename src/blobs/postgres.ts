@@ -5,12 +5,19 @@
  * records which run stored the blob in `leviath_blob_refs(run_id, hash)`,
  * which is what `lev blobs gc` keeps blobs alive by (see `gc.ts`).
  */
-import pg from 'pg';
+import { createRequire } from 'node:module';
+import type pg from 'pg';
 import type { BlobRef } from '../context/types.js';
 import { LevError } from '../errors.js';
 import { DEFAULT_RETRY, type RetryPolicy, withPgRetry } from './pg-retry.js';
 import { currentBlobRun } from './run-scope.js';
 import { type BlobStore, blobRef, hashText } from './store.js';
+
+const require = createRequire(import.meta.url);
+/** The driver loads with the first Postgres store, so a worker on the local folder never holds it. */
+function pgDriver(): typeof pg {
+  return require('pg') as typeof pg;
+}
 
 const HASH = /^[0-9a-f]{64}$/;
 
@@ -61,7 +68,7 @@ export class PostgresBlobStore implements BlobStore {
     readonly url: string,
     opts: PostgresBlobOptions = {},
   ) {
-    this.pool = new pg.Pool({
+    this.pool = new (pgDriver().Pool)({
       connectionString: url,
       max: opts.poolSize ?? 10,
       connectionTimeoutMillis: 10_000,

@@ -111,7 +111,7 @@ export const CODES = {
     severity: 'error',
     meaning: 'A `[models]` entry is not a table or declares a new model without `context_window`.',
   },
-  'bad-encoding': { severity: 'error', meaning: 'A model `encoding` is not one of the four js-tiktoken encodings.' },
+  'bad-encoding': { severity: 'error', meaning: 'A model `encoding` is not one of the four tiktoken encodings.' },
   'blueprint-too-large': {
     severity: 'error',
     meaning: 'The blueprint (prompts, scripts, regions) is over 1 MiB as a run carries it, more than Temporal accepts.',

@@ -18,13 +18,20 @@ export type EngineRequest =
    */
   | { type: 'cut'; content: Content; tokens: number; target: number; marker: string }
   /** Summarise `entries` of `region` into at most `limit` tokens. Answer: SummaryAnswer. */
-  | { type: 'summarise'; region: string; entries: Entry[]; limit: number; prompt?: string };
+  | { type: 'summarise'; region: string; entries: Entry[]; limit: number; prompt?: string }
+  /**
+   * Join `parts`, some of them stored text, into one text (a `context_read` of stored entries).
+   * Answer: Content, the joined text inline or stored.
+   */
+  | { type: 'join'; parts: Content[] };
 
 export type EngineAnswer<R extends EngineRequest> = R extends { type: 'count' }
   ? number
   : R extends { type: 'cut' }
     ? CountedText
-    : SummaryAnswer;
+    : R extends { type: 'join' }
+      ? Content
+      : SummaryAnswer;
 
 // biome-ignore lint/suspicious/noExplicitAny: answers are typed by the helpers below, which every operation uses.
 export type EngineOp<T> = Generator<EngineRequest, T, any>;
@@ -46,6 +53,11 @@ export function* count(text: string): EngineOp<number> {
 
 export function* cut(content: Content, tokens: number, target: number, marker: string): EngineOp<CountedText> {
   const answer: CountedText = yield { type: 'cut', content, tokens, target, marker };
+  return answer;
+}
+
+export function* join(parts: Content[]): EngineOp<Content> {
+  const answer: Content = yield { type: 'join', parts };
   return answer;
 }
 

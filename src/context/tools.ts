@@ -12,7 +12,7 @@ import { checkItemFits, checklistBody, findItem, items, notFoundItem, withNote }
 import type { EngineEnv } from './kinds/custom.js';
 import { behaviourOf } from './kinds/index.js';
 import { type Failure, failure } from './messages.js';
-import { count, type EngineOp } from './requests.js';
+import { count, type EngineOp, join } from './requests.js';
 import {
   CONVERSATION,
   contentText,
@@ -24,11 +24,12 @@ import {
   STAGE_INSTRUCTIONS,
   visibleRegions,
 } from './state.js';
-import type { Entry, RegionState } from './types.js';
+import type { BlobRef, Content, Entry, RegionState } from './types.js';
 import { commitPlan, type NewEntry, planWrite, stampEntry, writeEntry } from './write.js';
 
 export interface ToolResult {
-  content: string;
+  /** The answer; stored text only for a `context_read` of stored entries (`readsStored`). */
+  content: Content;
   isError: boolean;
   code?: RuntimeCode;
   /** Set when the engine knows the result's count (a `context_read` of inline text), so it need not be counted again. */
@@ -41,13 +42,23 @@ export interface ToolResult {
  */
 export type ArgumentCounts = Partial<Record<'content' | 'item' | 'note', number>>;
 
+/**
+ * How a call's arguments arrived (docs/reference/regions.md#stored-arguments). `blobArgs` names
+ * the arguments whose text the inference activity stored, their values being `BlobRef`s;
+ * `readsStored` lets `context_read` answer the text of stored entries rather than their previews.
+ */
+export interface ContextToolOptions {
+  blobArgs?: readonly string[];
+  readsStored?: boolean;
+}
+
 type Args = Record<string, unknown>;
 
 function fail(f: Failure): ToolResult {
   return { content: formatCoded(f.code, f.message), isError: true, code: f.code };
 }
 
-function ok(content: string, tokens?: number): ToolResult {
+function ok(content: Content, tokens?: number): ToolResult {
   return tokens === undefined ? { content, isError: false } : { content, isError: false, tokens };
 }
 
@@ -109,6 +120,43 @@ function isFailure(v: unknown): v is Failure {
   return typeof v === 'object' && v !== null && (v as Failure).ok === false;
 }
 
+/** A text argument the inference activity stored, with its count; null when the argument is inline. */
+function storedArg(
+  args: Args,
+  name: 'content',
+  counts: ArgumentCounts,
+  opts: ContextToolOptions,
+): { ref: BlobRef; tokens: number } | null {
+  const v = args[name];
+  const tokens = counts[name];
+  if (!opts.blobArgs?.includes(name) || tokens === undefined || !isStoredRef(v)) return null;
+  return { ref: v, tokens };
+}
+
+function isStoredRef(v: unknown): v is BlobRef {
+  const ref = v as BlobRef | null;
+  return (
+    typeof ref === 'object' &&
+    ref !== null &&
+    typeof ref.hash === 'string' &&
+    typeof ref.bytes === 'number' &&
+    typeof ref.preview === 'string'
+  );
+}
+
+/**
+ * Whether the inference activity may store this call's `content` as a blob: a write to a
+ * visible log region without a script, whose entries are only ever rendered, cut or
+ * summarised, all of which read stored text (docs/reference/regions.md#stored-arguments).
+ */
+export function storesContent(state: RunState, tool: string, args: Record<string, unknown>): boolean {
+  if (tool !== 'context_write' && tool !== 'context_append') return false;
+  if (typeof args.region !== 'string') return false;
+  const region = findRegion(state, args.region);
+  if (!region || region.hidden || refusesWrites(region) || region.kind === 'custom') return false;
+  return behaviourOf(region).entries === 'log';
+}
+
 function* argTokens(name: 'content' | 'item' | 'note', value: string, counts: ArgumentCounts): EngineOp<number> {
   return counts[name] ?? (yield* count(value));
 }
@@ -160,7 +208,25 @@ function joinContents(entries: Entry[]): { content: string; tokens?: number } {
   const content = entries.map((e) => contentText(e.content)).join('\n\n');
   const inline = entries.every((e) => typeof e.content === 'string');
   // Each blank-line separator is charged one token (docs/reference/regions.md#token-counting).
-  return inline ? { content, tokens: entriesTokens(entries) + Math.max(0, entries.length - 1) } : { content };
+  return inline ? { content, tokens: joinedTokens(entries) } : { content };
+}
+
+function joinedTokens(entries: Entry[]): number {
+  return entriesTokens(entries) + Math.max(0, entries.length - 1);
+}
+
+/** The entries' full text, stored text included: one stored entry is its own answer, several are joined. */
+function* readStored(entries: Entry[]): EngineOp<ToolResult> {
+  const tokens = joinedTokens(entries);
+  if (entries.length === 1) return ok(entries[0]!.content, tokens);
+  const parts: Content[] = entries.flatMap((e, i) => (i === 0 ? [e.content] : ['\n\n', e.content]));
+  return ok(yield* join(parts), tokens);
+}
+
+function* readEntries(entries: Entry[], opts: ContextToolOptions): EngineOp<ToolResult> {
+  if (opts.readsStored && entries.some((e) => typeof e.content !== 'string')) return yield* readStored(entries);
+  const joined = joinContents(entries);
+  return ok(joined.content, joined.tokens);
 }
 
 /** The entry a `context_write` or `context_append` call asks to store: its counted content and optional key. */
@@ -169,14 +235,17 @@ function* entryArgs(
   tool: 'context_write' | 'context_append',
   args: Args,
   counts: ArgumentCounts,
+  opts: ContextToolOptions,
 ): EngineOp<NewEntry | Failure> {
   const refused = notWritable(region, tool);
   if (refused) return refused;
-  const content = text(args, 'content');
+  const stored = storedArg(args, 'content', counts, opts);
+  const content = stored ? stored.ref : text(args, 'content');
   if (isFailure(content)) return content;
   const key = optionalKey(args);
   if (isFailure(key)) return key;
-  const input: NewEntry = { content, tokens: yield* argTokens('content', content, counts) };
+  const tokens = stored ? stored.tokens : yield* argTokens('content', content as string, counts);
+  const input: NewEntry = { content, tokens };
   if (key !== undefined) input.key = key;
   return input;
 }
@@ -187,8 +256,9 @@ function* contextWrite(
   args: Args,
   env: EngineEnv,
   counts: ArgumentCounts,
+  opts: ContextToolOptions,
 ): EngineOp<ToolResult> {
-  const input = yield* entryArgs(region, 'context_write', args, counts);
+  const input = yield* entryArgs(region, 'context_write', args, counts, opts);
   if (isFailure(input)) return fail(input);
   const key = input.key;
   if (behaviourOf(region).entries === 'keyed') {
@@ -220,8 +290,9 @@ function* contextAppend(
   args: Args,
   env: EngineEnv,
   counts: ArgumentCounts,
+  opts: ContextToolOptions,
 ): EngineOp<ToolResult> {
-  const input = yield* entryArgs(region, 'context_append', args, counts);
+  const input = yield* entryArgs(region, 'context_append', args, counts, opts);
   if (isFailure(input)) return fail(input);
   const key = input.key;
   if (behaviourOf(region).entries === 'keyed') input.appendToKey = true;
@@ -241,7 +312,12 @@ function* contextAppend(
   return ok(`${parts.join('; ')}; ${usage(region)}.`);
 }
 
-function contextRead(state: RunState, region: RegionState, args: Args): ToolResult {
+function* contextRead(
+  state: RunState,
+  region: RegionState,
+  args: Args,
+  opts: ContextToolOptions,
+): EngineOp<ToolResult> {
   const key = optionalKey(args);
   if (isFailure(key)) return fail(key);
   if (key !== undefined) {
@@ -258,8 +334,7 @@ function contextRead(state: RunState, region: RegionState, args: Args): ToolResu
       state.clock += 1;
       region.entries = region.entries.map((e) => (e.key === key ? { ...e, touched: state.clock } : e));
     }
-    const joined = joinContents(hits);
-    return ok(joined.content, joined.tokens);
+    return yield* readEntries(hits, opts);
   }
   if (region.entries.length === 0) return ok(`Region "${region.name}" is empty.`);
   if (behaviourOf(region).entries === 'keyed') {
@@ -270,8 +345,7 @@ function contextRead(state: RunState, region: RegionState, args: Args): ToolResu
     const body = checklistBody(region);
     return ok(body === '' ? `Region "${region.name}" has no items.` : body);
   }
-  const joined = joinContents(region.entries);
-  return ok(joined.content, joined.tokens);
+  return yield* readEntries(region.entries, opts);
 }
 
 function releaseMessage(region: RegionState, released: Entry[]): string {
@@ -454,6 +528,7 @@ function* todoNote(state: RunState, region: RegionState, args: Args, counts: Arg
 /**
  * Applies one context tool call. `counts` carries the token counts of the
  * text arguments when the caller already has them; missing ones are asked for.
+ * `opts` says which arguments arrived stored and how `context_read` answers stored entries.
  */
 export function* applyContextTool(
   state: RunState,
@@ -462,6 +537,7 @@ export function* applyContextTool(
   args: unknown,
   env: EngineEnv,
   counts: ArgumentCounts = {},
+  opts: ContextToolOptions = {},
 ): EngineOp<ToolResult> {
   if (!(CONTEXT_TOOLS as readonly string[]).includes(tool)) {
     return fail(failure('unknown-tool', `"${tool}" is not a context tool; use one of ${CONTEXT_TOOLS.join(', ')}.`));
@@ -479,11 +555,11 @@ export function* applyContextTool(
   }
   switch (tool) {
     case 'context_write':
-      return yield* contextWrite(state, region, a, env, counts);
+      return yield* contextWrite(state, region, a, env, counts, opts);
     case 'context_append':
-      return yield* contextAppend(state, region, a, env, counts);
+      return yield* contextAppend(state, region, a, env, counts, opts);
     case 'context_read':
-      return contextRead(state, region, a);
+      return yield* contextRead(state, region, a, opts);
     case 'context_delete':
       return contextDelete(state, region, a);
     case 'todo_add':

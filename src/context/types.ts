@@ -21,6 +21,12 @@ export interface ToolCall {
   name: string;
   /** Parsed JSON arguments (the provider adapters parse and validate them). */
   arguments: Record<string, unknown>;
+  /**
+   * Arguments whose long text the inference activity moved to the blob store: their values
+   * are `BlobRef`s, expanded again before a tool or a provider sees the call
+   * (docs/reference/regions.md#stored-arguments).
+   */
+  blobArgs?: string[];
 }
 
 export type EntryKind = 'text' | 'user' | 'assistant' | 'tool_result';

@@ -5,19 +5,33 @@
  * Runs in activities and the loader, never in workflow code (ajv compiles
  * schemas to functions).
  */
-import { Ajv, type ValidateFunction } from 'ajv';
-import { parse as parseCsv } from 'csv-parse/sync';
-import { XMLValidator } from 'fast-xml-parser';
+import { createRequire } from 'node:module';
+import type { Ajv as AjvClass, ValidateFunction } from 'ajv';
+import type * as CsvSync from 'csv-parse/sync';
+import type * as FastXml from 'fast-xml-parser';
 import { parse as parseToml } from 'smol-toml';
-import { parse as parseYaml } from 'yaml';
+import type * as Yaml from 'yaml';
 import type { OutputSpec } from '../blueprint/types.js';
+
+// The checkers load on first use: most commands (and most blueprints) never check a format,
+// and together they are a large part of what `lev` would otherwise load at start.
+const require = createRequire(import.meta.url);
+let ajvInstance: AjvClass | undefined;
+function ajvCompiler(): AjvClass {
+  ajvInstance ??= new (require('ajv') as { Ajv: typeof AjvClass }).Ajv({ allErrors: true, strict: false });
+  return ajvInstance;
+}
+const parseYaml = (text: string): unknown => (require('yaml') as typeof Yaml).parse(text);
+const parseCsv = (text: string): unknown => (require('csv-parse/sync') as typeof CsvSync).parse(text);
+const XMLValidator = {
+  validate: (text: string) => (require('fast-xml-parser') as typeof FastXml).XMLValidator.validate(text),
+};
 
 /** Format labels whose text is parsed; any other label is carried through unchecked. */
 export const CHECKED_FORMATS = ['json', 'xml', 'yaml', 'yml', 'csv', 'toml'] as const;
 
 export type CheckResult = { ok: true } | { ok: false; reason: string };
 
-const ajv = new Ajv({ allErrors: true, strict: false });
 const compiled = new Map<string, ValidateFunction>();
 
 export function compileSchema(schema: Record<string, unknown>): { ok: true; validate: ValidateFunction } | CheckResult {
@@ -25,7 +39,7 @@ export function compileSchema(schema: Record<string, unknown>): { ok: true; vali
   const hit = compiled.get(key);
   if (hit) return { ok: true, validate: hit };
   try {
-    const validate = ajv.compile(schema);
+    const validate = ajvCompiler().compile(schema);
     compiled.set(key, validate);
     return { ok: true, validate };
   } catch (err) {
@@ -79,5 +93,5 @@ export function checkAnswer(spec: OutputSpec | undefined, text: string): CheckRe
   if (!('validate' in compiledSchema)) return { ok: true };
   const validate = compiledSchema.validate;
   if (validate(parsed.value)) return { ok: true };
-  return { ok: false, reason: `the answer does not match the schema: ${ajv.errorsText(validate.errors)}` };
+  return { ok: false, reason: `the answer does not match the schema: ${ajvCompiler().errorsText(validate.errors)}` };
 }

@@ -4,7 +4,8 @@
  * chose) and strictly alternating messages in which every tool_use is
  * answered by a tool_result in the next user message.
  */
-import Anthropic from '@anthropic-ai/sdk';
+import { createRequire } from 'node:module';
+import type AnthropicSdk from '@anthropic-ai/sdk';
 import type {
   ContentBlockParam,
   Message,
@@ -27,6 +28,14 @@ import type {
   StopReason,
   ToolSpec,
 } from './types.js';
+
+const require = createRequire(import.meta.url);
+let loaded: typeof AnthropicSdk | undefined;
+/** The SDK loads with the first Anthropic client, so a worker that never calls Anthropic never holds it. */
+function sdk(): typeof AnthropicSdk {
+  loaded ??= (require('@anthropic-ai/sdk') as { default: typeof AnthropicSdk }).default;
+  return loaded;
+}
 
 /** Anthropic accepts at most this many cache breakpoints per request. */
 export const MAX_CACHE_MARKERS = 4;
@@ -235,14 +244,14 @@ function badMessage(res: unknown): FailureFacts | undefined {
 }
 
 function factsFrom(err: unknown): FailureFacts | undefined {
-  if (err instanceof Anthropic.APIUserAbortError) return undefined;
+  if (err instanceof sdk().APIUserAbortError) return undefined;
   const tooLarge = answerTooLarge(err);
   if (tooLarge) return { serverMessage: tooLarge.message, tooLargeLimit: tooLarge.limit };
   if (err instanceof SyntaxError)
     return { badResponse: true, serverMessage: `the body is not valid JSON (${err.message})` };
-  if (err instanceof Anthropic.APIConnectionTimeoutError) return { serverMessage: 'timed out', timedOut: true };
-  if (err instanceof Anthropic.APIConnectionError) return { serverMessage: causeText(err), connectionFailed: true };
-  if (err instanceof Anthropic.APIError) {
+  if (err instanceof sdk().APIConnectionTimeoutError) return { serverMessage: 'timed out', timedOut: true };
+  if (err instanceof sdk().APIConnectionError) return { serverMessage: causeText(err), connectionFailed: true };
+  if (err instanceof sdk().APIError) {
     return {
       ...(err.status !== undefined ? { status: err.status } : {}),
       ...(err.headers ? { headers: err.headers } : {}),
@@ -255,13 +264,13 @@ function factsFrom(err: unknown): FailureFacts | undefined {
 
 export class AnthropicProvider implements ModelProvider {
   readonly name: string;
-  readonly #client: Anthropic;
+  readonly #client: AnthropicSdk;
   readonly #opts: AnthropicOptions;
 
   constructor(opts: AnthropicOptions) {
     this.name = opts.name;
     this.#opts = opts;
-    this.#client = new Anthropic({
+    this.#client = new (sdk())({
       apiKey: opts.apiKey,
       baseURL: opts.baseURL,
       maxRetries: 0,

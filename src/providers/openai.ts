@@ -3,7 +3,8 @@
  * LM Studio) through the official SDK pointed at each server's base URL.
  */
 import { createHash } from 'node:crypto';
-import OpenAI from 'openai';
+import { createRequire } from 'node:module';
+import type OpenAISdk from 'openai';
 import type {
   ChatCompletion,
   ChatCompletionCreateParamsNonStreaming,
@@ -24,6 +25,14 @@ import type {
   StopReason,
   ToolSpec,
 } from './types.js';
+
+const require = createRequire(import.meta.url);
+let loaded: typeof OpenAISdk | undefined;
+/** The SDK loads with the first OpenAI-compatible client, so a worker that never calls one never holds it. */
+function sdk(): typeof OpenAISdk {
+  loaded ??= (require('openai') as { default: typeof OpenAISdk }).default;
+  return loaded;
+}
 
 export interface OpenAICompatibleOptions {
   /** Provider prefix, e.g. `openai` or `ollama`; used in messages. */
@@ -155,14 +164,14 @@ export function badCompletion(res: unknown): FailureFacts | undefined {
 }
 
 function factsFrom(err: unknown): FailureFacts | undefined {
-  if (err instanceof OpenAI.APIUserAbortError) return undefined;
+  if (err instanceof sdk().APIUserAbortError) return undefined;
   const tooLarge = answerTooLarge(err);
   if (tooLarge) return { serverMessage: tooLarge.message, tooLargeLimit: tooLarge.limit };
   if (err instanceof SyntaxError)
     return { badResponse: true, serverMessage: `the body is not valid JSON (${err.message})` };
-  if (err instanceof OpenAI.APIConnectionTimeoutError) return { serverMessage: 'timed out', timedOut: true };
-  if (err instanceof OpenAI.APIConnectionError) return { serverMessage: causeText(err), connectionFailed: true };
-  if (err instanceof OpenAI.APIError) {
+  if (err instanceof sdk().APIConnectionTimeoutError) return { serverMessage: 'timed out', timedOut: true };
+  if (err instanceof sdk().APIConnectionError) return { serverMessage: causeText(err), connectionFailed: true };
+  if (err instanceof sdk().APIError) {
     const body = err.error as { message?: unknown } | undefined;
     const serverMessage = typeof body?.message === 'string' ? body.message : err.message;
     return {
@@ -177,13 +186,13 @@ function factsFrom(err: unknown): FailureFacts | undefined {
 
 export class OpenAICompatibleProvider implements ModelProvider {
   readonly name: string;
-  readonly #client: OpenAI;
+  readonly #client: OpenAISdk;
   readonly #opts: OpenAICompatibleOptions;
 
   constructor(opts: OpenAICompatibleOptions) {
     this.name = opts.name;
     this.#opts = opts;
-    this.#client = new OpenAI({
+    this.#client = new (sdk())({
       apiKey: opts.apiKey,
       baseURL: opts.baseURL,
       maxRetries: 0,

@@ -21,6 +21,8 @@ export interface InferInput {
   question?: string;
   /** Edge names offered to the model (edge-choice). */
   options?: string[];
+  /** Also store the rebuilt region set as a snapshot and answer its hash (`InferOutput.snapshot`). */
+  snapshot?: boolean;
 }
 
 export interface CountedToolCall extends ToolCall {
@@ -39,6 +41,10 @@ export interface InferOutput {
   stopReason: string;
   /** Custom regions whose `render` failed and fell back to the default rendering. */
   renderFailures: string[];
+  /** The snapshot of the region set this inference rendered, when the input asked for one. */
+  snapshot?: string;
+  /** Texts the workflow will count while it stores this reply, counted ahead (`src/runtime/reply-counts.ts`). */
+  counted?: [string, number][];
 }
 
 export interface ToolInput {

@@ -25,7 +25,7 @@ import type {
   WriteResult,
 } from '../context/index.js';
 import type { RouteResult, ToolOutput } from '../context/routing.js';
-import type { ArgumentCounts, ToolResult } from '../context/tools.js';
+import type { ArgumentCounts, ContextToolOptions, ToolResult } from '../context/tools.js';
 import type { RuntimeCode, Severity } from '../errors.js';
 
 /** What the workflow did to the region set, replayable against a snapshot. */
@@ -33,7 +33,7 @@ export type OpCall =
   | { kind: 'enterStage'; stage: string }
   | { kind: 'write'; region: string; entry: NewEntry }
   | { kind: 'maintain' }
-  | { kind: 'contextTool'; tool: string; args: unknown; counts: ArgumentCounts }
+  | ({ kind: 'contextTool'; tool: string; args: unknown; counts: ArgumentCounts } & ContextToolOptions)
   | { kind: 'route'; call: ToolCall; result: ToolOutput }
   | { kind: 'seed'; region: string; texts: SeedEntryText[]; replaceSeeded: boolean }
   | { kind: 'gate'; fromStage: string; target: string | null; facts: GateFacts }
@@ -82,6 +82,7 @@ export interface EngineCalls {
     args: unknown,
     env: EngineEnv,
     counts: ArgumentCounts,
+    opts: ContextToolOptions,
   ): EngineOp<OpResults['contextTool']>;
   routeToolResult(
     state: RunState,
@@ -143,8 +144,13 @@ function generatorOf(
       return engine.writeEntry(state, call.region, call.entry, env);
     case 'maintain':
       return engine.maintain(state, bp, env);
-    case 'contextTool':
-      return engine.applyContextTool(state, bp, call.tool, call.args, env, call.counts);
+    case 'contextTool': {
+      // Operations recorded before stored arguments carry neither option (docs/reference/regions.md#stored-arguments).
+      const opts: ContextToolOptions = {};
+      if (call.blobArgs) opts.blobArgs = call.blobArgs;
+      if (call.readsStored) opts.readsStored = true;
+      return engine.applyContextTool(state, bp, call.tool, call.args, env, call.counts, opts);
+    }
     case 'route':
       return engine.routeToolResult(state, bp, call.call, call.result, env);
     case 'seed':

@@ -36,7 +36,8 @@ export const DEFAULT_RUN_OPTIONS: RunOptions = {
   turnsPerRun: 100,
   opsPerSnapshot: 24,
   inferenceTimeoutSecs: 600,
-  heartbeatTimeoutSecs: 60,
+  // A call whose worker died is retried elsewhere this soon (docs/architecture.md#temporal-limits).
+  heartbeatTimeoutSecs: 3,
 };
 
 export interface RunInput {

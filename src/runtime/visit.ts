@@ -201,7 +201,9 @@ export function trackedPointer(tool: string, key: string, tokens: number, region
 /** The Web UI's one-line summary of a built-in tool call: the tool and its main argument. */
 export function toolCallSummary(call: ToolCall): string {
   const subject = call.arguments.path ?? call.arguments.command ?? call.arguments.pattern ?? '';
-  return `tool: ${call.name} ${String(subject).slice(0, 80)}`.trim();
+  // A stored argument (docs/reference/regions.md#stored-arguments) shows its preview.
+  const text = typeof subject === 'object' && subject !== null && 'preview' in subject ? subject.preview : subject;
+  return `tool: ${call.name} ${String(text).slice(0, 80)}`.trim();
 }
 
 /**
@@ -300,4 +302,25 @@ export function eachStageSeeds(state: RunState): string[] {
  */
 export function renderIteration(visitTurns: number): number {
   return visitTurns;
+}
+
+/**
+ * Operations of this many bytes (as JSON) make the next inference also write a snapshot, so its
+ * input carries about one turn of operations (docs/architecture.md#event-sourcing).
+ */
+export const SNAPSHOT_AFTER_BYTES = 1024;
+
+/** Whether the operation log since the last snapshot is due to be folded into a new one. */
+export function snapshotDue(ops: number, opsBytes: number, opsPerSnapshot: number): boolean {
+  return ops > 0 && (ops >= opsPerSnapshot || opsBytes >= SNAPSHOT_AFTER_BYTES);
+}
+
+/**
+ * The call as a route operation records it: routing reads its id, name and `path`, so stored
+ * arguments (docs/reference/regions.md#stored-arguments) are left out rather than repeated.
+ */
+export function routedCall(call: ToolCall): ToolCall {
+  if (!call.blobArgs?.length) return call;
+  const args = Object.fromEntries(Object.entries(call.arguments).filter(([name]) => !call.blobArgs!.includes(name)));
+  return { id: call.id, name: call.name, arguments: args };
 }

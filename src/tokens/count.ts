@@ -1,26 +1,39 @@
 /**
- * Exact token counting with js-tiktoken (docs/reference/regions.md#token-counting). Runs in activities and
- * the CLI only: the region engine never imports this module, so the
- * tokenizer never reaches the workflow bundle.
+ * Exact token counting with the tiktoken encodings (docs/reference/regions.md#token-counting), through
+ * gpt-tokenizer, a BPE that is several times faster than js-tiktoken and
+ * builds its tables in a fraction of the memory. Runs in activities and the
+ * CLI only: the region engine never imports this module, so the tokenizer
+ * never reaches the workflow bundle.
  */
 import { createRequire } from 'node:module';
-import { Tiktoken, type TiktokenBPE } from 'js-tiktoken/lite';
 import type { Encoding } from '../providers/models.js';
 import { encodeLongPiece, LONG_PIECE, piecePattern } from './long-pieces.js';
 
 const require = createRequire(import.meta.url);
-const encoders = new Map<Encoding, Tiktoken>();
+
+export interface Encoder {
+  encode(text: string): number[];
+  decode(tokens: number[]): string;
+}
+
+interface GptEncoding {
+  encode(text: string, opts: { disallowedSpecial: Set<string> }): number[];
+  decode(tokens: number[]): string;
+}
+
+const encoders = new Map<Encoding, Encoder>();
+/** Special-token spellings in tool output are ordinary text, never control tokens. */
+const NO_SPECIAL = { disallowedSpecial: new Set<string>() };
 
 /**
- * One encoder per encoding, built on first use. Each rank table costs a few
- * megabytes, so a process that only ever sees o200k models never loads the
- * others.
+ * One encoder per encoding, built on first use, so a process that only ever
+ * sees o200k models never loads the other tables.
  */
-export function encoderFor(encoding: Encoding): Tiktoken {
+export function encoderFor(encoding: Encoding): Encoder {
   let encoder = encoders.get(encoding);
   if (!encoder) {
-    // The CommonJS build of a rank file exports the table itself.
-    encoder = new Tiktoken(require(`js-tiktoken/ranks/${encoding}`) as TiktokenBPE);
+    const table = require(`gpt-tokenizer/encoding/${encoding}`) as GptEncoding;
+    encoder = { encode: (text) => table.encode(text, NO_SPECIAL), decode: (tokens) => table.decode(tokens) };
     encoders.set(encoding, encoder);
   }
   return encoder;
@@ -33,15 +46,14 @@ function append(into: number[], tokens: number[]): void {
 }
 
 /**
- * Special-token spellings in tool output are ordinary text, never control
- * tokens. Text is split into pieces as the tokenizer splits it; runs of short
- * pieces go to js-tiktoken, and each long piece (a run of one letter, a long
- * word of base64) to a merge that is not quadratic. Pieces never merge across
- * their boundaries, so the tokens are the same as encoding the text whole.
+ * Text is split into pieces as the tokenizer splits it; runs of short pieces
+ * go to the encoder, and each long piece (a run of one letter, a long word of
+ * base64) to a merge that is not quadratic. Pieces never merge across their
+ * boundaries, so the tokens are the same as encoding the text whole.
  */
 function encode(text: string, encoding: Encoding): number[] {
   const encoder = encoderFor(encoding);
-  if (text.length <= LONG_PIECE) return encoder.encode(text, [], []);
+  if (text.length <= LONG_PIECE) return encoder.encode(text);
   let pattern = patterns.get(encoding);
   if (!pattern) {
     pattern = piecePattern(encoding);
@@ -51,12 +63,12 @@ function encode(text: string, encoding: Encoding): number[] {
   let from = 0;
   for (const match of text.matchAll(pattern)) {
     if (match[0].length <= LONG_PIECE) continue;
-    if (match.index > from) append(tokens, encoder.encode(text.slice(from, match.index), [], []));
+    if (match.index > from) append(tokens, encoder.encode(text.slice(from, match.index)));
     append(tokens, encodeLongPiece(match[0], encoding));
     from = match.index + match[0].length;
   }
-  if (from === 0) return encoder.encode(text, [], []);
-  if (from < text.length) append(tokens, encoder.encode(text.slice(from), [], []));
+  if (from === 0) return encoder.encode(text);
+  if (from < text.length) append(tokens, encoder.encode(text.slice(from)));
   return tokens;
 }
 

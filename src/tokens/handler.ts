@@ -1,6 +1,6 @@
 /**
  * Answers the region engine's requests (`src/context/requests.ts`) with
- * exact js-tiktoken counts, for the simulator, benches and activity code.
+ * exact tiktoken counts, for the simulator, benches and activity code.
  */
 
 import type { EngineRequest, SummaryAnswer } from '../context/requests.js';
@@ -36,6 +36,8 @@ export function makeSyncHandler(
         const cut = cutToTokens(text(req.content), req.target, encoding, cutMarker(req.marker));
         return { content: cut.text, tokens: cut.tokens };
       }
+      case 'join':
+        return req.parts.map(text).join('');
       case 'summarise': {
         const answer = summarise(req.region, req.entries, req.limit, req.prompt);
         if (!answer.ok || answer.text.tokens <= req.limit) return answer;

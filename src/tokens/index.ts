@@ -1,3 +1,4 @@
+export { type CallCount, COUNTED_ARGUMENTS, countToolCall, isLongText, LONG_ARGUMENT_BYTES } from './calls.js';
 export {
   type CutText,
   countTokens,

@@ -1,8 +1,9 @@
 /**
- * Byte-pair encoding for the pieces js-tiktoken is slow on. Its merge loop
- * rescans and re-keys every pair after each merge, which is quadratic in the
- * piece length: a run of one letter is one piece, and 16 KB of it took
- * seconds. This module produces the same tokens (lowest rank first, leftmost
+ * Byte-pair encoding for the pieces the BPE encoders are slow on. Their merge
+ * loops rescan every pair after each merge, which is quadratic in the piece
+ * length: a run of one letter is one piece, and 16 KB of it took seconds. The
+ * rank tables come from js-tiktoken's rank files, loaded only for long pieces
+ * and for the encoding's splitting pattern. This module produces the same tokens (lowest rank first, leftmost
  * on ties) with a heap of candidate pairs, so a piece costs O(n log n).
  */
 import { createRequire } from 'node:module';

@@ -4,6 +4,7 @@
  * integration tests all go through here.
  */
 import { createRequire } from 'node:module';
+import { join } from 'node:path';
 import {
   bundleWorkflowCode,
   DefaultLogger,
@@ -13,6 +14,7 @@ import {
   Worker,
 } from '@temporalio/worker';
 import { createActivities } from '../../activities/index.js';
+import { PROJECT_ROOT } from '../devserver/paths.js';
 import { DEFAULT_ADDRESS, DEFAULT_NAMESPACE, DEFAULT_TASK_QUEUE } from '../runtime/defaults.js';
 import { DEFAULT_ACTIVITY_SLOTS, defaultRuntimeConfig, type RuntimeConfig } from '../runtime/node/run-store.js';
 import { tlsOption } from './tls.js';
@@ -20,14 +22,32 @@ import { tlsOption } from './tls.js';
 export { DEFAULT_ADDRESS, DEFAULT_NAMESPACE, DEFAULT_TASK_QUEUE } from '../runtime/defaults.js';
 
 const require = createRequire(import.meta.url);
+/** This module runs from the sources (`.ts`, through tsx or vitest) or bundled into the compiled build in `dist/`. */
+const compiled = !import.meta.url.endsWith('.ts');
 
 export function workflowsPath(): string {
-  return require.resolve('../../workflows/index.ts');
+  return compiled ? join(PROJECT_ROOT, 'workflows', 'index.ts') : require.resolve('../../workflows/index.ts');
 }
 
-/** Bundles the workflow code once; workers can share the result. */
+/**
+ * Bundles the workflow code once; workers can share the result. The source map keeps lines but
+ * not the sources' text: the SDK parses the map in every worker's workflow thread, and the full
+ * one made an idle worker about 25 MB larger.
+ */
 export async function bundleWorkflows(): Promise<{ code: string }> {
-  return bundleWorkflowCode({ workflowsPath: workflowsPath(), logger: quietBundlerLogger });
+  return bundleWorkflowCode({
+    workflowsPath: workflowsPath(),
+    logger: quietBundlerLogger,
+    webpackConfigHook: (config) => ({ ...config, devtool: 'inline-nosources-cheap-source-map' }),
+  });
+}
+
+/**
+ * The workflow bundle `scripts/build.mjs` prebuilt beside the compiled build, which is only
+ * run when it is fresh (`bin/lev.mjs`); from the sources, the workflows are bundled at start.
+ */
+function prebuiltBundle(): { codePath: string } | undefined {
+  return compiled ? { codePath: join(PROJECT_ROOT, 'dist', 'workflow-bundle.js') } : undefined;
 }
 
 const quietBundlerLogger = {
@@ -70,7 +90,7 @@ export async function createWorker(
 ): Promise<{ worker: Worker; connection: NativeConnection }> {
   installRuntime();
   const connection = await NativeConnection.connect({ address: opts.address ?? DEFAULT_ADDRESS, ...tlsOption() });
-  const workflowBundle = opts.bundle ?? (await bundleWorkflows());
+  const workflowBundle = opts.bundle ?? prebuiltBundle() ?? (await bundleWorkflows());
   const runtime = opts.runtime ?? defaultRuntimeConfig();
   const worker = await Worker.create({
     connection,
@@ -82,6 +102,9 @@ export async function createWorker(
     maxConcurrentActivityTaskExecutions: runtime.activitySlots ?? DEFAULT_ACTIVITY_SLOTS,
     // Calls in flight are cancelled at once on shutdown (and retried elsewhere); this bounds the rest, so SIGTERM stops a worker, and lev run with its embedded server, within 10 s.
     shutdownForceTime: '5 seconds',
+    // A workflow task left on a dead worker's sticky queue moves to the shared queue after this,
+    // instead of the SDK's 10 s, so runs resume soon after a crash (docs/architecture.md#temporal-limits).
+    stickyQueueScheduleToStartTimeout: '3 seconds',
     ...(opts.identity ? { identity: opts.identity } : {}),
   });
   return { worker, connection };

@@ -6,7 +6,7 @@ const SRC = resolve(import.meta.dirname, '../../src');
 /** The folders bundled into workflow code; `src/runtime/node/` is the runtime's Node-only half. */
 const PURE_DIRS = [join(SRC, 'context'), join(SRC, 'rhai'), join(SRC, 'runtime')];
 const NODE_ONLY = join(SRC, 'runtime', 'node');
-const FORBIDDEN = /from\s+['"](node:[^'"]+|zod|js-tiktoken|fs|path|crypto)['"]|require\(|import\(/;
+const FORBIDDEN = /from\s+['"](node:[^'"]+|zod|js-tiktoken|gpt-tokenizer[^'"]*|fs|path|crypto)['"]|require\(|import\(/;
 
 function sources(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {

@@ -25,6 +25,7 @@ const env: EngineEnv = { now: 0 };
 function handler(req: EngineRequest): unknown {
   if (req.type === 'count') return Math.max(1, Math.ceil(req.text.length / 20));
   if (req.type === 'cut') return { content: `<${req.target} of ${req.tokens} tokens, cut>`, tokens: req.target };
+  if (req.type !== 'summarise') throw new Error(`unexpected ${req.type} request`);
   return { ok: true, text: { content: `summary of ${req.entries.length}`, tokens: Math.min(req.limit, 2) } };
 }
 

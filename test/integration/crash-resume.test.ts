@@ -7,10 +7,11 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import proto from '@temporalio/proto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { DEFAULT_RUN_OPTIONS, type RunResult } from '../../src/runtime/types.js';
 import { followRun, startRun } from '../../src/worker/client.js';
-import { CRASH_SCRIPT } from './fixtures/crash-script.js';
+import { CRASH_SCRIPT, SLOW_THIRD_TURN_SCRIPT } from './fixtures/crash-script.js';
 import { connectClient } from './helpers.js';
 import { saveHistories, tempDir, writeBlueprint } from './run-helpers.js';
 
@@ -148,5 +149,62 @@ describe('crash and resume', () => {
     const repeated = [...byTurn.entries()].filter(([, attempts]) => attempts.length > 1);
     expect(repeated.length).toBeLessThanOrEqual(1);
     for (const [, attempts] of repeated) expect(new Set(attempts).size).toBe(attempts.length);
+  });
+
+  it('a worker stopped with SIGTERM hands its inference back at once: the retry follows a failure, not a timeout', async () => {
+    const bp = writeBlueprint(BLUEPRINT, { 'script.toml': SLOW_THIRD_TURN_SCRIPT });
+    const workdir = tempDir('graceful-work');
+    writeFileSync(join(workdir, 'data.txt'), 'line of data\n'.repeat(40));
+    const log = join(tempDir('graceful-log'), 'served.jsonl');
+    // A heartbeat timeout longer than the whole test: only a handed-back call is retried in time.
+    const options = { ...DEFAULT_RUN_OPTIONS, heartbeatTimeoutSecs: 600, inferenceTimeoutSecs: 600 };
+    const blobDir = tempDir('graceful-blobs');
+    const queue = `graceful-${Date.now()}`;
+    const env = {
+      TEMPORAL_ADDRESS: inject('temporalAddress'),
+      LEVIATH_TASK_QUEUE: queue,
+      LEVIATH_BUNDLE: inject('workflowBundlePath'),
+      LEVIATH_BLOB_DIR: blobDir,
+      LEVIATH_SCRIPTED_LOG: log,
+    };
+    const first = await startWorkerProcess(env);
+    workers.push(first);
+    const handle = await startRun(
+      conn.client,
+      { blueprint: bp, task: 'note three observations', caller: {}, workdir, options },
+      { taskQueue: queue },
+    );
+    await waitFor(() => served(log, handle.workflowId).length >= 2, 60_000);
+    const stage = `${handle.workflowId}.1.main`;
+    const STARTED = proto.temporal.api.enums.v1.PendingActivityState.PENDING_ACTIVITY_STATE_STARTED;
+    let inFlight = false;
+    while (!inFlight) {
+      const described = await conn.client.workflow
+        .getHandle(stage)
+        .describe()
+        .catch(() => undefined);
+      inFlight = (described?.raw.pendingActivities ?? []).some(
+        (a) => a.activityType?.name === 'infer' && a.state === STARTED,
+      );
+      if (!inFlight) await new Promise((r) => setTimeout(r, 50));
+    }
+    const exited = new Promise((r) => first.once('exit', r));
+    first.kill('SIGTERM');
+    await exited;
+    workers.push(await startWorkerProcess(env));
+    const result = await followRun(conn.client, handle, () => {});
+    await saveHistories(conn.client, handle.workflowId);
+    expect(result.status).toBe('completed');
+
+    const history = await conn.client.workflow.getHandle(stage).fetchHistory();
+    const retried = (history.events ?? [])
+      .map((e) => e.activityTaskStartedEventAttributes)
+      .filter((a) => a && (a.attempt ?? 1) > 1);
+    expect(retried).toHaveLength(1);
+    expect(retried[0]?.lastFailure).toBeTruthy();
+    expect(retried[0]?.lastFailure?.timeoutFailureInfo).toBeFalsy();
+    // The handed-back call was not answered, so no turn was served twice.
+    const turns = served(log, handle.workflowId).map((s) => s.turn);
+    expect(new Set(turns).size).toBe(turns.length);
   });
 });

@@ -14,13 +14,21 @@ import { type EngineOp, runSync } from '../../context/requests.js';
 import { routeToolResult } from '../../context/routing.js';
 import { seedRegion } from '../../context/seed-fit.js';
 import { enterStage } from '../../context/stage.js';
-import { addDiagnostic, createRunState, findRegion, type RunState, windowUsed } from '../../context/state.js';
+import {
+  addDiagnostic,
+  contentText,
+  createRunState,
+  findRegion,
+  type RunState,
+  windowUsed,
+} from '../../context/state.js';
 import { type ArgumentCounts, applyContextTool } from '../../context/tools.js';
 import { applyTransform } from '../../context/transforms.js';
 import type { CountedText, ToolCall } from '../../context/types.js';
 import { type WriteResult, writeEntry } from '../../context/write.js';
 import { type Diagnostic, formatCoded, type RuntimeCode } from '../../errors.js';
 import { customRegionHooks } from '../../rhai/region-hooks.js';
+import { countToolCall } from '../../tokens/calls.js';
 import { modelEncoding } from '../../tokens/model.js';
 import { parseEvents, type SimEvent } from './events.js';
 import { SimulatorCounter, syntheticContent } from './handler.js';
@@ -151,10 +159,8 @@ class Simulation {
     const maintenance = this.maintain();
     this.visitTurns++;
     const text = content ?? (event.tokens !== undefined && calls.length === 0 ? syntheticContent(event.tokens) : '');
-    const tokens =
-      event.tokens ??
-      this.counter.count(text) +
-        calls.reduce((sum, c) => sum + this.counter.count(`${c.name}${JSON.stringify(c.arguments)}`), 0);
+    const count = (t: string) => this.counter.count(t);
+    const tokens = event.tokens ?? count(text) + calls.reduce((sum, c) => sum + countToolCall(c, count).tokens, 0);
     const result = this.run(
       writeEntry(this.state, 'conversation', { kind: 'assistant', content: text, tokens, toolCalls: calls }, this.env),
     );
@@ -209,20 +215,22 @@ class Simulation {
       counts[field] = event.tokens;
     }
     const result = this.run(applyContextTool(this.state, this.bp, event.op, args, this.env, counts));
+    // The simulator holds no blob store, so every answer is inline text.
+    const answer = contentText(result.content);
     if (call) {
       this.pending.delete(call.id);
-      const tokens = result.tokens ?? this.counter.count(result.content);
+      const tokens = result.tokens ?? this.counter.count(answer);
       this.run(
         routeToolResult(
           this.state,
           this.bp,
           { ...call, name: event.op, arguments: args },
-          { content: result.content, tokens, isError: result.isError },
+          { content: answer, tokens, isError: result.isError },
           this.env,
         ),
       );
     }
-    return { ok: !result.isError, text: result.content };
+    return { ok: !result.isError, text: answer };
   }
 
   private enterStage(event: SimEvent): EventResult {

@@ -1,5 +1,5 @@
 /**
- * The simulator's answers to engine requests: exact js-tiktoken counts,
+ * The simulator's answers to engine requests: exact tiktoken counts,
  * the deterministic summariser, and synthetic sizes (docs/reference/simulator.md#events). A text an
  * event declared with `"tokens": N` is charged N wherever the engine asks
  * for its count, and cutting it to K gives `<K of N tokens, cut>` of

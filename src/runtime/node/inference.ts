@@ -6,8 +6,16 @@
  */
 
 import { type BlobStore, toContent } from '../../blobs/index.js';
+import { stageModel } from '../../blueprint/resolve.js';
 import type { Blueprint } from '../../blueprint/types.js';
-import { type Content, type PromptMessage, replyLimit } from '../../context/index.js';
+import {
+  type Content,
+  type PromptMessage,
+  type RunState,
+  replyLimit,
+  storesContent,
+  type ToolCall,
+} from '../../context/index.js';
 import { renderPrompt } from '../../context/render.js';
 import {
   SUBMIT_OUTPUT,
@@ -18,17 +26,19 @@ import {
 import { getProvider, isProviderError } from '../../providers/index.js';
 import { encodingFor, lookupModel, UNKNOWN_MODEL_WINDOW } from '../../providers/models.js';
 import type { ResolvedSystemBlock } from '../../providers/types.js';
-import { countTokens } from '../../tokens/index.js';
+import { countTokens, countToolCall, isLongText } from '../../tokens/index.js';
 import { stageTools } from '../../tools/grants.js';
+import { isContextTool } from '../../tools/names.js';
 import { type ToolSpec, toolSpecs } from '../../tools/specs.js';
 import type { CountedToolCall, InferInput, InferOutput } from '../activity-types.js';
+import { ENGINE } from '../engine-calls.js';
+import { replyCounts } from '../reply-counts.js';
+import { expandArguments } from './arguments.js';
 import { chooseModel } from './model-choice.js';
 import { providerRef } from './model-ref.js';
 import type { RunStore } from './run-store.js';
 
 export type { CountedToolCall, InferInput, InferOutput };
-
-const COUNTED_ARGUMENTS = ['content', 'item', 'note'];
 
 async function resolve(store: BlobStore, parts: Content[]): Promise<string> {
   const texts = await Promise.all(parts.map((p) => (typeof p === 'string' ? p : store.get(p.hash))));
@@ -38,9 +48,11 @@ async function resolve(store: BlobStore, parts: Content[]): Promise<string> {
 async function resolveMessages(store: BlobStore, messages: PromptMessage[]): Promise<PromptMessage[]> {
   return Promise.all(
     messages.map(async (m) => {
-      if (m.blob) return { ...m, content: await store.get(m.blob.hash), blob: undefined };
-      if (m.role === 'user' && m.parts) return { ...m, content: await resolve(store, m.parts), parts: undefined };
-      return m;
+      const full = m.blob ? { ...m, content: await store.get(m.blob.hash), blob: undefined } : m;
+      if (full.role === 'user' && full.parts)
+        return { ...full, content: await resolve(store, full.parts), parts: undefined };
+      if (full.role !== 'assistant' || !full.toolCalls?.some((c) => c.blobArgs)) return full;
+      return { ...full, toolCalls: await Promise.all(full.toolCalls.map((c) => expandArguments(store, c))) };
     }),
   );
 }
@@ -68,6 +80,24 @@ function stageToolSpecs(bp: Blueprint, stage: string): ToolSpec[] {
   return specs;
 }
 
+/**
+ * Moves a call's long text arguments to the blob store, so history carries a reference where
+ * the model wrote the text (docs/reference/regions.md#stored-arguments): any long argument of
+ * a built-in tool (the tool activity reads it back), and the `content` of a context-tool write
+ * the engine can keep as stored text.
+ */
+async function storeArguments(store: BlobStore, state: RunState, call: ToolCall): Promise<ToolCall> {
+  const names = isContextTool(call.name)
+    ? storesContent(state, call.name, call.arguments) && isLongText(call.arguments.content)
+      ? ['content']
+      : []
+    : Object.keys(call.arguments).filter((name) => isLongText(call.arguments[name]));
+  if (names.length === 0) return call;
+  const args = { ...call.arguments };
+  for (const name of names) args[name] = await store.put(args[name] as string);
+  return { ...call, arguments: args, blobArgs: names };
+}
+
 export async function infer(
   store: RunStore,
   input: InferInput,
@@ -81,6 +111,11 @@ export async function infer(
   const encoding = encodingFor(model, info);
   const hooks = store.hooks(bp);
   const rendered = renderPrompt(state, bp, { now: 0, ...(hooks ? { hooks } : {}) }, { iteration: input.stageTurn });
+  const limit = replyLimit(
+    state,
+    info?.maxOutputTokens ?? Math.floor((info?.contextWindow ?? UNKNOWN_MODEL_WINDOW) / 4),
+  );
+  const snapshot = input.snapshot ? await store.snapshotOf(input.runId, state) : undefined;
 
   const system: ResolvedSystemBlock[] = await Promise.all(
     rendered.system.map(async (block) => ({
@@ -99,10 +134,7 @@ export async function infer(
         system,
         messages,
         tools: input.purpose === 'turn' ? stageToolSpecs(bp, input.stage) : [],
-        maxTokens: replyLimit(
-          state,
-          info?.maxOutputTokens ?? Math.floor((info?.contextWindow ?? UNKNOWN_MODEL_WINDOW) / 4),
-        ),
+        maxTokens: limit,
         meta: {
           runId: input.runId,
           stage: input.stage,
@@ -117,23 +149,36 @@ export async function infer(
     ),
   );
 
-  const toolCalls = response.toolCalls.map((call) => {
-    const argTokens: Record<string, number> = {};
-    for (const name of COUNTED_ARGUMENTS) {
-      const value = call.arguments[name];
-      if (typeof value === 'string') argTokens[name] = countTokens(value, encoding);
-    }
-    return { ...call, argTokens };
-  });
-  const callsText = response.toolCalls.map((c) => `${c.name}${JSON.stringify(c.arguments)}`).join('\n');
-  return {
+  let tokens = countTokens(response.text, encoding);
+  const toolCalls = await Promise.all(
+    response.toolCalls.map(async (call) => {
+      const counted = countToolCall(call, (text) => countTokens(text, encoding));
+      tokens += counted.tokens;
+      return { ...(await storeArguments(store.blobs, state, call)), argTokens: counted.argTokens };
+    }),
+  );
+  const reply = {
     content: await toContent(store.blobs, response.text),
-    tokens: countTokens(response.text, encoding) + countTokens(callsText, encoding),
+    tokens,
     toolCalls,
     invalidToolCalls: response.invalidToolCalls,
+  };
+  // The workflow counts with its stage's first model, whichever model of the chain answered.
+  const first = stageModel(bp, input.stage);
+  const stageEncoding = encodingFor(first, lookupModel(bp.models, first));
+  const counted =
+    input.purpose === 'turn'
+      ? replyCounts(ENGINE, state, bp, input.stage, reply, { now: 0, ...(hooks ? { hooks } : {}) }, (text) =>
+          countTokens(text, stageEncoding),
+        )
+      : [];
+  return {
+    ...reply,
     usage: response.usage,
     ...(response.reportedPromptTokens !== undefined ? { reportedPromptTokens: response.reportedPromptTokens } : {}),
     stopReason: response.stopReason,
     renderFailures: rendered.failures.map((f) => f.detail),
+    ...(snapshot !== undefined ? { snapshot } : {}),
+    ...(counted.length > 0 ? { counted } : {}),
   };
 }

@@ -114,7 +114,11 @@ export class RunStore {
 
   /** Writes the rebuilt region set as a new snapshot and returns its hash. */
   async snapshot(runId: string, bp: Blueprint, base: string | null, ops: readonly RecordedOp[]): Promise<string> {
-    const state = await this.state(runId, bp, base, ops);
+    return this.snapshotOf(runId, await this.state(runId, bp, base, ops));
+  }
+
+  /** Stores `state`, the run's latest rebuild, as a snapshot; later rebuilds start from it. */
+  async snapshotOf(runId: string, state: RunState): Promise<string> {
     const ref = await this.blobs.put(JSON.stringify(state));
     this.remember(runId, { base: ref.hash, applied: 0, lastOp: '', state });
     return ref.hash;

@@ -18,3 +18,9 @@ export async function cutText(
   const cut = cutToTokens(await fullText(store, req.content), req.target, req.encoding, cutMarker(req.marker));
   return { content: await toContent(store, cut.text), tokens: cut.tokens };
 }
+
+/** Joins parts, stored ones read from the store; the result is stored again when it is large. */
+export async function joinText(store: BlobStore, parts: Content[]): Promise<Content> {
+  const texts = await Promise.all(parts.map((p) => fullText(store, p)));
+  return toContent(store, texts.join(''));
+}

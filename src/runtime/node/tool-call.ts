@@ -14,6 +14,7 @@ import { isGranted, notGrantedResult, stageTools } from '../../tools/grants.js';
 import { canonicalTool } from '../../tools/names.js';
 import { mergedPermissions } from '../../tools/permissions.js';
 import type { ToolInput, ToolResultOut, TrackedFile } from '../activity-types.js';
+import { expandArguments } from './arguments.js';
 import { chooseModel } from './model-choice.js';
 import type { RunStore } from './run-store.js';
 import { readPolicy, sandboxPolicy } from './tool-context.js';
@@ -55,10 +56,11 @@ async function trackedFile(
 
 export async function runToolCall(
   store: RunStore,
-  input: ToolInput,
+  received: ToolInput,
   attempt: number,
   signal?: AbortSignal,
 ): Promise<ToolResultOut> {
+  const input = { ...received, call: await expandArguments(store.blobs, received.call) };
   const bp = await store.blueprint(input.blueprintHash);
   // Counted like the replies: with the encoding of the model that will read the result.
   const model = chooseModel(bp, input.stage, [], store.config.env);

@@ -1,0 +1,50 @@
+/**
+ * The `patched()` ids of workflow changes that altered what a workflow does
+ * (CONTRIBUTING.md): a run started before the change replays its old path,
+ * a new run takes the new one. Each id stays until no run started before it
+ * can still be running. Workflows ask each patch once, when a run of theirs
+ * starts (`patched()` asked later, after a local activity's marker, can
+ * replay with its marker unmatched), so a run recorded before a change
+ * replays the old paths throughout.
+ */
+
+/**
+ * This version's changes to a run: visits start outside the run's
+ * cancellation, which reaches them by workflow id, and take people's
+ * updates; `LeviathStatus = "stuck"` after a visit that ended stuck; a
+ * cancelled run writes its memo and status (docs/reference/operators.md).
+ */
+export const RUN_PATCH = 'operators-run-updates-cancel';
+
+/**
+ * This version's changes to a visit: a visit in error fails its workflow
+ * with the error's code and its outcome as details; an interactive stage
+ * tells its run when it waits for a reply; a cancelled visit hands its
+ * region set to the run (docs/reference/operators.md).
+ */
+export const STAGE_PATCH = 'operators-visit-updates-errors';
+
+/**
+ * A `context_read` of stored entries answers their text (through a `joinText` activity when it
+ * joins several) and is charged the entries' counts instead of a recount
+ * (docs/reference/regions.md#stored-arguments).
+ */
+export const STORED_ARGUMENTS = 'stored-arguments-read-full-text';
+
+/**
+ * The inference activity also writes the snapshot when the operation log is due one, and
+ * counts ahead what the workflow will count after the reply; a context-tool turn is then one
+ * workflow task and one activity instead of a `saveSnapshot` activity and `countText` local
+ * activities besides (docs/architecture.md#event-sourcing).
+ */
+export const INFERENCE_BOOKKEEPING = 'inference-counts-and-snapshots';
+
+/** The paths a run of a stage visit takes, decided once when it starts. */
+export interface VisitPatches {
+  /** `STAGE_PATCH`. */
+  operators: boolean;
+  /** `INFERENCE_BOOKKEEPING`. */
+  bookkeeping: boolean;
+  /** `STORED_ARGUMENTS`. */
+  storedArguments: boolean;
+}

@@ -1,0 +1,48 @@
+/**
+ * The process benches run end to end at a small size (issue 13's smoke run): their own dev
+ * server, a `lev worker` process and the fake model. Their figures are printed, never asserted.
+ */
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+const ROOT = join(import.meta.dirname, '..', '..');
+
+function bench(...args: string[]): string {
+  const out = spawnSync(process.execPath, ['--import', 'tsx', 'bench/run.ts', ...args], {
+    cwd: ROOT,
+    encoding: 'utf8',
+    timeout: 170_000,
+  });
+  expect(out.status, out.stderr).toBe(0);
+  return out.stdout;
+}
+
+/** The values of the one row a bench prints, by column. */
+function row(output: string): Record<string, string> {
+  const lines = output.split('\n').filter((l) => l.startsWith('|'));
+  const cells = (l: string) =>
+    l
+      .split('|')
+      .slice(1, -1)
+      .map((c) => c.trim());
+  const header = cells(lines[0]!);
+  const values = cells(lines[2]!);
+  return Object.fromEntries(header.map((h, i) => [h, values[i]!]));
+}
+
+describe('process benches', () => {
+  it('burst runs two agents to the end and reports every column', () => {
+    const out = bench('burst', '2', '--latency', '50', '--turns', '3');
+    expect(out).not.toContain('did not complete');
+    const r = row(out);
+    expect(r.N).toBe('2');
+    expect(r['model calls']).toBe('6');
+    expect(Object.keys(r)).toEqual(expect.arrayContaining(['worker CPU ms/turn', 'history bytes/turn all/turn']));
+  });
+
+  it('crash resumes every agent on the replacement worker', () => {
+    const r = row(bench('crash', '2', '--latency', '100', '--turns', '5'));
+    expect(r['runs completed']).toBe('2/2');
+  });
+});
