@@ -7,3 +7,9 @@ export function parsePort(value: string): number {
     throw new InvalidArgumentError('expected a port number from 1 to 65535.');
   return n;
 }
+
+export function parseCount(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError('expected a whole number of at least 1.');
+  return n;
+}

@@ -5,10 +5,21 @@
 import { createInterface } from 'node:readline/promises';
 import type { Progress } from '../runtime/types.js';
 
-export async function askPerson(p: Progress): Promise<string> {
+export async function askPerson(p: Progress): Promise<string | undefined> {
   const rl = createInterface({ input: process.stdin, output: process.stderr });
+  const asked = new AbortController();
+  // At the prompt the terminal hands Ctrl-C to readline; pass it on, so it detaches as anywhere else.
+  rl.on('SIGINT', () => {
+    asked.abort();
+    process.kill(process.pid, 'SIGINT');
+  });
   try {
-    return await rl.question(`\n[${p.stage}] waiting for your reply (a blank line or /done ends the stage)\n> `);
+    return await rl.question(`\n[${p.stage}] waiting for your reply (a blank line or /done ends the stage)\n> `, {
+      signal: asked.signal,
+    });
+  } catch (err) {
+    if (asked.signal.aborted) return undefined;
+    throw err;
   } finally {
     rl.close();
   }

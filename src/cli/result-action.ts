@@ -3,33 +3,17 @@
  * unknown, is a coded error; a failed run reports the partial result its
  * failure carries.
  */
-import { Client, Connection, WorkflowNotFoundError } from '@temporalio/client';
 import { LevError } from '../errors.js';
 import { runOutcome } from '../worker/client.js';
+import { describeRun } from '../worker/runs.js';
 import type { ResultFlags } from './commands/result.js';
+import { connectOrExplain } from './server-access.js';
 
 export async function printRunResult(runId: string, flags: ResultFlags): Promise<void> {
-  let connection: Connection;
+  const client = await connectOrExplain(flags.address, flags.namespace);
   try {
-    connection = await Connection.connect({ address: flags.address, connectTimeout: '5 seconds' });
-  } catch {
-    throw new LevError(
-      'server-unreachable',
-      `No Temporal server answers at ${flags.address}; start one (lev server) or pass --address.`,
-    );
-  }
-  try {
-    const client = new Client({ connection, namespace: flags.namespace });
     const handle = client.workflow.getHandle(runId);
-    let running: boolean;
-    try {
-      running = (await handle.describe()).status.name === 'RUNNING';
-    } catch (err) {
-      if (err instanceof WorkflowNotFoundError)
-        throw new LevError('run-not-found', `No run "${runId}" on ${flags.address}; check the id \`lev run\` printed.`);
-      throw err;
-    }
-    if (running)
+    if ((await describeRun(client, runId, flags.address)).status.name === 'RUNNING')
       throw new LevError('run-not-finished', `Run "${runId}" is still running; ask again when it has finished.`);
     const result = await runOutcome(handle);
     const output = { format: result.outputFormat ?? 'text', text: result.output };
@@ -43,6 +27,6 @@ export async function printRunResult(runId: string, flags: ResultFlags): Promise
     }
     if (result.status !== 'completed') process.exitCode = 1;
   } finally {
-    await connection.close();
+    await client.connection.close();
   }
 }

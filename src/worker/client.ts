@@ -10,7 +10,7 @@ import type { Blueprint } from '../blueprint/types.js';
 import { checkWorkdir } from '../runtime/node/workdir.js';
 import { BLUEPRINT_KEY, STATUS_KEY } from '../runtime/search-attributes.js';
 import { WORKDIR_ACTIVITIES } from '../runtime/tool-queue.js';
-import type { Progress, RunInput, RunResult } from '../runtime/types.js';
+import { addUsage, type Progress, type RunInput, type RunResult } from '../runtime/types.js';
 import { cutUnits } from '../truncate.js';
 import { DEFAULT_TASK_QUEUE } from './worker.js';
 
@@ -46,18 +46,34 @@ export async function startRun(
   });
 }
 
-async function latestProgress(client: Client, handle: WorkflowHandle): Promise<Progress | undefined> {
+/** A query, given up after `deadlineMs` when set: an open run nobody serves never answers. */
+function queryProgress(client: Client, workflowId: string, deadlineMs: number | undefined): Promise<Progress> {
+  const ask = () => client.workflow.getHandle(workflowId).query<Progress>('progress');
+  return deadlineMs === undefined ? ask() : client.connection.withDeadline(Date.now() + deadlineMs, ask);
+}
+
+/**
+ * The run's progress as its live stage visit sees it (region set, turn),
+ * with the usage of the whole run: the visit's own plus what the run
+ * counted before it. Undefined when no worker answers.
+ */
+export async function latestProgress(
+  client: Client,
+  runId: string,
+  deadlineMs?: number,
+): Promise<Progress | undefined> {
+  let run: Progress;
   try {
-    const run = await handle.query<Progress>('progress');
-    if (!run.stageWorkflowId) return run;
-    try {
-      const visit = await client.workflow.getHandle(run.stageWorkflowId).query<Progress>('progress');
-      return { ...visit, stageWorkflowId: run.stageWorkflowId };
-    } catch {
-      return run;
-    }
+    run = await queryProgress(client, runId, deadlineMs);
   } catch {
     return undefined;
+  }
+  if (!run.stageWorkflowId) return run;
+  try {
+    const visit = await queryProgress(client, run.stageWorkflowId, deadlineMs);
+    return { ...visit, usage: addUsage(run.usage, visit.usage), stageWorkflowId: run.stageWorkflowId };
+  } catch {
+    return run;
   }
 }
 
@@ -142,7 +158,7 @@ export async function followRun(
   let polls = 0;
   let answered = '';
   while (!settled) {
-    const p = await latestProgress(client, handle);
+    const p = await latestProgress(client, handle.workflowId);
     // Describing workflows costs more than a query: look for a waiting tool call about once a second.
     if (toolTaskQueue && onWait && polls++ % Math.max(1, Math.round(1000 / intervalMs)) === 0) {
       const ids = [handle.workflowId, ...(p?.stageWorkflowId ? [p.stageWorkflowId] : [])];
