@@ -8,6 +8,9 @@
  *    its workdir's tool queue too.
  * 3. Ctrl-C on `lev run`: once detaches, and the run finishes in a
  *    background `lev attach`; twice within 2 s cancels the run.
+ * 4. With the embedded server, the detached run lives in the SQLite file
+ *    under LEVIATH_HOME/data: the background attach starts the server on it
+ *    again, and so does a later `lev attach`.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -15,6 +18,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, inject, it, vi } from 'vitest';
 import { printRuns } from '../../src/cli/ps-action.js';
 import { printRun } from '../../src/cli/show-action.js';
+import { freePort, portAnswers } from '../../src/devserver/net.js';
 import { isLevError } from '../../src/errors.js';
 import { DEFAULT_RUN_OPTIONS } from '../../src/runtime/types.js';
 import { startRun } from '../../src/worker/client.js';
@@ -404,5 +408,66 @@ describe('Ctrl-C on lev run', () => {
     expect(status).not.toBe('COMPLETED');
     await saveHistories(client, runId!);
     await connection.close();
+  });
+});
+
+describe('the embedded server of lev run', () => {
+  const children: ChildProcess[] = [];
+  const background: number[] = [];
+  afterAll(() => {
+    for (const c of children) if (c.exitCode === null) c.kill('SIGKILL');
+    for (const pid of background) if (alive(pid)) process.kill(pid, 'SIGKILL');
+  });
+
+  it('keeps a detached run in .leviath/data, where the background attach and a later one find it', async () => {
+    // The Web UI of the embedded server listens 1000 ports above its frontend.
+    let port = await freePort();
+    while (port > 64_000 || (await portAnswers(port + 1000))) port = await freePort();
+    const embedded = `127.0.0.1:${port}`;
+    const home = tempDir('embedded-home');
+    const env = {
+      LEVIATH_HOME: home,
+      LEVIATH_BUNDLE: inject('workflowBundlePath'),
+      TEMPORAL_CLI: inject('temporalCli'),
+    };
+    const bp = agentBlueprint('embedded', SLOW_SCRIPT);
+    const workdir = workdirWithData('embedded-work');
+
+    const run = startLev(
+      ['run', bp.dir, '--task', 'read twelve times', '--workdir', workdir, '--address', embedded],
+      env,
+    );
+    children.push(run.child);
+    await run.waitFor(new RegExp(`started the Temporal dev server at ${embedded} on ${home}/data/temporal\\.sqlite`));
+    const [, runId] = (await run.waitFor(/run (\S+) started on/)) as RegExpMatchArray;
+    await run.waitFor(/\[main\] turn 2 /);
+    run.child.kill('SIGINT');
+    expect(await run.exited).toBe(130);
+    const pid = Number(run.stderr().match(/in the background \(pid (\d+),/)?.[1]);
+    background.push(pid);
+
+    // The background attach starts the server again on the same file, finishes the run, and stops.
+    await until(() => !alive(pid), 120_000, 'the background lev attach to finish the run');
+    const log = readFileSync(join(home, 'logs', `${runId}.log`), 'utf8');
+    expect(log).toContain(`started the Temporal dev server at ${embedded} on ${home}/data/temporal.sqlite`);
+    expect(log).toContain(`no worker serves run ${runId}`);
+    expect(JSON.parse(log.slice(log.indexOf('{"runId"')))).toMatchObject({
+      runId,
+      status: 'completed',
+      output: { text: 'All twelve steps done.' },
+    });
+
+    // With no server up, the reading commands say how to get one instead of starting it.
+    const listing = startLev(['ps', '--address', embedded], env);
+    expect(await listing.exited).toBe(1);
+    expect(listing.stderr()).toContain(
+      `error [server-unreachable] No Temporal server answers at ${embedded}; \`lev server\``,
+    );
+
+    // A later attach opens the same database: the run is there, finished.
+    const later = startLev(['attach', runId!, '--address', embedded, '--json'], env);
+    children.push(later.child);
+    expect(await later.exited).toBe(0);
+    expect(JSON.parse(later.stdout())).toMatchObject({ runId, status: 'completed' });
   });
 });
