@@ -3,15 +3,16 @@
  * stage workflow per visit. Between visits it chooses the edge, runs the
  * completion checks (gates), applies the edge transform and enters the next
  * stage. The region set travels as plain data; large text stays in the blob
- * store. The steps live in `run-steps.ts`, the decisions in
- * `src/runtime/visit.ts`.
+ * store. People steer it with updates (`run-operators.ts`); a cancellation
+ * reaches the live visit and ends the run CANCELED. The steps live in
+ * `run-steps.ts`, the decisions in `src/runtime/visit.ts`.
  */
-import { defineQuery, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
+import { defineQuery, isCancellation, patched, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
 import type { Progress, RunInput, RunResult } from '../src/runtime/index.js';
 import { BLUEPRINT_KEY, departure, finalOutput, STATUS_KEY } from '../src/runtime/index.js';
 import { endsWithOutput } from '../src/runtime/stage-modes.js';
 import { acts } from './engine-driver.js';
-import { AgentRun } from './run-steps.js';
+import { AgentRun, RUN_PATCHES } from './run-steps.js';
 
 export const runProgressQuery = defineQuery<Progress>('progress');
 
@@ -21,22 +22,36 @@ export async function agentRunWorkflow(input: RunInput): Promise<RunResult> {
     { key: BLUEPRINT_KEY, value: bp.agent.name },
     { key: STATUS_KEY, value: 'running' },
   ]);
-  const { hash } = await acts.registerBlueprint.executeWithOptions(
-    { startToCloseTimeout: '1 minute', summary: `blueprint: ${bp.agent.name}` },
-    [bp],
-  );
-  const run = new AgentRun(input, hash);
-  setHandler(runProgressQuery, () => run.progress());
+  let run: AgentRun | undefined;
+  try {
+    const { hash } = await acts.registerBlueprint.executeWithOptions(
+      { startToCloseTimeout: '1 minute', summary: `blueprint: ${bp.agent.name}` },
+      [bp],
+    );
+    run = new AgentRun(input, hash);
+    const live = run;
+    setHandler(runProgressQuery, () => live.progress());
+    run.ops.install();
+    return await stages(run);
+  } catch (err) {
+    // A cancelled run ends CANCELED, with its memo and status (docs/reference/operators.md#cancellation).
+    if (isCancellation(err)) await run?.cancelled();
+    throw err;
+  }
+}
 
+async function stages(run: AgentRun): Promise<RunResult> {
+  const bp = run.bp;
   await run.enter(bp.agent.entryStage);
   await run.seed();
   for (;;) {
     const outcome = await run.visit();
     // An output stage ends the run once its answer passed its checks.
     if (endsWithOutput(run.def(), outcome.facts)) return run.complete(outcome.finalContent);
-    let route = departure(run.driver.state, bp, outcome.end, outcome.error);
+    let route = departure(run.driver.state, bp, outcome.end, outcome.error, run.errorCode(outcome));
+    if (patched(RUN_PATCHES.stuckStatus)) run.ops.setStuck(outcome.end === 'stuck' && route.kind === 'rerun');
     if (route.kind === 'rerun') continue;
-    if (route.kind === 'fail') return run.fail(route.code, route.message);
+    if (route.kind === 'fail') return run.fail(route.code, route.message, run.lastFailure);
     if (route.kind === 'choose') route = { kind: 'leave', edge: await run.askEdge(route), checks: route.checks };
     if (route.checks && !(await run.checksPass(route.edge))) continue;
     if (route.edge === null) return run.complete(finalOutput(run.driver.state, outcome.finalContent));

@@ -12,6 +12,7 @@ import type { Diagnostic } from '../errors.js';
 import { BUILTIN_MODELS, type ModelTable } from '../providers/models.js';
 import { compileReadPaths } from '../tools/read-paths.js';
 import { runChecks } from './checks.js';
+import { DEFAULT_ASK_TIMEOUT_SECS, parseDuration } from './duration.js';
 import { TableReader } from './fields.js';
 import { Findings, inFileOrder } from './findings.js';
 import { runLints } from './lints.js';
@@ -55,6 +56,7 @@ const TOP_KEYS = [
   'sandbox',
   'limits',
   'models',
+  'run',
 ] as const;
 const AGENT_KEYS = ['name', 'description', 'version', 'entry_stage', 'model', 'output'] as const;
 const COMPACTION_KEYS = ['provider', 'model', 'system_prompt', 'max_summary_tokens', 'temperature'] as const;
@@ -369,6 +371,7 @@ function build(
     security: readSecurity(root, userConfig),
     sandbox: readSandbox(root),
     limits: { scriptShellTimeoutSecs: readLimits(root) },
+    run: readRun(root),
     models,
   };
   const description = agentTable?.string('description')?.trim();
@@ -489,6 +492,24 @@ function readSandbox(root: TableReader): { env: string[] } {
     t.findings.add('unknown-key', `[sandbox] in a blueprint has no key "${key}":${hint}.`, t.at(key));
   }
   return { env: t ? envNames(t) : [] };
+}
+
+/** `[run]`: how a run waits for people (docs/reference/operators.md#ask_timeout). */
+function readRun(root: TableReader): NonNullable<Blueprint['run']> {
+  const t = root.table_('run', '[run] ask_timeout = "30m"');
+  t?.unknownKeys(['ask_timeout'], 'unknown-key', '[run]');
+  const raw = t?.string('ask_timeout');
+  if (raw === undefined || !t) return { askTimeoutSecs: DEFAULT_ASK_TIMEOUT_SECS };
+  const secs = parseDuration(raw);
+  if (secs === undefined) {
+    t.findings.add(
+      'bad-duration',
+      `[run] ask_timeout = "${raw}" is not a duration; write a number with s, m, h or d, such as "30m" or "1h30m".`,
+      t.at('ask_timeout'),
+    );
+    return { askTimeoutSecs: DEFAULT_ASK_TIMEOUT_SECS };
+  }
+  return { askTimeoutSecs: secs };
 }
 
 function readLimits(root: TableReader): number {

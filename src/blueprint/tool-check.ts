@@ -2,18 +2,19 @@
  * `available_tools` names only tools that exist: a misspelt name is an
  * error with a did-you-mean, as in the original Leviath. Tools the original
  * has and this runtime does not (asking a person, sub-agents, Rhai script
- * tools in `tools/`) are warnings, and the stage is not offered them.
+ * tools in `tools/`) are warnings, and the stage is not offered them, as is
+ * `ask_user` without `allow_blocking_tools = true`.
  * Output stages are granted `submit_output`.
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { SUBMIT_OUTPUT } from '../outputs/spec.js';
-import { BUILTIN_TOOLS, CONTEXT_TOOLS, canonicalTool, TOOL_ALIASES } from '../tools/names.js';
+import { ASK_USER, BUILTIN_TOOLS, CONTEXT_TOOLS, canonicalTool, TOOL_ALIASES } from '../tools/names.js';
 import { didYouMean, type Findings } from './findings.js';
 import type { Blueprint } from './types.js';
 import { UNBUILT_TOOLS } from './unsupported.js';
 
-const KNOWN: readonly string[] = [...BUILTIN_TOOLS, ...CONTEXT_TOOLS, SUBMIT_OUTPUT];
+const KNOWN: readonly string[] = [...BUILTIN_TOOLS, ...CONTEXT_TOOLS, SUBMIT_OUTPUT, ASK_USER];
 
 export function checkStageTools(bp: Blueprint, findings: Findings): void {
   for (const stage of bp.stages) {
@@ -21,6 +22,14 @@ export function checkStageTools(bp: Blueprint, findings: Findings): void {
     if (stage.availableTools) {
       const kept: string[] = [];
       for (const tool of stage.availableTools) {
+        if (tool === ASK_USER && !stage.allowBlockingTools) {
+          findings.add(
+            'blocking-tool-not-allowed',
+            `Stage "${stage.name}" lists \`ask_user\`, which waits for a person, without \`allow_blocking_tools = true\`, so the stage is not offered it; set the key to say the stage may wait.`,
+            at,
+          );
+          continue;
+        }
         if (KNOWN.includes(tool)) {
           kept.push(tool);
           continue;

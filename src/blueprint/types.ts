@@ -208,6 +208,10 @@ export interface StageDef {
   toolPermissions?: ToolPermissions;
   /** In declaration order. */
   transitions: EdgeDef[];
+  /** `accepts_messages = false`: operators' messages wait for a later stage (docs/reference/operators.md#accepts_messages). */
+  acceptsMessages?: boolean;
+  /** `allow_blocking_tools = true`: the stage may be offered `ask_user` (docs/reference/operators.md#ask_user). */
+  allowBlockingTools?: boolean;
 }
 
 export interface FileTracking {
@@ -264,6 +268,8 @@ export interface Blueprint {
   /** `[sandbox] env`: variables the blueprint's commands may see besides the base allow-list. */
   sandbox?: { env: string[] };
   limits: { scriptShellTimeoutSecs: number };
+  /** `[run]`; absent in blueprints stored by earlier versions, which read as the defaults. */
+  run?: { askTimeoutSecs: number };
   /** Built-in table merged with `[models]` (and the user config). */
   models: Record<string, ModelInfo & { encoding?: Encoding }>;
 }

@@ -31,8 +31,6 @@ export const UNBUILT_STAGE_KEYS: Readonly<Record<string, string>> = {
   required_tools: 'these tools are not kept or checked for',
   requires_children: 'sub-agents are not built, so the stage does not wait for children',
   allow_as_worker: 'sub-agents are not built, so no fan-out uses this stage',
-  accepts_messages: 'mid-run messages are not built, so the setting has no effect',
-  allow_blocking_tools: 'the tools that wait on a person are not built',
   nudge: 'the stage is not nudged when it answers without tool calls',
   hooks: 'stage hooks are not run',
   connectors: 'connectors are not built',
@@ -49,15 +47,14 @@ export const UNBUILT_STAGE_KEYS: Readonly<Record<string, string>> = {
 };
 
 /**
- * Tools of the original that are not built here: asking a person, and
- * sub-agents. A stage that lists one is not offered it.
+ * Tools of the original that are not built here: asking a person anything
+ * but a free-text question, and sub-agents. A stage that lists one is not offered it.
  */
 export const UNBUILT_TOOLS: Readonly<Record<string, string>> = {
-  ask_user_text: 'asking a person is not built',
-  ask_user_choice: 'asking a person is not built',
-  ask_user_confirm: 'asking a person is not built',
-  edit_document: 'asking a person is not built',
-  present_for_review: 'asking a person is not built',
+  ask_user_choice: 'only free-text questions are built (`ask_user`)',
+  ask_user_confirm: 'only free-text questions are built (`ask_user`)',
+  edit_document: 'only free-text questions are built (`ask_user`)',
+  present_for_review: 'only free-text questions are built (`ask_user`)',
   spawn_agent: 'sub-agents are not built',
   wait_for_agent: 'sub-agents are not built',
   check_agent: 'sub-agents are not built',

@@ -8,7 +8,8 @@
 import { existsSync } from 'node:fs';
 import { Client, Connection } from '@temporalio/client';
 import { DEFAULT_ADDRESS } from '../runtime/defaults.js';
-import { latestProgress, runOutcome, type ToolWait } from '../worker/client.js';
+import { runOutcome, type ToolWait } from '../worker/client.js';
+import { runProgress } from '../worker/operators.js';
 import { describeRun, startedInput } from '../worker/runs.js';
 import { temporalTls, tlsOption } from '../worker/tls.js';
 import { createToolWorker, toolQueueName } from '../worker/tool-worker.js';
@@ -24,7 +25,7 @@ import {
   printTurn,
   stopHosted,
 } from './follow-terminal.js';
-import { askPerson, signalHint } from './reply-prompt.js';
+import { commandHint, terminalAnswers } from './reply-prompt.js';
 import { ensureServer } from './server-access.js';
 
 /** How long a worker has to answer before this command serves the run itself. */
@@ -64,7 +65,7 @@ export async function attachToRun(runId: string, flags: AttachFlags): Promise<vo
       });
       hosted.workers.push({ ...tools, running: tools.worker.run() });
     };
-    const answered = !hosted.server && (await latestProgress(client, runId, WORKER_PROBE_MS)) !== undefined;
+    const answered = !hosted.server && (await runProgress(client, handle, WORKER_PROBE_MS)) !== undefined;
     if (answered) say(`following run ${runId}; a worker on task queue "${info.taskQueue}" serves it`);
     else {
       say(`no worker serves run ${runId}; starting one on task queue "${info.taskQueue}" in this process ...`);
@@ -90,7 +91,7 @@ export async function attachToRun(runId: string, flags: AttachFlags): Promise<vo
         `waiting for the tool worker on task queue ${w.taskQueue} (${w.activity} not started for ${Math.round((Date.now() - w.sinceMs) / 1000)} s); start \`lev worker --tools --workdir ${input.workdir} --task-queue ${w.taskQueue}\` where the workdir is`,
       );
     };
-    const reply = process.stdin.isTTY && !flags.json ? askPerson : signalHint;
+    const reply = process.stdin.isTTY && !flags.json ? terminalAnswers(client, runId) : commandHint(runId);
     const end = await followInTerminal(client, handle, {
       onTurn: flags.json ? () => {} : printTurn,
       say,

@@ -18,6 +18,8 @@ import { formatBars } from './bars.js';
 
 /** A second Ctrl-C this soon after the first cancels the run. */
 export const CANCEL_WINDOW_MS = 2000;
+/** The reason a question at the prompt closes when the person detaches. */
+export const DETACHED = 'detached';
 /** How long a cancelled run's worker stays up for the run to record its end. */
 const CANCEL_WAIT_MS = 30_000;
 
@@ -118,6 +120,9 @@ export async function followInTerminal(
 ): Promise<FollowEnd> {
   const signals = signalQueue();
   let quiet = false;
+  // Detaching closes a question open at the prompt, as an answer from elsewhere would.
+  const detaching = new AbortController();
+  const onWaiting = opts.onWaiting;
   try {
     const following = followRun(
       client,
@@ -127,13 +132,20 @@ export async function followInTerminal(
       },
       {
         ...opts.follow,
-        ...(opts.onWaiting ? { onWaiting: async (p) => (quiet ? undefined : opts.onWaiting?.(p)) } : {}),
+        ...(onWaiting
+          ? {
+              onWaiting: async (p: Progress, signal: AbortSignal) => {
+                if (!quiet) await onWaiting(p, AbortSignal.any([signal, detaching.signal]));
+              },
+            }
+          : {}),
       },
     ).then((result) => ({ kind: 'finished' as const, result }));
     const first = await Promise.race([following, signals.next()]);
     if (typeof first !== 'string') return first;
     if (first === 'SIGTERM') return { kind: 'stopped', signal: first };
     quiet = true;
+    detaching.abort(DETACHED);
     opts.say(
       `\ndetaching from run ${handle.workflowId}; press Ctrl-C again within ${CANCEL_WINDOW_MS / 1000} s to cancel it`,
     );

@@ -1,5 +1,6 @@
 /** Option parsers shared by `lev` commands; a bad value is a usage error (exit 2). */
-import { InvalidArgumentError } from 'commander';
+import { type Command, InvalidArgumentError } from 'commander';
+import { DEFAULT_ADDRESS, DEFAULT_NAMESPACE } from '../runtime/defaults.js';
 
 export function parsePort(value: string): number {
   const n = Number(value);
@@ -12,4 +13,12 @@ export function parseCount(value: string): number {
   const n = Number(value);
   if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError('expected a whole number of at least 1.');
   return n;
+}
+
+/** `--address`, `--namespace` and `--json`, as every command that talks to a run takes them. */
+export function withServerOptions(command: Command): Command {
+  return command
+    .option('--address <host:port>', 'Temporal frontend address', process.env.TEMPORAL_ADDRESS ?? DEFAULT_ADDRESS)
+    .option('--namespace <name>', 'Temporal namespace', process.env.TEMPORAL_NAMESPACE ?? DEFAULT_NAMESPACE)
+    .option('--json', "print the update's answer as one JSON line");
 }

@@ -2,16 +2,16 @@
  * What `lev ps` prints: a table of runs, or with `--json` the array of
  * `RunRow` objects (docs/reference/operators.md#lev-ps).
  */
+import { dollars } from '../runtime/details.js';
 import { age, filterStatus } from '../worker/run-list.js';
 import { listRuns, type RunRow } from '../worker/runs.js';
 import { columnWidths } from './columns.js';
 import type { PsFlags } from './commands/ps.js';
-import { connectOrExplain } from './server-access.js';
+import { withClient } from './connect.js';
 
-/** `$0.0123` below a dollar, `$12.40` above; unknown prices print as `-`. */
+/** As the current details print it; an unknown cost prints as `-`. */
 export function formatCost(usd: number | null): string {
-  if (usd === null) return '-';
-  return usd < 1 ? `$${usd.toFixed(4)}` : `$${usd.toFixed(2)}`;
+  return usd === null ? '-' : dollars(usd);
 }
 
 const HEADER = ['RUN ID', 'BLUEPRINT', 'STAGE', 'STATUS', 'TURNS', 'TOKENS', 'COST', 'AGE'];
@@ -41,8 +41,7 @@ export function formatRuns(rows: RunRow[]): string {
 export async function printRuns(flags: PsFlags): Promise<void> {
   // A bad --status is refused before anything is asked of the server.
   filterStatus(flags.status);
-  const client = await connectOrExplain(flags.address, flags.namespace);
-  try {
+  await withClient(flags, async (client) => {
     const rows = await listRuns(
       client,
       {
@@ -54,7 +53,5 @@ export async function printRuns(flags: PsFlags): Promise<void> {
     if (flags.json) process.stdout.write(`${JSON.stringify(rows)}\n`);
     else if (rows.length === 0) process.stdout.write('no runs\n');
     else process.stdout.write(`${formatRuns(rows)}\n`);
-  } finally {
-    await client.connection.close();
-  }
+  });
 }

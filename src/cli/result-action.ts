@@ -7,11 +7,10 @@ import { LevError } from '../errors.js';
 import { runOutcome } from '../worker/client.js';
 import { describeRun } from '../worker/runs.js';
 import type { ResultFlags } from './commands/result.js';
-import { connectOrExplain } from './server-access.js';
+import { withClient } from './connect.js';
 
 export async function printRunResult(runId: string, flags: ResultFlags): Promise<void> {
-  const client = await connectOrExplain(flags.address, flags.namespace);
-  try {
+  await withClient(flags, async (client) => {
     const handle = client.workflow.getHandle(runId);
     if ((await describeRun(client, runId, flags.address)).status.name === 'RUNNING')
       throw new LevError('run-not-finished', `Run "${runId}" is still running; ask again when it has finished.`);
@@ -26,7 +25,5 @@ export async function printRunResult(runId: string, flags: ResultFlags): Promise
       process.stdout.write(output.text.endsWith('\n') ? output.text : `${output.text}\n`);
     }
     if (result.status !== 'completed') process.exitCode = 1;
-  } finally {
-    await client.connection.close();
-  }
+  });
 }

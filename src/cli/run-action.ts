@@ -30,7 +30,7 @@ import {
   printTurn,
   stopHosted,
 } from './follow-terminal.js';
-import { askPerson, signalHint } from './reply-prompt.js';
+import { commandHint, terminalAnswers } from './reply-prompt.js';
 import { ensureServer } from './server-access.js';
 
 export interface RunFlags {
@@ -47,6 +47,8 @@ export interface RunFlags {
   toolQueue?: string;
   outputFormat?: string;
   outputInstructions?: string;
+  /** A person attends the run (docs/reference/operators.md#attended-runs). */
+  attended?: boolean;
 }
 
 function callerValues(pairs: string[]): Record<string, string> {
@@ -101,6 +103,7 @@ export async function runAgentCommand(path: string, flags: RunFlags): Promise<vo
     options: {
       ...DEFAULT_RUN_OPTIONS,
       noSeedCommands: !flags.seedCommands,
+      unattended: flags.attended !== true,
       toolTaskQueue,
     },
   };
@@ -140,8 +143,9 @@ export async function runAgentCommand(path: string, flags: RunFlags): Promise<vo
       ...(flags.id ? { workflowId: flags.id } : {}),
     });
     if (!flags.json) say(`run ${handle.workflowId} started on ${flags.address}`);
-    // Only a person at a terminal can answer here; elsewhere the reply comes as the `message` signal.
-    const reply = process.stdin.isTTY && !flags.json ? askPerson : signalHint;
+    // Only a person at a terminal can answer here; elsewhere the answer comes through `lev` or the Web UI.
+    const reply =
+      process.stdin.isTTY && !flags.json ? terminalAnswers(client, handle.workflowId) : commandHint(handle.workflowId);
     const end = await followInTerminal(client, handle, {
       onTurn: flags.json ? () => {} : printTurn,
       say,

@@ -1,16 +1,14 @@
 /**
- * Reaching Temporal from the CLI. `lev run` and `lev attach` start the
- * embedded dev server on the project's database when nothing answers at a
- * local address, so a run they left there resumes; the commands that only
- * read (`lev ps`, `lev show`, `lev result`) never start one.
+ * The embedded dev server of `lev run` and `lev attach`: started on the
+ * project's database when nothing answers at a local address, so a run they
+ * left there resumes (docs/reference/operators.md#the-embedded-servers-database).
+ * The commands that only read or steer (`connect.ts`) never start one.
  */
 import { join } from 'node:path';
-import { Client, Connection } from '@temporalio/client';
 import { type DevServer, startDevServer, temporalAnswers } from '../devserver/dev-server.js';
 import { dataDir } from '../devserver/paths.js';
 import { findTemporalCli } from '../devserver/temporal-cli.js';
 import { LevError } from '../errors.js';
-import { tlsOption } from '../worker/tls.js';
 
 export function isLocal(address: string): boolean {
   return /^(127\.0\.0\.1|localhost|\[::1\]):\d+$/.test(address);
@@ -42,20 +40,4 @@ export async function ensureServer(address: string, say: (line: string) => void)
     `started the Temporal dev server at ${server.address} on ${embeddedDatabase()}; Web UI ${server.uiUrl} (it stops with this command; \`lev server\` keeps it up)`,
   );
   return server;
-}
-
-/** A client of the server at `address`, or `server-unreachable` saying how to get one. */
-export async function connectOrExplain(address: string, namespace: string): Promise<Client> {
-  let connection: Connection;
-  try {
-    connection = await Connection.connect({ address, connectTimeout: '5 seconds', ...tlsOption() });
-  } catch {
-    throw new LevError(
-      'server-unreachable',
-      isLocal(address)
-        ? `No Temporal server answers at ${address}; \`lev server\` starts one on the runs \`lev run\` kept in ${embeddedDatabase()}, or pass --address.`
-        : `No Temporal server answers at ${address}; start one (lev server) or pass --address.`,
-    );
-  }
-  return new Client({ connection, namespace });
 }

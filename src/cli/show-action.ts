@@ -7,8 +7,8 @@ import { age } from '../worker/run-list.js';
 import { type RunView, viewRun } from '../worker/runs.js';
 import { formatBars } from './bars.js';
 import type { ShowFlags } from './commands/show.js';
+import { withClient } from './connect.js';
 import { formatCost } from './ps-action.js';
-import { connectOrExplain } from './server-access.js';
 
 export function formatRun(v: RunView): string {
   const lines = [
@@ -29,9 +29,18 @@ export function formatRun(v: RunView): string {
     lines.push(
       `Usage:    ${v.usage.calls} model calls, ${v.usage.promptTokens} prompt + ${v.usage.completionTokens} completion tokens (cache read ${v.usage.cacheReadTokens}, cache write ${v.usage.cacheWriteTokens}); cost ${v.costUsd === null ? 'unknown' : formatCost(v.costUsd)}`,
     );
+  const attempts = v.gates
+    ? `${v.gates.attempts} completion attempt${v.gates.attempts === 1 ? '' : 's'} in this visit, ${v.gates.blocked} blocked; `
+    : '';
   lines.push(
-    `Gates:    ${v.gatesForced.length > 0 ? `forced ${v.gatesForced.map((g) => `${g.stage}→${g.target ?? 'end'} (${g.check})`).join(', ')}` : 'none forced'}`,
+    `Gates:    ${attempts}${v.gatesForced.length > 0 ? `forced ${v.gatesForced.map((g) => `${g.stage}→${g.target ?? 'end'} (${g.check})`).join(', ')}` : 'none forced'}`,
   );
+  if (v.recentCalls.length > 0)
+    lines.push(`Calls:    ${v.recentCalls.map((c) => `${c.subject} ${c.ok ? '✓' : '✗'}`).join(' · ')}`);
+  if (v.heldMessages > 0)
+    lines.push(
+      `Held:     ${v.heldMessages} message${v.heldMessages === 1 ? '' : 's'} for the next stage that accepts them`,
+    );
   if (v.regions.length > 0) {
     lines.push(v.window ? `Regions:  window ${v.window.used}/${v.window.max} tokens` : 'Regions:');
     lines.push(formatBars(v.regions));
@@ -41,11 +50,8 @@ export function formatRun(v: RunView): string {
 }
 
 export async function printRun(runId: string, flags: ShowFlags): Promise<void> {
-  const client = await connectOrExplain(flags.address, flags.namespace);
-  try {
+  await withClient(flags, async (client) => {
     const view = await viewRun(client, runId, flags.address);
     process.stdout.write(flags.json ? `${JSON.stringify(view)}\n` : `${formatRun(view)}\n`);
-  } finally {
-    await client.connection.close();
-  }
+  });
 }

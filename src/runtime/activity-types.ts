@@ -48,6 +48,8 @@ export interface ToolInput {
   call: ToolCall;
   workdir: string;
   unattended: boolean;
+  /** A person approved this call under its `ask` permission (docs/reference/operators.md#approve-and-deny). */
+  approved?: boolean;
 }
 
 /**

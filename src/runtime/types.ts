@@ -6,6 +6,8 @@
 import type { Blueprint } from '../blueprint/types.js';
 import type { RunState } from '../context/state.js';
 import type { Content } from '../context/types.js';
+import type { CostEstimate } from './details.js';
+import type { LeviathStatus, OperatorCarry, PendingAsk, WaitingKind } from './operators.js';
 import type { RecordedOp } from './ops.js';
 import type { OutputFacts } from './stage-modes.js';
 
@@ -79,6 +81,19 @@ export interface StageInput {
   /** Progress facts of this visit, carried across re-runs and continue-as-new. */
   facts: VisitFacts;
   usage: UsageTotals;
+  /** Messages and the pause handed to this visit (docs/reference/operators.md); absent in runs of earlier versions. */
+  operators?: OperatorCarry;
+  /** The visit's last tool calls, for its details; carried across continue-as-new. */
+  recentCalls?: RecentCall[];
+  /** The visit's ordinal in the run (1 for the first visit), for its summary. */
+  visit?: number;
+}
+
+/** One tool call as the details list it. */
+export interface RecentCall {
+  tool: string;
+  subject: string;
+  ok: boolean;
 }
 
 export interface VisitFacts extends OutputFacts {
@@ -92,18 +107,23 @@ export interface VisitFacts extends OutputFacts {
   lastProgressAt: number;
 }
 
-export type StageEnd = 'completed' | 'max_iterations' | 'error' | 'stuck';
+/** How a visit ended; `cancelled` only in the region set a cancelled visit reports to its run. */
+export type StageEnd = 'completed' | 'max_iterations' | 'error' | 'stuck' | 'cancelled';
 
 export interface StageOutcome {
   end: StageEnd;
   /** The model's last text in the visit (a blob reference when large). */
   finalContent: Content;
   error?: string;
+  /** The code of the error a visit ended with (`end = "error"`), when it had one. */
+  errorCode?: string;
   carried: Carried;
   inferences: number;
   visitTurns: number;
   facts: VisitFacts;
   usage: UsageTotals;
+  /** Messages the visit did not write (its stage does not accept them, or it ended first), for the next visit. */
+  operators?: OperatorCarry;
 }
 
 export interface RegionBar {
@@ -116,7 +136,7 @@ export interface RegionBar {
 
 export interface Progress {
   runId: string;
-  status: RunStatus;
+  status: LeviathStatus;
   stage: string;
   /** Inferences so far in the run. */
   inferences: number;
@@ -126,13 +146,25 @@ export interface Progress {
   window: { max: number; used: number; gap: number };
   gatesForced: RunState['gatesForced'];
   usage: UsageTotals;
+  /** Estimated dollars of the usage (docs/reference/operators.md#estimated-cost). */
+  cost: CostEstimate;
   /** Workflow id of the stage visit running now. */
   stageWorkflowId?: string;
-  /** Set while an interactive stage waits for a person's reply (the `message` signal). */
-  waiting?: 'message';
+  /** What the run waits for, if anything (docs/reference/operators.md#the-progress-query). */
+  waiting?: WaitingKind;
+  /** Calls and questions waiting for a person, oldest first. */
+  asks: PendingAsk[];
+  paused: boolean;
+  /** Messages waiting for a stage that accepts them. */
+  heldMessages: number;
+  /** The visit's last tool calls, newest last. */
+  recentCalls: RecentCall[];
+  /** Completion attempts in the current visit, and how many of them a gate blocked. */
+  gates: { attempts: number; blocked: number };
 }
 
-export type RunStatus = 'running' | 'completed' | 'failed';
+/** How a finished run ended, as its result says. */
+export type RunStatus = 'completed' | 'failed';
 
 export interface RunResult {
   runId: string;
@@ -176,7 +208,10 @@ export function regionBars(state: RunState): RegionBar[] {
 }
 
 /** The progress view of a run or a stage visit: its counters, plus what the region set shows. */
-export function progressOf(state: RunState, counters: Omit<Progress, 'regions' | 'window' | 'gatesForced'>): Progress {
+export function progressOf(
+  state: RunState,
+  counters: Omit<Progress, 'regions' | 'window' | 'gatesForced' | 'gates'>,
+): Progress {
   const regions = regionBars(state);
   const used = regions.reduce((a, r) => a + r.tokens, 0);
   return {
@@ -184,5 +219,7 @@ export function progressOf(state: RunState, counters: Omit<Progress, 'regions' |
     regions,
     window: { max: state.window.max, used, gap: state.window.gap },
     gatesForced: state.gatesForced,
+    // A visit that is still running left every earlier completion attempt by a block.
+    gates: { attempts: state.attempts, blocked: state.attempts },
   };
 }

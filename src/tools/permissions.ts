@@ -3,10 +3,17 @@
  * this to decide whether to ask the user before dispatching a call).
  */
 
-import type { PermissionMode, ToolPermissions } from '../blueprint/types.js';
+import type { Blueprint, PermissionMode, ToolPermissions } from '../blueprint/types.js';
 import type { RuntimeCode } from '../error-codes.js';
 import { canonicalTool } from './names.js';
 import { isPreApproved } from './safe-commands.js';
+
+/** The stage's `[tool_permissions]` over the blueprint's. */
+export function mergedPermissions(bp: Blueprint, stage: string): ToolPermissions {
+  const own = bp.stages.find((s) => s.name === stage)?.toolPermissions;
+  const mode = own?.default ?? bp.toolPermissions.default;
+  return { ...(mode ? { default: mode } : {}), tools: { ...bp.toolPermissions.tools, ...(own?.tools ?? {}) } };
+}
 
 export function permissionMode(name: string, permissions: ToolPermissions): PermissionMode {
   const canonical = canonicalTool(name);

@@ -1,6 +1,6 @@
 /** Tool definitions as the model sees them: name, description, JSON schema. */
 import { z } from 'zod';
-import { CONTEXT_TOOL_SCHEMAS, type JsonSchemaSpec } from './context-schemas.js';
+import { ASK_USER_SCHEMA, CONTEXT_TOOL_SCHEMAS, type JsonSchemaSpec } from './context-schemas.js';
 import { canonicalTool } from './names.js';
 import { BUILTIN_TOOL_TABLE } from './registry.js';
 
@@ -26,7 +26,10 @@ export function toolSpecs(names: string[]): JsonSchemaSpec[] {
     const canonical = canonicalTool(name);
     if (seen.has(canonical)) continue;
     seen.add(canonical);
-    const spec = builtinSpec(canonical) ?? CONTEXT_TOOL_SCHEMAS.find((s) => s.name === canonical);
+    const spec =
+      builtinSpec(canonical) ??
+      CONTEXT_TOOL_SCHEMAS.find((s) => s.name === canonical) ??
+      (canonical === ASK_USER_SCHEMA.name ? ASK_USER_SCHEMA : undefined);
     if (spec) specs.push(spec);
   }
   return specs;

@@ -8,9 +8,12 @@
 import { type Client, type WorkflowExecutionInfo, WorkflowNotFoundError } from '@temporalio/client';
 import { defaultPayloadConverter } from '@temporalio/common';
 import { LevError } from '../errors.js';
+import type { CostEstimate } from '../runtime/details.js';
+import type { PendingAsk } from '../runtime/operators.js';
 import { BLUEPRINT_KEY, STAGE_KEY, STATUS_KEY } from '../runtime/search-attributes.js';
 import type { Progress, RegionBar, RunInput, RunResult, UsageTotals } from '../runtime/types.js';
-import { latestProgress, runOutcome, type ToolWait, toolWorkerWait } from './client.js';
+import { runOutcome, type ToolWait, toolWorkerWait } from './client.js';
+import { runProgress } from './operators.js';
 import { listQuery, type RunFilter, type ShownStatus, shownStatus, stagePath } from './run-list.js';
 
 /** How long `lev ps` and `lev show` wait for a worker to answer the `progress` query of an open run. */
@@ -24,7 +27,7 @@ export interface RunRow {
   status: ShownStatus;
   /** Temporal's own status: `RUNNING`, `COMPLETED`, `FAILED`, `CANCELLED`, `TERMINATED`, `TIMED_OUT`. */
   executionStatus: string;
-  /** Model calls so far (turns, edge choices, summaries); null when no worker answered for an open run. */
+  /** Inferences so far (turns and edge choices); null when no worker answered for an open run. */
   turns: number | null;
   /** Prompt plus completion tokens so far; null when unknown. */
   tokens: number | null;
@@ -37,12 +40,14 @@ export interface RunRow {
   live: boolean;
 }
 
+/** The memo fields read here (docs/reference/operators.md#memo): set at the start, and at the end. */
 interface RunMemo {
   blueprint?: string;
   task?: string;
   stages?: string[];
   usage?: UsageTotals;
-  costUsd?: number | null;
+  cost?: CostEstimate;
+  inferences?: number;
 }
 
 function usageTokens(usage: UsageTotals | undefined): number | null {
@@ -53,15 +58,16 @@ function rowOf(info: Omit<WorkflowExecutionInfo, 'raw'>, progress: Progress | un
   const memo = (info.memo ?? {}) as RunMemo;
   const attrs = info.typedSearchAttributes;
   const usage = progress?.usage ?? memo.usage;
+  const turns = progress ? progress.inferences : (memo.inferences ?? null);
   return {
     runId: info.workflowId,
     blueprint: attrs.get(BLUEPRINT_KEY) ?? memo.blueprint ?? null,
     stage: progress?.stage ?? attrs.get(STAGE_KEY) ?? null,
     status: shownStatus(info.status.name, attrs.get(STATUS_KEY)),
     executionStatus: info.status.name,
-    turns: usage ? usage.calls : null,
+    turns,
     tokens: usageTokens(usage),
-    costUsd: memo.costUsd ?? null,
+    costUsd: (progress?.cost ?? memo.cost)?.usd ?? null,
     startedAt: info.startTime.toISOString(),
     closedAt: info.closeTime ? info.closeTime.toISOString() : null,
     ageSeconds: Math.max(0, Math.floor((now - info.startTime.getTime()) / 1000)),
@@ -95,15 +101,17 @@ export async function listRuns(
   }
   const rows = await inLanes(infos, 8, async (info) => {
     const progress =
-      info.status.name === 'RUNNING' ? await latestProgress(client, info.workflowId, deadlineMs) : undefined;
+      info.status.name === 'RUNNING'
+        ? await runProgress(client, client.workflow.getHandle(info.workflowId), deadlineMs)
+        : undefined;
     return rowOf(info, progress, now);
   });
   return (wanted ? rows.filter((r) => r.status === wanted) : rows).slice(0, limit);
 }
 
-/** What a run waits for, as `lev show` says it. */
+/** What a run waits for, as `lev show` says it (docs/reference/operators.md#lev-show). */
 export interface Waiting {
-  kind: 'reply' | 'tool-worker' | 'worker';
+  kind: 'approval' | 'answer' | 'reply' | 'resume' | 'tool-worker' | 'worker';
   detail: string;
 }
 
@@ -115,6 +123,15 @@ export interface RunView extends RunRow {
   regions: RegionBar[];
   window: Progress['window'] | null;
   gatesForced: Progress['gatesForced'];
+  /** Completion attempts of the live visit and how many a gate blocked; null for a closed run. */
+  gates: Progress['gates'] | null;
+  /** The live visit's last tool calls, newest last. */
+  recentCalls: Progress['recentCalls'];
+  /** What waits for a person: the call ids `lev approve`, `lev deny` and `lev answer` name. */
+  asks: PendingAsk[];
+  paused: boolean;
+  /** Messages held for a stage that accepts them. */
+  heldMessages: number;
   usage: UsageTotals | null;
   waitingFor: Waiting[];
   taskQueue: string;
@@ -129,6 +146,25 @@ async function visitIds(client: Client, runId: string): Promise<string[]> {
   for await (const wf of client.workflow.list({ query: `WorkflowId STARTS_WITH '${runId.replace(/'/g, "\\'")}.'` }))
     ids.push(wf.workflowId);
   return ids;
+}
+
+/** What a run waits a person for, each with the command that answers it. */
+export function personWaits(runId: string, p: Pick<Progress, 'asks' | 'waiting' | 'paused' | 'stage'>): Waiting[] {
+  const waits: Waiting[] = p.asks.map((ask) =>
+    ask.kind === 'approval'
+      ? {
+          kind: 'approval',
+          detail: `approval of \`${ask.subject}\` (call ${ask.call}): lev approve ${runId} ${ask.call}, or lev deny ${runId} ${ask.call} --note "…"`,
+        }
+      : {
+          kind: 'answer',
+          detail: `an answer to "${ask.subject}" (call ${ask.call}): lev answer ${runId} ${ask.call} "…"`,
+        },
+  );
+  if (p.waiting === 'message')
+    waits.push({ kind: 'reply', detail: `a reply to the interactive stage "${p.stage}": lev msg ${runId} "…"` });
+  if (p.paused) waits.push({ kind: 'resume', detail: `resume (the run is paused): lev resume ${runId}` });
+  return waits;
 }
 
 /** The description of a run, or `run-not-found`. */
@@ -153,7 +189,7 @@ export async function viewRun(
   const info = await describeRun(client, runId, address);
   const memo = (info.memo ?? {}) as RunMemo;
   const open = info.status.name === 'RUNNING';
-  const progress = open ? await latestProgress(client, runId, deadlineMs) : undefined;
+  const progress = open ? await runProgress(client, client.workflow.getHandle(runId), deadlineMs) : undefined;
   const result: RunResult | undefined = open ? undefined : await runOutcome(client.workflow.getHandle(runId));
   const row = rowOf(info, progress, now);
   const usage = progress?.usage ?? result?.usage ?? memo.usage ?? null;
@@ -165,8 +201,7 @@ export async function viewRun(
         kind: 'worker',
         detail: `a worker on task queue "${info.taskQueue}": none answered within ${deadlineMs / 1000} s; \`lev attach ${runId}\` runs one`,
       });
-    if (progress?.waiting === 'message')
-      waitingFor.push({ kind: 'reply', detail: `a reply to the interactive stage "${progress.stage}"` });
+    if (progress) waitingFor.push(...personWaits(runId, progress));
     const input = await startedInput(client, runId).catch(() => undefined);
     const toolQueue = input?.options.toolTaskQueue;
     const wait: ToolWait | undefined = toolQueue
@@ -184,12 +219,17 @@ export async function viewRun(
   }
   return {
     ...row,
-    ...(usage ? { turns: usage.calls, tokens: usageTokens(usage) } : {}),
+    ...(usage ? { tokens: usageTokens(usage) } : {}),
     task: memo.task ?? null,
     stages,
     regions: progress?.regions ?? result?.regions ?? [],
     window: progress?.window ?? null,
     gatesForced: progress?.gatesForced ?? result?.gatesForced ?? [],
+    gates: progress?.gates ?? null,
+    recentCalls: progress?.recentCalls ?? [],
+    asks: progress?.asks ?? [],
+    paused: progress?.paused ?? false,
+    heldMessages: progress?.heldMessages ?? 0,
     usage,
     waitingFor,
     taskQueue: info.taskQueue,

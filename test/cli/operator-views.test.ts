@@ -38,17 +38,17 @@ describe('lev ps table', () => {
     const lines = formatRuns([row, orphan]).split('\n');
     expect(lines[0]).toMatch(/^RUN ID\s+BLUEPRINT\s+STAGE\s+STATUS\s+TURNS\s+TOKENS\s+COST\s+AGE$/);
     expect(lines[1]).toMatch(
-      /^demo-20261202T010000-ab12cd34\s+demo\s+investigate\s+running\s+4\s+12345\s+\$0\.0123\s+3m$/,
+      /^demo-20261202T010000-ab12cd34\s+demo\s+investigate\s+running\s+4\s+12345\s+\$0\.01\s+3m$/,
     );
     // What nobody could tell prints as a dash, in the same columns.
     expect(lines[2]).toMatch(/^x\s+-\s+investigate\s+running\s+-\s+-\s+-\s+2h$/);
     expect(lines[1]?.indexOf('running')).toBe(lines[2]?.indexOf('running'));
   });
 
-  it('prints costs with four decimals below a dollar and two above', () => {
+  it('prints costs as the current details do, four decimals below a cent', () => {
     expect([formatCost(null), formatCost(0), formatCost(0.00042), formatCost(12.4)]).toEqual([
       '-',
-      '$0.0000',
+      '$0.00',
       '$0.0004',
       '$12.40',
     ]);
@@ -63,6 +63,11 @@ describe('lev show report', () => {
     regions: [{ name: 'task', kind: 'pinned', tokens: 19, budget: 800, entries: 1 }],
     window: { max: 16000, used: 19, gap: 0 },
     gatesForced: [],
+    gates: { attempts: 1, blocked: 1 },
+    recentCalls: [{ tool: 'read_file', subject: 'read_file logs/part1.log', ok: true }],
+    asks: [],
+    paused: false,
+    heldMessages: 0,
     usage: { calls: 4, promptTokens: 12_000, completionTokens: 345, cacheReadTokens: 0, cacheWriteTokens: 0 },
     waitingFor: [],
     taskQueue: 'leviath',
@@ -77,7 +82,9 @@ describe('lev show report', () => {
     expect(text).toContain('Stages:   investigate (now)');
     expect(text).toContain('Waiting:  nothing; it is working');
     expect(text).toContain('4 model calls, 12000 prompt + 345 completion tokens');
-    expect(text).toContain('cost $0.0123');
+    expect(text).toContain('cost $0.01');
+    expect(text).toContain('Gates:    1 completion attempt in this visit, 1 blocked; none forced');
+    expect(text).toContain('Calls:    read_file logs/part1.log ✓');
     expect(text).toMatch(/task\s+pinned\s+█?░+\s+19 \/ 800/);
   });
 

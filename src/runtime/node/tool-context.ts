@@ -4,7 +4,7 @@
  * so grants are never carried through workflow history.
  */
 import { homedir } from 'node:os';
-import type { Blueprint, ToolPermissions } from '../../blueprint/types.js';
+import type { Blueprint } from '../../blueprint/types.js';
 import { loadUserConfig } from '../../blueprint/user-config.js';
 import { LevError } from '../../errors.js';
 import { canonicalTool } from '../../tools/names.js';
@@ -17,13 +17,6 @@ import {
   type SandboxPolicy,
   sandboxUnavailableMessage,
 } from '../../tools/sandbox.js';
-
-/** The stage's `[tool_permissions]` over the blueprint's. */
-export function mergedPermissions(bp: Blueprint, stage: string): ToolPermissions {
-  const own = bp.stages.find((s) => s.name === stage)?.toolPermissions;
-  const mode = own?.default ?? bp.toolPermissions.default;
-  return { ...(mode ? { default: mode } : {}), tools: { ...bp.toolPermissions.tools, ...(own?.tools ?? {}) } };
-}
 
 export function readPolicy(bp: Blueprint, workdir: string, env: NodeJS.ProcessEnv): ReadPathPolicy {
   const { config } = loadUserConfig(env);

@@ -1,0 +1,32 @@
+/**
+ * A Temporal client for one `lev` command, closed when the command is done.
+ * Commands that only read or steer a run never start a server.
+ */
+import { Client, Connection } from '@temporalio/client';
+import { LevError } from '../errors.js';
+import { tlsOption } from '../worker/tls.js';
+import { embeddedDatabase, isLocal } from './server-access.js';
+
+export interface ServerFlags {
+  address: string;
+  namespace: string;
+}
+
+export async function withClient<T>(flags: ServerFlags, work: (client: Client) => Promise<T>): Promise<T> {
+  let connection: Connection;
+  try {
+    connection = await Connection.connect({ address: flags.address, connectTimeout: '5 seconds', ...tlsOption() });
+  } catch {
+    throw new LevError(
+      'server-unreachable',
+      isLocal(flags.address)
+        ? `No Temporal server answers at ${flags.address}; \`lev server\` starts one on the runs \`lev run\` kept in ${embeddedDatabase()}, or pass --address.`
+        : `No Temporal server answers at ${flags.address}; start one (lev server) or pass --address.`,
+    );
+  }
+  try {
+    return await work(new Client({ connection, namespace: flags.namespace }));
+  } finally {
+    await connection.close();
+  }
+}
