@@ -76,7 +76,8 @@ export async function stopHosted(hosted: Hosted): Promise<void> {
 export type FollowEnd =
   | { kind: 'finished'; result: RunResult }
   | { kind: 'detached' }
-  | { kind: 'cancelled'; result?: RunResult }
+  /** `ended`: Temporal's status once the run has ended (`cancelled`, or how it ended first), lower case. */
+  | { kind: 'cancelled'; ended?: string }
   | { kind: 'stopped'; signal: NodeJS.Signals };
 
 /** Signals as a queue: each `next()` resolves with the next SIGINT or SIGTERM. */
@@ -157,7 +158,8 @@ export async function followInTerminal(
     // A run that ended meanwhile has nothing left to cancel; `following` then holds its result.
     await handle.cancel().catch(() => {});
     const end = await Promise.race([following, after(CANCEL_WAIT_MS), signals.next()]);
-    return typeof end === 'object' ? { kind: 'cancelled', result: end.result } : { kind: 'cancelled' };
+    if (typeof end !== 'object') return { kind: 'cancelled' };
+    return { kind: 'cancelled', ended: (await handle.describe()).status.name.toLowerCase() };
   } finally {
     signals.dispose();
   }
@@ -199,8 +201,8 @@ export async function endAfterSignal(
   if (end.kind === 'cancelled') {
     await stopHosted(hosted);
     say(
-      end.result
-        ? `run ${runId} ended after the cancel: ${end.result.status}${end.result.error ? ` (${end.result.error})` : ''}`
+      end.ended
+        ? `run ${runId} ended after the cancel: ${end.ended}`
         : `the cancel of run ${runId} is recorded; the run ends when a worker picks it up (\`${reattach}\` runs one)`,
     );
     return 130;

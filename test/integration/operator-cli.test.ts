@@ -324,9 +324,16 @@ describe('lev attach', () => {
     children.push(attach.child);
     await attach.waitFor(/a worker on task queue "[^"]+" serves it/);
     // Without a terminal it says how to reply instead of asking.
-    await attach.waitFor(/waits for a reply/);
-    const end = await handle.query<{ stageWorkflowId?: string }>('progress');
-    await env.rt.client.workflow.getHandle(end.stageWorkflowId!).signal('message', '');
+    await attach.waitFor(new RegExp(`waits for a person; reply with: lev msg ${handle.workflowId}`));
+    // Meanwhile the listing says the run waits for a person, and what answers it.
+    expect((await ps({ blueprint: bp.agent.name })).find((r) => r.runId === handle.workflowId)).toMatchObject({
+      status: 'waiting',
+      live: true,
+    });
+    expect((await show(handle.workflowId)).waitingFor).toEqual([
+      { kind: 'reply', detail: `a reply to the interactive stage "ask": lev msg ${handle.workflowId} "…"` },
+    ]);
+    await handle.executeUpdate('message', { args: ['/done'] });
     expect(await attach.exited).toBe(0);
     expect(attach.stdout()).toContain('Run completed after stages ask');
     expect(attach.stderr()).not.toContain('starting one');
@@ -399,13 +406,13 @@ describe('Ctrl-C on lev run', () => {
     run.child.kill('SIGINT');
     expect(await run.exited).toBe(130);
     expect(run.stderr()).toContain(`cancelling run ${runId} ...`);
-    expect(run.stderr()).toMatch(new RegExp(`run ${runId} ended after the cancel`));
+    expect(run.stderr()).toContain(`run ${runId} ended after the cancel: cancelled`);
     expect(run.stderr()).not.toContain('in the background');
 
     const { client, connection } = await connectClient();
-    const status = (await client.workflow.getHandle(runId!).describe()).status.name;
-    expect(status).not.toBe('RUNNING');
-    expect(status).not.toBe('COMPLETED');
+    const description = await client.workflow.getHandle(runId!).describe();
+    expect(description.status.name).toBe('CANCELLED');
+    expect(description.searchAttributes.LeviathStatus).toEqual(['cancelled']);
     await saveHistories(client, runId!);
     await connection.close();
   });
