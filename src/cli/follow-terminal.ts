@@ -31,7 +31,7 @@ export function printTurn(p: Progress): void {
 
 export function printResult(r: RunResult): void {
   process.stdout.write(
-    `\n${r.status === 'completed' ? 'Run completed' : `Run failed: ${r.error ?? 'unknown error'}`} after stages ${r.stages.join(' → ') || '(none)'}\n`,
+    `\n${r.status === 'completed' ? 'Run completed' : r.status === 'cancelled' ? 'Run cancelled' : `Run failed: ${r.error ?? 'unknown error'}`} after stages ${r.stages.join(' → ') || '(none)'}\n`,
   );
   if (r.gatesForced.length > 0)
     process.stdout.write(

@@ -22,10 +22,21 @@ export function approvalAnswer(line: string): { update: 'approve' | 'deny'; note
   return { update: 'deny', note: text };
 }
 
+/** Where the questions are asked: the terminal, or streams a test drives. */
+export interface Terminal {
+  input: NodeJS.ReadableStream;
+  output: NodeJS.WritableStream;
+}
+
 /** Asks the question the run waits on at the terminal and sends the answer; `signal` closes it unanswered. */
-export function terminalAnswers(client: Client, runId: string): (p: Progress, signal: AbortSignal) => Promise<void> {
+export function terminalAnswers(
+  client: Client,
+  runId: string,
+  terminal: Terminal = { input: process.stdin, output: process.stderr },
+): (p: Progress, signal: AbortSignal) => Promise<void> {
   return async (p, signal) => {
-    const rl = createInterface({ input: process.stdin, output: process.stderr });
+    const rl = createInterface({ input: terminal.input, output: terminal.output });
+    const say = (line: string) => terminal.output.write(line);
     // At the prompt the terminal hands Ctrl-C to readline; pass it on, so it detaches as anywhere else.
     rl.on('SIGINT', () => process.kill(process.pid, 'SIGINT'));
     const ask = (query: string) => rl.question(query, { signal });
@@ -49,10 +60,10 @@ export function terminalAnswers(client: Client, runId: string): (p: Progress, si
       }
     } catch (err) {
       if (signal.aborted) {
-        if (signal.reason !== DETACHED) process.stderr.write('\n(answered elsewhere)\n');
+        if (signal.reason !== DETACHED) say('\n(answered elsewhere)\n');
       }
       // The question closed between the prompt and the answer: say so and let the run go on.
-      else if (isLevError(err)) process.stderr.write(`error [${err.code}] ${err.message}\n`);
+      else if (isLevError(err)) say(`error [${err.code}] ${err.message}\n`);
       else throw err;
     } finally {
       rl.close();

@@ -163,8 +163,8 @@ export interface Progress {
   gates: { attempts: number; blocked: number };
 }
 
-/** How a finished run ended, as its result says. */
-export type RunStatus = 'completed' | 'failed';
+/** How a finished run ended, as its result says; a cancelled run has no result, and the client says `cancelled`. */
+export type RunStatus = 'completed' | 'failed' | 'cancelled';
 
 export interface RunResult {
   runId: string;

@@ -103,12 +103,17 @@ export async function runProgress(
   if (!run.stageWorkflowId) return run;
   try {
     const visit = await queryProgress(client, run.stageWorkflowId, deadlineMs);
-    // The visit knows the turn and its regions; the run knows what waits for the next visit.
+    // The visit knows the turn and its regions. What waits for a person is the run's view, which
+    // its validators check updates against, so a question listed here can be answered at once.
+    const { status, waiting, asks, paused, heldMessages } = run;
     return {
       ...visit,
-      status: run.status === 'stuck' ? run.status : visit.status,
+      status,
+      ...(waiting ? { waiting } : { waiting: undefined }),
+      asks,
+      paused,
+      heldMessages: Math.max(visit.heldMessages ?? 0, heldMessages ?? 0),
       stageWorkflowId: run.stageWorkflowId,
-      heldMessages: Math.max(visit.heldMessages ?? 0, run.heldMessages ?? 0),
       usage: addUsage(run.usage, visit.usage),
       cost: addCost(run.cost, visit.cost),
     };

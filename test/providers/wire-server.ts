@@ -16,7 +16,8 @@ export interface RecordedRequest {
 }
 
 export type Reply =
-  | { status?: number; headers?: Record<string, string>; json: unknown }
+  /** `delayMs`: answer only after that long, as a slow model does. */
+  | { status?: number; headers?: Record<string, string>; json: unknown; delayMs?: number }
   /** A body sent as given (an HTML page, broken JSON, a huge answer). */
   | { status?: number; headers?: Record<string, string>; body: string }
   | { reset: true }
@@ -74,8 +75,12 @@ export async function startWireServer(initial: Responder): Promise<WireServer> {
         res.end(reply.body);
         return;
       }
-      res.writeHead(reply.status ?? 200, { 'content-type': 'application/json', ...(reply.headers ?? {}) });
-      res.end(JSON.stringify(reply.json));
+      const send = () => {
+        res.writeHead(reply.status ?? 200, { 'content-type': 'application/json', ...(reply.headers ?? {}) });
+        res.end(JSON.stringify(reply.json));
+      };
+      if (reply.delayMs) setTimeout(send, reply.delayMs);
+      else send();
     });
   });
   server.on('connection', (s) => {
@@ -95,5 +100,21 @@ export async function startWireServer(initial: Responder): Promise<WireServer> {
       for (const s of sockets) s.destroy();
       return new Promise((resolve) => server.close(() => resolve()));
     },
+  };
+}
+
+/** An OpenAI chat completion whose message is `message`, as the wire server answers it. */
+export function chatCompletion(
+  message: Record<string, unknown>,
+  finish = 'stop',
+  usage: Record<string, unknown> = { prompt_tokens: 120, completion_tokens: 7, total_tokens: 127 },
+) {
+  return {
+    id: 'chatcmpl-1',
+    object: 'chat.completion',
+    created: 1,
+    model: 'gpt-4o',
+    choices: [{ index: 0, message: { role: 'assistant', ...message }, finish_reason: finish }],
+    usage,
   };
 }
