@@ -7,7 +7,6 @@
  */
 import { existsSync } from 'node:fs';
 import { Client, Connection } from '@temporalio/client';
-import { DEFAULT_ADDRESS } from '../runtime/defaults.js';
 import { runOutcome, type ToolWait } from '../worker/client.js';
 import { runProgress } from '../worker/operators.js';
 import { describeRun, startedInput } from '../worker/runs.js';
@@ -15,16 +14,7 @@ import { temporalTls, tlsOption } from '../worker/tls.js';
 import { createToolWorker, toolQueueName } from '../worker/tool-worker.js';
 import { bundleFromEnv, createWorker, installRuntime } from '../worker/worker.js';
 import type { AttachFlags } from './commands/attach.js';
-import {
-  attachCommand,
-  endAfterSignal,
-  followInTerminal,
-  type Hosted,
-  printResult,
-  printResultJson,
-  printTurn,
-  stopHosted,
-} from './follow-terminal.js';
+import { followInTerminal, type Hosted, printTurn, reportEnd, stopHosted } from './follow-terminal.js';
 import { commandHint, terminalAnswers } from './reply-prompt.js';
 import { ensureServer } from './server-access.js';
 
@@ -42,13 +32,9 @@ export async function attachToRun(runId: string, flags: AttachFlags): Promise<vo
     const info = await describeRun(client, runId, flags.address);
     const handle = client.workflow.getHandle(runId);
     if (info.status.name !== 'RUNNING') {
-      const result = await runOutcome(handle);
-      if (flags.json) printResultJson(result);
-      else {
-        say(`run ${runId} has already ended (${info.status.name.toLowerCase()})`);
-        printResult(result);
-      }
-      if (result.status !== 'completed') process.exitCode = 1;
+      if (!flags.json) say(`run ${runId} has already ended (${info.status.name.toLowerCase()})`);
+      const end = { kind: 'finished', result: await runOutcome(handle) } as const;
+      await reportEnd(end, { runId, address: flags.address, hosted, json: flags.json, say });
       return;
     }
     const input = await startedInput(client, runId);
@@ -98,16 +84,7 @@ export async function attachToRun(runId: string, flags: AttachFlags): Promise<vo
       onWaiting: reply,
       follow: toolQueue ? { toolTaskQueue: toolQueue, onWait } : {},
     });
-    if (end.kind !== 'finished') {
-      exitCode = await endAfterSignal(end, runId, flags.address, hosted, {
-        say,
-        reattach: attachCommand(runId, flags.address, DEFAULT_ADDRESS),
-      });
-      return;
-    }
-    if (flags.json) printResultJson(end.result);
-    else printResult(end.result);
-    if (end.result.status !== 'completed') process.exitCode = 1;
+    exitCode = await reportEnd(end, { runId: runId, address: flags.address, hosted, json: flags.json, say });
   } finally {
     await stopHosted(hosted);
     // As in `lev run`: the result long-poll would outlive a closed connection.

@@ -12,6 +12,7 @@ import type { Client, WorkflowHandle } from '@temporalio/client';
 import type { NativeConnection, Worker } from '@temporalio/worker';
 import type { DevServer } from '../devserver/dev-server.js';
 import { leviathHome, PROJECT_ROOT } from '../devserver/paths.js';
+import { DEFAULT_ADDRESS } from '../runtime/defaults.js';
 import type { Progress, RunResult } from '../runtime/types.js';
 import { type FollowOptions, followRun } from '../worker/client.js';
 import { formatBars } from './bars.js';
@@ -166,8 +167,8 @@ export async function followInTerminal(
 }
 
 /** The command that follows the run again, with the address when it is not the default. */
-export function attachCommand(runId: string, address: string, defaultAddress: string): string {
-  return `lev attach ${runId}${address === defaultAddress ? '' : ` --address ${address}`}`;
+export function attachCommand(runId: string, address: string): string {
+  return `lev attach ${runId}${address === DEFAULT_ADDRESS ? '' : ` --address ${address}`}`;
 }
 
 /**
@@ -189,8 +190,29 @@ export function continueInBackground(runId: string, address: string): { pid: num
   return { pid: child.pid, log };
 }
 
+/**
+ * Prints how following ended: the result (exit 1 unless it completed), or
+ * what became of the run after a signal. Returns the code to exit with at
+ * once after a signal, since the result's long-poll would outlive the
+ * connection.
+ */
+export async function reportEnd(
+  end: FollowEnd,
+  opts: { runId: string; address: string; hosted: Hosted; json?: boolean; say: (line: string) => void },
+): Promise<number | undefined> {
+  if (end.kind !== 'finished')
+    return endAfterSignal(end, opts.runId, opts.address, opts.hosted, {
+      say: opts.say,
+      reattach: attachCommand(opts.runId, opts.address),
+    });
+  if (opts.json) printResultJson(end.result);
+  else printResult(end.result);
+  if (end.result.status !== 'completed') process.exitCode = 1;
+  return undefined;
+}
+
 /** Says what became of the run after a signal, and which exit code that is. */
-export async function endAfterSignal(
+async function endAfterSignal(
   end: Exclude<FollowEnd, { kind: 'finished' }>,
   runId: string,
   address: string,

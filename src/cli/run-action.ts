@@ -11,7 +11,6 @@ import { loadBlueprint } from '../blueprint/load.js';
 import type { Blueprint } from '../blueprint/types.js';
 import { LevError } from '../errors.js';
 import { withLaunchOutput } from '../outputs/spec.js';
-import { DEFAULT_ADDRESS } from '../runtime/defaults.js';
 import { preflight } from '../runtime/node/seeding.js';
 import { checkSandbox } from '../runtime/node/tool-context.js';
 import { checkWorkdir } from '../runtime/node/workdir.js';
@@ -20,16 +19,7 @@ import { startRun, withModel } from '../worker/client.js';
 import { temporalTls, tlsOption } from '../worker/tls.js';
 import { createToolWorker, toolQueueName } from '../worker/tool-worker.js';
 import { bundleFromEnv, createWorker, installRuntime } from '../worker/worker.js';
-import {
-  attachCommand,
-  endAfterSignal,
-  followInTerminal,
-  type Hosted,
-  printResult,
-  printResultJson,
-  printTurn,
-  stopHosted,
-} from './follow-terminal.js';
+import { followInTerminal, type Hosted, printTurn, reportEnd, stopHosted } from './follow-terminal.js';
 import { commandHint, terminalAnswers } from './reply-prompt.js';
 import { ensureServer } from './server-access.js';
 
@@ -160,16 +150,13 @@ export async function runAgentCommand(path: string, flags: RunFlags): Promise<vo
           ),
       },
     });
-    if (end.kind !== 'finished') {
-      exitCode = await endAfterSignal(end, handle.workflowId, flags.address, hosted, {
-        say,
-        reattach: attachCommand(handle.workflowId, flags.address, DEFAULT_ADDRESS),
-      });
-      return;
-    }
-    if (flags.json) printResultJson(end.result);
-    else printResult(end.result);
-    if (end.result.status !== 'completed') process.exitCode = 1;
+    exitCode = await reportEnd(end, {
+      runId: handle.workflowId,
+      address: flags.address,
+      hosted,
+      json: flags.json,
+      say,
+    });
   } finally {
     await stopHosted(hosted);
     // The client still long-polls for the result, which closing its connection would turn into an

@@ -24,7 +24,7 @@ import { DEFAULT_RUN_OPTIONS } from '../../src/runtime/types.js';
 import { startRun } from '../../src/worker/client.js';
 import type { RunRow, RunView } from '../../src/worker/runs.js';
 import { toolQueueName } from '../../src/worker/tool-worker.js';
-import { CRASH_SCRIPT } from './fixtures/crash-script.js';
+import { CRASH_SCRIPT, crashBlueprint } from './fixtures/crash-script.js';
 import { connectClient } from './helpers.js';
 import { alive, startLev, until } from './lev-process.js';
 import { runAgent, saveHistories, scriptedModel, tempDir, useRuntime, writeBlueprint } from './run-helpers.js';
@@ -209,24 +209,7 @@ text = "All twelve steps done."
 `;
 
 function agentBlueprint(name: string, script: string) {
-  return writeBlueprint(
-    `
-[agent]
-name = "${name}"
-model = "scripted:script.toml"
-[models."scripted:script.toml"]
-context_window = 32000
-[context.regions]
-task  = { kind = "pinned", max_tokens = 500 }
-notes = { kind = "temporary", max_tokens = 400 }
-files = { kind = "compacting", max_tokens = 3000 }
-[stages.main]
-max_iterations = 30
-[stages.main.tool_routing]
-default_region = "files"
-`,
-    { 'script.toml': script },
-  );
+  return writeBlueprint(crashBlueprint(name, 30), { 'script.toml': script });
 }
 
 function workdirWithData(prefix: string): string {
