@@ -12,11 +12,12 @@ import type { Progress, RunInput, RunResult } from '../src/runtime/index.js';
 import { BLUEPRINT_KEY, departure, finalOutput, STATUS_KEY } from '../src/runtime/index.js';
 import { endsWithOutput } from '../src/runtime/stage-modes.js';
 import { acts } from './engine-driver.js';
-import { AgentRun, RUN_PATCHES } from './run-steps.js';
+import { AgentRun, RUN_PATCH } from './run-steps.js';
 
 export const runProgressQuery = defineQuery<Progress>('progress');
 
 export async function agentRunWorkflow(input: RunInput): Promise<RunResult> {
+  const current = patched(RUN_PATCH);
   const bp = input.blueprint;
   upsertSearchAttributes([
     { key: BLUEPRINT_KEY, value: bp.agent.name },
@@ -28,10 +29,11 @@ export async function agentRunWorkflow(input: RunInput): Promise<RunResult> {
       { startToCloseTimeout: '1 minute', summary: `blueprint: ${bp.agent.name}` },
       [bp],
     );
-    run = new AgentRun(input, hash);
+    run = new AgentRun(input, hash, current);
     const live = run;
     setHandler(runProgressQuery, () => live.progress());
-    run.ops.install();
+    // A run recorded before people could steer it takes no updates: its visits could not deliver them.
+    if (current) run.ops.install();
     return await stages(run);
   } catch (err) {
     // A cancelled run ends CANCELED, with its memo and status (docs/reference/operators.md#cancellation).
@@ -49,7 +51,7 @@ async function stages(run: AgentRun): Promise<RunResult> {
     // An output stage ends the run once its answer passed its checks.
     if (endsWithOutput(run.def(), outcome.facts)) return run.complete(outcome.finalContent);
     let route = departure(run.driver.state, bp, outcome.end, outcome.error, run.errorCode(outcome));
-    if (patched(RUN_PATCHES.stuckStatus)) run.ops.setStuck(outcome.end === 'stuck');
+    if (run.current) run.ops.setStuck(outcome.end === 'stuck');
     if (route.kind === 'rerun') continue;
     if (route.kind === 'fail') return run.fail(route.code, route.message, run.lastFailure);
     if (route.kind === 'choose') route = { kind: 'leave', edge: await run.askEdge(route), checks: route.checks };
