@@ -283,6 +283,7 @@ export const RUNTIME_CODES = {
   'tls-unreadable': { surface: 'cli', meaning: 'A TLS PEM file named in the environment cannot be read.' },
   'run-not-found': { surface: 'cli', meaning: 'No run with that id is known to the Temporal server.' },
   'run-not-finished': { surface: 'cli', meaning: '`lev result` was asked for a run that is still going.' },
+  'unknown-status': { surface: 'cli', meaning: '`lev ps --status` names no run status.' },
   // Operator updates
   'run-finished': {
     surface: 'operator',

@@ -1,7 +1,11 @@
-/** A Temporal client for one `lev` command, closed when the command is done. */
+/**
+ * A Temporal client for one `lev` command, closed when the command is done.
+ * Commands that only read or steer a run never start a server.
+ */
 import { Client, Connection } from '@temporalio/client';
 import { LevError } from '../errors.js';
 import { tlsOption } from '../worker/tls.js';
+import { embeddedDatabase, isLocal } from './server-access.js';
 
 export interface ServerFlags {
   address: string;
@@ -15,7 +19,9 @@ export async function withClient<T>(flags: ServerFlags, work: (client: Client) =
   } catch {
     throw new LevError(
       'server-unreachable',
-      `No Temporal server answers at ${flags.address}; start one (lev server) or pass --address.`,
+      isLocal(flags.address)
+        ? `No Temporal server answers at ${flags.address}; \`lev server\` starts one on the runs \`lev run\` kept in ${embeddedDatabase()}, or pass --address.`
+        : `No Temporal server answers at ${flags.address}; start one (lev server) or pass --address.`,
     );
   }
   try {

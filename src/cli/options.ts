@@ -9,10 +9,16 @@ export function parsePort(value: string): number {
   return n;
 }
 
+export function parseCount(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError('expected a whole number of at least 1.');
+  return n;
+}
+
 /** `--address`, `--namespace` and `--json`, as every command that talks to a run takes them. */
-export function withServerOptions(command: Command): Command {
+export function withServerOptions(command: Command, json = "print the update's answer as one JSON line"): Command {
   return command
     .option('--address <host:port>', 'Temporal frontend address', process.env.TEMPORAL_ADDRESS ?? DEFAULT_ADDRESS)
     .option('--namespace <name>', 'Temporal namespace', process.env.TEMPORAL_NAMESPACE ?? DEFAULT_NAMESPACE)
-    .option('--json', "print the update's answer as one JSON line");
+    .option('--json', json);
 }

@@ -11,6 +11,7 @@ import type { Client } from '@temporalio/client';
 import { isLevError } from '../errors.js';
 import type { Progress } from '../runtime/types.js';
 import { sendUpdate } from '../worker/operators.js';
+import { DETACHED } from './follow-terminal.js';
 
 /** What a line typed at `[y/N/note]` decides: `y` approves, Enter or `n` denies, other text denies with it as the note. */
 export function approvalAnswer(line: string): { update: 'approve' | 'deny'; note?: string } {
@@ -36,6 +37,8 @@ export function terminalAnswers(
   return async (p, signal) => {
     const rl = createInterface({ input: terminal.input, output: terminal.output });
     const say = (line: string) => terminal.output.write(line);
+    // At the prompt the terminal hands Ctrl-C to readline; pass it on, so it detaches as anywhere else.
+    rl.on('SIGINT', () => process.kill(process.pid, 'SIGINT'));
     const ask = (query: string) => rl.question(query, { signal });
     try {
       const first = p.asks[0];
@@ -56,7 +59,9 @@ export function terminalAnswers(
         await sendUpdate(client, runId, 'message', line.trim() === '' ? '/done' : line);
       }
     } catch (err) {
-      if (signal.aborted) say('\n(answered elsewhere)\n');
+      if (signal.aborted) {
+        if (signal.reason !== DETACHED) say('\n(answered elsewhere)\n');
+      }
       // The question closed between the prompt and the answer: say so and let the run go on.
       else if (isLevError(err)) say(`error [${err.code}] ${err.message}\n`);
       else throw err;

@@ -3,24 +3,16 @@
  * unknown, is a coded error; a failed run reports the partial result its
  * failure carries.
  */
-import { WorkflowNotFoundError } from '@temporalio/client';
 import { LevError } from '../errors.js';
 import { runOutcome } from '../worker/client.js';
+import { describeRun } from '../worker/runs.js';
 import type { ResultFlags } from './commands/result.js';
 import { withClient } from './connect.js';
 
 export async function printRunResult(runId: string, flags: ResultFlags): Promise<void> {
   await withClient(flags, async (client) => {
     const handle = client.workflow.getHandle(runId);
-    let running: boolean;
-    try {
-      running = (await handle.describe()).status.name === 'RUNNING';
-    } catch (err) {
-      if (err instanceof WorkflowNotFoundError)
-        throw new LevError('run-not-found', `No run "${runId}" on ${flags.address}; check the id \`lev run\` printed.`);
-      throw err;
-    }
-    if (running)
+    if ((await describeRun(client, runId, flags.address)).status.name === 'RUNNING')
       throw new LevError('run-not-finished', `Run "${runId}" is still running; ask again when it has finished.`);
     const result = await runOutcome(handle);
     const output = { format: result.outputFormat ?? 'text', text: result.output };

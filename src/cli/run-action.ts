@@ -1,28 +1,27 @@
 /**
  * What `lev run` does: starts the embedded Temporal dev server when none
  * answers locally, runs a worker in this process, starts the run and prints
- * every turn with one bar per region. Loaded only when `lev run` runs,
- * since the Temporal worker takes seconds to import.
+ * every turn with one bar per region (`follow-terminal.ts`, which also
+ * handles Ctrl-C). Loaded only when `lev run` runs, since the Temporal
+ * worker takes seconds to import.
  */
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { loadBlueprint } from '../blueprint/load.js';
 import type { Blueprint } from '../blueprint/types.js';
-import { type DevServer, startDevServer, temporalAnswers } from '../devserver/dev-server.js';
-import { dataDir } from '../devserver/paths.js';
-import { findTemporalCli } from '../devserver/temporal-cli.js';
 import { LevError } from '../errors.js';
 import { withLaunchOutput } from '../outputs/spec.js';
 import { preflight } from '../runtime/node/seeding.js';
 import { checkSandbox } from '../runtime/node/tool-context.js';
 import { checkWorkdir } from '../runtime/node/workdir.js';
-import { DEFAULT_RUN_OPTIONS, type Progress, type RunResult } from '../runtime/types.js';
-import { followRun, startRun, withModel } from '../worker/client.js';
+import { DEFAULT_RUN_OPTIONS } from '../runtime/types.js';
+import { startRun, withModel } from '../worker/client.js';
 import { temporalTls, tlsOption } from '../worker/tls.js';
 import { createToolWorker, toolQueueName } from '../worker/tool-worker.js';
-import { createWorker, installRuntime } from '../worker/worker.js';
-import { formatBars } from './bars.js';
+import { bundleFromEnv, createWorker, installRuntime } from '../worker/worker.js';
+import { followInTerminal, type Hosted, printTurn, reportEnd, stopHosted } from './follow-terminal.js';
 import { commandHint, terminalAnswers } from './reply-prompt.js';
+import { ensureServer } from './server-access.js';
 
 export interface RunFlags {
   task?: string;
@@ -73,68 +72,6 @@ function loadOrExplain(path: string): Blueprint {
   return loaded.blueprint;
 }
 
-function isLocal(address: string): boolean {
-  return /^(127\.0\.0\.1|localhost|\[::1\]):\d+$/.test(address);
-}
-
-/** Starts the embedded dev server when nothing answers at a local address. */
-async function ensureServer(address: string, say: (line: string) => void): Promise<DevServer | undefined> {
-  if (await temporalAnswers(address)) return undefined;
-  if (!isLocal(address))
-    throw new LevError(
-      'server-unreachable',
-      `No Temporal server answers at ${address}; start one, or pass --address for one that runs.`,
-    );
-  const port = Number(address.split(':').at(-1));
-  const cli = await findTemporalCli({ log: say });
-  const server = await startDevServer({
-    cli,
-    dbFile: join(dataDir(), 'temporal.sqlite'),
-    port,
-    uiPort: port + 1000,
-    logFile: join(dataDir(), 'temporal.log'),
-  });
-  say(
-    `started the Temporal dev server at ${server.address}; Web UI ${server.uiUrl} (it stops with this run; \`lev server\` keeps it up)`,
-  );
-  return server;
-}
-
-function printTurn(p: Progress): void {
-  process.stdout.write(
-    `\n[${p.stage}] turn ${p.visitTurns} (run inference ${p.inferences}) — window ${p.window.used}/${p.window.max} tokens\n${formatBars(p.regions)}\n`,
-  );
-}
-
-function printResult(r: RunResult): void {
-  process.stdout.write(
-    `\n${r.status === 'completed' ? 'Run completed' : r.status === 'cancelled' ? 'Run cancelled' : `Run failed: ${r.error ?? 'unknown error'}`} after stages ${r.stages.join(' → ') || '(none)'}\n`,
-  );
-  if (r.gatesForced.length > 0)
-    process.stdout.write(
-      `Gates forced: ${r.gatesForced.map((g) => `${g.stage}→${g.target ?? 'end'} (${g.check})`).join(', ')}\n`,
-    );
-  if (r.output) process.stdout.write(`\nOutput${r.outputFormat ? ` (${r.outputFormat})` : ''}:\n${r.output}\n`);
-  process.stdout.write(`\nRun id: ${r.runId}\n`);
-}
-
-/** Resolves with the first SIGINT or SIGTERM, so the command stops its worker and server instead of polling on. */
-function interruption(): { signal: Promise<NodeJS.Signals>; dispose(): void } {
-  let onSignal: (sig: NodeJS.Signals) => void = () => {};
-  const signal = new Promise<NodeJS.Signals>((resolve) => {
-    onSignal = resolve;
-  });
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
-  return {
-    signal,
-    dispose() {
-      process.off('SIGINT', onSignal);
-      process.off('SIGTERM', onSignal);
-    },
-  };
-}
-
 export async function runAgentCommand(path: string, flags: RunFlags): Promise<void> {
   const say = (line: string) => process.stderr.write(`${line}\n`);
   let bp = loadOrExplain(path);
@@ -174,20 +111,21 @@ export async function runAgentCommand(path: string, flags: RunFlags): Promise<vo
     );
 
   // A frontend behind TLS is never the embedded dev server, and the plain probe cannot reach it.
-  const server = temporalTls() ? undefined : await ensureServer(flags.address, say);
+  const hosted: Hosted = { workers: [] };
+  hosted.server = temporalTls() ? undefined : await ensureServer(flags.address, say);
   const connection = await Connection.connect({ address: flags.address, ...tlsOption() });
   // The run's own report says what failed; the SDK's warnings would repeat it with stack traces.
-  installRuntime('ERROR');
+  // Ctrl-C is this command's to handle: the first detaches, so the workers must not stop on it.
+  installRuntime('ERROR', { ownSignals: true });
   say('starting an in-process worker (bundling workflow code) ...');
-  const { worker, connection: workerConnection } = await createWorker({
-    address: flags.address,
-    taskQueue: flags.taskQueue,
-  });
+  const main = await createWorker({ address: flags.address, taskQueue: flags.taskQueue, ...bundleFromEnv() });
+  hosted.workers.push({ ...main, running: main.worker.run() });
   // Tool calls and seeds go to a worker that sees the workdir: this process, unless --tool-queue names another.
-  const tools = flags.toolQueue ? undefined : await createToolWorker({ address: flags.address, workdir });
-  const running = Promise.all([worker.run(), tools?.worker.run()]);
-  const interrupt = interruption();
-  let interrupted: number | undefined;
+  if (!flags.toolQueue) {
+    const tools = await createToolWorker({ address: flags.address, workdir });
+    hosted.workers.push({ ...tools, running: tools.worker.run() });
+  }
+  let exitCode: number | undefined;
   try {
     const client = new Client({ connection });
     const handle = await startRun(client, input, {
@@ -198,43 +136,32 @@ export async function runAgentCommand(path: string, flags: RunFlags): Promise<vo
     // Only a person at a terminal can answer here; elsewhere the answer comes through `lev` or the Web UI.
     const reply =
       process.stdin.isTTY && !flags.json ? terminalAnswers(client, handle.workflowId) : commandHint(handle.workflowId);
-    const following = followRun(client, handle, flags.json ? () => {} : printTurn, {
-      toolTaskQueue,
+    const end = await followInTerminal(client, handle, {
+      onTurn: flags.json ? () => {} : printTurn,
+      say,
       onWaiting: reply,
-      onWait: (w) =>
-        say(
-          w
-            ? `waiting for the tool worker on task queue ${w.taskQueue} (${w.activity} not started for ${Math.round((Date.now() - w.sinceMs) / 1000)} s); start \`lev worker --tools --workdir ${workdir}${flags.toolQueue ? ` --task-queue ${flags.toolQueue}` : ''}\` where the workdir is`
-            : 'the tool worker is back; the run goes on',
-        ),
+      follow: {
+        toolTaskQueue,
+        onWait: (w) =>
+          say(
+            w
+              ? `waiting for the tool worker on task queue ${w.taskQueue} (${w.activity} not started for ${Math.round((Date.now() - w.sinceMs) / 1000)} s); start \`lev worker --tools --workdir ${workdir}${flags.toolQueue ? ` --task-queue ${flags.toolQueue}` : ''}\` where the workdir is`
+              : 'the tool worker is back; the run goes on',
+          ),
+      },
     });
-    const result = await Promise.race([following, interrupt.signal]);
-    if (typeof result === 'string') {
-      say(
-        `stopping on ${result}: the worker hands its calls in flight back to the server; run ${handle.workflowId} stays there and goes on when a worker polls task queue "${flags.taskQueue}" again.`,
-      );
-      interrupted = 128 + (result === 'SIGINT' ? 2 : 15);
-      return;
-    }
-    if (flags.json) {
-      const { runId, status, regions, gatesForced, usage } = result;
-      const output = { format: result.outputFormat ?? 'text', text: result.output };
-      process.stdout.write(
-        `${JSON.stringify({ runId, status, output, regions: regions.map(({ name, kind, tokens, budget }) => ({ name, kind, tokens, budget })), gatesForced, usage, ...(result.error ? { error: result.error } : {}) })}\n`,
-      );
-    } else printResult(result);
-    if (result.status !== 'completed') process.exitCode = 1;
+    exitCode = await reportEnd(end, {
+      runId: handle.workflowId,
+      address: flags.address,
+      hosted,
+      json: flags.json,
+      say,
+    });
   } finally {
-    interrupt.dispose();
-    // The SDK's own signal handler may have begun the shutdown already; shutting one down twice throws.
-    for (const w of [worker, tools?.worker]) if (w?.getState() === 'RUNNING') w.shutdown();
-    await running.catch(() => {});
-    await workerConnection.close();
-    await tools?.connection.close();
-    await server?.stop();
+    await stopHosted(hosted);
     // The client still long-polls for the result, which closing its connection would turn into an
     // uncaught error; the process ends here instead.
-    if (interrupted !== undefined) process.exit(interrupted);
+    if (exitCode !== undefined) process.exit(exitCode);
     await connection.close();
   }
 }

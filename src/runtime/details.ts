@@ -115,6 +115,16 @@ export function estimateCost(parts: readonly { model: string; usage: UsageTotals
   return { usd: priced.size > 0 ? usd : null, priced: [...priced], unpriced: [...unpriced] };
 }
 
+/** Two estimates of parts of one run together; unknown only when both are. */
+export function addCost(a: CostEstimate, b: CostEstimate): CostEstimate {
+  const union = (x: string[], y: string[]) => [...new Set([...x, ...y])];
+  return {
+    usd: a.usd === null && b.usd === null ? null : (a.usd ?? 0) + (b.usd ?? 0),
+    priced: union(a.priced, b.priced),
+    unpriced: union(a.unpriced, b.unpriced),
+  };
+}
+
 /** The usage of a run's stages, each priced at the stage's model (the first of its chain). */
 export function runCost(bp: Blueprint, perStage: Readonly<Record<string, UsageTotals>>): CostEstimate {
   const parts = Object.entries(perStage).map(([stage, usage]) => ({
@@ -124,7 +134,8 @@ export function runCost(bp: Blueprint, perStage: Readonly<Record<string, UsageTo
   return estimateCost(parts, bp.models);
 }
 
-function dollars(usd: number): string {
+/** `$0.00`, `$0.0042` below a cent, `$1.25`: how a cost estimate prints. */
+export function dollars(usd: number): string {
   if (usd === 0) return '$0.00';
   return usd < 0.01 ? `$${usd.toFixed(4)}` : `$${usd.toFixed(2)}`;
 }

@@ -7,8 +7,9 @@
 import { type Client, type WorkflowHandle, WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { LevError } from '../errors.js';
+import { addCost } from '../runtime/details.js';
 import type { OperatorReturn, OperatorUpdate } from '../runtime/operators.js';
-import type { Progress } from '../runtime/types.js';
+import { addUsage, type Progress } from '../runtime/types.js';
 
 /** The run, refused with `run-not-found` when Temporal does not know it and `run-finished` when it has ended. */
 async function openRun(client: Client, runId: string): Promise<WorkflowHandle> {
@@ -75,21 +76,33 @@ export async function cancelRun(client: Client, runId: string, wait = false): Pr
   return (await handle.describe()).status.name;
 }
 
+/** A query, given up after `deadlineMs` when set: a run nobody serves never answers. */
+function queryProgress(client: Client, workflowId: string, deadlineMs: number | undefined): Promise<Progress> {
+  const ask = () => client.workflow.getHandle(workflowId).query<Progress>('progress');
+  return deadlineMs === undefined ? ask() : client.connection.withDeadline(Date.now() + deadlineMs, ask);
+}
+
 /**
  * The run's progress with the live visit's counters merged in: the run
  * answers for itself and names its live visit, which answers for the turn
- * (docs/reference/operators.md#the-progress-query). Undefined when no worker answers.
+ * (docs/reference/operators.md#the-progress-query). Usage and cost are the
+ * whole run's: what the run counted for its finished visits plus the live
+ * visit's own. Undefined when no worker answers (within `deadlineMs`, when set).
  */
-export async function runProgress(client: Client, handle: WorkflowHandle): Promise<Progress | undefined> {
+export async function runProgress(
+  client: Client,
+  handle: WorkflowHandle,
+  deadlineMs?: number,
+): Promise<Progress | undefined> {
   let run: Progress;
   try {
-    run = await handle.query<Progress>('progress');
+    run = await queryProgress(client, handle.workflowId, deadlineMs);
   } catch {
     return undefined;
   }
   if (!run.stageWorkflowId) return run;
   try {
-    const visit = await client.workflow.getHandle(run.stageWorkflowId).query<Progress>('progress');
+    const visit = await queryProgress(client, run.stageWorkflowId, deadlineMs);
     // The visit knows the turn and its regions. What waits for a person is the run's view, which
     // its validators check updates against, so a question listed here can be answered at once.
     const { status, waiting, asks, paused, heldMessages } = run;
@@ -101,6 +114,8 @@ export async function runProgress(client: Client, handle: WorkflowHandle): Promi
       paused,
       heldMessages: Math.max(visit.heldMessages ?? 0, heldMessages ?? 0),
       stageWorkflowId: run.stageWorkflowId,
+      usage: addUsage(run.usage, visit.usage),
+      cost: addCost(run.cost, visit.cost),
     };
   } catch {
     return run;

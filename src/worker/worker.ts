@@ -67,11 +67,23 @@ let runtimeInstalled = false;
  * The SDK logs every worker state change at INFO to stdout, which would bury
  * the per-turn output of `lev run`; we keep warnings and errors. The
  * runtime can be installed once per process, before the first worker.
+ * `ownSignals` leaves SIGINT and SIGTERM to the caller (`lev run` and `lev
+ * attach` detach on the first Ctrl-C instead of stopping their workers).
  */
-export function installRuntime(level: LogLevel = 'WARN'): void {
+export function installRuntime(level: LogLevel = 'WARN', opts: { ownSignals?: boolean } = {}): void {
   if (runtimeInstalled) return;
   runtimeInstalled = true;
-  Runtime.install({ logger: new DefaultLogger(level) });
+  Runtime.install({
+    logger: new DefaultLogger(level),
+    // The SDK core logs on its own at WARN; a caller that keeps only errors means its warnings too.
+    ...(level === 'ERROR' ? { telemetryOptions: { logging: { filter: { core: 'ERROR', other: 'ERROR' } } } } : {}),
+    ...(opts.ownSignals ? { shutdownSignals: [] } : {}),
+  });
+}
+
+/** A workflow bundle built ahead (`LEVIATH_BUNDLE`: the Docker image, tests) saves seconds of bundling per start. */
+export function bundleFromEnv(env: NodeJS.ProcessEnv = process.env): Pick<WorkerOptions, 'bundle'> {
+  return env.LEVIATH_BUNDLE ? { bundle: { codePath: env.LEVIATH_BUNDLE } } : {};
 }
 
 export interface WorkerOptions {

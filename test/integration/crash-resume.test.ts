@@ -11,30 +11,13 @@ import proto from '@temporalio/proto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { DEFAULT_RUN_OPTIONS, type RunResult } from '../../src/runtime/types.js';
 import { followRun, startRun } from '../../src/worker/client.js';
-import { CRASH_SCRIPT, SLOW_THIRD_TURN_SCRIPT } from './fixtures/crash-script.js';
+import { CRASH_SCRIPT, crashBlueprint, SLOW_THIRD_TURN_SCRIPT } from './fixtures/crash-script.js';
 import { connectClient } from './helpers.js';
 import { saveHistories, tempDir, writeBlueprint } from './run-helpers.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 
-const BLUEPRINT = `
-[agent]
-name = "crashy"
-model = "scripted:script.toml"
-
-[models."scripted:script.toml"]
-context_window = 32000
-
-[context.regions]
-task  = { kind = "pinned", max_tokens = 500 }
-notes = { kind = "temporary", max_tokens = 400 }
-files = { kind = "compacting", max_tokens = 3000 }
-
-[stages.main]
-max_iterations = 20
-[stages.main.tool_routing]
-default_region = "files"
-`;
+const BLUEPRINT = crashBlueprint('crashy');
 
 interface Served {
   runId: string;

@@ -126,6 +126,10 @@ describe('signals', () => {
     await until(() => wire.requests.length > before, 'the model call arrives');
     lev.child.kill('SIGTERM');
     expect(await lev.exited).toBe(143);
-    expect(lev.output()).toContain('stopping on SIGTERM');
+    // SIGTERM stops the command without handing the run to a background process (docs/reference/operators.md#ctrl-c).
+    expect(lev.output()).toMatch(
+      /stopped on SIGTERM; run \S+ stays on the server, and `lev attach \S+ --address \S+` resumes it\./,
+    );
+    expect(lev.output()).not.toContain('in the background');
   });
 });

@@ -1,6 +1,6 @@
 /** `lev result`: a finished run's final answer, fetched from Temporal. */
 import type { Command } from 'commander';
-import { DEFAULT_ADDRESS, DEFAULT_NAMESPACE } from '../../runtime/defaults.js';
+import { withServerOptions } from '../options.js';
 
 export interface ResultFlags {
   address: string;
@@ -9,15 +9,14 @@ export interface ResultFlags {
 }
 
 export function registerResult(program: Command): void {
-  program
-    .command('result')
-    .description("Print a finished run's final answer (the submit_output answer, else its last text).")
-    .argument('<run-id>', 'the run id `lev run` printed')
-    .option('--address <host:port>', 'Temporal frontend address', process.env.TEMPORAL_ADDRESS ?? DEFAULT_ADDRESS)
-    .option('--namespace <name>', 'Temporal namespace', process.env.TEMPORAL_NAMESPACE ?? DEFAULT_NAMESPACE)
-    .option('--json', 'print {runId, status, stages, output: {format, text}} instead of the answer alone')
-    .action(async (runId: string, flags: ResultFlags) => {
-      const { printRunResult } = await import('../result-action.js');
-      await printRunResult(runId, flags);
-    });
+  withServerOptions(
+    program
+      .command('result')
+      .description("Print a finished run's final answer (the submit_output answer, else its last text).")
+      .argument('<run-id>', 'the run id `lev run` printed'),
+    'print {runId, status, stages, output: {format, text}} instead of the answer alone',
+  ).action(async (runId: string, flags: ResultFlags) => {
+    const { printRunResult } = await import('../result-action.js');
+    await printRunResult(runId, flags);
+  });
 }

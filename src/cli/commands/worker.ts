@@ -51,7 +51,7 @@ export function registerWorker(program: Command): void {
         if (checks.some((c) => !c.ok)) process.exitCode = 1;
         return;
       }
-      const { createWorker, installRuntime } = await import('../../worker/worker.js');
+      const { bundleFromEnv, createWorker, installRuntime } = await import('../../worker/worker.js');
       const { workerSandboxNote } = await import('../../runtime/node/tool-context.js');
       const note = workerSandboxNote(process.env);
       if (note) process.stderr.write(`${note}\n`);
@@ -64,8 +64,7 @@ export function registerWorker(program: Command): void {
               ...flags,
               taskQueue,
               runtime,
-              // A workflow bundle built ahead (the Docker image, tests) saves seconds of bundling per start.
-              ...(process.env.LEVIATH_BUNDLE ? { bundle: { codePath: process.env.LEVIATH_BUNDLE } } : {}),
+              ...bundleFromEnv(),
             });
       process.stdout.write(
         `${flags.tools ? `tool worker for ${flags.workdir}` : 'worker'} polling task queue "${taskQueue}" on ${flags.address} (namespace ${flags.namespace})\n`,

@@ -1,0 +1,57 @@
+/**
+ * What `lev ps` prints: a table of runs, or with `--json` the array of
+ * `RunRow` objects (docs/reference/operators.md#lev-ps).
+ */
+import { dollars } from '../runtime/details.js';
+import { age, filterStatus } from '../worker/run-list.js';
+import { listRuns, type RunRow } from '../worker/runs.js';
+import { columnWidths } from './columns.js';
+import type { PsFlags } from './commands/ps.js';
+import { withClient } from './connect.js';
+
+/** As the current details print it; an unknown cost prints as `-`. */
+export function formatCost(usd: number | null): string {
+  return usd === null ? '-' : dollars(usd);
+}
+
+const HEADER = ['RUN ID', 'BLUEPRINT', 'STAGE', 'STATUS', 'TURNS', 'TOKENS', 'COST', 'AGE'];
+/** Counts read right-aligned. */
+const NUMERIC = new Set([4, 5, 6, 7]);
+
+export function formatRuns(rows: RunRow[]): string {
+  const cells = rows.map((r) => [
+    r.runId,
+    r.blueprint ?? '-',
+    r.stage ?? '-',
+    r.status,
+    r.turns === null ? '-' : String(r.turns),
+    r.tokens === null ? '-' : String(r.tokens),
+    formatCost(r.costUsd),
+    age(r.ageSeconds),
+  ]);
+  const widths = columnWidths(HEADER, cells);
+  const line = (row: string[]) =>
+    row
+      .map((cell, i) => (NUMERIC.has(i) ? cell.padStart(widths[i] ?? 0) : cell.padEnd(widths[i] ?? 0)))
+      .join('  ')
+      .trimEnd();
+  return [line(HEADER), ...cells.map(line)].join('\n');
+}
+
+export async function printRuns(flags: PsFlags): Promise<void> {
+  // A bad --status is refused before anything is asked of the server.
+  filterStatus(flags.status);
+  await withClient(flags, async (client) => {
+    const rows = await listRuns(
+      client,
+      {
+        ...(flags.status !== undefined ? { status: flags.status } : {}),
+        ...(flags.blueprint !== undefined ? { blueprint: flags.blueprint } : {}),
+      },
+      { limit: flags.limit },
+    );
+    if (flags.json) process.stdout.write(`${JSON.stringify(rows)}\n`);
+    else if (rows.length === 0) process.stdout.write('no runs\n');
+    else process.stdout.write(`${formatRuns(rows)}\n`);
+  });
+}

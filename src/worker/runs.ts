@@ -1,0 +1,253 @@
+/**
+ * What an operator reads about runs (`lev ps`, `lev show`, `lev attach`):
+ * Temporal's visibility and memo for every run, plus the `progress` query
+ * with a short deadline for open ones. A run no worker answers for still
+ * lists, with what visibility and the memo know.
+ */
+
+import { type Client, type WorkflowExecutionInfo, WorkflowNotFoundError } from '@temporalio/client';
+import { defaultPayloadConverter } from '@temporalio/common';
+import { LevError } from '../errors.js';
+import type { CostEstimate } from '../runtime/details.js';
+import type { PendingAsk } from '../runtime/operators.js';
+import { BLUEPRINT_KEY, STAGE_KEY, STATUS_KEY } from '../runtime/search-attributes.js';
+import type { Progress, RegionBar, RunInput, RunResult, UsageTotals } from '../runtime/types.js';
+import { runOutcome, type ToolWait, toolWorkerWait } from './client.js';
+import { runProgress } from './operators.js';
+import { listQuery, type RunFilter, type ShownStatus, shownStatus, stagePath } from './run-list.js';
+
+/** How long `lev ps` and `lev show` wait for a worker to answer the `progress` query of an open run. */
+export const PROGRESS_DEADLINE_MS = 2000;
+
+/** One line of `lev ps` (docs/reference/operators.md#lev-ps). */
+export interface RunRow {
+  runId: string;
+  blueprint: string | null;
+  stage: string | null;
+  status: ShownStatus;
+  /** Temporal's own status: `RUNNING`, `COMPLETED`, `FAILED`, `CANCELLED`, `TERMINATED`, `TIMED_OUT`. */
+  executionStatus: string;
+  /** Inferences so far (turns and edge choices); null when no worker answered for an open run. */
+  turns: number | null;
+  /** Prompt plus completion tokens so far; null when unknown. */
+  tokens: number | null;
+  /** Estimated cost in USD; null when unknown. */
+  costUsd: number | null;
+  startedAt: string;
+  closedAt: string | null;
+  ageSeconds: number;
+  /** True when a worker answered the `progress` query just now. */
+  live: boolean;
+}
+
+/** The memo fields read here (docs/reference/operators.md#memo): set at the start, and at the end. */
+interface RunMemo {
+  blueprint?: string;
+  task?: string;
+  stages?: string[];
+  usage?: UsageTotals;
+  cost?: CostEstimate;
+  inferences?: number;
+}
+
+function usageTokens(usage: UsageTotals | undefined): number | null {
+  return usage ? usage.promptTokens + usage.completionTokens : null;
+}
+
+function rowOf(info: Omit<WorkflowExecutionInfo, 'raw'>, progress: Progress | undefined, now: number): RunRow {
+  const memo = (info.memo ?? {}) as RunMemo;
+  const attrs = info.typedSearchAttributes;
+  const usage = progress?.usage ?? memo.usage;
+  const turns = progress ? progress.inferences : (memo.inferences ?? null);
+  return {
+    runId: info.workflowId,
+    blueprint: attrs.get(BLUEPRINT_KEY) ?? memo.blueprint ?? null,
+    stage: progress?.stage ?? attrs.get(STAGE_KEY) ?? null,
+    status: shownStatus(info.status.name, attrs.get(STATUS_KEY)),
+    executionStatus: info.status.name,
+    turns,
+    tokens: usageTokens(usage),
+    costUsd: (progress?.cost ?? memo.cost)?.usd ?? null,
+    startedAt: info.startTime.toISOString(),
+    closedAt: info.closeTime ? info.closeTime.toISOString() : null,
+    ageSeconds: Math.max(0, Math.floor((now - info.startTime.getTime()) / 1000)),
+    live: progress !== undefined,
+  };
+}
+
+/** Runs `work` over `items`, at most `lanes` at once, keeping their order. */
+async function inLanes<T, R>(items: readonly T[], lanes: number, work: (item: T) => Promise<R>): Promise<R[]> {
+  const out = new Array<R>(items.length);
+  let next = 0;
+  const lane = async () => {
+    for (let i = next++; i < items.length; i = next++) out[i] = await work(items[i] as T);
+  };
+  await Promise.all(Array.from({ length: Math.min(lanes, items.length) }, lane));
+  return out;
+}
+
+/** The runs a filter names, newest first, at most `limit` of them. */
+export async function listRuns(
+  client: Client,
+  filter: RunFilter,
+  opts: { limit?: number; now?: number; deadlineMs?: number } = {},
+): Promise<RunRow[]> {
+  const { limit = 50, now = Date.now(), deadlineMs = PROGRESS_DEADLINE_MS } = opts;
+  const wanted = filter.status;
+  const infos: WorkflowExecutionInfo[] = [];
+  for await (const info of client.workflow.list({ query: listQuery(filter) })) {
+    infos.push(info);
+    if (infos.length >= limit && !wanted) break;
+  }
+  const rows = await inLanes(infos, 8, async (info) => {
+    const progress =
+      info.status.name === 'RUNNING'
+        ? await runProgress(client, client.workflow.getHandle(info.workflowId), deadlineMs)
+        : undefined;
+    return rowOf(info, progress, now);
+  });
+  return (wanted ? rows.filter((r) => r.status === wanted) : rows).slice(0, limit);
+}
+
+/** What a run waits for, as `lev show` says it (docs/reference/operators.md#lev-show). */
+export interface Waiting {
+  kind: 'approval' | 'answer' | 'reply' | 'resume' | 'tool-worker' | 'worker';
+  detail: string;
+}
+
+/** Everything `lev show` prints about one run (docs/reference/operators.md#lev-show). */
+export interface RunView extends RunRow {
+  task: string | null;
+  /** The stages visited, in order. */
+  stages: string[];
+  regions: RegionBar[];
+  window: Progress['window'] | null;
+  gatesForced: Progress['gatesForced'];
+  /** Completion attempts of the live visit and how many a gate blocked; null for a closed run. */
+  gates: Progress['gates'] | null;
+  /** The live visit's last tool calls, newest last. */
+  recentCalls: Progress['recentCalls'];
+  /** What waits for a person: the call ids `lev approve`, `lev deny` and `lev answer` name. */
+  asks: PendingAsk[];
+  paused: boolean;
+  /** Messages held for a stage that accepts them. */
+  heldMessages: number;
+  usage: UsageTotals | null;
+  waitingFor: Waiting[];
+  taskQueue: string;
+  /** The stage visit running now. */
+  stageWorkflowId: string | null;
+  error: string | null;
+  output: { format: string; text: string } | null;
+}
+
+async function visitIds(client: Client, runId: string): Promise<string[]> {
+  const ids: string[] = [];
+  for await (const wf of client.workflow.list({ query: `WorkflowId STARTS_WITH '${runId.replace(/'/g, "\\'")}.'` }))
+    ids.push(wf.workflowId);
+  return ids;
+}
+
+/** What a run waits a person for, each with the command that answers it. */
+export function personWaits(runId: string, p: Pick<Progress, 'asks' | 'waiting' | 'paused' | 'stage'>): Waiting[] {
+  const waits: Waiting[] = p.asks.map((ask) =>
+    ask.kind === 'approval'
+      ? {
+          kind: 'approval',
+          detail: `approval of \`${ask.subject}\` (call ${ask.call}): lev approve ${runId} ${ask.call}, or lev deny ${runId} ${ask.call} --note "…"`,
+        }
+      : {
+          kind: 'answer',
+          detail: `an answer to "${ask.subject}" (call ${ask.call}): lev answer ${runId} ${ask.call} "…"`,
+        },
+  );
+  if (p.waiting === 'message')
+    waits.push({ kind: 'reply', detail: `a reply to the interactive stage "${p.stage}": lev msg ${runId} "…"` });
+  if (p.paused) waits.push({ kind: 'resume', detail: `resume (the run is paused): lev resume ${runId}` });
+  return waits;
+}
+
+/** The description of a run, or `run-not-found`. */
+export async function describeRun(client: Client, runId: string, address: string) {
+  try {
+    return await client.workflow.getHandle(runId).describe();
+  } catch (err) {
+    if (err instanceof WorkflowNotFoundError)
+      throw new LevError('run-not-found', `No run "${runId}" on ${address}; \`lev ps\` lists the runs there are.`);
+    throw err;
+  }
+}
+
+/** One run in full: from its result when it has ended, else from the live `progress` query and visibility. */
+export async function viewRun(
+  client: Client,
+  runId: string,
+  address: string,
+  opts: { now?: number; deadlineMs?: number } = {},
+): Promise<RunView> {
+  const { now = Date.now(), deadlineMs = PROGRESS_DEADLINE_MS } = opts;
+  const info = await describeRun(client, runId, address);
+  const memo = (info.memo ?? {}) as RunMemo;
+  const open = info.status.name === 'RUNNING';
+  const progress = open ? await runProgress(client, client.workflow.getHandle(runId), deadlineMs) : undefined;
+  const result: RunResult | undefined = open ? undefined : await runOutcome(client.workflow.getHandle(runId));
+  const row = rowOf(info, progress, now);
+  const usage = progress?.usage ?? result?.usage ?? memo.usage ?? null;
+  const stages = result?.stages.length ? result.stages : stagePath(runId, await visitIds(client, runId));
+  const waitingFor: Waiting[] = [];
+  if (open) {
+    if (!progress)
+      waitingFor.push({
+        kind: 'worker',
+        detail: `a worker on task queue "${info.taskQueue}": none answered within ${deadlineMs / 1000} s; \`lev attach ${runId}\` runs one`,
+      });
+    if (progress) waitingFor.push(...personWaits(runId, progress));
+    const input = await startedInput(client, runId).catch(() => undefined);
+    const toolQueue = input?.options.toolTaskQueue;
+    const wait: ToolWait | undefined = toolQueue
+      ? await toolWorkerWait(
+          client,
+          [runId, ...(progress?.stageWorkflowId ? [progress.stageWorkflowId] : [])],
+          toolQueue,
+        )
+      : undefined;
+    if (wait)
+      waitingFor.push({
+        kind: 'tool-worker',
+        detail: `the tool worker on task queue "${wait.taskQueue}" (${wait.activity} not started for ${Math.round((now - wait.sinceMs) / 1000)} s)`,
+      });
+  }
+  return {
+    ...row,
+    ...(usage ? { tokens: usageTokens(usage) } : {}),
+    task: memo.task ?? null,
+    stages,
+    regions: progress?.regions ?? result?.regions ?? [],
+    window: progress?.window ?? null,
+    gatesForced: progress?.gatesForced ?? result?.gatesForced ?? [],
+    gates: progress?.gates ?? null,
+    recentCalls: progress?.recentCalls ?? [],
+    asks: progress?.asks ?? [],
+    paused: progress?.paused ?? false,
+    heldMessages: progress?.heldMessages ?? 0,
+    usage,
+    waitingFor,
+    taskQueue: info.taskQueue,
+    stageWorkflowId: progress?.stageWorkflowId ?? null,
+    error: result?.error ?? null,
+    output:
+      result && result.status === 'completed' ? { format: result.outputFormat ?? 'text', text: result.output } : null,
+  };
+}
+
+/** The input a run was started with: the first event of its history, fetched alone. */
+export async function startedInput(client: Client, runId: string): Promise<RunInput> {
+  const page = await client.workflowService.getWorkflowExecutionHistory({
+    namespace: client.options.namespace,
+    execution: { workflowId: runId },
+    maximumPageSize: 1,
+  });
+  const payload = page.history?.events?.[0]?.workflowExecutionStartedEventAttributes?.input?.payloads?.[0];
+  if (!payload) throw new Error(`run ${runId} has no start input in its history`);
+  return defaultPayloadConverter.fromPayload<RunInput>(payload);
+}

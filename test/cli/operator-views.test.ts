@@ -1,0 +1,113 @@
+/**
+ * What `lev ps` and `lev show` print for a run, without a server: the
+ * table's columns, unknown values, the cost format and the show report
+ * (docs/reference/operators.md#lev-ps, docs/reference/operators.md#lev-show).
+ */
+import { describe, expect, it } from 'vitest';
+import { formatCost, formatRuns } from '../../src/cli/ps-action.js';
+import { formatRun } from '../../src/cli/show-action.js';
+import type { RunRow, RunView } from '../../src/worker/runs.js';
+
+const row: RunRow = {
+  runId: 'demo-20261202T010000-ab12cd34',
+  blueprint: 'demo',
+  stage: 'investigate',
+  status: 'running',
+  executionStatus: 'RUNNING',
+  turns: 4,
+  tokens: 12_345,
+  costUsd: 0.01234,
+  startedAt: '2026-12-02T01:00:00.000Z',
+  closedAt: null,
+  ageSeconds: 185,
+  live: true,
+};
+
+describe('lev ps table', () => {
+  it('prints one header and one line per run, counts right-aligned', () => {
+    const orphan: RunRow = {
+      ...row,
+      runId: 'x',
+      blueprint: null,
+      turns: null,
+      tokens: null,
+      costUsd: null,
+      live: false,
+      ageSeconds: 7200,
+    };
+    const lines = formatRuns([row, orphan]).split('\n');
+    expect(lines[0]).toMatch(/^RUN ID\s+BLUEPRINT\s+STAGE\s+STATUS\s+TURNS\s+TOKENS\s+COST\s+AGE$/);
+    expect(lines[1]).toMatch(
+      /^demo-20261202T010000-ab12cd34\s+demo\s+investigate\s+running\s+4\s+12345\s+\$0\.01\s+3m$/,
+    );
+    // What nobody could tell prints as a dash, in the same columns.
+    expect(lines[2]).toMatch(/^x\s+-\s+investigate\s+running\s+-\s+-\s+-\s+2h$/);
+    expect(lines[1]?.indexOf('running')).toBe(lines[2]?.indexOf('running'));
+  });
+
+  it('prints costs as the current details do, four decimals below a cent', () => {
+    expect([formatCost(null), formatCost(0), formatCost(0.00042), formatCost(12.4)]).toEqual([
+      '-',
+      '$0.00',
+      '$0.0004',
+      '$12.40',
+    ]);
+  });
+});
+
+describe('lev show report', () => {
+  const view: RunView = {
+    ...row,
+    task: 'Find the root cause',
+    stages: ['investigate'],
+    regions: [{ name: 'task', kind: 'pinned', tokens: 19, budget: 800, entries: 1 }],
+    window: { max: 16000, used: 19, gap: 0 },
+    gatesForced: [],
+    gates: { attempts: 1, blocked: 1 },
+    recentCalls: [{ tool: 'read_file', subject: 'read_file logs/part1.log', ok: true }],
+    asks: [],
+    paused: false,
+    heldMessages: 0,
+    usage: { calls: 4, promptTokens: 12_000, completionTokens: 345, cacheReadTokens: 0, cacheWriteTokens: 0 },
+    waitingFor: [],
+    taskQueue: 'leviath',
+    stageWorkflowId: 'demo-20261202T010000-ab12cd34.1.investigate',
+    error: null,
+    output: null,
+  };
+
+  it('says what a live run is doing, its usage and its regions', () => {
+    const text = formatRun(view);
+    expect(text).toContain('Status:   running (Temporal RUNNING), started 3m ago');
+    expect(text).toContain('Stages:   investigate (now)');
+    expect(text).toContain('Waiting:  nothing; it is working');
+    expect(text).toContain('4 model calls, 12000 prompt + 345 completion tokens');
+    expect(text).toContain('cost $0.01');
+    expect(text).toContain('Gates:    1 completion attempt in this visit, 1 blocked; none forced');
+    expect(text).toContain('Calls:    read_file logs/part1.log ✓');
+    expect(text).toMatch(/task\s+pinned\s+█?░+\s+19 \/ 800/);
+  });
+
+  it('names what an orphaned run waits for and shows a finished run with its output', () => {
+    const orphan = formatRun({
+      ...view,
+      live: false,
+      costUsd: null,
+      waitingFor: [{ kind: 'worker', detail: 'a worker on task queue "leviath"' }],
+    });
+    expect(orphan).toContain('no worker answered');
+    expect(orphan).toContain('Waiting:  a worker on task queue "leviath"');
+    expect(orphan).toContain('cost unknown');
+    const done = formatRun({
+      ...view,
+      status: 'completed',
+      executionStatus: 'COMPLETED',
+      live: false,
+      stages: ['investigate', 'report'],
+      output: { format: 'text', text: 'The pool ran dry.' },
+    });
+    expect(done).toContain('Stages:   investigate → report\n');
+    expect(done).not.toContain('Waiting:');
+    expect(done).toContain('Output (text):\nThe pool ran dry.');
+  });
+});
