@@ -3,7 +3,7 @@
  * Temporal's attempt number, heartbeats and failure types to the library
  * functions in `src/runtime/`.
  */
-import { activityInfo, cancellationSignal, heartbeat } from '@temporalio/activity';
+import { activityInfo, Context, cancellationSignal, heartbeat } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { withBlobRun } from '../src/blobs/index.js';
 import type { Blueprint } from '../src/blueprint/types.js';
@@ -15,6 +15,12 @@ import { finalOutputText } from '../src/runtime/node/final-output.js';
 import { type InferInput, type InferOutput, infer } from '../src/runtime/node/inference.js';
 import { defaultRuntimeConfig, RunStore, type RuntimeConfig } from '../src/runtime/node/run-store.js';
 import { resolveRunSeeds, type SeededRegion, type SeedRequest } from '../src/runtime/node/seeding.js';
+import {
+  type ChildBlueprintRequest,
+  childBlueprint,
+  type FanOutReportRequest,
+  fanOutReport,
+} from '../src/runtime/node/sub-agents.js';
 import { type SummariseInput, type SummaryResult, summariseEntries } from '../src/runtime/node/summaries.js';
 import { countText as count, cutText as cut } from '../src/runtime/node/text.js';
 import { runToolCall, type ToolInput, type ToolResultOut } from '../src/runtime/node/tool-call.js';
@@ -113,6 +119,23 @@ export function createActivities(config: RuntimeConfig = defaultRuntimeConfig())
           ),
         req.runId,
       );
+    },
+
+    /** The blueprint a sub-agent's run starts with (docs/reference/sub-agents.md#other-blueprints). */
+    async childBlueprint(req: ChildBlueprintRequest): Promise<{ blueprint: Blueprint; hash: string }> {
+      return guarded(() => childBlueprint(store, req));
+    },
+
+    /** The merged report of a fan-out, each worker's section cut to its share. */
+    async fanOutReport(req: FanOutReportRequest): Promise<{ content: Content; tokens: number }> {
+      return guarded(() => withHeartbeat(() => fanOutReport(store, req)), req.runId);
+    },
+
+    /** `send_to_agent`: a message to a sub-agent's run, through its operator `message` update. */
+    async sendToAgent(req: { id: string; message: string }): Promise<void> {
+      await Context.current()
+        .client.workflow.getHandle(req.id)
+        .executeUpdate('message', { args: [req.message] });
     },
 
     /** Full text of a result that may live in the blob store (the run's final output). */

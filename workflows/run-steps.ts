@@ -14,10 +14,10 @@ import {
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
-import type { EdgeDef, StageDef } from '../src/blueprint/types.js';
-import { type Content, chooseEdge, createRunState } from '../src/context/index.js';
+import type { Blueprint, EdgeDef, StageDef } from '../src/blueprint/types.js';
+import { type Content, chooseEdge, contentText, createRunState } from '../src/context/index.js';
 import { formatCoded, type RuntimeCode } from '../src/errors.js';
-import type { SeededRegion } from '../src/runtime/index.js';
+import type { CeilingLayer, SeededRegion } from '../src/runtime/index.js';
 import {
   addUsage,
   choiceText,
@@ -34,6 +34,7 @@ import {
   STAGE_KEY,
   STATUS_KEY,
   type StageOutcome,
+  seedContextTarget,
   type UsageTotals,
   unmatchedChoiceDetail,
 } from '../src/runtime/index.js';
@@ -44,7 +45,7 @@ import { stageWorkflow } from './stage.js';
 
 export class AgentRun {
   readonly runId = workflowInfo().workflowId;
-  readonly bp: RunInput['blueprint'];
+  readonly bp: Blueprint;
   readonly driver: EngineDriver;
   status: RunResult['status'] = 'running';
   private usage = emptyUsage();
@@ -61,9 +62,10 @@ export class AgentRun {
 
   constructor(
     readonly input: RunInput,
+    bp: Blueprint,
     readonly blueprintHash: string,
   ) {
-    this.bp = input.blueprint;
+    this.bp = bp;
     this.driver = new EngineDriver(
       { runId: this.runId, blueprintHash, bp: this.bp, options: input.options, log: (line) => log.info(line) },
       { state: createRunState(this.bp), snapshot: null, ops: [] },
@@ -87,6 +89,7 @@ export class AgentRun {
     const state = this.driver.state;
     const answer = this.answer;
     const output = answer?.content ?? final;
+    if (this.input.child) return this.childResult(output, error);
     const text =
       typeof output === 'string'
         ? output
@@ -114,6 +117,41 @@ export class AgentRun {
       usage: { ...this.usage, perStage: this.perStage },
       stages: this.stagesVisited,
       diagnostics: state.diagnostics,
+    };
+  }
+
+  /**
+   * A sub-agent's result travels through its parent's history, so it is
+   * small: a large answer stays a blob reference, and the region bars and
+   * diagnostics stay in its memo and `progress` query
+   * (docs/reference/sub-agents.md#what-a-worker-hands-back).
+   */
+  private childResult(output: Content, error?: string): RunResult {
+    const state = this.driver.state;
+    const answer = this.answer;
+    const start = this.bp.stages.find((s) => s.name === (this.input.child?.stage ?? this.bp.agent.entryStage));
+    upsertSearchAttributes([{ key: STATUS_KEY, value: this.status }]);
+    upsertMemo({
+      gatesForced: state.gatesForced,
+      stages: this.stagesVisited,
+      diagnostics: state.diagnostics.slice(-50),
+      seedWarnings: this.seedWarnings,
+      usage: this.usage,
+      ...(answer ? { output: { format: answer.format, stage: answer.stage, text: contentText(output) } } : {}),
+    });
+    return {
+      runId: this.runId,
+      status: this.status,
+      output: contentText(output),
+      ...(typeof output === 'string' ? {} : { outputRef: output }),
+      ...(answer ? { outputFormat: answer.format } : {}),
+      ...(start?.requireOutput && !answer ? { outputMissing: true } : {}),
+      ...(error ? { error } : {}),
+      regions: [],
+      gatesForced: state.gatesForced,
+      usage: { ...this.usage, perStage: {} },
+      stages: this.stagesVisited,
+      diagnostics: [],
     };
   }
 
@@ -148,6 +186,7 @@ export class AgentRun {
             noSeedCommands: input.options.noSeedCommands,
             stage: driver.stage,
             ...(regions ? { regions } : {}),
+            ...this.ceiling(),
           },
         ],
       );
@@ -163,6 +202,22 @@ export class AgentRun {
       if (regions && s.texts.length === 0) continue;
       await driver.apply({ kind: 'seed', region: s.region, texts: s.texts, replaceSeeded: regions !== undefined });
     }
+  }
+
+  /** A sub-agent's ancestors, whose permissions its seeds and tools stay under. */
+  private ceiling(): { ceiling?: CeilingLayer[] } {
+    const layers = this.input.child?.lineage.ceiling ?? [];
+    return layers.length > 0 ? { ceiling: layers } : {};
+  }
+
+  /** `spawn_agent {seed_context}`: starting material in the first pinned region the run shows, else the conversation. */
+  async addSeedContext(text: string): Promise<void> {
+    const { region, kind } = seedContextTarget(this.driver.state);
+    await this.driver.apply({
+      kind: 'write',
+      region,
+      entry: { content: text, tokens: await this.driver.count(text), kind, runtime: true },
+    });
   }
 
   async enter(stage: string): Promise<void> {
@@ -204,6 +259,7 @@ export class AgentRun {
             visitTurns: this.visitTurns,
             facts: this.facts,
             usage: emptyUsage(),
+            ...(this.input.child ? { lineage: this.input.child.lineage } : {}),
           },
         ],
       });

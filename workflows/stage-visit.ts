@@ -29,11 +29,12 @@ import {
   trackedPointer,
 } from '../src/runtime/index.js';
 import { fallbackDetail, MODEL_FALLBACK } from '../src/runtime/model-fallback.js';
-import { afterPlainReply, interactiveReply } from '../src/runtime/stage-modes.js';
+import { afterPlainReply, interactiveReply, missedFanOut } from '../src/runtime/stage-modes.js';
 import { onToolQueue } from '../src/runtime/tool-queue.js';
 import { isGranted, notGrantedResult } from '../src/tools/grants.js';
-import { isContextTool } from '../src/tools/names.js';
+import { FAN_OUT, isAgentTool, isContextTool } from '../src/tools/names.js';
 import { acts, callOptions, EngineDriver } from './engine-driver.js';
+import { SubAgents } from './sub-agents.js';
 
 export class StageVisit {
   readonly driver: EngineDriver;
@@ -50,6 +51,8 @@ export class StageVisit {
   waiting = false;
   /** Replies of a person the `message` signal delivered, oldest first. */
   readonly inbox: string[] = [];
+  /** The sub-agents this visit starts (docs/reference/sub-agents.md). */
+  readonly agents: SubAgents;
 
   constructor(
     readonly input: StageInput,
@@ -69,6 +72,7 @@ export class StageVisit {
     this.facts = { ...input.facts, editsPerPath: { ...input.facts.editsPerPath } };
     this.limits = stuckLimits(def);
     this.modifying = modifyingTools(def);
+    this.agents = new SubAgents(input, def, this.driver);
   }
 
   get stage(): string {
@@ -84,7 +88,19 @@ export class StageVisit {
       visitTurns: this.visitTurns,
       usage: this.usage,
       ...(this.waiting ? { waiting: 'message' as const } : {}),
+      ...this.workers(),
     });
+  }
+
+  private workers(): { workers?: NonNullable<Progress['workers']> } {
+    const workers = this.agents.counts();
+    return workers ? { workers } : {};
+  }
+
+  /** The visit's outcome once the agents it started have ended: a visit never leaves them running. */
+  async finish(end: StageOutcome['end'], error?: string): Promise<StageOutcome> {
+    await this.agents.settle();
+    return this.outcome(end, error);
   }
 
   outcome(end: StageOutcome['end'], error?: string): StageOutcome {
@@ -142,6 +158,15 @@ export class StageVisit {
       await this.driver.apply({ kind: 'diagnostic', code: 'output-forced', severity: 'warning', detail: step.detail });
       return true;
     }
+    if (step.kind === 'fan-out-empty' || step.kind === 'ask-fan-out') {
+      this.facts = { ...this.facts, ...missedFanOut(this.def, this.facts).facts };
+      if (step.kind === 'fan-out-empty') {
+        await this.fanOutEmpty(step.detail);
+        return true;
+      }
+      await this.tell(step.text);
+      return false;
+    }
     if (step.kind === 'remind') this.facts = { ...this.facts, outputReminders: (this.facts.outputReminders ?? 0) + 1 };
     if (step.kind === 'wait') {
       this.waiting = true;
@@ -155,6 +180,12 @@ export class StageVisit {
     if (next.kind === 'end') return true;
     await this.tell(next.text);
     return false;
+  }
+
+  /** A fan-out stage that gave up on its `fan_out` call: warned, and noted for the merge stage. */
+  private async fanOutEmpty(detail: string): Promise<void> {
+    await this.driver.apply({ kind: 'diagnostic', code: 'fan-out-empty', severity: 'warning', detail });
+    await this.note({ region: 'error_report', text: `[fan-out-empty] ${detail}.` });
   }
 
   /** The maintenance point before an inference: compaction, the cascade, a snapshot when the log is long. */
@@ -230,9 +261,10 @@ export class StageVisit {
       await this.routeError({ id: bad.id, name: bad.name, arguments: {} }, invalidArgumentsText(bad.name, bad.error));
     }
     const running = this.startBuiltins(reply);
+    const alone = reply.toolCalls.length + reply.invalidToolCalls.length === 1;
     let progressed = false;
     for (const { argTokens, ...call } of reply.toolCalls) {
-      const effect = await this.answerCall(call, argTokens, running);
+      const effect = await this.answerCall(call, argTokens, running, alone);
       const tally = tallyCall(this.facts, this.modifying, effect);
       this.facts = tally.facts;
       progressed ||= tally.progressed;
@@ -245,7 +277,7 @@ export class StageVisit {
     const { input, stage } = this;
     const running = new Map<string, Promise<ToolResultOut>>();
     for (const { argTokens: _counted, ...call } of reply.toolCalls) {
-      if (isContextTool(call.name) || !isGranted(input.blueprint, stage, call.name)) continue;
+      if (isContextTool(call.name) || isAgentTool(call.name) || !isGranted(input.blueprint, stage, call.name)) continue;
       running.set(
         call.id,
         acts.runTool.executeWithOptions(
@@ -258,6 +290,7 @@ export class StageVisit {
               call,
               workdir: input.workdir,
               unattended: input.options.unattended,
+              ...(input.lineage?.ceiling.length ? { ceiling: input.lineage.ceiling } : {}),
             },
           ],
         ),
@@ -278,12 +311,14 @@ export class StageVisit {
     call: ToolCall,
     argTokens: InferOutput['toolCalls'][number]['argTokens'],
     running: Map<string, Promise<ToolResultOut>>,
+    alone: boolean,
   ): Promise<CallEffect> {
     const { driver, input, stage } = this;
     if (!isGranted(input.blueprint, stage, call.name)) {
       await this.routeError(call, notGrantedResult(input.blueprint, stage, call.name));
       return { kind: 'refused' };
     }
+    if (isAgentTool(call.name)) return this.answerAgent(call, alone);
     if (isContextTool(call.name)) {
       const result = await driver.apply({
         kind: 'contextTool',
@@ -318,6 +353,33 @@ export class StageVisit {
     await driver.apply({ kind: 'route', call, result: { content, tokens, isError: result.isError } });
     if (result.output) this.facts = { ...this.facts, output: { ...result.output, stage } };
     return { kind: 'builtin', tool: call.name, ...result };
+  }
+
+  /**
+   * An agent tool: its answer is routed like any tool result. A fan-out
+   * stage's `fan_out` call decides the visit: done when its workers ran, one
+   * more miss when it was refused.
+   */
+  private async answerAgent(call: ToolCall, alone: boolean): Promise<CallEffect> {
+    const answer = await this.agents.answer(call, alone);
+    const { content } = answer;
+    const tokens = answer.tokens ?? (await this.driver.count(typeof content === 'string' ? content : content.preview));
+    await this.driver.apply({ kind: 'route', call, result: { content, tokens, isError: answer.isError } });
+    if (this.def.fanOut && call.name === FAN_OUT && !this.facts.fanOutDone) {
+      if (answer.fannedOut) {
+        const failed = answer.isError ? `a worker of stage "${this.stage}" failed, so its fan-out failed` : undefined;
+        this.facts = { ...this.facts, fanOutDone: true, ...(failed ? { fanOutFailed: failed } : {}) };
+        if (failed) {
+          await this.driver.apply({ kind: 'diagnostic', code: 'fan-out-failed', severity: 'warning', detail: failed });
+          await this.note({ region: 'error_report', text: `[fan-out-failed] ${failed}; the report names the worker.` });
+        }
+      } else {
+        const missed = missedFanOut(this.def, this.facts);
+        this.facts = { ...this.facts, ...missed.facts };
+        if (missed.gaveUp) await this.fanOutEmpty(missed.gaveUp);
+      }
+    }
+    return { kind: 'agent', tool: call.name, isError: answer.isError };
   }
 
   /** Stores a tracked file's text in the file-tracking region; the model gets a pointer to it instead. */

@@ -18,7 +18,7 @@ import {
 } from '@temporalio/workflow';
 import type { Progress, StageInput, StageOutcome } from '../src/runtime/index.js';
 import { inferenceFailedNote, STAGE_KEY, stopReason } from '../src/runtime/index.js';
-import { endsWithOutput } from '../src/runtime/stage-modes.js';
+import { endsWithOutput, fanOutEnd } from '../src/runtime/stage-modes.js';
 import { StageVisit } from './stage-visit.js';
 
 export const stageProgressQuery = defineQuery<Progress>('progress');
@@ -39,9 +39,10 @@ export async function stageWorkflow(input: StageInput): Promise<StageOutcome> {
     const stop = stopReason(def, visit.limits, visit.facts, visit.visitTurns, Date.now());
     if (stop) {
       await visit.note(stop.note);
-      return visit.outcome(stop.end);
+      return visit.finish(stop.end);
     }
-    if (visit.runTurns >= input.options.turnsPerRun || workflowInfo().continueAsNewSuggested) {
+    // A run holding agents it started cannot continue as new: they are its children.
+    if (!visit.agents.open && (visit.runTurns >= input.options.turnsPerRun || workflowInfo().continueAsNewSuggested)) {
       await visit.driver.compactLog(true);
       return continueAsNew<typeof stageWorkflow>(visit.continuation());
     }
@@ -50,14 +51,16 @@ export async function stageWorkflow(input: StageInput): Promise<StageOutcome> {
     if ('fallback' in reply) continue;
     if ('failed' in reply) {
       await visit.note(inferenceFailedNote(def.name, reply.failed));
-      return visit.outcome('error', reply.failed);
+      return visit.finish('error', reply.failed);
     }
-    // A reply without tool calls ends the stage, unless its mode asks for an answer or a person.
+    // A reply without tool calls ends the stage, unless its mode asks for an answer, a person or a fan-out.
     if (!(await visit.storeReply(reply))) {
-      if (await visit.afterPlainReply()) return visit.outcome('completed');
+      if (await visit.afterPlainReply()) return visit.finish('completed');
       continue;
     }
     await visit.answerCalls(reply);
-    if (endsWithOutput(def, visit.facts)) return visit.outcome('completed');
+    if (endsWithOutput(def, visit.facts)) return visit.finish('completed');
+    const fanned = fanOutEnd(def, visit.facts);
+    if (fanned) return visit.finish(fanned.end, fanned.error);
   }
 }

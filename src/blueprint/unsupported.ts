@@ -21,7 +21,6 @@ export const UNBUILT_TOP_KEYS: Readonly<Record<string, string>> = {
 /** `[agent]` keys. */
 export const UNBUILT_AGENT_KEYS: Readonly<Record<string, string>> = {
   nudge: 'a stage that answers without tool calls is not nudged',
-  max_child_depth: 'sub-agents are not built',
   tool_rescan: 'the tool list is fixed when the run starts',
 };
 
@@ -29,8 +28,6 @@ export const UNBUILT_AGENT_KEYS: Readonly<Record<string, string>> = {
 export const UNBUILT_STAGE_KEYS: Readonly<Record<string, string>> = {
   interaction_points: 'the stage does not stop at these checkpoints to ask a person',
   required_tools: 'these tools are not kept or checked for',
-  requires_children: 'sub-agents are not built, so the stage does not wait for children',
-  allow_as_worker: 'sub-agents are not built, so no fan-out uses this stage',
   accepts_messages: 'mid-run messages are not built, so the setting has no effect',
   allow_blocking_tools: 'the tools that wait on a person are not built',
   nudge: 'the stage is not nudged when it answers without tool calls',
@@ -49,8 +46,8 @@ export const UNBUILT_STAGE_KEYS: Readonly<Record<string, string>> = {
 };
 
 /**
- * Tools of the original that are not built here: asking a person, and
- * sub-agents. A stage that lists one is not offered it.
+ * Tools of the original that are not built here: asking a person. A stage
+ * that lists one is not offered it.
  */
 export const UNBUILT_TOOLS: Readonly<Record<string, string>> = {
   ask_user_text: 'asking a person is not built',
@@ -58,9 +55,6 @@ export const UNBUILT_TOOLS: Readonly<Record<string, string>> = {
   ask_user_confirm: 'asking a person is not built',
   edit_document: 'asking a person is not built',
   present_for_review: 'asking a person is not built',
-  spawn_agent: 'sub-agents are not built',
-  wait_for_agent: 'sub-agents are not built',
-  check_agent: 'sub-agents are not built',
   read_files: 'use read_file once per file',
 };
 

@@ -23,5 +23,6 @@ export * from './engine-calls.js';
 export * from './failures.js';
 export * from './ops.js';
 export * from './search-attributes.js';
+export * from './sub-agents.js';
 export * from './types.js';
 export * from './visit.js';

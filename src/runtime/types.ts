@@ -5,9 +5,10 @@
  */
 import type { Blueprint } from '../blueprint/types.js';
 import type { RunState } from '../context/state.js';
-import type { Content } from '../context/types.js';
+import type { BlobRef, Content } from '../context/types.js';
 import type { RecordedOp } from './ops.js';
 import type { OutputFacts } from './stage-modes.js';
+import type { ChildRun, Lineage, WorkerCounts } from './sub-agents.js';
 
 export interface RunOptions {
   /** Refuse command seeds for this run (`--no-seed-commands`). */
@@ -38,7 +39,10 @@ export const DEFAULT_RUN_OPTIONS: RunOptions = {
 };
 
 export interface RunInput {
-  blueprint: Blueprint;
+  /** The blueprint of a run a person or a program started; a sub-agent gets `child` instead. */
+  blueprint?: Blueprint;
+  /** Set on a sub-agent's run: which blueprint it runs, where it starts and where it sits in the tree. */
+  child?: ChildRun;
   task?: string;
   /** Named caller values for `input` and `{caller = "k"}` seeds. */
   caller: Record<string, string>;
@@ -79,9 +83,21 @@ export interface StageInput {
   /** Progress facts of this visit, carried across re-runs and continue-as-new. */
   facts: VisitFacts;
   usage: UsageTotals;
+  /** A sub-agent's place in its tree; absent for a run a person started (depth 0, no ceiling). */
+  lineage?: Lineage;
 }
 
-export interface VisitFacts extends OutputFacts {
+/** What a fan-out stage's visit knows about its one `fan_out` call (docs/reference/sub-agents.md#the-fan-out-stage). */
+export interface FanOutFacts {
+  /** Asks and refused calls so far without a fan-out. */
+  fanOutAttempts?: number;
+  /** The fan-out ran (all its workers are done), or the stage gave up asking. */
+  fanOutDone?: boolean;
+  /** With `on_worker_failure = "fail"`: why the fan-out failed. */
+  fanOutFailed?: string;
+}
+
+export interface VisitFacts extends OutputFacts, FanOutFacts {
   modifyingCallSucceeded: boolean;
   modifyingCallDenied: boolean;
   /** Inferences in a row without progress. */
@@ -130,6 +146,8 @@ export interface Progress {
   stageWorkflowId?: string;
   /** Set while an interactive stage waits for a person's reply (the `message` signal). */
   waiting?: 'message';
+  /** Workers of the fan-out (and agents started without waiting) of the visit, while any is not done. */
+  workers?: WorkerCounts;
 }
 
 export type RunStatus = 'running' | 'completed' | 'failed';
@@ -137,7 +155,12 @@ export type RunStatus = 'running' | 'completed' | 'failed';
 export interface RunResult {
   runId: string;
   status: RunStatus;
+  /** The run's answer; for a sub-agent whose answer is large, its first characters (the whole is `outputRef`). */
   output: string;
+  /** A sub-agent's answer when it is too large to travel inline: its blob in the store. */
+  outputRef?: BlobRef;
+  /** A sub-agent whose start stage owes an answer (`require_output`) ended without one. */
+  outputMissing?: boolean;
   /** The label of the answer handed back with `submit_output`; absent when the run submitted none. */
   outputFormat?: string;
   error?: string;

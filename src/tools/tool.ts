@@ -32,6 +32,18 @@ export interface ToolContext {
   granted?: readonly string[];
   /** Where `shell` runs commands; the namespace sandbox when unset. */
   sandbox?: SandboxPolicy;
+  /**
+   * A sub-agent's ancestors' permissions and safe lists: a call runs only if
+   * every one of them would allow it too, so a worker never has more than the
+   * run that started it (docs/reference/sub-agents.md#what-a-worker-inherits).
+   */
+  ceilings?: readonly ToolCeiling[];
+}
+
+/** What one ancestor of a sub-agent allows its tools. */
+export interface ToolCeiling {
+  permissions: { default?: PermissionMode; tools: Record<string, PermissionMode> };
+  safeCommands: readonly string[];
 }
 
 export interface ToolOutcome {

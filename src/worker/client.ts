@@ -14,14 +14,22 @@ import type { Progress, RunInput, RunResult } from '../runtime/types.js';
 import { cutUnits } from '../truncate.js';
 import { DEFAULT_TASK_QUEUE } from './worker.js';
 
-/** Every stage (and the agent default) switched to one model: `lev run --model`. */
+/** Every stage (and the agent default) switched to one model: `lev run --model`, the run's sub-agents too. */
 export function withModel(bp: Blueprint, model: string): Blueprint {
-  return {
+  const switched: Blueprint = {
     ...bp,
     agent: { ...bp.agent, model },
     stages: bp.stages.map(({ models: _chain, ...s }) => ({ ...s, model })),
   };
+  if (bp.agents)
+    switched.agents = Object.fromEntries(
+      Object.entries(bp.agents).map(([key, agent]) => [key, withModel(agent, model)]),
+    );
+  return switched;
 }
+
+/** A run started from a blueprint, as `lev run` and the tests start one (a sub-agent's run is started by its parent). */
+export type StartInput = RunInput & { blueprint: Blueprint };
 
 export function newRunId(agent: string): string {
   return `${agent}-${new Date().toISOString().replace(/[-:]/g, '').replace(/\..*/, '')}-${randomUUID().slice(0, 8)}`;
@@ -29,7 +37,7 @@ export function newRunId(agent: string): string {
 
 export async function startRun(
   client: Client,
-  input: RunInput,
+  input: StartInput,
   opts: { taskQueue?: string; workflowId?: string } = {},
 ): Promise<WorkflowHandle> {
   checkWorkdir(input.workdir);

@@ -20,6 +20,7 @@ import { encodingFor, lookupModel, UNKNOWN_MODEL_WINDOW } from '../../providers/
 import type { ResolvedSystemBlock } from '../../providers/types.js';
 import { countTokens } from '../../tokens/index.js';
 import { stageTools } from '../../tools/grants.js';
+import { FAN_OUT, isAgentTool } from '../../tools/names.js';
 import { type ToolSpec, toolSpecs } from '../../tools/specs.js';
 import type { CountedToolCall, InferInput, InferOutput } from '../activity-types.js';
 import { chooseModel } from './model-choice.js';
@@ -51,10 +52,14 @@ async function callModel<T>(model: string, call: () => Promise<T>): Promise<T> {
   }
 }
 
-/** The stage's tool specs; `submit_output` describes the answer this stage asks for. */
+/**
+ * The stage's tool specs; `submit_output` describes the answer this stage
+ * asks for, and the agent tools say which agents and stages the stage may
+ * start.
+ */
 function stageToolSpecs(bp: Blueprint, stage: string): ToolSpec[] {
   const names = stageTools(bp, stage);
-  const specs = toolSpecs(names);
+  const specs = toolSpecs(names).map((spec) => (isAgentTool(spec.name) ? withWorkers(bp, stage, spec) : spec));
   if (names.includes(SUBMIT_OUTPUT))
     specs.push({
       name: SUBMIT_OUTPUT,
@@ -62,6 +67,26 @@ function stageToolSpecs(bp: Blueprint, stage: string): ToolSpec[] {
       parameters: SUBMIT_OUTPUT_PARAMETERS,
     });
   return specs;
+}
+
+/** What the stage may start, appended to an agent tool's description. */
+function withWorkers(bp: Blueprint, stage: string, spec: ToolSpec): ToolSpec {
+  const fanOut = bp.stages.find((s) => s.name === stage)?.fanOut;
+  if (fanOut && spec.name === FAN_OUT) {
+    const worker = 'stage' in fanOut.worker ? `stage "${fanOut.worker.stage}"` : `agent "${fanOut.worker.agent}"`;
+    return {
+      ...spec,
+      description: `${spec.description}\n\nThis stage's worker is ${worker}; leave out agent and stage.`,
+    };
+  }
+  if (spec.name !== FAN_OUT && spec.name !== 'spawn_agent') return spec;
+  const agents = Object.keys(bp.agentRefs ?? {});
+  const stages = bp.stages.filter((s) => s.allowAsWorker).map((s) => s.name);
+  const lines = [
+    agents.length > 0 ? `Agents you can start: ${agents.join(', ')}.` : '',
+    stages.length > 0 ? `Stages that run as workers: ${stages.join(', ')}.` : '',
+  ].filter(Boolean);
+  return lines.length > 0 ? { ...spec, description: `${spec.description}\n\n${lines.join(' ')}` } : spec;
 }
 
 export async function infer(

@@ -15,7 +15,7 @@ import { canonicalTool } from '../../tools/names.js';
 import type { ToolInput, ToolResultOut, TrackedFile } from '../activity-types.js';
 import { chooseModel } from './model-choice.js';
 import type { RunStore } from './run-store.js';
-import { mergedPermissions, readPolicy, sandboxPolicy } from './tool-context.js';
+import { ancestorsOf, mergedPermissions, readPolicyUnder, sandboxUnder, toolCeilings } from './tool-context.js';
 
 export type { ToolInput, ToolResultOut, TrackedFile };
 
@@ -80,11 +80,13 @@ export async function runToolCall(
         : {}),
     };
   }
-  const reads = readPolicy(bp, input.workdir, store.config.env);
+  const ancestors = await ancestorsOf(store, input.ceiling);
+  const reads = readPolicyUnder(bp, input.workdir, store.config.env, ancestors);
   const outcome = await dispatchTool(input.call.name, input.call.arguments, {
     workdir: input.workdir,
     readPolicy: reads,
-    sandbox: sandboxPolicy(bp, reads, store.config.env),
+    sandbox: sandboxUnder(bp, reads, store.config.env, ancestors),
+    ...(ancestors.length > 0 ? { ceilings: toolCeilings(ancestors) } : {}),
     permissions: mergedPermissions(bp, input.stage),
     safeCommands: bp.safeCommands.shell,
     unattended: input.unattended,

@@ -1,0 +1,96 @@
+/**
+ * The activities' side of sub-agents (docs/reference/sub-agents.md): the
+ * blueprint a child run starts with, read from the blob store (the run's
+ * catalog travels in its first blueprint), and the merged report of a
+ * fan-out, each worker's answer cut to an equal share and stored as a blob
+ * when large, so the parent's history carries a reference.
+ */
+import { fullText, toContent } from '../../blobs/index.js';
+import type { Blueprint, OutputSpec } from '../../blueprint/types.js';
+import type { Content } from '../../context/types.js';
+import { LevError } from '../../errors.js';
+import { withLaunchOutput } from '../../outputs/spec.js';
+import { encodingFor, lookupModel } from '../../providers/models.js';
+import { countTokens, cutMarker, cutToTokens } from '../../tokens/index.js';
+import {
+  type ChildBlueprint,
+  EMPTY_FAN_OUT_REPORT,
+  type ReportItem,
+  reportHeader,
+  sectionHeading,
+} from '../sub-agents.js';
+import { chooseModel } from './model-choice.js';
+import type { RunStore } from './run-store.js';
+
+export interface ChildBlueprintRequest {
+  /** The tree's first blueprint, which holds the catalog. */
+  root: string;
+  blueprint: ChildBlueprint;
+  output?: OutputSpec;
+}
+
+/** The blueprint a child runs and its hash: the spawning run's own, or an agent of the catalog, with any requested output. */
+export async function childBlueprint(
+  store: RunStore,
+  req: ChildBlueprintRequest,
+): Promise<{ blueprint: Blueprint; hash: string }> {
+  let bp: Blueprint;
+  if ('hash' in req.blueprint) bp = await store.blueprint(req.blueprint.hash);
+  else {
+    const root = await store.blueprint(req.root);
+    const key = req.blueprint.agent;
+    const agent = key === root.file ? root : root.agents?.[key];
+    if (!agent)
+      throw new LevError(
+        'agent-unknown',
+        `The run's catalog holds no blueprint ${key}; start the run again from a blueprint that names it.`,
+      );
+    bp = agent;
+  }
+  if (req.output) bp = withLaunchOutput(bp, req.output);
+  else if ('hash' in req.blueprint) return { blueprint: bp, hash: req.blueprint.hash };
+  return { blueprint: bp, hash: await store.putBlueprint(bp) };
+}
+
+export interface FanOutReportRequest {
+  runId: string;
+  blueprintHash: string;
+  stage: string;
+  items: ReportItem[];
+  /** Tokens each item's section may take. */
+  share: number;
+}
+
+/**
+ * The merged report: a header counting successes and failures, then one
+ * section per item in item order, each cut to its share; a cut section says
+ * so, and the worker's own run still holds all of it.
+ */
+export async function fanOutReport(
+  store: RunStore,
+  req: FanOutReportRequest,
+): Promise<{ content: Content; tokens: number }> {
+  const bp = await store.blueprint(req.blueprintHash);
+  const model = chooseModel(bp, req.stage, [], store.config.env);
+  const encoding = encodingFor(model, lookupModel(bp.models, model));
+  if (req.items.length === 0)
+    return { content: EMPTY_FAN_OUT_REPORT, tokens: countTokens(EMPTY_FAN_OUT_REPORT, encoding) };
+  const sections: string[] = [reportHeader(req.items)];
+  for (const item of req.items) {
+    const text = (await fullText(store.blobs, item.text)).trim();
+    const body =
+      countTokens(text, encoding) > req.share
+        ? cutToTokens(
+            text,
+            req.share,
+            encoding,
+            cutMarker(
+              `each worker has ${req.share} tokens of this report; worker ${item.id}'s run holds its whole answer`,
+            ),
+          ).text
+        : text;
+    sections.push(`${sectionHeading(item)}\n${body || '(no text)'}`);
+  }
+  const report = sections.join('\n\n');
+  return { content: await toContent(store.blobs, report), tokens: countTokens(report, encoding) };
+}
