@@ -65,6 +65,7 @@ export function resolveAgents(
     const known = [...catalog.keys()].find((file) => file === path || dirname(file) === path);
     if (known !== undefined) {
       refs[name] = known;
+      alsoByName(refs, catalog.get(known), known);
       continue;
     }
     const loaded = load(path, catalog);
@@ -79,6 +80,12 @@ export function resolveAgents(
       continue;
     }
     refs[name] = loaded.file;
+    alsoByName(refs, loaded.blueprint, loaded.file);
   }
   return refs;
+}
+
+/** A model may also name an agent by its `[agent] name`, when no other ref takes that name. */
+function alsoByName(refs: Record<string, string>, bp: Blueprint | null | undefined, key: string): void {
+  if (bp && !Object.hasOwn(refs, bp.agent.name)) refs[bp.agent.name] = key;
 }

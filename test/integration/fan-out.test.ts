@@ -1,18 +1,22 @@
 /**
  * Fan-out and sub-agents on the real dev server (docs/reference/sub-agents.md):
  * workers are child runs, at most `max_workers` run at once, the report
- * follows item order, failures are reported or fail the stage, and
- * `spawn_agent` works with and without waiting.
+ * follows item order, a failing worker is reported (`continue`) or fails the
+ * stage (`fail`), fan-outs nest, and `spawn_agent` works with and without
+ * waiting.
  */
 import type { Client } from '@temporalio/client';
 import proto from '@temporalio/proto';
 import { describe, expect, it } from 'vitest';
-import type { ScriptInput } from '../../src/providers/scripted-script.js';
-import { runAgent, scriptedModel, useRuntime, writeBlueprint } from './run-helpers.js';
+import { LocalBlobStore } from '../../src/blobs/index.js';
+import { idSegment, type StageOutcome } from '../../src/runtime/index.js';
+import { runAgent, scriptedModel, type TestRuntime, useRuntime, writeBlueprint } from './run-helpers.js';
 
 const EVENT = proto.temporal.api.enums.v1.EventType;
+/** Every operation stays in the visit's outcome, so a test can read each tool result the model got. */
+const KEEP_OPS = { opsPerSnapshot: 10_000 };
 
-/** A fan-out blueprint: `split` hands items to the `work` stage, `merge` reads the report. */
+/** A fan-out blueprint: `split` hands items to the `work` stage, `merge` goes on with the report. */
 function fanOutBlueprint(model: string, extra = ''): string {
   return `
 [agent]
@@ -41,7 +45,10 @@ allow_as_worker = true
 }
 
 function items(n: number): { id: string; context: string }[] {
-  return Array.from({ length: n }, (_, i) => ({ id: `file-${String(i + 1).padStart(2, '0')}.ts`, context: `review file ${i + 1}` }));
+  return Array.from({ length: n }, (_, i) => ({
+    id: `file-${String(i + 1).padStart(2, '0')}.ts`,
+    context: `review file ${i + 1}`,
+  }));
 }
 
 /** The most children a workflow had open at once, read from its history: starts initiated minus children closed. */
@@ -50,61 +57,302 @@ async function peakChildren(client: Client, workflowId: string): Promise<{ peak:
   let open = 0;
   let peak = 0;
   let started = 0;
+  const closing = [
+    EVENT.EVENT_TYPE_CHILD_WORKFLOW_EXECUTION_COMPLETED,
+    EVENT.EVENT_TYPE_CHILD_WORKFLOW_EXECUTION_FAILED,
+    EVENT.EVENT_TYPE_CHILD_WORKFLOW_EXECUTION_CANCELED,
+    EVENT.EVENT_TYPE_CHILD_WORKFLOW_EXECUTION_TERMINATED,
+    EVENT.EVENT_TYPE_START_CHILD_WORKFLOW_EXECUTION_FAILED,
+  ];
   for (const e of history.events ?? []) {
-    if (e.eventType === EVENT.EVENT_TYPE_START_CHILD_WORKFLOW_EXECUTION_INITIATED) {
-      const type = e.startChildWorkflowExecutionInitiatedEventAttributes?.workflowType?.name;
-      if (type !== 'agentRunWorkflow') continue;
+    if (
+      e.eventType === EVENT.EVENT_TYPE_START_CHILD_WORKFLOW_EXECUTION_INITIATED &&
+      e.startChildWorkflowExecutionInitiatedEventAttributes?.workflowType?.name === 'agentRunWorkflow'
+    ) {
       open++;
       started++;
       peak = Math.max(peak, open);
     }
-    if (
-      e.eventType === EVENT.EVENT_TYPE_CHILD_WORKFLOW_EXECUTION_COMPLETED ||
-      e.eventType === EVENT.EVENT_TYPE_CHILD_WORKFLOW_EXECUTION_FAILED ||
-      e.eventType === EVENT.EVENT_TYPE_CHILD_WORKFLOW_EXECUTION_CANCELED ||
-      e.eventType === EVENT.EVENT_TYPE_CHILD_WORKFLOW_EXECUTION_TERMINATED ||
-      e.eventType === EVENT.EVENT_TYPE_START_CHILD_WORKFLOW_EXECUTION_FAILED
-    )
-      open--;
+    if (e.eventType !== null && e.eventType !== undefined && closing.includes(e.eventType)) open--;
   }
   return { peak, started };
 }
 
-/** The text the merge stage read: the report routed into `results`. */
-function reportOf(script: ScriptInput): ScriptInput {
-  return script;
+/** The text of each tool result a stage visit routed, by tool name, in call order (blobs read back). */
+async function toolResults(rt: TestRuntime, visitId: string, tool: string): Promise<string[]> {
+  const outcome = (await rt.client.workflow.getHandle(visitId).result()) as StageOutcome;
+  const blobs = new LocalBlobStore(rt.blobDir);
+  const out: string[] = [];
+  for (const op of outcome.carried.ops) {
+    if (op.call.kind !== 'route' || op.call.call.name !== tool) continue;
+    const content = op.call.result.content;
+    out.push(typeof content === 'string' ? content : await blobs.get(content.hash));
+  }
+  return out;
+}
+
+/** Workers of a run, as the Web UI lists them: `LeviathParent = "<run id>"`. */
+async function workersOf(client: Client, runId: string): Promise<{ id: string; status: string }[]> {
+  const out: { id: string; status: string }[] = [];
+  for await (const wf of client.workflow.list({ query: `LeviathParent = '${runId}'` }))
+    out.push({ id: wf.workflowId, status: wf.status.name });
+  return out.sort((a, b) => a.id.localeCompare(b.id));
 }
 
 describe('fan-out', () => {
   const env = useRuntime();
 
-  it('runs 25 items with at most 4 workers at once and reports them in item order', async () => {
+  it('runs 25 items with at most 4 workers at once and reports all of them in item order', async () => {
     const work = items(25);
-    const model = scriptedModel(
-      reportOf({
-        turns: [
-          { stage: 'split', text: 'Splitting.', tool_calls: [{ name: 'fan_out', arguments: { items: work } }] },
-          ...work.map((w, i) => ({ stage: 'work', item: w.id, text: `finding ${i + 1}: fine` })),
-          { stage: 'merge', text: 'All files reviewed.' },
-        ],
-      }),
-    );
+    const model = scriptedModel({
+      turns: [
+        { stage: 'split', text: 'Splitting.', tool_calls: [{ name: 'fan_out', arguments: { items: work } }] },
+        ...work.map((w, i) => ({ stage: 'work', item: w.id, text: `finding ${i + 1}: fine` })),
+        { stage: 'merge', text: 'All files reviewed.' },
+      ],
+    });
     const bp = writeBlueprint(fanOutBlueprint(model, 'max_workers = 4'));
-    const run = await runAgent(env.rt, bp, { task: 'Review the 25 files.' });
+    const run = await runAgent(env.rt, bp, { task: 'Review the 25 files.', options: KEEP_OPS });
     expect(run.result.status).toBe('completed');
     expect(run.result.stages).toEqual(['split', 'merge']);
 
-    const visit = `${run.handle.workflowId}.1.split`;
-    const { peak, started } = await peakChildren(env.rt.client, visit);
-    expect(started).toBe(25);
-    expect(peak).toBe(4);
+    const runId = run.handle.workflowId;
+    const visit = `${runId}.1.split`;
+    expect(await peakChildren(env.rt.client, visit)).toEqual({ peak: 4, started: 25 });
+    const workers = await workersOf(env.rt.client, runId);
+    expect(workers.map((w) => w.id)).toEqual(work.map((w) => `${runId}/${idSegment(w.id)}`).sort());
+    expect(workers.every((w) => w.status === 'COMPLETED')).toBe(true);
 
-    const workers: string[] = [];
-    for await (const wf of env.rt.client.workflow.list({ query: `LeviathParent = '${run.handle.workflowId}'` }))
-      workers.push(wf.workflowId);
-    expect(workers.sort()).toEqual(work.map((w) => `${run.handle.workflowId}/${w.id.replace('.', '%2E')}`).sort());
+    const [report] = await toolResults(env.rt, visit, 'fan_out');
+    expect(report?.split('\n')[0]).toBe('[fan_out results: 25 succeeded, 0 failed]');
+    const order = [...(report ?? '').matchAll(/^## worker (\S+)$/gm)].map((m) => m[1]);
+    expect(order).toEqual(work.map((w) => w.id));
+    expect(report).toContain('## worker file-07.ts\nfinding 7: fine');
+  });
 
-    const results = run.result.regions.find((r) => r.name === 'results');
-    expect(results?.entries).toBe(1);
+  it('reports a failed worker and goes on with on_worker_failure = "continue"', async () => {
+    const work = items(3);
+    const model = scriptedModel({
+      turns: [
+        { stage: 'split', tool_calls: [{ name: 'fan_out', arguments: { items: work } }] },
+        { stage: 'work', item: 'file-02.ts', fail: { kind: 'bad-request' } },
+        { stage: 'work', text: 'looks fine' },
+        { stage: 'merge', text: 'Merged what came back.' },
+      ],
+    });
+    const bp = writeBlueprint(fanOutBlueprint(model, 'on_worker_failure = "continue"'));
+    const run = await runAgent(env.rt, bp, { task: 'Review three files.', options: KEEP_OPS });
+    expect(run.result.status).toBe('completed');
+    expect(run.result.stages).toEqual(['split', 'merge']);
+    const [report] = await toolResults(env.rt, `${run.handle.workflowId}.1.split`, 'fan_out');
+    expect(report?.split('\n')[0]).toBe('[fan_out results: 2 succeeded, 1 failed]');
+    expect(report).toMatch(/## worker file-02\.ts FAILED\n.*provider-bad-request/);
+    expect(report).toContain('## worker file-03.ts\nlooks fine');
+  });
+
+  it('fails the stage and stops the other workers with on_worker_failure = "fail"', async () => {
+    const work = items(4);
+    const model = scriptedModel({
+      turns: [
+        { stage: 'split', tool_calls: [{ name: 'fan_out', arguments: { items: work } }] },
+        { stage: 'work', item: 'file-02.ts', fail: { kind: 'bad-request' } },
+        { stage: 'work', text: 'looks fine' },
+        { stage: 'merge', text: 'never reached' },
+      ],
+    });
+    const bp = writeBlueprint(fanOutBlueprint(model, 'on_worker_failure = "fail"\nmax_workers = 1'));
+    const run = await runAgent(env.rt, bp, { task: 'Review four files.', options: KEEP_OPS });
+    expect(run.result.status).toBe('failed');
+    expect(run.result.error).toMatch(/stage "split" ended with error/);
+    expect(run.result.stages).toEqual(['split']);
+    expect(run.result.diagnostics.map((d) => d.code)).toContain('fan-out-failed');
+    const runId = run.handle.workflowId;
+    expect((await workersOf(env.rt.client, runId)).map((w) => w.id)).toEqual([
+      `${runId}/file-01%2Ets`,
+      `${runId}/file-02%2Ets`,
+    ]);
+  });
+
+  it('nests two levels deep: each worker fans out to workers of its own', async () => {
+    const model = scriptedModel({
+      turns: [
+        {
+          stage: 'split',
+          tool_calls: [
+            {
+              name: 'fan_out',
+              arguments: {
+                items: [
+                  { id: 'left', context: 'the left half' },
+                  { id: 'right', context: 'the right half' },
+                ],
+              },
+            },
+          ],
+        },
+        {
+          stage: 'halve',
+          tool_calls: [
+            {
+              name: 'fan_out',
+              arguments: {
+                items: [
+                  { id: 'a', context: 'quarter a' },
+                  { id: 'b', context: 'quarter b' },
+                ],
+              },
+            },
+          ],
+        },
+        { stage: 'leaf', text: 'leaf done' },
+        { stage: 'merge', text: 'Both halves done.' },
+      ],
+    });
+    const bp = writeBlueprint(`
+[agent]
+name = "nested"
+model = "${model}"
+[context.regions]
+task = { kind = "pinned", max_tokens = 2000, seed = "task_input" }
+[stages.split]
+mode = "fan_out"
+worker_stage = "halve"
+merge_stage = "merge"
+[stages.halve]
+allow_as_worker = true
+mode = "fan_out"
+worker_stage = "leaf"
+[stages.leaf]
+allow_as_worker = true
+[stages.merge]
+`);
+    const run = await runAgent(env.rt, bp, { task: 'Split in four.', options: KEEP_OPS });
+    expect(run.result.status).toBe('completed');
+    const runId = run.handle.workflowId;
+    expect((await workersOf(env.rt.client, runId)).map((w) => w.id)).toEqual([`${runId}/left`, `${runId}/right`]);
+    for (const half of ['left', 'right']) {
+      const leaves = await workersOf(env.rt.client, `${runId}/${half}`);
+      expect(leaves).toEqual([
+        { id: `${runId}/${half}/a`, status: 'COMPLETED' },
+        { id: `${runId}/${half}/b`, status: 'COMPLETED' },
+      ]);
+      const [report] = await toolResults(env.rt, `${runId}/${half}.1.halve`, 'fan_out');
+      expect(report).toContain('[fan_out results: 2 succeeded, 0 failed]');
+    }
+    const [top] = await toolResults(env.rt, `${runId}.1.split`, 'fan_out');
+    expect(top).toContain('[fan_out results: 2 succeeded, 0 failed]');
+  });
+});
+
+describe('spawn_agent', () => {
+  const env = useRuntime();
+
+  it('returns the answer when it waits, and an id to check and wait on when it does not', async () => {
+    const runId = `spawner-${Date.now()}`;
+    const later = `${runId}/call_1_0`;
+    const model = scriptedModel({
+      turns: [
+        {
+          stage: 'main',
+          tool_calls: [{ name: 'spawn_agent', arguments: { stage: 'helper', task: 'count the files', wait: true } }],
+        },
+        {
+          stage: 'main',
+          tool_calls: [{ name: 'spawn_agent', arguments: { blueprint: 'sidekick', task: 'write notes', wait: false } }],
+        },
+        { stage: 'main', tool_calls: [{ name: 'wait_for_agent', arguments: { id: later } }] },
+        { stage: 'main', tool_calls: [{ name: 'check_agent', arguments: { id: later } }] },
+        { stage: 'main', tool_calls: [{ name: 'check_agent', arguments: { id: 'nobody' } }] },
+        { stage: 'main', text: 'Both helpers answered.' },
+        { stage: 'helper', text: 'There are 3 files.' },
+        { stage: 'side', text: 'Notes written.' },
+      ],
+    });
+    const bp = writeBlueprint(
+      `
+[agent]
+name = "spawner"
+model = "${model}"
+sub_agents = ["./sidekick"]
+[stages.main]
+available_tools = ["spawn_agent", "check_agent", "wait_for_agent"]
+[stages.helper]
+allow_as_worker = true
+`,
+      { 'sidekick/agent.toml': `[agent]\nname = "sidekick"\nmodel = "${model}"\n[stages.side]\n` },
+    );
+    const run = await runAgent(env.rt, bp, { task: 'Get help.', workflowId: runId, options: KEEP_OPS });
+    expect(run.result.status).toBe('completed');
+    const visit = `${runId}.1.main`;
+    const spawned = await toolResults(env.rt, visit, 'spawn_agent');
+    expect(spawned[0]).toBe('There are 3 files.');
+    expect(spawned[1]).toMatch(new RegExp(`^Started agent ${later} \\(sidekick\\)`));
+    expect(await toolResults(env.rt, visit, 'wait_for_agent')).toEqual(['Notes written.']);
+    const checks = await toolResults(env.rt, visit, 'check_agent');
+    expect(checks[0]).toBe('Notes written.');
+    expect(checks[1]).toMatch(/^\[agent-not-found\] /);
+    expect(await workersOf(env.rt.client, runId)).toEqual([
+      { id: `${runId}/call_0_0`, status: 'COMPLETED' },
+      { id: later, status: 'COMPLETED' },
+    ]);
+  });
+});
+
+describe('fan-out and sub-agents given bad input', () => {
+  const env = useRuntime();
+
+  it('a fan-out stage that never fans out is asked again, then goes on with fan-out-empty', async () => {
+    const model = scriptedModel({
+      turns: [
+        { stage: 'split', text: 'There is nothing to split.' },
+        { stage: 'split', text: 'Still nothing.' },
+        { stage: 'merge', text: 'Merged nothing.' },
+      ],
+    });
+    const bp = writeBlueprint(fanOutBlueprint(model, 'max_attempts = 1'));
+    const run = await runAgent(env.rt, bp, { task: 'Nothing to do.', options: KEEP_OPS });
+    expect(run.result.status).toBe('completed');
+    expect(run.result.stages).toEqual(['split', 'merge']);
+    const empty = run.result.diagnostics.find((d) => d.code === 'fan-out-empty');
+    expect(empty?.detail).toMatch(/without a fan_out call after being asked 1 time/);
+    expect(await workersOf(env.rt.client, run.handle.workflowId)).toEqual([]);
+  });
+
+  it('refuses fan_out next to another call, accepts an empty fan-out, and reports a failed agent', async () => {
+    const model = scriptedModel({
+      turns: [
+        {
+          stage: 'main',
+          tool_calls: [
+            { name: 'fan_out', arguments: { stage: 'helper', items: [{ id: 'a', context: 'x' }] } },
+            { name: 'current_time', arguments: {} },
+          ],
+        },
+        { stage: 'main', tool_calls: [{ name: 'fan_out', arguments: { stage: 'helper', items: [] } }] },
+        { stage: 'main', tool_calls: [{ name: 'spawn_agent', arguments: { stage: 'helper', task: 'fail' } }] },
+        { stage: 'main', tool_calls: [{ name: 'spawn_agent', arguments: { stage: 'main', task: 'me' } }] },
+        { stage: 'main', text: 'Done.' },
+        { stage: 'helper', fail: { kind: 'bad-request' } },
+      ],
+    });
+    const bp = writeBlueprint(`
+[agent]
+name = "picky"
+model = "${model}"
+[stages.main]
+available_tools = ["fan_out", "spawn_agent", "current_time"]
+[stages.helper]
+allow_as_worker = true
+`);
+    const run = await runAgent(env.rt, bp, { task: 'Try things.', options: KEEP_OPS });
+    expect(run.result.status).toBe('completed');
+    const visit = `${run.handle.workflowId}.1.main`;
+    const fans = await toolResults(env.rt, visit, 'fan_out');
+    expect(fans[0]).toMatch(/^\[fan-out-not-alone\] fan_out waits for all its workers/);
+    expect(fans[1]).toBe('[fan_out results: no items, so no worker ran]');
+    const spawns = await toolResults(env.rt, visit, 'spawn_agent');
+    expect(spawns[0]).toMatch(/^\[agent-failed\] agent .*\/call_2_0 failed: .*provider-bad-request/);
+    expect(spawns[1]).toMatch(/^\[worker-stage-not-allowed\] stage "main" does not run as a worker/);
+    expect(await toolResults(env.rt, visit, 'current_time')).toHaveLength(1);
   });
 });

@@ -71,6 +71,31 @@ describe('[tool_permissions]', () => {
     expect((await dispatchTool('shell', { command: 'touch ok2.txt' }, extra)).isError).toBe(false);
   });
 
+  it("a sub-agent's call also needs every ancestor's allowance: a refusal above wins", async () => {
+    const allow = { tools: { write_file: 'allow' as const } };
+    const above = [{ permissions: { tools: { write_file: 'deny' as const } }, safeCommands: [] }];
+    const out = await dispatchTool(
+      'write_file',
+      { path: 'y.txt', content: 'y' },
+      box.ctx({ permissions: allow, ceilings: above }),
+    );
+    expect(out).toMatchObject({ isError: true, code: 'permission-denied', denied: true });
+    expect(existsSync(path.join(box.work, 'y.txt'))).toBe(false);
+    // An ancestor's `ask` is refused in an unattended run, unless its own safe list approves the command.
+    const ask = [{ permissions: { tools: { shell: 'ask' as const } }, safeCommands: ['true'] }];
+    const shellCtx = (ceilings: typeof ask) =>
+      box.ctx({
+        permissions: { tools: { shell: 'allow' } },
+        ceilings,
+        unattended: true,
+        sandbox: { kind: 'none', env: [], readRoots: [] },
+      });
+    expect((await dispatchTool('shell', { command: 'touch z.txt' }, shellCtx(ask))).code).toBe(
+      'permission-ask-unattended',
+    );
+    expect((await dispatchTool('shell', { command: 'true' }, shellCtx(ask))).isError).toBe(false);
+  });
+
   it('the decision is available without dispatching', () => {
     expect(decidePermission('shell', { command: 'cat a' }, { tools: { shell: 'ask' } }, [], false)).toEqual({
       mode: 'allow',
