@@ -104,6 +104,12 @@ function printTurn(p: Progress): void {
   );
 }
 
+function printWorkers(w: NonNullable<Progress['workers']>, p: Progress): void {
+  process.stdout.write(
+    `[${p.stage}] workers: ${w.running} running, ${w.queued} queued, ${w.done} done, ${w.failed} failed\n`,
+  );
+}
+
 function printResult(r: RunResult): void {
   process.stdout.write(
     `\n${r.status === 'completed' ? 'Run completed' : `Run failed: ${r.error ?? 'unknown error'}`} after stages ${r.stages.join(' → ') || '(none)'}\n`,
@@ -197,6 +203,7 @@ export async function runAgentCommand(path: string, flags: RunFlags): Promise<vo
     const following = followRun(client, handle, flags.json ? () => {} : printTurn, {
       toolTaskQueue,
       onWaiting: reply,
+      ...(flags.json ? {} : { onWorkers: printWorkers }),
       onWait: (w) =>
         say(
           w

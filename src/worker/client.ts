@@ -126,6 +126,8 @@ export interface FollowOptions {
   onWait?: (waiting: ToolWait | undefined) => void;
   /** An interactive stage waits for a person: the reply this returns is sent as the stage's `message` signal. */
   onWaiting?: (p: Progress) => Promise<string | undefined>;
+  /** A fan-out's workers (or agents started without waiting) changed: called with the new counts. */
+  onWorkers?: (workers: NonNullable<Progress['workers']>, p: Progress) => void;
 }
 
 /** Calls `onTurn` once per new inference (and stage change) until the run ends; returns its result. */
@@ -135,7 +137,13 @@ export async function followRun(
   onTurn: (p: Progress) => void,
   opts: number | FollowOptions = {},
 ): Promise<RunResult> {
-  const { intervalMs = 200, toolTaskQueue, onWait, onWaiting } = typeof opts === 'number' ? { intervalMs: opts } : opts;
+  const {
+    intervalMs = 200,
+    toolTaskQueue,
+    onWait,
+    onWaiting,
+    onWorkers,
+  } = typeof opts === 'number' ? { intervalMs: opts } : opts;
   let settled: { ok: true; value: RunResult } | { ok: false; error: unknown } | undefined;
   const done = handle.result().then(
     (value) => {
@@ -149,6 +157,7 @@ export async function followRun(
   let waitKey = '';
   let polls = 0;
   let answered = '';
+  let workers = '';
   while (!settled) {
     const p = await latestProgress(client, handle);
     // Describing workflows costs more than a query: look for a waiting tool call about once a second.
@@ -167,6 +176,9 @@ export async function followRun(
         seen = key;
         onTurn(p);
       }
+      const counts = p.workers ? JSON.stringify(p.workers) : '';
+      if (onWorkers && p.workers && counts !== workers) onWorkers(p.workers, p);
+      workers = counts;
       // An interactive stage waits for a person: ask once per wait, then send any reply as the `message` signal.
       if (onWaiting && p.waiting === 'message' && p.stageWorkflowId && answered !== key) {
         answered = key;

@@ -5,10 +5,12 @@
  * stage (`fail`), fan-outs nest, and `spawn_agent` works with and without
  * waiting.
  */
+import { join } from 'node:path';
 import type { Client } from '@temporalio/client';
 import proto from '@temporalio/proto';
 import { describe, expect, it } from 'vitest';
 import { LocalBlobStore } from '../../src/blobs/index.js';
+import { loadBlueprint } from '../../src/blueprint/load.js';
 import { idSegment, type StageOutcome } from '../../src/runtime/index.js';
 import { runAgent, scriptedModel, type TestRuntime, useRuntime, writeBlueprint } from './run-helpers.js';
 
@@ -241,6 +243,34 @@ allow_as_worker = true
     }
     const [top] = await toolResults(env.rt, `${runId}.1.split`, 'fan_out');
     expect(top).toContain('[fan_out results: 2 succeeded, 0 failed]');
+  });
+});
+
+describe('blueprints/reviewer', () => {
+  const env = useRuntime();
+
+  it('reviews each file in a worker of its own and writes one report from the merged findings', async () => {
+    const loaded = loadBlueprint('blueprints/reviewer');
+    if (!loaded.blueprint) throw new Error(loaded.diagnostics.map((d) => d.message).join('\n'));
+    const run = await runAgent(env.rt, loaded.blueprint, {
+      task: 'Review the change in src/ and report every problem by file.',
+      workdir: join(process.cwd(), 'blueprints/reviewer/workspace'),
+      options: KEEP_OPS,
+    });
+    expect(run.result.status).toBe('completed');
+    expect(run.result.stages).toEqual(['split', 'report']);
+    expect(run.result.outputFormat).toBe('markdown');
+    expect(run.result.output).toMatch(/^# Review\n/);
+    const runId = run.handle.workflowId;
+    const files = ['src/billing.ts', 'src/gateway.ts', 'src/ledger.ts', 'src/report.ts'];
+    expect(await workersOf(env.rt.client, runId)).toEqual(
+      files.map((f) => ({ id: `${runId}/${idSegment(f)}`, status: 'COMPLETED' })),
+    );
+    const [report] = await toolResults(env.rt, `${runId}.1.split`, 'fan_out');
+    expect(report?.split('\n')[0]).toBe('[fan_out results: 4 succeeded, 0 failed]');
+    expect(report).toContain('## worker src/gateway.ts\nline 1: a live API key is committed');
+    expect(report).toContain('## worker src/ledger.ts\nno problems found');
+    expect(run.result.regions.find((r) => r.name === 'reviews')?.entries).toBe(1);
   });
 });
 
