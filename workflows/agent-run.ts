@@ -10,7 +10,14 @@
 import { ApplicationFailure, defineQuery, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
 import type { Blueprint } from '../src/blueprint/types.js';
 import type { Progress, RunInput, RunResult } from '../src/runtime/index.js';
-import { BLUEPRINT_KEY, departure, finalOutput, PARENT_KEY, STATUS_KEY } from '../src/runtime/index.js';
+import {
+  BLUEPRINT_KEY,
+  childBlueprintOf,
+  departure,
+  finalOutput,
+  PARENT_KEY,
+  STATUS_KEY,
+} from '../src/runtime/index.js';
 import { endsWithOutput } from '../src/runtime/stage-modes.js';
 import { acts } from './engine-driver.js';
 import { AgentRun } from './run-steps.js';
@@ -61,7 +68,7 @@ async function runBlueprint(input: RunInput): Promise<{ bp: Blueprint; hash: str
   if (!child) throw ApplicationFailure.nonRetryable('a run needs a blueprint or a parent run', 'bad-argument');
   const { blueprint, hash } = await acts.childBlueprint.executeWithOptions(
     { startToCloseTimeout: '1 minute', summary: `sub-agent of ${child.parentRunId}` },
-    [{ root: child.lineage.root, blueprint: child.blueprint, ...(child.output ? { output: child.output } : {}) }],
+    [{ ...childBlueprintOf(child), ...(child.output ? { output: child.output } : {}) }],
   );
   upsertSearchAttributes([
     { key: BLUEPRINT_KEY, value: blueprint.agent.name },

@@ -91,7 +91,7 @@ export class SubAgents {
   ) {}
 
   private get lineage(): Lineage {
-    return this.input.lineage ?? topLineage(this.input.blueprint, this.input.blueprintHash);
+    return this.input.lineage ?? topLineage(this.input.blueprint);
   }
 
   private get spawner(): Spawner {
@@ -142,7 +142,7 @@ export class SubAgents {
   private start(id: string, target: WorkerTarget, task: string, extra: Partial<ChildRun> = {}, owed = false): Child {
     const child: ChildRun = {
       parentRunId: this.input.runId,
-      blueprint: target.blueprint,
+      ...('agent' in target.blueprint ? { agent: target.blueprint.agent } : {}),
       ...(target.stage ? { stage: target.stage } : {}),
       lineage: childLineage(this.lineage, this.input.blueprintHash, this.def.name),
       ...extra,

@@ -69,38 +69,38 @@ export interface CeilingLayer {
   stage: string;
 }
 
-/** Where a run sits in its tree of agents. A run started by a person has depth 0 and no ceiling. */
+/**
+ * Where a run sits in its tree of agents: every ancestor's blueprint and
+ * spawning stage, oldest first. A run a person started has none (depth 0);
+ * the first layer's blueprint is the tree's first, which holds the catalog.
+ * Kept this small because it travels in every child's input.
+ */
 export interface Lineage {
-  /** Hash of the blueprint the tree's first run started with: it holds the catalog of other blueprints. */
-  root: string;
-  depth: number;
-  /** The deepest a descendant may be. */
+  /** The deepest a descendant may be (the first run's `[agent] max_child_depth`). */
   maxDepth: number;
   /** Every ancestor's blueprint and spawning stage: a child's permissions, reads and commands never exceed theirs. */
   ceiling: CeilingLayer[];
 }
 
-export function topLineage(bp: Blueprint, hash: string): Lineage {
-  return { root: hash, depth: 0, maxDepth: bp.agent.maxChildDepth ?? DEFAULT_MAX_CHILD_DEPTH, ceiling: [] };
+export function topLineage(bp: Blueprint): Lineage {
+  return { maxDepth: bp.agent.maxChildDepth ?? DEFAULT_MAX_CHILD_DEPTH, ceiling: [] };
 }
 
 /** A child of a run at `parent`, started from `stage` of the blueprint `blueprintHash`. */
 export function childLineage(parent: Lineage, blueprintHash: string, stage: string): Lineage {
-  return {
-    root: parent.root,
-    depth: parent.depth + 1,
-    maxDepth: parent.maxDepth,
-    ceiling: [...parent.ceiling, { blueprintHash, stage }],
-  };
+  return { maxDepth: parent.maxDepth, ceiling: [...parent.ceiling, { blueprintHash, stage }] };
 }
 
-/** Which blueprint a child runs: the spawning run's own, or an agent of the root's catalog (by its key). */
-export type ChildBlueprint = { hash: string } | { agent: string };
+/** How many levels below the first run a run is. */
+export function depthOf(lineage: Lineage): number {
+  return lineage.ceiling.length;
+}
 
 /** What a child run receives besides its task (`RunInput.child`). */
 export interface ChildRun {
   parentRunId: string;
-  blueprint: ChildBlueprint;
+  /** The catalog key of the blueprint it runs; absent: its parent's own blueprint (a `worker_stage`). */
+  agent?: string;
   /** Start at this stage instead of the blueprint's entry stage. */
   stage?: string;
   lineage: Lineage;
@@ -109,6 +109,20 @@ export interface ChildRun {
   /** `spawn_agent {output_format, output_instructions}`: the answer the child is asked for. */
   output?: OutputSpec;
 }
+
+/** Which blueprint a child runs, with the hash of the tree's first (whose catalog holds the agents). */
+export function childBlueprintOf(child: ChildRun): { root: string; blueprint: ChildBlueprint } {
+  const first = child.lineage.ceiling[0];
+  const parent = child.lineage.ceiling.at(-1);
+  if (!first || !parent) throw new Error(`sub-agent of ${child.parentRunId} has no ancestors in its lineage`);
+  return {
+    root: first.blueprintHash,
+    blueprint: child.agent !== undefined ? { agent: child.agent } : { hash: parent.blueprintHash },
+  };
+}
+
+/** Which blueprint a child runs: the spawning run's own, or an agent of the root's catalog (by its key). */
+export type ChildBlueprint = { hash: string } | { agent: string };
 
 /** What a call may start: a stage of the running blueprint, or an agent the blueprint names. */
 export interface WorkerTarget {
@@ -130,11 +144,12 @@ export interface Spawner {
  * names (`worker_agent`, `[agent] sub_agents`), a stage must allow it.
  */
 export function resolveTarget(sp: Spawner, ask: { agent?: string; stage?: string }): WorkerTarget | ToolRefusal {
-  if (sp.lineage.depth + 1 > sp.lineage.maxDepth)
+  const depth = depthOf(sp.lineage);
+  if (depth + 1 > sp.lineage.maxDepth)
     return {
       ok: false,
       code: 'agent-depth-exceeded',
-      message: `this run is ${sp.lineage.depth} level${sp.lineage.depth === 1 ? '' : 's'} below the first, and sub-agents may nest at most ${sp.lineage.maxDepth} deep ([agent] max_child_depth); do the work in this run.`,
+      message: `this run is ${depth} level${depth === 1 ? '' : 's'} below the first, and sub-agents may nest at most ${sp.lineage.maxDepth} deep ([agent] max_child_depth); do the work in this run.`,
     };
   if (ask.stage !== undefined) {
     const def = sp.bp.stages.find((s) => s.name === ask.stage);

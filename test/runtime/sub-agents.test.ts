@@ -9,9 +9,11 @@ import type { Blueprint, StageDef } from '../../src/blueprint/types.js';
 import { createRunState } from '../../src/context/index.js';
 import {
   agentFailedText,
+  childBlueprintOf,
   childLineage,
   childRunId,
   DEFAULT_MAX_CHILD_DEPTH,
+  depthOf,
   FanOutQueue,
   idSegment,
   itemShare,
@@ -52,7 +54,8 @@ allow_as_worker = true
 );
 
 function spawner(depth = 0, maxDepth = DEFAULT_MAX_CHILD_DEPTH): Spawner {
-  return { bp: BP, blueprintHash: 'h0', lineage: { ...topLineage(BP, 'h0'), depth, maxDepth } };
+  const ceiling = Array.from({ length: depth }, (_, i) => ({ blueprintHash: `h${i}`, stage: 'main' }));
+  return { bp: BP, blueprintHash: 'h0', lineage: { maxDepth, ceiling } };
 }
 
 const main = BP.stages.find((s) => s.name === 'main') as StageDef;
@@ -217,17 +220,25 @@ describe('which agent or stage a call may start', () => {
   });
 
   it('a child is one level deeper and stays under its parent and every ancestor', () => {
-    const top = topLineage(BP, 'root');
+    const top = topLineage(BP);
     const child = childLineage(top, 'root', 'main');
     const grandchild = childLineage(child, 'agent-hash', 'split');
     expect(grandchild).toEqual({
-      root: 'root',
-      depth: 2,
       maxDepth: DEFAULT_MAX_CHILD_DEPTH,
       ceiling: [
         { blueprintHash: 'root', stage: 'main' },
         { blueprintHash: 'agent-hash', stage: 'split' },
       ],
+    });
+    expect(depthOf(grandchild)).toBe(2);
+    // A worker stage runs its parent's blueprint; an agent is read from the first blueprint's catalog.
+    expect(childBlueprintOf({ parentRunId: 'r', lineage: grandchild })).toEqual({
+      root: 'root',
+      blueprint: { hash: 'agent-hash' },
+    });
+    expect(childBlueprintOf({ parentRunId: 'r', agent: '/b/x/agent.toml', lineage: child })).toEqual({
+      root: 'root',
+      blueprint: { agent: '/b/x/agent.toml' },
     });
   });
 });
