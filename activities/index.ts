@@ -17,6 +17,7 @@ import { defaultRuntimeConfig, RunStore, type RuntimeConfig } from '../src/runti
 import { resolveRunSeeds, type SeededRegion, type SeedRequest } from '../src/runtime/node/seeding.js';
 import {
   type ChildBlueprintRequest,
+  type ChildStart,
   childBlueprint,
   type FanOutReportRequest,
   fanOutReport,
@@ -122,7 +123,7 @@ export function createActivities(config: RuntimeConfig = defaultRuntimeConfig())
     },
 
     /** The blueprint a sub-agent's run starts with (docs/reference/sub-agents.md#other-blueprints). */
-    async childBlueprint(req: ChildBlueprintRequest): Promise<{ blueprint: Blueprint; hash: string }> {
+    async childBlueprint(req: ChildBlueprintRequest): Promise<ChildStart> {
       return guarded(() => childBlueprint(store, req));
     },
 

@@ -25,7 +25,9 @@ export type CodeSurface =
   /** An event of `lev context simulate`. */
   | 'simulator'
   /** A Rhai script (seed, custom region) failed. */
-  | 'rhai';
+  | 'rhai'
+  /** An update a person sent to a run was refused; nothing changed. */
+  | 'operator';
 
 export interface RuntimeCodeInfo {
   surface: CodeSurface;
@@ -70,6 +72,12 @@ export const RUNTIME_CODES = {
   'edit-ambiguous': { surface: 'tool', meaning: "`edit_file`'s `old_string` occurs more than once." },
   'permission-denied': { surface: 'tool', meaning: 'The blueprint denies this tool call.' },
   'permission-ask': { surface: 'tool', meaning: 'The call needs a user to allow it, and the user refused.' },
+  'call-denied': { surface: 'tool', meaning: 'An operator denied a call that waited under an `ask` permission.' },
+  'ask-timed-out': {
+    surface: 'tool',
+    meaning: 'Nobody approved the call or answered the question within `[run] ask_timeout`.',
+  },
+  'ask-user-unattended': { surface: 'tool', meaning: '`ask_user` was called in a run nobody attends.' },
   'permission-ask-unattended': {
     surface: 'tool',
     meaning: 'The call needs a user to allow it, and the run is unattended.',
@@ -118,6 +126,10 @@ export const RUNTIME_CODES = {
     meaning: 'Every edge out of a stage used up its revisits and it has no `dead_end` or `error` edge.',
   },
   'unknown-stage': { surface: 'run', meaning: 'A stage named at run time is not in the blueprint.' },
+  'stage-cancelled': {
+    surface: 'run',
+    meaning: 'A stage visit was cancelled on its own instead of its run; cancel the run itself.',
+  },
   'seed-failed': { surface: 'run', meaning: 'Resolving the seeds failed for a reason no seed code names.' },
   'region-over-budget': {
     surface: 'run',
@@ -308,6 +320,19 @@ export const RUNTIME_CODES = {
   'tls-unreadable': { surface: 'cli', meaning: 'A TLS PEM file named in the environment cannot be read.' },
   'run-not-found': { surface: 'cli', meaning: 'No run with that id is known to the Temporal server.' },
   'run-not-finished': { surface: 'cli', meaning: '`lev result` was asked for a run that is still going.' },
+  // Operator updates
+  'run-finished': {
+    surface: 'operator',
+    meaning: 'The run has ended, or is writing its result; updates go only to running runs.',
+  },
+  'bad-update': { surface: 'operator', meaning: "An update's argument has the wrong shape." },
+  'text-empty': { surface: 'operator', meaning: 'A message or an answer is empty.' },
+  'text-too-large': { surface: 'operator', meaning: 'A message, an answer or a note is over 64 KiB.' },
+  'nothing-pending': { surface: 'operator', meaning: 'No call waits for a decision, or no question for an answer.' },
+  'call-not-waiting': { surface: 'operator', meaning: 'The call id names no call or question that waits now.' },
+  'call-ambiguous': { surface: 'operator', meaning: 'Several calls or questions wait and the update named none.' },
+  'already-paused': { surface: 'operator', meaning: '`pause` was sent to a paused run.' },
+  'not-paused': { surface: 'operator', meaning: '`resume` was sent to a run that is not paused.' },
   // Simulator
   'bad-event': { surface: 'simulator', meaning: 'A line of the events file is not a JSON event.' },
   'unknown-call': {

@@ -3,11 +3,20 @@
  * stage workflow per visit. Between visits it chooses the edge, runs the
  * completion checks (gates), applies the edge transform and enters the next
  * stage. A sub-agent (a fan-out's worker, a spawned agent) is the same
- * workflow, started by its parent's stage visit with `input.child`. The region set travels as plain data; large text stays in the blob
- * store. The steps live in `run-steps.ts`, the decisions in
- * `src/runtime/visit.ts`.
+ * workflow, started by its parent's stage visit with `input.child`. The
+ * region set travels as plain data; large text stays in the blob store.
+ * People steer it with updates (`run-operators.ts`); a cancellation reaches
+ * the live visit and ends the run CANCELED. The steps live in
+ * `run-steps.ts`, the decisions in `src/runtime/visit.ts`.
  */
-import { ApplicationFailure, defineQuery, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
+import {
+  ApplicationFailure,
+  defineQuery,
+  isCancellation,
+  patched,
+  setHandler,
+  upsertSearchAttributes,
+} from '@temporalio/workflow';
 import type { Blueprint } from '../src/blueprint/types.js';
 import type { Progress, RunInput, RunResult } from '../src/runtime/index.js';
 import {
@@ -19,16 +28,30 @@ import {
   STATUS_KEY,
 } from '../src/runtime/index.js';
 import { endsWithOutput } from '../src/runtime/stage-modes.js';
+import type { PermissionLayer } from '../src/tools/permissions.js';
 import { acts } from './engine-driver.js';
-import { AgentRun } from './run-steps.js';
+import { AgentRun, RUN_PATCHES } from './run-steps.js';
 
 export const runProgressQuery = defineQuery<Progress>('progress');
 
 export async function agentRunWorkflow(input: RunInput): Promise<RunResult> {
-  const { bp, hash } = await runBlueprint(input);
-  const run = new AgentRun(input, bp, hash);
-  setHandler(runProgressQuery, () => run.progress());
+  let run: AgentRun | undefined;
+  try {
+    const { bp, hash, ceilings } = await runBlueprint(input);
+    run = new AgentRun(input, bp, hash, ceilings);
+    const live = run;
+    setHandler(runProgressQuery, () => live.progress());
+    run.ops.install();
+    return await stages(run);
+  } catch (err) {
+    // A cancelled run ends CANCELED, with its memo and status (docs/reference/operators.md#cancellation).
+    if (isCancellation(err)) await run?.cancelled();
+    throw err;
+  }
+}
 
+async function stages(run: AgentRun): Promise<RunResult> {
+  const { bp, input } = run;
   await run.enter(input.child?.stage ?? bp.agent.entryStage);
   await run.seed();
   if (input.child?.seedContext) await run.addSeedContext(input.child.seedContext);
@@ -36,9 +59,10 @@ export async function agentRunWorkflow(input: RunInput): Promise<RunResult> {
     const outcome = await run.visit();
     // An output stage ends the run once its answer passed its checks.
     if (endsWithOutput(run.def(), outcome.facts)) return run.complete(outcome.finalContent);
-    let route = departure(run.driver.state, bp, outcome.end, outcome.error);
+    let route = departure(run.driver.state, bp, outcome.end, outcome.error, run.errorCode(outcome));
+    if (patched(RUN_PATCHES.stuckStatus)) run.ops.setStuck(outcome.end === 'stuck' && route.kind === 'rerun');
     if (route.kind === 'rerun') continue;
-    if (route.kind === 'fail') return run.fail(route.code, route.message);
+    if (route.kind === 'fail') return run.fail(route.code, route.message, run.lastFailure);
     if (route.kind === 'choose') route = { kind: 'leave', edge: await run.askEdge(route), checks: route.checks };
     if (route.checks && !(await run.checksPass(route.edge))) continue;
     if (route.edge === null) return run.complete(finalOutput(run.driver.state, outcome.finalContent));
@@ -51,7 +75,7 @@ export async function agentRunWorkflow(input: RunInput): Promise<RunResult> {
  * once; a sub-agent's comes from the blob store, where its parent's run put
  * it (docs/reference/sub-agents.md#other-blueprints).
  */
-async function runBlueprint(input: RunInput): Promise<{ bp: Blueprint; hash: string }> {
+async function runBlueprint(input: RunInput): Promise<{ bp: Blueprint; hash: string; ceilings?: PermissionLayer[] }> {
   if (input.blueprint) {
     const bp = input.blueprint;
     upsertSearchAttributes([
@@ -66,14 +90,14 @@ async function runBlueprint(input: RunInput): Promise<{ bp: Blueprint; hash: str
   }
   const child = input.child;
   if (!child) throw ApplicationFailure.nonRetryable('a run needs a blueprint or a parent run', 'bad-argument');
-  const { blueprint, hash } = await acts.childBlueprint.executeWithOptions(
+  const { blueprint, hash, ceilings } = await acts.childBlueprint.executeWithOptions(
     { startToCloseTimeout: '1 minute', summary: `sub-agent of ${child.parentRunId}` },
-    [{ ...childBlueprintOf(child), ...(child.output ? { output: child.output } : {}) }],
+    [{ ...childBlueprintOf(child), ceiling: child.lineage.ceiling, ...(child.output ? { output: child.output } : {}) }],
   );
   upsertSearchAttributes([
     { key: BLUEPRINT_KEY, value: blueprint.agent.name },
     { key: STATUS_KEY, value: 'running' },
     { key: PARENT_KEY, value: child.parentRunId },
   ]);
-  return { bp: blueprint, hash };
+  return { bp: blueprint, hash, ceilings };
 }

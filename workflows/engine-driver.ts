@@ -4,7 +4,13 @@
  * keeps the snapshot-plus-operations pair the inference activity receives.
  */
 
-import { ActivityFailure, type ActivityOptions, proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
+import {
+  ActivityFailure,
+  type ActivityOptions,
+  isCancellation,
+  proxyActivities,
+  proxyLocalActivities,
+} from '@temporalio/workflow';
 import type { Activities } from '../activities/index.js';
 import { stageModel } from '../src/blueprint/resolve.js';
 import type { Blueprint } from '../src/blueprint/types.js';
@@ -159,7 +165,7 @@ export class EngineDriver {
         } catch (err) {
           // A failed fold never blocks inference: the engine restores the entries
           // (docs/reference/regions.md#fold-failure).
-          if (err instanceof ActivityFailure)
+          if (err instanceof ActivityFailure && !isCancellation(err))
             return { ok: false, error: err.cause?.message ?? err.message } satisfies SummaryAnswer;
           throw err;
         }

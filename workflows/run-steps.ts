@@ -8,16 +8,24 @@
 import {
   ActivityFailure,
   ApplicationFailure,
+  CancellationScope,
+  ChildWorkflowFailure,
   executeChild,
+  getExternalWorkflowHandle,
+  isCancellation,
   log,
+  patched,
+  setCurrentDetails,
+  startChild,
   upsertMemo,
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
 import type { Blueprint, EdgeDef, StageDef } from '../src/blueprint/types.js';
 import { type Content, chooseEdge, contentText, createRunState } from '../src/context/index.js';
+import { isRuntimeCode } from '../src/error-codes.js';
 import { formatCoded, type RuntimeCode } from '../src/errors.js';
-import type { CeilingLayer, SeededRegion } from '../src/runtime/index.js';
+import type { CeilingLayer, SeededRegion, StageInput } from '../src/runtime/index.js';
 import {
   addUsage,
   choiceText,
@@ -31,23 +39,42 @@ import {
   type RunInput,
   type RunResult,
   regionBars,
+  runCost,
+  runDetails,
   STAGE_KEY,
   STATUS_KEY,
   type StageOutcome,
   seedContextTarget,
   type UsageTotals,
   unmatchedChoiceDetail,
+  visitSummary,
 } from '../src/runtime/index.js';
 import type { SubmittedOutput } from '../src/runtime/stage-modes.js';
 import { onToolQueue } from '../src/runtime/tool-queue.js';
+import type { PermissionLayer } from '../src/tools/permissions.js';
 import { acts, callOptions, EngineDriver } from './engine-driver.js';
+import { RunOperators } from './run-operators.js';
 import { stageWorkflow } from './stage.js';
+
+/** Patch ids (CONTRIBUTING.md): runs started before them replay their old paths. */
+export const RUN_PATCHES = {
+  /** Visits start outside the run's cancellation, which reaches them by workflow id; people's updates go to them. */
+  routed: 'run-visit-routed',
+  /** `LeviathStatus = "stuck"` while a stuck stage runs again. */
+  stuckStatus: 'run-stuck-status',
+  /** A cancelled run writes its memo and `LeviathStatus = "cancelled"`. */
+  cancelled: 'run-cancel-status',
+} as const;
+
+/** How a visit the run goes on from ended. */
+type VisitOutcome = StageOutcome & { end: Exclude<StageOutcome['end'], 'cancelled'> };
 
 export class AgentRun {
   readonly runId = workflowInfo().workflowId;
   readonly bp: Blueprint;
   readonly driver: EngineDriver;
-  status: RunResult['status'] = 'running';
+  /** People in the loop: the updates, the held messages and the pause, `LeviathStatus`. */
+  readonly ops: RunOperators;
   private usage = emptyUsage();
   private readonly perStage: Record<string, UsageTotals> = {};
   private readonly stagesVisited: string[] = [];
@@ -59,56 +86,80 @@ export class AgentRun {
   private visits = 0;
   /** The last answer a `submit_output` call gave, which becomes the run's output. */
   private answer: SubmittedOutput | undefined;
+  /** The failure of the last visit that ended in error, kept as the cause of the run's. */
+  lastFailure: unknown;
 
   constructor(
     readonly input: RunInput,
     bp: Blueprint,
     readonly blueprintHash: string,
+    /** A sub-agent's ancestors' permissions, for the tools its visits answer themselves. */
+    private readonly ceilings?: PermissionLayer[],
   ) {
     this.bp = bp;
     this.driver = new EngineDriver(
       { runId: this.runId, blueprintHash, bp: this.bp, options: input.options, log: (line) => log.info(line) },
       { state: createRunState(this.bp), snapshot: null, ops: [] },
     );
+    this.ops = new RunOperators(() => this.showDetails());
   }
 
   progress(): Progress {
     return progressOf(this.driver.state, {
       runId: this.runId,
-      status: this.status,
       stage: this.driver.state.stage,
       inferences: this.inferences,
       visitTurns: this.visitTurns,
       usage: this.usage,
+      cost: runCost(this.bp, this.perStage),
+      recentCalls: [],
+      ...this.ops.progress(),
       ...(this.childId ? { stageWorkflowId: this.childId } : {}),
     });
   }
 
-  /** The run's result (reading a blob output back as text), with the memo the Web UI lists. */
-  async result(final: Content, error?: string): Promise<RunResult> {
+  /** Rewrites the run's current details (docs/reference/operators.md#current-details); adds no event. */
+  showDetails(): void {
+    setCurrentDetails(runDetails(this.progress(), this.stagesVisited));
+  }
+
+  /** The memo the Web UI lists once the run has ended (docs/reference/operators.md#memo). */
+  private memo(extra: Record<string, unknown> = {}): Record<string, unknown> {
     const state = this.driver.state;
-    const answer = this.answer;
-    const output = answer?.content ?? final;
-    if (this.input.child) return this.childResult(output, error);
-    const text =
-      typeof output === 'string'
-        ? output
-        : await acts.readText.executeWithOptions({ startToCloseTimeout: '1 minute', summary: 'final output' }, [
-            output,
-          ]);
-    upsertSearchAttributes([{ key: STATUS_KEY, value: this.status }]);
-    upsertMemo({
+    return {
+      status: this.ops.status,
       gatesForced: state.gatesForced,
       requiredRegionsAbandoned: state.requiredRegionsAbandoned,
       stages: this.stagesVisited,
       diagnostics: state.diagnostics.slice(-50),
       seedWarnings: this.seedWarnings,
       usage: { ...this.usage, perStage: this.perStage },
-      ...(answer ? { output: { format: answer.format, stage: answer.stage, text: text.slice(0, 4000) } } : {}),
-    });
+      cost: runCost(this.bp, this.perStage),
+      inferences: this.inferences,
+      ...extra,
+    };
+  }
+
+  /** The run's result (reading a blob output back as text), with the memo the Web UI lists. */
+  async result(status: RunResult['status'], final: Content, error?: string): Promise<RunResult> {
+    const state = this.driver.state;
+    const answer = this.answer;
+    this.ops.finish(status);
+    const output = answer?.content ?? final;
+    if (this.input.child) return this.childResult(status, output, error);
+    const text =
+      typeof output === 'string'
+        ? output
+        : await acts.readText.executeWithOptions({ startToCloseTimeout: '1 minute', summary: 'final output' }, [
+            output,
+          ]);
+    upsertSearchAttributes([{ key: STATUS_KEY, value: status }]);
+    upsertMemo(
+      this.memo(answer ? { output: { format: answer.format, stage: answer.stage, text: text.slice(0, 4000) } } : {}),
+    );
     return {
       runId: this.runId,
-      status: this.status,
+      status,
       output: text,
       ...(answer ? { outputFormat: answer.format } : {}),
       ...(error ? { error } : {}),
@@ -126,22 +177,17 @@ export class AgentRun {
    * diagnostics stay in its memo and `progress` query
    * (docs/reference/sub-agents.md#what-a-worker-hands-back).
    */
-  private childResult(output: Content, error?: string): RunResult {
+  private childResult(status: RunResult['status'], output: Content, error?: string): RunResult {
     const state = this.driver.state;
     const answer = this.answer;
     const start = this.bp.stages.find((s) => s.name === (this.input.child?.stage ?? this.bp.agent.entryStage));
-    upsertSearchAttributes([{ key: STATUS_KEY, value: this.status }]);
-    upsertMemo({
-      gatesForced: state.gatesForced,
-      stages: this.stagesVisited,
-      diagnostics: state.diagnostics.slice(-50),
-      seedWarnings: this.seedWarnings,
-      usage: this.usage,
-      ...(answer ? { output: { format: answer.format, stage: answer.stage, text: contentText(output) } } : {}),
-    });
+    upsertSearchAttributes([{ key: STATUS_KEY, value: status }]);
+    upsertMemo(
+      this.memo(answer ? { output: { format: answer.format, stage: answer.stage, text: contentText(output) } } : {}),
+    );
     return {
       runId: this.runId,
-      status: this.status,
+      status,
       output: contentText(output),
       ...(typeof output === 'string' ? {} : { outputRef: output }),
       ...(answer ? { outputFormat: answer.format } : {}),
@@ -156,15 +202,30 @@ export class AgentRun {
   }
 
   async complete(output: Content): Promise<RunResult> {
-    this.status = 'completed';
-    return this.result(output);
+    return this.result('completed', output);
   }
 
-  /** Ends the run as failed: the partial result travels as the failure's details. */
-  async fail(code: RuntimeCode, message: string): Promise<never> {
-    this.status = 'failed';
-    const partial = await this.result('', message);
-    throw ApplicationFailure.nonRetryable(message, code, partial);
+  /**
+   * Ends the run as failed: the code is the failure's type, the partial
+   * result its details, and the failure that caused it (a visit's) its cause.
+   */
+  async fail(code: RuntimeCode, message: string, cause?: unknown): Promise<never> {
+    const partial = await this.result('failed', '', message);
+    throw ApplicationFailure.create({
+      message,
+      type: code,
+      nonRetryable: true,
+      details: [partial],
+      ...(cause instanceof Error ? { cause } : {}),
+    });
+  }
+
+  /** The run was cancelled: it keeps the region set it has, says so in its status and memo, and ends CANCELED. */
+  async cancelled(): Promise<void> {
+    if (!patched(RUN_PATCHES.cancelled)) return;
+    this.ops.finish('cancelled');
+    upsertSearchAttributes([{ key: STATUS_KEY, value: 'cancelled' }]);
+    upsertMemo(this.memo());
   }
 
   /** Resolves the seeds of every region, or only of `regions` on a refresh. */
@@ -191,7 +252,7 @@ export class AgentRun {
         ],
       );
     } catch (err) {
-      if (err instanceof ActivityFailure) {
+      if (err instanceof ActivityFailure && !isCancellation(err)) {
         const cause = failureCause(err, 'seed-failed');
         return this.fail(cause.code, cause.message);
       }
@@ -239,41 +300,113 @@ export class AgentRun {
   }
 
   /** One visit of the current stage as a child workflow; takes over the region set it hands back. */
-  async visit(): Promise<StageOutcome> {
+  async visit(): Promise<VisitOutcome> {
     const stage = this.driver.stage;
     this.childId = `${this.runId}.${++this.visits}.${stage}`;
+    const input: StageInput = {
+      runId: this.runId,
+      blueprintHash: this.blueprintHash,
+      blueprint: this.bp,
+      stage,
+      carried: this.driver.carried(),
+      workdir: this.input.workdir,
+      options: this.input.options,
+      inferences: this.inferences,
+      visitTurns: this.visitTurns,
+      facts: this.facts,
+      usage: emptyUsage(),
+      ...(this.input.child ? { lineage: this.input.child.lineage } : {}),
+      ...(this.ceilings?.length ? { ceilings: this.ceilings } : {}),
+    };
     let outcome: StageOutcome;
-    try {
-      outcome = await executeChild(stageWorkflow, {
-        workflowId: this.childId,
-        args: [
-          {
-            runId: this.runId,
-            blueprintHash: this.blueprintHash,
-            blueprint: this.bp,
-            stage,
-            carried: this.driver.carried(),
-            workdir: this.input.workdir,
-            options: this.input.options,
-            inferences: this.inferences,
-            visitTurns: this.visitTurns,
-            facts: this.facts,
-            usage: emptyUsage(),
-            ...(this.input.child ? { lineage: this.input.child.lineage } : {}),
-          },
-        ],
-      });
-    } catch (err) {
-      const cause = failureCause(err, 'stage-failed');
-      return this.fail('stage-failed', `stage "${stage}" failed: ${formatCoded(cause.code, cause.message)}`);
+    if (patched(RUN_PATCHES.routed)) outcome = await this.visitRouted(stage, this.childId, input);
+    else {
+      try {
+        outcome = await executeChild(stageWorkflow, { workflowId: this.childId, args: [input] });
+      } catch (err) {
+        const cause = failureCause(err, 'stage-failed');
+        return this.fail('stage-failed', `stage "${stage}" failed: ${formatCoded(cause.code, cause.message)}`);
+      }
     }
+    this.take(stage, outcome);
+    // Only the report of a cancelled visit says `cancelled`, and the run stops on it above.
+    return outcome as VisitOutcome;
+  }
+
+  /**
+   * A visit started outside the run's cancellation scope: a cancellation of
+   * the run reaches it by workflow id, so the live run of the visit gets it
+   * after any number of continue-as-new (docs/reference/operators.md#cancellation).
+   * A visit that failed in error hands its outcome back as its failure's details.
+   */
+  private async visitRouted(stage: string, workflowId: string, input: StageInput): Promise<StageOutcome> {
+    input.operators = this.ops.startVisit(workflowId);
+    input.visit = this.visits;
+    const child = await CancellationScope.nonCancellable(() =>
+      startChild(stageWorkflow, {
+        workflowId,
+        args: [input],
+        staticSummary: visitSummary(stage, this.visits, this.runId),
+      }),
+    );
+    this.showDetails();
+    const ended = child.result().then(
+      (outcome) => ({ outcome }),
+      (error: unknown) => ({ error }),
+    );
+    let runCancelled = false;
+    const cancelled = CancellationScope.current().cancelRequested.then(
+      () => false,
+      () => {
+        runCancelled = true;
+        return true;
+      },
+    );
+    if ((await Promise.race([ended, cancelled])) === true)
+      await CancellationScope.nonCancellable(() => getExternalWorkflowHandle(workflowId).cancel()).catch(() => {});
+    const end = await ended;
+    if ('outcome' in end) {
+      this.ops.endVisit(end.outcome.operators);
+      return end.outcome;
+    }
+    const err = end.error;
+    const failed =
+      err instanceof ChildWorkflowFailure && err.cause instanceof ApplicationFailure ? err.cause : undefined;
+    const outcome = failed?.details?.[0] as StageOutcome | undefined;
+    if (outcome && typeof outcome === 'object' && outcome.end === 'error') {
+      this.ops.endVisit(outcome.operators);
+      this.lastFailure = err;
+      return outcome;
+    }
+    const left = this.ops.cancelledOutcome;
+    this.ops.endVisit(left?.operators);
+    if (isCancellation(err)) {
+      if (left) this.take(stage, left);
+      // The run was cancelled: its own handler ends it. A visit cancelled alone cannot cancel its run.
+      if (runCancelled) throw err;
+      return this.fail(
+        'stage-cancelled',
+        `stage "${stage}" (workflow ${workflowId}) was cancelled on its own; cancel the run ${this.runId} instead.`,
+        err,
+      );
+    }
+    const cause = failureCause(err, 'stage-failed');
+    return this.fail(cause.code, `stage "${stage}" failed: ${formatCoded(cause.code, cause.message)}`, err);
+  }
+
+  /** Takes over what a visit hands back: the region set, the counters, the usage. */
+  private take(stage: string, outcome: StageOutcome): void {
     this.driver.adopt(outcome.carried);
     this.inferences = outcome.inferences;
     this.visitTurns = outcome.visitTurns;
     this.facts = outcome.facts;
     this.answer = outcome.facts.output ?? this.answer;
     this.addUsage(stage, outcome.usage);
-    return outcome;
+  }
+
+  /** The code a visit's error fails the run with, when its stage has no `error` edge. */
+  errorCode(outcome: StageOutcome): RuntimeCode | undefined {
+    return outcome.errorCode && isRuntimeCode(outcome.errorCode) ? outcome.errorCode : undefined;
   }
 
   private addUsage(stage: string, usage: UsageTotals): void {

@@ -4,37 +4,81 @@
  * from `src/runtime/visit.ts`. Workflow code: the order of activities and
  * operations here is what recorded histories replay.
  */
-import { ActivityFailure, ApplicationFailure, condition, log } from '@temporalio/workflow';
+import {
+  ActivityFailure,
+  ApplicationFailure,
+  allHandlersFinished,
+  CancellationScope,
+  condition,
+  isCancellation,
+  log,
+  patched,
+  setCurrentDetails,
+} from '@temporalio/workflow';
+import { DEFAULT_ASK_TIMEOUT_SECS } from '../src/blueprint/duration.js';
 import type { StageDef } from '../src/blueprint/types.js';
 import type { ToolCall } from '../src/context/index.js';
 import { pathToolHint } from '../src/context/routing.js';
-import type { InferOutput, ToolResultOut } from '../src/runtime/index.js';
+import { formatCoded } from '../src/errors.js';
+import type { AskDecision, InferOutput, PendingAsk, RecentCall, ToolResultOut } from '../src/runtime/index.js';
 import {
   addUsage,
+  askTimedOutText,
+  askUserNoQuestionText,
+  askUserQuestion,
+  askUserUnattendedText,
   type CallEffect,
+  callSubject,
+  deniedText,
   endInference,
+  estimateCost,
   invalidArgumentsText,
   modifyingTools,
+  needsApproval,
   noteTarget,
   type Progress,
   progressOf,
   type RuntimeNote,
+  runStatus,
   type StageInput,
   type StageOutcome,
   type StuckLimits,
+  stageDetails,
   stuckLimits,
   tallyCall,
   toolCallSummary,
   toolFailedText,
   trackedPointer,
+  waitingKind,
 } from '../src/runtime/index.js';
 import { fallbackDetail, MODEL_FALLBACK } from '../src/runtime/model-fallback.js';
 import { afterPlainReply, interactiveReply, missedFanOut } from '../src/runtime/stage-modes.js';
 import { onToolQueue } from '../src/runtime/tool-queue.js';
 import { isGranted, notGrantedResult } from '../src/tools/grants.js';
-import { FAN_OUT, isAgentTool, isContextTool } from '../src/tools/names.js';
+import { ASK_USER, canonicalTool, FAN_OUT, isAgentTool, isContextTool } from '../src/tools/names.js';
+import { mergedPermissions, strictestDecision } from '../src/tools/permissions.js';
 import { acts, callOptions, EngineDriver } from './engine-driver.js';
+import { StageOperators } from './stage-operators.js';
 import { SubAgents } from './sub-agents.js';
+
+/** Patch ids (CONTRIBUTING.md): visits started before them replay their old paths. */
+const PATCHES = {
+  /** A stage that ends in error fails its workflow with the error's code, its outcome as details. */
+  errorFails: 'stage-error-fails-workflow',
+  /** An interactive stage tells its run when it starts and stops waiting for a reply. */
+  replyWaitReported: 'stage-reply-wait-reported',
+  /** A cancelled visit hands its region set to the run before it ends. */
+  cancelReported: 'stage-cancel-reported',
+} as const;
+
+/** Tool calls a visit keeps for its details. */
+const RECENT_CALLS = 5;
+
+/** What people decided about the asks of one reply. */
+interface Asked {
+  asks: Map<string, PendingAsk>;
+  decisions: Map<string, AskDecision>;
+}
 
 export class StageVisit {
   readonly driver: EngineDriver;
@@ -47,10 +91,11 @@ export class StageVisit {
   usage: StageInput['usage'];
   facts: StageInput['facts'];
   finalContent: StageOutcome['finalContent'] = '';
-  /** An interactive stage waits here for a person's reply (the `message` signal). */
-  waiting = false;
-  /** Replies of a person the `message` signal delivered, oldest first. */
+  /** Replies of a person the stage's own `message` signal (of earlier versions) delivered, oldest first. */
   readonly inbox: string[] = [];
+  /** Messages, pauses and asks: what people send through the run. */
+  readonly ops: StageOperators;
+  recentCalls: RecentCall[];
   /** The sub-agents this visit starts (docs/reference/sub-agents.md). */
   readonly agents: SubAgents;
 
@@ -72,6 +117,17 @@ export class StageVisit {
     this.facts = { ...input.facts, editsPerPath: { ...input.facts.editsPerPath } };
     this.limits = stuckLimits(def);
     this.modifying = modifyingTools(def);
+    this.recentCalls = [...(input.recentCalls ?? [])];
+    this.ops = new StageOperators(
+      {
+        runId: input.runId,
+        stage: def.name,
+        acceptsMessages: def.acceptsMessages !== false,
+        counters: () => ({ inferences: this.inferences, visitTurns: this.visitTurns }),
+        changed: () => this.showDetails(),
+      },
+      input.operators,
+    );
     this.agents = new SubAgents(input, def, this.driver);
   }
 
@@ -80,14 +136,21 @@ export class StageVisit {
   }
 
   progress(): Progress {
+    const ops = this.ops.state;
+    const waiting = waitingKind(ops);
     return progressOf(this.driver.state, {
       runId: this.input.runId,
-      status: 'running',
+      status: runStatus({ ...ops, stuck: false }),
       stage: this.stage,
       inferences: this.inferences,
       visitTurns: this.visitTurns,
       usage: this.usage,
-      ...(this.waiting ? { waiting: 'message' as const } : {}),
+      cost: estimateCost([{ model: this.def.model, usage: this.usage }], this.input.blueprint.models),
+      ...(waiting ? { waiting } : {}),
+      asks: [...ops.asks],
+      paused: ops.paused,
+      heldMessages: ops.held.length,
+      recentCalls: [...this.recentCalls],
       ...this.workers(),
     });
   }
@@ -97,27 +160,64 @@ export class StageVisit {
     return workers ? { workers } : {};
   }
 
-  /** The visit's outcome once the agents it started have ended: a visit never leaves them running. */
-  async finish(end: StageOutcome['end'], error?: string): Promise<StageOutcome> {
-    await this.agents.settle();
-    return this.outcome(end, error);
+  /** Rewrites the visit's current details (docs/reference/operators.md#current-details); adds no event. */
+  showDetails(): void {
+    setCurrentDetails(stageDetails(this.progress()));
   }
 
-  outcome(end: StageOutcome['end'], error?: string): StageOutcome {
+  outcome(end: StageOutcome['end'], error?: string, errorCode?: string): StageOutcome {
     return {
       end,
       finalContent: this.finalContent,
       ...(error !== undefined ? { error } : {}),
+      ...(errorCode !== undefined ? { errorCode } : {}),
       carried: this.driver.carried(),
       inferences: this.inferences,
       visitTurns: this.visitTurns,
       facts: this.facts,
       usage: this.usage,
+      operators: this.ops.carry(),
     };
   }
 
+  /** The visit's outcome once the agents it started have ended and every update it took has been answered. */
+  async finish(end: StageOutcome['end']): Promise<StageOutcome> {
+    await this.agents.settle();
+    await condition(allHandlersFinished);
+    this.showDetails();
+    return this.outcome(end);
+  }
+
+  /**
+   * Ends the visit after an inference failed: the workflow fails with the
+   * error's code and the outcome as details, so the run can still take the
+   * stage's `error` edge (docs/reference/operators.md#failure).
+   */
+  async endInError(failed: { failed: string; code?: string }): Promise<StageOutcome> {
+    await this.agents.settle();
+    const outcome = this.outcome('error', failed.failed, failed.code);
+    if (!patched(PATCHES.errorFails)) return outcome;
+    await condition(allHandlersFinished);
+    this.showDetails();
+    throw ApplicationFailure.create({
+      message: failed.failed,
+      type: failed.code ?? 'stage-failed',
+      nonRetryable: true,
+      details: [outcome],
+    });
+  }
+
+  /** A cancelled visit hands its region set to the run, which keeps it (docs/reference/operators.md#cancellation). */
+  async reportCancelled(): Promise<void> {
+    if (!patched(PATCHES.cancelReported)) return;
+    await CancellationScope.nonCancellable(() =>
+      this.ops.send({ kind: 'cancelled', outcome: this.outcome('cancelled') }),
+    );
+  }
+
   /** The input of the next run of this visit after continue-as-new. */
-  continuation(): StageInput {
+  async continuation(): Promise<StageInput> {
+    await condition(allHandlersFinished);
     return {
       ...this.input,
       carried: this.driver.carried(),
@@ -125,7 +225,19 @@ export class StageVisit {
       visitTurns: this.visitTurns,
       facts: this.facts,
       usage: this.usage,
+      operators: this.ops.carry(),
+      recentCalls: this.recentCalls,
     };
+  }
+
+  /**
+   * The operators' point before an inference: a paused visit waits for
+   * `resume` (the stuck clock does not run meanwhile), then the messages
+   * people sent are written into the conversation (docs/reference/operators.md#message).
+   */
+  async beforeInference(): Promise<void> {
+    if (await this.ops.holdWhilePaused()) this.facts = { ...this.facts, lastProgressAt: Date.now() };
+    for (const text of this.ops.takeMessages()) await this.write('conversation', text, 'user');
   }
 
   async note({ region: preferred, text }: RuntimeNote): Promise<void> {
@@ -143,6 +255,15 @@ export class StageVisit {
       kind: 'write',
       region: 'conversation',
       entry: { content: text, tokens: await this.driver.count(text), kind: 'user', runtime: true },
+    });
+  }
+
+  /** A person's message, written as they sent it. */
+  private async write(region: string, text: string, kind: 'user'): Promise<void> {
+    await this.driver.apply({
+      kind: 'write',
+      region,
+      entry: { content: text, tokens: await this.driver.count(text), kind },
     });
   }
 
@@ -168,14 +289,11 @@ export class StageVisit {
       return false;
     }
     if (step.kind === 'remind') this.facts = { ...this.facts, outputReminders: (this.facts.outputReminders ?? 0) + 1 };
-    if (step.kind === 'wait') {
-      this.waiting = true;
-      await condition(() => this.inbox.length > 0);
-      this.waiting = false;
-    }
+    if (step.kind === 'wait')
+      await this.ops.awaitReply(() => this.inbox.length > 0, patched(PATCHES.replyWaitReported));
     const next =
       step.kind === 'wait'
-        ? interactiveReply(this.inbox.shift() ?? '')
+        ? interactiveReply(this.inbox.shift() ?? this.ops.takeFirstMessage() ?? '')
         : { kind: 'continue' as const, text: step.text };
     if (next.kind === 'end') return true;
     await this.tell(next.text);
@@ -200,8 +318,9 @@ export class StageVisit {
    * One inference; a failed inference activity answers its message instead of a reply, or `fallback`
    * when the stage's model chain moved past a provider that became unusable (recorded as `model-fallback`).
    */
-  async infer(): Promise<InferOutput | { failed: string } | { fallback: true }> {
+  async infer(): Promise<InferOutput | { failed: string; code?: string } | { fallback: true }> {
     let reply: InferOutput;
+    this.ops.inferring = true;
     try {
       reply = await acts.infer.executeWithOptions(
         callOptions(this.input.options, `inference: ${this.stage}, turn ${this.visitTurns + 1}`),
@@ -218,7 +337,8 @@ export class StageVisit {
         ],
       );
     } catch (err) {
-      if (!(err instanceof ActivityFailure)) throw err;
+      // A cancelled run stops here: no note, no fallback (docs/reference/operators.md#cancellation).
+      if (!(err instanceof ActivityFailure) || isCancellation(err)) throw err;
       const message = err.cause?.message ?? err.message;
       const cause = err.cause instanceof ApplicationFailure ? err.cause : undefined;
       const fallback = fallbackDetail(this.def, this.driver.state.diagnostics, {
@@ -226,9 +346,11 @@ export class StageVisit {
         model: (cause?.details?.[0] as { model?: unknown } | undefined)?.model,
         message,
       });
-      if (!fallback) return { failed: message };
+      if (!fallback) return { failed: message, ...(cause?.type ? { code: cause.type } : {}) };
       await this.driver.apply({ kind: 'diagnostic', code: MODEL_FALLBACK, severity: 'warning', detail: fallback });
       return { fallback: true };
+    } finally {
+      this.ops.inferring = false;
     }
     this.inferences++;
     this.visitTurns++;
@@ -259,25 +381,61 @@ export class StageVisit {
   async answerCalls(reply: InferOutput): Promise<void> {
     for (const bad of reply.invalidToolCalls) {
       await this.routeError({ id: bad.id, name: bad.name, arguments: {} }, invalidArgumentsText(bad.name, bad.error));
+      this.remember({ name: bad.name, arguments: {} }, false);
     }
-    const running = this.startBuiltins(reply);
+    const asked = await this.askPeople(reply);
+    const running = this.startBuiltins(reply, asked);
     const alone = reply.toolCalls.length + reply.invalidToolCalls.length === 1;
     let progressed = false;
     for (const { argTokens, ...call } of reply.toolCalls) {
-      const effect = await this.answerCall(call, argTokens, running, alone);
+      const effect = await this.answerCall(call, argTokens, running, asked, alone);
       const tally = tallyCall(this.facts, this.modifying, effect);
       this.facts = tally.facts;
       progressed ||= tally.progressed;
+      this.remember(call, effect.kind !== 'refused' && !effect.isError);
     }
     this.facts = endInference(this.facts, progressed, Date.now());
   }
 
+  private remember(call: Pick<ToolCall, 'name' | 'arguments'>, ok: boolean): void {
+    this.recentCalls = [...this.recentCalls, { tool: call.name, subject: callSubject(call), ok }].slice(-RECENT_CALLS);
+  }
+
+  /**
+   * In an attended run, the calls of the reply that need a person (an `ask`
+   * permission, an `ask_user` question) wait for their decisions together,
+   * up to `[run] ask_timeout` (docs/reference/operators.md#approve-and-deny).
+   */
+  private async askPeople(reply: InferOutput): Promise<Asked> {
+    const { input, stage } = this;
+    const bp = input.blueprint;
+    const asks = new Map<string, PendingAsk>();
+    if (input.options.unattended) return { asks, decisions: new Map() };
+    const timeoutSecs = bp.run?.askTimeoutSecs ?? DEFAULT_ASK_TIMEOUT_SECS;
+    const since = Date.now();
+    for (const { argTokens: _counted, ...call } of reply.toolCalls) {
+      if (!isGranted(bp, stage, call.name)) continue;
+      const at = { call: call.id, since, deadline: since + timeoutSecs * 1000 };
+      if (canonicalTool(call.name) === ASK_USER) {
+        const question = askUserQuestion(call.arguments);
+        if (question) asks.set(call.id, { kind: 'answer', tool: ASK_USER, subject: question, ...at });
+      } else if (!isContextTool(call.name) && needsApproval(bp, stage, call, false))
+        asks.set(call.id, { kind: 'approval', tool: canonicalTool(call.name), subject: callSubject(call), ...at });
+    }
+    if (asks.size === 0) return { asks, decisions: new Map() };
+    return { asks, decisions: await this.ops.decide([...asks.values()], timeoutSecs * 1000) };
+  }
+
   /** Built-in tools are independent of each other: start them all now, store their results in call order. */
-  private startBuiltins(reply: InferOutput): Map<string, Promise<ToolResultOut>> {
+  private startBuiltins(reply: InferOutput, asked: Asked): Map<string, Promise<ToolResultOut>> {
     const { input, stage } = this;
     const running = new Map<string, Promise<ToolResultOut>>();
     for (const { argTokens: _counted, ...call } of reply.toolCalls) {
-      if (isContextTool(call.name) || isAgentTool(call.name) || !isGranted(input.blueprint, stage, call.name)) continue;
+      if (isContextTool(call.name) || isAgentTool(call.name) || canonicalTool(call.name) === ASK_USER) continue;
+      if (!isGranted(input.blueprint, stage, call.name)) continue;
+      const approved = asked.decisions.get(call.id)?.kind === 'approved';
+      // A call that waited and was not approved does not run.
+      if (asked.asks.has(call.id) && !approved) continue;
       running.set(
         call.id,
         acts.runTool.executeWithOptions(
@@ -290,6 +448,7 @@ export class StageVisit {
               call,
               workdir: input.workdir,
               unattended: input.options.unattended,
+              ...(approved ? { approved: true } : {}),
               ...(input.lineage?.ceiling.length ? { ceiling: input.lineage.ceiling } : {}),
             },
           ],
@@ -311,6 +470,7 @@ export class StageVisit {
     call: ToolCall,
     argTokens: InferOutput['toolCalls'][number]['argTokens'],
     running: Map<string, Promise<ToolResultOut>>,
+    asked: Asked,
     alone: boolean,
   ): Promise<CallEffect> {
     const { driver, input, stage } = this;
@@ -318,7 +478,18 @@ export class StageVisit {
       await this.routeError(call, notGrantedResult(input.blueprint, stage, call.name));
       return { kind: 'refused' };
     }
-    if (isAgentTool(call.name)) return this.answerAgent(call, alone);
+    const ask = asked.asks.get(call.id);
+    const decision = asked.decisions.get(call.id);
+    if (canonicalTool(call.name) === ASK_USER) return this.answerQuestion(call, ask, decision);
+    if (ask && decision?.kind !== 'approved') {
+      const text =
+        decision?.kind === 'denied'
+          ? deniedText(ask.subject, decision.note)
+          : askTimedOutText(ask, (ask.deadline - ask.since) / 1000);
+      await this.routeError(call, text);
+      return { kind: 'builtin', tool: call.name, isError: true, denied: true, modifiedPaths: [] };
+    }
+    if (isAgentTool(call.name)) return this.answerAgent(call, alone, decision?.kind === 'approved');
     if (isContextTool(call.name)) {
       const result = await driver.apply({
         kind: 'contextTool',
@@ -337,7 +508,7 @@ export class StageVisit {
     try {
       result = await running.get(call.id)!;
     } catch (err) {
-      if (!(err instanceof ActivityFailure)) throw err;
+      if (!(err instanceof ActivityFailure) || isCancellation(err)) throw err;
       const text = toolFailedText(call.name, err.cause?.message ?? err.message);
       result = { content: text, tokens: await driver.count(text), isError: true, modifiedPaths: [], denied: false };
     }
@@ -360,7 +531,16 @@ export class StageVisit {
    * stage's `fan_out` call decides the visit: done when its workers ran, one
    * more miss when it was refused.
    */
-  private async answerAgent(call: ToolCall, alone: boolean): Promise<CallEffect> {
+  private async answerAgent(call: ToolCall, alone: boolean, approved: boolean): Promise<CallEffect> {
+    const bp = this.input.blueprint;
+    const own = { permissions: mergedPermissions(bp, this.stage), safeCommands: bp.safeCommands.shell };
+    // A person's approval stands for the stage's own `ask`; the ancestors' permissions still apply.
+    const layers = [...(approved ? [] : [own]), ...(this.input.ceilings ?? [])];
+    const decision = strictestDecision(call.name, call.arguments, layers, this.input.options.unattended);
+    if (decision.mode !== 'allow') {
+      await this.routeError(call, formatCoded(decision.code, decision.message));
+      return { kind: 'agent', tool: call.name, isError: true };
+    }
     const answer = await this.agents.answer(call, alone);
     const { content } = answer;
     const tokens = answer.tokens ?? (await this.driver.count(typeof content === 'string' ? content : content.preview));
@@ -380,6 +560,28 @@ export class StageVisit {
       }
     }
     return { kind: 'agent', tool: call.name, isError: answer.isError };
+  }
+
+  /** The result of an `ask_user` call: the person's answer, or why there is none. */
+  private async answerQuestion(
+    call: ToolCall,
+    ask: PendingAsk | undefined,
+    decision: AskDecision | undefined,
+  ): Promise<CallEffect> {
+    const answered = decision?.kind === 'answered' ? decision.text : undefined;
+    const text =
+      answered ??
+      (this.input.options.unattended
+        ? askUserUnattendedText()
+        : ask
+          ? askTimedOutText(ask, (ask.deadline - ask.since) / 1000)
+          : askUserNoQuestionText());
+    await this.driver.apply({
+      kind: 'route',
+      call,
+      result: { content: text, tokens: await this.driver.count(text), isError: answered === undefined },
+    });
+    return { kind: 'builtin', tool: ASK_USER, isError: answered === undefined, denied: false, modifiedPaths: [] };
   }
 
   /** Stores a tracked file's text in the file-tracking region; the model gets a pointer to it instead. */

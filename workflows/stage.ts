@@ -4,25 +4,32 @@
  * results, keep the region set within budget, and repeat until the model
  * answers without tool calls, the iteration cap, an error, or `stuck`.
  * Continues as new when Temporal suggests it or after a turn cap, carrying
- * the region set. The steps live in `stage-visit.ts`, the decisions in
- * `src/runtime/visit.ts`.
+ * the region set. Before each inference it takes what people sent through
+ * the run (messages, a pause). The steps live in `stage-visit.ts` and
+ * `stage-operators.ts`, the decisions in `src/runtime/visit.ts` and
+ * `src/runtime/operators.ts`.
  */
 import {
   ApplicationFailure,
   continueAsNew,
   defineQuery,
   defineSignal,
+  isCancellation,
   setHandler,
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
+import type { StageDef } from '../src/blueprint/types.js';
 import type { Progress, StageInput, StageOutcome } from '../src/runtime/index.js';
 import { inferenceFailedNote, STAGE_KEY, stopReason } from '../src/runtime/index.js';
 import { endsWithOutput, fanOutEnd } from '../src/runtime/stage-modes.js';
 import { StageVisit } from './stage-visit.js';
 
 export const stageProgressQuery = defineQuery<Progress>('progress');
-/** A person's reply to an interactive stage; `lev run` sends it from its terminal. */
+/**
+ * A person's reply to an interactive stage, sent to the visit itself (earlier
+ * versions); people now send `message` to the run (docs/reference/operators.md#message).
+ */
 export const messageSignal = defineSignal<[string]>('message');
 
 export async function stageWorkflow(input: StageInput): Promise<StageOutcome> {
@@ -34,8 +41,19 @@ export async function stageWorkflow(input: StageInput): Promise<StageOutcome> {
   upsertSearchAttributes([{ key: STAGE_KEY, value: def.name }]);
   setHandler(stageProgressQuery, () => visit.progress());
   setHandler(messageSignal, (text) => void visit.inbox.push(text));
+  visit.ops.install();
+  visit.showDetails();
+  try {
+    return await turns(visit, def, input);
+  } catch (err) {
+    if (isCancellation(err)) await visit.reportCancelled();
+    throw err;
+  }
+}
 
+async function turns(visit: StageVisit, def: StageDef, input: StageInput): Promise<StageOutcome> {
   for (;;) {
+    visit.showDetails();
     const stop = stopReason(def, visit.limits, visit.facts, visit.visitTurns, Date.now());
     if (stop) {
       await visit.note(stop.note);
@@ -44,14 +62,15 @@ export async function stageWorkflow(input: StageInput): Promise<StageOutcome> {
     // A run holding agents it started cannot continue as new: they are its children.
     if (!visit.agents.open && (visit.runTurns >= input.options.turnsPerRun || workflowInfo().continueAsNewSuggested)) {
       await visit.driver.compactLog(true);
-      return continueAsNew<typeof stageWorkflow>(visit.continuation());
+      return continueAsNew<typeof stageWorkflow>(await visit.continuation());
     }
+    await visit.beforeInference();
     await visit.maintain();
     const reply = await visit.infer();
     if ('fallback' in reply) continue;
     if ('failed' in reply) {
       await visit.note(inferenceFailedNote(def.name, reply.failed));
-      return visit.finish('error', reply.failed);
+      return visit.endInError(reply);
     }
     // A reply without tool calls ends the stage, unless its mode asks for an answer, a person or a fan-out.
     if (!(await visit.storeReply(reply))) {
@@ -61,6 +80,6 @@ export async function stageWorkflow(input: StageInput): Promise<StageOutcome> {
     await visit.answerCalls(reply);
     if (endsWithOutput(def, visit.facts)) return visit.finish('completed');
     const fanned = fanOutEnd(def, visit.facts);
-    if (fanned) return visit.finish(fanned.end, fanned.error);
+    if (fanned) return fanned.error ? visit.endInError({ failed: fanned.error }) : visit.finish('completed');
   }
 }

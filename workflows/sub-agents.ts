@@ -36,12 +36,12 @@ import {
   readAgentId,
   readFanOut,
   readSpawn,
-  refusalText,
   runningText,
   type Spawner,
   type StageInput,
   startedText,
   type ToolRefusal,
+  toolRefusalText,
   topLineage,
   type WorkerCounts,
   type WorkerEnd,
@@ -367,7 +367,7 @@ export class SubAgents {
 }
 
 function refused(r: ToolRefusal): AgentAnswer {
-  return { content: refusalText(r), isError: true };
+  return { content: toolRefusalText(r), isError: true };
 }
 
 /** A report item as the report activity takes it: a blob's preview is not needed there, so it does not go through history twice. */

@@ -85,6 +85,10 @@ export const CODES = {
     meaning: 'Fixed regions leave less than 8000 tokens of a window of 20000 or more.',
   },
   // Hard errors added by this project for cases without an older name
+  'bad-duration': {
+    severity: 'error',
+    meaning: '`[run] ask_timeout` is not a duration such as `"30m"`, `"24h"` or `"1h30m"`.',
+  },
   'bad-value': {
     severity: 'error',
     meaning: 'A key holds a value of the wrong type (a number where a string belongs, ...).',
@@ -223,6 +227,10 @@ export const CODES = {
     severity: 'warning',
     meaning:
       'A stage that does not fan out sets a fan-out key (`worker_stage`, `max_workers`, ...), which does nothing.',
+  },
+  'blocking-tool-not-allowed': {
+    severity: 'warning',
+    meaning: 'A stage lists `ask_user` without `allow_blocking_tools = true`, so it is not offered the tool.',
   },
   'unsupported-feature': {
     severity: 'warning',

@@ -13,6 +13,7 @@ import { BUILTIN_MODELS, type ModelTable } from '../providers/models.js';
 import { compileReadPaths } from '../tools/read-paths.js';
 import { type AgentName, type Catalog, resolveAgents } from './agents.js';
 import { runChecks } from './checks.js';
+import { DEFAULT_ASK_TIMEOUT_SECS, parseDuration } from './duration.js';
 import { checkFanOuts } from './fan-out.js';
 import { TableReader } from './fields.js';
 import { Findings, inFileOrder } from './findings.js';
@@ -62,6 +63,7 @@ const TOP_KEYS = [
   'sandbox',
   'limits',
   'models',
+  'run',
 ] as const;
 const AGENT_KEYS = [
   'name',
@@ -392,6 +394,7 @@ function build(
     security: readSecurity(root, userConfig),
     sandbox: readSandbox(root),
     limits: { scriptShellTimeoutSecs: readLimits(root) },
+    run: readRun(root),
     models,
   };
   const description = agentTable?.string('description')?.trim();
@@ -551,6 +554,24 @@ function readSandbox(root: TableReader): { env: string[] } {
     t.findings.add('unknown-key', `[sandbox] in a blueprint has no key "${key}":${hint}.`, t.at(key));
   }
   return { env: t ? envNames(t) : [] };
+}
+
+/** `[run]`: how a run waits for people (docs/reference/operators.md#ask_timeout). */
+function readRun(root: TableReader): NonNullable<Blueprint['run']> {
+  const t = root.table_('run', '[run] ask_timeout = "30m"');
+  t?.unknownKeys(['ask_timeout'], 'unknown-key', '[run]');
+  const raw = t?.string('ask_timeout');
+  if (raw === undefined || !t) return { askTimeoutSecs: DEFAULT_ASK_TIMEOUT_SECS };
+  const secs = parseDuration(raw);
+  if (secs === undefined) {
+    t.findings.add(
+      'bad-duration',
+      `[run] ask_timeout = "${raw}" is not a duration; write a number with s, m, h or d, such as "30m" or "1h30m".`,
+      t.at('ask_timeout'),
+    );
+    return { askTimeoutSecs: DEFAULT_ASK_TIMEOUT_SECS };
+  }
+  return { askTimeoutSecs: secs };
 }
 
 function readLimits(root: TableReader): number {

@@ -46,6 +46,8 @@ export const STAGE_KEYS = [
   'allow_as_worker',
   'requires_children',
   ...FAN_OUT_KEYS,
+  'accepts_messages',
+  'allow_blocking_tools',
 ] as const;
 const MODES = ['autonomous', 'output', 'interactive', 'fan_out'] as const;
 const ROUTING_KEYS = [
@@ -449,6 +451,8 @@ export function parseStage(
   if (maxRevisits !== undefined) def.maxRevisits = maxRevisits;
   const transitionPrompt = s.string('transition_prompt');
   if (transitionPrompt !== undefined) def.transitionPrompt = transitionPrompt;
+  if (s.boolean('accepts_messages') === false) def.acceptsMessages = false;
+  if (s.boolean('allow_blocking_tools') === true) def.allowBlockingTools = true;
 
   const parsed: ParsedStage = { def, routingRefs: [] };
   const context = s.table_('context', '{ regions = { ... } }');

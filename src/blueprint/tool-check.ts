@@ -1,19 +1,28 @@
 /**
  * `available_tools` names only tools that exist: a misspelt name is an
  * error with a did-you-mean, as in the original Leviath. Tools the original
- * has and this runtime does not (asking a person, Rhai script
- * tools in `tools/`) are warnings, and the stage is not offered them.
+ * has and this runtime does not (asking a person anything but a free-text
+ * question, Rhai script tools in `tools/`) are warnings, and the stage is
+ * not offered them, as is `ask_user` without `allow_blocking_tools = true`.
  * Output stages are granted `submit_output`, fan-out stages `fan_out`.
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { SUBMIT_OUTPUT } from '../outputs/spec.js';
-import { AGENT_TOOLS, BUILTIN_TOOLS, CONTEXT_TOOLS, canonicalTool, FAN_OUT, TOOL_ALIASES } from '../tools/names.js';
+import {
+  AGENT_TOOLS,
+  ASK_USER,
+  BUILTIN_TOOLS,
+  CONTEXT_TOOLS,
+  canonicalTool,
+  FAN_OUT,
+  TOOL_ALIASES,
+} from '../tools/names.js';
 import { didYouMean, type Findings } from './findings.js';
 import type { Blueprint } from './types.js';
 import { UNBUILT_TOOLS } from './unsupported.js';
 
-const KNOWN: readonly string[] = [...BUILTIN_TOOLS, ...CONTEXT_TOOLS, SUBMIT_OUTPUT, ...AGENT_TOOLS];
+const KNOWN: readonly string[] = [...BUILTIN_TOOLS, ...CONTEXT_TOOLS, SUBMIT_OUTPUT, ASK_USER, ...AGENT_TOOLS];
 
 export function checkStageTools(bp: Blueprint, findings: Findings): void {
   for (const stage of bp.stages) {
@@ -21,6 +30,14 @@ export function checkStageTools(bp: Blueprint, findings: Findings): void {
     if (stage.availableTools) {
       const kept: string[] = [];
       for (const tool of stage.availableTools) {
+        if (tool === ASK_USER && !stage.allowBlockingTools) {
+          findings.add(
+            'blocking-tool-not-allowed',
+            `Stage "${stage.name}" lists \`ask_user\`, which waits for a person, without \`allow_blocking_tools = true\`, so the stage is not offered it; set the key to say the stage may wait.`,
+            at,
+          );
+          continue;
+        }
         if (KNOWN.includes(tool)) {
           kept.push(tool);
           continue;

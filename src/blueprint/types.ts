@@ -237,6 +237,10 @@ export interface StageDef {
   fanOut?: FanOutDef;
   /** `allow_as_worker = true`: a fan-out or `spawn_agent` may start a run at this stage. */
   allowAsWorker?: boolean;
+  /** `accepts_messages = false`: operators' messages wait for a later stage (docs/reference/operators.md#accepts_messages). */
+  acceptsMessages?: boolean;
+  /** `allow_blocking_tools = true`: the stage may be offered `ask_user` (docs/reference/operators.md#ask_user). */
+  allowBlockingTools?: boolean;
 }
 
 export interface FileTracking {
@@ -306,6 +310,8 @@ export interface Blueprint {
   /** `[sandbox] env`: variables the blueprint's commands may see besides the base allow-list. */
   sandbox?: { env: string[] };
   limits: { scriptShellTimeoutSecs: number };
+  /** `[run]`; absent in blueprints stored by earlier versions, which read as the defaults. */
+  run?: { askTimeoutSecs: number };
   /** Built-in table merged with `[models]` (and the user config). */
   models: Record<string, ModelInfo & { encoding?: Encoding }>;
 }

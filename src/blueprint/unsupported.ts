@@ -28,8 +28,6 @@ export const UNBUILT_AGENT_KEYS: Readonly<Record<string, string>> = {
 export const UNBUILT_STAGE_KEYS: Readonly<Record<string, string>> = {
   interaction_points: 'the stage does not stop at these checkpoints to ask a person',
   required_tools: 'these tools are not kept or checked for',
-  accepts_messages: 'mid-run messages are not built, so the setting has no effect',
-  allow_blocking_tools: 'the tools that wait on a person are not built',
   nudge: 'the stage is not nudged when it answers without tool calls',
   hooks: 'stage hooks are not run',
   connectors: 'connectors are not built',
@@ -46,15 +44,14 @@ export const UNBUILT_STAGE_KEYS: Readonly<Record<string, string>> = {
 };
 
 /**
- * Tools of the original that are not built here: asking a person. A stage
- * that lists one is not offered it.
+ * Tools of the original that are not built here: asking a person anything
+ * but a free-text question. A stage that lists one is not offered it.
  */
 export const UNBUILT_TOOLS: Readonly<Record<string, string>> = {
-  ask_user_text: 'asking a person is not built',
-  ask_user_choice: 'asking a person is not built',
-  ask_user_confirm: 'asking a person is not built',
-  edit_document: 'asking a person is not built',
-  present_for_review: 'asking a person is not built',
+  ask_user_choice: 'only free-text questions are built (`ask_user`)',
+  ask_user_confirm: 'only free-text questions are built (`ask_user`)',
+  edit_document: 'only free-text questions are built (`ask_user`)',
+  present_for_review: 'only free-text questions are built (`ask_user`)',
   read_files: 'use read_file once per file',
 };
 

@@ -1,23 +1,70 @@
 /**
- * Asks the person at the terminal for a reply to an interactive stage (a
- * blank line or `/done` ends the stage), or says how to send one.
+ * The questions `lev run` puts to the person at its terminal while the same
+ * question is open in the Web UI (docs/reference/operators.md#attended-runs):
+ * an approval `[y/N/note]`, an `ask_user` question, an interactive stage's
+ * reply. Each answer goes to the run as its update; an answer given
+ * elsewhere first closes the question here. Without a terminal it says
+ * which `lev` command answers instead.
  */
 import { createInterface } from 'node:readline/promises';
+import type { Client } from '@temporalio/client';
+import { isLevError } from '../errors.js';
 import type { Progress } from '../runtime/types.js';
+import { sendUpdate } from '../worker/operators.js';
 
-export async function askPerson(p: Progress): Promise<string> {
-  const rl = createInterface({ input: process.stdin, output: process.stderr });
-  try {
-    return await rl.question(`\n[${p.stage}] waiting for your reply (a blank line or /done ends the stage)\n> `);
-  } finally {
-    rl.close();
-  }
+/** What a line typed at `[y/N/note]` decides: `y` approves, Enter or `n` denies, other text denies with it as the note. */
+export function approvalAnswer(line: string): { update: 'approve' | 'deny'; note?: string } {
+  const text = line.trim();
+  const yes = /^(y|yes)\b\s*(.*)$/is.exec(text);
+  if (yes) return { update: 'approve', ...(yes[2] ? { note: yes[2] } : {}) };
+  if (text === '' || /^(n|no)$/i.test(text)) return { update: 'deny' };
+  return { update: 'deny', note: text };
 }
 
-/** Without a terminal nobody can answer here: say how to send the reply instead. */
-export async function signalHint(p: Progress): Promise<undefined> {
-  process.stderr.write(
-    `[${p.stage}] waits for a reply; send it with: temporal workflow signal --workflow-id ${p.stageWorkflowId ?? '<stage workflow>'} --name message --input '"your reply"' (an empty reply ends the stage)\n`,
-  );
-  return undefined;
+/** Asks the question the run waits on at the terminal and sends the answer; `signal` closes it unanswered. */
+export function terminalAnswers(client: Client, runId: string): (p: Progress, signal: AbortSignal) => Promise<void> {
+  return async (p, signal) => {
+    const rl = createInterface({ input: process.stdin, output: process.stderr });
+    const ask = (query: string) => rl.question(query, { signal });
+    try {
+      const first = p.asks[0];
+      if (first?.kind === 'approval') {
+        const answer = approvalAnswer(
+          await ask(`\n[${p.stage}] approve \`${first.subject}\` (call ${first.call})? [y/N/note] `),
+        );
+        await sendUpdate(client, runId, answer.update, {
+          call: first.call,
+          ...(answer.note ? { note: answer.note } : {}),
+        });
+      } else if (first?.kind === 'answer') {
+        let text = '';
+        while (text.trim() === '') text = await ask(`\n[${p.stage}] ${first.subject}\n> `);
+        await sendUpdate(client, runId, 'answer', { call: first.call, text });
+      } else {
+        const line = await ask(`\n[${p.stage}] waiting for your reply (a blank line or /done ends the stage)\n> `);
+        await sendUpdate(client, runId, 'message', line.trim() === '' ? '/done' : line);
+      }
+    } catch (err) {
+      if (signal.aborted) process.stderr.write('\n(answered elsewhere)\n');
+      // The question closed between the prompt and the answer: say so and let the run go on.
+      else if (isLevError(err)) process.stderr.write(`error [${err.code}] ${err.message}\n`);
+      else throw err;
+    } finally {
+      rl.close();
+    }
+  };
+}
+
+/** Without a terminal nobody can answer here: say which command does. */
+export function commandHint(runId: string): (p: Progress) => Promise<void> {
+  return async (p) => {
+    const first = p.asks[0];
+    const line =
+      first?.kind === 'approval'
+        ? `approve \`${first.subject}\` with: lev approve ${runId} ${first.call} (or lev deny ${runId} ${first.call} --note "why")`
+        : first?.kind === 'answer'
+          ? `answer "${first.subject}" with: lev answer ${runId} ${first.call} "your answer"`
+          : `reply with: lev msg ${runId} "your reply" (/done ends the stage)`;
+    process.stderr.write(`[${p.stage}] waits for a person; ${line}\n`);
+  };
 }

@@ -3,23 +3,14 @@
  * unknown, is a coded error; a failed run reports the partial result its
  * failure carries.
  */
-import { Client, Connection, WorkflowNotFoundError } from '@temporalio/client';
+import { WorkflowNotFoundError } from '@temporalio/client';
 import { LevError } from '../errors.js';
 import { runOutcome } from '../worker/client.js';
 import type { ResultFlags } from './commands/result.js';
+import { withClient } from './connect.js';
 
 export async function printRunResult(runId: string, flags: ResultFlags): Promise<void> {
-  let connection: Connection;
-  try {
-    connection = await Connection.connect({ address: flags.address, connectTimeout: '5 seconds' });
-  } catch {
-    throw new LevError(
-      'server-unreachable',
-      `No Temporal server answers at ${flags.address}; start one (lev server) or pass --address.`,
-    );
-  }
-  try {
-    const client = new Client({ connection, namespace: flags.namespace });
+  await withClient(flags, async (client) => {
     const handle = client.workflow.getHandle(runId);
     let running: boolean;
     try {
@@ -42,7 +33,5 @@ export async function printRunResult(runId: string, flags: ResultFlags): Promise
       process.stdout.write(output.text.endsWith('\n') ? output.text : `${output.text}\n`);
     }
     if (result.status !== 'completed') process.exitCode = 1;
-  } finally {
-    await connection.close();
-  }
+  });
 }

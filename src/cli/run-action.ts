@@ -22,7 +22,7 @@ import { temporalTls, tlsOption } from '../worker/tls.js';
 import { createToolWorker, toolQueueName } from '../worker/tool-worker.js';
 import { createWorker, installRuntime } from '../worker/worker.js';
 import { formatBars } from './bars.js';
-import { askPerson, signalHint } from './reply-prompt.js';
+import { commandHint, terminalAnswers } from './reply-prompt.js';
 
 export interface RunFlags {
   task?: string;
@@ -38,6 +38,8 @@ export interface RunFlags {
   toolQueue?: string;
   outputFormat?: string;
   outputInstructions?: string;
+  /** A person attends the run (docs/reference/operators.md#attended-runs). */
+  attended?: boolean;
 }
 
 function callerValues(pairs: string[]): Record<string, string> {
@@ -160,6 +162,7 @@ export async function runAgentCommand(path: string, flags: RunFlags): Promise<vo
     options: {
       ...DEFAULT_RUN_OPTIONS,
       noSeedCommands: !flags.seedCommands,
+      unattended: flags.attended !== true,
       toolTaskQueue,
     },
   };
@@ -198,8 +201,9 @@ export async function runAgentCommand(path: string, flags: RunFlags): Promise<vo
       ...(flags.id ? { workflowId: flags.id } : {}),
     });
     if (!flags.json) say(`run ${handle.workflowId} started on ${flags.address}`);
-    // Only a person at a terminal can answer here; elsewhere the reply comes as the `message` signal.
-    const reply = process.stdin.isTTY && !flags.json ? askPerson : signalHint;
+    // Only a person at a terminal can answer here; elsewhere the answer comes through `lev` or the Web UI.
+    const reply =
+      process.stdin.isTTY && !flags.json ? terminalAnswers(client, handle.workflowId) : commandHint(handle.workflowId);
     const following = followRun(client, handle, flags.json ? () => {} : printTurn, {
       toolTaskQueue,
       onWaiting: reply,

@@ -83,6 +83,33 @@ export const BUILTIN_MODELS: Readonly<Record<string, ModelInfo>> = Object.freeze
   'scripted:default': { contextWindow: 200_000, maxOutputTokens: 8_192 },
 });
 
+/**
+ * USD per million completion tokens, standard tier, by `provider:model`:
+ * the vendors' published list prices (Anthropic's pricing page and OpenAI's,
+ * as read in 2026), kept beside the prompt prices of the table above. A model
+ * without an entry has no known completion price.
+ */
+export const COMPLETION_PRICES: Readonly<Record<string, number>> = Object.freeze({
+  'openai:gpt-5': 10,
+  'openai:gpt-5-mini': 2,
+  'openai:gpt-5-nano': 0.4,
+  'openai:gpt-4.1': 8,
+  'openai:gpt-4.1-mini': 1.6,
+  'openai:gpt-4.1-nano': 0.4,
+  'openai:gpt-4o': 10,
+  'openai:gpt-4o-mini': 0.6,
+  'openai:o3': 8,
+  'openai:o4-mini': 4.4,
+  'openai:gpt-4-turbo': 30,
+  'openai:gpt-3.5-turbo': 1.5,
+  'anthropic:claude-opus-4-1': 75,
+  'anthropic:claude-opus-4-0': 75,
+  'anthropic:claude-sonnet-4-5': 15,
+  'anthropic:claude-sonnet-4-0': 15,
+  'anthropic:claude-haiku-4-5': 5,
+  'anthropic:claude-3-5-haiku-latest': 4,
+});
+
 export type ModelTable = Readonly<Record<string, ModelInfo>>;
 
 /** Splits `provider:model`; a bare name is taken as an OpenAI-compatible model. */
@@ -98,16 +125,27 @@ export function parseModelRef(ref: string): { provider: string; model: string } 
  * suffix (`claude-sonnet-4-5-20250929`).
  */
 export function lookupModel(table: ModelTable, ref: string): ModelInfo | undefined {
+  return lookupRef(table, ref);
+}
+
+function lookupRef<T>(table: Readonly<Record<string, T>>, ref: string): T | undefined {
   const direct = table[ref];
-  if (direct) return direct;
+  if (direct !== undefined) return direct;
   const { provider, model } = parseModelRef(ref);
   const untagged = model.split(':')[0] ?? model;
   const undated = untagged.replace(/-\d{8}$/, '');
   for (const candidate of [`${provider}:${untagged}`, `${provider}:${undated}`]) {
     const hit = table[candidate];
-    if (hit) return hit;
+    if (hit !== undefined) return hit;
   }
   return undefined;
+}
+
+/** The prices a run's usage is estimated at: the table's prompt prices plus the completion price. */
+export function modelPrices(table: ModelTable, ref: string): (ModelPrices & { output: number }) | undefined {
+  const prompt = lookupModel(table, ref)?.prices;
+  const output = lookupRef(COMPLETION_PRICES, ref);
+  return prompt && output !== undefined ? { ...prompt, output } : undefined;
 }
 
 /** Encoding by model family (docs/reference/regions.md#encodings) when the table does not name one. */

@@ -51,6 +51,8 @@ export interface ToolInput {
   unattended: boolean;
   /** A sub-agent's ancestors, whose permissions its calls stay under. */
   ceiling?: CeilingLayer[];
+  /** A person approved this call under its `ask` permission (docs/reference/operators.md#approve-and-deny). */
+  approved?: boolean;
 }
 
 /**

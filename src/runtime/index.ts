@@ -19,8 +19,10 @@
  */
 export * from './activity-types.js';
 export * from './defaults.js';
+export * from './details.js';
 export * from './engine-calls.js';
 export * from './failures.js';
+export * from './operators.js';
 export * from './ops.js';
 export * from './search-attributes.js';
 export * from './sub-agents.js';

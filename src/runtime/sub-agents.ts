@@ -27,7 +27,7 @@ export interface ToolRefusal {
   message: string;
 }
 
-export function refusalText(r: ToolRefusal): string {
+export function toolRefusalText(r: ToolRefusal): string {
   return formatCoded(r.code, r.message);
 }
 

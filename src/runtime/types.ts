@@ -6,6 +6,9 @@
 import type { Blueprint } from '../blueprint/types.js';
 import type { RunState } from '../context/state.js';
 import type { BlobRef, Content } from '../context/types.js';
+import type { PermissionLayer } from '../tools/permissions.js';
+import type { CostEstimate } from './details.js';
+import type { LeviathStatus, OperatorCarry, PendingAsk, WaitingKind } from './operators.js';
 import type { RecordedOp } from './ops.js';
 import type { OutputFacts } from './stage-modes.js';
 import type { ChildRun, Lineage, WorkerCounts } from './sub-agents.js';
@@ -85,6 +88,21 @@ export interface StageInput {
   usage: UsageTotals;
   /** A sub-agent's place in its tree; absent for a run a person started (depth 0, no ceiling). */
   lineage?: Lineage;
+  /** A sub-agent's ancestors' permissions, for the agent tools the visit answers itself. */
+  ceilings?: PermissionLayer[];
+  /** Messages and the pause handed to this visit (docs/reference/operators.md); absent in runs of earlier versions. */
+  operators?: OperatorCarry;
+  /** The visit's last tool calls, for its details; carried across continue-as-new. */
+  recentCalls?: RecentCall[];
+  /** The visit's ordinal in the run (1 for the first visit), for its summary. */
+  visit?: number;
+}
+
+/** One tool call as the details list it. */
+export interface RecentCall {
+  tool: string;
+  subject: string;
+  ok: boolean;
 }
 
 /** What a fan-out stage's visit knows about its one `fan_out` call (docs/reference/sub-agents.md#the-fan-out-stage). */
@@ -108,18 +126,23 @@ export interface VisitFacts extends OutputFacts, FanOutFacts {
   lastProgressAt: number;
 }
 
-export type StageEnd = 'completed' | 'max_iterations' | 'error' | 'stuck';
+/** How a visit ended; `cancelled` only in the region set a cancelled visit reports to its run. */
+export type StageEnd = 'completed' | 'max_iterations' | 'error' | 'stuck' | 'cancelled';
 
 export interface StageOutcome {
   end: StageEnd;
   /** The model's last text in the visit (a blob reference when large). */
   finalContent: Content;
   error?: string;
+  /** The code of the error a visit ended with (`end = "error"`), when it had one. */
+  errorCode?: string;
   carried: Carried;
   inferences: number;
   visitTurns: number;
   facts: VisitFacts;
   usage: UsageTotals;
+  /** Messages the visit did not write (its stage does not accept them, or it ended first), for the next visit. */
+  operators?: OperatorCarry;
 }
 
 export interface RegionBar {
@@ -132,7 +155,7 @@ export interface RegionBar {
 
 export interface Progress {
   runId: string;
-  status: RunStatus;
+  status: LeviathStatus;
   stage: string;
   /** Inferences so far in the run. */
   inferences: number;
@@ -142,15 +165,27 @@ export interface Progress {
   window: { max: number; used: number; gap: number };
   gatesForced: RunState['gatesForced'];
   usage: UsageTotals;
+  /** Estimated dollars of the usage (docs/reference/operators.md#estimated-cost). */
+  cost: CostEstimate;
   /** Workflow id of the stage visit running now. */
   stageWorkflowId?: string;
-  /** Set while an interactive stage waits for a person's reply (the `message` signal). */
-  waiting?: 'message';
+  /** What the run waits for, if anything (docs/reference/operators.md#the-progress-query). */
+  waiting?: WaitingKind;
+  /** Calls and questions waiting for a person, oldest first. */
+  asks: PendingAsk[];
+  paused: boolean;
+  /** Messages waiting for a stage that accepts them. */
+  heldMessages: number;
+  /** The visit's last tool calls, newest last. */
+  recentCalls: RecentCall[];
+  /** Completion attempts in the current visit, and how many of them a gate blocked. */
+  gates: { attempts: number; blocked: number };
   /** Workers of the fan-out (and agents started without waiting) of the visit, while any is not done. */
   workers?: WorkerCounts;
 }
 
-export type RunStatus = 'running' | 'completed' | 'failed';
+/** How a finished run ended, as its result says. */
+export type RunStatus = 'completed' | 'failed';
 
 export interface RunResult {
   runId: string;
@@ -199,7 +234,10 @@ export function regionBars(state: RunState): RegionBar[] {
 }
 
 /** The progress view of a run or a stage visit: its counters, plus what the region set shows. */
-export function progressOf(state: RunState, counters: Omit<Progress, 'regions' | 'window' | 'gatesForced'>): Progress {
+export function progressOf(
+  state: RunState,
+  counters: Omit<Progress, 'regions' | 'window' | 'gatesForced' | 'gates'>,
+): Progress {
   const regions = regionBars(state);
   const used = regions.reduce((a, r) => a + r.tokens, 0);
   return {
@@ -207,5 +245,7 @@ export function progressOf(state: RunState, counters: Omit<Progress, 'regions' |
     regions,
     window: { max: state.window.max, used, gap: state.window.gap },
     gatesForced: state.gatesForced,
+    // A visit that is still running left every earlier completion attempt by a block.
+    gates: { attempts: state.attempts, blocked: state.attempts },
   };
 }

@@ -11,6 +11,7 @@ import type { Blueprint, EdgeDef, StageDef } from '../blueprint/types.js';
 import { completionEdges, outcomeEdge } from '../context/gates.js';
 import { CONVERSATION, contentText, findRegion, type RunState } from '../context/state.js';
 import type { Content, EntryKind, ToolCall } from '../context/types.js';
+import type { RuntimeCode } from '../error-codes.js';
 import { formatCoded } from '../errors.js';
 import { canonicalTool, MODIFYING_TOOLS } from '../tools/names.js';
 import type { StageEnd, VisitFacts } from './types.js';
@@ -216,15 +217,23 @@ export function toolCallSummary(call: ToolCall): string {
  * - `choose`: ask the stage's model `prompt`, answered with one of `options`,
  *   then `chosenEdge` decides.
  * Completion checks run only on a normal completion, never after an error,
- * stuck, the iteration cap or a dead-end route.
+ * stuck, the iteration cap or a dead-end route. A visit that ended in error
+ * fails the run with the error's code when it has one
+ * (docs/reference/operators.md#failure), else `stage-failed`.
  */
 export type Departure =
   | { kind: 'rerun' }
-  | { kind: 'fail'; code: 'stage-failed' | 'dead-end'; message: string }
+  | { kind: 'fail'; code: RuntimeCode; message: string }
   | { kind: 'leave'; edge: EdgeDef | null; checks: boolean }
   | { kind: 'choose'; prompt: string; options: string[]; checks: boolean };
 
-export function departure(state: RunState, bp: Blueprint, end: StageEnd, error?: string): Departure {
+export function departure(
+  state: RunState,
+  bp: Blueprint,
+  end: Exclude<StageEnd, 'cancelled'>,
+  error?: string,
+  errorCode?: RuntimeCode,
+): Departure {
   const stage = state.stage;
   const checks = end === 'completed';
   if (end !== 'completed') {
@@ -233,7 +242,7 @@ export function departure(state: RunState, bp: Blueprint, end: StageEnd, error?:
     if (route.kind === 'fail')
       return {
         kind: 'fail',
-        code: 'stage-failed',
+        code: errorCode ?? 'stage-failed',
         message: `stage "${stage}" ended with ${end}${error ? ` (${error})` : ''} and has no error or dead_end edge`,
       };
     if (route.kind === 'edge') return { kind: 'leave', edge: route.edge, checks: false };

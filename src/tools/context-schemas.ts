@@ -25,6 +25,14 @@ function object(properties: Record<string, unknown>, required: string[]): Record
   return { type: 'object', properties, required, additionalProperties: false };
 }
 
+/** `ask_user` (docs/reference/operators.md#ask_user): answered in the workflow by a person's `answer` update. */
+export const ASK_USER_SCHEMA: JsonSchemaSpec = Object.freeze({
+  name: 'ask_user',
+  description:
+    "Ask the person running this agent a question and wait for the answer, which is this call's result. Use it only when you cannot decide well without them; the run waits until they answer or the wait times out.",
+  parameters: object({ question: { type: 'string', description: 'The question, self-contained.' } }, ['question']),
+});
+
 export const CONTEXT_TOOL_SCHEMAS: readonly JsonSchemaSpec[] = Object.freeze([
   {
     name: 'context_append',

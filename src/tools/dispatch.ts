@@ -6,7 +6,7 @@
  */
 import type { z } from 'zod';
 import { BUILTIN_TOOLS, canonicalTool, isContextTool } from './names.js';
-import { decidePermission, type PermissionDecision } from './permissions.js';
+import { type PermissionDecision, strictestDecision } from './permissions.js';
 import { BUILTIN_TOOL_TABLE } from './registry.js';
 import { failure, type ToolContext, type ToolOutcome } from './tool.js';
 
@@ -40,15 +40,10 @@ function describeIssues(error: z.ZodError, raw: unknown): string {
     .join('; ');
 }
 
-/**
- * The decision of the call's own permissions and of every ceiling above it
- * (a sub-agent's ancestors): a refusal wins over a question, a question over
- * an allowance.
- */
+/** The decision of the call's own permissions and of every ceiling above it (a sub-agent's ancestors). */
 function strictest(name: string, args: Record<string, unknown>, ctx: ToolContext): PermissionDecision {
-  const layers = [{ permissions: ctx.permissions, safeCommands: ctx.safeCommands }, ...(ctx.ceilings ?? [])];
-  const decisions = layers.map((l) => decidePermission(name, args, l.permissions, l.safeCommands, ctx.unattended));
-  return decisions.find((d) => d.mode === 'deny') ?? decisions.find((d) => d.mode === 'ask') ?? { mode: 'allow' };
+  const own = { permissions: ctx.permissions, safeCommands: ctx.safeCommands };
+  return strictestDecision(name, args, [own, ...(ctx.ceilings ?? [])], ctx.unattended);
 }
 
 export async function dispatchTool(name: string, rawArgs: unknown, ctx: ToolContext): Promise<ToolOutcome> {

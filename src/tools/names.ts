@@ -6,7 +6,12 @@
 
 export const TOOL_ALIASES: Readonly<Record<string, string>> = Object.freeze({
   bash: 'shell',
+  // The original Leviath's free-text question (docs/reference/operators.md#ask_user).
+  ask_user_text: 'ask_user',
 });
+
+/** The tool that puts a question to a person; answered by the `answer` update, in the workflow. */
+export const ASK_USER = 'ask_user';
 
 /** Built-in tools that touch the outside world; they run as activities. */
 export const BUILTIN_TOOLS = [

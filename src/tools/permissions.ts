@@ -3,10 +3,17 @@
  * this to decide whether to ask the user before dispatching a call).
  */
 
-import type { PermissionMode, ToolPermissions } from '../blueprint/types.js';
+import type { Blueprint, PermissionMode, ToolPermissions } from '../blueprint/types.js';
 import type { RuntimeCode } from '../error-codes.js';
 import { canonicalTool } from './names.js';
 import { isPreApproved } from './safe-commands.js';
+
+/** The stage's `[tool_permissions]` over the blueprint's. */
+export function mergedPermissions(bp: Blueprint, stage: string): ToolPermissions {
+  const own = bp.stages.find((s) => s.name === stage)?.toolPermissions;
+  const mode = own?.default ?? bp.toolPermissions.default;
+  return { ...(mode ? { default: mode } : {}), tools: { ...bp.toolPermissions.tools, ...(own?.tools ?? {}) } };
+}
 
 export function permissionMode(name: string, permissions: ToolPermissions): PermissionMode {
   const canonical = canonicalTool(name);
@@ -61,4 +68,25 @@ export function decidePermission(
     code: 'permission-ask',
     message: `\`${canonical}\` needs the user's approval before it runs ([tool_permissions] ${canonical} = "ask"); to skip the question, set \`[tool_permissions] ${canonical} = "allow"\`${notCovered}.`,
   };
+}
+
+/** What one level of a run's permissions allows: its merged `[tool_permissions]` and its safe list. */
+export interface PermissionLayer {
+  permissions: ToolPermissions;
+  safeCommands: readonly string[];
+}
+
+/**
+ * The decision of several levels at once (a sub-agent's own permissions and
+ * every ancestor's): a refusal wins over a question, a question over an
+ * allowance (docs/reference/sub-agents.md#what-a-worker-inherits).
+ */
+export function strictestDecision(
+  name: string,
+  args: Record<string, unknown>,
+  layers: readonly PermissionLayer[],
+  unattended: boolean,
+): PermissionDecision {
+  const decisions = layers.map((l) => decidePermission(name, args, l.permissions, l.safeCommands, unattended));
+  return decisions.find((d) => d.mode === 'deny') ?? decisions.find((d) => d.mode === 'ask') ?? { mode: 'allow' };
 }

@@ -6,6 +6,7 @@
 import type { z } from 'zod';
 import type { PermissionMode } from '../blueprint/types.js';
 import { formatCoded, type RuntimeCode } from '../errors.js';
+import type { PermissionLayer } from './permissions.js';
 import type { ReadPathPolicy } from './read-paths.js';
 import type { SandboxPolicy } from './sandbox.js';
 
@@ -41,10 +42,7 @@ export interface ToolContext {
 }
 
 /** What one ancestor of a sub-agent allows its tools. */
-export interface ToolCeiling {
-  permissions: { default?: PermissionMode; tools: Record<string, PermissionMode> };
-  safeCommands: readonly string[];
-}
+export type ToolCeiling = PermissionLayer;
 
 export interface ToolOutcome {
   content: string;

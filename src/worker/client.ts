@@ -6,12 +6,15 @@
 import { randomUUID } from 'node:crypto';
 import { type Client, WorkflowFailedError, type WorkflowHandle, WorkflowNotFoundError } from '@temporalio/client';
 import { ApplicationFailure, TypedSearchAttributes } from '@temporalio/common';
+import { DEFAULT_ASK_TIMEOUT_SECS } from '../blueprint/duration.js';
 import type { Blueprint } from '../blueprint/types.js';
+import { staticDetails, staticSummary } from '../runtime/details.js';
 import { checkWorkdir } from '../runtime/node/workdir.js';
 import { BLUEPRINT_KEY, STATUS_KEY } from '../runtime/search-attributes.js';
 import { WORKDIR_ACTIVITIES } from '../runtime/tool-queue.js';
 import type { Progress, RunInput, RunResult } from '../runtime/types.js';
 import { cutUnits } from '../truncate.js';
+import { runProgress } from './operators.js';
 import { DEFAULT_TASK_QUEUE } from './worker.js';
 
 /** Every stage (and the agent default) switched to one model: `lev run --model`, the run's sub-agents too. */
@@ -49,24 +52,20 @@ export async function startRun(
       { key: BLUEPRINT_KEY, value: input.blueprint.agent.name },
       { key: STATUS_KEY, value: 'running' },
     ]),
-    memo: { blueprint: input.blueprint.agent.name, task: cutUnits(input.task ?? '', 200) },
-    staticSummary: `${input.blueprint.agent.name}: ${cutUnits(input.task ?? '', 120)}`,
+    memo: {
+      blueprint: input.blueprint.agent.name,
+      task: cutUnits(input.task ?? '', 200),
+      attended: !input.options.unattended,
+    },
+    staticSummary: staticSummary(input.blueprint.agent.name, input.task),
+    staticDetails: staticDetails({
+      blueprint: input.blueprint,
+      ...(input.task !== undefined ? { task: input.task } : {}),
+      workdir: input.workdir,
+      unattended: input.options.unattended,
+      askTimeoutSecs: input.blueprint.run?.askTimeoutSecs ?? DEFAULT_ASK_TIMEOUT_SECS,
+    }),
   });
-}
-
-async function latestProgress(client: Client, handle: WorkflowHandle): Promise<Progress | undefined> {
-  try {
-    const run = await handle.query<Progress>('progress');
-    if (!run.stageWorkflowId) return run;
-    try {
-      const visit = await client.workflow.getHandle(run.stageWorkflowId).query<Progress>('progress');
-      return { ...visit, stageWorkflowId: run.stageWorkflowId };
-    } catch {
-      return run;
-    }
-  } catch {
-    return undefined;
-  }
 }
 
 /** A scheduled activity nobody picked up for this long is waiting for its worker, not just queued. */
@@ -124,10 +123,21 @@ export interface FollowOptions {
   /** The run's tool queue; with `onWait`, reports when its tool worker is away and when it is back. */
   toolTaskQueue?: string;
   onWait?: (waiting: ToolWait | undefined) => void;
-  /** An interactive stage waits for a person: the reply this returns is sent as the stage's `message` signal. */
-  onWaiting?: (p: Progress) => Promise<string | undefined>;
+  /**
+   * The run waits for a person (an approval, an answer, an interactive
+   * reply): called once for each new question, the first of `p.asks` or the
+   * reply; `signal` aborts when it was answered elsewhere (the Web UI).
+   */
+  onWaiting?: (p: Progress, signal: AbortSignal) => Promise<void>;
   /** A fan-out's workers (or agents started without waiting) changed: called with the new counts. */
   onWorkers?: (workers: NonNullable<Progress['workers']>, p: Progress) => void;
+}
+
+/** What a person is asked now, as a key that changes when the question does; empty when nothing is asked. */
+export function questionKey(p: Progress): string {
+  const first = p.asks?.[0];
+  if (first) return `${first.kind}:${first.call}`;
+  return p.waiting === 'message' ? `reply:${p.stage}:${p.inferences}` : '';
 }
 
 /** Calls `onTurn` once per new inference (and stage change) until the run ends; returns its result. */
@@ -156,10 +166,11 @@ export async function followRun(
   let seen = '';
   let waitKey = '';
   let polls = 0;
-  let answered = '';
+  let asked = '';
+  let asking: AbortController | undefined;
   let workers = '';
   while (!settled) {
-    const p = await latestProgress(client, handle);
+    const p = await runProgress(client, handle);
     // Describing workflows costs more than a query: look for a waiting tool call about once a second.
     if (toolTaskQueue && onWait && polls++ % Math.max(1, Math.round(1000 / intervalMs)) === 0) {
       const ids = [handle.workflowId, ...(p?.stageWorkflowId ? [p.stageWorkflowId] : [])];
@@ -179,15 +190,21 @@ export async function followRun(
       const counts = p.workers ? JSON.stringify(p.workers) : '';
       if (onWorkers && p.workers && counts !== workers) onWorkers(p.workers, p);
       workers = counts;
-      // An interactive stage waits for a person: ask once per wait, then send any reply as the `message` signal.
-      if (onWaiting && p.waiting === 'message' && p.stageWorkflowId && answered !== key) {
-        answered = key;
-        const reply = await onWaiting(p);
-        if (reply !== undefined) await client.workflow.getHandle(p.stageWorkflowId).signal('message', reply);
+      // Ask once per question, while polling on: an answer from elsewhere closes the question here.
+      const question = questionKey(p);
+      if (onWaiting && question !== asked) {
+        asked = question;
+        asking?.abort();
+        asking = undefined;
+        if (question) {
+          asking = new AbortController();
+          void onWaiting(p, asking.signal).catch(() => {});
+        }
       }
     }
     await Promise.race([done, new Promise((r) => setTimeout(r, intervalMs))]);
   }
+  asking?.abort();
   if (settled.ok) return settled.value;
   return failedResult(handle.workflowId, settled.error);
 }

@@ -370,6 +370,12 @@ const cases: Case[] = [
     bad: 'todos = { kind = "checklist", volatility = "stable" }\ncode = { kind = "compacting" }',
     fixed: 'todos = { kind = "checklist" }\ncode = { kind = "compacting" }',
   },
+  { code: 'bad-duration', bad: '[run]\nask_timeout = "30 minutes"', fixed: '[run]\nask_timeout = "30m"' },
+  {
+    code: 'blocking-tool-not-allowed',
+    bad: '[stages.ask]\navailable_tools = ["ask_user"]',
+    fixed: '[stages.ask]\navailable_tools = ["ask_user"]\nallow_blocking_tools = true',
+  },
   {
     code: 'per-item-conversation',
     bad: 'conversation = { kind = "sliding_window", max_items = 20 }',

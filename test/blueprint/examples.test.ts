@@ -17,7 +17,6 @@ describe('example blueprints', () => {
     expect(r.diagnostics.map((d) => d.code)).toEqual([
       'unsupported-feature',
       'seed-repeated-in-stage',
-      'unsupported-feature',
       'seed-caller-input',
       'seed-caller-input',
       'stage-instructions-volatility-ignored',

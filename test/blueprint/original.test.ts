@@ -215,10 +215,23 @@ describe('tool names in available_tools', () => {
   });
 
   it('the original tools not built here are a warning, and the stage is not offered them', () => {
-    const r = loadLeviath(STAGE('available_tools = ["read_file", "bash", "ask_user_text"]'));
+    const r = loadLeviath(STAGE('available_tools = ["read_file", "bash", "ask_user_choice"]'));
     expect(errorsOf(r)).toEqual([]);
     expect(codesOf(r)).toContain('unsupported-feature');
     expect(r.blueprint?.stages[0]?.availableTools).toEqual(['read_file', 'shell']);
+  });
+
+  it('ask_user_text is ask_user, offered only with allow_blocking_tools = true', () => {
+    const without = loadLeviath(STAGE('available_tools = ["read_file", "ask_user_text"]'));
+    expect(errorsOf(without)).toEqual([]);
+    expect(codesOf(without)).toContain('blocking-tool-not-allowed');
+    expect(without.blueprint?.stages[0]?.availableTools).toEqual(['read_file']);
+    const allowed = loadLeviath(STAGE('available_tools = ["read_file", "ask_user_text"]\nallow_blocking_tools = true'));
+    expect(codesOf(allowed)).not.toContain('blocking-tool-not-allowed');
+    expect(allowed.blueprint?.stages[0]).toMatchObject({
+      availableTools: ['read_file', 'ask_user'],
+      allowBlockingTools: true,
+    });
   });
 });
 
@@ -229,7 +242,9 @@ describe('original keys not built yet', () => {
     );
     expect(errorsOf(r)).toEqual([]);
     const messages = r.diagnostics.filter((d) => d.code === 'unsupported-feature').map((d) => d.message);
-    expect(messages).toHaveLength(4);
+    // accepts_messages is built (docs/reference/operators.md#accepts_messages): no warning for it.
+    expect(messages).toHaveLength(3);
+    expect(r.blueprint?.stages[0]?.acceptsMessages).toBe(false);
     expect(messages.join('\n')).toMatch(/MCP servers are not started/);
     expect(messages.join('\n')).toMatch(/does not stop at these checkpoints/);
   });

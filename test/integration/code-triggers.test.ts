@@ -8,6 +8,7 @@ import { printRunResult } from '../../src/cli/result-action.js';
 import { isLevError } from '../../src/errors.js';
 import { DEFAULT_RUN_OPTIONS } from '../../src/runtime/types.js';
 import { followRun, startRun } from '../../src/worker/client.js';
+import { sendUpdate } from '../../src/worker/operators.js';
 import { runAgent, saveHistories, scriptedModel, tempDir, useRuntime, writeBlueprint } from './run-helpers.js';
 
 /** The code of the error `lev result` stops with. */
@@ -62,7 +63,7 @@ describe('codes only a run produces', () => {
       onWaiting: async () => {
         // The run is parked on the person's reply, so it is still going whatever the worker does.
         refused = await resultCode(handle.workflowId);
-        return '';
+        await sendUpdate(env.rt.client, handle.workflowId, 'message', '/done');
       },
     });
     await saveHistories(env.rt.client, handle.workflowId);

@@ -15,6 +15,7 @@ import { loadBlueprint } from '../../src/blueprint/load.js';
 import { printRunResult } from '../../src/cli/result-action.js';
 import { DEFAULT_RUN_OPTIONS, type Progress } from '../../src/runtime/types.js';
 import { followRun, startRun } from '../../src/worker/client.js';
+import { sendUpdate } from '../../src/worker/operators.js';
 import { connectClient } from './helpers.js';
 import {
   runAgent,
@@ -243,7 +244,7 @@ stage_instructions = { kind = "pinned", max_tokens = 1000, volatility = "stable"
     ).rejects.toThrow(/No run "no-such-run"/);
   });
 
-  it('an interactive stage waits for each reply through the message signal, and a blank reply ends it', async () => {
+  it('an interactive stage waits for each reply through the message update, and /done ends it', async () => {
     const model = scriptedModel({
       turns: [
         { stage: 'decide', text: 'Proposed severity: sev2.' },
@@ -257,13 +258,13 @@ stage_instructions = { kind = "pinned", max_tokens = 1000, volatility = "stable"
       { blueprint: bp, caller: {}, workdir: tempDir('interactive'), options: DEFAULT_RUN_OPTIONS },
       { taskQueue: rt.taskQueue },
     );
-    const replies = ['It is customer-facing, make it sev1.', ''];
+    const replies = ['It is customer-facing, make it sev1.', '/done'];
     const asked: Progress[] = [];
     const result = await followRun(rt.client, handle, () => {}, {
       intervalMs: 100,
       onWaiting: async (p) => {
         asked.push(p);
-        return replies.shift() ?? '';
+        await sendUpdate(rt.client, handle.workflowId, 'message', replies.shift() ?? '/done');
       },
     });
     await saveHistories(rt.client, handle.workflowId);

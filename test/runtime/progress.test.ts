@@ -25,8 +25,20 @@ describe('progressOf', () => {
       visitTurns: 1,
       usage: emptyUsage(),
       waiting: 'message',
+      cost: { usd: null, priced: [], unpriced: [] },
+      asks: [],
+      paused: false,
+      heldMessages: 0,
+      recentCalls: [],
     });
-    expect(p).toMatchObject({ runId: 'r', inferences: 3, visitTurns: 1, waiting: 'message', gatesForced: [] });
+    expect(p).toMatchObject({
+      runId: 'r',
+      inferences: 3,
+      visitTurns: 1,
+      waiting: 'message',
+      gatesForced: [],
+      gates: { attempts: 0, blocked: 0 },
+    });
     expect(p.regions.find((r) => r.name === 'notes')).toEqual({
       name: 'notes',
       kind: 'temporary',

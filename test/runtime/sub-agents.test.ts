@@ -22,13 +22,13 @@ import {
   readFanOut,
   readItems,
   readSpawn,
-  refusalText,
   reportHeader,
   resolveTarget,
   type Spawner,
   sectionHeading,
   seedContextTarget,
   taskText,
+  toolRefusalText,
   topLineage,
 } from '../../src/runtime/sub-agents.js';
 import { loadToml } from '../blueprint/helpers.js';
@@ -172,7 +172,7 @@ describe('fan_out arguments', () => {
   ])('refuse %j with %s', (args, expected) => {
     const r = readItems(args as Record<string, unknown>);
     expect(code(r)).toBe(expected);
-    expect(refusalText(r as never)).toMatch(new RegExp(`^\\[${expected}\\] fan_out`));
+    expect(toolRefusalText(r as never)).toMatch(new RegExp(`^\\[${expected}\\] fan_out`));
   });
 
   it('take at most 10,000 items, or the stage max_items', () => {

@@ -1,7 +1,14 @@
 import type { Command } from 'commander';
+import { registerAnswer } from './answer.js';
+import { registerApprove } from './approve.js';
 import { registerBlobs } from './blobs.js';
+import { registerCancel } from './cancel.js';
 import { registerContext } from './context.js';
+import { registerDeny } from './deny.js';
+import { registerMsg } from './msg.js';
+import { registerPause } from './pause.js';
 import { registerResult } from './result.js';
+import { registerResume } from './resume.js';
 import { registerRun } from './run.js';
 import { registerServer } from './server.js';
 import { registerValidate } from './validate.js';
@@ -11,6 +18,13 @@ import { registerWorker } from './worker.js';
 export function registerCommands(program: Command): void {
   registerRun(program);
   registerResult(program);
+  registerMsg(program);
+  registerApprove(program);
+  registerDeny(program);
+  registerAnswer(program);
+  registerPause(program);
+  registerResume(program);
+  registerCancel(program);
   registerValidate(program);
   registerContext(program);
   registerServer(program);

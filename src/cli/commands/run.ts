@@ -31,6 +31,10 @@ export function registerRun(program: Command): void {
     .option('--id <workflow-id>', 'workflow id for the run (default: <agent>-<time>-<random>)')
     .option('--output-format <label>', 'the shape of the final answer (json, xml, yaml, csv, toml are checked)')
     .option('--output-instructions <text>', 'how the final answer should be written')
+    .option(
+      '--attended',
+      'a person attends: `ask` permissions and ask_user wait for approve/deny/answer, asked here on a terminal',
+    )
     .option('--json', 'print one JSON object with the result instead of the turn-by-turn report')
     .action(async (path: string, flags: RunFlags) => {
       const { runAgentCommand } = await import('../run-action.js');

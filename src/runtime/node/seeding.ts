@@ -12,17 +12,11 @@ import { LevError } from '../../errors.js';
 import { encodingFor, lookupModel } from '../../providers/models.js';
 import { effectiveSeed, preflightSeedPaths, resolveSeed, type SeedInputs } from '../../seeds/index.js';
 import { countTokens } from '../../tokens/index.js';
+import { mergedPermissions } from '../../tools/permissions.js';
 import type { SeededRegion, SeedRequest, SeedRunInputs } from '../activity-types.js';
 import type { SeedEntryText } from '../ops.js';
 import type { RunStore } from './run-store.js';
-import {
-  type Ancestor,
-  ancestorsOf,
-  mergedPermissions,
-  readPolicyUnder,
-  sandboxUnder,
-  toolCeilings,
-} from './tool-context.js';
+import { type Ancestor, ancestorsOf, readPolicyUnder, sandboxUnder, toolCeilings } from './tool-context.js';
 
 export type { SeededRegion, SeedRequest, SeedRunInputs };
 

@@ -12,7 +12,9 @@ import { LevError } from '../../errors.js';
 import { withLaunchOutput } from '../../outputs/spec.js';
 import { encodingFor, lookupModel } from '../../providers/models.js';
 import { countTokens, cutMarker, cutToTokens } from '../../tokens/index.js';
+import type { ToolCeiling } from '../../tools/tool.js';
 import {
+  type CeilingLayer,
   type ChildBlueprint,
   EMPTY_FAN_OUT_REPORT,
   type ReportItem,
@@ -21,16 +23,37 @@ import {
 } from '../sub-agents.js';
 import { chooseModel } from './model-choice.js';
 import type { RunStore } from './run-store.js';
+import { ancestorsOf, toolCeilings } from './tool-context.js';
 
 export interface ChildBlueprintRequest {
   /** The tree's first blueprint, which holds the catalog. */
   root: string;
   blueprint: ChildBlueprint;
   output?: OutputSpec;
+  /** The child's ancestors. */
+  ceiling: CeilingLayer[];
 }
 
-/** The blueprint a child runs and its hash: the spawning run's own, or an agent of the catalog, with any requested output. */
-export async function childBlueprint(
+/** What a child run starts with: its blueprint, the blueprint's hash, and its ancestors' permissions. */
+export interface ChildStart {
+  blueprint: Blueprint;
+  hash: string;
+  /** Each ancestor's `[tool_permissions]` and safe list, for the tools the workflow answers itself. */
+  ceilings: ToolCeiling[];
+}
+
+/**
+ * The blueprint a child runs and its hash: the spawning run's own, or an
+ * agent of the catalog, with any requested output; and the permissions of
+ * its ancestors, which its agent tools stay under.
+ */
+export async function childBlueprint(store: RunStore, req: ChildBlueprintRequest): Promise<ChildStart> {
+  const ceilings = toolCeilings(await ancestorsOf(store, req.ceiling));
+  const start = await blueprintOf(store, req);
+  return { ...start, ceilings };
+}
+
+async function blueprintOf(
   store: RunStore,
   req: ChildBlueprintRequest,
 ): Promise<{ blueprint: Blueprint; hash: string }> {

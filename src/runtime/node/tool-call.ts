@@ -12,10 +12,11 @@ import { countTokens, cutMarker, cutToTokens } from '../../tokens/index.js';
 import { dispatchTool, type ToolOutcome } from '../../tools/dispatch.js';
 import { isGranted, notGrantedResult, stageTools } from '../../tools/grants.js';
 import { canonicalTool } from '../../tools/names.js';
+import { mergedPermissions } from '../../tools/permissions.js';
 import type { ToolInput, ToolResultOut, TrackedFile } from '../activity-types.js';
 import { chooseModel } from './model-choice.js';
 import type { RunStore } from './run-store.js';
-import { ancestorsOf, mergedPermissions, readPolicyUnder, sandboxUnder, toolCeilings } from './tool-context.js';
+import { ancestorsOf, readPolicyUnder, sandboxUnder, toolCeilings } from './tool-context.js';
 
 export type { ToolInput, ToolResultOut, TrackedFile };
 
@@ -90,6 +91,7 @@ export async function runToolCall(
     permissions: mergedPermissions(bp, input.stage),
     safeCommands: bp.safeCommands.shell,
     unattended: input.unattended,
+    ...(input.approved ? { approved: true } : {}),
     attempt,
     granted: stageTools(bp, input.stage),
     ...(signal ? { signal } : {}),

@@ -4,10 +4,11 @@
  * so grants are never carried through workflow history.
  */
 import { homedir } from 'node:os';
-import type { Blueprint, ToolPermissions } from '../../blueprint/types.js';
+import type { Blueprint } from '../../blueprint/types.js';
 import { loadUserConfig } from '../../blueprint/user-config.js';
 import { LevError } from '../../errors.js';
 import { canonicalTool } from '../../tools/names.js';
+import { mergedPermissions } from '../../tools/permissions.js';
 import type { ReadPathPolicy } from '../../tools/read-paths.js';
 import { compileReadPaths } from '../../tools/read-paths.js';
 import {
@@ -20,13 +21,6 @@ import {
 import type { ToolCeiling } from '../../tools/tool.js';
 import type { CeilingLayer } from '../sub-agents.js';
 import type { RunStore } from './run-store.js';
-
-/** The stage's `[tool_permissions]` over the blueprint's. */
-export function mergedPermissions(bp: Blueprint, stage: string): ToolPermissions {
-  const own = bp.stages.find((s) => s.name === stage)?.toolPermissions;
-  const mode = own?.default ?? bp.toolPermissions.default;
-  return { ...(mode ? { default: mode } : {}), tools: { ...bp.toolPermissions.tools, ...(own?.tools ?? {}) } };
-}
 
 export function readPolicy(bp: Blueprint, workdir: string, env: NodeJS.ProcessEnv): ReadPathPolicy {
   const { config } = loadUserConfig(env);

@@ -1,0 +1,66 @@
+/**
+ * What the operator commands do (docs/reference/operators.md#commands): send
+ * one update to a run, or cancel it, and print the answer; a refusal is the
+ * coded error `lev` prints. Loaded only when such a command runs.
+ */
+import type {
+  Answered,
+  Decision,
+  MessageReceipt,
+  OperatorReturn,
+  OperatorUpdate,
+  PauseState,
+} from '../runtime/operators.js';
+import { cancelRun, sendUpdate } from '../worker/operators.js';
+import { type ServerFlags, withClient } from './connect.js';
+
+export interface OperatorFlags extends ServerFlags {
+  json?: boolean;
+}
+
+/** The sentence a person reads for an update's answer. */
+export function describeAnswer(runId: string, update: OperatorUpdate, answer: OperatorReturn): string {
+  switch (update) {
+    case 'message': {
+      const r = answer as MessageReceipt;
+      if (r.held) return `message held for run ${runId}: the next stage that accepts messages reads it`;
+      return `message queued for stage ${r.stage}: the model reads it at turn ${r.stageTurn} (run inference ${r.turn})`;
+    }
+    case 'approve':
+    case 'deny': {
+      const d = answer as Decision;
+      return `${d.decision} call ${d.call} (${d.tool})${d.note ? ` with the note "${d.note}"` : ''}`;
+    }
+    case 'answer':
+      return `answered call ${(answer as Answered).call}`;
+    case 'pause':
+    case 'resume': {
+      const p = answer as PauseState;
+      return p.paused
+        ? `run ${runId} paused: ${p.stage ? `stage ${p.stage} stops` : 'the next stage stops'} before its next inference; lev resume ${runId} goes on`
+        : `run ${runId} resumed`;
+    }
+  }
+}
+
+export async function runOperatorUpdate(
+  runId: string,
+  update: OperatorUpdate,
+  arg: unknown,
+  flags: OperatorFlags,
+): Promise<void> {
+  const answer = await withClient(flags, (client) => sendUpdate(client, runId, update, arg));
+  process.stdout.write(`${flags.json ? JSON.stringify(answer) : describeAnswer(runId, update, answer)}\n`);
+}
+
+export async function runCancel(runId: string, flags: OperatorFlags & { wait?: boolean }): Promise<void> {
+  const status = await withClient(flags, (client) => cancelRun(client, runId, flags.wait === true));
+  if (flags.json)
+    process.stdout.write(`${JSON.stringify({ runId, requested: true, ...(status ? { status } : {}) })}\n`);
+  else
+    process.stdout.write(
+      status
+        ? `run ${runId} ended: ${status}\n`
+        : `cancellation requested for run ${runId}: it stops at its next safe point and ends CANCELED\n`,
+    );
+}

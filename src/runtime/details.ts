@@ -1,0 +1,251 @@
+/**
+ * What the Temporal Web UI shows of a run (docs/reference/operators.md#user-metadata):
+ * the static summary and details set at start, and the Markdown of the
+ * current details the run and each stage visit rewrite after every turn,
+ * built from the same `Progress` the `progress` query answers. Also the
+ * cost estimate from the model table's prices. Pure: imported by workflow
+ * code.
+ */
+import type { Blueprint } from '../blueprint/types.js';
+import { type ModelTable, modelPrices } from '../providers/models.js';
+import { cutBytes } from '../truncate.js';
+import { formatDuration, type PendingAsk } from './operators.js';
+import type { Progress, RegionBar, UsageTotals } from './types.js';
+
+/** The static summary's limit, in bytes of UTF-8. */
+export const SUMMARY_BYTES = 200;
+/** Characters of the bar that shows a region's fill. */
+export const BAR_WIDTH = 20;
+
+/** `<blueprint>: <first line of the task>`, at most 200 bytes. */
+export function staticSummary(agent: string, task: string | undefined): string {
+  const line = (task ?? '').trim().split('\n')[0]?.trim() ?? '';
+  return cutBytes(line ? `${agent}: ${line}` : agent, SUMMARY_BYTES);
+}
+
+/** A stage visit's static summary. */
+export function visitSummary(stage: string, visit: number, runId: string): string {
+  return cutBytes(`${stage}: visit ${visit} of ${runId}`, SUMMARY_BYTES);
+}
+
+/** Markdown of what a run was started with: task, models, workdir, attended. */
+export function staticDetails(input: {
+  blueprint: Blueprint;
+  task?: string;
+  workdir: string;
+  unattended: boolean;
+  askTimeoutSecs: number;
+}): string {
+  const task = (input.task ?? '').trim();
+  const shown = task.length > 2000 ? `${task.slice(0, 2000)}…` : task;
+  const models = input.blueprint.stages.map((s) => `| ${cell(s.name)} | \`${s.models?.join(' → ') ?? s.model}\` |`);
+  return [
+    `**Blueprint** \`${input.blueprint.agent.name}\``,
+    '',
+    shown ? `**Task**\n\n${quote(shown)}` : '**Task**: none',
+    '',
+    '| Stage | Model |',
+    '|---|---|',
+    ...models,
+    '',
+    `**Workdir** \`${input.workdir}\``,
+    '',
+    input.unattended
+      ? '**Unattended**: `ask` permissions are refused.'
+      : `**Attended**: \`ask\` calls wait for \`approve\`/\`deny\` (ask_timeout ${formatDuration(input.askTimeoutSecs)}).`,
+  ].join('\n');
+}
+
+function quote(text: string): string {
+  return text
+    .split('\n')
+    .map((l) => `> ${l}`)
+    .join('\n');
+}
+
+function cell(text: string): string {
+  return text.replace(/\|/g, '\\|').replace(/\n/g, ' ');
+}
+
+function thousands(n: number): string {
+  return Math.round(n)
+    .toString()
+    .replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+}
+
+/** A 20-character bar: one `█` per 5 % of the budget, `░` for the rest; a region over budget is all `█`. */
+export function fillBar(tokens: number, budget: number, width = BAR_WIDTH): string {
+  const ratio = budget > 0 ? tokens / budget : tokens > 0 ? 1 : 0;
+  const full = Math.min(width, Math.max(0, Math.round(ratio * width)));
+  return '█'.repeat(full) + '░'.repeat(width - full);
+}
+
+/** Estimated dollars of some usage, and which models had prices. */
+export interface CostEstimate {
+  usd: number | null;
+  priced: string[];
+  unpriced: string[];
+}
+
+/**
+ * The usage priced at each model's list prices: uncached prompt tokens at
+ * `input`, cache reads at `cachedRead`, cache writes at `cacheWrite`,
+ * completion tokens at `output` (docs/reference/operators.md#estimated-cost).
+ */
+export function estimateCost(parts: readonly { model: string; usage: UsageTotals }[], table: ModelTable): CostEstimate {
+  let usd = 0;
+  const priced = new Set<string>();
+  const unpriced = new Set<string>();
+  for (const { model, usage } of parts) {
+    if (usage.calls === 0 && usage.promptTokens === 0 && usage.completionTokens === 0) continue;
+    const prices = modelPrices(table, model);
+    if (!prices) {
+      unpriced.add(model);
+      continue;
+    }
+    priced.add(model);
+    const uncached = Math.max(0, usage.promptTokens - usage.cacheReadTokens - usage.cacheWriteTokens);
+    usd +=
+      (uncached * prices.input +
+        usage.cacheReadTokens * prices.cachedRead +
+        usage.cacheWriteTokens * prices.cacheWrite +
+        usage.completionTokens * prices.output) /
+      1_000_000;
+  }
+  return { usd: priced.size > 0 ? usd : null, priced: [...priced], unpriced: [...unpriced] };
+}
+
+/** The usage of a run's stages, each priced at the stage's model (the first of its chain). */
+export function runCost(bp: Blueprint, perStage: Readonly<Record<string, UsageTotals>>): CostEstimate {
+  const parts = Object.entries(perStage).map(([stage, usage]) => ({
+    model: bp.stages.find((s) => s.name === stage)?.model ?? bp.agent.model ?? 'scripted:default',
+    usage,
+  }));
+  return estimateCost(parts, bp.models);
+}
+
+function dollars(usd: number): string {
+  if (usd === 0) return '$0.00';
+  return usd < 0.01 ? `$${usd.toFixed(4)}` : `$${usd.toFixed(2)}`;
+}
+
+/** The cost line of the details. */
+export function costLine(cost: CostEstimate): string {
+  if (cost.usd === null)
+    return cost.unpriced.length > 0
+      ? `**Estimated cost**: unknown (no prices for ${cost.unpriced.map((m) => `\`${m}\``).join(', ')} in the model table)`
+      : '**Estimated cost**: $0.00 (no model calls yet)';
+  const left =
+    cost.unpriced.length > 0
+      ? `; ${cost.unpriced.map((m) => `\`${m}\``).join(', ')} not priced (no prices in the model table)`
+      : '';
+  return `**Estimated cost**: ${dollars(cost.usd)} at list prices of ${cost.priced.map((m) => `\`${m}\``).join(', ')}${left}`;
+}
+
+function usageLine(u: UsageTotals): string {
+  const cached = u.cacheReadTokens > 0 ? ` (${thousands(u.cacheReadTokens)} cached)` : '';
+  return `**Usage**: ${u.calls} model call${u.calls === 1 ? '' : 's'} · ${thousands(u.promptTokens)} prompt tokens${cached} · ${thousands(u.completionTokens)} completion tokens`;
+}
+
+function regionTable(regions: readonly RegionBar[], window: Progress['window']): string[] {
+  return [
+    '| Region | Kind | Tokens / budget | Fill | Entries |',
+    '|---|---|---:|---|---:|',
+    ...regions.map(
+      (r) =>
+        `| ${cell(r.name)} | ${r.kind} | ${thousands(r.tokens)} / ${thousands(r.budget)} | \`${fillBar(r.tokens, r.budget)}\` | ${r.entries} |`,
+    ),
+    '',
+    `Window: ${thousands(window.used)} / ${thousands(window.max)} tokens`,
+  ];
+}
+
+/** `YYYY-MM-DD HH:MM UTC` of a workflow time in ms, by calendar arithmetic (the engine reads no clock objects). */
+export function utcMinute(ms: number): string {
+  const minutes = Math.floor(ms / 60_000);
+  const days = Math.floor(minutes / 1440);
+  const ofDay = minutes - days * 1440;
+  // Days since 1970-01-01 to a civil date (Howard Hinnant's algorithm).
+  const z = days + 719_468;
+  const era = Math.floor(z / 146_097);
+  const doe = z - era * 146_097;
+  const yoe = Math.floor((doe - Math.floor(doe / 1460) + Math.floor(doe / 36_524) - Math.floor(doe / 146_096)) / 365);
+  const doy = doe - (365 * yoe + Math.floor(yoe / 4) - Math.floor(yoe / 100));
+  const mp = Math.floor((5 * doy + 2) / 153);
+  const day = doy - Math.floor((153 * mp + 2) / 5) + 1;
+  const month = mp < 10 ? mp + 3 : mp - 9;
+  const year = yoe + era * 400 + (month <= 2 ? 1 : 0);
+  const two = (n: number) => String(n).padStart(2, '0');
+  return `${year}-${two(month)}-${two(day)} ${two(Math.floor(ofDay / 60))}:${two(ofDay % 60)} UTC`;
+}
+
+/** What the run waits for, with the command that answers each wait. */
+export function waitingLines(p: Pick<Progress, 'runId' | 'asks' | 'waiting' | 'paused'>): string[] {
+  const lines: string[] = [];
+  for (const ask of p.asks) lines.push(askLine(p.runId, ask));
+  if (p.waiting === 'message')
+    lines.push(`**Waiting for** a reply: \`lev msg ${p.runId} "…"\` (\`/done\` ends the stage).`);
+  if (p.paused) lines.push(`**Paused**: \`lev resume ${p.runId}\` goes on.`);
+  return lines;
+}
+
+function askLine(runId: string, ask: PendingAsk): string {
+  return ask.kind === 'approval'
+    ? `**Waiting for** approval of \`${ask.subject}\` (call \`${ask.call}\`, until ${utcMinute(ask.deadline)}): \`lev approve ${runId} ${ask.call}\` or \`lev deny ${runId} ${ask.call} --note "…"\`.`
+    : `**Waiting for** an answer (call \`${ask.call}\`, until ${utcMinute(ask.deadline)}): ${ask.subject} — \`lev answer ${runId} ${ask.call} "…"\`.`;
+}
+
+function gateLine(p: Progress): string {
+  const forced =
+    p.gatesForced.length > 0
+      ? `; forced in the run: ${p.gatesForced.map((g) => `${g.stage}→${g.target ?? 'end'} (${g.check})`).join(', ')}`
+      : '';
+  return `**Gates**: ${p.gates.attempts} completion attempt${p.gates.attempts === 1 ? '' : 's'} in this visit, ${p.gates.blocked} blocked${forced}`;
+}
+
+function callsLine(p: Progress): string {
+  if (p.recentCalls.length === 0) return '**Last tool calls**: none yet';
+  return `**Last tool calls**: ${p.recentCalls.map((c) => `\`${c.subject.replace(/`/g, "'")}\` ${c.ok ? '✓' : '✗'}`).join(' · ')}`;
+}
+
+/** A stage visit's current details (docs/reference/operators.md#current-details). */
+export function stageDetails(p: Progress): string {
+  return [
+    `**${p.stage}** · turn ${p.visitTurns} (run inference ${p.inferences}) · ${p.status}`,
+    ...waitingLines(p),
+    ...(p.heldMessages > 0 ? [`**Held messages**: ${p.heldMessages} (this stage does not accept messages)`] : []),
+    '',
+    ...regionTable(p.regions, p.window),
+    '',
+    gateLine(p),
+    '',
+    callsLine(p),
+    '',
+    usageLine(p.usage),
+    '',
+    costLine(p.cost),
+  ].join('\n');
+}
+
+/** The run's current details: its status, where the live visit is, what it waits for, and the totals so far. */
+export function runDetails(p: Progress, stages: readonly string[]): string {
+  const live = p.stageWorkflowId
+    ? `**Live stage**: **${p.stage}** in workflow \`${p.stageWorkflowId}\`; its details show each turn.`
+    : `**Stage**: ${p.stage || '(none yet)'}`;
+  return [
+    `**Run** \`${p.runId}\` · ${p.status} · ${p.inferences} inference${p.inferences === 1 ? '' : 's'}`,
+    live,
+    ...waitingLines(p),
+    ...(p.heldMessages > 0 ? [`**Held messages**: ${p.heldMessages}, for the next stage that accepts messages`] : []),
+    '',
+    `**Stages**: ${stages.join(' → ') || '(none yet)'}`,
+    '',
+    usageLine(p.usage),
+    '',
+    costLine(p.cost),
+    '',
+    'Regions as of the last finished visit:',
+    '',
+    ...regionTable(p.regions, p.window),
+  ].join('\n');
+}

@@ -1,0 +1,103 @@
+/**
+ * The client side of people in the loop (docs/reference/operators.md): send
+ * an update to a run and turn every refusal into a coded error, cancel a
+ * run, and read a run's progress with its live visit's counters merged in.
+ * `lev msg`, `lev approve`, ..., `lev run --attended` and the tests use these.
+ */
+import { type Client, type WorkflowHandle, WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
+import { LevError } from '../errors.js';
+import type { OperatorReturn, OperatorUpdate } from '../runtime/operators.js';
+import type { Progress } from '../runtime/types.js';
+
+/** The run, refused with `run-not-found` when Temporal does not know it and `run-finished` when it has ended. */
+async function openRun(client: Client, runId: string): Promise<WorkflowHandle> {
+  const handle = client.workflow.getHandle(runId);
+  let status: string;
+  try {
+    status = (await handle.describe()).status.name;
+  } catch (err) {
+    if (err instanceof WorkflowNotFoundError)
+      throw new LevError('run-not-found', `No run "${runId}" is known to the Temporal server; check the run id.`);
+    throw err;
+  }
+  if (status !== 'RUNNING')
+    throw new LevError(
+      'run-finished',
+      `Run "${runId}" has ended (${status.toLowerCase()}); updates go only to running runs.`,
+    );
+  return handle;
+}
+
+/** `[code] sentence` as the workflow writes a refusal, back into a coded error. */
+function refusal(err: unknown): LevError | undefined {
+  const cause = err instanceof WorkflowUpdateFailedError ? err.cause : undefined;
+  if (!(cause instanceof ApplicationFailure) || !cause.type) return undefined;
+  const prefix = `[${cause.type}] `;
+  return new LevError(
+    cause.type,
+    cause.message.startsWith(prefix) ? cause.message.slice(prefix.length) : cause.message,
+  );
+}
+
+/** Sends one of the run's updates; resolves with its answer or throws the refusal as a `LevError`. */
+export async function sendUpdate<T extends OperatorReturn>(
+  client: Client,
+  runId: string,
+  update: OperatorUpdate,
+  arg?: unknown,
+): Promise<T> {
+  const handle = await openRun(client, runId);
+  try {
+    return arg === undefined
+      ? await handle.executeUpdate<T, []>(update)
+      : await handle.executeUpdate<T, [unknown]>(update, { args: [arg] });
+  } catch (err) {
+    const coded = refusal(err);
+    if (coded) throw coded;
+    // The run ended between the check and the update.
+    if (err instanceof WorkflowNotFoundError)
+      throw new LevError('run-finished', `Run "${runId}" ended before the update reached it.`);
+    throw err;
+  }
+}
+
+/**
+ * Requests the run's cancellation (docs/reference/operators.md#cancellation);
+ * with `wait`, resolves once the run has ended, with its Temporal status.
+ */
+export async function cancelRun(client: Client, runId: string, wait = false): Promise<string | undefined> {
+  const handle = await openRun(client, runId);
+  await handle.cancel();
+  if (!wait) return undefined;
+  // The run's end is what `--wait` reports, however it ended.
+  await handle.result().catch(() => undefined);
+  return (await handle.describe()).status.name;
+}
+
+/**
+ * The run's progress with the live visit's counters merged in: the run
+ * answers for itself and names its live visit, which answers for the turn
+ * (docs/reference/operators.md#the-progress-query). Undefined when no worker answers.
+ */
+export async function runProgress(client: Client, handle: WorkflowHandle): Promise<Progress | undefined> {
+  let run: Progress;
+  try {
+    run = await handle.query<Progress>('progress');
+  } catch {
+    return undefined;
+  }
+  if (!run.stageWorkflowId) return run;
+  try {
+    const visit = await client.workflow.getHandle(run.stageWorkflowId).query<Progress>('progress');
+    // The visit knows the turn and its regions; the run knows what waits for the next visit.
+    return {
+      ...visit,
+      status: run.status === 'stuck' ? run.status : visit.status,
+      stageWorkflowId: run.stageWorkflowId,
+      heldMessages: Math.max(visit.heldMessages ?? 0, run.heldMessages ?? 0),
+    };
+  } catch {
+    return run;
+  }
+}

@@ -1,0 +1,166 @@
+/** What the Web UI shows of a run (docs/reference/operators.md#user-metadata): summary, details, cost. */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { BUILTIN_MODELS } from '../../src/providers/models.js';
+import {
+  costLine,
+  estimateCost,
+  fillBar,
+  runDetails,
+  stageDetails,
+  staticSummary,
+  utcMinute,
+} from '../../src/runtime/details.js';
+import { emptyUsage, type Progress } from '../../src/runtime/types.js';
+import { utf8Bytes } from '../../src/truncate.js';
+
+const usage = (promptTokens: number, completionTokens: number, cacheReadTokens = 0) => ({
+  ...emptyUsage(),
+  calls: 1,
+  promptTokens,
+  completionTokens,
+  cacheReadTokens,
+});
+
+function progress(over: Partial<Progress> = {}): Progress {
+  return {
+    runId: 'demo-1',
+    status: 'running',
+    stage: 'investigate',
+    inferences: 6,
+    visitTurns: 4,
+    regions: [
+      { name: 'task', kind: 'pinned', tokens: 120, budget: 1200, entries: 1 },
+      { name: 'conversation', kind: 'sliding_window', tokens: 9000, budget: 9000, entries: 12 },
+    ],
+    window: { max: 32000, used: 9120, gap: 0 },
+    gatesForced: [],
+    usage: usage(12_345, 890, 1000),
+    cost: { usd: null, priced: [], unpriced: ['scripted:demo'] },
+    asks: [],
+    paused: false,
+    heldMessages: 0,
+    recentCalls: [
+      { tool: 'read_file', subject: 'read_file logs/a.log', ok: true },
+      { tool: 'grep', subject: 'grep ERROR', ok: false },
+    ],
+    gates: { attempts: 1, blocked: 1 },
+    ...over,
+  };
+}
+
+describe('staticSummary', () => {
+  it('is the blueprint and the first line of the task, at most 200 bytes', () => {
+    expect(staticSummary('demo', 'Find the bug.\nThen fix it.')).toBe('demo: Find the bug.');
+    expect(staticSummary('demo', undefined)).toBe('demo');
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary' }), (task) => {
+        const s = staticSummary('demo', task);
+        expect(utf8Bytes(s)).toBeLessThanOrEqual(200);
+        expect(s.startsWith('demo')).toBe(true);
+      }),
+    );
+  });
+});
+
+describe('fillBar', () => {
+  it('is 20 characters, one full block per 5 %', () => {
+    expect(fillBar(0, 100)).toBe('░'.repeat(20));
+    expect(fillBar(50, 100)).toBe(`${'█'.repeat(10)}${'░'.repeat(10)}`);
+    expect(fillBar(250, 100)).toBe('█'.repeat(20));
+    fc.assert(
+      fc.property(fc.nat(), fc.nat(), (t, b) => {
+        expect([...fillBar(t, b)]).toHaveLength(20);
+      }),
+    );
+  });
+});
+
+describe('estimateCost', () => {
+  it('prices uncached prompt, cache reads and completion at the model table prices', () => {
+    // claude-sonnet-4-5: $3 input, $0.30 cache read, $15 output per million.
+    const cost = estimateCost(
+      [{ model: 'anthropic:claude-sonnet-4-5', usage: usage(1_000_000, 100_000, 500_000) }],
+      BUILTIN_MODELS,
+    );
+    expect(cost.usd).toBeCloseTo(0.5 * 3 + 0.5 * 0.3 + 0.1 * 15, 10);
+    expect(cost).toMatchObject({ priced: ['anthropic:claude-sonnet-4-5'], unpriced: [] });
+  });
+
+  it('says which models it could not price, and is unknown when none could be', () => {
+    const none = estimateCost([{ model: 'scripted:demo', usage: usage(100, 10) }], BUILTIN_MODELS);
+    expect(none).toEqual({ usd: null, priced: [], unpriced: ['scripted:demo'] });
+    expect(costLine(none)).toBe('**Estimated cost**: unknown (no prices for `scripted:demo` in the model table)');
+    const part = estimateCost(
+      [
+        { model: 'openai:gpt-4o-mini', usage: usage(1_000_000, 0) },
+        { model: 'ollama:llama3.1', usage: usage(10, 1) },
+      ],
+      BUILTIN_MODELS,
+    );
+    expect(costLine(part)).toBe(
+      '**Estimated cost**: $0.15 at list prices of `openai:gpt-4o-mini`; `ollama:llama3.1` not priced (no prices in the model table)',
+    );
+    expect(costLine(estimateCost([], BUILTIN_MODELS))).toBe('**Estimated cost**: $0.00 (no model calls yet)');
+  });
+});
+
+describe('stageDetails', () => {
+  it('shows the turn, the region table with bars, gates, last calls, usage and cost', () => {
+    const md = stageDetails(progress());
+    expect(md.split('\n')[0]).toBe('**investigate** · turn 4 (run inference 6) · running');
+    expect(md).toContain('| Region | Kind | Tokens / budget | Fill | Entries |');
+    expect(md).toContain(`| task | pinned | 120 / 1,200 | \`${'█'.repeat(2)}${'░'.repeat(18)}\` | 1 |`);
+    expect(md).toContain(`| conversation | sliding_window | 9,000 / 9,000 | \`${'█'.repeat(20)}\` | 12 |`);
+    expect(md).toContain('Window: 9,120 / 32,000 tokens');
+    expect(md).toContain('**Gates**: 1 completion attempt in this visit, 1 blocked');
+    expect(md).toContain('`read_file logs/a.log` ✓ · `grep ERROR` ✗');
+    expect(md).toContain('**Usage**: 1 model call · 12,345 prompt tokens (1,000 cached) · 890 completion tokens');
+    expect(md).toContain('**Estimated cost**: unknown (no prices for `scripted:demo` in the model table)');
+  });
+
+  it('says what it waits for and which command answers it', () => {
+    const md = stageDetails(
+      progress({
+        status: 'waiting',
+        waiting: 'approval',
+        asks: [
+          {
+            kind: 'approval',
+            call: 'call_4_0',
+            tool: 'shell',
+            subject: 'shell rm -rf build',
+            since: 0,
+            deadline: Date.UTC(2026, 0, 2, 3, 4),
+          },
+        ],
+      }),
+    );
+    expect(md).toContain(
+      '**Waiting for** approval of `shell rm -rf build` (call `call_4_0`, until 2026-01-02 03:04 UTC): `lev approve demo-1 call_4_0`',
+    );
+    expect(stageDetails(progress({ paused: true, status: 'paused' }))).toContain('`lev resume demo-1` goes on');
+  });
+});
+
+describe('runDetails', () => {
+  it('points to the live stage and lists the stages visited', () => {
+    const md = runDetails(progress({ stageWorkflowId: 'demo-1.2.investigate', heldMessages: 2 }), ['investigate']);
+    expect(md).toContain(
+      '**Live stage**: **investigate** in workflow `demo-1.2.investigate`; its details show each turn.',
+    );
+    expect(md).toContain('**Held messages**: 2');
+    expect(md).toContain('**Stages**: investigate');
+  });
+});
+
+describe('utcMinute', () => {
+  it('agrees with Date for any time from 1970 to 2200', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 7_258_118_400_000 }), (ms) => {
+        const iso = new Date(ms).toISOString();
+        expect(utcMinute(ms)).toBe(`${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC`);
+      }),
+    );
+  });
+});

@@ -1,0 +1,218 @@
+/**
+ * The run's side of the people in the loop (docs/reference/operators.md):
+ * the updates and the `message` signal, validated against what the live
+ * visit last reported; forwarding each accepted update to the live visit by
+ * workflow id (so it reaches the visit after any number of continue-as-new)
+ * and returning the visit's answer; holding messages and the pause between
+ * visits; and `LeviathStatus`, written only when it changes.
+ */
+
+import type { UpdateDefinition } from '@temporalio/common';
+import {
+  ApplicationFailure,
+  condition,
+  getExternalWorkflowHandle,
+  isCancellation,
+  log,
+  setHandler,
+  upsertSearchAttributes,
+} from '@temporalio/workflow';
+import {
+  applyBetweenVisits,
+  isRefusal,
+  type LeviathStatus,
+  NO_WAITS,
+  type OperatorCarry,
+  type OperatorOp,
+  type OperatorUpdate,
+  type OperatorView,
+  type OpReply,
+  type Progress,
+  parseOperatorOp,
+  refusalText,
+  runStatus,
+  STATUS_KEY,
+  type StageOutcome,
+  type StageReport,
+  type StageWaits,
+  validateOperatorOp,
+  waitingKind,
+} from '../src/runtime/index.js';
+import {
+  answerUpdate,
+  approveUpdate,
+  denyUpdate,
+  messageUpdate,
+  operatorSignal,
+  pauseUpdate,
+  resumeUpdate,
+  runMessageSignal,
+  stageReportSignal,
+} from './operator-defs.js';
+
+export class RunOperators {
+  /** What waits for the next visit: messages nobody has read, and the pause. */
+  private carry: Required<OperatorCarry> = { inbox: [], held: [], paused: false };
+  /** What the live visit last reported. */
+  private waits: StageWaits = NO_WAITS;
+  /** Workflow id of the live visit. */
+  private live: string | undefined;
+  /** Forwarded updates waiting for the visit's answer, by id. */
+  private readonly acks = new Map<number, OpReply | undefined>();
+  private nextId = 1;
+  private stuck = false;
+  status: LeviathStatus = 'running';
+  /** The run has decided how it ends: every update is refused from here on. */
+  ended = false;
+  /** The region set a cancelled visit reported. */
+  cancelledOutcome: StageOutcome | undefined;
+
+  constructor(private readonly changed: () => void) {}
+
+  install(): void {
+    this.onUpdate(messageUpdate, 'message');
+    this.onUpdate(approveUpdate, 'approve');
+    this.onUpdate(denyUpdate, 'deny');
+    this.onUpdate(answerUpdate, 'answer');
+    this.onUpdate(pauseUpdate, 'pause');
+    this.onUpdate(resumeUpdate, 'resume');
+    setHandler(runMessageSignal, async (text) => {
+      const op = validateOperatorOp('message', text, this.view());
+      // A signal has nobody to answer: a refused one is dropped, and the worker log says why.
+      if (isRefusal(op)) log.warn(`message signal dropped: ${refusalText(op)}`);
+      else await this.forward(op);
+    });
+    setHandler(stageReportSignal, (report) => this.report(report));
+  }
+
+  private onUpdate<Ret, Args extends unknown[]>(def: UpdateDefinition<Ret, Args>, update: OperatorUpdate): void {
+    setHandler(def, (async (...args: Args) => this.handle(update, args[0])) as (...args: Args) => Promise<Ret>, {
+      validator: (...args: Args) => {
+        const op = validateOperatorOp(update, args[0], this.view());
+        if (isRefusal(op)) throw ApplicationFailure.nonRetryable(refusalText(op), op.code);
+      },
+    });
+  }
+
+  private async handle(update: OperatorUpdate, arg: unknown): Promise<unknown> {
+    // The validator accepted the argument, so it reads as an operation.
+    const op = parseOperatorOp(update, arg) as OperatorOp;
+    const reply = await this.forward(op);
+    if (!reply.ok) throw ApplicationFailure.nonRetryable(refusalText(reply.refusal), reply.refusal.code);
+    return reply.value;
+  }
+
+  view(): OperatorView {
+    return {
+      ended: this.ended,
+      paused: this.live ? this.waits.paused : this.carry.paused,
+      asks: this.live ? this.waits.asks : [],
+    };
+  }
+
+  /** Sends the operation to the live visit and returns its answer; between visits the run holds it. */
+  private async forward(op: OperatorOp): Promise<OpReply> {
+    const target = this.live;
+    if (target === undefined) return this.betweenVisits(op);
+    const id = this.nextId++;
+    this.acks.set(id, undefined);
+    try {
+      await getExternalWorkflowHandle(target).signal(operatorSignal, { id, op });
+    } catch (err) {
+      this.acks.delete(id);
+      if (isCancellation(err)) throw err;
+      // The visit closed before the signal reached it; the next visit gets the operation.
+      return this.betweenVisits(op);
+    }
+    await condition(() => this.acks.get(id) !== undefined || this.live !== target);
+    const reply = this.acks.get(id);
+    this.acks.delete(id);
+    return reply ?? this.betweenVisits(op);
+  }
+
+  private betweenVisits(op: OperatorOp): OpReply {
+    const { carry, reply } = applyBetweenVisits(this.carry, op);
+    this.carry = carry;
+    this.refresh();
+    return reply;
+  }
+
+  private report(report: StageReport<StageOutcome>): void {
+    if (report.kind === 'cancelled') {
+      this.cancelledOutcome = report.outcome;
+      return;
+    }
+    if (report.kind === 'ack' && this.acks.has(report.id)) this.acks.set(report.id, report.reply);
+    this.waits = report.waits;
+    this.refresh();
+  }
+
+  /** A visit starts: it takes the held messages and the pause. */
+  startVisit(workflowId: string): OperatorCarry {
+    const handed = { ...this.carry };
+    this.carry = { inbox: [], held: [], paused: false };
+    this.waits = { ...NO_WAITS, paused: handed.paused };
+    this.live = workflowId;
+    this.refresh();
+    return handed;
+  }
+
+  /** A visit ended: what it did not write waits for the next one, before what arrived in between. */
+  endVisit(left: OperatorCarry | undefined): void {
+    this.live = undefined;
+    this.carry = {
+      inbox: [],
+      held: [...(left?.inbox ?? []), ...(left?.held ?? []), ...this.carry.held],
+      paused: left?.paused ?? this.waits.paused,
+    };
+    this.waits = NO_WAITS;
+    this.refresh();
+  }
+
+  /** The last visit ended `stuck` and its stage runs again. */
+  setStuck(stuck: boolean): void {
+    this.stuck = stuck;
+    this.refresh();
+  }
+
+  /** The run has decided how it ends; the caller writes the final status. */
+  finish(status: Extract<LeviathStatus, 'completed' | 'failed' | 'cancelled'>): void {
+    this.ended = true;
+    this.status = status;
+    this.changed();
+  }
+
+  private refresh(): void {
+    if (!this.ended) {
+      const view = this.view();
+      const next = runStatus({
+        asks: view.asks,
+        waitingReply: this.live ? this.waits.waitingReply : false,
+        paused: view.paused,
+        stuck: this.stuck,
+      });
+      if (next !== this.status) {
+        this.status = next;
+        upsertSearchAttributes([{ key: STATUS_KEY, value: next }]);
+      }
+    }
+    this.changed();
+  }
+
+  /** The run's part of its progress: status, waits, pause and held messages. */
+  progress(): Pick<Progress, 'status' | 'waiting' | 'asks' | 'paused' | 'heldMessages'> {
+    const view = this.view();
+    const waiting = waitingKind({
+      asks: view.asks,
+      waitingReply: this.live ? this.waits.waitingReply : false,
+      paused: view.paused,
+    });
+    return {
+      status: this.status,
+      ...(waiting ? { waiting } : {}),
+      asks: [...view.asks],
+      paused: view.paused,
+      heldMessages: this.carry.held.length + (this.live ? this.waits.heldMessages : 0),
+    };
+  }
+}

@@ -1,0 +1,139 @@
+/**
+ * A stage visit's side of the people in the loop (docs/reference/operators.md):
+ * it takes the updates its run forwards (the `operator` signal), answers
+ * each one back (`stage-report`), tells the run whenever what it waits for
+ * changes, and gives the visit its messages, its pause and the decisions
+ * on its asks. What each update does is `applyStageOp` in
+ * `src/runtime/operators.ts`.
+ */
+import { condition, getExternalWorkflowHandle, setHandler } from '@temporalio/workflow';
+import {
+  type AskDecision,
+  applyStageOp,
+  type ForwardedOp,
+  freshStageOperators,
+  type OperatorCarry,
+  operatorCarry,
+  type PendingAsk,
+  type StageOperatorState,
+  type StageOutcome,
+  type StageReport,
+  type StageWaits,
+  stageWaits,
+} from '../src/runtime/index.js';
+import { operatorSignal, stageReportSignal } from './operator-defs.js';
+
+/** What the operator side needs of its visit. */
+export interface OperatorHost {
+  readonly runId: string;
+  readonly stage: string;
+  readonly acceptsMessages: boolean;
+  counters(): { inferences: number; visitTurns: number };
+  /** Something a person can see changed: rewrite the current details. */
+  changed(): void;
+}
+
+export class StageOperators {
+  state: StageOperatorState;
+  /** An inference is running now, so a message is read by the one after it. */
+  inferring = false;
+
+  constructor(
+    private readonly host: OperatorHost,
+    carry: OperatorCarry | undefined,
+  ) {
+    this.state = freshStageOperators(carry, host.acceptsMessages);
+  }
+
+  install(): void {
+    setHandler(operatorSignal, (forwarded) => this.receive(forwarded));
+  }
+
+  waits(): StageWaits {
+    return stageWaits(this.state);
+  }
+
+  carry(): OperatorCarry {
+    return operatorCarry(this.state);
+  }
+
+  private async receive({ id, op }: ForwardedOp): Promise<void> {
+    const { state, reply } = applyStageOp(this.state, op, {
+      stage: this.host.stage,
+      acceptsMessages: this.host.acceptsMessages,
+      ...this.host.counters(),
+      inferring: this.inferring,
+    });
+    this.state = state;
+    this.host.changed();
+    await this.send({ kind: 'ack', id, reply, waits: this.waits() });
+  }
+
+  /** Tells the run what the visit waits for now. */
+  async reportWaits(): Promise<void> {
+    await this.send({ kind: 'waits', waits: this.waits() });
+  }
+
+  async send(report: StageReport<StageOutcome>): Promise<void> {
+    await getExternalWorkflowHandle(this.host.runId).signal(stageReportSignal, report);
+  }
+
+  /** The messages to write before the next inference, oldest first; they leave the inbox. */
+  takeMessages(): string[] {
+    const messages = this.state.inbox;
+    if (messages.length > 0) this.state = { ...this.state, inbox: [] };
+    return messages;
+  }
+
+  /** The oldest message alone: an interactive stage's reply; the others wait for the next inference. */
+  takeFirstMessage(): string | undefined {
+    const [first, ...rest] = this.state.inbox;
+    if (first !== undefined) this.state = { ...this.state, inbox: rest };
+    return first;
+  }
+
+  /** Waits while the visit is paused; true when it was. */
+  async holdWhilePaused(): Promise<boolean> {
+    if (!this.state.paused) return false;
+    this.host.changed();
+    await condition(() => !this.state.paused);
+    this.host.changed();
+    return true;
+  }
+
+  /**
+   * Waits until a person decided every ask, or until `timeoutMs` passed;
+   * returns the decision of each call, none for the asks that timed out.
+   */
+  async decide(asks: PendingAsk[], timeoutMs: number): Promise<Map<string, AskDecision>> {
+    this.state = { ...this.state, asks: [...this.state.asks, ...asks] };
+    this.host.changed();
+    await this.reportWaits();
+    const calls = asks.map((a) => a.call);
+    await condition(() => calls.every((c) => this.state.decisions[c] !== undefined), timeoutMs);
+    const decided = new Map<string, AskDecision>();
+    const decisions = { ...this.state.decisions };
+    for (const call of calls) {
+      const d = decisions[call];
+      if (d) decided.set(call, d);
+      delete decisions[call];
+    }
+    const timedOut = this.state.asks.some((a) => calls.includes(a.call));
+    this.state = { ...this.state, asks: this.state.asks.filter((a) => !calls.includes(a.call)), decisions };
+    this.host.changed();
+    // A decision's answer already told the run; only asks that timed out are news to it.
+    if (timedOut) await this.reportWaits();
+    return decided;
+  }
+
+  /** An interactive stage waits for a person's reply: a forwarded message, or `legacy()` (the stage's own signal). */
+  async awaitReply(legacy: () => boolean, report: boolean): Promise<void> {
+    this.state = { ...this.state, waitingReply: true };
+    this.host.changed();
+    if (report) await this.reportWaits();
+    await condition(() => legacy() || this.state.inbox.length > 0);
+    this.state = { ...this.state, waitingReply: false };
+    this.host.changed();
+    if (report) await this.reportWaits();
+  }
+}
