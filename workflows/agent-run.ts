@@ -60,7 +60,7 @@ async function stages(run: AgentRun): Promise<RunResult> {
     // An output stage ends the run once its answer passed its checks.
     if (endsWithOutput(run.def(), outcome.facts)) return run.complete(outcome.finalContent);
     let route = departure(run.driver.state, bp, outcome.end, outcome.error, run.errorCode(outcome));
-    if (patched(RUN_PATCHES.stuckStatus)) run.ops.setStuck(outcome.end === 'stuck' && route.kind === 'rerun');
+    if (patched(RUN_PATCHES.stuckStatus)) run.ops.setStuck(outcome.end === 'stuck');
     if (route.kind === 'rerun') continue;
     if (route.kind === 'fail') return run.fail(route.code, route.message, run.lastFailure);
     if (route.kind === 'choose') route = { kind: 'leave', edge: await run.askEdge(route), checks: route.checks };

@@ -127,7 +127,8 @@ export class RunOperators {
     await condition(() => this.acks.get(id) !== undefined || this.live !== target);
     const reply = this.acks.get(id);
     this.acks.delete(id);
-    return reply ?? this.betweenVisits(op);
+    // The visit took the operation and ended before it answered: what it holds came back with it.
+    return reply ?? applyBetweenVisits(this.carry, op).reply;
   }
 
   private betweenVisits(op: OperatorOp): OpReply {
@@ -169,7 +170,7 @@ export class RunOperators {
     this.refresh();
   }
 
-  /** The last visit ended `stuck` and its stage runs again. */
+  /** Whether the last visit ended `stuck`. */
   setStuck(stuck: boolean): void {
     this.stuck = stuck;
     this.refresh();

@@ -60,7 +60,7 @@ import { stageWorkflow } from './stage.js';
 export const RUN_PATCHES = {
   /** Visits start outside the run's cancellation, which reaches them by workflow id; people's updates go to them. */
   routed: 'run-visit-routed',
-  /** `LeviathStatus = "stuck"` while a stuck stage runs again. */
+  /** `LeviathStatus = "stuck"` after a visit that ended stuck, until one ends otherwise. */
   stuckStatus: 'run-stuck-status',
   /** A cancelled run writes its memo and `LeviathStatus = "cancelled"`. */
   cancelled: 'run-cancel-status',

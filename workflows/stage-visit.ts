@@ -32,6 +32,7 @@ import {
   deniedText,
   endInference,
   estimateCost,
+  failureCode,
   invalidArgumentsText,
   modifyingTools,
   needsApproval,
@@ -346,7 +347,8 @@ export class StageVisit {
         model: (cause?.details?.[0] as { model?: unknown } | undefined)?.model,
         message,
       });
-      if (!fallback) return { failed: message, ...(cause?.type ? { code: cause.type } : {}) };
+      const code = failureCode(cause?.type, message);
+      if (!fallback) return { failed: message, ...(code ? { code } : {}) };
       await this.driver.apply({ kind: 'diagnostic', code: MODEL_FALLBACK, severity: 'warning', detail: fallback });
       return { fallback: true };
     } finally {

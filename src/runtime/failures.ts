@@ -14,6 +14,17 @@ export interface FailureCause {
   message: string;
 }
 
+/**
+ * The runtime code of a failure: its type when that is a code, else the
+ * `[code]` its message starts with (provider failures are typed by their
+ * class, `ProviderAuth`, and coded in the message). Undefined when it has none.
+ */
+export function failureCode(type: string | undefined | null, message: string): RuntimeCode | undefined {
+  if (type && isRuntimeCode(type)) return type;
+  const prefix = /^\[([a-z0-9-]+)\] /.exec(message)?.[1];
+  return prefix && isRuntimeCode(prefix) ? prefix : undefined;
+}
+
 /** The innermost cause under the activity and child-workflow wrappers. */
 export function failureCause(err: unknown, fallback: RuntimeCode): FailureCause {
   let cause: unknown = err;

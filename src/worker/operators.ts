@@ -90,12 +90,17 @@ export async function runProgress(client: Client, handle: WorkflowHandle): Promi
   if (!run.stageWorkflowId) return run;
   try {
     const visit = await client.workflow.getHandle(run.stageWorkflowId).query<Progress>('progress');
-    // The visit knows the turn and its regions; the run knows what waits for the next visit.
+    // The visit knows the turn and its regions. What waits for a person is the run's view, which
+    // its validators check updates against, so a question listed here can be answered at once.
+    const { status, waiting, asks, paused, heldMessages } = run;
     return {
       ...visit,
-      status: run.status === 'stuck' ? run.status : visit.status,
+      status,
+      ...(waiting ? { waiting } : { waiting: undefined }),
+      asks,
+      paused,
+      heldMessages: Math.max(visit.heldMessages ?? 0, heldMessages ?? 0),
       stageWorkflowId: run.stageWorkflowId,
-      heldMessages: Math.max(visit.heldMessages ?? 0, run.heldMessages ?? 0),
     };
   } catch {
     return run;

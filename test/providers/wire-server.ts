@@ -16,7 +16,8 @@ export interface RecordedRequest {
 }
 
 export type Reply =
-  | { status?: number; headers?: Record<string, string>; json: unknown }
+  /** `delayMs`: answer only after that long, as a slow model does. */
+  | { status?: number; headers?: Record<string, string>; json: unknown; delayMs?: number }
   /** A body sent as given (an HTML page, broken JSON, a huge answer). */
   | { status?: number; headers?: Record<string, string>; body: string }
   | { reset: true }
@@ -74,8 +75,12 @@ export async function startWireServer(initial: Responder): Promise<WireServer> {
         res.end(reply.body);
         return;
       }
-      res.writeHead(reply.status ?? 200, { 'content-type': 'application/json', ...(reply.headers ?? {}) });
-      res.end(JSON.stringify(reply.json));
+      const send = () => {
+        res.writeHead(reply.status ?? 200, { 'content-type': 'application/json', ...(reply.headers ?? {}) });
+        res.end(JSON.stringify(reply.json));
+      };
+      if (reply.delayMs) setTimeout(send, reply.delayMs);
+      else send();
     });
   });
   server.on('connection', (s) => {

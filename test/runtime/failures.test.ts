@@ -1,7 +1,7 @@
 /** A failed child or activity keeps its coded cause instead of Temporal's wrapper text. */
 import { ApplicationFailure, ChildWorkflowFailure, RetryState } from '@temporalio/common';
 import { describe, expect, it } from 'vitest';
-import { failureCause } from '../../src/runtime/failures.js';
+import { failureCause, failureCode } from '../../src/runtime/failures.js';
 
 describe('failureCause', () => {
   it("reads a failed stage visit's code and message under the child-workflow wrapper", () => {
@@ -23,5 +23,14 @@ describe('failureCause', () => {
     const odd = ApplicationFailure.nonRetryable('boom', 'SomethingInternal');
     expect(failureCause(odd, 'stage-failed')).toEqual({ code: 'stage-failed', message: 'boom' });
     expect(failureCause(new Error('plain'), 'stage-failed')).toEqual({ code: 'stage-failed', message: 'plain' });
+  });
+});
+
+describe('failureCode', () => {
+  it('reads the code from the type, else from the message a provider coded', () => {
+    expect(failureCode('stage-failed', 'x')).toBe('stage-failed');
+    expect(failureCode('ProviderAuth', '[provider-auth] The key was rejected.')).toBe('provider-auth');
+    expect(failureCode('ProviderAuth', 'no code here')).toBeUndefined();
+    expect(failureCode(undefined, '[not-a-registered-code] x')).toBeUndefined();
   });
 });

@@ -1,0 +1,462 @@
+/**
+ * People in the loop against the real dev server (docs/reference/operators.md):
+ * updates on the run reach the live stage visit and come back with its
+ * answer, cancellation reaches the visit before and after continue-as-new
+ * and ends the run CANCELED, an error fails the run with its code, and
+ * `LeviathStatus` follows. Models are the scripted provider, or a local
+ * OpenAI-compatible server when the test reads what the model was sent.
+ */
+import { execFile } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { type Client, WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
+import { ApplicationFailure, CancelledFailure, ChildWorkflowFailure } from '@temporalio/common';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { LevError } from '../../src/errors.js';
+import { scriptedCalls } from '../../src/providers/index.js';
+import type { MessageReceipt, PauseState } from '../../src/runtime/operators.js';
+import { STATUS_KEY } from '../../src/runtime/search-attributes.js';
+import { DEFAULT_RUN_OPTIONS, type Progress, type RunOptions } from '../../src/runtime/types.js';
+import { startRun } from '../../src/worker/client.js';
+import { runProgress, sendUpdate } from '../../src/worker/operators.js';
+import { type RecordedRequest, type Reply, startWireServer, type WireServer } from '../providers/wire-server.js';
+import { saveHistories, scopedEnv, scriptedModel, tempDir, useRuntime, writeBlueprint } from './run-helpers.js';
+
+async function until<T>(probe: () => Promise<T | undefined> | T | undefined, what: string): Promise<T> {
+  for (let i = 0; i < 600; i++) {
+    const value = await probe();
+    if (value !== undefined && value !== false) return value;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`gave up waiting until ${what}`);
+}
+
+async function leviathStatus(handle: WorkflowHandle): Promise<string | undefined> {
+  return (await handle.describe()).typedSearchAttributes.get(STATUS_KEY);
+}
+
+/** How the run ended: its Temporal status and, when it failed or was cancelled, the error its result threw. */
+async function ending(handle: WorkflowHandle): Promise<{ status: string; error?: unknown }> {
+  let error: unknown;
+  await handle.result().catch((err: unknown) => {
+    error = err;
+  });
+  return { status: (await handle.describe()).status.name, ...(error ? { error } : {}) };
+}
+
+async function refusalCode(work: Promise<unknown>): Promise<string> {
+  try {
+    await work;
+  } catch (err) {
+    if (err instanceof LevError) return err.code;
+    throw err;
+  }
+  throw new Error('expected the update to be refused');
+}
+
+function callsOf(runId: string): number {
+  return scriptedCalls().filter((c) => c.runId === runId && c.purpose === 'turn').length;
+}
+
+async function start(client: Client, taskQueue: string, toml: string, options: Partial<RunOptions> = {}) {
+  return startRun(
+    client,
+    {
+      blueprint: writeBlueprint(toml),
+      task: 'Keep working.',
+      caller: {},
+      workdir: tempDir('operated'),
+      options: { ...DEFAULT_RUN_OPTIONS, ...options },
+    },
+    { taskQueue },
+  );
+}
+
+/** A scripted agent that calls `current_time` on every turn until its iteration cap. */
+function looping(latencyMs: number, maxIterations = 200): string {
+  const model = scriptedModel({
+    latency_ms: latencyMs,
+    repeat: true,
+    turns: [{ text: 'Checking the time again.', tool_calls: [{ name: 'current_time', arguments: {} }] }],
+  });
+  return `[agent]\nname = "looping"\n[context.regions]\ntask = { kind = "pinned", max_tokens = 500 }\n[stages.main]\nmodel = "${model}"\navailable_tools = ["current_time"]\nmax_iterations = ${maxIterations}\n`;
+}
+
+describe('cancellation', () => {
+  const env = useRuntime();
+
+  async function cancelAndCheck(handle: WorkflowHandle, stageWorkflowId: string) {
+    const runId = handle.workflowId;
+    await handle.cancel();
+    const requestedAt = callsOf(runId);
+    const end = await ending(handle);
+    await saveHistories(env.rt.client, runId);
+    expect(end.status).toBe('CANCELLED');
+    expect(end.error).toBeInstanceOf(WorkflowFailedError);
+    expect((end.error as WorkflowFailedError).cause).toBeInstanceOf(CancelledFailure);
+    // The model is not called again once the cancellation reached the visit: at most the call in flight.
+    expect(callsOf(runId) - requestedAt).toBeLessThanOrEqual(1);
+    expect(await leviathStatus(handle)).toBe('cancelled');
+    expect((await env.rt.client.workflow.getHandle(stageWorkflowId).describe()).status.name).toBe('CANCELLED');
+    const desc = await handle.describe();
+    expect(await desc.memo).toMatchObject({ status: 'cancelled' });
+    // The run kept the region set the visit had when it stopped.
+    const progress = await handle.query<Progress>('progress');
+    expect(progress.status).toBe('cancelled');
+    expect(progress.inferences).toBeGreaterThanOrEqual(requestedAt - 1);
+    expect(progress.regions.find((r) => r.name === 'conversation')?.entries).toBeGreaterThan(0);
+  }
+
+  it('ends the run CANCELED before any continue-as-new, and the model calls stop', async () => {
+    const handle = await start(env.rt.client, env.rt.taskQueue, looping(150));
+    const p = await until(async () => {
+      const now = await runProgress(env.rt.client, handle);
+      return now && now.inferences >= 3 ? now : undefined;
+    }, 'three inferences');
+    await cancelAndCheck(handle, p.stageWorkflowId as string);
+  });
+
+  it('fails the run with stage-cancelled when only its stage visit is cancelled', async () => {
+    const handle = await start(env.rt.client, env.rt.taskQueue, looping(150));
+    const p = await until(async () => {
+      const now = await runProgress(env.rt.client, handle);
+      return now && now.inferences >= 1 ? now : undefined;
+    }, 'one inference');
+    await env.rt.client.workflow.getHandle(p.stageWorkflowId as string).cancel();
+    const end = await ending(handle);
+    await saveHistories(env.rt.client, handle.workflowId);
+    expect(end.status).toBe('FAILED');
+    expect((end.error as WorkflowFailedError).cause).toMatchObject({ type: 'stage-cancelled' });
+    expect(await leviathStatus(handle)).toBe('failed');
+  });
+
+  it('reaches the live visit after three continue-as-new', async () => {
+    const handle = await start(env.rt.client, env.rt.taskQueue, looping(60), { turnsPerRun: 2 });
+    const stageId = `${handle.workflowId}.1.main`;
+    await until(async () => {
+      let runs = 0;
+      for await (const _ of env.rt.client.workflow.list({ query: `WorkflowId = '${stageId}'` })) runs++;
+      return runs >= 4 || undefined;
+    }, 'the stage visit continued as new three times');
+    await cancelAndCheck(handle, stageId);
+  });
+});
+
+describe('a visit that ends in error', () => {
+  const env = useRuntime();
+
+  it('fails its workflow and the run with the error code as the failure type, the cause kept', async () => {
+    const model = scriptedModel({ turns: [{ text: 'never', fail: { kind: 'auth', attempts: 99 } }] });
+    const handle = await start(
+      env.rt.client,
+      env.rt.taskQueue,
+      `[agent]\nname = "denied-key"\n[stages.main]\nmodel = "${model}"\n`,
+    );
+    const end = await ending(handle);
+    await saveHistories(env.rt.client, handle.workflowId);
+    expect(end.status).toBe('FAILED');
+    const failure = (end.error as WorkflowFailedError).cause as ApplicationFailure;
+    expect(failure).toBeInstanceOf(ApplicationFailure);
+    expect(failure.type).toBe('provider-auth');
+    expect(failure.message).toContain('stage "main" ended with error');
+    // The chain the Web UI shows: the run's failure, the visit's, and the provider's under it.
+    expect(failure.cause).toBeInstanceOf(ChildWorkflowFailure);
+    expect((failure.cause as ChildWorkflowFailure).cause).toMatchObject({ type: 'provider-auth' });
+    const visit = await env.rt.client.workflow.getHandle(`${handle.workflowId}.1.main`).describe();
+    expect(visit.status.name).toBe('FAILED');
+    expect(await leviathStatus(handle)).toBe('failed');
+  });
+});
+
+describe('pause, resume and refusals', () => {
+  const env = useRuntime();
+
+  it('pauses before the next inference, refuses bad updates, and resumes', async () => {
+    const handle = await start(env.rt.client, env.rt.taskQueue, looping(80, 12));
+    const runId = handle.workflowId;
+    const client = env.rt.client;
+    await until(async () => ((await runProgress(client, handle))?.inferences ?? 0) >= 2 || undefined, 'two turns');
+
+    expect(await leviathStatus(handle)).toBe('running');
+    // Refused before anything changes.
+    expect(await refusalCode(sendUpdate(client, runId, 'message', '   '))).toBe('text-empty');
+    expect(await refusalCode(sendUpdate(client, runId, 'message', 'x'.repeat(70_000)))).toBe('text-too-large');
+    expect(await refusalCode(sendUpdate(client, runId, 'message', 42))).toBe('bad-update');
+    expect(await refusalCode(sendUpdate(client, runId, 'approve', {}))).toBe('nothing-pending');
+    expect(await refusalCode(sendUpdate(client, runId, 'answer', 'yes'))).toBe('nothing-pending');
+    expect(await refusalCode(sendUpdate(client, runId, 'resume'))).toBe('not-paused');
+
+    const paused = await sendUpdate<PauseState>(client, runId, 'pause');
+    expect(paused).toEqual({ paused: true, stage: 'main' });
+    expect(await refusalCode(sendUpdate(client, runId, 'pause'))).toBe('already-paused');
+    await until(async () => (await leviathStatus(handle)) === 'paused' || undefined, 'LeviathStatus paused');
+    const atPause = callsOf(runId);
+    const details = await client.workflow
+      .getHandle(`${runId}.1.main`)
+      .query<{ currentDetails: string }>('__temporal_workflow_metadata');
+    expect(details.currentDetails).toContain('**Paused**');
+    expect(details.currentDetails).toContain('| Region | Kind | Tokens / budget | Fill | Entries |');
+    // While paused, a message waits for the inference after the resume.
+    const receipt = await sendUpdate<MessageReceipt>(client, runId, 'message', 'Stop checking the time.');
+    expect(receipt).toMatchObject({ stage: 'main', held: false });
+    for (let i = 0; i < 10; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      // An inference that was already running may finish; no new one starts.
+      expect(callsOf(runId)).toBeLessThanOrEqual(atPause + 1);
+    }
+    expect(await sendUpdate<PauseState>(client, runId, 'resume')).toEqual({ paused: false, stage: 'main' });
+    const end = await ending(handle);
+    await saveHistories(client, runId);
+    expect(end.status).toBe('COMPLETED');
+    expect(callsOf(runId)).toBe(12);
+    expect(await leviathStatus(handle)).toBe('completed');
+    const desc = await handle.describe();
+    expect(await desc.staticSummary()).toBe('looping: Keep working.');
+    expect(await desc.staticDetails()).toContain('**Unattended**');
+    expect(await refusalCode(sendUpdate(client, runId, 'message', 'too late'))).toBe('run-finished');
+    expect(await refusalCode(sendUpdate(client, `no-such-run-${process.pid}`, 'pause'))).toBe('run-not-found');
+  });
+});
+
+describe('LeviathStatus', () => {
+  const env = useRuntime();
+
+  it('is stuck while the stage a stuck edge leads to runs, then completed', async () => {
+    const model = scriptedModel({
+      turns: [
+        { stage: 'work', text: 'Looking.', tool_calls: [{ name: 'context_list', arguments: {} }] },
+        { stage: 'work', text: 'Looking again.', tool_calls: [{ name: 'context_list', arguments: {} }] },
+        { stage: 'work', text: 'Still looking.', tool_calls: [{ name: 'context_list', arguments: {} }] },
+        { stage: 'rethink', text: 'A new approach.', latency_ms: 2500 },
+      ],
+    });
+    const handle = await start(
+      env.rt.client,
+      env.rt.taskQueue,
+      `[agent]\nname = "stuck"\nmodel = "${model}"\n[stages.work]\navailable_tools = ["context_list"]\n[stages.work.transitions.rethink]\ncondition = "stuck"\nstuck_after_iterations = 2\n[stages.rethink]\n`,
+    );
+    await until(async () => (await leviathStatus(handle)) === 'stuck' || undefined, 'LeviathStatus stuck');
+    const end = await ending(handle);
+    await saveHistories(env.rt.client, handle.workflowId);
+    expect(end.status).toBe('COMPLETED');
+    expect(await leviathStatus(handle)).toBe('completed');
+  });
+});
+
+function completion(message: Record<string, unknown>, finish = 'stop') {
+  return {
+    id: 'chatcmpl-1',
+    object: 'chat.completion',
+    created: 1,
+    model: 'gpt-4o',
+    choices: [{ index: 0, message: { role: 'assistant', ...message }, finish_reason: finish }],
+    usage: { prompt_tokens: 50, completion_tokens: 5, total_tokens: 55 },
+  };
+}
+
+function toolCall(id: string, name: string, args: Record<string, unknown>, delayMs?: number): Reply {
+  return {
+    json: completion(
+      { content: null, tool_calls: [{ id, type: 'function', function: { name, arguments: JSON.stringify(args) } }] },
+      'tool_calls',
+    ),
+    ...(delayMs ? { delayMs } : {}),
+  };
+}
+
+/** Every message text of a recorded request, tool results included. */
+function texts(req: RecordedRequest | undefined): string {
+  return JSON.stringify(req?.body?.messages ?? []);
+}
+
+const WIRED = `
+[agent]
+name = "operated"
+model = "openai:gpt-4o"
+[context.regions]
+task = { kind = "pinned", max_tokens = 500 }
+[stages.main]
+available_tools = ["current_time", "write_file", "ask_user"]
+allow_blocking_tools = true
+[tool_permissions]
+write_file = "ask"
+[run]
+ask_timeout = "3s"
+`;
+
+const HELD = `
+[agent]
+name = "held"
+model = "openai:gpt-4o"
+[context.regions]
+task = { kind = "pinned", max_tokens = 500 }
+[stages.report]
+available_tools = ["current_time"]
+accepts_messages = false
+[stages.report.transitions.main]
+[stages.main]
+available_tools = ["current_time"]
+`;
+
+describe('people in the loop, seen from the model', () => {
+  const env = useRuntime();
+  const vars = scopedEnv();
+  let server: WireServer;
+  let replies: Reply[] = [];
+  const serve = (script: Reply[]) => {
+    server.requests.length = 0;
+    replies = script;
+  };
+
+  beforeAll(async () => {
+    server = await startWireServer(() => replies.shift() ?? { json: completion({ content: 'Done.' }) });
+    vars.set({ OPENAI_BASE_URL: `${server.url}/v1`, OPENAI_API_KEY: 'sk-operators-0123456789abcdef' });
+  });
+  afterAll(async () => {
+    await server?.close();
+    vars.restore();
+  });
+
+  it('writes a message into the conversation right before the inference its receipt names', async () => {
+    serve([1, 2, 3, 4].map((i) => toolCall(`t${i}`, 'current_time', {}, 400)));
+    const handle = await start(env.rt.client, env.rt.taskQueue, WIRED);
+    await until(() => server.requests.length >= 2 || undefined, 'the second inference is in flight');
+    const text = 'Look at the billing logs first.';
+    const receipt = await sendUpdate<MessageReceipt>(env.rt.client, handle.workflowId, 'message', text);
+    expect(receipt).toMatchObject({ stage: 'main', held: false });
+    const end = await ending(handle);
+    await saveHistories(env.rt.client, handle.workflowId);
+    expect(end.status).toBe('COMPLETED');
+    const turn = receipt.turn as number;
+    expect(texts(server.requests[turn - 1])).toContain(text);
+    expect(texts(server.requests[turn - 2])).not.toContain(text);
+    expect(receipt.stageTurn).toBe(turn);
+  });
+
+  it('holds a message sent to a stage that does not accept messages for the next stage', async () => {
+    serve([toolCall('r1', 'current_time', {}, 600), { json: completion({ content: 'Report written.' }) }]);
+    const handle = await start(env.rt.client, env.rt.taskQueue, HELD);
+    await until(() => server.requests.length >= 1 || undefined, 'the report stage calls its model');
+    const receipt = await sendUpdate<MessageReceipt>(env.rt.client, handle.workflowId, 'message', 'Add the timeline.');
+    expect(receipt).toEqual({ stage: null, turn: null, stageTurn: null, held: true });
+    const end = await ending(handle);
+    await saveHistories(env.rt.client, handle.workflowId);
+    expect(end.status).toBe('COMPLETED');
+    // Neither inference of the report stage saw it; the first one of main did.
+    expect(texts(server.requests[1])).not.toContain('Add the timeline.');
+    expect(texts(server.requests[2])).toContain('Add the timeline.');
+  });
+
+  it('runs an approved call, tells the model about a denied one and one nobody answered', async () => {
+    serve([
+      toolCall('w1', 'write_file', { path: 'a.txt', content: 'approved\n' }),
+      toolCall('w2', 'write_file', { path: 'b.txt', content: 'denied\n' }),
+      toolCall('w3', 'write_file', { path: 'c.txt', content: 'unanswered\n' }),
+    ]);
+    const workdir = tempDir('asks');
+    const handle = await startRun(
+      env.rt.client,
+      {
+        blueprint: writeBlueprint(WIRED),
+        task: 'Write three files.',
+        caller: {},
+        workdir,
+        options: { ...DEFAULT_RUN_OPTIONS, unattended: false },
+      },
+      { taskQueue: env.rt.taskQueue },
+    );
+    const client = env.rt.client;
+    const runId = handle.workflowId;
+    const waitingFor = (call: string) =>
+      until(async () => {
+        const p = await runProgress(client, handle);
+        return p?.asks.find((a) => a.call === call);
+      }, `call ${call} waits`);
+
+    const first = await waitingFor('w1');
+    expect(first).toMatchObject({ kind: 'approval', tool: 'write_file', subject: 'write_file a.txt' });
+    await until(async () => (await leviathStatus(handle)) === 'waiting' || undefined, 'LeviathStatus waiting');
+    expect(await refusalCode(sendUpdate(client, runId, 'approve', { call: 'w9' }))).toBe('call-not-waiting');
+    expect(await sendUpdate(client, runId, 'approve', { call: 'w1' })).toEqual({
+      call: 'w1',
+      tool: 'write_file',
+      decision: 'approved',
+    });
+    await waitingFor('w2');
+    expect(await sendUpdate(client, runId, 'deny', { note: 'keep b.txt as it is' })).toMatchObject({
+      call: 'w2',
+      decision: 'denied',
+    });
+    // Nobody answers w3: ask_timeout (3s) denies it.
+    await waitingFor('w3');
+    const end = await ending(handle);
+    await saveHistories(client, runId);
+    expect(end.status).toBe('COMPLETED');
+    expect(readFileSync(join(workdir, 'a.txt'), 'utf8')).toBe('approved\n');
+    expect(existsSync(join(workdir, 'b.txt'))).toBe(false);
+    expect(existsSync(join(workdir, 'c.txt'))).toBe(false);
+    expect(texts(server.requests[2])).toContain(
+      '[call-denied] The operator denied write_file b.txt: keep b.txt as it is. The call was not run.',
+    );
+    expect(texts(server.requests[3])).toContain(
+      '[ask-timed-out] Nobody approved write_file within 3s; the call was not run.',
+    );
+    expect(await leviathStatus(handle)).toBe('completed');
+  });
+
+  it('answers an ask_user question with the answer update, and refuses it when nobody attends', async () => {
+    serve([toolCall('q1', 'ask_user', { question: 'Which branch should I use?' })]);
+    const attended = await start(env.rt.client, env.rt.taskQueue, WIRED, { unattended: false });
+    const ask = await until(async () => (await runProgress(env.rt.client, attended))?.asks[0], 'the question waits');
+    expect(ask).toMatchObject({ kind: 'answer', call: 'q1', subject: 'Which branch should I use?' });
+    expect(await sendUpdate(env.rt.client, attended.workflowId, 'answer', 'the release branch')).toEqual({
+      call: 'q1',
+      question: 'Which branch should I use?',
+    });
+    expect((await ending(attended)).status).toBe('COMPLETED');
+    await saveHistories(env.rt.client, attended.workflowId);
+    expect(texts(server.requests[1])).toContain('the release branch');
+
+    serve([toolCall('q2', 'ask_user', { question: 'Anyone there?' })]);
+    const alone = await start(env.rt.client, env.rt.taskQueue, WIRED);
+    expect((await ending(alone)).status).toBe('COMPLETED');
+    await saveHistories(env.rt.client, alone.workflowId);
+    expect(texts(server.requests[1])).toContain('[ask-user-unattended]');
+  });
+});
+
+/** `lev …` as a person runs it, without blocking this process (its worker must keep running). */
+function lev(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      [join(import.meta.dirname, '..', '..', 'bin', 'lev.mjs'), ...args, '--address', inject('temporalAddress')],
+      (err, stdout, stderr) => resolve({ code: err ? Number(err.code ?? 1) : 0, stdout, stderr }),
+    );
+  });
+}
+
+describe('the operator commands', () => {
+  const env = useRuntime();
+
+  it('pause, msg, resume and cancel a run, and print refusals as coded errors', async () => {
+    const handle = await start(env.rt.client, env.rt.taskQueue, looping(100));
+    const runId = handle.workflowId;
+    await until(async () => ((await runProgress(env.rt.client, handle))?.inferences ?? 0) >= 1 || undefined, 'a turn');
+    const paused = await lev(['pause', runId]);
+    expect(paused).toMatchObject({ code: 0 });
+    expect(paused.stdout).toContain(`run ${runId} paused: stage main stops before its next inference`);
+    const msg = await lev(['msg', runId, 'Wrap up soon.', '--json']);
+    expect(JSON.parse(msg.stdout)).toMatchObject({ stage: 'main', held: false });
+    const approve = await lev(['approve', runId]);
+    expect(approve.code).toBe(1);
+    expect(approve.stderr).toMatch(/^error \[nothing-pending\] No tool call waits for a decision/);
+    expect((await lev(['resume', runId])).stdout).toContain(`run ${runId} resumed`);
+    const cancelled = await lev(['cancel', runId, '--wait']);
+    expect(cancelled.stdout).toContain(`run ${runId} ended: CANCELLED`);
+    await saveHistories(env.rt.client, runId);
+    const again = await lev(['msg', runId, 'hello?']);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toMatch(/^error \[run-finished\]/);
+  });
+});
