@@ -129,7 +129,7 @@ export class StageVisit {
       },
       input.operators,
     );
-    this.agents = new SubAgents(input, def, this.driver);
+    this.agents = new SubAgents(input, def, this.driver, () => this.showDetails());
   }
 
   get stage(): string {

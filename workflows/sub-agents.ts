@@ -88,6 +88,8 @@ export class SubAgents {
     private readonly input: StageInput,
     private readonly def: StageDef,
     private readonly driver: EngineDriver,
+    /** Called whenever a child starts or ends, so the visit's details show the counts. */
+    private readonly changed: () => void = () => {},
   ) {}
 
   private get lineage(): Lineage {
@@ -177,8 +179,10 @@ export class SubAgents {
       )
       .then((end) => {
         record.end = end;
+        this.changed();
         return end;
       });
+    this.changed();
     return record;
   }
 
@@ -222,6 +226,7 @@ export class SubAgents {
                 other.scope.cancel();
               }
             }
+            this.changed();
           });
         }
         await condition(() => queue.settled || queue.wantsStart);

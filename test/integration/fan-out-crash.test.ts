@@ -191,7 +191,8 @@ describe('fan-out across worker processes', () => {
     );
     await saveHistories(conn.client, handle.workflowId);
     const ended = await workers(conn.client, handle.workflowId);
+    expect((await handle.describe()).status.name).toBe('CANCELLED');
     expect(ended).toHaveLength(3);
-    expect(ended.map((w) => w.status)).toEqual(['CANCELED', 'CANCELED', 'CANCELED']);
+    expect(ended.map((w) => w.status)).toEqual(['CANCELLED', 'CANCELLED', 'CANCELLED']);
   });
 });

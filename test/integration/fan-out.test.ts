@@ -328,6 +328,73 @@ allow_as_worker = true
   });
 });
 
+describe('send_to_agent and kill_agent', () => {
+  const env = useRuntime();
+
+  it("send a message into a running agent's conversation through its message update, and stop another", async () => {
+    const runId = `steerer-${Date.now()}`;
+    const listener = `${runId}/call_0_0`;
+    const sleeper = `${runId}/call_3_0`;
+    const model = scriptedModel({
+      turns: [
+        {
+          stage: 'main',
+          tool_calls: [{ name: 'spawn_agent', arguments: { stage: 'listen', task: 'listen', wait: false } }],
+        },
+        {
+          stage: 'main',
+          tool_calls: [{ name: 'send_to_agent', arguments: { id: listener, message: 'Use British spelling.' } }],
+        },
+        { stage: 'main', tool_calls: [{ name: 'wait_for_agent', arguments: { id: listener } }] },
+        {
+          stage: 'main',
+          tool_calls: [{ name: 'spawn_agent', arguments: { stage: 'sleep', task: 'sleep', wait: false } }],
+        },
+        { stage: 'main', tool_calls: [{ name: 'kill_agent', arguments: { id: sleeper } }] },
+        { stage: 'main', tool_calls: [{ name: 'send_to_agent', arguments: { id: sleeper, message: 'too late' } }] },
+        { stage: 'main', text: 'Done.' },
+        {
+          stage: 'listen',
+          latency_ms: 3000,
+          tool_calls: [{ name: 'context_append', arguments: { region: 'notes', content: 'listening' } }],
+        },
+        { stage: 'listen', text: 'Noted: British spelling.' },
+        { stage: 'sleep', latency_ms: 60_000, text: 'never answered' },
+      ],
+    });
+    const bp = writeBlueprint(`
+[agent]
+name = "steerer"
+model = "${model}"
+[context.regions]
+task  = { kind = "pinned", max_tokens = 500 }
+notes = { kind = "temporary", max_tokens = 500 }
+[stages.main]
+available_tools = ["spawn_agent", "send_to_agent", "wait_for_agent", "kill_agent"]
+[stages.listen]
+allow_as_worker = true
+[stages.sleep]
+allow_as_worker = true
+`);
+    const run = await runAgent(env.rt, bp, { task: 'Steer helpers.', workflowId: runId, options: KEEP_OPS });
+    expect(run.result.status).toBe('completed');
+    const visit = `${runId}.1.main`;
+    expect(await toolResults(env.rt, visit, 'send_to_agent')).toEqual([
+      `Sent the message to agent ${listener}.`,
+      `agent ${sleeper} has already ended (cancelled).`,
+    ]);
+    expect(await toolResults(env.rt, visit, 'wait_for_agent')).toEqual(['Noted: British spelling.']);
+    expect(await toolResults(env.rt, visit, 'kill_agent')).toEqual([`agent ${sleeper} was stopped.`]);
+    const heard = (await env.rt.client.workflow.getHandle(`${listener}.1.listen`).result()) as StageOutcome;
+    const written = heard.carried.state.regions.find((r) => r.name === 'conversation')?.entries.map((e) => e.content);
+    expect(written).toContain('Use British spelling.');
+    expect(await workersOf(env.rt.client, runId)).toEqual([
+      { id: listener, status: 'COMPLETED' },
+      { id: sleeper, status: 'CANCELLED' },
+    ]);
+  });
+});
+
 describe('fan-out and sub-agents given bad input', () => {
   const env = useRuntime();
 
