@@ -415,6 +415,47 @@ describe('fan-out and sub-agents given bad input', () => {
     expect(await workersOf(env.rt.client, run.handle.workflowId)).toEqual([]);
   });
 
+  it("refuses an agent tool its stage's permissions deny, and one a worker's ancestor denies", async () => {
+    const model = scriptedModel({
+      turns: [
+        { stage: 'split', tool_calls: [{ name: 'fan_out', arguments: { items: [{ id: 'only', context: 'x' }] } }] },
+        { stage: 'work', tool_calls: [{ name: 'spawn_agent', arguments: { stage: 'work', task: 'deeper' } }] },
+        { stage: 'work', text: 'gave up on helpers' },
+        { stage: 'merge', tool_calls: [{ name: 'spawn_agent', arguments: { stage: 'work', task: 'again' } }] },
+        { stage: 'merge', text: 'Done.' },
+      ],
+    });
+    const bp = writeBlueprint(`
+[agent]
+name = "guarded"
+model = "${model}"
+[tool_permissions]
+spawn_agent = "allow"
+[stages.split]
+mode = "fan_out"
+worker_stage = "work"
+merge_stage = "merge"
+[stages.split.tool_permissions]
+spawn_agent = "deny"
+[stages.work]
+allow_as_worker = true
+available_tools = ["spawn_agent"]
+[stages.merge]
+available_tools = ["spawn_agent"]
+[stages.merge.tool_permissions]
+spawn_agent = "deny"
+`);
+    const run = await runAgent(env.rt, bp, { task: 'Try to nest.', options: KEEP_OPS });
+    expect(run.result.status).toBe('completed');
+    const runId = run.handle.workflowId;
+    // The worker's own stage allows spawn_agent; the stage that started it does not.
+    const [deeper] = await toolResults(env.rt, `${runId}/only.1.work`, 'spawn_agent');
+    expect(deeper).toMatch(/^\[permission-denied\] `spawn_agent` is denied/);
+    const [again] = await toolResults(env.rt, `${runId}.2.merge`, 'spawn_agent');
+    expect(again).toMatch(/^\[permission-denied\] /);
+    expect(await workersOf(env.rt.client, `${runId}/only`)).toEqual([]);
+  });
+
   it('refuses fan_out next to another call, accepts an empty fan-out, and reports a failed agent', async () => {
     const model = scriptedModel({
       turns: [

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { dispatchTool } from '../../src/tools/dispatch.js';
-import { decidePermission, permissionMode } from '../../src/tools/permissions.js';
+import { decidePermission, permissionMode, strictestDecision } from '../../src/tools/permissions.js';
 import { isPreApproved } from '../../src/tools/safe-commands.js';
 import { makeSandbox } from './fixture.js';
 
@@ -94,6 +94,17 @@ describe('[tool_permissions]', () => {
       'permission-ask-unattended',
     );
     expect((await dispatchTool('shell', { command: 'true' }, shellCtx(ask))).isError).toBe(false);
+  });
+
+  it('the strictest of several levels decides: a refusal over a question over an allowance', () => {
+    const allow = { permissions: { tools: {} }, safeCommands: [] };
+    const ask = { permissions: { tools: { fan_out: 'ask' as const } }, safeCommands: [] };
+    const deny = { permissions: { default: 'deny' as const, tools: {} }, safeCommands: [] };
+    expect(strictestDecision('fan_out', {}, [allow, allow], false)).toEqual({ mode: 'allow' });
+    expect(strictestDecision('fan_out', {}, [allow, ask], false)).toMatchObject({ mode: 'ask' });
+    expect(strictestDecision('fan_out', {}, [ask, deny, allow], false)).toMatchObject({ mode: 'deny' });
+    expect(strictestDecision('fan_out', {}, [ask], true)).toMatchObject({ code: 'permission-ask-unattended' });
+    expect(strictestDecision('fan_out', {}, [], true)).toEqual({ mode: 'allow' });
   });
 
   it('the decision is available without dispatching', () => {
