@@ -4,7 +4,7 @@
  * Workers here are separate processes, as in a deployment, sharing one blob
  * folder.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Client } from '@temporalio/client';
@@ -15,34 +15,7 @@ import { DEFAULT_RUN_OPTIONS, type StageOutcome } from '../../src/runtime/index.
 import { followRun, startRun } from '../../src/worker/client.js';
 import { connectClient } from './helpers.js';
 import { saveHistories, tempDir, writeBlueprint } from './run-helpers.js';
-
-const ROOT = join(import.meta.dirname, '..', '..');
-
-function startWorkerProcess(env: Record<string, string>): Promise<ChildProcess> {
-  const child = spawn(
-    process.execPath,
-    ['--import', 'tsx', join(ROOT, 'test/integration/fixtures/worker-process.ts')],
-    {
-      cwd: ROOT,
-      env: { ...process.env, ...env },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    },
-  );
-  return new Promise((resolve, reject) => {
-    child.stdout?.on('data', (d) => {
-      if (String(d).includes('worker ready')) resolve(child);
-    });
-    child.once('exit', (code) => reject(new Error(`worker process exited early with ${code}`)));
-  });
-}
-
-async function waitFor(check: () => boolean | Promise<boolean>, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error('timed out waiting');
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+import { startWorkerProcess, waitFor } from './worker-processes.js';
 
 /** Inferences the scripted model served to workers (runs whose id holds `/`), from the shared log. */
 function workerTurns(log: string): number {
