@@ -445,8 +445,7 @@ export function parseStage(
   const tools = s.stringArray('available_tools');
   if (tools !== undefined) def.availableTools = [...new Set(tools.map(canonicalTool))];
   const maxIterations = s.integer('max_iterations', 1);
-  // A fan-out stage is bounded by its max_attempts; an iteration cap could discard finished workers.
-  if (maxIterations !== undefined && mode !== 'fan_out') def.maxIterations = maxIterations;
+  if (maxIterations !== undefined) def.maxIterations = maxIterations;
   const maxRevisits = s.integer('max_revisits', 0);
   if (maxRevisits !== undefined) def.maxRevisits = maxRevisits;
   const transitionPrompt = s.string('transition_prompt');

@@ -33,7 +33,7 @@ describe('a fan-out stage', () => {
     expect(listed.blueprint?.stages[0]?.availableTools).toEqual(['glob', 'fan_out']);
   });
 
-  it('leaves by its merge stage, adds the split prompt to its own, and ignores max_iterations', () => {
+  it('leaves by its merge stage, adds the split prompt to its own, and keeps max_iterations', () => {
     const r = loadToml(`[context.regions]
 task = { kind = "pinned", max_tokens = 500 }
 [stages.split]
@@ -52,7 +52,7 @@ ${WORKER}[stages.merge]
     expect(errorsOf(r)).toEqual([]);
     const split = r.blueprint?.stages[0];
     expect(split?.systemPrompt).toBe('You plan.\n\nOne item per file.');
-    expect(split?.maxIterations).toBeUndefined();
+    expect(split?.maxIterations).toBe(2);
     expect(split?.fanOut).toMatchObject({ maxWorkers: 0, maxItems: 12, mergeStage: 'merge' });
     // An edge to the merge stage was declared (for errors), so none is added.
     expect(split?.transitions.map((e) => [e.target, e.condition])).toEqual([['merge', 'error']]);
