@@ -19,7 +19,9 @@ import {
   type ChildBlueprintRequest,
   type ChildStart,
   childBlueprint,
+  type FanOutJoinRequest,
   type FanOutReportRequest,
+  fanOutJoin,
   fanOutReport,
 } from '../src/runtime/node/sub-agents.js';
 import { type SummariseInput, type SummaryResult, summariseEntries } from '../src/runtime/node/summaries.js';
@@ -137,6 +139,11 @@ export function createActivities(config: RuntimeConfig = defaultRuntimeConfig())
       await Context.current()
         .client.workflow.getHandle(req.id)
         .executeUpdate('message', { args: [req.message] });
+    },
+
+    /** The merged report of a sharded fan-out, from its shards' parts. */
+    async fanOutJoin(req: FanOutJoinRequest): Promise<{ content: Content; tokens: number }> {
+      return guarded(() => withHeartbeat(() => fanOutJoin(store, req)), req.runId);
     },
 
     /** Full text of a result that may live in the blob store (the run's final output). */

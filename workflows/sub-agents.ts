@@ -3,19 +3,14 @@
  * sub-agent is a child `agentRunWorkflow` with id `<run id>/<item id>`, its
  * own region set and its own stage visits. A fan-out starts its workers in
  * item order, at most `max_workers` at once (the rest wait here, in the
- * parent), gathers them as they finish and hands back one merged report from
- * the blob store. Agents started without waiting belong to the visit that
- * started them: it waits for them before it ends. Every decision comes from
- * `src/runtime/sub-agents.ts`; this file only sequences child workflows.
+ * parent; `workers.ts`), gathers them as they finish and hands back one
+ * merged report from the blob store; a fan-out too large for one history
+ * goes through shard workflows (`fan-out-shard.ts`). Agents started without
+ * waiting belong to the visit that started them: it waits for them before it
+ * ends. Every decision comes from `src/runtime/sub-agents.ts`; this file
+ * only sequences child workflows.
  */
-import {
-  ActivityFailure,
-  CancellationScope,
-  condition,
-  isCancellation,
-  ParentClosePolicy,
-  startChild,
-} from '@temporalio/workflow';
+import { ActivityFailure, condition, isCancellation, ParentClosePolicy, startChild } from '@temporalio/workflow';
 import type { StageDef } from '../src/blueprint/types.js';
 import { findRegion } from '../src/context/index.js';
 import { resultCap, routeTarget } from '../src/context/routing.js';
@@ -23,22 +18,26 @@ import type { Content, ToolCall } from '../src/context/types.js';
 import { formatCoded } from '../src/errors.js';
 import {
   agentFailedText,
-  type ChildRun,
   childLineage,
   childRunId,
+  DEFAULT_SHARD_ITEMS,
+  type FanOutItem,
   FanOutQueue,
   failureCause,
   itemShare,
   type Lineage,
   type ReportItem,
-  type RunInput,
-  type RunResult,
   readAgentId,
   readFanOut,
   readSpawn,
   runningText,
+  type ShardInput,
+  type ShardPlan,
+  type ShardResult,
   type Spawner,
   type StageInput,
+  shardPlan,
+  shardRunId,
   startedText,
   type ToolRefusal,
   toolRefusalText,
@@ -49,6 +48,7 @@ import {
 } from '../src/runtime/index.js';
 import { FAN_OUT } from '../src/tools/names.js';
 import { acts, callOptions, type EngineDriver, stageEncoding } from './engine-driver.js';
+import { type Child, runWorkers, startWorker, type WorkerSpec, withoutPreview } from './workers.js';
 
 /** A tool result of an agent tool, before it is routed; tokens are absent when the visit counts the inline text. */
 export interface AgentAnswer {
@@ -59,30 +59,10 @@ export interface AgentAnswer {
   fannedOut?: boolean;
 }
 
-/** One child run this visit started. */
-interface Child {
-  id: string;
-  label: string;
-  scope: CancellationScope;
-  /** Resolves once the child has ended, however it ended; set on `end` too. */
-  done: Promise<WorkerEnd>;
-  end?: WorkerEnd;
-  /** This visit asked it to stop (kill_agent, or a failed fail-fast fan-out). */
-  stopped?: boolean;
-}
-
-const MISSING_OUTPUT = 'the worker finished without the final output its stage requires (require_output)';
-
-/** How a child's result reads: its answer, or why it has none (`answerOwed`: the fan-out stage requires an answer). */
-function endOf(result: RunResult, answerOwed: boolean): WorkerEnd {
-  if (result.outputMissing || (answerOwed && result.outputFormat === undefined))
-    return { status: 'failed', error: MISSING_OUTPUT };
-  return { status: 'completed', output: result.outputRef ?? result.output };
-}
-
 export class SubAgents {
   private readonly children = new Map<string, Child>();
-  private fan: FanOutQueue | undefined;
+  /** The counts of the fan-out in flight, if one is. */
+  private fanCounts: (() => WorkerCounts) | undefined;
 
   constructor(
     private readonly input: StageInput,
@@ -103,7 +83,7 @@ export class SubAgents {
   /** Workers of the fan-out in flight plus agents still running, for the visit's progress. */
   counts(): WorkerCounts | undefined {
     const running = [...this.children.values()].filter((c) => !c.end).length;
-    const fan = this.fan?.counts();
+    const fan = this.fanCounts?.();
     if (!fan && running === 0) return undefined;
     const base = fan ?? { queued: 0, running: 0, done: 0, failed: 0 };
     return { ...base, running: base.running + running };
@@ -140,50 +120,21 @@ export class SubAgents {
     }
   }
 
-  /** Starts one child run of `target` with `task`; its `done` never rejects unless this visit is cancelled. */
-  private start(id: string, target: WorkerTarget, task: string, extra: Partial<ChildRun> = {}, owed = false): Child {
-    const child: ChildRun = {
+  /** What every child of this visit started for `target` shares. */
+  private spec(target: WorkerTarget, answerOwed = false): WorkerSpec {
+    return {
       parentRunId: this.input.runId,
-      ...('agent' in target.blueprint ? { agent: target.blueprint.agent } : {}),
-      ...(target.stage ? { stage: target.stage } : {}),
-      lineage: childLineage(this.lineage, this.input.blueprintHash, this.def.name),
-      ...extra,
-    };
-    const args: RunInput = {
-      child,
-      task,
-      caller: {},
+      child: {
+        parentRunId: this.input.runId,
+        ...('agent' in target.blueprint ? { agent: target.blueprint.agent } : {}),
+        ...(target.stage ? { stage: target.stage } : {}),
+        lineage: childLineage(this.lineage, this.input.blueprintHash, this.def.name),
+      },
       workdir: this.input.workdir,
       options: this.input.options,
+      label: target.label,
+      answerOwed,
     };
-    const scope = new CancellationScope();
-    const record: Child = { id, label: target.label, scope, done: Promise.resolve({ status: 'failed', error: '' }) };
-    record.done = scope
-      .run(async () => {
-        const handle = await startChild('agentRunWorkflow', {
-          workflowId: id,
-          args: [args],
-          // Cancelling or ending the parent asks its workers to stop, and lets them stop cleanly.
-          parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL,
-          staticSummary: `${target.label}: ${task.slice(0, 80)}`,
-        });
-        return (await handle.result()) as RunResult;
-      })
-      .then(
-        (result) => endOf(result, owed),
-        (err: unknown): WorkerEnd => {
-          const message = failureCause(err, 'stage-failed').message;
-          if (record.stopped || isCancellation(err)) return { status: 'cancelled', error: message || 'cancelled' };
-          return { status: 'failed', error: message };
-        },
-      )
-      .then((end) => {
-        record.end = end;
-        this.changed();
-        return end;
-      });
-    this.changed();
-    return record;
   }
 
   private async fanOut(args: Record<string, unknown>, alone: boolean): Promise<AgentAnswer> {
@@ -199,47 +150,25 @@ export class SubAgents {
     const { items, target } = call;
     const limit = this.def.fanOut?.maxWorkers ?? 0;
     const failFast = this.def.fanOut?.onWorkerFailure === 'fail';
-    const queue = new FanOutQueue(items.length, limit, failFast);
-    this.fan = queue;
-    const running = new Map<number, Child>();
-    const ends: (WorkerEnd | undefined)[] = [];
+    const spec = this.spec(target, this.def.fanOut?.requireOutput === true);
+    const share = itemShare(this.reportRoom(), items.length);
+    const plan = shardPlan(items.length, limit, this.input.options.fanOutShardItems ?? DEFAULT_SHARD_ITEMS);
+    if (plan) return this.fanOutSharded(plan, items, spec, failFast, share);
+    let report: ReportItem[];
     try {
-      while (!queue.settled) {
-        for (const i of queue.startable()) {
-          const item = items[i];
-          if (!item) continue;
-          const child = this.start(
-            childRunId(this.input.runId, item.id),
-            target,
-            item.task,
-            {},
-            this.def.fanOut?.requireOutput === true,
-          );
-          running.set(i, child);
-          void child.done.then((end) => {
-            ends[i] = end;
-            running.delete(i);
-            for (const j of queue.finish(i, end.status)) {
-              const other = running.get(j);
-              if (other) {
-                other.stopped = true;
-                other.scope.cancel();
-              }
-            }
-            this.changed();
-          });
-        }
-        await condition(() => queue.settled || queue.wantsStart);
-      }
+      report = await runWorkers(
+        spec,
+        items,
+        limit,
+        failFast,
+        (queue) => {
+          this.fanCounts = () => queue.counts();
+        },
+        this.changed,
+      );
     } finally {
-      this.fan = undefined;
+      this.fanCounts = undefined;
     }
-    const report: ReportItem[] = items.map((item, i) => {
-      const end = ends[i];
-      if (!end) return { id: item.id, status: 'not-started', text: 'not started: an earlier worker failed' };
-      return { id: item.id, status: end.status, text: end.status === 'completed' ? end.output : end.error };
-    });
-    const failed = report.find((r) => r.status === 'failed');
     const merged = await acts.fanOutReport.executeWithOptions(
       callOptions(this.input.options, `fan-out report: ${items.length} workers`, 3),
       [
@@ -248,16 +177,112 @@ export class SubAgents {
           blueprintHash: this.input.blueprintHash,
           stage: this.def.name,
           items: report.map(withoutPreview),
-          share: itemShare(this.reportRoom(), items.length),
+          share,
         },
       ],
     );
-    return {
-      content: merged.content,
-      tokens: merged.tokens,
-      isError: failFast && failed !== undefined,
-      fannedOut: true,
-    };
+    const failed = report.some((r) => r.status === 'failed');
+    return { content: merged.content, tokens: merged.tokens, isError: failFast && failed, fannedOut: true };
+  }
+
+  /**
+   * A fan-out too large for one visit's history: its items go to shard
+   * workflows in order, at most `plan.concurrent` at once with `plan.limit`
+   * workers each; the report is joined from their parts. A failure under
+   * `on_worker_failure = "fail"` stops its own shard, and no shard starts
+   * after it (docs/reference/sub-agents.md#large-fan-outs).
+   */
+  private async fanOutSharded(
+    plan: ShardPlan,
+    items: FanOutItem[],
+    spec: WorkerSpec,
+    failFast: boolean,
+    share: number,
+  ): Promise<AgentAnswer> {
+    const queue = new FanOutQueue(plan.ranges.length, plan.concurrent, failFast);
+    const results: ShardResult[] = [];
+    const size = (k: number) => (plan.ranges[k]?.to ?? 0) - (plan.ranges[k]?.from ?? 0);
+    this.fanCounts = () => shardedCounts(queue, plan, results);
+    try {
+      while (!queue.settled) {
+        for (const k of queue.startable()) {
+          const range = plan.ranges[k] ?? { from: 0, to: 0 };
+          const slice = items.slice(range.from, range.to);
+          const input: ShardInput = {
+            runId: this.input.runId,
+            blueprintHash: this.input.blueprintHash,
+            stage: this.def.name,
+            items: slice,
+            limit: plan.limit,
+            failFast,
+            share,
+            label: spec.label,
+            child: spec.child,
+            answerOwed: spec.answerOwed,
+            workdir: spec.workdir,
+            options: spec.options,
+          };
+          void startChild('fanOutShardWorkflow', {
+            workflowId: shardRunId(this.input.runId, k),
+            args: [input],
+            parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL,
+            staticSummary: `${spec.label}: items ${range.from + 1} to ${range.to}`,
+          })
+            .then((handle) => handle.result() as Promise<ShardResult>)
+            .then(
+              (result) => result,
+              (err: unknown): ShardResult => {
+                if (isCancellation(err))
+                  return {
+                    counts: { succeeded: 0, failed: 0, cancelled: size(k) },
+                    part: unfinishedPart(slice, 'CANCELLED', 'the shard running these items was cancelled'),
+                  };
+                const why = failureCause(err, 'stage-failed').message;
+                return {
+                  counts: { succeeded: 0, failed: size(k), cancelled: 0 },
+                  part: unfinishedPart(slice, 'FAILED', `the shard running these items failed: ${why}`),
+                };
+              },
+            )
+            .then((result) => {
+              results[k] = result;
+              queue.finish(k, result.counts.failed > 0 ? 'failed' : 'completed');
+              this.changed();
+            });
+        }
+        await condition(() => queue.settled || queue.wantsStart);
+      }
+    } finally {
+      this.fanCounts = undefined;
+    }
+    const parts = plan.ranges.map(
+      (range, k) =>
+        results[k] ?? {
+          counts: { succeeded: 0, failed: 0, cancelled: range.to - range.from },
+          part: unfinishedPart(items.slice(range.from, range.to), 'NOT STARTED', 'an earlier worker failed'),
+        },
+    );
+    const counts = parts.reduce(
+      (sum, p) => ({
+        succeeded: sum.succeeded + p.counts.succeeded,
+        failed: sum.failed + p.counts.failed,
+        cancelled: sum.cancelled + p.counts.cancelled,
+      }),
+      { succeeded: 0, failed: 0, cancelled: 0 },
+    );
+    const merged = await acts.fanOutJoin.executeWithOptions(
+      callOptions(this.input.options, `fan-out report: ${items.length} workers in ${parts.length} shards`, 3),
+      [
+        {
+          runId: this.input.runId,
+          blueprintHash: this.input.blueprintHash,
+          stage: this.def.name,
+          counts,
+          parts: parts.map((p) => p.part),
+        },
+      ],
+    );
+    return { content: merged.content, tokens: merged.tokens, isError: failFast && counts.failed > 0, fannedOut: true };
   }
 
   /** The tokens the merged report may take: the room of the region it is routed to, or the tool's cap. */
@@ -275,10 +300,16 @@ export class SubAgents {
     const id = childRunId(this.input.runId, call.id);
     if (this.children.has(id))
       return refused({ ok: false, code: 'bad-argument', message: `agent ${id} was already started by this call.` });
-    const child = this.start(id, spawn.target, spawn.task, {
-      ...(spawn.seedContext ? { seedContext: spawn.seedContext } : {}),
-      ...(spawn.output ? { output: spawn.output } : {}),
-    });
+    const child = startWorker(
+      this.spec(spawn.target),
+      id,
+      spawn.task,
+      {
+        ...(spawn.seedContext ? { seedContext: spawn.seedContext } : {}),
+        ...(spawn.output ? { output: spawn.output } : {}),
+      },
+      this.changed,
+    );
     this.children.set(id, child);
     if (!spawn.wait) return { content: startedText(id, spawn.target.label), isError: false };
     return this.answerOf(child, await child.done);
@@ -375,7 +406,26 @@ function refused(r: ToolRefusal): AgentAnswer {
   return { content: toolRefusalText(r), isError: true };
 }
 
-/** A report item as the report activity takes it: a blob's preview is not needed there, so it does not go through history twice. */
-function withoutPreview(item: ReportItem): ReportItem {
-  return typeof item.text === 'string' ? item : { ...item, text: { ...item.text, preview: '' } };
+/** The report part of items no shard answered for: one section naming the first and the last. */
+function unfinishedPart(items: readonly FanOutItem[], label: string, why: string): string {
+  const first = items[0]?.id ?? '';
+  const last = items.at(-1)?.id ?? first;
+  return `## workers ${first} to ${last} ${label} (${items.length} items)\n${why}`;
+}
+
+/** A sharded fan-out's progress: the items of queued, running and finished shards. */
+function shardedCounts(queue: FanOutQueue, plan: ShardPlan, results: readonly ShardResult[]): WorkerCounts {
+  const c: WorkerCounts = { queued: 0, running: 0, done: 0, failed: 0 };
+  plan.ranges.forEach((range, k) => {
+    const n = range.to - range.from;
+    const status = queue.status(k);
+    const result = results[k];
+    if (result) {
+      c.done += result.counts.succeeded;
+      c.failed += result.counts.failed + result.counts.cancelled;
+    } else if (status === 'running') c.running += n;
+    else if (status === 'queued') c.queued += n;
+    else c.failed += n;
+  });
+  return c;
 }

@@ -10,6 +10,7 @@ import type { Blueprint, OutputSpec, StageDef } from '../blueprint/types.js';
 import { CONVERSATION, type RunState, visibleRegions } from '../context/state.js';
 import type { Content, EntryKind } from '../context/types.js';
 import { formatCoded, type RuntimeCode } from '../errors.js';
+import type { RunOptions } from './types.js';
 
 /** Most items one `fan_out` call takes. */
 export const MAX_FAN_OUT_ITEMS = 10_000;
@@ -451,12 +452,79 @@ export interface ReportItem {
   text: Content;
 }
 
-/** The report's first line: how many succeeded and failed. */
-export function reportHeader(items: readonly Pick<ReportItem, 'status'>[]): string {
-  const ok = items.filter((i) => i.status === 'completed').length;
+/** How many items of a report succeeded, failed, and were cancelled or never started. */
+export interface ReportCounts {
+  succeeded: number;
+  failed: number;
+  cancelled: number;
+}
+
+export function reportCounts(items: readonly Pick<ReportItem, 'status'>[]): ReportCounts {
+  const succeeded = items.filter((i) => i.status === 'completed').length;
   const failed = items.filter((i) => i.status === 'failed').length;
-  const stopped = items.length - ok - failed;
-  return `[fan_out results: ${ok} succeeded, ${failed} failed${stopped > 0 ? `, ${stopped} cancelled` : ''}]`;
+  return { succeeded, failed, cancelled: items.length - succeeded - failed };
+}
+
+/** The report's first line: how many succeeded and failed. */
+export function reportHeader(counts: ReportCounts): string {
+  const { succeeded, failed, cancelled } = counts;
+  return `[fan_out results: ${succeeded} succeeded, ${failed} failed${cancelled > 0 ? `, ${cancelled} cancelled` : ''}]`;
+}
+
+/** Items a fan-out runs from its stage visit; a larger one is split into shards of this many. */
+export const DEFAULT_SHARD_ITEMS = 500;
+
+/**
+ * How a large fan-out is split (docs/reference/sub-agents.md#large-fan-outs): into shards of
+ * at most `shardItems` items, in item order; at most `concurrent` shards run at once, each
+ * with at most `limit` workers, so never more than `maxWorkers` run in all (0: no limit).
+ * Undefined when the items fit one visit.
+ */
+export interface ShardPlan {
+  ranges: { from: number; to: number }[];
+  concurrent: number;
+  limit: number;
+}
+
+export function shardPlan(items: number, maxWorkers: number, shardItems: number): ShardPlan | undefined {
+  const size = Math.max(1, shardItems);
+  if (items <= size) return undefined;
+  const ranges = Array.from({ length: Math.ceil(items / size) }, (_, k) => ({
+    from: k * size,
+    to: Math.min(items, (k + 1) * size),
+  }));
+  if (maxWorkers <= 0) return { ranges, concurrent: ranges.length, limit: 0 };
+  const concurrent = Math.min(ranges.length, maxWorkers);
+  return { ranges, concurrent, limit: Math.floor(maxWorkers / concurrent) };
+}
+
+/** What one shard of a large fan-out is given (`fanOutShardWorkflow`). */
+export interface ShardInput {
+  /** The visit's run (whose id prefixes every worker's) and blueprint, and the stage that fans out. */
+  runId: string;
+  blueprintHash: string;
+  stage: string;
+  items: FanOutItem[];
+  limit: number;
+  failFast: boolean;
+  /** Tokens each item's section of the report may take. */
+  share: number;
+  label: string;
+  child: Omit<ChildRun, 'seedContext' | 'output'>;
+  answerOwed: boolean;
+  workdir: string;
+  options: RunOptions;
+}
+
+/** What a shard hands back: its counts and its part of the report (a blob reference when large). */
+export interface ShardResult {
+  counts: ReportCounts;
+  part: Content;
+}
+
+/** A shard's workflow id: `~` is encoded in every item id, so no worker can have it. */
+export function shardRunId(runId: string, k: number): string {
+  return `${runId}/~shard-${k + 1}`;
 }
 
 /** One item's section: `## worker <id>`, with its status when it has no answer. */

@@ -30,6 +30,8 @@ export interface RunOptions {
    * there, everything else to the shared queue. Unset: the run's own queue.
    */
   toolTaskQueue?: string;
+  /** A fan-out of more items is split into shards of this many (tests shorten it); unset: 500. */
+  fanOutShardItems?: number;
 }
 
 export const DEFAULT_RUN_OPTIONS: RunOptions = {

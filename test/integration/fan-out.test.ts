@@ -54,7 +54,11 @@ function items(n: number): { id: string; context: string }[] {
 }
 
 /** The most children a workflow had open at once, read from its history: starts initiated minus children closed. */
-async function peakChildren(client: Client, workflowId: string): Promise<{ peak: number; started: number }> {
+async function peakChildren(
+  client: Client,
+  workflowId: string,
+  type = 'agentRunWorkflow',
+): Promise<{ peak: number; started: number }> {
   const history = await client.workflow.getHandle(workflowId).fetchHistory();
   let open = 0;
   let peak = 0;
@@ -69,7 +73,7 @@ async function peakChildren(client: Client, workflowId: string): Promise<{ peak:
   for (const e of history.events ?? []) {
     if (
       e.eventType === EVENT.EVENT_TYPE_START_CHILD_WORKFLOW_EXECUTION_INITIATED &&
-      e.startChildWorkflowExecutionInitiatedEventAttributes?.workflowType?.name === 'agentRunWorkflow'
+      e.startChildWorkflowExecutionInitiatedEventAttributes?.workflowType?.name === type
     ) {
       open++;
       started++;
@@ -130,6 +134,35 @@ describe('fan-out', () => {
     const order = [...(report ?? '').matchAll(/^## worker (\S+)$/gm)].map((m) => m[1]);
     expect(order).toEqual(work.map((w) => w.id));
     expect(report).toContain('## worker file-07.ts\nfinding 7: fine');
+  });
+
+  it('splits a fan-out too large for one history into shards, and still reports every item in order', async () => {
+    const work = items(10);
+    const model = scriptedModel({
+      turns: [
+        { stage: 'split', tool_calls: [{ name: 'fan_out', arguments: { items: work } }] },
+        ...work.map((w, i) => ({ stage: 'work', item: w.id, text: `part ${i + 1} done` })),
+        { stage: 'merge', text: 'Merged.' },
+      ],
+    });
+    const bp = writeBlueprint(fanOutBlueprint(model, 'max_workers = 3'));
+    const run = await runAgent(env.rt, bp, {
+      task: 'Ten parts.',
+      options: { ...KEEP_OPS, fanOutShardItems: 4 },
+    });
+    expect(run.result.status).toBe('completed');
+    const runId = run.handle.workflowId;
+    const visit = `${runId}.1.split`;
+    // Three shards of 4, 4 and 2 items run at once, one worker each: never more than 3 workers.
+    expect(await peakChildren(env.rt.client, visit, 'fanOutShardWorkflow')).toEqual({ peak: 3, started: 3 });
+    expect(await peakChildren(env.rt.client, visit)).toEqual({ peak: 0, started: 0 });
+    for (const k of [1, 2, 3]) expect((await peakChildren(env.rt.client, `${runId}/~shard-${k}`)).peak).toBe(1);
+    const workers = await workersOf(env.rt.client, runId);
+    expect(workers.map((w) => w.id)).toEqual(work.map((w) => `${runId}/${idSegment(w.id)}`).sort());
+    const [report] = await toolResults(env.rt, visit, 'fan_out');
+    expect(report?.split('\n')[0]).toBe('[fan_out results: 10 succeeded, 0 failed]');
+    expect([...(report ?? '').matchAll(/^## worker (\S+)$/gm)].map((m) => m[1])).toEqual(work.map((w) => w.id));
+    expect(report).toContain('## worker file-10.ts\npart 10 done');
   });
 
   it('reports a failed worker and goes on with on_worker_failure = "continue"', async () => {

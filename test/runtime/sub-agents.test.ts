@@ -22,11 +22,14 @@ import {
   readFanOut,
   readItems,
   readSpawn,
+  reportCounts,
   reportHeader,
   resolveTarget,
   type Spawner,
   sectionHeading,
   seedContextTarget,
+  shardPlan,
+  shardRunId,
   taskText,
   toolRefusalText,
   topLineage,
@@ -133,6 +136,47 @@ describe('the fan-out queue', () => {
   it('with no limit starts everything at once; an empty fan-out is settled from the start', () => {
     expect(new FanOutQueue(5, 0).startable()).toEqual([0, 1, 2, 3, 4]);
     expect(new FanOutQueue(0, 3).settled).toBe(true);
+  });
+});
+
+describe('shards of a large fan-out', () => {
+  it('split items in order and never run more than max_workers in all', () => {
+    expect(shardPlan(500, 30, 500)).toBeUndefined();
+    expect(shardPlan(10, 3, 4)).toEqual({
+      ranges: [
+        { from: 0, to: 4 },
+        { from: 4, to: 8 },
+        { from: 8, to: 10 },
+      ],
+      concurrent: 3,
+      limit: 1,
+    });
+    expect(shardPlan(10, 0, 4)).toMatchObject({ concurrent: 3, limit: 0 });
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 12_000 }),
+        fc.integer({ min: 1, max: 64 }),
+        fc.integer({ min: 1, max: 900 }),
+        (n, max, size) => {
+          const plan = shardPlan(n, max, size);
+          if (!plan) {
+            expect(n).toBeLessThanOrEqual(size);
+            return;
+          }
+          expect(plan.concurrent * plan.limit).toBeLessThanOrEqual(max);
+          expect(plan.limit).toBeGreaterThanOrEqual(1);
+          expect(plan.ranges.map((r) => r.to - r.from).reduce((a, b) => a + b, 0)).toBe(n);
+          expect(plan.ranges.every((r, k) => r.from === (plan.ranges[k - 1]?.to ?? 0) && r.to - r.from <= size)).toBe(
+            true,
+          );
+        },
+      ),
+    );
+  });
+
+  it('name their workflows so that no item id can take the name', () => {
+    expect(shardRunId('run-1', 0)).toBe('run-1/~shard-1');
+    expect(childRunId('run-1', '~shard-1')).toBe('run-1/%7Eshard-1');
   });
 });
 
@@ -272,10 +316,10 @@ describe('spawn_agent and the id tools', () => {
 
 describe('the merged report', () => {
   it('counts successes, failures and the rest in its first line, and marks each section', () => {
-    expect(reportHeader([{ status: 'completed' }, { status: 'failed' }, { status: 'completed' }])).toBe(
+    expect(reportHeader(reportCounts([{ status: 'completed' }, { status: 'failed' }, { status: 'completed' }]))).toBe(
       '[fan_out results: 2 succeeded, 1 failed]',
     );
-    expect(reportHeader([{ status: 'failed' }, { status: 'cancelled' }, { status: 'not-started' }])).toBe(
+    expect(reportHeader(reportCounts([{ status: 'failed' }, { status: 'cancelled' }, { status: 'not-started' }]))).toBe(
       '[fan_out results: 0 succeeded, 1 failed, 2 cancelled]',
     );
     expect(sectionHeading({ id: 'w4', status: 'failed' })).toBe('## worker w4 FAILED');

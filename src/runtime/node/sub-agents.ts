@@ -17,7 +17,9 @@ import {
   type CeilingLayer,
   type ChildBlueprint,
   EMPTY_FAN_OUT_REPORT,
+  type ReportCounts,
   type ReportItem,
+  reportCounts,
   reportHeader,
   sectionHeading,
 } from '../sub-agents.js';
@@ -82,6 +84,8 @@ export interface FanOutReportRequest {
   items: ReportItem[];
   /** Tokens each item's section may take. */
   share: number;
+  /** False for a shard's part: the sections only, without the header. */
+  header?: boolean;
 }
 
 /**
@@ -93,12 +97,10 @@ export async function fanOutReport(
   store: RunStore,
   req: FanOutReportRequest,
 ): Promise<{ content: Content; tokens: number }> {
-  const bp = await store.blueprint(req.blueprintHash);
-  const model = chooseModel(bp, req.stage, [], store.config.env);
-  const encoding = encodingFor(model, lookupModel(bp.models, model));
+  const encoding = await reportEncoding(store, req);
   if (req.items.length === 0)
     return { content: EMPTY_FAN_OUT_REPORT, tokens: countTokens(EMPTY_FAN_OUT_REPORT, encoding) };
-  const sections: string[] = [reportHeader(req.items)];
+  const sections: string[] = req.header === false ? [] : [reportHeader(reportCounts(req.items))];
   for (const item of req.items) {
     const text = (await fullText(store.blobs, item.text)).trim();
     const body =
@@ -116,4 +118,31 @@ export async function fanOutReport(
   }
   const report = sections.join('\n\n');
   return { content: await toContent(store.blobs, report), tokens: countTokens(report, encoding) };
+}
+
+export interface FanOutJoinRequest {
+  runId: string;
+  blueprintHash: string;
+  stage: string;
+  counts: ReportCounts;
+  /** The shards' parts, in item order. */
+  parts: Content[];
+}
+
+/** The report of a sharded fan-out: the header over all shards, then each shard's part. */
+export async function fanOutJoin(
+  store: RunStore,
+  req: FanOutJoinRequest,
+): Promise<{ content: Content; tokens: number }> {
+  const encoding = await reportEncoding(store, req);
+  const parts = await Promise.all(req.parts.map((p) => fullText(store.blobs, p)));
+  const report = [reportHeader(req.counts), ...parts.filter((p) => p !== '')].join('\n\n');
+  return { content: await toContent(store.blobs, report), tokens: countTokens(report, encoding) };
+}
+
+/** The encoding of the model that reads the report. */
+async function reportEncoding(store: RunStore, req: { blueprintHash: string; stage: string }) {
+  const bp = await store.blueprint(req.blueprintHash);
+  const model = chooseModel(bp, req.stage, [], store.config.env);
+  return encodingFor(model, lookupModel(bp.models, model));
 }
