@@ -3,9 +3,10 @@
  * one fan-out of N items (default 10, 100 and 1,000) on one `lev worker`
  * process, every worker answered by the scripted model at a fixed latency
  * per call. Prints one row per N: the run's wall time against the ideal
- * (`ceil(N / max_workers) × calls × latency`), the parent's history (the
- * stage visit that starts the workers: events, bytes, bytes per item) and
- * the worker process's idle and peak RSS. Starts its own dev server.
+ * (`ceil(N / max_workers) × calls × latency`), the parents' history (the
+ * stage visit that starts the workers, and past 500 items its shards:
+ * events, bytes, bytes per item) and the worker process's idle and peak RSS.
+ * Starts its own dev server.
  */
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
@@ -159,7 +160,16 @@ export default async function run(args: string[]): Promise<void> {
       clearInterval(meter);
       const waves = opts.maxWorkers > 0 ? Math.ceil(n / opts.maxWorkers) : 1;
       const idealS = (waves * opts.calls * opts.latencyMs) / 1000;
-      const parent = await history(client, `${runId}.1.split`);
+      // The workers' parents: the visit, and past 500 items the shards it starts.
+      const visit = await history(client, `${runId}.1.split`);
+      const shards = { events: 0, bytes: 0, count: 0 };
+      for await (const wf of client.workflow.list({ query: `WorkflowId STARTS_WITH '${runId}/~shard-'` })) {
+        const h = await history(client, wf.workflowId);
+        shards.events += h.events;
+        shards.bytes += h.bytes;
+        shards.count++;
+      }
+      const parent = { events: visit.events + shards.events, bytes: visit.bytes + shards.bytes };
       const top = await history(client, runId);
       rows.push({
         N: String(n),
@@ -167,6 +177,7 @@ export default async function run(args: string[]): Promise<void> {
         'wall s': wallS.toFixed(1),
         'ideal s': idealS.toFixed(1),
         ratio: (wallS / idealS).toFixed(2),
+        shards: String(shards.count),
         'parent events': String(parent.events),
         'parent bytes': String(parent.bytes),
         'parent bytes/item': (parent.bytes / n).toFixed(0),
@@ -186,6 +197,6 @@ export default async function run(args: string[]): Promise<void> {
   process.stdout.write(`| ${keys.join(' | ')} |\n|${keys.map(() => '---').join('|')}|\n`);
   for (const row of rows) process.stdout.write(`| ${Object.values(row).join(' | ')} |\n`);
   process.stdout.write(
-    `\n${opts.calls} scripted calls of ${opts.latencyMs} ms per worker; the parent is the stage visit that starts the workers (\`<run>.1.split\`).\n`,
+    `\n${opts.calls} scripted calls of ${opts.latencyMs} ms per worker; the parents are the stage visit that starts the workers (\`<run>.1.split\`) and, past 500 items, its shards (\`<run>/~shard-n\`).\n`,
   );
 }

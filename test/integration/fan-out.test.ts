@@ -8,11 +8,12 @@
 import { join } from 'node:path';
 import type { Client } from '@temporalio/client';
 import proto from '@temporalio/proto';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, inject, it } from 'vitest';
 import { LocalBlobStore } from '../../src/blobs/index.js';
 import { loadBlueprint } from '../../src/blueprint/load.js';
-import { idSegment, type StageOutcome } from '../../src/runtime/index.js';
-import { runAgent, scriptedModel, type TestRuntime, useRuntime, writeBlueprint } from './run-helpers.js';
+import { printRunResult } from '../../src/cli/result-action.js';
+import { idSegment, type RunResult, type StageOutcome } from '../../src/runtime/index.js';
+import { runAgent, scopedEnv, scriptedModel, type TestRuntime, useRuntime, writeBlueprint } from './run-helpers.js';
 
 const EVENT = proto.temporal.api.enums.v1.EventType;
 /** Every operation stays in the visit's outcome, so a test can read each tool result the model got. */
@@ -358,6 +359,60 @@ allow_as_worker = true
       { id: `${runId}/call_0_0`, status: 'COMPLETED' },
       { id: later, status: 'COMPLETED' },
     ]);
+  });
+});
+
+describe("a sub-agent's large answer", () => {
+  const env = useRuntime();
+  const vars = scopedEnv();
+  afterAll(() => vars.restore());
+
+  it('travels as a blob reference, reaches the parent cut to its room, and lev result prints all of it', async () => {
+    const answer = `${'finding '.repeat(500)}end`;
+    const model = scriptedModel({
+      turns: [
+        { stage: 'main', tool_calls: [{ name: 'spawn_agent', arguments: { stage: 'long', task: 'write a lot' } }] },
+        { stage: 'main', text: 'Read it.' },
+        { stage: 'long', tool_calls: [{ name: 'submit_output', arguments: { content: answer } }] },
+        { stage: 'long', text: 'Submitted.' },
+      ],
+    });
+    const runId = `long-answer-${Date.now()}`;
+    const bp = writeBlueprint(`
+[agent]
+name = "long-answer"
+model = "${model}"
+[context.regions]
+task  = { kind = "pinned", max_tokens = 500 }
+found = { kind = "temporary", max_tokens = 300 }
+[stages.main]
+available_tools = ["spawn_agent"]
+[stages.main.tool_routing]
+default_region = "found"
+[stages.long]
+allow_as_worker = true
+require_output = true
+`);
+    const run = await runAgent(env.rt, bp, { task: 'Get a long answer.', workflowId: runId, options: KEEP_OPS });
+    expect(run.result.status).toBe('completed');
+    const child = `${runId}/call_0_0`;
+    const result = (await env.rt.client.workflow.getHandle(child).result()) as RunResult;
+    expect(result.outputRef?.bytes).toBe(answer.length);
+    expect(result.output).toBe(answer.slice(0, 200));
+    const [got] = await toolResults(env.rt, `${runId}.1.main`, 'spawn_agent');
+    expect(got).toMatch(/^finding finding/);
+    expect(got).toMatch(/agent .*call_0_0's run holds all of it/);
+
+    vars.set({ LEVIATH_BLOB_DIR: env.rt.blobDir });
+    const printed: string[] = [];
+    const write = process.stdout.write;
+    process.stdout.write = ((chunk: string) => printed.push(String(chunk)) > 0) as typeof process.stdout.write;
+    try {
+      await printRunResult(child, { address: inject('temporalAddress'), namespace: 'default', json: true });
+    } finally {
+      process.stdout.write = write;
+    }
+    expect(JSON.parse(printed.join('')).output).toEqual({ format: 'text', text: answer });
   });
 });
 
