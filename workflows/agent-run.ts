@@ -30,15 +30,16 @@ import {
 import { endsWithOutput } from '../src/runtime/stage-modes.js';
 import type { PermissionLayer } from '../src/tools/permissions.js';
 import { acts } from './engine-driver.js';
-import { AgentRun, RUN_PATCHES } from './run-steps.js';
+import { AgentRun, RUN_PATCH } from './run-steps.js';
 
 export const runProgressQuery = defineQuery<Progress>('progress');
 
 export async function agentRunWorkflow(input: RunInput): Promise<RunResult> {
+  const current = patched(RUN_PATCH);
   let run: AgentRun | undefined;
   try {
     const { bp, hash, ceilings } = await runBlueprint(input);
-    run = new AgentRun(input, bp, hash, ceilings);
+    run = new AgentRun(input, bp, hash, current, ceilings);
     const live = run;
     setHandler(runProgressQuery, () => live.progress());
     run.ops.install();
@@ -60,7 +61,7 @@ async function stages(run: AgentRun): Promise<RunResult> {
     // An output stage ends the run once its answer passed its checks.
     if (endsWithOutput(run.def(), outcome.facts)) return run.complete(outcome.finalContent);
     let route = departure(run.driver.state, bp, outcome.end, outcome.error, run.errorCode(outcome));
-    if (patched(RUN_PATCHES.stuckStatus)) run.ops.setStuck(outcome.end === 'stuck');
+    if (run.current) run.ops.setStuck(outcome.end === 'stuck');
     if (route.kind === 'rerun') continue;
     if (route.kind === 'fail') return run.fail(route.code, route.message, run.lastFailure);
     if (route.kind === 'choose') route = { kind: 'leave', edge: await run.askEdge(route), checks: route.checks };

@@ -9,12 +9,12 @@ import {
   ActivityFailure,
   ApplicationFailure,
   CancellationScope,
+  CancelledFailure,
   ChildWorkflowFailure,
   executeChild,
   getExternalWorkflowHandle,
   isCancellation,
   log,
-  patched,
   setCurrentDetails,
   startChild,
   upsertMemo,
@@ -56,15 +56,14 @@ import { acts, callOptions, EngineDriver } from './engine-driver.js';
 import { RunOperators } from './run-operators.js';
 import { stageWorkflow } from './stage.js';
 
-/** Patch ids (CONTRIBUTING.md): runs started before them replay their old paths. */
-export const RUN_PATCHES = {
-  /** Visits start outside the run's cancellation, which reaches them by workflow id; people's updates go to them. */
-  routed: 'run-visit-routed',
-  /** `LeviathStatus = "stuck"` after a visit that ended stuck, until one ends otherwise. */
-  stuckStatus: 'run-stuck-status',
-  /** A cancelled run writes its memo and `LeviathStatus = "cancelled"`. */
-  cancelled: 'run-cancel-status',
-} as const;
+/**
+ * The patch id (CONTRIBUTING.md) of this version's changes to a run: visits
+ * start outside the run's cancellation, which reaches them by workflow id,
+ * and take people's updates; `LeviathStatus = "stuck"` after a visit that
+ * ended stuck; a cancelled run writes its memo and status. Asked once, when
+ * the run starts, so a run recorded before it replays the old paths throughout.
+ */
+export const RUN_PATCH = 'operators-run-updates-cancel';
 
 /** How a visit the run goes on from ended. */
 type VisitOutcome = StageOutcome & { end: Exclude<StageOutcome['end'], 'cancelled'> };
@@ -93,6 +92,8 @@ export class AgentRun {
     readonly input: RunInput,
     bp: Blueprint,
     readonly blueprintHash: string,
+    /** The run started with `RUN_PATCH`. */
+    readonly current: boolean,
     /** A sub-agent's ancestors' permissions, for the tools its visits answer themselves. */
     private readonly ceilings?: PermissionLayer[],
   ) {
@@ -222,7 +223,7 @@ export class AgentRun {
 
   /** The run was cancelled: it keeps the region set it has, says so in its status and memo, and ends CANCELED. */
   async cancelled(): Promise<void> {
-    if (!patched(RUN_PATCHES.cancelled)) return;
+    if (!this.current) return;
     this.ops.finish('cancelled');
     upsertSearchAttributes([{ key: STATUS_KEY, value: 'cancelled' }]);
     upsertMemo(this.memo());
@@ -319,7 +320,7 @@ export class AgentRun {
       ...(this.ceilings?.length ? { ceilings: this.ceilings } : {}),
     };
     let outcome: StageOutcome;
-    if (patched(RUN_PATCHES.routed)) outcome = await this.visitRouted(stage, this.childId, input);
+    if (this.current) outcome = await this.visitRouted(stage, this.childId, input);
     else {
       try {
         outcome = await executeChild(stageWorkflow, { workflowId: this.childId, args: [input] });
@@ -329,7 +330,7 @@ export class AgentRun {
       }
     }
     this.take(stage, outcome);
-    // Only the report of a cancelled visit says `cancelled`, and the run stops on it above.
+    // `cancelled` is only ever the report of a cancelled visit, which `visitRouted` throws on.
     return outcome as VisitOutcome;
   }
 
@@ -340,6 +341,8 @@ export class AgentRun {
    * A visit that failed in error hands its outcome back as its failure's details.
    */
   private async visitRouted(stage: string, workflowId: string, input: StageInput): Promise<StageOutcome> {
+    // A run cancelled between visits starts none (the start itself is outside the cancellation).
+    if (CancellationScope.current().consideredCancelled) throw new CancelledFailure('the run was cancelled');
     input.operators = this.ops.startVisit(workflowId);
     input.visit = this.visits;
     const child = await CancellationScope.nonCancellable(() =>

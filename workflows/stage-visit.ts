@@ -12,7 +12,6 @@ import {
   condition,
   isCancellation,
   log,
-  patched,
   setCurrentDetails,
 } from '@temporalio/workflow';
 import { DEFAULT_ASK_TIMEOUT_SECS } from '../src/blueprint/duration.js';
@@ -62,15 +61,15 @@ import { acts, callOptions, EngineDriver } from './engine-driver.js';
 import { StageOperators } from './stage-operators.js';
 import { SubAgents } from './sub-agents.js';
 
-/** Patch ids (CONTRIBUTING.md): visits started before them replay their old paths. */
-const PATCHES = {
-  /** A stage that ends in error fails its workflow with the error's code, its outcome as details. */
-  errorFails: 'stage-error-fails-workflow',
-  /** An interactive stage tells its run when it starts and stops waiting for a reply. */
-  replyWaitReported: 'stage-reply-wait-reported',
-  /** A cancelled visit hands its region set to the run before it ends. */
-  cancelReported: 'stage-cancel-reported',
-} as const;
+/**
+ * The patch id (CONTRIBUTING.md) of this version's changes to a visit: a
+ * visit in error fails its workflow with the error's code and its outcome as
+ * details; an interactive stage tells its run when it waits for a reply; a
+ * cancelled visit hands its region set to the run. Asked once, when a run of
+ * the visit starts, so a run recorded before it replays the old paths
+ * throughout.
+ */
+export const STAGE_PATCH = 'operators-visit-updates-errors';
 
 /** Tool calls a visit keeps for its details. */
 const RECENT_CALLS = 5;
@@ -103,6 +102,8 @@ export class StageVisit {
   constructor(
     readonly input: StageInput,
     readonly def: StageDef,
+    /** This run of the visit started with `STAGE_PATCH`. */
+    readonly current: boolean,
   ) {
     this.driver = new EngineDriver(
       {
@@ -197,7 +198,7 @@ export class StageVisit {
   async endInError(failed: { failed: string; code?: string }): Promise<StageOutcome> {
     await this.agents.settle();
     const outcome = this.outcome('error', failed.failed, failed.code);
-    if (!patched(PATCHES.errorFails)) return outcome;
+    if (!this.current) return outcome;
     await condition(allHandlersFinished);
     this.showDetails();
     throw ApplicationFailure.create({
@@ -210,7 +211,7 @@ export class StageVisit {
 
   /** A cancelled visit hands its region set to the run, which keeps it (docs/reference/operators.md#cancellation). */
   async reportCancelled(): Promise<void> {
-    if (!patched(PATCHES.cancelReported)) return;
+    if (!this.current) return;
     await CancellationScope.nonCancellable(() =>
       this.ops.send({ kind: 'cancelled', outcome: this.outcome('cancelled') }),
     );
@@ -290,8 +291,7 @@ export class StageVisit {
       return false;
     }
     if (step.kind === 'remind') this.facts = { ...this.facts, outputReminders: (this.facts.outputReminders ?? 0) + 1 };
-    if (step.kind === 'wait')
-      await this.ops.awaitReply(() => this.inbox.length > 0, patched(PATCHES.replyWaitReported));
+    if (step.kind === 'wait') await this.ops.awaitReply(() => this.inbox.length > 0, this.current);
     const next =
       step.kind === 'wait'
         ? interactiveReply(this.inbox.shift() ?? this.ops.takeFirstMessage() ?? '')

@@ -15,6 +15,7 @@ import {
   defineQuery,
   defineSignal,
   isCancellation,
+  patched,
   setHandler,
   upsertSearchAttributes,
   workflowInfo,
@@ -23,7 +24,7 @@ import type { StageDef } from '../src/blueprint/types.js';
 import type { Progress, StageInput, StageOutcome } from '../src/runtime/index.js';
 import { inferenceFailedNote, STAGE_KEY, stopReason } from '../src/runtime/index.js';
 import { endsWithOutput, fanOutEnd } from '../src/runtime/stage-modes.js';
-import { StageVisit } from './stage-visit.js';
+import { STAGE_PATCH, StageVisit } from './stage-visit.js';
 
 export const stageProgressQuery = defineQuery<Progress>('progress');
 /**
@@ -33,11 +34,12 @@ export const stageProgressQuery = defineQuery<Progress>('progress');
 export const messageSignal = defineSignal<[string]>('message');
 
 export async function stageWorkflow(input: StageInput): Promise<StageOutcome> {
+  const current = patched(STAGE_PATCH);
   const bp = input.blueprint;
   const def = bp.stages.find((s) => s.name === input.stage);
   if (!def)
     throw ApplicationFailure.nonRetryable(`no stage "${input.stage}" in blueprint ${bp.agent.name}`, 'unknown-stage');
-  const visit = new StageVisit(input, def);
+  const visit = new StageVisit(input, def, current);
   upsertSearchAttributes([{ key: STAGE_KEY, value: def.name }]);
   setHandler(stageProgressQuery, () => visit.progress());
   setHandler(messageSignal, (text) => void visit.inbox.push(text));

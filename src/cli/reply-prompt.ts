@@ -21,10 +21,21 @@ export function approvalAnswer(line: string): { update: 'approve' | 'deny'; note
   return { update: 'deny', note: text };
 }
 
+/** Where the questions are asked: the terminal, or streams a test drives. */
+export interface Terminal {
+  input: NodeJS.ReadableStream;
+  output: NodeJS.WritableStream;
+}
+
 /** Asks the question the run waits on at the terminal and sends the answer; `signal` closes it unanswered. */
-export function terminalAnswers(client: Client, runId: string): (p: Progress, signal: AbortSignal) => Promise<void> {
+export function terminalAnswers(
+  client: Client,
+  runId: string,
+  terminal: Terminal = { input: process.stdin, output: process.stderr },
+): (p: Progress, signal: AbortSignal) => Promise<void> {
   return async (p, signal) => {
-    const rl = createInterface({ input: process.stdin, output: process.stderr });
+    const rl = createInterface({ input: terminal.input, output: terminal.output });
+    const say = (line: string) => terminal.output.write(line);
     const ask = (query: string) => rl.question(query, { signal });
     try {
       const first = p.asks[0];
@@ -45,9 +56,9 @@ export function terminalAnswers(client: Client, runId: string): (p: Progress, si
         await sendUpdate(client, runId, 'message', line.trim() === '' ? '/done' : line);
       }
     } catch (err) {
-      if (signal.aborted) process.stderr.write('\n(answered elsewhere)\n');
+      if (signal.aborted) say('\n(answered elsewhere)\n');
       // The question closed between the prompt and the answer: say so and let the run go on.
-      else if (isLevError(err)) process.stderr.write(`error [${err.code}] ${err.message}\n`);
+      else if (isLevError(err)) say(`error [${err.code}] ${err.message}\n`);
       else throw err;
     } finally {
       rl.close();

@@ -32,7 +32,8 @@ export async function printRunResult(runId: string, flags: ResultFlags): Promise
         `${JSON.stringify({ runId: result.runId, status: result.status, stages: result.stages, output, ...(result.error ? { error: result.error } : {}) })}\n`,
       );
     } else {
-      if (result.status !== 'completed') process.stderr.write(`run failed: ${result.error ?? 'unknown error'}\n`);
+      if (result.status === 'cancelled') process.stderr.write('run cancelled\n');
+      else if (result.status !== 'completed') process.stderr.write(`run failed: ${result.error ?? 'unknown error'}\n`);
       process.stdout.write(output.text.endsWith('\n') ? output.text : `${output.text}\n`);
     }
     if (result.status !== 'completed') process.exitCode = 1;

@@ -114,7 +114,7 @@ function printWorkers(w: NonNullable<Progress['workers']>, p: Progress): void {
 
 function printResult(r: RunResult): void {
   process.stdout.write(
-    `\n${r.status === 'completed' ? 'Run completed' : `Run failed: ${r.error ?? 'unknown error'}`} after stages ${r.stages.join(' → ') || '(none)'}\n`,
+    `\n${r.status === 'completed' ? 'Run completed' : r.status === 'cancelled' ? 'Run cancelled' : `Run failed: ${r.error ?? 'unknown error'}`} after stages ${r.stages.join(' → ') || '(none)'}\n`,
   );
   if (r.gatesForced.length > 0)
     process.stdout.write(

@@ -142,9 +142,9 @@ export function costLine(cost: CostEstimate): string {
   return `**Estimated cost**: ${dollars(cost.usd)} at list prices of ${cost.priced.map((m) => `\`${m}\``).join(', ')}${left}`;
 }
 
-function usageLine(u: UsageTotals): string {
+function usageLine(u: UsageTotals, scope: string): string {
   const cached = u.cacheReadTokens > 0 ? ` (${thousands(u.cacheReadTokens)} cached)` : '';
-  return `**Usage**: ${u.calls} model call${u.calls === 1 ? '' : 's'} · ${thousands(u.promptTokens)} prompt tokens${cached} · ${thousands(u.completionTokens)} completion tokens`;
+  return `**Usage** (${scope}): ${u.calls} model call${u.calls === 1 ? '' : 's'} · ${thousands(u.promptTokens)} prompt tokens${cached} · ${thousands(u.completionTokens)} completion tokens`;
 }
 
 function regionTable(regions: readonly RegionBar[], window: Progress['window']): string[] {
@@ -231,7 +231,7 @@ export function stageDetails(p: Progress): string {
     '',
     callsLine(p),
     '',
-    usageLine(p.usage),
+    usageLine(p.usage, 'this visit'),
     '',
     costLine(p.cost),
   ].join('\n');
@@ -250,7 +250,7 @@ export function runDetails(p: Progress, stages: readonly string[]): string {
     '',
     `**Stages**: ${stages.join(' → ') || '(none yet)'}`,
     '',
-    usageLine(p.usage),
+    usageLine(p.usage, 'finished visits'),
     '',
     costLine(p.cost),
     '',

@@ -186,8 +186,8 @@ export interface Progress {
   workers?: WorkerCounts;
 }
 
-/** How a finished run ended, as its result says. */
-export type RunStatus = 'completed' | 'failed';
+/** How a finished run ended, as its result says; a cancelled run has no result, and the client says `cancelled`. */
+export type RunStatus = 'completed' | 'failed' | 'cancelled';
 
 export interface RunResult {
   runId: string;

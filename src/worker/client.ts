@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { type Client, WorkflowFailedError, type WorkflowHandle, WorkflowNotFoundError } from '@temporalio/client';
-import { ApplicationFailure, TypedSearchAttributes } from '@temporalio/common';
+import { ApplicationFailure, CancelledFailure, TypedSearchAttributes } from '@temporalio/common';
 import { DEFAULT_ASK_TIMEOUT_SECS } from '../blueprint/duration.js';
 import type { Blueprint } from '../blueprint/types.js';
 import { staticDetails, staticSummary } from '../runtime/details.js';
@@ -218,8 +218,13 @@ export async function runOutcome(handle: WorkflowHandle): Promise<RunResult> {
   }
 }
 
-/** A failed run still reports what it had: the workflow attaches a partial result to its failure. */
+/**
+ * A failed run still reports what it had: the workflow attaches a partial
+ * result to its failure. A cancelled run (which has no result) says so.
+ */
 function failedResult(runId: string, error: unknown): RunResult {
+  if (error instanceof WorkflowFailedError && error.cause instanceof CancelledFailure)
+    return { ...emptyFailure(runId, 'the run was cancelled'), status: 'cancelled' };
   if (error instanceof WorkflowFailedError && error.cause instanceof ApplicationFailure) {
     const partial = error.cause.details?.[0] as RunResult | undefined;
     if (partial && typeof partial === 'object') return { ...partial, status: 'failed', error: error.cause.message };

@@ -9,18 +9,20 @@
 import { execFile } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
 import { type Client, WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
 import { ApplicationFailure, CancelledFailure, ChildWorkflowFailure } from '@temporalio/common';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { describe, expect, inject, it } from 'vitest';
+import { terminalAnswers } from '../../src/cli/reply-prompt.js';
 import { LevError } from '../../src/errors.js';
 import { scriptedCalls } from '../../src/providers/index.js';
 import type { MessageReceipt, PauseState } from '../../src/runtime/operators.js';
 import { STATUS_KEY } from '../../src/runtime/search-attributes.js';
 import { DEFAULT_RUN_OPTIONS, type Progress, type RunOptions } from '../../src/runtime/types.js';
-import { startRun } from '../../src/worker/client.js';
+import { followRun, startRun } from '../../src/worker/client.js';
 import { runProgress, sendUpdate } from '../../src/worker/operators.js';
-import { type RecordedRequest, type Reply, startWireServer, type WireServer } from '../providers/wire-server.js';
-import { saveHistories, scopedEnv, scriptedModel, tempDir, useRuntime, writeBlueprint } from './run-helpers.js';
+import { chatCompletion, type RecordedRequest, type Reply } from '../providers/wire-server.js';
+import { saveHistories, scriptedModel, tempDir, useRuntime, useWireModel, writeBlueprint } from './run-helpers.js';
 
 async function until<T>(probe: () => Promise<T | undefined> | T | undefined, what: string): Promise<T> {
   for (let i = 0; i < 600; i++) {
@@ -243,20 +245,9 @@ describe('LeviathStatus', () => {
   });
 });
 
-function completion(message: Record<string, unknown>, finish = 'stop') {
-  return {
-    id: 'chatcmpl-1',
-    object: 'chat.completion',
-    created: 1,
-    model: 'gpt-4o',
-    choices: [{ index: 0, message: { role: 'assistant', ...message }, finish_reason: finish }],
-    usage: { prompt_tokens: 50, completion_tokens: 5, total_tokens: 55 },
-  };
-}
-
 function toolCall(id: string, name: string, args: Record<string, unknown>, delayMs?: number): Reply {
   return {
-    json: completion(
+    json: chatCompletion(
       { content: null, tool_calls: [{ id, type: 'function', function: { name, arguments: JSON.stringify(args) } }] },
       'tool_calls',
     ),
@@ -300,51 +291,40 @@ available_tools = ["current_time"]
 
 describe('people in the loop, seen from the model', () => {
   const env = useRuntime();
-  const vars = scopedEnv();
-  let server: WireServer;
-  let replies: Reply[] = [];
-  const serve = (script: Reply[]) => {
-    server.requests.length = 0;
-    replies = script;
-  };
-
-  beforeAll(async () => {
-    server = await startWireServer(() => replies.shift() ?? { json: completion({ content: 'Done.' }) });
-    vars.set({ OPENAI_BASE_URL: `${server.url}/v1`, OPENAI_API_KEY: 'sk-operators-0123456789abcdef' });
-  });
-  afterAll(async () => {
-    await server?.close();
-    vars.restore();
-  });
+  const wire = useWireModel();
+  const serve = (script: Reply[]) => wire.serve(script);
 
   it('writes a message into the conversation right before the inference its receipt names', async () => {
     serve([1, 2, 3, 4].map((i) => toolCall(`t${i}`, 'current_time', {}, 400)));
     const handle = await start(env.rt.client, env.rt.taskQueue, WIRED);
-    await until(() => server.requests.length >= 2 || undefined, 'the second inference is in flight');
+    await until(() => wire.server.requests.length >= 2 || undefined, 'the second inference is in flight');
     const text = 'Look at the billing logs first.';
     const receipt = await sendUpdate<MessageReceipt>(env.rt.client, handle.workflowId, 'message', text);
     expect(receipt).toMatchObject({ stage: 'main', held: false });
+    // The same as a signal: nothing comes back, and a later inference reads it.
+    await handle.signal('message', 'And the deploy log.');
     const end = await ending(handle);
     await saveHistories(env.rt.client, handle.workflowId);
     expect(end.status).toBe('COMPLETED');
     const turn = receipt.turn as number;
-    expect(texts(server.requests[turn - 1])).toContain(text);
-    expect(texts(server.requests[turn - 2])).not.toContain(text);
+    expect(texts(wire.server.requests[turn - 1])).toContain(text);
+    expect(texts(wire.server.requests[turn - 2])).not.toContain(text);
     expect(receipt.stageTurn).toBe(turn);
+    expect(texts(wire.server.requests.at(-1))).toContain('And the deploy log.');
   });
 
   it('holds a message sent to a stage that does not accept messages for the next stage', async () => {
-    serve([toolCall('r1', 'current_time', {}, 600), { json: completion({ content: 'Report written.' }) }]);
+    serve([toolCall('r1', 'current_time', {}, 600), { json: chatCompletion({ content: 'Report written.' }) }]);
     const handle = await start(env.rt.client, env.rt.taskQueue, HELD);
-    await until(() => server.requests.length >= 1 || undefined, 'the report stage calls its model');
+    await until(() => wire.server.requests.length >= 1 || undefined, 'the report stage calls its model');
     const receipt = await sendUpdate<MessageReceipt>(env.rt.client, handle.workflowId, 'message', 'Add the timeline.');
     expect(receipt).toEqual({ stage: null, turn: null, stageTurn: null, held: true });
     const end = await ending(handle);
     await saveHistories(env.rt.client, handle.workflowId);
     expect(end.status).toBe('COMPLETED');
     // Neither inference of the report stage saw it; the first one of main did.
-    expect(texts(server.requests[1])).not.toContain('Add the timeline.');
-    expect(texts(server.requests[2])).toContain('Add the timeline.');
+    expect(texts(wire.server.requests[1])).not.toContain('Add the timeline.');
+    expect(texts(wire.server.requests[2])).toContain('Add the timeline.');
   });
 
   it('runs an approved call, tells the model about a denied one and one nobody answered', async () => {
@@ -395,13 +375,54 @@ describe('people in the loop, seen from the model', () => {
     expect(readFileSync(join(workdir, 'a.txt'), 'utf8')).toBe('approved\n');
     expect(existsSync(join(workdir, 'b.txt'))).toBe(false);
     expect(existsSync(join(workdir, 'c.txt'))).toBe(false);
-    expect(texts(server.requests[2])).toContain(
+    expect(texts(wire.server.requests[2])).toContain(
       '[call-denied] The operator denied write_file b.txt: keep b.txt as it is. The call was not run.',
     );
-    expect(texts(server.requests[3])).toContain(
+    expect(texts(wire.server.requests[3])).toContain(
       '[ask-timed-out] Nobody approved write_file within 3s; the call was not run.',
     );
     expect(await leviathStatus(handle)).toBe('completed');
+  });
+
+  it('asks inline at the terminal, and closes the question there when it is answered elsewhere', async () => {
+    serve([
+      toolCall('w1', 'write_file', { path: 'a.txt', content: 'yes\n' }),
+      toolCall('w2', 'write_file', { path: 'b.txt', content: 'no\n' }),
+    ]);
+    const workdir = tempDir('inline');
+    const client = env.rt.client;
+    const handle = await startRun(
+      client,
+      {
+        blueprint: writeBlueprint(WIRED),
+        task: 'Write two files.',
+        caller: {},
+        workdir,
+        options: { ...DEFAULT_RUN_OPTIONS, unattended: false },
+      },
+      { taskQueue: env.rt.taskQueue },
+    );
+    const input = new PassThrough();
+    const output = new PassThrough();
+    let shown = '';
+    output.on('data', (d) => {
+      shown += String(d);
+    });
+    const following = followRun(client, handle, () => {}, {
+      intervalMs: 100,
+      onWaiting: terminalAnswers(client, handle.workflowId, { input, output }),
+    });
+    await until(() => shown.includes('approve `write_file a.txt` (call w1)? [y/N/note]') || undefined, 'the w1 prompt');
+    input.write('y\n');
+    await until(() => shown.includes('(call w2)') || undefined, 'the w2 prompt');
+    // The same question answered in the Web UI (here: the update it sends) closes the prompt.
+    await sendUpdate(client, handle.workflowId, 'deny', { call: 'w2', note: 'decided in the UI' });
+    await until(() => shown.includes('(answered elsewhere)') || undefined, 'the prompt closes');
+    expect((await following).status).toBe('completed');
+    await saveHistories(client, handle.workflowId);
+    expect(readFileSync(join(workdir, 'a.txt'), 'utf8')).toBe('yes\n');
+    expect(existsSync(join(workdir, 'b.txt'))).toBe(false);
+    expect(texts(wire.server.requests[2])).toContain('decided in the UI');
   });
 
   it('answers an ask_user question with the answer update, and refuses it when nobody attends', async () => {
@@ -415,13 +436,13 @@ describe('people in the loop, seen from the model', () => {
     });
     expect((await ending(attended)).status).toBe('COMPLETED');
     await saveHistories(env.rt.client, attended.workflowId);
-    expect(texts(server.requests[1])).toContain('the release branch');
+    expect(texts(wire.server.requests[1])).toContain('the release branch');
 
     serve([toolCall('q2', 'ask_user', { question: 'Anyone there?' })]);
     const alone = await start(env.rt.client, env.rt.taskQueue, WIRED);
     expect((await ending(alone)).status).toBe('COMPLETED');
     await saveHistories(env.rt.client, alone.workflowId);
-    expect(texts(server.requests[1])).toContain('[ask-user-unattended]');
+    expect(texts(wire.server.requests[1])).toContain('[ask-user-unattended]');
   });
 });
 

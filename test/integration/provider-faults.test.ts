@@ -4,20 +4,9 @@
  * answer and a 5 MB tool argument. Each either recovers by retrying or ends
  * with a coded error; none wedges the worker or retries forever.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Reply, startWireServer, type WireServer } from '../providers/wire-server.js';
-import { runAgent, scopedEnv, useRuntime, writeBlueprint } from './run-helpers.js';
-
-function completion(message: Record<string, unknown>, finish = 'stop') {
-  return {
-    id: 'chatcmpl-1',
-    object: 'chat.completion',
-    created: 1,
-    model: 'gpt-4o',
-    choices: [{ index: 0, message: { role: 'assistant', ...message }, finish_reason: finish }],
-    usage: { prompt_tokens: 50, completion_tokens: 5, total_tokens: 55 },
-  };
-}
+import { describe, expect, it } from 'vitest';
+import { chatCompletion, type Reply } from '../providers/wire-server.js';
+import { runAgent, useRuntime, useWireModel, writeBlueprint } from './run-helpers.js';
 
 const BLUEPRINT = `
 [agent]
@@ -32,60 +21,42 @@ available_tools = ["write_file"]
 
 describe('a run against a faulty provider', () => {
   const env = useRuntime();
-  const vars = scopedEnv();
-  let server: WireServer;
-  let replies: Reply[] = [];
-  const serve = (script: Reply[]) => {
-    server.requests.length = 0;
-    replies = script;
-  };
-
-  beforeAll(async () => {
-    server = await startWireServer(() => replies.shift() ?? { json: completion({ content: 'Done.' }) });
-    vars.set({
-      OPENAI_BASE_URL: `${server.url}/v1`,
-      OPENAI_API_KEY: 'sk-faults-0123456789abcdef',
-      LEVIATH_PROVIDER_TIMEOUT_MS: '1500',
-    });
-  });
-  afterAll(async () => {
-    await server?.close();
-    vars.restore();
-  });
+  const wire = useWireModel({ LEVIATH_PROVIDER_TIMEOUT_MS: '1500' });
+  const serve = (script: Reply[]) => wire.serve(script);
 
   it('gives up on a stalled answer after the deadline and retries the call', async () => {
-    serve([{ stall: true }, { json: completion({ content: 'Recovered after a stall.' }) }]);
+    serve([{ stall: true }, { json: chatCompletion({ content: 'Recovered after a stall.' }) }]);
     const run = await runAgent(env.rt, writeBlueprint(BLUEPRINT), { task: 'answer' });
     expect(run.result.status).toBe('completed');
     expect(run.result.output).toBe('Recovered after a stall.');
-    expect(server.requests).toHaveLength(2);
+    expect(wire.server.requests).toHaveLength(2);
   });
 
   it('retries an HTML page sent with 200 and an answer with no choices, then uses the real answer', async () => {
     serve([
       { headers: { 'content-type': 'text/html' }, body: '<html>502 Bad Gateway</html>' },
-      { json: { ...completion({ content: 'x' }), choices: [] } },
-      { json: completion({ content: 'The real answer.' }) },
+      { json: { ...chatCompletion({ content: 'x' }), choices: [] } },
+      { json: chatCompletion({ content: 'The real answer.' }) },
     ]);
     const run = await runAgent(env.rt, writeBlueprint(BLUEPRINT), { task: 'answer' });
     expect(run.result.status).toBe('completed');
     expect(run.result.output).toBe('The real answer.');
-    expect(server.requests).toHaveLength(3);
+    expect(wire.server.requests).toHaveLength(3);
   });
 
   it('fails a 20 MB answer at once with a coded, non-retryable error', async () => {
-    serve([{ body: JSON.stringify(completion({ content: 'z'.repeat(20 * 1024 * 1024) })) }]);
+    serve([{ body: JSON.stringify(chatCompletion({ content: 'z'.repeat(20 * 1024 * 1024) })) }]);
     const run = await runAgent(env.rt, writeBlueprint(BLUEPRINT), { task: 'answer' });
     expect(run.result.status).toBe('failed');
     expect(run.result.error).toContain('[provider-answer-too-large]');
-    expect(server.requests).toHaveLength(1);
+    expect(wire.server.requests).toHaveLength(1);
   });
 
   it('hands a 5 MB tool argument back to the model as a refused call and goes on', async () => {
     const args = JSON.stringify({ path: 'big.txt', content: 'w'.repeat(5 * 1024 * 1024) });
     serve([
       {
-        json: completion(
+        json: chatCompletion(
           {
             content: null,
             tool_calls: [{ id: 'big', type: 'function', function: { name: 'write_file', arguments: args } }],
@@ -93,18 +64,18 @@ describe('a run against a faulty provider', () => {
           'tool_calls',
         ),
       },
-      { json: completion({ content: 'Split it instead.' }) },
+      { json: chatCompletion({ content: 'Split it instead.' }) },
     ]);
     const run = await runAgent(env.rt, writeBlueprint(BLUEPRINT), { task: 'write a big file' });
     expect(run.result.status).toBe('completed');
     expect(run.result.output).toBe('Split it instead.');
-    expect(server.requests).toHaveLength(2);
-    expect(server.requests[1]!.raw).toContain('tool-arguments-too-large');
+    expect(wire.server.requests).toHaveLength(2);
+    expect(wire.server.requests[1]!.raw).toContain('tool-arguments-too-large');
   });
 
   it('cuts a 3 MB final answer in the run result instead of failing on the payload limit', async () => {
     const answer = `${'The answer, at length. '.repeat(130_000)}THE END`;
-    serve([{ json: completion({ content: answer }) }]);
+    serve([{ json: chatCompletion({ content: answer }) }]);
     const run = await runAgent(env.rt, writeBlueprint(BLUEPRINT), { task: 'answer at length' });
     expect(run.result.status).toBe('completed');
     expect(run.result.output.startsWith('The answer, at length. ')).toBe(true);

@@ -16,6 +16,7 @@ import type { ScriptInput } from '../../src/providers/scripted-script.js';
 import { DEFAULT_RUN_OPTIONS, type Progress, type RunOptions, type RunResult } from '../../src/runtime/types.js';
 import { followRun, startRun } from '../../src/worker/client.js';
 import { createWorker } from '../../src/worker/worker.js';
+import { chatCompletion, type Reply, startWireServer, type WireServer } from '../providers/wire-server.js';
 import { connectClient } from './helpers.js';
 
 /** Where integration tests leave histories (binary protobuf, `.history` files) for `replay.test.ts`. */
@@ -168,6 +169,38 @@ export function scopedEnv(): { set(vars: Record<string, string | undefined>): vo
         else process.env[name] = value;
       }
       saved.clear();
+    },
+  };
+}
+
+/**
+ * A local OpenAI-compatible model server for the runs of one `describe`
+ * block: `serve` queues its answers (then `Done.`), `server.requests` holds
+ * what the runs sent. `env` adds variables (a provider timeout, say).
+ */
+export function useWireModel(env: Record<string, string> = {}): {
+  readonly server: WireServer;
+  serve(replies: Reply[]): void;
+} {
+  const vars = scopedEnv();
+  let server: WireServer | undefined;
+  let replies: Reply[] = [];
+  beforeAll(async () => {
+    server = await startWireServer(() => replies.shift() ?? { json: chatCompletion({ content: 'Done.' }) });
+    vars.set({ OPENAI_BASE_URL: `${server.url}/v1`, OPENAI_API_KEY: 'sk-wire-model-0123456789abcdef', ...env });
+  });
+  afterAll(async () => {
+    await server?.close();
+    vars.restore();
+  });
+  return {
+    get server() {
+      if (!server) throw new Error('the wire model starts in beforeAll');
+      return server;
+    },
+    serve(script) {
+      if (server) server.requests.length = 0;
+      replies = script;
     },
   };
 }

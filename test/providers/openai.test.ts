@@ -4,20 +4,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getProvider, isProviderError, ProviderError, toActivityFailure } from '../../src/providers/index.js';
 import type { InferenceResponse } from '../../src/providers/types.js';
 import { sampleRequest } from './fixtures.js';
-import { type Reply, startWireServer, type WireServer } from './wire-server.js';
+import { chatCompletion, type Reply, startWireServer, type WireServer } from './wire-server.js';
 
 const KEY = 'sk-test-4f9c2a7e1b8d6c3a5e0f';
-
-function completion(message: Record<string, unknown>, finish = 'stop', usage?: Record<string, unknown>) {
-  return {
-    id: 'chatcmpl-1',
-    object: 'chat.completion',
-    created: 1,
-    model: 'gpt-4o',
-    choices: [{ index: 0, message: { role: 'assistant', ...message }, finish_reason: finish }],
-    usage: usage ?? { prompt_tokens: 120, completion_tokens: 7, total_tokens: 127 },
-  };
-}
 
 function openaiError(
   status: number,
@@ -31,7 +20,7 @@ function openaiError(
 let server: WireServer;
 
 beforeAll(async () => {
-  server = await startWireServer(() => ({ json: completion({ content: 'ok' }) }));
+  server = await startWireServer(() => ({ json: chatCompletion({ content: 'ok' }) }));
 });
 afterAll(() => server.close());
 
@@ -56,7 +45,7 @@ async function failureOf(reply: Reply, extraEnv: Record<string, string> = {}): P
 
 describe('OpenAI-compatible request', () => {
   it('sends one system message, tool calls out, tool results in, tools, no streaming', async () => {
-    server.respond(() => ({ json: completion({ content: 'ok' }) }));
+    server.respond(() => ({ json: chatCompletion({ content: 'ok' }) }));
     await openai().infer(sampleRequest('openai:gpt-4o', { temperature: 0.3 }));
     const req = server.requests.at(-1)!;
     expect(req.method).toBe('POST');
@@ -108,7 +97,7 @@ describe('OpenAI-compatible request', () => {
   });
 
   it('sends max_tokens, no tools key and a dummy key to a local Ollama', async () => {
-    server.respond(() => ({ json: completion({ content: 'hi' }) }));
+    server.respond(() => ({ json: chatCompletion({ content: 'hi' }) }));
     const ollama = getProvider('ollama:qwen2.5-coder:7b', { OLLAMA_BASE_URL: `${server.url}/v1` });
     const res = await ollama.infer(sampleRequest('ollama:qwen2.5-coder:7b', { tools: [], system: [] }));
     const req = server.requests.at(-1)!;
@@ -123,7 +112,7 @@ describe('OpenAI-compatible request', () => {
   });
 
   it('sends null content for an assistant turn that only calls tools', async () => {
-    server.respond(() => ({ json: completion({ content: 'ok' }) }));
+    server.respond(() => ({ json: chatCompletion({ content: 'ok' }) }));
     const req = sampleRequest('openai:gpt-4o');
     req.messages[1] = {
       role: 'assistant',
@@ -139,7 +128,7 @@ describe('OpenAI-compatible request', () => {
 describe('OpenAI-compatible response', () => {
   it('maps text, tool calls, usage with cached tokens and the reported prompt size', async () => {
     server.respond(() => ({
-      json: completion(
+      json: chatCompletion(
         {
           content: 'Reading both.',
           tool_calls: [
@@ -167,7 +156,7 @@ describe('OpenAI-compatible response', () => {
 
   it('keeps malformed or non-object arguments as invalid tool calls instead of failing', async () => {
     server.respond(() => ({
-      json: completion(
+      json: chatCompletion(
         {
           content: null,
           tool_calls: [
@@ -192,7 +181,7 @@ describe('OpenAI-compatible response', () => {
   });
 
   it('maps finish reasons and tolerates a server that reports no usage', async () => {
-    server.respond(() => ({ json: { ...completion({ content: 'cut' }, 'length'), usage: undefined } }));
+    server.respond(() => ({ json: { ...chatCompletion({ content: 'cut' }, 'length'), usage: undefined } }));
     const res = await openai().infer(sampleRequest('openai:gpt-4o'));
     expect(res.stopReason).toBe('max_tokens');
     expect(res.usage.promptTokens).toBe(0);
@@ -349,13 +338,13 @@ describe('OpenAI-compatible failures', () => {
 
   it('maps JSON without choices to provider-bad-response and choices: [] to provider-empty-answer', async () => {
     expect((await failureOf({ json: { id: 'x', object: 'chat.completion' } })).code).toBe('provider-bad-response');
-    const empty = await failureOf({ json: { ...completion({ content: 'x' }), choices: [] } });
+    const empty = await failureOf({ json: { ...chatCompletion({ content: 'x' }), choices: [] } });
     expect(empty.code).toBe('provider-empty-answer');
     expect(toActivityFailure(empty)).toMatchObject({ nonRetryable: false, type: 'ProviderEmptyAnswer' });
   });
 
   it('refuses an answer over the size limit with a non-retryable provider-answer-too-large', async () => {
-    const huge = JSON.stringify(completion({ content: 'x'.repeat(20 * 1024 * 1024) }));
+    const huge = JSON.stringify(chatCompletion({ content: 'x'.repeat(20 * 1024 * 1024) }));
     const err = await failureOf({ body: huge });
     expect(err.code).toBe('provider-answer-too-large');
     const failure = toActivityFailure(err);
@@ -374,7 +363,7 @@ describe('OpenAI-compatible failures', () => {
 
   it('refuses tool arguments over the per-answer limit as a call the model reads, keeping the others', async () => {
     server.respond(() => ({
-      json: completion(
+      json: chatCompletion(
         {
           content: null,
           tool_calls: [

@@ -102,3 +102,19 @@ export async function startWireServer(initial: Responder): Promise<WireServer> {
     },
   };
 }
+
+/** An OpenAI chat completion whose message is `message`, as the wire server answers it. */
+export function chatCompletion(
+  message: Record<string, unknown>,
+  finish = 'stop',
+  usage: Record<string, unknown> = { prompt_tokens: 120, completion_tokens: 7, total_tokens: 127 },
+) {
+  return {
+    id: 'chatcmpl-1',
+    object: 'chat.completion',
+    created: 1,
+    model: 'gpt-4o',
+    choices: [{ index: 0, message: { role: 'assistant', ...message }, finish_reason: finish }],
+    usage,
+  };
+}

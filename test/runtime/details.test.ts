@@ -115,7 +115,9 @@ describe('stageDetails', () => {
     expect(md).toContain('Window: 9,120 / 32,000 tokens');
     expect(md).toContain('**Gates**: 1 completion attempt in this visit, 1 blocked');
     expect(md).toContain('`read_file logs/a.log` ✓ · `grep ERROR` ✗');
-    expect(md).toContain('**Usage**: 1 model call · 12,345 prompt tokens (1,000 cached) · 890 completion tokens');
+    expect(md).toContain(
+      '**Usage** (this visit): 1 model call · 12,345 prompt tokens (1,000 cached) · 890 completion tokens',
+    );
     expect(md).toContain('**Estimated cost**: unknown (no prices for `scripted:demo` in the model table)');
   });
 

@@ -1,25 +1,11 @@
-/** `lev deny`: decide a call that waits for a person (docs/reference/operators.md#approve-and-deny). */
+/** `lev deny`: refuse a call that waits for a person; the model reads the note (docs/reference/operators.md#approve-and-deny). */
 import type { Command } from 'commander';
-import type { OperatorFlags } from '../operator-action.js';
-import { withServerOptions } from '../options.js';
+import { registerDecision } from './run-update.js';
 
 export function registerDeny(program: Command): void {
-  withServerOptions(
-    program
-      .command('deny')
-      .description(
-        "Deny a tool call that waits under an `ask` permission; the model reads the note (the run's `deny` update).",
-      )
-      .argument('<run-id>', 'the run id `lev run` printed')
-      .argument('[call]', 'the tool call id; may be left out when one call waits')
-      .option('--note <text>', 'a note recorded with the decision (a denial shows it to the model)'),
-  ).action(async (runId: string, call: string | undefined, flags: OperatorFlags & { note?: string }) => {
-    const { runOperatorUpdate } = await import('../operator-action.js');
-    await runOperatorUpdate(
-      runId,
-      'deny',
-      { ...(call ? { call } : {}), ...(flags.note ? { note: flags.note } : {}) },
-      flags,
-    );
-  });
+  registerDecision(
+    program,
+    'deny',
+    "Deny a tool call that waits under an `ask` permission; the model reads the note (the run's `deny` update).",
+  );
 }
