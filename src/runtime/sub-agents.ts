@@ -256,7 +256,7 @@ export function readItems(args: Record<string, unknown>, maxItems?: number): Fan
     if ([...id].length > MAX_ITEM_ID_CHARS || idSegment(id).length > MAX_ID_SEGMENT)
       return bad(
         'bad-argument',
-        `fan_out: the id of item ${i} is too long; keep ids under ${MAX_ITEM_ID_CHARS / 4} plain characters.`,
+        `fan_out: the id of item ${i} is too long for a workflow id; use at most ${MAX_ITEM_ID_CHARS} characters, fewer when they are not letters, digits, _ or -.`,
       );
     if (seen.has(id))
       return bad('bad-argument', `fan_out: two items share the id "${id}"; give every item its own id.`);
