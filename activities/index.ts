@@ -3,7 +3,7 @@
  * Temporal's attempt number, heartbeats and failure types to the library
  * functions in `src/runtime/`.
  */
-import { activityInfo, cancellationSignal, heartbeat } from '@temporalio/activity';
+import { activityInfo, Context, cancellationSignal, heartbeat } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { withBlobRun } from '../src/blobs/index.js';
 import type { Blueprint } from '../src/blueprint/types.js';
@@ -15,6 +15,15 @@ import { finalOutputText } from '../src/runtime/node/final-output.js';
 import { type InferInput, type InferOutput, infer } from '../src/runtime/node/inference.js';
 import { defaultRuntimeConfig, RunStore, type RuntimeConfig } from '../src/runtime/node/run-store.js';
 import { resolveRunSeeds, type SeededRegion, type SeedRequest } from '../src/runtime/node/seeding.js';
+import {
+  type ChildBlueprintRequest,
+  type ChildStart,
+  childBlueprint,
+  type FanOutJoinRequest,
+  type FanOutReportRequest,
+  fanOutJoin,
+  fanOutReport,
+} from '../src/runtime/node/sub-agents.js';
 import { type SummariseInput, type SummaryResult, summariseEntries } from '../src/runtime/node/summaries.js';
 import { countText as count, cutText as cut, joinText as join } from '../src/runtime/node/text.js';
 import { runToolCall, type ToolInput, type ToolResultOut } from '../src/runtime/node/tool-call.js';
@@ -118,6 +127,28 @@ export function createActivities(config: RuntimeConfig = defaultRuntimeConfig())
           ),
         req.runId,
       );
+    },
+
+    /** The blueprint a sub-agent's run starts with (docs/reference/sub-agents.md#other-blueprints). */
+    async childBlueprint(req: ChildBlueprintRequest): Promise<ChildStart> {
+      return guarded(() => childBlueprint(store, req));
+    },
+
+    /** The merged report of a fan-out, each worker's section cut to its share. */
+    async fanOutReport(req: FanOutReportRequest): Promise<{ content: Content; tokens: number }> {
+      return guarded(() => withHeartbeat(() => fanOutReport(store, req)), req.runId);
+    },
+
+    /** `send_to_agent`: a message to a sub-agent's run, through its operator `message` update. */
+    async sendToAgent(req: { id: string; message: string }): Promise<void> {
+      await Context.current()
+        .client.workflow.getHandle(req.id)
+        .executeUpdate('message', { args: [req.message] });
+    },
+
+    /** The merged report of a sharded fan-out, from its shards' parts. */
+    async fanOutJoin(req: FanOutJoinRequest): Promise<{ content: Content; tokens: number }> {
+      return guarded(() => withHeartbeat(() => fanOutJoin(store, req)), req.runId);
     },
 
     /** Full text of a result that may live in the blob store (the run's final output). */

@@ -87,6 +87,35 @@ export const RUNTIME_CODES = {
   'shell-exit': { surface: 'tool', meaning: 'The command exited with a non-zero status.' },
   'shell-timeout': { surface: 'tool', meaning: 'The command did not finish in time and was stopped.' },
   'shell-cancelled': { surface: 'tool', meaning: 'The command was stopped because the call was cancelled.' },
+  // Sub-agents (docs/reference/sub-agents.md)
+  'agent-unknown': {
+    surface: 'tool',
+    meaning: 'A sub-agent tool names a blueprint or stage this run cannot start.',
+  },
+  'worker-stage-not-allowed': {
+    surface: 'tool',
+    meaning: 'A sub-agent tool names a stage without `allow_as_worker = true`.',
+  },
+  'agent-not-found': {
+    surface: 'tool',
+    meaning: 'No agent this stage visit started has that id.',
+  },
+  'agent-depth-exceeded': {
+    surface: 'tool',
+    meaning: 'Starting the agent would nest sub-agents deeper than `max_child_depth` allows.',
+  },
+  'agent-failed': {
+    surface: 'tool',
+    meaning: 'The sub-agent ended without an answer: it failed, was cancelled, or owed an output it never gave.',
+  },
+  'fan-out-not-alone': {
+    surface: 'tool',
+    meaning: '`fan_out` was called next to another tool call; it must be the only call of its turn.',
+  },
+  'fan-out-too-many': {
+    surface: 'tool',
+    meaning: "`fan_out` was given more items than one call takes (10,000, or the stage's `max_items`).",
+  },
   // Runs
   'stage-failed': {
     surface: 'run',
@@ -255,6 +284,14 @@ export const RUNTIME_CODES = {
   'model-fallback': {
     surface: 'diagnostic',
     meaning: 'A provider became unusable and the stage moved on to the next model of its chain.',
+  },
+  'fan-out-empty': {
+    surface: 'diagnostic',
+    meaning: 'A fan-out stage ended without a `fan_out` call after its attempts; the run went on with no workers.',
+  },
+  'fan-out-failed': {
+    surface: 'diagnostic',
+    meaning: 'A worker of a fan-out stage with `on_worker_failure = "fail"` failed; the others were cancelled.',
   },
   'output-forced': {
     surface: 'diagnostic',

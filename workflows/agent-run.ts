@@ -2,16 +2,34 @@
  * An agent run: seeds the region set, then walks the stage graph, one child
  * stage workflow per visit. Between visits it chooses the edge, runs the
  * completion checks (gates), applies the edge transform and enters the next
- * stage. The region set travels as plain data; large text stays in the blob
- * store. People steer it with updates (`run-operators.ts`); a cancellation
- * reaches the live visit and ends the run CANCELED. The steps live in
+ * stage. A sub-agent (a fan-out's worker, a spawned agent) is the same
+ * workflow, started by its parent's stage visit with `input.child`. The
+ * region set travels as plain data; large text stays in the blob store.
+ * People steer it with updates (`run-operators.ts`); a cancellation reaches
+ * the live visit and ends the run CANCELED. The steps live in
  * `run-steps.ts`, the decisions in `src/runtime/visit.ts`.
  */
-import { defineQuery, isCancellation, patched, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
+import {
+  ApplicationFailure,
+  defineQuery,
+  isCancellation,
+  patched,
+  setHandler,
+  upsertSearchAttributes,
+} from '@temporalio/workflow';
+import type { Blueprint } from '../src/blueprint/types.js';
 import type { Progress, RunInput, RunResult } from '../src/runtime/index.js';
-import { BLUEPRINT_KEY, departure, finalOutput, STATUS_KEY } from '../src/runtime/index.js';
+import {
+  BLUEPRINT_KEY,
+  childBlueprintOf,
+  departure,
+  finalOutput,
+  PARENT_KEY,
+  STATUS_KEY,
+} from '../src/runtime/index.js';
 import { RUN_PATCH } from '../src/runtime/patches.js';
 import { endsWithOutput } from '../src/runtime/stage-modes.js';
+import type { PermissionLayer } from '../src/tools/permissions.js';
 import { acts } from './engine-driver.js';
 import { AgentRun } from './run-steps.js';
 
@@ -19,18 +37,10 @@ export const runProgressQuery = defineQuery<Progress>('progress');
 
 export async function agentRunWorkflow(input: RunInput): Promise<RunResult> {
   const current = patched(RUN_PATCH);
-  const bp = input.blueprint;
-  upsertSearchAttributes([
-    { key: BLUEPRINT_KEY, value: bp.agent.name },
-    { key: STATUS_KEY, value: 'running' },
-  ]);
   let run: AgentRun | undefined;
   try {
-    const { hash } = await acts.registerBlueprint.executeWithOptions(
-      { startToCloseTimeout: '1 minute', summary: `blueprint: ${bp.agent.name}` },
-      [bp],
-    );
-    run = new AgentRun(input, hash, current);
+    const { bp, hash, ceilings } = await runBlueprint(input);
+    run = new AgentRun(input, bp, hash, current, ceilings);
     const live = run;
     setHandler(runProgressQuery, () => live.progress());
     // A run recorded before people could steer it takes no updates: its visits could not deliver them.
@@ -44,9 +54,10 @@ export async function agentRunWorkflow(input: RunInput): Promise<RunResult> {
 }
 
 async function stages(run: AgentRun): Promise<RunResult> {
-  const bp = run.bp;
-  await run.enter(bp.agent.entryStage);
+  const { bp, input } = run;
+  await run.enter(input.child?.stage ?? bp.agent.entryStage);
   await run.seed();
+  if (input.child?.seedContext) await run.addSeedContext(input.child.seedContext);
   for (;;) {
     const outcome = await run.visit();
     // An output stage ends the run once its answer passed its checks.
@@ -60,4 +71,36 @@ async function stages(run: AgentRun): Promise<RunResult> {
     if (route.edge === null) return run.complete(finalOutput(run.driver.state, outcome.finalContent));
     await run.follow(route.edge);
   }
+}
+
+/**
+ * The run's blueprint and its hash: a run started from a blueprint stores it
+ * once; a sub-agent's comes from the blob store, where its parent's run put
+ * it (docs/reference/sub-agents.md#other-blueprints).
+ */
+async function runBlueprint(input: RunInput): Promise<{ bp: Blueprint; hash: string; ceilings?: PermissionLayer[] }> {
+  if (input.blueprint) {
+    const bp = input.blueprint;
+    upsertSearchAttributes([
+      { key: BLUEPRINT_KEY, value: bp.agent.name },
+      { key: STATUS_KEY, value: 'running' },
+    ]);
+    const { hash } = await acts.registerBlueprint.executeWithOptions(
+      { startToCloseTimeout: '1 minute', summary: `blueprint: ${bp.agent.name}` },
+      [bp],
+    );
+    return { bp, hash };
+  }
+  const child = input.child;
+  if (!child) throw ApplicationFailure.nonRetryable('a run needs a blueprint or a parent run', 'bad-argument');
+  const { blueprint, hash, ceilings } = await acts.childBlueprint.executeWithOptions(
+    { startToCloseTimeout: '1 minute', summary: `sub-agent of ${child.parentRunId}` },
+    [{ ...childBlueprintOf(child), ceiling: child.lineage.ceiling, ...(child.output ? { output: child.output } : {}) }],
+  );
+  upsertSearchAttributes([
+    { key: BLUEPRINT_KEY, value: blueprint.agent.name },
+    { key: STATUS_KEY, value: 'running' },
+    { key: PARENT_KEY, value: child.parentRunId },
+  ]);
+  return { bp: blueprint, hash, ceilings };
 }

@@ -21,11 +21,11 @@ import {
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
-import type { EdgeDef, StageDef } from '../src/blueprint/types.js';
-import { type Content, chooseEdge, createRunState } from '../src/context/index.js';
+import type { Blueprint, EdgeDef, StageDef } from '../src/blueprint/types.js';
+import { type Content, chooseEdge, contentText, createRunState } from '../src/context/index.js';
 import { isRuntimeCode } from '../src/error-codes.js';
 import { formatCoded, type RuntimeCode } from '../src/errors.js';
-import type { SeededRegion, StageInput } from '../src/runtime/index.js';
+import type { CeilingLayer, SeededRegion, StageInput } from '../src/runtime/index.js';
 import {
   addUsage,
   choiceText,
@@ -44,12 +44,14 @@ import {
   STAGE_KEY,
   STATUS_KEY,
   type StageOutcome,
+  seedContextTarget,
   type UsageTotals,
   unmatchedChoiceDetail,
   visitSummary,
 } from '../src/runtime/index.js';
 import type { SubmittedOutput } from '../src/runtime/stage-modes.js';
 import { onToolQueue } from '../src/runtime/tool-queue.js';
+import type { PermissionLayer } from '../src/tools/permissions.js';
 import { acts, callOptions, EngineDriver } from './engine-driver.js';
 import { RunOperators } from './run-operators.js';
 import { stageWorkflow } from './stage.js';
@@ -59,7 +61,7 @@ type VisitOutcome = StageOutcome & { end: Exclude<StageOutcome['end'], 'cancelle
 
 export class AgentRun {
   readonly runId = workflowInfo().workflowId;
-  readonly bp: RunInput['blueprint'];
+  readonly bp: Blueprint;
   readonly driver: EngineDriver;
   /** People in the loop: the updates, the held messages and the pause, `LeviathStatus`. */
   readonly ops: RunOperators;
@@ -79,11 +81,14 @@ export class AgentRun {
 
   constructor(
     readonly input: RunInput,
+    bp: Blueprint,
     readonly blueprintHash: string,
     /** The run started with `RUN_PATCH`. */
     readonly current: boolean,
+    /** A sub-agent's ancestors' permissions, for the tools its visits answer themselves. */
+    private readonly ceilings?: PermissionLayer[],
   ) {
-    this.bp = input.blueprint;
+    this.bp = bp;
     this.driver = new EngineDriver(
       { runId: this.runId, blueprintHash, bp: this.bp, options: input.options, log: (line) => log.info(line) },
       { state: createRunState(this.bp), snapshot: null, ops: [] },
@@ -133,6 +138,7 @@ export class AgentRun {
     const answer = this.answer;
     this.ops.finish(status);
     const output = answer?.content ?? final;
+    if (this.input.child) return this.childResult(status, output, error);
     const text =
       typeof output === 'string'
         ? output
@@ -154,6 +160,36 @@ export class AgentRun {
       usage: { ...this.usage, perStage: this.perStage },
       stages: this.stagesVisited,
       diagnostics: state.diagnostics,
+    };
+  }
+
+  /**
+   * A sub-agent's result travels through its parent's history, so it is
+   * small: a large answer stays a blob reference, and the region bars and
+   * diagnostics stay in its memo and `progress` query
+   * (docs/reference/sub-agents.md#what-a-worker-hands-back).
+   */
+  private childResult(status: RunResult['status'], output: Content, error?: string): RunResult {
+    const state = this.driver.state;
+    const answer = this.answer;
+    const start = this.bp.stages.find((s) => s.name === (this.input.child?.stage ?? this.bp.agent.entryStage));
+    upsertSearchAttributes([{ key: STATUS_KEY, value: status }]);
+    upsertMemo(
+      this.memo(answer ? { output: { format: answer.format, stage: answer.stage, text: contentText(output) } } : {}),
+    );
+    return {
+      runId: this.runId,
+      status,
+      output: contentText(output),
+      ...(typeof output === 'string' ? {} : { outputRef: output }),
+      ...(answer ? { outputFormat: answer.format } : {}),
+      ...(start?.requireOutput && !answer ? { outputMissing: true } : {}),
+      ...(error ? { error } : {}),
+      regions: [],
+      gatesForced: state.gatesForced,
+      usage: { ...this.usage, perStage: {} },
+      stages: this.stagesVisited,
+      diagnostics: [],
     };
   }
 
@@ -203,6 +239,7 @@ export class AgentRun {
             noSeedCommands: input.options.noSeedCommands,
             stage: driver.stage,
             ...(regions ? { regions } : {}),
+            ...this.ceiling(),
           },
         ],
       );
@@ -218,6 +255,22 @@ export class AgentRun {
       if (regions && s.texts.length === 0) continue;
       await driver.apply({ kind: 'seed', region: s.region, texts: s.texts, replaceSeeded: regions !== undefined });
     }
+  }
+
+  /** A sub-agent's ancestors, whose permissions its seeds and tools stay under. */
+  private ceiling(): { ceiling?: CeilingLayer[] } {
+    const layers = this.input.child?.lineage.ceiling ?? [];
+    return layers.length > 0 ? { ceiling: layers } : {};
+  }
+
+  /** `spawn_agent {seed_context}`: starting material in the first pinned region the run shows, else the conversation. */
+  async addSeedContext(text: string): Promise<void> {
+    const { region, kind } = seedContextTarget(this.driver.state);
+    await this.driver.apply({
+      kind: 'write',
+      region,
+      entry: { content: text, tokens: await this.driver.count(text), kind, runtime: true },
+    });
   }
 
   async enter(stage: string): Promise<void> {
@@ -254,6 +307,8 @@ export class AgentRun {
       visitTurns: this.visitTurns,
       facts: this.facts,
       usage: emptyUsage(),
+      ...(this.input.child ? { lineage: this.input.child.lineage } : {}),
+      ...(this.ceilings?.length ? { ceilings: this.ceilings } : {}),
     };
     let outcome: StageOutcome;
     if (this.current) outcome = await this.visitRouted(stage, this.childId, input);

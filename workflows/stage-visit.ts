@@ -18,6 +18,7 @@ import { DEFAULT_ASK_TIMEOUT_SECS } from '../src/blueprint/duration.js';
 import type { StageDef } from '../src/blueprint/types.js';
 import { contentText, type ToolCall } from '../src/context/index.js';
 import { pathToolHint } from '../src/context/routing.js';
+import { formatCoded } from '../src/errors.js';
 import type { AskDecision, InferOutput, PendingAsk, RecentCall, ToolResultOut } from '../src/runtime/index.js';
 import {
   addUsage,
@@ -53,12 +54,14 @@ import {
 } from '../src/runtime/index.js';
 import { fallbackDetail, MODEL_FALLBACK } from '../src/runtime/model-fallback.js';
 import type { VisitPatches } from '../src/runtime/patches.js';
-import { afterPlainReply, interactiveReply } from '../src/runtime/stage-modes.js';
+import { afterPlainReply, interactiveReply, missedFanOut } from '../src/runtime/stage-modes.js';
 import { onToolQueue } from '../src/runtime/tool-queue.js';
 import { isGranted, notGrantedResult } from '../src/tools/grants.js';
-import { ASK_USER, canonicalTool, isContextTool } from '../src/tools/names.js';
+import { ASK_USER, canonicalTool, FAN_OUT, isAgentTool, isContextTool } from '../src/tools/names.js';
+import { mergedPermissions, strictestDecision } from '../src/tools/permissions.js';
 import { acts, callOptions, EngineDriver } from './engine-driver.js';
 import { StageOperators } from './stage-operators.js';
+import { SubAgents } from './sub-agents.js';
 
 /** Tool calls a visit keeps for its details. */
 const RECENT_CALLS = 5;
@@ -85,6 +88,8 @@ export class StageVisit {
   /** Messages, pauses and asks: what people send through the run. */
   readonly ops: StageOperators;
   recentCalls: RecentCall[];
+  /** The sub-agents this visit starts (docs/reference/sub-agents.md). */
+  readonly agents: SubAgents;
 
   constructor(
     readonly input: StageInput,
@@ -117,6 +122,7 @@ export class StageVisit {
       },
       input.operators,
     );
+    this.agents = new SubAgents(input, def, this.driver, () => this.showDetails());
   }
 
   /** This run of the visit takes this version's operator paths. */
@@ -144,7 +150,13 @@ export class StageVisit {
       paused: ops.paused,
       heldMessages: ops.held.length,
       recentCalls: [...this.recentCalls],
+      ...this.workers(),
     });
+  }
+
+  private workers(): { workers?: NonNullable<Progress['workers']> } {
+    const workers = this.agents.counts();
+    return workers ? { workers } : {};
   }
 
   /** Rewrites the visit's current details (docs/reference/operators.md#current-details); adds no event. */
@@ -167,8 +179,9 @@ export class StageVisit {
     };
   }
 
-  /** The visit's outcome once every update it took has been answered. */
+  /** The visit's outcome once the agents it started have ended and every update it took has been answered. */
   async finish(end: StageOutcome['end']): Promise<StageOutcome> {
+    await this.agents.settle();
     await condition(allHandlersFinished);
     this.showDetails();
     return this.outcome(end);
@@ -180,6 +193,7 @@ export class StageVisit {
    * stage's `error` edge (docs/reference/operators.md#failure).
    */
   async endInError(failed: { failed: string; code?: string }): Promise<StageOutcome> {
+    await this.agents.settle();
     const outcome = this.outcome('error', failed.failed, failed.code);
     if (!this.current) return outcome;
     await condition(allHandlersFinished);
@@ -264,6 +278,15 @@ export class StageVisit {
       await this.driver.apply({ kind: 'diagnostic', code: 'output-forced', severity: 'warning', detail: step.detail });
       return true;
     }
+    if (step.kind === 'fan-out-empty' || step.kind === 'ask-fan-out') {
+      this.facts = { ...this.facts, ...missedFanOut(this.def, this.facts).facts };
+      if (step.kind === 'fan-out-empty') {
+        await this.fanOutEmpty(step.detail);
+        return true;
+      }
+      await this.tell(step.text);
+      return false;
+    }
     if (step.kind === 'remind') this.facts = { ...this.facts, outputReminders: (this.facts.outputReminders ?? 0) + 1 };
     if (step.kind === 'wait') await this.ops.awaitReply(() => this.inbox.length > 0, this.current);
     const next =
@@ -273,6 +296,12 @@ export class StageVisit {
     if (next.kind === 'end') return true;
     await this.tell(next.text);
     return false;
+  }
+
+  /** A fan-out stage that gave up on its `fan_out` call: warned, and noted for the merge stage. */
+  private async fanOutEmpty(detail: string): Promise<void> {
+    await this.driver.apply({ kind: 'diagnostic', code: 'fan-out-empty', severity: 'warning', detail });
+    await this.note({ region: 'error_report', text: `[fan-out-empty] ${detail}.` });
   }
 
   /** The maintenance point before an inference: compaction, the cascade, a snapshot when the log is long. */
@@ -361,9 +390,10 @@ export class StageVisit {
     }
     const asked = await this.askPeople(reply);
     const running = this.startBuiltins(reply, asked);
+    const alone = reply.toolCalls.length + reply.invalidToolCalls.length === 1;
     let progressed = false;
     for (const { argTokens, ...call } of reply.toolCalls) {
-      const effect = await this.answerCall(call, argTokens, running, asked);
+      const effect = await this.answerCall(call, argTokens, running, asked, alone);
       const tally = tallyCall(this.facts, this.modifying, effect);
       this.facts = tally.facts;
       progressed ||= tally.progressed;
@@ -406,7 +436,7 @@ export class StageVisit {
     const { input, stage } = this;
     const running = new Map<string, Promise<ToolResultOut>>();
     for (const { argTokens: _counted, ...call } of reply.toolCalls) {
-      if (isContextTool(call.name) || canonicalTool(call.name) === ASK_USER) continue;
+      if (isContextTool(call.name) || isAgentTool(call.name) || canonicalTool(call.name) === ASK_USER) continue;
       if (!isGranted(input.blueprint, stage, call.name)) continue;
       const approved = asked.decisions.get(call.id)?.kind === 'approved';
       // A call that waited and was not approved does not run.
@@ -424,6 +454,7 @@ export class StageVisit {
               workdir: input.workdir,
               unattended: input.options.unattended,
               ...(approved ? { approved: true } : {}),
+              ...(input.lineage?.ceiling.length ? { ceiling: input.lineage.ceiling } : {}),
             },
           ],
         ),
@@ -445,6 +476,7 @@ export class StageVisit {
     argTokens: InferOutput['toolCalls'][number]['argTokens'],
     running: Map<string, Promise<ToolResultOut>>,
     asked: Asked,
+    alone: boolean,
   ): Promise<CallEffect> {
     const { driver, input, stage } = this;
     if (!isGranted(input.blueprint, stage, call.name)) {
@@ -462,6 +494,7 @@ export class StageVisit {
       await this.routeError(call, text);
       return { kind: 'builtin', tool: call.name, isError: true, denied: true, modifiedPaths: [] };
     }
+    if (isAgentTool(call.name)) return this.answerAgent(call, alone, decision?.kind === 'approved');
     if (isContextTool(call.name)) {
       const readsStored = this.patches.storedArguments;
       const result = await driver.apply({
@@ -501,6 +534,42 @@ export class StageVisit {
     await driver.apply({ kind: 'route', call: routedCall(call), result: { content, tokens, isError: result.isError } });
     if (result.output) this.facts = { ...this.facts, output: { ...result.output, stage } };
     return { kind: 'builtin', tool: call.name, ...result };
+  }
+
+  /**
+   * An agent tool: its answer is routed like any tool result. A fan-out
+   * stage's `fan_out` call decides the visit: done when its workers ran, one
+   * more miss when it was refused.
+   */
+  private async answerAgent(call: ToolCall, alone: boolean, approved: boolean): Promise<CallEffect> {
+    const bp = this.input.blueprint;
+    const own = { permissions: mergedPermissions(bp, this.stage), safeCommands: bp.safeCommands.shell };
+    // A person's approval stands for the stage's own `ask`; the ancestors' permissions still apply.
+    const layers = [...(approved ? [] : [own]), ...(this.input.ceilings ?? [])];
+    const decision = strictestDecision(call.name, call.arguments, layers, this.input.options.unattended);
+    if (decision.mode !== 'allow') {
+      await this.routeError(call, formatCoded(decision.code, decision.message));
+      return { kind: 'agent', tool: call.name, isError: true };
+    }
+    const answer = await this.agents.answer(call, alone);
+    const { content } = answer;
+    const tokens = answer.tokens ?? (await this.driver.count(typeof content === 'string' ? content : content.preview));
+    await this.driver.apply({ kind: 'route', call, result: { content, tokens, isError: answer.isError } });
+    if (this.def.fanOut && call.name === FAN_OUT && !this.facts.fanOutDone) {
+      if (answer.fannedOut) {
+        const failed = answer.isError ? `a worker of stage "${this.stage}" failed, so its fan-out failed` : undefined;
+        this.facts = { ...this.facts, fanOutDone: true, ...(failed ? { fanOutFailed: failed } : {}) };
+        if (failed) {
+          await this.driver.apply({ kind: 'diagnostic', code: 'fan-out-failed', severity: 'warning', detail: failed });
+          await this.note({ region: 'error_report', text: `[fan-out-failed] ${failed}; the report names the worker.` });
+        }
+      } else {
+        const missed = missedFanOut(this.def, this.facts);
+        this.facts = { ...this.facts, ...missed.facts };
+        if (missed.gaveUp) await this.fanOutEmpty(missed.gaveUp);
+      }
+    }
+    return { kind: 'agent', tool: call.name, isError: answer.isError };
   }
 
   /** The result of an `ask_user` call: the person's answer, or why there is none. */

@@ -24,7 +24,7 @@ import type { StageDef } from '../src/blueprint/types.js';
 import type { Progress, StageInput, StageOutcome } from '../src/runtime/index.js';
 import { inferenceFailedNote, STAGE_KEY, stopReason } from '../src/runtime/index.js';
 import { INFERENCE_BOOKKEEPING, STAGE_PATCH, STORED_ARGUMENTS } from '../src/runtime/patches.js';
-import { endsWithOutput } from '../src/runtime/stage-modes.js';
+import { endsWithOutput, fanOutEnd } from '../src/runtime/stage-modes.js';
 import { StageVisit } from './stage-visit.js';
 
 export const stageProgressQuery = defineQuery<Progress>('progress');
@@ -67,7 +67,8 @@ async function turns(visit: StageVisit, def: StageDef, input: StageInput): Promi
       await visit.note(stop.note);
       return visit.finish(stop.end);
     }
-    if (visit.runTurns >= input.options.turnsPerRun || workflowInfo().continueAsNewSuggested) {
+    // A run holding agents it started cannot continue as new: they are its children.
+    if (!visit.agents.open && (visit.runTurns >= input.options.turnsPerRun || workflowInfo().continueAsNewSuggested)) {
       await visit.driver.compactLog(true);
       return continueAsNew<typeof stageWorkflow>(await visit.continuation());
     }
@@ -79,12 +80,14 @@ async function turns(visit: StageVisit, def: StageDef, input: StageInput): Promi
       await visit.note(inferenceFailedNote(def.name, reply.failed));
       return visit.endInError(reply);
     }
-    // A reply without tool calls ends the stage, unless its mode asks for an answer or a person.
+    // A reply without tool calls ends the stage, unless its mode asks for an answer, a person or a fan-out.
     if (!(await visit.storeReply(reply))) {
       if (await visit.afterPlainReply()) return visit.finish('completed');
       continue;
     }
     await visit.answerCalls(reply);
     if (endsWithOutput(def, visit.facts)) return visit.finish('completed');
+    const fanned = fanOutEnd(def, visit.facts);
+    if (fanned) return fanned.error ? visit.endInError({ failed: fanned.error }) : visit.finish('completed');
   }
 }

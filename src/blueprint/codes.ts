@@ -125,7 +125,26 @@ export const CODES = {
   },
   'fan-out-unsupported': {
     severity: 'error',
-    meaning: 'A stage has `mode = "fan_out"`; fanning work out to sub-agents is not built yet.',
+    meaning:
+      'A fan-out stage chooses its worker with `worker_query`, which is not built; name `worker_agent` or `worker_stage`.',
+  },
+  'bad-fan-out-worker': {
+    severity: 'error',
+    meaning: 'A fan-out stage names neither `worker_agent` nor `worker_stage`, or both.',
+  },
+  'worker-stage-unknown': { severity: 'error', meaning: '`worker_stage` is not a declared stage.' },
+  'worker-stage-not-allowed': {
+    severity: 'error',
+    meaning: '`worker_stage` names a stage without `allow_as_worker = true`.',
+  },
+  'merge-stage-unknown': { severity: 'error', meaning: '`merge_stage` is not a declared stage.' },
+  'worker-agent-unknown': {
+    severity: 'error',
+    meaning: '`worker_agent` or a `[agent] sub_agents` entry names no blueprint next to this one or at that path.',
+  },
+  'worker-agent-invalid': {
+    severity: 'error',
+    meaning: 'A blueprint named by `worker_agent` or `[agent] sub_agents` has validation errors of its own.',
   },
   'unknown-tool': {
     severity: 'error',
@@ -209,6 +228,11 @@ export const CODES = {
     meaning: 'A cycle of stages in which no stage sets `max_revisits`.',
   },
   'unreachable-stage': { severity: 'warning', meaning: 'No path leads from the entry stage to this stage.' },
+  'fan-out-key-unused': {
+    severity: 'warning',
+    meaning:
+      'A stage that does not fan out sets a fan-out key (`worker_stage`, `max_workers`, ...), which does nothing.',
+  },
   'blocking-tool-not-allowed': {
     severity: 'warning',
     meaning: 'A stage lists `ask_user` without `allow_blocking_tools = true`, so it is not offered the tool.',

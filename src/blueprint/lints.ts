@@ -251,8 +251,10 @@ function components(bp: Blueprint): string[][] {
 
 function lintGraph(bp: Blueprint, findings: Findings): void {
   const byName = new Map(bp.stages.map((s) => [s.name, s]));
-  const reached = new Set<string>([bp.agent.entryStage]);
-  const queue = [bp.agent.entryStage];
+  // A stage that allows itself as a worker is where a worker's run starts.
+  const starts = [bp.agent.entryStage, ...bp.stages.filter((s) => s.allowAsWorker).map((s) => s.name)];
+  const reached = new Set<string>(starts);
+  const queue = [...starts];
   while (queue.length > 0) {
     const stage = byName.get(queue.shift() ?? '');
     for (const edge of stage?.transitions ?? []) {

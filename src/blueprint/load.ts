@@ -11,8 +11,10 @@ import { parse, TomlError } from 'smol-toml';
 import type { Diagnostic } from '../errors.js';
 import { BUILTIN_MODELS, type ModelTable } from '../providers/models.js';
 import { compileReadPaths } from '../tools/read-paths.js';
+import { type AgentName, type Catalog, resolveAgents } from './agents.js';
 import { runChecks } from './checks.js';
 import { DEFAULT_ASK_TIMEOUT_SECS, parseDuration } from './duration.js';
+import { checkFanOuts } from './fan-out.js';
 import { TableReader } from './fields.js';
 import { Findings, inFileOrder } from './findings.js';
 import { runLints } from './lints.js';
@@ -44,6 +46,11 @@ export interface LoadOptions {
   userConfig?: UserConfig;
   /** The run's working directory, against which read paths resolve (default: the process's). */
   workdir?: string;
+  /**
+   * The catalog of other blueprints being built for a run (`src/blueprint/agents.ts`);
+   * set only when a blueprint is loaded because another one names it.
+   */
+  catalog?: Catalog;
 }
 
 export interface LoadResult {
@@ -67,7 +74,16 @@ const TOP_KEYS = [
   'models',
   'run',
 ] as const;
-const AGENT_KEYS = ['name', 'description', 'version', 'entry_stage', 'model', 'output'] as const;
+const AGENT_KEYS = [
+  'name',
+  'description',
+  'version',
+  'entry_stage',
+  'model',
+  'output',
+  'max_child_depth',
+  'sub_agents',
+] as const;
 const COMPACTION_KEYS = ['provider', 'model', 'system_prompt', 'max_summary_tokens', 'temperature'] as const;
 /** The file names a blueprint directory may hold; `agent.leviath` is the original Leviath's name. */
 export const BLUEPRINT_FILE_NAMES = ['agent.toml', 'agent.leviath'] as const;
@@ -260,10 +276,15 @@ export function loadBlueprintFromString(toml: string, dir: string, file: string,
     return { diagnostics: [syntaxDiagnostic(err, file)], file };
   }
   const findings = new Findings(file, indexPositions(text));
+  const catalog = opts.catalog ?? new Map();
   try {
-    const blueprint = build(doc, resolve(dir), resolve(file), findings, opts);
+    const blueprint = build(doc, resolve(dir), resolve(file), findings, { ...opts, catalog });
     const diagnostics = inFileOrder(findings.list);
-    return findings.hasErrors() ? { diagnostics, file } : { blueprint: freeze(blueprint), diagnostics, file };
+    if (findings.hasErrors()) {
+      catalog.delete(resolve(file));
+      return { diagnostics, file };
+    }
+    return { blueprint: freeze(blueprint), diagnostics, file };
   } catch (err) {
     // A checker bug must still come back as a finding the user can report, not a crash.
     findings.add(
@@ -279,9 +300,11 @@ function build(
   dir: string,
   file: string,
   findings: Findings,
-  opts: LoadOptions,
+  opts: LoadOptions & { catalog: Catalog },
 ): Blueprint {
   const userConfig = opts.userConfig ?? emptyUserConfig();
+  // Marked before the agents it names are loaded, so an agent naming this one back finds it.
+  opts.catalog.set(file, null);
   const root = new TableReader(doc, [], findings);
   root.unknownKeys([...TOP_KEYS, ...Object.keys(UNBUILT_TOP_KEYS)], 'unknown-key', 'A blueprint');
   reportUnbuiltKeys(root, UNBUILT_TOP_KEYS, 'Top-level');
@@ -404,7 +427,11 @@ function build(
     const output = parseOutputSpec(agentTable.raw('output'), agentTable.at('output'), findings);
     if (output) blueprint.agent.output = output;
   }
+  const maxDepth = agentTable?.integer('max_child_depth', 0);
+  if (maxDepth !== undefined) blueprint.agent.maxChildDepth = maxDepth;
   checkStageTools(blueprint, findings);
+  checkFanOuts(blueprint, findings);
+  readAgents(blueprint, agentTable, findings, opts);
   const fileTracking = context ? readFileTracking(context) : undefined;
   if (fileTracking) blueprint.fileTracking = fileTracking;
 
@@ -426,6 +453,41 @@ function build(
     findings.addAll(diagnostics);
   }
   return blueprint;
+}
+
+/**
+ * The other blueprints this one names (`worker_agent`, `[agent] sub_agents`),
+ * loaded into the run's catalog; the blueprint a run starts with carries the
+ * whole catalog (docs/reference/sub-agents.md#other-blueprints).
+ */
+function readAgents(
+  bp: Blueprint,
+  agentTable: TableReader | undefined,
+  findings: Findings,
+  opts: LoadOptions & { catalog: Catalog },
+): void {
+  const names: AgentName[] = [];
+  for (const stage of bp.stages) {
+    const worker = stage.fanOut?.worker;
+    if (worker && 'agent' in worker) names.push({ name: worker.agent, at: ['stages', stage.name, 'worker_agent'] });
+  }
+  for (const name of agentTable?.stringArray('sub_agents') ?? []) names.push({ name, at: ['agent', 'sub_agents'] });
+  const isRoot = [...opts.catalog.keys()][0] === bp.file;
+  if (names.length > 0) {
+    const refs = resolveAgents(
+      bp.dir,
+      names,
+      opts.catalog,
+      (path, catalog) => loadBlueprint(path, { ...opts, catalog }),
+      findings,
+    );
+    if (Object.keys(refs).length > 0) bp.agentRefs = refs;
+  }
+  opts.catalog.set(bp.file, bp);
+  if (!isRoot) return;
+  const agents: Record<string, Blueprint> = {};
+  for (const [file, agent] of opts.catalog) if (agent && file !== bp.file) agents[file] = agent;
+  if (Object.keys(agents).length > 0) bp.agents = agents;
 }
 
 function readCompaction(root: TableReader, models: ModelTable): CompactionConfig {

@@ -4,7 +4,8 @@
  * Checks that need the whole blueprint (visibility, region kinds) live in checks.ts.
  */
 import type { ModelTable } from '../providers/models.js';
-import { canonicalTool } from '../tools/names.js';
+import { canonicalTool, FAN_OUT } from '../tools/names.js';
+import { FAN_OUT_KEYS, type ParsedFanOut, parseFanOut, reportUnusedFanOutKeys } from './fan-out.js';
 import { isTable, TableReader } from './fields.js';
 import { describeValue, type Findings, type KeyPath } from './findings.js';
 import { parseModelValue } from './model-chain.js';
@@ -42,6 +43,9 @@ export const STAGE_KEYS = [
   'description',
   'output',
   'require_output',
+  'allow_as_worker',
+  'requires_children',
+  ...FAN_OUT_KEYS,
   'accepts_messages',
   'allow_blocking_tools',
 ] as const;
@@ -339,7 +343,7 @@ function readMode(s: TableReader, stage: string): StageMode {
   if (!s.has('mode')) return 'autonomous';
   const raw = s.raw('mode');
   if (isTable(raw)) {
-    if (Object.hasOwn(raw, 'fan_out')) return fanOut(s, stage);
+    if (Object.hasOwn(raw, 'fan_out')) return 'fan_out';
     if (Object.hasOwn(raw, 'interactive_points')) {
       s.findings.add(
         'unsupported-feature',
@@ -350,23 +354,38 @@ function readMode(s: TableReader, stage: string): StageMode {
     }
     s.findings.add(
       'bad-value',
-      `Stage "${stage}" has a mode table without fan_out or interactive_points; write mode = "autonomous", "output" or "interactive".`,
+      `Stage "${stage}" has a mode table without fan_out or interactive_points; write mode = "autonomous", "output", "interactive" or "fan_out".`,
       s.at('mode'),
     );
     return 'autonomous';
   }
-  const mode = s.enumeration('mode', MODES, 'bad-value', { 'fan-out': 'fan_out' });
-  if (mode === 'fan_out') return fanOut(s, stage);
-  return mode ?? 'autonomous';
+  return s.enumeration('mode', MODES, 'bad-value', { 'fan-out': 'fan_out' }) ?? 'autonomous';
 }
 
-function fanOut(s: TableReader, stage: string): StageMode {
-  s.findings.add(
-    'fan-out-unsupported',
-    `Stage "${stage}" fans out to sub-agents, and sub-agents are not built yet; run the work in one stage (mode = "autonomous") until they are.`,
-    s.at('mode'),
-  );
-  return 'autonomous';
+/** The fan-out keys of a fan-out stage; on any other stage they are reported as doing nothing. */
+function readFanOut(s: TableReader, stage: string, mode: StageMode): ParsedFanOut | undefined {
+  if (mode !== 'fan_out') {
+    reportUnusedFanOutKeys(s, stage);
+    return undefined;
+  }
+  return parseFanOut(s, stage);
+}
+
+/**
+ * `results_region`: the merged report of the stage's `fan_out` call lands
+ * there, as an override of the stage's routing (without a routing table the
+ * other results still go to the conversation).
+ */
+function routeFanOut(def: StageDef, region: string, s: TableReader, refs: RegionRef[]): void {
+  const routing: ToolRouting = def.toolRouting ?? {
+    defaultRegion: 'conversation',
+    overrides: {},
+    maxResultTokensPerTool: {},
+    persist: true,
+  };
+  routing.overrides[FAN_OUT] = { ...routing.overrides[FAN_OUT], region };
+  def.toolRouting = routing;
+  refs.push({ region, path: s.has('results_region') ? s.at('results_region') : s.at('mode') });
 }
 
 /** `globalDef(name)` gives the global definition a stage re-declaration inherits from. */
@@ -400,6 +419,17 @@ export function parseStage(
   }
   const mode = readMode(s, name);
   if (mode !== 'autonomous') def.mode = mode;
+  const fan = readFanOut(s, name, mode);
+  if (fan) def.fanOut = fan.def;
+  if (mode === 'fan_out' && !fan) def.mode = 'autonomous';
+  const asWorker = s.boolean('allow_as_worker');
+  if (asWorker) def.allowAsWorker = true;
+  if (s.boolean('requires_children') === false)
+    findings.add(
+      'unsupported-feature',
+      `Stage "${name}": requires_children = false is not built here: a stage visit always waits for the agents it started before it ends. Remove the key to silence this warning.`,
+      s.at('requires_children'),
+    );
   const description = s.string('description')?.trim();
   if (description) def.description = description;
   if (s.has('output')) {
@@ -407,9 +437,11 @@ export function parseStage(
     if (output) def.output = output;
   }
   const requireOutput = s.boolean('require_output');
-  if (mode === 'output' || requireOutput === true) def.requireOutput = true;
-  const prompt = s.string('system_prompt');
-  if (prompt !== undefined && prompt.trim() !== '') def.systemPrompt = prompt;
+  // On a fan-out stage the answers are owed by its workers, not by the stage.
+  if (def.fanOut && requireOutput === true) def.fanOut.requireOutput = true;
+  else if (mode === 'output' || requireOutput === true) def.requireOutput = true;
+  const prompt = [s.string('system_prompt'), fan?.splitPrompt].filter((p) => p !== undefined && p.trim() !== '');
+  if (prompt.length > 0) def.systemPrompt = prompt.join('\n\n');
   const tools = s.stringArray('available_tools');
   if (tools !== undefined) def.availableTools = [...new Set(tools.map(canonicalTool))];
   const maxIterations = s.integer('max_iterations', 1);
@@ -440,6 +472,7 @@ export function parseStage(
   }
   const routing = s.table_('tool_routing', '{ default_region = "scratch" }');
   if (routing) def.toolRouting = parseRouting(routing, name, parsed.routingRefs);
+  if (def.fanOut?.resultsRegion) routeFanOut(def, def.fanOut.resultsRegion, s, parsed.routingRefs);
   const permissions = s.table_('tool_permissions', '{ shell = "ask" }');
   if (permissions) def.toolPermissions = parsePermissions(permissions);
   const transitions = s.table_('transitions', '[stages.X.transitions.Y]');

@@ -1,20 +1,28 @@
 /**
  * `available_tools` names only tools that exist: a misspelt name is an
  * error with a did-you-mean, as in the original Leviath. Tools the original
- * has and this runtime does not (asking a person, sub-agents, Rhai script
- * tools in `tools/`) are warnings, and the stage is not offered them, as is
- * `ask_user` without `allow_blocking_tools = true`.
- * Output stages are granted `submit_output`.
+ * has and this runtime does not (asking a person anything but a free-text
+ * question, Rhai script tools in `tools/`) are warnings, and the stage is
+ * not offered them, as is `ask_user` without `allow_blocking_tools = true`.
+ * Output stages are granted `submit_output`, fan-out stages `fan_out`.
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { SUBMIT_OUTPUT } from '../outputs/spec.js';
-import { ASK_USER, BUILTIN_TOOLS, CONTEXT_TOOLS, canonicalTool, TOOL_ALIASES } from '../tools/names.js';
+import {
+  AGENT_TOOLS,
+  ASK_USER,
+  BUILTIN_TOOLS,
+  CONTEXT_TOOLS,
+  canonicalTool,
+  FAN_OUT,
+  TOOL_ALIASES,
+} from '../tools/names.js';
 import { didYouMean, type Findings } from './findings.js';
 import type { Blueprint } from './types.js';
 import { UNBUILT_TOOLS } from './unsupported.js';
 
-const KNOWN: readonly string[] = [...BUILTIN_TOOLS, ...CONTEXT_TOOLS, SUBMIT_OUTPUT, ASK_USER];
+const KNOWN: readonly string[] = [...BUILTIN_TOOLS, ...CONTEXT_TOOLS, SUBMIT_OUTPUT, ASK_USER, ...AGENT_TOOLS];
 
 export function checkStageTools(bp: Blueprint, findings: Findings): void {
   for (const stage of bp.stages) {
@@ -55,6 +63,10 @@ export function checkStageTools(bp: Blueprint, findings: Findings): void {
     if (stage.requireOutput) {
       const tools = stage.availableTools ?? [...BUILTIN_TOOLS, ...CONTEXT_TOOLS];
       if (!tools.map(canonicalTool).includes(SUBMIT_OUTPUT)) stage.availableTools = [...tools, SUBMIT_OUTPUT];
+    }
+    if (stage.mode === 'fan_out') {
+      const tools = stage.availableTools ?? [...BUILTIN_TOOLS, ...CONTEXT_TOOLS];
+      if (!tools.includes(FAN_OUT)) stage.availableTools = [...tools, FAN_OUT];
     }
   }
 }

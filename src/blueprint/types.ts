@@ -171,8 +171,33 @@ export interface ToolPermissions {
   tools: Record<string, PermissionMode>;
 }
 
-/** How a stage runs. `fan_out` is refused at validation until sub-agents exist. */
-export type StageMode = 'autonomous' | 'output' | 'interactive';
+/** How a stage runs (docs/reference/stages.md#stage-modes). */
+export type StageMode = 'autonomous' | 'output' | 'interactive' | 'fan_out';
+
+/**
+ * Who does a fan-out's work: a stage of this blueprint that allows it
+ * (`worker_stage`), or another blueprint of the run's catalog
+ * (`worker_agent`, by the name the blueprint wrote).
+ */
+export type WorkerRef = { stage: string } | { agent: string };
+
+/** The keys of a `mode = "fan_out"` stage (docs/reference/sub-agents.md#the-fan-out-stage), defaults applied. */
+export interface FanOutDef {
+  worker: WorkerRef;
+  /** At most this many workers run at once; 0 means no limit. Default 30. */
+  maxWorkers: number;
+  /** At most this many items in one call; absent means no limit. */
+  maxItems?: number;
+  /** Where the merged report is routed; absent: like any tool result of the stage. */
+  resultsRegion?: string;
+  onWorkerFailure: 'continue' | 'fail';
+  /** The stage the run goes on with once the workers are done. */
+  mergeStage?: string;
+  /** Times the stage is asked again when it ends without a fan_out call. Default 3. */
+  maxAttempts: number;
+  /** `require_output = true` on the fan-out stage: a worker that hands back no `submit_output` answer counts as failed. */
+  requireOutput?: boolean;
+}
 
 /**
  * The shape of a final answer (`[agent.output]`, `[stages.X.output]`, `lev run
@@ -219,6 +244,10 @@ export interface StageDef {
   toolPermissions?: ToolPermissions;
   /** In declaration order. */
   transitions: EdgeDef[];
+  /** Present on `mode = "fan_out"` stages. */
+  fanOut?: FanOutDef;
+  /** `allow_as_worker = true`: a fan-out or `spawn_agent` may start a run at this stage. */
+  allowAsWorker?: boolean;
   /** `accepts_messages = false`: operators' messages wait for a later stage (docs/reference/operators.md#accepts_messages). */
   acceptsMessages?: boolean;
   /** `allow_blocking_tools = true`: the stage may be offered `ask_user` (docs/reference/operators.md#ask_user). */
@@ -259,7 +288,20 @@ export interface Blueprint {
     model?: string;
     /** `[agent.output]`: the default shape of the run's final answer. */
     output?: OutputSpec;
+    /** `[agent] max_child_depth`: how deep sub-agents may nest below this run (absent: 3). */
+    maxChildDepth?: number;
   };
+  /**
+   * Other blueprints this one may start (`worker_agent`, `[agent] sub_agents`):
+   * the name as written -> the key of that blueprint in the run's catalog.
+   */
+  agentRefs?: Record<string, string>;
+  /**
+   * The run's catalog of other blueprints, keyed by file path; only on the
+   * blueprint a run was started with. Loaded on the client, so workflow code
+   * never reads another blueprint from disk (docs/reference/sub-agents.md#other-blueprints).
+   */
+  agents?: Record<string, Blueprint>;
   /**
    * The global layout in declaration order, followed by the runtime regions
    * that were not declared (`tool_results`, `conversation`, `final_output`;

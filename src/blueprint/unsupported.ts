@@ -21,7 +21,6 @@ export const UNBUILT_TOP_KEYS: Readonly<Record<string, string>> = {
 /** `[agent]` keys. */
 export const UNBUILT_AGENT_KEYS: Readonly<Record<string, string>> = {
   nudge: 'a stage that answers without tool calls is not nudged',
-  max_child_depth: 'sub-agents are not built',
   tool_rescan: 'the tool list is fixed when the run starts',
 };
 
@@ -29,8 +28,6 @@ export const UNBUILT_AGENT_KEYS: Readonly<Record<string, string>> = {
 export const UNBUILT_STAGE_KEYS: Readonly<Record<string, string>> = {
   interaction_points: 'the stage does not stop at these checkpoints to ask a person',
   required_tools: 'these tools are not kept or checked for',
-  requires_children: 'sub-agents are not built, so the stage does not wait for children',
-  allow_as_worker: 'sub-agents are not built, so no fan-out uses this stage',
   nudge: 'the stage is not nudged when it answers without tool calls',
   hooks: 'stage hooks are not run',
   connectors: 'connectors are not built',
@@ -48,16 +45,13 @@ export const UNBUILT_STAGE_KEYS: Readonly<Record<string, string>> = {
 
 /**
  * Tools of the original that are not built here: asking a person anything
- * but a free-text question, and sub-agents. A stage that lists one is not offered it.
+ * but a free-text question. A stage that lists one is not offered it.
  */
 export const UNBUILT_TOOLS: Readonly<Record<string, string>> = {
   ask_user_choice: 'only free-text questions are built (`ask_user`)',
   ask_user_confirm: 'only free-text questions are built (`ask_user`)',
   edit_document: 'only free-text questions are built (`ask_user`)',
   present_for_review: 'only free-text questions are built (`ask_user`)',
-  spawn_agent: 'sub-agents are not built',
-  wait_for_agent: 'sub-agents are not built',
-  check_agent: 'sub-agents are not built',
   read_files: 'use read_file once per file',
 };
 

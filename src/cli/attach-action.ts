@@ -14,7 +14,7 @@ import { temporalTls, tlsOption } from '../worker/tls.js';
 import { createToolWorker, toolQueueName } from '../worker/tool-worker.js';
 import { bundleFromEnv, createWorker, installRuntime } from '../worker/worker.js';
 import type { AttachFlags } from './commands/attach.js';
-import { followInTerminal, type Hosted, printTurn, reportEnd, stopHosted } from './follow-terminal.js';
+import { followInTerminal, type Hosted, printTurn, printWorkers, reportEnd, stopHosted } from './follow-terminal.js';
 import { commandHint, terminalAnswers } from './reply-prompt.js';
 import { ensureServer } from './server-access.js';
 
@@ -82,7 +82,10 @@ export async function attachToRun(runId: string, flags: AttachFlags): Promise<vo
       onTurn: flags.json ? () => {} : printTurn,
       say,
       onWaiting: reply,
-      follow: toolQueue ? { toolTaskQueue: toolQueue, onWait } : {},
+      follow: {
+        ...(toolQueue ? { toolTaskQueue: toolQueue, onWait } : {}),
+        ...(flags.json ? {} : { onWorkers: printWorkers }),
+      },
     });
     exitCode = await reportEnd(end, { runId: runId, address: flags.address, hosted, json: flags.json, say });
   } finally {

@@ -30,6 +30,12 @@ export function printTurn(p: Progress): void {
   );
 }
 
+export function printWorkers(w: NonNullable<Progress['workers']>, p: Progress): void {
+  process.stdout.write(
+    `[${p.stage}] workers: ${w.running} running, ${w.queued} queued, ${w.done} done, ${w.failed} failed\n`,
+  );
+}
+
 export function printResult(r: RunResult): void {
   process.stdout.write(
     `\n${r.status === 'completed' ? 'Run completed' : r.status === 'cancelled' ? 'Run cancelled' : `Run failed: ${r.error ?? 'unknown error'}`} after stages ${r.stages.join(' → ') || '(none)'}\n`,

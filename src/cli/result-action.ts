@@ -3,7 +3,11 @@
  * unknown, is a coded error; a failed run reports the partial result its
  * failure carries.
  */
+import { WorkflowNotFoundError } from '@temporalio/client';
+import { openBlobStore, parseBlobSpec } from '../blobs/index.js';
 import { LevError } from '../errors.js';
+import { defaultRuntimeConfig } from '../runtime/node/run-store.js';
+import type { RunResult } from '../runtime/types.js';
 import { runOutcome } from '../worker/client.js';
 import { describeRun } from '../worker/runs.js';
 import type { ResultFlags } from './commands/result.js';
@@ -15,7 +19,7 @@ export async function printRunResult(runId: string, flags: ResultFlags): Promise
     if ((await describeRun(client, runId, flags.address)).status.name === 'RUNNING')
       throw new LevError('run-not-finished', `Run "${runId}" is still running; ask again when it has finished.`);
     const result = await runOutcome(handle);
-    const output = { format: result.outputFormat ?? 'text', text: result.output };
+    const output = { format: result.outputFormat ?? 'text', text: await answerText(result) };
     if (flags.json) {
       process.stdout.write(
         `${JSON.stringify({ runId: result.runId, status: result.status, stages: result.stages, output, ...(result.error ? { error: result.error } : {}) })}\n`,
@@ -27,4 +31,27 @@ export async function printRunResult(runId: string, flags: ResultFlags): Promise
     }
     if (result.status !== 'completed') process.exitCode = 1;
   });
+}
+
+/**
+ * The run's whole answer: a sub-agent's large answer travels as a blob
+ * reference (docs/reference/sub-agents.md#what-a-worker-hands-back), read
+ * back here from the blob store this machine is configured with; when that
+ * store does not hold it, the first characters are shown and stderr says why.
+ */
+async function answerText(result: RunResult): Promise<string> {
+  const ref = result.outputRef;
+  if (!ref) return result.output;
+  const config = defaultRuntimeConfig(process.env);
+  const store = openBlobStore(parseBlobSpec(config.blobs, config.blobDir), 1);
+  try {
+    return await store.get(ref.hash);
+  } catch (err) {
+    process.stderr.write(
+      `the whole answer (${ref.bytes} bytes, blob ${ref.hash}) is not in this machine's blob store (${err instanceof Error ? err.message : String(err)}); its first characters follow\n`,
+    );
+    return result.output;
+  } finally {
+    if ('close' in store && typeof store.close === 'function') await store.close();
+  }
 }

@@ -19,7 +19,7 @@ import { startRun, withModel } from '../worker/client.js';
 import { temporalTls, tlsOption } from '../worker/tls.js';
 import { createToolWorker, toolQueueName } from '../worker/tool-worker.js';
 import { bundleFromEnv, createWorker, installRuntime } from '../worker/worker.js';
-import { followInTerminal, type Hosted, printTurn, reportEnd, stopHosted } from './follow-terminal.js';
+import { followInTerminal, type Hosted, printTurn, printWorkers, reportEnd, stopHosted } from './follow-terminal.js';
 import { commandHint, terminalAnswers } from './reply-prompt.js';
 import { ensureServer } from './server-access.js';
 
@@ -142,6 +142,7 @@ export async function runAgentCommand(path: string, flags: RunFlags): Promise<vo
       onWaiting: reply,
       follow: {
         toolTaskQueue,
+        ...(flags.json ? {} : { onWorkers: printWorkers }),
         onWait: (w) =>
           say(
             w

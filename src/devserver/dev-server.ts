@@ -16,6 +16,7 @@ export const SEARCH_ATTRIBUTES = {
   LeviathBlueprint: 'Keyword',
   LeviathStage: 'Keyword',
   LeviathStatus: 'Keyword',
+  LeviathParent: 'Keyword',
 } as const;
 
 export interface DevServerOptions {

@@ -31,6 +31,7 @@ const FailSchema = z.strictObject({
 
 const TurnSchema = z.strictObject({
   stage: z.string().min(1).optional(),
+  item: z.string().min(1).optional(),
   text: z.string().optional(),
   tool_calls: z.array(ToolCallSchema).optional(),
   latency_ms: nonNegativeInt.optional(),

@@ -72,12 +72,37 @@ export function resolveScript(name: string, env: NodeJS.ProcessEnv = process.env
 }
 
 /**
+ * The item id of a fan-out worker from its run id (`<parent>/<encoded item id>`),
+ * or undefined for a run that is not a sub-agent.
+ */
+export function workerItem(runId: string): string | undefined {
+  const slash = runId.lastIndexOf('/');
+  if (slash < 0) return undefined;
+  try {
+    return decodeURIComponent(runId.slice(slash + 1));
+  } catch {
+    return undefined;
+  }
+}
+
+/** Turns with `item` answer only that item's worker; when a worker has none of its own, the turns without `item` answer it. */
+function forItem(turns: ScriptTurn[], item: string | undefined): ScriptTurn[] {
+  const own = item === undefined ? [] : turns.filter((t) => t.item === item);
+  return own.length > 0 ? own : turns.filter((t) => t.item === undefined);
+}
+
+/**
  * Global turns (no `stage`) are indexed by `meta.turn`; a stage that has
- * turns of its own indexes them by `meta.stageTurn`.
+ * turns of its own indexes them by `meta.stageTurn`. A fan-out worker whose
+ * item has turns of its own (`item`) is answered from those.
  */
 export function selectTurn(script: Script, req: InferenceRequest): ScriptTurn | undefined {
   const { meta } = req;
-  const staged = script.turns.filter((t) => t.stage === meta.stage);
+  const item = workerItem(meta.runId);
+  const staged = forItem(
+    script.turns.filter((t) => t.stage === meta.stage),
+    item,
+  );
   let list: ScriptTurn[];
   let index: number;
   if (staged.length > 0) {
@@ -90,7 +115,10 @@ export function selectTurn(script: Script, req: InferenceRequest): ScriptTurn | 
     list = staged;
     index = meta.stageTurn;
   } else {
-    list = script.turns.filter((t) => t.stage === undefined);
+    list = forItem(
+      script.turns.filter((t) => t.stage === undefined),
+      item,
+    );
     index = meta.turn;
   }
   if (list.length === 0 || index < 0) return undefined;

@@ -5,6 +5,7 @@
 import type { Content, ToolCall } from '../context/index.js';
 import type { InferencePurpose, InvalidToolCall, Usage } from '../providers/types.js';
 import type { RecordedOp, SeedEntryText } from './ops.js';
+import type { CeilingLayer } from './sub-agents.js';
 
 export interface InferInput {
   runId: string;
@@ -54,6 +55,8 @@ export interface ToolInput {
   call: ToolCall;
   workdir: string;
   unattended: boolean;
+  /** A sub-agent's ancestors, whose permissions its calls stay under. */
+  ceiling?: CeilingLayer[];
   /** A person approved this call under its `ask` permission (docs/reference/operators.md#approve-and-deny). */
   approved?: boolean;
 }
@@ -93,6 +96,8 @@ export interface SeedRequest extends SeedRunInputs {
   regions?: string[];
   /** The stage whose model's encoding counts the text. */
   stage: string;
+  /** A sub-agent's ancestors, whose permissions, reads and commands its seeds stay under. */
+  ceiling?: CeilingLayer[];
 }
 
 export interface SeededRegion {

@@ -220,10 +220,20 @@ function callsLine(p: Progress): string {
 }
 
 /** A stage visit's current details (docs/reference/operators.md#current-details). */
+/** While a visit's sub-agents run: how many are queued, running, done and failed (docs/reference/sub-agents.md#watching-sub-agents). */
+function workersLines(p: Progress): string[] {
+  const w = p.workers;
+  if (!w) return [];
+  return [
+    `**Workers**: ${w.running} running, ${w.queued} queued, ${w.done} done, ${w.failed} failed; list them with \`LeviathParent = "${p.runId}"\`.`,
+  ];
+}
+
 export function stageDetails(p: Progress): string {
   return [
     `**${p.stage}** · turn ${p.visitTurns} (run inference ${p.inferences}) · ${p.status}`,
     ...waitingLines(p),
+    ...workersLines(p),
     ...(p.heldMessages > 0 ? [`**Held messages**: ${p.heldMessages} (this stage does not accept messages)`] : []),
     '',
     ...regionTable(p.regions, p.window),

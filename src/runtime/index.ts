@@ -25,5 +25,6 @@ export * from './failures.js';
 export * from './operators.js';
 export * from './ops.js';
 export * from './search-attributes.js';
+export * from './sub-agents.js';
 export * from './types.js';
 export * from './visit.js';

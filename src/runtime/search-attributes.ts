@@ -4,3 +4,5 @@ import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/commo
 export const BLUEPRINT_KEY = defineSearchAttributeKey('LeviathBlueprint', SearchAttributeType.KEYWORD);
 export const STAGE_KEY = defineSearchAttributeKey('LeviathStage', SearchAttributeType.KEYWORD);
 export const STATUS_KEY = defineSearchAttributeKey('LeviathStatus', SearchAttributeType.KEYWORD);
+/** A sub-agent's parent run id, so the Web UI lists a run's workers with `LeviathParent = "<run id>"`. */
+export const PARENT_KEY = defineSearchAttributeKey('LeviathParent', SearchAttributeType.KEYWORD);

@@ -3,11 +3,14 @@
  * `autonomous` ends the stage; a stage that owes a final answer (`output`
  * mode, `require_output`) is reminded to call `submit_output`, a few times at
  * most, then ends with `output-forced`; `interactive` waits for a person's
- * reply. An `output` stage ends, and with it the run, right after a valid
- * submission. Pure: imported by workflow code.
+ * reply; a `fan_out` stage is asked again for its `fan_out` call, up to its
+ * `max_attempts`. An `output` stage ends, and with it the run, right after a
+ * valid submission; a `fan_out` stage right after its fan-out. Pure:
+ * imported by workflow code.
  */
 import type { StageDef } from '../blueprint/types.js';
 import type { Content } from '../context/types.js';
+import type { FanOutFacts } from './types.js';
 
 /** Reminders before a stage that owes an answer gives up and ends without one. */
 export const OUTPUT_REMINDERS = 3;
@@ -29,10 +32,20 @@ export type PlainReplyStep =
   | { kind: 'end' }
   | { kind: 'remind'; text: string }
   | { kind: 'forced'; detail: string }
-  | { kind: 'wait' };
+  | { kind: 'wait' }
+  | { kind: 'ask-fan-out'; text: string }
+  | { kind: 'fan-out-empty'; detail: string };
 
 /** What the stage does after an assistant turn without tool calls. */
-export function afterPlainReply(def: StageDef, facts: OutputFacts): PlainReplyStep {
+export function afterPlainReply(def: StageDef, facts: OutputFacts & FanOutFacts): PlainReplyStep {
+  if (def.fanOut && !facts.fanOutDone) {
+    const missed = missedFanOut(def, facts);
+    if (missed.gaveUp) return { kind: 'fan-out-empty', detail: missed.gaveUp };
+    return {
+      kind: 'ask-fan-out',
+      text: `[fan-out-required] Stage "${def.name}" hands its work to workers: call fan_out once, on its own, with every work item as {"id", "context"} (an empty items list when nothing is left to do).`,
+    };
+  }
   if (def.requireOutput && !facts.output) {
     const sent = facts.outputReminders ?? 0;
     if (sent >= OUTPUT_REMINDERS)
@@ -47,6 +60,34 @@ export function afterPlainReply(def: StageDef, facts: OutputFacts): PlainReplySt
   }
   if (def.mode === 'interactive') return { kind: 'wait' };
   return { kind: 'end' };
+}
+
+/**
+ * A fan-out stage missed its fan-out once more (a reply without tool calls,
+ * or a refused `fan_out` call). Past `max_attempts` misses it gives up: the
+ * detail of the `fan-out-empty` warning says so.
+ */
+export function missedFanOut(def: StageDef, facts: FanOutFacts): { facts: FanOutFacts; gaveUp?: string } {
+  const misses = (facts.fanOutAttempts ?? 0) + 1;
+  const max = def.fanOut?.maxAttempts ?? 0;
+  if (misses <= max) return { facts: { ...facts, fanOutAttempts: misses } };
+  return {
+    facts: { ...facts, fanOutAttempts: misses, fanOutDone: true },
+    gaveUp: `stage "${def.name}" ended without a fan_out call after being asked ${max} time${max === 1 ? '' : 's'}; the run goes on with no workers`,
+  };
+}
+
+/**
+ * A fan-out stage ends once its fan-out ran or it gave up asking: completed,
+ * or with an error when a worker failed under `on_worker_failure = "fail"`.
+ * Undefined while it still owes its call, and for every other mode.
+ */
+export function fanOutEnd(
+  def: StageDef,
+  facts: FanOutFacts,
+): { end: 'completed' | 'error'; error?: string } | undefined {
+  if (!def.fanOut || !facts.fanOutDone) return undefined;
+  return facts.fanOutFailed ? { end: 'error', error: facts.fanOutFailed } : { end: 'completed' };
 }
 
 /** An `output` stage ends as soon as it holds a valid submission; the run ends with it. */

@@ -5,11 +5,13 @@
  */
 import type { Blueprint } from '../blueprint/types.js';
 import type { RunState } from '../context/state.js';
-import type { Content } from '../context/types.js';
+import type { BlobRef, Content } from '../context/types.js';
+import type { PermissionLayer } from '../tools/permissions.js';
 import type { CostEstimate } from './details.js';
 import type { LeviathStatus, OperatorCarry, PendingAsk, WaitingKind } from './operators.js';
 import type { RecordedOp } from './ops.js';
 import type { OutputFacts } from './stage-modes.js';
+import type { ChildRun, Lineage, WorkerCounts } from './sub-agents.js';
 
 export interface RunOptions {
   /** Refuse command seeds for this run (`--no-seed-commands`). */
@@ -28,6 +30,8 @@ export interface RunOptions {
    * there, everything else to the shared queue. Unset: the run's own queue.
    */
   toolTaskQueue?: string;
+  /** A fan-out of more items is split into shards of this many (tests shorten it); unset: 500. */
+  fanOutShardItems?: number;
 }
 
 export const DEFAULT_RUN_OPTIONS: RunOptions = {
@@ -41,7 +45,10 @@ export const DEFAULT_RUN_OPTIONS: RunOptions = {
 };
 
 export interface RunInput {
-  blueprint: Blueprint;
+  /** The blueprint of a run a person or a program started; a sub-agent gets `child` instead. */
+  blueprint?: Blueprint;
+  /** Set on a sub-agent's run: which blueprint it runs, where it starts and where it sits in the tree. */
+  child?: ChildRun;
   task?: string;
   /** Named caller values for `input` and `{caller = "k"}` seeds. */
   caller: Record<string, string>;
@@ -82,6 +89,10 @@ export interface StageInput {
   /** Progress facts of this visit, carried across re-runs and continue-as-new. */
   facts: VisitFacts;
   usage: UsageTotals;
+  /** A sub-agent's place in its tree; absent for a run a person started (depth 0, no ceiling). */
+  lineage?: Lineage;
+  /** A sub-agent's ancestors' permissions, for the agent tools the visit answers itself. */
+  ceilings?: PermissionLayer[];
   /** Messages and the pause handed to this visit (docs/reference/operators.md); absent in runs of earlier versions. */
   operators?: OperatorCarry;
   /** The visit's last tool calls, for its details; carried across continue-as-new. */
@@ -97,7 +108,17 @@ export interface RecentCall {
   ok: boolean;
 }
 
-export interface VisitFacts extends OutputFacts {
+/** What a fan-out stage's visit knows about its one `fan_out` call (docs/reference/sub-agents.md#the-fan-out-stage). */
+export interface FanOutFacts {
+  /** Asks and refused calls so far without a fan-out. */
+  fanOutAttempts?: number;
+  /** The fan-out ran (all its workers are done), or the stage gave up asking. */
+  fanOutDone?: boolean;
+  /** With `on_worker_failure = "fail"`: why the fan-out failed. */
+  fanOutFailed?: string;
+}
+
+export interface VisitFacts extends OutputFacts, FanOutFacts {
   modifyingCallSucceeded: boolean;
   modifyingCallDenied: boolean;
   /** Inferences in a row without progress. */
@@ -162,6 +183,8 @@ export interface Progress {
   recentCalls: RecentCall[];
   /** Completion attempts in the current visit, and how many of them a gate blocked. */
   gates: { attempts: number; blocked: number };
+  /** Workers of the fan-out (and agents started without waiting) of the visit, while any is not done. */
+  workers?: WorkerCounts;
 }
 
 /** How a finished run ended, as its result says; a cancelled run has no result, and the client says `cancelled`. */
@@ -170,7 +193,12 @@ export type RunStatus = 'completed' | 'failed' | 'cancelled';
 export interface RunResult {
   runId: string;
   status: RunStatus;
+  /** The run's answer; for a sub-agent whose answer is large, its first characters (the whole is `outputRef`). */
   output: string;
+  /** A sub-agent's answer when it is too large to travel inline: its blob in the store. */
+  outputRef?: BlobRef;
+  /** A sub-agent whose start stage owes an answer (`require_output`) ended without one. */
+  outputMissing?: boolean;
   /** The label of the answer handed back with `submit_output`; absent when the run submitted none. */
   outputFormat?: string;
   error?: string;

@@ -133,12 +133,15 @@ export type CallEffect =
   /** The stage was not given the tool. */
   | { kind: 'refused' }
   | { kind: 'context'; tool: string; isError: boolean }
+  /** A sub-agent tool: it did work when it answered without an error. */
+  | { kind: 'agent'; tool: string; isError: boolean }
   | { kind: 'builtin'; tool: string; isError: boolean; denied: boolean; modifiedPaths: readonly string[] };
 
 /**
  * Counts one tool call into the visit's facts and says whether it was
- * progress: a context tool that changed the region set, or a modifying tool
- * that succeeded. Every call counts toward `stuck_after_tool_calls`.
+ * progress: a context tool that changed the region set, a modifying tool
+ * that succeeded, or a sub-agent tool that answered without an error. Every
+ * call counts toward `stuck_after_tool_calls`.
  */
 export function tallyCall(
   facts: VisitFacts,
@@ -149,6 +152,7 @@ export function tallyCall(
   if (effect.kind === 'refused') return { facts: next, progressed: false };
   if (effect.kind === 'context')
     return { facts: next, progressed: !effect.isError && !READ_ONLY_CONTEXT_TOOLS.includes(effect.tool) };
+  if (effect.kind === 'agent') return { facts: next, progressed: !effect.isError };
   let progressed = false;
   if (modifying.has(canonicalTool(effect.tool))) {
     if (effect.denied) next.modifyingCallDenied = true;

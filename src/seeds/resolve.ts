@@ -179,7 +179,9 @@ async function seedCommand(c: Collector, seed: Form<'command'>, inputs: SeedInpu
     c.skip('seed-command-disabled', `the command seed \`${seed.command}\` was not run because ${disabled}.`);
     return;
   }
-  const approval = isPreApproved(seed.command, inputs.safeCommands);
+  const approval = [inputs.safeCommands, ...(inputs.ceilings ?? []).map((c) => c.safeCommands)]
+    .map((list) => isPreApproved(seed.command, list))
+    .find((a) => !a.ok) ?? { ok: true as const };
   if (!approval.ok) {
     c.skip(
       'seed-command-not-approved',
@@ -245,6 +247,7 @@ async function seedTools(c: Collector, calls: SeedToolCall[], inputs: SeedInputs
       shellTimeoutSecs: inputs.shellTimeoutSecs,
       ...(inputs.home ? { home: inputs.home } : {}),
       ...(inputs.sandbox ? { sandbox: inputs.sandbox } : {}),
+      ...(inputs.ceilings ? { ceilings: inputs.ceilings } : {}),
     });
     if (outcome.isError) {
       c.skip('seed-tool-failed', `the tool seed \`${key}\` failed: ${outcome.content}`);

@@ -1,7 +1,7 @@
 import type { Diagnostic } from '../errors.js';
 import type { ReadPathPolicy } from '../tools/read-paths.js';
 import type { SandboxPolicy } from '../tools/sandbox.js';
-import type { ToolContext } from '../tools/tool.js';
+import type { ToolCeiling, ToolContext } from '../tools/tool.js';
 
 /** Everything seed resolution needs from the spawn request and the user's config. */
 export interface SeedInputs {
@@ -25,6 +25,8 @@ export interface SeedInputs {
   home?: string;
   /** Where command seeds and `shell` tool seeds run; the namespace sandbox when unset. */
   sandbox?: SandboxPolicy;
+  /** A sub-agent's ancestors: a command seed must be pre-approved by each one's safe list too. */
+  ceilings?: readonly ToolCeiling[];
 }
 
 export interface SeedText {

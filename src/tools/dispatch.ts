@@ -6,7 +6,7 @@
  */
 import type { z } from 'zod';
 import { BUILTIN_TOOLS, canonicalTool, isContextTool } from './names.js';
-import { decidePermission } from './permissions.js';
+import { type PermissionDecision, strictestDecision } from './permissions.js';
 import { BUILTIN_TOOL_TABLE } from './registry.js';
 import { failure, type ToolContext, type ToolOutcome } from './tool.js';
 
@@ -40,6 +40,12 @@ function describeIssues(error: z.ZodError, raw: unknown): string {
     .join('; ');
 }
 
+/** The decision of the call's own permissions and of every ceiling above it (a sub-agent's ancestors). */
+function strictest(name: string, args: Record<string, unknown>, ctx: ToolContext): PermissionDecision {
+  const own = { permissions: ctx.permissions, safeCommands: ctx.safeCommands };
+  return strictestDecision(name, args, [own, ...(ctx.ceilings ?? [])], ctx.unattended);
+}
+
 export async function dispatchTool(name: string, rawArgs: unknown, ctx: ToolContext): Promise<ToolOutcome> {
   const canonical = canonicalTool(name);
   const tool = BUILTIN_TOOL_TABLE.get(canonical);
@@ -54,7 +60,7 @@ export async function dispatchTool(name: string, rawArgs: unknown, ctx: ToolCont
   }
 
   const args = argumentsObject(rawArgs);
-  const denyFirst = decidePermission(canonical, {}, ctx.permissions, ctx.safeCommands, ctx.unattended);
+  const denyFirst = strictest(canonical, {}, ctx);
   if (denyFirst.mode !== 'allow' && denyFirst.code === 'permission-denied') {
     return failure(denyFirst.code, denyFirst.message, { denied: true });
   }
@@ -65,13 +71,7 @@ export async function dispatchTool(name: string, rawArgs: unknown, ctx: ToolCont
       `${canonical}: ${describeIssues(parsed.error, args)}. See the tool's parameter schema.`,
     );
   }
-  const decision = decidePermission(
-    canonical,
-    parsed.data as Record<string, unknown>,
-    ctx.permissions,
-    ctx.safeCommands,
-    ctx.unattended,
-  );
+  const decision = strictest(canonical, parsed.data as Record<string, unknown>, ctx);
   if (decision.mode === 'deny' || (decision.mode === 'ask' && ctx.approved !== true)) {
     return failure(decision.code, decision.message, { denied: true });
   }

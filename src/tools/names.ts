@@ -37,6 +37,27 @@ export const CONTEXT_TOOLS = [
   'todo_note',
 ] as const;
 
+/**
+ * Tools that start and manage sub-agents: the workflow answers them with
+ * child runs (docs/reference/sub-agents.md). No stage gets them unless it lists them
+ * (a fan-out stage is given `fan_out`).
+ */
+export const AGENT_TOOLS = [
+  'fan_out',
+  'spawn_agent',
+  'check_agent',
+  'wait_for_agent',
+  'send_to_agent',
+  'kill_agent',
+] as const;
+export type AgentTool = (typeof AGENT_TOOLS)[number];
+
+export const FAN_OUT = 'fan_out';
+
+export function isAgentTool(name: string): name is AgentTool {
+  return (AGENT_TOOLS as readonly string[]).includes(name);
+}
+
 /** Tools whose success counts as a modification for `require_modifications`. */
 export const MODIFYING_TOOLS: readonly string[] = ['write_file', 'edit_file'];
 

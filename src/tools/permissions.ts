@@ -69,3 +69,24 @@ export function decidePermission(
     message: `\`${canonical}\` needs the user's approval before it runs ([tool_permissions] ${canonical} = "ask"); to skip the question, set \`[tool_permissions] ${canonical} = "allow"\`${notCovered}.`,
   };
 }
+
+/** What one level of a run's permissions allows: its merged `[tool_permissions]` and its safe list. */
+export interface PermissionLayer {
+  permissions: ToolPermissions;
+  safeCommands: readonly string[];
+}
+
+/**
+ * The decision of several levels at once (a sub-agent's own permissions and
+ * every ancestor's): a refusal wins over a question, a question over an
+ * allowance (docs/reference/sub-agents.md#what-a-worker-inherits).
+ */
+export function strictestDecision(
+  name: string,
+  args: Record<string, unknown>,
+  layers: readonly PermissionLayer[],
+  unattended: boolean,
+): PermissionDecision {
+  const decisions = layers.map((l) => decidePermission(name, args, l.permissions, l.safeCommands, unattended));
+  return decisions.find((d) => d.mode === 'deny') ?? decisions.find((d) => d.mode === 'ask') ?? { mode: 'allow' };
+}

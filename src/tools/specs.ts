@@ -1,5 +1,6 @@
 /** Tool definitions as the model sees them: name, description, JSON schema. */
 import { z } from 'zod';
+import { AGENT_TOOL_SCHEMAS } from './agent-schemas.js';
 import { ASK_USER_SCHEMA, CONTEXT_TOOL_SCHEMAS, type JsonSchemaSpec } from './context-schemas.js';
 import { canonicalTool } from './names.js';
 import { BUILTIN_TOOL_TABLE } from './registry.js';
@@ -15,7 +16,7 @@ function builtinSpec(name: string): JsonSchemaSpec | undefined {
 }
 
 /**
- * Specs for the named tools, built-in and context alike, in the order given.
+ * Specs for the named tools, built-in, context and agent tools alike, in the order given.
  * Aliases are resolved (`bash` gives `shell`), repeats are dropped, and names
  * that are no tool are left out.
  */
@@ -29,7 +30,8 @@ export function toolSpecs(names: string[]): JsonSchemaSpec[] {
     const spec =
       builtinSpec(canonical) ??
       CONTEXT_TOOL_SCHEMAS.find((s) => s.name === canonical) ??
-      (canonical === ASK_USER_SCHEMA.name ? ASK_USER_SCHEMA : undefined);
+      (canonical === ASK_USER_SCHEMA.name ? ASK_USER_SCHEMA : undefined) ??
+      AGENT_TOOL_SCHEMAS.find((s) => s.name === canonical);
     if (spec) specs.push(spec);
   }
   return specs;

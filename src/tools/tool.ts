@@ -6,6 +6,7 @@
 import type { z } from 'zod';
 import type { PermissionMode } from '../blueprint/types.js';
 import { formatCoded, type RuntimeCode } from '../errors.js';
+import type { PermissionLayer } from './permissions.js';
 import type { ReadPathPolicy } from './read-paths.js';
 import type { SandboxPolicy } from './sandbox.js';
 
@@ -32,7 +33,16 @@ export interface ToolContext {
   granted?: readonly string[];
   /** Where `shell` runs commands; the namespace sandbox when unset. */
   sandbox?: SandboxPolicy;
+  /**
+   * A sub-agent's ancestors' permissions and safe lists: a call runs only if
+   * every one of them would allow it too, so a worker never has more than the
+   * run that started it (docs/reference/sub-agents.md#what-a-worker-inherits).
+   */
+  ceilings?: readonly ToolCeiling[];
 }
+
+/** What one ancestor of a sub-agent allows its tools. */
+export type ToolCeiling = PermissionLayer;
 
 export interface ToolOutcome {
   content: string;

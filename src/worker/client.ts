@@ -17,14 +17,22 @@ import { cutUnits } from '../truncate.js';
 import { runProgress } from './operators.js';
 import { DEFAULT_TASK_QUEUE } from './worker.js';
 
-/** Every stage (and the agent default) switched to one model: `lev run --model`. */
+/** Every stage (and the agent default) switched to one model: `lev run --model`, the run's sub-agents too. */
 export function withModel(bp: Blueprint, model: string): Blueprint {
-  return {
+  const switched: Blueprint = {
     ...bp,
     agent: { ...bp.agent, model },
     stages: bp.stages.map(({ models: _chain, ...s }) => ({ ...s, model })),
   };
+  if (bp.agents)
+    switched.agents = Object.fromEntries(
+      Object.entries(bp.agents).map(([key, agent]) => [key, withModel(agent, model)]),
+    );
+  return switched;
 }
+
+/** A run started from a blueprint, as `lev run` and the tests start one (a sub-agent's run is started by its parent). */
+export type StartInput = RunInput & { blueprint: Blueprint };
 
 export function newRunId(agent: string): string {
   return `${agent}-${new Date().toISOString().replace(/[-:]/g, '').replace(/\..*/, '')}-${randomUUID().slice(0, 8)}`;
@@ -32,7 +40,7 @@ export function newRunId(agent: string): string {
 
 export async function startRun(
   client: Client,
-  input: RunInput,
+  input: StartInput,
   opts: { taskQueue?: string; workflowId?: string } = {},
 ): Promise<WorkflowHandle> {
   checkWorkdir(input.workdir);
@@ -121,6 +129,8 @@ export interface FollowOptions {
    * reply; `signal` aborts when it was answered elsewhere (the Web UI).
    */
   onWaiting?: (p: Progress, signal: AbortSignal) => Promise<void>;
+  /** A fan-out's workers (or agents started without waiting) changed: called with the new counts. */
+  onWorkers?: (workers: NonNullable<Progress['workers']>, p: Progress) => void;
 }
 
 /** What a person is asked now, as a key that changes when the question does; empty when nothing is asked. */
@@ -137,7 +147,13 @@ export async function followRun(
   onTurn: (p: Progress) => void,
   opts: number | FollowOptions = {},
 ): Promise<RunResult> {
-  const { intervalMs = 200, toolTaskQueue, onWait, onWaiting } = typeof opts === 'number' ? { intervalMs: opts } : opts;
+  const {
+    intervalMs = 200,
+    toolTaskQueue,
+    onWait,
+    onWaiting,
+    onWorkers,
+  } = typeof opts === 'number' ? { intervalMs: opts } : opts;
   let settled: { ok: true; value: RunResult } | { ok: false; error: unknown } | undefined;
   const done = handle.result().then(
     (value) => {
@@ -152,6 +168,7 @@ export async function followRun(
   let polls = 0;
   let asked = '';
   let asking: AbortController | undefined;
+  let workers = '';
   while (!settled) {
     const p = await runProgress(client, handle);
     // Describing workflows costs more than a query: look for a waiting tool call about once a second.
@@ -170,6 +187,9 @@ export async function followRun(
         seen = key;
         onTurn(p);
       }
+      const counts = p.workers ? JSON.stringify(p.workers) : '';
+      if (onWorkers && p.workers && counts !== workers) onWorkers(p.workers, p);
+      workers = counts;
       // Ask once per question, while polling on: an answer from elsewhere closes the question here.
       const question = questionKey(p);
       if (onWaiting && question !== asked) {

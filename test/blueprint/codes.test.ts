@@ -290,8 +290,46 @@ const cases: Case[] = [
   },
   {
     code: 'fan-out-unsupported',
-    bad: '[stages.split]\nmode = "fan_out"',
-    fixed: '[stages.split]\nmode = "autonomous"',
+    bad: '[stages.split]\nmode = "fan_out"\nworker_query = "reviewer"\n[stages.one]\nallow_as_worker = true',
+    fixed: '[stages.split]\nmode = "fan_out"\nworker_stage = "one"\n[stages.one]\nallow_as_worker = true',
+  },
+  {
+    code: 'bad-fan-out-worker',
+    bad: '[stages.split]\nmode = "fan_out"\n[stages.one]\nallow_as_worker = true',
+    fixed: '[stages.split]\nmode = "fan_out"\nworker_stage = "one"\n[stages.one]\nallow_as_worker = true',
+  },
+  {
+    code: 'worker-stage-unknown',
+    bad: '[stages.split]\nmode = "fan_out"\nworker_stage = "onne"\n[stages.one]\nallow_as_worker = true',
+    fixed: '[stages.split]\nmode = "fan_out"\nworker_stage = "one"\n[stages.one]\nallow_as_worker = true',
+  },
+  {
+    code: 'worker-stage-not-allowed',
+    bad: '[stages.split]\nmode = "fan_out"\nworker_stage = "one"\n[stages.one]',
+    fixed: '[stages.split]\nmode = "fan_out"\nworker_stage = "one"\n[stages.one]\nallow_as_worker = true',
+  },
+  {
+    code: 'merge-stage-unknown',
+    bad: '[stages.split]\nmode = "fan_out"\nworker_stage = "one"\nmerge_stage = "mrege"\n[stages.one]\nallow_as_worker = true\n[stages.merge]',
+    fixed:
+      '[stages.split]\nmode = "fan_out"\nworker_stage = "one"\nmerge_stage = "merge"\n[stages.one]\nallow_as_worker = true\n[stages.merge]',
+  },
+  {
+    code: 'worker-agent-unknown',
+    bad: '[agent]\nsub_agents = ["./helpr"]',
+    fixed: '[agent]\nsub_agents = ["./helper"]',
+    files: { 'helper/agent.toml': '[agent]\nname = "helper"\n' },
+  },
+  {
+    code: 'worker-agent-invalid',
+    bad: '[agent]\nsub_agents = ["./broken"]',
+    fixed: '[agent]\nsub_agents = ["./helper"]',
+    files: { 'helper/agent.toml': '[agent]\nname = "helper"\n', 'broken/agent.toml': '[agent]\nnme = "x"\n' },
+  },
+  {
+    code: 'fan-out-key-unused',
+    bad: '[stages.a]\nmax_workers = 4',
+    fixed: '[stages.a]\nmode = "fan_out"\nworker_stage = "b"\nmax_workers = 4\n[stages.b]\nallow_as_worker = true',
   },
   {
     code: 'unknown-tool',

@@ -3,7 +3,7 @@ import { loadBlueprint } from '../../src/blueprint/load.js';
 import { resolveStageBudgets, stageLayout } from '../../src/blueprint/resolve.js';
 
 describe('example blueprints', () => {
-  for (const name of ['coder', 'researcher', 'demo']) {
+  for (const name of ['coder', 'researcher', 'demo', 'reviewer']) {
     it(`${name} passes with no warnings or notes`, () => {
       const r = loadBlueprint(`blueprints/${name}`);
       expect(r.diagnostics).toEqual([]);

@@ -45,11 +45,23 @@ describe('stage mode', () => {
     expect(out.blueprint?.stages[0]?.availableTools).toContain('submit_output');
   });
 
-  it('refuses fan_out until sub-agents exist, and a misspelt mode', () => {
-    const fan = loadLeviath(STAGE('mode = "fan_out"'));
-    expect(codesOf(fan)).toContain('fan-out-unsupported');
-    expect(fan.diagnostics.find((d) => d.code === 'fan-out-unsupported')?.message).toMatch(/sub-agents/);
-    expect(codesOf(loadLeviath(`${STAGE('')}[stages.work.mode.fan_out]\nmerge_stage = "x"\n`))).toContain(
+  it("loads the original's fan-out stage in both forms, and refuses a misspelt mode", () => {
+    const worker = '[stages.one]\nallow_as_worker = true\n';
+    const flat = loadLeviath(
+      `${STAGE('mode = "fan_out"\nworker_stage = "one"\nmax_workers = 8\non_worker_failure = "fail_all"\nmerge_stage = "one"')}${worker}`,
+    );
+    expect(errorsOf(flat)).toEqual([]);
+    expect(flat.blueprint?.stages[0]?.fanOut).toMatchObject({
+      maxWorkers: 8,
+      onWorkerFailure: 'fail',
+      mergeStage: 'one',
+    });
+    const table = loadLeviath(
+      `${STAGE('')}[stages.work.mode.fan_out]\nworker_stage = "one"\nmax_items = 12\n${worker}`,
+    );
+    expect(errorsOf(table)).toEqual([]);
+    expect(table.blueprint?.stages[0]).toMatchObject({ mode: 'fan_out', fanOut: { maxItems: 12, maxWorkers: 30 } });
+    expect(codesOf(loadLeviath(`${STAGE('mode = "fan_out"\nworker_query = "a researcher"')}`))).toContain(
       'fan-out-unsupported',
     );
     expect(codesOf(loadLeviath(STAGE('mode = "autonomus"')))).toContain('bad-value');

@@ -77,7 +77,8 @@ describe('docker-compose.yml', () => {
     expect(dependsOn(services.worker!)['temporal-setup']?.condition).toBe('service_completed_successfully');
     const setup = JSON.stringify(services['temporal-setup']?.command);
     expect(setup).toContain('namespace create --namespace default');
-    for (const attribute of ['LeviathBlueprint', 'LeviathStage', 'LeviathStatus']) expect(setup).toContain(attribute);
+    for (const attribute of ['LeviathBlueprint', 'LeviathStage', 'LeviathStatus', 'LeviathParent'])
+      expect(setup).toContain(attribute);
   });
 
   it('restarts long-running services and runs the one-shot jobs once', () => {

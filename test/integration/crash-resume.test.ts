@@ -4,7 +4,7 @@
  * region set as an uninterrupted run, and the scripted model never served a
  * completed turn twice.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import proto from '@temporalio/proto';
@@ -14,8 +14,7 @@ import { followRun, startRun } from '../../src/worker/client.js';
 import { CRASH_SCRIPT, crashBlueprint, SLOW_THIRD_TURN_SCRIPT } from './fixtures/crash-script.js';
 import { connectClient } from './helpers.js';
 import { saveHistories, tempDir, writeBlueprint } from './run-helpers.js';
-
-const ROOT = join(import.meta.dirname, '..', '..');
+import { startWorkerProcess, waitFor } from './worker-processes.js';
 
 const BLUEPRINT = crashBlueprint('crashy');
 
@@ -26,24 +25,6 @@ interface Served {
   attempt: number;
 }
 
-function startWorkerProcess(env: Record<string, string>): Promise<ChildProcess> {
-  const child = spawn(
-    process.execPath,
-    ['--import', 'tsx', join(ROOT, 'test/integration/fixtures/worker-process.ts')],
-    {
-      cwd: ROOT,
-      env: { ...process.env, ...env },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    },
-  );
-  return new Promise((resolve, reject) => {
-    child.stdout?.on('data', (d) => {
-      if (String(d).includes('worker ready')) resolve(child);
-    });
-    child.once('exit', (code) => reject(new Error(`worker process exited early with ${code}`)));
-  });
-}
-
 function served(log: string, runId: string): Served[] {
   if (!existsSync(log)) return [];
   return readFileSync(log, 'utf8')
@@ -51,14 +32,6 @@ function served(log: string, runId: string): Served[] {
     .filter(Boolean)
     .map((l) => JSON.parse(l) as Served)
     .filter((s) => s.runId === runId && s.purpose === 'turn');
-}
-
-async function waitFor(check: () => boolean, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error('timed out waiting');
-    await new Promise((r) => setTimeout(r, 50));
-  }
 }
 
 function comparable(result: RunResult) {

@@ -25,7 +25,7 @@ interface Recorded {
   history: temporal.api.history.v1.IHistory;
 }
 
-/** Histories as `run-helpers.ts` saves them: `<workflowId>--<runId>` as binary protobuf or the SDK's JSON. */
+/** Histories as `run-helpers.ts` saves them: `<percent-encoded workflowId>--<runId>` as binary protobuf or the SDK's JSON. */
 function recordedHistories(): Recorded[] {
   const dir = historiesDir();
   return readdirSync(dir)
@@ -36,7 +36,7 @@ function recordedHistories(): Recorded[] {
       const history = file.endsWith('.json')
         ? historyFromJSON(JSON.parse(bytes.toString('utf8')))
         : temporal.api.history.v1.History.decode(bytes);
-      return { file, workflowId: file.slice(0, file.lastIndexOf('--')), history };
+      return { file, workflowId: decodeURIComponent(file.slice(0, file.lastIndexOf('--'))), history };
     });
 }
 

@@ -134,15 +134,16 @@ export async function runAgent(
   return { result, handle, turns };
 }
 
-/** Keeps the run's and its stage visits' histories for the replay test. */
+/** Keeps the histories of the run, its stage visits and its sub-agents (`<run id>/...`) for the replay test. */
 export async function saveHistories(client: Client, runId: string): Promise<void> {
   const dir = historiesDir();
   for await (const wf of client.workflow.list({
-    query: `WorkflowId = '${runId}' OR WorkflowId STARTS_WITH '${runId}.'`,
+    query: `WorkflowId = '${runId}' OR WorkflowId STARTS_WITH '${runId}.' OR WorkflowId STARTS_WITH '${runId}/'`,
   })) {
     const history = await client.workflow.getHandle(wf.workflowId, wf.runId).fetchHistory();
+    // A sub-agent's id holds `/`, so the file name carries the id percent-encoded.
     writeFileSync(
-      join(dir, `${wf.workflowId}--${wf.runId}.history`),
+      join(dir, `${encodeURIComponent(wf.workflowId)}--${wf.runId}.history`),
       proto.temporal.api.history.v1.History.encode(history).finish(),
     );
   }

@@ -96,6 +96,25 @@ describe('scripted turns', () => {
     expect(res).toMatchObject({ text: SCRIPT_FINISHED_TEXT, toolCalls: [], invalidToolCalls: [], stopReason: 'end' });
   });
 
+  it("answers a fan-out worker from its item's own turns, and other workers from the rest", async () => {
+    registerScript('items', {
+      turns: [
+        { stage: 'work', item: 'src/b.ts', text: 'b needs a fix' },
+        { stage: 'work', text: 'looks fine' },
+        { item: 'w9', text: 'global turn of w9' },
+        { text: 'global turn' },
+      ],
+    });
+    const ask = (runId: string, stage: string) =>
+      scripted.infer(request('scripted:items', { runId, stage, stageTurn: 0 })).then((r) => r.text);
+    expect(await ask('run-1/src%2Fb%2Ets', 'work')).toBe('b needs a fix');
+    expect(await ask('run-1/src%2Fa%2Ets', 'work')).toBe('looks fine');
+    expect(await ask('run-1', 'work')).toBe('looks fine');
+    expect(await ask('run-1/w9', 'other')).toBe('global turn of w9');
+    expect(await ask('run-1/w8', 'other')).toBe('global turn');
+    unregisterScript('items');
+  });
+
   it('wraps around when repeat is set', async () => {
     registerScript('loop', { repeat: true, turns: [{ text: 'tick' }, { text: 'tock' }] });
     const texts = [];

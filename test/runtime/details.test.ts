@@ -143,6 +143,14 @@ describe('stageDetails', () => {
     );
     expect(stageDetails(progress({ paused: true, status: 'paused' }))).toContain('`lev resume demo-1` goes on');
   });
+
+  it("counts a fan-out's workers while they run, and names the search that lists them", () => {
+    const md = stageDetails(progress({ workers: { queued: 10, running: 4, done: 11, failed: 1 } }));
+    expect(md.split('\n')[1]).toBe(
+      '**Workers**: 4 running, 10 queued, 11 done, 1 failed; list them with `LeviathParent = "demo-1"`.',
+    );
+    expect(stageDetails(progress())).not.toContain('**Workers**');
+  });
 });
 
 describe('runDetails', () => {

@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import type { StageDef } from '../../src/blueprint/types.js';
-import { afterPlainReply, endsWithOutput, interactiveReply, OUTPUT_REMINDERS } from '../../src/runtime/stage-modes.js';
+import {
+  afterPlainReply,
+  endsWithOutput,
+  fanOutEnd,
+  interactiveReply,
+  missedFanOut,
+  OUTPUT_REMINDERS,
+} from '../../src/runtime/stage-modes.js';
 
 const stage = (extra: Partial<StageDef> = {}): StageDef => ({
   name: 'report',
@@ -34,5 +41,42 @@ describe('what a stage does after an answer without tool calls', () => {
     expect(endsWithOutput(stage({ mode: 'output', requireOutput: true }), { output: answer })).toBe(true);
     expect(endsWithOutput(stage({ requireOutput: true }), { output: answer })).toBe(false);
     expect(endsWithOutput(stage({ mode: 'output' }), {})).toBe(false);
+  });
+
+  it('a fan-out stage is asked for its fan_out call max_attempts times, then gives up with fan-out-empty', () => {
+    const fan = stage({
+      mode: 'fan_out',
+      fanOut: { worker: { stage: 'one' }, maxWorkers: 30, onWorkerFailure: 'continue', maxAttempts: 2 },
+    });
+    expect(afterPlainReply(fan, {})).toMatchObject({ kind: 'ask-fan-out', text: /^\[fan-out-required\] .*fan_out/ });
+    expect(missedFanOut(fan, {})).toEqual({ facts: { fanOutAttempts: 1 } });
+    expect(afterPlainReply(fan, { fanOutAttempts: 1 })).toMatchObject({ kind: 'ask-fan-out' });
+    expect(afterPlainReply(fan, { fanOutAttempts: 2 })).toMatchObject({
+      kind: 'fan-out-empty',
+      detail: /asked 2 times/,
+    });
+    expect(missedFanOut(fan, { fanOutAttempts: 2 })).toMatchObject({
+      facts: { fanOutDone: true },
+      gaveUp: /no workers/,
+    });
+    const never = stage({
+      fanOut: { worker: { stage: 'one' }, maxWorkers: 0, onWorkerFailure: 'fail', maxAttempts: 0 },
+    });
+    expect(afterPlainReply(never, {})).toMatchObject({ kind: 'fan-out-empty' });
+    expect(afterPlainReply(fan, { fanOutDone: true })).toEqual({ kind: 'end' });
+  });
+
+  it('a fan-out stage ends once its fan-out ran: completed, or with an error when a fail-fast worker failed', () => {
+    const fan = stage({
+      mode: 'fan_out',
+      fanOut: { worker: { stage: 'one' }, maxWorkers: 30, onWorkerFailure: 'fail', maxAttempts: 3 },
+    });
+    expect(fanOutEnd(fan, {})).toBeUndefined();
+    expect(fanOutEnd(fan, { fanOutDone: true })).toEqual({ end: 'completed' });
+    expect(fanOutEnd(fan, { fanOutDone: true, fanOutFailed: 'w2 failed' })).toEqual({
+      end: 'error',
+      error: 'w2 failed',
+    });
+    expect(fanOutEnd(stage(), { fanOutDone: true })).toBeUndefined();
   });
 });

@@ -93,6 +93,14 @@ describe('what counts as progress', () => {
     expect(ok.facts.modifyingCallSucceeded).toBe(true);
   });
 
+  it('is a sub-agent tool that answered without an error', () => {
+    expect(tallyCall(facts(), modifying, { kind: 'agent', tool: 'fan_out', isError: false }).progressed).toBe(true);
+    expect(tallyCall(facts(), modifying, { kind: 'agent', tool: 'check_agent', isError: true })).toEqual({
+      facts: facts({ toolCallsWithoutProgress: 1 }),
+      progressed: false,
+    });
+  });
+
   it('is not a denied or failed modifying call, nor a read; a denial is remembered for the gate', () => {
     const denied = tallyCall(facts(), modifying, {
       kind: 'builtin',

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { dispatchTool } from '../../src/tools/dispatch.js';
-import { decidePermission, permissionMode } from '../../src/tools/permissions.js';
+import { decidePermission, permissionMode, strictestDecision } from '../../src/tools/permissions.js';
 import { isPreApproved } from '../../src/tools/safe-commands.js';
 import { makeSandbox } from './fixture.js';
 
@@ -69,6 +69,42 @@ describe('[tool_permissions]', () => {
     ).toBeUndefined();
     const extra = box.ctx({ permissions: { tools: { shell: 'ask' } }, safeCommands: ['touch'] });
     expect((await dispatchTool('shell', { command: 'touch ok2.txt' }, extra)).isError).toBe(false);
+  });
+
+  it("a sub-agent's call also needs every ancestor's allowance: a refusal above wins", async () => {
+    const allow = { tools: { write_file: 'allow' as const } };
+    const above = [{ permissions: { tools: { write_file: 'deny' as const } }, safeCommands: [] }];
+    const out = await dispatchTool(
+      'write_file',
+      { path: 'y.txt', content: 'y' },
+      box.ctx({ permissions: allow, ceilings: above }),
+    );
+    expect(out).toMatchObject({ isError: true, code: 'permission-denied', denied: true });
+    expect(existsSync(path.join(box.work, 'y.txt'))).toBe(false);
+    // An ancestor's `ask` is refused in an unattended run, unless its own safe list approves the command.
+    const ask = [{ permissions: { tools: { shell: 'ask' as const } }, safeCommands: ['true'] }];
+    const shellCtx = (ceilings: typeof ask) =>
+      box.ctx({
+        permissions: { tools: { shell: 'allow' } },
+        ceilings,
+        unattended: true,
+        sandbox: { kind: 'none', env: [], readRoots: [] },
+      });
+    expect((await dispatchTool('shell', { command: 'touch z.txt' }, shellCtx(ask))).code).toBe(
+      'permission-ask-unattended',
+    );
+    expect((await dispatchTool('shell', { command: 'true' }, shellCtx(ask))).isError).toBe(false);
+  });
+
+  it('the strictest of several levels decides: a refusal over a question over an allowance', () => {
+    const allow = { permissions: { tools: {} }, safeCommands: [] };
+    const ask = { permissions: { tools: { fan_out: 'ask' as const } }, safeCommands: [] };
+    const deny = { permissions: { default: 'deny' as const, tools: {} }, safeCommands: [] };
+    expect(strictestDecision('fan_out', {}, [allow, allow], false)).toEqual({ mode: 'allow' });
+    expect(strictestDecision('fan_out', {}, [allow, ask], false)).toMatchObject({ mode: 'ask' });
+    expect(strictestDecision('fan_out', {}, [ask, deny, allow], false)).toMatchObject({ mode: 'deny' });
+    expect(strictestDecision('fan_out', {}, [ask], true)).toMatchObject({ code: 'permission-ask-unattended' });
+    expect(strictestDecision('fan_out', {}, [], true)).toEqual({ mode: 'allow' });
   });
 
   it('the decision is available without dispatching', () => {

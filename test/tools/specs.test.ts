@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { BUILTIN_TOOLS, CONTEXT_TOOLS } from '../../src/tools/names.js';
+import { AGENT_TOOLS, BUILTIN_TOOLS, CONTEXT_TOOLS } from '../../src/tools/names.js';
 import { toolSpecs } from '../../src/tools/specs.js';
 
 describe('toolSpecs', () => {
-  it('covers every built-in and context tool with an object schema', () => {
-    const specs = toolSpecs([...BUILTIN_TOOLS, ...CONTEXT_TOOLS]);
-    expect(specs.map((s) => s.name)).toEqual([...BUILTIN_TOOLS, ...CONTEXT_TOOLS]);
+  it('covers every built-in, context and sub-agent tool with an object schema', () => {
+    const specs = toolSpecs([...BUILTIN_TOOLS, ...CONTEXT_TOOLS, ...AGENT_TOOLS]);
+    expect(specs.map((s) => s.name)).toEqual([...BUILTIN_TOOLS, ...CONTEXT_TOOLS, ...AGENT_TOOLS]);
     for (const spec of specs) {
       expect(spec.description.length).toBeGreaterThan(10);
       expect(spec.parameters).toMatchObject({ type: 'object' });
@@ -17,6 +17,9 @@ describe('toolSpecs', () => {
     const [read, edit] = toolSpecs(['read_file', 'edit_file']);
     expect(read?.parameters).toMatchObject({ required: ['path'], properties: { offset: { type: 'integer' } } });
     expect(edit?.parameters).toMatchObject({ required: ['path', 'old_string', 'new_string'] });
+    const [fan, spawn] = toolSpecs(['fan_out', 'spawn_agent']);
+    expect(fan?.parameters).toMatchObject({ required: ['items'], properties: { items: { type: 'array' } } });
+    expect(spawn?.parameters).toMatchObject({ required: ['task'], properties: { wait: { type: 'boolean' } } });
     const [remove] = toolSpecs(['context_delete']);
     expect(remove?.parameters).toMatchObject({ required: ['region'], properties: { oldest: { minimum: 1 } } });
   });

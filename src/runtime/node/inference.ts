@@ -28,7 +28,7 @@ import { encodingFor, lookupModel, UNKNOWN_MODEL_WINDOW } from '../../providers/
 import type { ResolvedSystemBlock } from '../../providers/types.js';
 import { countTokens, countToolCall, isLongText } from '../../tokens/index.js';
 import { stageTools } from '../../tools/grants.js';
-import { isContextTool } from '../../tools/names.js';
+import { FAN_OUT, isAgentTool, isContextTool } from '../../tools/names.js';
 import { type ToolSpec, toolSpecs } from '../../tools/specs.js';
 import type { CountedToolCall, InferInput, InferOutput } from '../activity-types.js';
 import { ENGINE } from '../engine-calls.js';
@@ -67,10 +67,14 @@ async function callModel<T>(model: string, call: () => Promise<T>): Promise<T> {
   }
 }
 
-/** The stage's tool specs; `submit_output` describes the answer this stage asks for. */
+/**
+ * The stage's tool specs; `submit_output` describes the answer this stage
+ * asks for, and the agent tools say which agents and stages the stage may
+ * start.
+ */
 function stageToolSpecs(bp: Blueprint, stage: string): ToolSpec[] {
   const names = stageTools(bp, stage);
-  const specs = toolSpecs(names);
+  const specs = toolSpecs(names).map((spec) => (isAgentTool(spec.name) ? withWorkers(bp, stage, spec) : spec));
   if (names.includes(SUBMIT_OUTPUT))
     specs.push({
       name: SUBMIT_OUTPUT,
@@ -84,9 +88,11 @@ function stageToolSpecs(bp: Blueprint, stage: string): ToolSpec[] {
  * Moves a call's long text arguments to the blob store, so history carries a reference where
  * the model wrote the text (docs/reference/regions.md#stored-arguments): any long argument of
  * a built-in tool (the tool activity reads it back), and the `content` of a context-tool write
- * the engine can keep as stored text.
+ * the engine can keep as stored text; never an agent tool's, which the workflow reads.
  */
 async function storeArguments(store: BlobStore, state: RunState, call: ToolCall): Promise<ToolCall> {
+  // The workflow reads an agent tool's arguments itself (the task, the items), so they stay inline.
+  if (isAgentTool(call.name)) return call;
   const names = isContextTool(call.name)
     ? storesContent(state, call.name, call.arguments) && isLongText(call.arguments.content)
       ? ['content']
@@ -96,6 +102,26 @@ async function storeArguments(store: BlobStore, state: RunState, call: ToolCall)
   const args = { ...call.arguments };
   for (const name of names) args[name] = await store.put(args[name] as string);
   return { ...call, arguments: args, blobArgs: names };
+}
+
+/** What the stage may start, appended to an agent tool's description. */
+function withWorkers(bp: Blueprint, stage: string, spec: ToolSpec): ToolSpec {
+  const fanOut = bp.stages.find((s) => s.name === stage)?.fanOut;
+  if (fanOut && spec.name === FAN_OUT) {
+    const worker = 'stage' in fanOut.worker ? `stage "${fanOut.worker.stage}"` : `agent "${fanOut.worker.agent}"`;
+    return {
+      ...spec,
+      description: `${spec.description}\n\nThis stage's worker is ${worker}; leave out agent and stage.`,
+    };
+  }
+  if (spec.name !== FAN_OUT && spec.name !== 'spawn_agent') return spec;
+  const agents = Object.keys(bp.agentRefs ?? {});
+  const stages = bp.stages.filter((s) => s.allowAsWorker).map((s) => s.name);
+  const lines = [
+    agents.length > 0 ? `Agents you can start: ${agents.join(', ')}.` : '',
+    stages.length > 0 ? `Stages that run as workers: ${stages.join(', ')}.` : '',
+  ].filter(Boolean);
+  return lines.length > 0 ? { ...spec, description: `${spec.description}\n\n${lines.join(' ')}` } : spec;
 }
 
 export async function infer(

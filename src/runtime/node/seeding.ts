@@ -16,29 +16,45 @@ import { mergedPermissions } from '../../tools/permissions.js';
 import type { SeededRegion, SeedRequest, SeedRunInputs } from '../activity-types.js';
 import type { SeedEntryText } from '../ops.js';
 import type { RunStore } from './run-store.js';
-import { readPolicy, sandboxPolicy } from './tool-context.js';
+import { type Ancestor, ancestorsOf, readPolicyUnder, sandboxUnder, toolCeilings } from './tool-context.js';
 
 export type { SeededRegion, SeedRequest, SeedRunInputs };
 
-export function seedInputs(bp: Blueprint, req: SeedRunInputs, env: NodeJS.ProcessEnv): SeedInputs {
-  const reads = readPolicy(bp, req.workdir, env);
+/**
+ * What seed resolution needs; a sub-agent's seeds stay under its ancestors'
+ * reads, commands and permissions, and run with the permissions of the stage
+ * the run starts at.
+ */
+export function seedInputs(
+  bp: Blueprint,
+  req: SeedRunInputs,
+  env: NodeJS.ProcessEnv,
+  ancestors: readonly Ancestor[] = [],
+  stage = bp.agent.entryStage,
+): SeedInputs {
+  const reads = readPolicyUnder(bp, req.workdir, env, ancestors);
   return {
     ...(req.task !== undefined ? { task: req.task } : {}),
     caller: req.caller,
     workdir: req.workdir,
     readPolicy: reads,
-    sandbox: sandboxPolicy(bp, reads, env),
+    sandbox: sandboxUnder(bp, reads, env, ancestors),
     noSeedCommands: req.noSeedCommands,
-    allowSeedCommands: bp.security.allowSeedCommands,
+    allowSeedCommands: bp.security.allowSeedCommands && ancestors.every((a) => a.bp.security.allowSeedCommands),
     safeCommands: bp.safeCommands.shell,
-    permissions: mergedPermissions(bp, bp.agent.entryStage),
+    permissions: mergedPermissions(bp, stage),
     shellTimeoutSecs: bp.limits.scriptShellTimeoutSecs,
+    ...(ancestors.length > 0 ? { ceilings: toolCeilings(ancestors) } : {}),
   };
 }
 
 /** Spawn-time refusals (confinement, task acceptance) before anything is read. */
 export function preflight(bp: Blueprint, req: SeedRunInputs, env: NodeJS.ProcessEnv): void {
-  const errors = preflightSeedPaths(bp, seedInputs(bp, req, env)).filter((d) => d.severity === 'error');
+  checkSeedPaths(bp, seedInputs(bp, req, env));
+}
+
+function checkSeedPaths(bp: Blueprint, inputs: SeedInputs): void {
+  const errors = preflightSeedPaths(bp, inputs).filter((d) => d.severity === 'error');
   const first = errors[0];
   if (first) throw new LevError(first.code, errors.map((d) => d.message).join(' '), errors);
 }
@@ -46,8 +62,9 @@ export function preflight(bp: Blueprint, req: SeedRunInputs, env: NodeJS.Process
 export async function resolveRunSeeds(store: RunStore, req: SeedRequest): Promise<SeededRegion[]> {
   const bp = await store.blueprint(req.blueprintHash);
   const env = store.config.env;
-  if (!req.regions) preflight(bp, req, env);
-  const inputs = seedInputs(bp, req, env);
+  const ancestors = await ancestorsOf(store, req.ceiling);
+  const inputs = seedInputs(bp, req, env, ancestors, ancestors.length > 0 ? req.stage : bp.agent.entryStage);
+  if (!req.regions) checkSeedPaths(bp, inputs);
   const model = stageModel(bp, req.stage);
   const encoding = encodingFor(model, lookupModel(bp.models, model));
   const out: SeededRegion[] = [];

@@ -17,7 +17,7 @@ import type { ToolInput, ToolResultOut, TrackedFile } from '../activity-types.js
 import { expandArguments } from './arguments.js';
 import { chooseModel } from './model-choice.js';
 import type { RunStore } from './run-store.js';
-import { readPolicy, sandboxPolicy } from './tool-context.js';
+import { ancestorsOf, readPolicyUnder, sandboxUnder, toolCeilings } from './tool-context.js';
 
 export type { ToolInput, ToolResultOut, TrackedFile };
 
@@ -83,11 +83,13 @@ export async function runToolCall(
         : {}),
     };
   }
-  const reads = readPolicy(bp, input.workdir, store.config.env);
+  const ancestors = await ancestorsOf(store, input.ceiling);
+  const reads = readPolicyUnder(bp, input.workdir, store.config.env, ancestors);
   const outcome = await dispatchTool(input.call.name, input.call.arguments, {
     workdir: input.workdir,
     readPolicy: reads,
-    sandbox: sandboxPolicy(bp, reads, store.config.env),
+    sandbox: sandboxUnder(bp, reads, store.config.env, ancestors),
+    ...(ancestors.length > 0 ? { ceilings: toolCeilings(ancestors) } : {}),
     permissions: mergedPermissions(bp, input.stage),
     safeCommands: bp.safeCommands.shell,
     unattended: input.unattended,

@@ -8,6 +8,7 @@ import type { Blueprint } from '../../blueprint/types.js';
 import { loadUserConfig } from '../../blueprint/user-config.js';
 import { LevError } from '../../errors.js';
 import { canonicalTool } from '../../tools/names.js';
+import { mergedPermissions } from '../../tools/permissions.js';
 import type { ReadPathPolicy } from '../../tools/read-paths.js';
 import { compileReadPaths } from '../../tools/read-paths.js';
 import {
@@ -17,6 +18,9 @@ import {
   type SandboxPolicy,
   sandboxUnavailableMessage,
 } from '../../tools/sandbox.js';
+import type { ToolCeiling } from '../../tools/tool.js';
+import type { CeilingLayer } from '../sub-agents.js';
+import type { RunStore } from './run-store.js';
 
 export function readPolicy(bp: Blueprint, workdir: string, env: NodeJS.ProcessEnv): ReadPathPolicy {
   const { config } = loadUserConfig(env);
@@ -32,6 +36,59 @@ export function readPolicy(bp: Blueprint, workdir: string, env: NodeJS.ProcessEn
     homedir(),
   );
   return policy;
+}
+
+/** One ancestor of a sub-agent: its blueprint and the stage that started the line below it. */
+export interface Ancestor {
+  bp: Blueprint;
+  stage: string;
+}
+
+export async function ancestorsOf(store: RunStore, ceiling: readonly CeilingLayer[] | undefined): Promise<Ancestor[]> {
+  return Promise.all(
+    (ceiling ?? []).map(async (l) => ({ bp: await store.blueprint(l.blueprintHash), stage: l.stage })),
+  );
+}
+
+/** What each ancestor allows a tool call (docs/reference/sub-agents.md#what-a-worker-inherits). */
+export function toolCeilings(ancestors: readonly Ancestor[]): ToolCeiling[] {
+  return ancestors.map((a) => ({
+    permissions: mergedPermissions(a.bp, a.stage),
+    safeCommands: a.bp.safeCommands.shell,
+  }));
+}
+
+/**
+ * A sub-agent reads outside its workdir only where its own blueprint and
+ * every ancestor's may: the policies' intersection.
+ */
+export function readPolicyUnder(
+  bp: Blueprint,
+  workdir: string,
+  env: NodeJS.ProcessEnv,
+  ancestors: readonly Ancestor[],
+): ReadPathPolicy {
+  const own = readPolicy(bp, workdir, env);
+  if (ancestors.length === 0) return own;
+  const above = ancestors.map((a) => readPolicy(a.bp, workdir, env));
+  return {
+    allows: (path) => own.allows(path) && above.every((p) => p.allows(path)),
+    active: own.active,
+    roots: own.roots.filter((root) => above.every((p) => p.allows(root))),
+  };
+}
+
+/** A sub-agent's commands see only the variables every ancestor's commands may see. */
+export function sandboxUnder(
+  bp: Blueprint,
+  policy: ReadPathPolicy,
+  env: NodeJS.ProcessEnv,
+  ancestors: readonly Ancestor[],
+): SandboxPolicy {
+  const own = sandboxPolicy(bp, policy, env);
+  if (ancestors.length === 0) return own;
+  const above = ancestors.map((a) => sandboxPolicy(a.bp, policy, env).env);
+  return { ...own, env: own.env.filter((name) => above.every((names) => names.includes(name))) };
 }
 
 /** Names that look like credentials: a blueprint alone cannot pass them to its commands. */

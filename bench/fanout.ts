@@ -1,0 +1,202 @@
+/**
+ * `npm run bench -- fanout [N ...] [--latency ms] [--calls 3] [--max-workers 30]`:
+ * one fan-out of N items (default 10, 100 and 1,000) on one `lev worker`
+ * process, every worker answered by the scripted model at a fixed latency
+ * per call. Prints one row per N: the run's wall time against the ideal
+ * (`ceil(N / max_workers) × calls × latency`), the parents' history (the
+ * stage visit that starts the workers, and past 500 items its shards:
+ * events, bytes, bytes per item) and the worker process's idle and peak RSS.
+ * Starts its own dev server.
+ */
+import { spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client, Connection } from '@temporalio/client';
+import proto from '@temporalio/proto';
+import { stringify } from 'smol-toml';
+import { loadBlueprintFromString } from '../src/blueprint/load.js';
+import { startDevServer } from '../src/devserver/dev-server.js';
+import { freePort } from '../src/devserver/net.js';
+import { findTemporalCli } from '../src/devserver/temporal-cli.js';
+import { DEFAULT_RUN_OPTIONS } from '../src/runtime/types.js';
+import { followRun, startRun } from '../src/worker/client.js';
+
+interface Options {
+  sizes: number[];
+  latencyMs: number;
+  calls: number;
+  maxWorkers: number;
+}
+
+function parseArgs(args: string[]): Options {
+  const opts: Options = { sizes: [], latencyMs: 500, calls: 3, maxWorkers: 30 };
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i] as string;
+    const value = () => {
+      const v = Number(args[++i]);
+      if (!Number.isInteger(v) || v < 0) throw new Error(`${arg} needs a whole number`);
+      return v;
+    };
+    if (arg === '--latency') opts.latencyMs = value();
+    else if (arg === '--calls') opts.calls = Math.max(1, value());
+    else if (arg === '--max-workers') opts.maxWorkers = value();
+    else if (/^\d+$/.test(arg)) opts.sizes.push(Number(arg));
+    else throw new Error('usage: npm run bench -- fanout [N ...] [--latency ms] [--calls n] [--max-workers n]');
+  }
+  if (opts.sizes.length === 0) opts.sizes = [10, 100, 1000];
+  return opts;
+}
+
+/** The script: the split stage fans out to N items at once; each worker makes `calls` calls of `latency` ms. */
+function script(n: number, opts: Options): string {
+  const work = Array.from({ length: opts.calls }, (_, k) =>
+    k < opts.calls - 1
+      ? {
+          stage: 'work',
+          latency_ms: opts.latencyMs,
+          tool_calls: [{ name: 'context_append', arguments: { region: 'notes', content: `step ${k + 1} done` } }],
+        }
+      : { stage: 'work', latency_ms: opts.latencyMs, text: 'Item done: nothing to report.' },
+  );
+  const items = Array.from({ length: n }, (_, i) => ({ id: `item-${i + 1}`, context: `Handle item ${i + 1}.` }));
+  return stringify({ turns: [{ stage: 'split', tool_calls: [{ name: 'fan_out', arguments: { items } }] }, ...work] });
+}
+
+function blueprint(model: string, opts: Options) {
+  const toml = `
+[agent]
+name = "fanout-bench"
+model = "${model}"
+[models."${model}"]
+context_window = 200000
+[context.regions]
+task    = { kind = "pinned", max_tokens = 1000 }
+notes   = { kind = "temporary", max_tokens = 2000 }
+results = { kind = "temporary", max_tokens = 100000 }
+[stages.split]
+mode = "fan_out"
+worker_stage = "work"
+max_workers = ${opts.maxWorkers}
+results_region = "results"
+[stages.work]
+allow_as_worker = true
+`;
+  const loaded = loadBlueprintFromString(toml, process.cwd(), 'fanout-bench.toml');
+  if (!loaded.blueprint) throw new Error(loaded.diagnostics.map((d) => d.message).join('\n'));
+  return loaded.blueprint;
+}
+
+function rssMb(pid: number): number {
+  const line = readFileSync(`/proc/${pid}/status`, 'utf8')
+    .split('\n')
+    .find((l) => l.startsWith('VmRSS:'));
+  return line ? Number(line.replace(/\D+/g, '')) / 1024 : 0;
+}
+
+async function history(client: Client, workflowId: string): Promise<{ events: number; bytes: number }> {
+  const h = await client.workflow.getHandle(workflowId).fetchHistory();
+  return { events: h.events?.length ?? 0, bytes: proto.temporal.api.history.v1.History.encode(h).finish().length };
+}
+
+export default async function run(args: string[]): Promise<void> {
+  const opts = parseArgs(args);
+  const tmp = mkdtempSync(join(tmpdir(), 'leviath-bench-fanout-'));
+  const cli = await findTemporalCli({ log: (l) => process.stderr.write(`${l}\n`) });
+  const server = await startDevServer({
+    cli,
+    dbFile: join(tmp, 'temporal.sqlite'),
+    port: await freePort(),
+    uiPort: await freePort(),
+    headless: true,
+  });
+  const taskQueue = `fanout-${Date.now()}`;
+  mkdirSync(join(tmp, 'home'));
+  const worker = spawn(
+    process.execPath,
+    [
+      new URL('../bin/lev.mjs', import.meta.url).pathname,
+      'worker',
+      '--address',
+      server.address,
+      '--task-queue',
+      taskQueue,
+    ],
+    { env: { ...process.env, LEVIATH_HOME: join(tmp, 'home') }, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  await new Promise<void>((resolve, reject) => {
+    let seen = '';
+    worker.stdout?.on('data', (d: Buffer) => {
+      seen += d.toString();
+      if (/worker polling/.test(seen)) resolve();
+    });
+    worker.once('exit', (code) => reject(new Error(`worker exited (${code}) before it was ready`)));
+  });
+  const pid = worker.pid as number;
+  const connection = await Connection.connect({ address: server.address });
+  const client = new Client({ connection });
+  await new Promise((r) => setTimeout(r, 3000));
+  const idle = rssMb(pid);
+
+  const rows: Record<string, string>[] = [];
+  try {
+    for (const n of opts.sizes) {
+      const file = join(tmp, `script-${n}.toml`);
+      writeFileSync(file, script(n, opts));
+      const bp = blueprint(`scripted:${file}`, opts);
+      let peak = rssMb(pid);
+      const meter = setInterval(() => {
+        peak = Math.max(peak, rssMb(pid));
+      }, 100);
+      const runId = `fanout-${n}-${Date.now()}`;
+      const started = Date.now();
+      const handle = await startRun(
+        client,
+        { blueprint: bp, task: `Fan out ${n} items.`, caller: {}, workdir: tmp, options: DEFAULT_RUN_OPTIONS },
+        { taskQueue, workflowId: runId },
+      );
+      const result = await followRun(client, handle, () => {}, 500);
+      const wallS = (Date.now() - started) / 1000;
+      clearInterval(meter);
+      const waves = opts.maxWorkers > 0 ? Math.ceil(n / opts.maxWorkers) : 1;
+      const idealS = (waves * opts.calls * opts.latencyMs) / 1000;
+      // The workers' parents: the visit, and past 500 items the shards it starts.
+      const visit = await history(client, `${runId}.1.split`);
+      const shards = { events: 0, bytes: 0, count: 0 };
+      for await (const wf of client.workflow.list({ query: `WorkflowId STARTS_WITH '${runId}/~shard-'` })) {
+        const h = await history(client, wf.workflowId);
+        shards.events += h.events;
+        shards.bytes += h.bytes;
+        shards.count++;
+      }
+      const parent = { events: visit.events + shards.events, bytes: visit.bytes + shards.bytes };
+      const top = await history(client, runId);
+      rows.push({
+        N: String(n),
+        max_workers: String(opts.maxWorkers),
+        'wall s': wallS.toFixed(1),
+        'ideal s': idealS.toFixed(1),
+        ratio: (wallS / idealS).toFixed(2),
+        shards: String(shards.count),
+        'parent events': String(parent.events),
+        'parent bytes': String(parent.bytes),
+        'parent bytes/item': (parent.bytes / n).toFixed(0),
+        'run events/bytes': `${top.events}/${top.bytes}`,
+        'worker RSS idle/peak MB': `${idle.toFixed(0)}/${peak.toFixed(0)}`,
+        status: result.status,
+      });
+      process.stderr.write(`fanout ${n}: ${result.status} in ${wallS.toFixed(1)} s\n`);
+    }
+  } finally {
+    await connection.close();
+    worker.kill('SIGTERM');
+    await new Promise((r) => worker.once('exit', r));
+    await server.stop();
+  }
+  const keys = Object.keys(rows[0] ?? {});
+  process.stdout.write(`| ${keys.join(' | ')} |\n|${keys.map(() => '---').join('|')}|\n`);
+  for (const row of rows) process.stdout.write(`| ${Object.values(row).join(' | ')} |\n`);
+  process.stdout.write(
+    `\n${opts.calls} scripted calls of ${opts.latencyMs} ms per worker; the parents are the stage visit that starts the workers (\`<run>.1.split\`) and, past 500 items, its shards (\`<run>/~shard-n\`).\n`,
+  );
+}

@@ -1,0 +1,37 @@
+/**
+ * One shard of a large fan-out (docs/reference/sub-agents.md#large-fan-outs):
+ * a child of the stage visit that runs the workers of a slice of the items,
+ * in order and at most `limit` at once, and hands back its counts and its
+ * part of the report (from the blob store), so the visit's history grows
+ * with the shards, not with the items.
+ */
+import type { ShardInput, ShardResult } from '../src/runtime/index.js';
+import { reportCounts } from '../src/runtime/index.js';
+import { acts, callOptions } from './engine-driver.js';
+import { runWorkers, withoutPreview } from './workers.js';
+
+export async function fanOutShardWorkflow(input: ShardInput): Promise<ShardResult> {
+  const spec = {
+    parentRunId: input.runId,
+    child: input.child,
+    workdir: input.workdir,
+    options: input.options,
+    label: input.label,
+    answerOwed: input.answerOwed,
+  };
+  const items = await runWorkers(spec, input.items, input.limit, input.failFast);
+  const part = await acts.fanOutReport.executeWithOptions(
+    callOptions(input.options, `fan-out report part: ${items.length} workers`, 3),
+    [
+      {
+        runId: input.runId,
+        blueprintHash: input.blueprintHash,
+        stage: input.stage,
+        items: items.map(withoutPreview),
+        share: input.share,
+        header: false,
+      },
+    ],
+  );
+  return { counts: reportCounts(items), part: part.content };
+}

@@ -1,0 +1,431 @@
+/**
+ * The agent tools of a stage visit (docs/reference/sub-agents.md): each
+ * sub-agent is a child `agentRunWorkflow` with id `<run id>/<item id>`, its
+ * own region set and its own stage visits. A fan-out starts its workers in
+ * item order, at most `max_workers` at once (the rest wait here, in the
+ * parent; `workers.ts`), gathers them as they finish and hands back one
+ * merged report from the blob store; a fan-out too large for one history
+ * goes through shard workflows (`fan-out-shard.ts`). Agents started without
+ * waiting belong to the visit that started them: it waits for them before it
+ * ends. Every decision comes from `src/runtime/sub-agents.ts`; this file
+ * only sequences child workflows.
+ */
+import { ActivityFailure, condition, isCancellation, ParentClosePolicy, startChild } from '@temporalio/workflow';
+import type { StageDef } from '../src/blueprint/types.js';
+import { findRegion } from '../src/context/index.js';
+import { resultCap, routeTarget } from '../src/context/routing.js';
+import type { Content, ToolCall } from '../src/context/types.js';
+import { formatCoded } from '../src/errors.js';
+import {
+  agentFailedText,
+  childLineage,
+  childRunId,
+  DEFAULT_SHARD_ITEMS,
+  type FanOutItem,
+  FanOutQueue,
+  failureCause,
+  itemShare,
+  type Lineage,
+  type ReportItem,
+  readAgentId,
+  readFanOut,
+  readSpawn,
+  runningText,
+  type ShardInput,
+  type ShardPlan,
+  type ShardResult,
+  type Spawner,
+  type StageInput,
+  shardPlan,
+  shardRunId,
+  startedText,
+  type ToolRefusal,
+  toolRefusalText,
+  topLineage,
+  type WorkerCounts,
+  type WorkerEnd,
+  type WorkerTarget,
+} from '../src/runtime/index.js';
+import { FAN_OUT } from '../src/tools/names.js';
+import { acts, callOptions, type EngineDriver, stageEncoding } from './engine-driver.js';
+import { type Child, runWorkers, startWorker, type WorkerSpec, withoutPreview } from './workers.js';
+
+/** A tool result of an agent tool, before it is routed; tokens are absent when the visit counts the inline text. */
+export interface AgentAnswer {
+  content: Content;
+  tokens?: number;
+  isError: boolean;
+  /** A `fan_out` call whose workers ran (even none): what a fan-out stage owes. */
+  fannedOut?: boolean;
+}
+
+export class SubAgents {
+  private readonly children = new Map<string, Child>();
+  /** The counts of the fan-out in flight, if one is. */
+  private fanCounts: (() => WorkerCounts) | undefined;
+
+  constructor(
+    private readonly input: StageInput,
+    private readonly def: StageDef,
+    private readonly driver: EngineDriver,
+    /** Called whenever a child starts or ends, so the visit's details show the counts. */
+    private readonly changed: () => void = () => {},
+  ) {}
+
+  private get lineage(): Lineage {
+    return this.input.lineage ?? topLineage(this.input.blueprint);
+  }
+
+  private get spawner(): Spawner {
+    return { bp: this.input.blueprint, blueprintHash: this.input.blueprintHash, lineage: this.lineage };
+  }
+
+  /** Workers of the fan-out in flight plus agents still running, for the visit's progress. */
+  counts(): WorkerCounts | undefined {
+    const running = [...this.children.values()].filter((c) => !c.end).length;
+    const fan = this.fanCounts?.();
+    if (!fan && running === 0) return undefined;
+    const base = fan ?? { queued: 0, running: 0, done: 0, failed: 0 };
+    return { ...base, running: base.running + running };
+  }
+
+  /** True while an agent this visit started without waiting is still running. */
+  get open(): boolean {
+    return [...this.children.values()].some((c) => !c.end);
+  }
+
+  /** Waits for every agent this visit started: a visit never ends with its agents still running. */
+  async settle(): Promise<void> {
+    await Promise.all([...this.children.values()].map((c) => c.done));
+  }
+
+  /** Answers one agent tool call; `alone` says whether it is the only call of its turn. */
+  async answer(call: ToolCall, alone: boolean): Promise<AgentAnswer> {
+    const args = call.arguments;
+    switch (call.name) {
+      case FAN_OUT:
+        return this.fanOut(args, alone);
+      case 'spawn_agent':
+        return this.spawn(call, args);
+      case 'check_agent':
+        return this.check(args);
+      case 'wait_for_agent':
+        return this.waitFor(args);
+      case 'kill_agent':
+        return this.kill(args);
+      case 'send_to_agent':
+        return this.send(args);
+      default:
+        return refused({ ok: false, code: 'unknown-tool', message: `there is no agent tool \`${call.name}\`.` });
+    }
+  }
+
+  /** What every child of this visit started for `target` shares. */
+  private spec(target: WorkerTarget, answerOwed = false): WorkerSpec {
+    return {
+      parentRunId: this.input.runId,
+      child: {
+        parentRunId: this.input.runId,
+        ...('agent' in target.blueprint ? { agent: target.blueprint.agent } : {}),
+        ...(target.stage ? { stage: target.stage } : {}),
+        lineage: childLineage(this.lineage, this.input.blueprintHash, this.def.name),
+      },
+      workdir: this.input.workdir,
+      options: this.input.options,
+      label: target.label,
+      answerOwed,
+    };
+  }
+
+  private async fanOut(args: Record<string, unknown>, alone: boolean): Promise<AgentAnswer> {
+    if (!alone)
+      return refused({
+        ok: false,
+        code: 'fan-out-not-alone',
+        message:
+          'fan_out waits for all its workers, so it must be the only tool call of its turn; the other calls ran. Call fan_out again on its own, with every item in that one call.',
+      });
+    const call = readFanOut(this.spawner, this.def, args);
+    if ('ok' in call) return refused(call);
+    const { items, target } = call;
+    const limit = this.def.fanOut?.maxWorkers ?? 0;
+    const failFast = this.def.fanOut?.onWorkerFailure === 'fail';
+    const spec = this.spec(target, this.def.fanOut?.requireOutput === true);
+    const share = itemShare(this.reportRoom(), items.length);
+    const plan = shardPlan(items.length, limit, this.input.options.fanOutShardItems ?? DEFAULT_SHARD_ITEMS);
+    if (plan) return this.fanOutSharded(plan, items, spec, failFast, share);
+    let report: ReportItem[];
+    try {
+      report = await runWorkers(
+        spec,
+        items,
+        limit,
+        failFast,
+        (queue) => {
+          this.fanCounts = () => queue.counts();
+        },
+        this.changed,
+      );
+    } finally {
+      this.fanCounts = undefined;
+    }
+    const merged = await acts.fanOutReport.executeWithOptions(
+      callOptions(this.input.options, `fan-out report: ${items.length} workers`, 3),
+      [
+        {
+          runId: this.input.runId,
+          blueprintHash: this.input.blueprintHash,
+          stage: this.def.name,
+          items: report.map(withoutPreview),
+          share,
+        },
+      ],
+    );
+    const failed = report.some((r) => r.status === 'failed');
+    return { content: merged.content, tokens: merged.tokens, isError: failFast && failed, fannedOut: true };
+  }
+
+  /**
+   * A fan-out too large for one visit's history: its items go to shard
+   * workflows in order, at most `plan.concurrent` at once with `plan.limit`
+   * workers each; the report is joined from their parts. A failure under
+   * `on_worker_failure = "fail"` stops its own shard, and no shard starts
+   * after it (docs/reference/sub-agents.md#large-fan-outs).
+   */
+  private async fanOutSharded(
+    plan: ShardPlan,
+    items: FanOutItem[],
+    spec: WorkerSpec,
+    failFast: boolean,
+    share: number,
+  ): Promise<AgentAnswer> {
+    const queue = new FanOutQueue(plan.ranges.length, plan.concurrent, failFast);
+    const results: ShardResult[] = [];
+    const size = (k: number) => (plan.ranges[k]?.to ?? 0) - (plan.ranges[k]?.from ?? 0);
+    this.fanCounts = () => shardedCounts(queue, plan, results);
+    try {
+      while (!queue.settled) {
+        for (const k of queue.startable()) {
+          const range = plan.ranges[k] ?? { from: 0, to: 0 };
+          const slice = items.slice(range.from, range.to);
+          const input: ShardInput = {
+            runId: this.input.runId,
+            blueprintHash: this.input.blueprintHash,
+            stage: this.def.name,
+            items: slice,
+            limit: plan.limit,
+            failFast,
+            share,
+            label: spec.label,
+            child: spec.child,
+            answerOwed: spec.answerOwed,
+            workdir: spec.workdir,
+            options: spec.options,
+          };
+          void startChild('fanOutShardWorkflow', {
+            workflowId: shardRunId(this.input.runId, k),
+            args: [input],
+            parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL,
+            staticSummary: `${spec.label}: items ${range.from + 1} to ${range.to}`,
+          })
+            .then((handle) => handle.result() as Promise<ShardResult>)
+            .then(
+              (result) => result,
+              (err: unknown): ShardResult => {
+                if (isCancellation(err))
+                  return {
+                    counts: { succeeded: 0, failed: 0, cancelled: size(k) },
+                    part: unfinishedPart(slice, 'CANCELLED', 'the shard running these items was cancelled'),
+                  };
+                const why = failureCause(err, 'stage-failed').message;
+                return {
+                  counts: { succeeded: 0, failed: size(k), cancelled: 0 },
+                  part: unfinishedPart(slice, 'FAILED', `the shard running these items failed: ${why}`),
+                };
+              },
+            )
+            .then((result) => {
+              results[k] = result;
+              queue.finish(k, result.counts.failed > 0 ? 'failed' : 'completed');
+              this.changed();
+            });
+        }
+        await condition(() => queue.settled || queue.wantsStart);
+      }
+    } finally {
+      this.fanCounts = undefined;
+    }
+    const parts = plan.ranges.map(
+      (range, k) =>
+        results[k] ?? {
+          counts: { succeeded: 0, failed: 0, cancelled: range.to - range.from },
+          part: unfinishedPart(items.slice(range.from, range.to), 'NOT STARTED', 'an earlier worker failed'),
+        },
+    );
+    const counts = parts.reduce(
+      (sum, p) => ({
+        succeeded: sum.succeeded + p.counts.succeeded,
+        failed: sum.failed + p.counts.failed,
+        cancelled: sum.cancelled + p.counts.cancelled,
+      }),
+      { succeeded: 0, failed: 0, cancelled: 0 },
+    );
+    const merged = await acts.fanOutJoin.executeWithOptions(
+      callOptions(this.input.options, `fan-out report: ${items.length} workers in ${parts.length} shards`, 3),
+      [
+        {
+          runId: this.input.runId,
+          blueprintHash: this.input.blueprintHash,
+          stage: this.def.name,
+          counts,
+          parts: parts.map((p) => p.part),
+        },
+      ],
+    );
+    return { content: merged.content, tokens: merged.tokens, isError: failFast && counts.failed > 0, fannedOut: true };
+  }
+
+  /** The tokens the merged report may take: the room of the region it is routed to, or the tool's cap. */
+  private reportRoom(): number {
+    const routing = this.def.toolRouting;
+    const region = findRegion(this.driver.state, routeTarget(this.driver.state, routing, FAN_OUT));
+    const cap = resultCap(routing, FAN_OUT);
+    const budget = region?.budget ?? 4000;
+    return Math.max(64, Math.min(budget, cap ?? budget) - 64);
+  }
+
+  private async spawn(call: ToolCall, args: Record<string, unknown>): Promise<AgentAnswer> {
+    const spawn = readSpawn(this.spawner, args);
+    if ('ok' in spawn) return refused(spawn);
+    const id = childRunId(this.input.runId, call.id);
+    if (this.children.has(id))
+      return refused({ ok: false, code: 'bad-argument', message: `agent ${id} was already started by this call.` });
+    const child = startWorker(
+      this.spec(spawn.target),
+      id,
+      spawn.task,
+      {
+        ...(spawn.seedContext ? { seedContext: spawn.seedContext } : {}),
+        ...(spawn.output ? { output: spawn.output } : {}),
+      },
+      this.changed,
+    );
+    this.children.set(id, child);
+    if (!spawn.wait) return { content: startedText(id, spawn.target.label), isError: false };
+    return this.answerOf(child, await child.done);
+  }
+
+  /** The child's answer as a tool result, cut to what the routing target holds. */
+  private async answerOf(child: Child, end: WorkerEnd): Promise<AgentAnswer> {
+    if (end.status !== 'completed') return { content: agentFailedText(child.id, end), isError: true };
+    const cut = await acts.cutText.executeWithOptions(callOptions(this.input.options, `agent answer: ${child.id}`), [
+      {
+        runId: this.input.runId,
+        content: end.output,
+        target: this.answerRoom(),
+        marker: `the answer is longer than the room for it; agent ${child.id}'s run holds all of it`,
+        encoding: stageEncoding(this.input.blueprint, this.def.name),
+      },
+    ]);
+    return { content: cut.content, tokens: cut.tokens, isError: false };
+  }
+
+  private answerRoom(): number {
+    const routing = this.def.toolRouting;
+    const region = findRegion(this.driver.state, routeTarget(this.driver.state, routing, 'spawn_agent'));
+    const cap = resultCap(routing, 'spawn_agent');
+    const budget = region?.budget ?? 4000;
+    return Math.max(64, Math.min(budget, cap ?? budget));
+  }
+
+  private known(tool: string, args: Record<string, unknown>, withMessage = false): Child | AgentAnswer {
+    const asked = readAgentId(tool, args, withMessage);
+    if ('ok' in asked) return refused(asked);
+    const child = this.children.get(asked.id);
+    if (!child) {
+      const ids = [...this.children.keys()];
+      return refused({
+        ok: false,
+        code: 'agent-not-found',
+        message: `this stage visit started no agent ${asked.id}; ${ids.length > 0 ? `its agents: ${ids.join(', ')}` : 'it has started none'}.`,
+      });
+    }
+    return child;
+  }
+
+  private async check(args: Record<string, unknown>): Promise<AgentAnswer> {
+    const child = this.known('check_agent', args);
+    if (!('scope' in child)) return child;
+    if (!child.end) return { content: runningText(child.id), isError: false };
+    return this.answerOf(child, child.end);
+  }
+
+  private async waitFor(args: Record<string, unknown>): Promise<AgentAnswer> {
+    const child = this.known('wait_for_agent', args);
+    if (!('scope' in child)) return child;
+    return this.answerOf(child, await child.done);
+  }
+
+  private async kill(args: Record<string, unknown>): Promise<AgentAnswer> {
+    const child = this.known('kill_agent', args);
+    if (!('scope' in child)) return child;
+    if (!child.end) {
+      child.stopped = true;
+      child.scope.cancel();
+    }
+    const end = await child.done;
+    return {
+      content:
+        end.status === 'cancelled'
+          ? `agent ${child.id} was stopped.`
+          : `agent ${child.id} had already ended (${end.status}).`,
+      isError: false,
+    };
+  }
+
+  private async send(args: Record<string, unknown>): Promise<AgentAnswer> {
+    const child = this.known('send_to_agent', args, true);
+    if (!('scope' in child)) return child;
+    if (child.end) return { content: `agent ${child.id} has already ended (${child.end.status}).`, isError: true };
+    try {
+      await acts.sendToAgent.executeWithOptions(callOptions(this.input.options, `message to ${child.id}`, 3), [
+        { id: child.id, message: String(args.message) },
+      ]);
+    } catch (err) {
+      if (!(err instanceof ActivityFailure)) throw err;
+      return {
+        content: formatCoded('tool-failed', `send_to_agent failed: ${err.cause?.message ?? err.message}`),
+        isError: true,
+      };
+    }
+    return { content: `Sent the message to agent ${child.id}.`, isError: false };
+  }
+}
+
+function refused(r: ToolRefusal): AgentAnswer {
+  return { content: toolRefusalText(r), isError: true };
+}
+
+/** The report part of items no shard answered for: one section naming the first and the last. */
+function unfinishedPart(items: readonly FanOutItem[], label: string, why: string): string {
+  const first = items[0]?.id ?? '';
+  const last = items.at(-1)?.id ?? first;
+  return `## workers ${first} to ${last} ${label} (${items.length} items)\n${why}`;
+}
+
+/** A sharded fan-out's progress: the items of queued, running and finished shards. */
+function shardedCounts(queue: FanOutQueue, plan: ShardPlan, results: readonly ShardResult[]): WorkerCounts {
+  const c: WorkerCounts = { queued: 0, running: 0, done: 0, failed: 0 };
+  plan.ranges.forEach((range, k) => {
+    const n = range.to - range.from;
+    const status = queue.status(k);
+    const result = results[k];
+    if (result) {
+      c.done += result.counts.succeeded;
+      c.failed += result.counts.failed + result.counts.cancelled;
+    } else if (status === 'running') c.running += n;
+    else if (status === 'queued') c.queued += n;
+    else c.failed += n;
+  });
+  return c;
+}

@@ -1,0 +1,148 @@
+/**
+ * Starting sub-agents and running a fan-out's queue, shared by a stage
+ * visit (`sub-agents.ts`) and a shard of a large fan-out (`fan-out-shard.ts`):
+ * each worker is a child `agentRunWorkflow` in a cancellation scope of its
+ * own, and the queue starts them in item order, at most `limit` at once
+ * (docs/reference/sub-agents.md#concurrency).
+ */
+import { CancellationScope, condition, isCancellation, ParentClosePolicy, startChild } from '@temporalio/workflow';
+import {
+  type ChildRun,
+  childRunId,
+  type FanOutItem,
+  FanOutQueue,
+  failureCause,
+  type ReportItem,
+  type RunInput,
+  type RunOptions,
+  type RunResult,
+  type WorkerEnd,
+} from '../src/runtime/index.js';
+
+/** What every worker of one call shares: who starts it, what it runs, where. */
+export interface WorkerSpec {
+  parentRunId: string;
+  /** The child's blueprint, start stage and lineage. */
+  child: Omit<ChildRun, 'seedContext' | 'output'>;
+  workdir: string;
+  options: RunOptions;
+  /** The name of what runs, for the Web UI's summary. */
+  label: string;
+  /** The fan-out stage requires an answer of every worker (`require_output`). */
+  answerOwed: boolean;
+}
+
+/** One child run a visit or a shard started. */
+export interface Child {
+  id: string;
+  label: string;
+  scope: CancellationScope;
+  /** Resolves once the child has ended, however it ended; `end` holds the same. */
+  done: Promise<WorkerEnd>;
+  end?: WorkerEnd;
+  /** Its parent asked it to stop (kill_agent, or a failed fail-fast fan-out). */
+  stopped?: boolean;
+}
+
+const MISSING_OUTPUT = 'the worker finished without the final output its stage requires (require_output)';
+
+/** How a child's result reads: its answer, or why it has none. */
+function endOf(result: RunResult, answerOwed: boolean): WorkerEnd {
+  if (result.outputMissing || (answerOwed && result.outputFormat === undefined))
+    return { status: 'failed', error: MISSING_OUTPUT };
+  return { status: 'completed', output: result.outputRef ?? result.output };
+}
+
+/** Starts one child run with `task`; its `done` never rejects unless the caller itself is cancelled. */
+export function startWorker(
+  spec: WorkerSpec,
+  id: string,
+  task: string,
+  extra: Pick<ChildRun, 'seedContext' | 'output'> = {},
+  changed: () => void = () => {},
+): Child {
+  const args: RunInput = {
+    child: { ...spec.child, ...extra },
+    task,
+    caller: {},
+    workdir: spec.workdir,
+    options: spec.options,
+  };
+  const scope = new CancellationScope();
+  const record: Child = { id, label: spec.label, scope, done: Promise.resolve({ status: 'failed', error: '' }) };
+  record.done = scope
+    .run(async () => {
+      const handle = await startChild('agentRunWorkflow', {
+        workflowId: id,
+        args: [args],
+        // Cancelling or ending the parent asks its workers to stop, and lets them stop cleanly.
+        parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL,
+        staticSummary: `${spec.label}: ${task.slice(0, 80)}`,
+      });
+      return (await handle.result()) as RunResult;
+    })
+    .then(
+      (result) => endOf(result, spec.answerOwed),
+      (err: unknown): WorkerEnd => {
+        const message = failureCause(err, 'stage-failed').message;
+        if (record.stopped || isCancellation(err)) return { status: 'cancelled', error: message || 'cancelled' };
+        return { status: 'failed', error: message };
+      },
+    )
+    .then((end) => {
+      record.end = end;
+      changed();
+      return end;
+    });
+  changed();
+  return record;
+}
+
+/**
+ * Runs one worker per item through a `FanOutQueue` and answers each item's
+ * line of the report, in item order. `watch` sees the queue while it runs.
+ */
+export async function runWorkers(
+  spec: WorkerSpec,
+  items: readonly FanOutItem[],
+  limit: number,
+  failFast: boolean,
+  watch: (queue: FanOutQueue) => void = () => {},
+  changed: () => void = () => {},
+): Promise<ReportItem[]> {
+  const queue = new FanOutQueue(items.length, limit, failFast);
+  watch(queue);
+  const running = new Map<number, Child>();
+  const ends: (WorkerEnd | undefined)[] = [];
+  while (!queue.settled) {
+    for (const i of queue.startable()) {
+      const item = items[i];
+      if (!item) continue;
+      const child = startWorker(spec, childRunId(spec.parentRunId, item.id), item.task, {}, changed);
+      running.set(i, child);
+      void child.done.then((end) => {
+        ends[i] = end;
+        running.delete(i);
+        for (const j of queue.finish(i, end.status)) {
+          const other = running.get(j);
+          if (other) {
+            other.stopped = true;
+            other.scope.cancel();
+          }
+        }
+        changed();
+      });
+    }
+    await condition(() => queue.settled || queue.wantsStart);
+  }
+  return items.map((item, i) => {
+    const end = ends[i];
+    if (!end) return { id: item.id, status: 'not-started', text: 'not started: an earlier worker failed' };
+    return { id: item.id, status: end.status, text: end.status === 'completed' ? end.output : end.error };
+  });
+}
+
+/** A report item as the report activity takes it: a blob's preview is not needed there, so it does not go through history twice. */
+export function withoutPreview(item: ReportItem): ReportItem {
+  return typeof item.text === 'string' ? item : { ...item, text: { ...item.text, preview: '' } };
+}
