@@ -11,10 +11,10 @@ import type { Client } from '@temporalio/client';
 import { stringify } from 'smol-toml';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { LocalBlobStore } from '../../src/blobs/index.js';
-import { DEFAULT_RUN_OPTIONS, type StageOutcome } from '../../src/runtime/index.js';
+import { DEFAULT_RUN_OPTIONS } from '../../src/runtime/index.js';
 import { followRun, startRun } from '../../src/worker/client.js';
 import { connectClient } from './helpers.js';
-import { saveHistories, tempDir, writeBlueprint } from './run-helpers.js';
+import { saveHistories, tempDir, visitOps, writeBlueprint } from './run-helpers.js';
 import { startWorkerProcess, waitFor } from './worker-processes.js';
 
 /** Inferences the scripted model served to workers (runs whose id holds `/`), from the shared log. */
@@ -127,8 +127,8 @@ describe('fan-out across worker processes', () => {
     // Every worker took its three turns; those after the kill were served by the second process.
     expect(workerTurns(log)).toBeGreaterThanOrEqual(7 * 3);
     expect(workerTurns(log)).toBeGreaterThan(beforeCrash);
-    const outcome = (await conn.client.workflow.getHandle(`${handle.workflowId}.1.split`).result()) as StageOutcome;
-    const route = outcome.carried.ops.find((op) => op.call.kind === 'route' && op.call.call.name === 'fan_out');
+    const ops = await visitOps(conn.client, `${handle.workflowId}.1.split`);
+    const route = ops.find((op) => op.call.kind === 'route' && op.call.call.name === 'fan_out');
     const content = route?.call.kind === 'route' ? route.call.result.content : '';
     const report = typeof content === 'string' ? content : await new LocalBlobStore(blobDir).get(content.hash);
     expect(report.split('\n')[0]).toBe('[fan_out results: 7 succeeded, 0 failed]');

@@ -13,11 +13,17 @@ import { LocalBlobStore } from '../../src/blobs/index.js';
 import { loadBlueprint } from '../../src/blueprint/load.js';
 import { printRunResult } from '../../src/cli/result-action.js';
 import { idSegment, type RunResult, type StageOutcome } from '../../src/runtime/index.js';
-import { runAgent, scopedEnv, scriptedModel, type TestRuntime, useRuntime, writeBlueprint } from './run-helpers.js';
+import {
+  runAgent,
+  scopedEnv,
+  scriptedModel,
+  type TestRuntime,
+  useRuntime,
+  visitOps,
+  writeBlueprint,
+} from './run-helpers.js';
 
 const EVENT = proto.temporal.api.enums.v1.EventType;
-/** Every operation stays in the visit's outcome, so a test can read each tool result the model got. */
-const KEEP_OPS = { opsPerSnapshot: 10_000 };
 
 /** A fan-out blueprint: `split` hands items to the `work` stage, `merge` goes on with the report. */
 function fanOutBlueprint(model: string, extra = ''): string {
@@ -87,10 +93,9 @@ async function peakChildren(
 
 /** The text of each tool result a stage visit routed, by tool name, in call order (blobs read back). */
 async function toolResults(rt: TestRuntime, visitId: string, tool: string): Promise<string[]> {
-  const outcome = (await rt.client.workflow.getHandle(visitId).result()) as StageOutcome;
   const blobs = new LocalBlobStore(rt.blobDir);
   const out: string[] = [];
-  for (const op of outcome.carried.ops) {
+  for (const op of await visitOps(rt.client, visitId)) {
     if (op.call.kind !== 'route' || op.call.call.name !== tool) continue;
     const content = op.call.result.content;
     out.push(typeof content === 'string' ? content : await blobs.get(content.hash));
@@ -119,7 +124,7 @@ describe('fan-out', () => {
       ],
     });
     const bp = writeBlueprint(fanOutBlueprint(model, 'max_workers = 4'));
-    const run = await runAgent(env.rt, bp, { task: 'Review the 25 files.', options: KEEP_OPS });
+    const run = await runAgent(env.rt, bp, { task: 'Review the 25 files.' });
     expect(run.result.status).toBe('completed');
     expect(run.result.stages).toEqual(['split', 'merge']);
 
@@ -149,7 +154,7 @@ describe('fan-out', () => {
     const bp = writeBlueprint(fanOutBlueprint(model, 'max_workers = 3'));
     const run = await runAgent(env.rt, bp, {
       task: 'Ten parts.',
-      options: { ...KEEP_OPS, fanOutShardItems: 4 },
+      options: { fanOutShardItems: 4 },
     });
     expect(run.result.status).toBe('completed');
     const runId = run.handle.workflowId;
@@ -177,7 +182,7 @@ describe('fan-out', () => {
       ],
     });
     const bp = writeBlueprint(fanOutBlueprint(model, 'on_worker_failure = "continue"'));
-    const run = await runAgent(env.rt, bp, { task: 'Review three files.', options: KEEP_OPS });
+    const run = await runAgent(env.rt, bp, { task: 'Review three files.' });
     expect(run.result.status).toBe('completed');
     expect(run.result.stages).toEqual(['split', 'merge']);
     const [report] = await toolResults(env.rt, `${run.handle.workflowId}.1.split`, 'fan_out');
@@ -197,7 +202,7 @@ describe('fan-out', () => {
       ],
     });
     const bp = writeBlueprint(fanOutBlueprint(model, 'on_worker_failure = "fail"\nmax_workers = 1'));
-    const run = await runAgent(env.rt, bp, { task: 'Review four files.', options: KEEP_OPS });
+    const run = await runAgent(env.rt, bp, { task: 'Review four files.' });
     expect(run.result.status).toBe('failed');
     expect(run.result.error).toMatch(/stage "split" ended with error/);
     expect(run.result.stages).toEqual(['split']);
@@ -262,7 +267,7 @@ worker_stage = "leaf"
 allow_as_worker = true
 [stages.merge]
 `);
-    const run = await runAgent(env.rt, bp, { task: 'Split in four.', options: KEEP_OPS });
+    const run = await runAgent(env.rt, bp, { task: 'Split in four.' });
     expect(run.result.status).toBe('completed');
     const runId = run.handle.workflowId;
     expect((await workersOf(env.rt.client, runId)).map((w) => w.id)).toEqual([`${runId}/left`, `${runId}/right`]);
@@ -289,7 +294,6 @@ describe('blueprints/reviewer', () => {
     const run = await runAgent(env.rt, loaded.blueprint, {
       task: 'Review the change in src/ and report every problem by file.',
       workdir: join(process.cwd(), 'blueprints/reviewer/workspace'),
-      options: KEEP_OPS,
     });
     expect(run.result.status).toBe('completed');
     expect(run.result.stages).toEqual(['split', 'report']);
@@ -345,7 +349,7 @@ allow_as_worker = true
 `,
       { 'sidekick/agent.toml': `[agent]\nname = "sidekick"\nmodel = "${model}"\n[stages.side]\n` },
     );
-    const run = await runAgent(env.rt, bp, { task: 'Get help.', workflowId: runId, options: KEEP_OPS });
+    const run = await runAgent(env.rt, bp, { task: 'Get help.', workflowId: runId });
     expect(run.result.status).toBe('completed');
     const visit = `${runId}.1.main`;
     const spawned = await toolResults(env.rt, visit, 'spawn_agent');
@@ -393,7 +397,7 @@ default_region = "found"
 allow_as_worker = true
 require_output = true
 `);
-    const run = await runAgent(env.rt, bp, { task: 'Get a long answer.', workflowId: runId, options: KEEP_OPS });
+    const run = await runAgent(env.rt, bp, { task: 'Get a long answer.', workflowId: runId });
     expect(run.result.status).toBe('completed');
     const child = `${runId}/call_0_0`;
     const result = (await env.rt.client.workflow.getHandle(child).result()) as RunResult;
@@ -464,7 +468,7 @@ allow_as_worker = true
 [stages.sleep]
 allow_as_worker = true
 `);
-    const run = await runAgent(env.rt, bp, { task: 'Steer helpers.', workflowId: runId, options: KEEP_OPS });
+    const run = await runAgent(env.rt, bp, { task: 'Steer helpers.', workflowId: runId });
     expect(run.result.status).toBe('completed');
     const visit = `${runId}.1.main`;
     expect(await toolResults(env.rt, visit, 'send_to_agent')).toEqual([
@@ -495,7 +499,7 @@ describe('fan-out and sub-agents given bad input', () => {
       ],
     });
     const bp = writeBlueprint(fanOutBlueprint(model, 'max_attempts = 1'));
-    const run = await runAgent(env.rt, bp, { task: 'Nothing to do.', options: KEEP_OPS });
+    const run = await runAgent(env.rt, bp, { task: 'Nothing to do.' });
     expect(run.result.status).toBe('completed');
     expect(run.result.stages).toEqual(['split', 'merge']);
     const empty = run.result.diagnostics.find((d) => d.code === 'fan-out-empty');
@@ -533,7 +537,7 @@ available_tools = ["spawn_agent"]
 [stages.merge.tool_permissions]
 spawn_agent = "deny"
 `);
-    const run = await runAgent(env.rt, bp, { task: 'Try to nest.', options: KEEP_OPS });
+    const run = await runAgent(env.rt, bp, { task: 'Try to nest.' });
     expect(run.result.status).toBe('completed');
     const runId = run.handle.workflowId;
     // The worker's own stage allows spawn_agent; the stage that started it does not.
@@ -570,7 +574,7 @@ available_tools = ["fan_out", "spawn_agent", "current_time"]
 [stages.helper]
 allow_as_worker = true
 `);
-    const run = await runAgent(env.rt, bp, { task: 'Try things.', options: KEEP_OPS });
+    const run = await runAgent(env.rt, bp, { task: 'Try things.' });
     expect(run.result.status).toBe('completed');
     const visit = `${run.handle.workflowId}.1.main`;
     const fans = await toolResults(env.rt, visit, 'fan_out');

@@ -7,13 +7,22 @@
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Client, WorkflowHandle } from '@temporalio/client';
+import { defaultPayloadConverter } from '@temporalio/common';
 import proto from '@temporalio/proto';
 import { afterAll, beforeAll, inject } from 'vitest';
 import { loadBlueprint } from '../../src/blueprint/load.js';
 import type { Blueprint } from '../../src/blueprint/types.js';
 import { registerScript } from '../../src/providers/index.js';
 import type { ScriptInput } from '../../src/providers/scripted-script.js';
-import { DEFAULT_RUN_OPTIONS, type Progress, type RunOptions, type RunResult } from '../../src/runtime/types.js';
+import type { InferInput } from '../../src/runtime/activity-types.js';
+import type { RecordedOp } from '../../src/runtime/ops.js';
+import {
+  DEFAULT_RUN_OPTIONS,
+  type Progress,
+  type RunOptions,
+  type RunResult,
+  type StageOutcome,
+} from '../../src/runtime/types.js';
 import { followRun, startRun } from '../../src/worker/client.js';
 import { createWorker } from '../../src/worker/worker.js';
 import { chatCompletion, type Reply, startWireServer, type WireServer } from '../providers/wire-server.js';
@@ -147,6 +156,28 @@ export async function saveHistories(client: Client, runId: string): Promise<void
       proto.temporal.api.history.v1.History.encode(history).finish(),
     );
   }
+}
+
+/**
+ * Every operation a finished stage visit recorded, in order, read back from
+ * history: each snapshot's operations as the last `infer` or `saveSnapshot`
+ * call built on it carried them, then the ones the visit handed back. The
+ * inference folds the log into snapshots as it goes
+ * (docs/architecture.md#event-sourcing), so the outcome alone holds only the last few.
+ */
+export async function visitOps(client: Client, visitId: string): Promise<RecordedOp[]> {
+  const handle = client.workflow.getHandle(visitId);
+  const outcome = (await handle.result()) as StageOutcome;
+  const byBase = new Map<string | null, readonly RecordedOp[]>();
+  for (const e of (await handle.fetchHistory()).events ?? []) {
+    const a = e.activityTaskScheduledEventAttributes;
+    const name = a?.activityType?.name;
+    if (name !== 'infer' && name !== 'saveSnapshot') continue;
+    const input = defaultPayloadConverter.fromPayload<Pick<InferInput, 'base' | 'ops'>>(a!.input!.payloads![0]!);
+    if ((byBase.get(input.base)?.length ?? -1) < input.ops.length) byBase.set(input.base, input.ops);
+  }
+  byBase.set(outcome.carried.snapshot, outcome.carried.ops);
+  return [...byBase.values()].flat();
 }
 
 /**
