@@ -3,7 +3,6 @@
  * unknown, is a coded error; a failed run reports the partial result its
  * failure carries.
  */
-import { WorkflowNotFoundError } from '@temporalio/client';
 import { openBlobStore, parseBlobSpec } from '../blobs/index.js';
 import { LevError } from '../errors.js';
 import { defaultRuntimeConfig } from '../runtime/node/run-store.js';
