@@ -29,7 +29,9 @@ function recorded(dir: string): Recorded[] {
       if (statSync(path).isDirectory()) return recorded(path);
       if (!name.endsWith('.history.gz')) return [];
       const history = temporal.api.history.v1.History.decode(gunzipSync(readFileSync(path)));
-      return [{ file: path.slice(HISTORIES.length + 1), workflowId: name.slice(0, name.lastIndexOf('--')), history }];
+      // A sub-agent's id holds `/`, which its file name carries percent-encoded.
+      const workflowId = decodeURIComponent(name.slice(0, name.lastIndexOf('--')));
+      return [{ file: path.slice(HISTORIES.length + 1), workflowId, history }];
     });
 }
 
