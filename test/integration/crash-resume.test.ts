@@ -8,13 +8,13 @@ import type { ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import proto from '@temporalio/proto';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_RUN_OPTIONS, type RunResult } from '../../src/runtime/types.js';
 import { followRun, startRun } from '../../src/worker/client.js';
 import { CRASH_SCRIPT, crashBlueprint, SLOW_THIRD_TURN_SCRIPT } from './fixtures/crash-script.js';
 import { connectClient } from './helpers.js';
 import { saveHistories, tempDir, writeBlueprint } from './run-helpers.js';
-import { startWorkerProcess, waitFor } from './worker-processes.js';
+import { startWorkerProcess, waitFor, workerEnv } from './worker-processes.js';
 
 const BLUEPRINT = crashBlueprint('crashy');
 
@@ -57,13 +57,7 @@ describe('crash and resume', () => {
     const options = { ...DEFAULT_RUN_OPTIONS, heartbeatTimeoutSecs: 2, inferenceTimeoutSecs: 60 };
     // Workers of one deployment share the blob store, as the compose file's volume does.
     const blobDir = tempDir('crash-blobs');
-    const env = (queue: string) => ({
-      TEMPORAL_ADDRESS: inject('temporalAddress'),
-      LEVIATH_TASK_QUEUE: queue,
-      LEVIATH_BUNDLE: inject('workflowBundlePath'),
-      LEVIATH_BLOB_DIR: blobDir,
-      LEVIATH_SCRIPTED_LOG: log,
-    });
+    const env = (queue: string) => workerEnv(queue, blobDir, log);
 
     // The uninterrupted run the crashed one must match.
     const calmQueue = `calm-${Date.now()}`;
@@ -116,13 +110,7 @@ describe('crash and resume', () => {
     const options = { ...DEFAULT_RUN_OPTIONS, heartbeatTimeoutSecs: 600, inferenceTimeoutSecs: 600 };
     const blobDir = tempDir('graceful-blobs');
     const queue = `graceful-${Date.now()}`;
-    const env = {
-      TEMPORAL_ADDRESS: inject('temporalAddress'),
-      LEVIATH_TASK_QUEUE: queue,
-      LEVIATH_BUNDLE: inject('workflowBundlePath'),
-      LEVIATH_BLOB_DIR: blobDir,
-      LEVIATH_SCRIPTED_LOG: log,
-    };
+    const env = workerEnv(queue, blobDir, log);
     const first = await startWorkerProcess(env);
     workers.push(first);
     const handle = await startRun(

@@ -9,13 +9,13 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Client } from '@temporalio/client';
 import { stringify } from 'smol-toml';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LocalBlobStore } from '../../src/blobs/index.js';
 import { DEFAULT_RUN_OPTIONS } from '../../src/runtime/index.js';
 import { followRun, startRun } from '../../src/worker/client.js';
 import { connectClient } from './helpers.js';
 import { saveHistories, tempDir, visitOps, writeBlueprint } from './run-helpers.js';
-import { startWorkerProcess, waitFor } from './worker-processes.js';
+import { startWorkerProcess, waitFor, workerEnv } from './worker-processes.js';
 
 /** Inferences the scripted model served to workers (runs whose id holds `/`), from the shared log. */
 function workerTurns(log: string): number {
@@ -101,13 +101,7 @@ describe('fan-out across worker processes', () => {
     const blobDir = tempDir('fan-crash-blobs');
     const log = join(tempDir('fan-crash-log'), 'served.jsonl');
     const queue = `fan-crash-${Date.now()}`;
-    const env = {
-      TEMPORAL_ADDRESS: inject('temporalAddress'),
-      LEVIATH_TASK_QUEUE: queue,
-      LEVIATH_BUNDLE: inject('workflowBundlePath'),
-      LEVIATH_BLOB_DIR: blobDir,
-      LEVIATH_SCRIPTED_LOG: log,
-    };
+    const env = workerEnv(queue, blobDir, log);
     const first = await startWorkerProcess(env);
     processes.push(first);
     const handle = await startRun(
@@ -142,14 +136,7 @@ describe('fan-out across worker processes', () => {
     const { toml, script } = slowFanOut(8, 20_000);
     const bp = writeBlueprint(toml, { 'script.toml': script });
     const queue = `fan-cancel-${Date.now()}`;
-    processes.push(
-      await startWorkerProcess({
-        TEMPORAL_ADDRESS: inject('temporalAddress'),
-        LEVIATH_TASK_QUEUE: queue,
-        LEVIATH_BUNDLE: inject('workflowBundlePath'),
-        LEVIATH_BLOB_DIR: tempDir('fan-cancel-blobs'),
-      }),
-    );
+    processes.push(await startWorkerProcess(workerEnv(queue, tempDir('fan-cancel-blobs'))));
     const handle = await startRun(
       conn.client,
       { blueprint: bp, task: 'Do the eight parts.', caller: {}, workdir: tempDir('fan-cancel-work'), options },

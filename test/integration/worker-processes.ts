@@ -4,8 +4,25 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
+import { inject } from 'vitest';
 
 const ROOT = join(import.meta.dirname, '..', '..');
+
+/**
+ * The variables of a worker process on `queue` of the test server: the
+ * workflow bundle global setup built, this blob folder (workers of one
+ * deployment share it, as the compose file's volume does) and, when given,
+ * the scripted model's log of the calls it served.
+ */
+export function workerEnv(queue: string, blobDir: string, scriptedLog?: string): Record<string, string> {
+  return {
+    TEMPORAL_ADDRESS: inject('temporalAddress'),
+    LEVIATH_TASK_QUEUE: queue,
+    LEVIATH_BUNDLE: inject('workflowBundlePath'),
+    LEVIATH_BLOB_DIR: blobDir,
+    ...(scriptedLog === undefined ? {} : { LEVIATH_SCRIPTED_LOG: scriptedLog }),
+  };
+}
 
 /** Starts a worker process with these variables (TEMPORAL_ADDRESS, LEVIATH_TASK_QUEUE, ...); resolves once it polls. */
 export function startWorkerProcess(env: Record<string, string>): Promise<ChildProcess> {
