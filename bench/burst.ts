@@ -33,10 +33,12 @@ interface Options {
   appendKb: number;
   turns: number;
   profile: boolean;
+  /** `--server-flag F`, repeatable: a `temporal server start-dev` flag to try, e.g. `--server-flag=--sqlite-pragma=synchronous=off`. */
+  serverFlags: string[];
 }
 
 function parseArgs(args: string[]): Options {
-  const opts: Options = { agents: 8, latencyMs: 500, appendKb: 25, turns: 12, profile: false };
+  const opts: Options = { agents: 8, latencyMs: 500, appendKb: 25, turns: 12, profile: false, serverFlags: [] };
   const positional: string[] = [];
   for (let i = 0; i < args.length; i++) {
     const arg = args[i]!;
@@ -44,6 +46,7 @@ function parseArgs(args: string[]): Options {
     else if (arg === '--append-kb') opts.appendKb = numberArg(args, ++i, arg);
     else if (arg === '--turns') opts.turns = Math.max(1, Math.floor(numberArg(args, ++i, arg)));
     else if (arg === '--profile') opts.profile = true;
+    else if (arg.startsWith('--server-flag=')) opts.serverFlags.push(arg.slice('--server-flag='.length));
     else positional.push(arg);
   }
   if (positional[0] !== undefined) opts.agents = Math.max(1, Math.floor(Number(positional[0])));
@@ -60,7 +63,7 @@ export function burstBlueprint(turns: number) {
 export default async function run(args: string[]): Promise<void> {
   const opts = parseArgs(args);
   const model = await startFakeModel(opts);
-  const bench = await startBenchServer('burst');
+  const bench = await startBenchServer('burst', opts.serverFlags);
   const taskQueue = `burst-${Date.now()}`;
   const profileDir = join(bench.tmp, 'profile');
   const worker = await startWorkerProcess(bench, {

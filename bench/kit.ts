@@ -203,7 +203,7 @@ export interface Bench {
 }
 
 /** A dev server of the bench's own (SQLite in a temporary folder) and a client of it. */
-export async function startBenchServer(name: string): Promise<Bench> {
+export async function startBenchServer(name: string, extraArgs: string[] = []): Promise<Bench> {
   const tmp = mkdtempSync(join(tmpdir(), `leviath-bench-${name}-`));
   const cli = await findTemporalCli({ log: (l) => process.stderr.write(`${l}\n`) });
   const server = await startDevServer({
@@ -212,6 +212,7 @@ export async function startBenchServer(name: string): Promise<Bench> {
     port: await freePort(),
     uiPort: await freePort(),
     headless: true,
+    extraArgs,
   });
   const connection = await Connection.connect({ address: server.address });
   const client = new Client({ connection });
