@@ -239,13 +239,14 @@ export interface WorkerProcess {
 /** `lev worker` in its own process, as a deployment runs it (the compiled build when it is fresh). */
 export async function startWorkerProcess(
   bench: Bench,
-  opts: { taskQueue: string; env: Record<string, string>; profileDir?: string },
+  opts: { taskQueue: string; env: Record<string, string>; profileDir?: string; nodeFlags?: string[] },
 ): Promise<WorkerProcess> {
   const home = join(bench.tmp, 'home');
   mkdirSync(home, { recursive: true });
   const child = spawn(
     process.execPath,
     [
+      ...(opts.nodeFlags ?? []),
       ...(opts.profileDir ? ['--cpu-prof', '--cpu-prof-dir', opts.profileDir] : []),
       new URL('../bin/lev.mjs', import.meta.url).pathname,
       'worker',
