@@ -33,10 +33,22 @@ interface Options {
   appendKb: number;
   turns: number;
   profile: boolean;
+  /** `--server-flag F`, repeatable: a `temporal server start-dev` flag to try, e.g. `--server-flag=--sqlite-pragma=synchronous=off`. */
+  serverFlags: string[];
+  /** `--worker-node-flag F`, repeatable: a flag for the worker's `node`, e.g. `--worker-node-flag=--max-semi-space-size=2`. */
+  workerNodeFlags: string[];
 }
 
 function parseArgs(args: string[]): Options {
-  const opts: Options = { agents: 8, latencyMs: 500, appendKb: 25, turns: 12, profile: false };
+  const opts: Options = {
+    agents: 8,
+    latencyMs: 500,
+    appendKb: 25,
+    turns: 12,
+    profile: false,
+    serverFlags: [],
+    workerNodeFlags: [],
+  };
   const positional: string[] = [];
   for (let i = 0; i < args.length; i++) {
     const arg = args[i]!;
@@ -44,6 +56,8 @@ function parseArgs(args: string[]): Options {
     else if (arg === '--append-kb') opts.appendKb = numberArg(args, ++i, arg);
     else if (arg === '--turns') opts.turns = Math.max(1, Math.floor(numberArg(args, ++i, arg)));
     else if (arg === '--profile') opts.profile = true;
+    else if (arg.startsWith('--server-flag=')) opts.serverFlags.push(arg.slice('--server-flag='.length));
+    else if (arg.startsWith('--worker-node-flag=')) opts.workerNodeFlags.push(arg.slice('--worker-node-flag='.length));
     else positional.push(arg);
   }
   if (positional[0] !== undefined) opts.agents = Math.max(1, Math.floor(Number(positional[0])));
@@ -60,12 +74,13 @@ export function burstBlueprint(turns: number) {
 export default async function run(args: string[]): Promise<void> {
   const opts = parseArgs(args);
   const model = await startFakeModel(opts);
-  const bench = await startBenchServer('burst');
+  const bench = await startBenchServer('burst', opts.serverFlags);
   const taskQueue = `burst-${Date.now()}`;
   const profileDir = join(bench.tmp, 'profile');
   const worker = await startWorkerProcess(bench, {
     taskQueue,
     env: { OPENAI_BASE_URL: model.baseURL, OPENAI_API_KEY: 'sk-bench' },
+    nodeFlags: opts.workerNodeFlags,
     ...(opts.profile ? { profileDir } : {}),
   });
   const serverMeter = new Meter(() => withChildren(bench.server.child.pid!));

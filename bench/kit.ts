@@ -203,7 +203,7 @@ export interface Bench {
 }
 
 /** A dev server of the bench's own (SQLite in a temporary folder) and a client of it. */
-export async function startBenchServer(name: string): Promise<Bench> {
+export async function startBenchServer(name: string, extraArgs: string[] = []): Promise<Bench> {
   const tmp = mkdtempSync(join(tmpdir(), `leviath-bench-${name}-`));
   const cli = await findTemporalCli({ log: (l) => process.stderr.write(`${l}\n`) });
   const server = await startDevServer({
@@ -212,6 +212,7 @@ export async function startBenchServer(name: string): Promise<Bench> {
     port: await freePort(),
     uiPort: await freePort(),
     headless: true,
+    extraArgs,
   });
   const connection = await Connection.connect({ address: server.address });
   const client = new Client({ connection });
@@ -238,13 +239,14 @@ export interface WorkerProcess {
 /** `lev worker` in its own process, as a deployment runs it (the compiled build when it is fresh). */
 export async function startWorkerProcess(
   bench: Bench,
-  opts: { taskQueue: string; env: Record<string, string>; profileDir?: string },
+  opts: { taskQueue: string; env: Record<string, string>; profileDir?: string; nodeFlags?: string[] },
 ): Promise<WorkerProcess> {
   const home = join(bench.tmp, 'home');
   mkdirSync(home, { recursive: true });
   const child = spawn(
     process.execPath,
     [
+      ...(opts.nodeFlags ?? []),
       ...(opts.profileDir ? ['--cpu-prof', '--cpu-prof-dir', opts.profileDir] : []),
       new URL('../bin/lev.mjs', import.meta.url).pathname,
       'worker',

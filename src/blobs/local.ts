@@ -12,6 +12,17 @@ import { type BlobStore, blobRef, hashText } from './store.js';
 
 const HASH = /^[0-9a-f]{64}$/;
 
+/** Writes the file, creating its folder only when it is missing (once per shard, not on every write). */
+async function writeNew(file: string, text: string): Promise<void> {
+  try {
+    await writeFile(file, text, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+    await mkdir(path.dirname(file), { recursive: true });
+    await writeFile(file, text, 'utf8');
+  }
+}
+
 export class LocalBlobStore implements BlobStore {
   constructor(readonly dir: string) {}
 
@@ -29,10 +40,9 @@ export class LocalBlobStore implements BlobStore {
     const ref = blobRef(text);
     const file = this.pathOf(ref.hash);
     if (await this.exists(file)) return ref;
-    await mkdir(path.dirname(file), { recursive: true });
     const tmp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
     try {
-      await writeFile(tmp, text, 'utf8');
+      await writeNew(tmp, text);
       await rename(tmp, file);
     } catch (err) {
       await rm(tmp, { force: true });

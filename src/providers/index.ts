@@ -117,6 +117,26 @@ function nonEmpty(v: string | undefined): string | undefined {
   return v && v.trim() !== '' ? v.trim() : undefined;
 }
 
+/** SDK clients by their settings; a worker uses a handful of providers, each for every call. */
+const clients = new Map<string, ModelProvider>();
+const MAX_CLIENTS = 32;
+
+/**
+ * The client for these settings, made once: building an SDK client on every inference cost a
+ * worker about half a millisecond of CPU a turn (`npm run bench -- burst --profile`). Clients
+ * hold no state between calls.
+ */
+function reused<O>(kind: string, Provider: new (opts: O) => ModelProvider, opts: O): ModelProvider {
+  const key = `${kind}\n${JSON.stringify(opts)}`;
+  let provider = clients.get(key);
+  if (!provider) {
+    if (clients.size >= MAX_CLIENTS) clients.clear();
+    provider = new Provider(opts);
+    clients.set(key, provider);
+  }
+  return provider;
+}
+
 /**
  * The provider for `ref` (a model ref such as `ollama:llama3.1`, or a bare
  * prefix such as `anthropic`). Keys and base URLs are read from `env`.
@@ -125,7 +145,7 @@ export function getProvider(ref: string, env: NodeJS.ProcessEnv = process.env): 
   const prefix = ref.includes(':') ? parseModelRef(ref).provider : ref;
   if (prefix === 'scripted') return new ScriptedProvider(env);
   if (prefix === 'anthropic') {
-    return new AnthropicProvider({
+    return reused('anthropic', AnthropicProvider, {
       name: 'anthropic',
       baseURL: nonEmpty(env.ANTHROPIC_BASE_URL) ?? ANTHROPIC_DEFAULT_BASE_URL,
       apiKey: requireKey('anthropic', 'ANTHROPIC_API_KEY', env),
@@ -136,7 +156,7 @@ export function getProvider(ref: string, env: NodeJS.ProcessEnv = process.env): 
   const endpoint = OPENAI_COMPATIBLE[prefix];
   if (endpoint) {
     const apiKey = nonEmpty(env[endpoint.keyEnv]) ?? endpoint.dummyKey ?? requireKey(prefix, endpoint.keyEnv, env);
-    return new OpenAICompatibleProvider({
+    return reused('openai', OpenAICompatibleProvider, {
       name: prefix,
       baseURL: nonEmpty(env[endpoint.baseEnv]) ?? endpoint.defaultBaseURL,
       apiKey,

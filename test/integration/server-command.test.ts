@@ -74,6 +74,8 @@ describe('lev server', () => {
       args: ['x'],
     });
     await connection.close();
+    // The file is kept with a write-ahead log beside it (docs/reference/operators.md#the-embedded-servers-database).
+    expect(existsSync(`${db}-wal`)).toBe(true);
     expect(await stopGracefully(first.child)).toBe(0);
 
     const second = await startLevServer(args);

@@ -5,7 +5,8 @@
  * per run is cached so consecutive turns replay only what is new.
  */
 import { join } from 'node:path';
-import { type BlobStore, openBlobStore, parseBlobSpec } from '../../blobs/index.js';
+import { openBlobStore, parseBlobSpec } from '../../blobs/index.js';
+import { ReadCachedBlobStore } from '../../blobs/read-cache.js';
 import type { Blueprint } from '../../blueprint/types.js';
 import { loadUserConfig } from '../../blueprint/user-config.js';
 import { cloneData, createRunState, type RunState } from '../../context/index.js';
@@ -59,14 +60,17 @@ function lastOpKey(ops: readonly RecordedOp[], applied: number): string {
 const CACHED_RUNS = 64;
 
 export class RunStore {
-  readonly blobs: BlobStore;
+  /** The configured store, behind the worker's read cache (`src/blobs/read-cache.ts`). */
+  readonly blobs: ReadCachedBlobStore;
   private readonly blueprints = new Map<string, Blueprint>();
   /** Compiled custom-region scripts per blueprint, so a turn never recompiles them. */
   private readonly compiledHooks = new WeakMap<Blueprint, ReturnType<typeof customRegionHooks>>();
   private readonly latest = new Map<string, Rebuilt>();
 
   constructor(readonly config: RuntimeConfig) {
-    this.blobs = openBlobStore(parseBlobSpec(config.blobs, config.blobDir), config.activitySlots);
+    this.blobs = new ReadCachedBlobStore(
+      openBlobStore(parseBlobSpec(config.blobs, config.blobDir), config.activitySlots),
+    );
   }
 
   async putBlueprint(bp: Blueprint): Promise<string> {
