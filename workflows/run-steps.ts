@@ -48,6 +48,7 @@ import {
   type UsageTotals,
   unmatchedChoiceDetail,
   visitSummary,
+  withLiveVisit,
 } from '../src/runtime/index.js';
 import type { SubmittedOutput } from '../src/runtime/stage-modes.js';
 import { onToolQueue } from '../src/runtime/tool-queue.js';
@@ -96,7 +97,12 @@ export class AgentRun {
     this.ops = new RunOperators(() => this.showDetails());
   }
 
+  /** The run's progress: its finished visits, with the live visit's last report merged in. */
   progress(): Progress {
+    return withLiveVisit(this.ownProgress(), this.ops.liveCounters);
+  }
+
+  private ownProgress(): Progress {
     return progressOf(this.driver.state, {
       runId: this.runId,
       stage: this.driver.state.stage,

@@ -13,6 +13,7 @@ import { formatCoded } from '../errors.js';
 import { canonicalTool } from '../tools/names.js';
 import { decidePermission, mergedPermissions } from '../tools/permissions.js';
 import { utf8Bytes } from '../truncate.js';
+import type { VisitCounters } from './live-progress.js';
 
 /** The values of the `LeviathStatus` search attribute (docs/reference/operators.md#statuses). */
 export const LEVIATH_STATUSES = ['running', 'waiting', 'paused', 'completed', 'failed', 'cancelled', 'stuck'] as const;
@@ -498,12 +499,14 @@ export const NO_WAITS: StageWaits = Object.freeze({ asks: [], waitingReply: fals
 
 /**
  * What a visit tells its run (the `stage-report` signal): its answer to a
- * forwarded update, a change of what it waits for, or the region set it had
- * when it was cancelled.
+ * forwarded update, a change of what it waits for or of its counters, or the
+ * region set it had when it was cancelled. Every answer and change carries
+ * the visit's counters, so the run's own progress is live
+ * (`src/runtime/live-progress.ts`).
  */
 export type StageReport<Outcome = unknown> =
-  | { kind: 'ack'; id: number; reply: OpReply; waits: StageWaits }
-  | { kind: 'waits'; waits: StageWaits }
+  | { kind: 'ack'; id: number; reply: OpReply; waits: StageWaits; counters?: VisitCounters }
+  | { kind: 'waits'; waits: StageWaits; counters?: VisitCounters }
   | { kind: 'cancelled'; outcome: Outcome };
 
 /** The coded message a refused update fails with. */

@@ -220,6 +220,39 @@ describe('pause, resume and refusals', () => {
   });
 });
 
+describe("the run's own progress", () => {
+  const env = useRuntime();
+
+  it('shows the turns of the live visit to someone who queries only the run, with one report per 10 s at most', async () => {
+    const handle = await start(env.rt.client, env.rt.taskQueue, looping(150, 30));
+    const visitId = `${handle.workflowId}.1.main`;
+    // Only the run is asked: no merge with the visit's own answer.
+    const p = await until(async () => {
+      const now = await handle.query<Progress>('progress').catch(() => undefined);
+      return now && now.inferences > 0 ? now : undefined;
+    }, 'the run reports a turn');
+    expect((await env.rt.client.workflow.getHandle(visitId).describe()).status.name).toBe('RUNNING');
+    expect(p).toMatchObject({ stage: 'main', stageWorkflowId: visitId, status: 'running' });
+    expect(p.visitTurns).toBeGreaterThan(0);
+    expect(p.usage.calls).toBeGreaterThan(0);
+    expect(p.reportedAt).toBeTypeOf('number');
+    expect(p.regions.find((r) => r.name === 'conversation')?.entries).toBeGreaterThan(0);
+    const meta = await handle.query<{ currentDetails: string }>('__temporal_workflow_metadata');
+    expect(meta.currentDetails).toMatch(/^\*\*Run\*\* `[^`]+` · running · [1-9]\d* inferences?/);
+    expect(meta.currentDetails).toContain('of the live visit (its last report)');
+
+    expect((await ending(handle)).status).toBe('COMPLETED');
+    await saveHistories(env.rt.client, handle.workflowId);
+    // History stays O(change): the visit's reports to the run are throttled by workflow time.
+    const events = (await env.rt.client.workflow.getHandle(visitId).fetchHistory()).events ?? [];
+    const reports = events.filter((e) => e.signalExternalWorkflowExecutionInitiatedEventAttributes).length;
+    const ms = (e: (typeof events)[number]) => Number(e.eventTime?.seconds ?? 0) * 1000;
+    const span = ms(events.at(-1)!) - ms(events[0]!);
+    expect(reports).toBeGreaterThanOrEqual(1);
+    expect(reports).toBeLessThanOrEqual(1 + Math.ceil(span / 10_000));
+  });
+});
+
 describe('LeviathStatus', () => {
   const env = useRuntime();
 
