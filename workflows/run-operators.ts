@@ -177,6 +177,11 @@ export class RunOperators {
     this.refresh();
   }
 
+  /** Messages no visit wrote into a conversation: those a stage that does not accept messages held. */
+  undelivered(): number {
+    return this.carry.inbox.length + this.carry.held.length;
+  }
+
   /** Whether the last visit ended `stuck`. */
   setStuck(stuck: boolean): void {
     this.stuck = stuck;

@@ -46,6 +46,7 @@ import {
   type StageOutcome,
   seedContextTarget,
   type UsageTotals,
+  undeliveredText,
   unmatchedChoiceDetail,
   visitSummary,
   withLiveVisit,
@@ -134,8 +135,15 @@ export class AgentRun {
       usage: { ...this.usage, perStage: this.perStage },
       cost: runCost(this.bp, this.perStage),
       inferences: this.inferences,
+      ...this.undelivered(),
       ...extra,
     };
+  }
+
+  /** Messages the run ends holding, which nobody read (docs/reference/operators.md#accepts_messages). */
+  private undelivered(): { undeliveredMessages?: number } {
+    const count = this.current ? this.ops.undelivered() : 0;
+    return count > 0 ? { undeliveredMessages: count } : {};
   }
 
   /** The run's result (reading a blob output back as text), with the memo the Web UI lists. */
@@ -143,6 +151,14 @@ export class AgentRun {
     const state = this.driver.state;
     const answer = this.answer;
     this.ops.finish(status);
+    const { undeliveredMessages } = this.undelivered();
+    if (undeliveredMessages)
+      await this.driver.apply({
+        kind: 'diagnostic',
+        code: 'messages-undelivered',
+        severity: 'warning',
+        detail: undeliveredText(undeliveredMessages),
+      });
     const output = answer?.content ?? final;
     if (this.input.child) return this.childResult(status, output, error);
     const text =
@@ -161,6 +177,7 @@ export class AgentRun {
       output: text,
       ...(answer ? { outputFormat: answer.format } : {}),
       ...(error ? { error } : {}),
+      ...this.undelivered(),
       regions: regionBars(state),
       gatesForced: state.gatesForced,
       usage: { ...this.usage, perStage: this.perStage },
@@ -191,6 +208,7 @@ export class AgentRun {
       ...(answer ? { outputFormat: answer.format } : {}),
       ...(start?.requireOutput && !answer ? { outputMissing: true } : {}),
       ...(error ? { error } : {}),
+      ...this.undelivered(),
       regions: [],
       gatesForced: state.gatesForced,
       usage: { ...this.usage, perStage: {} },

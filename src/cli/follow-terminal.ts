@@ -13,6 +13,7 @@ import type { NativeConnection, Worker } from '@temporalio/worker';
 import type { DevServer } from '../devserver/dev-server.js';
 import { leviathHome, PROJECT_ROOT } from '../devserver/paths.js';
 import { DEFAULT_ADDRESS } from '../runtime/defaults.js';
+import { undeliveredText } from '../runtime/operators.js';
 import type { Progress, RunResult } from '../runtime/types.js';
 import { type FollowOptions, followRun } from '../worker/client.js';
 import { formatBars } from './bars.js';
@@ -44,16 +45,17 @@ export function printResult(r: RunResult): void {
     process.stdout.write(
       `Gates forced: ${r.gatesForced.map((g) => `${g.stage}→${g.target ?? 'end'} (${g.check})`).join(', ')}\n`,
     );
+  if (r.undeliveredMessages) process.stdout.write(`Messages: ${undeliveredText(r.undeliveredMessages)}\n`);
   if (r.output) process.stdout.write(`\nOutput${r.outputFormat ? ` (${r.outputFormat})` : ''}:\n${r.output}\n`);
   process.stdout.write(`\nRun id: ${r.runId}\n`);
 }
 
 /** The one JSON object `lev run --json` and `lev attach --json` print. */
 export function printResultJson(result: RunResult): void {
-  const { runId, status, regions, gatesForced, usage } = result;
+  const { runId, status, regions, gatesForced, usage, undeliveredMessages } = result;
   const output = { format: result.outputFormat ?? 'text', text: result.output };
   process.stdout.write(
-    `${JSON.stringify({ runId, status, output, regions: regions.map(({ name, kind, tokens, budget }) => ({ name, kind, tokens, budget })), gatesForced, usage, ...(result.error ? { error: result.error } : {}) })}\n`,
+    `${JSON.stringify({ runId, status, output, regions: regions.map(({ name, kind, tokens, budget }) => ({ name, kind, tokens, budget })), gatesForced, usage, ...(result.error ? { error: result.error } : {}), ...(undeliveredMessages ? { undeliveredMessages } : {}) })}\n`,
   );
 }
 

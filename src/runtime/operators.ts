@@ -451,6 +451,15 @@ export function formatDuration(secs: number): string {
   return parts.join('') || '0s';
 }
 
+/**
+ * What a run that ends holding messages says of them (its `messages-undelivered`
+ * diagnostic, `lev run`, `lev result`): nobody read them.
+ */
+export function undeliveredText(count: number): string {
+  const what = count === 1 ? '1 message was' : `${count} messages were`;
+  return `${what} never delivered: no later stage accepts messages (\`accepts_messages = false\`); send them while a stage that accepts messages runs.`;
+}
+
 /** The tool result of a call the operator denied. */
 export function deniedText(subject: string, note?: string): string {
   return formatCoded('call-denied', `The operator denied ${subject}${note ? `: ${note}` : ''}. The call was not run.`);

@@ -209,6 +209,8 @@ export interface RunResult {
   /** The label of the answer handed back with `submit_output`; absent when the run submitted none. */
   outputFormat?: string;
   error?: string;
+  /** Messages people sent that the run ended holding: no later stage accepted messages. */
+  undeliveredMessages?: number;
   regions: RegionBar[];
   gatesForced: RunState['gatesForced'];
   usage: UsageTotals & { perStage: Record<string, UsageTotals> };

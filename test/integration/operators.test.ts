@@ -18,7 +18,7 @@ import { LevError } from '../../src/errors.js';
 import { scriptedCalls } from '../../src/providers/index.js';
 import type { MessageReceipt, PauseState } from '../../src/runtime/operators.js';
 import { STATUS_KEY } from '../../src/runtime/search-attributes.js';
-import { DEFAULT_RUN_OPTIONS, type Progress, type RunOptions } from '../../src/runtime/types.js';
+import { DEFAULT_RUN_OPTIONS, type Progress, type RunOptions, type RunResult } from '../../src/runtime/types.js';
 import { followRun, startRun } from '../../src/worker/client.js';
 import { runProgress, sendUpdate } from '../../src/worker/operators.js';
 import { chatCompletion, type RecordedRequest, type Reply } from '../providers/wire-server.js';
@@ -250,6 +250,47 @@ describe("the run's own progress", () => {
     const span = ms(events.at(-1)!) - ms(events[0]!);
     expect(reports).toBeGreaterThanOrEqual(1);
     expect(reports).toBeLessThanOrEqual(1 + Math.ceil(span / 10_000));
+  });
+});
+
+describe('messages the run ends holding', () => {
+  const env = useRuntime();
+
+  it('are reported in the result, the memo and by lev result, not dropped silently', async () => {
+    const model = scriptedModel({
+      turns: [
+        { stage: 'main', text: 'Over to the report.' },
+        { stage: 'report', text: 'Writing.', tool_calls: [{ name: 'current_time', arguments: {} }], latency_ms: 1500 },
+        { stage: 'report', text: 'Report written.' },
+      ],
+    });
+    const handle = await start(
+      env.rt.client,
+      env.rt.taskQueue,
+      `[agent]\nname = "held-end"\nmodel = "${model}"\n[stages.main]\n[stages.main.transitions.report]\n[stages.report]\navailable_tools = ["current_time"]\naccepts_messages = false\n`,
+    );
+    await until(async () => {
+      const p = await handle.query<Progress>('progress').catch(() => undefined);
+      return p?.stage === 'report' && p.stageWorkflowId?.endsWith('.report');
+    }, 'the report stage runs');
+    const receipt = await sendUpdate<MessageReceipt>(env.rt.client, handle.workflowId, 'message', 'Add a timeline.');
+    expect(receipt.held).toBe(true);
+    const result = (await handle.result()) as RunResult;
+    await saveHistories(env.rt.client, handle.workflowId);
+    expect(result.status).toBe('completed');
+    expect(result.undeliveredMessages).toBe(1);
+    const sentence =
+      '1 message was never delivered: no later stage accepts messages (`accepts_messages = false`); send them while a stage that accepts messages runs.';
+    expect(result.diagnostics).toContainEqual(
+      expect.objectContaining({ code: 'messages-undelivered', detail: sentence }),
+    );
+    expect(await (await handle.describe()).memo).toMatchObject({ undeliveredMessages: 1 });
+    const shown = await lev(['result', handle.workflowId]);
+    expect(shown).toMatchObject({ code: 0, stdout: 'Report written.\n' });
+    expect(shown.stderr).toContain(sentence);
+    expect(JSON.parse((await lev(['result', handle.workflowId, '--json'])).stdout)).toMatchObject({
+      undeliveredMessages: 1,
+    });
   });
 });
 
