@@ -182,6 +182,14 @@ export class RunOperators {
     return this.carry.inbox.length + this.carry.held.length;
   }
 
+  /**
+   * Between visits, waits while the run is paused: the run's own inference
+   * (an edge choice) waits for `resume` as a visit's would.
+   */
+  async holdWhilePaused(): Promise<void> {
+    if (this.live === undefined && this.carry.paused) await condition(() => !this.carry.paused);
+  }
+
   /** Whether the last visit ended `stuck`. */
   setStuck(stuck: boolean): void {
     this.stuck = stuck;

@@ -435,6 +435,8 @@ export class AgentRun {
   /** Asks the stage's model which edge to take; an answer naming none takes the first and is recorded. */
   async askEdge(route: Extract<Departure, { kind: 'choose' }>): Promise<EdgeDef | null> {
     const stage = this.driver.stage;
+    // A pause holds this inference too (docs/reference/operators.md#pause-and-resume).
+    if (this.current) await this.ops.holdWhilePaused();
     const reply = await acts.infer.executeWithOptions(callOptions(this.input.options, `edge choice: ${stage}`), [
       {
         runId: this.runId,

@@ -253,6 +253,45 @@ describe("the run's own progress", () => {
   });
 });
 
+describe('a pause between visits', () => {
+  const env = useRuntime();
+
+  it("holds the run's edge choice until resume", async () => {
+    const model = scriptedModel({
+      choices: { triage: 'docs' },
+      turns: [
+        { stage: 'triage', text: 'It is a documentation problem.', latency_ms: 1500 },
+        { stage: 'docs', text: 'Docs updated.' },
+        { stage: 'fix', text: 'Code fixed.' },
+      ],
+    });
+    const handle = await start(
+      env.rt.client,
+      env.rt.taskQueue,
+      `[agent]\nname = "choosing"\nmodel = "${model}"\nentry_stage = "triage"\n[stages.triage.transitions.fix]\ncondition = "llm_choice"\n[stages.triage.transitions.docs]\ncondition = "llm_choice"\n[stages.fix]\n[stages.docs]\n`,
+    );
+    const runId = handle.workflowId;
+    const calls = (purpose: string) => scriptedCalls().filter((c) => c.runId === runId && c.purpose === purpose).length;
+    // The triage visit's only inference is in flight: the pause is in force when the visit ends.
+    const progress = () => handle.query<Progress>('progress').catch(() => undefined);
+    await until(async () => (await progress())?.stageWorkflowId, 'the triage visit runs');
+    expect(await sendUpdate<PauseState>(env.rt.client, runId, 'pause')).toEqual({ paused: true, stage: 'triage' });
+    const triage = env.rt.client.workflow.getHandle(`${runId}.1.triage`);
+    await until(async () => (await triage.describe()).status.name === 'COMPLETED', 'the triage visit ended');
+    expect(await progress()).toMatchObject({ stage: 'triage', inferences: 1, paused: true, waiting: 'resume' });
+    expect(await leviathStatus(handle)).toBe('paused');
+    for (let i = 0; i < 10; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      expect(calls('edge-choice')).toBe(0);
+    }
+    expect(await sendUpdate<PauseState>(env.rt.client, runId, 'resume')).toEqual({ paused: false, stage: null });
+    const result = (await handle.result()) as RunResult;
+    await saveHistories(env.rt.client, runId);
+    expect(result.stages).toEqual(['triage', 'docs']);
+    expect(calls('edge-choice')).toBe(1);
+  });
+});
+
 describe('messages the run ends holding', () => {
   const env = useRuntime();
 
