@@ -3,7 +3,7 @@
  * updates on the run reach the live stage visit and come back with its
  * answer, cancellation reaches the visit before and after continue-as-new
  * and ends the run CANCELED, an error fails the run with its code, and
- * `LeviathStatus` follows. Models are the scripted provider, or a local
+ * `LeviathStatus` follows (its whole sequence read back from history). Models are the scripted provider, or a local
  * OpenAI-compatible server when the test reads what the model was sent.
  */
 import { execFile } from 'node:child_process';
@@ -333,8 +333,65 @@ describe('messages the run ends holding', () => {
   });
 });
 
+/** Every value the run wrote to `LeviathStatus`, in order, read back from its history. */
+async function statusSequence(handle: WorkflowHandle): Promise<string[]> {
+  const events = (await handle.fetchHistory()).events ?? [];
+  return events.flatMap((e) => {
+    const field = e.upsertWorkflowSearchAttributesEventAttributes?.searchAttributes?.indexedFields?.[STATUS_KEY.name];
+    return field?.data ? [JSON.parse(Buffer.from(field.data).toString('utf8')) as string] : [];
+  });
+}
+
 describe('LeviathStatus', () => {
   const env = useRuntime();
+
+  it('goes running → waiting → running → paused → running → completed through an approval and a pause', async () => {
+    const model = scriptedModel({
+      latency_ms: 300,
+      turns: [
+        { text: 'Writing.', tool_calls: [{ name: 'write_file', arguments: { path: 'a.txt', content: 'a\n' } }] },
+        { text: 'Checking.', tool_calls: [{ name: 'current_time', arguments: {} }] },
+        { text: 'Checking.', tool_calls: [{ name: 'current_time', arguments: {} }] },
+        { text: 'Checking.', tool_calls: [{ name: 'current_time', arguments: {} }] },
+        { text: 'Done.' },
+      ],
+    });
+    const handle = await start(
+      env.rt.client,
+      env.rt.taskQueue,
+      `[agent]\nname = "statuses"\nmodel = "${model}"\n[stages.main]\navailable_tools = ["write_file", "current_time"]\n[tool_permissions]\nwrite_file = "ask"\n`,
+      { unattended: false },
+    );
+    const runId = handle.workflowId;
+    await until(async () => (await leviathStatus(handle)) === 'waiting' || undefined, 'the write waits');
+    await sendUpdate(env.rt.client, runId, 'approve');
+    await until(async () => (await leviathStatus(handle)) === 'running' || undefined, 'running again');
+    await sendUpdate(env.rt.client, runId, 'pause');
+    await until(async () => (await leviathStatus(handle)) === 'paused' || undefined, 'paused');
+    await sendUpdate(env.rt.client, runId, 'resume');
+    expect((await ending(handle)).status).toBe('COMPLETED');
+    await saveHistories(env.rt.client, runId);
+    expect(await statusSequence(handle)).toEqual(['running', 'waiting', 'running', 'paused', 'running', 'completed']);
+  });
+
+  it('goes running → cancelled when the run is cancelled, and running → failed when it fails', async () => {
+    const looped = await start(env.rt.client, env.rt.taskQueue, looping(100));
+    await until(async () => ((await runProgress(env.rt.client, looped))?.inferences ?? 0) >= 1 || undefined, 'a turn');
+    await looped.cancel();
+    expect((await ending(looped)).status).toBe('CANCELLED');
+    expect(await statusSequence(looped)).toEqual(['running', 'cancelled']);
+
+    const model = scriptedModel({ turns: [{ text: 'never', fail: { kind: 'auth', attempts: 99 } }] });
+    const failing = await start(
+      env.rt.client,
+      env.rt.taskQueue,
+      `[agent]\nname = "failing"\n[stages.main]\nmodel = "${model}"\n`,
+    );
+    expect((await ending(failing)).status).toBe('FAILED');
+    await saveHistories(env.rt.client, looped.workflowId);
+    await saveHistories(env.rt.client, failing.workflowId);
+    expect(await statusSequence(failing)).toEqual(['running', 'failed']);
+  });
 
   it('is stuck while the stage a stuck edge leads to runs, then completed', async () => {
     const model = scriptedModel({
@@ -355,6 +412,8 @@ describe('LeviathStatus', () => {
     await saveHistories(env.rt.client, handle.workflowId);
     expect(end.status).toBe('COMPLETED');
     expect(await leviathStatus(handle)).toBe('completed');
+    // Back to running once the rethink visit ended otherwise than stuck.
+    expect(await statusSequence(handle)).toEqual(['running', 'stuck', 'running', 'completed']);
   });
 });
 
