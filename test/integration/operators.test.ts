@@ -2,9 +2,11 @@
  * People in the loop against the real dev server (docs/reference/operators.md):
  * updates on the run reach the live stage visit and come back with its
  * answer, cancellation reaches the visit before and after continue-as-new
- * and ends the run CANCELED, an error fails the run with its code, and
- * `LeviathStatus` follows (its whole sequence read back from history). Models are the scripted provider, or a local
- * OpenAI-compatible server when the test reads what the model was sent.
+ * and ends the run CANCELED, an error fails the run with its code,
+ * `LeviathStatus` follows (its whole sequence read back from history), and
+ * the run's own progress follows its live visit. Models are the scripted
+ * provider, or a local OpenAI-compatible server when the test reads what
+ * the model was sent.
  */
 import { execFile } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
