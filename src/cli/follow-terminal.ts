@@ -176,7 +176,12 @@ export async function followInTerminal(
 
 /** The command that follows the run again, with the address when it is not the default. */
 export function attachCommand(runId: string, address: string): string {
-  return `lev attach ${runId}${address === DEFAULT_ADDRESS ? '' : ` --address ${address}`}`;
+  return `lev attach ${runId}${addressFlag(address)}`;
+}
+
+/** The `--address` a command printed for the person to run needs: none for the default. */
+function addressFlag(address: string): string {
+  return address === DEFAULT_ADDRESS ? '' : ` --address ${address}`;
 }
 
 /**
@@ -249,7 +254,7 @@ async function endAfterSignal(
   await stopHosted(hosted);
   const bg = continueInBackground(runId, address);
   say(
-    `detached; run ${runId} goes on in the background (pid ${bg.pid ?? '?'}, log ${bg.log}); \`${reattach}\` follows it again, \`lev cancel ${runId}\` stops it.`,
+    `detached; run ${runId} goes on in the background (pid ${bg.pid ?? '?'}, log ${bg.log}); \`${reattach}\` follows it again, \`lev cancel ${runId}${addressFlag(address)}\` stops it.`,
   );
   return 130;
 }
