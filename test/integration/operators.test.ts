@@ -650,6 +650,10 @@ describe('the operator commands', () => {
     const cancelled = await lev(['cancel', runId, '--wait']);
     expect(cancelled.stdout).toContain(`run ${runId} ended: CANCELLED`);
     await saveHistories(env.rt.client, runId);
+    // A cancelled run has no result: what it had comes from its memo.
+    const result = await lev(['result', runId, '--json']);
+    expect(result.code).toBe(1);
+    expect(JSON.parse(result.stdout)).toMatchObject({ status: 'cancelled', stages: ['main'] });
     const again = await lev(['msg', runId, 'hello?']);
     expect(again.code).toBe(1);
     expect(again.stderr).toMatch(/^error \[run-finished\]/);
