@@ -12,7 +12,7 @@ import type { Client, WorkflowHandle } from '@temporalio/client';
 import type { NativeConnection, Worker } from '@temporalio/worker';
 import type { DevServer } from '../devserver/dev-server.js';
 import { leviathHome, PROJECT_ROOT } from '../devserver/paths.js';
-import { DEFAULT_ADDRESS } from '../runtime/defaults.js';
+import { addressFlag } from '../runtime/defaults.js';
 import { undeliveredText } from '../runtime/operators.js';
 import type { Progress, RunResult } from '../runtime/types.js';
 import { type FollowOptions, followRun } from '../worker/client.js';
@@ -177,11 +177,6 @@ export async function followInTerminal(
 /** The command that follows the run again, with the address when it is not the default. */
 export function attachCommand(runId: string, address: string): string {
   return `lev attach ${runId}${addressFlag(address)}`;
-}
-
-/** The `--address` a command printed for the person to run needs: none for the default. */
-function addressFlag(address: string): string {
-  return address === DEFAULT_ADDRESS ? '' : ` --address ${address}`;
 }
 
 /**
