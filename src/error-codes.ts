@@ -180,6 +180,10 @@ export const RUNTIME_CODES = {
     surface: 'diagnostic',
     meaning: "The model's edge choice named no edge; the first available edge was taken.",
   },
+  'messages-undelivered': {
+    surface: 'diagnostic',
+    meaning: 'The run ended holding messages people sent: no later stage accepted messages.',
+  },
   // Seeds
   'task-not-accepted': { surface: 'seed', meaning: 'A task was given but no region takes the task.' },
   'required-input-missing': { surface: 'seed', meaning: 'A required region seeded from caller input got none.' },

@@ -35,6 +35,7 @@ import {
   type StageOutcome,
   type StageReport,
   type StageWaits,
+  type VisitCounters,
   validateOperatorOp,
   waitingKind,
 } from '../src/runtime/index.js';
@@ -57,6 +58,8 @@ export class RunOperators {
   private waits: StageWaits = NO_WAITS;
   /** Workflow id of the live visit. */
   private live: string | undefined;
+  /** The live visit's counters as of its last report. */
+  liveCounters: VisitCounters | undefined;
   /** Forwarded updates waiting for the visit's answer, by id. */
   private readonly acks = new Map<number, OpReply | undefined>();
   private nextId = 1;
@@ -144,6 +147,8 @@ export class RunOperators {
       return;
     }
     if (report.kind === 'ack' && this.acks.has(report.id)) this.acks.set(report.id, report.reply);
+    // A report that arrives after its visit ended tells nothing the outcome did not.
+    if (report.counters && this.live !== undefined) this.liveCounters = report.counters;
     this.waits = report.waits;
     this.refresh();
   }
@@ -154,6 +159,7 @@ export class RunOperators {
     this.carry = { inbox: [], held: [], paused: false };
     this.waits = { ...NO_WAITS, paused: handed.paused };
     this.live = workflowId;
+    this.liveCounters = undefined;
     this.refresh();
     return handed;
   }
@@ -161,6 +167,7 @@ export class RunOperators {
   /** A visit ended: what it did not write waits for the next one, before what arrived in between. */
   endVisit(left: OperatorCarry | undefined): void {
     this.live = undefined;
+    this.liveCounters = undefined;
     this.carry = {
       inbox: [],
       held: [...(left?.inbox ?? []), ...(left?.held ?? []), ...this.carry.held],
@@ -168,6 +175,19 @@ export class RunOperators {
     };
     this.waits = NO_WAITS;
     this.refresh();
+  }
+
+  /** Messages no visit wrote into a conversation: those a stage that does not accept messages held. */
+  undelivered(): number {
+    return this.carry.inbox.length + this.carry.held.length;
+  }
+
+  /**
+   * Between visits, waits while the run is paused: the run's own inference
+   * (an edge choice) waits for `resume` as a visit's would.
+   */
+  async holdWhilePaused(): Promise<void> {
+    if (this.live === undefined && this.carry.paused) await condition(() => !this.carry.paused);
   }
 
   /** Whether the last visit ended `stuck`. */

@@ -46,8 +46,10 @@ import {
   type StageOutcome,
   seedContextTarget,
   type UsageTotals,
+  undeliveredText,
   unmatchedChoiceDetail,
   visitSummary,
+  withLiveVisit,
 } from '../src/runtime/index.js';
 import type { SubmittedOutput } from '../src/runtime/stage-modes.js';
 import { onToolQueue } from '../src/runtime/tool-queue.js';
@@ -96,7 +98,12 @@ export class AgentRun {
     this.ops = new RunOperators(() => this.showDetails());
   }
 
+  /** The run's progress: its finished visits, with the live visit's last report merged in. */
   progress(): Progress {
+    return withLiveVisit(this.ownProgress(), this.ops.liveCounters);
+  }
+
+  private ownProgress(): Progress {
     return progressOf(this.driver.state, {
       runId: this.runId,
       stage: this.driver.state.stage,
@@ -128,8 +135,15 @@ export class AgentRun {
       usage: { ...this.usage, perStage: this.perStage },
       cost: runCost(this.bp, this.perStage),
       inferences: this.inferences,
+      ...this.undelivered(),
       ...extra,
     };
+  }
+
+  /** Messages the run ends holding, which nobody read (docs/reference/operators.md#accepts_messages). */
+  private undelivered(): { undeliveredMessages?: number } {
+    const count = this.current ? this.ops.undelivered() : 0;
+    return count > 0 ? { undeliveredMessages: count } : {};
   }
 
   /** The run's result (reading a blob output back as text), with the memo the Web UI lists. */
@@ -137,6 +151,14 @@ export class AgentRun {
     const state = this.driver.state;
     const answer = this.answer;
     this.ops.finish(status);
+    const { undeliveredMessages } = this.undelivered();
+    if (undeliveredMessages)
+      await this.driver.apply({
+        kind: 'diagnostic',
+        code: 'messages-undelivered',
+        severity: 'warning',
+        detail: undeliveredText(undeliveredMessages),
+      });
     const output = answer?.content ?? final;
     if (this.input.child) return this.childResult(status, output, error);
     const text =
@@ -155,6 +177,7 @@ export class AgentRun {
       output: text,
       ...(answer ? { outputFormat: answer.format } : {}),
       ...(error ? { error } : {}),
+      ...this.undelivered(),
       regions: regionBars(state),
       gatesForced: state.gatesForced,
       usage: { ...this.usage, perStage: this.perStage },
@@ -185,6 +208,7 @@ export class AgentRun {
       ...(answer ? { outputFormat: answer.format } : {}),
       ...(start?.requireOutput && !answer ? { outputMissing: true } : {}),
       ...(error ? { error } : {}),
+      ...this.undelivered(),
       regions: [],
       gatesForced: state.gatesForced,
       usage: { ...this.usage, perStage: {} },
@@ -411,6 +435,8 @@ export class AgentRun {
   /** Asks the stage's model which edge to take; an answer naming none takes the first and is recorded. */
   async askEdge(route: Extract<Departure, { kind: 'choose' }>): Promise<EdgeDef | null> {
     const stage = this.driver.stage;
+    // A pause holds this inference too (docs/reference/operators.md#pause-and-resume).
+    if (this.current) await this.ops.holdWhilePaused();
     const reply = await acts.infer.executeWithOptions(callOptions(this.input.options, `edge choice: ${stage}`), [
       {
         runId: this.runId,

@@ -2,8 +2,8 @@
  * A stage visit's side of the people in the loop (docs/reference/operators.md):
  * it takes the updates its run forwards (the `operator` signal), answers
  * each one back (`stage-report`), tells the run whenever what it waits for
- * changes, and gives the visit its messages, its pause and the decisions
- * on its asks. What each update does is `applyStageOp` in
+ * changes and, throttled, how far it has come (`src/runtime/live-progress.ts`),
+ * and gives the visit its messages, its pause and the decisions on its asks. What each update does is `applyStageOp` in
  * `src/runtime/operators.ts`.
  */
 import { condition, getExternalWorkflowHandle, setHandler } from '@temporalio/workflow';
@@ -11,15 +11,19 @@ import {
   type AskDecision,
   applyStageOp,
   type ForwardedOp,
+  freshMark,
   freshStageOperators,
   type OperatorCarry,
   operatorCarry,
   type PendingAsk,
+  progressReportDue,
+  type ReportMark,
   type StageOperatorState,
   type StageOutcome,
   type StageReport,
   type StageWaits,
   stageWaits,
+  type VisitCounters,
 } from '../src/runtime/index.js';
 import { operatorSignal, stageReportSignal } from './operator-defs.js';
 
@@ -29,6 +33,8 @@ export interface OperatorHost {
   readonly stage: string;
   readonly acceptsMessages: boolean;
   counters(): { inferences: number; visitTurns: number };
+  /** What the run's progress shows of the visit, as of now. */
+  live(): VisitCounters;
   /** Something a person can see changed: rewrite the current details. */
   changed(): void;
 }
@@ -37,12 +43,15 @@ export class StageOperators {
   state: StageOperatorState;
   /** An inference is running now, so a message is read by the one after it. */
   inferring = false;
+  /** The last time the visit told the run its counters. */
+  private mark: ReportMark;
 
   constructor(
     private readonly host: OperatorHost,
     carry: OperatorCarry | undefined,
   ) {
     this.state = freshStageOperators(carry, host.acceptsMessages);
+    this.mark = freshMark(host.counters().inferences);
   }
 
   install(): void {
@@ -74,8 +83,27 @@ export class StageOperators {
     await this.send({ kind: 'waits', waits: this.waits() });
   }
 
+  /**
+   * Tells the run the visit's counters when an inference was made since the
+   * last report and the throttle allows it; the visit does not wait for the
+   * signal to be delivered.
+   */
+  reportProgressIfDue(): void {
+    const { inferences } = this.host.counters();
+    if (!progressReportDue(this.mark, { at: Date.now(), inferences })) return;
+    // A run that has ended takes no report, and the next inference goes on regardless.
+    this.send({ kind: 'waits', waits: this.waits() }).catch(() => {});
+  }
+
+  /** Sends a report; an answer or a change of waits carries the counters as of now. */
   async send(report: StageReport<StageOutcome>): Promise<void> {
-    await getExternalWorkflowHandle(this.host.runId).signal(stageReportSignal, report);
+    let sent = report;
+    if (report.kind !== 'cancelled') {
+      const counters = this.host.live();
+      sent = { ...report, counters };
+      this.mark = { at: counters.at, inferences: counters.inferences };
+    }
+    await getExternalWorkflowHandle(this.host.runId).signal(stageReportSignal, sent);
   }
 
   /** The messages to write before the next inference, oldest first; they leave the inbox. */

@@ -50,6 +50,7 @@ import {
   toolCallSummary,
   toolFailedText,
   trackedPointer,
+  type VisitCounters,
   waitingKind,
 } from '../src/runtime/index.js';
 import { fallbackDetail, MODEL_FALLBACK } from '../src/runtime/model-fallback.js';
@@ -118,6 +119,7 @@ export class StageVisit {
         stage: def.name,
         acceptsMessages: def.acceptsMessages !== false,
         counters: () => ({ inferences: this.inferences, visitTurns: this.visitTurns }),
+        live: () => this.liveCounters(),
         changed: () => this.showDetails(),
       },
       input.operators,
@@ -152,6 +154,23 @@ export class StageVisit {
       recentCalls: [...this.recentCalls],
       ...this.workers(),
     });
+  }
+
+  /** What the run's own progress shows of this visit (docs/reference/operators.md#the-progress-query). */
+  liveCounters(): VisitCounters {
+    const { inferences, visitTurns, usage, cost, regions, window, recentCalls, gates, workers } = this.progress();
+    return {
+      at: Date.now(),
+      inferences,
+      visitTurns,
+      usage,
+      cost,
+      regions,
+      window,
+      recentCalls,
+      gates,
+      ...(workers ? { workers } : {}),
+    };
   }
 
   private workers(): { workers?: NonNullable<Progress['workers']> } {

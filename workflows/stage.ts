@@ -62,6 +62,8 @@ export async function stageWorkflow(input: StageInput): Promise<StageOutcome> {
 async function turns(visit: StageVisit, def: StageDef, input: StageInput): Promise<StageOutcome> {
   for (;;) {
     visit.showDetails();
+    // The run's own progress follows the visit, throttled (docs/reference/operators.md#the-progress-query).
+    if (visit.current) visit.ops.reportProgressIfDue();
     const stop = stopReason(def, visit.limits, visit.facts, visit.visitTurns, Date.now());
     if (stop) {
       await visit.note(stop.note);

@@ -77,7 +77,8 @@ export async function attachToRun(runId: string, flags: AttachFlags): Promise<vo
         `waiting for the tool worker on task queue ${w.taskQueue} (${w.activity} not started for ${Math.round((Date.now() - w.sinceMs) / 1000)} s); start \`lev worker --tools --workdir ${input.workdir} --task-queue ${w.taskQueue}\` where the workdir is`,
       );
     };
-    const reply = process.stdin.isTTY && !flags.json ? terminalAnswers(client, runId) : commandHint(runId);
+    const reply =
+      process.stdin.isTTY && !flags.json ? terminalAnswers(client, runId) : commandHint(runId, flags.address);
     const end = await followInTerminal(client, handle, {
       onTurn: flags.json ? () => {} : printTurn,
       say,

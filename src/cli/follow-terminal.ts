@@ -12,7 +12,8 @@ import type { Client, WorkflowHandle } from '@temporalio/client';
 import type { NativeConnection, Worker } from '@temporalio/worker';
 import type { DevServer } from '../devserver/dev-server.js';
 import { leviathHome, PROJECT_ROOT } from '../devserver/paths.js';
-import { DEFAULT_ADDRESS } from '../runtime/defaults.js';
+import { addressFlag } from '../runtime/defaults.js';
+import { undeliveredText } from '../runtime/operators.js';
 import type { Progress, RunResult } from '../runtime/types.js';
 import { type FollowOptions, followRun } from '../worker/client.js';
 import { formatBars } from './bars.js';
@@ -44,16 +45,17 @@ export function printResult(r: RunResult): void {
     process.stdout.write(
       `Gates forced: ${r.gatesForced.map((g) => `${g.stage}→${g.target ?? 'end'} (${g.check})`).join(', ')}\n`,
     );
+  if (r.undeliveredMessages) process.stdout.write(`Messages: ${undeliveredText(r.undeliveredMessages)}\n`);
   if (r.output) process.stdout.write(`\nOutput${r.outputFormat ? ` (${r.outputFormat})` : ''}:\n${r.output}\n`);
   process.stdout.write(`\nRun id: ${r.runId}\n`);
 }
 
 /** The one JSON object `lev run --json` and `lev attach --json` print. */
 export function printResultJson(result: RunResult): void {
-  const { runId, status, regions, gatesForced, usage } = result;
+  const { runId, status, regions, gatesForced, usage, undeliveredMessages } = result;
   const output = { format: result.outputFormat ?? 'text', text: result.output };
   process.stdout.write(
-    `${JSON.stringify({ runId, status, output, regions: regions.map(({ name, kind, tokens, budget }) => ({ name, kind, tokens, budget })), gatesForced, usage, ...(result.error ? { error: result.error } : {}) })}\n`,
+    `${JSON.stringify({ runId, status, output, regions: regions.map(({ name, kind, tokens, budget }) => ({ name, kind, tokens, budget })), gatesForced, usage, ...(result.error ? { error: result.error } : {}), ...(undeliveredMessages ? { undeliveredMessages } : {}) })}\n`,
   );
 }
 
@@ -174,7 +176,7 @@ export async function followInTerminal(
 
 /** The command that follows the run again, with the address when it is not the default. */
 export function attachCommand(runId: string, address: string): string {
-  return `lev attach ${runId}${address === DEFAULT_ADDRESS ? '' : ` --address ${address}`}`;
+  return `lev attach ${runId}${addressFlag(address)}`;
 }
 
 /**
@@ -247,7 +249,7 @@ async function endAfterSignal(
   await stopHosted(hosted);
   const bg = continueInBackground(runId, address);
   say(
-    `detached; run ${runId} goes on in the background (pid ${bg.pid ?? '?'}, log ${bg.log}); \`${reattach}\` follows it again, \`lev cancel ${runId}\` stops it.`,
+    `detached; run ${runId} goes on in the background (pid ${bg.pid ?? '?'}, log ${bg.log}); \`${reattach}\` follows it again, \`lev cancel ${runId}${addressFlag(address)}\` stops it.`,
   );
   return 130;
 }

@@ -3,6 +3,8 @@
  * one update to a run, or cancel it, and print the answer; a refusal is the
  * coded error `lev` prints. Loaded only when such a command runs.
  */
+
+import { addressFlag, DEFAULT_ADDRESS } from '../runtime/defaults.js';
 import type {
   Answered,
   Decision,
@@ -19,7 +21,12 @@ export interface OperatorFlags extends ServerFlags {
 }
 
 /** The sentence a person reads for an update's answer. */
-export function describeAnswer(runId: string, update: OperatorUpdate, answer: OperatorReturn): string {
+export function describeAnswer(
+  runId: string,
+  update: OperatorUpdate,
+  answer: OperatorReturn,
+  address = DEFAULT_ADDRESS,
+): string {
   switch (update) {
     case 'message': {
       const r = answer as MessageReceipt;
@@ -37,7 +44,7 @@ export function describeAnswer(runId: string, update: OperatorUpdate, answer: Op
     case 'resume': {
       const p = answer as PauseState;
       return p.paused
-        ? `run ${runId} paused: ${p.stage ? `stage ${p.stage} stops` : 'the next stage stops'} before its next inference; lev resume ${runId} goes on`
+        ? `run ${runId} paused: ${p.stage ? `stage ${p.stage} stops` : 'the next stage stops'} before its next inference; lev resume ${runId}${addressFlag(address)} goes on`
         : `run ${runId} resumed`;
     }
   }
@@ -50,7 +57,9 @@ export async function runOperatorUpdate(
   flags: OperatorFlags,
 ): Promise<void> {
   const answer = await withClient(flags, (client) => sendUpdate(client, runId, update, arg));
-  process.stdout.write(`${flags.json ? JSON.stringify(answer) : describeAnswer(runId, update, answer)}\n`);
+  process.stdout.write(
+    `${flags.json ? JSON.stringify(answer) : describeAnswer(runId, update, answer, flags.address)}\n`,
+  );
 }
 
 export async function runCancel(runId: string, flags: OperatorFlags & { wait?: boolean }): Promise<void> {

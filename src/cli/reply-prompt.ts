@@ -9,6 +9,7 @@
 import { createInterface } from 'node:readline/promises';
 import type { Client } from '@temporalio/client';
 import { isLevError } from '../errors.js';
+import { addressFlag } from '../runtime/defaults.js';
 import type { Progress } from '../runtime/types.js';
 import { sendUpdate } from '../worker/operators.js';
 import { DETACHED } from './follow-terminal.js';
@@ -72,15 +73,16 @@ export function terminalAnswers(
 }
 
 /** Without a terminal nobody can answer here: say which command does. */
-export function commandHint(runId: string): (p: Progress) => Promise<void> {
+export function commandHint(runId: string, address: string): (p: Progress) => Promise<void> {
+  const at = addressFlag(address);
   return async (p) => {
     const first = p.asks[0];
     const line =
       first?.kind === 'approval'
-        ? `approve \`${first.subject}\` with: lev approve ${runId} ${first.call} (or lev deny ${runId} ${first.call} --note "why")`
+        ? `approve \`${first.subject}\` with: lev approve ${runId} ${first.call}${at} (or lev deny ${runId} ${first.call} --note "why"${at})`
         : first?.kind === 'answer'
-          ? `answer "${first.subject}" with: lev answer ${runId} ${first.call} "your answer"`
-          : `reply with: lev msg ${runId} "your reply" (/done ends the stage)`;
+          ? `answer "${first.subject}" with: lev answer ${runId} ${first.call} "your answer"${at}`
+          : `reply with: lev msg ${runId} "your reply"${at} (/done ends the stage)`;
     process.stderr.write(`[${p.stage}] waits for a person; ${line}\n`);
   };
 }

@@ -6,6 +6,7 @@
 import { openBlobStore, parseBlobSpec } from '../blobs/index.js';
 import { LevError } from '../errors.js';
 import { defaultRuntimeConfig } from '../runtime/node/run-store.js';
+import { undeliveredText } from '../runtime/operators.js';
 import type { RunResult } from '../runtime/types.js';
 import { runOutcome } from '../worker/client.js';
 import { describeRun } from '../worker/runs.js';
@@ -19,13 +20,15 @@ export async function printRunResult(runId: string, flags: ResultFlags): Promise
       throw new LevError('run-not-finished', `Run "${runId}" is still running; ask again when it has finished.`);
     const result = await runOutcome(handle);
     const output = { format: result.outputFormat ?? 'text', text: await answerText(result) };
+    const undelivered = result.undeliveredMessages;
     if (flags.json) {
       process.stdout.write(
-        `${JSON.stringify({ runId: result.runId, status: result.status, stages: result.stages, output, ...(result.error ? { error: result.error } : {}) })}\n`,
+        `${JSON.stringify({ runId: result.runId, status: result.status, stages: result.stages, output, ...(result.error ? { error: result.error } : {}), ...(undelivered ? { undeliveredMessages: undelivered } : {}) })}\n`,
       );
     } else {
       if (result.status === 'cancelled') process.stderr.write('run cancelled\n');
       else if (result.status !== 'completed') process.stderr.write(`run failed: ${result.error ?? 'unknown error'}\n`);
+      if (undelivered) process.stderr.write(`${undeliveredText(undelivered)}\n`);
       process.stdout.write(output.text.endsWith('\n') ? output.text : `${output.text}\n`);
     }
     if (result.status !== 'completed') process.exitCode = 1;

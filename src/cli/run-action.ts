@@ -135,7 +135,9 @@ export async function runAgentCommand(path: string, flags: RunFlags): Promise<vo
     if (!flags.json) say(`run ${handle.workflowId} started on ${flags.address}`);
     // Only a person at a terminal can answer here; elsewhere the answer comes through `lev` or the Web UI.
     const reply =
-      process.stdin.isTTY && !flags.json ? terminalAnswers(client, handle.workflowId) : commandHint(handle.workflowId);
+      process.stdin.isTTY && !flags.json
+        ? terminalAnswers(client, handle.workflowId)
+        : commandHint(handle.workflowId, flags.address);
     const end = await followInTerminal(client, handle, {
       onTurn: flags.json ? () => {} : printTurn,
       say,

@@ -27,7 +27,7 @@ export function formatRun(v: RunView): string {
   if (v.error) lines.push(`Error:    ${v.error}`);
   if (v.usage)
     lines.push(
-      `Usage:    ${v.usage.calls} model calls, ${v.usage.promptTokens} prompt + ${v.usage.completionTokens} completion tokens (cache read ${v.usage.cacheReadTokens}, cache write ${v.usage.cacheWriteTokens}); cost ${v.costUsd === null ? 'unknown' : formatCost(v.costUsd)}`,
+      `Usage:    ${v.usage.calls} model call${v.usage.calls === 1 ? '' : 's'}, ${v.usage.promptTokens} prompt + ${v.usage.completionTokens} completion tokens (cache read ${v.usage.cacheReadTokens}, cache write ${v.usage.cacheWriteTokens}); cost ${v.costUsd === null ? 'unknown' : formatCost(v.costUsd)}`,
     );
   const attempts = v.gates
     ? `${v.gates.attempts} completion attempt${v.gates.attempts === 1 ? '' : 's'} in this visit, ${v.gates.blocked} blocked; `

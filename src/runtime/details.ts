@@ -261,11 +261,13 @@ export function runDetails(p: Progress, stages: readonly string[]): string {
     '',
     `**Stages**: ${stages.join(' → ') || '(none yet)'}`,
     '',
-    usageLine(p.usage, 'finished visits'),
+    usageLine(p.usage, p.finishedVisits ? "the run, as of the live visit's last report" : 'finished visits'),
     '',
     costLine(p.cost),
     '',
-    'Regions as of the last finished visit:',
+    p.reportedAt !== undefined
+      ? `Regions as of turn ${p.visitTurns} of the live visit (its last report):`
+      : 'Regions as of the last finished visit:',
     '',
     ...regionTable(p.regions, p.window),
   ].join('\n');

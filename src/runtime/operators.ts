@@ -13,6 +13,7 @@ import { formatCoded } from '../errors.js';
 import { canonicalTool } from '../tools/names.js';
 import { decidePermission, mergedPermissions } from '../tools/permissions.js';
 import { utf8Bytes } from '../truncate.js';
+import type { VisitCounters } from './live-progress.js';
 
 /** The values of the `LeviathStatus` search attribute (docs/reference/operators.md#statuses). */
 export const LEVIATH_STATUSES = ['running', 'waiting', 'paused', 'completed', 'failed', 'cancelled', 'stuck'] as const;
@@ -450,6 +451,15 @@ export function formatDuration(secs: number): string {
   return parts.join('') || '0s';
 }
 
+/**
+ * What a run that ends holding messages says of them (its `messages-undelivered`
+ * diagnostic, `lev run`, `lev result`): nobody read them.
+ */
+export function undeliveredText(count: number): string {
+  const what = count === 1 ? '1 message was' : `${count} messages were`;
+  return `${what} never delivered: no later stage accepts messages (\`accepts_messages = false\`); send them while a stage that accepts messages runs.`;
+}
+
 /** The tool result of a call the operator denied. */
 export function deniedText(subject: string, note?: string): string {
   return formatCoded('call-denied', `The operator denied ${subject}${note ? `: ${note}` : ''}. The call was not run.`);
@@ -498,12 +508,14 @@ export const NO_WAITS: StageWaits = Object.freeze({ asks: [], waitingReply: fals
 
 /**
  * What a visit tells its run (the `stage-report` signal): its answer to a
- * forwarded update, a change of what it waits for, or the region set it had
- * when it was cancelled.
+ * forwarded update, a change of what it waits for or of its counters, or the
+ * region set it had when it was cancelled. Every answer and change carries
+ * the visit's counters, so the run's own progress is live
+ * (`src/runtime/live-progress.ts`).
  */
 export type StageReport<Outcome = unknown> =
-  | { kind: 'ack'; id: number; reply: OpReply; waits: StageWaits }
-  | { kind: 'waits'; waits: StageWaits }
+  | { kind: 'ack'; id: number; reply: OpReply; waits: StageWaits; counters?: VisitCounters }
+  | { kind: 'waits'; waits: StageWaits; counters?: VisitCounters }
   | { kind: 'cancelled'; outcome: Outcome };
 
 /** The coded message a refused update fails with. */

@@ -172,6 +172,13 @@ export interface Progress {
   cost: CostEstimate;
   /** Workflow id of the stage visit running now. */
   stageWorkflowId?: string;
+  /**
+   * The run's answer while a visit runs: workflow time (ms) of the live visit's last report, which
+   * the turn, regions, calls, usage and cost are as of (docs/reference/operators.md#the-progress-query).
+   */
+  reportedAt?: number;
+  /** The run's answer while a visit runs: the usage and cost of the finished visits alone. */
+  finishedVisits?: { usage: UsageTotals; cost: CostEstimate };
   /** What the run waits for, if anything (docs/reference/operators.md#the-progress-query). */
   waiting?: WaitingKind;
   /** Calls and questions waiting for a person, oldest first. */
@@ -202,6 +209,8 @@ export interface RunResult {
   /** The label of the answer handed back with `submit_output`; absent when the run submitted none. */
   outputFormat?: string;
   error?: string;
+  /** Messages people sent that the run ended holding: no later stage accepted messages. */
+  undeliveredMessages?: number;
   regions: RegionBar[];
   gatesForced: RunState['gatesForced'];
   usage: UsageTotals & { perStage: Record<string, UsageTotals> };

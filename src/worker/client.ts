@@ -206,7 +206,7 @@ export async function followRun(
   }
   asking?.abort();
   if (settled.ok) return settled.value;
-  return failedResult(handle.workflowId, settled.error);
+  return failedResult(handle, settled.error);
 }
 
 /** A finished run's result; a failed one gives the partial result its failure carries. */
@@ -214,17 +214,19 @@ export async function runOutcome(handle: WorkflowHandle): Promise<RunResult> {
   try {
     return (await handle.result()) as RunResult;
   } catch (error) {
-    return failedResult(handle.workflowId, error);
+    return failedResult(handle, error);
   }
 }
 
 /**
  * A failed run still reports what it had: the workflow attaches a partial
- * result to its failure. A cancelled run (which has no result) says so.
+ * result to its failure. A cancelled run has no result: what it had comes
+ * from its memo (docs/reference/operators.md#memo).
  */
-function failedResult(runId: string, error: unknown): RunResult {
+async function failedResult(handle: WorkflowHandle, error: unknown): Promise<RunResult> {
+  const runId = handle.workflowId;
   if (error instanceof WorkflowFailedError && error.cause instanceof CancelledFailure)
-    return { ...emptyFailure(runId, 'the run was cancelled'), status: 'cancelled' };
+    return { ...emptyFailure(runId, 'the run was cancelled'), ...(await memoResult(handle)), status: 'cancelled' };
   if (error instanceof WorkflowFailedError && error.cause instanceof ApplicationFailure) {
     const partial = error.cause.details?.[0] as RunResult | undefined;
     if (partial && typeof partial === 'object') return { ...partial, status: 'failed', error: error.cause.message };
@@ -234,6 +236,23 @@ function failedResult(runId: string, error: unknown): RunResult {
     runId,
     error instanceof Error ? (error.cause instanceof Error ? error.cause.message : error.message) : String(error),
   );
+}
+
+/** What a cancelled run's memo says of it: its stages, usage, forced gates and the messages it held. */
+async function memoResult(handle: WorkflowHandle): Promise<Partial<RunResult>> {
+  let memo: Partial<Pick<RunResult, 'stages' | 'usage' | 'gatesForced' | 'undeliveredMessages'>>;
+  try {
+    memo = ((await handle.describe()).memo ?? {}) as typeof memo;
+  } catch {
+    // The server forgot the run or is gone: the cancellation is all there is to say.
+    return {};
+  }
+  return {
+    ...(Array.isArray(memo.stages) ? { stages: memo.stages } : {}),
+    ...(memo.usage ? { usage: { ...memo.usage, perStage: memo.usage.perStage ?? {} } } : {}),
+    ...(Array.isArray(memo.gatesForced) ? { gatesForced: memo.gatesForced } : {}),
+    ...(memo.undeliveredMessages ? { undeliveredMessages: memo.undeliveredMessages } : {}),
+  };
 }
 
 function emptyFailure(runId: string, message: string): RunResult {

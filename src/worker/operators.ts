@@ -114,8 +114,9 @@ export async function runProgress(
       paused,
       heldMessages: Math.max(visit.heldMessages ?? 0, heldMessages ?? 0),
       stageWorkflowId: run.stageWorkflowId,
-      usage: addUsage(run.usage, visit.usage),
-      cost: addCost(run.cost, visit.cost),
+      // The run's totals include the visit's last report; the visit's own numbers are fresher.
+      usage: addUsage(run.finishedVisits?.usage ?? run.usage, visit.usage),
+      cost: addCost(run.finishedVisits?.cost ?? run.cost, visit.cost),
     };
   } catch {
     return run;

@@ -8,6 +8,7 @@
 import { type Client, type WorkflowExecutionInfo, WorkflowNotFoundError } from '@temporalio/client';
 import { defaultPayloadConverter } from '@temporalio/common';
 import { LevError } from '../errors.js';
+import { addressFlag } from '../runtime/defaults.js';
 import type { CostEstimate } from '../runtime/details.js';
 import type { PendingAsk } from '../runtime/operators.js';
 import { BLUEPRINT_KEY, STAGE_KEY, STATUS_KEY } from '../runtime/search-attributes.js';
@@ -149,21 +150,26 @@ async function visitIds(client: Client, runId: string): Promise<string[]> {
 }
 
 /** What a run waits a person for, each with the command that answers it. */
-export function personWaits(runId: string, p: Pick<Progress, 'asks' | 'waiting' | 'paused' | 'stage'>): Waiting[] {
+export function personWaits(
+  runId: string,
+  p: Pick<Progress, 'asks' | 'waiting' | 'paused' | 'stage'>,
+  address: string,
+): Waiting[] {
+  const at = addressFlag(address);
   const waits: Waiting[] = p.asks.map((ask) =>
     ask.kind === 'approval'
       ? {
           kind: 'approval',
-          detail: `approval of \`${ask.subject}\` (call ${ask.call}): lev approve ${runId} ${ask.call}, or lev deny ${runId} ${ask.call} --note "…"`,
+          detail: `approval of \`${ask.subject}\` (call ${ask.call}): lev approve ${runId} ${ask.call}${at}, or lev deny ${runId} ${ask.call} --note "…"${at}`,
         }
       : {
           kind: 'answer',
-          detail: `an answer to "${ask.subject}" (call ${ask.call}): lev answer ${runId} ${ask.call} "…"`,
+          detail: `an answer to "${ask.subject}" (call ${ask.call}): lev answer ${runId} ${ask.call} "…"${at}`,
         },
   );
   if (p.waiting === 'message')
-    waits.push({ kind: 'reply', detail: `a reply to the interactive stage "${p.stage}": lev msg ${runId} "…"` });
-  if (p.paused) waits.push({ kind: 'resume', detail: `resume (the run is paused): lev resume ${runId}` });
+    waits.push({ kind: 'reply', detail: `a reply to the interactive stage "${p.stage}": lev msg ${runId} "…"${at}` });
+  if (p.paused) waits.push({ kind: 'resume', detail: `resume (the run is paused): lev resume ${runId}${at}` });
   return waits;
 }
 
@@ -201,7 +207,7 @@ export async function viewRun(
         kind: 'worker',
         detail: `a worker on task queue "${info.taskQueue}": none answered within ${deadlineMs / 1000} s; \`lev attach ${runId}\` runs one`,
       });
-    if (progress) waitingFor.push(...personWaits(runId, progress));
+    if (progress) waitingFor.push(...personWaits(runId, progress, address));
     const input = await startedInput(client, runId).catch(() => undefined);
     const toolQueue = input?.options.toolTaskQueue;
     const wait: ToolWait | undefined = toolQueue

@@ -28,5 +28,10 @@ describe('describeAnswer', () => {
       'denied call c1 (shell) with the note "no"',
     );
     expect(describeAnswer('r1', 'pause', { paused: true, stage: null })).toContain('the next stage stops');
+    // A command printed for a person reaches the same server.
+    expect(describeAnswer('r1', 'pause', { paused: true, stage: 'b' }, '10.0.0.5:7233')).toContain(
+      'lev resume r1 --address 10.0.0.5:7233 goes on',
+    );
+    expect(describeAnswer('r1', 'pause', { paused: true, stage: 'b' })).toContain('lev resume r1 goes on');
   });
 });

@@ -3,9 +3,11 @@
  * table's columns, unknown values, the cost format and the show report
  * (docs/reference/operators.md#lev-ps, docs/reference/operators.md#lev-show).
  */
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
+import { printResult } from '../../src/cli/follow-terminal.js';
 import { formatCost, formatRuns } from '../../src/cli/ps-action.js';
 import { formatRun } from '../../src/cli/show-action.js';
+import { emptyUsage } from '../../src/runtime/types.js';
 import type { RunRow, RunView } from '../../src/worker/runs.js';
 
 const row: RunRow = {
@@ -109,5 +111,33 @@ describe('lev show report', () => {
     expect(done).toContain('Stages:   investigate → report\n');
     expect(done).not.toContain('Waiting:');
     expect(done).toContain('Output (text):\nThe pool ran dry.');
+  });
+});
+
+describe('the end of lev run', () => {
+  it('says how many messages the run ended holding', () => {
+    const out: string[] = [];
+    const write = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => {
+      out.push(String(chunk));
+      return true;
+    });
+    try {
+      printResult({
+        runId: 'held-1',
+        status: 'completed',
+        output: 'Report written.',
+        undeliveredMessages: 2,
+        regions: [],
+        gatesForced: [],
+        usage: { ...emptyUsage(), perStage: {} },
+        stages: ['main', 'report'],
+        diagnostics: [],
+      });
+    } finally {
+      write.mockRestore();
+    }
+    expect(out.join('')).toContain(
+      'Messages: 2 messages were never delivered: no later stage accepts messages (`accepts_messages = false`); send them while a stage that accepts messages runs.\n',
+    );
   });
 });

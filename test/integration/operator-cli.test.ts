@@ -307,14 +307,19 @@ describe('lev attach', () => {
     children.push(attach.child);
     await attach.waitFor(/a worker on task queue "[^"]+" serves it/);
     // Without a terminal it says how to reply instead of asking.
-    await attach.waitFor(new RegExp(`waits for a person; reply with: lev msg ${handle.workflowId}`));
+    await attach.waitFor(
+      new RegExp(`waits for a person; reply with: lev msg ${handle.workflowId} "your reply" --address ${address()} `),
+    );
     // Meanwhile the listing says the run waits for a person, and what answers it.
     expect((await ps({ blueprint: bp.agent.name })).find((r) => r.runId === handle.workflowId)).toMatchObject({
       status: 'waiting',
       live: true,
     });
     expect((await show(handle.workflowId)).waitingFor).toEqual([
-      { kind: 'reply', detail: `a reply to the interactive stage "ask": lev msg ${handle.workflowId} "…"` },
+      {
+        kind: 'reply',
+        detail: `a reply to the interactive stage "ask": lev msg ${handle.workflowId} "…" --address ${address()}`,
+      },
     ]);
     await handle.executeUpdate('message', { args: ['/done'] });
     expect(await attach.exited).toBe(0);

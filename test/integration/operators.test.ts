@@ -2,9 +2,11 @@
  * People in the loop against the real dev server (docs/reference/operators.md):
  * updates on the run reach the live stage visit and come back with its
  * answer, cancellation reaches the visit before and after continue-as-new
- * and ends the run CANCELED, an error fails the run with its code, and
- * `LeviathStatus` follows. Models are the scripted provider, or a local
- * OpenAI-compatible server when the test reads what the model was sent.
+ * and ends the run CANCELED, an error fails the run with its code,
+ * `LeviathStatus` follows (its whole sequence read back from history), and
+ * the run's own progress follows its live visit. Models are the scripted
+ * provider, or a local OpenAI-compatible server when the test reads what
+ * the model was sent.
  */
 import { execFile } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
@@ -18,7 +20,7 @@ import { LevError } from '../../src/errors.js';
 import { scriptedCalls } from '../../src/providers/index.js';
 import type { MessageReceipt, PauseState } from '../../src/runtime/operators.js';
 import { STATUS_KEY } from '../../src/runtime/search-attributes.js';
-import { DEFAULT_RUN_OPTIONS, type Progress, type RunOptions } from '../../src/runtime/types.js';
+import { DEFAULT_RUN_OPTIONS, type Progress, type RunOptions, type RunResult } from '../../src/runtime/types.js';
 import { followRun, startRun } from '../../src/worker/client.js';
 import { runProgress, sendUpdate } from '../../src/worker/operators.js';
 import { chatCompletion, type RecordedRequest, type Reply } from '../providers/wire-server.js';
@@ -220,8 +222,178 @@ describe('pause, resume and refusals', () => {
   });
 });
 
+describe("the run's own progress", () => {
+  const env = useRuntime();
+
+  it('shows the turns of the live visit to someone who queries only the run, with one report per 10 s at most', async () => {
+    const handle = await start(env.rt.client, env.rt.taskQueue, looping(150, 30));
+    const visitId = `${handle.workflowId}.1.main`;
+    // Only the run is asked: no merge with the visit's own answer.
+    const p = await until(async () => {
+      const now = await handle.query<Progress>('progress').catch(() => undefined);
+      return now && now.inferences > 0 ? now : undefined;
+    }, 'the run reports a turn');
+    expect((await env.rt.client.workflow.getHandle(visitId).describe()).status.name).toBe('RUNNING');
+    expect(p).toMatchObject({ stage: 'main', stageWorkflowId: visitId, status: 'running' });
+    expect(p.visitTurns).toBeGreaterThan(0);
+    expect(p.usage.calls).toBeGreaterThan(0);
+    expect(p.reportedAt).toBeTypeOf('number');
+    expect(p.regions.find((r) => r.name === 'conversation')?.entries).toBeGreaterThan(0);
+    const meta = await handle.query<{ currentDetails: string }>('__temporal_workflow_metadata');
+    expect(meta.currentDetails).toMatch(/^\*\*Run\*\* `[^`]+` · running · [1-9]\d* inferences?/);
+    expect(meta.currentDetails).toContain('of the live visit (its last report)');
+
+    expect((await ending(handle)).status).toBe('COMPLETED');
+    await saveHistories(env.rt.client, handle.workflowId);
+    // History stays O(change): the visit's reports to the run are throttled by workflow time.
+    const events = (await env.rt.client.workflow.getHandle(visitId).fetchHistory()).events ?? [];
+    const reports = events.filter((e) => e.signalExternalWorkflowExecutionInitiatedEventAttributes).length;
+    const ms = (e: (typeof events)[number]) => Number(e.eventTime?.seconds ?? 0) * 1000;
+    const span = ms(events.at(-1)!) - ms(events[0]!);
+    expect(reports).toBeGreaterThanOrEqual(1);
+    expect(reports).toBeLessThanOrEqual(1 + Math.ceil(span / 10_000));
+  });
+});
+
+describe('a pause between visits', () => {
+  const env = useRuntime();
+
+  it("holds the run's edge choice until resume", async () => {
+    const model = scriptedModel({
+      choices: { triage: 'docs' },
+      turns: [
+        { stage: 'triage', text: 'It is a documentation problem.', latency_ms: 1500 },
+        { stage: 'docs', text: 'Docs updated.' },
+        { stage: 'fix', text: 'Code fixed.' },
+      ],
+    });
+    const handle = await start(
+      env.rt.client,
+      env.rt.taskQueue,
+      `[agent]\nname = "choosing"\nmodel = "${model}"\nentry_stage = "triage"\n[stages.triage.transitions.fix]\ncondition = "llm_choice"\n[stages.triage.transitions.docs]\ncondition = "llm_choice"\n[stages.fix]\n[stages.docs]\n`,
+    );
+    const runId = handle.workflowId;
+    const calls = (purpose: string) => scriptedCalls().filter((c) => c.runId === runId && c.purpose === purpose).length;
+    // The triage visit's only inference is in flight: the pause is in force when the visit ends.
+    const progress = () => handle.query<Progress>('progress').catch(() => undefined);
+    await until(async () => (await progress())?.stageWorkflowId, 'the triage visit runs');
+    expect(await sendUpdate<PauseState>(env.rt.client, runId, 'pause')).toEqual({ paused: true, stage: 'triage' });
+    const triage = env.rt.client.workflow.getHandle(`${runId}.1.triage`);
+    await until(async () => (await triage.describe()).status.name === 'COMPLETED', 'the triage visit ended');
+    expect(await progress()).toMatchObject({ stage: 'triage', inferences: 1, paused: true, waiting: 'resume' });
+    expect(await leviathStatus(handle)).toBe('paused');
+    for (let i = 0; i < 10; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      expect(calls('edge-choice')).toBe(0);
+    }
+    expect(await sendUpdate<PauseState>(env.rt.client, runId, 'resume')).toEqual({ paused: false, stage: null });
+    const result = (await handle.result()) as RunResult;
+    await saveHistories(env.rt.client, runId);
+    expect(result.stages).toEqual(['triage', 'docs']);
+    expect(calls('edge-choice')).toBe(1);
+  });
+});
+
+describe('messages the run ends holding', () => {
+  const env = useRuntime();
+
+  it('are reported in the result, the memo and by lev result, not dropped silently', async () => {
+    const model = scriptedModel({
+      turns: [
+        { stage: 'main', text: 'Over to the report.' },
+        { stage: 'report', text: 'Writing.', tool_calls: [{ name: 'current_time', arguments: {} }], latency_ms: 1500 },
+        { stage: 'report', text: 'Report written.' },
+      ],
+    });
+    const handle = await start(
+      env.rt.client,
+      env.rt.taskQueue,
+      `[agent]\nname = "held-end"\nmodel = "${model}"\n[stages.main]\n[stages.main.transitions.report]\n[stages.report]\navailable_tools = ["current_time"]\naccepts_messages = false\n`,
+    );
+    await until(async () => {
+      const p = await handle.query<Progress>('progress').catch(() => undefined);
+      return p?.stage === 'report' && p.stageWorkflowId?.endsWith('.report');
+    }, 'the report stage runs');
+    const receipt = await sendUpdate<MessageReceipt>(env.rt.client, handle.workflowId, 'message', 'Add a timeline.');
+    expect(receipt.held).toBe(true);
+    const result = (await handle.result()) as RunResult;
+    await saveHistories(env.rt.client, handle.workflowId);
+    expect(result.status).toBe('completed');
+    expect(result.undeliveredMessages).toBe(1);
+    const sentence =
+      '1 message was never delivered: no later stage accepts messages (`accepts_messages = false`); send them while a stage that accepts messages runs.';
+    expect(result.diagnostics).toContainEqual(
+      expect.objectContaining({ code: 'messages-undelivered', detail: sentence }),
+    );
+    expect(await (await handle.describe()).memo).toMatchObject({ undeliveredMessages: 1 });
+    const shown = await lev(['result', handle.workflowId]);
+    expect(shown).toMatchObject({ code: 0, stdout: 'Report written.\n' });
+    expect(shown.stderr).toContain(sentence);
+    expect(JSON.parse((await lev(['result', handle.workflowId, '--json'])).stdout)).toMatchObject({
+      undeliveredMessages: 1,
+    });
+  });
+});
+
+/** Every value the run wrote to `LeviathStatus`, in order, read back from its history. */
+async function statusSequence(handle: WorkflowHandle): Promise<string[]> {
+  const events = (await handle.fetchHistory()).events ?? [];
+  return events.flatMap((e) => {
+    const field = e.upsertWorkflowSearchAttributesEventAttributes?.searchAttributes?.indexedFields?.[STATUS_KEY.name];
+    return field?.data ? [JSON.parse(Buffer.from(field.data).toString('utf8')) as string] : [];
+  });
+}
+
 describe('LeviathStatus', () => {
   const env = useRuntime();
+
+  it('goes running → waiting → running → paused → running → completed through an approval and a pause', async () => {
+    const model = scriptedModel({
+      latency_ms: 300,
+      turns: [
+        { text: 'Writing.', tool_calls: [{ name: 'write_file', arguments: { path: 'a.txt', content: 'a\n' } }] },
+        { text: 'Checking.', tool_calls: [{ name: 'current_time', arguments: {} }] },
+        { text: 'Checking.', tool_calls: [{ name: 'current_time', arguments: {} }] },
+        { text: 'Checking.', tool_calls: [{ name: 'current_time', arguments: {} }] },
+        { text: 'Done.' },
+      ],
+    });
+    const handle = await start(
+      env.rt.client,
+      env.rt.taskQueue,
+      `[agent]\nname = "statuses"\nmodel = "${model}"\n[stages.main]\navailable_tools = ["write_file", "current_time"]\n[tool_permissions]\nwrite_file = "ask"\n`,
+      { unattended: false },
+    );
+    const runId = handle.workflowId;
+    await until(async () => (await leviathStatus(handle)) === 'waiting' || undefined, 'the write waits');
+    await sendUpdate(env.rt.client, runId, 'approve');
+    await until(async () => (await leviathStatus(handle)) === 'running' || undefined, 'running again');
+    await sendUpdate(env.rt.client, runId, 'pause');
+    await until(async () => (await leviathStatus(handle)) === 'paused' || undefined, 'paused');
+    await sendUpdate(env.rt.client, runId, 'resume');
+    expect((await ending(handle)).status).toBe('COMPLETED');
+    await saveHistories(env.rt.client, runId);
+    expect(await statusSequence(handle)).toEqual(['running', 'waiting', 'running', 'paused', 'running', 'completed']);
+  });
+
+  it('goes running → cancelled when the run is cancelled, and running → failed when it fails', async () => {
+    const looped = await start(env.rt.client, env.rt.taskQueue, looping(100));
+    await until(async () => ((await runProgress(env.rt.client, looped))?.inferences ?? 0) >= 1 || undefined, 'a turn');
+    await looped.cancel();
+    expect((await ending(looped)).status).toBe('CANCELLED');
+    expect(await statusSequence(looped)).toEqual(['running', 'cancelled']);
+
+    const model = scriptedModel({ turns: [{ text: 'never', fail: { kind: 'auth', attempts: 99 } }] });
+    const failing = await start(
+      env.rt.client,
+      env.rt.taskQueue,
+      `[agent]\nname = "failing"\n[stages.main]\nmodel = "${model}"\n`,
+    );
+    expect((await ending(failing)).status).toBe('FAILED');
+    await saveHistories(env.rt.client, looped.workflowId);
+    await saveHistories(env.rt.client, failing.workflowId);
+    expect(await statusSequence(failing)).toEqual(['running', 'failed']);
+  });
 
   it('is stuck while the stage a stuck edge leads to runs, then completed', async () => {
     const model = scriptedModel({
@@ -242,6 +414,8 @@ describe('LeviathStatus', () => {
     await saveHistories(env.rt.client, handle.workflowId);
     expect(end.status).toBe('COMPLETED');
     expect(await leviathStatus(handle)).toBe('completed');
+    // Back to running once the rethink visit ended otherwise than stuck.
+    expect(await statusSequence(handle)).toEqual(['running', 'stuck', 'running', 'completed']);
   });
 });
 
@@ -476,6 +650,10 @@ describe('the operator commands', () => {
     const cancelled = await lev(['cancel', runId, '--wait']);
     expect(cancelled.stdout).toContain(`run ${runId} ended: CANCELLED`);
     await saveHistories(env.rt.client, runId);
+    // A cancelled run has no result: what it had comes from its memo.
+    const result = await lev(['result', runId, '--json']);
+    expect(result.code).toBe(1);
+    expect(JSON.parse(result.stdout)).toMatchObject({ status: 'cancelled', stages: ['main'] });
     const again = await lev(['msg', runId, 'hello?']);
     expect(again.code).toBe(1);
     expect(again.stderr).toMatch(/^error \[run-finished\]/);

@@ -140,7 +140,10 @@ describe('the Temporal Web UI', () => {
     const text = (await details.textContent()) ?? '';
     expect(text).toContain(`Live stage: triage in workflow ${handle.workflowId}.1.triage`);
     expect(text).toContain(`Waiting for a reply: lev msg ${handle.workflowId}`);
-    expect(text).toMatch(/Estimated cost: \$0\.00/);
+    // The run's own page counts the live visit's turns and usage, as of its last report.
+    expect(text).toContain(`Run ${handle.workflowId} · waiting · 2 inferences`);
+    expect(text).toMatch(/Usage \(the run, as of the live visit.s last report\): 2 model calls/);
+    expect(text).toContain('Estimated cost: unknown (no prices for scripted:script.toml in the model table)');
     const table = details.locator('table').first();
     expect((await table.locator('th').allTextContents()).map((t) => t.replace(/\s+/g, ' ').trim())).toEqual([
       'Region',

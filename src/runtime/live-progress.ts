@@ -1,0 +1,72 @@
+/**
+ * How a run's own `progress` answer stays live while a stage visit runs
+ * (docs/reference/operators.md#the-progress-query): the visit reports its
+ * counters to the run (with the `stage-report` signal), at most once per
+ * `PROGRESS_REPORT_INTERVAL_MS` of workflow time for counting alone, and
+ * with every report it sends anyway (a change of its waits, an answer to an
+ * update). The run merges the last report into what it knows of its
+ * finished visits. Pure: imported by workflow code.
+ */
+import { addCost } from './details.js';
+import type { Progress } from './types.js';
+import { addUsage } from './types.js';
+
+/** At most one report for counting alone per this much workflow time (10 s). */
+export const PROGRESS_REPORT_INTERVAL_MS = 10_000;
+
+/** What a visit reports of its progress: the counters the run cannot know until the visit ends. */
+export type VisitCounters = Pick<
+  Progress,
+  'inferences' | 'visitTurns' | 'usage' | 'cost' | 'regions' | 'window' | 'recentCalls' | 'gates' | 'workers'
+> & {
+  /** Workflow time (ms since the epoch) of the visit when it reported. */
+  at: number;
+};
+
+/** The last report a visit sent: when, and at which run-wide inference. */
+export interface ReportMark {
+  /** Workflow time of the last report; null before the first. */
+  at: number | null;
+  inferences: number;
+}
+
+/** A visit that has not reported yet: it starts at the run's count. */
+export function freshMark(inferences: number): ReportMark {
+  return { at: null, inferences };
+}
+
+/**
+ * Whether a visit sends a report for counting alone now: only when an
+ * inference was made since the last report, and the first such time at
+ * once, then at most once per `intervalMs` of workflow time.
+ */
+export function progressReportDue(
+  last: ReportMark,
+  now: { at: number; inferences: number },
+  intervalMs = PROGRESS_REPORT_INTERVAL_MS,
+): boolean {
+  if (now.inferences <= last.inferences) return false;
+  return last.at === null || now.at - last.at >= intervalMs;
+}
+
+/**
+ * The run's progress with its live visit's last report merged in: the
+ * visit's turn, regions and calls, and the usage and cost of the finished
+ * visits plus the live one. `finishedVisits` keeps the run's own part, so a
+ * client that also asks the visit can add the visit's fresher numbers to it
+ * without counting them twice.
+ */
+export function withLiveVisit(run: Progress, counters: VisitCounters | undefined): Progress {
+  // A report behind what the run took from a finished visit is one that visit sent before it ended.
+  if (!counters || counters.inferences < run.inferences) return run;
+  const { at, usage, cost, workers, ...rest } = counters;
+  return {
+    ...run,
+    ...rest,
+    ...(workers ? { workers } : {}),
+    usage: addUsage(run.usage, usage),
+    cost: addCost(run.cost, cost),
+    finishedVisits: { usage: run.usage, cost: run.cost },
+    reportedAt: at,
+  };
+}

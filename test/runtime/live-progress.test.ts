@@ -1,0 +1,104 @@
+/** The run's own progress while a visit runs (docs/reference/operators.md#the-progress-query): the throttle and the merge. */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import {
+  freshMark,
+  PROGRESS_REPORT_INTERVAL_MS,
+  progressReportDue,
+  type VisitCounters,
+  withLiveVisit,
+} from '../../src/runtime/live-progress.js';
+import { emptyUsage, type Progress } from '../../src/runtime/types.js';
+
+const usage = (calls: number, promptTokens: number) => ({ ...emptyUsage(), calls, promptTokens });
+
+const run: Progress = {
+  runId: 'r',
+  status: 'running',
+  stage: 'build',
+  inferences: 4,
+  visitTurns: 0,
+  regions: [{ name: 'conversation', kind: 'sliding_window', tokens: 100, budget: 1000, entries: 2 }],
+  window: { max: 8000, used: 100, gap: 0 },
+  gatesForced: [],
+  usage: usage(4, 400),
+  cost: { usd: 0.01, priced: ['openai:gpt-4o'], unpriced: [] },
+  stageWorkflowId: 'r.2.build',
+  asks: [],
+  paused: false,
+  heldMessages: 0,
+  recentCalls: [],
+  gates: { attempts: 0, blocked: 0 },
+};
+
+const counters: VisitCounters = {
+  at: 1_000_000,
+  inferences: 9,
+  visitTurns: 5,
+  usage: usage(5, 900),
+  cost: { usd: 0.02, priced: ['openai:gpt-4o'], unpriced: [] },
+  regions: [{ name: 'conversation', kind: 'sliding_window', tokens: 700, budget: 1000, entries: 12 }],
+  window: { max: 8000, used: 700, gap: 0 },
+  recentCalls: [{ tool: 'shell', subject: 'shell make', ok: true }],
+  gates: { attempts: 1, blocked: 1 },
+};
+
+describe('progressReportDue', () => {
+  it('reports the first inference of a visit at once, then at most once per interval', () => {
+    const mark = freshMark(4);
+    expect(progressReportDue(mark, { at: 0, inferences: 4 })).toBe(false);
+    expect(progressReportDue(mark, { at: 0, inferences: 5 })).toBe(true);
+    const sent = { at: 50_000, inferences: 5 };
+    expect(progressReportDue(sent, { at: 50_000 + PROGRESS_REPORT_INTERVAL_MS - 1, inferences: 9 })).toBe(false);
+    expect(progressReportDue(sent, { at: 50_000 + PROGRESS_REPORT_INTERVAL_MS, inferences: 9 })).toBe(true);
+    // Nothing new to tell: no report however long the visit waited.
+    expect(progressReportDue(sent, { at: 10_000_000, inferences: 5 })).toBe(false);
+  });
+
+  it('sends at most one report per interval over any run of inferences', () => {
+    fc.assert(
+      fc.property(fc.array(fc.integer({ min: 0, max: 30_000 }), { maxLength: 200 }), (gaps) => {
+        let mark = freshMark(0);
+        let at = 0;
+        const sentAt: number[] = [];
+        gaps.forEach((gap, i) => {
+          at += gap;
+          if (progressReportDue(mark, { at, inferences: i + 1 })) {
+            sentAt.push(at);
+            mark = { at, inferences: i + 1 };
+          }
+        });
+        for (let i = 1; i < sentAt.length; i++)
+          expect(sentAt[i]! - sentAt[i - 1]!).toBeGreaterThanOrEqual(PROGRESS_REPORT_INTERVAL_MS);
+        // The time the visit ran bounds the reports: one at the start, then one per interval.
+        expect(sentAt.length).toBeLessThanOrEqual(1 + Math.floor(at / PROGRESS_REPORT_INTERVAL_MS));
+        if (gaps.length > 0) expect(sentAt[0]).toBe(gaps[0]);
+      }),
+    );
+  });
+});
+
+describe('withLiveVisit', () => {
+  it("shows the live visit's turn, regions and calls, and the run's totals with the visit's usage added", () => {
+    const p = withLiveVisit(run, counters);
+    expect(p).toMatchObject({
+      inferences: 9,
+      visitTurns: 5,
+      regions: counters.regions,
+      window: counters.window,
+      recentCalls: counters.recentCalls,
+      gates: counters.gates,
+      usage: usage(9, 1300),
+      reportedAt: 1_000_000,
+      finishedVisits: { usage: run.usage, cost: run.cost },
+      stageWorkflowId: 'r.2.build',
+      status: 'running',
+    });
+    expect(p.cost.usd).toBeCloseTo(0.03);
+  });
+
+  it('is the run alone before the first report, and ignores a report older than what a finished visit handed back', () => {
+    expect(withLiveVisit(run, undefined)).toBe(run);
+    expect(withLiveVisit({ ...run, inferences: 10 }, counters).inferences).toBe(10);
+  });
+});
