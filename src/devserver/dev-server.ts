@@ -19,9 +19,18 @@ export const SEARCH_ATTRIBUTES = {
   LeviathParent: 'Keyword',
 } as const;
 
+/**
+ * SQLite's default journal syncs the file twice on every commit, and the
+ * server commits on every event: a write-ahead log synced at checkpoints
+ * halves the server's CPU time per event and more than halves the wall time
+ * of a fan-out (bench/fanout.ts). A crash of the process loses nothing; a
+ * crash of the machine may lose the last commits, never the database.
+ */
+export const SQLITE_PRAGMAS: Record<string, string> = { journal_mode: 'wal', synchronous: 'normal' };
+
 export interface DevServerOptions {
   cli: string;
-  /** SQLite file; created with its folder when missing. */
+  /** SQLite file; created with its folder when missing. Empty: the database lives in memory and dies with the server. */
   dbFile: string;
   port: number;
   uiPort: number;
@@ -31,6 +40,10 @@ export interface DevServerOptions {
   logFile?: string;
   /** How long to wait for the frontend to answer (default 60 s). */
   readyTimeoutMs?: number;
+  /** Server settings passed as `--dynamic-config-value key=value` (values as JSON). */
+  dynamicConfig?: Record<string, string | number | boolean>;
+  /** SQLite pragmas (`--sqlite-pragma name=value`), over `SQLITE_PRAGMAS`. */
+  sqlitePragmas?: Record<string, string>;
 }
 
 export interface DevServer {
@@ -92,12 +105,11 @@ export async function startDevServer(opts: DevServerOptions): Promise<DevServer>
       );
     }
   }
-  mkdirSync(dirname(opts.dbFile), { recursive: true });
+  if (opts.dbFile) mkdirSync(dirname(opts.dbFile), { recursive: true });
   const args = [
     'server',
     'start-dev',
-    '--db-filename',
-    opts.dbFile,
+    ...(opts.dbFile ? ['--db-filename', opts.dbFile] : []),
     '--port',
     String(opts.port),
     '--ui-port',
@@ -110,6 +122,10 @@ export async function startDevServer(opts: DevServerOptions): Promise<DevServer>
   if (opts.headless) args.push('--headless');
   else args.push('--ui-disable-news-fetch');
   for (const [name, type] of Object.entries(SEARCH_ATTRIBUTES)) args.push('--search-attribute', `${name}=${type}`);
+  for (const [key, value] of Object.entries(opts.dynamicConfig ?? {}))
+    args.push('--dynamic-config-value', `${key}=${JSON.stringify(value)}`);
+  for (const [name, value] of Object.entries({ ...SQLITE_PRAGMAS, ...opts.sqlitePragmas }))
+    args.push('--sqlite-pragma', `${name}=${value}`);
 
   let out: 'ignore' | number = 'ignore';
   if (opts.logFile) {
