@@ -27,6 +27,7 @@ import { isRuntimeCode } from '../src/error-codes.js';
 import { formatCoded, type RuntimeCode } from '../src/errors.js';
 import type { CeilingLayer, SeededRegion, StageInput } from '../src/runtime/index.js';
 import {
+  addSpend,
   addUsage,
   choiceText,
   type Departure,
@@ -34,6 +35,7 @@ import {
   emptyUsage,
   failureCause,
   freshFacts,
+  noSpend,
   type Progress,
   progressOf,
   type RunInput,
@@ -41,6 +43,7 @@ import {
   regionBars,
   runCost,
   runDetails,
+  type Spend,
   STAGE_KEY,
   STATUS_KEY,
   type StageOutcome,
@@ -67,6 +70,8 @@ export class AgentRun {
   readonly ops: RunOperators;
   private usage = emptyUsage();
   private readonly perStage: Record<string, UsageTotals> = {};
+  /** What the sub-agents of its visits spent, whole trees (docs/reference/sub-agents.md#usage). */
+  private agents = noSpend();
   private readonly stagesVisited: string[] = [];
   private readonly seedWarnings: string[] = [];
   private inferences = 0;
@@ -102,12 +107,25 @@ export class AgentRun {
       stage: this.driver.state.stage,
       inferences: this.inferences,
       visitTurns: this.visitTurns,
-      usage: this.usage,
-      cost: runCost(this.bp, this.perStage),
+      ...this.spent(),
       recentCalls: [],
       ...this.ops.progress(),
       ...(this.childId ? { stageWorkflowId: this.childId } : {}),
     });
+  }
+
+  /** The run's own model calls priced at its stages' models, plus what its sub-agents spent. */
+  private spent(): Spend {
+    return addSpend({ usage: this.usage, cost: runCost(this.bp, this.perStage) }, this.agents);
+  }
+
+  /** The usage a result and the memo show: the totals, each stage's own calls, and the sub-agents' part. */
+  private usageView(): RunResult['usage'] {
+    return {
+      ...this.spent().usage,
+      perStage: this.perStage,
+      ...(this.agents.usage.calls > 0 ? { agents: this.agents.usage } : {}),
+    };
   }
 
   /** Rewrites the run's current details (docs/reference/operators.md#current-details); adds no event. */
@@ -125,8 +143,8 @@ export class AgentRun {
       stages: this.stagesVisited,
       diagnostics: state.diagnostics.slice(-50),
       seedWarnings: this.seedWarnings,
-      usage: { ...this.usage, perStage: this.perStage },
-      cost: runCost(this.bp, this.perStage),
+      usage: this.usageView(),
+      cost: this.spent().cost,
       inferences: this.inferences,
       ...extra,
     };
@@ -157,7 +175,8 @@ export class AgentRun {
       ...(error ? { error } : {}),
       regions: regionBars(state),
       gatesForced: state.gatesForced,
-      usage: { ...this.usage, perStage: this.perStage },
+      usage: this.usageView(),
+      cost: this.spent().cost,
       stages: this.stagesVisited,
       diagnostics: state.diagnostics,
     };
@@ -187,7 +206,8 @@ export class AgentRun {
       ...(error ? { error } : {}),
       regions: [],
       gatesForced: state.gatesForced,
-      usage: { ...this.usage, perStage: {} },
+      usage: { ...this.spent().usage, perStage: {} },
+      cost: this.spent().cost,
       stages: this.stagesVisited,
       diagnostics: [],
     };
@@ -396,6 +416,7 @@ export class AgentRun {
     this.facts = outcome.facts;
     this.answer = outcome.facts.output ?? this.answer;
     this.addUsage(stage, outcome.usage);
+    if (outcome.agents) this.agents = addSpend(this.agents, outcome.agents);
   }
 
   /** The code a visit's error fails the run with, when its stage has no `error` edge. */

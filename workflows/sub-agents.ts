@@ -17,6 +17,7 @@ import { resultCap, routeTarget } from '../src/context/routing.js';
 import type { Content, ToolCall } from '../src/context/types.js';
 import { formatCoded } from '../src/errors.js';
 import {
+  addSpend,
   agentFailedText,
   childLineage,
   childRunId,
@@ -26,6 +27,7 @@ import {
   failureCause,
   itemShare,
   type Lineage,
+  noSpend,
   type ReportItem,
   readAgentId,
   readFanOut,
@@ -35,6 +37,7 @@ import {
   type ShardPlan,
   type ShardResult,
   type Spawner,
+  type Spend,
   type StageInput,
   shardPlan,
   shardRunId,
@@ -48,7 +51,7 @@ import {
 } from '../src/runtime/index.js';
 import { FAN_OUT } from '../src/tools/names.js';
 import { acts, callOptions, type EngineDriver, stageEncoding } from './engine-driver.js';
-import { type Child, runWorkers, startWorker, type WorkerSpec, withoutPreview } from './workers.js';
+import { type Changed, type Child, runWorkers, startWorker, type WorkerSpec, withoutPreview } from './workers.js';
 
 /** A tool result of an agent tool, before it is routed; tokens are absent when the visit counts the inline text. */
 export interface AgentAnswer {
@@ -63,6 +66,13 @@ export class SubAgents {
   private readonly children = new Map<string, Child>();
   /** The counts of the fan-out in flight, if one is. */
   private fanCounts: (() => WorkerCounts) | undefined;
+  /** What the agents and workers that ended spent, whole trees (docs/reference/sub-agents.md#usage). */
+  spent: Spend = noSpend();
+  /** A child started or ended: its spend counts, and the visit's details show it. */
+  private readonly ended: Changed = (end) => {
+    if (end?.spend) this.spent = addSpend(this.spent, end.spend);
+    this.changed();
+  };
 
   constructor(
     private readonly input: StageInput,
@@ -156,7 +166,7 @@ export class SubAgents {
     if (plan) return this.fanOutSharded(plan, items, spec, failFast, share);
     let report: ReportItem[];
     try {
-      report = await runWorkers(
+      ({ items: report } = await runWorkers(
         spec,
         items,
         limit,
@@ -164,8 +174,8 @@ export class SubAgents {
         (queue) => {
           this.fanCounts = () => queue.counts();
         },
-        this.changed,
-      );
+        this.ended,
+      ));
     } finally {
       this.fanCounts = undefined;
     }
@@ -246,6 +256,7 @@ export class SubAgents {
             )
             .then((result) => {
               results[k] = result;
+              if (result.spend) this.spent = addSpend(this.spent, result.spend);
               queue.finish(k, result.counts.failed > 0 ? 'failed' : 'completed');
               this.changed();
             });
@@ -308,7 +319,7 @@ export class SubAgents {
         ...(spawn.seedContext ? { seedContext: spawn.seedContext } : {}),
         ...(spawn.output ? { output: spawn.output } : {}),
       },
-      this.changed,
+      this.ended,
     );
     this.children.set(id, child);
     if (!spawn.wait) return { content: startedText(id, spawn.target.label), isError: false };

@@ -50,10 +50,10 @@ export function printResult(r: RunResult): void {
 
 /** The one JSON object `lev run --json` and `lev attach --json` print. */
 export function printResultJson(result: RunResult): void {
-  const { runId, status, regions, gatesForced, usage } = result;
+  const { runId, status, regions, gatesForced, usage, cost } = result;
   const output = { format: result.outputFormat ?? 'text', text: result.output };
   process.stdout.write(
-    `${JSON.stringify({ runId, status, output, regions: regions.map(({ name, kind, tokens, budget }) => ({ name, kind, tokens, budget })), gatesForced, usage, ...(result.error ? { error: result.error } : {}) })}\n`,
+    `${JSON.stringify({ runId, status, output, regions: regions.map(({ name, kind, tokens, budget }) => ({ name, kind, tokens, budget })), gatesForced, usage, ...(cost ? { cost } : {}), ...(result.error ? { error: result.error } : {}) })}\n`,
   );
 }
 

@@ -21,7 +21,7 @@ export async function printRunResult(runId: string, flags: ResultFlags): Promise
     const output = { format: result.outputFormat ?? 'text', text: await answerText(result) };
     if (flags.json) {
       process.stdout.write(
-        `${JSON.stringify({ runId: result.runId, status: result.status, stages: result.stages, output, ...(result.error ? { error: result.error } : {}) })}\n`,
+        `${JSON.stringify({ runId: result.runId, status: result.status, stages: result.stages, output, usage: result.usage, ...(result.cost ? { cost: result.cost } : {}), ...(result.error ? { error: result.error } : {}) })}\n`,
       );
     } else {
       if (result.status === 'cancelled') process.stderr.write('run cancelled\n');

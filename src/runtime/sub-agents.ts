@@ -10,6 +10,7 @@ import type { Blueprint, OutputSpec, StageDef } from '../blueprint/types.js';
 import { CONVERSATION, type RunState, visibleRegions } from '../context/state.js';
 import type { Content, EntryKind } from '../context/types.js';
 import { formatCoded, type RuntimeCode } from '../errors.js';
+import type { Spend } from './spend.js';
 import type { RunOptions } from './types.js';
 
 /** Most items one `fan_out` call takes. */
@@ -354,10 +355,14 @@ export function readAgentId(
 }
 
 /** How a worker ended, as the parent keeps it: its answer (a blob reference when large) or why it has none. */
-export type WorkerEnd =
+export type WorkerEnd = (
   | { status: 'completed'; output: Content }
   | { status: 'failed'; error: string }
-  | { status: 'cancelled'; error: string };
+  | { status: 'cancelled'; error: string }
+) & {
+  /** What the worker's tree spent, from its result (or its failure's partial result). */
+  spend?: Spend;
+};
 
 export type WorkerStatus = 'queued' | 'running' | WorkerEnd['status'];
 
@@ -520,6 +525,8 @@ export interface ShardInput {
 export interface ShardResult {
   counts: ReportCounts;
   part: Content;
+  /** What the shard's workers spent. */
+  spend?: Spend;
 }
 
 /** A shard's workflow id: `~` is encoded in every item id, so no worker can have it. */
