@@ -29,6 +29,7 @@ import type { CeilingLayer, SeededRegion, StageInput } from '../src/runtime/inde
 import {
   addSpend,
   addUsage,
+  type ChildRunResult,
   choiceText,
   type Departure,
   eachStageSeeds,
@@ -151,7 +152,7 @@ export class AgentRun {
   }
 
   /** The run's result (reading a blob output back as text), with the memo the Web UI lists. */
-  async result(status: RunResult['status'], final: Content, error?: string): Promise<RunResult> {
+  async result(status: RunResult['status'], final: Content, error?: string): Promise<RunResult | ChildRunResult> {
     const state = this.driver.state;
     const answer = this.answer;
     this.ops.finish(status);
@@ -188,32 +189,28 @@ export class AgentRun {
    * diagnostics stay in its memo and `progress` query
    * (docs/reference/sub-agents.md#what-a-worker-hands-back).
    */
-  private childResult(status: RunResult['status'], output: Content, error?: string): RunResult {
-    const state = this.driver.state;
+  private childResult(status: RunResult['status'], output: Content, error?: string): ChildRunResult {
     const answer = this.answer;
     const start = this.bp.stages.find((s) => s.name === (this.input.child?.stage ?? this.bp.agent.entryStage));
     upsertSearchAttributes([{ key: STATUS_KEY, value: status }]);
     upsertMemo(
       this.memo(answer ? { output: { format: answer.format, stage: answer.stage, text: contentText(output) } } : {}),
     );
+    const { usage, cost } = this.spent();
     return {
-      runId: this.runId,
       status,
       output: contentText(output),
       ...(typeof output === 'string' ? {} : { outputRef: output }),
       ...(answer ? { outputFormat: answer.format } : {}),
       ...(start?.requireOutput && !answer ? { outputMissing: true } : {}),
       ...(error ? { error } : {}),
-      regions: [],
-      gatesForced: state.gatesForced,
-      usage: { ...this.spent().usage, perStage: {} },
-      cost: this.spent().cost,
+      usage,
+      cost,
       stages: this.stagesVisited,
-      diagnostics: [],
     };
   }
 
-  async complete(output: Content): Promise<RunResult> {
+  async complete(output: Content): Promise<RunResult | ChildRunResult> {
     return this.result('completed', output);
   }
 

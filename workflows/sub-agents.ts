@@ -47,6 +47,7 @@ import {
   topLineage,
   type WorkerCounts,
   type WorkerEnd,
+  type WorkerShare,
   type WorkerTarget,
 } from '../src/runtime/index.js';
 import { FAN_OUT } from '../src/tools/names.js';
@@ -160,7 +161,7 @@ export class SubAgents {
     const { items, target } = call;
     const limit = this.def.fanOut?.maxWorkers ?? 0;
     const failFast = this.def.fanOut?.onWorkerFailure === 'fail';
-    const spec = this.spec(target, this.def.fanOut?.requireOutput === true);
+    const spec = await this.shared(this.spec(target, this.def.fanOut?.requireOutput === true), items.length);
     const share = itemShare(this.reportRoom(), items.length);
     const plan = shardPlan(items.length, limit, this.input.options.fanOutShardItems ?? DEFAULT_SHARD_ITEMS);
     if (plan) return this.fanOutSharded(plan, items, spec, failFast, share);
@@ -202,6 +203,17 @@ export class SubAgents {
    * `on_worker_failure = "fail"` stops its own shard, and no shard starts
    * after it (docs/reference/sub-agents.md#large-fan-outs).
    */
+  /** The spec with what its workers share stored once, so each worker's start carries only its task. */
+  private async shared(spec: WorkerSpec, workers: number): Promise<WorkerSpec> {
+    if (workers === 0) return spec;
+    const share: WorkerShare = { child: spec.child, workdir: spec.workdir, options: spec.options };
+    const shared = await acts.storeWorkerShare.executeWithOptions(
+      callOptions(this.input.options, `fan-out: what its ${workers} workers share`, 3),
+      [{ runId: this.input.runId, share }],
+    );
+    return { ...spec, shared };
+  }
+
   private async fanOutSharded(
     plan: ShardPlan,
     items: FanOutItem[],
@@ -231,6 +243,7 @@ export class SubAgents {
             answerOwed: spec.answerOwed,
             workdir: spec.workdir,
             options: spec.options,
+            ...(spec.shared ? { shared: spec.shared } : {}),
           };
           void startChild('fanOutShardWorkflow', {
             workflowId: shardRunId(this.input.runId, k),

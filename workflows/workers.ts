@@ -8,6 +8,7 @@
 import { CancellationScope, condition, isCancellation, ParentClosePolicy, startChild } from '@temporalio/workflow';
 import {
   type ChildRun,
+  type ChildRunResult,
   childRunId,
   type FanOutItem,
   FanOutQueue,
@@ -21,6 +22,7 @@ import {
   type Spend,
   sumSpend,
   type WorkerEnd,
+  type WorkerInput,
 } from '../src/runtime/index.js';
 
 /** What every worker of one call shares: who starts it, what it runs, where. */
@@ -34,6 +36,8 @@ export interface WorkerSpec {
   label: string;
   /** The fan-out stage requires an answer of every worker (`require_output`). */
   answerOwed: boolean;
+  /** The hash of the stored `WorkerShare` of `child`, `workdir` and `options`: workers start with it. */
+  shared?: string;
 }
 
 /** One child run a visit or a shard started. */
@@ -51,7 +55,7 @@ export interface Child {
 const MISSING_OUTPUT = 'the worker finished without the final output its stage requires (require_output)';
 
 /** How a child's result reads: its answer, or why it has none, and what it spent. */
-function endOf(result: RunResult, answerOwed: boolean): WorkerEnd {
+function endOf(result: ChildRunResult, answerOwed: boolean): WorkerEnd {
   const spent = spendOf(result);
   if (result.outputMissing || (answerOwed && result.outputFormat === undefined))
     return { status: 'failed', error: MISSING_OUTPUT, ...spent };
@@ -74,13 +78,11 @@ export function startWorker(
   extra: Pick<ChildRun, 'seedContext' | 'output'> = {},
   changed: Changed = () => {},
 ): Child {
-  const args: RunInput = {
-    child: { ...spec.child, ...extra },
-    task,
-    caller: {},
-    workdir: spec.workdir,
-    options: spec.options,
-  };
+  const own = extra.seedContext !== undefined || extra.output !== undefined;
+  const args: RunInput | WorkerInput =
+    spec.shared && !own
+      ? { shared: spec.shared, task }
+      : { child: { ...spec.child, ...extra }, task, caller: {}, workdir: spec.workdir, options: spec.options };
   const scope = new CancellationScope();
   const record: Child = { id, label: spec.label, scope, done: Promise.resolve({ status: 'failed', error: '' }) };
   record.done = scope
@@ -92,7 +94,7 @@ export function startWorker(
         parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL,
         staticSummary: `${spec.label}: ${task.slice(0, 80)}`,
       });
-      return (await handle.result()) as RunResult;
+      return (await handle.result()) as ChildRunResult;
     })
     .then(
       (result) => endOf(result, spec.answerOwed),

@@ -112,6 +112,25 @@ export interface ChildRun {
   output?: OutputSpec;
 }
 
+/**
+ * What every worker of one fan-out shares: its blueprint, start stage and
+ * lineage, the workdir and the run options. The visit stores it once as a
+ * blob, and each worker's start carries its hash and the worker's own task
+ * (`WorkerInput`), so the parent's history grows by the task, not by the
+ * share (docs/reference/sub-agents.md#history).
+ */
+export interface WorkerShare {
+  child: Omit<ChildRun, 'seedContext' | 'output'>;
+  workdir: string;
+  options: RunOptions;
+}
+
+/** A fan-out worker's start: the hash of its `WorkerShare` and its task. */
+export interface WorkerInput {
+  shared: string;
+  task: string;
+}
+
 /** Which blueprint a child runs, with the hash of the tree's first (whose catalog holds the agents). */
 export function childBlueprintOf(child: ChildRun): { root: string; blueprint: ChildBlueprint } {
   const first = child.lineage.ceiling[0];
@@ -519,6 +538,8 @@ export interface ShardInput {
   answerOwed: boolean;
   workdir: string;
   options: RunOptions;
+  /** The hash of the workers' `WorkerShare`. */
+  shared?: string;
 }
 
 /** What a shard hands back: its counts and its part of the report (a blob reference when large). */

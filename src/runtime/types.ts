@@ -218,6 +218,31 @@ export interface RunResult {
   diagnostics: RunState['diagnostics'];
 }
 
+/**
+ * A sub-agent's result: only what its parent reads, because it travels
+ * through the parent's history; the region bars, gates and diagnostics stay
+ * in its memo and `progress` query (docs/reference/sub-agents.md#what-a-worker-hands-back).
+ */
+export type ChildRunResult = Pick<
+  RunResult,
+  'status' | 'output' | 'outputRef' | 'outputMissing' | 'outputFormat' | 'error' | 'cost' | 'stages'
+> & { usage: UsageTotals };
+
+/** A result as every reader sees it: a sub-agent's slim one gets the fields it leaves out, empty. */
+export function fullResult(runId: string, result: Partial<RunResult>): RunResult {
+  return {
+    runId,
+    status: 'failed',
+    output: '',
+    regions: [],
+    gatesForced: [],
+    stages: [],
+    diagnostics: [],
+    ...result,
+    usage: { ...emptyUsage(), perStage: {}, ...result.usage },
+  };
+}
+
 export function emptyUsage(): UsageTotals {
   return { calls: 0, promptTokens: 0, completionTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 };
 }
