@@ -174,6 +174,14 @@ async function dissect(client: Client, workflowId: string): Promise<void> {
   for (const [type, r] of [...by].sort((a, b) => b[1].bytes - a[1].bytes))
     process.stdout.write(`| ${type} | ${r.n} | ${r.bytes} | ${(r.bytes / r.n).toFixed(0)} |\n`);
   for (const [type, r] of by) process.stdout.write(`\n${type}: ${r.sample.slice(0, 4000)}\n`);
+  const t0 = Number(h.events?.[0]?.eventTime?.seconds ?? 0) * 1000 + (h.events?.[0]?.eventTime?.nanos ?? 0) / 1e6;
+  process.stdout.write(`\n${workflowId}: timeline (ms from its start)\n`);
+  for (const e of h.events ?? []) {
+    const at = Number(e.eventTime?.seconds ?? 0) * 1000 + (e.eventTime?.nanos ?? 0) / 1e6 - t0;
+    process.stdout.write(
+      `${at.toFixed(0).padStart(6)} ${String(types[e.eventType ?? 0]).replace('EVENT_TYPE_', '')}\n`,
+    );
+  }
 }
 
 export default async function run(args: string[]): Promise<void> {
@@ -258,6 +266,14 @@ export default async function run(args: string[]): Promise<void> {
       }
       const parent = { events: visit.events + shards.events, bytes: visit.bytes + shards.bytes };
       const top = await history(client, runId);
+      // How long each worker lived against its own ideal (calls × latency): the rest is overhead.
+      let lives = 0;
+      let workers = 0;
+      for await (const wf of client.workflow.list({ query: `LeviathParent = '${runId}'` })) {
+        if (!wf.closeTime) continue;
+        lives += wf.closeTime.getTime() - wf.startTime.getTime();
+        workers++;
+      }
       rows.push({
         N: String(n),
         max_workers: String(opts.maxWorkers),
@@ -269,6 +285,7 @@ export default async function run(args: string[]): Promise<void> {
         'parent bytes': String(parent.bytes),
         'parent bytes/item': (parent.bytes / n).toFixed(0),
         'run events/bytes': `${top.events}/${top.bytes}`,
+        'worker life s': workers > 0 ? (lives / workers / 1000).toFixed(2) : '-',
         'CPU s worker/server': `${(cpu.worker / 1000).toFixed(1)}/${(cpu.server / 1000).toFixed(1)}`,
         'worker RSS idle/peak MB': `${idle.toFixed(0)}/${peak.toFixed(0)}`,
         status: result.status,
@@ -285,6 +302,6 @@ export default async function run(args: string[]): Promise<void> {
   process.stdout.write(`| ${keys.join(' | ')} |\n|${keys.map(() => '---').join('|')}|\n`);
   for (const row of rows) process.stdout.write(`| ${Object.values(row).join(' | ')} |\n`);
   process.stdout.write(
-    `\n${opts.calls} scripted calls of ${opts.latencyMs} ms per worker; the parents are the stage visit that starts the workers (\`<run>.1.split\`) and, past 500 items, its shards (\`<run>/~shard-n\`).\n`,
+    `\n${opts.calls} scripted calls of ${opts.latencyMs} ms per worker; worker life is the mean time from a worker's start to its end; the parents are the stage visit that starts the workers (\`<run>.1.split\`) and, past 500 items, its shards (\`<run>/~shard-n\`).\n`,
   );
 }
