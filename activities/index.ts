@@ -23,11 +23,13 @@ import {
   type FanOutReportRequest,
   fanOutJoin,
   fanOutReport,
+  workerStart,
 } from '../src/runtime/node/sub-agents.js';
 import { type SummariseInput, type SummaryResult, summariseEntries } from '../src/runtime/node/summaries.js';
 import { countText as count, cutText as cut, joinText as join } from '../src/runtime/node/text.js';
 import { runToolCall, type ToolInput, type ToolResultOut } from '../src/runtime/node/tool-call.js';
 import type { RecordedOp } from '../src/runtime/ops.js';
+import type { WorkerShare } from '../src/runtime/sub-agents.js';
 import { ping } from './ping.js';
 
 /**
@@ -132,6 +134,16 @@ export function createActivities(config: RuntimeConfig = defaultRuntimeConfig())
     /** The blueprint a sub-agent's run starts with (docs/reference/sub-agents.md#other-blueprints). */
     async childBlueprint(req: ChildBlueprintRequest): Promise<ChildStart> {
       return guarded(() => childBlueprint(store, req));
+    },
+
+    /** Stores what the workers of one fan-out share, once; each worker starts with its hash. */
+    async storeWorkerShare(req: { runId: string; share: WorkerShare }): Promise<string> {
+      return guarded(async () => (await store.blobs.put(JSON.stringify(req.share))).hash, req.runId);
+    },
+
+    /** A fan-out worker's start: what it shares with its siblings, and its blueprint. */
+    async workerStart(req: { shared: string }): Promise<ChildStart & { share: WorkerShare }> {
+      return guarded(() => workerStart(store, req.shared));
     },
 
     /** The merged report of a fan-out, each worker's section cut to its share. */

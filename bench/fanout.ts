@@ -9,7 +9,7 @@
  * Starts its own dev server.
  */
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
@@ -27,10 +27,26 @@ interface Options {
   latencyMs: number;
   calls: number;
   maxWorkers: number;
+  dissect: boolean;
+  /** `--dc key=value`: a dynamic config value for the bench's dev server. */
+  dynamicConfig: Record<string, string | number | boolean>;
+  /** `--memory`: the dev server keeps its database in memory instead of a file. */
+  memory: boolean;
+  /** `--pragma name=value`: a SQLite pragma for the bench's dev server. */
+  pragmas: Record<string, string>;
 }
 
 function parseArgs(args: string[]): Options {
-  const opts: Options = { sizes: [], latencyMs: 500, calls: 3, maxWorkers: 30 };
+  const opts: Options = {
+    sizes: [],
+    latencyMs: 500,
+    calls: 3,
+    maxWorkers: 30,
+    dissect: false,
+    dynamicConfig: {},
+    memory: false,
+    pragmas: {},
+  };
   for (let i = 0; i < args.length; i++) {
     const arg = args[i] as string;
     const value = () => {
@@ -41,8 +57,22 @@ function parseArgs(args: string[]): Options {
     if (arg === '--latency') opts.latencyMs = value();
     else if (arg === '--calls') opts.calls = Math.max(1, value());
     else if (arg === '--max-workers') opts.maxWorkers = value();
-    else if (/^\d+$/.test(arg)) opts.sizes.push(Number(arg));
-    else throw new Error('usage: npm run bench -- fanout [N ...] [--latency ms] [--calls n] [--max-workers n]');
+    else if (arg === '--dissect') opts.dissect = true;
+    else if (arg === '--memory') opts.memory = true;
+    else if (arg === '--pragma') {
+      const [name, value] = String(args[++i]).split('=');
+      if (!name || value === undefined) throw new Error('--pragma needs name=value');
+      opts.pragmas[name] = value;
+    } else if (arg === '--dc') {
+      const [key, raw] = String(args[++i]).split('=');
+      if (!key || raw === undefined) throw new Error('--dc needs key=value');
+      opts.dynamicConfig[key] =
+        raw === 'true' || raw === 'false' ? raw === 'true' : Number.isNaN(Number(raw)) ? raw : Number(raw);
+    } else if (/^\d+$/.test(arg)) opts.sizes.push(Number(arg));
+    else
+      throw new Error(
+        'usage: npm run bench -- fanout [N ...] [--latency ms] [--calls n] [--max-workers n] [--dissect]',
+      );
   }
   if (opts.sizes.length === 0) opts.sizes = [10, 100, 1000];
   return opts;
@@ -94,9 +124,64 @@ function rssMb(pid: number): number {
   return line ? Number(line.replace(/\D+/g, '')) / 1024 : 0;
 }
 
+/** CPU time (user + system, ms) of the processes in `pgid`'s process group, or of the one process `pid`. */
+function cpuMs(which: { pid: number } | { pgid: number }): number {
+  const tick = 10; // USER_HZ is 100 on Linux
+  let total = 0;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    if ('pid' in which && Number(entry) !== which.pid) continue;
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+    } catch {
+      continue;
+    }
+    // Fields after the command name (which may hold spaces): state ppid pgrp ... utime(14) stime(15).
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    if ('pgid' in which && Number(fields[2]) !== which.pgid) continue;
+    total += (Number(fields[11]) + Number(fields[12])) * tick;
+  }
+  return total;
+}
+
 async function history(client: Client, workflowId: string): Promise<{ events: number; bytes: number }> {
   const h = await client.workflow.getHandle(workflowId).fetchHistory();
   return { events: h.events?.length ?? 0, bytes: proto.temporal.api.history.v1.History.encode(h).finish().length };
+}
+
+/** `--dissect`: where a history's bytes go, per event type, and the largest payloads of one event of each type. */
+async function dissect(client: Client, workflowId: string): Promise<void> {
+  const h = await client.workflow.getHandle(workflowId).fetchHistory();
+  const { HistoryEvent } = proto.temporal.api.history.v1;
+  const types = proto.temporal.api.enums.v1.EventType;
+  const by = new Map<string, { n: number; bytes: number; sample: string }>();
+  for (const e of h.events ?? []) {
+    const type = String(types[e.eventType ?? 0]).replace('EVENT_TYPE_', '');
+    const bytes = HistoryEvent.encode(e).finish().length;
+    const row = by.get(type) ?? { n: 0, bytes: 0, sample: '' };
+    row.n++;
+    row.bytes += bytes;
+    if (!row.sample)
+      row.sample = JSON.stringify(HistoryEvent.toObject(e as proto.temporal.api.history.v1.HistoryEvent), (k, v) =>
+        k === 'data' && v?.type === 'Buffer' ? Buffer.from(v.data).toString() : v,
+      );
+    by.set(type, row);
+  }
+  process.stdout.write(
+    `\n${workflowId}: bytes by event type\n| event | count | bytes | bytes/event |\n|---|---|---|---|\n`,
+  );
+  for (const [type, r] of [...by].sort((a, b) => b[1].bytes - a[1].bytes))
+    process.stdout.write(`| ${type} | ${r.n} | ${r.bytes} | ${(r.bytes / r.n).toFixed(0)} |\n`);
+  for (const [type, r] of by) process.stdout.write(`\n${type}: ${r.sample.slice(0, 4000)}\n`);
+  const t0 = Number(h.events?.[0]?.eventTime?.seconds ?? 0) * 1000 + (h.events?.[0]?.eventTime?.nanos ?? 0) / 1e6;
+  process.stdout.write(`\n${workflowId}: timeline (ms from its start)\n`);
+  for (const e of h.events ?? []) {
+    const at = Number(e.eventTime?.seconds ?? 0) * 1000 + (e.eventTime?.nanos ?? 0) / 1e6 - t0;
+    process.stdout.write(
+      `${at.toFixed(0).padStart(6)} ${String(types[e.eventType ?? 0]).replace('EVENT_TYPE_', '')}\n`,
+    );
+  }
 }
 
 export default async function run(args: string[]): Promise<void> {
@@ -105,8 +190,10 @@ export default async function run(args: string[]): Promise<void> {
   const cli = await findTemporalCli({ log: (l) => process.stderr.write(`${l}\n`) });
   const server = await startDevServer({
     cli,
-    dbFile: join(tmp, 'temporal.sqlite'),
+    dbFile: opts.memory ? '' : join(tmp, 'temporal.sqlite'),
     port: await freePort(),
+    dynamicConfig: opts.dynamicConfig,
+    sqlitePragmas: opts.pragmas,
     uiPort: await freePort(),
     headless: true,
   });
@@ -149,6 +236,8 @@ export default async function run(args: string[]): Promise<void> {
         peak = Math.max(peak, rssMb(pid));
       }, 100);
       const runId = `fanout-${n}-${Date.now()}`;
+      const serverGroup = { pgid: server.child.pid as number };
+      const cpu0 = { worker: cpuMs({ pid }), server: cpuMs(serverGroup) };
       const started = Date.now();
       const handle = await startRun(
         client,
@@ -157,11 +246,17 @@ export default async function run(args: string[]): Promise<void> {
       );
       const result = await followRun(client, handle, () => {}, 500);
       const wallS = (Date.now() - started) / 1000;
+      const cpu = { worker: cpuMs({ pid }) - cpu0.worker, server: cpuMs(serverGroup) - cpu0.server };
       clearInterval(meter);
       const waves = opts.maxWorkers > 0 ? Math.ceil(n / opts.maxWorkers) : 1;
       const idealS = (waves * opts.calls * opts.latencyMs) / 1000;
       // The workers' parents: the visit, and past 500 items the shards it starts.
       const visit = await history(client, `${runId}.1.split`);
+      if (opts.dissect) {
+        await dissect(client, `${runId}.1.split`);
+        await dissect(client, `${runId}/item-1`);
+        await dissect(client, `${runId}/item-1.1.work`);
+      }
       const shards = { events: 0, bytes: 0, count: 0 };
       for await (const wf of client.workflow.list({ query: `WorkflowId STARTS_WITH '${runId}/~shard-'` })) {
         const h = await history(client, wf.workflowId);
@@ -171,6 +266,14 @@ export default async function run(args: string[]): Promise<void> {
       }
       const parent = { events: visit.events + shards.events, bytes: visit.bytes + shards.bytes };
       const top = await history(client, runId);
+      // How long each worker lived against its own ideal (calls × latency): the rest is overhead.
+      let lives = 0;
+      let workers = 0;
+      for await (const wf of client.workflow.list({ query: `LeviathParent = '${runId}'` })) {
+        if (!wf.closeTime) continue;
+        lives += wf.closeTime.getTime() - wf.startTime.getTime();
+        workers++;
+      }
       rows.push({
         N: String(n),
         max_workers: String(opts.maxWorkers),
@@ -182,6 +285,8 @@ export default async function run(args: string[]): Promise<void> {
         'parent bytes': String(parent.bytes),
         'parent bytes/item': (parent.bytes / n).toFixed(0),
         'run events/bytes': `${top.events}/${top.bytes}`,
+        'worker life s': workers > 0 ? (lives / workers / 1000).toFixed(2) : '-',
+        'CPU s worker/server': `${(cpu.worker / 1000).toFixed(1)}/${(cpu.server / 1000).toFixed(1)}`,
         'worker RSS idle/peak MB': `${idle.toFixed(0)}/${peak.toFixed(0)}`,
         status: result.status,
       });
@@ -197,6 +302,6 @@ export default async function run(args: string[]): Promise<void> {
   process.stdout.write(`| ${keys.join(' | ')} |\n|${keys.map(() => '---').join('|')}|\n`);
   for (const row of rows) process.stdout.write(`| ${Object.values(row).join(' | ')} |\n`);
   process.stdout.write(
-    `\n${opts.calls} scripted calls of ${opts.latencyMs} ms per worker; the parents are the stage visit that starts the workers (\`<run>.1.split\`) and, past 500 items, its shards (\`<run>/~shard-n\`).\n`,
+    `\n${opts.calls} scripted calls of ${opts.latencyMs} ms per worker; worker life is the mean time from a worker's start to its end; the parents are the stage visit that starts the workers (\`<run>.1.split\`) and, past 500 items, its shards (\`<run>/~shard-n\`).\n`,
   );
 }

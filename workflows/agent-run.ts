@@ -18,7 +18,7 @@ import {
   upsertSearchAttributes,
 } from '@temporalio/workflow';
 import type { Blueprint } from '../src/blueprint/types.js';
-import type { Progress, RunInput, RunResult } from '../src/runtime/index.js';
+import type { ChildRunResult, Progress, RunInput, RunResult, WorkerInput } from '../src/runtime/index.js';
 import {
   BLUEPRINT_KEY,
   childBlueprintOf,
@@ -35,11 +35,11 @@ import { AgentRun } from './run-steps.js';
 
 export const runProgressQuery = defineQuery<Progress>('progress');
 
-export async function agentRunWorkflow(input: RunInput): Promise<RunResult> {
+export async function agentRunWorkflow(start: RunInput | WorkerInput): Promise<RunResult | ChildRunResult> {
   const current = patched(RUN_PATCH);
   let run: AgentRun | undefined;
   try {
-    const { bp, hash, ceilings } = await runBlueprint(input);
+    const { bp, hash, ceilings, input } = await runBlueprint(start);
     run = new AgentRun(input, bp, hash, current, ceilings);
     const live = run;
     setHandler(runProgressQuery, () => live.progress());
@@ -53,7 +53,7 @@ export async function agentRunWorkflow(input: RunInput): Promise<RunResult> {
   }
 }
 
-async function stages(run: AgentRun): Promise<RunResult> {
+async function stages(run: AgentRun): Promise<RunResult | ChildRunResult> {
   const { bp, input } = run;
   await run.enter(input.child?.stage ?? bp.agent.entryStage);
   await run.seed();
@@ -73,12 +73,37 @@ async function stages(run: AgentRun): Promise<RunResult> {
   }
 }
 
+interface RunStart {
+  bp: Blueprint;
+  hash: string;
+  ceilings?: PermissionLayer[];
+  /** The run's whole input: a fan-out worker's, from what it shares with its siblings. */
+  input: RunInput;
+}
+
 /**
  * The run's blueprint and its hash: a run started from a blueprint stores it
  * once; a sub-agent's comes from the blob store, where its parent's run put
- * it (docs/reference/sub-agents.md#other-blueprints).
+ * it, and a fan-out worker's share of its input with it
+ * (docs/reference/sub-agents.md#other-blueprints).
  */
-async function runBlueprint(input: RunInput): Promise<{ bp: Blueprint; hash: string; ceilings?: PermissionLayer[] }> {
+async function runBlueprint(start: RunInput | WorkerInput): Promise<RunStart> {
+  if ('shared' in start) {
+    const { blueprint, hash, ceilings, share } = await acts.workerStart.executeWithOptions(
+      { startToCloseTimeout: '1 minute', summary: 'fan-out worker' },
+      [{ shared: start.shared }],
+    );
+    const input: RunInput = {
+      child: share.child,
+      task: start.task,
+      caller: {},
+      workdir: share.workdir,
+      options: share.options,
+    };
+    childAttributes(blueprint, share.child.parentRunId);
+    return { bp: blueprint, hash, ceilings, input };
+  }
+  const input = start;
   if (input.blueprint) {
     const bp = input.blueprint;
     upsertSearchAttributes([
@@ -89,7 +114,7 @@ async function runBlueprint(input: RunInput): Promise<{ bp: Blueprint; hash: str
       { startToCloseTimeout: '1 minute', summary: `blueprint: ${bp.agent.name}` },
       [bp],
     );
-    return { bp, hash };
+    return { bp, hash, input };
   }
   const child = input.child;
   if (!child) throw ApplicationFailure.nonRetryable('a run needs a blueprint or a parent run', 'bad-argument');
@@ -97,10 +122,14 @@ async function runBlueprint(input: RunInput): Promise<{ bp: Blueprint; hash: str
     { startToCloseTimeout: '1 minute', summary: `sub-agent of ${child.parentRunId}` },
     [{ ...childBlueprintOf(child), ceiling: child.lineage.ceiling, ...(child.output ? { output: child.output } : {}) }],
   );
+  childAttributes(blueprint, child.parentRunId);
+  return { bp: blueprint, hash, ceilings, input };
+}
+
+function childAttributes(bp: Blueprint, parentRunId: string): void {
   upsertSearchAttributes([
-    { key: BLUEPRINT_KEY, value: blueprint.agent.name },
+    { key: BLUEPRINT_KEY, value: bp.agent.name },
     { key: STATUS_KEY, value: 'running' },
-    { key: PARENT_KEY, value: child.parentRunId },
+    { key: PARENT_KEY, value: parentRunId },
   ]);
-  return { bp: blueprint, hash, ceilings };
 }

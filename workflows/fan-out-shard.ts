@@ -1,8 +1,8 @@
 /**
  * One shard of a large fan-out (docs/reference/sub-agents.md#large-fan-outs):
  * a child of the stage visit that runs the workers of a slice of the items,
- * in order and at most `limit` at once, and hands back its counts and its
- * part of the report (from the blob store), so the visit's history grows
+ * in order and at most `limit` at once, and hands back its counts, its
+ * part of the report (from the blob store) and what its workers spent, so the visit's history grows
  * with the shards, not with the items.
  */
 import type { ShardInput, ShardResult } from '../src/runtime/index.js';
@@ -18,8 +18,9 @@ export async function fanOutShardWorkflow(input: ShardInput): Promise<ShardResul
     options: input.options,
     label: input.label,
     answerOwed: input.answerOwed,
+    ...(input.shared ? { shared: input.shared } : {}),
   };
-  const items = await runWorkers(spec, input.items, input.limit, input.failFast);
+  const { items, spend } = await runWorkers(spec, input.items, input.limit, input.failFast);
   const part = await acts.fanOutReport.executeWithOptions(
     callOptions(input.options, `fan-out report part: ${items.length} workers`, 3),
     [
@@ -33,5 +34,5 @@ export async function fanOutShardWorkflow(input: ShardInput): Promise<ShardResul
       },
     ],
   );
-  return { counts: reportCounts(items), part: part.content };
+  return { counts: reportCounts(items), part: part.content, spend };
 }

@@ -27,13 +27,16 @@ import { isRuntimeCode } from '../src/error-codes.js';
 import { formatCoded, type RuntimeCode } from '../src/errors.js';
 import type { CeilingLayer, SeededRegion, StageInput } from '../src/runtime/index.js';
 import {
+  addSpend,
   addUsage,
+  type ChildRunResult,
   choiceText,
   type Departure,
   eachStageSeeds,
   emptyUsage,
   failureCause,
   freshFacts,
+  noSpend,
   type Progress,
   progressOf,
   type RunInput,
@@ -41,6 +44,7 @@ import {
   regionBars,
   runCost,
   runDetails,
+  type Spend,
   STAGE_KEY,
   STATUS_KEY,
   type StageOutcome,
@@ -69,6 +73,8 @@ export class AgentRun {
   readonly ops: RunOperators;
   private usage = emptyUsage();
   private readonly perStage: Record<string, UsageTotals> = {};
+  /** What the sub-agents of its visits spent, whole trees (docs/reference/sub-agents.md#usage). */
+  private agents = noSpend();
   private readonly stagesVisited: string[] = [];
   private readonly seedWarnings: string[] = [];
   private inferences = 0;
@@ -109,12 +115,25 @@ export class AgentRun {
       stage: this.driver.state.stage,
       inferences: this.inferences,
       visitTurns: this.visitTurns,
-      usage: this.usage,
-      cost: runCost(this.bp, this.perStage),
+      ...this.spent(),
       recentCalls: [],
       ...this.ops.progress(),
       ...(this.childId ? { stageWorkflowId: this.childId } : {}),
     });
+  }
+
+  /** The run's own model calls priced at its stages' models, plus what its sub-agents spent. */
+  private spent(): Spend {
+    return addSpend({ usage: this.usage, cost: runCost(this.bp, this.perStage) }, this.agents);
+  }
+
+  /** The usage a result and the memo show: the totals, each stage's own calls, and the sub-agents' part. */
+  private usageView(): RunResult['usage'] {
+    return {
+      ...this.spent().usage,
+      perStage: this.perStage,
+      ...(this.agents.usage.calls > 0 ? { agents: this.agents.usage } : {}),
+    };
   }
 
   /** Rewrites the run's current details (docs/reference/operators.md#current-details); adds no event. */
@@ -132,8 +151,8 @@ export class AgentRun {
       stages: this.stagesVisited,
       diagnostics: state.diagnostics.slice(-50),
       seedWarnings: this.seedWarnings,
-      usage: { ...this.usage, perStage: this.perStage },
-      cost: runCost(this.bp, this.perStage),
+      usage: this.usageView(),
+      cost: this.spent().cost,
       inferences: this.inferences,
       ...this.undelivered(),
       ...extra,
@@ -147,7 +166,7 @@ export class AgentRun {
   }
 
   /** The run's result (reading a blob output back as text), with the memo the Web UI lists. */
-  async result(status: RunResult['status'], final: Content, error?: string): Promise<RunResult> {
+  async result(status: RunResult['status'], final: Content, error?: string): Promise<RunResult | ChildRunResult> {
     const state = this.driver.state;
     const answer = this.answer;
     this.ops.finish(status);
@@ -180,7 +199,8 @@ export class AgentRun {
       ...this.undelivered(),
       regions: regionBars(state),
       gatesForced: state.gatesForced,
-      usage: { ...this.usage, perStage: this.perStage },
+      usage: this.usageView(),
+      cost: this.spent().cost,
       stages: this.stagesVisited,
       diagnostics: state.diagnostics,
     };
@@ -192,16 +212,15 @@ export class AgentRun {
    * diagnostics stay in its memo and `progress` query
    * (docs/reference/sub-agents.md#what-a-worker-hands-back).
    */
-  private childResult(status: RunResult['status'], output: Content, error?: string): RunResult {
-    const state = this.driver.state;
+  private childResult(status: RunResult['status'], output: Content, error?: string): ChildRunResult {
     const answer = this.answer;
     const start = this.bp.stages.find((s) => s.name === (this.input.child?.stage ?? this.bp.agent.entryStage));
     upsertSearchAttributes([{ key: STATUS_KEY, value: status }]);
     upsertMemo(
       this.memo(answer ? { output: { format: answer.format, stage: answer.stage, text: contentText(output) } } : {}),
     );
+    const { usage, cost } = this.spent();
     return {
-      runId: this.runId,
       status,
       output: contentText(output),
       ...(typeof output === 'string' ? {} : { outputRef: output }),
@@ -209,15 +228,13 @@ export class AgentRun {
       ...(start?.requireOutput && !answer ? { outputMissing: true } : {}),
       ...(error ? { error } : {}),
       ...this.undelivered(),
-      regions: [],
-      gatesForced: state.gatesForced,
-      usage: { ...this.usage, perStage: {} },
+      usage,
+      cost,
       stages: this.stagesVisited,
-      diagnostics: [],
     };
   }
 
-  async complete(output: Content): Promise<RunResult> {
+  async complete(output: Content): Promise<RunResult | ChildRunResult> {
     return this.result('completed', output);
   }
 
@@ -420,6 +437,7 @@ export class AgentRun {
     this.facts = outcome.facts;
     this.answer = outcome.facts.output ?? this.answer;
     this.addUsage(stage, outcome.usage);
+    if (outcome.agents) this.agents = addSpend(this.agents, outcome.agents);
   }
 
   /** The code a visit's error fails the run with, when its stage has no `error` edge. */

@@ -21,6 +21,7 @@ import { pathToolHint } from '../src/context/routing.js';
 import { formatCoded } from '../src/errors.js';
 import type { AskDecision, InferOutput, PendingAsk, RecentCall, ToolResultOut } from '../src/runtime/index.js';
 import {
+  addSpend,
   addUsage,
   askTimedOutText,
   askUserNoQuestionText,
@@ -35,12 +36,14 @@ import {
   invalidArgumentsText,
   modifyingTools,
   needsApproval,
+  noSpend,
   noteTarget,
   type Progress,
   progressOf,
   type RuntimeNote,
   routedCall,
   runStatus,
+  type Spend,
   type StageInput,
   type StageOutcome,
   type StuckLimits,
@@ -145,8 +148,7 @@ export class StageVisit {
       stage: this.stage,
       inferences: this.inferences,
       visitTurns: this.visitTurns,
-      usage: this.usage,
-      cost: estimateCost([{ model: this.def.model, usage: this.usage }], this.input.blueprint.models),
+      ...this.spent(),
       ...(waiting ? { waiting } : {}),
       asks: [...ops.asks],
       paused: ops.paused,
@@ -173,6 +175,20 @@ export class StageVisit {
     };
   }
 
+  /** The visit's own usage and cost plus what its sub-agents spent (docs/reference/sub-agents.md#usage). */
+  private spent(): Spend {
+    const own = {
+      usage: this.usage,
+      cost: estimateCost([{ model: this.def.model, usage: this.usage }], this.input.blueprint.models),
+    };
+    return addSpend(own, this.agentSpend());
+  }
+
+  /** What the visit's sub-agents spent, before a continue-as-new included. */
+  private agentSpend(): Spend {
+    return addSpend(this.input.agents ?? noSpend(), this.agents.spent);
+  }
+
   private workers(): { workers?: NonNullable<Progress['workers']> } {
     const workers = this.agents.counts();
     return workers ? { workers } : {};
@@ -194,8 +210,14 @@ export class StageVisit {
       visitTurns: this.visitTurns,
       facts: this.facts,
       usage: this.usage,
+      ...this.agentsPart(),
       operators: this.ops.carry(),
     };
+  }
+
+  private agentsPart(): { agents?: Spend } {
+    const agents = this.agentSpend();
+    return agents.usage.calls > 0 || agents.cost.usd !== null ? { agents } : {};
   }
 
   /** The visit's outcome once the agents it started have ended and every update it took has been answered. */
@@ -243,6 +265,7 @@ export class StageVisit {
       visitTurns: this.visitTurns,
       facts: this.facts,
       usage: this.usage,
+      ...this.agentsPart(),
       operators: this.ops.carry(),
       recentCalls: this.recentCalls,
     };

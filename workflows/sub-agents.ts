@@ -17,6 +17,7 @@ import { resultCap, routeTarget } from '../src/context/routing.js';
 import type { Content, ToolCall } from '../src/context/types.js';
 import { formatCoded } from '../src/errors.js';
 import {
+  addSpend,
   agentFailedText,
   childLineage,
   childRunId,
@@ -26,6 +27,7 @@ import {
   failureCause,
   itemShare,
   type Lineage,
+  noSpend,
   type ReportItem,
   readAgentId,
   readFanOut,
@@ -35,6 +37,7 @@ import {
   type ShardPlan,
   type ShardResult,
   type Spawner,
+  type Spend,
   type StageInput,
   shardPlan,
   shardRunId,
@@ -44,11 +47,12 @@ import {
   topLineage,
   type WorkerCounts,
   type WorkerEnd,
+  type WorkerShare,
   type WorkerTarget,
 } from '../src/runtime/index.js';
 import { FAN_OUT } from '../src/tools/names.js';
 import { acts, callOptions, type EngineDriver, stageEncoding } from './engine-driver.js';
-import { type Child, runWorkers, startWorker, type WorkerSpec, withoutPreview } from './workers.js';
+import { type Changed, type Child, runWorkers, startWorker, type WorkerSpec, withoutPreview } from './workers.js';
 
 /** A tool result of an agent tool, before it is routed; tokens are absent when the visit counts the inline text. */
 export interface AgentAnswer {
@@ -63,6 +67,13 @@ export class SubAgents {
   private readonly children = new Map<string, Child>();
   /** The counts of the fan-out in flight, if one is. */
   private fanCounts: (() => WorkerCounts) | undefined;
+  /** What the agents and workers that ended spent, whole trees (docs/reference/sub-agents.md#usage). */
+  spent: Spend = noSpend();
+  /** A child started or ended: its spend counts, and the visit's details show it. */
+  private readonly ended: Changed = (end) => {
+    if (end?.spend) this.spent = addSpend(this.spent, end.spend);
+    this.changed();
+  };
 
   constructor(
     private readonly input: StageInput,
@@ -150,13 +161,13 @@ export class SubAgents {
     const { items, target } = call;
     const limit = this.def.fanOut?.maxWorkers ?? 0;
     const failFast = this.def.fanOut?.onWorkerFailure === 'fail';
-    const spec = this.spec(target, this.def.fanOut?.requireOutput === true);
+    const spec = await this.shared(this.spec(target, this.def.fanOut?.requireOutput === true), items.length);
     const share = itemShare(this.reportRoom(), items.length);
     const plan = shardPlan(items.length, limit, this.input.options.fanOutShardItems ?? DEFAULT_SHARD_ITEMS);
     if (plan) return this.fanOutSharded(plan, items, spec, failFast, share);
     let report: ReportItem[];
     try {
-      report = await runWorkers(
+      ({ items: report } = await runWorkers(
         spec,
         items,
         limit,
@@ -164,8 +175,8 @@ export class SubAgents {
         (queue) => {
           this.fanCounts = () => queue.counts();
         },
-        this.changed,
-      );
+        this.ended,
+      ));
     } finally {
       this.fanCounts = undefined;
     }
@@ -192,6 +203,17 @@ export class SubAgents {
    * `on_worker_failure = "fail"` stops its own shard, and no shard starts
    * after it (docs/reference/sub-agents.md#large-fan-outs).
    */
+  /** The spec with what its workers share stored once, so each worker's start carries only its task. */
+  private async shared(spec: WorkerSpec, workers: number): Promise<WorkerSpec> {
+    if (workers === 0) return spec;
+    const share: WorkerShare = { child: spec.child, workdir: spec.workdir, options: spec.options };
+    const shared = await acts.storeWorkerShare.executeWithOptions(
+      callOptions(this.input.options, `fan-out: what its ${workers} workers share`, 3),
+      [{ runId: this.input.runId, share }],
+    );
+    return { ...spec, shared };
+  }
+
   private async fanOutSharded(
     plan: ShardPlan,
     items: FanOutItem[],
@@ -221,6 +243,7 @@ export class SubAgents {
             answerOwed: spec.answerOwed,
             workdir: spec.workdir,
             options: spec.options,
+            ...(spec.shared ? { shared: spec.shared } : {}),
           };
           void startChild('fanOutShardWorkflow', {
             workflowId: shardRunId(this.input.runId, k),
@@ -246,6 +269,7 @@ export class SubAgents {
             )
             .then((result) => {
               results[k] = result;
+              if (result.spend) this.spent = addSpend(this.spent, result.spend);
               queue.finish(k, result.counts.failed > 0 ? 'failed' : 'completed');
               this.changed();
             });
@@ -308,7 +332,7 @@ export class SubAgents {
         ...(spawn.seedContext ? { seedContext: spawn.seedContext } : {}),
         ...(spawn.output ? { output: spawn.output } : {}),
       },
-      this.changed,
+      this.ended,
     );
     this.children.set(id, child);
     if (!spawn.wait) return { content: startedText(id, spawn.target.label), isError: false };

@@ -8,15 +8,21 @@
 import { CancellationScope, condition, isCancellation, ParentClosePolicy, startChild } from '@temporalio/workflow';
 import {
   type ChildRun,
+  type ChildRunResult,
   childRunId,
   type FanOutItem,
   FanOutQueue,
   failureCause,
+  failureDetail,
   type ReportItem,
   type RunInput,
   type RunOptions,
   type RunResult,
+  resultSpend,
+  type Spend,
+  sumSpend,
   type WorkerEnd,
+  type WorkerInput,
 } from '../src/runtime/index.js';
 
 /** What every worker of one call shares: who starts it, what it runs, where. */
@@ -30,6 +36,8 @@ export interface WorkerSpec {
   label: string;
   /** The fan-out stage requires an answer of every worker (`require_output`). */
   answerOwed: boolean;
+  /** The hash of the stored `WorkerShare` of `child`, `workdir` and `options`: workers start with it. */
+  shared?: string;
 }
 
 /** One child run a visit or a shard started. */
@@ -46,12 +54,21 @@ export interface Child {
 
 const MISSING_OUTPUT = 'the worker finished without the final output its stage requires (require_output)';
 
-/** How a child's result reads: its answer, or why it has none. */
-function endOf(result: RunResult, answerOwed: boolean): WorkerEnd {
+/** How a child's result reads: its answer, or why it has none, and what it spent. */
+function endOf(result: ChildRunResult, answerOwed: boolean): WorkerEnd {
+  const spent = spendOf(result);
   if (result.outputMissing || (answerOwed && result.outputFormat === undefined))
-    return { status: 'failed', error: MISSING_OUTPUT };
-  return { status: 'completed', output: result.outputRef ?? result.output };
+    return { status: 'failed', error: MISSING_OUTPUT, ...spent };
+  return { status: 'completed', output: result.outputRef ?? result.output, ...spent };
 }
+
+function spendOf(result: unknown): { spend?: Spend } {
+  const spend = resultSpend(result && typeof result === 'object' ? (result as Partial<RunResult>) : undefined);
+  return spend ? { spend } : {};
+}
+
+/** Hears of a child's start (no argument) and of its end. */
+export type Changed = (end?: WorkerEnd) => void;
 
 /** Starts one child run with `task`; its `done` never rejects unless the caller itself is cancelled. */
 export function startWorker(
@@ -59,15 +76,13 @@ export function startWorker(
   id: string,
   task: string,
   extra: Pick<ChildRun, 'seedContext' | 'output'> = {},
-  changed: () => void = () => {},
+  changed: Changed = () => {},
 ): Child {
-  const args: RunInput = {
-    child: { ...spec.child, ...extra },
-    task,
-    caller: {},
-    workdir: spec.workdir,
-    options: spec.options,
-  };
+  const own = extra.seedContext !== undefined || extra.output !== undefined;
+  const args: RunInput | WorkerInput =
+    spec.shared && !own
+      ? { shared: spec.shared, task }
+      : { child: { ...spec.child, ...extra }, task, caller: {}, workdir: spec.workdir, options: spec.options };
   const scope = new CancellationScope();
   const record: Child = { id, label: spec.label, scope, done: Promise.resolve({ status: 'failed', error: '' }) };
   record.done = scope
@@ -79,19 +94,22 @@ export function startWorker(
         parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL,
         staticSummary: `${spec.label}: ${task.slice(0, 80)}`,
       });
-      return (await handle.result()) as RunResult;
+      return (await handle.result()) as ChildRunResult;
     })
     .then(
       (result) => endOf(result, spec.answerOwed),
       (err: unknown): WorkerEnd => {
         const message = failureCause(err, 'stage-failed').message;
-        if (record.stopped || isCancellation(err)) return { status: 'cancelled', error: message || 'cancelled' };
-        return { status: 'failed', error: message };
+        // A failed run carries its partial result, with what it spent before it failed.
+        const spent = spendOf(failureDetail(err));
+        if (record.stopped || isCancellation(err))
+          return { status: 'cancelled', error: message || 'cancelled', ...spent };
+        return { status: 'failed', error: message, ...spent };
       },
     )
     .then((end) => {
       record.end = end;
-      changed();
+      changed(end);
       return end;
     });
   changed();
@@ -100,7 +118,8 @@ export function startWorker(
 
 /**
  * Runs one worker per item through a `FanOutQueue` and answers each item's
- * line of the report, in item order. `watch` sees the queue while it runs.
+ * line of the report, in item order, with what the workers spent. `watch`
+ * sees the queue while it runs; `changed` hears of every start and end.
  */
 export async function runWorkers(
   spec: WorkerSpec,
@@ -108,8 +127,8 @@ export async function runWorkers(
   limit: number,
   failFast: boolean,
   watch: (queue: FanOutQueue) => void = () => {},
-  changed: () => void = () => {},
-): Promise<ReportItem[]> {
+  changed: Changed = () => {},
+): Promise<{ items: ReportItem[]; spend: Spend }> {
   const queue = new FanOutQueue(items.length, limit, failFast);
   watch(queue);
   const running = new Map<number, Child>();
@@ -135,11 +154,12 @@ export async function runWorkers(
     }
     await condition(() => queue.settled || queue.wantsStart);
   }
-  return items.map((item, i) => {
+  const report = items.map((item, i): ReportItem => {
     const end = ends[i];
     if (!end) return { id: item.id, status: 'not-started', text: 'not started: an earlier worker failed' };
     return { id: item.id, status: end.status, text: end.status === 'completed' ? end.output : end.error };
   });
+  return { items: report, spend: sumSpend(ends.map((e) => e?.spend)) };
 }
 
 /** A report item as the report activity takes it: a blob's preview is not needed there, so it does not go through history twice. */

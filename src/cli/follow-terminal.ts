@@ -52,10 +52,10 @@ export function printResult(r: RunResult): void {
 
 /** The one JSON object `lev run --json` and `lev attach --json` print. */
 export function printResultJson(result: RunResult): void {
-  const { runId, status, regions, gatesForced, usage, undeliveredMessages } = result;
+  const { runId, status, regions, gatesForced, usage, cost, undeliveredMessages } = result;
   const output = { format: result.outputFormat ?? 'text', text: result.output };
   process.stdout.write(
-    `${JSON.stringify({ runId, status, output, regions: regions.map(({ name, kind, tokens, budget }) => ({ name, kind, tokens, budget })), gatesForced, usage, ...(result.error ? { error: result.error } : {}), ...(undeliveredMessages ? { undeliveredMessages } : {}) })}\n`,
+    `${JSON.stringify({ runId, status, output, regions: regions.map(({ name, kind, tokens, budget }) => ({ name, kind, tokens, budget })), gatesForced, usage, ...(cost ? { cost } : {}), ...(result.error ? { error: result.error } : {}), ...(undeliveredMessages ? { undeliveredMessages } : {}) })}\n`,
   );
 }
 

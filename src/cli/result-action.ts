@@ -23,7 +23,7 @@ export async function printRunResult(runId: string, flags: ResultFlags): Promise
     const undelivered = result.undeliveredMessages;
     if (flags.json) {
       process.stdout.write(
-        `${JSON.stringify({ runId: result.runId, status: result.status, stages: result.stages, output, ...(result.error ? { error: result.error } : {}), ...(undelivered ? { undeliveredMessages: undelivered } : {}) })}\n`,
+        `${JSON.stringify({ runId: result.runId, status: result.status, stages: result.stages, output, usage: result.usage, ...(result.cost ? { cost: result.cost } : {}), ...(result.error ? { error: result.error } : {}), ...(undelivered ? { undeliveredMessages: undelivered } : {}) })}\n`,
       );
     } else {
       if (result.status === 'cancelled') process.stderr.write('run cancelled\n');

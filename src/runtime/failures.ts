@@ -34,3 +34,11 @@ export function failureCause(err: unknown, fallback: RuntimeCode): FailureCause 
     return { code: cause.type && isRuntimeCode(cause.type) ? cause.type : fallback, message: cause.message };
   return { code: fallback, message: cause instanceof Error ? cause.message : String(cause) };
 }
+
+/** The first detail of the coded failure under the wrappers: a failed run's partial result, a failed visit's outcome. */
+export function failureDetail(err: unknown): unknown {
+  let cause: unknown = err;
+  while ((cause instanceof ChildWorkflowFailure || cause instanceof ActivityFailure) && cause.cause)
+    cause = cause.cause;
+  return cause instanceof ApplicationFailure ? cause.details?.[0] : undefined;
+}

@@ -26,6 +26,7 @@ export * from './live-progress.js';
 export * from './operators.js';
 export * from './ops.js';
 export * from './search-attributes.js';
+export * from './spend.js';
 export * from './sub-agents.js';
 export * from './types.js';
 export * from './visit.js';

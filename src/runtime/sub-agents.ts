@@ -10,6 +10,7 @@ import type { Blueprint, OutputSpec, StageDef } from '../blueprint/types.js';
 import { CONVERSATION, type RunState, visibleRegions } from '../context/state.js';
 import type { Content, EntryKind } from '../context/types.js';
 import { formatCoded, type RuntimeCode } from '../errors.js';
+import type { Spend } from './spend.js';
 import type { RunOptions } from './types.js';
 
 /** Most items one `fan_out` call takes. */
@@ -109,6 +110,25 @@ export interface ChildRun {
   seedContext?: string;
   /** `spawn_agent {output_format, output_instructions}`: the answer the child is asked for. */
   output?: OutputSpec;
+}
+
+/**
+ * What every worker of one fan-out shares: its blueprint, start stage and
+ * lineage, the workdir and the run options. The visit stores it once as a
+ * blob, and each worker's start carries its hash and the worker's own task
+ * (`WorkerInput`), so the parent's history grows by the task, not by the
+ * share (docs/reference/sub-agents.md#history).
+ */
+export interface WorkerShare {
+  child: Omit<ChildRun, 'seedContext' | 'output'>;
+  workdir: string;
+  options: RunOptions;
+}
+
+/** A fan-out worker's start: the hash of its `WorkerShare` and its task. */
+export interface WorkerInput {
+  shared: string;
+  task: string;
 }
 
 /** Which blueprint a child runs, with the hash of the tree's first (whose catalog holds the agents). */
@@ -354,10 +374,14 @@ export function readAgentId(
 }
 
 /** How a worker ended, as the parent keeps it: its answer (a blob reference when large) or why it has none. */
-export type WorkerEnd =
+export type WorkerEnd = (
   | { status: 'completed'; output: Content }
   | { status: 'failed'; error: string }
-  | { status: 'cancelled'; error: string };
+  | { status: 'cancelled'; error: string }
+) & {
+  /** What the worker's tree spent, from its result (or its failure's partial result). */
+  spend?: Spend;
+};
 
 export type WorkerStatus = 'queued' | 'running' | WorkerEnd['status'];
 
@@ -514,12 +538,16 @@ export interface ShardInput {
   answerOwed: boolean;
   workdir: string;
   options: RunOptions;
+  /** The hash of the workers' `WorkerShare`. */
+  shared?: string;
 }
 
 /** What a shard hands back: its counts and its part of the report (a blob reference when large). */
 export interface ShardResult {
   counts: ReportCounts;
   part: Content;
+  /** What the shard's workers spent. */
+  spend?: Spend;
 }
 
 /** A shard's workflow id: `~` is encoded in every item id, so no worker can have it. */

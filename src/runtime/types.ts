@@ -10,6 +10,7 @@ import type { PermissionLayer } from '../tools/permissions.js';
 import type { CostEstimate } from './details.js';
 import type { LeviathStatus, OperatorCarry, PendingAsk, WaitingKind } from './operators.js';
 import type { RecordedOp } from './ops.js';
+import type { Spend } from './spend.js';
 import type { OutputFacts } from './stage-modes.js';
 import type { ChildRun, Lineage, WorkerCounts } from './sub-agents.js';
 
@@ -89,6 +90,8 @@ export interface StageInput {
   /** Progress facts of this visit, carried across re-runs and continue-as-new. */
   facts: VisitFacts;
   usage: UsageTotals;
+  /** What the visit's sub-agents spent before a continue-as-new. */
+  agents?: Spend;
   /** A sub-agent's place in its tree; absent for a run a person started (depth 0, no ceiling). */
   lineage?: Lineage;
   /** A sub-agent's ancestors' permissions, for the agent tools the visit answers itself. */
@@ -144,6 +147,8 @@ export interface StageOutcome {
   visitTurns: number;
   facts: VisitFacts;
   usage: UsageTotals;
+  /** What the sub-agents this visit started spent, whole trees (docs/reference/sub-agents.md#usage). */
+  agents?: Spend;
   /** Messages the visit did not write (its stage does not accept them, or it ended first), for the next visit. */
   operators?: OperatorCarry;
 }
@@ -213,10 +218,46 @@ export interface RunResult {
   undeliveredMessages?: number;
   regions: RegionBar[];
   gatesForced: RunState['gatesForced'];
-  usage: UsageTotals & { perStage: Record<string, UsageTotals> };
+  /** The run's model calls and tokens, its sub-agents' included; `agents` is their part (docs/reference/sub-agents.md#usage). */
+  usage: UsageTotals & { perStage: Record<string, UsageTotals>; agents?: UsageTotals };
+  /** The estimated cost of `usage`; absent in results of earlier versions. */
+  cost?: CostEstimate;
   stages: string[];
   /** What the engine recorded along the way: window pressure, failed folds, failed custom renders, ... */
   diagnostics: RunState['diagnostics'];
+}
+
+/**
+ * A sub-agent's result: only what its parent reads, because it travels
+ * through the parent's history; the region bars, gates and diagnostics stay
+ * in its memo and `progress` query (docs/reference/sub-agents.md#what-a-worker-hands-back).
+ */
+export type ChildRunResult = Pick<
+  RunResult,
+  | 'status'
+  | 'output'
+  | 'outputRef'
+  | 'outputMissing'
+  | 'outputFormat'
+  | 'error'
+  | 'cost'
+  | 'stages'
+  | 'undeliveredMessages'
+> & { usage: UsageTotals };
+
+/** A result as every reader sees it: a sub-agent's slim one gets the fields it leaves out, empty. */
+export function fullResult(runId: string, result: Partial<RunResult>): RunResult {
+  return {
+    runId,
+    status: 'failed',
+    output: '',
+    regions: [],
+    gatesForced: [],
+    stages: [],
+    diagnostics: [],
+    ...result,
+    usage: { ...emptyUsage(), perStage: {}, ...result.usage },
+  };
 }
 
 export function emptyUsage(): UsageTotals {

@@ -12,7 +12,7 @@ import { staticDetails, staticSummary } from '../runtime/details.js';
 import { checkWorkdir } from '../runtime/node/workdir.js';
 import { BLUEPRINT_KEY, STATUS_KEY } from '../runtime/search-attributes.js';
 import { WORKDIR_ACTIVITIES } from '../runtime/tool-queue.js';
-import type { Progress, RunInput, RunResult } from '../runtime/types.js';
+import { fullResult, type Progress, type RunInput, type RunResult } from '../runtime/types.js';
 import { cutUnits } from '../truncate.js';
 import { runProgress } from './operators.js';
 import { DEFAULT_TASK_QUEUE } from './worker.js';
@@ -157,7 +157,7 @@ export async function followRun(
   let settled: { ok: true; value: RunResult } | { ok: false; error: unknown } | undefined;
   const done = handle.result().then(
     (value) => {
-      settled = { ok: true, value: value as RunResult };
+      settled = { ok: true, value: fullResult(handle.workflowId, value as Partial<RunResult>) };
     },
     (error: unknown) => {
       settled = { ok: false, error };
@@ -212,7 +212,7 @@ export async function followRun(
 /** A finished run's result; a failed one gives the partial result its failure carries. */
 export async function runOutcome(handle: WorkflowHandle): Promise<RunResult> {
   try {
-    return (await handle.result()) as RunResult;
+    return fullResult(handle.workflowId, (await handle.result()) as Partial<RunResult>);
   } catch (error) {
     return failedResult(handle, error);
   }
@@ -228,8 +228,9 @@ async function failedResult(handle: WorkflowHandle, error: unknown): Promise<Run
   if (error instanceof WorkflowFailedError && error.cause instanceof CancelledFailure)
     return { ...emptyFailure(runId, 'the run was cancelled'), ...(await memoResult(handle)), status: 'cancelled' };
   if (error instanceof WorkflowFailedError && error.cause instanceof ApplicationFailure) {
-    const partial = error.cause.details?.[0] as RunResult | undefined;
-    if (partial && typeof partial === 'object') return { ...partial, status: 'failed', error: error.cause.message };
+    const partial = error.cause.details?.[0] as Partial<RunResult> | undefined;
+    if (partial && typeof partial === 'object')
+      return fullResult(runId, { ...partial, status: 'failed', error: error.cause.message });
     return emptyFailure(runId, error.cause.message);
   }
   return emptyFailure(
@@ -256,18 +257,7 @@ async function memoResult(handle: WorkflowHandle): Promise<Partial<RunResult>> {
 }
 
 function emptyFailure(runId: string, message: string): RunResult {
-  const zero = { calls: 0, promptTokens: 0, completionTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 };
-  return {
-    runId,
-    status: 'failed',
-    output: '',
-    error: message,
-    regions: [],
-    gatesForced: [],
-    usage: { ...zero, perStage: {} },
-    stages: [],
-    diagnostics: [],
-  };
+  return fullResult(runId, { error: message });
 }
 
 /**

@@ -7,11 +7,14 @@
 
 import { type Client, type WorkflowExecutionInfo, WorkflowNotFoundError } from '@temporalio/client';
 import { defaultPayloadConverter } from '@temporalio/common';
+import { openBlobStore, parseBlobSpec } from '../blobs/index.js';
 import { LevError } from '../errors.js';
 import { addressFlag } from '../runtime/defaults.js';
 import type { CostEstimate } from '../runtime/details.js';
+import { defaultRuntimeConfig } from '../runtime/node/run-store.js';
 import type { PendingAsk } from '../runtime/operators.js';
 import { BLUEPRINT_KEY, STAGE_KEY, STATUS_KEY } from '../runtime/search-attributes.js';
+import type { WorkerInput, WorkerShare } from '../runtime/sub-agents.js';
 import type { Progress, RegionBar, RunInput, RunResult, UsageTotals } from '../runtime/types.js';
 import { runOutcome, type ToolWait, toolWorkerWait } from './client.js';
 import { runProgress } from './operators.js';
@@ -255,5 +258,18 @@ export async function startedInput(client: Client, runId: string): Promise<RunIn
   });
   const payload = page.history?.events?.[0]?.workflowExecutionStartedEventAttributes?.input?.payloads?.[0];
   if (!payload) throw new Error(`run ${runId} has no start input in its history`);
-  return defaultPayloadConverter.fromPayload<RunInput>(payload);
+  const input = defaultPayloadConverter.fromPayload<RunInput | WorkerInput>(payload);
+  return 'shared' in input ? sharedInput(input) : input;
+}
+
+/** A fan-out worker's whole input: the part it shares with its siblings is in the blob store this machine is configured with. */
+async function sharedInput(input: WorkerInput): Promise<RunInput> {
+  const config = defaultRuntimeConfig(process.env);
+  const store = openBlobStore(parseBlobSpec(config.blobs, config.blobDir), 1);
+  try {
+    const share = JSON.parse(await store.get(input.shared)) as WorkerShare;
+    return { child: share.child, task: input.task, caller: {}, workdir: share.workdir, options: share.options };
+  } finally {
+    if ('close' in store && typeof store.close === 'function') await store.close();
+  }
 }

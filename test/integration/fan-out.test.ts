@@ -157,6 +157,9 @@ describe('fan-out', () => {
       options: { fanOutShardItems: 4 },
     });
     expect(run.result.status).toBe('completed');
+    // The shards hand back what their workers spent: one call each, beside the split's and the merge's.
+    expect(run.result.usage.agents?.calls).toBe(10);
+    expect(run.result.usage.calls).toBe(12);
     const runId = run.handle.workflowId;
     const visit = `${runId}.1.split`;
     // Three shards of 4, 4 and 2 items run at once, one worker each: never more than 3 workers.
@@ -282,6 +285,25 @@ allow_as_worker = true
     }
     const [top] = await toolResults(env.rt, `${runId}.1.split`, 'fan_out');
     expect(top).toContain('[fan_out results: 2 succeeded, 0 failed]');
+
+    // Usage rolls up the tree: each half made 1 call and its 2 leaves 1 each; the top run made 2 of its own.
+    const half = (await env.rt.client.workflow.getHandle(`${runId}/left`).result()) as RunResult;
+    expect(half.usage.calls).toBe(3);
+    expect(run.result.usage.calls).toBe(8);
+    expect(run.result.usage.agents?.calls).toBe(6);
+    expect(run.result.usage.perStage.split?.calls).toBe(1);
+    expect(run.result.cost?.unpriced).toEqual([model]);
+    const memo = (await run.handle.describe()).memo as { usage: { calls: number } };
+    expect(memo.usage.calls).toBe(8);
+    const printed: string[] = [];
+    const write = process.stdout.write;
+    process.stdout.write = ((chunk: string) => printed.push(String(chunk)) > 0) as typeof process.stdout.write;
+    try {
+      await printRunResult(runId, { address: inject('temporalAddress'), namespace: 'default', json: true });
+    } finally {
+      process.stdout.write = write;
+    }
+    expect(JSON.parse(printed.join('')).usage.calls).toBe(8);
   });
 });
 

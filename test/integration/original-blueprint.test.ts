@@ -238,7 +238,10 @@ stage_instructions = { kind = "pinned", max_tokens = 1000, volatility = "stable"
       status: 'completed',
       stages: ['answer'],
       output: { format: 'yaml', text: 'a: 1\n' },
+      usage: run.result.usage,
+      cost: run.result.cost,
     });
+    expect(run.result.usage.calls).toBe(1);
     await expect(
       printRunResult('no-such-run', { address: inject('temporalAddress'), namespace: 'default' }),
     ).rejects.toThrow(/No run "no-such-run"/);

@@ -16,12 +16,14 @@ import type { ToolCeiling } from '../../tools/tool.js';
 import {
   type CeilingLayer,
   type ChildBlueprint,
+  childBlueprintOf,
   EMPTY_FAN_OUT_REPORT,
   type ReportCounts,
   type ReportItem,
   reportCounts,
   reportHeader,
   sectionHeading,
+  type WorkerShare,
 } from '../sub-agents.js';
 import { chooseModel } from './model-choice.js';
 import type { RunStore } from './run-store.js';
@@ -53,6 +55,13 @@ export async function childBlueprint(store: RunStore, req: ChildBlueprintRequest
   const ceilings = toolCeilings(await ancestorsOf(store, req.ceiling));
   const start = await blueprintOf(store, req);
   return { ...start, ceilings };
+}
+
+/** A fan-out worker's start: what its siblings share, read back from the blob store, and its blueprint. */
+export async function workerStart(store: RunStore, shared: string): Promise<ChildStart & { share: WorkerShare }> {
+  const share = JSON.parse(await store.blobs.get(shared)) as WorkerShare;
+  const start = await childBlueprint(store, { ...childBlueprintOf(share.child), ceiling: share.child.lineage.ceiling });
+  return { ...start, share };
 }
 
 async function blueprintOf(
