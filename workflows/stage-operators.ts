@@ -33,6 +33,8 @@ export interface OperatorHost {
   readonly stage: string;
   readonly acceptsMessages: boolean;
   counters(): { inferences: number; visitTurns: number };
+  /** When the visit's last inference ended, as its result says; null before one. */
+  lastInferenceEnd(): number | null;
   /** What the run's progress shows of the visit, as of now. */
   live(): VisitCounters;
   /** Something a person can see changed: rewrite the current details. */
@@ -90,7 +92,7 @@ export class StageOperators {
    */
   reportProgressIfDue(): void {
     const { inferences } = this.host.counters();
-    if (!progressReportDue(this.mark, { at: Date.now(), inferences })) return;
+    if (!progressReportDue(this.mark, { at: this.host.lastInferenceEnd(), inferences })) return;
     // A run that has ended takes no report, and the next inference goes on regardless.
     this.send({ kind: 'waits', waits: this.waits() }).catch(() => {});
   }
@@ -101,7 +103,7 @@ export class StageOperators {
     if (report.kind !== 'cancelled') {
       const counters = this.host.live();
       sent = { ...report, counters };
-      this.mark = { at: counters.at, inferences: counters.inferences };
+      this.mark = { at: this.host.lastInferenceEnd() ?? this.mark.at, inferences: counters.inferences };
     }
     await getExternalWorkflowHandle(this.host.runId).signal(stageReportSignal, sent);
   }

@@ -92,6 +92,8 @@ export class StageVisit {
   /** Messages, pauses and asks: what people send through the run. */
   readonly ops: StageOperators;
   recentCalls: RecentCall[];
+  /** When the last inference of this workflow run ended (`InferOutput.endedAt`), for the progress throttle. */
+  lastInferenceEnd: number | null = null;
   /** The sub-agents this visit starts (docs/reference/sub-agents.md). */
   readonly agents: SubAgents;
 
@@ -123,6 +125,7 @@ export class StageVisit {
         acceptsMessages: def.acceptsMessages !== false,
         counters: () => ({ inferences: this.inferences, visitTurns: this.visitTurns }),
         live: () => this.liveCounters(),
+        lastInferenceEnd: () => this.lastInferenceEnd,
         changed: () => this.showDetails(),
       },
       input.operators,
@@ -399,6 +402,7 @@ export class StageVisit {
       this.ops.inferring = false;
     }
     if (bookkeeping) this.driver.afterInference(reply, sent);
+    this.lastInferenceEnd = reply.endedAt ?? null;
     this.inferences++;
     this.visitTurns++;
     this.runTurns++;

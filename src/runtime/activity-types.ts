@@ -46,6 +46,12 @@ export interface InferOutput {
   snapshot?: string;
   /** Texts the workflow will count while it stores this reply, counted ahead (`src/runtime/reply-counts.ts`). */
   counted?: [string, number][];
+  /**
+   * When the inference ended (ms since the epoch, the worker's clock). The
+   * visit throttles its progress reports on it rather than on the workflow's
+   * clock, so the decision is read from history alone.
+   */
+  endedAt?: number;
 }
 
 export interface ToolInput {

@@ -38,15 +38,19 @@ export function freshMark(inferences: number): ReportMark {
 /**
  * Whether a visit sends a report for counting alone now: only when an
  * inference was made since the last report, and the first such time at
- * once, then at most once per `intervalMs` of workflow time.
+ * once, then at most once per `intervalMs`. Times are when inferences
+ * ended, as their results in history say (`InferOutput.endedAt`), so a
+ * replay takes the same decisions whatever its workflow tasks' times; an
+ * inference that says none (`at` null) reports only as the first.
  */
 export function progressReportDue(
   last: ReportMark,
-  now: { at: number; inferences: number },
+  now: { at: number | null; inferences: number },
   intervalMs = PROGRESS_REPORT_INTERVAL_MS,
 ): boolean {
   if (now.inferences <= last.inferences) return false;
-  return last.at === null || now.at - last.at >= intervalMs;
+  if (last.at === null) return true;
+  return now.at !== null && now.at - last.at >= intervalMs;
 }
 
 /**

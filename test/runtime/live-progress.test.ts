@@ -55,6 +55,11 @@ describe('progressReportDue', () => {
     expect(progressReportDue(sent, { at: 10_000_000, inferences: 5 })).toBe(false);
   });
 
+  it('reads time only from inference results: one without an end time reports only as the first', () => {
+    expect(progressReportDue(freshMark(0), { at: null, inferences: 1 })).toBe(true);
+    expect(progressReportDue({ at: 50_000, inferences: 1 }, { at: null, inferences: 9 })).toBe(false);
+  });
+
   it('sends at most one report per interval over any run of inferences', () => {
     fc.assert(
       fc.property(fc.array(fc.integer({ min: 0, max: 30_000 }), { maxLength: 200 }), (gaps) => {

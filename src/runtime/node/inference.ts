@@ -206,5 +206,6 @@ export async function infer(
     renderFailures: rendered.failures.map((f) => f.detail),
     ...(snapshot !== undefined ? { snapshot } : {}),
     ...(counted.length > 0 ? { counted } : {}),
+    endedAt: Date.now(),
   };
 }
