@@ -49,6 +49,20 @@ describe('histories recorded by earlier versions', () => {
     );
   });
 
+  it('include a fan-out with its workers and an attended run steered by every update', () => {
+    const ids = all.map((r) => r.workflowId);
+    const visit = /\.\d+\.[a-z_]+$/;
+    const workers = ids.filter((id) => id.startsWith('reviewer-') && id.includes('/') && !visit.test(id));
+    expect(workers.length).toBeGreaterThanOrEqual(2);
+    expect(ids.some((id) => id.startsWith('reviewer-') && id.includes('/') && id.endsWith('.review_file'))).toBe(true);
+    const steered = all.find((r) => r.workflowId.startsWith('operators-') && !visit.test(r.workflowId));
+    const updates = (steered?.history.events ?? []).flatMap((e) => {
+      const name = e.workflowExecutionUpdateAcceptedEventAttributes?.acceptedRequest?.input?.name;
+      return name ? [name] : [];
+    });
+    for (const name of ['approve', 'deny', 'answer', 'message', 'pause', 'resume']) expect(updates).toContain(name);
+  });
+
   it('replay against the current workflow code without a nondeterminism error', async () => {
     const failures: string[] = [];
     let replayed = 0;
