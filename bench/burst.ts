@@ -74,7 +74,7 @@ export function burstBlueprint(turns: number) {
 export default async function run(args: string[]): Promise<void> {
   const opts = parseArgs(args);
   const model = await startFakeModel(opts);
-  const bench = await startBenchServer('burst', opts.serverFlags);
+  const bench = await startBenchServer('burst', { extraArgs: opts.serverFlags });
   const taskQueue = `burst-${Date.now()}`;
   const profileDir = join(bench.tmp, 'profile');
   const worker = await startWorkerProcess(bench, {

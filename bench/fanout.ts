@@ -8,19 +8,15 @@
  * events, bytes, bytes per item) and the worker process's idle and peak RSS.
  * Starts its own dev server.
  */
-import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Client, Connection } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
 import proto from '@temporalio/proto';
 import { stringify } from 'smol-toml';
 import { loadBlueprintFromString } from '../src/blueprint/load.js';
-import { startDevServer } from '../src/devserver/dev-server.js';
-import { freePort } from '../src/devserver/net.js';
-import { findTemporalCli } from '../src/devserver/temporal-cli.js';
 import { DEFAULT_RUN_OPTIONS } from '../src/runtime/types.js';
 import { followRun, startRun } from '../src/worker/client.js';
+import { Meter, rssMb, startBenchServer, startWorkerProcess, withChildren } from './kit.js';
 
 interface Options {
   sizes: number[];
@@ -28,8 +24,8 @@ interface Options {
   calls: number;
   maxWorkers: number;
   dissect: boolean;
-  /** `--dc key=value`: a dynamic config value for the bench's dev server. */
-  dynamicConfig: Record<string, string | number | boolean>;
+  /** `--dc key=value`: dynamic config values for the bench's dev server, as its flags. */
+  serverFlags: string[];
   /** `--memory`: the dev server keeps its database in memory instead of a file. */
   memory: boolean;
   /** `--pragma name=value`: a SQLite pragma for the bench's dev server. */
@@ -43,7 +39,7 @@ function parseArgs(args: string[]): Options {
     calls: 3,
     maxWorkers: 30,
     dissect: false,
-    dynamicConfig: {},
+    serverFlags: [],
     memory: false,
     pragmas: {},
   };
@@ -66,8 +62,8 @@ function parseArgs(args: string[]): Options {
     } else if (arg === '--dc') {
       const [key, raw] = String(args[++i]).split('=');
       if (!key || raw === undefined) throw new Error('--dc needs key=value');
-      opts.dynamicConfig[key] =
-        raw === 'true' || raw === 'false' ? raw === 'true' : Number.isNaN(Number(raw)) ? raw : Number(raw);
+      const parsed = raw === 'true' || raw === 'false' ? raw === 'true' : Number.isNaN(Number(raw)) ? raw : Number(raw);
+      opts.serverFlags.push('--dynamic-config-value', `${key}=${JSON.stringify(parsed)}`);
     } else if (/^\d+$/.test(arg)) opts.sizes.push(Number(arg));
     else
       throw new Error(
@@ -117,34 +113,6 @@ allow_as_worker = true
   return loaded.blueprint;
 }
 
-function rssMb(pid: number): number {
-  const line = readFileSync(`/proc/${pid}/status`, 'utf8')
-    .split('\n')
-    .find((l) => l.startsWith('VmRSS:'));
-  return line ? Number(line.replace(/\D+/g, '')) / 1024 : 0;
-}
-
-/** CPU time (user + system, ms) of the processes in `pgid`'s process group, or of the one process `pid`. */
-function cpuMs(which: { pid: number } | { pgid: number }): number {
-  const tick = 10; // USER_HZ is 100 on Linux
-  let total = 0;
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    if ('pid' in which && Number(entry) !== which.pid) continue;
-    let stat: string;
-    try {
-      stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-    } catch {
-      continue;
-    }
-    // Fields after the command name (which may hold spaces): state ppid pgrp ... utime(14) stime(15).
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    if ('pgid' in which && Number(fields[2]) !== which.pgid) continue;
-    total += (Number(fields[11]) + Number(fields[12])) * tick;
-  }
-  return total;
-}
-
 async function history(client: Client, workflowId: string): Promise<{ events: number; bytes: number }> {
   const h = await client.workflow.getHandle(workflowId).fetchHistory();
   return { events: h.events?.length ?? 0, bytes: proto.temporal.api.history.v1.History.encode(h).finish().length };
@@ -186,42 +154,15 @@ async function dissect(client: Client, workflowId: string): Promise<void> {
 
 export default async function run(args: string[]): Promise<void> {
   const opts = parseArgs(args);
-  const tmp = mkdtempSync(join(tmpdir(), 'leviath-bench-fanout-'));
-  const cli = await findTemporalCli({ log: (l) => process.stderr.write(`${l}\n`) });
-  const server = await startDevServer({
-    cli,
-    dbFile: opts.memory ? '' : join(tmp, 'temporal.sqlite'),
-    port: await freePort(),
-    dynamicConfig: opts.dynamicConfig,
+  const bench = await startBenchServer('fanout', {
+    memory: opts.memory,
+    extraArgs: opts.serverFlags,
     sqlitePragmas: opts.pragmas,
-    uiPort: await freePort(),
-    headless: true,
   });
+  const { tmp, server, client } = bench;
   const taskQueue = `fanout-${Date.now()}`;
-  mkdirSync(join(tmp, 'home'));
-  const worker = spawn(
-    process.execPath,
-    [
-      new URL('../bin/lev.mjs', import.meta.url).pathname,
-      'worker',
-      '--address',
-      server.address,
-      '--task-queue',
-      taskQueue,
-    ],
-    { env: { ...process.env, LEVIATH_HOME: join(tmp, 'home') }, stdio: ['ignore', 'pipe', 'pipe'] },
-  );
-  await new Promise<void>((resolve, reject) => {
-    let seen = '';
-    worker.stdout?.on('data', (d: Buffer) => {
-      seen += d.toString();
-      if (/worker polling/.test(seen)) resolve();
-    });
-    worker.once('exit', (code) => reject(new Error(`worker exited (${code}) before it was ready`)));
-  });
-  const pid = worker.pid as number;
-  const connection = await Connection.connect({ address: server.address });
-  const client = new Client({ connection });
+  const worker = await startWorkerProcess(bench, { taskQueue, env: {} });
+  const pid = worker.pid;
   await new Promise((r) => setTimeout(r, 3000));
   const idle = rssMb(pid);
 
@@ -231,13 +172,10 @@ export default async function run(args: string[]): Promise<void> {
       const file = join(tmp, `script-${n}.toml`);
       writeFileSync(file, script(n, opts));
       const bp = blueprint(`scripted:${file}`, opts);
-      let peak = rssMb(pid);
-      const meter = setInterval(() => {
-        peak = Math.max(peak, rssMb(pid));
-      }, 100);
+      const meter = new Meter(() => [pid]);
       const runId = `fanout-${n}-${Date.now()}`;
-      const serverGroup = { pgid: server.child.pid as number };
-      const cpu0 = { worker: cpuMs({ pid }), server: cpuMs(serverGroup) };
+      const serverMeter = new Meter(() => withChildren(server.child.pid as number));
+      const cpu0 = { worker: meter.cpu(), server: serverMeter.cpu() };
       const started = Date.now();
       const handle = await startRun(
         client,
@@ -246,8 +184,9 @@ export default async function run(args: string[]): Promise<void> {
       );
       const result = await followRun(client, handle, () => {}, 500);
       const wallS = (Date.now() - started) / 1000;
-      const cpu = { worker: cpuMs({ pid }) - cpu0.worker, server: cpuMs(serverGroup) - cpu0.server };
-      clearInterval(meter);
+      const cpu = { worker: meter.cpu() - cpu0.worker, server: serverMeter.cpu() - cpu0.server };
+      meter.stop();
+      serverMeter.stop();
       const waves = opts.maxWorkers > 0 ? Math.ceil(n / opts.maxWorkers) : 1;
       const idealS = (waves * opts.calls * opts.latencyMs) / 1000;
       // The workers' parents: the visit, and past 500 items the shards it starts.
@@ -287,16 +226,14 @@ export default async function run(args: string[]): Promise<void> {
         'run events/bytes': `${top.events}/${top.bytes}`,
         'worker life s': workers > 0 ? (lives / workers / 1000).toFixed(2) : '-',
         'CPU s worker/server': `${(cpu.worker / 1000).toFixed(1)}/${(cpu.server / 1000).toFixed(1)}`,
-        'worker RSS idle/peak MB': `${idle.toFixed(0)}/${peak.toFixed(0)}`,
+        'worker RSS idle/peak MB': `${idle.toFixed(0)}/${meter.peak.toFixed(0)}`,
         status: result.status,
       });
       process.stderr.write(`fanout ${n}: ${result.status} in ${wallS.toFixed(1)} s\n`);
     }
   } finally {
-    await connection.close();
-    worker.kill('SIGTERM');
-    await new Promise((r) => worker.once('exit', r));
-    await server.stop();
+    await worker.stop();
+    await bench.close();
   }
   const keys = Object.keys(rows[0] ?? {});
   process.stdout.write(`| ${keys.join(' | ')} |\n|${keys.map(() => '---').join('|')}|\n`);

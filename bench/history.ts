@@ -4,21 +4,17 @@
  * 200k windows, against the naive loop in `bench/naive/` that passes the
  * whole prompt to the activity every turn. Starts its own dev server.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Client, Connection, WorkflowFailedError } from '@temporalio/client';
+import { type Client, WorkflowFailedError } from '@temporalio/client';
 import proto from '@temporalio/proto';
 import { bundleWorkflowCode, NativeConnection, Worker } from '@temporalio/worker';
 import { loadBlueprintFromString } from '../src/blueprint/load.js';
-import { startDevServer } from '../src/devserver/dev-server.js';
-import { freePort } from '../src/devserver/net.js';
-import { findTemporalCli } from '../src/devserver/temporal-cli.js';
 import { registerScript } from '../src/providers/index.js';
 import { DEFAULT_RUN_OPTIONS } from '../src/runtime/types.js';
 import { followRun, startRun } from '../src/worker/client.js';
 import { createWorker } from '../src/worker/worker.js';
-import { bigFile } from './kit.js';
+import { bigFile, startBenchServer } from './kit.js';
 import * as naiveActivities from './naive/activities.js';
 
 const ACTIVITY_COMPLETED = proto.temporal.api.enums.v1.EventType.EVENT_TYPE_ACTIVITY_TASK_COMPLETED;
@@ -66,7 +62,9 @@ max_result_tokens = ${Math.floor(window * 0.15)}
 
 export default async function run(args: string[]): Promise<void> {
   const turns = Number(args[0] ?? 200);
-  const tmp = mkdtempSync(join(tmpdir(), 'leviath-bench-history-'));
+  // The naive loop's histories run to many megabytes; the client reads them back whole.
+  const bench = await startBenchServer('history', { maxReceiveBytes: 512 * 1024 * 1024 });
+  const { tmp, server, client } = bench;
   const workdir = join(tmp, 'work');
   const file = join(tmp, 'big.txt');
   const text = bigFile();
@@ -75,20 +73,6 @@ export default async function run(args: string[]): Promise<void> {
   writeFileSync(join(workdir, 'big.txt'), text);
   process.env.LEVIATH_BENCH_FILE = file;
 
-  const cli = await findTemporalCli({ log: (l) => process.stderr.write(`${l}\n`) });
-  const server = await startDevServer({
-    cli,
-    dbFile: join(tmp, 'temporal.sqlite'),
-    port: await freePort(),
-    uiPort: await freePort(),
-    headless: true,
-  });
-  // The naive loop's histories run to many megabytes; allow reading them back whole.
-  const connection = await Connection.connect({
-    address: server.address,
-    channelArgs: { 'grpc.max_receive_message_length': 512 * 1024 * 1024 },
-  });
-  const client = new Client({ connection });
   const ours = await createWorker({
     address: server.address,
     taskQueue: 'bench-ours',
@@ -171,8 +155,7 @@ export default async function run(args: string[]): Promise<void> {
     await Promise.all(running);
     await ours.connection.close();
     await naiveConnection.close();
-    await connection.close();
-    await server.stop();
+    await bench.close();
     rmSync(tmp, { recursive: true, force: true });
   }
 

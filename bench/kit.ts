@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
 import proto from '@temporalio/proto';
 import type { Blueprint } from '../src/blueprint/types.js';
-import { type DevServer, startDevServer } from '../src/devserver/dev-server.js';
+import { type DevServer, type DevServerOptions, startDevServer } from '../src/devserver/dev-server.js';
 import { freePort } from '../src/devserver/net.js';
 import { findTemporalCli } from '../src/devserver/temporal-cli.js';
 import { DEFAULT_RUN_OPTIONS } from '../src/runtime/types.js';
@@ -202,19 +202,31 @@ export interface Bench {
   close(): Promise<void>;
 }
 
+/** How a bench's server differs from the default: settings to try, and how its client reads. */
+export interface BenchServerOptions extends Pick<DevServerOptions, 'extraArgs' | 'sqlitePragmas'> {
+  /** Keep the server's database in memory instead of a file. */
+  memory?: boolean;
+  /** Largest reply the client reads (histories of many megabytes need more than gRPC's 4 MB). */
+  maxReceiveBytes?: number;
+}
+
 /** A dev server of the bench's own (SQLite in a temporary folder) and a client of it. */
-export async function startBenchServer(name: string, extraArgs: string[] = []): Promise<Bench> {
+export async function startBenchServer(name: string, opts: BenchServerOptions = {}): Promise<Bench> {
   const tmp = mkdtempSync(join(tmpdir(), `leviath-bench-${name}-`));
   const cli = await findTemporalCli({ log: (l) => process.stderr.write(`${l}\n`) });
+  const { memory, maxReceiveBytes, ...settings } = opts;
   const server = await startDevServer({
     cli,
-    dbFile: join(tmp, 'temporal.sqlite'),
+    dbFile: memory ? '' : join(tmp, 'temporal.sqlite'),
     port: await freePort(),
     uiPort: await freePort(),
     headless: true,
-    extraArgs,
+    ...settings,
   });
-  const connection = await Connection.connect({ address: server.address });
+  const connection = await Connection.connect({
+    address: server.address,
+    ...(maxReceiveBytes ? { channelArgs: { 'grpc.max_receive_message_length': maxReceiveBytes } } : {}),
+  });
   const client = new Client({ connection });
   return {
     tmp,

@@ -42,8 +42,6 @@ export interface DevServerOptions {
   readyTimeoutMs?: number;
   /** More `temporal server start-dev` flags, after Leviath's own (the benches try server settings with them). */
   extraArgs?: string[];
-  /** Server settings passed as `--dynamic-config-value key=value` (values as JSON). */
-  dynamicConfig?: Record<string, string | number | boolean>;
   /** SQLite pragmas (`--sqlite-pragma name=value`), over `SQLITE_PRAGMAS`. */
   sqlitePragmas?: Record<string, string>;
 }
@@ -124,8 +122,6 @@ export async function startDevServer(opts: DevServerOptions): Promise<DevServer>
   if (opts.headless) args.push('--headless');
   else args.push('--ui-disable-news-fetch');
   for (const [name, type] of Object.entries(SEARCH_ATTRIBUTES)) args.push('--search-attribute', `${name}=${type}`);
-  for (const [key, value] of Object.entries(opts.dynamicConfig ?? {}))
-    args.push('--dynamic-config-value', `${key}=${JSON.stringify(value)}`);
   for (const [name, value] of Object.entries({ ...SQLITE_PRAGMAS, ...opts.sqlitePragmas }))
     args.push('--sqlite-pragma', `${name}=${value}`);
   args.push(...(opts.extraArgs ?? []));
