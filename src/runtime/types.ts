@@ -228,6 +228,19 @@ export interface RunResult {
 }
 
 /**
+ * The memo fields its readers rely on (docs/reference/operators.md#memo):
+ * the blueprint and task from the start, the rest once the run has ended.
+ * A memo of an earlier version may lack any of them.
+ */
+export type RunMemo = Partial<
+  Pick<RunResult, 'stages' | 'usage' | 'cost' | 'gatesForced' | 'undeliveredMessages'> & {
+    blueprint: string;
+    task: string;
+    inferences: number;
+  }
+>;
+
+/**
  * A sub-agent's result: only what its parent reads, because it travels
  * through the parent's history; the region bars, gates and diagnostics stay
  * in its memo and `progress` query (docs/reference/sub-agents.md#what-a-worker-hands-back).

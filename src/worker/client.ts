@@ -12,7 +12,7 @@ import { staticDetails, staticSummary } from '../runtime/details.js';
 import { checkWorkdir } from '../runtime/node/workdir.js';
 import { BLUEPRINT_KEY, STATUS_KEY } from '../runtime/search-attributes.js';
 import { WORKDIR_ACTIVITIES } from '../runtime/tool-queue.js';
-import { fullResult, type Progress, type RunInput, type RunResult } from '../runtime/types.js';
+import { fullResult, type Progress, type RunInput, type RunMemo, type RunResult } from '../runtime/types.js';
 import { cutUnits } from '../truncate.js';
 import { runProgress } from './operators.js';
 import { DEFAULT_TASK_QUEUE } from './worker.js';
@@ -241,9 +241,9 @@ async function failedResult(handle: WorkflowHandle, error: unknown): Promise<Run
 
 /** What a cancelled run's memo says of it: its stages, usage, forced gates and the messages it held. */
 async function memoResult(handle: WorkflowHandle): Promise<Partial<RunResult>> {
-  let memo: Partial<Pick<RunResult, 'stages' | 'usage' | 'gatesForced' | 'undeliveredMessages'>>;
+  let memo: RunMemo;
   try {
-    memo = ((await handle.describe()).memo ?? {}) as typeof memo;
+    memo = ((await handle.describe()).memo ?? {}) as RunMemo;
   } catch {
     // The server forgot the run or is gone: the cancellation is all there is to say.
     return {};

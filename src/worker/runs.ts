@@ -10,12 +10,11 @@ import { defaultPayloadConverter } from '@temporalio/common';
 import { openBlobStore, parseBlobSpec } from '../blobs/index.js';
 import { LevError } from '../errors.js';
 import { addressFlag } from '../runtime/defaults.js';
-import type { CostEstimate } from '../runtime/details.js';
 import { defaultRuntimeConfig } from '../runtime/node/run-store.js';
 import type { PendingAsk } from '../runtime/operators.js';
 import { BLUEPRINT_KEY, STAGE_KEY, STATUS_KEY } from '../runtime/search-attributes.js';
 import type { WorkerInput, WorkerShare } from '../runtime/sub-agents.js';
-import type { Progress, RegionBar, RunInput, RunResult, UsageTotals } from '../runtime/types.js';
+import type { Progress, RegionBar, RunInput, RunMemo, RunResult, UsageTotals } from '../runtime/types.js';
 import { runOutcome, type ToolWait, toolWorkerWait } from './client.js';
 import { runProgress } from './operators.js';
 import { listQuery, type RunFilter, type ShownStatus, shownStatus, stagePath } from './run-list.js';
@@ -42,16 +41,6 @@ export interface RunRow {
   ageSeconds: number;
   /** True when a worker answered the `progress` query just now. */
   live: boolean;
-}
-
-/** The memo fields read here (docs/reference/operators.md#memo): set at the start, and at the end. */
-interface RunMemo {
-  blueprint?: string;
-  task?: string;
-  stages?: string[];
-  usage?: UsageTotals;
-  cost?: CostEstimate;
-  inferences?: number;
 }
 
 function usageTokens(usage: UsageTotals | undefined): number | null {
