@@ -7,12 +7,25 @@ import { BUILTIN_TOOL_TABLE } from './registry.js';
 
 export type { JsonSchemaSpec as ToolSpec } from './context-schemas.js';
 
+/**
+ * Each built-in tool's spec, built once: converting its schema to JSON Schema
+ * took about half the CPU of a scripted inference (bench/fanout.ts profile),
+ * and every inference asks for its stage's specs. The specs are shared and
+ * read-only, as the context tools' constant ones are.
+ */
+const builtinSpecs = new Map<string, JsonSchemaSpec | undefined>();
+
 function builtinSpec(name: string): JsonSchemaSpec | undefined {
+  if (builtinSpecs.has(name)) return builtinSpecs.get(name);
   const tool = BUILTIN_TOOL_TABLE.get(name);
-  if (!tool) return undefined;
-  const parameters = z.toJSONSchema(tool.schema, { io: 'input' }) as Record<string, unknown>;
-  delete parameters.$schema;
-  return { name: tool.name, description: tool.description, parameters };
+  let spec: JsonSchemaSpec | undefined;
+  if (tool) {
+    const parameters = z.toJSONSchema(tool.schema, { io: 'input' }) as Record<string, unknown>;
+    delete parameters.$schema;
+    spec = { name: tool.name, description: tool.description, parameters };
+  }
+  builtinSpecs.set(name, spec);
+  return spec;
 }
 
 /**
