@@ -4,7 +4,7 @@ import type { Pos } from './ast.js';
 import { NOT_FOUND } from './builtin-table.js';
 import type { Interp } from './interp.js';
 import { contains, naturalCompare } from './operators.js';
-import { deepClone, display, RChar, RFnPtr, RRange, typeName, type Value, valuesEqual, work } from './values.js';
+import { chargeWork, deepClone, display, RChar, RFnPtr, RRange, typeName, type Value, valuesEqual } from './values.js';
 
 export function arrayFn(ip: Interp, name: string, a: Value[], args: Value[], at: Pos): Value | typeof NOT_FOUND {
   const n = args.length;
@@ -100,7 +100,7 @@ export function arrayFn(ip: Interp, name: string, a: Value[], args: Value[], at:
       }
       break;
     case 'sort':
-      work.n += Math.ceil(a.length * Math.log2(a.length + 1));
+      chargeWork(Math.ceil(a.length * Math.log2(a.length + 1)));
       if (n === 1) {
         a.sort((x, y) => naturalCompare(ip, x, y, at));
         return undefined;
@@ -209,7 +209,7 @@ export function arrayFn(ip: Interp, name: string, a: Value[], args: Value[], at:
       break;
     case 'dedup':
       if (n === 1) {
-        work.n += a.length;
+        chargeWork(a.length);
         let w = 0;
         for (let i = 0; i < a.length; i++) if (w === 0 || !valuesEqual(a[w - 1], a[i])) a[w++] = a[i];
         a.length = w;

@@ -9,6 +9,7 @@ import { mapFn } from './maps.js';
 import { charFn, norm, num, numberFn } from './scalars.js';
 import { stringFn } from './strings.js';
 import {
+  chargeWork,
   debug,
   display,
   fromJs,
@@ -20,7 +21,6 @@ import {
   toJs,
   typeName,
   type Value,
-  work,
 } from './values.js';
 
 /** Like toJs, with map keys in sorted order (Rhai's maps are ordered by key). */
@@ -52,9 +52,9 @@ export function builtin(ip: Interp, name: string, args: Value[], at: Pos): Value
   const n = args.length;
   // O(n) string built-ins cost in proportion to their input (see `work`); array and map
   // built-ins are charged where they copy, compare, format or move elements.
-  if (typeof a0 === 'string' && !CHEAP.has(name)) work.n += a0.length >> 2;
-  else if (Array.isArray(a0) && SHIFTING.has(name)) work.n += a0.length >> 4;
-  else if (a0 instanceof Map && (name === 'keys' || name === 'values')) work.n += a0.size;
+  if (typeof a0 === 'string' && !CHEAP.has(name)) chargeWork(a0.length >> 2);
+  else if (Array.isArray(a0) && SHIFTING.has(name)) chargeWork(a0.length >> 4);
+  else if (a0 instanceof Map && (name === 'keys' || name === 'values')) chargeWork(a0.size);
   // functions that work on any type
   switch (name) {
     case 'print':
@@ -124,7 +124,7 @@ export function builtin(ip: Interp, name: string, args: Value[], at: Pos): Value
     case 'to_json':
       if (n === 1) {
         const json = JSON.stringify(toJsSorted(a0) ?? null) ?? 'null';
-        work.n += json.length >> 2;
+        chargeWork(json.length >> 2);
         return ip.checkStr(json, at);
       }
       break;

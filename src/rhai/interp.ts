@@ -14,6 +14,7 @@ import { BreakSig, CONTINUE, type Frame, ReturnSig, Scope } from './scope.js';
 import { resetStringCaches } from './strings.js';
 import {
   Cell,
+  chargeWork,
   deepClone,
   display,
   isObj,
@@ -25,7 +26,6 @@ import {
   typeName,
   type Value,
   valuesEqual,
-  work,
 } from './values.js';
 
 export class Interp extends Guard {
@@ -336,7 +336,7 @@ export class Interp extends Guard {
     try {
       if (Array.isArray(it)) {
         const snap = it.slice();
-        work.n += snap.length;
+        chargeWork(snap.length);
         for (let i = 0; i < snap.length; i++) {
           const v = snap[i];
           this.bindLoop(n, f, mark, isObj(v) && this.mutation.mayMutate(n.body, n.name) ? deepClone(v) : v, i);

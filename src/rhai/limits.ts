@@ -5,7 +5,7 @@
 
 import type { Pos } from './ast.js';
 import { type LimitName, RhaiFault } from './errors.js';
-import { type RMap, type Value, work } from './values.js';
+import { bulkWork, chargeWork, type RMap, resetWork, type Value } from './values.js';
 
 export interface RhaiLimits {
   maxOperations: number;
@@ -23,13 +23,13 @@ export class Guard {
   readonly logs: string[] = [];
 
   constructor(readonly limits: RhaiLimits) {
-    // `work` is module state shared by every run; starting it at zero keeps a run's count independent of earlier runs
-    work.n = 0;
+    // The bulk work count is module state shared by every run; starting it at zero keeps a run's count independent of earlier runs
+    resetWork();
   }
 
   /** Counts one evaluation step; built-in work is charged at one operation per 64 units. */
   countOperation(at: Pos): void {
-    if (++this.ops + (work.n >> 6) > this.limits.maxOperations) {
+    if (++this.ops + (bulkWork() >> 6) > this.limits.maxOperations) {
       throw this.limit('operations', `Script exceeded the maximum of ${this.limits.maxOperations} operations`, at);
     }
   }
@@ -63,7 +63,7 @@ export class Guard {
 
   /** Size checks for a value built outside the evaluator (parse_json). */
   checkDeep(v: Value, at: Pos): void {
-    work.n++;
+    chargeWork(1);
     this.checkSize(v, at);
     if (Array.isArray(v)) for (const x of v) this.checkDeep(x, at);
     else if (v instanceof Map) for (const x of v.values()) this.checkDeep(x, at);

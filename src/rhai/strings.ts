@@ -3,7 +3,7 @@
 import type { Pos } from './ast.js';
 import { NOT_FOUND } from './builtin-table.js';
 import type { Interp } from './interp.js';
-import { display, RChar, RRange, type Value, work } from './values.js';
+import { chargeWork, display, RChar, RRange, type Value } from './values.js';
 
 const HAS_SURROGATE = /[\uD800-\uDFFF]/;
 /**
@@ -21,7 +21,7 @@ export function resetStringCaches(): void {
 }
 export function strChars(s: string): string[] {
   if (s === cacheStr) return cacheChars;
-  work.n += s.length; // one unit per character: this allocates
+  chargeWork(s.length); // one unit per character: this allocates
   const cs = HAS_SURROGATE.test(s) ? Array.from(s) : s.split('');
   if (s.length > 32) {
     cacheStr = s;
@@ -37,7 +37,7 @@ function strLen(s: string): number {
   if (s.length < 32) return HAS_SURROGATE.test(s) ? Array.from(s).length : s.length;
   if (s === lenStr) return lenVal;
   if (s === cacheStr) return cacheChars.length;
-  work.n += s.length >> 2;
+  chargeWork(s.length >> 2);
   let n = s.length;
   if (HAS_SURROGATE.test(s)) {
     for (let i = 0; i < s.length; i++) {

@@ -65,8 +65,25 @@ export type Value = number | RFloat | RChar | string | boolean | undefined | Val
  * The interpreter resets it per call and charges one operation per 64 units, so a loop of
  * cheap-looking but O(n) steps still ends within the operation budget. A unit is roughly the
  * cost of scanning 4 characters; copying one value costs 8, formatting one 4, comparing one 2.
+ * A module variable behind functions, not an exported object: workflow threads share this
+ * module between workflows and freeze what it exports (docs/architecture.md#purity-and-determinism).
  */
-export const work = { n: 0 };
+let workDone = 0;
+
+/** Charges `units` of bulk work to the current call. */
+export function chargeWork(units: number): void {
+  workDone += units;
+}
+
+/** The bulk work charged since the last `resetWork`. */
+export function bulkWork(): number {
+  return workDone;
+}
+
+/** Starts a call's count at zero. */
+export function resetWork(): void {
+  workDone = 0;
+}
 
 export function typeName(v: Value): string {
   switch (typeof v) {
@@ -90,7 +107,7 @@ export function typeName(v: Value): string {
 
 /** Deep copy of arrays and maps (Rhai values are copied on assignment). */
 export function deepClone(v: Value): Value {
-  work.n += 8;
+  chargeWork(8);
   if (Array.isArray(v)) {
     const out: Value[] = new Array(v.length);
     for (let i = 0; i < v.length; i++) out[i] = deepClone(v[i]);
@@ -171,7 +188,7 @@ export function escapeStr(s: string): string {
 
 /** Rhai's `debug` form: strings quoted, `()` shown. */
 export function debug(v: Value): string {
-  work.n += 4;
+  chargeWork(4);
   switch (typeof v) {
     case 'number':
       return String(v);
@@ -204,7 +221,7 @@ export function sortedKeys(m: RMap): string[] {
 
 /** `==` semantics: ints and floats compare by value, other types must match. */
 export function valuesEqual(a: Value, b: Value): boolean {
-  work.n += 2;
+  chargeWork(2);
   if (a === b) return true;
   const ta = typeof a;
   if (ta === 'number') {

@@ -3,8 +3,10 @@
  * one task queue. `lev worker`, `lev run` (in-process) and the
  * integration tests all go through here.
  */
+
+import { readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import {
   bundleWorkflowCode,
   DefaultLogger,
@@ -16,7 +18,12 @@ import {
 import { createActivities } from '../../activities/index.js';
 import { PROJECT_ROOT } from '../devserver/paths.js';
 import { DEFAULT_ADDRESS, DEFAULT_NAMESPACE, DEFAULT_TASK_QUEUE } from '../runtime/defaults.js';
-import { DEFAULT_ACTIVITY_SLOTS, defaultRuntimeConfig, type RuntimeConfig } from '../runtime/node/run-store.js';
+import {
+  DEFAULT_ACTIVITY_SLOTS,
+  DEFAULT_WORKFLOW_THREADS,
+  defaultRuntimeConfig,
+  type RuntimeConfig,
+} from '../runtime/node/run-store.js';
 import { tlsOption } from './tls.js';
 
 export { DEFAULT_ADDRESS, DEFAULT_NAMESPACE, DEFAULT_TASK_QUEUE } from '../runtime/defaults.js';
@@ -37,9 +44,29 @@ export function workflowsPath(): string {
 export async function bundleWorkflows(): Promise<{ code: string }> {
   return bundleWorkflowCode({
     workflowsPath: workflowsPath(),
+    preloadModules: libraryModules(),
     logger: quietBundlerLogger,
     webpackConfigHook: (config) => ({ ...config, devtool: 'inline-nosources-cheap-source-map' }),
   });
+}
+
+/**
+ * The library modules the workflows import (`../src/...`, not type-only),
+ * which the SDK then evaluates once per worker thread instead of once per
+ * workflow: a fan-out's workers each evaluated them anew, a large share of
+ * a worker's start (bench/fanout.ts). They may be shared because they are
+ * pure (docs/architecture.md): no workflow APIs at module scope, and no
+ * state but caches of pure results.
+ */
+function libraryModules(): string[] {
+  const dir = dirname(workflowsPath());
+  const specs = new Set<string>();
+  for (const file of readdirSync(dir).filter((f) => f.endsWith('.ts')))
+    for (const m of readFileSync(join(dir, file), 'utf8').matchAll(
+      /^import (?!type )[^;]*? from '(\.\.\/src\/[^']+)';/gms,
+    ))
+      specs.add(m[1] as string);
+  return [...specs].sort();
 }
 
 /**
@@ -112,6 +139,7 @@ export async function createWorker(
     activities: createActivities(runtime),
     // The Postgres blob pool holds one connection per slot, so a slot never waits for a connection.
     maxConcurrentActivityTaskExecutions: runtime.activitySlots ?? DEFAULT_ACTIVITY_SLOTS,
+    workflowThreadPoolSize: runtime.workflowThreads ?? DEFAULT_WORKFLOW_THREADS,
     // Calls in flight are cancelled at once on shutdown (and retried elsewhere); this bounds the rest, so SIGTERM stops a worker, and lev run with its embedded server, within 10 s.
     shutdownForceTime: '5 seconds',
     // A workflow task left on a dead worker's sticky queue moves to the shared queue after this,

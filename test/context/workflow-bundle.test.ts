@@ -6,7 +6,7 @@
  */
 import { bundleWorkflowCode } from '@temporalio/worker';
 import { describe, expect, it } from 'vitest';
-import { workflowsPath } from '../../src/worker/worker.js';
+import { bundleWorkflows, workflowsPath } from '../../src/worker/worker.js';
 
 const quiet = { trace() {}, debug() {}, info() {}, warn() {}, error() {}, log() {} };
 
@@ -24,5 +24,60 @@ describe('the workflow bundle', () => {
     expect(code).not.toMatch(/node_modules\/(js-tiktoken|gpt-tokenizer)\//);
     expect(code).not.toMatch(/node_modules\/smol-toml\//);
     expect(code.length).toBeLessThan(4 * 1024 * 1024);
+  }, 120_000);
+});
+
+/** What the SDK does to a preloaded module's exports: every object reachable from them is frozen. */
+function deepFreeze(value: unknown, seen = new WeakSet<object>()): void {
+  if (value === null || (typeof value !== 'object' && typeof value !== 'function') || seen.has(value)) return;
+  seen.add(value);
+  if (typeof value === 'object')
+    for (const key of Reflect.ownKeys(value)) {
+      try {
+        deepFreeze((value as Record<PropertyKey, unknown>)[key], seen);
+      } catch {
+        // Typed arrays and the like cannot be frozen; the SDK skips them too.
+      }
+    }
+  Object.freeze(value);
+}
+
+describe('the preloaded library modules', () => {
+  it('are evaluated once per workflow thread, and still work with their exports frozen', async () => {
+    const { code } = await bundleWorkflows();
+    const preload = /exports\.preloadModules = function preloadModules\(\) \{([^}]*)\}/.exec(code)?.[1] ?? '';
+    expect(preload).toContain('"./src/runtime/index.ts"');
+    expect(preload).toContain('"./src/context/index.ts"');
+    expect(preload).not.toMatch(/"\.\/workflows\//);
+
+    // Freeze every library module in the bundle as a worker thread would, then use them.
+    const modules = [...new Set([...code.matchAll(/^\/\*\*\*\/ "\.\/(src\/[^"]+\.ts)"/gm)].map((m) => m[1]!))];
+    expect(modules.length).toBeGreaterThan(40);
+    for (const m of modules) for (const value of Object.values(await import(`../../${m}`))) deepFreeze(value);
+
+    const { compile } = await import('../../src/rhai/index.js');
+    const c = compile(
+      'fn f(xs) { let s = ""; for x in xs { s += x.to_string() + ","; } s.sub_string(0, 5) }',
+      'f.rhai',
+    );
+    if (!c.ok) throw new Error(c.error.message);
+    expect(c.script.call('f', [[10, 20, 30]])).toMatchObject({ ok: true, value: '10,20' });
+
+    const { createRunState } = await import('../../src/context/state.js');
+    const { applyLive, ENGINE } = await import('../../src/runtime/index.js');
+    const { blueprint, region } = await import('../seeds/fixture.js');
+    const bp = blueprint([region('notes', undefined, { kind: 'temporary', maxTokens: 100 })]);
+    const state = createRunState(bp, { window: 8000 });
+    const count = (req: { type: string; text?: string }) =>
+      Promise.resolve(req.type === 'count' ? (req.text?.length ?? 0) : 0);
+    await applyLive(
+      ENGINE,
+      state,
+      bp,
+      { kind: 'write', region: 'notes', entry: { content: 'kept', tokens: 1 } },
+      { now: 0 },
+      count,
+    );
+    expect(state.regions.find((r) => r.name === 'notes')?.entries.map((e) => e.content)).toEqual(['kept']);
   }, 120_000);
 });

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadBlueprintFromString } from '../../src/blueprint/load.js';
-import { RunStore } from '../../src/runtime/node/run-store.js';
+import { DEFAULT_WORKFLOW_THREADS, defaultRuntimeConfig, RunStore } from '../../src/runtime/node/run-store.js';
 import type { RecordedOp } from '../../src/runtime/ops.js';
 
 const bp = loadBlueprintFromString(
@@ -48,5 +48,27 @@ describe('RunStore', () => {
     const hash = await store.snapshot('run-2', bp, null, ops);
     const fresh = new RunStore(store.config);
     expect(notes(await fresh.state('run-2', bp, hash, [append('y', 10, 2)]))).toEqual(['x', 'y']);
+  });
+});
+
+describe('a worker’s runtime settings', () => {
+  const none = join(mkdtempSync(join(tmpdir(), 'lev-cfg-')), 'config.toml');
+
+  it('runs 100 activities and two workflow threads at once unless the environment says otherwise', () => {
+    const config = defaultRuntimeConfig({ LEVIATH_CONFIG: none });
+    expect({ slots: config.activitySlots, threads: config.workflowThreads }).toEqual({ slots: 100, threads: 2 });
+    const tuned = defaultRuntimeConfig({
+      LEVIATH_CONFIG: none,
+      LEVIATH_ACTIVITY_SLOTS: '20',
+      LEVIATH_WORKFLOW_THREADS: '4',
+    });
+    expect({ slots: tuned.activitySlots, threads: tuned.workflowThreads }).toEqual({ slots: 20, threads: 4 });
+  });
+
+  it('keeps the defaults for a value that is not a whole number above zero', () => {
+    for (const bad of ['0', '-1', '1.5', 'many', ''])
+      expect(defaultRuntimeConfig({ LEVIATH_CONFIG: none, LEVIATH_WORKFLOW_THREADS: bad }).workflowThreads).toBe(
+        DEFAULT_WORKFLOW_THREADS,
+      );
   });
 });
