@@ -23,6 +23,7 @@ import {
   type FanOutReportRequest,
   fanOutJoin,
   fanOutReport,
+  type WorkerStart,
   workerStart,
 } from '../src/runtime/node/sub-agents.js';
 import { type SummariseInput, type SummaryResult, summariseEntries } from '../src/runtime/node/summaries.js';
@@ -141,9 +142,9 @@ export function createActivities(config: RuntimeConfig = defaultRuntimeConfig())
       return guarded(async () => (await store.blobs.put(JSON.stringify(req.share))).hash, req.runId);
     },
 
-    /** A fan-out worker's start: what it shares with its siblings, and its blueprint. */
-    async workerStart(req: { shared: string }): Promise<ChildStart & { share: WorkerShare }> {
-      return guarded(() => workerStart(store, req.shared));
+    /** A fan-out worker's start: what it shares with its siblings, its blueprint, and, given its task, its seeds. */
+    async workerStart(req: { shared: string; task?: string }): Promise<WorkerStart> {
+      return guarded(() => workerStart(store, req.shared, req.task));
     },
 
     /** The merged report of a fan-out, each worker's section cut to its share. */

@@ -1,5 +1,5 @@
 /**
- * `npm run bench -- fanout [N ...] [--latency ms] [--calls 3] [--max-workers 30]`:
+ * `npm run bench -- fanout [N ...] [--latency ms] [--calls 3] [--max-workers 30] [--dissect] [--profile]`:
  * one fan-out of N items (default 10, 100 and 1,000) on one `lev worker`
  * process, every worker answered by the scripted model at a fixed latency
  * per call. Prints one row per N: the run's wall time against the ideal
@@ -24,6 +24,8 @@ interface Options {
   calls: number;
   maxWorkers: number;
   dissect: boolean;
+  /** `--profile`: a `--cpu-prof` of the worker process (one file per thread). */
+  profile: boolean;
   /** `--dc key=value`: dynamic config values for the bench's dev server, as its flags. */
   serverFlags: string[];
   /** `--memory`: the dev server keeps its database in memory instead of a file. */
@@ -39,6 +41,7 @@ function parseArgs(args: string[]): Options {
     calls: 3,
     maxWorkers: 30,
     dissect: false,
+    profile: false,
     serverFlags: [],
     memory: false,
     pragmas: {},
@@ -54,6 +57,7 @@ function parseArgs(args: string[]): Options {
     else if (arg === '--calls') opts.calls = Math.max(1, value());
     else if (arg === '--max-workers') opts.maxWorkers = value();
     else if (arg === '--dissect') opts.dissect = true;
+    else if (arg === '--profile') opts.profile = true;
     else if (arg === '--memory') opts.memory = true;
     else if (arg === '--pragma') {
       const [name, value] = String(args[++i]).split('=');
@@ -67,7 +71,7 @@ function parseArgs(args: string[]): Options {
     } else if (/^\d+$/.test(arg)) opts.sizes.push(Number(arg));
     else
       throw new Error(
-        'usage: npm run bench -- fanout [N ...] [--latency ms] [--calls n] [--max-workers n] [--dissect]',
+        'usage: npm run bench -- fanout [N ...] [--latency ms] [--calls n] [--max-workers n] [--dissect] [--profile]',
       );
   }
   if (opts.sizes.length === 0) opts.sizes = [10, 100, 1000];
@@ -146,8 +150,13 @@ async function dissect(client: Client, workflowId: string): Promise<void> {
   process.stdout.write(`\n${workflowId}: timeline (ms from its start)\n`);
   for (const e of h.events ?? []) {
     const at = Number(e.eventTime?.seconds ?? 0) * 1000 + (e.eventTime?.nanos ?? 0) / 1e6 - t0;
+    // What the event is about: an activity's type, the search attributes an upsert sets, a marker's name.
+    const about =
+      e.activityTaskScheduledEventAttributes?.activityType?.name ??
+      Object.keys(e.upsertWorkflowSearchAttributesEventAttributes?.searchAttributes?.indexedFields ?? {}).join(',') ??
+      '';
     process.stdout.write(
-      `${at.toFixed(0).padStart(6)} ${String(types[e.eventType ?? 0]).replace('EVENT_TYPE_', '')}\n`,
+      `${at.toFixed(0).padStart(6)} ${String(types[e.eventType ?? 0]).replace('EVENT_TYPE_', '')} ${about}\n`,
     );
   }
 }
@@ -161,7 +170,8 @@ export default async function run(args: string[]): Promise<void> {
   });
   const { tmp, server, client } = bench;
   const taskQueue = `fanout-${Date.now()}`;
-  const worker = await startWorkerProcess(bench, { taskQueue, env: {} });
+  const profileDir = join(tmp, 'profile');
+  const worker = await startWorkerProcess(bench, { taskQueue, env: {}, ...(opts.profile ? { profileDir } : {}) });
   const pid = worker.pid;
   await new Promise((r) => setTimeout(r, 3000));
   const idle = rssMb(pid);
@@ -193,8 +203,9 @@ export default async function run(args: string[]): Promise<void> {
       const visit = await history(client, `${runId}.1.split`);
       if (opts.dissect) {
         await dissect(client, `${runId}.1.split`);
-        await dissect(client, `${runId}/item-1`);
-        await dissect(client, `${runId}/item-1.1.work`);
+        // A worker from the middle, past the first wave's crowd of starts; its stage visit runs
+        // inside its run (docs/reference/sub-agents.md#one-workflow-per-worker).
+        await dissect(client, `${runId}/item-${Math.ceil(n / 2)}`);
       }
       const shards = { events: 0, bytes: 0, count: 0 };
       for await (const wf of client.workflow.list({ query: `WorkflowId STARTS_WITH '${runId}/~shard-'` })) {
@@ -235,6 +246,7 @@ export default async function run(args: string[]): Promise<void> {
     await worker.stop();
     await bench.close();
   }
+  if (opts.profile) process.stdout.write(`worker CPU profile: ${profileDir}\n`);
   const keys = Object.keys(rows[0] ?? {});
   process.stdout.write(`| ${keys.join(' | ')} |\n|${keys.map(() => '---').join('|')}|\n`);
   for (const row of rows) process.stdout.write(`| ${Object.values(row).join(' | ')} |\n`);

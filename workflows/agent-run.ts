@@ -1,6 +1,7 @@
 /**
  * An agent run: seeds the region set, then walks the stage graph, one child
- * stage workflow per visit. Between visits it chooses the edge, runs the
+ * stage workflow per visit (a fan-out worker runs its visits inside it,
+ * `inline-visit.ts`). Between visits it chooses the edge, runs the
  * completion checks (gates), applies the edge transform and enters the next
  * stage. A sub-agent (a fan-out's worker, a spawned agent) is the same
  * workflow, started by its parent's stage visit with `input.child`. The
@@ -18,7 +19,7 @@ import {
   upsertSearchAttributes,
 } from '@temporalio/workflow';
 import type { Blueprint } from '../src/blueprint/types.js';
-import type { ChildRunResult, Progress, RunInput, RunResult, WorkerInput } from '../src/runtime/index.js';
+import type { ChildRunResult, Progress, RunInput, RunResult, SeededRegion, WorkerInput } from '../src/runtime/index.js';
 import {
   BLUEPRINT_KEY,
   childBlueprintOf,
@@ -27,25 +28,28 @@ import {
   PARENT_KEY,
   STATUS_KEY,
 } from '../src/runtime/index.js';
-import { RUN_PATCH } from '../src/runtime/patches.js';
+import { INLINE_WORKER, RUN_PATCH } from '../src/runtime/patches.js';
 import { endsWithOutput } from '../src/runtime/stage-modes.js';
 import type { PermissionLayer } from '../src/tools/permissions.js';
-import { acts } from './engine-driver.js';
+import { acts, local } from './engine-driver.js';
 import { AgentRun } from './run-steps.js';
 
 export const runProgressQuery = defineQuery<Progress>('progress');
 
 export async function agentRunWorkflow(start: RunInput | WorkerInput): Promise<RunResult | ChildRunResult> {
-  const current = patched(RUN_PATCH);
+  // Only a fan-out worker runs its visits inside it, and one that does is current throughout:
+  // it records that one marker, and other runs none for it.
+  const inline = 'shared' in start && patched(INLINE_WORKER);
+  const current = inline || patched(RUN_PATCH);
   let run: AgentRun | undefined;
   try {
-    const { bp, hash, ceilings, input } = await runBlueprint(start);
-    run = new AgentRun(input, bp, hash, current, ceilings);
+    const { bp, hash, ceilings, input, seeded } = await runBlueprint(start, inline);
+    run = new AgentRun(input, bp, hash, current, ceilings, inline);
     const live = run;
     setHandler(runProgressQuery, () => live.progress());
     // A run recorded before people could steer it takes no updates: its visits could not deliver them.
     if (current) run.ops.install();
-    return await stages(run);
+    return await stages(run, seeded);
   } catch (err) {
     // A cancelled run ends CANCELED, with its memo and status (docs/reference/operators.md#cancellation).
     if (isCancellation(err)) await run?.cancelled();
@@ -53,10 +57,10 @@ export async function agentRunWorkflow(start: RunInput | WorkerInput): Promise<R
   }
 }
 
-async function stages(run: AgentRun): Promise<RunResult | ChildRunResult> {
+async function stages(run: AgentRun, seeded?: SeededRegion[]): Promise<RunResult | ChildRunResult> {
   const { bp, input } = run;
   await run.enter(input.child?.stage ?? bp.agent.entryStage);
-  await run.seed();
+  await run.seed(undefined, seeded);
   if (input.child?.seedContext) await run.addSeedContext(input.child.seedContext);
   for (;;) {
     const outcome = await run.visit();
@@ -79,6 +83,8 @@ interface RunStart {
   ceilings?: PermissionLayer[];
   /** The run's whole input: a fan-out worker's, from what it shares with its siblings. */
   input: RunInput;
+  /** A fan-out worker's seeds, when its start resolved them. */
+  seeded?: SeededRegion[];
 }
 
 /**
@@ -87,12 +93,14 @@ interface RunStart {
  * it, and a fan-out worker's share of its input with it
  * (docs/reference/sub-agents.md#other-blueprints).
  */
-async function runBlueprint(start: RunInput | WorkerInput): Promise<RunStart> {
+async function runBlueprint(start: RunInput | WorkerInput, inline: boolean): Promise<RunStart> {
   if ('shared' in start) {
-    const { blueprint, hash, ceilings, share } = await acts.workerStart.executeWithOptions(
-      { startToCloseTimeout: '1 minute', summary: 'fan-out worker' },
-      [{ shared: start.shared }],
-    );
+    // A worker that runs its visits inside it starts in one workflow task: a local
+    // activity that also resolves the seeds that read nothing from the host.
+    const starting = { startToCloseTimeout: '1 minute', summary: 'fan-out worker' } as const;
+    const { blueprint, hash, ceilings, share, seeded } = inline
+      ? await local.workerStart.executeWithOptions(starting, [{ shared: start.shared, task: start.task }])
+      : await acts.workerStart.executeWithOptions(starting, [{ shared: start.shared }]);
     const input: RunInput = {
       child: share.child,
       task: start.task,
@@ -101,7 +109,7 @@ async function runBlueprint(start: RunInput | WorkerInput): Promise<RunStart> {
       options: share.options,
     };
     childAttributes(blueprint, share.child.parentRunId);
-    return { bp: blueprint, hash, ceilings, input };
+    return { bp: blueprint, hash, ceilings, input, ...(seeded ? { seeded } : {}) };
   }
   const input = start;
   if (input.blueprint) {

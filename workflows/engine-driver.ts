@@ -32,7 +32,8 @@ import {
 
 /** Activity handles; every call passes its own options (`callOptions`) so the Web UI shows what it was. */
 export const acts = proxyActivities<Activities>({ startToCloseTimeout: '1 minute' });
-const local = proxyLocalActivities<Activities>({ startToCloseTimeout: '30 seconds' });
+/** Local activity handles: short steps the workflow's own worker runs, recorded as one marker each. */
+export const local = proxyLocalActivities<Activities>({ startToCloseTimeout: '30 seconds' });
 
 /**
  * Options for a call that may take as long as a model does. The heartbeat

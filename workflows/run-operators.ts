@@ -19,6 +19,7 @@ import {
 } from '@temporalio/workflow';
 import {
   applyBetweenVisits,
+  type ForwardedOp,
   isRefusal,
   type LeviathStatus,
   NO_WAITS,
@@ -51,6 +52,15 @@ import {
   stageReportSignal,
 } from './operator-defs.js';
 
+/**
+ * A visit that runs inside the run's own workflow (a fan-out worker's): the
+ * run hands it each update and asks it for its progress directly.
+ */
+export interface VisitHere {
+  deliver(forwarded: ForwardedOp): Promise<void>;
+  progress(): Progress;
+}
+
 export class RunOperators {
   /** What waits for the next visit: messages nobody has read, and the pause. */
   private carry: Required<OperatorCarry> = { inbox: [], held: [], paused: false };
@@ -58,8 +68,10 @@ export class RunOperators {
   private waits: StageWaits = NO_WAITS;
   /** Workflow id of the live visit. */
   private live: string | undefined;
+  /** The live visit, when it runs inside the run. */
+  private here: VisitHere | undefined;
   /** The live visit's counters as of its last report. */
-  liveCounters: VisitCounters | undefined;
+  private reported: VisitCounters | undefined;
   /** Forwarded updates waiting for the visit's answer, by id. */
   private readonly acks = new Map<number, OpReply | undefined>();
   private nextId = 1;
@@ -117,10 +129,12 @@ export class RunOperators {
   private async forward(op: OperatorOp): Promise<OpReply> {
     const target = this.live;
     if (target === undefined) return this.betweenVisits(op);
+    const here = this.here;
     const id = this.nextId++;
     this.acks.set(id, undefined);
     try {
-      await getExternalWorkflowHandle(target).signal(operatorSignal, { id, op });
+      if (here) await here.deliver({ id, op });
+      else await getExternalWorkflowHandle(target).signal(operatorSignal, { id, op });
     } catch (err) {
       this.acks.delete(id);
       if (isCancellation(err)) throw err;
@@ -141,14 +155,25 @@ export class RunOperators {
     return reply;
   }
 
-  private report(report: StageReport<StageOutcome>): void {
+  /** The live visit's counters as its last report had them. */
+  liveCounters(): VisitCounters | undefined {
+    return this.reported;
+  }
+
+  /** The live visit's own progress, when it runs inside the run. */
+  hostedProgress(): Progress | undefined {
+    return this.here?.progress();
+  }
+
+  /** A report of the live visit: an answer to an update, what it waits for, its counters. */
+  report(report: StageReport<StageOutcome>): void {
     if (report.kind === 'cancelled') {
       this.cancelledOutcome = report.outcome;
       return;
     }
     if (report.kind === 'ack' && this.acks.has(report.id)) this.acks.set(report.id, report.reply);
     // A report that arrives after its visit ended tells nothing the outcome did not.
-    if (report.counters && this.live !== undefined) this.liveCounters = report.counters;
+    if (report.counters && this.live !== undefined) this.reported = report.counters;
     this.waits = report.waits;
     this.refresh();
   }
@@ -159,15 +184,21 @@ export class RunOperators {
     this.carry = { inbox: [], held: [], paused: false };
     this.waits = { ...NO_WAITS, paused: handed.paused };
     this.live = workflowId;
-    this.liveCounters = undefined;
+    this.reported = undefined;
     this.refresh();
     return handed;
+  }
+
+  /** The live visit runs inside the run: updates go to it as calls, and its progress is asked of it. */
+  hostVisit(here: VisitHere): void {
+    this.here = here;
   }
 
   /** A visit ended: what it did not write waits for the next one, before what arrived in between. */
   endVisit(left: OperatorCarry | undefined): void {
     this.live = undefined;
-    this.liveCounters = undefined;
+    this.here = undefined;
+    this.reported = undefined;
     this.carry = {
       inbox: [],
       held: [...(left?.inbox ?? []), ...(left?.held ?? []), ...this.carry.held],

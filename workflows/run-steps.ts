@@ -54,11 +54,13 @@ import {
   unmatchedChoiceDetail,
   visitSummary,
   withLiveVisit,
+  withVisitProgress,
 } from '../src/runtime/index.js';
 import type { SubmittedOutput } from '../src/runtime/stage-modes.js';
 import { onToolQueue } from '../src/runtime/tool-queue.js';
 import type { PermissionLayer } from '../src/tools/permissions.js';
 import { acts, callOptions, EngineDriver } from './engine-driver.js';
+import { visitInline } from './inline-visit.js';
 import { RunOperators } from './run-operators.js';
 import { stageWorkflow } from './stage.js';
 
@@ -95,6 +97,8 @@ export class AgentRun {
     readonly current: boolean,
     /** A sub-agent's ancestors' permissions, for the tools its visits answer themselves. */
     private readonly ceilings?: PermissionLayer[],
+    /** A fan-out worker started with `INLINE_WORKER`: its visits run inside it (`inline-visit.ts`). */
+    private readonly inline = false,
   ) {
     this.bp = bp;
     this.driver = new EngineDriver(
@@ -104,9 +108,15 @@ export class AgentRun {
     this.ops = new RunOperators(() => this.showDetails());
   }
 
-  /** The run's progress: its finished visits, with the live visit's last report merged in. */
+  /**
+   * The run's progress: its finished visits, with the live visit's own progress merged in when
+   * it runs inside the run, else its last report.
+   */
   progress(): Progress {
-    return withLiveVisit(this.ownProgress(), this.ops.liveCounters);
+    const hosted = this.ops.hostedProgress();
+    return hosted
+      ? withVisitProgress(this.ownProgress(), hosted)
+      : withLiveVisit(this.ownProgress(), this.ops.liveCounters());
   }
 
   private ownProgress(): Progress {
@@ -261,12 +271,24 @@ export class AgentRun {
     upsertMemo(this.memo());
   }
 
-  /** Resolves the seeds of every region, or only of `regions` on a refresh. */
-  async seed(regions?: string[]): Promise<void> {
+  /**
+   * Seeds every region, or only `regions` on a refresh: with the seeds a
+   * fan-out worker's start already resolved (`resolved`), else through the
+   * `resolveSeeds` activity.
+   */
+  async seed(regions?: string[], resolved?: SeededRegion[]): Promise<void> {
+    const seeded = resolved ?? (await this.resolveSeeds(regions));
+    for (const s of seeded) {
+      this.seedWarnings.push(...s.warnings);
+      if (regions && s.texts.length === 0) continue;
+      await this.driver.apply({ kind: 'seed', region: s.region, texts: s.texts, replaceSeeded: regions !== undefined });
+    }
+  }
+
+  private async resolveSeeds(regions?: string[]): Promise<SeededRegion[]> {
     const { input, driver } = this;
-    let seeded: SeededRegion[];
     try {
-      seeded = await acts.resolveSeeds.executeWithOptions(
+      return await acts.resolveSeeds.executeWithOptions(
         onToolQueue(
           input.options,
           callOptions(input.options, regions ? `seeds: refresh ${regions.join(', ')}` : 'seeds', 3),
@@ -290,11 +312,6 @@ export class AgentRun {
         return this.fail(cause.code, cause.message);
       }
       throw err;
-    }
-    for (const s of seeded) {
-      this.seedWarnings.push(...s.warnings);
-      if (regions && s.texts.length === 0) continue;
-      await driver.apply({ kind: 'seed', region: s.region, texts: s.texts, replaceSeeded: regions !== undefined });
     }
   }
 
@@ -332,10 +349,12 @@ export class AgentRun {
     return def;
   }
 
-  /** One visit of the current stage as a child workflow; takes over the region set it hands back. */
+  /** One visit of the current stage, as a child workflow or inside the run; takes over the region set it hands back. */
   async visit(): Promise<VisitOutcome> {
     const stage = this.driver.stage;
-    this.childId = `${this.runId}.${++this.visits}.${stage}`;
+    const visitId = `${this.runId}.${++this.visits}.${stage}`;
+    // A visit inside the run has no workflow of its own to query until it goes on as one.
+    this.childId = this.inline ? undefined : visitId;
     const input: StageInput = {
       runId: this.runId,
       blueprintHash: this.blueprintHash,
@@ -352,10 +371,11 @@ export class AgentRun {
       ...(this.ceilings?.length ? { ceilings: this.ceilings } : {}),
     };
     let outcome: StageOutcome;
-    if (this.current) outcome = await this.visitRouted(stage, this.childId, input);
+    if (this.inline) outcome = await this.visitHere(stage, visitId, input);
+    else if (this.current) outcome = await this.visitRouted(stage, visitId, input);
     else {
       try {
-        outcome = await executeChild(stageWorkflow, { workflowId: this.childId, args: [input] });
+        outcome = await executeChild(stageWorkflow, { workflowId: visitId, args: [input] });
       } catch (err) {
         const cause = failureCause(err, 'stage-failed');
         return this.fail('stage-failed', `stage "${stage}" failed: ${formatCoded(cause.code, cause.message)}`);
@@ -364,6 +384,38 @@ export class AgentRun {
     this.take(stage, outcome);
     // `cancelled` is only ever the report of a cancelled visit, which `visitRouted` throws on.
     return outcome as VisitOutcome;
+  }
+
+  /**
+   * A fan-out worker's visit inside the run (docs/reference/sub-agents.md#one-workflow-per-worker):
+   * a cancellation of the run reaches it as it reaches the run, and the
+   * region set it had then stays with the run. A visit that asks to go on
+   * as new goes on as a child stage workflow under the same id.
+   */
+  private async visitHere(stage: string, workflowId: string, input: StageInput): Promise<StageOutcome> {
+    if (CancellationScope.current().consideredCancelled) throw new CancelledFailure('the run was cancelled');
+    const here = await visitInline(workflowId, input, this.def(), this.ops, () => this.showDetails());
+    if ('thrown' in here) {
+      const err = here.thrown;
+      if (isCancellation(err)) {
+        this.take(stage, here.left);
+        throw err;
+      }
+      const cause = failureCause(err, 'stage-failed');
+      return this.fail(cause.code, `stage "${stage}" failed: ${formatCoded(cause.code, cause.message)}`, err);
+    }
+    const { end } = here;
+    if ('continueWith' in end) {
+      this.childId = workflowId;
+      return this.visitRouted(stage, workflowId, end.continueWith);
+    }
+    if (end.end === 'error')
+      this.lastFailure = ApplicationFailure.create({
+        message: end.error ?? `stage "${stage}" ended in error`,
+        type: end.errorCode ?? 'stage-failed',
+        nonRetryable: true,
+      });
+    return end;
   }
 
   /**

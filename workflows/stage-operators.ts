@@ -39,6 +39,8 @@ export interface OperatorHost {
   live(): VisitCounters;
   /** Something a person can see changed: rewrite the current details. */
   changed(): void;
+  /** A visit inside its run's own workflow hands its reports to the run directly instead of signalling it. */
+  report?(report: StageReport<StageOutcome>): void;
 }
 
 export class StageOperators {
@@ -68,7 +70,8 @@ export class StageOperators {
     return operatorCarry(this.state);
   }
 
-  private async receive({ id, op }: ForwardedOp): Promise<void> {
+  /** An update the run forwarded: applied, and answered back to the run. */
+  async receive({ id, op }: ForwardedOp): Promise<void> {
     const { state, reply } = applyStageOp(this.state, op, {
       stage: this.host.stage,
       acceptsMessages: this.host.acceptsMessages,
@@ -105,7 +108,8 @@ export class StageOperators {
       sent = { ...report, counters };
       this.mark = { at: this.host.lastInferenceEnd() ?? this.mark.at, inferences: counters.inferences };
     }
-    await getExternalWorkflowHandle(this.host.runId).signal(stageReportSignal, sent);
+    if (this.host.report) this.host.report(sent);
+    else await getExternalWorkflowHandle(this.host.runId).signal(stageReportSignal, sent);
   }
 
   /** The messages to write before the next inference, oldest first; they leave the inbox. */

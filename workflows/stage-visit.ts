@@ -46,6 +46,7 @@ import {
   type Spend,
   type StageInput,
   type StageOutcome,
+  type StageReport,
   type StuckLimits,
   stageDetails,
   stuckLimits,
@@ -69,6 +70,17 @@ import { SubAgents } from './sub-agents.js';
 
 /** Tool calls a visit keeps for its details. */
 const RECENT_CALLS = 5;
+
+/**
+ * The run a visit runs inside, when it runs in its run's own workflow (a
+ * fan-out worker's, `inline-visit.ts`): the run takes its reports and shows
+ * its details.
+ */
+export interface HostRun {
+  report(report: StageReport<StageOutcome>): void;
+  /** Something a person can see changed: the run rewrites its details, the visit's included. */
+  changed(): void;
+}
 
 /** What people decided about the asks of one reply. */
 interface Asked {
@@ -102,6 +114,8 @@ export class StageVisit {
     readonly def: StageDef,
     /** The paths this run of the visit takes (`src/runtime/patches.ts`). */
     readonly patches: VisitPatches,
+    /** The run this visit runs inside; absent in a stage workflow of its own. */
+    private readonly host?: HostRun,
   ) {
     this.driver = new EngineDriver(
       {
@@ -127,6 +141,7 @@ export class StageVisit {
         live: () => this.liveCounters(),
         lastInferenceEnd: () => this.lastInferenceEnd,
         changed: () => this.showDetails(),
+        ...(host ? { report: (report: StageReport<StageOutcome>) => host.report(report) } : {}),
       },
       input.operators,
     );
@@ -199,7 +214,8 @@ export class StageVisit {
 
   /** Rewrites the visit's current details (docs/reference/operators.md#current-details); adds no event. */
   showDetails(): void {
-    setCurrentDetails(stageDetails(this.progress()));
+    if (this.host) this.host.changed();
+    else setCurrentDetails(stageDetails(this.progress()));
   }
 
   outcome(end: StageOutcome['end'], error?: string, errorCode?: string): StageOutcome {
@@ -234,7 +250,8 @@ export class StageVisit {
   /**
    * Ends the visit after an inference failed: the workflow fails with the
    * error's code and the outcome as details, so the run can still take the
-   * stage's `error` edge (docs/reference/operators.md#failure).
+   * stage's `error` edge (docs/reference/operators.md#failure). A visit
+   * inside its run hands the outcome back as it is.
    */
   async endInError(failed: { failed: string; code?: string }): Promise<StageOutcome> {
     await this.agents.settle();
@@ -242,6 +259,7 @@ export class StageVisit {
     if (!this.current) return outcome;
     await condition(allHandlersFinished);
     this.showDetails();
+    if (this.host) return outcome;
     throw ApplicationFailure.create({
       message: failed.failed,
       type: failed.code ?? 'stage-failed',

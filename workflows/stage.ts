@@ -52,14 +52,22 @@ export async function stageWorkflow(input: StageInput): Promise<StageOutcome> {
   visit.ops.install();
   visit.showDetails();
   try {
-    return await turns(visit, def, input);
+    const end = await turns(visit, def, input);
+    return 'continueWith' in end ? continueAsNew<typeof stageWorkflow>(end.continueWith) : end;
   } catch (err) {
     if (isCancellation(err)) await visit.reportCancelled();
     throw err;
   }
 }
 
-async function turns(visit: StageVisit, def: StageDef, input: StageInput): Promise<StageOutcome> {
+/** How the turns of a visit end: its outcome, or the input its next run goes on from. */
+export type TurnsEnd = StageOutcome | { continueWith: StageInput };
+
+/**
+ * The visit's turns, in a stage workflow or inside a fan-out worker's run
+ * (`inline-visit.ts`); the caller continues the visit where it asks to go on.
+ */
+export async function turns(visit: StageVisit, def: StageDef, input: StageInput): Promise<TurnsEnd> {
   for (;;) {
     visit.showDetails();
     // The run's own progress follows the visit, throttled (docs/reference/operators.md#the-progress-query).
@@ -72,7 +80,7 @@ async function turns(visit: StageVisit, def: StageDef, input: StageInput): Promi
     // A run holding agents it started cannot continue as new: they are its children.
     if (!visit.agents.open && (visit.runTurns >= input.options.turnsPerRun || workflowInfo().continueAsNewSuggested)) {
       await visit.driver.compactLog(true);
-      return continueAsNew<typeof stageWorkflow>(await visit.continuation());
+      return { continueWith: await visit.continuation() };
     }
     await visit.beforeInference();
     await visit.maintain();

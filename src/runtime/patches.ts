@@ -48,3 +48,17 @@ export interface VisitPatches {
   /** `STORED_ARGUMENTS`. */
   storedArguments: boolean;
 }
+
+/**
+ * A fan-out worker runs its stage visits inside its own run instead of as
+ * child stage workflows: one workflow per worker, its operators' reports
+ * function calls instead of signals. A visit that would continue as new
+ * goes on as a child stage workflow. The worker starts with a local
+ * `workerStart` that also resolves the seeds that read nothing from the
+ * host. A run that records this patch takes `RUN_PATCH`'s paths without
+ * asking it (docs/reference/sub-agents.md#one-workflow-per-worker).
+ */
+export const INLINE_WORKER = 'fan-out-worker-visits-inline';
+
+/** The paths of a visit that starts after every patch above. */
+export const CURRENT_VISIT: VisitPatches = { operators: true, bookkeeping: true, storedArguments: true };

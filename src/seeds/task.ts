@@ -16,6 +16,18 @@ export function effectiveSeed(region: RegionDef): SeedSpec | undefined {
   return undefined;
 }
 
+/**
+ * Whether every seed of the blueprint comes from the run's own input (its
+ * task, its inputs, its caller, a literal): seeds that read nothing from the
+ * host, so they can be resolved wherever the run starts, in moments.
+ */
+export function seedsFromInput(regions: readonly RegionDef[]): boolean {
+  return regions.every((r) => {
+    const form = effectiveSeed(r)?.form;
+    return form === undefined || form === 'task_input' || form === 'input' || form === 'caller' || form === 'literal';
+  });
+}
+
 /** The caller key a region is seeded from, if it is caller-seeded. */
 export function callerKey(region: RegionDef): string | undefined {
   const seed = effectiveSeed(region);

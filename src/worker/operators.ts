@@ -7,9 +7,9 @@
 import { type Client, type WorkflowHandle, WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { LevError } from '../errors.js';
-import { addCost } from '../runtime/details.js';
+import { withVisitProgress } from '../runtime/live-progress.js';
 import type { OperatorReturn, OperatorUpdate } from '../runtime/operators.js';
-import { addUsage, type Progress } from '../runtime/types.js';
+import type { Progress } from '../runtime/types.js';
 
 /** The run, refused with `run-not-found` when Temporal does not know it and `run-finished` when it has ended. */
 async function openRun(client: Client, runId: string): Promise<WorkflowHandle> {
@@ -102,22 +102,7 @@ export async function runProgress(
   }
   if (!run.stageWorkflowId) return run;
   try {
-    const visit = await queryProgress(client, run.stageWorkflowId, deadlineMs);
-    // The visit knows the turn and its regions. What waits for a person is the run's view, which
-    // its validators check updates against, so a question listed here can be answered at once.
-    const { status, waiting, asks, paused, heldMessages } = run;
-    return {
-      ...visit,
-      status,
-      ...(waiting ? { waiting } : { waiting: undefined }),
-      asks,
-      paused,
-      heldMessages: Math.max(visit.heldMessages ?? 0, heldMessages ?? 0),
-      stageWorkflowId: run.stageWorkflowId,
-      // The run's totals include the visit's last report; the visit's own numbers are fresher.
-      usage: addUsage(run.finishedVisits?.usage ?? run.usage, visit.usage),
-      cost: addCost(run.finishedVisits?.cost ?? run.cost, visit.cost),
-    };
+    return withVisitProgress(run, await queryProgress(client, run.stageWorkflowId, deadlineMs));
   } catch {
     return run;
   }

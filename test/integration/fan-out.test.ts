@@ -5,19 +5,23 @@
  * stage (`fail`), fan-outs nest, and `spawn_agent` works with and without
  * waiting.
  */
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Client } from '@temporalio/client';
+import { defaultPayloadConverter } from '@temporalio/common';
 import proto from '@temporalio/proto';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { LocalBlobStore } from '../../src/blobs/index.js';
 import { loadBlueprint } from '../../src/blueprint/load.js';
 import { printRunResult } from '../../src/cli/result-action.js';
 import { idSegment, type RunResult, type StageOutcome } from '../../src/runtime/index.js';
+import { INLINE_WORKER } from '../../src/runtime/patches.js';
 import {
   runAgent,
   scopedEnv,
   scriptedModel,
   type TestRuntime,
+  tempDir,
   useRuntime,
   visitOps,
   writeBlueprint,
@@ -91,7 +95,7 @@ async function peakChildren(
   return { peak, started };
 }
 
-/** The text of each tool result a stage visit routed, by tool name, in call order (blobs read back). */
+/** The text of each tool result a stage visit (or a fan-out worker's run) routed, by tool name, in call order (blobs read back). */
 async function toolResults(rt: TestRuntime, visitId: string, tool: string): Promise<string[]> {
   const blobs = new LocalBlobStore(rt.blobDir);
   const out: string[] = [];
@@ -99,6 +103,47 @@ async function toolResults(rt: TestRuntime, visitId: string, tool: string): Prom
     if (op.call.kind !== 'route' || op.call.call.name !== tool) continue;
     const content = op.call.result.content;
     out.push(typeof content === 'string' ? content : await blobs.get(content.hash));
+  }
+  return out;
+}
+
+/** Ids of the workflows a visibility query lists, sorted. */
+async function workflowIds(client: Client, query: string): Promise<string[]> {
+  const out: string[] = [];
+  for await (const wf of client.workflow.list({ query })) out.push(wf.workflowId);
+  return out.sort();
+}
+
+/** The ids of the patches a workflow's history recorded markers for, in order. */
+async function patchesOf(client: Client, workflowId: string): Promise<string[]> {
+  const out: string[] = [];
+  for (const e of (await client.workflow.getHandle(workflowId).fetchHistory()).events ?? []) {
+    const data = e.markerRecordedEventAttributes?.details?.['patch-data']?.payloads?.[0];
+    if (data) out.push(defaultPayloadConverter.fromPayload<{ id: string }>(data).id);
+  }
+  return out;
+}
+
+/** The types of the activities a workflow's history scheduled, in order (local activities are markers). */
+async function activitiesOf(client: Client, workflowId: string): Promise<string[]> {
+  const out: string[] = [];
+  for (const e of (await client.workflow.getHandle(workflowId).fetchHistory()).events ?? []) {
+    const name = e.activityTaskScheduledEventAttributes?.activityType?.name;
+    if (name) out.push(name);
+  }
+  return out;
+}
+
+/** The texts a run (or a worker) seeded each region with, by region (blobs read back). */
+async function seedTexts(rt: TestRuntime, workflowId: string): Promise<Record<string, string[]>> {
+  const blobs = new LocalBlobStore(rt.blobDir);
+  const out: Record<string, string[]> = {};
+  for (const op of await visitOps(rt.client, workflowId)) {
+    if (op.call.kind !== 'seed') continue;
+    const texts: string[] = [];
+    for (const t of op.call.texts)
+      texts.push(typeof t.content === 'string' ? t.content : await blobs.get(t.content.hash));
+    out[op.call.region] = texts;
   }
   return out;
 }
@@ -134,6 +179,11 @@ describe('fan-out', () => {
     const workers = await workersOf(env.rt.client, runId);
     expect(workers.map((w) => w.id)).toEqual(work.map((w) => `${runId}/${idSegment(w.id)}`).sort());
     expect(workers.every((w) => w.status === 'COMPLETED')).toBe(true);
+    // Each worker is one workflow: its stage visit ran inside its run, under the patch that says so.
+    const first = `${runId}/${idSegment(work[0]!.id)}`;
+    expect(await workflowIds(env.rt.client, `WorkflowId STARTS_WITH '${first}.'`)).toEqual([]);
+    expect(await patchesOf(env.rt.client, first)).toContain(INLINE_WORKER);
+    expect(await patchesOf(env.rt.client, runId)).not.toContain(INLINE_WORKER);
 
     const [report] = await toolResults(env.rt, visit, 'fan_out');
     expect(report?.split('\n')[0]).toBe('[fan_out results: 25 succeeded, 0 failed]');
@@ -172,6 +222,34 @@ describe('fan-out', () => {
     expect(report?.split('\n')[0]).toBe('[fan_out results: 10 succeeded, 0 failed]');
     expect([...(report ?? '').matchAll(/^## worker (\S+)$/gm)].map((m) => m[1])).toEqual(work.map((w) => w.id));
     expect(report).toContain('## worker file-10.ts\npart 10 done');
+  });
+
+  it("resolves a worker's input seeds as it starts, and its file seeds in an activity of their own", async () => {
+    const work = items(1);
+    const guide = 'guide = { kind = "pinned", max_tokens = 500, seed = { files = ["guide.md"] } }\n';
+    const workdir = tempDir('work');
+    writeFileSync(join(workdir, 'guide.md'), 'Be brief.');
+    for (const [regions, expected] of [
+      ['', []],
+      [guide, ['resolveSeeds']],
+    ] as const) {
+      const model = scriptedModel({
+        turns: [
+          { stage: 'split', tool_calls: [{ name: 'fan_out', arguments: { items: work } }] },
+          { stage: 'work', text: 'read it' },
+          { stage: 'merge', text: 'Merged.' },
+        ],
+      });
+      const bp = writeBlueprint(fanOutBlueprint(model).replace('[stages.split]', `${regions}\n[stages.split]`));
+      const run = await runAgent(env.rt, bp, { task: 'One file.', workdir });
+      expect(run.result.status).toBe('completed');
+      const worker = `${run.handle.workflowId}/${idSegment(work[0]!.id)}`;
+      // The worker starts with a local activity; only seeds that read the host take one of their own.
+      expect((await activitiesOf(env.rt.client, worker)).filter((a) => a !== 'infer')).toEqual(expected);
+      const seeded = await seedTexts(env.rt, worker);
+      expect(seeded.task).toEqual(['review file 1']);
+      if (regions) expect(seeded.guide).toEqual(['Be brief.']);
+    }
   });
 
   it('reports a failed worker and goes on with on_worker_failure = "continue"', async () => {
@@ -280,8 +358,8 @@ allow_as_worker = true
         { id: `${runId}/${half}/a`, status: 'COMPLETED' },
         { id: `${runId}/${half}/b`, status: 'COMPLETED' },
       ]);
-      const [report] = await toolResults(env.rt, `${runId}/${half}.1.halve`, 'fan_out');
-      expect(report).toContain('[fan_out results: 2 succeeded, 0 failed]');
+      // A half's visit runs inside its run, so the half's own history starts its two leaves.
+      expect(await peakChildren(env.rt.client, `${runId}/${half}`)).toEqual({ peak: 2, started: 2 });
     }
     const [top] = await toolResults(env.rt, `${runId}.1.split`, 'fan_out');
     expect(top).toContain('[fan_out results: 2 succeeded, 0 failed]');
@@ -563,7 +641,7 @@ spawn_agent = "deny"
     expect(run.result.status).toBe('completed');
     const runId = run.handle.workflowId;
     // The worker's own stage allows spawn_agent; the stage that started it does not.
-    const [deeper] = await toolResults(env.rt, `${runId}/only.1.work`, 'spawn_agent');
+    const [deeper] = await toolResults(env.rt, `${runId}/only`, 'spawn_agent');
     expect(deeper).toMatch(/^\[permission-denied\] `spawn_agent` is denied/);
     const [again] = await toolResults(env.rt, `${runId}.2.merge`, 'spawn_agent');
     expect(again).toMatch(/^\[permission-denied\] /);

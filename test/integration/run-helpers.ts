@@ -164,10 +164,15 @@ export async function saveHistories(client: Client, runId: string): Promise<void
  * call built on it carried them, then the ones the visit handed back. The
  * inference folds the log into snapshots as it goes
  * (docs/architecture.md#event-sourcing), so the outcome alone holds only the last few.
+ *
+ * `workflowId` is a stage visit's, or a fan-out worker run's: a worker runs
+ * its visits inside its own history (docs/reference/sub-agents.md#one-workflow-per-worker),
+ * and its result is a run's, with no carried operations, so its last ones are
+ * those its last inference was given.
  */
-export async function visitOps(client: Client, visitId: string): Promise<RecordedOp[]> {
-  const handle = client.workflow.getHandle(visitId);
-  const outcome = (await handle.result()) as StageOutcome;
+export async function visitOps(client: Client, workflowId: string): Promise<RecordedOp[]> {
+  const handle = client.workflow.getHandle(workflowId);
+  const { carried } = (await handle.result()) as Partial<StageOutcome>;
   const byBase = new Map<string | null, readonly RecordedOp[]>();
   for (const e of (await handle.fetchHistory()).events ?? []) {
     const a = e.activityTaskScheduledEventAttributes;
@@ -176,7 +181,7 @@ export async function visitOps(client: Client, visitId: string): Promise<Recorde
     const input = defaultPayloadConverter.fromPayload<Pick<InferInput, 'base' | 'ops'>>(a!.input!.payloads![0]!);
     if ((byBase.get(input.base)?.length ?? -1) < input.ops.length) byBase.set(input.base, input.ops);
   }
-  byBase.set(outcome.carried.snapshot, outcome.carried.ops);
+  if (carried) byBase.set(carried.snapshot, carried.ops);
   return [...byBase.values()].flat();
 }
 

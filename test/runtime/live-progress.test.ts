@@ -7,7 +7,9 @@ import {
   progressReportDue,
   type VisitCounters,
   withLiveVisit,
+  withVisitProgress,
 } from '../../src/runtime/live-progress.js';
+import type { PendingAsk } from '../../src/runtime/operators.js';
 import { emptyUsage, type Progress } from '../../src/runtime/types.js';
 
 const usage = (calls: number, promptTokens: number) => ({ ...emptyUsage(), calls, promptTokens });
@@ -105,5 +107,48 @@ describe('withLiveVisit', () => {
   it('is the run alone before the first report, and ignores a report older than what a finished visit handed back', () => {
     expect(withLiveVisit(run, undefined)).toBe(run);
     expect(withLiveVisit({ ...run, inferences: 10 }, counters).inferences).toBe(10);
+  });
+});
+
+describe('withVisitProgress', () => {
+  const visit: Progress = {
+    ...run,
+    status: 'running',
+    inferences: 9,
+    visitTurns: 5,
+    regions: counters.regions,
+    usage: usage(5, 900),
+    cost: { usd: 0.02, priced: ['openai:gpt-4o'], unpriced: [] },
+    waiting: 'message',
+    asks: [],
+    paused: false,
+    heldMessages: 3,
+    stageWorkflowId: undefined,
+  };
+
+  it("shows the visit's turn and regions, the run's status and waits, and the whole run's totals", () => {
+    const ask: PendingAsk = {
+      kind: 'approval',
+      call: 'c1',
+      tool: 'shell',
+      subject: 'shell: make',
+      since: 5,
+      deadline: 0,
+    };
+    const waitingRun: Progress = { ...run, status: 'waiting', waiting: 'approval', asks: [ask], paused: true };
+    const merged = withVisitProgress(waitingRun, visit);
+    expect(merged).toMatchObject({ inferences: 9, visitTurns: 5, regions: visit.regions });
+    expect(merged).toMatchObject({ status: 'waiting', waiting: 'approval', asks: [ask], paused: true });
+    expect(merged.heldMessages).toBe(3);
+    expect(merged.stageWorkflowId).toBe('r.2.build');
+    expect(merged.usage).toMatchObject({ calls: 9, promptTokens: 1300 });
+    expect(merged.cost.usd).toBeCloseTo(0.03);
+  });
+
+  it("adds the visit's usage to the finished visits alone when the run already merged a report", () => {
+    const reported = withLiveVisit(run, counters);
+    expect(withVisitProgress(reported, visit).usage).toMatchObject({ calls: 9, promptTokens: 1300 });
+    // Nothing waits in the run: the visit's own `waiting` is not shown.
+    expect(withVisitProgress(run, visit).waiting).toBeUndefined();
   });
 });

@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { LevError } from '../../src/errors.js';
-import { acceptedInputs, acceptsTask, preflightSeedPaths, resolveSeed } from '../../src/seeds/index.js';
+import { acceptedInputs, acceptsTask, preflightSeedPaths, resolveSeed, seedsFromInput } from '../../src/seeds/index.js';
 import { compileReadPaths } from '../../src/tools/read-paths.js';
 import { makeSandbox, type Sandbox, SECRET } from '../tools/fixture.js';
 import { blueprint, region, seedInputs } from './fixture.js';
@@ -362,5 +362,26 @@ describe('task acceptance (docs/reference/seeds.md#forms, scenario 37)', () => {
     expect(errors.map((e) => e.code)).toEqual(['required-input-missing', 'required-input-missing']);
     expect(errors[0]?.message).toContain('task');
     expect(errors[1]?.message).toBe('Pass the spec with --input spec_text=...');
+  });
+});
+
+describe('seeds from the run’s input (docs/reference/sub-agents.md#one-workflow-per-worker)', () => {
+  it('are the task, inputs, caller values and literals; files, globs, scripts, commands and tools read the host', () => {
+    const fromInput = [
+      region('task'),
+      region('brief', { form: 'input' }),
+      region('spec', { form: 'caller', key: 'spec_text' }),
+      region('rules', { form: 'literal', text: 'x' }),
+      region('scratch'),
+    ];
+    expect(seedsFromInput(fromInput)).toBe(true);
+    for (const host of [
+      region('docs', { form: 'files', paths: ['README.md'] }),
+      region('src', { form: 'glob', pattern: 'src/**' }),
+      region('made', { form: 'rhai', path: 'seed.rhai' }),
+      region('log', { form: 'command', command: 'git log -1' }),
+      region('time', { form: 'tools', calls: [{ name: 'current_time', args: {} }] }),
+    ])
+      expect(seedsFromInput([...fromInput, host])).toBe(false);
   });
 });

@@ -11,8 +11,10 @@ import type { Content } from '../../context/types.js';
 import { LevError } from '../../errors.js';
 import { withLaunchOutput } from '../../outputs/spec.js';
 import { encodingFor, lookupModel } from '../../providers/models.js';
+import { seedsFromInput } from '../../seeds/index.js';
 import { countTokens, cutMarker, cutToTokens } from '../../tokens/index.js';
 import type { ToolCeiling } from '../../tools/tool.js';
+import type { SeededRegion } from '../activity-types.js';
 import {
   type CeilingLayer,
   type ChildBlueprint,
@@ -27,6 +29,7 @@ import {
 } from '../sub-agents.js';
 import { chooseModel } from './model-choice.js';
 import type { RunStore } from './run-store.js';
+import { resolveRunSeeds } from './seeding.js';
 import { ancestorsOf, toolCeilings } from './tool-context.js';
 
 export interface ChildBlueprintRequest {
@@ -57,11 +60,33 @@ export async function childBlueprint(store: RunStore, req: ChildBlueprintRequest
   return { ...start, ceilings };
 }
 
-/** A fan-out worker's start: what its siblings share, read back from the blob store, and its blueprint. */
-export async function workerStart(store: RunStore, shared: string): Promise<ChildStart & { share: WorkerShare }> {
+/** What a fan-out worker starts with; `seeded` when its seeds were resolved with it. */
+export type WorkerStart = ChildStart & { share: WorkerShare; seeded?: SeededRegion[] };
+
+/**
+ * A fan-out worker's start: what its siblings share, read back from the blob
+ * store, and its blueprint. Given the worker's `task`, it also resolves the
+ * seeds of a blueprint whose seeds read nothing from the host, so the worker
+ * starts in one step (docs/reference/sub-agents.md#one-workflow-per-worker);
+ * any other seeds, or seeds that fail here, are left to the run's own
+ * `resolveSeeds` activity, which runs them where tools run and reports
+ * their errors.
+ */
+export async function workerStart(store: RunStore, shared: string, task?: string): Promise<WorkerStart> {
   const share = JSON.parse(await store.blobs.get(shared)) as WorkerShare;
   const start = await childBlueprint(store, { ...childBlueprintOf(share.child), ceiling: share.child.lineage.ceiling });
-  return { ...start, share };
+  if (task === undefined || !seedsFromInput(start.blueprint.regions)) return { ...start, share };
+  const { ceiling } = share.child.lineage;
+  const seeded = await resolveRunSeeds(store, {
+    blueprintHash: start.hash,
+    task,
+    caller: {},
+    workdir: share.workdir,
+    noSeedCommands: share.options.noSeedCommands,
+    stage: share.child.stage ?? start.blueprint.agent.entryStage,
+    ...(ceiling.length > 0 ? { ceiling } : {}),
+  }).catch(() => undefined);
+  return { ...start, share, ...(seeded ? { seeded } : {}) };
 }
 
 async function blueprintOf(

@@ -1,0 +1,46 @@
+/**
+ * A fan-out worker's stage visit inside the worker's own run, instead of a
+ * child stage workflow (docs/reference/sub-agents.md#one-workflow-per-worker):
+ * the same turns, with the run's operators taking the visit's reports as
+ * calls rather than signals. Workflow code: the visit's activities and
+ * operations join the run's history in the order `turns` issues them.
+ */
+import type { StageDef } from '../src/blueprint/types.js';
+import type { StageInput, StageOutcome } from '../src/runtime/index.js';
+import { CURRENT_VISIT } from '../src/runtime/patches.js';
+import type { RunOperators } from './run-operators.js';
+import { type TurnsEnd, turns } from './stage.js';
+import { StageVisit } from './stage-visit.js';
+
+/** How a visit inside its run ended: its turns' end, or what it threw with the region set it had then. */
+export type InlineEnd = { end: TurnsEnd } | { thrown: unknown; left: StageOutcome };
+
+/**
+ * Runs the visit `id` of `def` inside the calling run. Between its start and
+ * its end the run's operators forward updates to it directly; what it did
+ * not write of the messages goes back to them when it ends, however it ends.
+ */
+export async function visitInline(
+  id: string,
+  input: StageInput,
+  def: StageDef,
+  ops: RunOperators,
+  changed: () => void,
+): Promise<InlineEnd> {
+  const operators = ops.startVisit(id);
+  const visit = new StageVisit({ ...input, operators }, def, CURRENT_VISIT, {
+    report: (report) => ops.report(report),
+    changed,
+  });
+  ops.hostVisit({ deliver: (forwarded) => visit.ops.receive(forwarded), progress: () => visit.progress() });
+  visit.showDetails();
+  try {
+    const end = await turns(visit, def, visit.input);
+    ops.endVisit('continueWith' in end ? end.continueWith.operators : end.operators);
+    return { end };
+  } catch (thrown) {
+    const left = visit.outcome('cancelled');
+    ops.endVisit(left.operators);
+    return { thrown, left };
+  }
+}
