@@ -10,7 +10,7 @@ import { registerCommands } from './commands/index.js';
 export async function main(argv: string[]): Promise<number> {
   const program = new Command('lev')
     .description('Leviath: durable AI agents with structured context memory, on Temporal.')
-    .version('0.2.0')
+    .version('0.3.0')
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride();
   registerCommands(program);

@@ -9,9 +9,11 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
+import { defaultPayloadConverter } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
 import { Worker } from '@temporalio/worker';
 import { describe, expect, inject, it } from 'vitest';
+import { INLINE_WORKER } from '../../src/runtime/patches.js';
 
 const HISTORIES = join(import.meta.dirname, '..', 'histories');
 
@@ -61,6 +63,18 @@ describe('histories recorded by earlier versions', () => {
       return name ? [name] : [];
     });
     for (const name of ['approve', 'deny', 'answer', 'message', 'pause', 'resume']) expect(updates).toContain(name);
+  });
+
+  it('include fan-out workers that ran their stage visits inside their own run', () => {
+    const patches = (r: Recorded) =>
+      (r.history.events ?? []).flatMap((e) => {
+        const data = e.markerRecordedEventAttributes?.details?.['patch-data']?.payloads?.[0];
+        return data ? [defaultPayloadConverter.fromPayload<{ id: string }>(data).id] : [];
+      });
+    const inline = all.filter((r) => r.workflowId.includes('/') && patches(r).includes(INLINE_WORKER));
+    expect(inline.length).toBeGreaterThanOrEqual(2);
+    // Such a worker started no visit workflow: no recorded id continues its own with a visit.
+    for (const worker of inline) expect(all.some((r) => r.workflowId.startsWith(`${worker.workflowId}.`))).toBe(false);
   });
 
   it('replay against the current workflow code without a nondeterminism error', async () => {
