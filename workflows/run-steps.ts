@@ -15,7 +15,6 @@ import {
   getExternalWorkflowHandle,
   isCancellation,
   log,
-  setCurrentDetails,
   startChild,
   upsertMemo,
   upsertSearchAttributes,
@@ -59,6 +58,7 @@ import {
 import type { SubmittedOutput } from '../src/runtime/stage-modes.js';
 import { onToolQueue } from '../src/runtime/tool-queue.js';
 import type { PermissionLayer } from '../src/tools/permissions.js';
+import { currentDetails } from './current-details.js';
 import { acts, callOptions, EngineDriver } from './engine-driver.js';
 import { visitInline } from './inline-visit.js';
 import { RunOperators } from './run-operators.js';
@@ -146,10 +146,8 @@ export class AgentRun {
     };
   }
 
-  /** Rewrites the run's current details (docs/reference/operators.md#current-details); adds no event. */
-  showDetails(): void {
-    setCurrentDetails(runDetails(this.progress(), this.stagesVisited));
-  }
+  /** Rewrites the run's current details (docs/reference/operators.md#current-details) once the activation's microtasks have run; adds no event. */
+  readonly showDetails = currentDetails(() => runDetails(this.progress(), this.stagesVisited));
 
   /** The memo the Web UI lists once the run has ended (docs/reference/operators.md#memo). */
   private memo(extra: Record<string, unknown> = {}): Record<string, unknown> {

@@ -12,7 +12,6 @@ import {
   condition,
   isCancellation,
   log,
-  setCurrentDetails,
 } from '@temporalio/workflow';
 import { DEFAULT_ASK_TIMEOUT_SECS } from '../src/blueprint/duration.js';
 import type { StageDef } from '../src/blueprint/types.js';
@@ -64,6 +63,7 @@ import { onToolQueue } from '../src/runtime/tool-queue.js';
 import { isGranted, notGrantedResult } from '../src/tools/grants.js';
 import { ASK_USER, canonicalTool, FAN_OUT, isAgentTool, isContextTool } from '../src/tools/names.js';
 import { mergedPermissions, strictestDecision } from '../src/tools/permissions.js';
+import { currentDetails } from './current-details.js';
 import { acts, callOptions, EngineDriver } from './engine-driver.js';
 import { StageOperators } from './stage-operators.js';
 import { SubAgents } from './sub-agents.js';
@@ -212,11 +212,16 @@ export class StageVisit {
     return workers ? { workers } : {};
   }
 
-  /** Rewrites the visit's current details (docs/reference/operators.md#current-details); adds no event. */
+  /**
+   * Rewrites the visit's current details (docs/reference/operators.md#current-details) once the
+   * activation's microtasks have run; adds no event. A visit inside its run has the run show them.
+   */
   showDetails(): void {
     if (this.host) this.host.changed();
-    else setCurrentDetails(stageDetails(this.progress()));
+    else this.writeDetails();
   }
+
+  private readonly writeDetails = currentDetails(() => stageDetails(this.progress()));
 
   outcome(end: StageOutcome['end'], error?: string, errorCode?: string): StageOutcome {
     return {
