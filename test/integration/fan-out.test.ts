@@ -14,8 +14,9 @@ import { afterAll, describe, expect, inject, it } from 'vitest';
 import { LocalBlobStore } from '../../src/blobs/index.js';
 import { loadBlueprint } from '../../src/blueprint/load.js';
 import { printRunResult } from '../../src/cli/result-action.js';
-import { idSegment, type RunResult, type StageOutcome } from '../../src/runtime/index.js';
+import { idSegment, type Progress, type RunResult, type StageOutcome } from '../../src/runtime/index.js';
 import { INLINE_WORKER } from '../../src/runtime/patches.js';
+import { runProgress, sendUpdate } from '../../src/worker/operators.js';
 import {
   runAgent,
   scopedEnv,
@@ -250,6 +251,78 @@ describe('fan-out', () => {
       expect(seeded.task).toEqual(['review file 1']);
       if (regions) expect(seeded.guide).toEqual(['Be brief.']);
     }
+  });
+
+  it('goes on with a long worker visit as a child stage workflow, and reports what it ended with', async () => {
+    const work = items(1);
+    const note = (k: number) => ({ name: 'context_append', arguments: { region: 'results', content: `note ${k}` } });
+    const model = scriptedModel({
+      turns: [
+        { stage: 'split', tool_calls: [{ name: 'fan_out', arguments: { items: work } }] },
+        { stage: 'work', tool_calls: [note(1)] },
+        { stage: 'work', tool_calls: [note(2)] },
+        { stage: 'work', tool_calls: [note(3)] },
+        { stage: 'work', text: 'three notes taken' },
+        { stage: 'merge', text: 'Merged.' },
+      ],
+    });
+    const bp = writeBlueprint(fanOutBlueprint(model));
+    const run = await runAgent(env.rt, bp, { task: 'One long item.', options: { turnsPerRun: 2 } });
+    expect(run.result.status).toBe('completed');
+    const runId = run.handle.workflowId;
+    const worker = `${runId}/${idSegment(work[0]!.id)}`;
+    // Two turns inside the worker's run, then the visit went on as new under its visit id.
+    expect((await activitiesOf(env.rt.client, worker)).filter((a) => a === 'infer')).toHaveLength(2);
+    const visit = await env.rt.client.workflow.getHandle(`${worker}.1.work`).describe();
+    expect(visit.status.name).toBe('COMPLETED');
+    expect(await workflowIds(env.rt.client, `WorkflowId STARTS_WITH '${worker}.'`)).toEqual([`${worker}.1.work`]);
+    const [report] = await toolResults(env.rt, `${runId}.1.split`, 'fan_out');
+    expect(report).toContain(`## worker ${work[0]!.id}\nthree notes taken`);
+    expect(run.result.usage.agents?.calls).toBe(4);
+  });
+
+  it("shows a running worker's live turn in its progress, and takes a person's message through its update", async () => {
+    const runId = `steered-fan-${Date.now()}`;
+    const work = items(1);
+    const worker = `${runId}/${idSegment(work[0]!.id)}`;
+    const model = scriptedModel({
+      turns: [
+        { stage: 'split', tool_calls: [{ name: 'fan_out', arguments: { items: work } }] },
+        {
+          stage: 'work',
+          tool_calls: [{ name: 'context_append', arguments: { region: 'results', content: 'first look' } }],
+        },
+        {
+          stage: 'work',
+          latency_ms: 4000,
+          tool_calls: [{ name: 'context_append', arguments: { region: 'results', content: 'second look' } }],
+        },
+        { stage: 'work', text: 'looked twice' },
+        { stage: 'merge', text: 'Merged.' },
+      ],
+    });
+    const bp = writeBlueprint(fanOutBlueprint(model));
+    const running = runAgent(env.rt, bp, { task: 'One item.', workflowId: runId });
+    // The worker's progress is its visit's: its turn and the entry its first turn wrote.
+    let live: Progress | undefined;
+    for (let i = 0; i < 200 && !(live && live.visitTurns >= 1); i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      live = await runProgress(env.rt.client, env.rt.client.workflow.getHandle(worker)).catch(() => undefined);
+    }
+    expect(live).toMatchObject({ status: 'running', stage: 'work', visitTurns: 1 });
+    expect(live?.regions.find((r) => r.name === 'results')?.entries).toBe(1);
+    expect(live?.stageWorkflowId).toBeUndefined();
+    // Delivered to the visit running inside the worker's run, not held for a later one.
+    expect(await sendUpdate(env.rt.client, worker, 'message', 'Mind the dates.')).toMatchObject({
+      held: false,
+      stage: 'work',
+    });
+
+    const run = await running;
+    expect(run.result.status).toBe('completed');
+    // The message was written into the worker's conversation before its next inference.
+    const ops = await visitOps(env.rt.client, worker);
+    expect(ops.some((op) => JSON.stringify(op.call).includes('Mind the dates.'))).toBe(true);
   });
 
   it('reports a failed worker and goes on with on_worker_failure = "continue"', async () => {
