@@ -150,11 +150,10 @@ async function dissect(client: Client, workflowId: string): Promise<void> {
   process.stdout.write(`\n${workflowId}: timeline (ms from its start)\n`);
   for (const e of h.events ?? []) {
     const at = Number(e.eventTime?.seconds ?? 0) * 1000 + (e.eventTime?.nanos ?? 0) / 1e6 - t0;
-    // What the event is about: an activity's type, the search attributes an upsert sets, a marker's name.
+    // What the event is about: an activity's type, or the search attributes an upsert sets.
+    const upserted = e.upsertWorkflowSearchAttributesEventAttributes?.searchAttributes?.indexedFields;
     const about =
-      e.activityTaskScheduledEventAttributes?.activityType?.name ??
-      Object.keys(e.upsertWorkflowSearchAttributesEventAttributes?.searchAttributes?.indexedFields ?? {}).join(',') ??
-      '';
+      e.activityTaskScheduledEventAttributes?.activityType?.name ?? (upserted ? Object.keys(upserted).join(',') : '');
     process.stdout.write(
       `${at.toFixed(0).padStart(6)} ${String(types[e.eventType ?? 0]).replace('EVENT_TYPE_', '')} ${about}\n`,
     );

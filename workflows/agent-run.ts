@@ -27,6 +27,7 @@ import {
   finalOutput,
   PARENT_KEY,
   STATUS_KEY,
+  workerRunInput,
 } from '../src/runtime/index.js';
 import { INLINE_WORKER, RUN_PATCH } from '../src/runtime/patches.js';
 import { endsWithOutput } from '../src/runtime/stage-modes.js';
@@ -101,15 +102,8 @@ async function runBlueprint(start: RunInput | WorkerInput, inline: boolean): Pro
     const { blueprint, hash, ceilings, share, seeded } = inline
       ? await local.workerStart.executeWithOptions(starting, [{ shared: start.shared, task: start.task }])
       : await acts.workerStart.executeWithOptions(starting, [{ shared: start.shared }]);
-    const input: RunInput = {
-      child: share.child,
-      task: start.task,
-      caller: {},
-      workdir: share.workdir,
-      options: share.options,
-    };
     childAttributes(blueprint, share.child.parentRunId);
-    return { bp: blueprint, hash, ceilings, input, ...(seeded ? { seeded } : {}) };
+    return { bp: blueprint, hash, ceilings, input: workerRunInput(share, start.task), ...(seeded ? { seeded } : {}) };
   }
   const input = start;
   if (input.blueprint) {

@@ -24,7 +24,7 @@ import type { Blueprint, EdgeDef, StageDef } from '../src/blueprint/types.js';
 import { type Content, chooseEdge, contentText, createRunState } from '../src/context/index.js';
 import { isRuntimeCode } from '../src/error-codes.js';
 import { formatCoded, type RuntimeCode } from '../src/errors.js';
-import type { CeilingLayer, SeededRegion, StageInput } from '../src/runtime/index.js';
+import type { SeededRegion, StageInput } from '../src/runtime/index.js';
 import {
   addSpend,
   addUsage,
@@ -48,6 +48,7 @@ import {
   STATUS_KEY,
   type StageOutcome,
   seedContextTarget,
+  seedRequest,
   type UsageTotals,
   undeliveredText,
   unmatchedChoiceDetail,
@@ -291,18 +292,7 @@ export class AgentRun {
           input.options,
           callOptions(input.options, regions ? `seeds: refresh ${regions.join(', ')}` : 'seeds', 3),
         ),
-        [
-          {
-            blueprintHash: this.blueprintHash,
-            ...(input.task !== undefined ? { task: input.task } : {}),
-            caller: input.caller,
-            workdir: input.workdir,
-            noSeedCommands: input.options.noSeedCommands,
-            stage: driver.stage,
-            ...(regions ? { regions } : {}),
-            ...this.ceiling(),
-          },
-        ],
+        [seedRequest(this.blueprintHash, input, driver.stage, regions)],
       );
     } catch (err) {
       if (err instanceof ActivityFailure && !isCancellation(err)) {
@@ -311,12 +301,6 @@ export class AgentRun {
       }
       throw err;
     }
-  }
-
-  /** A sub-agent's ancestors, whose permissions its seeds and tools stay under. */
-  private ceiling(): { ceiling?: CeilingLayer[] } {
-    const layers = this.input.child?.lineage.ceiling ?? [];
-    return layers.length > 0 ? { ceiling: layers } : {};
   }
 
   /** `spawn_agent {seed_context}`: starting material in the first pinned region the run shows, else the conversation. */

@@ -6,6 +6,7 @@ import type { Content, ToolCall } from '../context/index.js';
 import type { InferencePurpose, InvalidToolCall, Usage } from '../providers/types.js';
 import type { RecordedOp, SeedEntryText } from './ops.js';
 import type { CeilingLayer } from './sub-agents.js';
+import type { RunInput } from './types.js';
 
 export interface InferInput {
   runId: string;
@@ -104,6 +105,25 @@ export interface SeedRequest extends SeedRunInputs {
   stage: string;
   /** A sub-agent's ancestors, whose permissions, reads and commands its seeds stay under. */
   ceiling?: CeilingLayer[];
+}
+
+/**
+ * The seed request of a run: its task, caller values, workdir and ancestors,
+ * for every seeded region or, on a refresh, only `regions`. The run's
+ * `resolveSeeds` activity and a fan-out worker's start build it alike.
+ */
+export function seedRequest(blueprintHash: string, input: RunInput, stage: string, regions?: string[]): SeedRequest {
+  const ceiling = input.child?.lineage.ceiling ?? [];
+  return {
+    blueprintHash,
+    ...(input.task !== undefined ? { task: input.task } : {}),
+    caller: input.caller,
+    workdir: input.workdir,
+    noSeedCommands: input.options.noSeedCommands,
+    stage,
+    ...(regions ? { regions } : {}),
+    ...(ceiling.length > 0 ? { ceiling } : {}),
+  };
 }
 
 export interface SeededRegion {

@@ -11,7 +11,7 @@ import { CONVERSATION, type RunState, visibleRegions } from '../context/state.js
 import type { Content, EntryKind } from '../context/types.js';
 import { formatCoded, type RuntimeCode } from '../errors.js';
 import type { Spend } from './spend.js';
-import type { RunOptions } from './types.js';
+import type { RunInput, RunOptions } from './types.js';
 
 /** Most items one `fan_out` call takes. */
 export const MAX_FAN_OUT_ITEMS = 10_000;
@@ -123,6 +123,11 @@ export interface WorkerShare {
   child: Omit<ChildRun, 'seedContext' | 'output'>;
   workdir: string;
   options: RunOptions;
+}
+
+/** A fan-out worker's whole input: what it shares with its siblings, and its own task. */
+export function workerRunInput(share: WorkerShare, task: string): RunInput {
+  return { child: share.child, task, caller: {}, workdir: share.workdir, options: share.options };
 }
 
 /** A fan-out worker's start: the hash of its `WorkerShare` and its task. */

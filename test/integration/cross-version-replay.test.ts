@@ -9,11 +9,11 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
-import { defaultPayloadConverter } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
 import { Worker } from '@temporalio/worker';
 import { describe, expect, inject, it } from 'vitest';
 import { INLINE_WORKER } from '../../src/runtime/patches.js';
+import { patchIds } from './run-helpers.js';
 
 const HISTORIES = join(import.meta.dirname, '..', 'histories');
 
@@ -66,12 +66,7 @@ describe('histories recorded by earlier versions', () => {
   });
 
   it('include fan-out workers that ran their stage visits inside their own run', () => {
-    const patches = (r: Recorded) =>
-      (r.history.events ?? []).flatMap((e) => {
-        const data = e.markerRecordedEventAttributes?.details?.['patch-data']?.payloads?.[0];
-        return data ? [defaultPayloadConverter.fromPayload<{ id: string }>(data).id] : [];
-      });
-    const inline = all.filter((r) => r.workflowId.includes('/') && patches(r).includes(INLINE_WORKER));
+    const inline = all.filter((r) => r.workflowId.includes('/') && patchIds(r.history).includes(INLINE_WORKER));
     expect(inline.length).toBeGreaterThanOrEqual(2);
     // Such a worker started no visit workflow: no recorded id continues its own with a visit.
     for (const worker of inline) expect(all.some((r) => r.workflowId.startsWith(`${worker.workflowId}.`))).toBe(false);

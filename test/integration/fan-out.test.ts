@@ -8,7 +8,6 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Client } from '@temporalio/client';
-import { defaultPayloadConverter } from '@temporalio/common';
 import proto from '@temporalio/proto';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { LocalBlobStore } from '../../src/blobs/index.js';
@@ -18,6 +17,7 @@ import { idSegment, type Progress, type RunResult, type StageOutcome } from '../
 import { INLINE_WORKER } from '../../src/runtime/patches.js';
 import { runProgress, sendUpdate } from '../../src/worker/operators.js';
 import {
+  patchIds,
   runAgent,
   scopedEnv,
   scriptedModel,
@@ -117,12 +117,7 @@ async function workflowIds(client: Client, query: string): Promise<string[]> {
 
 /** The ids of the patches a workflow's history recorded markers for, in order. */
 async function patchesOf(client: Client, workflowId: string): Promise<string[]> {
-  const out: string[] = [];
-  for (const e of (await client.workflow.getHandle(workflowId).fetchHistory()).events ?? []) {
-    const data = e.markerRecordedEventAttributes?.details?.['patch-data']?.payloads?.[0];
-    if (data) out.push(defaultPayloadConverter.fromPayload<{ id: string }>(data).id);
-  }
-  return out;
+  return patchIds(await client.workflow.getHandle(workflowId).fetchHistory());
 }
 
 /** The types of the activities a workflow's history scheduled, in order (local activities are markers). */

@@ -185,6 +185,14 @@ export async function visitOps(client: Client, workflowId: string): Promise<Reco
   return [...byBase.values()].flat();
 }
 
+/** The ids of the patches a history recorded markers for (`patched()` calls that took the new path), in order. */
+export function patchIds(history: proto.temporal.api.history.v1.IHistory): string[] {
+  return (history.events ?? []).flatMap((e) => {
+    const data = e.markerRecordedEventAttributes?.details?.['patch-data']?.payloads?.[0];
+    return data ? [defaultPayloadConverter.fromPayload<{ id: string }>(data).id] : [];
+  });
+}
+
 /**
  * Environment variables a describe block sets for its runs (a provider's base URL and key, say):
  * `set` remembers each variable's first value, `restore` puts them all back (unset where they were).

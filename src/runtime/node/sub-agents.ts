@@ -14,7 +14,7 @@ import { encodingFor, lookupModel } from '../../providers/models.js';
 import { seedsFromInput } from '../../seeds/index.js';
 import { countTokens, cutMarker, cutToTokens } from '../../tokens/index.js';
 import type { ToolCeiling } from '../../tools/tool.js';
-import type { SeededRegion } from '../activity-types.js';
+import { type SeededRegion, seedRequest } from '../activity-types.js';
 import {
   type CeilingLayer,
   type ChildBlueprint,
@@ -26,6 +26,7 @@ import {
   reportHeader,
   sectionHeading,
   type WorkerShare,
+  workerRunInput,
 } from '../sub-agents.js';
 import { chooseModel } from './model-choice.js';
 import type { RunStore } from './run-store.js';
@@ -76,16 +77,10 @@ export async function workerStart(store: RunStore, shared: string, task?: string
   const share = JSON.parse(await store.blobs.get(shared)) as WorkerShare;
   const start = await childBlueprint(store, { ...childBlueprintOf(share.child), ceiling: share.child.lineage.ceiling });
   if (task === undefined || !seedsFromInput(start.blueprint.regions)) return { ...start, share };
-  const { ceiling } = share.child.lineage;
-  const seeded = await resolveRunSeeds(store, {
-    blueprintHash: start.hash,
-    task,
-    caller: {},
-    workdir: share.workdir,
-    noSeedCommands: share.options.noSeedCommands,
-    stage: share.child.stage ?? start.blueprint.agent.entryStage,
-    ...(ceiling.length > 0 ? { ceiling } : {}),
-  }).catch(() => undefined);
+  const stage = share.child.stage ?? start.blueprint.agent.entryStage;
+  const seeded = await resolveRunSeeds(store, seedRequest(start.hash, workerRunInput(share, task), stage)).catch(
+    () => undefined,
+  );
   return { ...start, share, ...(seeded ? { seeded } : {}) };
 }
 
