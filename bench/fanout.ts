@@ -9,6 +9,7 @@
  * Starts its own dev server.
  */
 import { writeFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import type { Client } from '@temporalio/client';
 import proto from '@temporalio/proto';
@@ -201,8 +202,10 @@ export default async function run(args: string[]): Promise<void> {
       // The workers' parents: the visit, and past 500 items the shards it starts.
       const visit = await history(client, `${runId}.1.split`);
       if (opts.dissect) {
+        // The run (its start before the visit, its end after), the visit that starts the workers,
+        await dissect(client, runId);
         await dissect(client, `${runId}.1.split`);
-        // A worker from the middle, past the first wave's crowd of starts; its stage visit runs
+        // and a worker from the middle, past the first wave's crowd of starts; its stage visit runs
         // inside its run (docs/reference/sub-agents.md#one-workflow-per-worker).
         await dissect(client, `${runId}/item-${Math.ceil(n / 2)}`);
       }
@@ -236,6 +239,8 @@ export default async function run(args: string[]): Promise<void> {
         'run events/bytes': `${top.events}/${top.bytes}`,
         'worker life s': workers > 0 ? (lives / workers / 1000).toFixed(2) : '-',
         'CPU s worker/server': `${(cpu.worker / 1000).toFixed(1)}/${(cpu.server / 1000).toFixed(1)}`,
+        // How busy the two kept the machine: near 100 % the steps of each worker wait for a core.
+        'CPU % of machine': ((100 * (cpu.worker + cpu.server)) / (wallS * 1000 * availableParallelism())).toFixed(0),
         'worker RSS idle/peak MB': `${idle.toFixed(0)}/${meter.peak.toFixed(0)}`,
         status: result.status,
       });
@@ -250,6 +255,6 @@ export default async function run(args: string[]): Promise<void> {
   process.stdout.write(`| ${keys.join(' | ')} |\n|${keys.map(() => '---').join('|')}|\n`);
   for (const row of rows) process.stdout.write(`| ${Object.values(row).join(' | ')} |\n`);
   process.stdout.write(
-    `\n${opts.calls} scripted calls of ${opts.latencyMs} ms per worker; worker life is the mean time from a worker's start to its end; the parents are the stage visit that starts the workers (\`<run>.1.split\`) and, past 500 items, its shards (\`<run>/~shard-n\`).\n`,
+    `\n${opts.calls} scripted calls of ${opts.latencyMs} ms per worker; worker life is the mean time from a worker's start to its end; CPU % of machine is the worker's and the server's CPU time over wall time × ${availableParallelism()} cores; the parents are the stage visit that starts the workers (\`<run>.1.split\`) and, past 500 items, its shards (\`<run>/~shard-n\`).\n`,
   );
 }
