@@ -5,7 +5,9 @@
  * per call. Prints one row per N: the run's wall time against the ideal
  * (`ceil(N / max_workers) × calls × latency`), the parents' history (the
  * stage visit that starts the workers, and past 500 items its shards:
- * events, bytes, bytes per item) and the worker process's idle and peak RSS.
+ * events, bytes, bytes per item), the CPU time of the worker process and
+ * of the server and how busy they kept the machine, and the worker process's
+ * idle and peak RSS.
  * Starts its own dev server.
  */
 import { writeFileSync } from 'node:fs';
