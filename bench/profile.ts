@@ -78,7 +78,8 @@ export function summarise(profile: CpuProfile, top = 20): ProfileSummary {
     add(byModule, moduleOf(node.callFrame.url, node.callFrame.functionName), ms);
     // Charge the sample to the promise hook when it ran under one, and to the code that made the promise.
     for (let at: number | undefined = id; at !== undefined; at = parent.get(at)) {
-      if (byId.get(at)?.callFrame.functionName !== 'initAll') continue;
+      const frame = byId.get(at)?.callFrame;
+      if (frame?.functionName !== 'initAll' || frame.url !== 'node:internal/promise_hooks') continue;
       promiseHookMs += ms;
       const maker = parent.get(at);
       const caller = maker === undefined ? undefined : parent.get(maker);
