@@ -64,6 +64,7 @@ import { acts, callOptions, EngineDriver } from './engine-driver.js';
 import { visitInline } from './inline-visit.js';
 import { RunOperators } from './run-operators.js';
 import { stageWorkflow } from './stage.js';
+import { visitFailure } from './stage-visit.js';
 
 /** How a visit the run goes on from ended. */
 type VisitOutcome = StageOutcome & { end: Exclude<StageOutcome['end'], 'cancelled'> };
@@ -392,11 +393,7 @@ export class AgentRun {
       return this.visitRouted(stage, workflowId, end.continueWith);
     }
     if (end.end === 'error')
-      this.lastFailure = ApplicationFailure.create({
-        message: end.error ?? `stage "${stage}" ended in error`,
-        type: end.errorCode ?? 'stage-failed',
-        nonRetryable: true,
-      });
+      this.lastFailure = visitFailure(end.error ?? `stage "${stage}" ended in error`, end.errorCode);
     return end;
   }
 

@@ -82,6 +82,20 @@ export interface HostRun {
   changed(): void;
 }
 
+/**
+ * How a visit that ended in error fails: with its error's code (else
+ * `stage-failed`), never retried, and its outcome as details when the run
+ * reads it from there (a stage workflow's failure).
+ */
+export function visitFailure(message: string, code: string | undefined, outcome?: StageOutcome): ApplicationFailure {
+  return ApplicationFailure.create({
+    message,
+    type: code ?? 'stage-failed',
+    nonRetryable: true,
+    ...(outcome ? { details: [outcome] } : {}),
+  });
+}
+
 /** What people decided about the asks of one reply. */
 interface Asked {
   asks: Map<string, PendingAsk>;
@@ -265,12 +279,7 @@ export class StageVisit {
     await condition(allHandlersFinished);
     this.showDetails();
     if (this.host) return outcome;
-    throw ApplicationFailure.create({
-      message: failed.failed,
-      type: failed.code ?? 'stage-failed',
-      nonRetryable: true,
-      details: [outcome],
-    });
+    throw visitFailure(failed.failed, failed.code, outcome);
   }
 
   /** A cancelled visit hands its region set to the run, which keeps it (docs/reference/operators.md#cancellation). */
