@@ -10,20 +10,21 @@
  * layout) for comparison.
  */
 import { loadBlueprint } from '../src/blueprint/load.js';
-import type { Blueprint, RegionDef } from '../src/blueprint/types.js';
 import { deterministicSummary } from '../src/context/deterministic-summary.js';
 import type { EngineEnv } from '../src/context/kinds/custom.js';
 import { maintain } from '../src/context/maintenance.js';
+import { contentText } from '../src/context/measure.js';
 import { renderPrompt, systemBlockText } from '../src/context/render.js';
 import { type EngineOp, runSync } from '../src/context/requests.js';
 import { routeToolResult } from '../src/context/routing.js';
 import { seedRegion } from '../src/context/seed-fit.js';
 import { enterStage } from '../src/context/stage.js';
-import { contentText, createRunState } from '../src/context/state.js';
+import { createRunState } from '../src/context/state.js';
 import { applyContextTool } from '../src/context/tools.js';
-import type { ToolCall } from '../src/context/types.js';
 import { writeEntry } from '../src/context/write.js';
 import { BUILTIN_MODELS, getProvider, type InferenceRequest, parseModelRef } from '../src/providers/index.js';
+import type { Blueprint, RegionDef } from '../src/shapes/blueprint.js';
+import type { ToolCall } from '../src/shapes/content.js';
 import { countTokens } from '../src/tokens/count.js';
 import { makeSyncHandler } from '../src/tokens/handler.js';
 import { stageTools } from '../src/tools/grants.js';

@@ -12,7 +12,6 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadBlueprintFromString } from '../src/blueprint/load.js';
-import type { Blueprint } from '../src/blueprint/types.js';
 import { deterministicSummary } from '../src/context/deterministic-summary.js';
 import type { EngineEnv } from '../src/context/kinds/custom.js';
 import { maintain } from '../src/context/maintenance.js';
@@ -21,8 +20,9 @@ import { type EngineRequest, runSync } from '../src/context/requests.js';
 import { routeToolResult } from '../src/context/routing.js';
 import { enterStage } from '../src/context/stage.js';
 import { cloneData, createRunState, findRegion, type RunState } from '../src/context/state.js';
-import type { ToolCall } from '../src/context/types.js';
 import { writeEntry } from '../src/context/write.js';
+import type { Blueprint } from '../src/shapes/blueprint.js';
+import type { ToolCall } from '../src/shapes/content.js';
 import { makeSyncHandler } from '../src/tokens/handler.js';
 import { benchRenderHook } from './rhai.js';
 

@@ -11,11 +11,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
 import proto from '@temporalio/proto';
-import type { Blueprint } from '../src/blueprint/types.js';
 import { type DevServer, type DevServerOptions, startDevServer } from '../src/devserver/dev-server.js';
 import { freePort } from '../src/devserver/net.js';
 import { findTemporalCli } from '../src/devserver/temporal-cli.js';
 import { DEFAULT_RUN_OPTIONS } from '../src/runtime/types.js';
+import type { Blueprint } from '../src/shapes/blueprint.js';
 import { startRun } from '../src/worker/client.js';
 
 /** Filler text of about `kb` kilobytes: words, so token counts look like prose. */

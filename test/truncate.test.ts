@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { preview } from '../src/context/state.js';
+import { preview } from '../src/context/measure.js';
 import { clipUnits, cutUnits } from '../src/truncate.js';
 
 /** A high surrogate without its low half, or a low one without its high half. */

@@ -18,7 +18,6 @@ import {
   setHandler,
   upsertSearchAttributes,
 } from '@temporalio/workflow';
-import type { Blueprint } from '../src/blueprint/types.js';
 import type { ChildRunResult, Progress, RunInput, RunResult, SeededRegion, WorkerInput } from '../src/runtime/index.js';
 import {
   BLUEPRINT_KEY,
@@ -31,6 +30,7 @@ import {
 } from '../src/runtime/index.js';
 import { INLINE_WORKER, RUN_PATCH } from '../src/runtime/patches.js';
 import { endsWithOutput } from '../src/runtime/stage-modes.js';
+import type { Blueprint } from '../src/shapes/blueprint.js';
 import type { PermissionLayer } from '../src/tools/permissions.js';
 import { acts, local } from './engine-driver.js';
 import { AgentRun } from './run-steps.js';

@@ -13,10 +13,8 @@ import {
 } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.js';
 import { stageModel } from '../src/blueprint/resolve.js';
-import type { Blueprint } from '../src/blueprint/types.js';
 import type { CustomRegionHooks, EngineEnv, EngineRequest, RunState, SummaryAnswer } from '../src/context/index.js';
-import { type Encoding, encodingFor, lookupModel } from '../src/providers/models.js';
-import { customRegionHooks } from '../src/rhai/region-hooks.js';
+import { encodingFor, lookupModel } from '../src/providers/models.js';
 import {
   addUsage,
   applyLive,
@@ -29,6 +27,9 @@ import {
   snapshotDue,
   type UsageTotals,
 } from '../src/runtime/index.js';
+import { customRegionHooks } from '../src/runtime/region-hooks.js';
+import type { Blueprint } from '../src/shapes/blueprint.js';
+import type { Encoding } from '../src/shapes/models.js';
 
 /** Activity handles; every call passes its own options (`callOptions`) so the Web UI shows what it was. */
 export const acts = proxyActivities<Activities>({ startToCloseTimeout: '1 minute' });

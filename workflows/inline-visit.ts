@@ -5,9 +5,10 @@
  * calls rather than signals. Workflow code: the visit's activities and
  * operations join the run's history in the order `turns` issues them.
  */
-import type { StageDef } from '../src/blueprint/types.js';
+
 import type { StageInput, StageOutcome } from '../src/runtime/index.js';
 import { CURRENT_VISIT } from '../src/runtime/patches.js';
+import type { StageDef } from '../src/shapes/blueprint.js';
 import type { RunOperators } from './run-operators.js';
 import { type TurnsEnd, turns } from './stage.js';
 import { StageVisit } from './stage-visit.js';

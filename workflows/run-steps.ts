@@ -20,7 +20,6 @@ import {
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
-import type { Blueprint, EdgeDef, StageDef } from '../src/blueprint/types.js';
 import { type Content, chooseEdge, contentText, createRunState } from '../src/context/index.js';
 import { isRuntimeCode } from '../src/error-codes.js';
 import { formatCoded, type RuntimeCode } from '../src/errors.js';
@@ -58,6 +57,7 @@ import {
 } from '../src/runtime/index.js';
 import type { SubmittedOutput } from '../src/runtime/stage-modes.js';
 import { onToolQueue } from '../src/runtime/tool-queue.js';
+import type { Blueprint, EdgeDef, StageDef } from '../src/shapes/blueprint.js';
 import type { PermissionLayer } from '../src/tools/permissions.js';
 import { currentDetails } from './current-details.js';
 import { acts, callOptions, EngineDriver } from './engine-driver.js';

@@ -14,7 +14,6 @@ import {
   log,
 } from '@temporalio/workflow';
 import { DEFAULT_ASK_TIMEOUT_SECS } from '../src/blueprint/duration.js';
-import type { StageDef } from '../src/blueprint/types.js';
 import { contentText, type ToolCall } from '../src/context/index.js';
 import { pathToolHint } from '../src/context/routing.js';
 import { formatCoded } from '../src/errors.js';
@@ -60,6 +59,7 @@ import { fallbackDetail, MODEL_FALLBACK } from '../src/runtime/model-fallback.js
 import type { VisitPatches } from '../src/runtime/patches.js';
 import { afterPlainReply, interactiveReply, missedFanOut } from '../src/runtime/stage-modes.js';
 import { onToolQueue } from '../src/runtime/tool-queue.js';
+import type { StageDef } from '../src/shapes/blueprint.js';
 import { isGranted, notGrantedResult } from '../src/tools/grants.js';
 import { ASK_USER, canonicalTool, FAN_OUT, isAgentTool, isContextTool } from '../src/tools/names.js';
 import { mergedPermissions, strictestDecision } from '../src/tools/permissions.js';

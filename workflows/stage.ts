@@ -20,11 +20,11 @@ import {
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
-import type { StageDef } from '../src/blueprint/types.js';
 import type { Progress, StageInput, StageOutcome } from '../src/runtime/index.js';
 import { inferenceFailedNote, STAGE_KEY, stopReason } from '../src/runtime/index.js';
 import { INFERENCE_BOOKKEEPING, STAGE_PATCH, STORED_ARGUMENTS } from '../src/runtime/patches.js';
 import { endsWithOutput, fanOutEnd } from '../src/runtime/stage-modes.js';
+import type { StageDef } from '../src/shapes/blueprint.js';
 import { StageVisit } from './stage-visit.js';
 
 export const stageProgressQuery = defineQuery<Progress>('progress');

@@ -11,10 +11,8 @@
  * only sequences child workflows.
  */
 import { ActivityFailure, condition, isCancellation, ParentClosePolicy, startChild } from '@temporalio/workflow';
-import type { StageDef } from '../src/blueprint/types.js';
 import { findRegion } from '../src/context/index.js';
 import { resultCap, routeTarget } from '../src/context/routing.js';
-import type { Content, ToolCall } from '../src/context/types.js';
 import { formatCoded } from '../src/errors.js';
 import {
   addSpend,
@@ -50,6 +48,8 @@ import {
   type WorkerShare,
   type WorkerTarget,
 } from '../src/runtime/index.js';
+import type { StageDef } from '../src/shapes/blueprint.js';
+import type { Content, ToolCall } from '../src/shapes/content.js';
 import { FAN_OUT } from '../src/tools/names.js';
 import { acts, callOptions, type EngineDriver, stageEncoding } from './engine-driver.js';
 import { type Changed, type Child, runWorkers, startWorker, type WorkerSpec, withoutPreview } from './workers.js';

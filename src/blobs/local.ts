@@ -6,8 +6,8 @@
 import { randomBytes } from 'node:crypto';
 import { access, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { BlobRef } from '../context/types.js';
 import { LevError } from '../errors.js';
+import type { BlobRef } from '../shapes/content.js';
 import { type BlobStore, blobRef, hashText } from './store.js';
 
 const HASH = /^[0-9a-f]{64}$/;

@@ -7,8 +7,8 @@
  */
 import { createRequire } from 'node:module';
 import type pg from 'pg';
-import type { BlobRef } from '../context/types.js';
 import { LevError } from '../errors.js';
+import type { BlobRef } from '../shapes/content.js';
 import { DEFAULT_RETRY, type RetryPolicy, withPgRetry } from './pg-retry.js';
 import { currentBlobRun } from './run-scope.js';
 import { type BlobStore, blobRef, hashText } from './store.js';

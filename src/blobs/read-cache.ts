@@ -7,7 +7,7 @@
  * store every time (a pruned blob is written again; Postgres records which
  * run wrote it); only reads are answered from memory.
  */
-import type { BlobRef } from '../context/types.js';
+import type { BlobRef } from '../shapes/content.js';
 import type { BlobStore } from './store.js';
 
 /** What one worker keeps by default: a few dozen agents' recent turns of long text. */

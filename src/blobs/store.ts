@@ -5,7 +5,7 @@
  * store can implement it with PUT, GET and HEAD.
  */
 import { createHash } from 'node:crypto';
-import type { BlobRef, Content } from '../context/types.js';
+import type { BlobRef, Content } from '../shapes/content.js';
 
 export interface BlobStore {
   /** Stores the text (a no-op when it is already there) and returns its reference. */

@@ -9,8 +9,8 @@
 import { existsSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import type { Diagnostic } from '../errors.js';
+import type { Blueprint } from '../shapes/blueprint.js';
 import type { Findings, KeyPath } from './findings.js';
-import type { Blueprint } from './types.js';
 
 /** The blueprints loaded so far for one run, by file; `null` while one is still being loaded (a cycle). */
 export type Catalog = Map<string, Blueprint | null>;

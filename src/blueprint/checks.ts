@@ -3,11 +3,12 @@
  * prompts, routing visibility, edges, gates, transforms and the
  * working-space check (docs/reference/validation.md#errors).
  */
+
+import type { Blueprint, RegionDef, StageDef } from '../shapes/blueprint.js';
 import { isFixedRegion, resolveBudget, workingSpaceShortfall } from './budget.js';
 import type { Findings, KeyPath } from './findings.js';
 import { ALWAYS_VISIBLE, stageLayout, stageWindow } from './resolve.js';
 import type { RegionRef } from './stages.js';
-import type { Blueprint, RegionDef, StageDef } from './types.js';
 
 export interface CheckInput {
   bp: Blueprint;

@@ -4,9 +4,10 @@
  * `mode = { fan_out = { ... } }`. Checks that need every stage (the worker
  * stage exists and allows it, the merge stage exists) run in `checkFanOuts`.
  */
+
+import type { Blueprint, FanOutDef, WorkerRef } from '../shapes/blueprint.js';
 import { isTable, TableReader } from './fields.js';
 import type { Findings } from './findings.js';
-import type { Blueprint, FanOutDef, WorkerRef } from './types.js';
 
 export const FAN_OUT_KEYS = [
   'worker_agent',

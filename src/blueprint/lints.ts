@@ -5,6 +5,7 @@
  */
 
 import { encodingFor, lookupModel } from '../providers/models.js';
+import type { Blueprint, RegionDef, StageDef } from '../shapes/blueprint.js';
 import { isPreApproved } from '../tools/safe-commands.js';
 import { systemSortKey } from './block-order.js';
 import { resolveBudget } from './budget.js';
@@ -14,7 +15,6 @@ import { promptPlace } from './placement.js';
 import { tokensAbove } from './prompt-tokens.js';
 import { appendedRuntimeRegions, stageLayout, stageWindow } from './resolve.js';
 import { isCallerSeed } from './seeds.js';
-import type { Blueprint, RegionDef, StageDef } from './types.js';
 
 const ROLLING = new Set(['temporary', 'clearable', 'sliding_window', 'compacting']);
 

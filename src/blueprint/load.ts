@@ -9,7 +9,17 @@ import { homedir } from 'node:os';
 import { basename, dirname, extname, join, resolve } from 'node:path';
 import { parse, TomlError } from 'smol-toml';
 import type { Diagnostic } from '../errors.js';
-import { BUILTIN_MODELS, type ModelTable } from '../providers/models.js';
+import { BUILTIN_MODELS } from '../providers/models.js';
+import type {
+  Blueprint,
+  CompactionConfig,
+  ContextPlacement,
+  FileTracking,
+  RegionDef,
+  StageDef,
+  ToolPermissions,
+} from '../shapes/blueprint.js';
+import type { ModelTable } from '../shapes/models.js';
 import { compileReadPaths } from '../tools/read-paths.js';
 import { type AgentName, type Catalog, resolveAgents } from './agents.js';
 import { runChecks } from './checks.js';
@@ -28,15 +38,6 @@ import { appendedRuntimeRegions, systemRegion } from './resolve.js';
 import { checkScripts } from './scripts.js';
 import { parsePermissions, parseStage, type RegionRef } from './stages.js';
 import { checkStageTools } from './tool-check.js';
-import type {
-  Blueprint,
-  CompactionConfig,
-  ContextPlacement,
-  FileTracking,
-  RegionDef,
-  StageDef,
-  ToolPermissions,
-} from './types.js';
 import { reportUnbuiltKeys, UNBUILT_AGENT_KEYS, UNBUILT_TOP_KEYS } from './unsupported.js';
 import { emptyUserConfig, envNames, type UserConfig } from './user-config.js';
 

@@ -4,9 +4,9 @@
  * not a surprise for the model at the end of a long run.
  */
 import { compileSchema } from '../outputs/check.js';
+import type { OutputSpec } from '../shapes/blueprint.js';
 import { isTable, TableReader } from './fields.js';
 import { describeValue, type Findings, type KeyPath } from './findings.js';
-import type { OutputSpec } from './types.js';
 
 const OUTPUT_KEYS = ['format', 'instructions', 'example', 'schema'] as const;
 /** Keys of the original's output table that are not built here. */

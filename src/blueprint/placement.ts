@@ -7,8 +7,9 @@
  * system section. Depends only on the definition, so `lev validate` shows
  * the placement the renderer uses.
  */
+
+import type { ContextPlacement, Placement, RegionDef } from '../shapes/blueprint.js';
 import { STAGE_INSTRUCTIONS } from './block-order.js';
-import type { ContextPlacement, Placement, RegionDef } from './types.js';
 
 /** The placement a region gets when it declares none; sliding windows render as messages and get none. */
 export function defaultPlacement(

@@ -3,10 +3,7 @@
  * docs/reference/regions.md#per-kind-keys). A stage re-declaration passes the global definition as `base`: the
  * stage's keys override it and the rest is inherited.
  */
-import { parsePercent } from './budget.js';
-import { isTable, TableReader } from './fields.js';
-import { describeValue, didYouMean, Findings, type KeyPath } from './findings.js';
-import { parseSeed } from './seeds.js';
+
 import {
   type Admission,
   type Placement,
@@ -16,7 +13,11 @@ import {
   type SeedSpec,
   type Volatility,
   type WindowStrategy,
-} from './types.js';
+} from '../shapes/blueprint.js';
+import { parsePercent } from './budget.js';
+import { isTable, TableReader } from './fields.js';
+import { describeValue, didYouMean, Findings, type KeyPath } from './findings.js';
+import { parseSeed } from './seeds.js';
 import { defaultVolatility, lowWaterFor } from './volatility.js';
 
 const COMMON_KEYS = [

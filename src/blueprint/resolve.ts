@@ -5,9 +5,9 @@
  */
 
 import { lookupModel, UNKNOWN_MODEL_WINDOW } from '../providers/models.js';
+import type { Blueprint, Placement, RegionDef, RegionKind, StageDef } from '../shapes/blueprint.js';
 import { resolveBudget, resolveThreshold } from './budget.js';
 import { promptPlace } from './placement.js';
-import type { Blueprint, Placement, RegionDef, RegionKind, StageDef } from './types.js';
 import { defaultVolatility, lowWaterFor } from './volatility.js';
 
 function baseRegion(name: string, kind: RegionKind, maxTokens: number): RegionDef {

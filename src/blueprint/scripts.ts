@@ -6,8 +6,8 @@
 import { readFileSync, realpathSync } from 'node:fs';
 import { isAbsolute, relative, resolve, sep } from 'node:path';
 import { compile } from '../rhai/index.js';
+import type { Blueprint, RegionDef } from '../shapes/blueprint.js';
 import type { Findings } from './findings.js';
-import type { Blueprint, RegionDef } from './types.js';
 
 function inside(dir: string, path: string): boolean {
   const rel = relative(dir, path);

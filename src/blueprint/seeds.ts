@@ -3,9 +3,9 @@
  * ignored with a warning; two form keys and a bad `refresh` are hard errors.
  */
 
+import type { SeedRefresh, SeedSpec, SeedToolCall } from '../shapes/blueprint.js';
 import { isTable, type Table } from './fields.js';
 import { describeValue, didYouMean, type Findings, type KeyPath } from './findings.js';
-import type { SeedRefresh, SeedSpec, SeedToolCall } from './types.js';
 
 const FORM_KEYS = ['caller', 'files', 'glob', 'literal', 'rhai', 'command', 'tool', 'tools'] as const;
 type FormKey = (typeof FORM_KEYS)[number];

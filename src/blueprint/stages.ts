@@ -3,14 +3,7 @@
  * permissions and transitions with their gates (docs/reference/routing.md#routing-table and docs/reference/stages.md).
  * Checks that need the whole blueprint (visibility, region kinds) live in checks.ts.
  */
-import type { ModelTable } from '../providers/models.js';
-import { canonicalTool, FAN_OUT } from '../tools/names.js';
-import { FAN_OUT_KEYS, type ParsedFanOut, parseFanOut, reportUnusedFanOutKeys } from './fan-out.js';
-import { isTable, TableReader } from './fields.js';
-import { describeValue, type Findings, type KeyPath } from './findings.js';
-import { parseModelValue } from './model-chain.js';
-import { parseOutputSpec } from './output-spec.js';
-import { type ParsedRegion, parseRegion } from './regions.js';
+
 import type {
   EdgeCondition,
   EdgeDef,
@@ -24,7 +17,15 @@ import type {
   ToolPermissions,
   ToolRouting,
   TransformConfig,
-} from './types.js';
+} from '../shapes/blueprint.js';
+import type { ModelTable } from '../shapes/models.js';
+import { canonicalTool, FAN_OUT } from '../tools/names.js';
+import { FAN_OUT_KEYS, type ParsedFanOut, parseFanOut, reportUnusedFanOutKeys } from './fan-out.js';
+import { isTable, TableReader } from './fields.js';
+import { describeValue, type Findings, type KeyPath } from './findings.js';
+import { parseModelValue } from './model-chain.js';
+import { parseOutputSpec } from './output-spec.js';
+import { type ParsedRegion, parseRegion } from './regions.js';
 import { reportUnbuiltKeys, UNBUILT_STAGE_KEYS } from './unsupported.js';
 
 export const STAGE_KEYS = [

@@ -9,6 +9,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { SUBMIT_OUTPUT } from '../outputs/spec.js';
+import type { Blueprint } from '../shapes/blueprint.js';
 import {
   AGENT_TOOLS,
   ASK_USER,
@@ -19,7 +20,6 @@ import {
   TOOL_ALIASES,
 } from '../tools/names.js';
 import { didYouMean, type Findings } from './findings.js';
-import type { Blueprint } from './types.js';
 import { UNBUILT_TOOLS } from './unsupported.js';
 
 const KNOWN: readonly string[] = [...BUILTIN_TOOLS, ...CONTEXT_TOOLS, SUBMIT_OUTPUT, ASK_USER, ...AGENT_TOOLS];

@@ -13,10 +13,16 @@ import { describeRun, startedInput } from '../worker/runs.js';
 import { temporalTls, tlsOption } from '../worker/tls.js';
 import { createToolWorker, toolQueueName } from '../worker/tool-worker.js';
 import { bundleFromEnv, createWorker, installRuntime } from '../worker/worker.js';
-import type { AttachFlags } from './commands/attach.js';
 import { followInTerminal, type Hosted, printTurn, printWorkers, reportEnd, stopHosted } from './follow-terminal.js';
 import { commandHint, terminalAnswers } from './reply-prompt.js';
 import { ensureServer } from './server-access.js';
+
+/** The options of `lev attach` (declared in `commands/attach.ts`). */
+export interface AttachFlags {
+  address: string;
+  namespace: string;
+  json?: boolean;
+}
 
 /** How long a worker has to answer before this command serves the run itself. */
 const WORKER_PROBE_MS = 3000;

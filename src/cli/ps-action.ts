@@ -6,8 +6,17 @@ import { dollars } from '../runtime/details.js';
 import { age, filterStatus } from '../worker/run-list.js';
 import { listRuns, type RunRow } from '../worker/runs.js';
 import { columnWidths } from './columns.js';
-import type { PsFlags } from './commands/ps.js';
 import { withClient } from './connect.js';
+
+/** The options of `lev ps` (declared in `commands/ps.ts`). */
+export interface PsFlags {
+  address: string;
+  namespace: string;
+  status?: string;
+  blueprint?: string;
+  limit: number;
+  json?: boolean;
+}
 
 /** As the current details print it; an unknown cost prints as `-`. */
 export function formatCost(usd: number | null): string {

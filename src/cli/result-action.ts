@@ -10,8 +10,14 @@ import { undeliveredText } from '../runtime/operators.js';
 import type { RunResult } from '../runtime/types.js';
 import { runOutcome } from '../worker/client.js';
 import { describeRun } from '../worker/runs.js';
-import type { ResultFlags } from './commands/result.js';
 import { withClient } from './connect.js';
+
+/** The options of `lev result` (declared in `commands/result.ts`). */
+export interface ResultFlags {
+  address: string;
+  namespace: string;
+  json?: boolean;
+}
 
 export async function printRunResult(runId: string, flags: ResultFlags): Promise<void> {
   await withClient(flags, async (client) => {

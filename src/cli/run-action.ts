@@ -8,13 +8,13 @@
 import { resolve } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { loadBlueprint } from '../blueprint/load.js';
-import type { Blueprint } from '../blueprint/types.js';
 import { LevError } from '../errors.js';
 import { withLaunchOutput } from '../outputs/spec.js';
 import { preflight } from '../runtime/node/seeding.js';
 import { checkSandbox } from '../runtime/node/tool-context.js';
 import { checkWorkdir } from '../runtime/node/workdir.js';
 import { DEFAULT_RUN_OPTIONS } from '../runtime/types.js';
+import type { Blueprint } from '../shapes/blueprint.js';
 import { startRun, withModel } from '../worker/client.js';
 import { temporalTls, tlsOption } from '../worker/tls.js';
 import { createToolWorker, toolQueueName } from '../worker/tool-worker.js';

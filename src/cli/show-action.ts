@@ -6,9 +6,15 @@
 import { age } from '../worker/run-list.js';
 import { type RunView, viewRun } from '../worker/runs.js';
 import { formatBars } from './bars.js';
-import type { ShowFlags } from './commands/show.js';
 import { withClient } from './connect.js';
 import { formatCost } from './ps-action.js';
+
+/** The options of `lev show` (declared in `commands/show.ts`). */
+export interface ShowFlags {
+  address: string;
+  namespace: string;
+  json?: boolean;
+}
 
 export function formatRun(v: RunView): string {
   const lines = [

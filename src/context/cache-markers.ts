@@ -3,7 +3,7 @@
  * breakpoint belongs; the Anthropic adapter turns the marks into
  * `cache_control` and other adapters ignore them.
  */
-import type { PromptMessage, PromptSystemBlock } from './types.js';
+import type { PromptMessage, PromptSystemBlock } from '../shapes/content.js';
 
 /** Sort keys of each system block, as computed by the renderer. */
 export interface MarkedBlock {

@@ -2,8 +2,9 @@
  * The simulator's summariser (docs/reference/simulator.md#deterministic-summariser): a fixed function of the folded
  * entries, so fold outcomes can be asserted exactly without a model.
  */
-import { contentText } from './state.js';
-import type { CountedText, Entry } from './types.js';
+
+import type { CountedText, Entry } from '../shapes/content.js';
+import { contentText } from './measure.js';
 
 const PREVIEW_CHARS = 24;
 

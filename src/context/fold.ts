@@ -5,14 +5,15 @@
  * and say so.
  */
 
-import type { Blueprint } from '../blueprint/types.js';
+import type { Blueprint } from '../shapes/blueprint.js';
+import type { CountedText, Entry, RegionState } from '../shapes/content.js';
 import { groupCount, popGroup, shiftGroup } from './groups.js';
 import type { EngineEnv } from './kinds/custom.js';
 import { behaviourOf } from './kinds/index.js';
 import { maxItems } from './kinds/sliding-window.js';
+import { contentText, entriesTokens, regionTokens } from './measure.js';
 import { cut, type EngineOp, summarise } from './requests.js';
-import { addDiagnostic, contentText, entriesTokens, type RunState, regionTokens } from './state.js';
-import type { CountedText, Entry, RegionState } from './types.js';
+import { addDiagnostic, type RunState } from './state.js';
 import { stampEntry } from './write.js';
 
 /** Consecutive failures after which a region's pending entries are dropped. */

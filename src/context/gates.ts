@@ -3,12 +3,13 @@
  * available, how a model's choice is matched, and the completion checks that may block a normal completion, bounded by
  * the visit's shared attempt counter.
  */
-import type { Blueprint, EdgeDef, GateDef, RegionDef, StageDef } from '../blueprint/types.js';
+import type { Blueprint, EdgeDef, GateDef, RegionDef, StageDef } from '../shapes/blueprint.js';
+import type { RegionState } from '../shapes/content.js';
 import { BUILTIN_TOOLS, canonicalTool, MODIFYING_TOOLS } from '../tools/names.js';
 import type { EngineEnv } from './kinds/custom.js';
+import { contentText } from './measure.js';
 import { count, type EngineOp } from './requests.js';
-import { addDiagnostic, CONVERSATION, contentText, findRegion, openItems, type RunState } from './state.js';
-import type { RegionState } from './types.js';
+import { addDiagnostic, CONVERSATION, findRegion, openItems, type RunState } from './state.js';
 import { writeEntry } from './write.js';
 
 /** Attempt cap when the edge has no gate, and when the run is ending. */

@@ -3,7 +3,7 @@
  * calls that immediately follow it. Every removal by age takes whole groups,
  * so a tool call never outlives its result or the other way round.
  */
-import type { Entry } from './types.js';
+import type { Entry } from '../shapes/content.js';
 
 /** Half-open index ranges `[start, end)` of the groups in `entries`, oldest first. */
 export function groupRanges(entries: readonly Entry[]): [number, number][] {

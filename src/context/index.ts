@@ -48,25 +48,6 @@
  * from their own modules below.
  */
 export * from '../blueprint/budget.js';
-export * from './cache-markers.js';
-export * from './deterministic-summary.js';
-export * from './fold.js';
-export * from './gates.js';
-export * from './groups.js';
-export { checklistBody, items as checklistItems } from './kinds/checklist.js';
-export type { CustomRegionHooks, EngineEnv, HookResult } from './kinds/custom.js';
-export type { CascadePhase, KindBehaviour, OverflowRule, ReduceRule } from './kinds/index.js';
-export { kindBehaviour } from './kinds/index.js';
-export * from './maintenance.js';
-export type { Failure } from './messages.js';
-export * from './render.js';
-export * from './requests.js';
-export * from './routing.js';
-export * from './seed-fit.js';
-export * from './stage.js';
-export * from './state.js';
-export * from './tools.js';
-export * from './transforms.js';
 export type {
   BlobRef,
   ChecklistItem,
@@ -78,5 +59,25 @@ export type {
   PromptSystemBlock,
   RegionState,
   ToolCall,
-} from './types.js';
+} from '../shapes/content.js';
+export * from './cache-markers.js';
+export * from './deterministic-summary.js';
+export * from './fold.js';
+export * from './gates.js';
+export * from './groups.js';
+export { checklistBody, items as checklistItems } from './kinds/checklist.js';
+export type { CustomRegionHooks, EngineEnv, HookResult } from './kinds/custom.js';
+export type { CascadePhase, KindBehaviour, OverflowRule, ReduceRule } from './kinds/index.js';
+export { kindBehaviour } from './kinds/index.js';
+export * from './maintenance.js';
+export * from './measure.js';
+export type { Failure } from './messages.js';
+export * from './render.js';
+export * from './requests.js';
+export * from './routing.js';
+export * from './seed-fit.js';
+export * from './stage.js';
+export * from './state.js';
+export * from './tools.js';
+export * from './transforms.js';
 export * from './write.js';

@@ -3,14 +3,15 @@
  * pass, then the window cascade that frees reply headroom when the window
  * passes 90%. Also the calibration gap (3.3) and the reply limit.
  */
-import type { Blueprint } from '../blueprint/types.js';
+import type { Blueprint } from '../shapes/blueprint.js';
+import type { Entry, RegionState } from '../shapes/content.js';
 import { type FoldReport, fold } from './fold.js';
 import { groupAt, groupCount, shiftGroup } from './groups.js';
 import { callOnOverflow, type EngineEnv, hooksFor } from './kinds/custom.js';
 import { behaviourOf, type CascadePhase, kindBehaviour } from './kinds/index.js';
+import { regionTokens } from './measure.js';
 import type { EngineOp } from './requests.js';
-import { addDiagnostic, type RunState, regionTokens, visibleRegions, windowUsed } from './state.js';
-import type { Entry, RegionState } from './types.js';
+import { addDiagnostic, type RunState, visibleRegions, windowUsed } from './state.js';
 
 export interface Removal {
   region: string;

@@ -3,7 +3,7 @@
  * Each says what happened with the numbers involved and what to do next.
  */
 import type { RuntimeCode } from '../error-codes.js';
-import type { RegionState } from './types.js';
+import type { RegionState } from '../shapes/content.js';
 
 export interface Failure {
   ok: false;

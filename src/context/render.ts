@@ -10,13 +10,14 @@
 
 import { systemSortKey } from '../blueprint/block-order.js';
 import { stageModel } from '../blueprint/resolve.js';
-import type { Blueprint, Placement, RegionDef } from '../blueprint/types.js';
+import type { Blueprint, Placement, RegionDef } from '../shapes/blueprint.js';
+import type { BlobRef, Content, Entry, PromptMessage, PromptSystemBlock, RegionState } from '../shapes/content.js';
 import { type MarkedBlock, placeCacheMarkers } from './cache-markers.js';
 import { checklistBody } from './kinds/checklist.js';
 import { type CustomRegionHooks, type EngineEnv, regionCtx } from './kinds/custom.js';
 import { behaviourOf } from './kinds/index.js';
-import { contentText, type RunState, STAGE_INSTRUCTIONS, visibleRegions, windowUsed } from './state.js';
-import type { BlobRef, Content, Entry, PromptMessage, PromptSystemBlock, RegionState } from './types.js';
+import { contentText } from './measure.js';
+import { type RunState, STAGE_INSTRUCTIONS, visibleRegions, windowUsed } from './state.js';
 
 /** Entries of a `grows` region are packed into blocks of at most this many tokens. */
 export const GROWS_BLOCK_TOKENS = 2048;

@@ -4,7 +4,7 @@
  * runs synchronously in tests and the simulator and asynchronously (through
  * activities) inside a workflow.
  */
-import type { Content, CountedText, Entry } from './types.js';
+import type { Content, CountedText, Entry } from '../shapes/content.js';
 
 export type SummaryAnswer = { ok: true; text: CountedText } | { ok: false; error: string };
 

@@ -3,15 +3,16 @@
  * ladder (whole, cut to the room left, placeholder, nothing) and the
  * pointer that tells the agent in `conversation` where its output went.
  */
-import type { Blueprint, ToolRouting } from '../blueprint/types.js';
+import type { Blueprint, ToolRouting } from '../shapes/blueprint.js';
+import type { Content, CountedText, Entry, RegionState, ToolCall } from '../shapes/content.js';
 import { canonicalTool, isContextTool } from '../tools/names.js';
 import { clipUnits } from '../truncate.js';
 import { joinedGroupTokens } from './groups.js';
 import type { EngineEnv } from './kinds/custom.js';
 import { behaviourOf } from './kinds/index.js';
+import { contentText, regionTokens } from './measure.js';
 import { count, cut, type EngineOp } from './requests.js';
-import { CONVERSATION, contentText, findRegion, type RunState, regionTokens, visibleRegions } from './state.js';
-import type { Content, CountedText, Entry, RegionState, ToolCall } from './types.js';
+import { CONVERSATION, findRegion, type RunState, visibleRegions } from './state.js';
 import { type NewEntry, writeEntry } from './write.js';
 
 /** A cut smaller than this is not worth keeping; a placeholder is stored instead (docs/reference/routing.md#ladder). */

@@ -4,12 +4,13 @@
  * later entries were left out. Checklist seeds become one open item per non-empty line.
  */
 
+import type { CountedText, Entry, RegionState } from '../shapes/content.js';
 import { callOnWrite, type EngineEnv, hooksFor } from './kinds/custom.js';
 import { behaviourOf } from './kinds/index.js';
+import { contentText, regionTokens } from './measure.js';
 import type { Failure } from './messages.js';
 import { count, cut, type EngineOp } from './requests.js';
-import { addDiagnostic, cloneData, commitState, contentText, type RunState, regionTokens } from './state.js';
-import type { CountedText, Entry, RegionState } from './types.js';
+import { addDiagnostic, cloneData, commitState, type RunState } from './state.js';
 import { stampEntry, unknownRegion } from './write.js';
 
 export interface SeedText extends CountedText {

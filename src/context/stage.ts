@@ -7,11 +7,13 @@
 
 import { isFixedRegion, resolveBudget, resolveThreshold, workingSpaceShortfall } from '../blueprint/budget.js';
 import { stageLayout, stageWindow } from '../blueprint/resolve.js';
-import type { Blueprint, StageDef } from '../blueprint/types.js';
+import type { Blueprint, StageDef } from '../shapes/blueprint.js';
+import type { Entry, RegionState } from '../shapes/content.js';
 import { shiftGroup } from './groups.js';
 import type { EngineEnv } from './kinds/custom.js';
 import { behaviourOf, kindBehaviour } from './kinds/index.js';
 import { applyStrategy } from './kinds/sliding-window.js';
+import { regionTokens } from './measure.js';
 import { type Failure, failure } from './messages.js';
 import { count, type EngineOp } from './requests.js';
 import {
@@ -21,10 +23,8 @@ import {
   FINAL_OUTPUT,
   newRegionState,
   type RunState,
-  regionTokens,
   STAGE_INSTRUCTIONS,
 } from './state.js';
-import type { Entry, RegionState } from './types.js';
 import { stampEntry } from './write.js';
 
 export interface RegionReduction {

@@ -5,11 +5,11 @@
  */
 
 import { resolveBudget, resolveThreshold } from '../blueprint/budget.js';
-import type { Blueprint, RegionDef } from '../blueprint/types.js';
 import type { Severity } from '../errors.js';
-import { clipUnits } from '../truncate.js';
+import type { Blueprint, RegionDef } from '../shapes/blueprint.js';
+import type { Entry, RegionState } from '../shapes/content.js';
 import { behaviourOf } from './kinds/index.js';
-import type { Content, Entry, RegionState } from './types.js';
+import { regionTokens } from './measure.js';
 
 export interface RunDiagnostic {
   code: string;
@@ -115,18 +115,6 @@ export function visibleRegions(state: RunState): RegionState[] {
   return state.regions.filter((r) => !r.hidden);
 }
 
-export function regionTokens(region: Pick<RegionState, 'entries'>): number {
-  let sum = 0;
-  for (const e of region.entries) sum += e.tokens;
-  return sum;
-}
-
-export function entriesTokens(entries: readonly Entry[]): number {
-  let sum = 0;
-  for (const e of entries) sum += e.tokens;
-  return sum;
-}
-
 /** Σ tokens over visible regions (docs/reference/regions.md#calibration-gap). */
 export function windowUsed(state: RunState): number {
   let used = 0;
@@ -179,14 +167,4 @@ export function commitState(target: RunState, source: RunState): void {
     return existing;
   });
   assignInPlace(target, { ...source, regions });
-}
-
-/** Short text for messages and listings; blob contents show their preview. */
-export function contentText(content: Content): string {
-  return typeof content === 'string' ? content : content.preview;
-}
-
-export function preview(content: Content, chars: number): string {
-  const flat = contentText(content).replace(/\r?\n/g, ' ');
-  return clipUnits(flat, chars);
 }

@@ -4,27 +4,18 @@
  * whose text starts with `[code]`, and a failure changes nothing.
  */
 
-import type { Blueprint } from '../blueprint/types.js';
 import { formatCoded, type RuntimeCode } from '../errors.js';
+import type { Blueprint } from '../shapes/blueprint.js';
+import type { BlobRef, Content, Entry, RegionState } from '../shapes/content.js';
 import { CONTEXT_TOOLS } from '../tools/names.js';
 import { groupAt, groupRanges } from './groups.js';
 import { checkItemFits, checklistBody, findItem, items, notFoundItem, withNote } from './kinds/checklist.js';
 import type { EngineEnv } from './kinds/custom.js';
 import { behaviourOf } from './kinds/index.js';
+import { contentText, entriesTokens, preview, regionTokens } from './measure.js';
 import { type Failure, failure } from './messages.js';
 import { count, type EngineOp, join } from './requests.js';
-import {
-  CONVERSATION,
-  contentText,
-  entriesTokens,
-  findRegion,
-  preview,
-  type RunState,
-  regionTokens,
-  STAGE_INSTRUCTIONS,
-  visibleRegions,
-} from './state.js';
-import type { BlobRef, Content, Entry, RegionState } from './types.js';
+import { CONVERSATION, findRegion, type RunState, STAGE_INSTRUCTIONS, visibleRegions } from './state.js';
 import { commitPlan, type NewEntry, planWrite, stampEntry, writeEntry } from './write.js';
 
 export interface ToolResult {

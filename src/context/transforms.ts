@@ -4,10 +4,10 @@
  * `fold_all` at the next maintenance point. Protected regions are never
  * touched, and hashmaps only when a `custom` list names them.
  */
-import type { Blueprint, EdgeDef } from '../blueprint/types.js';
+import type { Blueprint, EdgeDef } from '../shapes/blueprint.js';
+import type { RegionState } from '../shapes/content.js';
 import { behaviourOf, kindBehaviour } from './kinds/index.js';
 import type { RunState } from './state.js';
-import type { RegionState } from './types.js';
 
 export interface TransformReport {
   transform: EdgeDef['transform'];

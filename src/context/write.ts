@@ -4,15 +4,16 @@
  * the region, the window and the clock exactly as they were.
  */
 
+import type { Content, Entry, EntryKind, RegionState, ToolCall } from '../shapes/content.js';
 import { groupRanges, joinedGroupStart } from './groups.js';
 import { callOnOverflow, callOnWrite, type EngineEnv, hooksFor } from './kinds/custom.js';
 import { upsert } from './kinds/hashmap.js';
 import { behaviourOf, kindBehaviour } from './kinds/index.js';
 import { applyStrategy, maxItems } from './kinds/sliding-window.js';
+import { regionTokens } from './measure.js';
 import { type Failure, failure, regionFull, tooLarge } from './messages.js';
 import { count, type EngineOp } from './requests.js';
-import { addDiagnostic, CONVERSATION, findRegion, type RunState, regionTokens } from './state.js';
-import type { Content, Entry, EntryKind, RegionState, ToolCall } from './types.js';
+import { addDiagnostic, CONVERSATION, findRegion, type RunState } from './state.js';
 
 export interface NewEntry {
   content: Content;

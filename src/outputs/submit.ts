@@ -4,8 +4,9 @@
  * call again. Nothing is recorded until a submission passes, so a bad
  * correction never replaces a good answer.
  */
-import type { Blueprint } from '../blueprint/types.js';
+
 import { formatCoded } from '../errors.js';
+import type { Blueprint } from '../shapes/blueprint.js';
 import { checkAnswer } from './check.js';
 import { stageOutputSpec } from './spec.js';
 

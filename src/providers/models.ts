@@ -4,30 +4,7 @@
  * blueprints (`[models]`) and the user config extend it.
  */
 
-export const ENCODINGS = ['o200k_base', 'cl100k_base', 'p50k_base', 'r50k_base'] as const;
-export type Encoding = (typeof ENCODINGS)[number];
-
-export interface ModelInfo {
-  /** Context window in tokens. */
-  contextWindow: number;
-  /** Largest reply the model may produce, in tokens. */
-  maxOutputTokens: number;
-  /** Tokenizer encoding; derived from the model name when absent. */
-  encoding?: Encoding;
-  /** List prices of prompt tokens; absent when unknown (local models, models without published prices). */
-  prices?: ModelPrices;
-}
-
-/**
- * USD per million prompt tokens: plain input, a read from the provider's
- * prompt cache, and a write into it (Anthropic's 5-minute cache; providers
- * that cache automatically charge writes as plain input).
- */
-export interface ModelPrices {
-  input: number;
-  cachedRead: number;
-  cacheWrite: number;
-}
+import type { Encoding, ModelInfo, ModelPrices, ModelTable } from '../shapes/models.js';
 
 function prices(input: number, cachedRead: number, cacheWrite = input): ModelPrices {
   return { input, cachedRead, cacheWrite };
@@ -133,8 +110,6 @@ export const COMPLETION_PRICES: Readonly<Record<string, number>> = Object.freeze
   'anthropic:claude-haiku-4-5': 5,
   'anthropic:claude-3-5-haiku-latest': 4,
 });
-
-export type ModelTable = Readonly<Record<string, ModelInfo>>;
 
 /** Splits `provider:model`; a bare name is taken as an OpenAI-compatible model. */
 export function parseModelRef(ref: string): { provider: string; model: string } {

@@ -5,8 +5,8 @@
  * another worker) gets the same reply.
  */
 import { appendFileSync } from 'node:fs';
-import type { ToolCall } from '../context/types.js';
 import { LevError } from '../errors.js';
+import type { ToolCall } from '../shapes/content.js';
 import { ProviderError } from './errors.js';
 import { parseModelRef } from './models.js';
 import { loadScriptFile, type Script, type ScriptInput, type ScriptTurn, validateScript } from './scripted-script.js';

@@ -5,7 +5,7 @@
  * model gets to try again on its next turn.
  */
 
-import type { ToolCall } from '../context/types.js';
+import type { ToolCall } from '../shapes/content.js';
 import { clipUnits } from '../truncate.js';
 import type { InvalidToolCall } from './types.js';
 

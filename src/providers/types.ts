@@ -3,7 +3,7 @@
  * out. Adapters translate to each wire format; nothing above this layer
  * knows which vendor answered.
  */
-import type { PromptMessage, ToolCall } from '../context/types.js';
+import type { PromptMessage, ToolCall } from '../shapes/content.js';
 
 export interface ToolSpec {
   name: string;

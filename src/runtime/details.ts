@@ -6,10 +6,13 @@
  * cost estimate from the model table's prices. Pure: imported by workflow
  * code.
  */
-import type { Blueprint } from '../blueprint/types.js';
-import { type ModelTable, modelPrices } from '../providers/models.js';
+
+import { formatDuration } from '../blueprint/duration.js';
+import { modelPrices } from '../providers/models.js';
+import type { Blueprint } from '../shapes/blueprint.js';
+import type { ModelTable } from '../shapes/models.js';
 import { cutBytes } from '../truncate.js';
-import { formatDuration, type PendingAsk } from './operators.js';
+import type { PendingAsk } from './operators.js';
 import type { Progress, RegionBar, UsageTotals } from './types.js';
 
 /** The static summary's limit, in bytes of UTF-8. */

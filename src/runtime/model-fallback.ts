@@ -5,8 +5,9 @@
  * of the region set, so the inference activity reads the same list back and
  * skips the models it names. Pure: imported by workflow code.
  */
-import type { StageDef } from '../blueprint/types.js';
+
 import type { RunDiagnostic } from '../context/state.js';
+import type { StageDef } from '../shapes/blueprint.js';
 
 export const MODEL_FALLBACK = 'model-fallback';
 

@@ -6,10 +6,12 @@
  * the stage visit and the tests share these, so a rule has one home. Pure:
  * imported by workflow code.
  */
-import type { Blueprint } from '../blueprint/types.js';
-import type { ToolCall } from '../context/types.js';
+
+import { formatDuration } from '../blueprint/duration.js';
 import type { RuntimeCode } from '../error-codes.js';
 import { formatCoded } from '../errors.js';
+import type { Blueprint } from '../shapes/blueprint.js';
+import type { ToolCall } from '../shapes/content.js';
 import { canonicalTool } from '../tools/names.js';
 import { decidePermission, mergedPermissions } from '../tools/permissions.js';
 import { utf8Bytes } from '../truncate.js';
@@ -431,24 +433,6 @@ export function needsApproval(bp: Blueprint, stage: string, call: ToolCall, unat
     false,
   );
   return decision.mode === 'ask';
-}
-
-/** A duration in seconds as the blueprint writes it back: `30m`, `24h`, `1h30m`. */
-export function formatDuration(secs: number): string {
-  const parts: string[] = [];
-  let rest = Math.round(secs);
-  for (const [unit, size] of [
-    ['d', 86_400],
-    ['h', 3_600],
-    ['m', 60],
-    ['s', 1],
-  ] as const) {
-    if (rest >= size) {
-      parts.push(`${Math.floor(rest / size)}${unit}`);
-      rest %= size;
-    }
-  }
-  return parts.join('') || '0s';
 }
 
 /**

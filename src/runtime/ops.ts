@@ -7,7 +7,7 @@
  * carries only what changed, never the rendered prompt (docs/architecture.md#event-sourcing). Pure: imported by
  * workflow code.
  */
-import type { Blueprint, EdgeDef } from '../blueprint/types.js';
+
 import type {
   Content,
   CustomRegionHooks,
@@ -27,6 +27,7 @@ import type {
 import type { RouteResult, ToolOutput } from '../context/routing.js';
 import type { ArgumentCounts, ContextToolOptions, ToolResult } from '../context/tools.js';
 import type { RuntimeCode, Severity } from '../errors.js';
+import type { Blueprint, EdgeDef } from '../shapes/blueprint.js';
 
 /** What the workflow did to the region set, replayable against a snapshot. */
 export type OpCall =

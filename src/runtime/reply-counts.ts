@@ -11,7 +11,7 @@
  * counts are a lookup by text, never trusted for anything but that text.
  * Pure: the activity imports it, and its steps mirror `workflows/stage-visit.ts`.
  */
-import type { Blueprint } from '../blueprint/types.js';
+
 import {
   cloneData,
   contentText,
@@ -21,6 +21,7 @@ import {
   type RunState,
   type ToolCall,
 } from '../context/index.js';
+import type { Blueprint } from '../shapes/blueprint.js';
 import { isGranted, notGrantedResult } from '../tools/grants.js';
 import { isContextTool } from '../tools/names.js';
 import type { InferOutput } from './activity-types.js';

@@ -8,8 +8,8 @@
  * valid submission; a `fan_out` stage right after its fan-out. Pure:
  * imported by workflow code.
  */
-import type { StageDef } from '../blueprint/types.js';
-import type { Content } from '../context/types.js';
+import type { StageDef } from '../shapes/blueprint.js';
+import type { Content } from '../shapes/content.js';
 import type { FanOutFacts } from './types.js';
 
 /** Reminders before a stage that owes an answer gives up and ends without one. */

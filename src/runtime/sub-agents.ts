@@ -6,10 +6,11 @@
  * reads in the merged report. The workflow (`workflows/sub-agents.ts`)
  * only sequences them with child workflows. Pure: imported by workflow code.
  */
-import type { Blueprint, OutputSpec, StageDef } from '../blueprint/types.js';
+
 import { CONVERSATION, type RunState, visibleRegions } from '../context/state.js';
-import type { Content, EntryKind } from '../context/types.js';
 import { formatCoded, type RuntimeCode } from '../errors.js';
+import type { Blueprint, OutputSpec, StageDef } from '../shapes/blueprint.js';
+import type { Content, EntryKind } from '../shapes/content.js';
 import type { Spend } from './spend.js';
 import type { RunInput, RunOptions } from './types.js';
 

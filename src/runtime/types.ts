@@ -3,9 +3,10 @@
  * inputs and outcomes, and the progress view the CLI and the Web UI query.
  * Plain data only.
  */
-import type { Blueprint } from '../blueprint/types.js';
+
 import type { RunState } from '../context/state.js';
-import type { BlobRef, Content } from '../context/types.js';
+import type { Blueprint } from '../shapes/blueprint.js';
+import type { BlobRef, Content } from '../shapes/content.js';
 import type { PermissionLayer } from '../tools/permissions.js';
 import type { CostEstimate } from './details.js';
 import type { LeviathStatus, OperatorCarry, PendingAsk, WaitingKind } from './operators.js';

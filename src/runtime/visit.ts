@@ -7,12 +7,14 @@
  * functions, so a rule has one home and one unit test
  * (`test/runtime/visit.test.ts`). Pure: imported by workflow code.
  */
-import type { Blueprint, EdgeDef, StageDef } from '../blueprint/types.js';
+
 import { completionEdges, outcomeEdge } from '../context/gates.js';
-import { CONVERSATION, contentText, findRegion, type RunState } from '../context/state.js';
-import type { Content, EntryKind, ToolCall } from '../context/types.js';
+import { contentText } from '../context/measure.js';
+import { CONVERSATION, findRegion, type RunState } from '../context/state.js';
 import type { RuntimeCode } from '../error-codes.js';
 import { formatCoded } from '../errors.js';
+import type { Blueprint, EdgeDef, StageDef } from '../shapes/blueprint.js';
+import type { Content, EntryKind, ToolCall } from '../shapes/content.js';
 import { canonicalTool, MODIFYING_TOOLS } from '../tools/names.js';
 import type { StageEnd, VisitFacts } from './types.js';
 

@@ -5,8 +5,8 @@
  */
 
 import os from 'node:os';
-import type { Blueprint, RegionDef } from '../blueprint/types.js';
 import type { Diagnostic } from '../errors.js';
+import type { Blueprint, RegionDef } from '../shapes/blueprint.js';
 import { confinePathSync } from '../tools/confine.js';
 import { absoluteGlob } from '../tools/glob-files.js';
 import { staticPrefix } from '../tools/glob-pattern.js';

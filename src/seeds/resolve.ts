@@ -5,10 +5,11 @@
  * is answered here so the seed activity has a single entry point. Fitting
  * the texts into the region's budget (10.2) is the caller's job.
  */
-import type { RegionDef, SeedSpec, SeedToolCall } from '../blueprint/types.js';
+
 import type { RuntimeCode } from '../error-codes.js';
 import { type Diagnostic, LevError } from '../errors.js';
 import { compile } from '../rhai/index.js';
+import type { RegionDef, SeedSpec, SeedToolCall } from '../shapes/blueprint.js';
 import { type ConfinedPath, canonicalWorkdir, confinePath } from '../tools/confine.js';
 import { dispatchTool } from '../tools/dispatch.js';
 import { globFiles } from '../tools/glob-files.js';

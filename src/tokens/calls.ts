@@ -4,7 +4,7 @@
  * (`content`, `item`, `note`) and every long one is counted once on its own, so the same text
  * is never tokenized twice (once bare, once inside the JSON).
  */
-import type { ToolCall } from '../context/types.js';
+import type { ToolCall } from '../shapes/content.js';
 
 /** The text arguments the engine stores; the inference activity hands their counts to it. */
 export const COUNTED_ARGUMENTS = ['content', 'item', 'note'] as const;

@@ -4,8 +4,8 @@
  */
 
 import type { EngineRequest, SummaryAnswer } from '../context/requests.js';
-import type { BlobRef, Content, Entry } from '../context/types.js';
-import type { Encoding } from '../providers/models.js';
+import type { BlobRef, Content, Entry } from '../shapes/content.js';
+import type { Encoding } from '../shapes/models.js';
 import { countTokens, cutToTokens, DROPPED_PLACEHOLDER } from './count.js';
 
 export type Summariser = (region: string, entries: Entry[], limit: number, prompt?: string) => SummaryAnswer;

@@ -8,7 +8,7 @@
  */
 import { createRequire } from 'node:module';
 import type { TiktokenBPE } from 'js-tiktoken/lite';
-import type { Encoding } from '../providers/models.js';
+import type { Encoding } from '../shapes/models.js';
 
 const require = createRequire(import.meta.url);
 

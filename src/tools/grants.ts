@@ -4,8 +4,9 @@
  * activity checks again, so a model cannot reach a tool its stage was not
  * given by naming it anyway. Pure: imported by workflow code.
  */
-import type { Blueprint } from '../blueprint/types.js';
+
 import { formatCoded } from '../errors.js';
+import type { Blueprint } from '../shapes/blueprint.js';
 import { BUILTIN_TOOLS, CONTEXT_TOOLS, canonicalTool } from './names.js';
 
 /** The stage's `available_tools`, or every built-in plus the context tools when it sets none. */

@@ -3,8 +3,8 @@
  * this to decide whether to ask the user before dispatching a call).
  */
 
-import type { Blueprint, PermissionMode, ToolPermissions } from '../blueprint/types.js';
 import type { RuntimeCode } from '../error-codes.js';
+import type { Blueprint, PermissionMode, ToolPermissions } from '../shapes/blueprint.js';
 import { canonicalTool } from './names.js';
 import { isPreApproved } from './safe-commands.js';
 

@@ -4,8 +4,8 @@
  * errors, the retry note for side effects).
  */
 import type { z } from 'zod';
-import type { PermissionMode } from '../blueprint/types.js';
 import { formatCoded, type RuntimeCode } from '../errors.js';
+import type { PermissionMode } from '../shapes/blueprint.js';
 import type { PermissionLayer } from './permissions.js';
 import type { ReadPathPolicy } from './read-paths.js';
 import type { SandboxPolicy } from './sandbox.js';

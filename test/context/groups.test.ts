@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { groupRanges, joinedGroupStart, joinedGroupTokens } from '../../src/context/groups.js';
-import type { Entry } from '../../src/context/types.js';
+import type { Entry } from '../../src/shapes/content.js';
 
 let id = 0;
 function e(kind: Entry['kind'], extra: Partial<Entry> = {}): Entry {

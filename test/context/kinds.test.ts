@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import type { RegionDef } from '../../src/blueprint/types.js';
 import type { CustomRegionHooks } from '../../src/context/kinds/custom.js';
 import { kindBehaviour } from '../../src/context/kinds/index.js';
 import { maintain } from '../../src/context/maintenance.js';
 import { findRegion, type RunState, windowUsed } from '../../src/context/state.js';
 import { writeEntry } from '../../src/context/write.js';
+import type { RegionDef } from '../../src/shapes/blueprint.js';
 import { blueprint, contents, def, put, run, start, tokensOf, user } from './helpers.js';
 
 function conversation(extra: Partial<RegionDef>): RunState {

@@ -11,7 +11,7 @@ import { BEGIN_MESSAGE, renderPrompt, systemBlockText } from '../../src/context/
 import { routeToolResult } from '../../src/context/routing.js';
 import type { RunState } from '../../src/context/state.js';
 import { applyContextTool } from '../../src/context/tools.js';
-import type { PromptMessage } from '../../src/context/types.js';
+import type { PromptMessage } from '../../src/shapes/content.js';
 import { blueprint, def, env, put, run, stage, start } from './helpers.js';
 
 const strip = (messages: PromptMessage[]) => messages.map(({ cache: _marker, ...m }) => m);

@@ -3,8 +3,8 @@ import { dirname, join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 const SRC = resolve(import.meta.dirname, '../../src');
-/** The folders bundled into workflow code; `src/runtime/node/` is the runtime's Node-only half. */
-const PURE_DIRS = [join(SRC, 'context'), join(SRC, 'rhai'), join(SRC, 'runtime')];
+/** The folders bundled into workflow code (`src/runtime/node/` is the runtime's Node-only half, not among them). */
+const PURE_DIRS = [join(SRC, 'shapes'), join(SRC, 'context'), join(SRC, 'rhai'), join(SRC, 'runtime')];
 const NODE_ONLY = join(SRC, 'runtime', 'node');
 const FORBIDDEN = /from\s+['"](node:[^'"]+|zod|js-tiktoken|gpt-tokenizer[^'"]*|fs|path|crypto)['"]|require\(|import\(/;
 

@@ -16,8 +16,8 @@ import { type EngineRequest, runSync } from '../../src/context/requests.js';
 import { routeToolResult } from '../../src/context/routing.js';
 import { enterStage } from '../../src/context/stage.js';
 import { createRunState } from '../../src/context/state.js';
-import type { PromptMessage, ToolCall } from '../../src/context/types.js';
 import { writeEntry } from '../../src/context/write.js';
+import type { PromptMessage, ToolCall } from '../../src/shapes/content.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'lev-pairing-'));
 const env: EngineEnv = { now: 0 };

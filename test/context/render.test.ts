@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import type { RegionDef, RegionKind } from '../../src/blueprint/types.js';
 import type { CustomRegionHooks } from '../../src/context/kinds/custom.js';
 import {
   BEGIN_MESSAGE,
@@ -8,7 +7,8 @@ import {
   renderRegions,
   systemBlockText,
 } from '../../src/context/render.js';
-import type { Entry, PromptMessage, RegionState } from '../../src/context/types.js';
+import type { RegionDef, RegionKind } from '../../src/shapes/blueprint.js';
+import type { Entry, PromptMessage, RegionState } from '../../src/shapes/content.js';
 
 let nextId = 1;
 

@@ -1,6 +1,5 @@
 /** Stored arguments in the engine (docs/reference/regions.md#stored-arguments). */
 import { describe, expect, it } from 'vitest';
-import type { RegionDef } from '../../src/blueprint/types.js';
 import { type EngineRequest, runSync } from '../../src/context/requests.js';
 import { findRegion, type RunState } from '../../src/context/state.js';
 import {
@@ -10,7 +9,8 @@ import {
   storesContent,
   type ToolResult,
 } from '../../src/context/tools.js';
-import type { BlobRef } from '../../src/context/types.js';
+import type { RegionDef } from '../../src/shapes/blueprint.js';
+import type { BlobRef } from '../../src/shapes/content.js';
 import { blueprint, def, env, handle, start } from './helpers.js';
 
 const ref = (n: number): BlobRef => ({ hash: `${n}`.repeat(64).slice(0, 64), bytes: 25_000, preview: `stored ${n}` });

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { RegionDef } from '../../src/blueprint/types.js';
-import { createRunState, findRegion, type RunState, regionTokens } from '../../src/context/state.js';
+import { regionTokens } from '../../src/context/measure.js';
+import { createRunState, findRegion, type RunState } from '../../src/context/state.js';
 import { writeEntry } from '../../src/context/write.js';
+import type { RegionDef } from '../../src/shapes/blueprint.js';
 import { blueprint, def, env, run } from './helpers.js';
 
 function stateWith(...regions: RegionDef[]): RunState {

@@ -9,14 +9,14 @@ import { join } from 'node:path';
 import type { Client } from '@temporalio/client';
 import { defaultPayloadConverter } from '@temporalio/common';
 import { describe, expect, it } from 'vitest';
-import type { Blueprint } from '../../src/blueprint/types.js';
 import type { Content, PromptMessage, RunState } from '../../src/context/index.js';
 import { renderPrompt } from '../../src/context/render.js';
 import { scriptedCalls } from '../../src/providers/index.js';
-import { customRegionHooks } from '../../src/rhai/region-hooks.js';
 import type { InferInput } from '../../src/runtime/node/inference.js';
 import { RunStore } from '../../src/runtime/node/run-store.js';
+import { customRegionHooks } from '../../src/runtime/region-hooks.js';
 import type { StageOutcome } from '../../src/runtime/types.js';
+import type { Blueprint } from '../../src/shapes/blueprint.js';
 import { runAgent, scriptedModel, type TestRuntime, tempDir, useRuntime, writeBlueprint } from './run-helpers.js';
 
 interface Seen {

@@ -11,7 +11,6 @@ import { defaultPayloadConverter } from '@temporalio/common';
 import proto from '@temporalio/proto';
 import { afterAll, beforeAll, inject } from 'vitest';
 import { loadBlueprint } from '../../src/blueprint/load.js';
-import type { Blueprint } from '../../src/blueprint/types.js';
 import { registerScript } from '../../src/providers/index.js';
 import type { ScriptInput } from '../../src/providers/scripted-script.js';
 import type { InferInput } from '../../src/runtime/activity-types.js';
@@ -23,6 +22,7 @@ import {
   type RunResult,
   type StageOutcome,
 } from '../../src/runtime/types.js';
+import type { Blueprint } from '../../src/shapes/blueprint.js';
 import { followRun, startRun } from '../../src/worker/client.js';
 import { createWorker } from '../../src/worker/worker.js';
 import { chatCompletion, type Reply, startWireServer, type WireServer } from '../providers/wire-server.js';

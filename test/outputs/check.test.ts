@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { Blueprint } from '../../src/blueprint/types.js';
 import { checkAnswer } from '../../src/outputs/check.js';
 import { stageOutputSpec, submitOutputDescription, withLaunchOutput } from '../../src/outputs/spec.js';
 import { submitOutput } from '../../src/outputs/submit.js';
+import type { Blueprint } from '../../src/shapes/blueprint.js';
 import { loadToml } from '../blueprint/helpers.js';
 
 describe('checking a submitted answer', () => {

@@ -1,6 +1,5 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { PromptMessage } from '../../src/context/types.js';
 import {
   buildMessagesRequest,
   getProvider,
@@ -9,6 +8,7 @@ import {
   type ProviderError,
   toActivityFailure,
 } from '../../src/providers/index.js';
+import type { PromptMessage } from '../../src/shapes/content.js';
 import { sampleRequest } from './fixtures.js';
 import { type Reply, startWireServer, type WireServer } from './wire-server.js';
 

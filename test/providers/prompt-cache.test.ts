@@ -4,8 +4,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { renderRegions, systemBlockText } from '../../src/context/render.js';
-import type { RegionState } from '../../src/context/types.js';
 import { getProvider, type InferenceRequest } from '../../src/providers/index.js';
+import type { RegionState } from '../../src/shapes/content.js';
 import { sampleRequest } from './fixtures.js';
 import { startWireServer, type WireServer } from './wire-server.js';
 

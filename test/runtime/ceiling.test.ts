@@ -9,11 +9,11 @@ import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { Blueprint } from '../../src/blueprint/types.js';
 import { RunStore } from '../../src/runtime/node/run-store.js';
 import { seedInputs } from '../../src/runtime/node/seeding.js';
 import { runToolCall } from '../../src/runtime/node/tool-call.js';
 import { readPolicyUnder, sandboxUnder } from '../../src/runtime/node/tool-context.js';
+import type { Blueprint } from '../../src/shapes/blueprint.js';
 import { loadToml } from '../blueprint/helpers.js';
 
 const outside = mkdtempSync(join(tmpdir(), 'lev-ceiling-outside-'));

@@ -8,7 +8,6 @@ import {
   callSubject,
   checkOperatorOp,
   deniedText,
-  formatDuration,
   freshStageOperators,
   isRefusal,
   MAX_OPERATOR_TEXT_BYTES,
@@ -231,7 +230,6 @@ describe('texts', () => {
       '[ask-timed-out] Nobody approved shell within 30m; the call was not run.',
     );
     expect(askTimedOutText({ kind: 'answer', tool: 'ask_user' }, 86_400)).toContain('within 1d');
-    expect(formatDuration(5400)).toBe('1h30m');
     expect(callSubject({ name: 'shell', arguments: { command: 'make test\nmake lint' } })).toBe('shell make test');
     expect(callSubject({ name: 'current_time', arguments: {} })).toBe('current_time');
   });

@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import type { StageDef } from '../../src/blueprint/types.js';
 import {
   afterPlainReply,
   endsWithOutput,
@@ -8,6 +7,7 @@ import {
   missedFanOut,
   OUTPUT_REMINDERS,
 } from '../../src/runtime/stage-modes.js';
+import type { StageDef } from '../../src/shapes/blueprint.js';
 
 const stage = (extra: Partial<StageDef> = {}): StageDef => ({
   name: 'report',

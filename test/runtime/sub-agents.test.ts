@@ -5,7 +5,6 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { Blueprint, StageDef } from '../../src/blueprint/types.js';
 import { createRunState } from '../../src/context/index.js';
 import {
   agentFailedText,
@@ -34,6 +33,7 @@ import {
   toolRefusalText,
   topLineage,
 } from '../../src/runtime/sub-agents.js';
+import type { Blueprint, StageDef } from '../../src/shapes/blueprint.js';
 import { loadToml } from '../blueprint/helpers.js';
 
 function blueprint(toml: string, files: Record<string, string> = {}): Blueprint {

@@ -1,6 +1,5 @@
 /** The decisions of a stage visit and of a run, tested without a server. */
 import { describe, expect, it } from 'vitest';
-import type { StageDef } from '../../src/blueprint/types.js';
 import { enterStage } from '../../src/context/stage.js';
 import { createRunState, type RunState } from '../../src/context/state.js';
 import type { VisitFacts } from '../../src/runtime/types.js';
@@ -20,6 +19,7 @@ import {
   toolFailedText,
   trackedPointer,
 } from '../../src/runtime/visit.js';
+import type { StageDef } from '../../src/shapes/blueprint.js';
 import { blueprint, def, edge, env, run, stage } from '../context/helpers.js';
 
 const MINUTE = 60_000;

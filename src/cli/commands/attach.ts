@@ -1,12 +1,7 @@
 /** `lev attach`: follow a running run again, resuming it when nothing serves it. */
 import type { Command } from 'commander';
+import type { AttachFlags } from '../attach-action.js';
 import { withServerOptions } from '../options.js';
-
-export interface AttachFlags {
-  address: string;
-  namespace: string;
-  json?: boolean;
-}
 
 export function registerAttach(program: Command): void {
   withServerOptions(

@@ -1,15 +1,7 @@
 /** `lev ps`: the runs on the server, one line each. */
 import type { Command } from 'commander';
 import { parseCount, withServerOptions } from '../options.js';
-
-export interface PsFlags {
-  address: string;
-  namespace: string;
-  status?: string;
-  blueprint?: string;
-  limit: number;
-  json?: boolean;
-}
+import type { PsFlags } from '../ps-action.js';
 
 export function registerPs(program: Command): void {
   withServerOptions(

@@ -1,12 +1,7 @@
 /** `lev result`: a finished run's final answer, fetched from Temporal. */
 import type { Command } from 'commander';
 import { withServerOptions } from '../options.js';
-
-export interface ResultFlags {
-  address: string;
-  namespace: string;
-  json?: boolean;
-}
+import type { ResultFlags } from '../result-action.js';
 
 export function registerResult(program: Command): void {
   withServerOptions(

@@ -1,12 +1,7 @@
 /** `lev show`: one run in full. */
 import type { Command } from 'commander';
 import { withServerOptions } from '../options.js';
-
-export interface ShowFlags {
-  address: string;
-  namespace: string;
-  json?: boolean;
-}
+import type { ShowFlags } from '../show-action.js';
 
 export function registerShow(program: Command): void {
   withServerOptions(

@@ -5,29 +5,23 @@
  * does, so every count and decision matches the runtime for the same input.
  */
 import { loadBlueprint } from '../../blueprint/load.js';
-import type { Blueprint, EdgeDef } from '../../blueprint/types.js';
 import { evaluateGate, type GateFacts } from '../../context/gates.js';
 import type { EngineEnv } from '../../context/kinds/custom.js';
 import { type MaintenanceReport, maintain, recordUsage } from '../../context/maintenance.js';
+import { contentText } from '../../context/measure.js';
 import { renderPrompt } from '../../context/render.js';
 import { type EngineOp, runSync } from '../../context/requests.js';
 import { routeToolResult } from '../../context/routing.js';
 import { seedRegion } from '../../context/seed-fit.js';
 import { enterStage } from '../../context/stage.js';
-import {
-  addDiagnostic,
-  contentText,
-  createRunState,
-  findRegion,
-  type RunState,
-  windowUsed,
-} from '../../context/state.js';
+import { addDiagnostic, createRunState, findRegion, type RunState, windowUsed } from '../../context/state.js';
 import { type ArgumentCounts, applyContextTool } from '../../context/tools.js';
 import { applyTransform } from '../../context/transforms.js';
-import type { CountedText, ToolCall } from '../../context/types.js';
 import { type WriteResult, writeEntry } from '../../context/write.js';
 import { type Diagnostic, formatCoded, type RuntimeCode } from '../../errors.js';
-import { customRegionHooks } from '../../rhai/region-hooks.js';
+import { customRegionHooks } from '../../runtime/region-hooks.js';
+import type { Blueprint, EdgeDef } from '../../shapes/blueprint.js';
+import type { CountedText, ToolCall } from '../../shapes/content.js';
 import { countToolCall } from '../../tokens/calls.js';
 import { modelEncoding } from '../../tokens/model.js';
 import { parseEvents, type SimEvent } from './events.js';

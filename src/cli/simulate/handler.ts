@@ -7,7 +7,7 @@
  */
 import { deterministicSummary } from '../../context/deterministic-summary.js';
 import type { EngineRequest } from '../../context/requests.js';
-import type { Encoding } from '../../providers/models.js';
+import type { Encoding } from '../../shapes/models.js';
 import { makeSyncHandler } from '../../tokens/handler.js';
 
 export class SimulatorCounter {

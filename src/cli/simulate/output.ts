@@ -6,9 +6,10 @@
 
 import { items } from '../../context/kinds/checklist.js';
 import { kindBehaviour } from '../../context/kinds/index.js';
+import { contentText, preview, regionTokens } from '../../context/measure.js';
 import { type RenderedPrompt, systemBlockText } from '../../context/render.js';
-import { contentText, preview, type RunState, regionTokens, windowUsed } from '../../context/state.js';
-import type { PromptMessage, ToolCall } from '../../context/types.js';
+import { type RunState, windowUsed } from '../../context/state.js';
+import type { PromptMessage, ToolCall } from '../../shapes/content.js';
 
 export interface EventResult {
   ok: boolean;

@@ -3,9 +3,9 @@
  * done, each with an optional note (docs/reference/regions.md#checklists). A checklist never evicts.
  */
 
+import type { Entry, RegionState } from '../../shapes/content.js';
+import { contentText, regionTokens } from '../measure.js';
 import { type Failure, failure, regionFull, tooLarge } from '../messages.js';
-import { contentText, regionTokens } from '../state.js';
-import type { Entry, RegionState } from '../types.js';
 import type { KindBehaviour } from './behaviour.js';
 
 export const checklist: KindBehaviour = {

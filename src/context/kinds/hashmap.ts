@@ -1,8 +1,8 @@
 /** `hashmap`: keyed entries; upsert by key, LRU eviction (docs/reference/regions.md#hashmap-upserts). */
 
+import type { Entry, RegionState } from '../../shapes/content.js';
+import { regionTokens } from '../measure.js';
 import { type Failure, regionFull, tooLarge } from '../messages.js';
-import { regionTokens } from '../state.js';
-import type { Entry, RegionState } from '../types.js';
 import type { KindBehaviour } from './behaviour.js';
 
 export const hashmap: KindBehaviour = {

@@ -5,7 +5,7 @@
  * so an output beyond the limit is cut and names the blob holding all of it.
  */
 import { type BlobStore, fullText, isBlobRef } from '../../blobs/index.js';
-import type { Content } from '../../context/types.js';
+import type { Content } from '../../shapes/content.js';
 import { cutUnits } from '../../truncate.js';
 
 /** Largest final output carried whole, in UTF-16 units (at most 3 bytes each in UTF-8, well under the limit). */

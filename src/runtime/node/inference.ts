@@ -7,7 +7,6 @@
 
 import { type BlobStore, toContent } from '../../blobs/index.js';
 import { stageModel } from '../../blueprint/resolve.js';
-import type { Blueprint } from '../../blueprint/types.js';
 import {
   type Content,
   type PromptMessage,
@@ -26,6 +25,7 @@ import {
 import { getProvider, isProviderError } from '../../providers/index.js';
 import { encodingFor, lookupModel, UNKNOWN_MODEL_WINDOW } from '../../providers/models.js';
 import type { ResolvedSystemBlock } from '../../providers/types.js';
+import type { Blueprint } from '../../shapes/blueprint.js';
 import { countTokens, countToolCall, isLongText } from '../../tokens/index.js';
 import { stageTools } from '../../tools/grants.js';
 import { FAN_OUT, isAgentTool, isContextTool } from '../../tools/names.js';

@@ -5,10 +5,11 @@
  * configured the first remaining one is called, so the missing key is
  * reported as it always was.
  */
-import type { Blueprint } from '../../blueprint/types.js';
+
 import type { RunDiagnostic } from '../../context/state.js';
 import { OPENAI_COMPATIBLE } from '../../providers/index.js';
 import { parseModelRef } from '../../providers/models.js';
+import type { Blueprint } from '../../shapes/blueprint.js';
 import { isUnusable, stageChain, unusableModels } from '../model-fallback.js';
 
 function present(value: string | undefined): boolean {

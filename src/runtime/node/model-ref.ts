@@ -5,8 +5,8 @@
  */
 import { existsSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
-import type { Blueprint } from '../../blueprint/types.js';
 import { parseModelRef } from '../../providers/models.js';
+import type { Blueprint } from '../../shapes/blueprint.js';
 
 export function providerRef(bp: Blueprint, model: string): string {
   const { provider, model: name } = parseModelRef(model);

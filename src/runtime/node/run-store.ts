@@ -7,13 +7,13 @@
 import { join } from 'node:path';
 import { openBlobStore, parseBlobSpec } from '../../blobs/index.js';
 import { ReadCachedBlobStore } from '../../blobs/read-cache.js';
-import type { Blueprint } from '../../blueprint/types.js';
 import { loadUserConfig } from '../../blueprint/user-config.js';
 import { cloneData, createRunState, type RunState } from '../../context/index.js';
 import { leviathHome } from '../../devserver/paths.js';
-import { customRegionHooks } from '../../rhai/region-hooks.js';
+import type { Blueprint } from '../../shapes/blueprint.js';
 import { ENGINE } from '../engine-calls.js';
 import { type RecordedOp, replayOps } from '../ops.js';
+import { customRegionHooks } from '../region-hooks.js';
 
 export interface RuntimeConfig {
   /** Folder of the local blob store. */

@@ -7,10 +7,10 @@
 
 import { toContent } from '../../blobs/index.js';
 import { stageModel } from '../../blueprint/resolve.js';
-import type { Blueprint } from '../../blueprint/types.js';
 import { LevError } from '../../errors.js';
 import { encodingFor, lookupModel } from '../../providers/models.js';
 import { effectiveSeed, preflightSeedPaths, resolveSeed, type SeedInputs } from '../../seeds/index.js';
+import type { Blueprint } from '../../shapes/blueprint.js';
 import { countTokens } from '../../tokens/index.js';
 import { mergedPermissions } from '../../tools/permissions.js';
 import type { SeededRegion, SeedRequest, SeedRunInputs } from '../activity-types.js';

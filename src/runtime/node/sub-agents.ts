@@ -6,12 +6,12 @@
  * when large, so the parent's history carries a reference.
  */
 import { fullText, toContent } from '../../blobs/index.js';
-import type { Blueprint, OutputSpec } from '../../blueprint/types.js';
-import type { Content } from '../../context/types.js';
 import { LevError } from '../../errors.js';
 import { withLaunchOutput } from '../../outputs/spec.js';
 import { encodingFor, lookupModel } from '../../providers/models.js';
 import { seedsFromInput } from '../../seeds/index.js';
+import type { Blueprint, OutputSpec } from '../../shapes/blueprint.js';
+import type { Content } from '../../shapes/content.js';
 import { countTokens, cutMarker, cutToTokens } from '../../tokens/index.js';
 import type { ToolCeiling } from '../../tools/tool.js';
 import { type SeededRegion, seedRequest } from '../activity-types.js';

@@ -4,10 +4,11 @@
  * reference), plus the facts the workflow tracks for gates and `stuck`.
  */
 import { toContent } from '../../blobs/index.js';
-import type { Blueprint } from '../../blueprint/types.js';
 import { SUBMIT_OUTPUT } from '../../outputs/spec.js';
 import { submitOutput } from '../../outputs/submit.js';
-import { type Encoding, encodingFor, lookupModel } from '../../providers/models.js';
+import { encodingFor, lookupModel } from '../../providers/models.js';
+import type { Blueprint } from '../../shapes/blueprint.js';
+import type { Encoding } from '../../shapes/models.js';
 import { countTokens, cutMarker, cutToTokens } from '../../tokens/index.js';
 import { dispatchTool, type ToolOutcome } from '../../tools/dispatch.js';
 import { isGranted, notGrantedResult, stageTools } from '../../tools/grants.js';

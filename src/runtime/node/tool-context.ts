@@ -4,9 +4,9 @@
  * so grants are never carried through workflow history.
  */
 import { homedir } from 'node:os';
-import type { Blueprint } from '../../blueprint/types.js';
 import { loadUserConfig } from '../../blueprint/user-config.js';
 import { LevError } from '../../errors.js';
+import type { Blueprint } from '../../shapes/blueprint.js';
 import { canonicalTool } from '../../tools/names.js';
 import { mergedPermissions } from '../../tools/permissions.js';
 import type { ReadPathPolicy } from '../../tools/read-paths.js';

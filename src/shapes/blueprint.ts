@@ -6,7 +6,7 @@
  * consumers never re-derive defaults. Keys are camelCase versions of the
  * TOML keys.
  */
-import type { Encoding, ModelInfo } from '../providers/models.js';
+import type { Encoding, ModelInfo } from './models.js';
 
 export const REGION_KINDS = [
   'pinned',

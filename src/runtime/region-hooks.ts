@@ -3,9 +3,10 @@
  * workflow, the activities and `lev context simulate` build identical hooks
  * from the script sources the loader read, so all three decide the same.
  */
-import type { Blueprint } from '../blueprint/types.js';
+
 import type { CustomRegionHooks, HookResult } from '../context/kinds/custom.js';
-import { compile, type RhaiScript } from './index.js';
+import { compile, type RhaiScript } from '../rhai/index.js';
+import type { Blueprint } from '../shapes/blueprint.js';
 
 function caller(
   script: RhaiScript,
