@@ -9,6 +9,7 @@ import { withBlobRun } from '../src/blobs/index.js';
 import type { Content, CountedText } from '../src/context/index.js';
 import { isLevError } from '../src/errors.js';
 import { isProviderError, toActivityFailure } from '../src/providers/index.js';
+import type { WorkerShare } from '../src/runtime/agents/lineage.js';
 import { finalOutputText } from '../src/runtime/node/final-output.js';
 import { type InferInput, type InferOutput, infer } from '../src/runtime/node/inference.js';
 import { defaultRuntimeConfig, RunStore, type RuntimeConfig } from '../src/runtime/node/run-store.js';
@@ -28,7 +29,6 @@ import { type SummariseInput, type SummaryResult, summariseEntries } from '../sr
 import { countText as count, cutText as cut, joinText as join } from '../src/runtime/node/text.js';
 import { runToolCall, type ToolInput, type ToolResultOut } from '../src/runtime/node/tool-call.js';
 import type { RecordedOp } from '../src/runtime/ops.js';
-import type { WorkerShare } from '../src/runtime/sub-agents.js';
 import type { Blueprint } from '../src/shapes/blueprint.js';
 import type { Encoding } from '../src/shapes/models.js';
 import { ping } from './ping.js';

@@ -12,7 +12,7 @@ import type {
   OperatorReturn,
   OperatorUpdate,
   PauseState,
-} from '../runtime/operators.js';
+} from '../runtime/people/updates.js';
 import { cancelRun, sendUpdate } from '../worker/operators.js';
 import { type ServerFlags, withClient } from './connect.js';
 

@@ -8,11 +8,10 @@
  */
 
 import { formatDuration } from '../blueprint/duration.js';
-import { modelPrices } from '../providers/models.js';
 import type { Blueprint } from '../shapes/blueprint.js';
-import type { ModelTable } from '../shapes/models.js';
 import { cutBytes } from '../truncate.js';
-import type { PendingAsk } from './operators.js';
+import type { PendingAsk } from './people/updates.js';
+import type { CostEstimate } from './spend.js';
 import type { Progress, RegionBar, UsageTotals } from './types.js';
 
 /** The static summary's limit, in bytes of UTF-8. */
@@ -81,60 +80,6 @@ export function fillBar(tokens: number, budget: number, width = BAR_WIDTH): stri
   const ratio = budget > 0 ? tokens / budget : tokens > 0 ? 1 : 0;
   const full = Math.min(width, Math.max(0, Math.round(ratio * width)));
   return '█'.repeat(full) + '░'.repeat(width - full);
-}
-
-/** Estimated dollars of some usage, and which models had prices. */
-export interface CostEstimate {
-  usd: number | null;
-  priced: string[];
-  unpriced: string[];
-}
-
-/**
- * The usage priced at each model's list prices: uncached prompt tokens at
- * `input`, cache reads at `cachedRead`, cache writes at `cacheWrite`,
- * completion tokens at `output` (docs/reference/operators.md#estimated-cost).
- */
-export function estimateCost(parts: readonly { model: string; usage: UsageTotals }[], table: ModelTable): CostEstimate {
-  let usd = 0;
-  const priced = new Set<string>();
-  const unpriced = new Set<string>();
-  for (const { model, usage } of parts) {
-    if (usage.calls === 0 && usage.promptTokens === 0 && usage.completionTokens === 0) continue;
-    const prices = modelPrices(table, model);
-    if (!prices) {
-      unpriced.add(model);
-      continue;
-    }
-    priced.add(model);
-    const uncached = Math.max(0, usage.promptTokens - usage.cacheReadTokens - usage.cacheWriteTokens);
-    usd +=
-      (uncached * prices.input +
-        usage.cacheReadTokens * prices.cachedRead +
-        usage.cacheWriteTokens * prices.cacheWrite +
-        usage.completionTokens * prices.output) /
-      1_000_000;
-  }
-  return { usd: priced.size > 0 ? usd : null, priced: [...priced], unpriced: [...unpriced] };
-}
-
-/** Two estimates of parts of one run together; unknown only when both are. */
-export function addCost(a: CostEstimate, b: CostEstimate): CostEstimate {
-  const union = (x: string[], y: string[]) => [...new Set([...x, ...y])];
-  return {
-    usd: a.usd === null && b.usd === null ? null : (a.usd ?? 0) + (b.usd ?? 0),
-    priced: union(a.priced, b.priced),
-    unpriced: union(a.unpriced, b.unpriced),
-  };
-}
-
-/** The usage of a run's stages, each priced at the stage's model (the first of its chain). */
-export function runCost(bp: Blueprint, perStage: Readonly<Record<string, UsageTotals>>): CostEstimate {
-  const parts = Object.entries(perStage).map(([stage, usage]) => ({
-    model: bp.stages.find((s) => s.name === stage)?.model ?? bp.agent.model ?? 'scripted:default',
-    usage,
-  }));
-  return estimateCost(parts, bp.models);
 }
 
 /** `$0.00`, `$0.0042` below a cent, `$1.25`: how a cost estimate prints. */

@@ -18,15 +18,23 @@
  * imports free of cycles.
  */
 export * from './activity-types.js';
+export * from './agents/lineage.js';
+export * from './agents/queue.js';
+export * from './agents/report.js';
+export * from './agents/shards.js';
+export * from './agents/tool-args.js';
+export * from './calls.js';
 export * from './defaults.js';
 export * from './details.js';
 export * from './engine-calls.js';
 export * from './failures.js';
 export * from './live-progress.js';
-export * from './operators.js';
 export * from './ops.js';
+export * from './people/ask-texts.js';
+export * from './people/status.js';
+export * from './people/updates.js';
+export * from './people/visit-side.js';
 export * from './search-attributes.js';
 export * from './spend.js';
-export * from './sub-agents.js';
 export * from './types.js';
 export * from './visit.js';

@@ -7,7 +7,7 @@
  * update). The run merges the last report into what it knows of its
  * finished visits. Pure: imported by workflow code.
  */
-import { addCost } from './details.js';
+import { addCost } from './spend.js';
 import type { Progress } from './types.js';
 import { addUsage } from './types.js';
 

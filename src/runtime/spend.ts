@@ -4,9 +4,12 @@
  * agents', whole trees: each child hands its own total back in its result,
  * and the visit that started it adds it up (docs/reference/sub-agents.md#usage).
  * Costs add as dollars, not as tokens, because a sub-agent may run other
- * models at other prices.
+ * models at other prices. The cost is estimated here too, from the model
+ * table's list prices (docs/reference/operators.md#estimated-cost).
  */
-import { addCost, type CostEstimate } from './details.js';
+import { modelPrices } from '../providers/models.js';
+import type { Blueprint } from '../shapes/blueprint.js';
+import type { ModelTable } from '../shapes/models.js';
 import { addUsage, emptyUsage, type RunResult, type UsageTotals } from './types.js';
 
 export interface Spend {
@@ -38,4 +41,58 @@ export function resultSpend(result: Partial<Pick<RunResult, 'usage' | 'cost'>> |
     usage: { calls, promptTokens, completionTokens, cacheReadTokens, cacheWriteTokens },
     cost: result.cost ?? noSpend().cost,
   };
+}
+
+/** Estimated dollars of some usage, and which models had prices. */
+export interface CostEstimate {
+  usd: number | null;
+  priced: string[];
+  unpriced: string[];
+}
+
+/**
+ * The usage priced at each model's list prices: uncached prompt tokens at
+ * `input`, cache reads at `cachedRead`, cache writes at `cacheWrite`,
+ * completion tokens at `output` (docs/reference/operators.md#estimated-cost).
+ */
+export function estimateCost(parts: readonly { model: string; usage: UsageTotals }[], table: ModelTable): CostEstimate {
+  let usd = 0;
+  const priced = new Set<string>();
+  const unpriced = new Set<string>();
+  for (const { model, usage } of parts) {
+    if (usage.calls === 0 && usage.promptTokens === 0 && usage.completionTokens === 0) continue;
+    const prices = modelPrices(table, model);
+    if (!prices) {
+      unpriced.add(model);
+      continue;
+    }
+    priced.add(model);
+    const uncached = Math.max(0, usage.promptTokens - usage.cacheReadTokens - usage.cacheWriteTokens);
+    usd +=
+      (uncached * prices.input +
+        usage.cacheReadTokens * prices.cachedRead +
+        usage.cacheWriteTokens * prices.cacheWrite +
+        usage.completionTokens * prices.output) /
+      1_000_000;
+  }
+  return { usd: priced.size > 0 ? usd : null, priced: [...priced], unpriced: [...unpriced] };
+}
+
+/** Two estimates of parts of one run together; unknown only when both are. */
+export function addCost(a: CostEstimate, b: CostEstimate): CostEstimate {
+  const union = (x: string[], y: string[]) => [...new Set([...x, ...y])];
+  return {
+    usd: a.usd === null && b.usd === null ? null : (a.usd ?? 0) + (b.usd ?? 0),
+    priced: union(a.priced, b.priced),
+    unpriced: union(a.unpriced, b.unpriced),
+  };
+}
+
+/** The usage of a run's stages, each priced at the stage's model (the first of its chain). */
+export function runCost(bp: Blueprint, perStage: Readonly<Record<string, UsageTotals>>): CostEstimate {
+  const parts = Object.entries(perStage).map(([stage, usage]) => ({
+    model: bp.stages.find((s) => s.name === stage)?.model ?? bp.agent.model ?? 'scripted:default',
+    usage,
+  }));
+  return estimateCost(parts, bp.models);
 }

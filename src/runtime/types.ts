@@ -8,12 +8,14 @@ import type { RunState } from '../context/state.js';
 import type { Blueprint } from '../shapes/blueprint.js';
 import type { BlobRef, Content } from '../shapes/content.js';
 import type { PermissionLayer } from '../tools/permissions.js';
-import type { CostEstimate } from './details.js';
-import type { LeviathStatus, OperatorCarry, PendingAsk, WaitingKind } from './operators.js';
+import type { ChildRun, Lineage } from './agents/lineage.js';
+import type { WorkerCounts } from './agents/queue.js';
 import type { RecordedOp } from './ops.js';
-import type { Spend } from './spend.js';
+import type { LeviathStatus, WaitingKind } from './people/status.js';
+import type { PendingAsk } from './people/updates.js';
+import type { OperatorCarry } from './people/visit-side.js';
+import type { CostEstimate, Spend } from './spend.js';
 import type { OutputFacts } from './stage-modes.js';
-import type { ChildRun, Lineage, WorkerCounts } from './sub-agents.js';
 
 export interface RunOptions {
   /** Refuse command seeds for this run (`--no-seed-commands`). */

@@ -8,7 +8,7 @@ import { type Client, type WorkflowHandle, WorkflowNotFoundError, WorkflowUpdate
 import { ApplicationFailure } from '@temporalio/common';
 import { LevError } from '../errors.js';
 import { withVisitProgress } from '../runtime/live-progress.js';
-import type { OperatorReturn, OperatorUpdate } from '../runtime/operators.js';
+import type { OperatorReturn, OperatorUpdate } from '../runtime/people/updates.js';
 import type { Progress } from '../runtime/types.js';
 
 /** The run, refused with `run-not-found` when Temporal does not know it and `run-finished` when it has ended. */

@@ -9,11 +9,11 @@ import { type Client, type WorkflowExecutionInfo, WorkflowNotFoundError } from '
 import { defaultPayloadConverter } from '@temporalio/common';
 import { openBlobStore, parseBlobSpec } from '../blobs/index.js';
 import { LevError } from '../errors.js';
+import type { WorkerInput, WorkerShare } from '../runtime/agents/lineage.js';
 import { addressFlag } from '../runtime/defaults.js';
 import { defaultRuntimeConfig } from '../runtime/node/run-store.js';
-import type { PendingAsk } from '../runtime/operators.js';
+import type { PendingAsk } from '../runtime/people/updates.js';
 import { BLUEPRINT_KEY, STAGE_KEY, STATUS_KEY } from '../runtime/search-attributes.js';
-import type { WorkerInput, WorkerShare } from '../runtime/sub-agents.js';
 import type { Progress, RegionBar, RunInput, RunMemo, RunResult, UsageTotals } from '../runtime/types.js';
 import { runOutcome, type ToolWait, toolWorkerWait } from './client.js';
 import { runProgress } from './operators.js';

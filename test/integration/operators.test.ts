@@ -18,7 +18,7 @@ import { describe, expect, inject, it } from 'vitest';
 import { terminalAnswers } from '../../src/cli/reply-prompt.js';
 import { LevError } from '../../src/errors.js';
 import { scriptedCalls } from '../../src/providers/index.js';
-import type { MessageReceipt, PauseState } from '../../src/runtime/operators.js';
+import type { MessageReceipt, PauseState } from '../../src/runtime/people/updates.js';
 import { STATUS_KEY } from '../../src/runtime/search-attributes.js';
 import { DEFAULT_RUN_OPTIONS, type Progress, type RunOptions, type RunResult } from '../../src/runtime/types.js';
 import { followRun, startRun } from '../../src/worker/client.js';

@@ -2,15 +2,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { BUILTIN_MODELS } from '../../src/providers/models.js';
-import {
-  costLine,
-  estimateCost,
-  fillBar,
-  runDetails,
-  stageDetails,
-  staticSummary,
-  utcMinute,
-} from '../../src/runtime/details.js';
+import { costLine, fillBar, runDetails, stageDetails, staticSummary, utcMinute } from '../../src/runtime/details.js';
+import { estimateCost } from '../../src/runtime/spend.js';
 import { emptyUsage, type Progress } from '../../src/runtime/types.js';
 import { utf8Bytes } from '../../src/truncate.js';
 

@@ -7,32 +7,36 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createRunState } from '../../src/context/index.js';
 import {
-  agentFailedText,
   childBlueprintOf,
   childLineage,
   childRunId,
   DEFAULT_MAX_CHILD_DEPTH,
   depthOf,
-  FanOutQueue,
   idSegment,
+  seedContextTarget,
+  shardRunId,
+  topLineage,
+} from '../../src/runtime/agents/lineage.js';
+import { FanOutQueue } from '../../src/runtime/agents/queue.js';
+import {
+  agentFailedText,
   itemShare,
+  reportCounts,
+  reportHeader,
+  sectionHeading,
+} from '../../src/runtime/agents/report.js';
+import { shardPlan } from '../../src/runtime/agents/shards.js';
+import {
   MAX_FAN_OUT_ITEMS,
   readAgentId,
   readFanOut,
   readItems,
   readSpawn,
-  reportCounts,
-  reportHeader,
   resolveTarget,
   type Spawner,
-  sectionHeading,
-  seedContextTarget,
-  shardPlan,
-  shardRunId,
   taskText,
   toolRefusalText,
-  topLineage,
-} from '../../src/runtime/sub-agents.js';
+} from '../../src/runtime/agents/tool-args.js';
 import type { Blueprint, StageDef } from '../../src/shapes/blueprint.js';
 import { loadToml } from '../blueprint/helpers.js';
 

@@ -4,7 +4,7 @@
  * run's updates. Each command's own file says what it sends.
  */
 import type { Command } from 'commander';
-import type { OperatorUpdate } from '../../runtime/operators.js';
+import type { OperatorUpdate } from '../../runtime/people/updates.js';
 import type { OperatorFlags } from '../operator-action.js';
 import { withServerOptions } from '../options.js';
 

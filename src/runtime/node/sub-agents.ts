@@ -19,15 +19,17 @@ import {
   type CeilingLayer,
   type ChildBlueprint,
   childBlueprintOf,
+  type WorkerShare,
+  workerRunInput,
+} from '../agents/lineage.js';
+import {
   EMPTY_FAN_OUT_REPORT,
   type ReportCounts,
   type ReportItem,
   reportCounts,
   reportHeader,
   sectionHeading,
-  type WorkerShare,
-  workerRunInput,
-} from '../sub-agents.js';
+} from '../agents/report.js';
 import { chooseModel } from './model-choice.js';
 import type { RunStore } from './run-store.js';
 import { resolveRunSeeds } from './seeding.js';

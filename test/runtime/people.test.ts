@@ -1,25 +1,24 @@
 /** The operator rules (docs/reference/operators.md): update validation, what a visit does with each update, statuses. */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { askTimedOutText, callSubject, deniedText } from '../../src/runtime/people/ask-texts.js';
+import { runStatus, waitingKind } from '../../src/runtime/people/status.js';
 import {
-  applyBetweenVisits,
-  applyStageOp,
-  askTimedOutText,
-  callSubject,
   checkOperatorOp,
-  deniedText,
-  freshStageOperators,
   isRefusal,
   MAX_OPERATOR_TEXT_BYTES,
   type OperatorOp,
-  operatorCarry,
   type PendingAsk,
   parseOperatorOp,
-  runStatus,
-  type StageOpContext,
   validateOperatorOp,
-  waitingKind,
-} from '../../src/runtime/operators.js';
+} from '../../src/runtime/people/updates.js';
+import {
+  applyBetweenVisits,
+  applyStageOp,
+  freshStageOperators,
+  operatorCarry,
+  type StageOpContext,
+} from '../../src/runtime/people/visit-side.js';
 import { utf8Bytes } from '../../src/truncate.js';
 
 const ask = (call: string, kind: PendingAsk['kind'] = 'approval'): PendingAsk => ({

@@ -1,0 +1,149 @@
+/**
+ * Who a sub-agent is (docs/reference/sub-agents.md): its workflow id, its lineage and the
+ * ceilings it inherits, and the input a child run or a fan-out worker starts
+ * from. Pure: imported by workflow code.
+ */
+import { CONVERSATION, type RunState, visibleRegions } from '../../context/state.js';
+import type { Blueprint, OutputSpec } from '../../shapes/blueprint.js';
+import type { EntryKind } from '../../shapes/content.js';
+import type { RunInput, RunOptions } from '../types.js';
+
+/** Longest workflow-id segment an item id may become once encoded. */
+export const MAX_ID_SEGMENT = 255;
+
+/** How deep sub-agents nest when the blueprint does not say (`[agent] max_child_depth`). */
+export const DEFAULT_MAX_CHILD_DEPTH = 3;
+
+/**
+ * One segment of a child's workflow id: letters, digits, `_` and `-` stay,
+ * every other character becomes `%XX` per UTF-8 byte. Injective, and never
+ * holds `/` (which separates parent from child) or `.` (which separates a
+ * run from its stage visits), whatever id the model chose.
+ */
+export function idSegment(id: string): string {
+  let out = '';
+  for (const ch of id) {
+    if (/^[A-Za-z0-9_-]$/.test(ch)) {
+      out += ch;
+      continue;
+    }
+    for (const byte of utf8(ch)) out += `%${byte.toString(16).toUpperCase().padStart(2, '0')}`;
+  }
+  return out;
+}
+
+/** UTF-8 bytes of one code point, without TextEncoder (not in every workflow sandbox). */
+function utf8(ch: string): number[] {
+  const cp = ch.codePointAt(0) ?? 0;
+  if (cp < 0x80) return [cp];
+  if (cp < 0x800) return [0xc0 | (cp >> 6), 0x80 | (cp & 63)];
+  if (cp < 0x10000) return [0xe0 | (cp >> 12), 0x80 | ((cp >> 6) & 63), 0x80 | (cp & 63)];
+  return [0xf0 | (cp >> 18), 0x80 | ((cp >> 12) & 63), 0x80 | ((cp >> 6) & 63), 0x80 | (cp & 63)];
+}
+
+/** A worker's workflow id: `<parent run id>/<encoded item id>`. */
+export function childRunId(parentRunId: string, id: string): string {
+  return `${parentRunId}/${idSegment(id)}`;
+}
+
+/** A layer of the ceiling a run's tools stay under: an ancestor's blueprint and the stage that started the line. */
+export interface CeilingLayer {
+  blueprintHash: string;
+  stage: string;
+}
+
+/**
+ * Where a run sits in its tree of agents: every ancestor's blueprint and
+ * spawning stage, oldest first. A run a person started has none (depth 0);
+ * the first layer's blueprint is the tree's first, which holds the catalog.
+ * Kept this small because it travels in every child's input.
+ */
+export interface Lineage {
+  /** The deepest a descendant may be (the first run's `[agent] max_child_depth`). */
+  maxDepth: number;
+  /** Every ancestor's blueprint and spawning stage: a child's permissions, reads and commands never exceed theirs. */
+  ceiling: CeilingLayer[];
+}
+
+export function topLineage(bp: Blueprint): Lineage {
+  return { maxDepth: bp.agent.maxChildDepth ?? DEFAULT_MAX_CHILD_DEPTH, ceiling: [] };
+}
+
+/** A child of a run at `parent`, started from `stage` of the blueprint `blueprintHash`. */
+export function childLineage(parent: Lineage, blueprintHash: string, stage: string): Lineage {
+  return { maxDepth: parent.maxDepth, ceiling: [...parent.ceiling, { blueprintHash, stage }] };
+}
+
+/** How many levels below the first run a run is. */
+export function depthOf(lineage: Lineage): number {
+  return lineage.ceiling.length;
+}
+
+/** What a child run receives besides its task (`RunInput.child`). */
+export interface ChildRun {
+  parentRunId: string;
+  /** The catalog key of the blueprint it runs; absent: its parent's own blueprint (a `worker_stage`). */
+  agent?: string;
+  /** Start at this stage instead of the blueprint's entry stage. */
+  stage?: string;
+  lineage: Lineage;
+  /** `spawn_agent {seed_context}`: written into the child's first pinned region after its seeds. */
+  seedContext?: string;
+  /** `spawn_agent {output_format, output_instructions}`: the answer the child is asked for. */
+  output?: OutputSpec;
+}
+
+/**
+ * What every worker of one fan-out shares: its blueprint, start stage and
+ * lineage, the workdir and the run options. The visit stores it once as a
+ * blob, and each worker's start carries its hash and the worker's own task
+ * (`WorkerInput`), so the parent's history grows by the task, not by the
+ * share (docs/reference/sub-agents.md#history).
+ */
+export interface WorkerShare {
+  child: Omit<ChildRun, 'seedContext' | 'output'>;
+  workdir: string;
+  options: RunOptions;
+}
+
+/** A fan-out worker's whole input: what it shares with its siblings, and its own task. */
+export function workerRunInput(share: WorkerShare, task: string): RunInput {
+  return { child: share.child, task, caller: {}, workdir: share.workdir, options: share.options };
+}
+
+/** A fan-out worker's start: the hash of its `WorkerShare` and its task. */
+export interface WorkerInput {
+  shared: string;
+  task: string;
+}
+
+/** Which blueprint a child runs, with the hash of the tree's first (whose catalog holds the agents). */
+export function childBlueprintOf(child: ChildRun): { root: string; blueprint: ChildBlueprint } {
+  const first = child.lineage.ceiling[0];
+  const parent = child.lineage.ceiling.at(-1);
+  if (!first || !parent) throw new Error(`sub-agent of ${child.parentRunId} has no ancestors in its lineage`);
+  return {
+    root: first.blueprintHash,
+    blueprint: child.agent !== undefined ? { agent: child.agent } : { hash: parent.blueprintHash },
+  };
+}
+
+/** Which blueprint a child runs: the spawning run's own, or an agent of the root's catalog (by its key). */
+export type ChildBlueprint = { hash: string } | { agent: string };
+
+/** A shard's workflow id: `~` is encoded in every item id, so no worker can have it. */
+export function shardRunId(runId: string, k: number): string {
+  return `${runId}/~shard-${k + 1}`;
+}
+
+/**
+ * Where `spawn_agent {seed_context}` lands in the child: the first pinned
+ * region it shows (never `stage_instructions` or `final_output`), else the
+ * conversation as a user turn.
+ */
+export function seedContextTarget(state: RunState): { region: string; kind: EntryKind } {
+  const pinned = visibleRegions(state).find(
+    (r) => r.kind === 'pinned' && r.name !== 'stage_instructions' && r.name !== 'final_output',
+  );
+  return pinned ? { region: pinned.name, kind: 'text' } : { region: CONVERSATION, kind: 'user' };
+}

@@ -1,0 +1,74 @@
+/**
+ * How the workers of a fan-out and a spawned agent read to the model
+ * (docs/reference/sub-agents.md): the merged report's counts, headings and
+ * share of the room, and the results of the agent tools. Pure.
+ */
+import { formatCoded } from '../../errors.js';
+import type { Content } from '../../shapes/content.js';
+import type { WorkerEnd } from './queue.js';
+
+/** One item's line of the merged report, before the activity cuts it to its share. */
+export interface ReportItem {
+  id: string;
+  status: WorkerEnd['status'] | 'not-started';
+  /** The answer (completed) or the reason (otherwise). */
+  text: Content;
+}
+
+/** How many items of a report succeeded, failed, and were cancelled or never started. */
+export interface ReportCounts {
+  succeeded: number;
+  failed: number;
+  cancelled: number;
+}
+
+export function reportCounts(items: readonly Pick<ReportItem, 'status'>[]): ReportCounts {
+  const succeeded = items.filter((i) => i.status === 'completed').length;
+  const failed = items.filter((i) => i.status === 'failed').length;
+  return { succeeded, failed, cancelled: items.length - succeeded - failed };
+}
+
+/** The report's first line: how many succeeded and failed. */
+export function reportHeader(counts: ReportCounts): string {
+  const { succeeded, failed, cancelled } = counts;
+  return `[fan_out results: ${succeeded} succeeded, ${failed} failed${cancelled > 0 ? `, ${cancelled} cancelled` : ''}]`;
+}
+
+/** One item's section: `## worker <id>`, with its status when it has no answer. */
+export function sectionHeading(item: Pick<ReportItem, 'id' | 'status'>): string {
+  const label = { completed: '', failed: ' FAILED', cancelled: ' CANCELLED', 'not-started': ' NOT STARTED' }[
+    item.status
+  ];
+  return `## worker ${item.id}${label}`;
+}
+
+/** The report of an empty `fan_out`: nothing was handed out. */
+export const EMPTY_FAN_OUT_REPORT = '[fan_out results: no items, so no worker ran]';
+
+/**
+ * Each item's share of the region the report lands in: the region's room
+ * (or the tool's cap, when smaller) divided equally, so every worker's
+ * section appears (docs/reference/sub-agents.md#the-merged-report).
+ */
+export function itemShare(room: number, items: number): number {
+  if (items <= 0) return room;
+  return Math.max(16, Math.floor(room / items));
+}
+
+/** The result text of a `spawn_agent {wait = false}` call. */
+export function startedText(id: string, label: string): string {
+  return `Started agent ${id} (${label}). It runs on its own: check_agent {"id": "${id}"} says how it is doing, wait_for_agent {"id": "${id}"} waits for its answer, kill_agent stops it.`;
+}
+
+/** What check_agent says about an agent that is still going. */
+export function runningText(id: string): string {
+  return `agent ${id} is still running; wait_for_agent {"id": "${id}"} waits for its answer.`;
+}
+
+/** The tool result of an agent that ended without an answer. */
+export function agentFailedText(id: string, end: Exclude<WorkerEnd, { status: 'completed' }>): string {
+  return formatCoded(
+    'agent-failed',
+    `agent ${id} ${end.status === 'cancelled' ? 'was cancelled' : 'failed'}: ${end.error}`,
+  );
+}

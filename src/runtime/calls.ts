@@ -1,0 +1,105 @@
+/**
+ * What a tool call is and what it may do: the one classification of a call
+ * that the stage visit dispatches on (docs/reference/operators.md#approve-and-deny,
+ * docs/reference/sub-agents.md#what-a-worker-inherits), and the permission
+ * rules it needs. Pure: imported by workflow code; unit-tested in
+ * `test/runtime/calls.test.ts`.
+ */
+import type { Blueprint } from '../shapes/blueprint.js';
+import type { ToolCall } from '../shapes/content.js';
+import { isGranted, notGrantedResult } from '../tools/grants.js';
+import { ASK_USER, canonicalTool, isAgentTool, isContextTool } from '../tools/names.js';
+import {
+  decidePermission,
+  mergedPermissions,
+  type PermissionDecision,
+  type PermissionLayer,
+  strictestDecision,
+} from '../tools/permissions.js';
+
+export { ASK_USER, FAN_OUT } from '../tools/names.js';
+
+/**
+ * What a call of a reply is, decided once per call:
+ * - `refused`: the stage was not given the tool; the call is not run;
+ * - `question`: `ask_user`, answered by a person (or why nobody did);
+ * - `context`: a context or todo tool, run by the engine inside the workflow;
+ * - `agent`: `spawn_agent`, `fan_out` and the agent-id tools;
+ * - `builtin`: a tool the tool activity runs.
+ *
+ * `approval` says an agent or built-in call must wait for a person first
+ * (`needsApproval`): only ever in an attended run.
+ */
+export type CallClass =
+  | { kind: 'refused' }
+  | { kind: 'question' }
+  | { kind: 'context' }
+  | { kind: 'agent'; approval: boolean }
+  | { kind: 'builtin'; approval: boolean };
+
+export function classifyCall(
+  bp: Blueprint,
+  stage: string,
+  call: Pick<ToolCall, 'name' | 'arguments'>,
+  unattended: boolean,
+): CallClass {
+  if (!isGranted(bp, stage, call.name)) return { kind: 'refused' };
+  if (canonicalTool(call.name) === ASK_USER) return { kind: 'question' };
+  if (isContextTool(call.name)) return { kind: 'context' };
+  const approval = needsApproval(bp, stage, call, unattended);
+  return isAgentTool(call.name) ? { kind: 'agent', approval } : { kind: 'builtin', approval };
+}
+
+/** The tool result of a call the stage was not given (`tool-not-granted`). */
+export function notGrantedText(bp: Blueprint, stage: string, name: string): string {
+  return notGrantedResult(bp, stage, name);
+}
+
+/**
+ * Whether a built-in call must wait for a person's approval: an `ask`
+ * permission the safe list does not cover, in an attended run. Unattended
+ * runs leave the refusal to the tool activity, as before.
+ */
+export function needsApproval(
+  bp: Blueprint,
+  stage: string,
+  call: Pick<ToolCall, 'name' | 'arguments'>,
+  unattended: boolean,
+): boolean {
+  if (unattended) return false;
+  const decision = decidePermission(
+    canonicalTool(call.name),
+    call.arguments,
+    mergedPermissions(bp, stage),
+    bp.safeCommands.shell,
+    false,
+  );
+  return decision.mode === 'ask';
+}
+
+/**
+ * The permission levels an agent-tool call is checked against: the stage's
+ * own, then every ancestor's. A person's approval stands for the stage's own
+ * `ask`; the ancestors' permissions still apply.
+ */
+export function agentPermissionLayers(
+  bp: Blueprint,
+  stage: string,
+  ceilings: readonly PermissionLayer[] | undefined,
+  approved: boolean,
+): PermissionLayer[] {
+  const own = { permissions: mergedPermissions(bp, stage), safeCommands: bp.safeCommands.shell };
+  return [...(approved ? [] : [own]), ...(ceilings ?? [])];
+}
+
+/** Whether an agent-tool call may go ahead: the strictest decision of its layers. */
+export function agentCallDecision(
+  bp: Blueprint,
+  stage: string,
+  call: Pick<ToolCall, 'name' | 'arguments'>,
+  ceilings: readonly PermissionLayer[] | undefined,
+  approved: boolean,
+  unattended: boolean,
+): PermissionDecision {
+  return strictestDecision(call.name, call.arguments, agentPermissionLayers(bp, stage, ceilings, approved), unattended);
+}

@@ -1,0 +1,232 @@
+/**
+ * The updates people send a run (docs/reference/operators.md): their shapes, how an
+ * argument is read and checked against the run's situation, and the coded
+ * refusal of one that may not go ahead. The run's validators, the stage
+ * visit and the tests share these, so a rule has one home. Pure: imported by
+ * workflow code.
+ */
+
+import type { RuntimeCode } from '../../error-codes.js';
+import { formatCoded } from '../../errors.js';
+import { utf8Bytes } from '../../truncate.js';
+
+/** The largest message, answer or note an update may carry. */
+export const MAX_OPERATOR_TEXT_BYTES = 65_536;
+
+/** The run's updates, by the name a person sends. */
+export const OPERATOR_UPDATES = ['message', 'approve', 'deny', 'answer', 'pause', 'resume'] as const;
+export type OperatorUpdate = (typeof OPERATOR_UPDATES)[number];
+
+export type OperatorOp =
+  | { kind: 'message'; text: string }
+  | { kind: 'approve' | 'deny'; call?: string; note?: string }
+  | { kind: 'answer'; call?: string; text: string }
+  | { kind: 'pause' }
+  | { kind: 'resume' };
+
+export interface MessageReceipt {
+  stage: string | null;
+  turn: number | null;
+  stageTurn: number | null;
+  held: boolean;
+}
+export interface Decision {
+  call: string;
+  tool: string;
+  decision: 'approved' | 'denied';
+  note?: string;
+}
+export interface Answered {
+  call: string;
+  question: string;
+}
+export interface PauseState {
+  paused: boolean;
+  stage: string | null;
+}
+export type OperatorReturn = MessageReceipt | Decision | Answered | PauseState;
+
+/** A call or question that waits for a person. */
+export interface PendingAsk {
+  kind: 'approval' | 'answer';
+  call: string;
+  tool: string;
+  /** approval: the tool and its main argument; answer: the question. */
+  subject: string;
+  /** Workflow time in ms. */
+  since: number;
+  deadline: number;
+}
+
+/** What a person decided about one ask, kept until the visit reads it. */
+export type AskDecision =
+  | { kind: 'approved'; note?: string }
+  | { kind: 'denied'; note?: string }
+  | { kind: 'answered'; text: string };
+
+export type OperatorCode =
+  | 'run-finished'
+  | 'bad-update'
+  | 'text-empty'
+  | 'text-too-large'
+  | 'nothing-pending'
+  | 'call-not-waiting'
+  | 'call-ambiguous'
+  | 'already-paused'
+  | 'not-paused';
+
+export interface Refusal {
+  code: OperatorCode & RuntimeCode;
+  message: string;
+}
+
+export type OpReply = { ok: true; value: OperatorReturn } | { ok: false; refusal: Refusal };
+
+export function refuse(code: Refusal['code'], message: string): Refusal {
+  return { code, message };
+}
+
+function checkText(text: string, what: string): Refusal | undefined {
+  if (text.trim() === '') return refuse('text-empty', `The ${what} is empty; send some text.`);
+  const bytes = utf8Bytes(text);
+  if (bytes > MAX_OPERATOR_TEXT_BYTES)
+    return refuse(
+      'text-too-large',
+      `The ${what} is ${bytes} bytes, over the limit of ${MAX_OPERATOR_TEXT_BYTES}; shorten it, or put the text in a file the agent can read.`,
+    );
+  return undefined;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function optionalString(args: Record<string, unknown>, key: string, update: string): Refusal | undefined {
+  const value = args[key];
+  if (value === undefined || value === null || typeof value === 'string') return undefined;
+  return refuse('bad-update', `\`${update}\` takes \`${key}\` as a string; it was ${typeof value}.`);
+}
+
+/**
+ * Reads an update's argument into an operation: the shape, empty text and
+ * the size limit. The situation (what waits, paused or not) is checked by
+ * `checkOperatorOp`.
+ */
+export function parseOperatorOp(update: OperatorUpdate, arg: unknown): OperatorOp | Refusal {
+  switch (update) {
+    case 'message': {
+      if (typeof arg !== 'string')
+        return refuse('bad-update', `\`message\` takes the text as a string, such as "Look at the tests first".`);
+      return checkText(arg, 'message') ?? { kind: 'message', text: arg };
+    }
+    case 'approve':
+    case 'deny': {
+      if (arg === undefined || arg === null) return { kind: update };
+      if (!isRecord(arg))
+        return refuse('bad-update', `\`${update}\` takes { "call"?: "<call id>", "note"?: "<text>" } or nothing.`);
+      const bad = optionalString(arg, 'call', update) ?? optionalString(arg, 'note', update);
+      if (bad) return bad;
+      const note = typeof arg.note === 'string' && arg.note.trim() !== '' ? arg.note : undefined;
+      if (note !== undefined && utf8Bytes(note) > MAX_OPERATOR_TEXT_BYTES)
+        return refuse('text-too-large', `The note is over ${MAX_OPERATOR_TEXT_BYTES} bytes; shorten it.`);
+      return {
+        kind: update,
+        ...(typeof arg.call === 'string' && arg.call !== '' ? { call: arg.call } : {}),
+        ...(note !== undefined ? { note } : {}),
+      };
+    }
+    case 'answer': {
+      const args = typeof arg === 'string' ? { text: arg } : arg;
+      if (!isRecord(args) || typeof args.text !== 'string')
+        return refuse(
+          'bad-update',
+          '`answer` takes the answer as a string, or { "call"?: "<call id>", "text": "<answer>" }.',
+        );
+      const bad = optionalString(args, 'call', update);
+      if (bad) return bad;
+      return (
+        checkText(args.text, 'answer') ?? {
+          kind: 'answer',
+          text: args.text,
+          ...(typeof args.call === 'string' && args.call !== '' ? { call: args.call } : {}),
+        }
+      );
+    }
+    case 'pause':
+    case 'resume':
+      return { kind: update };
+  }
+}
+
+export function isRefusal(value: unknown): value is Refusal {
+  return isRecord(value) && typeof value.code === 'string' && typeof value.message === 'string' && !('kind' in value);
+}
+
+/** The ask a decision or an answer is about: the one named, or the only one of its kind. */
+export function resolveAsk(
+  asks: readonly PendingAsk[],
+  kind: PendingAsk['kind'],
+  call: string | undefined,
+): PendingAsk | Refusal {
+  const open = asks.filter((a) => a.kind === kind);
+  const what = kind === 'approval' ? 'tool call waits for a decision' : 'question waits for an answer';
+  if (open.length === 0)
+    return refuse('nothing-pending', `No ${what}; \`lev show\` or the progress query says what the run is doing.`);
+  if (call !== undefined) {
+    const hit = open.find((a) => a.call === call);
+    return (
+      hit ??
+      refuse('call-not-waiting', `No ${what} with the id "${call}"; waiting: ${open.map((a) => a.call).join(', ')}.`)
+    );
+  }
+  if (open.length > 1)
+    return refuse(
+      'call-ambiguous',
+      `${open.length} calls wait (${open.map((a) => a.call).join(', ')}); name the one you mean.`,
+    );
+  return open[0] as PendingAsk;
+}
+
+/** What the run's validators see: whether it is ending, paused, and what its live visit waits for. */
+export interface OperatorView {
+  ended: boolean;
+  paused: boolean;
+  asks: readonly PendingAsk[];
+}
+
+/** Checks an operation against the run's situation; undefined when it may go ahead. */
+export function checkOperatorOp(op: OperatorOp, view: OperatorView): Refusal | undefined {
+  if (view.ended) return refuse('run-finished', 'The run has ended; updates go only to runs that are still going.');
+  switch (op.kind) {
+    case 'approve':
+    case 'deny':
+    case 'answer': {
+      const ask = resolveAsk(view.asks, op.kind === 'answer' ? 'answer' : 'approval', op.call);
+      return isRefusal(ask) ? ask : undefined;
+    }
+    case 'pause':
+      return view.paused ? refuse('already-paused', 'The run is already paused; send `resume` to go on.') : undefined;
+    case 'resume':
+      return view.paused ? undefined : refuse('not-paused', 'The run is not paused, so there is nothing to resume.');
+    case 'message':
+      return undefined;
+  }
+}
+
+/** An update's argument read and checked; what a validator throws when it is a refusal. */
+export function validateOperatorOp(update: OperatorUpdate, arg: unknown, view: OperatorView): OperatorOp | Refusal {
+  const op = parseOperatorOp(update, arg);
+  if (isRefusal(op)) return op;
+  return checkOperatorOp(op, view) ?? op;
+}
+
+/** An update the run accepted, forwarded to its live visit (the `operator` signal). */
+export interface ForwardedOp {
+  id: number;
+  op: OperatorOp;
+}
+
+/** The coded message a refused update fails with. */
+export function refusalText(refusal: Refusal): string {
+  return formatCoded(refusal.code, refusal.message);
+}
