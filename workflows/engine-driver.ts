@@ -4,14 +4,7 @@
  * keeps the snapshot-plus-operations pair the inference activity receives.
  */
 
-import {
-  ActivityFailure,
-  type ActivityOptions,
-  isCancellation,
-  proxyActivities,
-  proxyLocalActivities,
-} from '@temporalio/workflow';
-import type { Activities } from '../activities/index.js';
+import { ActivityFailure, isCancellation } from '@temporalio/workflow';
 import { stageModel } from '../src/blueprint/resolve.js';
 import type { CustomRegionHooks, EngineEnv, EngineRequest, RunState, SummaryAnswer } from '../src/context/index.js';
 import { encodingFor, lookupModel } from '../src/providers/models.js';
@@ -30,24 +23,7 @@ import {
 import { customRegionHooks } from '../src/runtime/region-hooks.js';
 import type { Blueprint } from '../src/shapes/blueprint.js';
 import type { Encoding } from '../src/shapes/models.js';
-
-/** Activity handles; every call passes its own options (`callOptions`) so the Web UI shows what it was. */
-export const acts = proxyActivities<Activities>({ startToCloseTimeout: '1 minute' });
-/** Local activity handles: short steps the workflow's own worker runs, recorded as one marker each. */
-export const local = proxyLocalActivities<Activities>({ startToCloseTimeout: '30 seconds' });
-
-/**
- * Options for a call that may take as long as a model does. The heartbeat
- * timeout is what lets another worker retry a call whose worker died.
- */
-export function callOptions(options: RunOptions, summary: string, maximumAttempts = 8): ActivityOptions {
-  return {
-    startToCloseTimeout: `${options.inferenceTimeoutSecs} seconds`,
-    heartbeatTimeout: `${options.heartbeatTimeoutSecs} seconds`,
-    retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts },
-    summary,
-  };
-}
+import { activities, callOptions, countOptions, localActivities, stepOptions } from './activities.js';
 
 export function stageEncoding(bp: Blueprint, stage: string): Encoding {
   const model = stageModel(bp, stage);
@@ -132,7 +108,7 @@ export class EngineDriver {
   async compactLog(force = false): Promise<void> {
     if (!force && this.ops.length < this.ctx.options.opsPerSnapshot) return;
     if (this.ops.length === 0) return;
-    this.snapshot = await acts.saveSnapshot.executeWithOptions(
+    this.snapshot = await activities.saveSnapshot.executeWithOptions(
       callOptions(this.ctx.options, `snapshot: ${this.ops.length} operations`),
       [{ runId: this.ctx.runId, blueprintHash: this.ctx.blueprintHash, base: this.snapshot, ops: this.ops }],
     );
@@ -156,7 +132,7 @@ export class EngineDriver {
   async count(text: string): Promise<number> {
     const ahead = this.counted.get(text);
     if (ahead !== undefined) return ahead;
-    return local.countText.executeWithOptions({ startToCloseTimeout: '30 seconds', summary: 'count tokens' }, [
+    return localActivities.countText.executeWithOptions(countOptions(), [
       { text, encoding: stageEncoding(this.ctx.bp, this.stage) },
     ]);
   }
@@ -166,23 +142,26 @@ export class EngineDriver {
       case 'count':
         return this.count(req.text);
       case 'cut':
-        return acts.cutText.executeWithOptions(callOptions(this.ctx.options, `cut text to ${req.target} tokens`), [
-          {
-            runId: this.ctx.runId,
-            content: req.content,
-            target: req.target,
-            marker: req.marker,
-            encoding: stageEncoding(this.ctx.bp, this.stage),
-          },
-        ]);
+        return activities.cutText.executeWithOptions(
+          callOptions(this.ctx.options, `cut text to ${req.target} tokens`),
+          [
+            {
+              runId: this.ctx.runId,
+              content: req.content,
+              target: req.target,
+              marker: req.marker,
+              encoding: stageEncoding(this.ctx.bp, this.stage),
+            },
+          ],
+        );
       case 'join':
-        return acts.joinText.executeWithOptions(callOptions(this.ctx.options, `join ${req.parts.length} texts`), [
+        return activities.joinText.executeWithOptions(callOptions(this.ctx.options, `join ${req.parts.length} texts`), [
           { runId: this.ctx.runId, parts: req.parts },
         ]);
       case 'summarise':
         try {
-          const { answer, usage } = await acts.summarise.executeWithOptions(
-            callOptions(this.ctx.options, `compaction: ${req.region}, ${req.entries.length} entries`, 3),
+          const { answer, usage } = await activities.summarise.executeWithOptions(
+            stepOptions(this.ctx.options, `compaction: ${req.region}, ${req.entries.length} entries`),
             [
               {
                 runId: this.ctx.runId,

@@ -1,5 +1,6 @@
 /** Every workflow the Leviath worker registers. */
-export { agentRunWorkflow, runProgressQuery } from './agent-run.js';
-export { fanOutShardWorkflow } from './fan-out-shard.js';
+
+export { fanOutShardWorkflow } from './agents/fan-out-shard.js';
 export { pingWorkflow } from './ping.js';
-export { stageProgressQuery, stageWorkflow } from './stage.js';
+export { agentRunWorkflow } from './run/agent-run.js';
+export { stageWorkflow } from './visit/stage.js';

@@ -5,19 +5,14 @@
  * rules it needs. Pure: imported by workflow code; unit-tested in
  * `test/runtime/calls.test.ts`.
  */
+import { formatCoded } from '../errors.js';
 import type { Blueprint } from '../shapes/blueprint.js';
 import type { ToolCall } from '../shapes/content.js';
 import { isGranted, notGrantedResult } from '../tools/grants.js';
 import { ASK_USER, canonicalTool, isAgentTool, isContextTool } from '../tools/names.js';
-import {
-  decidePermission,
-  mergedPermissions,
-  type PermissionDecision,
-  type PermissionLayer,
-  strictestDecision,
-} from '../tools/permissions.js';
+import { decidePermission, mergedPermissions, type PermissionLayer, strictestDecision } from '../tools/permissions.js';
 
-export { ASK_USER, FAN_OUT } from '../tools/names.js';
+export { ASK_USER, canonicalTool, FAN_OUT } from '../tools/names.js';
 
 /**
  * What a call of a reply is, decided once per call:
@@ -92,14 +87,19 @@ export function agentPermissionLayers(
   return [...(approved ? [] : [own]), ...(ceilings ?? [])];
 }
 
-/** Whether an agent-tool call may go ahead: the strictest decision of its layers. */
-export function agentCallDecision(
+/**
+ * Why an agent-tool call may not go ahead, as the coded tool result the
+ * model reads; undefined when the strictest of its permission levels allows it.
+ */
+export function agentCallRefusal(
   bp: Blueprint,
   stage: string,
   call: Pick<ToolCall, 'name' | 'arguments'>,
   ceilings: readonly PermissionLayer[] | undefined,
   approved: boolean,
   unattended: boolean,
-): PermissionDecision {
-  return strictestDecision(call.name, call.arguments, agentPermissionLayers(bp, stage, ceilings, approved), unattended);
+): string | undefined {
+  const layers = agentPermissionLayers(bp, stage, ceilings, approved);
+  const decision = strictestDecision(call.name, call.arguments, layers, unattended);
+  return decision.mode === 'allow' ? undefined : formatCoded(decision.code, decision.message);
 }

@@ -9,7 +9,7 @@
  * is one workflow task and one activity. A text the prediction missed (a
  * built-in tool's result changed what followed) is counted as before: the
  * counts are a lookup by text, never trusted for anything but that text.
- * Pure: the activity imports it, and its steps mirror `workflows/stage-visit.ts`.
+ * Pure: the activity imports it, and its steps mirror `workflows/visit/stage-visit.ts`.
  */
 
 import {

@@ -6,7 +6,7 @@
 
 import { readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
+import { dirname, join, relative, resolve, sep } from 'node:path';
 import {
   bundleWorkflowCode,
   DefaultLogger,
@@ -58,15 +58,20 @@ export async function bundleWorkflows(): Promise<{ code: string }> {
  * pure (docs/architecture.md): no workflow APIs at module scope, and no
  * state but caches of pure results.
  */
-function libraryModules(): string[] {
+export function libraryModules(): string[] {
   const dir = dirname(workflowsPath());
   const specs = new Set<string>();
-  for (const file of readdirSync(dir).filter((f) => f.endsWith('.ts')))
-    for (const m of readFileSync(join(dir, file), 'utf8').matchAll(
-      /^import (?!type )[^;]*? from '(\.\.\/src\/[^']+)';/gms,
-    ))
-      specs.add(m[1] as string);
+  for (const file of workflowFiles(dir))
+    for (const m of readFileSync(file, 'utf8').matchAll(/^import (?!type )[^;]*? from '((?:\.\.\/)+src\/[^']+)';/gms))
+      specs.add(relative(dir, resolve(dirname(file), m[1] as string)).replaceAll(sep, '/'));
   return [...specs].sort();
+}
+
+/** The workflow sources, in the wings (`run/`, `visit/`, `agents/`) too. */
+function workflowFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? workflowFiles(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : [],
+  );
 }
 
 /**

@@ -4,7 +4,7 @@
  * agent-tool call is checked against.
  */
 import { describe, expect, it } from 'vitest';
-import { agentCallDecision, agentPermissionLayers, classifyCall, notGrantedText } from '../../src/runtime/calls.js';
+import { agentCallRefusal, agentPermissionLayers, classifyCall, notGrantedText } from '../../src/runtime/calls.js';
 import type { Blueprint } from '../../src/shapes/blueprint.js';
 import { loadToml } from '../blueprint/helpers.js';
 
@@ -68,8 +68,8 @@ describe('agent-tool permissions', () => {
 
   it('lets an approved spawn go ahead and refuses what an ancestor denies', () => {
     const spawn = call('spawn_agent', { task: 't' });
-    expect(agentCallDecision(BP, 'main', spawn, undefined, false, false).mode).toBe('ask');
-    expect(agentCallDecision(BP, 'main', spawn, undefined, true, false).mode).toBe('allow');
-    expect(agentCallDecision(BP, 'main', call('fan_out'), [ancestor], true, false).mode).toBe('deny');
+    expect(agentCallRefusal(BP, 'main', spawn, undefined, false, false)).toMatch(/^\[permission-ask\]/);
+    expect(agentCallRefusal(BP, 'main', spawn, undefined, true, false)).toBeUndefined();
+    expect(agentCallRefusal(BP, 'main', call('fan_out'), [ancestor], true, false)).toMatch(/^\[permission-denied\]/);
   });
 });

@@ -12,27 +12,19 @@
 import {
   ApplicationFailure,
   continueAsNew,
-  defineQuery,
-  defineSignal,
   isCancellation,
   patched,
   setHandler,
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
-import type { Progress, StageInput, StageOutcome } from '../src/runtime/index.js';
-import { inferenceFailedNote, STAGE_KEY, stopReason } from '../src/runtime/index.js';
-import { INFERENCE_BOOKKEEPING, STAGE_PATCH, STORED_ARGUMENTS } from '../src/runtime/patches.js';
-import { endsWithOutput, fanOutEnd } from '../src/runtime/stage-modes.js';
-import type { StageDef } from '../src/shapes/blueprint.js';
+import type { StageInput, StageOutcome } from '../../src/runtime/index.js';
+import { inferenceFailedNote, STAGE_KEY, stopReason } from '../../src/runtime/index.js';
+import { INFERENCE_BOOKKEEPING, STAGE_PATCH, STORED_ARGUMENTS } from '../../src/runtime/patches.js';
+import { endsWithOutput, fanOutEnd } from '../../src/runtime/stage-modes.js';
+import type { StageDef } from '../../src/shapes/blueprint.js';
+import { progressQuery, stageMessageSignal } from '../messages.js';
 import { StageVisit } from './stage-visit.js';
-
-export const stageProgressQuery = defineQuery<Progress>('progress');
-/**
- * A person's reply to an interactive stage, sent to the visit itself (earlier
- * versions); people now send `message` to the run (docs/reference/operators.md#message).
- */
-export const messageSignal = defineSignal<[string]>('message');
 
 export async function stageWorkflow(input: StageInput): Promise<StageOutcome> {
   // Every patch is asked here, before anything else runs (src/runtime/patches.ts).
@@ -47,9 +39,9 @@ export async function stageWorkflow(input: StageInput): Promise<StageOutcome> {
     throw ApplicationFailure.nonRetryable(`no stage "${input.stage}" in blueprint ${bp.agent.name}`, 'unknown-stage');
   const visit = new StageVisit(input, def, patches);
   upsertSearchAttributes([{ key: STAGE_KEY, value: def.name }]);
-  setHandler(stageProgressQuery, () => visit.progress());
-  setHandler(messageSignal, (text) => void visit.inbox.push(text));
-  visit.ops.install();
+  setHandler(progressQuery, () => visit.progress());
+  setHandler(stageMessageSignal, (text) => void visit.inbox.push(text));
+  visit.operators.install();
   visit.showDetails();
   try {
     const end = await turns(visit, def, input);
@@ -71,7 +63,7 @@ export async function turns(visit: StageVisit, def: StageDef, input: StageInput)
   for (;;) {
     visit.showDetails();
     // The run's own progress follows the visit, throttled (docs/reference/operators.md#the-progress-query).
-    if (visit.current) visit.ops.reportProgressIfDue();
+    if (visit.steerable) visit.operators.reportProgressIfDue();
     const stop = stopReason(def, visit.limits, visit.facts, visit.visitTurns, Date.now());
     if (stop) {
       await visit.note(stop.note);

@@ -23,7 +23,7 @@ import {
   sumSpend,
   type WorkerEnd,
   type WorkerInput,
-} from '../src/runtime/index.js';
+} from '../../src/runtime/index.js';
 
 /** What every worker of one call shares: who starts it, what it runs, where. */
 export interface WorkerSpec {

@@ -20,10 +20,10 @@ import {
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
-import { type Content, chooseEdge, contentText, createRunState } from '../src/context/index.js';
-import { isRuntimeCode } from '../src/error-codes.js';
-import { formatCoded, type RuntimeCode } from '../src/errors.js';
-import type { SeededRegion, StageInput } from '../src/runtime/index.js';
+import { type Content, chooseEdge, contentText, createRunState } from '../../src/context/index.js';
+import { isRuntimeCode } from '../../src/error-codes.js';
+import { formatCoded, type RuntimeCode } from '../../src/errors.js';
+import type { SeededRegion, StageInput } from '../../src/runtime/index.js';
 import {
   addSpend,
   addUsage,
@@ -54,17 +54,17 @@ import {
   visitSummary,
   withLiveVisit,
   withVisitProgress,
-} from '../src/runtime/index.js';
-import type { SubmittedOutput } from '../src/runtime/stage-modes.js';
-import { onToolQueue } from '../src/runtime/tool-queue.js';
-import type { Blueprint, EdgeDef, StageDef } from '../src/shapes/blueprint.js';
-import type { PermissionLayer } from '../src/tools/permissions.js';
-import { currentDetails } from './current-details.js';
-import { acts, callOptions, EngineDriver } from './engine-driver.js';
+} from '../../src/runtime/index.js';
+import type { SubmittedOutput } from '../../src/runtime/stage-modes.js';
+import type { Blueprint, EdgeDef, StageDef } from '../../src/shapes/blueprint.js';
+import type { PermissionLayer } from '../../src/tools/permissions.js';
+import { activities, callOptions, quickOptions, toolOptions } from '../activities.js';
+import { currentDetails } from '../current-details.js';
+import { EngineDriver } from '../engine-driver.js';
+import { stageWorkflow } from '../visit/stage.js';
+import { visitFailure } from '../visit/stage-visit.js';
 import { visitInline } from './inline-visit.js';
 import { RunOperators } from './run-operators.js';
-import { stageWorkflow } from './stage.js';
-import { visitFailure } from './stage-visit.js';
 
 /** How a visit the run goes on from ended. */
 type VisitOutcome = StageOutcome & { end: Exclude<StageOutcome['end'], 'cancelled'> };
@@ -74,7 +74,7 @@ export class AgentRun {
   readonly bp: Blueprint;
   readonly driver: EngineDriver;
   /** People in the loop: the updates, the held messages and the pause, `LeviathStatus`. */
-  readonly ops: RunOperators;
+  readonly operators: RunOperators;
   private usage = emptyUsage();
   private readonly perStage: Record<string, UsageTotals> = {};
   /** What the sub-agents of its visits spent, whole trees (docs/reference/sub-agents.md#usage). */
@@ -95,8 +95,8 @@ export class AgentRun {
     readonly input: RunInput,
     bp: Blueprint,
     readonly blueprintHash: string,
-    /** The run started with `RUN_PATCH`. */
-    readonly current: boolean,
+    /** The run started with `RUN_PATCH`, so it takes people's updates. */
+    readonly steerable: boolean,
     /** A sub-agent's ancestors' permissions, for the tools its visits answer themselves. */
     private readonly ceilings?: PermissionLayer[],
     /** A fan-out worker started with `INLINE_WORKER`: its visits run inside it (`inline-visit.ts`). */
@@ -107,7 +107,7 @@ export class AgentRun {
       { runId: this.runId, blueprintHash, bp: this.bp, options: input.options, log: (line) => log.info(line) },
       { state: createRunState(this.bp), snapshot: null, ops: [] },
     );
-    this.ops = new RunOperators(() => this.showDetails());
+    this.operators = new RunOperators(() => this.showDetails());
   }
 
   /**
@@ -115,10 +115,10 @@ export class AgentRun {
    * it runs inside the run, else its last report.
    */
   progress(): Progress {
-    const hosted = this.ops.hostedProgress();
+    const hosted = this.operators.hostedProgress();
     return hosted
       ? withVisitProgress(this.ownProgress(), hosted)
-      : withLiveVisit(this.ownProgress(), this.ops.liveCounters());
+      : withLiveVisit(this.ownProgress(), this.operators.liveCounters());
   }
 
   private ownProgress(): Progress {
@@ -129,7 +129,7 @@ export class AgentRun {
       visitTurns: this.visitTurns,
       ...this.spent(),
       recentCalls: [],
-      ...this.ops.progress(),
+      ...this.operators.progress(),
       ...(this.childId ? { stageWorkflowId: this.childId } : {}),
     });
   }
@@ -155,7 +155,7 @@ export class AgentRun {
   private memo(extra: Record<string, unknown> = {}): Record<string, unknown> {
     const state = this.driver.state;
     return {
-      status: this.ops.status,
+      status: this.operators.status,
       gatesForced: state.gatesForced,
       requiredRegionsAbandoned: state.requiredRegionsAbandoned,
       stages: this.stagesVisited,
@@ -171,7 +171,7 @@ export class AgentRun {
 
   /** Messages the run ends holding, which nobody read (docs/reference/operators.md#accepts_messages). */
   private undelivered(): { undeliveredMessages?: number } {
-    const count = this.current ? this.ops.undelivered() : 0;
+    const count = this.steerable ? this.operators.undelivered() : 0;
     return count > 0 ? { undeliveredMessages: count } : {};
   }
 
@@ -179,7 +179,7 @@ export class AgentRun {
   async result(status: RunResult['status'], final: Content, error?: string): Promise<RunResult | ChildRunResult> {
     const state = this.driver.state;
     const answer = this.answer;
-    this.ops.finish(status);
+    this.operators.finish(status);
     const { undeliveredMessages } = this.undelivered();
     if (undeliveredMessages)
       await this.driver.apply({
@@ -193,9 +193,7 @@ export class AgentRun {
     const text =
       typeof output === 'string'
         ? output
-        : await acts.readText.executeWithOptions({ startToCloseTimeout: '1 minute', summary: 'final output' }, [
-            output,
-          ]);
+        : await activities.readText.executeWithOptions(quickOptions('final output'), [output]);
     upsertSearchAttributes([{ key: STATUS_KEY, value: status }]);
     upsertMemo(
       this.memo(answer ? { output: { format: answer.format, stage: answer.stage, text: text.slice(0, 4000) } } : {}),
@@ -265,8 +263,8 @@ export class AgentRun {
 
   /** The run was cancelled: it keeps the region set it has, says so in its status and memo, and ends CANCELED. */
   async cancelled(): Promise<void> {
-    if (!this.current) return;
-    this.ops.finish('cancelled');
+    if (!this.steerable) return;
+    this.operators.finish('cancelled');
     upsertSearchAttributes([{ key: STATUS_KEY, value: 'cancelled' }]);
     upsertMemo(this.memo());
   }
@@ -288,11 +286,8 @@ export class AgentRun {
   private async resolveSeeds(regions?: string[]): Promise<SeededRegion[]> {
     const { input, driver } = this;
     try {
-      return await acts.resolveSeeds.executeWithOptions(
-        onToolQueue(
-          input.options,
-          callOptions(input.options, regions ? `seeds: refresh ${regions.join(', ')}` : 'seeds', 3),
-        ),
+      return await activities.resolveSeeds.executeWithOptions(
+        toolOptions(input.options, regions ? `seeds: refresh ${regions.join(', ')}` : 'seeds'),
         [seedRequest(this.blueprintHash, input, driver.stage, regions)],
       );
     } catch (err) {
@@ -355,7 +350,7 @@ export class AgentRun {
     };
     let outcome: StageOutcome;
     if (this.inline) outcome = await this.visitHere(stage, visitId, input);
-    else if (this.current) outcome = await this.visitRouted(stage, visitId, input);
+    else if (this.steerable) outcome = await this.visitRouted(stage, visitId, input);
     else {
       try {
         outcome = await executeChild(stageWorkflow, { workflowId: visitId, args: [input] });
@@ -377,7 +372,7 @@ export class AgentRun {
    */
   private async visitHere(stage: string, workflowId: string, input: StageInput): Promise<StageOutcome> {
     if (CancellationScope.current().consideredCancelled) throw new CancelledFailure('the run was cancelled');
-    const here = await visitInline(workflowId, input, this.def(), this.ops, () => this.showDetails());
+    const here = await visitInline(workflowId, input, this.def(), this.operators, () => this.showDetails());
     if ('thrown' in here) {
       const err = here.thrown;
       if (isCancellation(err)) {
@@ -406,7 +401,7 @@ export class AgentRun {
   private async visitRouted(stage: string, workflowId: string, input: StageInput): Promise<StageOutcome> {
     // A run cancelled between visits starts none (the start itself is outside the cancellation).
     if (CancellationScope.current().consideredCancelled) throw new CancelledFailure('the run was cancelled');
-    input.operators = this.ops.startVisit(workflowId);
+    input.operators = this.operators.startVisit(workflowId);
     input.visit = this.visits;
     const child = await CancellationScope.nonCancellable(() =>
       startChild(stageWorkflow, {
@@ -432,7 +427,7 @@ export class AgentRun {
       await CancellationScope.nonCancellable(() => getExternalWorkflowHandle(workflowId).cancel()).catch(() => {});
     const end = await ended;
     if ('outcome' in end) {
-      this.ops.endVisit(end.outcome.operators);
+      this.operators.endVisit(end.outcome.operators);
       return end.outcome;
     }
     const err = end.error;
@@ -440,12 +435,12 @@ export class AgentRun {
       err instanceof ChildWorkflowFailure && err.cause instanceof ApplicationFailure ? err.cause : undefined;
     const outcome = failed?.details?.[0] as StageOutcome | undefined;
     if (outcome && typeof outcome === 'object' && outcome.end === 'error') {
-      this.ops.endVisit(outcome.operators);
+      this.operators.endVisit(outcome.operators);
       this.lastFailure = err;
       return outcome;
     }
-    const left = this.ops.cancelledOutcome;
-    this.ops.endVisit(left?.operators);
+    const left = this.operators.cancelledOutcome;
+    this.operators.endVisit(left?.operators);
     if (isCancellation(err)) {
       if (left) this.take(stage, left);
       // The run was cancelled: its own handler ends it. A visit cancelled alone cannot cancel its run.
@@ -485,8 +480,8 @@ export class AgentRun {
   async askEdge(route: Extract<Departure, { kind: 'choose' }>): Promise<EdgeDef | null> {
     const stage = this.driver.stage;
     // A pause holds this inference too (docs/reference/operators.md#pause-and-resume).
-    if (this.current) await this.ops.holdWhilePaused();
-    const reply = await acts.infer.executeWithOptions(callOptions(this.input.options, `edge choice: ${stage}`), [
+    if (this.steerable) await this.operators.holdWhilePaused();
+    const reply = await activities.infer.executeWithOptions(callOptions(this.input.options, `edge choice: ${stage}`), [
       {
         runId: this.runId,
         blueprintHash: this.blueprintHash,

@@ -10,15 +10,8 @@
  * the live visit and ends the run CANCELED. The steps live in
  * `run-steps.ts`, the decisions in `src/runtime/visit.ts`.
  */
-import {
-  ApplicationFailure,
-  defineQuery,
-  isCancellation,
-  patched,
-  setHandler,
-  upsertSearchAttributes,
-} from '@temporalio/workflow';
-import type { ChildRunResult, Progress, RunInput, RunResult, SeededRegion, WorkerInput } from '../src/runtime/index.js';
+import { ApplicationFailure, isCancellation, patched, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
+import type { ChildRunResult, RunInput, RunResult, SeededRegion, WorkerInput } from '../../src/runtime/index.js';
 import {
   BLUEPRINT_KEY,
   childBlueprintOf,
@@ -27,29 +20,28 @@ import {
   PARENT_KEY,
   STATUS_KEY,
   workerRunInput,
-} from '../src/runtime/index.js';
-import { INLINE_WORKER, RUN_PATCH } from '../src/runtime/patches.js';
-import { endsWithOutput } from '../src/runtime/stage-modes.js';
-import type { Blueprint } from '../src/shapes/blueprint.js';
-import type { PermissionLayer } from '../src/tools/permissions.js';
-import { acts, local } from './engine-driver.js';
+} from '../../src/runtime/index.js';
+import { INLINE_WORKER, RUN_PATCH } from '../../src/runtime/patches.js';
+import { endsWithOutput } from '../../src/runtime/stage-modes.js';
+import type { Blueprint } from '../../src/shapes/blueprint.js';
+import type { PermissionLayer } from '../../src/tools/permissions.js';
+import { activities, localActivities, quickOptions } from '../activities.js';
+import { progressQuery } from '../messages.js';
 import { AgentRun } from './run-steps.js';
 
-export const runProgressQuery = defineQuery<Progress>('progress');
-
 export async function agentRunWorkflow(start: RunInput | WorkerInput): Promise<RunResult | ChildRunResult> {
-  // Only a fan-out worker runs its visits inside it, and one that does is current throughout:
+  // Only a fan-out worker runs its visits inside it, and one that does is steerable throughout:
   // it records that one marker, and other runs none for it.
   const inline = 'shared' in start && patched(INLINE_WORKER);
-  const current = inline || patched(RUN_PATCH);
+  const steerable = inline || patched(RUN_PATCH);
   let run: AgentRun | undefined;
   try {
     const { bp, hash, ceilings, input, seeded } = await runBlueprint(start, inline);
-    run = new AgentRun(input, bp, hash, current, ceilings, inline);
+    run = new AgentRun(input, bp, hash, steerable, ceilings, inline);
     const live = run;
-    setHandler(runProgressQuery, () => live.progress());
+    setHandler(progressQuery, () => live.progress());
     // A run recorded before people could steer it takes no updates: its visits could not deliver them.
-    if (current) run.ops.install();
+    if (steerable) run.operators.install();
     return await stages(run, seeded);
   } catch (err) {
     // A cancelled run ends CANCELED, with its memo and status (docs/reference/operators.md#cancellation).
@@ -68,7 +60,7 @@ async function stages(run: AgentRun, seeded?: SeededRegion[]): Promise<RunResult
     // An output stage ends the run once its answer passed its checks.
     if (endsWithOutput(run.def(), outcome.facts)) return run.complete(outcome.finalContent);
     let route = departure(run.driver.state, bp, outcome.end, outcome.error, run.errorCode(outcome));
-    if (run.current) run.ops.setStuck(outcome.end === 'stuck');
+    if (run.steerable) run.operators.setStuck(outcome.end === 'stuck');
     if (route.kind === 'rerun') continue;
     if (route.kind === 'fail') return run.fail(route.code, route.message, run.lastFailure);
     if (route.kind === 'choose') route = { kind: 'leave', edge: await run.askEdge(route), checks: route.checks };
@@ -98,10 +90,10 @@ async function runBlueprint(start: RunInput | WorkerInput, inline: boolean): Pro
   if ('shared' in start) {
     // A worker that runs its visits inside it starts in one workflow task: a local
     // activity that also resolves the seeds that read nothing from the host.
-    const starting = { startToCloseTimeout: '1 minute', summary: 'fan-out worker' } as const;
+    const starting = quickOptions('fan-out worker');
     const { blueprint, hash, ceilings, share, seeded } = inline
-      ? await local.workerStart.executeWithOptions(starting, [{ shared: start.shared, task: start.task }])
-      : await acts.workerStart.executeWithOptions(starting, [{ shared: start.shared }]);
+      ? await localActivities.workerStart.executeWithOptions(starting, [{ shared: start.shared, task: start.task }])
+      : await activities.workerStart.executeWithOptions(starting, [{ shared: start.shared }]);
     childAttributes(blueprint, share.child.parentRunId);
     return { bp: blueprint, hash, ceilings, input: workerRunInput(share, start.task), ...(seeded ? { seeded } : {}) };
   }
@@ -112,16 +104,16 @@ async function runBlueprint(start: RunInput | WorkerInput, inline: boolean): Pro
       { key: BLUEPRINT_KEY, value: bp.agent.name },
       { key: STATUS_KEY, value: 'running' },
     ]);
-    const { hash } = await acts.registerBlueprint.executeWithOptions(
-      { startToCloseTimeout: '1 minute', summary: `blueprint: ${bp.agent.name}` },
+    const { hash } = await activities.registerBlueprint.executeWithOptions(
+      quickOptions(`blueprint: ${bp.agent.name}`),
       [bp],
     );
     return { bp, hash, input };
   }
   const child = input.child;
   if (!child) throw ApplicationFailure.nonRetryable('a run needs a blueprint or a parent run', 'bad-argument');
-  const { blueprint, hash, ceilings } = await acts.childBlueprint.executeWithOptions(
-    { startToCloseTimeout: '1 minute', summary: `sub-agent of ${child.parentRunId}` },
+  const { blueprint, hash, ceilings } = await activities.childBlueprint.executeWithOptions(
+    quickOptions(`sub-agent of ${child.parentRunId}`),
     [{ ...childBlueprintOf(child), ceiling: child.lineage.ceiling, ...(child.output ? { output: child.output } : {}) }],
   );
   childAttributes(blueprint, child.parentRunId);

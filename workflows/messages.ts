@@ -1,18 +1,24 @@
 /**
- * The names people and the workflows use to talk (docs/reference/operators.md):
- * the run's updates and `message` signal, and the two internal signals
- * between the run and its live stage visit.
+ * Every name people and the workflows use to talk (docs/reference/operators.md):
+ * the `progress` query a run and a stage visit both answer, the run's
+ * updates and `message` signal, the two internal signals between the run and
+ * its live stage visit, and the visit's own `message` signal of earlier
+ * versions. The only home of wire names (`test/folders.test.ts`).
  */
-import { defineSignal, defineUpdate } from '@temporalio/workflow';
+import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type {
   Answered,
   Decision,
   ForwardedOp,
   MessageReceipt,
   PauseState,
+  Progress,
   StageOutcome,
   StageReport,
 } from '../src/runtime/index.js';
+
+/** What a run or a stage visit shows of itself (`lev ps`, `lev show`, the Web UI). */
+export const progressQuery = defineQuery<Progress>('progress');
 
 export const messageUpdate = defineUpdate<MessageReceipt, [string]>('message');
 export const approveUpdate = defineUpdate<Decision, [{ call?: string; note?: string }?]>('approve');
@@ -27,3 +33,8 @@ export const runMessageSignal = defineSignal<[string]>('message');
 export const operatorSignal = defineSignal<[ForwardedOp]>('operator');
 /** A visit's answer to a forwarded update, a change of its waits, or its region set when cancelled. */
 export const stageReportSignal = defineSignal<[StageReport<StageOutcome>]>('stage-report');
+/**
+ * A person's reply to an interactive stage, sent to the visit itself (earlier
+ * versions); people now send `message` to the run (docs/reference/operators.md#message).
+ */
+export const stageMessageSignal = defineSignal<[string]>('message');

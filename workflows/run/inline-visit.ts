@@ -6,12 +6,12 @@
  * operations join the run's history in the order `turns` issues them.
  */
 
-import type { StageInput, StageOutcome } from '../src/runtime/index.js';
-import { CURRENT_VISIT } from '../src/runtime/patches.js';
-import type { StageDef } from '../src/shapes/blueprint.js';
+import type { StageInput, StageOutcome } from '../../src/runtime/index.js';
+import { CURRENT_VISIT } from '../../src/runtime/patches.js';
+import type { StageDef } from '../../src/shapes/blueprint.js';
+import { type TurnsEnd, turns } from '../visit/stage.js';
+import { StageVisit } from '../visit/stage-visit.js';
 import type { RunOperators } from './run-operators.js';
-import { type TurnsEnd, turns } from './stage.js';
-import { StageVisit } from './stage-visit.js';
 
 /** How a visit inside its run ended: its turns' end, or what it threw with the region set it had then. */
 export type InlineEnd = { end: TurnsEnd } | { thrown: unknown; left: StageOutcome };
@@ -25,23 +25,23 @@ export async function visitInline(
   id: string,
   input: StageInput,
   def: StageDef,
-  ops: RunOperators,
+  operators: RunOperators,
   changed: () => void,
 ): Promise<InlineEnd> {
-  const operators = ops.startVisit(id);
-  const visit = new StageVisit({ ...input, operators }, def, CURRENT_VISIT, {
-    report: (report) => ops.report(report),
+  const carry = operators.startVisit(id);
+  const visit = new StageVisit({ ...input, operators: carry }, def, CURRENT_VISIT, {
+    report: (report) => operators.report(report),
     changed,
   });
-  ops.hostVisit({ deliver: (forwarded) => visit.ops.receive(forwarded), progress: () => visit.progress() });
+  operators.hostVisit({ deliver: (forwarded) => visit.operators.receive(forwarded), progress: () => visit.progress() });
   visit.showDetails();
   try {
     const end = await turns(visit, def, visit.input);
-    ops.endVisit('continueWith' in end ? end.continueWith.operators : end.operators);
+    operators.endVisit('continueWith' in end ? end.continueWith.operators : end.operators);
     return { end };
   } catch (thrown) {
     const left = visit.outcome('cancelled');
-    ops.endVisit(left.operators);
+    operators.endVisit(left.operators);
     return { thrown, left };
   }
 }

@@ -5,9 +5,9 @@
  * part of the report (from the blob store) and what its workers spent, so the visit's history grows
  * with the shards, not with the items.
  */
-import type { ShardInput, ShardResult } from '../src/runtime/index.js';
-import { reportCounts } from '../src/runtime/index.js';
-import { acts, callOptions } from './engine-driver.js';
+import type { ShardInput, ShardResult } from '../../src/runtime/index.js';
+import { reportCounts } from '../../src/runtime/index.js';
+import { activities, stepOptions } from '../activities.js';
 import { runWorkers, withoutPreview } from './workers.js';
 
 export async function fanOutShardWorkflow(input: ShardInput): Promise<ShardResult> {
@@ -21,8 +21,8 @@ export async function fanOutShardWorkflow(input: ShardInput): Promise<ShardResul
     ...(input.shared ? { shared: input.shared } : {}),
   };
   const { items, spend } = await runWorkers(spec, input.items, input.limit, input.failFast);
-  const part = await acts.fanOutReport.executeWithOptions(
-    callOptions(input.options, `fan-out report part: ${items.length} workers`, 3),
+  const part = await activities.fanOutReport.executeWithOptions(
+    stepOptions(input.options, `fan-out report part: ${items.length} workers`),
     [
       {
         runId: input.runId,

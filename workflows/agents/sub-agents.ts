@@ -11,9 +11,9 @@
  * only sequences child workflows.
  */
 import { ActivityFailure, condition, isCancellation, ParentClosePolicy, startChild } from '@temporalio/workflow';
-import { findRegion } from '../src/context/index.js';
-import { resultCap, routeTarget } from '../src/context/routing.js';
-import { formatCoded } from '../src/errors.js';
+import { findRegion } from '../../src/context/index.js';
+import { resultCap, routeTarget } from '../../src/context/routing.js';
+import { formatCoded } from '../../src/errors.js';
 import {
   addSpend,
   agentFailedText,
@@ -47,11 +47,12 @@ import {
   type WorkerEnd,
   type WorkerShare,
   type WorkerTarget,
-} from '../src/runtime/index.js';
-import type { StageDef } from '../src/shapes/blueprint.js';
-import type { Content, ToolCall } from '../src/shapes/content.js';
-import { FAN_OUT } from '../src/tools/names.js';
-import { acts, callOptions, type EngineDriver, stageEncoding } from './engine-driver.js';
+} from '../../src/runtime/index.js';
+import type { StageDef } from '../../src/shapes/blueprint.js';
+import type { Content, ToolCall } from '../../src/shapes/content.js';
+import { FAN_OUT } from '../../src/tools/names.js';
+import { activities, callOptions, stepOptions } from '../activities.js';
+import { type EngineDriver, stageEncoding } from '../engine-driver.js';
 import { type Changed, type Child, runWorkers, startWorker, type WorkerSpec, withoutPreview } from './workers.js';
 
 /** A tool result of an agent tool, before it is routed; tokens are absent when the visit counts the inline text. */
@@ -180,8 +181,8 @@ export class SubAgents {
     } finally {
       this.fanCounts = undefined;
     }
-    const merged = await acts.fanOutReport.executeWithOptions(
-      callOptions(this.input.options, `fan-out report: ${items.length} workers`, 3),
+    const merged = await activities.fanOutReport.executeWithOptions(
+      stepOptions(this.input.options, `fan-out report: ${items.length} workers`),
       [
         {
           runId: this.input.runId,
@@ -207,8 +208,8 @@ export class SubAgents {
   private async shared(spec: WorkerSpec, workers: number): Promise<WorkerSpec> {
     if (workers === 0) return spec;
     const share: WorkerShare = { child: spec.child, workdir: spec.workdir, options: spec.options };
-    const shared = await acts.storeWorkerShare.executeWithOptions(
-      callOptions(this.input.options, `fan-out: what its ${workers} workers share`, 3),
+    const shared = await activities.storeWorkerShare.executeWithOptions(
+      stepOptions(this.input.options, `fan-out: what its ${workers} workers share`),
       [{ runId: this.input.runId, share }],
     );
     return { ...spec, shared };
@@ -294,8 +295,8 @@ export class SubAgents {
       }),
       { succeeded: 0, failed: 0, cancelled: 0 },
     );
-    const merged = await acts.fanOutJoin.executeWithOptions(
-      callOptions(this.input.options, `fan-out report: ${items.length} workers in ${parts.length} shards`, 3),
+    const merged = await activities.fanOutJoin.executeWithOptions(
+      stepOptions(this.input.options, `fan-out report: ${items.length} workers in ${parts.length} shards`),
       [
         {
           runId: this.input.runId,
@@ -342,15 +343,18 @@ export class SubAgents {
   /** The child's answer as a tool result, cut to what the routing target holds. */
   private async answerOf(child: Child, end: WorkerEnd): Promise<AgentAnswer> {
     if (end.status !== 'completed') return { content: agentFailedText(child.id, end), isError: true };
-    const cut = await acts.cutText.executeWithOptions(callOptions(this.input.options, `agent answer: ${child.id}`), [
-      {
-        runId: this.input.runId,
-        content: end.output,
-        target: this.answerRoom(),
-        marker: `the answer is longer than the room for it; agent ${child.id}'s run holds all of it`,
-        encoding: stageEncoding(this.input.blueprint, this.def.name),
-      },
-    ]);
+    const cut = await activities.cutText.executeWithOptions(
+      callOptions(this.input.options, `agent answer: ${child.id}`),
+      [
+        {
+          runId: this.input.runId,
+          content: end.output,
+          target: this.answerRoom(),
+          marker: `the answer is longer than the room for it; agent ${child.id}'s run holds all of it`,
+          encoding: stageEncoding(this.input.blueprint, this.def.name),
+        },
+      ],
+    );
     return { content: cut.content, tokens: cut.tokens, isError: false };
   }
 
@@ -412,7 +416,7 @@ export class SubAgents {
     if (!('scope' in child)) return child;
     if (child.end) return { content: `agent ${child.id} has already ended (${child.end.status}).`, isError: true };
     try {
-      await acts.sendToAgent.executeWithOptions(callOptions(this.input.options, `message to ${child.id}`, 3), [
+      await activities.sendToAgent.executeWithOptions(stepOptions(this.input.options, `message to ${child.id}`), [
         { id: child.id, message: String(args.message) },
       ]);
     } catch (err) {

@@ -13,33 +13,19 @@ import {
   isCancellation,
   log,
 } from '@temporalio/workflow';
-import { DEFAULT_ASK_TIMEOUT_SECS } from '../src/blueprint/duration.js';
-import { contentText, type ToolCall } from '../src/context/index.js';
-import { pathToolHint } from '../src/context/routing.js';
-import { formatCoded } from '../src/errors.js';
-import type { AskDecision, InferOutput, PendingAsk, RecentCall, ToolResultOut } from '../src/runtime/index.js';
+import type { ToolCall } from '../../src/context/index.js';
+import type { InferOutput, RecentCall } from '../../src/runtime/index.js';
 import {
   addSpend,
   addUsage,
-  askTimedOutText,
-  askUserNoQuestionText,
-  askUserQuestion,
-  askUserUnattendedText,
-  type CallEffect,
-  callSubject,
-  deniedText,
-  endInference,
   estimateCost,
   failureCode,
-  invalidArgumentsText,
   modifyingTools,
-  needsApproval,
   noSpend,
   noteTarget,
   type Progress,
   progressOf,
   type RuntimeNote,
-  routedCall,
   runStatus,
   type Spend,
   type StageInput,
@@ -48,28 +34,19 @@ import {
   type StuckLimits,
   stageDetails,
   stuckLimits,
-  tallyCall,
-  toolCallSummary,
-  toolFailedText,
-  trackedPointer,
   type VisitCounters,
   waitingKind,
-} from '../src/runtime/index.js';
-import { fallbackDetail, MODEL_FALLBACK } from '../src/runtime/model-fallback.js';
-import type { VisitPatches } from '../src/runtime/patches.js';
-import { afterPlainReply, interactiveReply, missedFanOut } from '../src/runtime/stage-modes.js';
-import { onToolQueue } from '../src/runtime/tool-queue.js';
-import type { StageDef } from '../src/shapes/blueprint.js';
-import { isGranted, notGrantedResult } from '../src/tools/grants.js';
-import { ASK_USER, canonicalTool, FAN_OUT, isAgentTool, isContextTool } from '../src/tools/names.js';
-import { mergedPermissions, strictestDecision } from '../src/tools/permissions.js';
-import { currentDetails } from './current-details.js';
-import { acts, callOptions, EngineDriver } from './engine-driver.js';
+} from '../../src/runtime/index.js';
+import { fallbackDetail, MODEL_FALLBACK } from '../../src/runtime/model-fallback.js';
+import type { VisitPatches } from '../../src/runtime/patches.js';
+import { afterPlainReply, interactiveReply, missedFanOut } from '../../src/runtime/stage-modes.js';
+import type { StageDef } from '../../src/shapes/blueprint.js';
+import { activities, callOptions } from '../activities.js';
+import { SubAgents } from '../agents/sub-agents.js';
+import { currentDetails } from '../current-details.js';
+import { EngineDriver } from '../engine-driver.js';
 import { StageOperators } from './stage-operators.js';
-import { SubAgents } from './sub-agents.js';
-
-/** Tool calls a visit keeps for its details. */
-const RECENT_CALLS = 5;
+import { answerCalls } from './tool-calls.js';
 
 /**
  * The run a visit runs inside, when it runs in its run's own workflow (a
@@ -96,16 +73,10 @@ export function visitFailure(message: string, code: string | undefined, outcome?
   });
 }
 
-/** What people decided about the asks of one reply. */
-interface Asked {
-  asks: Map<string, PendingAsk>;
-  decisions: Map<string, AskDecision>;
-}
-
 export class StageVisit {
   readonly driver: EngineDriver;
   readonly limits: StuckLimits;
-  private readonly modifying: Set<string>;
+  readonly modifying: Set<string>;
   inferences: number;
   visitTurns: number;
   /** Inferences in this workflow run, for the continue-as-new cap. */
@@ -116,7 +87,7 @@ export class StageVisit {
   /** Replies of a person the stage's own `message` signal (of earlier versions) delivered, oldest first. */
   readonly inbox: string[] = [];
   /** Messages, pauses and asks: what people send through the run. */
-  readonly ops: StageOperators;
+  readonly operators: StageOperators;
   recentCalls: RecentCall[];
   /** When the last inference of this workflow run ended (`InferOutput.endedAt`), for the progress throttle. */
   lastInferenceEnd: number | null = null;
@@ -146,7 +117,7 @@ export class StageVisit {
     this.limits = stuckLimits(def);
     this.modifying = modifyingTools(def);
     this.recentCalls = [...(input.recentCalls ?? [])];
-    this.ops = new StageOperators(
+    this.operators = new StageOperators(
       {
         runId: input.runId,
         stage: def.name,
@@ -162,8 +133,8 @@ export class StageVisit {
     this.agents = new SubAgents(input, def, this.driver, () => this.showDetails());
   }
 
-  /** This run of the visit takes this version's operator paths. */
-  get current(): boolean {
+  /** This run of the visit takes people's updates (`STAGE_PATCH`): this version's operator paths. */
+  get steerable(): boolean {
     return this.patches.operators;
   }
 
@@ -172,19 +143,19 @@ export class StageVisit {
   }
 
   progress(): Progress {
-    const ops = this.ops.state;
-    const waiting = waitingKind(ops);
+    const people = this.operators.state;
+    const waiting = waitingKind(people);
     return progressOf(this.driver.state, {
       runId: this.input.runId,
-      status: runStatus({ ...ops, stuck: false }),
+      status: runStatus({ ...people, stuck: false }),
       stage: this.stage,
       inferences: this.inferences,
       visitTurns: this.visitTurns,
       ...this.spent(),
       ...(waiting ? { waiting } : {}),
-      asks: [...ops.asks],
-      paused: ops.paused,
-      heldMessages: ops.held.length,
+      asks: [...people.asks],
+      paused: people.paused,
+      heldMessages: people.held.length,
       recentCalls: [...this.recentCalls],
       ...this.workers(),
     });
@@ -249,7 +220,7 @@ export class StageVisit {
       facts: this.facts,
       usage: this.usage,
       ...this.agentsPart(),
-      operators: this.ops.carry(),
+      operators: this.operators.carry(),
     };
   }
 
@@ -275,7 +246,7 @@ export class StageVisit {
   async endInError(failed: { failed: string; code?: string }): Promise<StageOutcome> {
     await this.agents.settle();
     const outcome = this.outcome('error', failed.failed, failed.code);
-    if (!this.current) return outcome;
+    if (!this.steerable) return outcome;
     await condition(allHandlersFinished);
     this.showDetails();
     if (this.host) return outcome;
@@ -284,9 +255,9 @@ export class StageVisit {
 
   /** A cancelled visit hands its region set to the run, which keeps it (docs/reference/operators.md#cancellation). */
   async reportCancelled(): Promise<void> {
-    if (!this.current) return;
+    if (!this.steerable) return;
     await CancellationScope.nonCancellable(() =>
-      this.ops.send({ kind: 'cancelled', outcome: this.outcome('cancelled') }),
+      this.operators.send({ kind: 'cancelled', outcome: this.outcome('cancelled') }),
     );
   }
 
@@ -301,7 +272,7 @@ export class StageVisit {
       facts: this.facts,
       usage: this.usage,
       ...this.agentsPart(),
-      operators: this.ops.carry(),
+      operators: this.operators.carry(),
       recentCalls: this.recentCalls,
     };
   }
@@ -312,8 +283,8 @@ export class StageVisit {
    * people sent are written into the conversation (docs/reference/operators.md#message).
    */
   async beforeInference(): Promise<void> {
-    if (await this.ops.holdWhilePaused()) this.facts = { ...this.facts, lastProgressAt: Date.now() };
-    for (const text of this.ops.takeMessages()) await this.write('conversation', text, 'user');
+    if (await this.operators.holdWhilePaused()) this.facts = { ...this.facts, lastProgressAt: Date.now() };
+    for (const text of this.operators.takeMessages()) await this.write('conversation', text, 'user');
   }
 
   async note({ region: preferred, text }: RuntimeNote): Promise<void> {
@@ -365,10 +336,10 @@ export class StageVisit {
       return false;
     }
     if (step.kind === 'remind') this.facts = { ...this.facts, outputReminders: (this.facts.outputReminders ?? 0) + 1 };
-    if (step.kind === 'wait') await this.ops.awaitReply(() => this.inbox.length > 0, this.current);
+    if (step.kind === 'wait') await this.operators.awaitReply(() => this.inbox.length > 0, this.steerable);
     const next =
       step.kind === 'wait'
-        ? interactiveReply(this.inbox.shift() ?? this.ops.takeFirstMessage() ?? '')
+        ? interactiveReply(this.inbox.shift() ?? this.operators.takeFirstMessage() ?? '')
         : { kind: 'continue' as const, text: step.text };
     if (next.kind === 'end') return true;
     await this.tell(next.text);
@@ -376,7 +347,7 @@ export class StageVisit {
   }
 
   /** A fan-out stage that gave up on its `fan_out` call: warned, and noted for the merge stage. */
-  private async fanOutEmpty(detail: string): Promise<void> {
+  async fanOutEmpty(detail: string): Promise<void> {
     await this.driver.apply({ kind: 'diagnostic', code: 'fan-out-empty', severity: 'warning', detail });
     await this.note({ region: 'error_report', text: `[fan-out-empty] ${detail}.` });
   }
@@ -399,9 +370,9 @@ export class StageVisit {
     const { bookkeeping } = this.patches;
     const replay = this.driver.replayInput();
     const sent = replay.ops.length;
-    this.ops.inferring = true;
+    this.operators.inferring = true;
     try {
-      reply = await acts.infer.executeWithOptions(
+      reply = await activities.infer.executeWithOptions(
         callOptions(this.input.options, `inference: ${this.stage}, turn ${this.visitTurns + 1}`),
         [
           {
@@ -431,7 +402,7 @@ export class StageVisit {
       await this.driver.apply({ kind: 'diagnostic', code: MODEL_FALLBACK, severity: 'warning', detail: fallback });
       return { fallback: true };
     } finally {
-      this.ops.inferring = false;
+      this.operators.inferring = false;
     }
     if (bookkeeping) this.driver.afterInference(reply, sent);
     this.lastInferenceEnd = reply.endedAt ?? null;
@@ -460,229 +431,8 @@ export class StageVisit {
     return calls.length > 0 || invalid.length > 0;
   }
 
-  /** Answers every call of the reply, in call order, and closes the inference's progress facts. */
+  /** Answers every call of the reply, in call order, and closes the inference's progress facts (`tool-calls.ts`). */
   async answerCalls(reply: InferOutput): Promise<void> {
-    for (const bad of reply.invalidToolCalls) {
-      await this.routeError({ id: bad.id, name: bad.name, arguments: {} }, invalidArgumentsText(bad.name, bad.error));
-      this.remember({ name: bad.name, arguments: {} }, false);
-    }
-    const asked = await this.askPeople(reply);
-    const running = this.startBuiltins(reply, asked);
-    const alone = reply.toolCalls.length + reply.invalidToolCalls.length === 1;
-    let progressed = false;
-    for (const { argTokens, ...call } of reply.toolCalls) {
-      const effect = await this.answerCall(call, argTokens, running, asked, alone);
-      const tally = tallyCall(this.facts, this.modifying, effect);
-      this.facts = tally.facts;
-      progressed ||= tally.progressed;
-      this.remember(call, effect.kind !== 'refused' && !effect.isError);
-    }
-    this.facts = endInference(this.facts, progressed, Date.now());
-  }
-
-  private remember(call: Pick<ToolCall, 'name' | 'arguments'>, ok: boolean): void {
-    this.recentCalls = [...this.recentCalls, { tool: call.name, subject: callSubject(call), ok }].slice(-RECENT_CALLS);
-  }
-
-  /**
-   * In an attended run, the calls of the reply that need a person (an `ask`
-   * permission, an `ask_user` question) wait for their decisions together,
-   * up to `[run] ask_timeout` (docs/reference/operators.md#approve-and-deny).
-   */
-  private async askPeople(reply: InferOutput): Promise<Asked> {
-    const { input, stage } = this;
-    const bp = input.blueprint;
-    const asks = new Map<string, PendingAsk>();
-    if (input.options.unattended) return { asks, decisions: new Map() };
-    const timeoutSecs = bp.run?.askTimeoutSecs ?? DEFAULT_ASK_TIMEOUT_SECS;
-    const since = Date.now();
-    for (const { argTokens: _counted, ...call } of reply.toolCalls) {
-      if (!isGranted(bp, stage, call.name)) continue;
-      const at = { call: call.id, since, deadline: since + timeoutSecs * 1000 };
-      if (canonicalTool(call.name) === ASK_USER) {
-        const question = askUserQuestion(call.arguments);
-        if (question) asks.set(call.id, { kind: 'answer', tool: ASK_USER, subject: question, ...at });
-      } else if (!isContextTool(call.name) && needsApproval(bp, stage, call, false))
-        asks.set(call.id, { kind: 'approval', tool: canonicalTool(call.name), subject: callSubject(call), ...at });
-    }
-    if (asks.size === 0) return { asks, decisions: new Map() };
-    return { asks, decisions: await this.ops.decide([...asks.values()], timeoutSecs * 1000) };
-  }
-
-  /** Built-in tools are independent of each other: start them all now, store their results in call order. */
-  private startBuiltins(reply: InferOutput, asked: Asked): Map<string, Promise<ToolResultOut>> {
-    const { input, stage } = this;
-    const running = new Map<string, Promise<ToolResultOut>>();
-    for (const { argTokens: _counted, ...call } of reply.toolCalls) {
-      if (isContextTool(call.name) || isAgentTool(call.name) || canonicalTool(call.name) === ASK_USER) continue;
-      if (!isGranted(input.blueprint, stage, call.name)) continue;
-      const approved = asked.decisions.get(call.id)?.kind === 'approved';
-      // A call that waited and was not approved does not run.
-      if (asked.asks.has(call.id) && !approved) continue;
-      running.set(
-        call.id,
-        acts.runTool.executeWithOptions(
-          onToolQueue(input.options, callOptions(input.options, toolCallSummary(call), 3)),
-          [
-            {
-              runId: input.runId,
-              blueprintHash: input.blueprintHash,
-              stage,
-              call,
-              workdir: input.workdir,
-              unattended: input.options.unattended,
-              ...(approved ? { approved: true } : {}),
-              ...(input.lineage?.ceiling.length ? { ceiling: input.lineage.ceiling } : {}),
-            },
-          ],
-        ),
-      );
-    }
-    return running;
-  }
-
-  private async routeError(call: ToolCall, text: string): Promise<void> {
-    await this.driver.apply({
-      kind: 'route',
-      call,
-      result: { content: text, tokens: await this.driver.count(text), isError: true },
-    });
-  }
-
-  private async answerCall(
-    call: ToolCall,
-    argTokens: InferOutput['toolCalls'][number]['argTokens'],
-    running: Map<string, Promise<ToolResultOut>>,
-    asked: Asked,
-    alone: boolean,
-  ): Promise<CallEffect> {
-    const { driver, input, stage } = this;
-    if (!isGranted(input.blueprint, stage, call.name)) {
-      await this.routeError(call, notGrantedResult(input.blueprint, stage, call.name));
-      return { kind: 'refused' };
-    }
-    const ask = asked.asks.get(call.id);
-    const decision = asked.decisions.get(call.id);
-    if (canonicalTool(call.name) === ASK_USER) return this.answerQuestion(call, ask, decision);
-    if (ask && decision?.kind !== 'approved') {
-      const text =
-        decision?.kind === 'denied'
-          ? deniedText(ask.subject, decision.note)
-          : askTimedOutText(ask, (ask.deadline - ask.since) / 1000);
-      await this.routeError(call, text);
-      return { kind: 'builtin', tool: call.name, isError: true, denied: true, modifiedPaths: [] };
-    }
-    if (isAgentTool(call.name)) return this.answerAgent(call, alone, decision?.kind === 'approved');
-    if (isContextTool(call.name)) {
-      const readsStored = this.patches.storedArguments;
-      const result = await driver.apply({
-        kind: 'contextTool',
-        tool: call.name,
-        args: call.arguments,
-        counts: argTokens,
-        ...(call.blobArgs ? { blobArgs: call.blobArgs } : {}),
-        ...(readsStored ? { readsStored } : {}),
-      });
-      const tokens =
-        readsStored && result.tokens !== undefined ? result.tokens : await driver.count(contentText(result.content));
-      await driver.apply({
-        kind: 'route',
-        call: routedCall(call),
-        result: { content: result.content, tokens, isError: result.isError },
-      });
-      return { kind: 'context', tool: call.name, isError: result.isError };
-    }
-    let result: ToolResultOut;
-    try {
-      result = await running.get(call.id)!;
-    } catch (err) {
-      if (!(err instanceof ActivityFailure) || isCancellation(err)) throw err;
-      const text = toolFailedText(call.name, err.cause?.message ?? err.message);
-      result = { content: text, tokens: await driver.count(text), isError: true, modifiedPaths: [], denied: false };
-    }
-    let { content, tokens } = await this.keepTrackedFile(call, result);
-    const hint =
-      result.isError && typeof content === 'string'
-        ? pathToolHint(driver.state, call.name, call.arguments, content)
-        : undefined;
-    if (hint) {
-      content = `${content}\n${hint}`;
-      tokens += await driver.count(`\n${hint}`);
-    }
-    await driver.apply({ kind: 'route', call: routedCall(call), result: { content, tokens, isError: result.isError } });
-    if (result.output) this.facts = { ...this.facts, output: { ...result.output, stage } };
-    return { kind: 'builtin', tool: call.name, ...result };
-  }
-
-  /**
-   * An agent tool: its answer is routed like any tool result. A fan-out
-   * stage's `fan_out` call decides the visit: done when its workers ran, one
-   * more miss when it was refused.
-   */
-  private async answerAgent(call: ToolCall, alone: boolean, approved: boolean): Promise<CallEffect> {
-    const bp = this.input.blueprint;
-    const own = { permissions: mergedPermissions(bp, this.stage), safeCommands: bp.safeCommands.shell };
-    // A person's approval stands for the stage's own `ask`; the ancestors' permissions still apply.
-    const layers = [...(approved ? [] : [own]), ...(this.input.ceilings ?? [])];
-    const decision = strictestDecision(call.name, call.arguments, layers, this.input.options.unattended);
-    if (decision.mode !== 'allow') {
-      await this.routeError(call, formatCoded(decision.code, decision.message));
-      return { kind: 'agent', tool: call.name, isError: true };
-    }
-    const answer = await this.agents.answer(call, alone);
-    const { content } = answer;
-    const tokens = answer.tokens ?? (await this.driver.count(typeof content === 'string' ? content : content.preview));
-    await this.driver.apply({ kind: 'route', call, result: { content, tokens, isError: answer.isError } });
-    if (this.def.fanOut && call.name === FAN_OUT && !this.facts.fanOutDone) {
-      if (answer.fannedOut) {
-        const failed = answer.isError ? `a worker of stage "${this.stage}" failed, so its fan-out failed` : undefined;
-        this.facts = { ...this.facts, fanOutDone: true, ...(failed ? { fanOutFailed: failed } : {}) };
-        if (failed) {
-          await this.driver.apply({ kind: 'diagnostic', code: 'fan-out-failed', severity: 'warning', detail: failed });
-          await this.note({ region: 'error_report', text: `[fan-out-failed] ${failed}; the report names the worker.` });
-        }
-      } else {
-        const missed = missedFanOut(this.def, this.facts);
-        this.facts = { ...this.facts, ...missed.facts };
-        if (missed.gaveUp) await this.fanOutEmpty(missed.gaveUp);
-      }
-    }
-    return { kind: 'agent', tool: call.name, isError: answer.isError };
-  }
-
-  /** The result of an `ask_user` call: the person's answer, or why there is none. */
-  private async answerQuestion(
-    call: ToolCall,
-    ask: PendingAsk | undefined,
-    decision: AskDecision | undefined,
-  ): Promise<CallEffect> {
-    const answered = decision?.kind === 'answered' ? decision.text : undefined;
-    const text =
-      answered ??
-      (this.input.options.unattended
-        ? askUserUnattendedText()
-        : ask
-          ? askTimedOutText(ask, (ask.deadline - ask.since) / 1000)
-          : askUserNoQuestionText());
-    await this.driver.apply({
-      kind: 'route',
-      call,
-      result: { content: text, tokens: await this.driver.count(text), isError: answered === undefined },
-    });
-    return { kind: 'builtin', tool: ASK_USER, isError: answered === undefined, denied: false, modifiedPaths: [] };
-  }
-
-  /** Stores a tracked file's text in the file-tracking region; the model gets a pointer to it instead. */
-  private async keepTrackedFile(
-    call: ToolCall,
-    result: ToolResultOut,
-  ): Promise<Pick<ToolResultOut, 'content' | 'tokens'>> {
-    const tracking = this.input.blueprint.fileTracking;
-    if (!result.tracked || !tracking) return result;
-    const { key, content, tokens } = result.tracked;
-    const stored = await this.driver.apply({ kind: 'write', region: tracking.region, entry: { content, tokens, key } });
-    if (!stored.ok) return result;
-    const pointer = trackedPointer(call.name, key, tokens, tracking.region);
-    return { content: pointer, tokens: await this.driver.count(pointer) };
+    await answerCalls(this, reply);
   }
 }

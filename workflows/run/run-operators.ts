@@ -39,7 +39,7 @@ import {
   type VisitCounters,
   validateOperatorOp,
   waitingKind,
-} from '../src/runtime/index.js';
+} from '../../src/runtime/index.js';
 import {
   answerUpdate,
   approveUpdate,
@@ -50,7 +50,7 @@ import {
   resumeUpdate,
   runMessageSignal,
   stageReportSignal,
-} from './operator-defs.js';
+} from '../messages.js';
 
 /**
  * A visit that runs inside the run's own workflow (a fan-out worker's): the

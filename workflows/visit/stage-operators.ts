@@ -24,8 +24,8 @@ import {
   type StageWaits,
   stageWaits,
   type VisitCounters,
-} from '../src/runtime/index.js';
-import { operatorSignal, stageReportSignal } from './operator-defs.js';
+} from '../../src/runtime/index.js';
+import { operatorSignal, stageReportSignal } from '../messages.js';
 
 /** What the operator side needs of its visit. */
 export interface OperatorHost {

@@ -1,0 +1,312 @@
+/**
+ * The tool calls of one reply (`StageVisit.answerCalls`): each call is
+ * classified once (`classifyCall` in `src/runtime/calls.ts`), then the
+ * visit asks people about the calls that need them, starts the built-ins,
+ * and answers every call in call order. Workflow code: that order (asks
+ * first, then the built-ins started together, then the answers in order) is
+ * what recorded histories replay.
+ */
+import { ActivityFailure, isCancellation } from '@temporalio/workflow';
+import { DEFAULT_ASK_TIMEOUT_SECS } from '../../src/blueprint/duration.js';
+import { contentText, type ToolCall } from '../../src/context/index.js';
+import { pathToolHint } from '../../src/context/routing.js';
+import type {
+  AskDecision,
+  CallClass,
+  CallEffect,
+  InferOutput,
+  PendingAsk,
+  RecentCall,
+  RuntimeNote,
+  StageInput,
+  ToolResultOut,
+} from '../../src/runtime/index.js';
+import {
+  ASK_USER,
+  agentCallRefusal,
+  askTimedOutText,
+  askUserNoQuestionText,
+  askUserQuestion,
+  askUserUnattendedText,
+  callSubject,
+  canonicalTool,
+  classifyCall,
+  deniedText,
+  endInference,
+  FAN_OUT,
+  invalidArgumentsText,
+  notGrantedText,
+  routedCall,
+  tallyCall,
+  toolCallSummary,
+  toolFailedText,
+  trackedPointer,
+} from '../../src/runtime/index.js';
+import type { VisitPatches } from '../../src/runtime/patches.js';
+import { missedFanOut } from '../../src/runtime/stage-modes.js';
+import type { StageDef } from '../../src/shapes/blueprint.js';
+import { activities, toolOptions } from '../activities.js';
+import type { SubAgents } from '../agents/sub-agents.js';
+import type { EngineDriver } from '../engine-driver.js';
+import type { StageOperators } from './stage-operators.js';
+
+/** Tool calls a visit keeps for its details. */
+const RECENT_CALLS = 5;
+
+/** What of the visit its tool calls read and change (`StageVisit` is one). */
+export interface CallingVisit {
+  readonly input: StageInput;
+  readonly def: StageDef;
+  readonly stage: string;
+  readonly driver: EngineDriver;
+  readonly patches: VisitPatches;
+  readonly modifying: Set<string>;
+  readonly operators: Pick<StageOperators, 'decide'>;
+  readonly agents: Pick<SubAgents, 'answer'>;
+  facts: StageInput['facts'];
+  recentCalls: RecentCall[];
+  note(note: RuntimeNote): Promise<void>;
+  fanOutEmpty(detail: string): Promise<void>;
+}
+
+/** One call of the reply with what it is. */
+interface Classified {
+  call: ToolCall;
+  argTokens: InferOutput['toolCalls'][number]['argTokens'];
+  is: CallClass;
+}
+
+/** What people decided about the asks of one reply. */
+interface Asked {
+  asks: Map<string, PendingAsk>;
+  decisions: Map<string, AskDecision>;
+}
+
+/** Answers every call of the reply, in call order, and closes the inference's progress facts. */
+export async function answerCalls(v: CallingVisit, reply: InferOutput): Promise<void> {
+  for (const bad of reply.invalidToolCalls) {
+    await routeError(v, { id: bad.id, name: bad.name, arguments: {} }, invalidArgumentsText(bad.name, bad.error));
+    remember(v, { name: bad.name, arguments: {} }, false);
+  }
+  const { blueprint, options } = v.input;
+  const calls: Classified[] = reply.toolCalls.map(({ argTokens, ...call }) => ({
+    call,
+    argTokens,
+    is: classifyCall(blueprint, v.stage, call, options.unattended),
+  }));
+  const asked = await askPeople(v, calls);
+  const running = startBuiltins(v, calls, asked);
+  const alone = reply.toolCalls.length + reply.invalidToolCalls.length === 1;
+  let progressed = false;
+  for (const classified of calls) {
+    const effect = await answerCall(v, classified, running, asked, alone);
+    const tally = tallyCall(v.facts, v.modifying, effect);
+    v.facts = tally.facts;
+    progressed ||= tally.progressed;
+    remember(v, classified.call, effect.kind !== 'refused' && !effect.isError);
+  }
+  v.facts = endInference(v.facts, progressed, Date.now());
+}
+
+function remember(v: CallingVisit, call: Pick<ToolCall, 'name' | 'arguments'>, ok: boolean): void {
+  v.recentCalls = [...v.recentCalls, { tool: call.name, subject: callSubject(call), ok }].slice(-RECENT_CALLS);
+}
+
+/**
+ * In an attended run, the calls of the reply that need a person (an `ask`
+ * permission, an `ask_user` question) wait for their decisions together,
+ * up to `[run] ask_timeout` (docs/reference/operators.md#approve-and-deny).
+ */
+async function askPeople(v: CallingVisit, calls: readonly Classified[]): Promise<Asked> {
+  const bp = v.input.blueprint;
+  const asks = new Map<string, PendingAsk>();
+  if (v.input.options.unattended) return { asks, decisions: new Map() };
+  const timeoutSecs = bp.run?.askTimeoutSecs ?? DEFAULT_ASK_TIMEOUT_SECS;
+  const since = Date.now();
+  for (const { call, is } of calls) {
+    const at = { call: call.id, since, deadline: since + timeoutSecs * 1000 };
+    if (is.kind === 'question') {
+      const question = askUserQuestion(call.arguments);
+      if (question) asks.set(call.id, { kind: 'answer', tool: ASK_USER, subject: question, ...at });
+    } else if ((is.kind === 'agent' || is.kind === 'builtin') && is.approval)
+      asks.set(call.id, { kind: 'approval', tool: canonicalTool(call.name), subject: callSubject(call), ...at });
+  }
+  if (asks.size === 0) return { asks, decisions: new Map() };
+  return { asks, decisions: await v.operators.decide([...asks.values()], timeoutSecs * 1000) };
+}
+
+/** Built-in tools are independent of each other: start them all now, store their results in call order. */
+function startBuiltins(
+  v: CallingVisit,
+  calls: readonly Classified[],
+  asked: Asked,
+): Map<string, Promise<ToolResultOut>> {
+  const { input, stage } = v;
+  const running = new Map<string, Promise<ToolResultOut>>();
+  for (const { call, is } of calls) {
+    if (is.kind !== 'builtin') continue;
+    const approved = asked.decisions.get(call.id)?.kind === 'approved';
+    // A call that waited and was not approved does not run.
+    if (asked.asks.has(call.id) && !approved) continue;
+    running.set(
+      call.id,
+      activities.runTool.executeWithOptions(toolOptions(input.options, toolCallSummary(call)), [
+        {
+          runId: input.runId,
+          blueprintHash: input.blueprintHash,
+          stage,
+          call,
+          workdir: input.workdir,
+          unattended: input.options.unattended,
+          ...(approved ? { approved: true } : {}),
+          ...(input.lineage?.ceiling.length ? { ceiling: input.lineage.ceiling } : {}),
+        },
+      ]),
+    );
+  }
+  return running;
+}
+
+async function routeError(v: CallingVisit, call: ToolCall, text: string): Promise<void> {
+  await v.driver.apply({
+    kind: 'route',
+    call,
+    result: { content: text, tokens: await v.driver.count(text), isError: true },
+  });
+}
+
+async function answerCall(
+  v: CallingVisit,
+  { call, argTokens, is }: Classified,
+  running: Map<string, Promise<ToolResultOut>>,
+  asked: Asked,
+  alone: boolean,
+): Promise<CallEffect> {
+  const { driver, input, stage } = v;
+  if (is.kind === 'refused') {
+    await routeError(v, call, notGrantedText(input.blueprint, stage, call.name));
+    return { kind: 'refused' };
+  }
+  const ask = asked.asks.get(call.id);
+  const decision = asked.decisions.get(call.id);
+  if (is.kind === 'question') return answerQuestion(v, call, ask, decision);
+  if (ask && decision?.kind !== 'approved') {
+    const text =
+      decision?.kind === 'denied'
+        ? deniedText(ask.subject, decision.note)
+        : askTimedOutText(ask, (ask.deadline - ask.since) / 1000);
+    await routeError(v, call, text);
+    return { kind: 'builtin', tool: call.name, isError: true, denied: true, modifiedPaths: [] };
+  }
+  if (is.kind === 'agent') return answerAgent(v, call, alone, decision?.kind === 'approved');
+  if (is.kind === 'context') {
+    const readsStored = v.patches.storedArguments;
+    const result = await driver.apply({
+      kind: 'contextTool',
+      tool: call.name,
+      args: call.arguments,
+      counts: argTokens,
+      ...(call.blobArgs ? { blobArgs: call.blobArgs } : {}),
+      ...(readsStored ? { readsStored } : {}),
+    });
+    const tokens =
+      readsStored && result.tokens !== undefined ? result.tokens : await driver.count(contentText(result.content));
+    await driver.apply({
+      kind: 'route',
+      call: routedCall(call),
+      result: { content: result.content, tokens, isError: result.isError },
+    });
+    return { kind: 'context', tool: call.name, isError: result.isError };
+  }
+  let result: ToolResultOut;
+  try {
+    result = await running.get(call.id)!;
+  } catch (err) {
+    if (!(err instanceof ActivityFailure) || isCancellation(err)) throw err;
+    const text = toolFailedText(call.name, err.cause?.message ?? err.message);
+    result = { content: text, tokens: await driver.count(text), isError: true, modifiedPaths: [], denied: false };
+  }
+  let { content, tokens } = await keepTrackedFile(v, call, result);
+  const hint =
+    result.isError && typeof content === 'string'
+      ? pathToolHint(driver.state, call.name, call.arguments, content)
+      : undefined;
+  if (hint) {
+    content = `${content}\n${hint}`;
+    tokens += await driver.count(`\n${hint}`);
+  }
+  await driver.apply({ kind: 'route', call: routedCall(call), result: { content, tokens, isError: result.isError } });
+  if (result.output) v.facts = { ...v.facts, output: { ...result.output, stage } };
+  return { kind: 'builtin', tool: call.name, ...result };
+}
+
+/**
+ * An agent tool: its answer is routed like any tool result. A fan-out
+ * stage's `fan_out` call decides the visit: done when its workers ran, one
+ * more miss when it was refused.
+ */
+async function answerAgent(v: CallingVisit, call: ToolCall, alone: boolean, approved: boolean): Promise<CallEffect> {
+  const { input, stage, driver } = v;
+  const refusal = agentCallRefusal(input.blueprint, stage, call, input.ceilings, approved, input.options.unattended);
+  if (refusal !== undefined) {
+    await routeError(v, call, refusal);
+    return { kind: 'agent', tool: call.name, isError: true };
+  }
+  const answer = await v.agents.answer(call, alone);
+  const { content } = answer;
+  const tokens = answer.tokens ?? (await driver.count(typeof content === 'string' ? content : content.preview));
+  await driver.apply({ kind: 'route', call, result: { content, tokens, isError: answer.isError } });
+  if (v.def.fanOut && call.name === FAN_OUT && !v.facts.fanOutDone) {
+    if (answer.fannedOut) {
+      const failed = answer.isError ? `a worker of stage "${stage}" failed, so its fan-out failed` : undefined;
+      v.facts = { ...v.facts, fanOutDone: true, ...(failed ? { fanOutFailed: failed } : {}) };
+      if (failed) {
+        await driver.apply({ kind: 'diagnostic', code: 'fan-out-failed', severity: 'warning', detail: failed });
+        await v.note({ region: 'error_report', text: `[fan-out-failed] ${failed}; the report names the worker.` });
+      }
+    } else {
+      const missed = missedFanOut(v.def, v.facts);
+      v.facts = { ...v.facts, ...missed.facts };
+      if (missed.gaveUp) await v.fanOutEmpty(missed.gaveUp);
+    }
+  }
+  return { kind: 'agent', tool: call.name, isError: answer.isError };
+}
+
+/** The result of an `ask_user` call: the person's answer, or why there is none. */
+async function answerQuestion(
+  v: CallingVisit,
+  call: ToolCall,
+  ask: PendingAsk | undefined,
+  decision: AskDecision | undefined,
+): Promise<CallEffect> {
+  const answered = decision?.kind === 'answered' ? decision.text : undefined;
+  const text =
+    answered ??
+    (v.input.options.unattended
+      ? askUserUnattendedText()
+      : ask
+        ? askTimedOutText(ask, (ask.deadline - ask.since) / 1000)
+        : askUserNoQuestionText());
+  await v.driver.apply({
+    kind: 'route',
+    call,
+    result: { content: text, tokens: await v.driver.count(text), isError: answered === undefined },
+  });
+  return { kind: 'builtin', tool: ASK_USER, isError: answered === undefined, denied: false, modifiedPaths: [] };
+}
+
+/** Stores a tracked file's text in the file-tracking region; the model gets a pointer to it instead. */
+async function keepTrackedFile(
+  v: CallingVisit,
+  call: ToolCall,
+  result: ToolResultOut,
+): Promise<Pick<ToolResultOut, 'content' | 'tokens'>> {
+  const tracking = v.input.blueprint.fileTracking;
+  if (!result.tracked || !tracking) return result;
+  const { key, content, tokens } = result.tracked;
+  const stored = await v.driver.apply({ kind: 'write', region: tracking.region, entry: { content, tokens, key } });
+  if (!stored.ok) return result;
+  const pointer = trackedPointer(call.name, key, tokens, tracking.region);
+  return { content: pointer, tokens: await v.driver.count(pointer) };
+}
