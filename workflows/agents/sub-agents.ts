@@ -7,29 +7,31 @@
  * merged report from the blob store; a fan-out too large for one history
  * goes through shard workflows (`fan-out-shard.ts`). Agents started without
  * waiting belong to the visit that started them: it waits for them before it
- * ends. Every decision comes from `src/runtime/sub-agents.ts`; this file
+ * ends. Every decision and text comes from `src/runtime/agents/`; this file
  * only sequences child workflows.
  */
-import { ActivityFailure, condition, isCancellation, ParentClosePolicy, startChild } from '@temporalio/workflow';
-import { findRegion } from '../../src/context/index.js';
-import { resultCap, routeTarget } from '../../src/context/routing.js';
-import { formatCoded } from '../../src/errors.js';
+import { ActivityFailure, isCancellation, ParentClosePolicy, startChild } from '@temporalio/workflow';
 import {
   addSpend,
   agentFailedText,
+  agentNotFoundMessage,
+  alreadyEndedText,
   childLineage,
   childRunId,
   DEFAULT_SHARD_ITEMS,
+  FAN_OUT_NOT_ALONE_MESSAGE,
   type FanOutItem,
   FanOutQueue,
   failureCause,
   itemShare,
+  killedText,
   type Lineage,
   noSpend,
   type ReportItem,
   readAgentId,
   readFanOut,
   readSpawn,
+  resultRoom,
   runningText,
   type ShardInput,
   type ShardPlan,
@@ -37,12 +39,17 @@ import {
   type Spawner,
   type Spend,
   type StageInput,
+  sendFailedText,
+  sentText,
+  shardedCounts,
   shardPlan,
   shardRunId,
   startedText,
+  sumShardCounts,
   type ToolRefusal,
   toolRefusalText,
   topLineage,
+  unfinishedPart,
   type WorkerCounts,
   type WorkerEnd,
   type WorkerShare,
@@ -53,7 +60,15 @@ import type { Content, ToolCall } from '../../src/shapes/content.js';
 import { FAN_OUT } from '../../src/tools/names.js';
 import { activities, callOptions, stepOptions } from '../activities.js';
 import { type EngineDriver, stageEncoding } from '../engine-driver.js';
-import { type Changed, type Child, runWorkers, startWorker, type WorkerSpec, withoutPreview } from './workers.js';
+import {
+  type Changed,
+  type Child,
+  drainQueue,
+  runWorkers,
+  startWorker,
+  type WorkerSpec,
+  withoutPreview,
+} from './workers.js';
 
 /** A tool result of an agent tool, before it is routed; tokens are absent when the visit counts the inline text. */
 export interface AgentAnswer {
@@ -154,8 +169,7 @@ export class SubAgents {
       return refused({
         ok: false,
         code: 'fan-out-not-alone',
-        message:
-          'fan_out waits for all its workers, so it must be the only tool call of its turn; the other calls ran. Call fan_out again on its own, with every item in that one call.',
+        message: FAN_OUT_NOT_ALONE_MESSAGE,
       });
     const call = readFanOut(this.spawner, this.def, args);
     if ('ok' in call) return refused(call);
@@ -163,7 +177,7 @@ export class SubAgents {
     const limit = this.def.fanOut?.maxWorkers ?? 0;
     const failFast = this.def.fanOut?.onWorkerFailure === 'fail';
     const spec = await this.shared(this.spec(target, this.def.fanOut?.requireOutput === true), items.length);
-    const share = itemShare(this.reportRoom(), items.length);
+    const share = itemShare(resultRoom(this.driver.state, this.def.toolRouting, FAN_OUT, 64), items.length);
     const plan = shardPlan(items.length, limit, this.input.options.fanOutShardItems ?? DEFAULT_SHARD_ITEMS);
     if (plan) return this.fanOutSharded(plan, items, spec, failFast, share);
     let report: ReportItem[];
@@ -197,13 +211,6 @@ export class SubAgents {
     return { content: merged.content, tokens: merged.tokens, isError: failFast && failed, fannedOut: true };
   }
 
-  /**
-   * A fan-out too large for one visit's history: its items go to shard
-   * workflows in order, at most `plan.concurrent` at once with `plan.limit`
-   * workers each; the report is joined from their parts. A failure under
-   * `on_worker_failure = "fail"` stops its own shard, and no shard starts
-   * after it (docs/reference/sub-agents.md#large-fan-outs).
-   */
   /** The spec with what its workers share stored once, so each worker's start carries only its task. */
   private async shared(spec: WorkerSpec, workers: number): Promise<WorkerSpec> {
     if (workers === 0) return spec;
@@ -215,6 +222,13 @@ export class SubAgents {
     return { ...spec, shared };
   }
 
+  /**
+   * A fan-out too large for one visit's history: its items go to shard
+   * workflows in order, at most `plan.concurrent` at once with `plan.limit`
+   * workers each; the report is joined from their parts. A failure under
+   * `on_worker_failure = "fail"` stops its own shard, and no shard starts
+   * after it (docs/reference/sub-agents.md#large-fan-outs).
+   */
   private async fanOutSharded(
     plan: ShardPlan,
     items: FanOutItem[],
@@ -225,58 +239,55 @@ export class SubAgents {
     const queue = new FanOutQueue(plan.ranges.length, plan.concurrent, failFast);
     const results: ShardResult[] = [];
     const size = (k: number) => (plan.ranges[k]?.to ?? 0) - (plan.ranges[k]?.from ?? 0);
-    this.fanCounts = () => shardedCounts(queue, plan, results);
+    this.fanCounts = () => shardedCounts(plan, (k) => queue.status(k), results);
     try {
-      while (!queue.settled) {
-        for (const k of queue.startable()) {
-          const range = plan.ranges[k] ?? { from: 0, to: 0 };
-          const slice = items.slice(range.from, range.to);
-          const input: ShardInput = {
-            runId: this.input.runId,
-            blueprintHash: this.input.blueprintHash,
-            stage: this.def.name,
-            items: slice,
-            limit: plan.limit,
-            failFast,
-            share,
-            label: spec.label,
-            child: spec.child,
-            answerOwed: spec.answerOwed,
-            workdir: spec.workdir,
-            options: spec.options,
-            ...(spec.shared ? { shared: spec.shared } : {}),
-          };
-          void startChild('fanOutShardWorkflow', {
-            workflowId: shardRunId(this.input.runId, k),
-            args: [input],
-            parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL,
-            staticSummary: `${spec.label}: items ${range.from + 1} to ${range.to}`,
-          })
-            .then((handle) => handle.result() as Promise<ShardResult>)
-            .then(
-              (result) => result,
-              (err: unknown): ShardResult => {
-                if (isCancellation(err))
-                  return {
-                    counts: { succeeded: 0, failed: 0, cancelled: size(k) },
-                    part: unfinishedPart(slice, 'CANCELLED', 'the shard running these items was cancelled'),
-                  };
-                const why = failureCause(err, 'stage-failed').message;
+      await drainQueue(queue, (k) => {
+        const range = plan.ranges[k] ?? { from: 0, to: 0 };
+        const slice = items.slice(range.from, range.to);
+        const input: ShardInput = {
+          runId: this.input.runId,
+          blueprintHash: this.input.blueprintHash,
+          stage: this.def.name,
+          items: slice,
+          limit: plan.limit,
+          failFast,
+          share,
+          label: spec.label,
+          child: spec.child,
+          answerOwed: spec.answerOwed,
+          workdir: spec.workdir,
+          options: spec.options,
+          ...(spec.shared ? { shared: spec.shared } : {}),
+        };
+        void startChild('fanOutShardWorkflow', {
+          workflowId: shardRunId(this.input.runId, k),
+          args: [input],
+          parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL,
+          staticSummary: `${spec.label}: items ${range.from + 1} to ${range.to}`,
+        })
+          .then((handle) => handle.result() as Promise<ShardResult>)
+          .then(
+            (result) => result,
+            (err: unknown): ShardResult => {
+              if (isCancellation(err))
                 return {
-                  counts: { succeeded: 0, failed: size(k), cancelled: 0 },
-                  part: unfinishedPart(slice, 'FAILED', `the shard running these items failed: ${why}`),
+                  counts: { succeeded: 0, failed: 0, cancelled: size(k) },
+                  part: unfinishedPart(slice, 'CANCELLED', 'the shard running these items was cancelled'),
                 };
-              },
-            )
-            .then((result) => {
-              results[k] = result;
-              if (result.spend) this.spent = addSpend(this.spent, result.spend);
-              queue.finish(k, result.counts.failed > 0 ? 'failed' : 'completed');
-              this.changed();
-            });
-        }
-        await condition(() => queue.settled || queue.wantsStart);
-      }
+              const why = failureCause(err, 'stage-failed').message;
+              return {
+                counts: { succeeded: 0, failed: size(k), cancelled: 0 },
+                part: unfinishedPart(slice, 'FAILED', `the shard running these items failed: ${why}`),
+              };
+            },
+          )
+          .then((result) => {
+            results[k] = result;
+            if (result.spend) this.spent = addSpend(this.spent, result.spend);
+            queue.finish(k, result.counts.failed > 0 ? 'failed' : 'completed');
+            this.changed();
+          });
+      });
     } finally {
       this.fanCounts = undefined;
     }
@@ -287,14 +298,7 @@ export class SubAgents {
           part: unfinishedPart(items.slice(range.from, range.to), 'NOT STARTED', 'an earlier worker failed'),
         },
     );
-    const counts = parts.reduce(
-      (sum, p) => ({
-        succeeded: sum.succeeded + p.counts.succeeded,
-        failed: sum.failed + p.counts.failed,
-        cancelled: sum.cancelled + p.counts.cancelled,
-      }),
-      { succeeded: 0, failed: 0, cancelled: 0 },
-    );
+    const counts = sumShardCounts(parts);
     const merged = await activities.fanOutJoin.executeWithOptions(
       stepOptions(this.input.options, `fan-out report: ${items.length} workers in ${parts.length} shards`),
       [
@@ -308,15 +312,6 @@ export class SubAgents {
       ],
     );
     return { content: merged.content, tokens: merged.tokens, isError: failFast && counts.failed > 0, fannedOut: true };
-  }
-
-  /** The tokens the merged report may take: the room of the region it is routed to, or the tool's cap. */
-  private reportRoom(): number {
-    const routing = this.def.toolRouting;
-    const region = findRegion(this.driver.state, routeTarget(this.driver.state, routing, FAN_OUT));
-    const cap = resultCap(routing, FAN_OUT);
-    const budget = region?.budget ?? 4000;
-    return Math.max(64, Math.min(budget, cap ?? budget) - 64);
   }
 
   private async spawn(call: ToolCall, args: Record<string, unknown>): Promise<AgentAnswer> {
@@ -349,7 +344,7 @@ export class SubAgents {
         {
           runId: this.input.runId,
           content: end.output,
-          target: this.answerRoom(),
+          target: resultRoom(this.driver.state, this.def.toolRouting, 'spawn_agent'),
           marker: `the answer is longer than the room for it; agent ${child.id}'s run holds all of it`,
           encoding: stageEncoding(this.input.blueprint, this.def.name),
         },
@@ -358,24 +353,15 @@ export class SubAgents {
     return { content: cut.content, tokens: cut.tokens, isError: false };
   }
 
-  private answerRoom(): number {
-    const routing = this.def.toolRouting;
-    const region = findRegion(this.driver.state, routeTarget(this.driver.state, routing, 'spawn_agent'));
-    const cap = resultCap(routing, 'spawn_agent');
-    const budget = region?.budget ?? 4000;
-    return Math.max(64, Math.min(budget, cap ?? budget));
-  }
-
   private known(tool: string, args: Record<string, unknown>, withMessage = false): Child | AgentAnswer {
     const asked = readAgentId(tool, args, withMessage);
     if ('ok' in asked) return refused(asked);
     const child = this.children.get(asked.id);
     if (!child) {
-      const ids = [...this.children.keys()];
       return refused({
         ok: false,
         code: 'agent-not-found',
-        message: `this stage visit started no agent ${asked.id}; ${ids.length > 0 ? `its agents: ${ids.join(', ')}` : 'it has started none'}.`,
+        message: agentNotFoundMessage(asked.id, [...this.children.keys()]),
       });
     }
     return child;
@@ -402,58 +388,25 @@ export class SubAgents {
       child.scope.cancel();
     }
     const end = await child.done;
-    return {
-      content:
-        end.status === 'cancelled'
-          ? `agent ${child.id} was stopped.`
-          : `agent ${child.id} had already ended (${end.status}).`,
-      isError: false,
-    };
+    return { content: killedText(child.id, end.status), isError: false };
   }
 
   private async send(args: Record<string, unknown>): Promise<AgentAnswer> {
     const child = this.known('send_to_agent', args, true);
     if (!('scope' in child)) return child;
-    if (child.end) return { content: `agent ${child.id} has already ended (${child.end.status}).`, isError: true };
+    if (child.end) return { content: alreadyEndedText(child.id, child.end.status), isError: true };
     try {
       await activities.sendToAgent.executeWithOptions(stepOptions(this.input.options, `message to ${child.id}`), [
         { id: child.id, message: String(args.message) },
       ]);
     } catch (err) {
       if (!(err instanceof ActivityFailure)) throw err;
-      return {
-        content: formatCoded('tool-failed', `send_to_agent failed: ${err.cause?.message ?? err.message}`),
-        isError: true,
-      };
+      return { content: sendFailedText(err.cause?.message ?? err.message), isError: true };
     }
-    return { content: `Sent the message to agent ${child.id}.`, isError: false };
+    return { content: sentText(child.id), isError: false };
   }
 }
 
 function refused(r: ToolRefusal): AgentAnswer {
   return { content: toolRefusalText(r), isError: true };
-}
-
-/** The report part of items no shard answered for: one section naming the first and the last. */
-function unfinishedPart(items: readonly FanOutItem[], label: string, why: string): string {
-  const first = items[0]?.id ?? '';
-  const last = items.at(-1)?.id ?? first;
-  return `## workers ${first} to ${last} ${label} (${items.length} items)\n${why}`;
-}
-
-/** A sharded fan-out's progress: the items of queued, running and finished shards. */
-function shardedCounts(queue: FanOutQueue, plan: ShardPlan, results: readonly ShardResult[]): WorkerCounts {
-  const c: WorkerCounts = { queued: 0, running: 0, done: 0, failed: 0 };
-  plan.ranges.forEach((range, k) => {
-    const n = range.to - range.from;
-    const status = queue.status(k);
-    const result = results[k];
-    if (result) {
-      c.done += result.counts.succeeded;
-      c.failed += result.counts.failed + result.counts.cancelled;
-    } else if (status === 'running') c.running += n;
-    else if (status === 'queued') c.queued += n;
-    else c.failed += n;
-  });
-  return c;
 }

@@ -1,6 +1,6 @@
 /**
- * Starting sub-agents and running a fan-out's queue, shared by a stage
- * visit (`sub-agents.ts`) and a shard of a large fan-out (`fan-out-shard.ts`):
+ * Starting sub-agents and running a fan-out's queue (the one loop, `drainQueue`),
+ * shared by a stage visit (`sub-agents.ts`) and a shard of a large fan-out (`fan-out-shard.ts`):
  * each worker is a child `agentRunWorkflow` in a cancellation scope of its
  * own, and the queue starts them in item order, at most `limit` at once
  * (docs/reference/sub-agents.md#concurrency).
@@ -117,6 +117,20 @@ export function startWorker(
 }
 
 /**
+ * The one queue loop of a fan-out, for its workers (`runWorkers`) and for
+ * the shards of a large one (`SubAgents.fanOutSharded`): starts every job
+ * the queue lets start, in order, then waits until the queue settles or may
+ * start more. `start(k)` begins job `k`; the job tells the queue its end
+ * (`queue.finish`) itself.
+ */
+export async function drainQueue(queue: FanOutQueue, start: (k: number) => void): Promise<void> {
+  while (!queue.settled) {
+    for (const k of queue.startable()) start(k);
+    await condition(() => queue.settled || queue.wantsStart);
+  }
+}
+
+/**
  * Runs one worker per item through a `FanOutQueue` and answers each item's
  * line of the report, in item order, with what the workers spent. `watch`
  * sees the queue while it runs; `changed` hears of every start and end.
@@ -133,27 +147,24 @@ export async function runWorkers(
   watch(queue);
   const running = new Map<number, Child>();
   const ends: (WorkerEnd | undefined)[] = [];
-  while (!queue.settled) {
-    for (const i of queue.startable()) {
-      const item = items[i];
-      if (!item) continue;
-      const child = startWorker(spec, childRunId(spec.parentRunId, item.id), item.task, {}, changed);
-      running.set(i, child);
-      void child.done.then((end) => {
-        ends[i] = end;
-        running.delete(i);
-        for (const j of queue.finish(i, end.status)) {
-          const other = running.get(j);
-          if (other) {
-            other.stopped = true;
-            other.scope.cancel();
-          }
+  await drainQueue(queue, (i) => {
+    const item = items[i];
+    if (!item) return;
+    const child = startWorker(spec, childRunId(spec.parentRunId, item.id), item.task, {}, changed);
+    running.set(i, child);
+    void child.done.then((end) => {
+      ends[i] = end;
+      running.delete(i);
+      for (const j of queue.finish(i, end.status)) {
+        const other = running.get(j);
+        if (other) {
+          other.stopped = true;
+          other.scope.cancel();
         }
-        changed();
-      });
-    }
-    await condition(() => queue.settled || queue.wantsStart);
-  }
+      }
+      changed();
+    });
+  });
   const report = items.map((item, i): ReportItem => {
     const end = ends[i];
     if (!end) return { id: item.id, status: 'not-started', text: 'not started: an earlier worker failed' };

@@ -6,6 +6,7 @@ import type { Content } from '../../shapes/content.js';
 import type { Spend } from '../spend.js';
 import type { RunOptions } from '../types.js';
 import type { ChildRun } from './lineage.js';
+import type { WorkerCounts, WorkerStatus } from './queue.js';
 import type { ReportCounts } from './report.js';
 import type { FanOutItem } from './tool-args.js';
 
@@ -62,4 +63,44 @@ export interface ShardResult {
   part: Content;
   /** What the shard's workers spent. */
   spend?: Spend;
+}
+
+/** The report part of items no shard answered for: one section naming the first and the last. */
+export function unfinishedPart(items: readonly FanOutItem[], label: string, why: string): string {
+  const first = items[0]?.id ?? '';
+  const last = items.at(-1)?.id ?? first;
+  return `## workers ${first} to ${last} ${label} (${items.length} items)\n${why}`;
+}
+
+/** A sharded fan-out's progress: the items of queued, running and finished shards. */
+export function shardedCounts(
+  plan: ShardPlan,
+  statusOf: (k: number) => WorkerStatus,
+  results: readonly (ShardResult | undefined)[],
+): WorkerCounts {
+  const c: WorkerCounts = { queued: 0, running: 0, done: 0, failed: 0 };
+  plan.ranges.forEach((range, k) => {
+    const n = range.to - range.from;
+    const status = statusOf(k);
+    const result = results[k];
+    if (result) {
+      c.done += result.counts.succeeded;
+      c.failed += result.counts.failed + result.counts.cancelled;
+    } else if (status === 'running') c.running += n;
+    else if (status === 'queued') c.queued += n;
+    else c.failed += n;
+  });
+  return c;
+}
+
+/** The counts of a sharded fan-out's report: the sums of its parts'. */
+export function sumShardCounts(parts: readonly Pick<ShardResult, 'counts'>[]): ReportCounts {
+  return parts.reduce(
+    (sum, p) => ({
+      succeeded: sum.succeeded + p.counts.succeeded,
+      failed: sum.failed + p.counts.failed,
+      cancelled: sum.cancelled + p.counts.cancelled,
+    }),
+    { succeeded: 0, failed: 0, cancelled: 0 },
+  );
 }
