@@ -9,7 +9,7 @@ import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type {
   Answered,
   Decision,
-  ForwardedOp,
+  ForwardedRequest,
   MessageReceipt,
   PauseState,
   Progress,
@@ -30,7 +30,7 @@ export const resumeUpdate = defineUpdate<PauseState, []>('resume');
 /** A message sent as a signal to the run: the `message` update without an answer. */
 export const runMessageSignal = defineSignal<[string]>('message');
 /** An update the run accepted, forwarded to its live visit. */
-export const operatorSignal = defineSignal<[ForwardedOp]>('operator');
+export const operatorSignal = defineSignal<[ForwardedRequest]>('operator');
 /** A visit's answer to a forwarded update, a change of its waits, or its region set when cancelled. */
 export const stageReportSignal = defineSignal<[StageReport<StageOutcome>]>('stage-report');
 /**

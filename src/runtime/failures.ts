@@ -7,6 +7,7 @@
  */
 import { ActivityFailure, ApplicationFailure, ChildWorkflowFailure } from '@temporalio/common';
 import { isRuntimeCode, type RuntimeCode } from '../error-codes.js';
+import { formatCoded } from '../errors.js';
 
 export interface FailureCause {
   /** The `ApplicationFailure` type, which carries the runtime error code; `fallback` when there is none. */
@@ -41,4 +42,14 @@ export function failureDetail(err: unknown): unknown {
   while ((cause instanceof ChildWorkflowFailure || cause instanceof ActivityFailure) && cause.cause)
     cause = cause.cause;
   return cause instanceof ApplicationFailure ? cause.details?.[0] : undefined;
+}
+
+/** How a run says that one of its stages failed, with the stage's own coded cause. */
+export function stageFailedText(stage: string, cause: FailureCause): string {
+  return `stage "${stage}" failed: ${formatCoded(cause.code, cause.message)}`;
+}
+
+/** How a run says that one of its stage workflows was cancelled alone (people cancel the run). */
+export function stageCancelledAloneText(stage: string, workflowId: string, runId: string): string {
+  return `stage "${stage}" (workflow ${workflowId}) was cancelled on its own; cancel the run ${runId} instead.`;
 }

@@ -4,20 +4,20 @@ import { describe, expect, it } from 'vitest';
 import { askTimedOutText, callSubject, deniedText } from '../../src/runtime/people/ask-texts.js';
 import { runStatus, waitingKind } from '../../src/runtime/people/status.js';
 import {
-  checkOperatorOp,
+  checkOperatorRequest,
   isRefusal,
   MAX_OPERATOR_TEXT_BYTES,
-  type OperatorOp,
+  type OperatorRequest,
   type PendingAsk,
-  parseOperatorOp,
-  validateOperatorOp,
+  parseOperatorRequest,
+  validateOperatorRequest,
 } from '../../src/runtime/people/updates.js';
 import {
   applyBetweenVisits,
-  applyStageOp,
+  applyOperatorRequest,
   freshStageOperators,
   operatorCarry,
-  type StageOpContext,
+  type StageRequestContext,
 } from '../../src/runtime/people/visit-side.js';
 import { utf8Bytes } from '../../src/truncate.js';
 
@@ -30,40 +30,55 @@ const ask = (call: string, kind: PendingAsk['kind'] = 'approval'): PendingAsk =>
   deadline: 60_000,
 });
 const open = { ended: false, paused: false, asks: [] as PendingAsk[] };
-const ctx: StageOpContext = { stage: 'build', acceptsMessages: true, inferences: 6, visitTurns: 2, inferring: false };
+const ctx: StageRequestContext = {
+  stage: 'build',
+  acceptsMessages: true,
+  inferences: 6,
+  visitTurns: 2,
+  inferring: false,
+};
 
 function code(value: unknown): string | undefined {
   return isRefusal(value) ? value.code : undefined;
 }
 
-describe('parseOperatorOp', () => {
+describe('parseOperatorRequest', () => {
   it('reads each update as the Web UI and lev send it', () => {
-    expect(parseOperatorOp('message', 'Look at the tests')).toEqual({ kind: 'message', text: 'Look at the tests' });
-    expect(parseOperatorOp('approve', undefined)).toEqual({ kind: 'approve' });
-    expect(parseOperatorOp('deny', { call: 'c1', note: 'not now' })).toEqual({
+    expect(parseOperatorRequest('message', 'Look at the tests')).toEqual({
+      kind: 'message',
+      text: 'Look at the tests',
+    });
+    expect(parseOperatorRequest('approve', undefined)).toEqual({ kind: 'approve' });
+    expect(parseOperatorRequest('deny', { call: 'c1', note: 'not now' })).toEqual({
       kind: 'deny',
       call: 'c1',
       note: 'not now',
     });
-    expect(parseOperatorOp('answer', 'main')).toEqual({ kind: 'answer', text: 'main' });
-    expect(parseOperatorOp('answer', { call: 'q', text: 'main' })).toEqual({ kind: 'answer', call: 'q', text: 'main' });
-    expect(parseOperatorOp('pause', undefined)).toEqual({ kind: 'pause' });
-    expect(parseOperatorOp('resume', null)).toEqual({ kind: 'resume' });
+    expect(parseOperatorRequest('answer', 'main')).toEqual({ kind: 'answer', text: 'main' });
+    expect(parseOperatorRequest('answer', { call: 'q', text: 'main' })).toEqual({
+      kind: 'answer',
+      call: 'q',
+      text: 'main',
+    });
+    expect(parseOperatorRequest('pause', undefined)).toEqual({ kind: 'pause' });
+    expect(parseOperatorRequest('resume', null)).toEqual({ kind: 'resume' });
   });
 
   it('refuses empty text, text over 64 KiB and wrong shapes with their codes', () => {
-    expect(code(parseOperatorOp('message', '  \n'))).toBe('text-empty');
-    expect(code(parseOperatorOp('message', 'x'.repeat(MAX_OPERATOR_TEXT_BYTES + 1)))).toBe('text-too-large');
+    expect(code(parseOperatorRequest('message', '  \n'))).toBe('text-empty');
+    expect(code(parseOperatorRequest('message', 'x'.repeat(MAX_OPERATOR_TEXT_BYTES + 1)))).toBe('text-too-large');
     // 16,385 four-byte characters are 65,540 bytes though only 32,770 UTF-16 units.
-    expect(code(parseOperatorOp('message', '😀'.repeat(16_385)))).toBe('text-too-large');
-    expect(parseOperatorOp('message', 'x'.repeat(MAX_OPERATOR_TEXT_BYTES))).toMatchObject({ kind: 'message' });
-    expect(code(parseOperatorOp('message', 42))).toBe('bad-update');
-    expect(code(parseOperatorOp('message', { text: 'hi' }))).toBe('bad-update');
-    expect(code(parseOperatorOp('approve', 'c1'))).toBe('bad-update');
-    expect(code(parseOperatorOp('deny', { note: 7 }))).toBe('bad-update');
-    expect(code(parseOperatorOp('deny', { note: 'n'.repeat(MAX_OPERATOR_TEXT_BYTES + 1) }))).toBe('text-too-large');
-    expect(code(parseOperatorOp('answer', { call: 'q' }))).toBe('bad-update');
-    expect(code(parseOperatorOp('answer', ''))).toBe('text-empty');
+    expect(code(parseOperatorRequest('message', '😀'.repeat(16_385)))).toBe('text-too-large');
+    expect(parseOperatorRequest('message', 'x'.repeat(MAX_OPERATOR_TEXT_BYTES))).toMatchObject({ kind: 'message' });
+    expect(code(parseOperatorRequest('message', 42))).toBe('bad-update');
+    expect(code(parseOperatorRequest('message', { text: 'hi' }))).toBe('bad-update');
+    expect(code(parseOperatorRequest('approve', 'c1'))).toBe('bad-update');
+    expect(code(parseOperatorRequest('deny', { note: 7 }))).toBe('bad-update');
+    expect(code(parseOperatorRequest('deny', { note: 'n'.repeat(MAX_OPERATOR_TEXT_BYTES + 1) }))).toBe(
+      'text-too-large',
+    );
+    expect(code(parseOperatorRequest('answer', { call: 'q' }))).toBe('bad-update');
+    expect(code(parseOperatorRequest('answer', ''))).toBe('text-empty');
   });
 
   it('never throws, whatever the argument', () => {
@@ -72,60 +87,66 @@ describe('parseOperatorOp', () => {
         fc.constantFrom('message', 'approve', 'deny', 'answer', 'pause', 'resume' as const),
         fc.anything(),
         (u, arg) => {
-          const out = parseOperatorOp(u, arg);
-          expect(isRefusal(out) || typeof (out as OperatorOp).kind === 'string').toBe(true);
+          const out = parseOperatorRequest(u, arg);
+          expect(isRefusal(out) || typeof (out as OperatorRequest).kind === 'string').toBe(true);
         },
       ),
     );
   });
 });
 
-describe('checkOperatorOp', () => {
+describe('checkOperatorRequest', () => {
   it('refuses every update to a run that has ended', () => {
-    for (const op of [{ kind: 'message', text: 'x' }, { kind: 'pause' }, { kind: 'approve' }] as OperatorOp[])
-      expect(checkOperatorOp(op, { ...open, ended: true })?.code).toBe('run-finished');
+    for (const op of [{ kind: 'message', text: 'x' }, { kind: 'pause' }, { kind: 'approve' }] as OperatorRequest[])
+      expect(checkOperatorRequest(op, { ...open, ended: true })?.code).toBe('run-finished');
   });
 
   it('finds the call a decision is about, or says why not', () => {
-    expect(checkOperatorOp({ kind: 'approve' }, open)?.code).toBe('nothing-pending');
-    expect(checkOperatorOp({ kind: 'approve' }, { ...open, asks: [ask('c1')] })).toBeUndefined();
-    expect(checkOperatorOp({ kind: 'deny', call: 'c9' }, { ...open, asks: [ask('c1')] })?.code).toBe(
+    expect(checkOperatorRequest({ kind: 'approve' }, open)?.code).toBe('nothing-pending');
+    expect(checkOperatorRequest({ kind: 'approve' }, { ...open, asks: [ask('c1')] })).toBeUndefined();
+    expect(checkOperatorRequest({ kind: 'deny', call: 'c9' }, { ...open, asks: [ask('c1')] })?.code).toBe(
       'call-not-waiting',
     );
-    expect(checkOperatorOp({ kind: 'approve' }, { ...open, asks: [ask('c1'), ask('c2')] })?.code).toBe(
+    expect(checkOperatorRequest({ kind: 'approve' }, { ...open, asks: [ask('c1'), ask('c2')] })?.code).toBe(
       'call-ambiguous',
     );
-    expect(checkOperatorOp({ kind: 'approve', call: 'c2' }, { ...open, asks: [ask('c1'), ask('c2')] })).toBeUndefined();
+    expect(
+      checkOperatorRequest({ kind: 'approve', call: 'c2' }, { ...open, asks: [ask('c1'), ask('c2')] }),
+    ).toBeUndefined();
     // An approval is not an answer: a question waits, no call does.
-    expect(checkOperatorOp({ kind: 'approve' }, { ...open, asks: [ask('q', 'answer')] })?.code).toBe('nothing-pending');
-    expect(checkOperatorOp({ kind: 'answer', text: 'y' }, { ...open, asks: [ask('q', 'answer')] })).toBeUndefined();
+    expect(checkOperatorRequest({ kind: 'approve' }, { ...open, asks: [ask('q', 'answer')] })?.code).toBe(
+      'nothing-pending',
+    );
+    expect(
+      checkOperatorRequest({ kind: 'answer', text: 'y' }, { ...open, asks: [ask('q', 'answer')] }),
+    ).toBeUndefined();
   });
 
   it('pauses a running run and resumes a paused one, and refuses the other way round', () => {
-    expect(checkOperatorOp({ kind: 'pause' }, open)).toBeUndefined();
-    expect(checkOperatorOp({ kind: 'pause' }, { ...open, paused: true })?.code).toBe('already-paused');
-    expect(checkOperatorOp({ kind: 'resume' }, open)?.code).toBe('not-paused');
-    expect(checkOperatorOp({ kind: 'resume' }, { ...open, paused: true })).toBeUndefined();
+    expect(checkOperatorRequest({ kind: 'pause' }, open)).toBeUndefined();
+    expect(checkOperatorRequest({ kind: 'pause' }, { ...open, paused: true })?.code).toBe('already-paused');
+    expect(checkOperatorRequest({ kind: 'resume' }, open)?.code).toBe('not-paused');
+    expect(checkOperatorRequest({ kind: 'resume' }, { ...open, paused: true })).toBeUndefined();
   });
 
-  it('validateOperatorOp reads, then checks', () => {
-    expect(code(validateOperatorOp('message', '', { ...open, ended: true }))).toBe('text-empty');
-    expect(code(validateOperatorOp('message', 'hi', { ...open, ended: true }))).toBe('run-finished');
-    expect(validateOperatorOp('approve', { call: 'c1' }, { ...open, asks: [ask('c1')] })).toEqual({
+  it('validateOperatorRequest reads, then checks', () => {
+    expect(code(validateOperatorRequest('message', '', { ...open, ended: true }))).toBe('text-empty');
+    expect(code(validateOperatorRequest('message', 'hi', { ...open, ended: true }))).toBe('run-finished');
+    expect(validateOperatorRequest('approve', { call: 'c1' }, { ...open, asks: [ask('c1')] })).toEqual({
       kind: 'approve',
       call: 'c1',
     });
   });
 });
 
-describe('applyStageOp', () => {
+describe('applyOperatorRequest', () => {
   it('queues a message for the next inference and says which turn reads it', () => {
     const s = freshStageOperators();
-    const { state, reply } = applyStageOp(s, { kind: 'message', text: 'hi' }, ctx);
+    const { state, reply } = applyOperatorRequest(s, { kind: 'message', text: 'hi' }, ctx);
     expect(state.inbox).toEqual(['hi']);
     expect(reply).toEqual({ ok: true, value: { stage: 'build', turn: 7, stageTurn: 3, held: false } });
     // With an inference in flight, the one after it reads the message.
-    expect(applyStageOp(s, { kind: 'message', text: 'hi' }, { ...ctx, inferring: true }).reply).toEqual({
+    expect(applyOperatorRequest(s, { kind: 'message', text: 'hi' }, { ...ctx, inferring: true }).reply).toEqual({
       ok: true,
       value: { stage: 'build', turn: 8, stageTurn: 4, held: false },
     });
@@ -133,10 +154,10 @@ describe('applyStageOp', () => {
 
   it('holds messages in a stage that does not accept them, unless it waits for a reply', () => {
     const closed = { ...ctx, acceptsMessages: false };
-    const held = applyStageOp(freshStageOperators(), { kind: 'message', text: 'later' }, closed);
+    const held = applyOperatorRequest(freshStageOperators(), { kind: 'message', text: 'later' }, closed);
     expect(held.state).toMatchObject({ inbox: [], held: ['later'] });
     expect(held.reply).toEqual({ ok: true, value: { stage: null, turn: null, stageTurn: null, held: true } });
-    const reply = applyStageOp(
+    const reply = applyOperatorRequest(
       { ...freshStageOperators(), waitingReply: true },
       { kind: 'message', text: 'go' },
       closed,
@@ -146,33 +167,33 @@ describe('applyStageOp', () => {
 
   it('records a decision once, and refuses a second one for the same call', () => {
     const s = { ...freshStageOperators(), asks: [ask('c1'), ask('c2')] };
-    const first = applyStageOp(s, { kind: 'deny', call: 'c1', note: 'use git clean' }, ctx);
+    const first = applyOperatorRequest(s, { kind: 'deny', call: 'c1', note: 'use git clean' }, ctx);
     expect(first.reply).toEqual({
       ok: true,
       value: { call: 'c1', tool: 'shell', decision: 'denied', note: 'use git clean' },
     });
     expect(first.state.asks.map((a) => a.call)).toEqual(['c2']);
     expect(first.state.decisions).toEqual({ c1: { kind: 'denied', note: 'use git clean' } });
-    const again = applyStageOp(first.state, { kind: 'approve', call: 'c1' }, ctx);
+    const again = applyOperatorRequest(first.state, { kind: 'approve', call: 'c1' }, ctx);
     expect(again.reply).toMatchObject({ ok: false, refusal: { code: 'call-not-waiting' } });
     expect(again.state).toBe(first.state);
   });
 
   it('answers a question with the text as given', () => {
     const s = { ...freshStageOperators(), asks: [ask('q1', 'answer')] };
-    const { state, reply } = applyStageOp(s, { kind: 'answer', text: 'the main branch' }, ctx);
+    const { state, reply } = applyOperatorRequest(s, { kind: 'answer', text: 'the main branch' }, ctx);
     expect(reply).toEqual({ ok: true, value: { call: 'q1', question: 'Which branch?' } });
     expect(state.decisions.q1).toEqual({ kind: 'answered', text: 'the main branch' });
   });
 
   it('pauses and resumes', () => {
-    const paused = applyStageOp(freshStageOperators(), { kind: 'pause' }, ctx);
+    const paused = applyOperatorRequest(freshStageOperators(), { kind: 'pause' }, ctx);
     expect(paused.state.paused).toBe(true);
-    expect(applyStageOp(paused.state, { kind: 'pause' }, ctx).reply).toMatchObject({
+    expect(applyOperatorRequest(paused.state, { kind: 'pause' }, ctx).reply).toMatchObject({
       ok: false,
       refusal: { code: 'already-paused' },
     });
-    expect(applyStageOp(paused.state, { kind: 'resume' }, ctx).state.paused).toBe(false);
+    expect(applyOperatorRequest(paused.state, { kind: 'resume' }, ctx).state.paused).toBe(false);
   });
 
   it('never loses a message: every accepted one is in the inbox or held, in order', () => {
@@ -180,7 +201,7 @@ describe('applyStageOp', () => {
       fc.property(fc.array(fc.tuple(fc.string({ minLength: 1 }), fc.boolean())), (sends) => {
         let s = freshStageOperators();
         for (const [text, accepts] of sends)
-          s = applyStageOp(s, { kind: 'message', text }, { ...ctx, acceptsMessages: accepts }).state;
+          s = applyOperatorRequest(s, { kind: 'message', text }, { ...ctx, acceptsMessages: accepts }).state;
         const carry = operatorCarry(s);
         expect([...(carry.inbox ?? []), ...(carry.held ?? [])].sort()).toEqual(sends.map(([t]) => t).sort());
         // The next visit that accepts messages reads them all, inbox first.

@@ -33,7 +33,7 @@ import {
   readItems,
   readSpawn,
   resolveTarget,
-  type Spawner,
+  type SpawnContext,
   taskText,
   toolRefusalText,
 } from '../../src/runtime/agents/tool-args.js';
@@ -60,7 +60,7 @@ allow_as_worker = true
   { 'helper/agent.toml': '[agent]\nname = "helper"\n' },
 );
 
-function spawner(depth = 0, maxDepth = DEFAULT_MAX_CHILD_DEPTH): Spawner {
+function spawner(depth = 0, maxDepth = DEFAULT_MAX_CHILD_DEPTH): SpawnContext {
   const ceiling = Array.from({ length: depth }, (_, i) => ({ blueprintHash: `h${i}`, stage: 'main' }));
   return { bp: BP, blueprintHash: 'h0', lineage: { maxDepth, ceiling } };
 }

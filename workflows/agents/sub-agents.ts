@@ -36,7 +36,7 @@ import {
   type ShardInput,
   type ShardPlan,
   type ShardResult,
-  type Spawner,
+  type SpawnContext,
   type Spend,
   type StageInput,
   sendFailedText,
@@ -103,7 +103,7 @@ export class SubAgents {
     return this.input.lineage ?? topLineage(this.input.blueprint);
   }
 
-  private get spawner(): Spawner {
+  private get spawner(): SpawnContext {
     return { bp: this.input.blueprint, blueprintHash: this.input.blueprintHash, lineage: this.lineage };
   }
 

@@ -19,17 +19,17 @@ import {
 } from '@temporalio/workflow';
 import {
   applyBetweenVisits,
-  type ForwardedOp,
+  type ForwardedRequest,
   isRefusal,
   type LeviathStatus,
   NO_WAITS,
   type OperatorCarry,
-  type OperatorOp,
+  type OperatorReply,
+  type OperatorRequest,
   type OperatorUpdate,
   type OperatorView,
-  type OpReply,
   type Progress,
-  parseOperatorOp,
+  parseOperatorRequest,
   refusalText,
   runStatus,
   STATUS_KEY,
@@ -37,7 +37,7 @@ import {
   type StageReport,
   type StageWaits,
   type VisitCounters,
-  validateOperatorOp,
+  validateOperatorRequest,
   waitingKind,
 } from '../../src/runtime/index.js';
 import {
@@ -57,7 +57,7 @@ import {
  * run hands it each update and asks it for its progress directly.
  */
 export interface VisitHere {
-  deliver(forwarded: ForwardedOp): Promise<void>;
+  deliver(forwarded: ForwardedRequest): Promise<void>;
   progress(): Progress;
 }
 
@@ -73,7 +73,7 @@ export class RunOperators {
   /** The live visit's counters as of its last report. */
   private reported: VisitCounters | undefined;
   /** Forwarded updates waiting for the visit's answer, by id. */
-  private readonly acks = new Map<number, OpReply | undefined>();
+  private readonly acks = new Map<number, OperatorReply | undefined>();
   private nextId = 1;
   private stuck = false;
   status: LeviathStatus = 'running';
@@ -92,7 +92,7 @@ export class RunOperators {
     this.onUpdate(pauseUpdate, 'pause');
     this.onUpdate(resumeUpdate, 'resume');
     setHandler(runMessageSignal, async (text) => {
-      const op = validateOperatorOp('message', text, this.view());
+      const op = validateOperatorRequest('message', text, this.view());
       // A signal has nobody to answer: a refused one is dropped, and the worker log says why.
       if (isRefusal(op)) log.warn(`message signal dropped: ${refusalText(op)}`);
       else await this.forward(op);
@@ -103,7 +103,7 @@ export class RunOperators {
   private onUpdate<Ret, Args extends unknown[]>(def: UpdateDefinition<Ret, Args>, update: OperatorUpdate): void {
     setHandler(def, (async (...args: Args) => this.handle(update, args[0])) as (...args: Args) => Promise<Ret>, {
       validator: (...args: Args) => {
-        const op = validateOperatorOp(update, args[0], this.view());
+        const op = validateOperatorRequest(update, args[0], this.view());
         if (isRefusal(op)) throw ApplicationFailure.nonRetryable(refusalText(op), op.code);
       },
     });
@@ -111,7 +111,7 @@ export class RunOperators {
 
   private async handle(update: OperatorUpdate, arg: unknown): Promise<unknown> {
     // The validator accepted the argument, so it reads as an operation.
-    const op = parseOperatorOp(update, arg) as OperatorOp;
+    const op = parseOperatorRequest(update, arg) as OperatorRequest;
     const reply = await this.forward(op);
     if (!reply.ok) throw ApplicationFailure.nonRetryable(refusalText(reply.refusal), reply.refusal.code);
     return reply.value;
@@ -126,7 +126,7 @@ export class RunOperators {
   }
 
   /** Sends the operation to the live visit and returns its answer; between visits the run holds it. */
-  private async forward(op: OperatorOp): Promise<OpReply> {
+  private async forward(op: OperatorRequest): Promise<OperatorReply> {
     const target = this.live;
     if (target === undefined) return this.betweenVisits(op);
     const here = this.here;
@@ -148,7 +148,7 @@ export class RunOperators {
     return reply ?? applyBetweenVisits(this.carry, op).reply;
   }
 
-  private betweenVisits(op: OperatorOp): OpReply {
+  private betweenVisits(op: OperatorRequest): OperatorReply {
     const { carry, reply } = applyBetweenVisits(this.carry, op);
     this.carry = carry;
     this.refresh();

@@ -8,21 +8,16 @@
 import {
   ActivityFailure,
   ApplicationFailure,
-  CancellationScope,
-  CancelledFailure,
-  ChildWorkflowFailure,
   executeChild,
-  getExternalWorkflowHandle,
   isCancellation,
   log,
-  startChild,
   upsertMemo,
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
 import { type Content, chooseEdge, contentText, createRunState } from '../../src/context/index.js';
 import { isRuntimeCode } from '../../src/error-codes.js';
-import { formatCoded, type RuntimeCode } from '../../src/errors.js';
+import type { RuntimeCode } from '../../src/errors.js';
 import type { SeededRegion, StageInput } from '../../src/runtime/index.js';
 import {
   addSpend,
@@ -48,10 +43,10 @@ import {
   type StageOutcome,
   seedContextTarget,
   seedRequest,
+  stageFailedText,
   type UsageTotals,
   undeliveredText,
   unmatchedChoiceDetail,
-  visitSummary,
   withLiveVisit,
   withVisitProgress,
 } from '../../src/runtime/index.js';
@@ -62,8 +57,7 @@ import { activities, callOptions, quickOptions, toolOptions } from '../activitie
 import { currentDetails } from '../current-details.js';
 import { EngineDriver } from '../engine-driver.js';
 import { stageWorkflow } from '../visit/stage.js';
-import { visitFailure } from '../visit/stage-visit.js';
-import { visitInline } from './inline-visit.js';
+import { visitHere, visitRouted } from './child-visits.js';
 import { RunOperators } from './run-operators.js';
 
 /** How a visit the run goes on from ended. */
@@ -84,8 +78,10 @@ export class AgentRun {
   private inferences = 0;
   private visitTurns = 0;
   private facts = freshFacts(Date.now());
-  private childId: string | undefined;
-  private visits = 0;
+  /** The workflow of the live visit, when it has one of its own to query. */
+  childId: string | undefined;
+  /** Visits so far; the next visit's workflow id counts on from it. */
+  visits = 0;
   /** The last answer a `submit_output` call gave, which becomes the run's output. */
   private answer: SubmittedOutput | undefined;
   /** The failure of the last visit that ended in error, kept as the cause of the run's. */
@@ -349,14 +345,14 @@ export class AgentRun {
       ...(this.ceilings?.length ? { ceilings: this.ceilings } : {}),
     };
     let outcome: StageOutcome;
-    if (this.inline) outcome = await this.visitHere(stage, visitId, input);
-    else if (this.steerable) outcome = await this.visitRouted(stage, visitId, input);
+    if (this.inline) outcome = await visitHere(this, stage, visitId, input);
+    else if (this.steerable) outcome = await visitRouted(this, stage, visitId, input);
     else {
       try {
         outcome = await executeChild(stageWorkflow, { workflowId: visitId, args: [input] });
       } catch (err) {
         const cause = failureCause(err, 'stage-failed');
-        return this.fail('stage-failed', `stage "${stage}" failed: ${formatCoded(cause.code, cause.message)}`);
+        return this.fail('stage-failed', stageFailedText(stage, cause));
       }
     }
     this.take(stage, outcome);
@@ -364,99 +360,8 @@ export class AgentRun {
     return outcome as VisitOutcome;
   }
 
-  /**
-   * A fan-out worker's visit inside the run (docs/reference/sub-agents.md#one-workflow-per-worker):
-   * a cancellation of the run reaches it as it reaches the run, and the
-   * region set it had then stays with the run. A visit that asks to go on
-   * as new goes on as a child stage workflow under the same id.
-   */
-  private async visitHere(stage: string, workflowId: string, input: StageInput): Promise<StageOutcome> {
-    if (CancellationScope.current().consideredCancelled) throw new CancelledFailure('the run was cancelled');
-    const here = await visitInline(workflowId, input, this.def(), this.operators, () => this.showDetails());
-    if ('thrown' in here) {
-      const err = here.thrown;
-      if (isCancellation(err)) {
-        this.take(stage, here.left);
-        throw err;
-      }
-      const cause = failureCause(err, 'stage-failed');
-      return this.fail(cause.code, `stage "${stage}" failed: ${formatCoded(cause.code, cause.message)}`, err);
-    }
-    const { end } = here;
-    if ('continueWith' in end) {
-      this.childId = workflowId;
-      return this.visitRouted(stage, workflowId, end.continueWith);
-    }
-    if (end.end === 'error')
-      this.lastFailure = visitFailure(end.error ?? `stage "${stage}" ended in error`, end.errorCode);
-    return end;
-  }
-
-  /**
-   * A visit started outside the run's cancellation scope: a cancellation of
-   * the run reaches it by workflow id, so the live run of the visit gets it
-   * after any number of continue-as-new (docs/reference/operators.md#cancellation).
-   * A visit that failed in error hands its outcome back as its failure's details.
-   */
-  private async visitRouted(stage: string, workflowId: string, input: StageInput): Promise<StageOutcome> {
-    // A run cancelled between visits starts none (the start itself is outside the cancellation).
-    if (CancellationScope.current().consideredCancelled) throw new CancelledFailure('the run was cancelled');
-    input.operators = this.operators.startVisit(workflowId);
-    input.visit = this.visits;
-    const child = await CancellationScope.nonCancellable(() =>
-      startChild(stageWorkflow, {
-        workflowId,
-        args: [input],
-        staticSummary: visitSummary(stage, this.visits, this.runId),
-      }),
-    );
-    this.showDetails();
-    const ended = child.result().then(
-      (outcome) => ({ outcome }),
-      (error: unknown) => ({ error }),
-    );
-    let runCancelled = false;
-    const cancelled = CancellationScope.current().cancelRequested.then(
-      () => false,
-      () => {
-        runCancelled = true;
-        return true;
-      },
-    );
-    if ((await Promise.race([ended, cancelled])) === true)
-      await CancellationScope.nonCancellable(() => getExternalWorkflowHandle(workflowId).cancel()).catch(() => {});
-    const end = await ended;
-    if ('outcome' in end) {
-      this.operators.endVisit(end.outcome.operators);
-      return end.outcome;
-    }
-    const err = end.error;
-    const failed =
-      err instanceof ChildWorkflowFailure && err.cause instanceof ApplicationFailure ? err.cause : undefined;
-    const outcome = failed?.details?.[0] as StageOutcome | undefined;
-    if (outcome && typeof outcome === 'object' && outcome.end === 'error') {
-      this.operators.endVisit(outcome.operators);
-      this.lastFailure = err;
-      return outcome;
-    }
-    const left = this.operators.cancelledOutcome;
-    this.operators.endVisit(left?.operators);
-    if (isCancellation(err)) {
-      if (left) this.take(stage, left);
-      // The run was cancelled: its own handler ends it. A visit cancelled alone cannot cancel its run.
-      if (runCancelled) throw err;
-      return this.fail(
-        'stage-cancelled',
-        `stage "${stage}" (workflow ${workflowId}) was cancelled on its own; cancel the run ${this.runId} instead.`,
-        err,
-      );
-    }
-    const cause = failureCause(err, 'stage-failed');
-    return this.fail(cause.code, `stage "${stage}" failed: ${formatCoded(cause.code, cause.message)}`, err);
-  }
-
   /** Takes over what a visit hands back: the region set, the counters, the usage. */
-  private take(stage: string, outcome: StageOutcome): void {
+  take(stage: string, outcome: StageOutcome): void {
     this.driver.adopt(outcome.carried);
     this.inferences = outcome.inferences;
     this.visitTurns = outcome.visitTurns;

@@ -3,14 +3,14 @@
  * it takes the updates its run forwards (the `operator` signal), answers
  * each one back (`stage-report`), tells the run whenever what it waits for
  * changes and, throttled, how far it has come (`src/runtime/live-progress.ts`),
- * and gives the visit its messages, its pause and the decisions on its asks. What each update does is `applyStageOp` in
+ * and gives the visit its messages, its pause and the decisions on its asks. What each update does is `applyOperatorRequest` in
  * `src/runtime/operators.ts`.
  */
 import { condition, getExternalWorkflowHandle, setHandler } from '@temporalio/workflow';
 import {
   type AskDecision,
-  applyStageOp,
-  type ForwardedOp,
+  applyOperatorRequest,
+  type ForwardedRequest,
   freshMark,
   freshStageOperators,
   type OperatorCarry,
@@ -71,8 +71,8 @@ export class StageOperators {
   }
 
   /** An update the run forwarded: applied, and answered back to the run. */
-  async receive({ id, op }: ForwardedOp): Promise<void> {
-    const { state, reply } = applyStageOp(this.state, op, {
+  async receive({ id, op }: ForwardedRequest): Promise<void> {
+    const { state, reply } = applyOperatorRequest(this.state, op, {
       stage: this.host.stage,
       acceptsMessages: this.host.acceptsMessages,
       ...this.host.counters(),

@@ -33,7 +33,7 @@ export interface WorkerTarget {
 }
 
 /** The running blueprint as the agent tools see it. */
-export interface Spawner {
+export interface SpawnContext {
   bp: Blueprint;
   blueprintHash: string;
   lineage: Lineage;
@@ -43,7 +43,7 @@ export interface Spawner {
  * The target of `{agent}` or `{stage}`: an agent must be one the blueprint
  * names (`worker_agent`, `[agent] sub_agents`), a stage must allow it.
  */
-export function resolveTarget(sp: Spawner, ask: { agent?: string; stage?: string }): WorkerTarget | ToolRefusal {
+export function resolveTarget(sp: SpawnContext, ask: { agent?: string; stage?: string }): WorkerTarget | ToolRefusal {
   const depth = depthOf(sp.lineage);
   if (depth + 1 > sp.lineage.maxDepth)
     return {
@@ -81,7 +81,7 @@ export function resolveTarget(sp: Spawner, ask: { agent?: string; stage?: string
 }
 
 /** The worker a fan-out stage names, as a target of its own `fan_out` call. */
-export function stageWorker(sp: Spawner, fanOut: NonNullable<StageDef['fanOut']>): WorkerTarget | ToolRefusal {
+export function stageWorker(sp: SpawnContext, fanOut: NonNullable<StageDef['fanOut']>): WorkerTarget | ToolRefusal {
   return resolveTarget(sp, 'stage' in fanOut.worker ? { stage: fanOut.worker.stage } : { agent: fanOut.worker.agent });
 }
 
@@ -177,7 +177,7 @@ export interface FanOutCall {
  * A `fan_out` call of stage `def`. A fan-out stage takes its worker and caps
  * from the blueprint; elsewhere the call names `agent` or `stage`.
  */
-export function readFanOut(sp: Spawner, def: StageDef, args: Record<string, unknown>): FanOutCall | ToolRefusal {
+export function readFanOut(sp: SpawnContext, def: StageDef, args: Record<string, unknown>): FanOutCall | ToolRefusal {
   const target = def.fanOut ? stageWorker(sp, def.fanOut) : targetOf(sp, args, 'fan_out', 'agent');
   if ('ok' in target) return target;
   const items = readItems(args, def.fanOut?.maxItems);
@@ -185,7 +185,12 @@ export function readFanOut(sp: Spawner, def: StageDef, args: Record<string, unkn
   return { target, items };
 }
 
-function targetOf(sp: Spawner, args: Record<string, unknown>, tool: string, noun: string): WorkerTarget | ToolRefusal {
+function targetOf(
+  sp: SpawnContext,
+  args: Record<string, unknown>,
+  tool: string,
+  noun: string,
+): WorkerTarget | ToolRefusal {
   const asked = askedTarget(args, tool, noun);
   if ('ok' in asked) return asked;
   return resolveTarget(sp, asked);
@@ -207,7 +212,7 @@ function optionalString(args: Record<string, unknown>, key: string, tool: string
   return v;
 }
 
-export function readSpawn(sp: Spawner, args: Record<string, unknown>): SpawnCall | ToolRefusal {
+export function readSpawn(sp: SpawnContext, args: Record<string, unknown>): SpawnCall | ToolRefusal {
   const target = targetOf(sp, args, 'spawn_agent', 'blueprint');
   if ('ok' in target) return target;
   if (args.task === undefined) return bad('missing-argument', 'spawn_agent needs `task`: what the agent should do.');

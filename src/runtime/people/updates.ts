@@ -17,7 +17,7 @@ export const MAX_OPERATOR_TEXT_BYTES = 65_536;
 export const OPERATOR_UPDATES = ['message', 'approve', 'deny', 'answer', 'pause', 'resume'] as const;
 export type OperatorUpdate = (typeof OPERATOR_UPDATES)[number];
 
-export type OperatorOp =
+export type OperatorRequest =
   | { kind: 'message'; text: string }
   | { kind: 'approve' | 'deny'; call?: string; note?: string }
   | { kind: 'answer'; call?: string; text: string }
@@ -80,7 +80,7 @@ export interface Refusal {
   message: string;
 }
 
-export type OpReply = { ok: true; value: OperatorReturn } | { ok: false; refusal: Refusal };
+export type OperatorReply = { ok: true; value: OperatorReturn } | { ok: false; refusal: Refusal };
 
 export function refuse(code: Refusal['code'], message: string): Refusal {
   return { code, message };
@@ -110,9 +110,9 @@ function optionalString(args: Record<string, unknown>, key: string, update: stri
 /**
  * Reads an update's argument into an operation: the shape, empty text and
  * the size limit. The situation (what waits, paused or not) is checked by
- * `checkOperatorOp`.
+ * `checkOperatorRequest`.
  */
-export function parseOperatorOp(update: OperatorUpdate, arg: unknown): OperatorOp | Refusal {
+export function parseOperatorRequest(update: OperatorUpdate, arg: unknown): OperatorRequest | Refusal {
   switch (update) {
     case 'message': {
       if (typeof arg !== 'string')
@@ -195,7 +195,7 @@ export interface OperatorView {
 }
 
 /** Checks an operation against the run's situation; undefined when it may go ahead. */
-export function checkOperatorOp(op: OperatorOp, view: OperatorView): Refusal | undefined {
+export function checkOperatorRequest(op: OperatorRequest, view: OperatorView): Refusal | undefined {
   if (view.ended) return refuse('run-finished', 'The run has ended; updates go only to runs that are still going.');
   switch (op.kind) {
     case 'approve':
@@ -214,16 +214,20 @@ export function checkOperatorOp(op: OperatorOp, view: OperatorView): Refusal | u
 }
 
 /** An update's argument read and checked; what a validator throws when it is a refusal. */
-export function validateOperatorOp(update: OperatorUpdate, arg: unknown, view: OperatorView): OperatorOp | Refusal {
-  const op = parseOperatorOp(update, arg);
+export function validateOperatorRequest(
+  update: OperatorUpdate,
+  arg: unknown,
+  view: OperatorView,
+): OperatorRequest | Refusal {
+  const op = parseOperatorRequest(update, arg);
   if (isRefusal(op)) return op;
-  return checkOperatorOp(op, view) ?? op;
+  return checkOperatorRequest(op, view) ?? op;
 }
 
 /** An update the run accepted, forwarded to its live visit (the `operator` signal). */
-export interface ForwardedOp {
+export interface ForwardedRequest {
   id: number;
-  op: OperatorOp;
+  op: OperatorRequest;
 }
 
 /** The coded message a refused update fails with. */

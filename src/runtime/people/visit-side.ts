@@ -8,9 +8,9 @@ import type { VisitCounters } from '../live-progress.js';
 import {
   type AskDecision,
   isRefusal,
-  type OperatorOp,
+  type OperatorReply,
+  type OperatorRequest,
   type OperatorReturn,
-  type OpReply,
   type PendingAsk,
   type Refusal,
   refuse,
@@ -54,7 +54,7 @@ export function operatorCarry(state: StageOperatorState): OperatorCarry {
   return { inbox: [...state.inbox], held: [...state.held], paused: state.paused };
 }
 
-export interface StageOpContext {
+export interface StageRequestContext {
   stage: string;
   acceptsMessages: boolean;
   /** Inferences of the run so far (the one in flight not counted). */
@@ -69,11 +69,11 @@ export interface StageOpContext {
  * operator state and the answer for the sender. The visit re-checks what
  * the run's validator checked, since the situation may have changed since.
  */
-export function applyStageOp(
+export function applyOperatorRequest(
   state: StageOperatorState,
-  op: OperatorOp,
-  ctx: StageOpContext,
-): { state: StageOperatorState; reply: OpReply } {
+  op: OperatorRequest,
+  ctx: StageRequestContext,
+): { state: StageOperatorState; reply: OperatorReply } {
   const refused = (refusal: Refusal) => ({ state, reply: { ok: false as const, refusal } });
   const done = (next: StageOperatorState, value: OperatorReturn) => ({
     state: next,
@@ -130,8 +130,8 @@ export function applyStageOp(
 /** What the run does with an operation while no visit runs: messages and pauses wait for the next visit. */
 export function applyBetweenVisits(
   carry: Required<OperatorCarry>,
-  op: OperatorOp,
-): { carry: Required<OperatorCarry>; reply: OpReply } {
+  op: OperatorRequest,
+): { carry: Required<OperatorCarry>; reply: OperatorReply } {
   const stage = { stage: null };
   switch (op.kind) {
     case 'message':
@@ -183,6 +183,6 @@ export const NO_WAITS: StageWaits = Object.freeze({ asks: [], waitingReply: fals
  * (`src/runtime/live-progress.ts`).
  */
 export type StageReport<Outcome = unknown> =
-  | { kind: 'ack'; id: number; reply: OpReply; waits: StageWaits; counters?: VisitCounters }
+  | { kind: 'ack'; id: number; reply: OperatorReply; waits: StageWaits; counters?: VisitCounters }
   | { kind: 'waits'; waits: StageWaits; counters?: VisitCounters }
   | { kind: 'cancelled'; outcome: Outcome };

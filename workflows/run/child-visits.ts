@@ -1,0 +1,140 @@
+/**
+ * The two ways a run visits a stage besides a plain child workflow
+ * (`AgentRun.visit` picks one): inside the run itself (a fan-out worker's,
+ * `inline-visit.ts`), or as a child stage workflow started outside the run's
+ * cancellation scope, so that a cancellation reaches the visit's live run by
+ * its workflow id. Workflow code: what these start and await is what
+ * recorded histories replay.
+ */
+import {
+  ApplicationFailure,
+  CancellationScope,
+  CancelledFailure,
+  ChildWorkflowFailure,
+  getExternalWorkflowHandle,
+  isCancellation,
+  startChild,
+} from '@temporalio/workflow';
+import type { RuntimeCode } from '../../src/errors.js';
+import {
+  failureCause,
+  type StageInput,
+  type StageOutcome,
+  stageCancelledAloneText,
+  stageFailedText,
+  visitSummary,
+} from '../../src/runtime/index.js';
+import type { StageDef } from '../../src/shapes/blueprint.js';
+import { stageWorkflow } from '../visit/stage.js';
+import { visitFailure } from '../visit/stage-visit.js';
+import { visitInline } from './inline-visit.js';
+import type { RunOperators } from './run-operators.js';
+
+/** What of the run its visits read and change (`AgentRun` is one). */
+export interface VisitingRun {
+  readonly runId: string;
+  readonly operators: RunOperators;
+  readonly visits: number;
+  childId: string | undefined;
+  lastFailure: unknown;
+  def(): StageDef;
+  showDetails(): void;
+  take(stage: string, outcome: StageOutcome): void;
+  fail(code: RuntimeCode, message: string, cause?: unknown): Promise<never>;
+}
+
+/**
+ * A fan-out worker's visit inside the run (docs/reference/sub-agents.md#one-workflow-per-worker):
+ * a cancellation of the run reaches it as it reaches the run, and the
+ * region set it had then stays with the run. A visit that asks to go on
+ * as new goes on as a child stage workflow under the same id.
+ */
+export async function visitHere(
+  run: VisitingRun,
+  stage: string,
+  workflowId: string,
+  input: StageInput,
+): Promise<StageOutcome> {
+  if (CancellationScope.current().consideredCancelled) throw new CancelledFailure('the run was cancelled');
+  const here = await visitInline(workflowId, input, run.def(), run.operators, () => run.showDetails());
+  if ('thrown' in here) {
+    const err = here.thrown;
+    if (isCancellation(err)) {
+      run.take(stage, here.left);
+      throw err;
+    }
+    const cause = failureCause(err, 'stage-failed');
+    return run.fail(cause.code, stageFailedText(stage, cause), err);
+  }
+  const { end } = here;
+  if ('continueWith' in end) {
+    run.childId = workflowId;
+    return visitRouted(run, stage, workflowId, end.continueWith);
+  }
+  if (end.end === 'error')
+    run.lastFailure = visitFailure(end.error ?? `stage "${stage}" ended in error`, end.errorCode);
+  return end;
+}
+
+/**
+ * A visit started outside the run's cancellation scope: a cancellation of
+ * the run reaches it by workflow id, so the live run of the visit gets it
+ * after any number of continue-as-new (docs/reference/operators.md#cancellation).
+ * A visit that failed in error hands its outcome back as its failure's details.
+ */
+export async function visitRouted(
+  run: VisitingRun,
+  stage: string,
+  workflowId: string,
+  input: StageInput,
+): Promise<StageOutcome> {
+  // A run cancelled between visits starts none (the start itself is outside the cancellation).
+  if (CancellationScope.current().consideredCancelled) throw new CancelledFailure('the run was cancelled');
+  input.operators = run.operators.startVisit(workflowId);
+  input.visit = run.visits;
+  const child = await CancellationScope.nonCancellable(() =>
+    startChild(stageWorkflow, {
+      workflowId,
+      args: [input],
+      staticSummary: visitSummary(stage, run.visits, run.runId),
+    }),
+  );
+  run.showDetails();
+  const ended = child.result().then(
+    (outcome) => ({ outcome }),
+    (error: unknown) => ({ error }),
+  );
+  let runCancelled = false;
+  const cancelled = CancellationScope.current().cancelRequested.then(
+    () => false,
+    () => {
+      runCancelled = true;
+      return true;
+    },
+  );
+  if ((await Promise.race([ended, cancelled])) === true)
+    await CancellationScope.nonCancellable(() => getExternalWorkflowHandle(workflowId).cancel()).catch(() => {});
+  const end = await ended;
+  if ('outcome' in end) {
+    run.operators.endVisit(end.outcome.operators);
+    return end.outcome;
+  }
+  const err = end.error;
+  const failed = err instanceof ChildWorkflowFailure && err.cause instanceof ApplicationFailure ? err.cause : undefined;
+  const outcome = failed?.details?.[0] as StageOutcome | undefined;
+  if (outcome && typeof outcome === 'object' && outcome.end === 'error') {
+    run.operators.endVisit(outcome.operators);
+    run.lastFailure = err;
+    return outcome;
+  }
+  const left = run.operators.cancelledOutcome;
+  run.operators.endVisit(left?.operators);
+  if (isCancellation(err)) {
+    if (left) run.take(stage, left);
+    // The run was cancelled: its own handler ends it. A visit cancelled alone cannot cancel its run.
+    if (runCancelled) throw err;
+    return run.fail('stage-cancelled', stageCancelledAloneText(stage, workflowId, run.runId), err);
+  }
+  const cause = failureCause(err, 'stage-failed');
+  return run.fail(cause.code, stageFailedText(stage, cause), err);
+}
