@@ -16,13 +16,14 @@ import { deterministicSummary } from '../src/context/deterministic-summary.js';
 import type { EngineEnv } from '../src/context/kinds/custom.js';
 import { maintain } from '../src/context/maintenance.js';
 import { renderPrompt } from '../src/context/render.js';
-import { type EngineRequest, runSync } from '../src/context/requests.js';
+import { runSync } from '../src/context/requests.js';
 import { routeToolResult } from '../src/context/routing.js';
 import { enterStage } from '../src/context/stage.js';
 import { cloneData, createRunState, findRegion, type RunState } from '../src/context/state.js';
 import { writeEntry } from '../src/context/write.js';
 import type { Blueprint } from '../src/shapes/blueprint.js';
 import type { ToolCall } from '../src/shapes/content.js';
+import type { EngineRequest } from '../src/shapes/requests.js';
 import { makeSyncHandler } from '../src/tokens/handler.js';
 import { benchRenderHook } from './rhai.js';
 

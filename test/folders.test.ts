@@ -1,10 +1,13 @@
 /**
- * Which folders may import which: the graph of value imports between
- * folders has no cycle, so each folder can be read, tested and changed
- * knowing only the ones below it. `import type` of another folder's data
- * shapes is not counted: it leaves nothing in the compiled code. A folder
- * is `src/<name>`, plus `src/runtime/node` (the runtime's Node-only half),
- * `workflows` and `activities`.
+ * Which folders and files may import which (docs/architecture.md): the
+ * imports between folders, `import type` included, form no cycle, so each
+ * folder can be read, tested and changed knowing only the ones below it; no
+ * two files import each other round a circle either, except inside the Rhai
+ * interpreter. A folder is `src/<name>`, plus `src/runtime/node` (the
+ * runtime's Node-only half), `workflows` and `activities`. The shared shapes
+ * (`src/shapes/`) import nothing; the workflows' wiring has one home each:
+ * activity proxies in `workflows/activities.ts`, wire names in
+ * `workflows/messages.ts`, and model-facing texts in `src/runtime/`.
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -26,15 +29,25 @@ function folderOf(file: string): string {
   return parts[0] === 'src' && parts.length > 2 ? `src/${parts[1]}` : parts[0] === 'src' ? 'src' : parts[0]!;
 }
 
-/** Folder → folders it imports values from, each with the files that do it. */
-function valueGraph(): Map<string, Map<string, string[]>> {
+const SOURCES = () => ['src', 'workflows', 'activities'].flatMap((d) => files(join(ROOT, d)));
+
+/** Every relative import of a source file, as repo paths; `types` keeps `import type` and `export type` too. */
+function importsOf(file: string, types: boolean): string[] {
+  const text = readFileSync(file, 'utf8');
+  // Whole `import ... from '...'` and `export ... from '...'` statements.
+  const statement = types
+    ? /^(import|export)\b[^;]*?from\s+'(\.[^']+)\.js';/gms
+    : /^(import|export)(?!\s+type\b)[^;]*?from\s+'(\.[^']+)\.js';/gms;
+  return [...text.matchAll(statement)].map((m) => relative(ROOT, resolve(dirname(file), `${m[2]}.ts`)));
+}
+
+/** Folder → folders it imports from (values only, or types too), each with the files that do it. */
+function folderGraph(types = false): Map<string, Map<string, string[]>> {
   const graph = new Map<string, Map<string, string[]>>();
-  for (const file of ['src', 'workflows', 'activities'].flatMap((d) => files(join(ROOT, d)))) {
+  for (const file of SOURCES()) {
     const from = folderOf(file);
-    const text = readFileSync(file, 'utf8');
-    // Whole `import ... from '...'` and `export ... from '...'` statements, without `import type`/`export type`.
-    for (const m of text.matchAll(/^(import|export)(?!\s+type\b)[^;]*?from\s+'(\.[^']+)\.js';/gms)) {
-      const to = folderOf(resolve(dirname(file), `${m[2]}.ts`));
+    for (const target of importsOf(file, types)) {
+      const to = folderOf(join(ROOT, target));
       if (to === from) continue;
       const edges = graph.get(from) ?? new Map<string, string[]>();
       edges.set(to, [...(edges.get(to) ?? []), relative(ROOT, file)]);
@@ -42,6 +55,34 @@ function valueGraph(): Map<string, Map<string, string[]>> {
     }
   }
   return graph;
+}
+
+const valueGraph = () => folderGraph(false);
+
+/** File → files it imports, `import type` included. */
+function fileGraph(): Map<string, Map<string, string[]>> {
+  const graph = new Map<string, Map<string, string[]>>();
+  for (const file of SOURCES()) {
+    const from = relative(ROOT, file);
+    graph.set(from, new Map(importsOf(file, true).map((to) => [to, [from]])));
+  }
+  return graph;
+}
+
+/** The interpreter's core, whose files refer to each other's types (`Interp`, `Value`, `Node`) until it has an `Evaluator` interface. */
+const CYCLES_ALLOWED = /^src\/rhai\//;
+
+/** The source files whose text matches `pattern`, outside comments' lines. */
+function filesMatching(pattern: RegExp, dirs: string[]): string[] {
+  return dirs
+    .flatMap((d) => files(join(ROOT, d)))
+    .filter((f) =>
+      readFileSync(f, 'utf8')
+        .split('\n')
+        .some((line) => !/^\s*(\*|\/\/)/.test(line) && pattern.test(line)),
+    )
+    .map((f) => relative(ROOT, f))
+    .sort();
 }
 
 function cycles(graph: Map<string, Map<string, string[]>>): string[][] {
@@ -78,6 +119,30 @@ describe('folder imports', () => {
     const reached = [...(graph.get('workflows')?.keys() ?? [])];
     expect(reached).not.toContain('src/runtime/node');
     expect(reached).not.toContain('src/worker');
+  });
+
+  it('form no cycle with the shapes they share counted too (no import runs back up)', () => {
+    expect(cycles(folderGraph(true)).map((c) => c.join(' -> '))).toEqual([]);
+  });
+
+  it('form no circle of files, type imports included, outside the Rhai interpreter', () => {
+    const circles = cycles(fileGraph()).filter((c) => !c.every((f) => CYCLES_ALLOWED.test(f)));
+    expect(circles.map((c) => c.join(' -> '))).toEqual([]);
+  });
+
+  it('leave the shared shapes on the ground floor: src/shapes imports nothing outside itself', () => {
+    expect([...(folderGraph(true).get('src/shapes')?.keys() ?? [])]).toEqual([]);
+  });
+
+  it('wire the workflows in one place each: activity proxies, wire names, and no model-facing text built there', () => {
+    expect(filesMatching(/\bproxy(Local)?Activities\b/, ['workflows'])).toEqual(['workflows/activities.ts']);
+    expect(filesMatching(/\bdefine(Signal|Query|Update)\b/, ['workflows'])).toEqual(['workflows/messages.ts']);
+    expect(filesMatching(/\bformatCoded\b/, ['workflows'])).toEqual([]);
+  });
+
+  it('keep the runtime boundary shapes at the bottom: src/runtime/types.ts imports no sibling but ops.ts', () => {
+    const siblings = importsOf(join(ROOT, 'src/runtime/types.ts'), true).filter((f) => f.startsWith('src/runtime/'));
+    expect(siblings).toEqual(['src/runtime/ops.ts']);
   });
 
   it('finds a cycle when there is one', () => {

@@ -6,7 +6,7 @@
 
 import { ActivityFailure, isCancellation } from '@temporalio/workflow';
 import { stageModel } from '../src/blueprint/resolve.js';
-import type { CustomRegionHooks, EngineEnv, EngineRequest, RunState, SummaryAnswer } from '../src/context/index.js';
+import type { CustomRegionHooks, EngineEnv, RunState } from '../src/context/index.js';
 import { encodingFor, lookupModel } from '../src/providers/models.js';
 import {
   addUsage,
@@ -23,6 +23,7 @@ import {
 import { customRegionHooks } from '../src/runtime/region-hooks.js';
 import type { Blueprint } from '../src/shapes/blueprint.js';
 import type { Encoding } from '../src/shapes/models.js';
+import type { EngineRequest, SummaryAnswer } from '../src/shapes/requests.js';
 import { activities, callOptions, countOptions, localActivities, stepOptions } from './activities.js';
 
 export function stageEncoding(bp: Blueprint, stage: string): Encoding {

@@ -4,9 +4,8 @@
  */
 import type { Content, ToolCall } from '../context/index.js';
 import type { InferencePurpose, InvalidToolCall, Usage } from '../providers/types.js';
-import type { CeilingLayer } from './agents/lineage.js';
 import type { RecordedOp, SeedEntryText } from './ops.js';
-import type { RunInput } from './types.js';
+import type { CeilingLayer, RunInput } from './types.js';
 
 export interface InferInput {
   runId: string;

@@ -10,9 +10,7 @@
 import { formatDuration } from '../blueprint/duration.js';
 import type { Blueprint } from '../shapes/blueprint.js';
 import { cutBytes } from '../truncate.js';
-import type { PendingAsk } from './people/updates.js';
-import type { CostEstimate } from './spend.js';
-import type { Progress, RegionBar, UsageTotals } from './types.js';
+import type { CostEstimate, PendingAsk, Progress, RegionBar, UsageTotals } from './types.js';
 
 /** The static summary's limit, in bytes of UTF-8. */
 export const SUMMARY_BYTES = 200;

@@ -13,7 +13,6 @@ import type {
   CustomRegionHooks,
   EngineEnv,
   EngineOp,
-  EngineRequest,
   GateFacts,
   GateOutcome,
   MaintenanceReport,
@@ -28,6 +27,7 @@ import type { RouteResult, ToolOutput } from '../context/routing.js';
 import type { ArgumentCounts, ContextToolOptions, ToolResult } from '../context/tools.js';
 import type { RuntimeCode, Severity } from '../errors.js';
 import type { Blueprint, EdgeDef } from '../shapes/blueprint.js';
+import type { EngineRequest } from '../shapes/requests.js';
 
 /** What the workflow did to the region set, replayable against a snapshot. */
 export type OpCall =

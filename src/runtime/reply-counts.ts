@@ -17,11 +17,11 @@ import {
   contentText,
   type EngineEnv,
   type EngineOp,
-  type EngineRequest,
   type RunState,
   type ToolCall,
 } from '../context/index.js';
 import type { Blueprint } from '../shapes/blueprint.js';
+import type { EngineRequest } from '../shapes/requests.js';
 import { isGranted, notGrantedResult } from '../tools/grants.js';
 import { isContextTool } from '../tools/names.js';
 import type { InferOutput } from './activity-types.js';

@@ -10,12 +10,7 @@
 import { modelPrices } from '../providers/models.js';
 import type { Blueprint } from '../shapes/blueprint.js';
 import type { ModelTable } from '../shapes/models.js';
-import { addUsage, emptyUsage, type RunResult, type UsageTotals } from './types.js';
-
-export interface Spend {
-  usage: UsageTotals;
-  cost: CostEstimate;
-}
+import { addUsage, type CostEstimate, emptyUsage, type RunResult, type Spend, type UsageTotals } from './types.js';
 
 export function noSpend(): Spend {
   return { usage: emptyUsage(), cost: { usd: null, priced: [], unpriced: [] } };
@@ -41,13 +36,6 @@ export function resultSpend(result: Partial<Pick<RunResult, 'usage' | 'cost'>> |
     usage: { calls, promptTokens, completionTokens, cacheReadTokens, cacheWriteTokens },
     cost: result.cost ?? noSpend().cost,
   };
-}
-
-/** Estimated dollars of some usage, and which models had prices. */
-export interface CostEstimate {
-  usd: number | null;
-  priced: string[];
-  unpriced: string[];
 }
 
 /**

@@ -9,24 +9,10 @@
  * imported by workflow code.
  */
 import type { StageDef } from '../shapes/blueprint.js';
-import type { Content } from '../shapes/content.js';
-import type { FanOutFacts } from './types.js';
+import type { FanOutFacts, OutputFacts } from './types.js';
 
 /** Reminders before a stage that owes an answer gives up and ends without one. */
 export const OUTPUT_REMINDERS = 3;
-
-/** A valid `submit_output` call: the answer (a blob reference when large) and its label. */
-export interface SubmittedOutput {
-  format: string;
-  content: Content;
-  stage: string;
-}
-
-/** The part of a visit's facts these decisions read and update. */
-export interface OutputFacts {
-  output?: SubmittedOutput;
-  outputReminders?: number;
-}
 
 export type PlainReplyStep =
   | { kind: 'end' }

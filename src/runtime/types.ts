@@ -1,21 +1,16 @@
 /**
  * What crosses the workflow boundary: run inputs and results, stage-visit
  * inputs and outcomes, and the progress view the CLI and the Web UI query.
- * Plain data only.
+ * Plain data only. It also holds the shapes the runtime's modules share
+ * (lineage, spend and cost, statuses, asks, output facts), so they import
+ * this file and it imports no sibling but `ops.ts` (`test/folders.test.ts`).
  */
 
 import type { RunState } from '../context/state.js';
-import type { Blueprint } from '../shapes/blueprint.js';
+import type { Blueprint, OutputSpec } from '../shapes/blueprint.js';
 import type { BlobRef, Content } from '../shapes/content.js';
 import type { PermissionLayer } from '../tools/permissions.js';
-import type { ChildRun, Lineage } from './agents/lineage.js';
-import type { WorkerCounts } from './agents/queue.js';
 import type { RecordedOp } from './ops.js';
-import type { LeviathStatus, WaitingKind } from './people/status.js';
-import type { PendingAsk } from './people/updates.js';
-import type { OperatorCarry } from './people/visit-side.js';
-import type { CostEstimate, Spend } from './spend.js';
-import type { OutputFacts } from './stage-modes.js';
 
 export interface RunOptions {
   /** Refuse command seeds for this run (`--no-seed-commands`). */
@@ -317,4 +312,97 @@ export function progressOf(
     // A visit that is still running left every earlier completion attempt by a block.
     gates: { attempts: state.attempts, blocked: state.attempts },
   };
+}
+
+/** A layer of the ceiling a run's tools stay under: an ancestor's blueprint and the stage that started the line. */
+export interface CeilingLayer {
+  blueprintHash: string;
+  stage: string;
+}
+
+/**
+ * Where a run sits in its tree of agents: every ancestor's blueprint and
+ * spawning stage, oldest first. A run a person started has none (depth 0);
+ * the first layer's blueprint is the tree's first, which holds the catalog.
+ * Kept this small because it travels in every child's input.
+ */
+export interface Lineage {
+  /** The deepest a descendant may be (the first run's `[agent] max_child_depth`). */
+  maxDepth: number;
+  /** Every ancestor's blueprint and spawning stage: a child's permissions, reads and commands never exceed theirs. */
+  ceiling: CeilingLayer[];
+}
+
+/** What a child run receives besides its task (`RunInput.child`). */
+export interface ChildRun {
+  parentRunId: string;
+  /** The catalog key of the blueprint it runs; absent: its parent's own blueprint (a `worker_stage`). */
+  agent?: string;
+  /** Start at this stage instead of the blueprint's entry stage. */
+  stage?: string;
+  lineage: Lineage;
+  /** `spawn_agent {seed_context}`: written into the child's first pinned region after its seeds. */
+  seedContext?: string;
+  /** `spawn_agent {output_format, output_instructions}`: the answer the child is asked for. */
+  output?: OutputSpec;
+}
+
+/** What the parent's progress shows of a fan-out in flight. */
+export interface WorkerCounts {
+  queued: number;
+  running: number;
+  done: number;
+  failed: number;
+}
+
+export interface Spend {
+  usage: UsageTotals;
+  cost: CostEstimate;
+}
+
+/** Estimated dollars of some usage, and which models had prices. */
+export interface CostEstimate {
+  usd: number | null;
+  priced: string[];
+  unpriced: string[];
+}
+
+/** The values of the `LeviathStatus` search attribute (docs/reference/operators.md#statuses). */
+export const LEVIATH_STATUSES = ['running', 'waiting', 'paused', 'completed', 'failed', 'cancelled', 'stuck'] as const;
+
+export type LeviathStatus = (typeof LEVIATH_STATUSES)[number];
+
+/** What `Progress.waiting` says the run waits for. */
+export type WaitingKind = 'message' | 'approval' | 'answer' | 'resume';
+
+/** A call or question that waits for a person. */
+export interface PendingAsk {
+  kind: 'approval' | 'answer';
+  call: string;
+  tool: string;
+  /** approval: the tool and its main argument; answer: the question. */
+  subject: string;
+  /** Workflow time in ms. */
+  since: number;
+  deadline: number;
+}
+
+/** What passes between visits and across continue-as-new. */
+export interface OperatorCarry {
+  inbox?: string[];
+  held?: string[];
+  paused?: boolean;
+}
+
+/** A valid `submit_output` call: the answer (a blob reference when large) and its label. */
+export interface SubmittedOutput {
+  format: string;
+  content: Content;
+  stage: string;
+}
+
+/** The part of a visit's facts these decisions read and update. */
+export interface OutputFacts {
+  output?: SubmittedOutput;
+  outputReminders?: number;
 }

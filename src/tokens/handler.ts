@@ -3,9 +3,9 @@
  * exact tiktoken counts, for the simulator, benches and activity code.
  */
 
-import type { EngineRequest, SummaryAnswer } from '../context/requests.js';
 import type { BlobRef, Content, Entry } from '../shapes/content.js';
 import type { Encoding } from '../shapes/models.js';
+import type { EngineRequest, SummaryAnswer } from '../shapes/requests.js';
 import { countTokens, cutToTokens, DROPPED_PLACEHOLDER } from './count.js';
 
 export type Summariser = (region: string, entries: Entry[], limit: number, prompt?: string) => SummaryAnswer;

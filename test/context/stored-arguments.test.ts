@@ -1,6 +1,6 @@
 /** Stored arguments in the engine (docs/reference/regions.md#stored-arguments). */
 import { describe, expect, it } from 'vitest';
-import { type EngineRequest, runSync } from '../../src/context/requests.js';
+import { runSync } from '../../src/context/requests.js';
 import { findRegion, type RunState } from '../../src/context/state.js';
 import {
   type ArgumentCounts,
@@ -11,6 +11,7 @@ import {
 } from '../../src/context/tools.js';
 import type { RegionDef } from '../../src/shapes/blueprint.js';
 import type { BlobRef } from '../../src/shapes/content.js';
+import type { EngineRequest } from '../../src/shapes/requests.js';
 import { blueprint, def, env, handle, start } from './helpers.js';
 
 const ref = (n: number): BlobRef => ({ hash: `${n}`.repeat(64).slice(0, 64), bytes: 25_000, preview: `stored ${n}` });

@@ -6,7 +6,7 @@
  */
 import { bundleWorkflowCode } from '@temporalio/worker';
 import { describe, expect, it } from 'vitest';
-import { bundleWorkflows, workflowsPath } from '../../src/worker/worker.js';
+import { bundleWorkflows, libraryModules, workflowsPath } from '../../src/worker/worker.js';
 
 const quiet = { trace() {}, debug() {}, info() {}, warn() {}, error() {}, log() {} };
 
@@ -25,6 +25,16 @@ describe('the workflow bundle', () => {
     expect(code).not.toMatch(/node_modules\/smol-toml\//);
     expect(code.length).toBeLessThan(4 * 1024 * 1024);
   }, 120_000);
+
+  it('preloads every library module the workflows import, in the wings (run/, visit/, agents/) too', () => {
+    const modules = libraryModules();
+    // A preload that silently shrank would bring back the fan-out start cost bench/fanout.ts measured.
+    expect(modules).toHaveLength(12);
+    expect(modules.every((m) => m.startsWith('../src/'))).toBe(true);
+    // Imported only from workflows/visit/ and workflows/agents/.
+    expect(modules).toContain('../src/runtime/stage-modes.js');
+    expect(modules).toContain('../src/context/routing.js');
+  });
 });
 
 /** What the SDK does to a preloaded module's exports: every object reachable from them is frozen. */

@@ -9,7 +9,7 @@ import {
   withLiveVisit,
   withVisitProgress,
 } from '../../src/runtime/live-progress.js';
-import type { PendingAsk } from '../../src/runtime/people/updates.js';
+import type { PendingAsk } from '../../src/runtime/types.js';
 import { emptyUsage, type Progress } from '../../src/runtime/types.js';
 
 const usage = (calls: number, promptTokens: number) => ({ ...emptyUsage(), calls, promptTokens });

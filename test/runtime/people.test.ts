@@ -8,7 +8,6 @@ import {
   isRefusal,
   MAX_OPERATOR_TEXT_BYTES,
   type OperatorRequest,
-  type PendingAsk,
   parseOperatorRequest,
   validateOperatorRequest,
 } from '../../src/runtime/people/updates.js';
@@ -19,6 +18,7 @@ import {
   operatorCarry,
   type StageRequestContext,
 } from '../../src/runtime/people/visit-side.js';
+import type { PendingAsk } from '../../src/runtime/types.js';
 import { utf8Bytes } from '../../src/truncate.js';
 
 const ask = (call: string, kind: PendingAsk['kind'] = 'approval'): PendingAsk => ({

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { addSpend, noSpend, resultSpend, type Spend, sumSpend } from '../../src/runtime/spend.js';
+import { addSpend, noSpend, resultSpend, sumSpend } from '../../src/runtime/spend.js';
+import type { Spend } from '../../src/runtime/types.js';
 
 function spend(calls: number, usd: number | null, model: string): Spend {
   return {

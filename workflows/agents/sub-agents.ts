@@ -19,6 +19,7 @@ import {
   childLineage,
   childRunId,
   DEFAULT_SHARD_ITEMS,
+  FAN_OUT,
   FAN_OUT_NOT_ALONE_MESSAGE,
   type FanOutItem,
   FanOutQueue,
@@ -57,7 +58,6 @@ import {
 } from '../../src/runtime/index.js';
 import type { StageDef } from '../../src/shapes/blueprint.js';
 import type { Content, ToolCall } from '../../src/shapes/content.js';
-import { FAN_OUT } from '../../src/tools/names.js';
 import { activities, callOptions, stepOptions } from '../activities.js';
 import { type EngineDriver, stageEncoding } from '../engine-driver.js';
 import {

@@ -50,7 +50,7 @@ import {
   withLiveVisit,
   withVisitProgress,
 } from '../../src/runtime/index.js';
-import type { SubmittedOutput } from '../../src/runtime/stage-modes.js';
+import type { SubmittedOutput } from '../../src/runtime/types.js';
 import type { Blueprint, EdgeDef, StageDef } from '../../src/shapes/blueprint.js';
 import type { PermissionLayer } from '../../src/tools/permissions.js';
 import { activities, callOptions, quickOptions, toolOptions } from '../activities.js';

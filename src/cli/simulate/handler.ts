@@ -6,8 +6,8 @@
  * exactly K tokens.
  */
 import { deterministicSummary } from '../../context/deterministic-summary.js';
-import type { EngineRequest } from '../../context/requests.js';
 import type { Encoding } from '../../shapes/models.js';
+import type { EngineRequest } from '../../shapes/requests.js';
 import { makeSyncHandler } from '../../tokens/handler.js';
 
 export class SimulatorCounter {

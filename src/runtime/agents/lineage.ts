@@ -4,9 +4,9 @@
  * from. Pure: imported by workflow code.
  */
 import { CONVERSATION, type RunState, visibleRegions } from '../../context/state.js';
-import type { Blueprint, OutputSpec } from '../../shapes/blueprint.js';
+import type { Blueprint } from '../../shapes/blueprint.js';
 import type { EntryKind } from '../../shapes/content.js';
-import type { RunInput, RunOptions } from '../types.js';
+import type { ChildRun, Lineage, RunInput, RunOptions } from '../types.js';
 
 /** Longest workflow-id segment an item id may become once encoded. */
 export const MAX_ID_SEGMENT = 255;
@@ -46,25 +46,6 @@ export function childRunId(parentRunId: string, id: string): string {
   return `${parentRunId}/${idSegment(id)}`;
 }
 
-/** A layer of the ceiling a run's tools stay under: an ancestor's blueprint and the stage that started the line. */
-export interface CeilingLayer {
-  blueprintHash: string;
-  stage: string;
-}
-
-/**
- * Where a run sits in its tree of agents: every ancestor's blueprint and
- * spawning stage, oldest first. A run a person started has none (depth 0);
- * the first layer's blueprint is the tree's first, which holds the catalog.
- * Kept this small because it travels in every child's input.
- */
-export interface Lineage {
-  /** The deepest a descendant may be (the first run's `[agent] max_child_depth`). */
-  maxDepth: number;
-  /** Every ancestor's blueprint and spawning stage: a child's permissions, reads and commands never exceed theirs. */
-  ceiling: CeilingLayer[];
-}
-
 export function topLineage(bp: Blueprint): Lineage {
   return { maxDepth: bp.agent.maxChildDepth ?? DEFAULT_MAX_CHILD_DEPTH, ceiling: [] };
 }
@@ -77,20 +58,6 @@ export function childLineage(parent: Lineage, blueprintHash: string, stage: stri
 /** How many levels below the first run a run is. */
 export function depthOf(lineage: Lineage): number {
   return lineage.ceiling.length;
-}
-
-/** What a child run receives besides its task (`RunInput.child`). */
-export interface ChildRun {
-  parentRunId: string;
-  /** The catalog key of the blueprint it runs; absent: its parent's own blueprint (a `worker_stage`). */
-  agent?: string;
-  /** Start at this stage instead of the blueprint's entry stage. */
-  stage?: string;
-  lineage: Lineage;
-  /** `spawn_agent {seed_context}`: written into the child's first pinned region after its seeds. */
-  seedContext?: string;
-  /** `spawn_agent {output_format, output_instructions}`: the answer the child is asked for. */
-  output?: OutputSpec;
 }
 
 /**

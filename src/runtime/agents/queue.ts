@@ -4,7 +4,7 @@
  * loop (`workflows/agents/workers.ts`) only starts and awaits children.
  */
 import type { Content } from '../../shapes/content.js';
-import type { Spend } from '../spend.js';
+import type { Spend, WorkerCounts } from '../types.js';
 
 /** How a worker ended, as the parent keeps it: its answer (a blob reference when large) or why it has none. */
 export type WorkerEnd = (
@@ -17,14 +17,6 @@ export type WorkerEnd = (
 };
 
 export type WorkerStatus = 'queued' | 'running' | WorkerEnd['status'];
-
-/** What the parent's progress shows of a fan-out in flight. */
-export interface WorkerCounts {
-  queued: number;
-  running: number;
-  done: number;
-  failed: number;
-}
 
 /**
  * The order a fan-out runs its workers in: item order, at most `limit` at

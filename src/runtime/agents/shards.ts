@@ -3,10 +3,8 @@
  * workers each shard runs and the input and result of a shard workflow. Pure.
  */
 import type { Content } from '../../shapes/content.js';
-import type { Spend } from '../spend.js';
-import type { RunOptions } from '../types.js';
-import type { ChildRun } from './lineage.js';
-import type { WorkerCounts, WorkerStatus } from './queue.js';
+import type { ChildRun, RunOptions, Spend, WorkerCounts } from '../types.js';
+import type { WorkerStatus } from './queue.js';
 import type { ReportCounts } from './report.js';
 import type { FanOutItem } from './tool-args.js';
 

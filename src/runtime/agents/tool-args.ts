@@ -7,7 +7,8 @@
 
 import { formatCoded, type RuntimeCode } from '../../errors.js';
 import type { Blueprint, OutputSpec, StageDef } from '../../shapes/blueprint.js';
-import { type ChildBlueprint, depthOf, idSegment, type Lineage, MAX_ID_SEGMENT } from './lineage.js';
+import type { Lineage } from '../types.js';
+import { type ChildBlueprint, depthOf, idSegment, MAX_ID_SEGMENT } from './lineage.js';
 
 /** Most items one `fan_out` call takes. */
 export const MAX_FAN_OUT_ITEMS = 10_000;

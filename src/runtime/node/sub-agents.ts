@@ -15,13 +15,7 @@ import type { Content } from '../../shapes/content.js';
 import { countTokens, cutMarker, cutToTokens } from '../../tokens/index.js';
 import type { ToolCeiling } from '../../tools/tool.js';
 import { type SeededRegion, seedRequest } from '../activity-types.js';
-import {
-  type CeilingLayer,
-  type ChildBlueprint,
-  childBlueprintOf,
-  type WorkerShare,
-  workerRunInput,
-} from '../agents/lineage.js';
+import { type ChildBlueprint, childBlueprintOf, type WorkerShare, workerRunInput } from '../agents/lineage.js';
 import {
   EMPTY_FAN_OUT_REPORT,
   type ReportCounts,
@@ -30,6 +24,7 @@ import {
   reportHeader,
   sectionHeading,
 } from '../agents/report.js';
+import type { CeilingLayer } from '../types.js';
 import { chooseModel } from './model-choice.js';
 import type { RunStore } from './run-store.js';
 import { resolveRunSeeds } from './seeding.js';

@@ -5,10 +5,11 @@
  */
 
 import { fullText, toContent } from '../../blobs/index.js';
-import type { Entry, SummaryAnswer } from '../../context/index.js';
+import type { Entry } from '../../context/index.js';
 import { getProvider } from '../../providers/index.js';
 import { encodingFor, lookupModel } from '../../providers/models.js';
 import type { Usage } from '../../providers/types.js';
+import type { SummaryAnswer } from '../../shapes/requests.js';
 import { countTokens, cutMarker, cutToTokens } from '../../tokens/index.js';
 import { chooseModel } from './model-choice.js';
 import { providerRef } from './model-ref.js';

@@ -19,7 +19,7 @@ import {
   sandboxUnavailableMessage,
 } from '../../tools/sandbox.js';
 import type { ToolCeiling } from '../../tools/tool.js';
-import type { CeilingLayer } from '../agents/lineage.js';
+import type { CeilingLayer } from '../types.js';
 import type { RunStore } from './run-store.js';
 
 export function readPolicy(bp: Blueprint, workdir: string, env: NodeJS.ProcessEnv): ReadPathPolicy {

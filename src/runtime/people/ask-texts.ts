@@ -5,7 +5,7 @@
 import { formatDuration } from '../../blueprint/duration.js';
 import { formatCoded } from '../../errors.js';
 import type { ToolCall } from '../../shapes/content.js';
-import type { PendingAsk } from './updates.js';
+import type { PendingAsk } from '../types.js';
 
 /** The main argument of a call, as the details and the questions show it. */
 export function callSubject(call: Pick<ToolCall, 'name' | 'arguments'>): string {

@@ -2,15 +2,7 @@
  * What a run shows people of itself (docs/reference/operators.md#statuses): what it waits
  * for and its `LeviathStatus` search attribute while it goes on. Pure.
  */
-import type { PendingAsk } from './updates.js';
-
-/** The values of the `LeviathStatus` search attribute (docs/reference/operators.md#statuses). */
-export const LEVIATH_STATUSES = ['running', 'waiting', 'paused', 'completed', 'failed', 'cancelled', 'stuck'] as const;
-
-export type LeviathStatus = (typeof LEVIATH_STATUSES)[number];
-
-/** What `Progress.waiting` says the run waits for. */
-export type WaitingKind = 'message' | 'approval' | 'answer' | 'resume';
+import type { LeviathStatus, PendingAsk, WaitingKind } from '../types.js';
 
 export function waitingKind(w: {
   asks: readonly PendingAsk[];

@@ -9,6 +9,7 @@
 import type { RuntimeCode } from '../../error-codes.js';
 import { formatCoded } from '../../errors.js';
 import { utf8Bytes } from '../../truncate.js';
+import type { PendingAsk } from '../types.js';
 
 /** The largest message, answer or note an update may carry. */
 export const MAX_OPERATOR_TEXT_BYTES = 65_536;
@@ -45,18 +46,6 @@ export interface PauseState {
   stage: string | null;
 }
 export type OperatorReturn = MessageReceipt | Decision | Answered | PauseState;
-
-/** A call or question that waits for a person. */
-export interface PendingAsk {
-  kind: 'approval' | 'answer';
-  call: string;
-  tool: string;
-  /** approval: the tool and its main argument; answer: the question. */
-  subject: string;
-  /** Workflow time in ms. */
-  since: number;
-  deadline: number;
-}
 
 /** What a person decided about one ask, kept until the visit reads it. */
 export type AskDecision =

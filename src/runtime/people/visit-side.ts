@@ -5,13 +5,13 @@
  * back. Pure: imported by workflow code.
  */
 import type { VisitCounters } from '../live-progress.js';
+import type { OperatorCarry, PendingAsk } from '../types.js';
 import {
   type AskDecision,
   isRefusal,
   type OperatorReply,
   type OperatorRequest,
   type OperatorReturn,
-  type PendingAsk,
   type Refusal,
   refuse,
   resolveAsk,
@@ -41,13 +41,6 @@ export function freshStageOperators(carry?: OperatorCarry, acceptsMessages = tru
     decisions: {},
     waitingReply: false,
   };
-}
-
-/** What passes between visits and across continue-as-new. */
-export interface OperatorCarry {
-  inbox?: string[];
-  held?: string[];
-  paused?: boolean;
 }
 
 export function operatorCarry(state: StageOperatorState): OperatorCarry {
