@@ -4,7 +4,7 @@
  * each one back (`stage-report`), tells the run whenever what it waits for
  * changes and, throttled, how far it has come (`src/runtime/live-progress.ts`),
  * and gives the visit its messages, its pause and the decisions on its asks. What each update does is `applyOperatorRequest` in
- * `src/runtime/operators.ts`.
+ * `src/runtime/people/`.
  */
 import { condition, getExternalWorkflowHandle, setHandler } from '@temporalio/workflow';
 import {

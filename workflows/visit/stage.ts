@@ -7,7 +7,7 @@
  * the region set. Before each inference it takes what people sent through
  * the run (messages, a pause). The steps live in `stage-visit.ts` and
  * `stage-operators.ts`, the decisions in `src/runtime/visit.ts` and
- * `src/runtime/operators.ts`.
+ * `src/runtime/people/`.
  */
 import {
   ApplicationFailure,
