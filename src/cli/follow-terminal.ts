@@ -13,7 +13,7 @@ import type { NativeConnection, Worker } from '@temporalio/worker';
 import type { DevServer } from '../devserver/dev-server.js';
 import { leviathHome, PROJECT_ROOT } from '../devserver/paths.js';
 import { addressFlag } from '../runtime/defaults.js';
-import { undeliveredText } from '../runtime/people/ask-texts.js';
+import { undeliveredText } from '../runtime/texts.js';
 import type { Progress, RunResult } from '../runtime/types.js';
 import { type FollowOptions, followRun } from '../worker/client.js';
 import { formatBars } from './bars.js';

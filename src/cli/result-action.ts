@@ -6,7 +6,7 @@
 import { openBlobStore, parseBlobSpec } from '../blobs/index.js';
 import { LevError } from '../errors.js';
 import { defaultRuntimeConfig } from '../runtime/node/run-store.js';
-import { undeliveredText } from '../runtime/people/ask-texts.js';
+import { undeliveredText } from '../runtime/texts.js';
 import type { RunResult } from '../runtime/types.js';
 import { runOutcome } from '../worker/client.js';
 import { describeRun } from '../worker/runs.js';

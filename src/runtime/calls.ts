@@ -1,8 +1,9 @@
 /**
  * What a tool call is and what it may do: the one classification of a call
  * that the stage visit dispatches on (docs/reference/operators.md#approve-and-deny,
- * docs/reference/sub-agents.md#what-a-worker-inherits), and the permission
- * rules it needs. Pure: imported by workflow code; unit-tested in
+ * docs/reference/sub-agents.md#what-a-worker-inherits), the permission
+ * rules it needs, and how a call reads to people (its subject, its
+ * question). Pure: imported by workflow code; unit-tested in
  * `test/runtime/calls.test.ts`.
  */
 import { formatCoded } from '../errors.js';
@@ -102,4 +103,19 @@ export function agentCallRefusal(
   const layers = agentPermissionLayers(bp, stage, ceilings, approved);
   const decision = strictestDecision(call.name, call.arguments, layers, unattended);
   return decision.mode === 'allow' ? undefined : formatCoded(decision.code, decision.message);
+}
+
+/** The main argument of a call, as the details and the questions show it. */
+export function callSubject(call: Pick<ToolCall, 'name' | 'arguments'>): string {
+  const args = call.arguments;
+  const subject = args.path ?? args.command ?? args.pattern ?? args.question ?? args.prompt ?? '';
+  const text = typeof subject === 'string' ? subject : JSON.stringify(subject);
+  const line = text.split('\n')[0] ?? '';
+  return `${call.name}${line ? ` ${line.length > 120 ? `${line.slice(0, 119)}…` : line}` : ''}`;
+}
+
+/** The question of an `ask_user` call (`question`, or the original's `prompt`); undefined when it has none. */
+export function askUserQuestion(args: Record<string, unknown>): string | undefined {
+  const q = args.question ?? args.prompt;
+  return typeof q === 'string' && q.trim() !== '' ? q : undefined;
 }

@@ -26,7 +26,8 @@ import { isGranted, notGrantedResult } from '../tools/grants.js';
 import { isContextTool } from '../tools/names.js';
 import type { InferOutput } from './activity-types.js';
 import type { EngineCalls } from './ops.js';
-import { invalidArgumentsText, routedCall } from './visit.js';
+import { invalidArgumentsText } from './texts.js';
+import { routedCall } from './visit.js';
 
 /** Stops the prediction at a request only an activity can answer (a cut, a summary, a join). */
 class NeedsActivity extends Error {}

@@ -12,7 +12,6 @@ import { completionEdges, outcomeEdge } from '../context/gates.js';
 import { contentText } from '../context/measure.js';
 import { CONVERSATION, findRegion, type RunState } from '../context/state.js';
 import type { RuntimeCode } from '../error-codes.js';
-import { formatCoded } from '../errors.js';
 import type { Blueprint, EdgeDef, StageDef } from '../shapes/blueprint.js';
 import type { Content, EntryKind, ToolCall } from '../shapes/content.js';
 import { canonicalTool, MODIFYING_TOOLS } from '../tools/names.js';
@@ -179,29 +178,6 @@ export function endInference(facts: VisitFacts, progressed: boolean, now: number
   return progressed
     ? { ...facts, idleInferences: 0, toolCallsWithoutProgress: 0, lastProgressAt: now }
     : { ...facts, idleInferences: facts.idleInferences + 1 };
-}
-
-/** The tool result a call with unparseable arguments receives. */
-export function invalidArgumentsText(tool: string, error: string): string {
-  // A refusal the provider adapter already coded (arguments too large) reaches the model as it is.
-  if (/^\[[a-z0-9-]+\] /.test(error)) return error;
-  return formatCoded(
-    'bad-argument',
-    `the arguments of ${tool} were not a JSON object (${error}); call it again with valid JSON.`,
-  );
-}
-
-/** The tool result of a tool activity that failed after its retries. */
-export function toolFailedText(tool: string, message: string): string {
-  return formatCoded('tool-failed', `${tool} failed: ${message}`);
-}
-
-/**
- * The tool result that stands in for a tracked file's text once the text is
- * stored in the file-tracking region: the model reads the file there.
- */
-export function trackedPointer(tool: string, key: string, tokens: number, region: string): string {
-  return `${tool} ${key}: the file's text (${tokens} tokens) is kept in region "${region}" under key "${key}", already in your prompt.`;
 }
 
 /** The Web UI's one-line summary of a built-in tool call: the tool and its main argument. */

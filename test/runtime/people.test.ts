@@ -1,7 +1,7 @@
 /** The operator rules (docs/reference/operators.md): update validation, what a visit does with each update, statuses. */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { askTimedOutText, callSubject, deniedText } from '../../src/runtime/people/ask-texts.js';
+import { callSubject } from '../../src/runtime/calls.js';
 import { runStatus, waitingKind } from '../../src/runtime/people/status.js';
 import {
   checkOperatorRequest,
@@ -18,6 +18,7 @@ import {
   operatorCarry,
   type StageRequestContext,
 } from '../../src/runtime/people/visit-side.js';
+import { askTimedOutText, deniedText } from '../../src/runtime/texts.js';
 import type { PendingAsk } from '../../src/runtime/types.js';
 import { utf8Bytes } from '../../src/truncate.js';
 

@@ -18,13 +18,7 @@ import {
   topLineage,
 } from '../../src/runtime/agents/lineage.js';
 import { FanOutQueue } from '../../src/runtime/agents/queue.js';
-import {
-  agentFailedText,
-  itemShare,
-  reportCounts,
-  reportHeader,
-  sectionHeading,
-} from '../../src/runtime/agents/report.js';
+import { itemShare, reportCounts, reportHeader, sectionHeading } from '../../src/runtime/agents/report.js';
 import { shardPlan } from '../../src/runtime/agents/shards.js';
 import {
   MAX_FAN_OUT_ITEMS,
@@ -37,6 +31,7 @@ import {
   taskText,
   toolRefusalText,
 } from '../../src/runtime/agents/tool-args.js';
+import { agentFailedText } from '../../src/runtime/texts.js';
 import type { Blueprint, StageDef } from '../../src/shapes/blueprint.js';
 import { loadToml } from '../blueprint/helpers.js';
 

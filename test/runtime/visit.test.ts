@@ -2,6 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { enterStage } from '../../src/context/stage.js';
 import { createRunState, type RunState } from '../../src/context/state.js';
+import { invalidArgumentsText, toolFailedText, trackedPointer } from '../../src/runtime/texts.js';
 import type { VisitFacts } from '../../src/runtime/types.js';
 import {
   departure,
@@ -9,15 +10,12 @@ import {
   endInference,
   finalOutput,
   freshFacts,
-  invalidArgumentsText,
   modifyingTools,
   noteTarget,
   stopReason,
   stuckLimits,
   tallyCall,
   toolCallSummary,
-  toolFailedText,
-  trackedPointer,
 } from '../../src/runtime/visit.js';
 import type { StageDef } from '../../src/shapes/blueprint.js';
 import { blueprint, def, edge, env, run, stage } from '../context/helpers.js';

@@ -6,7 +6,6 @@
 
 import { resultCap, routeTarget } from '../../context/routing.js';
 import { findRegion, type RunState } from '../../context/state.js';
-import { formatCoded } from '../../errors.js';
 import type { ToolRouting } from '../../shapes/blueprint.js';
 import type { Content } from '../../shapes/content.js';
 import type { WorkerEnd } from './queue.js';
@@ -59,24 +58,6 @@ export function itemShare(room: number, items: number): number {
   return Math.max(16, Math.floor(room / items));
 }
 
-/** The result text of a `spawn_agent {wait = false}` call. */
-export function startedText(id: string, label: string): string {
-  return `Started agent ${id} (${label}). It runs on its own: check_agent {"id": "${id}"} says how it is doing, wait_for_agent {"id": "${id}"} waits for its answer, kill_agent stops it.`;
-}
-
-/** What check_agent says about an agent that is still going. */
-export function runningText(id: string): string {
-  return `agent ${id} is still running; wait_for_agent {"id": "${id}"} waits for its answer.`;
-}
-
-/** The tool result of an agent that ended without an answer. */
-export function agentFailedText(id: string, end: Exclude<WorkerEnd, { status: 'completed' }>): string {
-  return formatCoded(
-    'agent-failed',
-    `agent ${id} ${end.status === 'cancelled' ? 'was cancelled' : 'failed'}: ${end.error}`,
-  );
-}
-
 /** The region budget assumed when the routing target has none. */
 const DEFAULT_ROOM = 4000;
 /** The least room an answer or a report is ever given, in tokens. */
@@ -92,33 +73,4 @@ export function resultRoom(state: RunState, routing: ToolRouting | undefined, to
   const cap = resultCap(routing, tool);
   const budget = region?.budget ?? DEFAULT_ROOM;
   return Math.max(MIN_ROOM, Math.min(budget, cap ?? budget) - margin);
-}
-
-/** The refusal of a `fan_out` call that shares its turn with other calls. */
-export const FAN_OUT_NOT_ALONE_MESSAGE =
-  'fan_out waits for all its workers, so it must be the only tool call of its turn; the other calls ran. Call fan_out again on its own, with every item in that one call.';
-
-/** The refusal of an agent id this visit did not start. */
-export function agentNotFoundMessage(id: string, known: readonly string[]): string {
-  return `this stage visit started no agent ${id}; ${known.length > 0 ? `its agents: ${known.join(', ')}` : 'it has started none'}.`;
-}
-
-/** What `kill_agent` answers once the agent has ended. */
-export function killedText(id: string, status: WorkerEnd['status']): string {
-  return status === 'cancelled' ? `agent ${id} was stopped.` : `agent ${id} had already ended (${status}).`;
-}
-
-/** What `send_to_agent` answers to an agent that has ended. */
-export function alreadyEndedText(id: string, status: WorkerEnd['status']): string {
-  return `agent ${id} has already ended (${status}).`;
-}
-
-/** What `send_to_agent` answers when the message went. */
-export function sentText(id: string): string {
-  return `Sent the message to agent ${id}.`;
-}
-
-/** What `send_to_agent` answers when sending failed. */
-export function sendFailedText(error: string): string {
-  return formatCoded('tool-failed', `send_to_agent failed: ${error}`);
 }
