@@ -18,7 +18,7 @@ export async function fanOutShardWorkflow(input: ShardInput): Promise<ShardResul
     options: input.options,
     label: input.label,
     answerOwed: input.answerOwed,
-    ...(input.shared ? { shared: input.shared } : {}),
+    ...(input.shared ? { shareHash: input.shared } : {}),
   };
   const { items, spend } = await runWorkers(spec, input.items, input.limit, input.failFast);
   const part = await activities.fanOutReport.executeWithOptions(

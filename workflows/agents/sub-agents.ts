@@ -176,10 +176,10 @@ export class SubAgents {
     const { items, target } = call;
     const limit = this.def.fanOut?.maxWorkers ?? 0;
     const failFast = this.def.fanOut?.onWorkerFailure === 'fail';
-    const spec = await this.shared(this.spec(target, this.def.fanOut?.requireOutput === true), items.length);
-    const share = itemShare(resultRoom(this.driver.state, this.def.toolRouting, FAN_OUT, 64), items.length);
+    const spec = await this.withStoredShare(this.spec(target, this.def.fanOut?.requireOutput === true), items.length);
+    const sectionTokens = itemShare(resultRoom(this.driver.state, this.def.toolRouting, FAN_OUT, 64), items.length);
     const plan = shardPlan(items.length, limit, this.input.options.fanOutShardItems ?? DEFAULT_SHARD_ITEMS);
-    if (plan) return this.fanOutSharded(plan, items, spec, failFast, share);
+    if (plan) return this.fanOutSharded(plan, items, spec, failFast, sectionTokens);
     let report: ReportItem[];
     try {
       ({ items: report } = await runWorkers(
@@ -203,7 +203,7 @@ export class SubAgents {
           blueprintHash: this.input.blueprintHash,
           stage: this.def.name,
           items: report.map(withoutPreview),
-          share,
+          share: sectionTokens,
         },
       ],
     );
@@ -212,14 +212,14 @@ export class SubAgents {
   }
 
   /** The spec with what its workers share stored once, so each worker's start carries only its task. */
-  private async shared(spec: WorkerSpec, workers: number): Promise<WorkerSpec> {
+  private async withStoredShare(spec: WorkerSpec, workers: number): Promise<WorkerSpec> {
     if (workers === 0) return spec;
     const share: WorkerShare = { child: spec.child, workdir: spec.workdir, options: spec.options };
-    const shared = await activities.storeWorkerShare.executeWithOptions(
+    const shareHash = await activities.storeWorkerShare.executeWithOptions(
       stepOptions(this.input.options, `fan-out: what its ${workers} workers share`),
       [{ runId: this.input.runId, share }],
     );
-    return { ...spec, shared };
+    return { ...spec, shareHash };
   }
 
   /**
@@ -234,7 +234,7 @@ export class SubAgents {
     items: FanOutItem[],
     spec: WorkerSpec,
     failFast: boolean,
-    share: number,
+    sectionTokens: number,
   ): Promise<AgentAnswer> {
     const queue = new FanOutQueue(plan.ranges.length, plan.concurrent, failFast);
     const results: ShardResult[] = [];
@@ -251,13 +251,13 @@ export class SubAgents {
           items: slice,
           limit: plan.limit,
           failFast,
-          share,
+          share: sectionTokens,
           label: spec.label,
           child: spec.child,
           answerOwed: spec.answerOwed,
           workdir: spec.workdir,
           options: spec.options,
-          ...(spec.shared ? { shared: spec.shared } : {}),
+          ...(spec.shareHash ? { shared: spec.shareHash } : {}),
         };
         void startChild('fanOutShardWorkflow', {
           workflowId: shardRunId(this.input.runId, k),

@@ -37,7 +37,7 @@ export interface WorkerSpec {
   /** The fan-out stage requires an answer of every worker (`require_output`). */
   answerOwed: boolean;
   /** The hash of the stored `WorkerShare` of `child`, `workdir` and `options`: workers start with it. */
-  shared?: string;
+  shareHash?: string;
 }
 
 /** One child run a visit or a shard started. */
@@ -80,8 +80,8 @@ export function startWorker(
 ): Child {
   const own = extra.seedContext !== undefined || extra.output !== undefined;
   const args: RunInput | WorkerInput =
-    spec.shared && !own
-      ? { shared: spec.shared, task }
+    spec.shareHash && !own
+      ? { shared: spec.shareHash, task }
       : { child: { ...spec.child, ...extra }, task, caller: {}, workdir: spec.workdir, options: spec.options };
   const scope = new CancellationScope();
   const record: Child = { id, label: spec.label, scope, done: Promise.resolve({ status: 'failed', error: '' }) };
