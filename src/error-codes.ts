@@ -3,8 +3,9 @@
  * tool results the model reads, of failed runs, of the diagnostics a run
  * records, of seeds, of the CLI and of the simulator. `lev validate`'s codes
  * live in `src/blueprint/codes.ts`. Users, scripts and models match on these
- * names: add codes, never rename them. The README table "Every runtime code"
- * is checked against this list by `test/error-codes.test.ts`. Pure: no
+ * names: add codes, never rename them. The table "Every runtime code" in
+ * docs/reference/errors.md is checked against this list, row for row and in
+ * this order, by `test/error-codes.test.ts`. Pure: no
  * imports, so every layer can name its codes with the `RuntimeCode` type.
  */
 

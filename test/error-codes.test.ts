@@ -1,7 +1,8 @@
 /**
- * The runtime codes are a contract: the README lists exactly the registry,
- * every code is produced by the source and triggered by some test, and every
- * `[code]` text a module writes names a registered code.
+ * The runtime codes are a contract: the table "Every runtime code" in
+ * docs/reference/errors.md lists exactly the registry, the page's sections by
+ * surface name every code, every code is produced by the source and triggered
+ * by some test, and every `[code]` text a module writes names a registered code.
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -36,12 +37,21 @@ function mentions(text: string, code: string): boolean {
   );
 }
 
+const ERRORS_PAGE = readFileSync(join(ROOT, 'docs/reference/errors.md'), 'utf8');
+const TABLE_START = ERRORS_PAGE.indexOf('\n## Every runtime code\n');
+const TABLE_END = ERRORS_PAGE.indexOf('\n## ', TABLE_START + 1);
+
 describe('the runtime error-code registry', () => {
-  it('is the table the README shows, row for row', () => {
-    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-    const section = readme.slice(readme.indexOf('### Every runtime code'));
+  it('is the table the errors page shows, row for row', () => {
+    expect(TABLE_START).toBeGreaterThan(-1);
+    const section = ERRORS_PAGE.slice(TABLE_START, TABLE_END === -1 ? undefined : TABLE_END);
     const rows = [...section.matchAll(/^\| `([a-z0-9-]+)` \| ([a-z]+) \| (.+) \|$/gm)].map((m) => [m[1], m[2], m[3]]);
     expect(rows).toEqual(Object.entries(RUNTIME_CODES).map(([code, info]) => [code, info.surface, info.meaning]));
+  });
+
+  it('is explained code by code in the sections by surface that follow the table', () => {
+    const sections = TABLE_END === -1 ? '' : ERRORS_PAGE.slice(TABLE_END);
+    expect(CODES.filter((c) => !sections.includes(`\`${c}\``))).toEqual([]);
   });
 
   it('names kebab-case codes, each with a one-sentence meaning', () => {

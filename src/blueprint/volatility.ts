@@ -3,7 +3,7 @@
  * rendered block changes, which orders the system section (stable first,
  * then growing, then rewritten) so that what changes least stays in the
  * prompt's cacheable prefix, and how far a region under token pressure
- * sheds. See README, "Prompt caching".
+ * sheds. See docs/reference/regions.md#default-volatility.
  */
 import type { RegionDef, RegionKind, Volatility } from '../shapes/blueprint.js';
 
