@@ -7,6 +7,7 @@
  */
 import { existsSync } from 'node:fs';
 import { Client, Connection } from '@temporalio/client';
+import { codecOption } from '../codec/payload-codec.js';
 import { runOutcome, type ToolWait } from '../worker/client.js';
 import { runProgress } from '../worker/operators.js';
 import { describeRun, startedInput } from '../worker/runs.js';
@@ -26,7 +27,7 @@ export async function attachToRun(runId: string, flags: AttachFlags): Promise<vo
   const hosted: Hosted = { workers: [] };
   hosted.server = temporalTls() ? undefined : await ensureServer(flags.address, say);
   const connection = await Connection.connect({ address: flags.address, ...tlsOption() });
-  const client = new Client({ connection, namespace: flags.namespace });
+  const client = new Client({ connection, namespace: flags.namespace, ...codecOption() });
   let exitCode: number | undefined;
   try {
     const info = await describeRun(client, runId, flags.address);

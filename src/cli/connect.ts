@@ -3,6 +3,7 @@
  * Commands that only read or steer a run never start a server.
  */
 import { Client, Connection } from '@temporalio/client';
+import { codecOption } from '../codec/payload-codec.js';
 import { LevError } from '../errors.js';
 import { tlsOption } from '../worker/tls.js';
 import { embeddedDatabase, isLocal } from './server-access.js';
@@ -25,7 +26,7 @@ export async function withClient<T>(flags: ServerFlags, work: (client: Client) =
     );
   }
   try {
-    return await work(new Client({ connection, namespace: flags.namespace }));
+    return await work(new Client({ connection, namespace: flags.namespace, ...codecOption() }));
   } finally {
     await connection.close();
   }

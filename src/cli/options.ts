@@ -22,3 +22,12 @@ export function withServerOptions(command: Command, json = "print the update's a
     .option('--namespace <name>', 'Temporal namespace', process.env.TEMPORAL_NAMESPACE ?? DEFAULT_NAMESPACE)
     .option('--json', json);
 }
+
+/** `HOST:PORT` (an IPv6 host in brackets) for a listening socket; port 0 picks a free one. */
+export function parseHostPort(value: string): { host: string; port: number } {
+  const m = /^(\[[0-9a-fA-F:.]+\]|[^:\s]+):(\d{1,5})$/.exec(value.trim());
+  const port = Number(m?.[2]);
+  if (!m || port > 65535)
+    throw new InvalidArgumentError('expected HOST:PORT, such as 127.0.0.1:9464 (port 0 picks a free one).');
+  return { host: (m[1] as string).replace(/^\[|\]$/g, ''), port };
+}

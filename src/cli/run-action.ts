@@ -9,6 +9,7 @@ import { resolve } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { loadBlueprint } from '../blueprint/load.js';
 import type { Blueprint } from '../blueprint/types.js';
+import { codecOption } from '../codec/payload-codec.js';
 import { LevError } from '../errors.js';
 import { withLaunchOutput } from '../outputs/spec.js';
 import { preflight } from '../runtime/node/seeding.js';
@@ -127,7 +128,7 @@ export async function runAgentCommand(path: string, flags: RunFlags): Promise<vo
   }
   let exitCode: number | undefined;
   try {
-    const client = new Client({ connection });
+    const client = new Client({ connection, ...codecOption() });
     const handle = await startRun(client, input, {
       taskQueue: flags.taskQueue,
       ...(flags.id ? { workflowId: flags.id } : {}),

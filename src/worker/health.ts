@@ -7,6 +7,7 @@
 import { hostname } from 'node:os';
 import { Client, Connection } from '@temporalio/client';
 import { hashText, openBlobStore, PostgresBlobStore, parseBlobSpec } from '../blobs/index.js';
+import { codecOption } from '../codec/payload-codec.js';
 import type { RuntimeConfig } from '../runtime/node/run-store.js';
 import { tlsOption } from './tls.js';
 
@@ -36,7 +37,7 @@ export async function workerHealth(opts: {
     connection = await Connection.connect({ address: opts.address, connectTimeout: '5 seconds', ...tlsOption() });
     await connection.workflowService.getSystemInfo({});
     checks.push({ name: 'temporal', ok: true, detail: `Temporal answers at ${opts.address}` });
-    const client = new Client({ connection, namespace: opts.namespace });
+    const client = new Client({ connection, namespace: opts.namespace, ...codecOption() });
     const { pollers } = await client.workflowService.describeTaskQueue({
       namespace: opts.namespace,
       taskQueue: { name: opts.taskQueue },

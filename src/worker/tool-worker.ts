@@ -12,6 +12,7 @@ import { resolve } from 'node:path';
 import { ApplicationFailure } from '@temporalio/common';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { createActivities } from '../../activities/index.js';
+import { codecOption } from '../codec/payload-codec.js';
 import { LevError } from '../errors.js';
 import { DEFAULT_ADDRESS, DEFAULT_NAMESPACE } from '../runtime/defaults.js';
 import { DEFAULT_ACTIVITY_SLOTS, defaultRuntimeConfig, type RuntimeConfig } from '../runtime/node/run-store.js';
@@ -80,6 +81,7 @@ export async function createToolWorker(
     // As the shared worker: calls in flight go back at once on shutdown, the rest is bounded.
     shutdownForceTime: '5 seconds',
     ...(opts.identity ? { identity: opts.identity } : {}),
+    ...codecOption(runtime.env),
   });
   return { worker, connection, taskQueue };
 }

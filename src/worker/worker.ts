@@ -16,6 +16,7 @@ import {
   Worker,
 } from '@temporalio/worker';
 import { createActivities } from '../../activities/index.js';
+import { codecOption } from '../codec/payload-codec.js';
 import { PROJECT_ROOT } from '../devserver/paths.js';
 import { DEFAULT_ADDRESS, DEFAULT_NAMESPACE, DEFAULT_TASK_QUEUE } from '../runtime/defaults.js';
 import {
@@ -146,6 +147,7 @@ export async function createWorker(
     // instead of the SDK's 10 s, so runs resume soon after a crash (docs/architecture.md#temporal-limits).
     stickyQueueScheduleToStartTimeout: '3 seconds',
     ...(opts.identity ? { identity: opts.identity } : {}),
+    ...codecOption(runtime.env),
   });
   return { worker, connection };
 }

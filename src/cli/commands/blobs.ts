@@ -36,6 +36,7 @@ export function registerBlobs(program: Command): void {
       const { Client, Connection } = await import('@temporalio/client');
       const { knownRuns } = await import('../../worker/client.js');
       const { tlsOption } = await import('../../worker/tls.js');
+      const { codecOption } = await import('../../codec/payload-codec.js');
       const connection = await Connection.connect({ address: flags.address, ...tlsOption() }).catch((err: Error) => {
         throw new LevError(
           'server-unreachable',
@@ -44,7 +45,7 @@ export function registerBlobs(program: Command): void {
       });
       const store = new PostgresBlobStore(spec.url, { poolSize: 2 });
       try {
-        const client = new Client({ connection, namespace: flags.namespace });
+        const client = new Client({ connection, namespace: flags.namespace, ...codecOption() });
         const report = await collectBlobs(store, {
           olderThanMs,
           knownRuns: (ids) => knownRuns(client, ids),
