@@ -333,6 +333,10 @@ export const RUNTIME_CODES = {
   },
   'codec-not-configured': { surface: 'cli', meaning: '`lev codec-server` was started without a codec key file.' },
   'blob-encrypted': { surface: 'cli', meaning: 'A blob is encrypted and this process has no codec key.' },
+  'temporal-profile-bad': {
+    surface: 'cli',
+    meaning: 'The temporal.toml connection profile cannot be loaded, or does not hold the profile named.',
+  },
   'run-not-found': { surface: 'cli', meaning: 'No run with that id is known to the Temporal server.' },
   'run-not-finished': { surface: 'cli', meaning: '`lev result` was asked for a run that is still going.' },
   'unknown-status': { surface: 'cli', meaning: '`lev ps --status` names no run status.' },

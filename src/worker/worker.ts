@@ -18,14 +18,14 @@ import {
 import { createActivities } from '../../activities/index.js';
 import { codecOption } from '../codec/payload-codec.js';
 import { PROJECT_ROOT } from '../devserver/paths.js';
-import { DEFAULT_ADDRESS, DEFAULT_NAMESPACE, DEFAULT_TASK_QUEUE } from '../runtime/defaults.js';
+import { DEFAULT_TASK_QUEUE } from '../runtime/defaults.js';
 import {
   DEFAULT_ACTIVITY_SLOTS,
   DEFAULT_WORKFLOW_THREADS,
   defaultRuntimeConfig,
   type RuntimeConfig,
 } from '../runtime/node/run-store.js';
-import { tlsOption } from './tls.js';
+import { connectOptions, type ServerChoice, serverSettings } from './connection.js';
 
 export { DEFAULT_ADDRESS, DEFAULT_NAMESPACE, DEFAULT_TASK_QUEUE } from '../runtime/defaults.js';
 
@@ -114,9 +114,8 @@ export function bundleFromEnv(env: NodeJS.ProcessEnv = process.env): Pick<Worker
   return env.LEVIATH_BUNDLE ? { bundle: { codePath: env.LEVIATH_BUNDLE } } : {};
 }
 
-export interface WorkerOptions {
-  address?: string;
-  namespace?: string;
+/** Where to connect: flags over the environment over the `temporal.toml` profile (`connection.ts`). */
+export interface WorkerOptions extends ServerChoice {
   taskQueue?: string;
   /** A prebuilt bundle (`bundleWorkflows`) or a path to one; bundled on demand otherwise. */
   bundle?: { code: string } | { codePath: string };
@@ -129,12 +128,13 @@ export async function createWorker(
   opts: WorkerOptions = {},
 ): Promise<{ worker: Worker; connection: NativeConnection }> {
   installRuntime();
-  const connection = await NativeConnection.connect({ address: opts.address ?? DEFAULT_ADDRESS, ...tlsOption() });
-  const workflowBundle = opts.bundle ?? prebuiltBundle() ?? (await bundleWorkflows());
   const runtime = opts.runtime ?? defaultRuntimeConfig();
+  const server = serverSettings(opts, runtime.env);
+  const connection = await NativeConnection.connect(connectOptions(server));
+  const workflowBundle = opts.bundle ?? prebuiltBundle() ?? (await bundleWorkflows());
   const worker = await Worker.create({
     connection,
-    namespace: opts.namespace ?? DEFAULT_NAMESPACE,
+    namespace: server.namespace,
     taskQueue: opts.taskQueue ?? DEFAULT_TASK_QUEUE,
     workflowBundle,
     activities: createActivities(runtime),

@@ -5,6 +5,7 @@ import { withServerOptions } from '../options.js';
 export interface AttachFlags {
   address: string;
   namespace: string;
+  profile?: string;
   json?: boolean;
 }
 

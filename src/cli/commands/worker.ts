@@ -1,11 +1,13 @@
 /** `lev worker`: a worker alone, the unit docker-compose scales; `--tools` serves one workdir's tool calls. */
 import type { Command } from 'commander';
 import { LevError } from '../../errors.js';
-import { DEFAULT_ADDRESS, DEFAULT_NAMESPACE, DEFAULT_TASK_QUEUE } from '../../runtime/defaults.js';
+import { DEFAULT_TASK_QUEUE } from '../../runtime/defaults.js';
+import { serverOptions } from '../options.js';
 
 interface WorkerFlags {
   address: string;
   namespace: string;
+  profile?: string;
   taskQueue?: string;
   tools?: boolean;
   workdir?: string;
@@ -13,13 +15,13 @@ interface WorkerFlags {
 }
 
 export function registerWorker(program: Command): void {
-  program
-    .command('worker')
-    .description(
-      'Run a Leviath worker (workflows and activities) against a Temporal server until stopped; with --tools, only the tool calls and seeds of one workdir.',
-    )
-    .option('--address <host:port>', 'Temporal frontend address', process.env.TEMPORAL_ADDRESS ?? DEFAULT_ADDRESS)
-    .option('--namespace <name>', 'Temporal namespace', process.env.TEMPORAL_NAMESPACE ?? DEFAULT_NAMESPACE)
+  serverOptions(
+    program
+      .command('worker')
+      .description(
+        'Run a Leviath worker (workflows and activities) against a Temporal server until stopped; with --tools, only the tool calls and seeds of one workdir.',
+      ),
+  )
     .option(
       '--task-queue <name>',
       `task queue to poll (default: ${DEFAULT_TASK_QUEUE}; with --tools, leviath-tools-<host>-<workdir hash>)`,
@@ -46,7 +48,7 @@ export function registerWorker(program: Command): void {
       const runtime = defaultRuntimeConfig();
       if (flags.health) {
         const { workerHealth } = await import('../../worker/health.js');
-        const checks = await workerHealth({ address: flags.address, namespace: flags.namespace, taskQueue, runtime });
+        const checks = await workerHealth({ ...flags, taskQueue, runtime });
         for (const c of checks) process.stdout.write(`${c.ok ? 'ok  ' : 'FAIL'} ${c.name}: ${c.detail}\n`);
         if (checks.some((c) => !c.ok)) process.exitCode = 1;
         return;
