@@ -9,6 +9,7 @@ import { withBlobRun } from '../src/blobs/index.js';
 import type { Blueprint } from '../src/blueprint/types.js';
 import type { Content, CountedText } from '../src/context/index.js';
 import { isLevError } from '../src/errors.js';
+import { recordToolCall } from '../src/metrics/leviath.js';
 import { isProviderError, toActivityFailure } from '../src/providers/index.js';
 import type { Encoding } from '../src/providers/models.js';
 import { finalOutputText } from '../src/runtime/node/final-output.js';
@@ -88,10 +89,17 @@ export function createActivities(config: RuntimeConfig = defaultRuntimeConfig())
     },
 
     async runTool(input: ToolInput): Promise<ToolResultOut> {
-      return guarded(
-        () => withHeartbeat(() => runToolCall(store, input, activityInfo().attempt, cancellationSignal())),
-        input.runId,
-      );
+      try {
+        const out = await guarded(
+          () => withHeartbeat(() => runToolCall(store, input, activityInfo().attempt, cancellationSignal())),
+          input.runId,
+        );
+        recordToolCall(input.call.name, out.denied ? 'denied' : out.isError ? 'error' : 'ok');
+        return out;
+      } catch (err) {
+        recordToolCall(input.call.name, 'failed');
+        throw err;
+      }
     },
 
     async summarise(input: SummariseInput): Promise<SummaryResult> {

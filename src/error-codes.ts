@@ -337,6 +337,7 @@ export const RUNTIME_CODES = {
     surface: 'cli',
     meaning: 'The temporal.toml connection profile cannot be loaded, or does not hold the profile named.',
   },
+  'metrics-bad-address': { surface: 'cli', meaning: '`--metrics` or `LEVIATH_METRICS_ADDRESS` is not `HOST:PORT`.' },
   'run-not-found': { surface: 'cli', meaning: 'No run with that id is known to the Temporal server.' },
   'run-not-finished': { surface: 'cli', meaning: '`lev result` was asked for a run that is still going.' },
   'unknown-status': { surface: 'cli', meaning: '`lev ps --status` names no run status.' },

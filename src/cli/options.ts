@@ -1,5 +1,6 @@
 /** Option parsers shared by `lev` commands; a bad value is a usage error (exit 2). */
 import { type Command, InvalidArgumentError } from 'commander';
+import { LevError } from '../errors.js';
 import { DEFAULT_ADDRESS, DEFAULT_NAMESPACE } from '../runtime/defaults.js';
 
 export function parsePort(value: string): number {
@@ -58,4 +59,21 @@ export function parseHostPort(value: string): { host: string; port: number } {
   if (!m || port > 65535)
     throw new InvalidArgumentError('expected HOST:PORT, such as 127.0.0.1:9464 (port 0 picks a free one).');
   return { host: (m[1] as string).replace(/^\[|\]$/g, ''), port };
+}
+
+/** `--metrics HOST:PORT`, else `LEVIATH_METRICS_ADDRESS`, checked; undefined serves no metrics. */
+export function metricsAddress(flag: string | undefined, env: NodeJS.ProcessEnv = process.env): string | undefined {
+  const value = flag ?? (env.LEVIATH_METRICS_ADDRESS?.trim() || undefined);
+  if (value === undefined) return undefined;
+  let parsed: { host: string; port: number };
+  try {
+    parsed = parseHostPort(value);
+  } catch {
+    throw new LevError(
+      'metrics-bad-address',
+      `The metrics address "${value}" is not HOST:PORT; pass --metrics (or LEVIATH_METRICS_ADDRESS) such as 127.0.0.1:9464.`,
+    );
+  }
+  const { host, port } = parsed;
+  return `${host.includes(':') ? `[${host}]` : host}:${port}`;
 }

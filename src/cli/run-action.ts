@@ -21,6 +21,7 @@ import { connectOptions, isSecured, serverChoice, serverSettings } from '../work
 import { createToolWorker, toolQueueName } from '../worker/tool-worker.js';
 import { bundleFromEnv, createWorker, installRuntime } from '../worker/worker.js';
 import { followInTerminal, type Hosted, printTurn, printWorkers, reportEnd, stopHosted } from './follow-terminal.js';
+import { metricsAddress } from './options.js';
 import { commandHint, terminalAnswers } from './reply-prompt.js';
 import { ensureServer } from './server-access.js';
 
@@ -32,6 +33,8 @@ export interface RunFlags {
   namespace: string;
   profile?: string;
   taskQueue: string;
+  /** `HOST:PORT` for Prometheus metrics (docs/reference/operating.md#metrics). */
+  metrics?: string;
   workdir: string;
   json?: boolean;
   seedCommands: boolean;
@@ -121,7 +124,8 @@ export async function runAgentCommand(path: string, flags: RunFlags): Promise<vo
   const connection = await Connection.connect(connectOptions(server));
   // The run's own report says what failed; the SDK's warnings would repeat it with stack traces.
   // Ctrl-C is this command's to handle: the first detaches, so the workers must not stop on it.
-  installRuntime('ERROR', { ownSignals: true });
+  const metrics = metricsAddress(flags.metrics);
+  installRuntime('ERROR', { ownSignals: true, ...(metrics ? { metrics } : {}) });
   say('starting an in-process worker (bundling workflow code) ...');
   const main = await createWorker({ ...choice, taskQueue: flags.taskQueue, ...bundleFromEnv() });
   hosted.workers.push({ ...main, running: main.worker.run() });

@@ -98,13 +98,23 @@ let runtimeInstalled = false;
  * `ownSignals` leaves SIGINT and SIGTERM to the caller (`lev run` and `lev
  * attach` detach on the first Ctrl-C instead of stopping their workers).
  */
-export function installRuntime(level: LogLevel = 'WARN', opts: { ownSignals?: boolean } = {}): void {
+export function installRuntime(
+  level: LogLevel = 'WARN',
+  opts: {
+    ownSignals?: boolean;
+    /** `HOST:PORT` to serve Prometheus metrics on: the SDK Core's and Leviath's (docs/reference/operating.md#metrics). */
+    metrics?: string;
+  } = {},
+): void {
   if (runtimeInstalled) return;
   runtimeInstalled = true;
   Runtime.install({
     logger: new DefaultLogger(level),
-    // The SDK core logs on its own at WARN; a caller that keeps only errors means its warnings too.
-    ...(level === 'ERROR' ? { telemetryOptions: { logging: { filter: { core: 'ERROR', other: 'ERROR' } } } } : {}),
+    telemetryOptions: {
+      // The SDK core logs on its own at WARN; a caller that keeps only errors means its warnings too.
+      ...(level === 'ERROR' ? { logging: { filter: { core: 'ERROR', other: 'ERROR' } } } : {}),
+      ...(opts.metrics ? { metrics: { prometheus: { bindAddress: opts.metrics } } } : {}),
+    },
     ...(opts.ownSignals ? { shutdownSignals: [] } : {}),
   });
 }

@@ -21,6 +21,10 @@ export function registerRun(program: Command): void {
     )
     .option('--model <provider:model>', 'use this model for every stage')
     .option('--task-queue <name>', 'task queue of the in-process worker', DEFAULT_TASK_QUEUE)
+    .option(
+      '--metrics <host:port>',
+      'serve Prometheus metrics of the in-process workers here (default: LEVIATH_METRICS_ADDRESS)',
+    )
     .option('--workdir <dir>', 'working directory the tools and seeds are confined to', '.')
     .option('--no-seed-commands', 'refuse command seeds for this run')
     .option(

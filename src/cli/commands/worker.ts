@@ -9,6 +9,7 @@ interface WorkerFlags {
   namespace: string;
   profile?: string;
   taskQueue?: string;
+  metrics?: string;
   tools?: boolean;
   workdir?: string;
   health?: boolean;
@@ -26,6 +27,10 @@ export function registerWorker(program: Command): void {
       '--task-queue <name>',
       `task queue to poll (default: ${DEFAULT_TASK_QUEUE}; with --tools, leviath-tools-<host>-<workdir hash>)`,
       process.env.LEVIATH_TASK_QUEUE,
+    )
+    .option(
+      '--metrics <host:port>',
+      'serve Prometheus metrics (SDK Core and leviath_*) here (default: LEVIATH_METRICS_ADDRESS)',
     )
     .option('--tools', 'serve only tool calls and seeds, for the workdir given with --workdir')
     .option('--workdir <dir>', 'with --tools: the workdir on this machine whose tool calls this worker runs')
@@ -57,7 +62,9 @@ export function registerWorker(program: Command): void {
       const { workerSandboxNote } = await import('../../runtime/node/tool-context.js');
       const note = workerSandboxNote(process.env);
       if (note) process.stderr.write(`${note}\n`);
-      installRuntime('INFO');
+      const { metricsAddress } = await import('../options.js');
+      const metrics = metricsAddress(flags.metrics);
+      installRuntime('INFO', metrics ? { metrics } : {});
       const { createToolWorker } = await import('../../worker/tool-worker.js');
       const { worker, connection } =
         flags.tools && flags.workdir
