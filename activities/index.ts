@@ -32,6 +32,7 @@ import { countText as count, cutText as cut, joinText as join } from '../src/run
 import { runToolCall, type ToolInput, type ToolResultOut } from '../src/runtime/node/tool-call.js';
 import type { RecordedOp } from '../src/runtime/ops.js';
 import type { WorkerShare } from '../src/runtime/sub-agents.js';
+import { modelSpan, toolSpan } from '../src/telemetry/tracing.js';
 import { ping } from './ping.js';
 
 /**
@@ -82,17 +83,21 @@ export function createActivities(config: RuntimeConfig = defaultRuntimeConfig())
     },
 
     async infer(input: InferInput): Promise<InferOutput> {
-      return guarded(
-        () => withHeartbeat(() => infer(store, input, activityInfo().attempt, cancellationSignal())),
-        input.runId,
+      return modelSpan(input, () =>
+        guarded(
+          () => withHeartbeat(() => infer(store, input, activityInfo().attempt, cancellationSignal())),
+          input.runId,
+        ),
       );
     },
 
     async runTool(input: ToolInput): Promise<ToolResultOut> {
       try {
-        const out = await guarded(
-          () => withHeartbeat(() => runToolCall(store, input, activityInfo().attempt, cancellationSignal())),
-          input.runId,
+        const out = await toolSpan({ tool: input.call.name, runId: input.runId, stage: input.stage }, () =>
+          guarded(
+            () => withHeartbeat(() => runToolCall(store, input, activityInfo().attempt, cancellationSignal())),
+            input.runId,
+          ),
         );
         recordToolCall(input.call.name, out.denied ? 'denied' : out.isError ? 'error' : 'ok');
         return out;

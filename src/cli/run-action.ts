@@ -16,6 +16,7 @@ import { preflight } from '../runtime/node/seeding.js';
 import { checkSandbox } from '../runtime/node/tool-context.js';
 import { checkWorkdir } from '../runtime/node/workdir.js';
 import { DEFAULT_RUN_OPTIONS } from '../runtime/types.js';
+import { flushTracing, startTracing, tracingClientInterceptors } from '../telemetry/tracing.js';
 import { startRun, withModel } from '../worker/client.js';
 import { connectOptions, isSecured, serverChoice, serverSettings } from '../worker/connection.js';
 import { createToolWorker, toolQueueName } from '../worker/tool-worker.js';
@@ -126,6 +127,7 @@ export async function runAgentCommand(path: string, flags: RunFlags): Promise<vo
   // Ctrl-C is this command's to handle: the first detaches, so the workers must not stop on it.
   const metrics = metricsAddress(flags.metrics);
   installRuntime('ERROR', { ownSignals: true, ...(metrics ? { metrics } : {}) });
+  startTracing();
   say('starting an in-process worker (bundling workflow code) ...');
   const main = await createWorker({ ...choice, taskQueue: flags.taskQueue, ...bundleFromEnv() });
   hosted.workers.push({ ...main, running: main.worker.run() });
@@ -136,7 +138,12 @@ export async function runAgentCommand(path: string, flags: RunFlags): Promise<vo
   }
   let exitCode: number | undefined;
   try {
-    const client = new Client({ connection, namespace: server.namespace, ...codecOption() });
+    const client = new Client({
+      connection,
+      namespace: server.namespace,
+      interceptors: tracingClientInterceptors(),
+      ...codecOption(),
+    });
     const handle = await startRun(client, input, {
       taskQueue: flags.taskQueue,
       ...(flags.id ? { workflowId: flags.id } : {}),
@@ -171,6 +178,7 @@ export async function runAgentCommand(path: string, flags: RunFlags): Promise<vo
     });
   } finally {
     await stopHosted(hosted);
+    await flushTracing();
     // The client still long-polls for the result, which closing its connection would turn into an
     // uncaught error; the process ends here instead.
     if (exitCode !== undefined) process.exit(exitCode);

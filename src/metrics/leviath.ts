@@ -5,6 +5,7 @@
  * (unit tests, the simulator) they go nowhere. Counters carry their `_total` suffix themselves;
  * label sets stay small and bounded (provider, model, blueprint, stage, tool, outcome).
  */
+import { trace } from '@opentelemetry/api';
 import { Context } from '@temporalio/activity';
 import { type MetricMeter, type MetricTags, noopMetricMeter } from '@temporalio/common';
 import type { Blueprint } from '../blueprint/types.js';
@@ -50,6 +51,12 @@ export function recordModelCall(
   call: { model: string; stage: string; purpose: string; usage: Usage },
 ): void {
   const m = modelTags(call.model);
+  trace.getActiveSpan()?.setAttributes({
+    'gen_ai.system': m.provider,
+    'gen_ai.request.model': call.model,
+    'gen_ai.usage.input_tokens': call.usage.promptTokens,
+    'gen_ai.usage.output_tokens': call.usage.completionTokens,
+  });
   const tags = { ...m, purpose: call.purpose };
   add('leviath_model_calls_total', 1, tags, 'calls', 'Model calls that answered, by provider, model and purpose.');
   if (call.purpose === 'turn')
@@ -88,6 +95,7 @@ export function recordModelCall(
 
 /** A model call that failed, by the provider error's kind (`rate-limit`, `auth`, ...). */
 export function recordModelError(model: string, kind: string): void {
+  trace.getActiveSpan()?.setAttributes({ 'gen_ai.request.model': model, 'error.type': kind });
   add('leviath_model_errors_total', 1, { ...modelTags(model), kind }, 'errors', 'Model calls that failed, by kind.');
 }
 

@@ -16,7 +16,7 @@ import { codecOption } from '../codec/payload-codec.js';
 import { LevError } from '../errors.js';
 import { DEFAULT_ACTIVITY_SLOTS, defaultRuntimeConfig, type RuntimeConfig } from '../runtime/node/run-store.js';
 import { connectOptions, type ServerChoice, serverSettings } from './connection.js';
-import { installRuntime } from './worker.js';
+import { activityInterceptors, installRuntime } from './worker.js';
 
 /** `leviath-tools-<host>-<8 hex of the workdir path>`: the same name whenever this host serves this workdir again. */
 export function toolQueueName(workdir: string, host = hostname()): string {
@@ -80,6 +80,7 @@ export async function createToolWorker(
     shutdownForceTime: '5 seconds',
     ...(opts.identity ? { identity: opts.identity } : {}),
     ...codecOption(runtime.env),
+    interceptors: { activity: activityInterceptors() },
   });
   return { worker, connection, taskQueue };
 }

@@ -8,6 +8,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import {
+  type ActivityInterceptorsFactory,
   bundleWorkflowCode,
   DefaultLogger,
   type LogLevel,
@@ -25,6 +26,8 @@ import {
   defaultRuntimeConfig,
   type RuntimeConfig,
 } from '../runtime/node/run-store.js';
+import { jsonLine, type LogFormat, runLogInterceptor } from '../telemetry/logs.js';
+import { tracingActivityInterceptors } from '../telemetry/tracing.js';
 import { connectOptions, type ServerChoice, serverSettings } from './connection.js';
 
 export { DEFAULT_ADDRESS, DEFAULT_NAMESPACE, DEFAULT_TASK_QUEUE } from '../runtime/defaults.js';
@@ -104,12 +107,17 @@ export function installRuntime(
     ownSignals?: boolean;
     /** `HOST:PORT` to serve Prometheus metrics on: the SDK Core's and Leviath's (docs/reference/operating.md#metrics). */
     metrics?: string;
+    /** `json`: one JSON object a line on stderr, with the run, stage and turn of activities (docs/reference/operating.md#json-logs). */
+    logFormat?: LogFormat;
   } = {},
 ): void {
   if (runtimeInstalled) return;
   runtimeInstalled = true;
   Runtime.install({
-    logger: new DefaultLogger(level),
+    logger:
+      opts.logFormat === 'json'
+        ? new DefaultLogger(level, (entry) => process.stderr.write(jsonLine(entry)))
+        : new DefaultLogger(level),
     telemetryOptions: {
       // The SDK core logs on its own at WARN; a caller that keeps only errors means its warnings too.
       ...(level === 'ERROR' ? { logging: { filter: { core: 'ERROR', other: 'ERROR' } } } : {}),
@@ -125,6 +133,11 @@ export function bundleFromEnv(env: NodeJS.ProcessEnv = process.env): Pick<Worker
 }
 
 /** Where to connect: flags over the environment over the `temporal.toml` profile (`connection.ts`). */
+/** Every worker's activity interceptors: run attributes on log lines, and spans when tracing runs. */
+export function activityInterceptors(): ActivityInterceptorsFactory[] {
+  return [() => runLogInterceptor(), ...tracingActivityInterceptors()];
+}
+
 export interface WorkerOptions extends ServerChoice {
   taskQueue?: string;
   /** A prebuilt bundle (`bundleWorkflows`) or a path to one; bundled on demand otherwise. */
@@ -158,6 +171,7 @@ export async function createWorker(
     stickyQueueScheduleToStartTimeout: '3 seconds',
     ...(opts.identity ? { identity: opts.identity } : {}),
     ...codecOption(runtime.env),
+    interceptors: { activity: activityInterceptors() },
   });
   return { worker, connection };
 }

@@ -1,10 +1,13 @@
 /**
  * `lev worker --metrics` (docs/reference/operating.md#metrics): a worker process serves
  * Prometheus text over HTTP, the SDK Core's metrics and Leviath's own `leviath_*`, which
- * count the turns, model calls, tokens and tool calls of a scripted run it served.
+ * count the turns, model calls, tokens and tool calls of a scripted run it served. The same
+ * worker logs with `--log-format json` (docs/reference/operating.md#json-logs): one object a
+ * line, its activities' lines naming the run, the stage and the turn.
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { WorkflowHandle } from '@temporalio/client';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { freePort } from '../../src/devserver/net.js';
 import { DEFAULT_RUN_OPTIONS } from '../../src/runtime/types.js';
@@ -47,7 +50,19 @@ describe('lev worker --metrics', () => {
     const queue = `metrics-${process.pid}-${Date.now()}`;
     const home = tempDir('metrics-home');
     worker = startLev(
-      ['worker', '--address', inject('temporalAddress'), '--task-queue', queue, '--metrics', `127.0.0.1:${port}`],
+      [
+        'worker',
+        '--address',
+        inject('temporalAddress'),
+        '--task-queue',
+        queue,
+        '--metrics',
+        `127.0.0.1:${port}`,
+        '--log-format',
+        'json',
+        '--log-level',
+        'DEBUG',
+      ],
       {
         LEVIATH_HOME: home,
         LEVIATH_BUNDLE: inject('workflowBundlePath'),
@@ -72,8 +87,9 @@ available_tools = ["read_file"]
     const workdir = tempDir('metrics-work');
     writeFileSync(join(workdir, 'data.txt'), 'one\ntwo\n');
     const { client, connection } = await connectClient();
+    let handle: WorkflowHandle;
     try {
-      const handle = await startRun(
+      handle = await startRun(
         client,
         {
           blueprint: bp,
@@ -101,5 +117,18 @@ available_tools = ["read_file"]
     // The SDK Core's own, under its temporal_ prefix, on the same endpoint.
     expect(text).toMatch(/^temporal_workflow_completed\{/m);
     expect(text).toMatch(/^temporal_activity_execution_latency_bucket\{/m);
+
+    const lines = worker
+      .stderr()
+      .split('\n')
+      .filter((l) => l.startsWith('{'));
+    const logged = lines.map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(
+      logged.every((e) => typeof e.time === 'string' && typeof e.level === 'string' && typeof e.message === 'string'),
+    ).toBe(true);
+    // No line in the SDK's text format.
+    expect(worker.stderr()).not.toMatch(/^\d{4}-\d\d-\d\dT\S+ \[(DEBUG|INFO)\]/m);
+    const inferLine = logged.find((e) => e.activityType === 'infer' && e.runId === handle.workflowId);
+    expect(inferLine).toMatchObject({ stage: 'work', turn: expect.any(Number) });
   });
 });

@@ -1,5 +1,5 @@
 /** `lev worker`: a worker alone, the unit docker-compose scales; `--tools` serves one workdir's tool calls. */
-import type { Command } from 'commander';
+import { type Command, Option } from 'commander';
 import { LevError } from '../../errors.js';
 import { DEFAULT_TASK_QUEUE } from '../../runtime/defaults.js';
 import { serverOptions } from '../options.js';
@@ -10,6 +10,8 @@ interface WorkerFlags {
   profile?: string;
   taskQueue?: string;
   metrics?: string;
+  logFormat: 'text' | 'json';
+  logLevel: 'TRACE' | 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
   tools?: boolean;
   workdir?: string;
   health?: boolean;
@@ -31,6 +33,16 @@ export function registerWorker(program: Command): void {
     .option(
       '--metrics <host:port>',
       'serve Prometheus metrics (SDK Core and leviath_*) here (default: LEVIATH_METRICS_ADDRESS)',
+    )
+    .addOption(
+      new Option('--log-format <format>', 'text, or json: one object a line with the run, stage and turn')
+        .choices(['text', 'json'])
+        .default('text'),
+    )
+    .addOption(
+      new Option('--log-level <level>', 'the least severe level logged')
+        .choices(['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR'])
+        .default('INFO'),
     )
     .option('--tools', 'serve only tool calls and seeds, for the workdir given with --workdir')
     .option('--workdir <dir>', 'with --tools: the workdir on this machine whose tool calls this worker runs')
@@ -64,7 +76,9 @@ export function registerWorker(program: Command): void {
       if (note) process.stderr.write(`${note}\n`);
       const { metricsAddress } = await import('../options.js');
       const metrics = metricsAddress(flags.metrics);
-      installRuntime('INFO', metrics ? { metrics } : {});
+      installRuntime(flags.logLevel, { ...(metrics ? { metrics } : {}), logFormat: flags.logFormat });
+      const { flushTracing, startTracing } = await import('../../telemetry/tracing.js');
+      startTracing();
       const { createToolWorker } = await import('../../worker/tool-worker.js');
       const { worker, connection } =
         flags.tools && flags.workdir
@@ -83,6 +97,7 @@ export function registerWorker(program: Command): void {
         await worker.run();
       } finally {
         await connection.close();
+        await flushTracing();
       }
     });
 }
