@@ -3,7 +3,8 @@
  * in the inference and tool activities, on the worker's metric meter, so they come out of the
  * same Prometheus endpoint as the SDK Core's (`lev worker --metrics`). Outside an activity
  * (unit tests, the simulator) they go nowhere. Counters carry their `_total` suffix themselves;
- * label sets stay small and bounded (provider, model, blueprint, stage, tool, outcome).
+ * label sets stay small and bounded (provider, model, blueprint, stage, tool, outcome). A model
+ * call also names its model and tokens on the active span (`leviath.inference`, src/telemetry/tracing.ts).
  */
 import { trace } from '@opentelemetry/api';
 import { Context } from '@temporalio/activity';
