@@ -8,6 +8,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { withBlobRun } from '../src/blobs/index.js';
 import type { Content, CountedText } from '../src/context/index.js';
 import { isLevError } from '../src/errors.js';
+import { recordToolCall } from '../src/metrics/leviath.js';
 import { isProviderError, toActivityFailure } from '../src/providers/index.js';
 import type { WorkerShare } from '../src/runtime/agents/lineage.js';
 import { finalOutputText } from '../src/runtime/node/final-output.js';
@@ -31,6 +32,8 @@ import { runToolCall, type ToolInput, type ToolResultOut } from '../src/runtime/
 import type { RecordedOp } from '../src/runtime/ops.js';
 import type { Blueprint } from '../src/shapes/blueprint.js';
 import type { Encoding } from '../src/shapes/models.js';
+
+import { modelSpan, toolSpan } from '../src/telemetry/tracing.js';
 import { ping } from './ping.js';
 
 /**
@@ -81,17 +84,28 @@ export function createActivities(config: RuntimeConfig = defaultRuntimeConfig())
     },
 
     async infer(input: InferInput): Promise<InferOutput> {
-      return guarded(
-        () => withHeartbeat(() => infer(store, input, activityInfo().attempt, cancellationSignal())),
-        input.runId,
+      return modelSpan(input, () =>
+        guarded(
+          () => withHeartbeat(() => infer(store, input, activityInfo().attempt, cancellationSignal())),
+          input.runId,
+        ),
       );
     },
 
     async runTool(input: ToolInput): Promise<ToolResultOut> {
-      return guarded(
-        () => withHeartbeat(() => runToolCall(store, input, activityInfo().attempt, cancellationSignal())),
-        input.runId,
-      );
+      try {
+        const out = await toolSpan({ tool: input.call.name, runId: input.runId, stage: input.stage }, () =>
+          guarded(
+            () => withHeartbeat(() => runToolCall(store, input, activityInfo().attempt, cancellationSignal())),
+            input.runId,
+          ),
+        );
+        recordToolCall(input.call.name, out.denied ? 'denied' : out.isError ? 'error' : 'ok');
+        return out;
+      } catch (err) {
+        recordToolCall(input.call.name, 'failed');
+        throw err;
+      }
     },
 
     async summarise(input: SummariseInput): Promise<SummaryResult> {

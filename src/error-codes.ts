@@ -323,6 +323,22 @@ export const RUNTIME_CODES = {
   'blobs-gc-needs-postgres': { surface: 'cli', meaning: '`lev blobs gc` runs only against the PostgreSQL store.' },
   'tls-incomplete': { surface: 'cli', meaning: 'Only half of a TLS client certificate and key pair was given.' },
   'tls-unreadable': { surface: 'cli', meaning: 'A TLS PEM file named in the environment cannot be read.' },
+  'codec-key-unreadable': { surface: 'cli', meaning: 'The codec key file cannot be read.' },
+  'codec-key-bad': {
+    surface: 'cli',
+    meaning: 'A line of the codec key file is not a key id and a base64 key of 32 bytes, or a key does not decrypt.',
+  },
+  'codec-unknown-key': {
+    surface: 'cli',
+    meaning: 'A payload or blob was encrypted with a key the key file does not hold.',
+  },
+  'codec-not-configured': { surface: 'cli', meaning: '`lev codec-server` was started without a codec key file.' },
+  'blob-encrypted': { surface: 'cli', meaning: 'A blob is encrypted and this process has no codec key.' },
+  'temporal-profile-bad': {
+    surface: 'cli',
+    meaning: 'The temporal.toml connection profile cannot be loaded, or does not hold the profile named.',
+  },
+  'metrics-bad-address': { surface: 'cli', meaning: '`--metrics` or `LEVIATH_METRICS_ADDRESS` is not `HOST:PORT`.' },
   'run-not-found': { surface: 'cli', meaning: 'No run with that id is known to the Temporal server.' },
   'run-not-finished': { surface: 'cli', meaning: '`lev result` was asked for a run that is still going.' },
   'unknown-status': { surface: 'cli', meaning: '`lev ps --status` names no run status.' },

@@ -6,25 +6,31 @@
 import { randomBytes } from 'node:crypto';
 import { access, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import type { Keyring } from '../codec/keys.js';
 import { LevError } from '../errors.js';
 import type { BlobRef } from '../shapes/content.js';
+import { openBody, sealBody } from './sealing.js';
 import { type BlobStore, blobRef, hashText } from './store.js';
 
 const HASH = /^[0-9a-f]{64}$/;
 
 /** Writes the file, creating its folder only when it is missing (once per shard, not on every write). */
-async function writeNew(file: string, text: string): Promise<void> {
+async function writeNew(file: string, body: Buffer): Promise<void> {
   try {
-    await writeFile(file, text, 'utf8');
+    await writeFile(file, body);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
     await mkdir(path.dirname(file), { recursive: true });
-    await writeFile(file, text, 'utf8');
+    await writeFile(file, body);
   }
 }
 
 export class LocalBlobStore implements BlobStore {
-  constructor(readonly dir: string) {}
+  constructor(
+    readonly dir: string,
+    /** With keys, bodies are written sealed (`sealing.ts`). */
+    private readonly keys?: Keyring,
+  ) {}
 
   private pathOf(hash: string): string {
     if (!HASH.test(hash)) {
@@ -42,7 +48,7 @@ export class LocalBlobStore implements BlobStore {
     if (await this.exists(file)) return ref;
     const tmp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
     try {
-      await writeNew(tmp, text);
+      await writeNew(tmp, sealBody(this.keys, ref.hash, text));
       await rename(tmp, file);
     } catch (err) {
       await rm(tmp, { force: true });
@@ -53,15 +59,16 @@ export class LocalBlobStore implements BlobStore {
 
   async get(hash: string): Promise<string> {
     const file = this.pathOf(hash);
-    let text: string;
+    let body: Buffer;
     try {
-      text = await readFile(file, 'utf8');
+      body = await readFile(file);
     } catch {
       throw new LevError(
         'blob-missing',
         `Blob ${hash} is not in the store at ${this.dir}; the store was moved or pruned, so point the run at the right blob directory.`,
       );
     }
+    const text = openBody(this.keys, hash, body);
     if (hashText(text) !== hash) {
       throw new LevError(
         'blob-corrupt',

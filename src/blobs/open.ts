@@ -4,6 +4,7 @@
  * `<LEVIATH_HOME>/blobs`). `local` names the folder explicitly; a
  * `postgres://` or `postgresql://` URL names a shared PostgreSQL store.
  */
+import { configuredKeyring, type Keyring } from '../codec/keys.js';
 import { LevError } from '../errors.js';
 import { LocalBlobStore } from './local.js';
 import { PostgresBlobStore } from './postgres.js';
@@ -21,8 +22,13 @@ export function parseBlobSpec(value: string | undefined, localDir: string): Blob
   );
 }
 
-export function openBlobStore(spec: BlobSpec, poolSize?: number): BlobStore {
+/** The store; its bodies are sealed with `keys`, by default the process's codec keys (`LEVIATH_CODEC_KEY_FILE`). */
+export function openBlobStore(
+  spec: BlobSpec,
+  poolSize?: number,
+  keys: Keyring | undefined = configuredKeyring(),
+): BlobStore {
   return spec.kind === 'local'
-    ? new LocalBlobStore(spec.dir)
-    : new PostgresBlobStore(spec.url, poolSize !== undefined ? { poolSize } : {});
+    ? new LocalBlobStore(spec.dir, keys)
+    : new PostgresBlobStore(spec.url, { ...(poolSize !== undefined ? { poolSize } : {}), ...(keys ? { keys } : {}) });
 }

@@ -7,10 +7,13 @@
  */
 import { createRequire } from 'node:module';
 import type pg from 'pg';
+import type { Keyring } from '../codec/keys.js';
+
 import { LevError } from '../errors.js';
 import type { BlobRef } from '../shapes/content.js';
 import { DEFAULT_RETRY, type RetryPolicy, withPgRetry } from './pg-retry.js';
 import { currentBlobRun } from './run-scope.js';
+import { openBody, sealBody } from './sealing.js';
 import { type BlobStore, blobRef, hashText } from './store.js';
 
 const require = createRequire(import.meta.url);
@@ -46,6 +49,8 @@ export interface PostgresBlobOptions {
   /** Connections in the pool: one per activity slot of the worker. */
   poolSize?: number;
   retry?: RetryPolicy;
+  /** With keys, bodies are written sealed (`sealing.ts`). */
+  keys?: Keyring;
 }
 
 /** The URL without its password, for messages. */
@@ -63,6 +68,7 @@ export class PostgresBlobStore implements BlobStore {
   readonly pool: pg.Pool;
   private schemaReady: Promise<void> | undefined;
   private readonly retry: RetryPolicy;
+  private readonly keys: Keyring | undefined;
 
   constructor(
     readonly url: string,
@@ -77,6 +83,7 @@ export class PostgresBlobStore implements BlobStore {
     // An idle client losing its server must not crash the worker; the next query reconnects.
     this.pool.on('error', () => {});
     this.retry = opts.retry ?? DEFAULT_RETRY;
+    this.keys = opts.keys;
   }
 
   /** Creates the tables on first use; a failed attempt is tried again on the next call. */
@@ -120,7 +127,7 @@ export class PostgresBlobStore implements BlobStore {
 
   async put(text: string): Promise<BlobRef> {
     const ref = blobRef(text);
-    const body = Buffer.from(text, 'utf8');
+    const body = sealBody(this.keys, ref.hash, text);
     const run = currentBlobRun();
     // One statement, so the reference and the blob commit together.
     await this.query(
@@ -146,7 +153,7 @@ export class PostgresBlobStore implements BlobStore {
         'blob-missing',
         `Blob ${hash} is not in the Postgres blob store at ${redactUrl(this.url)}; it was deleted by \`lev blobs gc\` or the run wrote to another store, so point every worker at the same LEVIATH_BLOBS.`,
       );
-    const text = row.body.toString('utf8');
+    const text = openBody(this.keys, hash, row.body);
     if (hashText(text) !== hash)
       throw new LevError(
         'blob-corrupt',

@@ -22,8 +22,11 @@ export interface UserConfig {
   models: Record<string, ModelInfo>;
   security: { readPaths: string[]; allowBlueprintReadPaths: boolean; allowSeedCommands?: boolean };
   agentReadPaths: Record<string, string[]>;
-  /** `[runtime] blobs`: "local" or a postgres:// URL of a shared blob store. */
-  runtime: { blobs?: string };
+  /**
+   * `[runtime] blobs`: "local" or a postgres:// URL of a shared blob store;
+   * `codec_key_file`: the keys that encrypt payloads and blob bodies (src/codec/keys.ts).
+   */
+  runtime: { blobs?: string; codecKeyFile?: string };
   /** `[sandbox]`: where commands run, and variables they may see besides the base allow-list. */
   sandbox: { kind: SandboxKind; env: string[] };
 }
@@ -88,9 +91,11 @@ export function parseUserConfig(text: string, file: string): { config: UserConfi
   }
   const runtime = root.table_('runtime', '{ blobs = "postgres://leviath@db/leviath_blobs" }');
   if (runtime) {
-    runtime.unknownKeys(['blobs'], 'unknown-key', '[runtime]');
+    runtime.unknownKeys(['blobs', 'codec_key_file'], 'unknown-key', '[runtime]');
     const blobs = runtime.string('blobs');
     if (blobs !== undefined) config.runtime.blobs = blobs;
+    const codecKeyFile = runtime.string('codec_key_file');
+    if (codecKeyFile !== undefined) config.runtime.codecKeyFile = codecKeyFile;
   }
   const sandbox = root.table_('sandbox', '[sandbox] kind = "namespace"');
   if (sandbox) {

@@ -7,10 +7,11 @@
  */
 import { existsSync } from 'node:fs';
 import { Client, Connection } from '@temporalio/client';
+import { codecOption } from '../codec/payload-codec.js';
 import { runOutcome, type ToolWait } from '../worker/client.js';
+import { connectOptions, isSecured, serverChoice, serverSettings } from '../worker/connection.js';
 import { runProgress } from '../worker/operators.js';
 import { describeRun, startedInput } from '../worker/runs.js';
-import { temporalTls, tlsOption } from '../worker/tls.js';
 import { createToolWorker, toolQueueName } from '../worker/tool-worker.js';
 import { bundleFromEnv, createWorker, installRuntime } from '../worker/worker.js';
 import { followInTerminal, type Hosted, printTurn, printWorkers, reportEnd, stopHosted } from './follow-terminal.js';
@@ -21,6 +22,7 @@ import { ensureServer } from './server-access.js';
 export interface AttachFlags {
   address: string;
   namespace: string;
+  profile?: string;
   json?: boolean;
 }
 
@@ -30,9 +32,11 @@ const WORKER_PROBE_MS = 3000;
 export async function attachToRun(runId: string, flags: AttachFlags): Promise<void> {
   const say = (line: string) => process.stderr.write(`${line}\n`);
   const hosted: Hosted = { workers: [] };
-  hosted.server = temporalTls() ? undefined : await ensureServer(flags.address, say);
-  const connection = await Connection.connect({ address: flags.address, ...tlsOption() });
-  const client = new Client({ connection, namespace: flags.namespace });
+  const choice = serverChoice(flags);
+  const server = serverSettings(choice);
+  hosted.server = isSecured(server) ? undefined : await ensureServer(flags.address, say);
+  const connection = await Connection.connect(connectOptions(server));
+  const client = new Client({ connection, namespace: server.namespace, ...codecOption() });
   let exitCode: number | undefined;
   try {
     const info = await describeRun(client, runId, flags.address);
@@ -51,8 +55,7 @@ export async function attachToRun(runId: string, flags: AttachFlags): Promise<vo
     const serveTools = async () => {
       say(`starting a tool worker for ${input.workdir} (task queue ${toolQueue}) in this process`);
       const tools = await createToolWorker({
-        address: flags.address,
-        namespace: flags.namespace,
+        ...choice,
         workdir: input.workdir,
       });
       hosted.workers.push({ ...tools, running: tools.worker.run() });
@@ -62,8 +65,7 @@ export async function attachToRun(runId: string, flags: AttachFlags): Promise<vo
     else {
       say(`no worker serves run ${runId}; starting one on task queue "${info.taskQueue}" in this process ...`);
       const main = await createWorker({
-        address: flags.address,
-        namespace: flags.namespace,
+        ...choice,
         taskQueue: info.taskQueue,
         ...bundleFromEnv(),
       });

@@ -3,19 +3,21 @@
  * Commands that only read or steer a run never start a server.
  */
 import { Client, Connection } from '@temporalio/client';
+import { codecOption } from '../codec/payload-codec.js';
 import { LevError } from '../errors.js';
-import { tlsOption } from '../worker/tls.js';
+import { connectOptions, serverSettings } from '../worker/connection.js';
 import { embeddedDatabase, isLocal } from './server-access.js';
 
 export interface ServerFlags {
   address: string;
   namespace: string;
+  profile?: string;
 }
 
 export async function withClient<T>(flags: ServerFlags, work: (client: Client) => Promise<T>): Promise<T> {
   let connection: Connection;
   try {
-    connection = await Connection.connect({ address: flags.address, connectTimeout: '5 seconds', ...tlsOption() });
+    connection = await Connection.connect({ ...connectOptions(serverSettings(flags)), connectTimeout: '5 seconds' });
   } catch {
     throw new LevError(
       'server-unreachable',
@@ -25,7 +27,7 @@ export async function withClient<T>(flags: ServerFlags, work: (client: Client) =
     );
   }
   try {
-    return await work(new Client({ connection, namespace: flags.namespace }));
+    return await work(new Client({ connection, namespace: flags.namespace, ...codecOption() }));
   } finally {
     await connection.close();
   }

@@ -6,6 +6,7 @@
 import { Command, CommanderError } from 'commander';
 import { isLevError } from '../errors.js';
 import { registerCommands } from './commands/index.js';
+import { resolveServerFlags } from './options.js';
 
 export async function main(argv: string[]): Promise<number> {
   const program = new Command('lev')
@@ -14,6 +15,7 @@ export async function main(argv: string[]): Promise<number> {
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride();
   registerCommands(program);
+  program.hook('preAction', (_program, command) => resolveServerFlags(command));
   try {
     await program.parseAsync(argv, { from: 'node' });
     return typeof process.exitCode === 'number' ? process.exitCode : 0;

@@ -1,5 +1,6 @@
 /** Option parsers shared by `lev` commands; a bad value is a usage error (exit 2). */
 import { type Command, InvalidArgumentError } from 'commander';
+import { LevError } from '../errors.js';
 import { DEFAULT_ADDRESS, DEFAULT_NAMESPACE } from '../runtime/defaults.js';
 
 export function parsePort(value: string): number {
@@ -15,10 +16,64 @@ export function parseCount(value: string): number {
   return n;
 }
 
-/** `--address`, `--namespace` and `--json`, as every command that talks to a run takes them. */
-export function withServerOptions(command: Command, json = "print the update's answer as one JSON line"): Command {
+/**
+ * `--address`, `--namespace` and `--profile`, as every command that talks to Temporal takes them.
+ * They have no default here: `resolveServerFlags` fills them in before the command runs, from the
+ * environment and the `temporal.toml` profile (src/worker/connection.ts).
+ */
+export function serverOptions(command: Command): Command {
   return command
-    .option('--address <host:port>', 'Temporal frontend address', process.env.TEMPORAL_ADDRESS ?? DEFAULT_ADDRESS)
-    .option('--namespace <name>', 'Temporal namespace', process.env.TEMPORAL_NAMESPACE ?? DEFAULT_NAMESPACE)
-    .option('--json', json);
+    .option(
+      '--address <host:port>',
+      `Temporal frontend address (default: TEMPORAL_ADDRESS, the profile's, else ${DEFAULT_ADDRESS})`,
+    )
+    .option(
+      '--namespace <name>',
+      `Temporal namespace (default: TEMPORAL_NAMESPACE, the profile's, else ${DEFAULT_NAMESPACE})`,
+    )
+    .option(
+      '--profile <name>',
+      'the temporal.toml profile to connect with (default: TEMPORAL_PROFILE, else "default")',
+    );
+}
+
+/** The server options and `--json`, as every command that talks to a run takes them. */
+export function withServerOptions(command: Command, json = "print the update's answer as one JSON line"): Command {
+  return serverOptions(command).option('--json', json);
+}
+
+/** Fills in `--address` and `--namespace` of a command that takes them, before its action runs. */
+export async function resolveServerFlags(command: Command): Promise<void> {
+  if (!command.options.some((o) => o.long === '--address')) return;
+  const { serverSettings } = await import('../worker/connection.js');
+  const flags = command.opts<{ address?: string; namespace?: string; profile?: string }>();
+  const settings = serverSettings(flags);
+  command.setOptionValue('address', settings.address);
+  command.setOptionValue('namespace', settings.namespace);
+}
+
+/** `HOST:PORT` (an IPv6 host in brackets) for a listening socket; port 0 picks a free one. */
+export function parseHostPort(value: string): { host: string; port: number } {
+  const m = /^(\[[0-9a-fA-F:.]+\]|[^:\s]+):(\d{1,5})$/.exec(value.trim());
+  const port = Number(m?.[2]);
+  if (!m || port > 65535)
+    throw new InvalidArgumentError('expected HOST:PORT, such as 127.0.0.1:9464 (port 0 picks a free one).');
+  return { host: (m[1] as string).replace(/^\[|\]$/g, ''), port };
+}
+
+/** `--metrics HOST:PORT`, else `LEVIATH_METRICS_ADDRESS`, checked; undefined serves no metrics. */
+export function metricsAddress(flag: string | undefined, env: NodeJS.ProcessEnv = process.env): string | undefined {
+  const value = flag ?? (env.LEVIATH_METRICS_ADDRESS?.trim() || undefined);
+  if (value === undefined) return undefined;
+  let parsed: { host: string; port: number };
+  try {
+    parsed = parseHostPort(value);
+  } catch {
+    throw new LevError(
+      'metrics-bad-address',
+      `The metrics address "${value}" is not HOST:PORT; pass --metrics (or LEVIATH_METRICS_ADDRESS) such as 127.0.0.1:9464.`,
+    );
+  }
+  const { host, port } = parsed;
+  return `${host.includes(':') ? `[${host}]` : host}:${port}`;
 }

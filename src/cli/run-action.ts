@@ -8,6 +8,8 @@
 import { resolve } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { loadBlueprint } from '../blueprint/load.js';
+
+import { codecOption } from '../codec/payload-codec.js';
 import { LevError } from '../errors.js';
 import { withLaunchOutput } from '../outputs/spec.js';
 import { preflight } from '../runtime/node/seeding.js';
@@ -15,11 +17,13 @@ import { checkSandbox } from '../runtime/node/tool-context.js';
 import { checkWorkdir } from '../runtime/node/workdir.js';
 import { DEFAULT_RUN_OPTIONS } from '../runtime/types.js';
 import type { Blueprint } from '../shapes/blueprint.js';
+import { flushTracing, startTracing, tracingClientInterceptors } from '../telemetry/tracing.js';
 import { startRun, withModel } from '../worker/client.js';
-import { temporalTls, tlsOption } from '../worker/tls.js';
+import { connectOptions, isSecured, serverChoice, serverSettings } from '../worker/connection.js';
 import { createToolWorker, toolQueueName } from '../worker/tool-worker.js';
 import { bundleFromEnv, createWorker, installRuntime } from '../worker/worker.js';
 import { followInTerminal, type Hosted, printTurn, printWorkers, reportEnd, stopHosted } from './follow-terminal.js';
+import { metricsAddress } from './options.js';
 import { commandHint, terminalAnswers } from './reply-prompt.js';
 import { ensureServer } from './server-access.js';
 
@@ -28,7 +32,11 @@ export interface RunFlags {
   input: string[];
   model?: string;
   address: string;
+  namespace: string;
+  profile?: string;
   taskQueue: string;
+  /** `HOST:PORT` for Prometheus metrics (docs/reference/operating.md#metrics). */
+  metrics?: string;
   workdir: string;
   json?: boolean;
   seedCommands: boolean;
@@ -112,22 +120,31 @@ export async function runAgentCommand(path: string, flags: RunFlags): Promise<vo
 
   // A frontend behind TLS is never the embedded dev server, and the plain probe cannot reach it.
   const hosted: Hosted = { workers: [] };
-  hosted.server = temporalTls() ? undefined : await ensureServer(flags.address, say);
-  const connection = await Connection.connect({ address: flags.address, ...tlsOption() });
+  const choice = serverChoice(flags);
+  const server = serverSettings(choice);
+  hosted.server = isSecured(server) ? undefined : await ensureServer(flags.address, say);
+  const connection = await Connection.connect(connectOptions(server));
   // The run's own report says what failed; the SDK's warnings would repeat it with stack traces.
   // Ctrl-C is this command's to handle: the first detaches, so the workers must not stop on it.
-  installRuntime('ERROR', { ownSignals: true });
+  const metrics = metricsAddress(flags.metrics);
+  installRuntime('ERROR', { ownSignals: true, ...(metrics ? { metrics } : {}) });
+  startTracing();
   say('starting an in-process worker (bundling workflow code) ...');
-  const main = await createWorker({ address: flags.address, taskQueue: flags.taskQueue, ...bundleFromEnv() });
+  const main = await createWorker({ ...choice, taskQueue: flags.taskQueue, ...bundleFromEnv() });
   hosted.workers.push({ ...main, running: main.worker.run() });
   // Tool calls and seeds go to a worker that sees the workdir: this process, unless --tool-queue names another.
   if (!flags.toolQueue) {
-    const tools = await createToolWorker({ address: flags.address, workdir });
+    const tools = await createToolWorker({ ...choice, workdir });
     hosted.workers.push({ ...tools, running: tools.worker.run() });
   }
   let exitCode: number | undefined;
   try {
-    const client = new Client({ connection });
+    const client = new Client({
+      connection,
+      namespace: server.namespace,
+      interceptors: tracingClientInterceptors(),
+      ...codecOption(),
+    });
     const handle = await startRun(client, input, {
       taskQueue: flags.taskQueue,
       ...(flags.id ? { workflowId: flags.id } : {}),
@@ -162,6 +179,7 @@ export async function runAgentCommand(path: string, flags: RunFlags): Promise<vo
     });
   } finally {
     await stopHosted(hosted);
+    await flushTracing();
     // The client still long-polls for the result, which closing its connection would turn into an
     // uncaught error; the process ends here instead.
     if (exitCode !== undefined) process.exit(exitCode);

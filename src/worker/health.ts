@@ -7,8 +7,9 @@
 import { hostname } from 'node:os';
 import { Client, Connection } from '@temporalio/client';
 import { hashText, openBlobStore, PostgresBlobStore, parseBlobSpec } from '../blobs/index.js';
+import { codecOption } from '../codec/payload-codec.js';
 import type { RuntimeConfig } from '../runtime/node/run-store.js';
-import { tlsOption } from './tls.js';
+import { connectOptions, serverSettings } from './connection.js';
 
 /** `TASK_QUEUE_TYPE_ACTIVITY` in Temporal's API; every Leviath worker polls activities. */
 const ACTIVITY_QUEUE = 2;
@@ -24,6 +25,7 @@ export interface HealthCheck {
 export async function workerHealth(opts: {
   address: string;
   namespace: string;
+  profile?: string;
   taskQueue: string;
   runtime: RuntimeConfig;
   host?: string;
@@ -33,10 +35,13 @@ export async function workerHealth(opts: {
   const host = opts.host ?? hostname();
   let connection: Connection | undefined;
   try {
-    connection = await Connection.connect({ address: opts.address, connectTimeout: '5 seconds', ...tlsOption() });
+    connection = await Connection.connect({
+      ...connectOptions(serverSettings(opts, opts.runtime.env)),
+      connectTimeout: '5 seconds',
+    });
     await connection.workflowService.getSystemInfo({});
     checks.push({ name: 'temporal', ok: true, detail: `Temporal answers at ${opts.address}` });
-    const client = new Client({ connection, namespace: opts.namespace });
+    const client = new Client({ connection, namespace: opts.namespace, ...codecOption() });
     const { pollers } = await client.workflowService.describeTaskQueue({
       namespace: opts.namespace,
       taskQueue: { name: opts.taskQueue },

@@ -6,7 +6,6 @@
  */
 
 import { type Client, type WorkflowExecutionInfo, WorkflowNotFoundError } from '@temporalio/client';
-import { defaultPayloadConverter } from '@temporalio/common';
 import { openBlobStore, parseBlobSpec } from '../blobs/index.js';
 import { LevError } from '../errors.js';
 import type { WorkerInput, WorkerShare } from '../runtime/agents/lineage.js';
@@ -244,9 +243,13 @@ export async function startedInput(client: Client, runId: string): Promise<RunIn
     execution: { workflowId: runId },
     maximumPageSize: 1,
   });
-  const payload = page.history?.events?.[0]?.workflowExecutionStartedEventAttributes?.input?.payloads?.[0];
-  if (!payload) throw new Error(`run ${runId} has no start input in its history`);
-  const input = defaultPayloadConverter.fromPayload<RunInput | WorkerInput>(payload);
+  const raw = page.history?.events?.[0]?.workflowExecutionStartedEventAttributes?.input?.payloads?.[0];
+  if (!raw) throw new Error(`run ${runId} has no start input in its history`);
+  // The raw history holds payloads as the codec wrote them (an encrypted deployment's are sealed).
+  let payload = raw;
+  for (const codec of [...client.options.loadedDataConverter.payloadCodecs].reverse())
+    [payload] = (await codec.decode([payload])) as [typeof raw];
+  const input = client.options.loadedDataConverter.payloadConverter.fromPayload<RunInput | WorkerInput>(payload);
   return 'shared' in input ? sharedInput(input) : input;
 }
 

@@ -12,11 +12,11 @@ import { resolve } from 'node:path';
 import { ApplicationFailure } from '@temporalio/common';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { createActivities } from '../../activities/index.js';
+import { codecOption } from '../codec/payload-codec.js';
 import { LevError } from '../errors.js';
-import { DEFAULT_ADDRESS, DEFAULT_NAMESPACE } from '../runtime/defaults.js';
 import { DEFAULT_ACTIVITY_SLOTS, defaultRuntimeConfig, type RuntimeConfig } from '../runtime/node/run-store.js';
-import { tlsOption } from './tls.js';
-import { installRuntime } from './worker.js';
+import { connectOptions, type ServerChoice, serverSettings } from './connection.js';
+import { activityInterceptors, installRuntime } from './worker.js';
 
 /** `leviath-tools-<host>-<8 hex of the workdir path>`: the same name whenever this host serves this workdir again. */
 export function toolQueueName(workdir: string, host = hostname()): string {
@@ -48,10 +48,8 @@ export function workdirActivities(workdir: string, runtime: RuntimeConfig = defa
   };
 }
 
-export interface ToolWorkerOptions {
+export interface ToolWorkerOptions extends ServerChoice {
   workdir: string;
-  address?: string;
-  namespace?: string;
   /** Defaults to `toolQueueName(workdir)`. */
   taskQueue?: string;
   identity?: string;
@@ -70,16 +68,19 @@ export async function createToolWorker(
   installRuntime();
   const runtime = opts.runtime ?? defaultRuntimeConfig();
   const taskQueue = opts.taskQueue ?? toolQueueName(workdir);
-  const connection = await NativeConnection.connect({ address: opts.address ?? DEFAULT_ADDRESS, ...tlsOption() });
+  const server = serverSettings(opts, runtime.env);
+  const connection = await NativeConnection.connect(connectOptions(server));
   const worker = await Worker.create({
     connection,
-    namespace: opts.namespace ?? DEFAULT_NAMESPACE,
+    namespace: server.namespace,
     taskQueue,
     activities: workdirActivities(workdir, runtime),
     maxConcurrentActivityTaskExecutions: runtime.activitySlots ?? DEFAULT_ACTIVITY_SLOTS,
     // As the shared worker: calls in flight go back at once on shutdown, the rest is bounded.
     shutdownForceTime: '5 seconds',
     ...(opts.identity ? { identity: opts.identity } : {}),
+    ...codecOption(runtime.env),
+    interceptors: { activity: activityInterceptors() },
   });
   return { worker, connection, taskQueue };
 }

@@ -8,6 +8,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import {
+  type ActivityInterceptorsFactory,
   bundleWorkflowCode,
   DefaultLogger,
   type LogLevel,
@@ -16,15 +17,18 @@ import {
   Worker,
 } from '@temporalio/worker';
 import { createActivities } from '../../activities/index.js';
+import { codecOption } from '../codec/payload-codec.js';
 import { PROJECT_ROOT } from '../devserver/paths.js';
-import { DEFAULT_ADDRESS, DEFAULT_NAMESPACE, DEFAULT_TASK_QUEUE } from '../runtime/defaults.js';
+import { DEFAULT_TASK_QUEUE } from '../runtime/defaults.js';
 import {
   DEFAULT_ACTIVITY_SLOTS,
   DEFAULT_WORKFLOW_THREADS,
   defaultRuntimeConfig,
   type RuntimeConfig,
 } from '../runtime/node/run-store.js';
-import { tlsOption } from './tls.js';
+import { jsonLine, type LogFormat, runLogInterceptor } from '../telemetry/logs.js';
+import { tracingActivityInterceptors } from '../telemetry/tracing.js';
+import { connectOptions, type ServerChoice, serverSettings } from './connection.js';
 
 export { DEFAULT_ADDRESS, DEFAULT_NAMESPACE, DEFAULT_TASK_QUEUE } from '../runtime/defaults.js';
 
@@ -102,13 +106,28 @@ let runtimeInstalled = false;
  * `ownSignals` leaves SIGINT and SIGTERM to the caller (`lev run` and `lev
  * attach` detach on the first Ctrl-C instead of stopping their workers).
  */
-export function installRuntime(level: LogLevel = 'WARN', opts: { ownSignals?: boolean } = {}): void {
+export function installRuntime(
+  level: LogLevel = 'WARN',
+  opts: {
+    ownSignals?: boolean;
+    /** `HOST:PORT` to serve Prometheus metrics on: the SDK Core's and Leviath's (docs/reference/operating.md#metrics). */
+    metrics?: string;
+    /** `json`: one JSON object a line on stderr, with the run, stage and turn of activities (docs/reference/operating.md#json-logs). */
+    logFormat?: LogFormat;
+  } = {},
+): void {
   if (runtimeInstalled) return;
   runtimeInstalled = true;
   Runtime.install({
-    logger: new DefaultLogger(level),
-    // The SDK core logs on its own at WARN; a caller that keeps only errors means its warnings too.
-    ...(level === 'ERROR' ? { telemetryOptions: { logging: { filter: { core: 'ERROR', other: 'ERROR' } } } } : {}),
+    logger:
+      opts.logFormat === 'json'
+        ? new DefaultLogger(level, (entry) => process.stderr.write(jsonLine(entry)))
+        : new DefaultLogger(level),
+    telemetryOptions: {
+      // The SDK core logs on its own at WARN; a caller that keeps only errors means its warnings too.
+      ...(level === 'ERROR' ? { logging: { filter: { core: 'ERROR', other: 'ERROR' } } } : {}),
+      ...(opts.metrics ? { metrics: { prometheus: { bindAddress: opts.metrics } } } : {}),
+    },
     ...(opts.ownSignals ? { shutdownSignals: [] } : {}),
   });
 }
@@ -118,9 +137,13 @@ export function bundleFromEnv(env: NodeJS.ProcessEnv = process.env): Pick<Worker
   return env.LEVIATH_BUNDLE ? { bundle: { codePath: env.LEVIATH_BUNDLE } } : {};
 }
 
-export interface WorkerOptions {
-  address?: string;
-  namespace?: string;
+/** Where to connect: flags over the environment over the `temporal.toml` profile (`connection.ts`). */
+/** Every worker's activity interceptors: run attributes on log lines, and spans when tracing runs. */
+export function activityInterceptors(): ActivityInterceptorsFactory[] {
+  return [() => runLogInterceptor(), ...tracingActivityInterceptors()];
+}
+
+export interface WorkerOptions extends ServerChoice {
   taskQueue?: string;
   /** A prebuilt bundle (`bundleWorkflows`) or a path to one; bundled on demand otherwise. */
   bundle?: { code: string } | { codePath: string };
@@ -133,12 +156,13 @@ export async function createWorker(
   opts: WorkerOptions = {},
 ): Promise<{ worker: Worker; connection: NativeConnection }> {
   installRuntime();
-  const connection = await NativeConnection.connect({ address: opts.address ?? DEFAULT_ADDRESS, ...tlsOption() });
-  const workflowBundle = opts.bundle ?? prebuiltBundle() ?? (await bundleWorkflows());
   const runtime = opts.runtime ?? defaultRuntimeConfig();
+  const server = serverSettings(opts, runtime.env);
+  const connection = await NativeConnection.connect(connectOptions(server));
+  const workflowBundle = opts.bundle ?? prebuiltBundle() ?? (await bundleWorkflows());
   const worker = await Worker.create({
     connection,
-    namespace: opts.namespace ?? DEFAULT_NAMESPACE,
+    namespace: server.namespace,
     taskQueue: opts.taskQueue ?? DEFAULT_TASK_QUEUE,
     workflowBundle,
     activities: createActivities(runtime),
@@ -151,6 +175,8 @@ export async function createWorker(
     // instead of the SDK's 10 s, so runs resume soon after a crash (docs/architecture.md#temporal-limits).
     stickyQueueScheduleToStartTimeout: '3 seconds',
     ...(opts.identity ? { identity: opts.identity } : {}),
+    ...codecOption(runtime.env),
+    interceptors: { activity: activityInterceptors() },
   });
   return { worker, connection };
 }

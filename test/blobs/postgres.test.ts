@@ -1,8 +1,10 @@
+import { randomBytes } from 'node:crypto';
 import fc from 'fast-check';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { collectBlobs, PostgresBlobStore, withBlobRun } from '../../src/blobs/index.js';
 import { withPgRetry } from '../../src/blobs/pg-retry.js';
+import { parseKeyFile } from '../../src/codec/keys.js';
 import { freePort } from '../../src/devserver/net.js';
 import { LevError } from '../../src/errors.js';
 import { startFlakyProxy } from './flaky-proxy.js';
@@ -34,6 +36,21 @@ function codeOf(err: unknown): string | undefined {
 }
 
 describe('PostgresBlobStore', () => {
+  it('keeps bodies encrypted when it has the codec key, and reads them back', async () => {
+    const keys = parseKeyFile(`k1 ${randomBytes(32).toString('base64')}`, 'keys');
+    const sealed = new PostgresBlobStore(db.url, { poolSize: 1, keys });
+    try {
+      const text = `payroll for ACME-7781 ${'.'.repeat(3000)}`;
+      const ref = await sealed.put(text);
+      const [row] = await sql<{ body: Buffer }>('SELECT body FROM leviath_blobs WHERE hash = $1', [ref.hash]);
+      expect(row?.body.toString('latin1')).not.toContain('ACME-7781');
+      expect(await sealed.get(ref.hash)).toBe(text);
+      await expect(store.get(ref.hash)).rejects.toThrow(expect.objectContaining({ code: 'blob-encrypted' }));
+    } finally {
+      await sealed.close();
+    }
+  });
+
   it('round-trips any text with the reference the local store gives', () =>
     fc.assert(
       fc.asyncProperty(fc.string({ unit: 'grapheme', maxLength: 3000 }), async (text) => {

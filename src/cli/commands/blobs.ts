@@ -1,7 +1,7 @@
 /** `lev blobs gc`: deletes blobs of the shared Postgres store that no open or retained run references. */
 import type { Command } from 'commander';
 import { LevError } from '../../errors.js';
-import { DEFAULT_ADDRESS, DEFAULT_NAMESPACE } from '../../runtime/defaults.js';
+import { serverOptions } from '../options.js';
 
 interface GcFlags {
   olderThan: string;
@@ -9,20 +9,18 @@ interface GcFlags {
   json?: boolean;
   address: string;
   namespace: string;
+  profile?: string;
 }
 
 export function registerBlobs(program: Command): void {
   const blobs = program.command('blobs').description('Maintain the blob store (LEVIATH_BLOBS or [runtime] blobs).');
-  blobs
-    .command('gc')
+  serverOptions(blobs.command('gc'))
     .description(
       'Delete blobs older than --older-than that no run Temporal still knows (open, or closed within retention) references.',
     )
     .option('--older-than <age>', 'only blobs stored longer ago than this (s, m, h, d or w)', '30d')
     .option('--dry-run', 'count what would be deleted, delete nothing')
     .option('--json', 'print the report as JSON')
-    .option('--address <host:port>', 'Temporal frontend address', process.env.TEMPORAL_ADDRESS ?? DEFAULT_ADDRESS)
-    .option('--namespace <name>', 'Temporal namespace', process.env.TEMPORAL_NAMESPACE ?? DEFAULT_NAMESPACE)
     .action(async (flags: GcFlags) => {
       const { collectBlobs, parseAge, parseBlobSpec, PostgresBlobStore } = await import('../../blobs/index.js');
       const { configuredBlobs, defaultRuntimeConfig } = await import('../../runtime/node/run-store.js');
@@ -35,8 +33,9 @@ export function registerBlobs(program: Command): void {
         );
       const { Client, Connection } = await import('@temporalio/client');
       const { knownRuns } = await import('../../worker/client.js');
-      const { tlsOption } = await import('../../worker/tls.js');
-      const connection = await Connection.connect({ address: flags.address, ...tlsOption() }).catch((err: Error) => {
+      const { connectOptions, serverSettings } = await import('../../worker/connection.js');
+      const { codecOption } = await import('../../codec/payload-codec.js');
+      const connection = await Connection.connect(connectOptions(serverSettings(flags))).catch((err: Error) => {
         throw new LevError(
           'server-unreachable',
           `No Temporal server answers at ${flags.address} (${err.message}); gc asks it which runs are still open or retained, so pass --address for one that runs.`,
@@ -44,7 +43,7 @@ export function registerBlobs(program: Command): void {
       });
       const store = new PostgresBlobStore(spec.url, { poolSize: 2 });
       try {
-        const client = new Client({ connection, namespace: flags.namespace });
+        const client = new Client({ connection, namespace: flags.namespace, ...codecOption() });
         const report = await collectBlobs(store, {
           olderThanMs,
           knownRuns: (ids) => knownRuns(client, ids),

@@ -4,6 +4,7 @@ import { registerApprove } from './approve.js';
 import { registerAttach } from './attach.js';
 import { registerBlobs } from './blobs.js';
 import { registerCancel } from './cancel.js';
+import { registerCodecServer } from './codec-server.js';
 import { registerContext } from './context.js';
 import { registerDeny } from './deny.js';
 import { registerMsg } from './msg.js';
@@ -36,4 +37,5 @@ export function registerCommands(program: Command): void {
   registerServer(program);
   registerWorker(program);
   registerBlobs(program);
+  registerCodecServer(program);
 }

@@ -1,6 +1,7 @@
 /** `lev run`: the options; the work lives in `../run-action.ts`. */
 import type { Command } from 'commander';
-import { DEFAULT_ADDRESS, DEFAULT_TASK_QUEUE } from '../../runtime/defaults.js';
+import { DEFAULT_TASK_QUEUE } from '../../runtime/defaults.js';
+import { serverOptions } from '../options.js';
 import type { RunFlags } from '../run-action.js';
 
 function collect(value: string, previous: string[]): string[] {
@@ -8,8 +9,7 @@ function collect(value: string, previous: string[]): string[] {
 }
 
 export function registerRun(program: Command): void {
-  program
-    .command('run')
+  serverOptions(program.command('run'))
     .description('Run an agent blueprint to the end, printing each turn with its region usage.')
     .argument('<blueprint>', 'blueprint directory (holding agent.toml or agent.leviath) or .toml file')
     .option('--task <text>', 'the task, for blueprints that read one')
@@ -20,8 +20,11 @@ export function registerRun(program: Command): void {
       [],
     )
     .option('--model <provider:model>', 'use this model for every stage')
-    .option('--address <host:port>', 'Temporal frontend address', process.env.TEMPORAL_ADDRESS ?? DEFAULT_ADDRESS)
     .option('--task-queue <name>', 'task queue of the in-process worker', DEFAULT_TASK_QUEUE)
+    .option(
+      '--metrics <host:port>',
+      'serve Prometheus metrics of the in-process workers here (default: LEVIATH_METRICS_ADDRESS)',
+    )
     .option('--workdir <dir>', 'working directory the tools and seeds are confined to', '.')
     .option('--no-seed-commands', 'refuse command seeds for this run')
     .option(

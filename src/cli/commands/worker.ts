@@ -1,29 +1,48 @@
 /** `lev worker`: a worker alone, the unit docker-compose scales; `--tools` serves one workdir's tool calls. */
-import type { Command } from 'commander';
+import { type Command, Option } from 'commander';
 import { LevError } from '../../errors.js';
-import { DEFAULT_ADDRESS, DEFAULT_NAMESPACE, DEFAULT_TASK_QUEUE } from '../../runtime/defaults.js';
+import { DEFAULT_TASK_QUEUE } from '../../runtime/defaults.js';
+import { serverOptions } from '../options.js';
 
 interface WorkerFlags {
   address: string;
   namespace: string;
+  profile?: string;
   taskQueue?: string;
+  metrics?: string;
+  logFormat: 'text' | 'json';
+  logLevel: 'TRACE' | 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
   tools?: boolean;
   workdir?: string;
   health?: boolean;
 }
 
 export function registerWorker(program: Command): void {
-  program
-    .command('worker')
-    .description(
-      'Run a Leviath worker (workflows and activities) against a Temporal server until stopped; with --tools, only the tool calls and seeds of one workdir.',
-    )
-    .option('--address <host:port>', 'Temporal frontend address', process.env.TEMPORAL_ADDRESS ?? DEFAULT_ADDRESS)
-    .option('--namespace <name>', 'Temporal namespace', process.env.TEMPORAL_NAMESPACE ?? DEFAULT_NAMESPACE)
+  serverOptions(
+    program
+      .command('worker')
+      .description(
+        'Run a Leviath worker (workflows and activities) against a Temporal server until stopped; with --tools, only the tool calls and seeds of one workdir.',
+      ),
+  )
     .option(
       '--task-queue <name>',
       `task queue to poll (default: ${DEFAULT_TASK_QUEUE}; with --tools, leviath-tools-<host>-<workdir hash>)`,
       process.env.LEVIATH_TASK_QUEUE,
+    )
+    .option(
+      '--metrics <host:port>',
+      'serve Prometheus metrics (SDK Core and leviath_*) here (default: LEVIATH_METRICS_ADDRESS)',
+    )
+    .addOption(
+      new Option('--log-format <format>', 'text, or json: one object a line with the run, stage and turn')
+        .choices(['text', 'json'])
+        .default('text'),
+    )
+    .addOption(
+      new Option('--log-level <level>', 'the least severe level logged')
+        .choices(['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR'])
+        .default('INFO'),
     )
     .option('--tools', 'serve only tool calls and seeds, for the workdir given with --workdir')
     .option('--workdir <dir>', 'with --tools: the workdir on this machine whose tool calls this worker runs')
@@ -46,7 +65,7 @@ export function registerWorker(program: Command): void {
       const runtime = defaultRuntimeConfig();
       if (flags.health) {
         const { workerHealth } = await import('../../worker/health.js');
-        const checks = await workerHealth({ address: flags.address, namespace: flags.namespace, taskQueue, runtime });
+        const checks = await workerHealth({ ...flags, taskQueue, runtime });
         for (const c of checks) process.stdout.write(`${c.ok ? 'ok  ' : 'FAIL'} ${c.name}: ${c.detail}\n`);
         if (checks.some((c) => !c.ok)) process.exitCode = 1;
         return;
@@ -55,7 +74,11 @@ export function registerWorker(program: Command): void {
       const { workerSandboxNote } = await import('../../runtime/node/tool-context.js');
       const note = workerSandboxNote(process.env);
       if (note) process.stderr.write(`${note}\n`);
-      installRuntime('INFO');
+      const { metricsAddress } = await import('../options.js');
+      const metrics = metricsAddress(flags.metrics);
+      installRuntime(flags.logLevel, { ...(metrics ? { metrics } : {}), logFormat: flags.logFormat });
+      const { flushTracing, startTracing } = await import('../../telemetry/tracing.js');
+      startTracing();
       const { createToolWorker } = await import('../../worker/tool-worker.js');
       const { worker, connection } =
         flags.tools && flags.workdir
@@ -74,6 +97,7 @@ export function registerWorker(program: Command): void {
         await worker.run();
       } finally {
         await connection.close();
+        await flushTracing();
       }
     });
 }

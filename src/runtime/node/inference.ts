@@ -16,6 +16,7 @@ import {
   type ToolCall,
 } from '../../context/index.js';
 import { renderPrompt } from '../../context/render.js';
+import { recordModelCall, recordModelError } from '../../metrics/leviath.js';
 import {
   SUBMIT_OUTPUT,
   SUBMIT_OUTPUT_PARAMETERS,
@@ -63,6 +64,7 @@ async function callModel<T>(model: string, call: () => Promise<T>): Promise<T> {
     return await call();
   } catch (err) {
     if (isProviderError(err)) err.model = model;
+    recordModelError(model, isProviderError(err) ? err.kind : 'other');
     throw err;
   }
 }
@@ -175,6 +177,7 @@ export async function infer(
     ),
   );
 
+  recordModelCall(bp, { model, stage: input.stage, purpose: input.purpose, usage: response.usage });
   let tokens = countTokens(response.text, encoding);
   const toolCalls = await Promise.all(
     response.toolCalls.map(async (call) => {

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { openBlobStore, parseBlobSpec } from '../../blobs/index.js';
 import { ReadCachedBlobStore } from '../../blobs/read-cache.js';
 import { loadUserConfig } from '../../blueprint/user-config.js';
+import { configuredKeyring } from '../../codec/keys.js';
 import { cloneData, createRunState, type RunState } from '../../context/index.js';
 import { leviathHome } from '../../devserver/paths.js';
 import type { Blueprint } from '../../shapes/blueprint.js';
@@ -85,7 +86,7 @@ export class RunStore {
 
   constructor(readonly config: RuntimeConfig) {
     this.blobs = new ReadCachedBlobStore(
-      openBlobStore(parseBlobSpec(config.blobs, config.blobDir), config.activitySlots),
+      openBlobStore(parseBlobSpec(config.blobs, config.blobDir), config.activitySlots, configuredKeyring(config.env)),
     );
   }
 
