@@ -1,4 +1,5 @@
 import type { Diagnostic } from '../errors.js';
+import type { RunFacts } from '../tools/env-info.js';
 import type { ReadPathPolicy } from '../tools/read-paths.js';
 import type { SandboxPolicy } from '../tools/sandbox.js';
 import type { ToolCeiling, ToolContext } from '../tools/tool.js';
@@ -27,6 +28,8 @@ export interface SeedInputs {
   sandbox?: SandboxPolicy;
   /** A sub-agent's ancestors: a command seed must be pre-approved by each one's safe list too. */
   ceilings?: readonly ToolCeiling[];
+  /** What a `runtime_info` tool seed reports of the run. */
+  run?: RunFacts;
 }
 
 export interface SeedText {

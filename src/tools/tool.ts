@@ -6,6 +6,7 @@
 import type { z } from 'zod';
 import type { PermissionMode } from '../blueprint/types.js';
 import { formatCoded, type RuntimeCode } from '../errors.js';
+import type { RunFacts } from './env-info.js';
 import type { PermissionLayer } from './permissions.js';
 import type { ReadPathPolicy } from './read-paths.js';
 import type { SandboxPolicy } from './sandbox.js';
@@ -39,6 +40,10 @@ export interface ToolContext {
    * run that started it (docs/reference/sub-agents.md#what-a-worker-inherits).
    */
   ceilings?: readonly ToolCeiling[];
+  /** What `runtime_info` reports of the run (docs/tools.md#environment). */
+  run?: RunFacts;
+  /** The environment `locale_info` reads; the process's when unset. */
+  env?: NodeJS.ProcessEnv;
 }
 
 /** What one ancestor of a sub-agent allows its tools. */

@@ -10,6 +10,7 @@ import { submitOutput } from '../../outputs/submit.js';
 import { type Encoding, encodingFor, lookupModel } from '../../providers/models.js';
 import { countTokens, cutMarker, cutToTokens } from '../../tokens/index.js';
 import { dispatchTool, type ToolOutcome } from '../../tools/dispatch.js';
+import { runFactsFor } from '../../tools/env-info.js';
 import { isGranted, notGrantedResult, stageTools } from '../../tools/grants.js';
 import { canonicalTool } from '../../tools/names.js';
 import { mergedPermissions } from '../../tools/permissions.js';
@@ -96,6 +97,13 @@ export async function runToolCall(
     ...(input.approved ? { approved: true } : {}),
     attempt,
     granted: stageTools(bp, input.stage),
+    run: runFactsFor(bp, input.stage, {
+      model,
+      tools: stageTools(bp, input.stage),
+      workdir: input.workdir,
+      unattended: input.unattended,
+      runId: input.runId,
+    }),
     ...(signal ? { signal } : {}),
   });
   const text = outcome.content;
