@@ -12,6 +12,7 @@ import type { Diagnostic } from '../errors.js';
 import { BUILTIN_MODELS, type ModelTable } from '../providers/models.js';
 import { compileReadPaths } from '../tools/read-paths.js';
 import { type AgentName, type Catalog, resolveAgents } from './agents.js';
+import { agentsDir } from './agents-dir.js';
 import { runChecks } from './checks.js';
 import { DEFAULT_ASK_TIMEOUT_SECS, parseDuration } from './duration.js';
 import { checkFanOuts } from './fan-out.js';
@@ -59,6 +60,8 @@ export interface LoadOptions {
    * set only when a blueprint is loaded because another one names it.
    */
   catalog?: Catalog;
+  /** Where agents named by a bare name are looked up after the blueprint's siblings (default: agentsDir()). */
+  agentsDir?: string;
 }
 
 export interface LoadResult {
@@ -499,6 +502,7 @@ function readAgents(
       opts.catalog,
       (path, catalog) => loadBlueprint(path, { ...opts, catalog }),
       findings,
+      opts.agentsDir ?? agentsDir(),
     );
     if (Object.keys(refs).length > 0) bp.agentRefs = refs;
   }

@@ -20,6 +20,7 @@ import { temporalTls, tlsOption } from '../worker/tls.js';
 import { createToolWorker, toolQueueName } from '../worker/tool-worker.js';
 import { bundleFromEnv, createWorker, installRuntime } from '../worker/worker.js';
 import { followInTerminal, type Hosted, printTurn, printWorkers, reportEnd, stopHosted } from './follow-terminal.js';
+import { resolveBlueprintArg } from './installed-agents.js';
 import { commandHint, terminalAnswers } from './reply-prompt.js';
 import { ensureServer } from './server-access.js';
 
@@ -56,7 +57,7 @@ function callerValues(pairs: string[]): Record<string, string> {
 }
 
 function loadOrExplain(path: string): Blueprint {
-  const loaded = loadBlueprint(path);
+  const loaded = loadBlueprint(resolveBlueprintArg(path));
   const errors = loaded.diagnostics.filter((d) => d.severity === 'error');
   if (!loaded.blueprint || errors.length > 0) {
     for (const d of errors)

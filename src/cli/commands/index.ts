@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { registerAgents } from './agents.js';
 import { registerAnswer } from './answer.js';
 import { registerApprove } from './approve.js';
 import { registerAttach } from './attach.js';
@@ -32,6 +33,7 @@ export function registerCommands(program: Command): void {
   registerResume(program);
   registerCancel(program);
   registerValidate(program);
+  registerAgents(program);
   registerContext(program);
   registerServer(program);
   registerWorker(program);
