@@ -21,6 +21,7 @@ import { createToolWorker, toolQueueName } from '../worker/tool-worker.js';
 import { bundleFromEnv, createWorker, installRuntime } from '../worker/worker.js';
 import { followInTerminal, type Hosted, printTurn, printWorkers, reportEnd, stopHosted } from './follow-terminal.js';
 import { resolveBlueprintArg } from './installed-agents.js';
+import { parseOutputSchema, valueOrFile, withApprovals } from './launch-flags.js';
 import { commandHint, terminalAnswers } from './reply-prompt.js';
 import { ensureServer } from './server-access.js';
 
@@ -38,6 +39,12 @@ export interface RunFlags {
   toolQueue?: string;
   outputFormat?: string;
   outputInstructions?: string;
+  /** `--output-schema <JSON|@FILE>`. */
+  outputSchema?: string;
+  /** `--allow TOOL` (repeatable): that tool's `ask` becomes `allow`. */
+  allow?: string[];
+  /** `--yolo`: unattended, and every `ask` becomes `allow`; a `deny` stays. */
+  yolo?: boolean;
   /** A person attends the run (docs/reference/operators.md#attended-runs). */
   attended?: boolean;
 }
@@ -51,7 +58,7 @@ function callerValues(pairs: string[]): Record<string, string> {
         'bad-input',
         `--input takes key=value, got "${pair}"; for example --input brief="Keep it short".`,
       );
-    out[pair.slice(0, eq)] = pair.slice(eq + 1);
+    out[pair.slice(0, eq)] = valueOrFile(pair.slice(eq + 1), `--input ${pair.slice(0, eq)}=`);
   }
   return out;
 }
@@ -75,12 +82,18 @@ function loadOrExplain(path: string): Blueprint {
 
 export async function runAgentCommand(path: string, flags: RunFlags): Promise<void> {
   const say = (line: string) => process.stderr.write(`${line}\n`);
+  if (flags.yolo && flags.attended)
+    throw new LevError('bad-input', '--yolo runs without a person and --attended with one; give only one of them.');
+  const task = flags.task === undefined ? undefined : valueOrFile(flags.task, '--task');
+  const schema = flags.outputSchema === undefined ? undefined : parseOutputSchema(flags.outputSchema);
   let bp = loadOrExplain(path);
   if (flags.model) bp = withModel(bp, flags.model);
   bp = withLaunchOutput(bp, {
-    ...(flags.outputFormat ? { format: flags.outputFormat } : {}),
+    ...(flags.outputFormat ? { format: flags.outputFormat } : schema ? { format: 'json' } : {}),
     ...(flags.outputInstructions ? { instructions: flags.outputInstructions } : {}),
+    ...(schema ? { schema } : {}),
   });
+  bp = withApprovals(bp, { ...(flags.yolo ? { yolo: true } : {}), allow: flags.allow ?? [] });
   const workdir = resolve(flags.workdir);
   checkWorkdir(workdir);
   checkSandbox(bp, process.env, say, !flags.seedCommands);
@@ -88,7 +101,7 @@ export async function runAgentCommand(path: string, flags: RunFlags): Promise<vo
   const toolTaskQueue = flags.toolQueue ?? toolQueueName(workdir);
   const input = {
     blueprint: bp,
-    ...(flags.task !== undefined ? { task: flags.task } : {}),
+    ...(task !== undefined ? { task } : {}),
     caller,
     workdir,
     options: {
@@ -106,7 +119,7 @@ export async function runAgentCommand(path: string, flags: RunFlags): Promise<vo
         caller,
         workdir,
         noSeedCommands: !flags.seedCommands,
-        ...(flags.task !== undefined ? { task: flags.task } : {}),
+        ...(task !== undefined ? { task } : {}),
       },
       process.env,
     );

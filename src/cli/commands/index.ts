@@ -7,6 +7,7 @@ import { registerBlobs } from './blobs.js';
 import { registerCancel } from './cancel.js';
 import { registerContext } from './context.js';
 import { registerDeny } from './deny.js';
+import { registerModels } from './models.js';
 import { registerMsg } from './msg.js';
 import { registerPause } from './pause.js';
 import { registerPs } from './ps.js';
@@ -34,6 +35,7 @@ export function registerCommands(program: Command): void {
   registerCancel(program);
   registerValidate(program);
   registerAgents(program);
+  registerModels(program);
   registerContext(program);
   registerServer(program);
   registerWorker(program);
