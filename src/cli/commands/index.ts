@@ -7,6 +7,7 @@ import { registerBlobs } from './blobs.js';
 import { registerCancel } from './cancel.js';
 import { registerContext } from './context.js';
 import { registerDeny } from './deny.js';
+import { registerDoctor } from './doctor.js';
 import { registerModels } from './models.js';
 import { registerMsg } from './msg.js';
 import { registerPause } from './pause.js';
@@ -36,6 +37,7 @@ export function registerCommands(program: Command): void {
   registerValidate(program);
   registerAgents(program);
   registerModels(program);
+  registerDoctor(program);
   registerContext(program);
   registerServer(program);
   registerWorker(program);
