@@ -342,6 +342,18 @@ export const RUNTIME_CODES = {
   'run-not-found': { surface: 'cli', meaning: 'No run with that id is known to the Temporal server.' },
   'run-not-finished': { surface: 'cli', meaning: '`lev result` was asked for a run that is still going.' },
   'unknown-status': { surface: 'cli', meaning: '`lev ps --status` names no run status.' },
+  'agent-exists': { surface: 'cli', meaning: '`lev add` was given a name an installed agent already has.' },
+  'agent-not-installed': { surface: 'cli', meaning: '`lev remove` names no installed agent.' },
+  'unknown-model': { surface: 'cli', meaning: '`lev models show` names a model the model table does not have.' },
+  'input-file-unreadable': {
+    surface: 'cli',
+    meaning: 'A `lev run` value written `@FILE` names a file that cannot be read.',
+  },
+  'output-schema-invalid': { surface: 'cli', meaning: '`lev run --output-schema` is not a JSON Schema object.' },
+  'bad-agent-name': {
+    surface: 'cli',
+    meaning: 'The name `lev add` would install an agent under is not a plain directory name.',
+  },
   // Operator updates
   'run-finished': {
     surface: 'operator',

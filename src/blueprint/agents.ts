@@ -7,7 +7,7 @@
  * nothing but the blob store.
  */
 import { existsSync } from 'node:fs';
-import { dirname, isAbsolute, resolve } from 'node:path';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
 import type { Diagnostic } from '../errors.js';
 import type { Blueprint } from '../shapes/blueprint.js';
 import type { Findings, KeyPath } from './findings.js';
@@ -24,13 +24,18 @@ export type AgentLoader = (
 /**
  * Where a name leads from the blueprint in `dir`: a bare name is a blueprint
  * directory next to this one (`blueprints/researcher` for a blueprint in
- * `blueprints/reviewer`), anything with a slash or a dot in front is a path
- * relative to `dir`.
+ * `blueprints/reviewer`), else the installed agent of that name under
+ * `installed` (docs/reference/installed-agents.md); anything with a slash or
+ * a dot in front is a path relative to `dir`.
  */
-export function agentPath(dir: string, name: string): string {
+export function agentPath(dir: string, name: string, installed?: string): string {
   if (isAbsolute(name)) return name;
   const bare = !name.includes('/') && !name.includes('\\') && !name.startsWith('.');
-  return bare ? resolve(dir, '..', name) : resolve(dir, name);
+  if (!bare) return resolve(dir, name);
+  const sibling = resolve(dir, '..', name);
+  if (existsSync(sibling) || installed === undefined) return sibling;
+  const byName = join(installed, name);
+  return existsSync(byName) ? byName : sibling;
 }
 
 export interface AgentName {
@@ -49,15 +54,17 @@ export function resolveAgents(
   catalog: Catalog,
   load: AgentLoader,
   findings: Findings,
+  installed?: string,
 ): Record<string, string> {
   const refs: Record<string, string> = {};
   for (const { name, at } of names) {
     if (Object.hasOwn(refs, name)) continue;
-    const path = agentPath(dir, name);
+    const path = agentPath(dir, name, installed);
     if (name.trim() === '' || !existsSync(path)) {
+      const where = installed ? ` nor is an agent of that name installed in ${installed}` : '';
       findings.add(
         'worker-agent-unknown',
-        `"${name}" names no blueprint: ${path} does not exist. Write the name of a blueprint directory next to this one, or a path relative to ${dir}.`,
+        `"${name}" names no blueprint: ${path} does not exist${where}. Write the name of a blueprint directory next to this one or of an installed agent (\`lev add\`), or a path relative to ${dir}.`,
         at,
       );
       continue;

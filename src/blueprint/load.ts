@@ -22,11 +22,12 @@ import type {
 import type { ModelTable } from '../shapes/models.js';
 import { compileReadPaths } from '../tools/read-paths.js';
 import { type AgentName, type Catalog, resolveAgents } from './agents.js';
+import { agentsDir } from './agents-dir.js';
 import { runChecks } from './checks.js';
 import { DEFAULT_ASK_TIMEOUT_SECS, parseDuration } from './duration.js';
 import { checkFanOuts } from './fan-out.js';
-import { TableReader } from './fields.js';
-import { Findings, inFileOrder } from './findings.js';
+import { isTable, TableReader } from './fields.js';
+import { didYouMean, Findings, inFileOrder } from './findings.js';
 import { runLints } from './lints.js';
 import { guessProvider } from './model-chain.js';
 import { parseModelTable } from './model-table.js';
@@ -38,7 +39,15 @@ import { appendedRuntimeRegions, systemRegion } from './resolve.js';
 import { checkScripts } from './scripts.js';
 import { parsePermissions, parseStage, type RegionRef } from './stages.js';
 import { checkStageTools } from './tool-check.js';
-import { reportUnbuiltKeys, UNBUILT_AGENT_KEYS, UNBUILT_TOP_KEYS } from './unsupported.js';
+import {
+  CONFIG_FILE_SECTIONS,
+  reportMisplacedSections,
+  reportUnbuiltKeys,
+  UNBUILT_AGENT_KEYS,
+  UNBUILT_SANDBOX_KEYS,
+  UNBUILT_SECURITY_KEYS,
+  UNBUILT_TOP_KEYS,
+} from './unsupported.js';
 import { emptyUserConfig, envNames, type UserConfig } from './user-config.js';
 
 export interface LoadOptions {
@@ -52,6 +61,8 @@ export interface LoadOptions {
    * set only when a blueprint is loaded because another one names it.
    */
   catalog?: Catalog;
+  /** Where agents named by a bare name are looked up after the blueprint's siblings (default: agentsDir()). */
+  agentsDir?: string;
 }
 
 export interface LoadResult {
@@ -74,7 +85,10 @@ const TOP_KEYS = [
   'limits',
   'models',
   'run',
+  'repetition_detection',
 ] as const;
+/** `[repetition_detection]`: the original's loop detector; its keys are checked here, its behaviour is the runtime's. */
+const REPETITION_KEYS = ['enabled', 'max_repeat_calls', 'max_readonly_streak'] as const;
 const AGENT_KEYS = [
   'name',
   'description',
@@ -307,12 +321,20 @@ function build(
   // Marked before the agents it names are loaded, so an agent naming this one back finds it.
   opts.catalog.set(file, null);
   const root = new TableReader(doc, [], findings);
-  root.unknownKeys([...TOP_KEYS, ...Object.keys(UNBUILT_TOP_KEYS)], 'unknown-key', 'A blueprint');
+  root.unknownKeys(
+    [...TOP_KEYS, ...Object.keys(UNBUILT_TOP_KEYS), ...Object.keys(CONFIG_FILE_SECTIONS)],
+    'unknown-key',
+    'A blueprint',
+  );
+  reportMisplacedSections(root, CONFIG_FILE_SECTIONS);
   reportUnbuiltKeys(root, UNBUILT_TOP_KEYS, 'Top-level');
+  checkTransforms(root);
+  readRepetitionDetection(root);
 
   const agentTable = root.table_('agent', '[agent] name = "coder"');
   agentTable?.unknownKeys([...AGENT_KEYS, ...Object.keys(UNBUILT_AGENT_KEYS)], 'unknown-key', '[agent]');
   if (agentTable) reportUnbuiltKeys(agentTable, UNBUILT_AGENT_KEYS, '[agent]');
+  for (const key of ['dynamic_tools', 'batch_tool_hint', 'shell_hint']) agentTable?.boolean(key);
   const fallbackName = (BLUEPRINT_FILE_NAMES as readonly string[]).includes(basename(file))
     ? basename(dir)
     : basename(file, extname(file));
@@ -481,6 +503,7 @@ function readAgents(
       opts.catalog,
       (path, catalog) => loadBlueprint(path, { ...opts, catalog }),
       findings,
+      opts.agentsDir ?? agentsDir(),
     );
     if (Object.keys(refs).length > 0) bp.agentRefs = refs;
   }
@@ -542,14 +565,86 @@ function readPermissions(root: TableReader): ToolPermissions {
 
 function readSafeCommands(root: TableReader): string[] {
   const t = root.table_('safe_commands', '[safe_commands] shell = ["make test"]');
-  t?.unknownKeys(['shell'], 'unknown-key', '[safe_commands]');
+  t?.unknownKeys(['shell', 'tools'], 'unknown-key', '[safe_commands]');
+  if (t?.stringArray('tools') !== undefined)
+    reportUnbuiltKeys(
+      t,
+      { tools: 'these tools still ask or run as [tool_permissions] says; set them to "allow" there' },
+      '[safe_commands]',
+    );
   return t?.stringArray('shell') ?? [];
+}
+
+/**
+ * `[repetition_detection]` (docs/reference/original-keys.md#other-top-level-tables): its
+ * keys and their types are checked here; until the runtime reads it, a
+ * warning says loops are caught only by `stuck` edges.
+ */
+function readRepetitionDetection(root: TableReader): void {
+  const t = root.table_('repetition_detection', '[repetition_detection] enabled = true');
+  if (!t) return;
+  t.unknownKeys(REPETITION_KEYS, 'unknown-key', '[repetition_detection]');
+  t.boolean('enabled');
+  t.integer('max_repeat_calls', 1);
+  t.integer('max_readonly_streak', 1);
+  root.findings.add(
+    'unsupported-feature',
+    'Top-level key `repetition_detection` from the original Leviath is not built here yet: repeated tool calls are caught only by `stuck` edges. The rest of the blueprint runs; remove the key to silence this warning.',
+    root.at('repetition_detection'),
+  );
+}
+
+const TRANSFORM_KEYS = ['from_blueprint', 'to_blueprint', 'mappings'] as const;
+const MAPPING_KEYS = ['from_region', 'to_region', 'transform', 'fields'] as const;
+
+/** `[[transforms]]` is not built; its shape is still checked so a typo in it is caught. */
+function checkTransforms(root: TableReader): void {
+  const list = root.raw('transforms');
+  if (list === undefined) return;
+  if (!Array.isArray(list)) {
+    root.findings.add(
+      'bad-value',
+      '`transforms` must be an array of tables, written [[transforms]] with from_blueprint, to_blueprint and mappings.',
+      root.at('transforms'),
+    );
+    return;
+  }
+  list.forEach((entry, i) => {
+    const t = new TableReader(entry as Record<string, unknown>, [...root.at('transforms'), i], root.findings);
+    if (!isTable(entry)) {
+      root.findings.add('bad-value', `Entry ${i + 1} of [[transforms]] must be a table.`, t.path);
+      return;
+    }
+    t.unknownKeys(TRANSFORM_KEYS, 'unknown-key', `Entry ${i + 1} of [[transforms]]`);
+    t.string('from_blueprint');
+    t.string('to_blueprint');
+    const mappings = t.raw('mappings');
+    if (mappings !== undefined && !Array.isArray(mappings)) {
+      root.findings.add(
+        'bad-value',
+        '`mappings` must be an array of tables ([[transforms.mappings]]).',
+        t.at('mappings'),
+      );
+      return;
+    }
+    (mappings ?? []).forEach((m: unknown, j: number) => {
+      if (!isTable(m)) return;
+      const mt = new TableReader(m, [...t.at('mappings'), j], root.findings);
+      mt.unknownKeys(MAPPING_KEYS, 'unknown-key', `Mapping ${j + 1} of [[transforms]] entry ${i + 1}`);
+      mt.string('from_region');
+      mt.string('to_region');
+      mt.enumeration('transform', ['direct', 'summarize', 'extract'], 'bad-value');
+      mt.stringArray('fields');
+    });
+  });
 }
 
 function readSecurity(root: TableReader, user: UserConfig): Blueprint['security'] {
   const t = root.table_('security', '[security] allow_seed_commands = false');
+  if (t) reportUnbuiltKeys(t, UNBUILT_SECURITY_KEYS, '[security]');
+  if (t?.has('taint_tracking')) t.boolean('taint_tracking');
   for (const key of Object.keys(t?.table ?? {})) {
-    if (key === 'allow_seed_commands' || !t) continue;
+    if (key === 'allow_seed_commands' || key in UNBUILT_SECURITY_KEYS || !t) continue;
     const hint =
       key === 'read_paths' || key === 'allow_blueprint_read_paths'
         ? ' a blueprint cannot grant itself read access; declare [read_paths] allow here and grant it in your own config'
@@ -567,13 +662,14 @@ function readSecurity(root: TableReader, user: UserConfig): Blueprint['security'
 /** A blueprint may name variables its commands need; where and how they run is the user's config alone. */
 function readSandbox(root: TableReader): { env: string[] } {
   const t = root.table_('sandbox', '[sandbox] env = ["CARGO_HOME"]');
+  if (t) reportUnbuiltKeys(t, UNBUILT_SANDBOX_KEYS, '[sandbox]');
   for (const key of Object.keys(t?.table ?? {})) {
-    if (key === 'env' || !t) continue;
-    const hint =
-      key === 'kind'
-        ? ' a blueprint cannot change the sandbox; `[sandbox] kind` belongs in your own config'
-        : ' the only key it reads is env';
-    t.findings.add('unknown-key', `[sandbox] in a blueprint has no key "${key}":${hint}.`, t.at(key));
+    if (key === 'env' || key in UNBUILT_SANDBOX_KEYS || !t) continue;
+    t.findings.add(
+      'unknown-key',
+      `[sandbox] in a blueprint has no key "${key}"${didYouMean(key, ['env', ...Object.keys(UNBUILT_SANDBOX_KEYS)])}: the only key it reads is env.`,
+      t.at(key),
+    );
   }
   return { env: t ? envNames(t) : [] };
 }

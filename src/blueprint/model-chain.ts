@@ -7,14 +7,14 @@
 import type { ModelTable } from '../shapes/models.js';
 import { isTable, TableReader } from './fields.js';
 import { describeValue, type Findings, type KeyPath } from './findings.js';
+import { reportUnbuiltKeys, UNBUILT_MODEL_KEYS } from './unsupported.js';
 
-const CHAIN_KEYS = ['models'] as const;
-/** Keys of the original's model table that tune requests; not built here. */
-const UNBUILT_CHAIN_KEYS = ['params', 'request_timeout_secs', 'allow_user_default'] as const;
+/** Keys of the original's model table that pick models; the rest are in UNBUILT_MODEL_KEYS. */
+const CHAIN_KEYS = ['models', 'provider', 'model', 'fallbacks'] as const;
 const ENTRY_KEYS = ['provider', 'model'] as const;
 /** Providers tried, in order, for an entry that names a model without its provider. */
 const GUESS_ORDER = ['anthropic', 'openai', 'ollama', 'openrouter'] as const;
-const KNOWN_PREFIXES = ['anthropic', 'openai', 'ollama', 'openrouter', 'vllm', 'lmstudio', 'scripted'];
+const KNOWN_PREFIXES = ['anthropic', 'openai', 'google', 'ollama', 'openrouter', 'vllm', 'lmstudio', 'scripted'];
 
 /** `provider:model` for an entry without a provider: the provider whose table row names it, else OpenAI-compatible. */
 export function guessProvider(model: string, table: ModelTable): string {
@@ -44,27 +44,50 @@ export function parseModelValue(
     return undefined;
   }
   const t = new TableReader(value, at, findings);
-  t.unknownKeys([...CHAIN_KEYS, ...UNBUILT_CHAIN_KEYS], 'unknown-key', 'A model chain');
-  for (const key of UNBUILT_CHAIN_KEYS) {
-    if (t.has(key))
-      findings.add(
-        'unsupported-feature',
-        `\`${key}\` of a model chain is not built here, so it is not applied to requests; remove it to silence this warning.`,
-        t.at(key),
-      );
-  }
+  t.unknownKeys([...CHAIN_KEYS, ...Object.keys(UNBUILT_MODEL_KEYS)], 'unknown-key', 'A model chain');
+  reportUnbuiltKeys(t, UNBUILT_MODEL_KEYS, 'Model');
+  t.boolean('allow_user_default');
+  t.integer('request_timeout_secs', 1);
+  t.table_('parameters', 'parameters = { temperature = 0.2 }');
+  // The original's order: `models` when it lists any; else the `provider`/`model` shorthand, then `fallbacks`.
   const list = t.raw('models');
-  if (!Array.isArray(list) || list.length === 0) {
-    findings.add(
-      'bad-value',
-      'A model chain needs a non-empty list: models = [{ provider = "anthropic", model = "claude-sonnet-5" }, ...].',
-      t.at('models'),
-    );
-    return undefined;
+  let entries: { entry: unknown; where: KeyPath }[];
+  if (t.has('models')) {
+    if (!Array.isArray(list) || list.length === 0) {
+      findings.add(
+        'bad-value',
+        'A model chain needs a non-empty list: models = [{ provider = "anthropic", model = "claude-sonnet-5" }, ...].',
+        t.at('models'),
+      );
+      return undefined;
+    }
+    entries = list.map((entry, i) => ({ entry, where: [...t.at('models'), i] }));
+  } else {
+    entries = [];
+    const provider = t.string('provider');
+    const model = t.string('model');
+    if (provider !== undefined || model !== undefined) {
+      if (model === undefined)
+        findings.add(
+          'bad-value',
+          'This model table names a provider but no model; add model = "...".',
+          t.at('provider'),
+        );
+      else entries.push({ entry: provider === undefined ? { model } : { provider, model }, where: t.at('model') });
+    }
+    const fallbacks = t.raw('fallbacks');
+    if (fallbacks !== undefined && !Array.isArray(fallbacks))
+      findings.add(
+        'bad-value',
+        '`fallbacks` must be a list such as [{ provider = "openai", model = "gpt-5.5" }].',
+        t.at('fallbacks'),
+      );
+    else
+      for (const [i, entry] of (fallbacks ?? []).entries()) entries.push({ entry, where: [...t.at('fallbacks'), i] });
+    if (entries.length === 0) return undefined;
   }
   const refs: string[] = [];
-  list.forEach((entry, i) => {
-    const where = [...t.at('models'), i];
+  entries.forEach(({ entry, where }, i) => {
     if (!isTable(entry)) {
       findings.add(
         'bad-value',

@@ -360,6 +360,14 @@ function readMode(s: TableReader, stage: string): StageMode {
     );
     return 'autonomous';
   }
+  if (raw === 'interactive_points') {
+    s.findings.add(
+      'unsupported-feature',
+      `Stage "${stage}": mode = "interactive_points" is not built here, so the stage does not stop at its interaction points; it runs as mode = "interactive", waiting for a reply after each answer.`,
+      s.at('mode'),
+    );
+    return 'interactive';
+  }
   return s.enumeration('mode', MODES, 'bad-value', { 'fan-out': 'fan_out' }) ?? 'autonomous';
 }
 
@@ -405,6 +413,10 @@ export function parseStage(
   const s = new TableReader(value, at, findings);
   s.unknownKeys([...STAGE_KEYS, ...Object.keys(UNBUILT_STAGE_KEYS)], 'unknown-key', `Stage "${name}"`);
   reportUnbuiltKeys(s, UNBUILT_STAGE_KEYS, `Stage "${name}":`);
+  s.stringArray('required_tools');
+  s.stringArray('available_connectors');
+  s.boolean('batch_tool_hint');
+  s.boolean('shell_hint');
   const def: StageDef = {
     name,
     model: defaults.model,

@@ -16,13 +16,21 @@ import {
   BUILTIN_TOOLS,
   CONTEXT_TOOLS,
   canonicalTool,
+  ENV_TOOLS,
   FAN_OUT,
   TOOL_ALIASES,
 } from '../tools/names.js';
 import { didYouMean, type Findings } from './findings.js';
 import { UNBUILT_TOOLS } from './unsupported.js';
 
-const KNOWN: readonly string[] = [...BUILTIN_TOOLS, ...CONTEXT_TOOLS, SUBMIT_OUTPUT, ASK_USER, ...AGENT_TOOLS];
+const KNOWN: readonly string[] = [
+  ...BUILTIN_TOOLS,
+  ...ENV_TOOLS,
+  ...CONTEXT_TOOLS,
+  SUBMIT_OUTPUT,
+  ASK_USER,
+  ...AGENT_TOOLS,
+];
 
 export function checkStageTools(bp: Blueprint, findings: Findings): void {
   for (const stage of bp.stages) {

@@ -1,27 +1,37 @@
 /**
- * Keys and tools of the original Rust Leviath that are not built here. A
- * migrating user's blueprint must still load and run with everything else,
- * so each one is a warning `unsupported-feature` that says what will not
- * happen, never a hard error.
+ * Keys and tools of the original Rust Leviath's blueprint schema that are
+ * not built here (docs/reference/original-keys.md). A migrating user's
+ * blueprint must still load and run with everything else, so each one is a
+ * warning `unsupported-feature` that says what will not happen, never a hard
+ * error. Only keys the original's schema has are listed: anything else is
+ * `unknown-key`, so a typo is still caught.
  */
 import type { TableReader } from './fields.js';
 
 /** Top-level tables, with what is lost without them. */
 export const UNBUILT_TOP_KEYS: Readonly<Record<string, string>> = {
-  mcp_servers: 'MCP servers are not started, so their tools are not offered',
-  taint_tracking: 'data flow is not tracked',
-  dependencies: 'the machine is not checked for these dependencies',
-  nudge: 'a stage that answers without tool calls is not nudged',
-  repetition: 'loops are detected only through `stuck` edges',
-  script_permissions: 'script tools are not built, so these permissions govern nothing',
-  mime_types: 'attachments are not typed',
-  rate_limits: 'requests are not rate-limited on the client side',
+  transforms: 'context is not mapped between blueprints by these rules; a sub-agent gets only the task it is given',
+};
+
+/**
+ * Sections of the original's `config.toml` that users paste into a
+ * blueprint; the original refuses them there too. Each is `unknown-key`
+ * with a pointer to where it belongs.
+ */
+export const CONFIG_FILE_SECTIONS: Readonly<Record<string, string>> = {
+  mcp_servers:
+    'MCP servers are configured in your own config ($LEVIATH_CONFIG, else ~/.config/leviath/config.toml), not in a blueprint',
+  rate_limits:
+    'rate limits are set in your own config ($LEVIATH_CONFIG, else ~/.config/leviath/config.toml), not in a blueprint',
+  nudge: 'a blueprint nudges with [agent] nudge or a stage `nudge`, not a top-level [nudge]',
 };
 
 /** `[agent]` keys. */
 export const UNBUILT_AGENT_KEYS: Readonly<Record<string, string>> = {
   nudge: 'a stage that answers without tool calls is not nudged',
-  tool_rescan: 'the tool list is fixed when the run starts',
+  dynamic_tools: 'the tool list is fixed when the run starts, so the agent cannot add tools mid-run',
+  batch_tool_hint: 'the prompt hint about batching tool calls is not added',
+  shell_hint: 'the prompt hint about the shell is not added',
 };
 
 /** Stage keys. */
@@ -30,22 +40,41 @@ export const UNBUILT_STAGE_KEYS: Readonly<Record<string, string>> = {
   required_tools: 'these tools are not kept or checked for',
   nudge: 'the stage is not nudged when it answers without tool calls',
   hooks: 'stage hooks are not run',
-  connectors: 'connectors are not built',
-  sandbox: 'tools run in the working directory, not in a sandbox',
+  available_connectors:
+    'the tools of these MCP servers are not offered by server name; list each tool in available_tools',
+  sandbox: 'tools run in the sandbox of your own config, not in one the stage asks for',
+  security: 'data flow is not tracked',
+  batch_tool_hint: 'the prompt hint about batching tool calls is not added',
+  shell_hint: 'the prompt hint about the shell is not added',
+};
+
+/** Blueprint `[sandbox]` keys: where and how tools run is the user's config alone. */
+export const UNBUILT_SANDBOX_KEYS: Readonly<Record<string, string>> = {
+  kind: 'a blueprint cannot choose the sandbox; tools run in the one your own config sets ([sandbox] kind)',
+  image: 'a blueprint cannot choose the container image; your own config does',
+  engine: 'a blueprint cannot choose the container engine; your own config does',
+  network: "a blueprint cannot open or close the sandbox's network; your own config does",
+  mount: 'a blueprint cannot mount paths into the sandbox; your own config does',
+  mounts: 'a blueprint cannot mount paths into the sandbox; your own config does',
+  persist: 'a blueprint cannot keep a sandbox between runs; your own config does',
+  on_unavailable: 'what happens without a sandbox is decided by your own config',
+};
+
+/** `[security]` keys of a blueprint besides allow_seed_commands. */
+export const UNBUILT_SECURITY_KEYS: Readonly<Record<string, string>> = {
   taint_tracking: 'data flow is not tracked',
-  output_routing: 'the answer is not routed to a region',
-  input_accepts: 'attachments are not typed',
-  input_as_text: 'attachments are not typed',
-  tool_accepts: 'attachments are not typed',
-  batch_tool_hint: 'the prompt hint is not added',
-  shell_hint: 'the prompt hint is not added',
-  hide: 'every region of the layout stays visible to the stage',
-  reset: 'no region is emptied when the stage is entered',
+};
+
+/** Keys of a stage's model table. */
+export const UNBUILT_MODEL_KEYS: Readonly<Record<string, string>> = {
+  parameters: 'they are not passed to the provider, which uses its defaults',
+  request_timeout_secs: "requests keep the provider's own timeout",
+  allow_user_default: 'a stage whose models are all unconfigured fails rather than using your default model',
 };
 
 /**
- * Tools of the original that are not built here: asking a person anything
- * but a free-text question. A stage that lists one is not offered it.
+ * Tools of the original that are not built here. A stage that lists one is
+ * not offered it.
  */
 export const UNBUILT_TOOLS: Readonly<Record<string, string>> = {
   ask_user_choice: 'only free-text questions are built (`ask_user`)',
@@ -53,6 +82,8 @@ export const UNBUILT_TOOLS: Readonly<Record<string, string>> = {
   edit_document: 'only free-text questions are built (`ask_user`)',
   present_for_review: 'only free-text questions are built (`ask_user`)',
   read_files: 'use read_file once per file',
+  environment_info: 'the agent is not told its environment variables',
+  which_command: 'the agent cannot ask whether a program is installed except through the shell',
 };
 
 /** Reports each unbuilt key present in `t`, naming what will not happen. */
@@ -64,5 +95,13 @@ export function reportUnbuiltKeys(t: TableReader, keys: Readonly<Record<string, 
       `${where} key \`${key}\` from the original Leviath is not built here: ${lost}. The rest of the blueprint runs; remove the key to silence this warning.`,
       t.at(key),
     );
+  }
+}
+
+/** Reports each of `sections` present in `t` as `unknown-key`, saying where it belongs. */
+export function reportMisplacedSections(t: TableReader, sections: Readonly<Record<string, string>>): void {
+  for (const [key, where] of Object.entries(sections)) {
+    if (!t.has(key)) continue;
+    t.findings.add('unknown-key', `A blueprint has no key "${key}": ${where}. Move it there or remove it.`, t.at(key));
   }
 }

@@ -5,13 +5,14 @@
  */
 import { Command, CommanderError } from 'commander';
 import { isLevError } from '../errors.js';
+import { LEVIATH_VERSION } from '../version.js';
 import { registerCommands } from './commands/index.js';
 import { resolveServerFlags } from './options.js';
 
 export async function main(argv: string[]): Promise<number> {
   const program = new Command('lev')
     .description('Leviath: durable AI agents with structured context memory, on Temporal.')
-    .version('0.3.0')
+    .version(LEVIATH_VERSION)
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride();
   registerCommands(program);

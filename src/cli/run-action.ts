@@ -23,6 +23,8 @@ import { connectOptions, isSecured, serverChoice, serverSettings } from '../work
 import { createToolWorker, toolQueueName } from '../worker/tool-worker.js';
 import { bundleFromEnv, createWorker, installRuntime } from '../worker/worker.js';
 import { followInTerminal, type Hosted, printTurn, printWorkers, reportEnd, stopHosted } from './follow-terminal.js';
+import { resolveBlueprintArg } from './installed-agents.js';
+import { parseOutputSchema, valueOrFile, withApprovals } from './launch-flags.js';
 import { metricsAddress } from './options.js';
 import { commandHint, terminalAnswers } from './reply-prompt.js';
 import { ensureServer } from './server-access.js';
@@ -45,6 +47,12 @@ export interface RunFlags {
   toolQueue?: string;
   outputFormat?: string;
   outputInstructions?: string;
+  /** `--output-schema <JSON|@FILE>`. */
+  outputSchema?: string;
+  /** `--allow TOOL` (repeatable): that tool's `ask` becomes `allow`. */
+  allow?: string[];
+  /** `--yolo`: unattended, and every `ask` becomes `allow`; a `deny` stays. */
+  yolo?: boolean;
   /** A person attends the run (docs/reference/operators.md#attended-runs). */
   attended?: boolean;
 }
@@ -58,13 +66,13 @@ function callerValues(pairs: string[]): Record<string, string> {
         'bad-input',
         `--input takes key=value, got "${pair}"; for example --input brief="Keep it short".`,
       );
-    out[pair.slice(0, eq)] = pair.slice(eq + 1);
+    out[pair.slice(0, eq)] = valueOrFile(pair.slice(eq + 1), `--input ${pair.slice(0, eq)}=`);
   }
   return out;
 }
 
 function loadOrExplain(path: string): Blueprint {
-  const loaded = loadBlueprint(path);
+  const loaded = loadBlueprint(resolveBlueprintArg(path));
   const errors = loaded.diagnostics.filter((d) => d.severity === 'error');
   if (!loaded.blueprint || errors.length > 0) {
     for (const d of errors)
@@ -82,12 +90,18 @@ function loadOrExplain(path: string): Blueprint {
 
 export async function runAgentCommand(path: string, flags: RunFlags): Promise<void> {
   const say = (line: string) => process.stderr.write(`${line}\n`);
+  if (flags.yolo && flags.attended)
+    throw new LevError('bad-input', '--yolo runs without a person and --attended with one; give only one of them.');
+  const task = flags.task === undefined ? undefined : valueOrFile(flags.task, '--task');
+  const schema = flags.outputSchema === undefined ? undefined : parseOutputSchema(flags.outputSchema);
   let bp = loadOrExplain(path);
   if (flags.model) bp = withModel(bp, flags.model);
   bp = withLaunchOutput(bp, {
-    ...(flags.outputFormat ? { format: flags.outputFormat } : {}),
+    ...(flags.outputFormat ? { format: flags.outputFormat } : schema ? { format: 'json' } : {}),
     ...(flags.outputInstructions ? { instructions: flags.outputInstructions } : {}),
+    ...(schema ? { schema } : {}),
   });
+  bp = withApprovals(bp, { ...(flags.yolo ? { yolo: true } : {}), allow: flags.allow ?? [] });
   const workdir = resolve(flags.workdir);
   checkWorkdir(workdir);
   checkSandbox(bp, process.env, say, !flags.seedCommands);
@@ -95,7 +109,7 @@ export async function runAgentCommand(path: string, flags: RunFlags): Promise<vo
   const toolTaskQueue = flags.toolQueue ?? toolQueueName(workdir);
   const input = {
     blueprint: bp,
-    ...(flags.task !== undefined ? { task: flags.task } : {}),
+    ...(task !== undefined ? { task } : {}),
     caller,
     workdir,
     options: {
@@ -113,7 +127,7 @@ export async function runAgentCommand(path: string, flags: RunFlags): Promise<vo
         caller,
         workdir,
         noSeedCommands: !flags.seedCommands,
-        ...(flags.task !== undefined ? { task: flags.task } : {}),
+        ...(task !== undefined ? { task } : {}),
       },
       process.env,
     );

@@ -52,7 +52,7 @@ function overlay(base: OutputSpec | undefined, top: OutputSpec): OutputSpec {
  * over the blueprint's `[agent.output]` and every stage's own output table.
  */
 export function withLaunchOutput(bp: Blueprint, launch: OutputSpec): Blueprint {
-  if (launch.format === undefined && launch.instructions === undefined) return bp;
+  if (launch.format === undefined && launch.instructions === undefined && launch.schema === undefined) return bp;
   return {
     ...bp,
     agent: { ...bp.agent, output: overlay(bp.agent.output, launch) },

@@ -5,6 +5,7 @@
 import { LevError } from '../errors.js';
 import { AnthropicProvider } from './anthropic.js';
 import { ProviderError } from './errors.js';
+import { GoogleProvider } from './google.js';
 import { parseModelRef } from './models.js';
 import { OpenAICompatibleProvider } from './openai.js';
 import { ScriptedProvider } from './scripted.js';
@@ -22,6 +23,7 @@ export {
   redactSecrets,
   toActivityFailure,
 } from './errors.js';
+export { buildGenerateRequest, GoogleProvider, mapGenerateResponse } from './google.js';
 export * from './models.js';
 export { buildChatRequest, mapChatResponse, OpenAICompatibleProvider } from './openai.js';
 export {
@@ -91,8 +93,9 @@ export const OPENAI_COMPATIBLE: Readonly<Record<string, CompatibleEndpoint>> = {
 };
 
 const ANTHROPIC_DEFAULT_BASE_URL = 'https://api.anthropic.com';
+const GOOGLE_DEFAULT_BASE_URL = 'https://generativelanguage.googleapis.com';
 
-export const PROVIDER_PREFIXES = [...Object.keys(OPENAI_COMPATIBLE), 'anthropic', 'scripted'] as const;
+export const PROVIDER_PREFIXES = [...Object.keys(OPENAI_COMPATIBLE), 'anthropic', 'google', 'scripted'] as const;
 
 function timeoutFrom(env: NodeJS.ProcessEnv): number {
   const raw = env.LEVIATH_PROVIDER_TIMEOUT_MS;
@@ -150,6 +153,16 @@ export function getProvider(ref: string, env: NodeJS.ProcessEnv = process.env): 
       baseURL: nonEmpty(env.ANTHROPIC_BASE_URL) ?? ANTHROPIC_DEFAULT_BASE_URL,
       apiKey: requireKey('anthropic', 'ANTHROPIC_API_KEY', env),
       keyEnv: 'ANTHROPIC_API_KEY',
+      timeoutMs: timeoutFrom(env),
+    });
+  }
+  if (prefix === 'google') {
+    // The original Leviath's names: GOOGLE_API_KEY and GOOGLE_BASE_URL (docs/providers.md#google-gemini).
+    return reused('google', GoogleProvider, {
+      name: 'google',
+      baseURL: nonEmpty(env.GOOGLE_BASE_URL) ?? GOOGLE_DEFAULT_BASE_URL,
+      apiKey: requireKey('google', 'GOOGLE_API_KEY', env),
+      keyEnv: 'GOOGLE_API_KEY',
       timeoutMs: timeoutFrom(env),
     });
   }

@@ -249,6 +249,7 @@ async function seedTools(c: Collector, calls: SeedToolCall[], inputs: SeedInputs
       ...(inputs.home ? { home: inputs.home } : {}),
       ...(inputs.sandbox ? { sandbox: inputs.sandbox } : {}),
       ...(inputs.ceilings ? { ceilings: inputs.ceilings } : {}),
+      ...(inputs.run ? { run: inputs.run } : {}),
     });
     if (outcome.isError) {
       c.skip('seed-tool-failed', `the tool seed \`${key}\` failed: ${outcome.content}`);

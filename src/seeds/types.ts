@@ -1,7 +1,7 @@
 import type { Diagnostic } from '../errors.js';
 import type { ReadPathPolicy } from '../tools/read-paths.js';
 import type { SandboxPolicy } from '../tools/sandbox.js';
-import type { ToolCeiling, ToolContext } from '../tools/tool.js';
+import type { RunFacts, ToolCeiling, ToolContext } from '../tools/tool.js';
 
 /** Everything seed resolution needs from the spawn request and the user's config. */
 export interface SeedInputs {
@@ -27,6 +27,8 @@ export interface SeedInputs {
   sandbox?: SandboxPolicy;
   /** A sub-agent's ancestors: a command seed must be pre-approved by each one's safe list too. */
   ceilings?: readonly ToolCeiling[];
+  /** What a `runtime_info` tool seed reports of the run. */
+  run?: RunFacts;
 }
 
 export interface SeedText {

@@ -25,6 +25,14 @@ export const BUILTIN_TOOLS = [
   'current_time',
 ] as const;
 
+/**
+ * The original Leviath's environment tools (docs/tools.md#environment). They
+ * run as activities like the built-ins above, but only a stage that lists
+ * them is offered them, as in the original: a stage without available_tools
+ * keeps the set it always had.
+ */
+export const ENV_TOOLS = ['system_info', 'locale_info', 'runtime_info'] as const;
+
 /** Tools answered inside the workflow by the pure engine (docs/reference/context-tools.md). */
 export const CONTEXT_TOOLS = [
   'context_append',

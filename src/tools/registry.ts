@@ -1,6 +1,7 @@
 /** The built-in tools by canonical name. */
 import { currentTimeTool } from './current-time.js';
 import { editFileTool } from './edit-file.js';
+import { localeInfoTool, runtimeInfoTool, systemInfoTool } from './env-info.js';
 import { globTool } from './glob.js';
 import { grepTool } from './grep.js';
 import { listDirTool } from './list-dir.js';
@@ -10,8 +11,17 @@ import type { BuiltinTool } from './tool.js';
 import { writeFileTool } from './write-file.js';
 
 export const BUILTIN_TOOL_TABLE: ReadonlyMap<string, BuiltinTool> = new Map(
-  [readFileTool, listDirTool, globTool, grepTool, writeFileTool, editFileTool, shellTool, currentTimeTool].map((t) => [
-    t.name,
-    t,
-  ]),
+  [
+    readFileTool,
+    listDirTool,
+    globTool,
+    grepTool,
+    writeFileTool,
+    editFileTool,
+    shellTool,
+    currentTimeTool,
+    systemInfoTool,
+    localeInfoTool,
+    runtimeInfoTool,
+  ].map((t) => [t.name, t]),
 );

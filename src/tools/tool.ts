@@ -10,6 +10,24 @@ import type { PermissionLayer } from './permissions.js';
 import type { ReadPathPolicy } from './read-paths.js';
 import type { SandboxPolicy } from './sandbox.js';
 
+/** What a tool can know of the run that calls it (the environment tools: docs/tools.md#environment). */
+export interface RunFacts {
+  leviathVersion: string;
+  runId?: string;
+  agent: string;
+  stage: string;
+  /** 0-based position of the stage among the blueprint's stages, and how many there are. */
+  stageIndex: number;
+  stageCount: number;
+  maxIterations?: number;
+  /** `provider:model` the stage runs on. */
+  model: string;
+  tools: readonly string[];
+  /** Undefined while seeding: the run has not said yet whether a person is watching. */
+  unattended?: boolean;
+  workdir: string;
+}
+
 export interface ToolContext {
   /** The run's working directory; path tools never write outside it. */
   workdir: string;
@@ -39,6 +57,10 @@ export interface ToolContext {
    * run that started it (docs/reference/sub-agents.md#what-a-worker-inherits).
    */
   ceilings?: readonly ToolCeiling[];
+  /** What `runtime_info` reports of the run (docs/tools.md#environment). */
+  run?: RunFacts;
+  /** The environment `locale_info` reads; the process's when unset. */
+  env?: NodeJS.ProcessEnv;
 }
 
 /** What one ancestor of a sub-agent allows its tools. */

@@ -238,14 +238,14 @@ describe('tool names in available_tools', () => {
 describe('original keys not built yet', () => {
   it('are warnings that name what will not happen', () => {
     const r = loadLeviath(
-      `${STAGE('interaction_points = []\nrequired_tools = ["read_file"]\naccepts_messages = false')}\n[mcp_servers.fs]\ncommand = "x"\n`,
+      `${STAGE('interaction_points = []\nrequired_tools = ["read_file"]\naccepts_messages = false')}\n[[transforms]]\nfrom_blueprint = "a"\n`,
     );
     expect(errorsOf(r)).toEqual([]);
     const messages = r.diagnostics.filter((d) => d.code === 'unsupported-feature').map((d) => d.message);
     // accepts_messages is built (docs/reference/operators.md#accepts_messages): no warning for it.
     expect(messages).toHaveLength(3);
     expect(r.blueprint?.stages[0]?.acceptsMessages).toBe(false);
-    expect(messages.join('\n')).toMatch(/MCP servers are not started/);
+    expect(messages.join('\n')).toMatch(/context is not mapped between blueprints/);
     expect(messages.join('\n')).toMatch(/does not stop at these checkpoints/);
   });
 });

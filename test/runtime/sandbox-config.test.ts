@@ -37,10 +37,15 @@ describe('[sandbox] in a blueprint', () => {
   it('may name variables, never the kind', () => {
     const named = loadToml('[sandbox]\nenv = ["CARGO_HOME"]\n');
     expect(named.blueprint?.sandbox).toEqual({ env: ['CARGO_HOME'] });
-    const weakened = loadToml('[sandbox]\nkind = "none"\n');
-    expect(errorsOf(weakened)).toEqual([
-      'unknown-key: [sandbox] in a blueprint has no key "kind": a blueprint cannot change the sandbox; `[sandbox] kind` belongs in your own config.',
-    ]);
+    // The original's keys load (its blueprints may ask for a sandbox), but only the user's config decides it.
+    const weakened = loadToml('[sandbox]\nkind = "none"\nnetwork = true\n');
+    expect(errorsOf(weakened)).toEqual([]);
+    const warnings = weakened.diagnostics.filter((d) => d.code === 'unsupported-feature').map((d) => d.message);
+    expect(warnings[0]).toMatch(/a blueprint cannot choose the sandbox; tools run in the one your own config sets/);
+    expect(warnings[1]).toMatch(/cannot open or close the sandbox's network/);
+    expect(weakened.blueprint?.sandbox).toEqual({ env: [] });
+    expect(sandboxPolicy(weakened.blueprint!, NO_READ_PATHS, configFile('')).kind).toBe('namespace');
+    expect(errorsOf(loadToml('[sandbox]\nknd = "none"\n'))[0]).toMatch(/^unknown-key: .*did you mean "kind"/);
   });
 
   it("passes a blueprint's credential-like names only when the user's config names them too", () => {

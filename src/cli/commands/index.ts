@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { registerAgents } from './agents.js';
 import { registerAnswer } from './answer.js';
 import { registerApprove } from './approve.js';
 import { registerAttach } from './attach.js';
@@ -7,6 +8,8 @@ import { registerCancel } from './cancel.js';
 import { registerCodecServer } from './codec-server.js';
 import { registerContext } from './context.js';
 import { registerDeny } from './deny.js';
+import { registerDoctor } from './doctor.js';
+import { registerModels } from './models.js';
 import { registerMsg } from './msg.js';
 import { registerPause } from './pause.js';
 import { registerPs } from './ps.js';
@@ -33,6 +36,9 @@ export function registerCommands(program: Command): void {
   registerResume(program);
   registerCancel(program);
   registerValidate(program);
+  registerAgents(program);
+  registerModels(program);
+  registerDoctor(program);
   registerContext(program);
   registerServer(program);
   registerWorker(program);

@@ -11,11 +11,14 @@ function collect(value: string, previous: string[]): string[] {
 export function registerRun(program: Command): void {
   serverOptions(program.command('run'))
     .description('Run an agent blueprint to the end, printing each turn with its region usage.')
-    .argument('<blueprint>', 'blueprint directory (holding agent.toml or agent.leviath) or .toml file')
-    .option('--task <text>', 'the task, for blueprints that read one')
+    .argument(
+      '<blueprint>',
+      'blueprint directory (holding agent.toml or agent.leviath), .toml file, or the name of an installed agent (`lev list`)',
+    )
+    .option('--task <text|@file>', 'the task, for blueprints that read one; @file reads it from that file')
     .option(
       '--input <key=value>',
-      'a named caller value for `input` / `{caller = "key"}` seeds (repeatable)',
+      'a named caller value for `input` / `{caller = "key"}` seeds (repeatable); key=@file reads the value from a file',
       collect,
       [],
     )
@@ -34,6 +37,12 @@ export function registerRun(program: Command): void {
     .option('--id <workflow-id>', 'workflow id for the run (default: <agent>-<time>-<random>)')
     .option('--output-format <label>', 'the shape of the final answer (json, xml, yaml, csv, toml are checked)')
     .option('--output-instructions <text>', 'how the final answer should be written')
+    .option(
+      '--output-schema <json|@file>',
+      'a JSON Schema the final answer must satisfy (implies --output-format json)',
+    )
+    .option('--allow <tool>', 'allow this tool where it is set to `ask` (repeatable); a `deny` stays', collect, [])
+    .option('--yolo', 'unattended, with every `ask` permission allowed; a `deny` stays')
     .option(
       '--attended',
       'a person attends: `ask` permissions and ask_user wait for approve/deny/answer, asked here on a terminal',

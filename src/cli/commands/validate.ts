@@ -10,6 +10,7 @@ import { type ResolvedStageBudgets, resolveStageBudgets } from '../../blueprint/
 import { loadUserConfig } from '../../blueprint/user-config.js';
 import type { Diagnostic } from '../../errors.js';
 import { columnWidths } from '../columns.js';
+import { resolveBlueprintArg } from '../installed-agents.js';
 
 interface ValidateOptions {
   json?: boolean;
@@ -123,7 +124,7 @@ export function runValidate(paths: string[], opts: ValidateOptions): number {
     process.stderr.write(`${where}: ${d.severity} ${d.message} [${d.code}]\n`);
   }
   const reports: FileReport[] = paths.map((path) => {
-    const result = loadBlueprint(path, { window: opts.window, userConfig: config });
+    const result = loadBlueprint(resolveBlueprintArg(path), { window: opts.window, userConfig: config });
     const errors = result.diagnostics.some((d) => d.severity === 'error');
     const warnings = result.diagnostics.some((d) => d.severity === 'warning');
     return {
@@ -144,7 +145,10 @@ export function registerValidate(program: Command): void {
   program
     .command('validate')
     .description('Check blueprints against the schema and show the budgets each stage resolves to.')
-    .argument('<path...>', 'blueprint directories (holding agent.toml or agent.leviath) or .toml files')
+    .argument(
+      '<path...>',
+      'blueprint directories (holding agent.toml or agent.leviath), .toml files or installed agent names',
+    )
     .option('--json', 'print the findings and budgets as JSON')
     .option('--deny-warnings', 'fail when any warning is reported')
     .option('--window <tokens>', 'resolve every stage at this context window', parseWindow)

@@ -20,6 +20,7 @@ export function providerConfigured(ref: string, env: NodeJS.ProcessEnv): boolean
   const { provider } = parseModelRef(ref);
   if (provider === 'scripted') return true;
   if (provider === 'anthropic') return present(env.ANTHROPIC_API_KEY);
+  if (provider === 'google') return present(env.GOOGLE_API_KEY);
   const endpoint = OPENAI_COMPATIBLE[provider];
   if (!endpoint) return false;
   return endpoint.dummyKey !== undefined || present(env[endpoint.keyEnv]);

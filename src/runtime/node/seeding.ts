@@ -12,6 +12,8 @@ import { encodingFor, lookupModel } from '../../providers/models.js';
 import { effectiveSeed, preflightSeedPaths, resolveSeed, type SeedInputs } from '../../seeds/index.js';
 import type { Blueprint } from '../../shapes/blueprint.js';
 import { countTokens } from '../../tokens/index.js';
+import { runFactsFor } from '../../tools/env-info.js';
+import { stageTools } from '../../tools/grants.js';
 import { mergedPermissions } from '../../tools/permissions.js';
 import type { SeededRegion, SeedRequest, SeedRunInputs } from '../activity-types.js';
 import type { SeedEntryText } from '../ops.js';
@@ -45,6 +47,7 @@ export function seedInputs(
     permissions: mergedPermissions(bp, stage),
     shellTimeoutSecs: bp.limits.scriptShellTimeoutSecs,
     ...(ancestors.length > 0 ? { ceilings: toolCeilings(ancestors) } : {}),
+    run: runFactsFor(bp, stage, { model: stageModel(bp, stage), tools: stageTools(bp, stage), workdir: req.workdir }),
   };
 }
 

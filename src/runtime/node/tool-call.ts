@@ -11,6 +11,7 @@ import type { Blueprint } from '../../shapes/blueprint.js';
 import type { Encoding } from '../../shapes/models.js';
 import { countTokens, cutMarker, cutToTokens } from '../../tokens/index.js';
 import { dispatchTool, type ToolOutcome } from '../../tools/dispatch.js';
+import { runFactsFor } from '../../tools/env-info.js';
 import { isGranted, notGrantedResult, stageTools } from '../../tools/grants.js';
 import { canonicalTool } from '../../tools/names.js';
 import { mergedPermissions } from '../../tools/permissions.js';
@@ -97,6 +98,13 @@ export async function runToolCall(
     ...(input.approved ? { approved: true } : {}),
     attempt,
     granted: stageTools(bp, input.stage),
+    run: runFactsFor(bp, input.stage, {
+      model,
+      tools: stageTools(bp, input.stage),
+      workdir: input.workdir,
+      unattended: input.unattended,
+      runId: input.runId,
+    }),
     ...(signal ? { signal } : {}),
   });
   const text = outcome.content;

@@ -1,0 +1,244 @@
+/**
+ * Google Gemini through the official SDK (`@google/genai`), on the Gemini
+ * API's `generateContent`. The neutral prompt becomes one system
+ * instruction and alternating `user` / `model` contents, in which every
+ * function call is answered by a function response in the next user turn
+ * (docs/providers.md#google-gemini).
+ */
+import { createRequire } from 'node:module';
+import type * as GenAI from '@google/genai';
+import { cutUnits } from '../truncate.js';
+import { type CallContext, classifyFailure, type FailureFacts } from './classify.js';
+import { answerTooLarge, bufferedFetch } from './http.js';
+import { parseModelRef } from './models.js';
+import { checkToolInput, type ParsedToolCall, splitToolCalls } from './tool-args.js';
+import { causeText } from './transport.js';
+import type {
+  InferenceRequest,
+  InferenceResponse,
+  InferOptions,
+  ModelProvider,
+  StopReason,
+  ToolSpec,
+} from './types.js';
+
+const require = createRequire(import.meta.url);
+let loaded: typeof GenAI | undefined;
+/** The SDK loads with the first Gemini client, so a worker that never calls Gemini never holds it. */
+function sdk(): typeof GenAI {
+  loaded ??= require('@google/genai') as typeof GenAI;
+  return loaded;
+}
+
+export interface GoogleOptions {
+  name: string;
+  baseURL: string;
+  apiKey: string;
+  keyEnv?: string;
+  timeoutMs: number;
+}
+
+/**
+ * Gemini 3 models refuse a function call sent back without the thought
+ * signature they issued with it. The runtime keeps no signatures (a tool
+ * call is the same neutral record for every provider), so each call carries
+ * the value Google documents for history it did not produce itself.
+ */
+export const SKIP_SIGNATURE = 'skip_thought_signature_validator';
+
+type Part = GenAI.Part;
+type Content = GenAI.Content;
+
+function push(out: Content[], role: 'user' | 'model', parts: Part[]): void {
+  if (parts.length === 0) return;
+  const last = out.at(-1);
+  // Gemini wants the roles to alternate: runs of one role become one content.
+  if (last?.role === role) last.parts = [...(last.parts ?? []), ...parts];
+  else out.push({ role, parts });
+}
+
+function toContents(req: InferenceRequest): Content[] {
+  const out: Content[] = [];
+  for (const m of req.messages) {
+    if (m.role === 'user') push(out, 'user', m.content === '' ? [] : [{ text: m.content }]);
+    else if (m.role === 'assistant') {
+      const parts: Part[] = m.content === '' ? [] : [{ text: m.content }];
+      for (const c of m.toolCalls ?? [])
+        parts.push({ functionCall: { id: c.id, name: c.name, args: c.arguments }, thoughtSignature: SKIP_SIGNATURE });
+      push(out, 'model', parts);
+    } else {
+      push(out, 'user', [
+        {
+          functionResponse: {
+            id: m.toolCallId,
+            name: m.toolName,
+            response: m.isError ? { error: m.content } : { output: m.content },
+          },
+        },
+      ]);
+    }
+  }
+  return out;
+}
+
+function toTools(tools: ToolSpec[]): GenAI.Tool[] {
+  if (tools.length === 0) return [];
+  return [
+    {
+      functionDeclarations: tools.map((t) => ({
+        name: t.name,
+        description: t.description,
+        parametersJsonSchema: t.parameters,
+      })),
+    },
+  ];
+}
+
+/** The SDK's arguments for one inference: what goes on the wire, before the SDK's own renaming. */
+export function buildGenerateRequest(req: InferenceRequest): GenAI.GenerateContentParameters {
+  const system = req.system
+    .map((b) => b.text)
+    .filter((t) => t.trim() !== '')
+    .join('\n\n');
+  const config: GenAI.GenerateContentConfig = { maxOutputTokens: req.maxTokens };
+  if (system !== '') config.systemInstruction = { parts: [{ text: system }] };
+  const tools = toTools(req.tools);
+  if (tools.length > 0) config.tools = tools;
+  if (req.temperature !== undefined) config.temperature = req.temperature;
+  return { model: parseModelRef(req.model).model, contents: toContents(req), config };
+}
+
+function stopReasonFor(finish: string | undefined, anyCalls: boolean): StopReason {
+  if (anyCalls) return 'tool_calls';
+  if (finish === 'MAX_TOKENS') return 'max_tokens';
+  if (finish === 'STOP') return 'end';
+  return 'other';
+}
+
+export function mapGenerateResponse(res: GenAI.GenerateContentResponse): InferenceResponse {
+  const candidate = res.candidates?.[0];
+  const parts = candidate?.content?.parts ?? [];
+  const parsed: ParsedToolCall[] = [];
+  let text = '';
+  for (const part of parts) {
+    // Thought summaries are the model's reasoning, not its answer.
+    if (part.thought) continue;
+    if (typeof part.text === 'string') text += part.text;
+    if (part.functionCall) {
+      const id = part.functionCall.id || `call_${parsed.length}`;
+      parsed.push(checkToolInput(id, part.functionCall.name ?? '', part.functionCall.args ?? {}));
+    }
+  }
+  const { toolCalls, invalidToolCalls } = splitToolCalls(parsed);
+  const usage = res.usageMetadata;
+  const prompt = usage?.promptTokenCount ?? 0;
+  return {
+    text,
+    toolCalls,
+    invalidToolCalls,
+    stopReason: stopReasonFor(candidate?.finishReason, parsed.length > 0),
+    usage: {
+      promptTokens: prompt,
+      completionTokens: (usage?.candidatesTokenCount ?? 0) + (usage?.thoughtsTokenCount ?? 0),
+      cacheReadTokens: usage?.cachedContentTokenCount ?? 0,
+      cacheWriteTokens: 0,
+    },
+    ...(usage?.promptTokenCount !== undefined ? { reportedPromptTokens: prompt } : {}),
+  };
+}
+
+/** What is wrong with a 2xx answer that is not a usable generateContent response, if anything. */
+export function badGenerate(res: unknown): FailureFacts | undefined {
+  if (typeof res !== 'object' || res === null)
+    return { badResponse: true, serverMessage: `got ${typeof res === 'string' ? cutUnits(res, 80) : res}` };
+  const r = res as GenAI.GenerateContentResponse;
+  if (!Array.isArray(r.candidates)) {
+    const blocked = r.promptFeedback?.blockReason;
+    if (blocked) return { status: 400, serverMessage: `the prompt was blocked (${blocked})` };
+    return { badResponse: true, serverMessage: 'the JSON has no "candidates" array' };
+  }
+  if (r.candidates.length === 0) return { emptyAnswer: true, serverMessage: 'the answer had "candidates": []' };
+  return undefined;
+}
+
+/** The Gemini API's error body: `{ "error": { "code", "message", "status" } }`, which the SDK passes on as text. */
+function serverError(message: string): { message: string; status?: string } {
+  const start = message.indexOf('{');
+  if (start >= 0) {
+    try {
+      const body = JSON.parse(message.slice(start)) as { error?: { message?: unknown; status?: unknown } };
+      if (typeof body.error?.message === 'string')
+        return {
+          message: body.error.message,
+          ...(typeof body.error.status === 'string' ? { status: body.error.status } : {}),
+        };
+    } catch {
+      // Not JSON: the SDK's own text is the message.
+    }
+  }
+  return { message };
+}
+
+function factsFrom(err: unknown, signal: AbortSignal | undefined): FailureFacts | undefined {
+  if (signal?.aborted) return undefined;
+  const tooLarge = answerTooLarge(err);
+  if (tooLarge) return { serverMessage: tooLarge.message, tooLargeLimit: tooLarge.limit };
+  if (err instanceof sdk().ApiError) {
+    const { message, status } = serverError(err.message);
+    return { status: err.status, serverMessage: message, code: status ?? null };
+  }
+  if (err instanceof SyntaxError)
+    return { badResponse: true, serverMessage: `the body is not valid JSON (${err.message})` };
+  if (err instanceof Error && (err.name === 'AbortError' || err.name === 'TimeoutError'))
+    return { serverMessage: 'timed out', timedOut: true };
+  if (err instanceof TypeError) return { serverMessage: causeText(err), connectionFailed: true };
+  return undefined;
+}
+
+export class GoogleProvider implements ModelProvider {
+  readonly name: string;
+  readonly #client: GenAI.GoogleGenAI;
+  readonly #opts: GoogleOptions;
+
+  constructor(opts: GoogleOptions) {
+    this.name = opts.name;
+    this.#opts = opts;
+    this.#client = new (sdk().GoogleGenAI)({
+      apiKey: opts.apiKey,
+      httpOptions: {
+        baseUrl: opts.baseURL,
+        timeout: opts.timeoutMs,
+        // Temporal retries the activity; the SDK must not retry inside it.
+        retryOptions: { attempts: 1 },
+        fetch: bufferedFetch(),
+      },
+    });
+  }
+
+  async infer(req: InferenceRequest, opts: InferOptions = {}): Promise<InferenceResponse> {
+    const params = buildGenerateRequest(req);
+    if (opts.signal) params.config = { ...params.config, abortSignal: opts.signal };
+    let res: GenAI.GenerateContentResponse;
+    try {
+      res = await this.#client.models.generateContent(params);
+    } catch (err) {
+      const facts = factsFrom(err, opts.signal);
+      if (!facts) throw err;
+      throw classifyFailure(facts, this.#context(req));
+    }
+    const bad = badGenerate(res);
+    if (bad) throw classifyFailure(bad, this.#context(req));
+    return mapGenerateResponse(res);
+  }
+
+  #context(req: InferenceRequest): CallContext {
+    return {
+      provider: this.name,
+      model: parseModelRef(req.model).model,
+      baseURL: this.#opts.baseURL,
+      timeoutMs: this.#opts.timeoutMs,
+      secrets: [this.#opts.apiKey],
+      ...(this.#opts.keyEnv ? { keyEnv: this.#opts.keyEnv } : {}),
+    };
+  }
+}

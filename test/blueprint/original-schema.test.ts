@@ -1,0 +1,192 @@
+/**
+ * The original Rust Leviath's blueprints and schema against `lev validate`
+ * here (docs/reference/original-keys.md). The fixtures are copies, under
+ * their MIT licence, of the original's schema and bundled agents
+ * (test/fixtures/leviath-rs) and of blueprints of its benchmark repository
+ * (test/fixtures/leviath-benchmarks); nothing is fetched.
+ */
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { loadBlueprint } from '../../src/blueprint/load.js';
+import { codesOf, errorsOf } from './helpers.js';
+import { blueprintSetting, FILES, schemaKeyPaths } from './original-schema.js';
+
+function loadLeviath(text: string, files: Record<string, string> = {}) {
+  const dir = mkdtempSync(join(tmpdir(), 'lev-schema-'));
+  writeFileSync(join(dir, 'agent.leviath'), text);
+  for (const [name, body] of Object.entries(files)) {
+    mkdirSync(dirname(join(dir, name)), { recursive: true });
+    writeFileSync(join(dir, name), body);
+  }
+  return loadBlueprint(dir, { workdir: dir });
+}
+
+const STAGE = (body: string, top = '') => `${top}\n[agent]\nname = "x"\n\n[stages.work]\nmax_iterations = 3\n${body}\n`;
+
+describe('every key of the original schema', () => {
+  const paths = schemaKeyPaths();
+
+  it('is read: the schema has the keys this test walks', () => {
+    expect(paths.length).toBeGreaterThan(200);
+    for (const key of ['agent.dynamic_tools', 'repetition_detection.max_repeat_calls', 'stages.*.model.fallbacks'])
+      expect(paths).toContain(key);
+  });
+
+  it('loads without an error, each one set alone', () => {
+    const failures: string[] = [];
+    for (const path of paths) {
+      const r = loadLeviath(blueprintSetting(path), FILES);
+      const errors = errorsOf(r);
+      if (errors.length > 0) failures.push(`${path}: ${errors.join('; ')}`);
+    }
+    expect(failures).toEqual([]);
+  });
+
+  it('has a row in docs/reference/original-keys.md', () => {
+    const doc = readFileSync('docs/reference/original-keys.md', 'utf8');
+    const listed = new Set([...doc.matchAll(/^\| `([^`]+)` \|/gm)].map((m) => m[1]));
+    expect(paths.filter((p) => !listed.has(p))).toEqual([]);
+  });
+});
+
+describe('keys the original does not have', () => {
+  it('are unknown-key, so a typo is caught', () => {
+    const cases = [
+      STAGE('', '[mime_types]\npdf = "x"'),
+      STAGE('', '[taint_tracking]\nenabled = true'),
+      STAGE('', '[repetition]\nmax = 3'),
+      STAGE('input_accepts = ["pdf"]'),
+      STAGE('output_routing = "notes"'),
+      STAGE('model = { models = [{ provider = "anthropic", model = "claude-sonnet-5" }], params = {} }'),
+      '[agent]\nname = "x"\ntool_rescan = true\n',
+      STAGE('', '[repetition_detection]\nmax_repeat_call = 3'),
+    ];
+    for (const text of cases) expect(codesOf(loadLeviath(text)), text).toContain('unknown-key');
+  });
+
+  it("config-file sections say they belong in the user's config", () => {
+    for (const section of ['mcp_servers', 'rate_limits', 'nudge']) {
+      const r = loadLeviath(STAGE('', `[${section}]\nx = 1`));
+      const d = r.diagnostics.find((x) => x.code === 'unknown-key');
+      expect(d?.message, section).toMatch(/not in a blueprint|not a top-level \[nudge\]/);
+      expect(r.diagnostics.filter((x) => x.code === 'unknown-key')).toHaveLength(1);
+    }
+  });
+});
+
+describe('values of the new keys are still checked', () => {
+  it('wrong types are errors with their code', () => {
+    expect(codesOf(loadLeviath(STAGE('', '[repetition_detection]\nmax_repeat_calls = 0')))).toContain('bad-size');
+    expect(codesOf(loadLeviath(STAGE('', '[repetition_detection]\nenabled = "yes"')))).toContain('bad-value');
+    expect(codesOf(loadLeviath('[agent]\nname = "x"\ndynamic_tools = "on"\n'))).toContain('bad-value');
+    expect(codesOf(loadLeviath(STAGE('available_connectors = "fs"')))).toContain('bad-value');
+    expect(
+      codesOf(loadLeviath(STAGE('', '[[transforms]]\nfrom_blueprint = "a"\nmappings = [{ transform = "copy" }]'))),
+    ).toContain('bad-value');
+    expect(codesOf(loadLeviath(STAGE('', '[security]\ntaint_tracking = 1')))).toContain('bad-value');
+  });
+
+  it('mode = "fan_out_merge" is refused, as by the original parser', () => {
+    expect(codesOf(loadLeviath(STAGE('mode = "fan_out_merge"')))).toContain('bad-value');
+  });
+});
+
+describe("the original's model table forms", () => {
+  it('{ provider, model } is a one-entry chain, and fallbacks follow it', () => {
+    const r = loadLeviath(
+      STAGE(
+        'model = { provider = "anthropic", model = "claude-sonnet-5", fallbacks = [{ provider = "openai", model = "gpt-5.5" }] }',
+      ),
+    );
+    expect(errorsOf(r)).toEqual([]);
+    expect(r.blueprint?.stages[0]).toMatchObject({
+      model: 'anthropic:claude-sonnet-5',
+      models: ['anthropic:claude-sonnet-5', 'openai:gpt-5.5'],
+    });
+  });
+
+  it('models wins over the shorthand; parameters warns that it is not passed on', () => {
+    const r = loadLeviath(
+      STAGE(
+        'model = { models = [{ provider = "openai", model = "gpt-5.5" }], provider = "anthropic", model = "claude-sonnet-5", parameters = { temperature = 0.1 } }',
+      ),
+    );
+    expect(r.blueprint?.stages[0]?.model).toBe('openai:gpt-5.5');
+    expect(r.diagnostics.find((d) => d.code === 'unsupported-feature')?.message).toMatch(/not passed to the provider/);
+  });
+
+  it('a provider without a model is refused', () => {
+    expect(codesOf(loadLeviath(STAGE('model = { provider = "anthropic" }')))).toContain('bad-value');
+  });
+});
+
+describe("interactive_points, the mode of the original's coder", () => {
+  it('runs as interactive with a warning that it does not stop at its points', () => {
+    const r = loadLeviath(STAGE('mode = "interactive_points"'));
+    expect(errorsOf(r)).toEqual([]);
+    expect(r.blueprint?.stages[0]?.mode).toBe('interactive');
+    expect(r.diagnostics.find((d) => d.code === 'unsupported-feature')?.message).toMatch(/interaction points/);
+  });
+});
+
+/** The blueprint directories under `root`: every directory holding an agent.leviath. */
+function blueprintDirs(root: string): string[] {
+  const found: string[] = [];
+  const walk = (dir: string) => {
+    const entries = readdirSync(dir, { withFileTypes: true });
+    if (entries.some((e) => e.name === 'agent.leviath')) found.push(dir);
+    for (const e of entries) if (e.isDirectory()) walk(join(dir, e.name));
+  };
+  walk(root);
+  return found.sort();
+}
+
+/**
+ * The original's verdicts. Its seven bundled agents lint clean (its own
+ * bundled.rs test says so). The benchmark repository's copies of
+ * data-analyst, deep-researcher and wide-researcher name `web_search` and
+ * `web_fetch`, which are script tools of the bundled agents' tools/ folder
+ * and absent from the benchmark copies, so the original refuses them with
+ * `unknown-tool` and nothing else; every other benchmark blueprint is valid.
+ */
+const REFUSED_FOR_TOOLS = new Set(['data-analyst', 'deep-researcher', 'wide-researcher']);
+
+describe("the original's bundled agents", () => {
+  const dirs = blueprintDirs('test/fixtures/leviath-rs/agents');
+  it('are the seven it ships', () => {
+    expect(dirs.map((d) => d.split('/').at(-1))).toEqual([
+      'coder',
+      'data-analyst',
+      'deep-researcher',
+      'log-analyzer',
+      'researcher',
+      'reviewer',
+      'wide-researcher',
+    ]);
+  });
+  for (const dir of dirs) {
+    it(`${dir.split('/').at(-1)} validates, as in the original`, () => {
+      const r = loadBlueprint(dir, { workdir: dir });
+      expect(errorsOf(r)).toEqual([]);
+    });
+  }
+});
+
+describe("the benchmark repository's blueprints", () => {
+  for (const dir of blueprintDirs('test/fixtures/leviath-benchmarks')) {
+    const name = dir.split('/').at(-1) ?? '';
+    const refused = dir.includes('bench/agents/') && REFUSED_FOR_TOOLS.has(name);
+    it(`${dir.replace('test/fixtures/leviath-benchmarks/', '')} ${refused ? 'is refused for its missing script tools only' : 'validates'}, as in the original`, () => {
+      const r = loadBlueprint(dir, { workdir: dir });
+      const codes = r.diagnostics.filter((d) => d.severity === 'error').map((d) => d.code);
+      if (refused) {
+        expect(codes.length).toBeGreaterThan(0);
+        expect(new Set(codes)).toEqual(new Set(['unknown-tool']));
+        for (const d of r.diagnostics.filter((x) => x.code === 'unknown-tool'))
+          expect(d.message).toMatch(/`web_(search|fetch)`/);
+      } else expect(errorsOf(r)).toEqual([]);
+    });
+  }
+});
