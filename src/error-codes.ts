@@ -260,6 +260,17 @@ export const RUNTIME_CODES = {
     surface: 'tool',
     meaning: 'The bubblewrap command sandbox cannot be built; install bubblewrap or set `[sandbox] kind = "none"`.',
   },
+  // MCP servers (docs/reference/mcp.md#errors)
+  'mcp-unavailable': {
+    surface: 'tool',
+    meaning:
+      'An MCP server could not be started or reached, or did not list its tools; the message says which and why.',
+  },
+  'mcp-timeout': { surface: 'tool', meaning: 'An MCP server did not answer a call within its `timeout_secs`.' },
+  'mcp-bad-result': {
+    surface: 'tool',
+    meaning: 'An MCP server answered a call with something that is not an MCP result.',
+  },
   'output-invalid': {
     surface: 'tool',
     meaning: 'A `submit_output` answer failed its format or schema check; the reason says what to fix.',

@@ -18,6 +18,8 @@ import type { StageDef } from '../src/blueprint/types.js';
 import { contentText, type ToolCall } from '../src/context/index.js';
 import { pathToolHint } from '../src/context/routing.js';
 import { formatCoded } from '../src/errors.js';
+import type { DiscoveredTools } from '../src/mcp/names.js';
+import { needsDiscovery } from '../src/mcp/stage-grants.js';
 import type { AskDecision, InferOutput, PendingAsk, RecentCall, ToolResultOut } from '../src/runtime/index.js';
 import {
   addSpend,
@@ -122,6 +124,8 @@ export class StageVisit {
   lastInferenceEnd: number | null = null;
   /** The sub-agents this visit starts (docs/reference/sub-agents.md). */
   readonly agents: SubAgents;
+  /** What the MCP servers offered this visit, asked before its first inference (docs/reference/mcp.md#discovery). */
+  reach?: DiscoveredTools;
 
   constructor(
     readonly input: StageInput,
@@ -397,6 +401,8 @@ export class StageVisit {
   async infer(): Promise<InferOutput | { failed: string; code?: string } | { fallback: true }> {
     let reply: InferOutput;
     const { bookkeeping } = this.patches;
+    await this.discover();
+    const catalog = this.reach ? { catalog: this.reach.catalog } : {};
     const replay = this.driver.replayInput();
     const sent = replay.ops.length;
     this.ops.inferring = true;
@@ -413,6 +419,7 @@ export class StageVisit {
             stageTurn: this.visitTurns,
             purpose: 'turn',
             ...(bookkeeping && this.driver.snapshotDue() ? { snapshot: true } : {}),
+            ...catalog,
           },
         ],
       );
@@ -440,6 +447,21 @@ export class StageVisit {
     this.runTurns++;
     this.usage = addUsage(this.usage, { calls: 1, ...reply.usage });
     return reply;
+  }
+
+  /** Once per visit of a stage that grants MCP tools: the servers' tools, recorded (`MCP_DISCOVERY`). */
+  private async discover(): Promise<void> {
+    const { input, stage } = this;
+    if (this.reach || !this.patches.reach || !needsDiscovery(input.blueprint, stage)) return;
+    this.reach = await acts.discoverTools.executeWithOptions(
+      onToolQueue(input.options, callOptions(input.options, `tool discovery: ${stage}`, 3)),
+      [{ runId: input.runId, blueprintHash: input.blueprintHash, stage, workdir: input.workdir }],
+    );
+  }
+
+  /** The MCP tools discovery gave the stage. */
+  private get mcp(): readonly string[] {
+    return this.reach?.granted ?? [];
   }
 
   /** Records what the provider reported and stores the assistant turn; true when it called tools. */
@@ -497,7 +519,7 @@ export class StageVisit {
     const timeoutSecs = bp.run?.askTimeoutSecs ?? DEFAULT_ASK_TIMEOUT_SECS;
     const since = Date.now();
     for (const { argTokens: _counted, ...call } of reply.toolCalls) {
-      if (!isGranted(bp, stage, call.name)) continue;
+      if (!isGranted(bp, stage, call.name, this.mcp)) continue;
       const at = { call: call.id, since, deadline: since + timeoutSecs * 1000 };
       if (canonicalTool(call.name) === ASK_USER) {
         const question = askUserQuestion(call.arguments);
@@ -515,7 +537,7 @@ export class StageVisit {
     const running = new Map<string, Promise<ToolResultOut>>();
     for (const { argTokens: _counted, ...call } of reply.toolCalls) {
       if (isContextTool(call.name) || isAgentTool(call.name) || canonicalTool(call.name) === ASK_USER) continue;
-      if (!isGranted(input.blueprint, stage, call.name)) continue;
+      if (!isGranted(input.blueprint, stage, call.name, this.mcp)) continue;
       const approved = asked.decisions.get(call.id)?.kind === 'approved';
       // A call that waited and was not approved does not run.
       if (asked.asks.has(call.id) && !approved) continue;
@@ -533,6 +555,7 @@ export class StageVisit {
               unattended: input.options.unattended,
               ...(approved ? { approved: true } : {}),
               ...(input.lineage?.ceiling.length ? { ceiling: input.lineage.ceiling } : {}),
+              ...(this.reach ? { catalog: this.reach.catalog } : {}),
             },
           ],
         ),
@@ -557,8 +580,8 @@ export class StageVisit {
     alone: boolean,
   ): Promise<CallEffect> {
     const { driver, input, stage } = this;
-    if (!isGranted(input.blueprint, stage, call.name)) {
-      await this.routeError(call, notGrantedResult(input.blueprint, stage, call.name));
+    if (!isGranted(input.blueprint, stage, call.name, this.mcp)) {
+      await this.routeError(call, notGrantedResult(input.blueprint, stage, call.name, this.mcp));
       return { kind: 'refused' };
     }
     const ask = asked.asks.get(call.id);

@@ -429,7 +429,11 @@ function build(
   }
   const maxDepth = agentTable?.integer('max_child_depth', 0);
   if (maxDepth !== undefined) blueprint.agent.maxChildDepth = maxDepth;
-  checkStageTools(blueprint, findings);
+  checkStageTools(
+    blueprint,
+    findings,
+    userConfig.mcpServers.map((m) => m.name),
+  );
   checkFanOuts(blueprint, findings);
   readAgents(blueprint, agentTable, findings, opts);
   const fileTracking = context ? readFileTracking(context) : undefined;

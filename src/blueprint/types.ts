@@ -233,6 +233,8 @@ export interface StageDef {
   systemPromptTokens?: number;
   /** Undefined means every built-in tool plus the context tools. */
   availableTools?: string[];
+  /** MCP servers every tool of which the stage is given (docs/reference/mcp.md#tool-names-and-grants). */
+  availableConnectors?: string[];
   maxIterations?: number;
   maxRevisits?: number;
   allowComplete: boolean;

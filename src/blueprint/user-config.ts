@@ -10,6 +10,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { parse, TomlError } from 'smol-toml';
 import type { Diagnostic } from '../errors.js';
+import { type McpServerConfig, parseMcpServers } from '../mcp/config.js';
 import { BUILTIN_MODELS, type ModelInfo } from '../providers/models.js';
 import type { SandboxKind } from '../tools/sandbox.js';
 import { isTable, TableReader } from './fields.js';
@@ -25,6 +26,8 @@ export interface UserConfig {
   runtime: { blobs?: string };
   /** `[sandbox]`: where commands run, and variables they may see besides the base allow-list. */
   sandbox: { kind: SandboxKind; env: string[] };
+  /** `[[mcp_servers]]`: the MCP tool servers a run may use (docs/reference/mcp.md#configuring-servers). */
+  mcpServers: McpServerConfig[];
 }
 
 export function emptyUserConfig(): UserConfig {
@@ -34,6 +37,7 @@ export function emptyUserConfig(): UserConfig {
     agentReadPaths: {},
     runtime: {},
     sandbox: { kind: 'namespace', env: [] },
+    mcpServers: [],
   };
 }
 
@@ -97,6 +101,7 @@ export function parseUserConfig(text: string, file: string): { config: UserConfi
     config.sandbox.kind = sandbox.enumeration('kind', SANDBOX_KINDS, 'bad-value') ?? 'namespace';
     config.sandbox.env = envNames(sandbox);
   }
+  config.mcpServers = parseMcpServers(root.raw('mcp_servers'), root);
   const agents = root.table_('agent_read_paths', '[agent_read_paths.my-agent] allow = ["~/notes"]');
   for (const agent of Object.keys(agents?.table ?? {})) {
     const entry = agents?.table_(agent, '{ allow = ["~/notes"] }');

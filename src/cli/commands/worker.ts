@@ -1,6 +1,8 @@
 /** `lev worker`: a worker alone, the unit docker-compose scales; `--tools` serves one workdir's tool calls. */
+
 import type { Command } from 'commander';
 import { LevError } from '../../errors.js';
+import { workerPool } from '../../mcp/pool.js';
 import { DEFAULT_ADDRESS, DEFAULT_NAMESPACE, DEFAULT_TASK_QUEUE } from '../../runtime/defaults.js';
 
 interface WorkerFlags {
@@ -74,6 +76,7 @@ export function registerWorker(program: Command): void {
         await worker.run();
       } finally {
         await connection.close();
+        await workerPool.closeAll();
       }
     });
 }
