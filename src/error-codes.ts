@@ -333,6 +333,10 @@ export const RUNTIME_CODES = {
   'blobs-gc-needs-postgres': { surface: 'cli', meaning: '`lev blobs gc` runs only against the PostgreSQL store.' },
   'tls-incomplete': { surface: 'cli', meaning: 'Only half of a TLS client certificate and key pair was given.' },
   'tls-unreadable': { surface: 'cli', meaning: 'A TLS PEM file named in the environment cannot be read.' },
+  'mcp-server-unknown': {
+    surface: 'cli',
+    meaning: '`lev mcp test` names a server your config does not declare in `[[mcp_servers]]`.',
+  },
   'run-not-found': { surface: 'cli', meaning: 'No run with that id is known to the Temporal server.' },
   'run-not-finished': { surface: 'cli', meaning: '`lev result` was asked for a run that is still going.' },
   'unknown-status': { surface: 'cli', meaning: '`lev ps --status` names no run status.' },

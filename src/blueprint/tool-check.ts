@@ -8,7 +8,6 @@
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { serverOfName } from '../mcp/names.js';
 import { SUBMIT_OUTPUT } from '../outputs/spec.js';
 import {
   AGENT_TOOLS,
@@ -20,6 +19,7 @@ import {
   TOOL_ALIASES,
 } from '../tools/names.js';
 import { didYouMean, type Findings } from './findings.js';
+import { serverOfName } from './mcp-servers.js';
 import type { Blueprint } from './types.js';
 import { UNBUILT_TOOLS } from './unsupported.js';
 

@@ -10,11 +10,11 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { parse, TomlError } from 'smol-toml';
 import type { Diagnostic } from '../errors.js';
-import { type McpServerConfig, parseMcpServers } from '../mcp/config.js';
 import { BUILTIN_MODELS, type ModelInfo } from '../providers/models.js';
 import type { SandboxKind } from '../tools/sandbox.js';
 import { isTable, TableReader } from './fields.js';
 import { Findings, inFileOrder } from './findings.js';
+import { type McpServerConfig, parseMcpServers } from './mcp-servers.js';
 import { parseModelTable } from './model-table.js';
 import { indexPositions } from './positions.js';
 

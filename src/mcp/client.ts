@@ -11,9 +11,9 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import type { McpServerConfig } from '../blueprint/mcp-servers.js';
 import type { RuntimeCode } from '../error-codes.js';
 import { bwrapArgs, probeSandbox, type SandboxPolicy, sandboxUnavailableMessage } from '../tools/sandbox.js';
-import type { McpServerConfig } from './config.js';
 
 /** A call or a connection that went wrong, as the coded tool error the model reads. */
 export class McpFailure extends Error {

@@ -102,9 +102,3 @@ export function ambiguousGrants(catalog: ToolCatalog, availableTools: readonly s
       catalog.tools.filter((t) => t.tool === name || sanitizeToolName(t.tool) === name).length > 1,
   );
 }
-
-/** The server an advertised-looking name names (`github__create_issue` → `github`), if it has the form. */
-export function serverOfName(name: string): string | undefined {
-  const at = name.indexOf('__');
-  return at > 0 ? name.slice(0, at) : undefined;
-}

@@ -4,7 +4,7 @@
  */
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import type { McpServerConfig } from '../../src/mcp/config.js';
+import type { McpServerConfig } from '../../src/blueprint/mcp-servers.js';
 
 const require = createRequire(import.meta.url);
 

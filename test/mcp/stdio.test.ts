@@ -11,7 +11,7 @@ import { McpPool } from '../../src/mcp/pool.js';
 import { MAX_MCP_RESULT_CHARS } from '../../src/mcp/result.js';
 import { callMcpTool, discoverCatalog } from '../../src/runtime/node/mcp-tools.js';
 import type { ToolContext } from '../../src/tools/tool.js';
-import { everything } from './servers.js';
+import { everything, stdioServer } from './servers.js';
 
 const workdir = mkdtempSync(join(tmpdir(), 'lev-mcp-'));
 const place = { workdir };
@@ -115,6 +115,15 @@ describe('server-everything over stdio', () => {
       pool,
     );
     expect(out.content).toMatch(/^\[mcp-unavailable\] MCP server "broken" cannot be reached/);
+  });
+
+  it('answers mcp-bad-result when a server returns something that is no MCP result', async () => {
+    const garbage = stdioServer('garbage', join(import.meta.dirname, 'fixtures', 'garbage-server.mjs'), []);
+    const catalog = await discoverCatalog([garbage], place, pool);
+    const noise = catalog.tools.find((t) => t.advertised === 'garbage__noise')!;
+    const out = await callMcpTool(noise, {}, ctx([garbage]), pool);
+    expect(out).toMatchObject({ isError: true, code: 'mcp-bad-result' });
+    expect(out.content).toMatch(/^\[mcp-bad-result\] MCP server "garbage" answered/);
   });
 
   it('refuses a call its permissions deny before the server is asked', async () => {

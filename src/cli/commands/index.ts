@@ -6,6 +6,7 @@ import { registerBlobs } from './blobs.js';
 import { registerCancel } from './cancel.js';
 import { registerContext } from './context.js';
 import { registerDeny } from './deny.js';
+import { registerMcp } from './mcp.js';
 import { registerMsg } from './msg.js';
 import { registerPause } from './pause.js';
 import { registerPs } from './ps.js';
@@ -33,6 +34,7 @@ export function registerCommands(program: Command): void {
   registerCancel(program);
   registerValidate(program);
   registerContext(program);
+  registerMcp(program);
   registerServer(program);
   registerWorker(program);
   registerBlobs(program);

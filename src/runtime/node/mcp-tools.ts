@@ -6,18 +6,18 @@
  * this worker's pool. A server that is down, slow or talks nonsense is a coded
  * tool result, never a failed activity.
  */
+
+import { expandServer, type McpServerConfig, serverOfName } from '../../blueprint/mcp-servers.js';
 import type { Blueprint } from '../../blueprint/types.js';
 import { loadUserConfig } from '../../blueprint/user-config.js';
 import type { LaunchPlace, ListedTool } from '../../mcp/client.js';
 import { McpFailure } from '../../mcp/client.js';
-import { expandServer, type McpServerConfig } from '../../mcp/config.js';
 import {
   advertisedNames,
   type DiscoveredTools,
   type DiscoverInput,
   grantedMcpTools,
   type McpToolEntry,
-  serverOfName,
   type ToolCatalog,
 } from '../../mcp/names.js';
 import { type McpPool, workerPool } from '../../mcp/pool.js';

@@ -5,8 +5,8 @@
  * environment when the server is started, never when the file is read, so a
  * token stays out of everything the config is copied into.
  */
-import type { TableReader } from '../blueprint/fields.js';
-import { isTable, TableReader as Reader } from '../blueprint/fields.js';
+import type { TableReader } from './fields.js';
+import { isTable, TableReader as Reader } from './fields.js';
 
 export interface McpServerConfig {
   name: string;
@@ -128,4 +128,10 @@ export function expandServer(server: McpServerConfig, env: NodeJS.ProcessEnv): M
     ...(server.url !== undefined ? { url: expandVars(server.url, env) } : {}),
     headers: map(server.headers),
   };
+}
+
+/** The server an advertised-looking tool name names (`github__create_issue` → `github`), if it has the form. */
+export function serverOfName(name: string): string | undefined {
+  const at = name.indexOf('__');
+  return at > 0 ? name.slice(0, at) : undefined;
 }
