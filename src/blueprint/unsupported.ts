@@ -8,8 +8,7 @@ import type { TableReader } from './fields.js';
 
 /** Top-level tables, with what is lost without them. */
 export const UNBUILT_TOP_KEYS: Readonly<Record<string, string>> = {
-  mcp_servers:
-    'MCP servers are not started from a blueprint; declare them as [[mcp_servers]] in your user config',
+  mcp_servers: 'MCP servers are not started from a blueprint; declare them as [[mcp_servers]] in your user config',
   taint_tracking: 'data flow is not tracked',
   dependencies: 'the machine is not checked for these dependencies',
   nudge: 'a stage that answers without tool calls is not nudged',
