@@ -271,6 +271,21 @@ export const RUNTIME_CODES = {
     surface: 'tool',
     meaning: 'An MCP server answered a call with something that is not an MCP result.',
   },
+  // Web tools (docs/reference/web.md#errors)
+  'web-host-refused': {
+    surface: 'tool',
+    meaning: 'The URL is not http(s), or its host is outside `[web] allow_hosts` or inside `deny_hosts`.',
+  },
+  'web-address-refused': {
+    surface: 'tool',
+    meaning:
+      'The URL, or a redirect, leads to a private, loopback or link-local address and `[web] allow_private` is off.',
+  },
+  'web-fetch-failed': {
+    surface: 'tool',
+    meaning: 'The fetch failed: no connection, an error status, or too many redirects.',
+  },
+  'web-not-text': { surface: 'tool', meaning: 'The URL answered with content that is not text.' },
   'output-invalid': {
     surface: 'tool',
     meaning: 'A `submit_output` answer failed its format or schema check; the reason says what to fix.',

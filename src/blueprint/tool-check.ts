@@ -17,13 +17,21 @@ import {
   canonicalTool,
   FAN_OUT,
   TOOL_ALIASES,
+  WEB_TOOLS,
 } from '../tools/names.js';
 import { didYouMean, type Findings } from './findings.js';
 import { serverOfName } from './mcp-servers.js';
 import type { Blueprint } from './types.js';
 import { UNBUILT_TOOLS } from './unsupported.js';
 
-const KNOWN: readonly string[] = [...BUILTIN_TOOLS, ...CONTEXT_TOOLS, SUBMIT_OUTPUT, ASK_USER, ...AGENT_TOOLS];
+const KNOWN: readonly string[] = [
+  ...BUILTIN_TOOLS,
+  ...WEB_TOOLS,
+  ...CONTEXT_TOOLS,
+  SUBMIT_OUTPUT,
+  ASK_USER,
+  ...AGENT_TOOLS,
+];
 
 /**
  * `mcpServers` are the names of the user's `[[mcp_servers]]`: a name that

@@ -12,6 +12,7 @@ import { parse, TomlError } from 'smol-toml';
 import type { Diagnostic } from '../errors.js';
 import { BUILTIN_MODELS, type ModelInfo } from '../providers/models.js';
 import type { SandboxKind } from '../tools/sandbox.js';
+import { DEFAULT_WEB_POLICY, type WebPolicy } from '../tools/web-policy.js';
 import { isTable, TableReader } from './fields.js';
 import { Findings, inFileOrder } from './findings.js';
 import { type McpServerConfig, parseMcpServers } from './mcp-servers.js';
@@ -28,6 +29,8 @@ export interface UserConfig {
   sandbox: { kind: SandboxKind; env: string[] };
   /** `[[mcp_servers]]`: the MCP tool servers a run may use (docs/reference/mcp.md#configuring-servers). */
   mcpServers: McpServerConfig[];
+  /** `[web]`: what `web_fetch` may reach (docs/reference/web.md#configuring-web-access). */
+  web: WebPolicy;
 }
 
 export function emptyUserConfig(): UserConfig {
@@ -38,6 +41,7 @@ export function emptyUserConfig(): UserConfig {
     runtime: {},
     sandbox: { kind: 'namespace', env: [] },
     mcpServers: [],
+    web: { ...DEFAULT_WEB_POLICY },
   };
 }
 
@@ -102,6 +106,21 @@ export function parseUserConfig(text: string, file: string): { config: UserConfi
     config.sandbox.env = envNames(sandbox);
   }
   config.mcpServers = parseMcpServers(root.raw('mcp_servers'), root);
+  const web = root.table_('web', '[web] allow_hosts = ["docs.example.com"]');
+  if (web) {
+    web.unknownKeys(
+      ['allow_hosts', 'deny_hosts', 'allow_private', 'allow_addresses', 'max_bytes'],
+      'unknown-key',
+      '[web]',
+    );
+    config.web = {
+      allowHosts: web.stringArray('allow_hosts') ?? [],
+      denyHosts: web.stringArray('deny_hosts') ?? [],
+      allowPrivate: web.boolean('allow_private') ?? false,
+      allowAddresses: web.stringArray('allow_addresses') ?? [],
+      maxBytes: web.integer('max_bytes', 1) ?? DEFAULT_WEB_POLICY.maxBytes,
+    };
+  }
   const agents = root.table_('agent_read_paths', '[agent_read_paths.my-agent] allow = ["~/notes"]');
   for (const agent of Object.keys(agents?.table ?? {})) {
     const entry = agents?.table_(agent, '{ allow = ["~/notes"] }');

@@ -5,11 +5,12 @@
  */
 import type { Blueprint } from '../blueprint/types.js';
 import { SUBMIT_OUTPUT } from '../outputs/spec.js';
-import { AGENT_TOOLS, ASK_USER, BUILTIN_TOOLS, CONTEXT_TOOLS, canonicalTool } from '../tools/names.js';
+import { AGENT_TOOLS, ASK_USER, BUILTIN_TOOLS, CONTEXT_TOOLS, canonicalTool, WEB_TOOLS } from '../tools/names.js';
 
 /** Every tool name the runtime answers itself; an MCP tool never takes one of these names. */
 export const RESERVED_TOOL_NAMES: readonly string[] = [
   ...BUILTIN_TOOLS,
+  ...WEB_TOOLS,
   ...CONTEXT_TOOLS,
   ...AGENT_TOOLS,
   ASK_USER,

@@ -7,11 +7,19 @@ import { listDirTool } from './list-dir.js';
 import { readFileTool } from './read-file.js';
 import { shellTool } from './shell.js';
 import type { BuiltinTool } from './tool.js';
+import { webFetchTool } from './web-fetch.js';
 import { writeFileTool } from './write-file.js';
 
 export const BUILTIN_TOOL_TABLE: ReadonlyMap<string, BuiltinTool> = new Map(
-  [readFileTool, listDirTool, globTool, grepTool, writeFileTool, editFileTool, shellTool, currentTimeTool].map((t) => [
-    t.name,
-    t,
-  ]),
+  [
+    readFileTool,
+    listDirTool,
+    globTool,
+    grepTool,
+    writeFileTool,
+    editFileTool,
+    shellTool,
+    currentTimeTool,
+    webFetchTool,
+  ].map((t) => [t.name, t]),
 );

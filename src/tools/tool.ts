@@ -9,6 +9,7 @@ import { formatCoded, type RuntimeCode } from '../errors.js';
 import type { PermissionLayer } from './permissions.js';
 import type { ReadPathPolicy } from './read-paths.js';
 import type { SandboxPolicy } from './sandbox.js';
+import type { WebPolicy } from './web-policy.js';
 
 export interface ToolContext {
   /** The run's working directory; path tools never write outside it. */
@@ -39,6 +40,8 @@ export interface ToolContext {
    * run that started it (docs/reference/sub-agents.md#what-a-worker-inherits).
    */
   ceilings?: readonly ToolCeiling[];
+  /** `[web]` of the user config, for `web_fetch`; the defaults (public addresses only) when unset. */
+  web?: WebPolicy;
 }
 
 /** What one ancestor of a sub-agent allows its tools. */

@@ -5,6 +5,7 @@
  */
 import { toContent } from '../../blobs/index.js';
 import type { Blueprint } from '../../blueprint/types.js';
+import { loadUserConfig } from '../../blueprint/user-config.js';
 import type { ToolCatalog } from '../../mcp/names.js';
 import { mcpGrants } from '../../mcp/stage-grants.js';
 import { SUBMIT_OUTPUT } from '../../outputs/spec.js';
@@ -133,6 +134,7 @@ export async function runToolCall(
     ...(input.approved ? { approved: true } : {}),
     attempt,
     granted: [...stageTools(bp, input.stage), ...mcp],
+    web: loadUserConfig(store.config.env).config.web,
     ...(signal ? { signal } : {}),
   };
   const outcome = await runCall(store, bp, input, ctx, catalog, mcp);
