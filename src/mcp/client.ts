@@ -38,6 +38,8 @@ export interface ListedTool {
   inputSchema: Record<string, unknown>;
 }
 
+const MIN_CONNECT_SECS = 30;
+
 const CLIENT_INFO = { name: 'leviath', version: '0.3.0' };
 
 function quote(word: string): string {
@@ -111,6 +113,10 @@ export function describeFailure(server: string, err: unknown, timeoutSecs: numbe
   );
 }
 
+function lastLines(text: string): string {
+  return text.trim().split('\n').slice(-2).join(' ').trim();
+}
+
 export class McpConnection {
   private closedFlag = false;
   private stderrTail = '';
@@ -123,30 +129,37 @@ export class McpConnection {
 
   static async open(server: McpServerConfig, place: LaunchPlace): Promise<McpConnection> {
     const client = new Client(CLIENT_INFO, { capabilities: {} });
-    const timeoutMs = server.timeoutSecs * 1000;
+    // Starting a server takes longer than a call to it often does: a connection gets at least 30 s.
+    const timeoutMs = Math.max(server.timeoutSecs, MIN_CONNECT_SECS) * 1000;
     let transport: Transport;
-    let stderr: { on(event: 'data', f: (chunk: Buffer) => void): void } | null = null;
+    // Kept so a server that dies can say why in the error the model reads.
+    let said = '';
+    let conn: McpConnection | undefined;
     try {
       if (server.url !== undefined) transport = await connectHttp(client, server, timeoutMs);
       else {
         const stdio = stdioTransport(server, place);
-        stderr = stdio.stderr;
+        stdio.stderr?.on('data', (chunk: Buffer) => {
+          said = (said + chunk.toString('utf8')).slice(-400);
+          if (conn) conn.stderrTail = said;
+        });
         await client.connect(stdio, { timeout: timeoutMs });
         transport = stdio;
       }
     } catch (err) {
       await client.close().catch(() => {});
-      throw describeFailure(server.name, err, server.timeoutSecs);
+      const failure = describeFailure(server.name, err, server.timeoutSecs);
+      const last = lastLines(said);
+      if (last && failure.code === 'mcp-unavailable') failure.message += ` The server said: ${last}`;
+      throw failure;
     }
-    const conn = new McpConnection(server, client, transport);
-    // Kept so a server that dies can say why in the error the model reads.
-    stderr?.on('data', (chunk: Buffer) => {
-      conn.stderrTail = (conn.stderrTail + chunk.toString('utf8')).slice(-400);
-    });
+    conn = new McpConnection(server, client, transport);
+    conn.stderrTail = said;
+    const opened = conn;
     client.onclose = () => {
-      conn.closedFlag = true;
+      opened.closedFlag = true;
     };
-    return conn;
+    return opened;
   }
 
   get closed(): boolean {
@@ -183,7 +196,7 @@ export class McpConnection {
 
   /** What the server last wrote to stderr, for an error that says why it died. */
   get lastWords(): string {
-    return this.stderrTail.trim().split('\n').slice(-2).join(' ');
+    return lastLines(this.stderrTail);
   }
 
   async close(): Promise<void> {

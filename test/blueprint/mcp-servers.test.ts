@@ -1,3 +1,4 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: `${VAR}` is the config syntax under test.
 import { describe, expect, it } from 'vitest';
 import { expandServer, expandVars } from '../../src/blueprint/mcp-servers.js';
 import { parseUserConfig } from '../../src/blueprint/user-config.js';

@@ -5,6 +5,9 @@
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type { McpServerConfig } from '../../src/blueprint/mcp-servers.js';
+import type { LaunchPlace } from '../../src/mcp/client.js';
+import { NO_READ_PATHS } from '../../src/tools/read-paths.js';
+import type { ToolContext } from '../../src/tools/tool.js';
 
 const require = createRequire(import.meta.url);
 
@@ -37,4 +40,23 @@ export function stdioServer(
 /** server-everything over stdio, outside the sandbox. */
 export function everything(extra: Partial<McpServerConfig> = {}): McpServerConfig {
   return stdioServer('everything', EVERYTHING_SCRIPT, ['stdio'], extra);
+}
+
+/** What an MCP call of a test runs with: no grants outside the workdir, unattended, first attempt. */
+export function mcpContext(
+  place: LaunchPlace,
+  servers: McpServerConfig[],
+  extra: Partial<ToolContext> = {},
+): ToolContext & { place: LaunchPlace; servers: McpServerConfig[] } {
+  return {
+    workdir: place.workdir,
+    readPolicy: NO_READ_PATHS,
+    permissions: { tools: {} },
+    safeCommands: [],
+    unattended: true,
+    attempt: 1,
+    place,
+    servers,
+    ...extra,
+  };
 }

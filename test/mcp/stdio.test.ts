@@ -11,7 +11,7 @@ import { McpPool } from '../../src/mcp/pool.js';
 import { MAX_MCP_RESULT_CHARS } from '../../src/mcp/result.js';
 import { callMcpTool, discoverCatalog } from '../../src/runtime/node/mcp-tools.js';
 import type { ToolContext } from '../../src/tools/tool.js';
-import { everything, stdioServer } from './servers.js';
+import { everything, mcpContext, stdioServer } from './servers.js';
 
 const workdir = mkdtempSync(join(tmpdir(), 'lev-mcp-'));
 const place = { workdir };
@@ -19,17 +19,7 @@ const pool = new McpPool();
 afterAll(() => pool.closeAll());
 
 function ctx(servers = [everything()], extra: Partial<ToolContext> = {}) {
-  return {
-    workdir,
-    readPolicy: { allows: () => false, active: false, roots: [] },
-    permissions: { tools: {} },
-    safeCommands: [],
-    unattended: true,
-    attempt: 1,
-    place,
-    servers,
-    ...extra,
-  } as ToolContext & { place: typeof place; servers: typeof servers };
+  return mcpContext(place, servers, extra);
 }
 
 describe('server-everything over stdio', () => {
