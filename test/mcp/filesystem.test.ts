@@ -10,7 +10,6 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { McpPool } from '../../src/mcp/pool.js';
 import { callMcpTool, discoverCatalog } from '../../src/runtime/node/mcp-tools.js';
 import { probeSandbox } from '../../src/tools/sandbox.js';
-import type { ToolContext } from '../../src/tools/tool.js';
 import { FILESYSTEM_SCRIPT, mcpContext, stdioServer } from './servers.js';
 
 const workdir = mkdtempSync(join(tmpdir(), 'lev-mcp-fs-'));

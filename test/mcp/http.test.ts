@@ -12,7 +12,6 @@ import type { McpServerConfig } from '../../src/blueprint/mcp-servers.js';
 import { freePort } from '../../src/devserver/net.js';
 import { McpPool } from '../../src/mcp/pool.js';
 import { callMcpTool, discoverCatalog } from '../../src/runtime/node/mcp-tools.js';
-import type { ToolContext } from '../../src/tools/tool.js';
 import { EVERYTHING_SCRIPT, mcpContext } from './servers.js';
 
 const workdir = mkdtempSync(join(tmpdir(), 'lev-mcp-http-'));
