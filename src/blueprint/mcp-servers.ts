@@ -1,7 +1,7 @@
 /**
  * `[[mcp_servers]]` in the user config (docs/reference/mcp.md#configuring-servers):
  * a stdio server is a `command` with `args` and `env`, an HTTP server a `url`
- * with `headers`. `${VAR}` in any of those strings is expanded from the
+ * with `headers`. `${VAR}` in any of those strings (and in `read_paths`) is expanded from the
  * environment when the server is started, never when the file is read, so a
  * token stays out of everything the config is copied into.
  */
@@ -127,6 +127,7 @@ export function expandServer(server: McpServerConfig, env: NodeJS.ProcessEnv): M
     env: map(server.env),
     ...(server.url !== undefined ? { url: expandVars(server.url, env) } : {}),
     headers: map(server.headers),
+    readPaths: server.readPaths.map((p) => expandVars(p, env)),
   };
 }
 

@@ -58,6 +58,7 @@ timeout_secs = 5
     const sent = expandServer(server, { HOST: 'mcp.example.com', TOK: 's3cret' });
     expect(sent.url).toBe('https://mcp.example.com/mcp');
     expect(sent.headers.A).toBe('Bearer s3cret');
+    expect(expandServer({ ...server, readPaths: ['${HOST}/lib'] }, { HOST: '/opt' }).readPaths).toEqual(['/opt/lib']);
     expect(expandVars('a $${KEEP} ${UNSET}b', {})).toBe('a ${KEEP} b');
   });
 
