@@ -568,17 +568,18 @@ function readSecurity(root: TableReader, user: UserConfig): Blueprint['security'
 }
 
 /** A blueprint may name variables its commands need; where and how they run is the user's config alone. */
-function readSandbox(root: TableReader): { env: string[] } {
+function readSandbox(root: TableReader): { env: string[]; network?: boolean } {
   const t = root.table_('sandbox', '[sandbox] env = ["CARGO_HOME"]');
   for (const key of Object.keys(t?.table ?? {})) {
-    if (key === 'env' || !t) continue;
+    if (key === 'env' || key === 'network' || !t) continue;
     const hint =
       key === 'kind'
         ? ' a blueprint cannot change the sandbox; `[sandbox] kind` belongs in your own config'
-        : ' the only key it reads is env';
+        : ' the keys it reads are env and network';
     t.findings.add('unknown-key', `[sandbox] in a blueprint has no key "${key}":${hint}.`, t.at(key));
   }
-  return { env: t ? envNames(t) : [] };
+  const network = t?.boolean('network');
+  return { env: t ? envNames(t) : [], ...(network === true ? { network } : {}) };
 }
 
 /** `[run]`: how a run waits for people (docs/reference/operators.md#ask_timeout). */

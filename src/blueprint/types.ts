@@ -321,7 +321,7 @@ export interface Blueprint {
   safeCommands: { shell: string[] };
   security: SecurityConfig;
   /** `[sandbox] env`: variables the blueprint's commands may see besides the base allow-list. */
-  sandbox?: { env: string[] };
+  sandbox?: { env: string[]; network?: boolean };
   limits: { scriptShellTimeoutSecs: number };
   /** `[run]`; absent in blueprints stored by earlier versions, which read as the defaults. */
   run?: { askTimeoutSecs: number };

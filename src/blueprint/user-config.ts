@@ -26,7 +26,7 @@ export interface UserConfig {
   /** `[runtime] blobs`: "local" or a postgres:// URL of a shared blob store. */
   runtime: { blobs?: string };
   /** `[sandbox]`: where commands run, and variables they may see besides the base allow-list. */
-  sandbox: { kind: SandboxKind; env: string[] };
+  sandbox: { kind: SandboxKind; env: string[]; network: boolean };
   /** `[[mcp_servers]]`: the MCP tool servers a run may use (docs/reference/mcp.md#configuring-servers). */
   mcpServers: McpServerConfig[];
   /** `[web]`: what `web_fetch` may reach (docs/reference/web.md#configuring-web-access). */
@@ -39,7 +39,7 @@ export function emptyUserConfig(): UserConfig {
     security: { readPaths: [], allowBlueprintReadPaths: false },
     agentReadPaths: {},
     runtime: {},
-    sandbox: { kind: 'namespace', env: [] },
+    sandbox: { kind: 'namespace', env: [], network: false },
     mcpServers: [],
     web: { ...DEFAULT_WEB_POLICY },
   };
@@ -101,7 +101,8 @@ export function parseUserConfig(text: string, file: string): { config: UserConfi
   }
   const sandbox = root.table_('sandbox', '[sandbox] kind = "namespace"');
   if (sandbox) {
-    sandbox.unknownKeys(['kind', 'env'], 'unknown-key', '[sandbox]');
+    sandbox.unknownKeys(['kind', 'env', 'network'], 'unknown-key', '[sandbox]');
+    config.sandbox.network = sandbox.boolean('network') ?? false;
     config.sandbox.kind = sandbox.enumeration('kind', SANDBOX_KINDS, 'bad-value') ?? 'namespace';
     config.sandbox.env = envNames(sandbox);
   }

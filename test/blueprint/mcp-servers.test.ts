@@ -1,7 +1,12 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: `${VAR}` is the config syntax under test.
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { expandServer, expandVars } from '../../src/blueprint/mcp-servers.js';
 import { parseUserConfig } from '../../src/blueprint/user-config.js';
+import { sandboxPolicy } from '../../src/runtime/node/tool-context.js';
+import { NO_READ_PATHS } from '../../src/tools/read-paths.js';
 import { loadToml } from './helpers.js';
 
 describe('[[mcp_servers]] in the user config', () => {
@@ -124,5 +129,23 @@ available_connectors = ["github"]
     const userConfig = parseUserConfig('[[mcp_servers]]\nname = "everything"\ncommand = "x"\n', 'c.toml').config;
     const r = loadToml('[agent]\nname = "a"\n[stages.work]\navailable_tools = ["reed_file"]\n', {}, { userConfig });
     expect(r.diagnostics.find((d) => d.code === 'unknown-tool')?.message).toMatch(/did you mean "read_file"/);
+  });
+});
+
+describe('the sandbox network switch', () => {
+  it('is on only when the user config allows it and the blueprint asks', () => {
+    const allowed = parseUserConfig('[sandbox]\nnetwork = true\n', 'c.toml').config;
+    expect(allowed.sandbox.network).toBe(true);
+    expect(parseUserConfig('', 'c.toml').config.sandbox.network).toBe(false);
+    const asks = loadToml('[agent]\nname = "a"\n[sandbox]\nnetwork = true\n').blueprint!;
+    const quiet = loadToml('[agent]\nname = "a"\n').blueprint!;
+    const env = (config: string) => {
+      const file = join(mkdtempSync(join(tmpdir(), 'lev-net-')), 'config.toml');
+      writeFileSync(file, config);
+      return { ...process.env, LEVIATH_CONFIG: file };
+    };
+    expect(sandboxPolicy(asks, NO_READ_PATHS, env('[sandbox]\nnetwork = true\n')).network).toBe(true);
+    expect(sandboxPolicy(asks, NO_READ_PATHS, env('')).network).toBeUndefined();
+    expect(sandboxPolicy(quiet, NO_READ_PATHS, env('[sandbox]\nnetwork = true\n')).network).toBeUndefined();
   });
 });
