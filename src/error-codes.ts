@@ -286,6 +286,10 @@ export const RUNTIME_CODES = {
     meaning: 'The fetch failed: no connection, an error status, or too many redirects.',
   },
   'web-not-text': { surface: 'tool', meaning: 'The URL answered with content that is not text.' },
+  'web-search-unconfigured': {
+    surface: 'tool',
+    meaning: '`web_search` was called but the user config names no search API (`[web.search]`).',
+  },
   'output-invalid': {
     surface: 'tool',
     meaning: 'A `submit_output` answer failed its format or schema check; the reason says what to fix.',

@@ -13,6 +13,7 @@ import type { Diagnostic } from '../errors.js';
 import { BUILTIN_MODELS, type ModelInfo } from '../providers/models.js';
 import type { SandboxKind } from '../tools/sandbox.js';
 import { DEFAULT_WEB_POLICY, type WebPolicy } from '../tools/web-policy.js';
+import { defaultSearchUrl, SEARCH_KINDS, type SearchConfig } from '../tools/web-search.js';
 import { isTable, TableReader } from './fields.js';
 import { Findings, inFileOrder } from './findings.js';
 import { type McpServerConfig, parseMcpServers } from './mcp-servers.js';
@@ -31,6 +32,8 @@ export interface UserConfig {
   mcpServers: McpServerConfig[];
   /** `[web]`: what `web_fetch` may reach (docs/reference/web.md#configuring-web-access). */
   web: WebPolicy;
+  /** `[web.search]`: the search API `web_search` asks (docs/reference/web.md#web_search). */
+  search?: SearchConfig;
 }
 
 export function emptyUserConfig(): UserConfig {
@@ -110,7 +113,7 @@ export function parseUserConfig(text: string, file: string): { config: UserConfi
   const web = root.table_('web', '[web] allow_hosts = ["docs.example.com"]');
   if (web) {
     web.unknownKeys(
-      ['allow_hosts', 'deny_hosts', 'allow_private', 'allow_addresses', 'max_bytes'],
+      ['allow_hosts', 'deny_hosts', 'allow_private', 'allow_addresses', 'max_bytes', 'search'],
       'unknown-key',
       '[web]',
     );
@@ -121,6 +124,20 @@ export function parseUserConfig(text: string, file: string): { config: UserConfi
       allowAddresses: web.stringArray('allow_addresses') ?? [],
       maxBytes: web.integer('max_bytes', 1) ?? DEFAULT_WEB_POLICY.maxBytes,
     };
+    const search = web.table_('search', '[web.search] kind = "searxng"\nurl = "https://searx.example.org"');
+    if (search) {
+      search.unknownKeys(['kind', 'url', 'api_key'], 'unknown-key', '[web.search]');
+      const kind = search.enumeration('kind', SEARCH_KINDS, 'bad-value');
+      const url = search.string('url') ?? (kind ? defaultSearchUrl(kind) : undefined);
+      const apiKey = search.string('api_key');
+      if (kind && url) config.search = { kind, url, ...(apiKey !== undefined ? { apiKey } : {}) };
+      else
+        search.findings.add(
+          'bad-value',
+          '[web.search] needs kind = "searxng" with the url of the instance, or kind = "brave" with api_key.',
+          search.path,
+        );
+    }
   }
   const agents = root.table_('agent_read_paths', '[agent_read_paths.my-agent] allow = ["~/notes"]');
   for (const agent of Object.keys(agents?.table ?? {})) {

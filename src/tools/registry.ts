@@ -8,6 +8,7 @@ import { readFileTool } from './read-file.js';
 import { shellTool } from './shell.js';
 import type { BuiltinTool } from './tool.js';
 import { webFetchTool } from './web-fetch.js';
+import { webSearchTool } from './web-search.js';
 import { writeFileTool } from './write-file.js';
 
 export const BUILTIN_TOOL_TABLE: ReadonlyMap<string, BuiltinTool> = new Map(
@@ -21,5 +22,6 @@ export const BUILTIN_TOOL_TABLE: ReadonlyMap<string, BuiltinTool> = new Map(
     shellTool,
     currentTimeTool,
     webFetchTool,
+    webSearchTool,
   ].map((t) => [t.name, t]),
 );

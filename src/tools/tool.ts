@@ -10,6 +10,7 @@ import type { PermissionLayer } from './permissions.js';
 import type { ReadPathPolicy } from './read-paths.js';
 import type { SandboxPolicy } from './sandbox.js';
 import type { WebPolicy } from './web-policy.js';
+import type { SearchConfig } from './web-search.js';
 
 export interface ToolContext {
   /** The run's working directory; path tools never write outside it. */
@@ -42,6 +43,8 @@ export interface ToolContext {
   ceilings?: readonly ToolCeiling[];
   /** `[web]` of the user config, for `web_fetch`; the defaults (public addresses only) when unset. */
   web?: WebPolicy;
+  /** `[web.search]` of the user config, for `web_search`; unset when none is configured. */
+  search?: SearchConfig;
 }
 
 /** What one ancestor of a sub-agent allows its tools. */

@@ -58,7 +58,13 @@ interface Fetched {
   location?: string;
 }
 
-function request(url: URL, policy: WebPolicy, maxBytes: number, signal?: AbortSignal): Promise<Fetched> {
+function request(
+  url: URL,
+  policy: WebPolicy,
+  maxBytes: number,
+  signal?: AbortSignal,
+  extraHeaders: Record<string, string> = {},
+): Promise<Fetched> {
   const get = url.protocol === 'https:' ? https.get : http.get;
   return new Promise((resolve, reject) => {
     const req = get(
@@ -69,6 +75,7 @@ function request(url: URL, policy: WebPolicy, maxBytes: number, signal?: AbortSi
         headers: {
           'user-agent': 'leviath-web-fetch',
           accept: 'text/*, application/json, application/xml;q=0.9, */*;q=0.1',
+          ...extraHeaders,
         },
         ...(signal ? { signal } : {}),
       },
@@ -181,6 +188,35 @@ export async function webFetch(
     if (err instanceof Refused) return failure(err.code, err.message, { denied: true });
     const reason = err instanceof Error ? err.message : String(err);
     return failure('web-fetch-failed', `${url.href} could not be fetched (${reason}); check the URL or try later.`);
+  }
+}
+
+/** A JSON API's answer (a search API), fetched under the same rules as a page. */
+export async function webFetchJson(
+  url: URL,
+  policy: WebPolicy,
+  headers: Record<string, string>,
+  signal?: AbortSignal,
+): Promise<{ ok: true; body: unknown } | { ok: false; outcome: ToolOutcome }> {
+  try {
+    checkUrl(url, policy);
+    const got = await request(url, policy, policy.maxBytes, signal, headers);
+    if (got.status < 200 || got.status >= 300)
+      return {
+        ok: false,
+        outcome: failure(
+          'web-fetch-failed',
+          `${url.origin} answered HTTP ${got.status}; check the search API's configuration.`,
+        ),
+      };
+    return { ok: true, body: JSON.parse(got.body.toString('utf8')) };
+  } catch (err) {
+    if (err instanceof Refused) return { ok: false, outcome: failure(err.code, err.message, { denied: true }) };
+    const reason = err instanceof Error ? err.message : String(err);
+    return {
+      ok: false,
+      outcome: failure('web-fetch-failed', `${url.origin} could not be asked (${reason}); try later.`),
+    };
   }
 }
 

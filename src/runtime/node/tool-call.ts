@@ -4,6 +4,7 @@
  * reference), plus the facts the workflow tracks for gates and `stuck`.
  */
 import { toContent } from '../../blobs/index.js';
+import { expandVars } from '../../blueprint/mcp-servers.js';
 import type { Blueprint } from '../../blueprint/types.js';
 import { loadUserConfig } from '../../blueprint/user-config.js';
 import type { ToolCatalog } from '../../mcp/names.js';
@@ -134,7 +135,7 @@ export async function runToolCall(
     ...(input.approved ? { approved: true } : {}),
     attempt,
     granted: [...stageTools(bp, input.stage), ...mcp],
-    web: loadUserConfig(store.config.env).config.web,
+    ...webContext(store.config.env),
     ...(signal ? { signal } : {}),
   };
   const outcome = await runCall(store, bp, input, ctx, catalog, mcp);
@@ -150,4 +151,11 @@ export async function runToolCall(
     denied: outcome.denied === true,
     ...(tracked ? { tracked } : {}),
   };
+}
+
+/** `[web]` and `[web.search]` of the user config, `${VAR}` in the search API key expanded. */
+function webContext(env: NodeJS.ProcessEnv): Pick<ToolContext, 'web' | 'search'> {
+  const { web, search } = loadUserConfig(env).config;
+  if (!search) return { web };
+  return { web, search: { ...search, ...(search.apiKey ? { apiKey: expandVars(search.apiKey, env) } : {}) } };
 }
