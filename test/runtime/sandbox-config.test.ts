@@ -17,19 +17,19 @@ const SHELL_STAGE = '[stages.main]\navailable_tools = ["shell"]\n';
 
 describe('[sandbox] in the user config', () => {
   it('defaults to the namespace sandbox and reads kind and env', () => {
-    expect(parseUserConfig('', 'c.toml').config.sandbox).toEqual({ kind: 'namespace', env: [] });
+    expect(parseUserConfig('', 'c.toml').config.sandbox).toEqual({ kind: 'namespace', env: [], network: false });
     const { config, diagnostics } = parseUserConfig('[sandbox]\nkind = "none"\nenv = ["CARGO_HOME"]\n', 'c.toml');
     expect(diagnostics).toEqual([]);
-    expect(config.sandbox).toEqual({ kind: 'none', env: ['CARGO_HOME'] });
+    expect(config.sandbox).toEqual({ kind: 'none', env: ['CARGO_HOME'], network: false });
   });
 
   it('reports an unknown kind, an unknown key and a name that is no variable', () => {
     const { config, diagnostics } = parseUserConfig(
-      '[sandbox]\nkind = "chroot"\nenv = ["OK", "NOT OK"]\nnetwork = true\n',
+      '[sandbox]\nkind = "chroot"\nenv = ["OK", "NOT OK"]\nnetworks = true\n',
       'c.toml',
     );
     expect(diagnostics.map((d) => d.code).sort()).toEqual(['bad-value', 'bad-value', 'unknown-key']);
-    expect(config.sandbox).toEqual({ kind: 'namespace', env: ['OK'] });
+    expect(config.sandbox).toEqual({ kind: 'namespace', env: ['OK'], network: false });
   });
 });
 
