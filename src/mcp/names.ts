@@ -93,12 +93,3 @@ export function grantedMcpTools(
   for (const server of connectors) for (const t of catalog.tools) if (t.server === server) granted.add(t.advertised);
   return catalog.tools.filter((t) => granted.has(t.advertised)).map((t) => t.advertised);
 }
-
-/** The bare grants more than one server offers: the model is offered none of them, and the run says why. */
-export function ambiguousGrants(catalog: ToolCatalog, availableTools: readonly string[]): string[] {
-  return availableTools.filter(
-    (name) =>
-      !catalog.tools.some((t) => t.advertised === name) &&
-      catalog.tools.filter((t) => t.tool === name || sanitizeToolName(t.tool) === name).length > 1,
-  );
-}

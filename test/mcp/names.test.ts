@@ -1,11 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  advertisedNames,
-  ambiguousGrants,
-  grantedMcpTools,
-  sanitizeToolName,
-  type ToolCatalog,
-} from '../../src/mcp/names.js';
+import { advertisedNames, grantedMcpTools, sanitizeToolName, type ToolCatalog } from '../../src/mcp/names.js';
 import { RESERVED_TOOL_NAMES } from '../../src/mcp/stage-grants.js';
 
 function catalog(...tools: [string, string][]): ToolCatalog {
@@ -60,7 +54,6 @@ describe('MCP grants', () => {
   it('grants a bare name when exactly one server offers it', () => {
     expect(grantedMcpTools(c, ['create_issue'], [])).toEqual(['github__create_issue']);
     expect(grantedMcpTools(c, ['search'], [])).toEqual([]);
-    expect(ambiguousGrants(c, ['search', 'create_issue'])).toEqual(['search']);
   });
 
   it('grants every tool of a connector, in catalog order', () => {
