@@ -13,6 +13,7 @@ import { isProviderError, toActivityFailure } from '../src/providers/index.js';
 import type { WorkerShare } from '../src/runtime/agents/lineage.js';
 import { finalOutputText } from '../src/runtime/node/final-output.js';
 import { type InferInput, type InferOutput, infer } from '../src/runtime/node/inference.js';
+import { type DiscoveredTools, type DiscoverInput, discoverStageTools } from '../src/runtime/node/mcp-tools.js';
 import { defaultRuntimeConfig, RunStore, type RuntimeConfig } from '../src/runtime/node/run-store.js';
 import { resolveRunSeeds, type SeededRegion, type SeedRequest } from '../src/runtime/node/seeding.js';
 import {
@@ -106,6 +107,11 @@ export function createActivities(config: RuntimeConfig = defaultRuntimeConfig())
         recordToolCall(input.call.name, 'failed');
         throw err;
       }
+    },
+
+    /** Asks the MCP servers for their tools once per visit; the workflow records the answer (docs/reference/mcp.md#discovery). */
+    async discoverTools(input: DiscoverInput): Promise<DiscoveredTools> {
+      return guarded(() => withHeartbeat(() => discoverStageTools(store, input)), input.runId);
     },
 
     async summarise(input: SummariseInput): Promise<SummaryResult> {

@@ -261,6 +261,36 @@ export const RUNTIME_CODES = {
     surface: 'tool',
     meaning: 'The bubblewrap command sandbox cannot be built; install bubblewrap or set `[sandbox] kind = "none"`.',
   },
+  // MCP servers (docs/reference/mcp.md#errors)
+  'mcp-unavailable': {
+    surface: 'tool',
+    meaning:
+      'An MCP server could not be started or reached, or did not list its tools; the message says which and why.',
+  },
+  'mcp-timeout': { surface: 'tool', meaning: 'An MCP server did not answer a call within its `timeout_secs`.' },
+  'mcp-bad-result': {
+    surface: 'tool',
+    meaning: 'An MCP server answered a call with something that is not an MCP result.',
+  },
+  // Web tools (docs/reference/web.md#errors)
+  'web-host-refused': {
+    surface: 'tool',
+    meaning: 'The URL is not http(s), or its host is outside `[web] allow_hosts` or inside `deny_hosts`.',
+  },
+  'web-address-refused': {
+    surface: 'tool',
+    meaning:
+      'The URL, or a redirect, leads to a private, loopback or link-local address and `[web] allow_private` is off.',
+  },
+  'web-fetch-failed': {
+    surface: 'tool',
+    meaning: 'The fetch failed: no connection, an error status, or too many redirects.',
+  },
+  'web-not-text': { surface: 'tool', meaning: 'The URL answered with content that is not text.' },
+  'web-search-unconfigured': {
+    surface: 'tool',
+    meaning: '`web_search` was called but the user config names no search API (`[web.search]`).',
+  },
   'output-invalid': {
     surface: 'tool',
     meaning: 'A `submit_output` answer failed its format or schema check; the reason says what to fix.',
@@ -339,6 +369,10 @@ export const RUNTIME_CODES = {
     meaning: 'The temporal.toml connection profile cannot be loaded, or does not hold the profile named.',
   },
   'metrics-bad-address': { surface: 'cli', meaning: '`--metrics` or `LEVIATH_METRICS_ADDRESS` is not `HOST:PORT`.' },
+  'mcp-server-unknown': {
+    surface: 'cli',
+    meaning: '`lev mcp test` names a server your config does not declare in `[[mcp_servers]]`.',
+  },
   'run-not-found': { surface: 'cli', meaning: 'No run with that id is known to the Temporal server.' },
   'run-not-finished': { surface: 'cli', meaning: '`lev result` was asked for a run that is still going.' },
   'unknown-status': { surface: 'cli', meaning: '`lev ps --status` names no run status.' },

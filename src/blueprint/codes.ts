@@ -237,6 +237,11 @@ export const CODES = {
     severity: 'warning',
     meaning: 'A stage lists `ask_user` without `allow_blocking_tools = true`, so it is not offered the tool.',
   },
+  'mcp-server-not-configured': {
+    severity: 'warning',
+    meaning:
+      '`available_connectors` names an MCP server your config does not declare, so the stage is offered none of its tools.',
+  },
   'unsupported-feature': {
     severity: 'warning',
     meaning: 'A key of the original Leviath that is not built here; the message says what will not happen.',

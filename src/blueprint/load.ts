@@ -452,7 +452,11 @@ function build(
   }
   const maxDepth = agentTable?.integer('max_child_depth', 0);
   if (maxDepth !== undefined) blueprint.agent.maxChildDepth = maxDepth;
-  checkStageTools(blueprint, findings);
+  checkStageTools(
+    blueprint,
+    findings,
+    userConfig.mcpServers.map((m) => m.name),
+  );
   checkFanOuts(blueprint, findings);
   readAgents(blueprint, agentTable, findings, opts);
   const fileTracking = context ? readFileTracking(context) : undefined;
@@ -660,18 +664,19 @@ function readSecurity(root: TableReader, user: UserConfig): Blueprint['security'
 }
 
 /** A blueprint may name variables its commands need; where and how they run is the user's config alone. */
-function readSandbox(root: TableReader): { env: string[] } {
+function readSandbox(root: TableReader): { env: string[]; network?: boolean } {
   const t = root.table_('sandbox', '[sandbox] env = ["CARGO_HOME"]');
   if (t) reportUnbuiltKeys(t, UNBUILT_SANDBOX_KEYS, '[sandbox]');
   for (const key of Object.keys(t?.table ?? {})) {
-    if (key === 'env' || key in UNBUILT_SANDBOX_KEYS || !t) continue;
+    if (key === 'env' || key === 'network' || key in UNBUILT_SANDBOX_KEYS || !t) continue;
     t.findings.add(
       'unknown-key',
-      `[sandbox] in a blueprint has no key "${key}"${didYouMean(key, ['env', ...Object.keys(UNBUILT_SANDBOX_KEYS)])}: the only key it reads is env.`,
+      `[sandbox] in a blueprint has no key "${key}"${didYouMean(key, ['env', 'network', ...Object.keys(UNBUILT_SANDBOX_KEYS)])}: the keys it reads are env and network.`,
       t.at(key),
     );
   }
-  return { env: t ? envNames(t) : [] };
+  const network = t?.boolean('network');
+  return { env: t ? envNames(t) : [], ...(network === true ? { network } : {}) };
 }
 
 /** `[run]`: how a run waits for people (docs/reference/operators.md#ask_timeout). */

@@ -32,6 +32,7 @@ export const STAGE_KEYS = [
   'model',
   'system_prompt',
   'available_tools',
+  'available_connectors',
   'max_iterations',
   'max_revisits',
   'allow_complete',
@@ -457,6 +458,8 @@ export function parseStage(
   if (prompt.length > 0) def.systemPrompt = prompt.join('\n\n');
   const tools = s.stringArray('available_tools');
   if (tools !== undefined) def.availableTools = [...new Set(tools.map(canonicalTool))];
+  const connectors = s.stringArray('available_connectors');
+  if (connectors !== undefined && connectors.length > 0) def.availableConnectors = [...new Set(connectors)];
   const maxIterations = s.integer('max_iterations', 1);
   if (maxIterations !== undefined) def.maxIterations = maxIterations;
   const maxRevisits = s.integer('max_revisits', 0);

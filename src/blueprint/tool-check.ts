@@ -19,22 +19,39 @@ import {
   ENV_TOOLS,
   FAN_OUT,
   TOOL_ALIASES,
+  WEB_TOOLS,
 } from '../tools/names.js';
 import { didYouMean, type Findings } from './findings.js';
+import { serverOfName } from './mcp-servers.js';
 import { UNBUILT_TOOLS } from './unsupported.js';
 
 const KNOWN: readonly string[] = [
   ...BUILTIN_TOOLS,
   ...ENV_TOOLS,
+  ...WEB_TOOLS,
   ...CONTEXT_TOOLS,
   SUBMIT_OUTPUT,
   ASK_USER,
   ...AGENT_TOOLS,
 ];
 
-export function checkStageTools(bp: Blueprint, findings: Findings): void {
+/**
+ * `mcpServers` are the names of the user's `[[mcp_servers]]`: a name that
+ * carries one (`github__create_issue`) is an MCP tool, and so is a bare name
+ * that is close to no built-in once any server is configured; both are
+ * resolved against what the servers offer when the stage is visited
+ * (docs/reference/mcp.md#tool-names-and-grants).
+ */
+export function checkStageTools(bp: Blueprint, findings: Findings, mcpServers: readonly string[] = []): void {
   for (const stage of bp.stages) {
     const at = ['stages', stage.name, 'available_tools'];
+    for (const server of stage.availableConnectors ?? [])
+      if (!mcpServers.includes(server))
+        findings.add(
+          'mcp-server-not-configured',
+          `Stage "${stage.name}" lists the MCP server "${server}" in available_connectors, which your config does not declare${configured(mcpServers)}; its tools are not offered until you add a [[mcp_servers]] entry named "${server}" to your config.`,
+          ['stages', stage.name, 'available_connectors'],
+        );
     if (stage.availableTools) {
       const kept: string[] = [];
       for (const tool of stage.availableTools) {
@@ -50,6 +67,23 @@ export function checkStageTools(bp: Blueprint, findings: Findings): void {
           kept.push(tool);
           continue;
         }
+        const server = serverOfName(tool);
+        if (server !== undefined) {
+          if (mcpServers.includes(server)) kept.push(tool);
+          else
+            findings.add(
+              'unknown-tool',
+              `Stage "${stage.name}" lists \`${tool}\`, a tool of the MCP server "${server}", which your config does not declare${configured(mcpServers)}; add a [[mcp_servers]] entry named "${server}" to your config.`,
+              at,
+            );
+          continue;
+        }
+        const typo = didYouMean(tool, [...KNOWN, ...Object.keys(TOOL_ALIASES)]);
+        if (mcpServers.length > 0 && typo === '' && UNBUILT_TOOLS[tool] === undefined) {
+          // A bare MCP grant: it resolves when exactly one server offers the tool.
+          kept.push(tool);
+          continue;
+        }
         const lost = UNBUILT_TOOLS[tool];
         const script = existsSync(join(bp.dir, 'tools', `${tool}.rhai`));
         if (lost !== undefined || script) {
@@ -62,7 +96,7 @@ export function checkStageTools(bp: Blueprint, findings: Findings): void {
         }
         findings.add(
           'unknown-tool',
-          `Stage "${stage.name}" lists the tool \`${tool}\`, which does not exist${didYouMean(tool, [...KNOWN, ...Object.keys(TOOL_ALIASES)])}; the tools are ${KNOWN.join(', ')}.`,
+          `Stage "${stage.name}" lists the tool \`${tool}\`, which does not exist${typo}; the tools are ${KNOWN.join(', ')}${mcpServers.length === 0 ? ' (an MCP tool is named <server>__<tool> after a [[mcp_servers]] entry of your config)' : ''}.`,
           at,
         );
       }
@@ -77,4 +111,10 @@ export function checkStageTools(bp: Blueprint, findings: Findings): void {
       if (!tools.includes(FAN_OUT)) stage.availableTools = [...tools, FAN_OUT];
     }
   }
+}
+
+function configured(servers: readonly string[]): string {
+  return servers.length > 0
+    ? ` (it declares ${servers.map((s) => `"${s}"`).join(', ')})`
+    : ' (it declares no MCP server)';
 }

@@ -40,8 +40,6 @@ export const UNBUILT_STAGE_KEYS: Readonly<Record<string, string>> = {
   required_tools: 'these tools are not kept or checked for',
   nudge: 'the stage is not nudged when it answers without tool calls',
   hooks: 'stage hooks are not run',
-  available_connectors:
-    'the tools of these MCP servers are not offered by server name; list each tool in available_tools',
   sandbox: 'tools run in the sandbox of your own config, not in one the stage asks for',
   security: 'data flow is not tracked',
   batch_tool_hint: 'the prompt hint about batching tool calls is not added',
@@ -53,7 +51,6 @@ export const UNBUILT_SANDBOX_KEYS: Readonly<Record<string, string>> = {
   kind: 'a blueprint cannot choose the sandbox; tools run in the one your own config sets ([sandbox] kind)',
   image: 'a blueprint cannot choose the container image; your own config does',
   engine: 'a blueprint cannot choose the container engine; your own config does',
-  network: "a blueprint cannot open or close the sandbox's network; your own config does",
   mount: 'a blueprint cannot mount paths into the sandbox; your own config does',
   mounts: 'a blueprint cannot mount paths into the sandbox; your own config does',
   persist: 'a blueprint cannot keep a sandbox between runs; your own config does',

@@ -13,8 +13,12 @@ import type { Diagnostic } from '../errors.js';
 import { BUILTIN_MODELS } from '../providers/models.js';
 import type { ModelInfo } from '../shapes/models.js';
 import type { SandboxKind } from '../tools/sandbox.js';
+import type { SearchConfig } from '../tools/web-policy.js';
+import { DEFAULT_WEB_POLICY, type WebPolicy } from '../tools/web-policy.js';
+import { defaultSearchUrl, SEARCH_KINDS } from '../tools/web-search.js';
 import { isTable, TableReader } from './fields.js';
 import { Findings, inFileOrder } from './findings.js';
+import { type McpServerConfig, parseMcpServers } from './mcp-servers.js';
 import { parseModelTable } from './model-table.js';
 import { indexPositions } from './positions.js';
 
@@ -28,7 +32,13 @@ export interface UserConfig {
    */
   runtime: { blobs?: string; codecKeyFile?: string };
   /** `[sandbox]`: where commands run, and variables they may see besides the base allow-list. */
-  sandbox: { kind: SandboxKind; env: string[] };
+  sandbox: { kind: SandboxKind; env: string[]; network: boolean };
+  /** `[[mcp_servers]]`: the MCP tool servers a run may use (docs/reference/mcp.md#configuring-servers). */
+  mcpServers: McpServerConfig[];
+  /** `[web]`: what `web_fetch` may reach (docs/reference/web.md#configuring-web-access). */
+  web: WebPolicy;
+  /** `[web.search]`: the search API `web_search` asks (docs/reference/web.md#web_search). */
+  search?: SearchConfig;
 }
 
 export function emptyUserConfig(): UserConfig {
@@ -37,7 +47,9 @@ export function emptyUserConfig(): UserConfig {
     security: { readPaths: [], allowBlueprintReadPaths: false },
     agentReadPaths: {},
     runtime: {},
-    sandbox: { kind: 'namespace', env: [] },
+    sandbox: { kind: 'namespace', env: [], network: false },
+    mcpServers: [],
+    web: { ...DEFAULT_WEB_POLICY },
   };
 }
 
@@ -99,9 +111,40 @@ export function parseUserConfig(text: string, file: string): { config: UserConfi
   }
   const sandbox = root.table_('sandbox', '[sandbox] kind = "namespace"');
   if (sandbox) {
-    sandbox.unknownKeys(['kind', 'env'], 'unknown-key', '[sandbox]');
+    sandbox.unknownKeys(['kind', 'env', 'network'], 'unknown-key', '[sandbox]');
+    config.sandbox.network = sandbox.boolean('network') ?? false;
     config.sandbox.kind = sandbox.enumeration('kind', SANDBOX_KINDS, 'bad-value') ?? 'namespace';
     config.sandbox.env = envNames(sandbox);
+  }
+  config.mcpServers = parseMcpServers(root.raw('mcp_servers'), root);
+  const web = root.table_('web', '[web] allow_hosts = ["docs.example.com"]');
+  if (web) {
+    web.unknownKeys(
+      ['allow_hosts', 'deny_hosts', 'allow_private', 'allow_addresses', 'max_bytes', 'search'],
+      'unknown-key',
+      '[web]',
+    );
+    config.web = {
+      allowHosts: web.stringArray('allow_hosts') ?? [],
+      denyHosts: web.stringArray('deny_hosts') ?? [],
+      allowPrivate: web.boolean('allow_private') ?? false,
+      allowAddresses: web.stringArray('allow_addresses') ?? [],
+      maxBytes: web.integer('max_bytes', 1) ?? DEFAULT_WEB_POLICY.maxBytes,
+    };
+    const search = web.table_('search', '[web.search] kind = "searxng"\nurl = "https://searx.example.org"');
+    if (search) {
+      search.unknownKeys(['kind', 'url', 'api_key'], 'unknown-key', '[web.search]');
+      const kind = search.enumeration('kind', SEARCH_KINDS, 'bad-value');
+      const url = search.string('url') ?? (kind ? defaultSearchUrl(kind) : undefined);
+      const apiKey = search.string('api_key');
+      if (kind && url) config.search = { kind, url, ...(apiKey !== undefined ? { apiKey } : {}) };
+      else
+        search.findings.add(
+          'bad-value',
+          '[web.search] needs kind = "searxng" with the url of the instance, or kind = "brave" with api_key.',
+          search.path,
+        );
+    }
   }
   const agents = root.table_('agent_read_paths', '[agent_read_paths.my-agent] allow = ["~/notes"]');
   for (const agent of Object.keys(agents?.table ?? {})) {

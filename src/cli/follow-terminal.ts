@@ -5,6 +5,7 @@
  * SIGTERM stops this process and leaves the run on the server
  * (docs/reference/operators.md#ctrl-c).
  */
+
 import { spawn } from 'node:child_process';
 import { mkdirSync, openSync } from 'node:fs';
 import { join } from 'node:path';
@@ -12,6 +13,7 @@ import type { Client, WorkflowHandle } from '@temporalio/client';
 import type { NativeConnection, Worker } from '@temporalio/worker';
 import type { DevServer } from '../devserver/dev-server.js';
 import { leviathHome, PROJECT_ROOT } from '../devserver/paths.js';
+import { workerPool } from '../mcp/pool.js';
 import { addressFlag } from '../runtime/defaults.js';
 import { undeliveredText } from '../runtime/texts.js';
 import type { Progress, RunResult } from '../runtime/types.js';
@@ -78,6 +80,8 @@ export async function stopHosted(hosted: Hosted): Promise<void> {
     await connection.close();
   }
   hosted.workers.length = 0;
+  // The MCP servers the tool calls started end with the workers that used them.
+  await workerPool.closeAll();
   await hosted.server?.stop();
   hosted.server = undefined;
 }

@@ -24,6 +24,8 @@ export interface InferInput {
   options?: string[];
   /** Also store the rebuilt region set as a snapshot and answer its hash (`InferOutput.snapshot`). */
   snapshot?: boolean;
+  /** Blob hash of the visit's MCP tool catalog, when it discovered one (docs/reference/mcp.md#discovery). */
+  catalog?: string;
 }
 
 export interface CountedToolCall extends ToolCall {
@@ -65,6 +67,8 @@ export interface ToolInput {
   ceiling?: CeilingLayer[];
   /** A person approved this call under its `ask` permission (docs/reference/operators.md#approve-and-deny). */
   approved?: boolean;
+  /** Blob hash of the visit's MCP tool catalog, when it discovered one (docs/reference/mcp.md#discovery). */
+  catalog?: string;
 }
 
 /**

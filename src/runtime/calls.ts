@@ -38,8 +38,10 @@ export function classifyCall(
   stage: string,
   call: Pick<ToolCall, 'name' | 'arguments'>,
   unattended: boolean,
+  /** The MCP tools the visit's discovery gave the stage (docs/reference/mcp.md#tool-names-and-grants). */
+  mcp: readonly string[] = [],
 ): CallClass {
-  if (!isGranted(bp, stage, call.name)) return { kind: 'refused' };
+  if (!isGranted(bp, stage, call.name, mcp)) return { kind: 'refused' };
   if (canonicalTool(call.name) === ASK_USER) return { kind: 'question' };
   if (isContextTool(call.name)) return { kind: 'context' };
   const approval = needsApproval(bp, stage, call, unattended);
@@ -47,8 +49,8 @@ export function classifyCall(
 }
 
 /** The tool result of a call the stage was not given (`tool-not-granted`). */
-export function notGrantedText(bp: Blueprint, stage: string, name: string): string {
-  return notGrantedResult(bp, stage, name);
+export function notGrantedText(bp: Blueprint, stage: string, name: string, mcp: readonly string[] = []): string {
+  return notGrantedResult(bp, stage, name, mcp);
 }
 
 /**

@@ -39,6 +39,14 @@ export const STORED_ARGUMENTS = 'stored-arguments-read-full-text';
  */
 export const INFERENCE_BOOKKEEPING = 'inference-counts-and-snapshots';
 
+/**
+ * A visit of a stage that grants MCP tools asks the servers for them first,
+ * in a `discoverTools` activity on the run's tool queue, and hands the
+ * recorded catalog to its inferences and tool calls (docs/reference/mcp.md#discovery).
+ * Asked only by visits of such stages.
+ */
+export const MCP_DISCOVERY = 'mcp-tool-discovery';
+
 /** The paths a run of a stage visit takes, decided once when it starts. */
 export interface VisitPatches {
   /** `STAGE_PATCH`. */
@@ -47,6 +55,8 @@ export interface VisitPatches {
   bookkeeping: boolean;
   /** `STORED_ARGUMENTS`. */
   storedArguments: boolean;
+  /** `MCP_DISCOVERY`; absent in a visit recorded before it. */
+  reach?: boolean;
 }
 
 /**
@@ -61,4 +71,4 @@ export interface VisitPatches {
 export const INLINE_WORKER = 'fan-out-worker-visits-inline';
 
 /** The paths of a visit that starts after every patch above. */
-export const CURRENT_VISIT: VisitPatches = { operators: true, bookkeeping: true, storedArguments: true };
+export const CURRENT_VISIT: VisitPatches = { operators: true, bookkeeping: true, storedArguments: true, reach: true };

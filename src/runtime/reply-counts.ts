@@ -44,6 +44,8 @@ export function replyCounts(
   reply: Pick<InferOutput, 'content' | 'tokens' | 'toolCalls' | 'invalidToolCalls'>,
   env: EngineEnv,
   count: (text: string) => number,
+  /** The MCP tools the visit's discovery gave the stage (docs/reference/mcp.md#tool-names-and-grants). */
+  mcp: readonly string[] = [],
 ): [string, number][] {
   const counted = new Map<string, number>();
   const counter = (text: string): number => {
@@ -77,8 +79,8 @@ export function replyCounts(
       run(engine.routeToolResult(state, bp, { id: bad.id, name: bad.name, arguments: {} }, result, env));
     }
     for (const { argTokens, ...call } of reply.toolCalls) {
-      if (!isGranted(bp, stage, call.name)) {
-        const text = notGrantedResult(bp, stage, call.name);
+      if (!isGranted(bp, stage, call.name, mcp)) {
+        const text = notGrantedResult(bp, stage, call.name, mcp);
         run(engine.routeToolResult(state, bp, call, { content: text, tokens: counter(text), isError: true }, env));
         continue;
       }

@@ -233,6 +233,8 @@ export interface StageDef {
   systemPromptTokens?: number;
   /** Undefined means every built-in tool plus the context tools. */
   availableTools?: string[];
+  /** MCP servers every tool of which the stage is given (docs/reference/mcp.md#tool-names-and-grants). */
+  availableConnectors?: string[];
   maxIterations?: number;
   maxRevisits?: number;
   allowComplete: boolean;
@@ -319,7 +321,7 @@ export interface Blueprint {
   safeCommands: { shell: string[] };
   security: SecurityConfig;
   /** `[sandbox] env`: variables the blueprint's commands may see besides the base allow-list. */
-  sandbox?: { env: string[] };
+  sandbox?: { env: string[]; network?: boolean };
   limits: { scriptShellTimeoutSecs: number };
   /** `[run]`; absent in blueprints stored by earlier versions, which read as the defaults. */
   run?: { askTimeoutSecs: number };

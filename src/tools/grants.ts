@@ -15,16 +15,20 @@ export function stageTools(bp: Blueprint, stage: string): string[] {
   return def?.availableTools ? [...def.availableTools] : [...BUILTIN_TOOLS, ...CONTEXT_TOOLS];
 }
 
-/** Whether `name` (or the tool it is an alias of) was given to the stage. */
-export function isGranted(bp: Blueprint, stage: string, name: string): boolean {
+/**
+ * Whether `name` (or the tool it is an alias of) was given to the stage;
+ * `extra` are the MCP tools discovery resolved for it (docs/reference/mcp.md#tool-names-and-grants).
+ */
+export function isGranted(bp: Blueprint, stage: string, name: string, extra: readonly string[] = []): boolean {
   const wanted = canonicalTool(name);
-  return stageTools(bp, stage).some((t) => canonicalTool(t) === wanted);
+  return extra.includes(wanted) || stageTools(bp, stage).some((t) => canonicalTool(t) === wanted);
 }
 
 /** The error result a model reads when it calls a tool its stage was not given. */
-export function notGrantedResult(bp: Blueprint, stage: string, name: string): string {
+export function notGrantedResult(bp: Blueprint, stage: string, name: string, extra: readonly string[] = []): string {
+  const tools = [...new Set([...stageTools(bp, stage), ...extra])];
   return formatCoded(
     'tool-not-granted',
-    `stage "${stage}" was not given the tool \`${name}\`, so the call was not run. Use one of: ${stageTools(bp, stage).join(', ')}.`,
+    `stage "${stage}" was not given the tool \`${name}\`, so the call was not run. Use one of: ${tools.join(', ')}.`,
   );
 }

@@ -33,6 +33,12 @@ export const BUILTIN_TOOLS = [
  */
 export const ENV_TOOLS = ['system_info', 'locale_info', 'runtime_info'] as const;
 
+/**
+ * Tools that reach the network (docs/reference/web.md). They run as
+ * activities like the built-ins, but no stage gets them unless it lists them.
+ */
+export const WEB_TOOLS = ['web_fetch', 'web_search'] as const;
+
 /** Tools answered inside the workflow by the pure engine (docs/reference/context-tools.md). */
 export const CONTEXT_TOOLS = [
   'context_append',

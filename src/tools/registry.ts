@@ -8,6 +8,8 @@ import { listDirTool } from './list-dir.js';
 import { readFileTool } from './read-file.js';
 import { shellTool } from './shell.js';
 import type { BuiltinTool } from './tool.js';
+import { webFetchTool } from './web-fetch.js';
+import { webSearchTool } from './web-search.js';
 import { writeFileTool } from './write-file.js';
 
 export const BUILTIN_TOOL_TABLE: ReadonlyMap<string, BuiltinTool> = new Map(
@@ -23,5 +25,7 @@ export const BUILTIN_TOOL_TABLE: ReadonlyMap<string, BuiltinTool> = new Map(
     systemInfoTool,
     localeInfoTool,
     runtimeInfoTool,
+    webFetchTool,
+    webSearchTool,
   ].map((t) => [t.name, t]),
 );

@@ -22,6 +22,11 @@ export interface SandboxPolicy {
   env: readonly string[];
   /** Directories the command may read (granted `[read_paths]` entries), mounted read-only. */
   readRoots: readonly string[];
+  /**
+   * The command shares the worker's network: only when the user's config allows it
+   * (`[sandbox] network = true`) and the blueprint asks for it (docs/reference/blueprint.md#sandbox).
+   */
+  network?: boolean;
 }
 
 /** What every command sees of the worker's environment, whatever the blueprint says. */
@@ -110,7 +115,8 @@ const SYSTEM_DIRS = ['/', '/usr', '/etc', '/proc', '/dev', '/tmp', ...SYSTEM_LIN
 
 /** The bwrap argument list that runs `bash -c command` in `workdir`. */
 export function bwrapArgs(command: string, workdir: string, policy: SandboxPolicy, home: string | undefined): string[] {
-  const args = [...ISOLATION, ...systemMounts(), '--tmpfs', '/tmp', '--dev', '/dev', '--proc', '/proc'];
+  const isolation = policy.network ? ISOLATION.filter((a) => a !== '--unshare-net') : ISOLATION;
+  const args = [...isolation, ...systemMounts(), '--tmpfs', '/tmp', '--dev', '/dev', '--proc', '/proc'];
   // An empty private home: tools that write caches there work, and the worker's dotfiles stay out.
   if (home && path.isAbsolute(home) && !SYSTEM_DIRS.includes(path.resolve(home))) args.push('--tmpfs', home);
   for (const root of policy.readRoots) args.push('--ro-bind-try', root, root);

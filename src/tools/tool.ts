@@ -9,6 +9,7 @@ import type { PermissionMode } from '../shapes/blueprint.js';
 import type { PermissionLayer } from './permissions.js';
 import type { ReadPathPolicy } from './read-paths.js';
 import type { SandboxPolicy } from './sandbox.js';
+import type { SearchConfig, WebPolicy } from './web-policy.js';
 
 /** What a tool can know of the run that calls it (the environment tools: docs/tools.md#environment). */
 export interface RunFacts {
@@ -61,6 +62,10 @@ export interface ToolContext {
   run?: RunFacts;
   /** The environment `locale_info` reads; the process's when unset. */
   env?: NodeJS.ProcessEnv;
+  /** `[web]` of the user config, for `web_fetch`; the defaults (public addresses only) when unset. */
+  web?: WebPolicy;
+  /** `[web.search]` of the user config, for `web_search`; unset when none is configured. */
+  search?: SearchConfig;
 }
 
 /** What one ancestor of a sub-agent allows its tools. */

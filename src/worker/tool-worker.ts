@@ -41,6 +41,10 @@ export function workdirActivities(workdir: string, runtime: RuntimeConfig = defa
       mine(input.workdir);
       return all.runTool(input);
     },
+    async discoverTools(input: Parameters<typeof all.discoverTools>[0]) {
+      mine(input.workdir);
+      return all.discoverTools(input);
+    },
     async resolveSeeds(req: Parameters<typeof all.resolveSeeds>[0]) {
       mine(req.workdir);
       return all.resolveSeeds(req);

@@ -342,6 +342,11 @@ const cases: Case[] = [
     fixed: '[stages.a]\nmode = "output"\n[stages.a.output]\nformat = "json"\nschema = { type = "object" }',
   },
   {
+    code: 'mcp-server-not-configured',
+    bad: '[stages.a]\navailable_connectors = ["fs"]',
+    fixed: '[stages.a]\navailable_tools = ["read_file"]',
+  },
+  {
     code: 'unsupported-feature',
     bad: '[stages.a]\nrequired_tools = ["read_file"]',
     fixed: '[stages.a]\navailable_tools = ["read_file"]',

@@ -1,6 +1,8 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { loadBlueprint } from '../../src/blueprint/load.js';
 import { resolveStageBudgets, stageLayout } from '../../src/blueprint/resolve.js';
+import { parseUserConfig } from '../../src/blueprint/user-config.js';
 
 describe('example blueprints', () => {
   for (const name of ['coder', 'researcher', 'demo', 'reviewer']) {
@@ -22,6 +24,21 @@ describe('example blueprints', () => {
       'stage-instructions-volatility-ignored',
     ]);
     expect(r.blueprint?.stages.map((s) => s.mode ?? 'autonomous')).toEqual(['autonomous', 'autonomous', 'output']);
+  });
+
+  it('mcp-files passes once the user config declares its MCP server, and names the server otherwise', () => {
+    const { config } = parseUserConfig(
+      readFileSync('blueprints/mcp-files/config.example.toml', 'utf8'),
+      'config.example.toml',
+    );
+    expect(config.mcpServers.map((s) => s.name)).toEqual(['files']);
+    const r = loadBlueprint('blueprints/mcp-files', { userConfig: config });
+    expect(r.diagnostics).toEqual([]);
+    expect(r.blueprint?.stages[0]?.availableConnectors).toEqual(['files']);
+    const bare = loadBlueprint('blueprints/mcp-files');
+    expect(bare.diagnostics.map((d) => d.message)).toEqual([
+      expect.stringMatching(/lists the MCP server "files" in available_connectors, which your config does not declare/),
+    ]);
   });
 
   it('coder has the seed layout, a gated checklist and routes file reads to codebase', () => {

@@ -60,6 +60,18 @@ describe('commands run in the namespace sandbox', () => {
     }
   });
 
+  it('reaches the network when the policy shares it (the user allowed it and the blueprint asked)', async () => {
+    const server = createServer((socket) => socket.end('hello from the host\n'));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const port = (server.address() as { port: number }).port;
+    try {
+      const out = await shell(`exec 3<>/dev/tcp/127.0.0.1/${port} && cat <&3`, { ...namespace, network: true });
+      expect(out.content).toContain('hello from the host');
+    } finally {
+      server.close();
+    }
+  });
+
   it('reads granted read paths, read-only', async () => {
     const granted = path.join(box.root, 'granted');
     mkdirSync(granted, { recursive: true });

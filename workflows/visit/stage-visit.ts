@@ -14,6 +14,8 @@ import {
   log,
 } from '@temporalio/workflow';
 import type { ToolCall } from '../../src/context/index.js';
+import type { DiscoveredTools } from '../../src/mcp/names.js';
+import { needsDiscovery } from '../../src/mcp/stage-grants.js';
 import type { InferOutput, RecentCall } from '../../src/runtime/index.js';
 import {
   addSpend,
@@ -41,7 +43,7 @@ import { fallbackDetail, MODEL_FALLBACK } from '../../src/runtime/model-fallback
 import type { VisitPatches } from '../../src/runtime/patches.js';
 import { afterPlainReply, interactiveReply, missedFanOut } from '../../src/runtime/stage-modes.js';
 import type { StageDef } from '../../src/shapes/blueprint.js';
-import { activities, callOptions } from '../activities.js';
+import { activities, callOptions, toolOptions } from '../activities.js';
 import { SubAgents } from '../agents/sub-agents.js';
 import { currentDetails } from '../current-details.js';
 import { EngineDriver } from '../engine-driver.js';
@@ -93,6 +95,8 @@ export class StageVisit {
   lastInferenceEnd: number | null = null;
   /** The sub-agents this visit starts (docs/reference/sub-agents.md). */
   readonly agents: SubAgents;
+  /** What the MCP servers offered this visit, asked before its first inference (docs/reference/mcp.md#discovery). */
+  reach?: DiscoveredTools;
 
   constructor(
     readonly input: StageInput,
@@ -368,6 +372,8 @@ export class StageVisit {
   async infer(): Promise<InferOutput | { failed: string; code?: string } | { fallback: true }> {
     let reply: InferOutput;
     const { bookkeeping } = this.patches;
+    await this.discover();
+    const catalog = this.reach ? { catalog: this.reach.catalog } : {};
     const replay = this.driver.replayInput();
     const sent = replay.ops.length;
     this.operators.inferring = true;
@@ -384,6 +390,7 @@ export class StageVisit {
             stageTurn: this.visitTurns,
             purpose: 'turn',
             ...(bookkeeping && this.driver.snapshotDue() ? { snapshot: true } : {}),
+            ...catalog,
           },
         ],
       );
@@ -411,6 +418,16 @@ export class StageVisit {
     this.runTurns++;
     this.usage = addUsage(this.usage, { calls: 1, ...reply.usage });
     return reply;
+  }
+
+  /** Once per visit of a stage that grants MCP tools: the servers' tools, recorded (`MCP_DISCOVERY`). */
+  private async discover(): Promise<void> {
+    const { input, stage } = this;
+    if (this.reach || !this.patches.reach || !needsDiscovery(input.blueprint, stage)) return;
+    this.reach = await activities.discoverTools.executeWithOptions(
+      toolOptions(input.options, `tool discovery: ${stage}`),
+      [{ runId: input.runId, blueprintHash: input.blueprintHash, stage, workdir: input.workdir }],
+    );
   }
 
   /** Records what the provider reported and stores the assistant turn; true when it called tools. */

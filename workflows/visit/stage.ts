@@ -18,9 +18,10 @@ import {
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
+import { needsDiscovery } from '../../src/mcp/stage-grants.js';
 import type { StageInput, StageOutcome } from '../../src/runtime/index.js';
 import { inferenceFailedNote, STAGE_KEY, stopReason } from '../../src/runtime/index.js';
-import { INFERENCE_BOOKKEEPING, STAGE_PATCH, STORED_ARGUMENTS } from '../../src/runtime/patches.js';
+import { INFERENCE_BOOKKEEPING, MCP_DISCOVERY, STAGE_PATCH, STORED_ARGUMENTS } from '../../src/runtime/patches.js';
 import { endsWithOutput, fanOutEnd } from '../../src/runtime/stage-modes.js';
 import type { StageDef } from '../../src/shapes/blueprint.js';
 import { progressQuery, stageMessageSignal } from '../messages.js';
@@ -32,6 +33,7 @@ export async function stageWorkflow(input: StageInput): Promise<StageOutcome> {
     operators: patched(STAGE_PATCH),
     bookkeeping: patched(INFERENCE_BOOKKEEPING),
     storedArguments: patched(STORED_ARGUMENTS),
+    ...(needsDiscovery(input.blueprint, input.stage) ? { reach: patched(MCP_DISCOVERY) } : {}),
   };
   const bp = input.blueprint;
   const def = bp.stages.find((s) => s.name === input.stage);

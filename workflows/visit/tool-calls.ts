@@ -10,6 +10,7 @@ import { ActivityFailure, isCancellation } from '@temporalio/workflow';
 import { DEFAULT_ASK_TIMEOUT_SECS } from '../../src/blueprint/duration.js';
 import { contentText, type ToolCall } from '../../src/context/index.js';
 import { pathToolHint } from '../../src/context/routing.js';
+import type { DiscoveredTools } from '../../src/mcp/names.js';
 import type {
   AskDecision,
   CallClass,
@@ -65,6 +66,8 @@ export interface CallingVisit {
   readonly agents: Pick<SubAgents, 'answer'>;
   facts: StageInput['facts'];
   recentCalls: RecentCall[];
+  /** What the MCP servers offered the visit (docs/reference/mcp.md#discovery); unset when it asked none. */
+  readonly reach?: DiscoveredTools;
   note(note: RuntimeNote): Promise<void>;
   fanOutEmpty(detail: string): Promise<void>;
 }
@@ -92,7 +95,7 @@ export async function answerCalls(v: CallingVisit, reply: InferOutput): Promise<
   const calls: Classified[] = reply.toolCalls.map(({ argTokens, ...call }) => ({
     call,
     argTokens,
-    is: classifyCall(blueprint, v.stage, call, options.unattended),
+    is: classifyCall(blueprint, v.stage, call, options.unattended, v.reach?.granted),
   }));
   const asked = await askPeople(v, calls);
   const running = startBuiltins(v, calls, asked);
@@ -160,6 +163,7 @@ function startBuiltins(
           unattended: input.options.unattended,
           ...(approved ? { approved: true } : {}),
           ...(input.lineage?.ceiling.length ? { ceiling: input.lineage.ceiling } : {}),
+          ...(v.reach ? { catalog: v.reach.catalog } : {}),
         },
       ]),
     );
@@ -184,7 +188,7 @@ async function answerCall(
 ): Promise<CallEffect> {
   const { driver, input, stage } = v;
   if (is.kind === 'refused') {
-    await routeError(v, call, notGrantedText(input.blueprint, stage, call.name));
+    await routeError(v, call, notGrantedText(input.blueprint, stage, call.name, v.reach?.granted));
     return { kind: 'refused' };
   }
   const ask = asked.asks.get(call.id);

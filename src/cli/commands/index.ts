@@ -9,6 +9,7 @@ import { registerCodecServer } from './codec-server.js';
 import { registerContext } from './context.js';
 import { registerDeny } from './deny.js';
 import { registerDoctor } from './doctor.js';
+import { registerMcp } from './mcp.js';
 import { registerModels } from './models.js';
 import { registerMsg } from './msg.js';
 import { registerPause } from './pause.js';
@@ -40,6 +41,7 @@ export function registerCommands(program: Command): void {
   registerModels(program);
   registerDoctor(program);
   registerContext(program);
+  registerMcp(program);
   registerServer(program);
   registerWorker(program);
   registerBlobs(program);

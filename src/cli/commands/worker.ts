@@ -1,6 +1,7 @@
 /** `lev worker`: a worker alone, the unit docker-compose scales; `--tools` serves one workdir's tool calls. */
 import { type Command, Option } from 'commander';
 import { LevError } from '../../errors.js';
+import { workerPool } from '../../mcp/pool.js';
 import { DEFAULT_TASK_QUEUE } from '../../runtime/defaults.js';
 import { serverOptions } from '../options.js';
 
@@ -98,6 +99,7 @@ export function registerWorker(program: Command): void {
       } finally {
         await connection.close();
         await flushTracing();
+        await workerPool.closeAll();
       }
     });
 }

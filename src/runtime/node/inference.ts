@@ -16,6 +16,7 @@ import {
   type ToolCall,
 } from '../../context/index.js';
 import { renderPrompt } from '../../context/render.js';
+import type { ToolCatalog } from '../../mcp/names.js';
 import { recordModelCall, recordModelError } from '../../metrics/leviath.js';
 import {
   SUBMIT_OUTPUT,
@@ -35,6 +36,7 @@ import type { CountedToolCall, InferInput, InferOutput } from '../activity-types
 import { ENGINE } from '../engine-calls.js';
 import { replyCounts } from '../reply-counts.js';
 import { expandArguments } from './arguments.js';
+import { loadCatalog, mcpToolSpecs, stageMcpTools } from './mcp-tools.js';
 import { chooseModel } from './model-choice.js';
 import { providerRef } from './model-ref.js';
 import type { RunStore } from './run-store.js';
@@ -74,9 +76,10 @@ async function callModel<T>(model: string, call: () => Promise<T>): Promise<T> {
  * asks for, and the agent tools say which agents and stages the stage may
  * start.
  */
-function stageToolSpecs(bp: Blueprint, stage: string): ToolSpec[] {
+function stageToolSpecs(bp: Blueprint, stage: string, catalog: ToolCatalog | undefined): ToolSpec[] {
   const names = stageTools(bp, stage);
   const specs = toolSpecs(names).map((spec) => (isAgentTool(spec.name) ? withWorkers(bp, stage, spec) : spec));
+  if (catalog) specs.push(...mcpToolSpecs(catalog, stageMcpTools(bp, stage, catalog)));
   if (names.includes(SUBMIT_OUTPUT))
     specs.push({
       name: SUBMIT_OUTPUT,
@@ -154,6 +157,7 @@ export async function infer(
   const messages = await resolveMessages(store.blobs, rendered.messages);
   if (input.question) messages.push({ role: 'user', content: input.question });
 
+  const catalog = input.catalog ? await loadCatalog(store, input.catalog) : undefined;
   const ref = providerRef(bp, model);
   const response = await callModel(model, () =>
     getProvider(ref, store.config.env).infer(
@@ -161,7 +165,7 @@ export async function infer(
         model: ref,
         system,
         messages,
-        tools: input.purpose === 'turn' ? stageToolSpecs(bp, input.stage) : [],
+        tools: input.purpose === 'turn' ? stageToolSpecs(bp, input.stage, catalog) : [],
         maxTokens: limit,
         meta: {
           runId: input.runId,
@@ -197,8 +201,15 @@ export async function infer(
   const stageEncoding = encodingFor(first, lookupModel(bp.models, first));
   const counted =
     input.purpose === 'turn'
-      ? replyCounts(ENGINE, state, bp, input.stage, reply, { now: 0, ...(hooks ? { hooks } : {}) }, (text) =>
-          countTokens(text, stageEncoding),
+      ? replyCounts(
+          ENGINE,
+          state,
+          bp,
+          input.stage,
+          reply,
+          { now: 0, ...(hooks ? { hooks } : {}) },
+          (text) => countTokens(text, stageEncoding),
+          catalog ? stageMcpTools(bp, input.stage, catalog) : [],
         )
       : [];
   return {

@@ -4,19 +4,32 @@
  * reference), plus the facts the workflow tracks for gates and `stuck`.
  */
 import { toContent } from '../../blobs/index.js';
+import { expandVars } from '../../blueprint/mcp-servers.js';
+import { loadUserConfig } from '../../blueprint/user-config.js';
+import type { ToolCatalog } from '../../mcp/names.js';
+import { mcpGrants } from '../../mcp/stage-grants.js';
 import { SUBMIT_OUTPUT } from '../../outputs/spec.js';
 import { submitOutput } from '../../outputs/submit.js';
 import { encodingFor, lookupModel } from '../../providers/models.js';
 import type { Blueprint } from '../../shapes/blueprint.js';
 import type { Encoding } from '../../shapes/models.js';
 import { countTokens, cutMarker, cutToTokens } from '../../tokens/index.js';
-import { dispatchTool, type ToolOutcome } from '../../tools/dispatch.js';
+import { dispatchTool, type ToolContext, type ToolOutcome } from '../../tools/dispatch.js';
 import { runFactsFor } from '../../tools/env-info.js';
 import { isGranted, notGrantedResult, stageTools } from '../../tools/grants.js';
 import { canonicalTool } from '../../tools/names.js';
 import { mergedPermissions } from '../../tools/permissions.js';
+import { BUILTIN_TOOL_TABLE } from '../../tools/registry.js';
 import type { ToolInput, ToolResultOut, TrackedFile } from '../activity-types.js';
 import { expandArguments } from './arguments.js';
+import {
+  callMcpTool,
+  configuredServers,
+  launchPlace,
+  loadCatalog,
+  missingMcpTool,
+  stageMcpTools,
+} from './mcp-tools.js';
 import { chooseModel } from './model-choice.js';
 import type { RunStore } from './run-store.js';
 import { ancestorsOf, readPolicyUnder, sandboxUnder, toolCeilings } from './tool-context.js';
@@ -56,6 +69,30 @@ async function trackedFile(
   return { key: file.key, content: await toContent(store.blobs, text), tokens };
 }
 
+/** A granted MCP tool goes to its server, anything else to the built-in dispatcher (docs/reference/mcp.md). */
+async function runCall(
+  store: RunStore,
+  bp: Blueprint,
+  input: ToolInput,
+  ctx: ToolContext,
+  catalog: ToolCatalog | undefined,
+  mcp: readonly string[],
+): Promise<ToolOutcome> {
+  const name = input.call.name;
+  const entry = mcp.includes(name) ? catalog?.tools.find((t) => t.advertised === name) : undefined;
+  if (entry) {
+    const env = store.config.env;
+    return callMcpTool(entry, input.call.arguments, {
+      ...ctx,
+      place: launchPlace(bp, input.workdir, env),
+      servers: configuredServers(env),
+    });
+  }
+  if (mcpGrants(bp, input.stage).tools.includes(name) && !BUILTIN_TOOL_TABLE.has(canonicalTool(name)))
+    return missingMcpTool(name, catalog, bp, input.stage);
+  return dispatchTool(name, input.call.arguments, ctx);
+}
+
 export async function runToolCall(
   store: RunStore,
   received: ToolInput,
@@ -67,9 +104,11 @@ export async function runToolCall(
   // Counted like the replies: with the encoding of the model that will read the result.
   const model = chooseModel(bp, input.stage, [], store.config.env);
   const encoding = encodingFor(model, lookupModel(bp.models, model));
+  const catalog = input.catalog ? await loadCatalog(store, input.catalog) : undefined;
+  const mcp = catalog ? stageMcpTools(bp, input.stage, catalog) : [];
   // The workflow already refuses such calls; checked again here so no caller can reach an ungranted tool.
-  if (!isGranted(bp, input.stage, input.call.name)) {
-    const text = notGrantedResult(bp, input.stage, input.call.name);
+  if (!isGranted(bp, input.stage, input.call.name, mcp)) {
+    const text = notGrantedResult(bp, input.stage, input.call.name, mcp);
     return { content: text, tokens: countTokens(text, encoding), isError: true, modifiedPaths: [], denied: false };
   }
   if (canonicalTool(input.call.name) === SUBMIT_OUTPUT) {
@@ -87,7 +126,7 @@ export async function runToolCall(
   }
   const ancestors = await ancestorsOf(store, input.ceiling);
   const reads = readPolicyUnder(bp, input.workdir, store.config.env, ancestors);
-  const outcome = await dispatchTool(input.call.name, input.call.arguments, {
+  const ctx: ToolContext = {
     workdir: input.workdir,
     readPolicy: reads,
     sandbox: sandboxUnder(bp, reads, store.config.env, ancestors),
@@ -97,7 +136,8 @@ export async function runToolCall(
     unattended: input.unattended,
     ...(input.approved ? { approved: true } : {}),
     attempt,
-    granted: stageTools(bp, input.stage),
+    granted: [...stageTools(bp, input.stage), ...mcp],
+    ...webContext(store.config.env),
     run: runFactsFor(bp, input.stage, {
       model,
       tools: stageTools(bp, input.stage),
@@ -106,7 +146,8 @@ export async function runToolCall(
       runId: input.runId,
     }),
     ...(signal ? { signal } : {}),
-  });
+  };
+  const outcome = await runCall(store, bp, input, ctx, catalog, mcp);
   const text = outcome.content;
   const tracked = outcome.isError
     ? undefined
@@ -119,4 +160,11 @@ export async function runToolCall(
     denied: outcome.denied === true,
     ...(tracked ? { tracked } : {}),
   };
+}
+
+/** `[web]` and `[web.search]` of the user config, `${VAR}` in the search API key expanded. */
+function webContext(env: NodeJS.ProcessEnv): Pick<ToolContext, 'web' | 'search'> {
+  const { web, search } = loadUserConfig(env).config;
+  if (!search) return { web };
+  return { web, search: { ...search, ...(search.apiKey ? { apiKey: expandVars(search.apiKey, env) } : {}) } };
 }

@@ -87,8 +87,14 @@ export function sandboxUnder(
 ): SandboxPolicy {
   const own = sandboxPolicy(bp, policy, env);
   if (ancestors.length === 0) return own;
-  const above = ancestors.map((a) => sandboxPolicy(a.bp, policy, env).env);
-  return { ...own, env: own.env.filter((name) => above.every((names) => names.includes(name))) };
+  const above = ancestors.map((a) => sandboxPolicy(a.bp, policy, env));
+  const { network: _own, ...rest } = own;
+  const network = own.network === true && above.every((a) => a.network === true);
+  return {
+    ...rest,
+    env: own.env.filter((name) => above.every((a) => a.env.includes(name))),
+    ...(network ? { network } : {}),
+  };
 }
 
 /** Names that look like credentials: a blueprint alone cannot pass them to its commands. */
@@ -104,7 +110,13 @@ export function sandboxPolicy(bp: Blueprint, policy: ReadPathPolicy, env: NodeJS
   const { config } = loadUserConfig(env);
   const own = config.sandbox.env;
   const asked = (bp.sandbox?.env ?? []).filter((name) => !SECRET_NAME.test(name) || own.includes(name));
-  return { kind: config.sandbox.kind, env: [...new Set([...own, ...asked])], readRoots: policy.roots };
+  return {
+    kind: config.sandbox.kind,
+    env: [...new Set([...own, ...asked])],
+    readRoots: policy.roots,
+    // The blueprint asks, the user's config allows: never one of them alone.
+    ...(config.sandbox.network && bp.sandbox?.network === true ? { network: true } : {}),
+  };
 }
 
 /**
