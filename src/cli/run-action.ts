@@ -11,6 +11,7 @@ import { loadBlueprint } from '../blueprint/load.js';
 import type { Blueprint } from '../blueprint/types.js';
 import { LevError } from '../errors.js';
 import { withLaunchOutput } from '../outputs/spec.js';
+import { DEFAULT_NAMESPACE } from '../runtime/defaults.js';
 import { preflight } from '../runtime/node/seeding.js';
 import { checkSandbox } from '../runtime/node/tool-context.js';
 import { checkWorkdir } from '../runtime/node/workdir.js';
@@ -19,6 +20,7 @@ import { startRun, withModel } from '../worker/client.js';
 import { temporalTls, tlsOption } from '../worker/tls.js';
 import { createToolWorker, toolQueueName } from '../worker/tool-worker.js';
 import { bundleFromEnv, createWorker, installRuntime } from '../worker/worker.js';
+import { startDetached } from './detach-action.js';
 import { followInTerminal, type Hosted, printTurn, printWorkers, reportEnd, stopHosted } from './follow-terminal.js';
 import { commandHint, terminalAnswers } from './reply-prompt.js';
 import { ensureServer } from './server-access.js';
@@ -39,6 +41,8 @@ export interface RunFlags {
   outputInstructions?: string;
   /** A person attends the run (docs/reference/operators.md#attended-runs). */
   attended?: boolean;
+  /** Start the run and return with its id; the cluster's workers serve it (docs/reference/cluster-runs.md#detached-runs). */
+  detach?: boolean;
 }
 
 function callerValues(pairs: string[]): Record<string, string> {
@@ -109,6 +113,11 @@ export async function runAgentCommand(path: string, flags: RunFlags): Promise<vo
       },
       process.env,
     );
+
+  if (flags.detach) {
+    await startDetached(input, { ...flags, namespace: process.env.TEMPORAL_NAMESPACE ?? DEFAULT_NAMESPACE });
+    return;
+  }
 
   // A frontend behind TLS is never the embedded dev server, and the plain probe cannot reach it.
   const hosted: Hosted = { workers: [] };

@@ -35,6 +35,10 @@ export function registerRun(program: Command): void {
       '--attended',
       'a person attends: `ask` permissions and ask_user wait for approve/deny/answer, asked here on a terminal',
     )
+    .option(
+      '--detach',
+      "start the run and print its id at once; the cluster's workers and the workdir's tool worker serve it",
+    )
     .option('--json', 'print one JSON object with the result instead of the turn-by-turn report')
     .action(async (path: string, flags: RunFlags) => {
       const { runAgentCommand } = await import('../run-action.js');
