@@ -7,6 +7,8 @@ import { activityInfo, Context, cancellationSignal, heartbeat } from '@temporali
 import { ApplicationFailure } from '@temporalio/common';
 import { withBlobRun } from '../src/blobs/index.js';
 import type { Blueprint } from '../src/blueprint/types.js';
+import { runInputFromRef } from '../src/blueprints-store/run-input.js';
+import { BlueprintStore, blueprintStoreDir } from '../src/blueprints-store/store.js';
 import type { Content, CountedText } from '../src/context/index.js';
 import { isLevError } from '../src/errors.js';
 import { isProviderError, toActivityFailure } from '../src/providers/index.js';
@@ -30,7 +32,9 @@ import { type SummariseInput, type SummaryResult, summariseEntries } from '../sr
 import { countText as count, cutText as cut, joinText as join } from '../src/runtime/node/text.js';
 import { runToolCall, type ToolInput, type ToolResultOut } from '../src/runtime/node/tool-call.js';
 import type { RecordedOp } from '../src/runtime/ops.js';
+import type { RefRunInput } from '../src/runtime/ref-input.js';
 import type { WorkerShare } from '../src/runtime/sub-agents.js';
+import type { RunInput } from '../src/runtime/types.js';
 import { ping } from './ping.js';
 
 /**
@@ -74,6 +78,11 @@ export function createActivities(config: RuntimeConfig = defaultRuntimeConfig())
     /** Stores the blueprint once, so later calls carry its hash instead of the whole document. */
     async registerBlueprint(bp: Blueprint): Promise<{ hash: string }> {
       return guarded(async () => ({ hash: await store.putBlueprint(bp) }));
+    },
+
+    /** A run started by reference gets its pushed blueprint (docs/reference/cluster-runs.md#blueprints-by-reference). */
+    async resolveRunInput(input: RefRunInput): Promise<RunInput & { blueprint: Blueprint }> {
+      return guarded(async () => runInputFromRef(new BlueprintStore(blueprintStoreDir(config.env)), input));
     },
 
     async resolveSeeds(req: SeedRequest): Promise<SeededRegion[]> {

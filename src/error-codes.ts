@@ -325,6 +325,15 @@ export const RUNTIME_CODES = {
   'run-not-found': { surface: 'cli', meaning: 'No run with that id is known to the Temporal server.' },
   'run-not-finished': { surface: 'cli', meaning: '`lev result` was asked for a run that is still going.' },
   'unknown-status': { surface: 'cli', meaning: '`lev ps --status` names no run status.' },
+  'blueprint-ref-bad': {
+    surface: 'cli',
+    meaning: 'A blueprint name or reference is not `name` or `name@version`.',
+  },
+  'blueprint-ref-unknown': { surface: 'cli', meaning: 'No pushed blueprint has that name or version.' },
+  'run-input-bad': {
+    surface: 'cli',
+    meaning: 'A run input by reference is not `{ blueprint, task, workdir, inputs }` with an absolute workdir.',
+  },
   // Operator updates
   'run-finished': {
     surface: 'operator',

@@ -29,7 +29,8 @@ import {
   STATUS_KEY,
   workerRunInput,
 } from '../src/runtime/index.js';
-import { INLINE_WORKER, RUN_PATCH } from '../src/runtime/patches.js';
+import { INLINE_WORKER, RUN_BY_REFERENCE, RUN_PATCH } from '../src/runtime/patches.js';
+import { isRefInput, type RefRunInput } from '../src/runtime/ref-input.js';
 import { endsWithOutput } from '../src/runtime/stage-modes.js';
 import type { PermissionLayer } from '../src/tools/permissions.js';
 import { acts, local } from './engine-driver.js';
@@ -37,7 +38,9 @@ import { AgentRun } from './run-steps.js';
 
 export const runProgressQuery = defineQuery<Progress>('progress');
 
-export async function agentRunWorkflow(start: RunInput | WorkerInput): Promise<RunResult | ChildRunResult> {
+export async function agentRunWorkflow(
+  start: RunInput | WorkerInput | RefRunInput,
+): Promise<RunResult | ChildRunResult> {
   // Only a fan-out worker runs its visits inside it, and one that does is current throughout:
   // it records that one marker, and other runs none for it.
   const inline = 'shared' in start && patched(INLINE_WORKER);
@@ -94,7 +97,7 @@ interface RunStart {
  * it, and a fan-out worker's share of its input with it
  * (docs/reference/sub-agents.md#other-blueprints).
  */
-async function runBlueprint(start: RunInput | WorkerInput, inline: boolean): Promise<RunStart> {
+async function runBlueprint(start: RunInput | WorkerInput | RefRunInput, inline: boolean): Promise<RunStart> {
   if ('shared' in start) {
     // A worker that runs its visits inside it starts in one workflow task: a local
     // activity that also resolves the seeds that read nothing from the host.
@@ -105,7 +108,7 @@ async function runBlueprint(start: RunInput | WorkerInput, inline: boolean): Pro
     childAttributes(blueprint, share.child.parentRunId);
     return { bp: blueprint, hash, ceilings, input: workerRunInput(share, start.task), ...(seeded ? { seeded } : {}) };
   }
-  const input = start;
+  const input = isRefInput(start) ? await byReference(start) : start;
   if (input.blueprint) {
     const bp = input.blueprint;
     upsertSearchAttributes([
@@ -126,6 +129,16 @@ async function runBlueprint(start: RunInput | WorkerInput, inline: boolean): Pro
   );
   childAttributes(blueprint, child.parentRunId);
   return { bp: blueprint, hash, ceilings, input };
+}
+
+/** A run started with a pushed blueprint's name: its whole input, recorded as the activity's result. */
+async function byReference(start: RefRunInput): Promise<RunInput> {
+  // No history from before references holds one, so the marker only tells this run's path apart.
+  patched(RUN_BY_REFERENCE);
+  return acts.resolveRunInput.executeWithOptions(
+    { startToCloseTimeout: '1 minute', retry: { maximumAttempts: 3 }, summary: `blueprint: ${start.blueprint}` },
+    [start],
+  );
 }
 
 function childAttributes(bp: Blueprint, parentRunId: string): void {

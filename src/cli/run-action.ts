@@ -7,8 +7,6 @@
  */
 import { resolve } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
-import { loadBlueprint } from '../blueprint/load.js';
-import type { Blueprint } from '../blueprint/types.js';
 import { LevError } from '../errors.js';
 import { withLaunchOutput } from '../outputs/spec.js';
 import { DEFAULT_NAMESPACE } from '../runtime/defaults.js';
@@ -22,6 +20,7 @@ import { createToolWorker, toolQueueName } from '../worker/tool-worker.js';
 import { bundleFromEnv, createWorker, installRuntime } from '../worker/worker.js';
 import { startDetached } from './detach-action.js';
 import { followInTerminal, type Hosted, printTurn, printWorkers, reportEnd, stopHosted } from './follow-terminal.js';
+import { blueprintArgument } from './load-blueprint.js';
 import { commandHint, terminalAnswers } from './reply-prompt.js';
 import { ensureServer } from './server-access.js';
 
@@ -59,26 +58,9 @@ function callerValues(pairs: string[]): Record<string, string> {
   return out;
 }
 
-function loadOrExplain(path: string): Blueprint {
-  const loaded = loadBlueprint(path);
-  const errors = loaded.diagnostics.filter((d) => d.severity === 'error');
-  if (!loaded.blueprint || errors.length > 0) {
-    for (const d of errors)
-      process.stderr.write(
-        `${d.file ?? loaded.file}${d.line ? `:${d.line}:${d.column ?? 1}` : ''}: error ${d.message} [${d.code}]\n`,
-      );
-    process.exitCode = 2;
-    throw new LevError(
-      'blueprint-invalid',
-      `${path} is not a valid blueprint; run \`lev validate ${path}\` for every finding.`,
-    );
-  }
-  return loaded.blueprint;
-}
-
 export async function runAgentCommand(path: string, flags: RunFlags): Promise<void> {
   const say = (line: string) => process.stderr.write(`${line}\n`);
-  let bp = loadOrExplain(path);
+  let bp = blueprintArgument(path);
   if (flags.model) bp = withModel(bp, flags.model);
   bp = withLaunchOutput(bp, {
     ...(flags.outputFormat ? { format: flags.outputFormat } : {}),

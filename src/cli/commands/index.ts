@@ -3,6 +3,7 @@ import { registerAnswer } from './answer.js';
 import { registerApprove } from './approve.js';
 import { registerAttach } from './attach.js';
 import { registerBlobs } from './blobs.js';
+import { registerBlueprint } from './blueprint.js';
 import { registerCancel } from './cancel.js';
 import { registerContext } from './context.js';
 import { registerDeny } from './deny.js';
@@ -32,6 +33,7 @@ export function registerCommands(program: Command): void {
   registerResume(program);
   registerCancel(program);
   registerValidate(program);
+  registerBlueprint(program);
   registerContext(program);
   registerServer(program);
   registerWorker(program);

@@ -11,7 +11,10 @@ export function registerRun(program: Command): void {
   program
     .command('run')
     .description('Run an agent blueprint to the end, printing each turn with its region usage.')
-    .argument('<blueprint>', 'blueprint directory (holding agent.toml or agent.leviath) or .toml file')
+    .argument(
+      '<blueprint>',
+      'blueprint directory (holding agent.toml or agent.leviath), .toml file, or a pushed name[@version]',
+    )
     .option('--task <text>', 'the task, for blueprints that read one')
     .option(
       '--input <key=value>',
