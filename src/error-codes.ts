@@ -334,6 +334,13 @@ export const RUNTIME_CODES = {
     surface: 'cli',
     meaning: 'A run input by reference is not `{ blueprint, task, workdir, inputs }` with an absolute workdir.',
   },
+  'schedule-spec-bad': {
+    surface: 'cli',
+    meaning:
+      '`lev schedule create` got neither or both of `--every` and `--cron`, or a bad value for one, or for `--overlap`.',
+  },
+  'schedule-exists': { surface: 'cli', meaning: 'A schedule with that name exists already.' },
+  'schedule-not-found': { surface: 'cli', meaning: 'No schedule with that name is known to the Temporal server.' },
   // Operator updates
   'run-finished': {
     surface: 'operator',

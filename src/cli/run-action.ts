@@ -7,7 +7,6 @@
  */
 import { resolve } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
-import { LevError } from '../errors.js';
 import { withLaunchOutput } from '../outputs/spec.js';
 import { DEFAULT_NAMESPACE } from '../runtime/defaults.js';
 import { preflight } from '../runtime/node/seeding.js';
@@ -18,6 +17,7 @@ import { startRun, withModel } from '../worker/client.js';
 import { temporalTls, tlsOption } from '../worker/tls.js';
 import { createToolWorker, toolQueueName } from '../worker/tool-worker.js';
 import { bundleFromEnv, createWorker, installRuntime } from '../worker/worker.js';
+import { callerValues } from './caller-values.js';
 import { startDetached } from './detach-action.js';
 import { followInTerminal, type Hosted, printTurn, printWorkers, reportEnd, stopHosted } from './follow-terminal.js';
 import { blueprintArgument } from './load-blueprint.js';
@@ -42,20 +42,6 @@ export interface RunFlags {
   attended?: boolean;
   /** Start the run and return with its id; the cluster's workers serve it (docs/reference/cluster-runs.md#detached-runs). */
   detach?: boolean;
-}
-
-function callerValues(pairs: string[]): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const pair of pairs) {
-    const eq = pair.indexOf('=');
-    if (eq <= 0)
-      throw new LevError(
-        'bad-input',
-        `--input takes key=value, got "${pair}"; for example --input brief="Keep it short".`,
-      );
-    out[pair.slice(0, eq)] = pair.slice(eq + 1);
-  }
-  return out;
 }
 
 export async function runAgentCommand(path: string, flags: RunFlags): Promise<void> {

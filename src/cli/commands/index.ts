@@ -13,6 +13,7 @@ import { registerPs } from './ps.js';
 import { registerResult } from './result.js';
 import { registerResume } from './resume.js';
 import { registerRun } from './run.js';
+import { registerSchedule } from './schedule.js';
 import { registerServer } from './server.js';
 import { registerShow } from './show.js';
 import { registerValidate } from './validate.js';
@@ -34,6 +35,7 @@ export function registerCommands(program: Command): void {
   registerCancel(program);
   registerValidate(program);
   registerBlueprint(program);
+  registerSchedule(program);
   registerContext(program);
   registerServer(program);
   registerWorker(program);

@@ -1,9 +1,13 @@
 /**
- * Blueprints by reference on the real dev server
- * (docs/reference/cluster-runs.md#blueprints-by-reference): `lev blueprint
- * push` stores a version, a run started the way the Web UI and `temporal
- * workflow start` start one (a small JSON input naming it) resolves it on
- * the worker, and `lev run name@version` resolves it on the client.
+ * Runs from the cluster on the real dev server (docs/reference/cluster-runs.md):
+ *
+ * 1. Blueprints by reference: `lev blueprint push` stores a version, a run
+ *    started the way the Web UI and `temporal workflow start` start one (a
+ *    small JSON input naming it) resolves it on the worker, and `lev run
+ *    name@version` resolves it on the client.
+ * 2. Schedules: `lev schedule create` makes a Temporal Schedule that
+ *    `temporal schedule list` shows and `temporal schedule trigger` runs;
+ *    pause, unpause, trigger and delete steer it.
  */
 import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
@@ -15,7 +19,7 @@ import { connectClient } from './helpers.js';
 import { type LevProcess, startLev } from './lev-process.js';
 import { saveHistories, scopedEnv, scriptedModel, startRuntime, type TestRuntime, tempDir } from './run-helpers.js';
 
-describe('blueprints by reference', () => {
+describe('runs from the cluster', () => {
   const vars = scopedEnv();
   const stops: (() => Promise<void>)[] = [];
   const children: LevProcess[] = [];
@@ -127,5 +131,84 @@ describe('blueprints by reference', () => {
     children.push(missing);
     expect(await missing.exited).toBe(1);
     expect(missing.stderr()).toContain('[blueprint-ref-unknown]');
+  });
+
+  function temporal(args: string[]): { status: number | null; stdout: string; stderr: string } {
+    const r = spawnSync(inject('temporalCli'), [...args, '--address', inject('temporalAddress')], { encoding: 'utf8' });
+    return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+  }
+
+  async function lev(args: string[]): Promise<LevProcess> {
+    const p = startLev(args, env());
+    children.push(p);
+    await p.exited;
+    return p;
+  }
+
+  /** The run a schedule started as its `n`th action, once it has. */
+  async function nthRun(schedule: string, n: number): Promise<string> {
+    const handle = conn.client.schedule.getHandle(schedule);
+    for (let i = 0; i < 600; i++) {
+      const actions = (await handle.describe()).info.recentActions;
+      const id = actions[n - 1]?.action.workflow.workflowId;
+      if (id) return id;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    throw new Error(`schedule ${schedule} never took action ${n}`);
+  }
+
+  it('schedules runs that temporal schedule trigger starts, and steers the schedule', async () => {
+    const schedule = `nightly-${process.pid}`;
+    const createArgs = [
+      'schedule',
+      'create',
+      schedule,
+      `${name}@1`,
+      '--every',
+      '1d',
+      '--task',
+      'nightly check',
+      '--workdir',
+      workdir,
+      '--task-queue',
+      rt.taskQueue,
+      '--json',
+    ];
+    const created = await lev(createArgs);
+    expect(created.child.exitCode, created.stderr()).toBe(0);
+    expect(JSON.parse(created.stdout())).toMatchObject({
+      name: schedule,
+      blueprint: `${name}@1`,
+      task: 'nightly check',
+      workdir,
+      spec: 'every 1d',
+      paused: false,
+      lastRun: null,
+    });
+    expect((await lev(createArgs)).stderr()).toContain('[schedule-exists]');
+
+    const listed = temporal(['schedule', 'list']);
+    expect(listed.status, listed.stderr).toBe(0);
+    expect(listed.stdout).toContain(schedule);
+    const triggered = temporal(['schedule', 'trigger', '--schedule-id', schedule]);
+    expect(triggered.status, triggered.stderr).toBe(0);
+    const first = await nthRun(schedule, 1);
+    expect(first.startsWith(`${schedule}-`)).toBe(true);
+    const result = (await conn.client.workflow.getHandle(first).result()) as RunResult;
+    expect(result).toMatchObject({ status: 'completed', output: 'First version.' });
+    await saveHistories(conn.client, first);
+
+    expect((await lev(['schedule', 'pause', schedule])).child.exitCode).toBe(0);
+    const rows = JSON.parse((await lev(['schedule', 'list', '--json'])).stdout()) as { name: string }[];
+    expect(rows.find((r) => r.name === schedule)).toMatchObject({ paused: true, lastRun: { runId: first } });
+    expect((await lev(['schedule', 'unpause', schedule])).child.exitCode).toBe(0);
+    expect((await lev(['schedule', 'trigger', schedule])).stdout()).toContain(`schedule ${schedule} triggered`);
+    const second = await nthRun(schedule, 2);
+    expect(((await conn.client.workflow.getHandle(second).result()) as RunResult).status).toBe('completed');
+
+    expect((await lev(['schedule', 'delete', schedule])).child.exitCode).toBe(0);
+    const gone = await lev(['schedule', 'trigger', schedule]);
+    expect(gone.child.exitCode).toBe(1);
+    expect(gone.stderr()).toContain('[schedule-not-found]');
   });
 });
