@@ -11,6 +11,8 @@ import { runInputFromRef } from '../src/blueprints-store/run-input.js';
 import { BlueprintStore, blueprintStoreDir } from '../src/blueprints-store/store.js';
 import type { Content, CountedText } from '../src/context/index.js';
 import { isLevError } from '../src/errors.js';
+import { deliver } from '../src/notify/deliver.js';
+import type { Notice, Webhook } from '../src/notify/notice.js';
 import { isProviderError, toActivityFailure } from '../src/providers/index.js';
 import type { Encoding } from '../src/providers/models.js';
 import { finalOutputText } from '../src/runtime/node/final-output.js';
@@ -82,7 +84,14 @@ export function createActivities(config: RuntimeConfig = defaultRuntimeConfig())
 
     /** A run started by reference gets its pushed blueprint (docs/reference/cluster-runs.md#blueprints-by-reference). */
     async resolveRunInput(input: RefRunInput): Promise<RunInput & { blueprint: Blueprint }> {
-      return guarded(async () => runInputFromRef(new BlueprintStore(blueprintStoreDir(config.env)), input));
+      return guarded(async () =>
+        runInputFromRef(new BlueprintStore(blueprintStoreDir(config.env)), input, undefined, config.env),
+      );
+    },
+
+    /** Tells one webhook of a run's event; a failed delivery is retried with backoff, under the same delivery id. */
+    async notifyWebhook(req: { webhook: Webhook; notice: Notice }): Promise<{ status: number }> {
+      return guarded(() => deliver(req.webhook, req.notice, config.env, cancellationSignal()), req.notice.runId);
     },
 
     async resolveSeeds(req: SeedRequest): Promise<SeededRegion[]> {

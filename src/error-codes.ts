@@ -341,6 +341,14 @@ export const RUNTIME_CODES = {
   },
   'schedule-exists': { surface: 'cli', meaning: 'A schedule with that name exists already.' },
   'schedule-not-found': { surface: 'cli', meaning: 'No schedule with that name is known to the Temporal server.' },
+  'notify-config-bad': {
+    surface: 'cli',
+    meaning: '`[notify]` of the user config is not `[[notify.webhooks]]` with a url, secret_env and events.',
+  },
+  'notify-secret-missing': {
+    surface: 'cli',
+    meaning: "A webhook's `secret_env` names a variable the delivering worker's environment lacks.",
+  },
   // Operator updates
   'run-finished': {
     surface: 'operator',

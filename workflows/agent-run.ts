@@ -29,11 +29,12 @@ import {
   STATUS_KEY,
   workerRunInput,
 } from '../src/runtime/index.js';
-import { INLINE_WORKER, RUN_BY_REFERENCE, RUN_PATCH } from '../src/runtime/patches.js';
+import { INLINE_WORKER, RUN_BY_REFERENCE, RUN_NOTIFY, RUN_PATCH } from '../src/runtime/patches.js';
 import { isRefInput, type RefRunInput } from '../src/runtime/ref-input.js';
 import { endsWithOutput } from '../src/runtime/stage-modes.js';
 import type { PermissionLayer } from '../src/tools/permissions.js';
 import { acts, local } from './engine-driver.js';
+import { notifyEnd, runWebhooks } from './notify.js';
 import { AgentRun } from './run-steps.js';
 
 export const runProgressQuery = defineQuery<Progress>('progress');
@@ -46,17 +47,24 @@ export async function agentRunWorkflow(
   const inline = 'shared' in start && patched(INLINE_WORKER);
   const current = inline || patched(RUN_PATCH);
   let run: AgentRun | undefined;
+  let notifies = false;
   try {
     const { bp, hash, ceilings, input, seeded } = await runBlueprint(start, inline);
+    // Asked only by runs with webhooks, which no history from before them holds.
+    notifies = runWebhooks(input) && patched(RUN_NOTIFY);
     run = new AgentRun(input, bp, hash, current, ceilings, inline);
     const live = run;
     setHandler(runProgressQuery, () => live.progress());
     // A run recorded before people could steer it takes no updates: its visits could not deliver them.
     if (current) run.ops.install();
-    return await stages(run, seeded);
+    const result = await stages(run, seeded);
+    if (notifies) await notifyEnd(input, bp.agent.name, 'completed', { result });
+    return result;
   } catch (err) {
     // A cancelled run ends CANCELED, with its memo and status (docs/reference/operators.md#cancellation).
     if (isCancellation(err)) await run?.cancelled();
+    if (notifies && run)
+      await notifyEnd(run.input, run.bp.agent.name, isCancellation(err) ? 'cancelled' : 'failed', { error: err });
     throw err;
   }
 }

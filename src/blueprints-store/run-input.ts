@@ -8,6 +8,7 @@ import { existsSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { isAbsolute } from 'node:path';
 import { LevError } from '../errors.js';
+import { notifyOption } from '../notify/config.js';
 import { toolQueueName } from '../runtime/node/tool-queue-name.js';
 import type { RefRunInput } from '../runtime/ref-input.js';
 import { DEFAULT_RUN_OPTIONS } from '../runtime/types.js';
@@ -36,7 +37,13 @@ export function checkRefInput(input: RefRunInput): void {
     if (typeof value !== 'string') bad(`"inputs.${key}" must be a string`);
 }
 
-export function runInputFromRef(store: BlueprintStore, input: RefRunInput, host = hostname()): StartInput {
+/** The whole input; the webhooks are those of the resolving worker's user config (`env`). */
+export function runInputFromRef(
+  store: BlueprintStore,
+  input: RefRunInput,
+  host = hostname(),
+  env: NodeJS.ProcessEnv = process.env,
+): StartInput {
   checkRefInput(input);
   const { bp } = store.resolve(input.blueprint);
   return {
@@ -48,6 +55,7 @@ export function runInputFromRef(store: BlueprintStore, input: RefRunInput, host 
       ...DEFAULT_RUN_OPTIONS,
       unattended: input.attended !== true,
       toolTaskQueue: input.toolQueue ?? toolQueueName(input.workdir, host),
+      ...notifyOption(env),
     },
   };
 }

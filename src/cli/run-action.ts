@@ -7,6 +7,7 @@
  */
 import { resolve } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
+import { notifyOption } from '../notify/config.js';
 import { withLaunchOutput } from '../outputs/spec.js';
 import { DEFAULT_NAMESPACE } from '../runtime/defaults.js';
 import { preflight } from '../runtime/node/seeding.js';
@@ -67,6 +68,7 @@ export async function runAgentCommand(path: string, flags: RunFlags): Promise<vo
       noSeedCommands: !flags.seedCommands,
       unattended: flags.attended !== true,
       toolTaskQueue,
+      ...notifyOption(),
     },
   };
   // With a remote tool worker the workdir is on its machine, so its seeds are checked there.

@@ -70,3 +70,9 @@ export const CURRENT_VISIT: VisitPatches = { operators: true, bookkeeping: true,
  * (docs/reference/cluster-runs.md#blueprints-by-reference).
  */
 export const RUN_BY_REFERENCE = 'run-input-blueprint-reference';
+
+/**
+ * A run whose options name webhooks tells them of its end in `notifyWebhook` activities
+ * (docs/reference/cluster-runs.md#notifications); runs without webhooks call none.
+ */
+export const RUN_NOTIFY = 'run-notify-webhooks';

@@ -3,9 +3,11 @@
  * inputs and outcomes, and the progress view the CLI and the Web UI query.
  * Plain data only.
  */
+
 import type { Blueprint } from '../blueprint/types.js';
 import type { RunState } from '../context/state.js';
 import type { BlobRef, Content } from '../context/types.js';
+import type { Webhook } from '../notify/notice.js';
 import type { PermissionLayer } from '../tools/permissions.js';
 import type { CostEstimate } from './details.js';
 import type { LeviathStatus, OperatorCarry, PendingAsk, WaitingKind } from './operators.js';
@@ -33,6 +35,8 @@ export interface RunOptions {
   toolTaskQueue?: string;
   /** A fan-out of more items is split into shards of this many (tests shorten it); unset: 500. */
   fanOutShardItems?: number;
+  /** Webhooks told of the run's end (docs/reference/cluster-runs.md#notifications); a sub-agent's run tells none. */
+  notify?: Webhook[];
 }
 
 export const DEFAULT_RUN_OPTIONS: RunOptions = {

@@ -16,6 +16,7 @@ import { toolQueueName } from '../../src/worker/tool-worker.js';
 import { loadToml } from '../blueprint/helpers.js';
 
 const scratch = mkdtempSync(join(tmpdir(), 'lev-bp-store-'));
+const NO_CONFIG = { LEVIATH_CONFIG: join(scratch, 'no-config.toml') };
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
 function code(work: () => unknown): string {
@@ -81,6 +82,7 @@ describe('a run input by reference', () => {
       store,
       { blueprint: 'demo@1', task: 'look', workdir: '/work/x', inputs: { brief: 'short' } },
       'host-a',
+      NO_CONFIG,
     );
     expect(input).toEqual({
       blueprint: one(),
@@ -89,7 +91,12 @@ describe('a run input by reference', () => {
       workdir: '/work/x',
       options: { ...DEFAULT_RUN_OPTIONS, unattended: true, toolTaskQueue: toolQueueName('/work/x', 'host-a') },
     });
-    const attended = runInputFromRef(store, { blueprint: 'demo', workdir: '/w', toolQueue: 'q', attended: true });
+    const attended = runInputFromRef(
+      store,
+      { blueprint: 'demo', workdir: '/w', toolQueue: 'q', attended: true },
+      'host-a',
+      NO_CONFIG,
+    );
     expect(attended.options).toMatchObject({ unattended: false, toolTaskQueue: 'q' });
   });
 

@@ -1,0 +1,63 @@
+/**
+ * What a run's webhooks are told (docs/reference/cluster-runs.md#notifications):
+ * the event, the run, its blueprint, status and cost, and the `lev` command
+ * that answers. Pure: the run workflow builds the notice, the `notifyWebhook`
+ * activity delivers it.
+ */
+
+export const NOTIFY_EVENTS = ['completed', 'failed', 'cancelled', 'waiting'] as const;
+export type NotifyEvent = (typeof NOTIFY_EVENTS)[number];
+
+/** One `[[notify.webhooks]]` of the user config. */
+export interface Webhook {
+  url: string;
+  /** The variable, on the worker that delivers, holding the HMAC secret; unset: deliveries are unsigned. */
+  secretEnv?: string;
+  /** The events it is sent; all of them unless the config lists some. */
+  events: NotifyEvent[];
+}
+
+export interface Notice {
+  /** The same on every attempt of one delivery, so a receiver can drop repeats. */
+  deliveryId: string;
+  event: NotifyEvent;
+  runId: string;
+  blueprint: string;
+  /** The run's status: completed, failed, cancelled, or running while it waits. */
+  status: string;
+  /** Estimated dollars so far; null when a model has no price. */
+  costUsd: number | null;
+  /** The `lev` command that answers: the result, or the reply a person owes. */
+  command: string;
+  /** What the run failed with, for `failed`. */
+  error?: string;
+  /** When the event happened (workflow time), ISO 8601. */
+  at: string;
+}
+
+export function endNotice(opts: {
+  deliveryId: string;
+  event: Exclude<NotifyEvent, 'waiting'>;
+  runId: string;
+  blueprint: string;
+  costUsd?: number | null;
+  error?: string;
+  at: Date;
+}): Notice {
+  return {
+    deliveryId: opts.deliveryId,
+    event: opts.event,
+    runId: opts.runId,
+    blueprint: opts.blueprint,
+    status: opts.event,
+    costUsd: opts.costUsd ?? null,
+    command: opts.event === 'completed' ? `lev result ${opts.runId}` : `lev show ${opts.runId}`,
+    ...(opts.error !== undefined ? { error: opts.error } : {}),
+    at: opts.at.toISOString(),
+  };
+}
+
+/** The webhooks of a run that want this event. */
+export function subscribed(hooks: readonly Webhook[] | undefined, event: NotifyEvent): Webhook[] {
+  return (hooks ?? []).filter((h) => h.events.includes(event));
+}
