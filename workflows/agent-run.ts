@@ -34,7 +34,7 @@ import { isRefInput, type RefRunInput } from '../src/runtime/ref-input.js';
 import { endsWithOutput } from '../src/runtime/stage-modes.js';
 import type { PermissionLayer } from '../src/tools/permissions.js';
 import { acts, local } from './engine-driver.js';
-import { notifyEnd, runWebhooks } from './notify.js';
+import { notifyEnd, runWebhooks, watchQuestions } from './notify.js';
 import { AgentRun } from './run-steps.js';
 
 export const runProgressQuery = defineQuery<Progress>('progress');
@@ -57,6 +57,8 @@ export async function agentRunWorkflow(
     setHandler(runProgressQuery, () => live.progress());
     // A run recorded before people could steer it takes no updates: its visits could not deliver them.
     if (current) run.ops.install();
+    // The watcher ends with the run; a cancellation is the main path's to handle.
+    if (notifies) void watchQuestions(run).catch(() => {});
     const result = await stages(run, seeded);
     if (notifies) await notifyEnd(input, bp.agent.name, 'completed', { result });
     return result;

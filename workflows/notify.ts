@@ -4,10 +4,19 @@
  * the run's cancellation so a cancelled run still tells. A delivery that
  * fails for good is left at that: the run ends as it would have.
  */
-import { ApplicationFailure, CancellationScope, log, uuid4, workflowInfo } from '@temporalio/workflow';
-import { endNotice, type NotifyEvent, subscribed } from '../src/notify/notice.js';
+import { ApplicationFailure, CancellationScope, condition, log, uuid4, workflowInfo } from '@temporalio/workflow';
+import {
+  endNotice,
+  type Notice,
+  type NotifyEvent,
+  questionOf,
+  subscribed,
+  type Webhook,
+  waitingNotice,
+} from '../src/notify/notice.js';
 import type { RunInput, RunResult } from '../src/runtime/index.js';
 import { acts } from './engine-driver.js';
+import type { AgentRun } from './run-steps.js';
 
 /** The webhooks of a run a person or a program started; a sub-agent's run tells none. */
 export function runWebhooks(input: RunInput): boolean {
@@ -28,18 +37,24 @@ export async function notifyEnd(
       ? (outcome.error.details?.[0] as Partial<RunResult> | undefined)
       : undefined);
   const error = outcome.error instanceof Error ? outcome.error.message : undefined;
+  await tell(hooks, event, () =>
+    endNotice({
+      deliveryId: uuid4(),
+      event,
+      runId: workflowInfo().workflowId,
+      blueprint,
+      costUsd: partial?.cost?.usd ?? null,
+      ...(error !== undefined ? { error } : {}),
+      at: new Date(),
+    }),
+  );
+}
+
+/** One delivery per webhook, each with its own id, outside the run's cancellation; a failure for good is logged. */
+async function tell(hooks: Webhook[], event: NotifyEvent, notice: () => Notice): Promise<void> {
   await CancellationScope.nonCancellable(() =>
     Promise.all(
       hooks.map(async (webhook) => {
-        const notice = endNotice({
-          deliveryId: uuid4(),
-          event,
-          runId: workflowInfo().workflowId,
-          blueprint,
-          costUsd: partial?.cost?.usd ?? null,
-          ...(error !== undefined ? { error } : {}),
-          at: new Date(),
-        });
         try {
           await acts.notifyWebhook.executeWithOptions(
             {
@@ -52,7 +67,7 @@ export async function notifyEnd(
               },
               summary: `notify ${event}: ${new URL(webhook.url).host}`,
             },
-            [{ webhook, notice }],
+            [{ webhook, notice: notice() }],
           );
         } catch (err) {
           log.warn('a webhook was not told of the run', { url: webhook.url, event, error: String(err) });
@@ -60,4 +75,39 @@ export async function notifyEnd(
       }),
     ),
   );
+}
+
+/**
+ * Tells `waiting` each time a person is asked something new: an approval, an
+ * answer, or a reply to an interactive stage. It waits on the run's own
+ * state, so watching records nothing until there is something to tell.
+ */
+export async function watchQuestions(run: AgentRun): Promise<void> {
+  const hooks = subscribed(run.input.options.notify, 'waiting');
+  if (hooks.length === 0) return;
+  // A question is told once: a visit's reports can pass through "nothing asked" and back.
+  // A reply is told again only after a new inference asked for it.
+  const told = new Set<string>();
+  const asked = () => {
+    const question = questionOf({ ...run.ops.progress(), stage: run.driver.stage });
+    if (!question) return undefined;
+    const key = `${question.kind}:${question.call ?? `${run.driver.stage}:${run.progress().inferences}`}`;
+    return told.has(key) ? undefined : { key, question };
+  };
+  for (;;) {
+    await condition(() => asked() !== undefined);
+    const next = asked();
+    if (!next) continue;
+    told.add(next.key);
+    const { question } = next;
+    await tell(hooks, 'waiting', () =>
+      waitingNotice({
+        deliveryId: uuid4(),
+        runId: workflowInfo().workflowId,
+        blueprint: run.bp.agent.name,
+        question,
+        at: new Date(),
+      }),
+    );
+  }
 }

@@ -31,6 +31,8 @@ export interface Notice {
   command: string;
   /** What the run failed with, for `failed`. */
   error?: string;
+  /** What a person is asked, for `waiting`. */
+  waiting?: { kind: 'approval' | 'answer' | 'reply'; call?: string; subject: string };
   /** When the event happened (workflow time), ISO 8601. */
   at: string;
 }
@@ -60,4 +62,50 @@ export function endNotice(opts: {
 /** The webhooks of a run that want this event. */
 export function subscribed(hooks: readonly Webhook[] | undefined, event: NotifyEvent): Webhook[] {
   return (hooks ?? []).filter((h) => h.events.includes(event));
+}
+
+/** What a person is asked now, as the run's operators see it: the first ask, else the reply an interactive stage waits for. */
+export interface Question {
+  kind: 'approval' | 'answer' | 'reply';
+  call?: string;
+  subject: string;
+}
+
+export function questionOf(p: {
+  asks: readonly { kind: 'approval' | 'answer'; call: string; subject: string }[];
+  waiting?: string;
+  stage: string;
+}): Question | undefined {
+  const ask = p.asks[0];
+  if (ask) return { kind: ask.kind, call: ask.call, subject: ask.subject };
+  if (p.waiting === 'message') return { kind: 'reply', subject: `a reply to the interactive stage "${p.stage}"` };
+  return undefined;
+}
+
+export function waitingNotice(opts: {
+  deliveryId: string;
+  runId: string;
+  blueprint: string;
+  question: Question;
+  costUsd?: number | null;
+  at: Date;
+}): Notice {
+  const { runId, question: q } = opts;
+  const command =
+    q.kind === 'approval'
+      ? `lev approve ${runId} ${q.call ?? ''}`.trimEnd()
+      : q.kind === 'answer'
+        ? `lev answer ${runId} ${q.call ?? ''} "…"`.replace('  ', ' ')
+        : `lev msg ${runId} "…"`;
+  return {
+    deliveryId: opts.deliveryId,
+    event: 'waiting',
+    runId,
+    blueprint: opts.blueprint,
+    status: 'running',
+    costUsd: opts.costUsd ?? null,
+    command,
+    waiting: { kind: q.kind, ...(q.call ? { call: q.call } : {}), subject: q.subject },
+    at: opts.at.toISOString(),
+  };
 }

@@ -2,14 +2,27 @@
  * Webhooks of a run on the real dev server (docs/reference/cluster-runs.md#notifications):
  * a local HTTP server the test starts answers the first delivery 500, and
  * the `notifyWebhook` activity delivers again, under the same delivery id,
- * with a body whose HMAC signature checks; a failed run tells `failed`.
+ * with a body whose HMAC signature checks; a failed run tells `failed`, and
+ * a run that waits for a person's reply tells `waiting` with the command.
  */
 import { createHmac } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Notice, Webhook } from '../../src/notify/notice.js';
-import { runAgent, scopedEnv, scriptedModel, useRuntime, writeBlueprint } from './run-helpers.js';
+import { DEFAULT_RUN_OPTIONS, type RunResult } from '../../src/runtime/types.js';
+import { startRun } from '../../src/worker/client.js';
+import { sendUpdate } from '../../src/worker/operators.js';
+import {
+  runAgent,
+  saveHistories,
+  scopedEnv,
+  scriptedModel,
+  tempDir,
+  useRuntime,
+  writeBlueprint,
+} from './run-helpers.js';
+import { waitFor } from './worker-processes.js';
 
 const SECRET = 'webhook-secret-for-the-test';
 
@@ -87,5 +100,39 @@ describe('run notifications', () => {
     expect(notice).toMatchObject({ event: 'failed', status: 'failed', runId: run.result.runId, blueprint: name });
     expect(notice.error).toContain('scripted-script-missing');
     expect(notice.command).toBe(`lev show ${run.result.runId}`);
+  });
+
+  it('tells when a run waits for a reply, with the command that answers', async () => {
+    seen.length = 0;
+    const model = scriptedModel({ turns: [{ text: 'Which region should I look at?' }] });
+    const bp = writeBlueprint(
+      `[agent]\nname = "notify-ask-${process.pid}"\n[stages.ask]\nmode = "interactive"\nmodel = "${model}"\n`,
+    );
+    const waiting: Webhook = { url, events: ['waiting', 'completed'] };
+    const handle = await startRun(
+      env.rt.client,
+      {
+        blueprint: bp,
+        caller: {},
+        workdir: tempDir('notify-ask'),
+        options: { ...DEFAULT_RUN_OPTIONS, notify: [waiting] },
+      },
+      { taskQueue: env.rt.taskQueue },
+    );
+    await waitFor(() => seen.length > 0, 60_000);
+    const notice = JSON.parse(seen[0]!.body) as Notice;
+    expect(notice).toMatchObject({
+      event: 'waiting',
+      status: 'running',
+      runId: handle.workflowId,
+      waiting: { kind: 'reply' },
+      command: `lev msg ${handle.workflowId} "…"`,
+    });
+    // Unsigned without a secret.
+    expect(seen[0]!.headers['x-leviath-signature']).toBeUndefined();
+    await sendUpdate(env.rt.client, handle.workflowId, 'message', '/done');
+    expect(((await handle.result()) as RunResult).status).toBe('completed');
+    await saveHistories(env.rt.client, handle.workflowId);
+    expect(seen.map((r) => (JSON.parse(r.body) as Notice).event)).toEqual(['waiting', 'completed']);
   });
 });

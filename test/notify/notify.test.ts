@@ -9,7 +9,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { isLevError } from '../../src/errors.js';
 import { notifyConfig } from '../../src/notify/config.js';
 import { deliver, signature } from '../../src/notify/deliver.js';
-import { endNotice, subscribed } from '../../src/notify/notice.js';
+import { endNotice, questionOf, subscribed, waitingNotice } from '../../src/notify/notice.js';
 
 const scratch = mkdtempSync(join(tmpdir(), 'lev-notify-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
@@ -68,6 +68,29 @@ describe('a notice', () => {
     expect(endNotice({ deliveryId: 'd', event: 'failed', runId: 'r', blueprint: 'b', at: new Date(0) }).command).toBe(
       'lev show r',
     );
+  });
+});
+
+describe('a waiting notice', () => {
+  it('tells the first ask, else the reply, with the command that answers it', () => {
+    const ask = { kind: 'approval' as const, call: 'c-7', subject: 'shell: rm -rf build' };
+    expect(questionOf({ asks: [ask], waiting: 'approval', stage: 'main' })).toEqual(ask);
+    expect(questionOf({ asks: [], stage: 'main' })).toBeUndefined();
+    const reply = questionOf({ asks: [], waiting: 'message', stage: 'chat' })!;
+    const at = new Date(0);
+    expect(waitingNotice({ deliveryId: 'd', runId: 'r', blueprint: 'b', question: ask, at })).toMatchObject({
+      event: 'waiting',
+      status: 'running',
+      command: 'lev approve r c-7',
+      waiting: ask,
+    });
+    expect(
+      waitingNotice({ deliveryId: 'd', runId: 'r', blueprint: 'b', question: { ...ask, kind: 'answer' }, at }).command,
+    ).toBe('lev answer r c-7 "…"');
+    expect(waitingNotice({ deliveryId: 'd', runId: 'r', blueprint: 'b', question: reply, at })).toMatchObject({
+      command: 'lev msg r "…"',
+      waiting: { kind: 'reply', subject: 'a reply to the interactive stage "chat"' },
+    });
   });
 });
 
