@@ -20,6 +20,7 @@ import { Findings, inFileOrder } from './findings.js';
 import { runLints } from './lints.js';
 import { guessProvider } from './model-chain.js';
 import { parseModelTable } from './model-table.js';
+import { NOTIFY_EXAMPLE, readWebhooks } from './notify-table.js';
 import { parseOutputSpec } from './output-spec.js';
 import { assignPlacements } from './placement.js';
 import { indexPositions } from './positions.js';
@@ -73,6 +74,7 @@ const TOP_KEYS = [
   'limits',
   'models',
   'run',
+  'notify',
 ] as const;
 const AGENT_KEYS = [
   'name',
@@ -423,6 +425,11 @@ function build(
   const version = agentTable?.string('version');
   if (version !== undefined) blueprint.agent.version = version;
   if (agentModel !== undefined) blueprint.agent.model = agentModel;
+  // Only when written, so the blueprints of earlier versions keep their JSON (and their hash).
+  const webhooks = readWebhooks(root.raw('notify'), (problem) =>
+    findings.add('bad-value', `[notify] ${problem}; write ${NOTIFY_EXAMPLE}.`, root.at('notify')),
+  );
+  if (webhooks.length > 0) blueprint.notify = webhooks;
   if (agentTable?.has('output')) {
     const output = parseOutputSpec(agentTable.raw('output'), agentTable.at('output'), findings);
     if (output) blueprint.agent.output = output;

@@ -6,6 +6,7 @@
  * consumers never re-derive defaults. Keys are camelCase versions of the
  * TOML keys.
  */
+import type { Webhook } from '../notify/notice.js';
 import type { Encoding, ModelInfo } from '../providers/models.js';
 
 export const REGION_KINDS = [
@@ -323,6 +324,8 @@ export interface Blueprint {
   limits: { scriptShellTimeoutSecs: number };
   /** `[run]`; absent in blueprints stored by earlier versions, which read as the defaults. */
   run?: { askTimeoutSecs: number };
+  /** `[notify]`: webhooks told of the run's end and waits (docs/reference/cluster-runs.md#the-notify-table); absent when none. */
+  notify?: Webhook[];
   /** Built-in table merged with `[models]` (and the user config). */
   models: Record<string, ModelInfo & { encoding?: Encoding }>;
 }

@@ -37,7 +37,7 @@ export function checkRefInput(input: RefRunInput): void {
     if (typeof value !== 'string') bad(`"inputs.${key}" must be a string`);
 }
 
-/** The whole input; the webhooks are those of the resolving worker's user config (`env`). */
+/** The whole input; the webhooks are the blueprint's and those of the resolving worker's user config (`env`). */
 export function runInputFromRef(
   store: BlueprintStore,
   input: RefRunInput,
@@ -55,7 +55,7 @@ export function runInputFromRef(
       ...DEFAULT_RUN_OPTIONS,
       unattended: input.attended !== true,
       toolTaskQueue: input.toolQueue ?? toolQueueName(input.workdir, host),
-      ...notifyOption(env),
+      ...notifyOption(bp, env),
     },
   };
 }

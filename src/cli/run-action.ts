@@ -68,7 +68,7 @@ export async function runAgentCommand(path: string, flags: RunFlags): Promise<vo
       noSeedCommands: !flags.seedCommands,
       unattended: flags.attended !== true,
       toolTaskQueue,
-      ...notifyOption(),
+      ...notifyOption(bp),
     },
   };
   // With a remote tool worker the workdir is on its machine, so its seeds are checked there.

@@ -11,43 +11,15 @@
  */
 import { readFileSync } from 'node:fs';
 import { parse } from 'smol-toml';
+import { NOTIFY_EXAMPLE, readWebhooks } from '../blueprint/notify-table.js';
+import type { Blueprint } from '../blueprint/types.js';
 import { userConfigPath } from '../blueprint/user-config.js';
 import { LevError } from '../errors.js';
-import { NOTIFY_EVENTS, type NotifyEvent, type Webhook } from './notice.js';
-
-const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
-
-function bad(file: string, detail: string): never {
-  throw new LevError(
-    'notify-config-bad',
-    `[notify] in ${file}: ${detail}; write [[notify.webhooks]] with url = "https://…", and optionally secret_env = "VAR" and events = ["completed", "failed", "cancelled", "waiting"].`,
-  );
-}
+import type { Webhook } from './notice.js';
 
 export function parseNotify(doc: Record<string, unknown>, file: string): Webhook[] {
-  const notify = doc.notify;
-  if (notify === undefined) return [];
-  if (typeof notify !== 'object' || notify === null || Array.isArray(notify)) bad(file, 'it must be a table');
-  const table = notify as Record<string, unknown>;
-  for (const key of Object.keys(table)) if (key !== 'webhooks') bad(file, `"${key}" is not one of its keys`);
-  const hooks = table.webhooks ?? [];
-  if (!Array.isArray(hooks)) bad(file, '`webhooks` must be an array of tables');
-  return hooks.map((raw, i) => {
-    if (typeof raw !== 'object' || raw === null) bad(file, `webhook ${i + 1} is not a table`);
-    const h = raw as Record<string, unknown>;
-    for (const key of Object.keys(h))
-      if (!['url', 'secret_env', 'events'].includes(key)) bad(file, `"${key}" is not a key of a webhook`);
-    if (typeof h.url !== 'string' || !/^https?:\/\//.test(h.url)) bad(file, `webhook ${i + 1} needs an http(s) url`);
-    if (h.secret_env !== undefined && (typeof h.secret_env !== 'string' || !ENV_NAME.test(h.secret_env)))
-      bad(file, `secret_env of ${h.url} must be a variable name`);
-    const events = h.events ?? [...NOTIFY_EVENTS];
-    if (!Array.isArray(events) || events.some((e) => !(NOTIFY_EVENTS as readonly unknown[]).includes(e)))
-      bad(file, `events of ${h.url} must be some of ${NOTIFY_EVENTS.join(', ')}`);
-    return {
-      url: h.url,
-      ...(typeof h.secret_env === 'string' ? { secretEnv: h.secret_env } : {}),
-      events: events as NotifyEvent[],
-    };
+  return readWebhooks(doc.notify, (problem) => {
+    throw new LevError('notify-config-bad', `[notify] in ${file}: ${problem}; write ${NOTIFY_EXAMPLE}.`);
   });
 }
 
@@ -70,8 +42,11 @@ export function notifyConfig(env: NodeJS.ProcessEnv = process.env): Webhook[] {
   return parseNotify(doc, file);
 }
 
-/** The run option that names this machine's webhooks, or nothing when there are none. */
-export function notifyOption(env: NodeJS.ProcessEnv = process.env): { notify?: Webhook[] } {
-  const hooks = notifyConfig(env);
+/** The run option that names the webhooks of this machine's user config and of the blueprint, or nothing when there are none. */
+export function notifyOption(
+  bp: Pick<Blueprint, 'notify'>,
+  env: NodeJS.ProcessEnv = process.env,
+): { notify?: Webhook[] } {
+  const hooks = [...notifyConfig(env), ...(bp.notify ?? [])];
   return hooks.length > 0 ? { notify: hooks } : {};
 }

@@ -3,7 +3,7 @@
  * versions by name, content-addressed objects, references, and run inputs
  * by reference made whole.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -98,6 +98,18 @@ describe('a run input by reference', () => {
       NO_CONFIG,
     );
     expect(attended.options).toMatchObject({ unattended: false, toolTaskQueue: 'q' });
+  });
+
+  it("carries the blueprint's webhooks and those of the resolving worker's user config", () => {
+    const told = loadToml('[agent]\nname = "told"\n[[notify.webhooks]]\nurl = "https://a.example/hook"\n').blueprint!;
+    store.push('told', told, '/a');
+    const config = join(scratch, 'notify-config.toml');
+    writeFileSync(config, '[[notify.webhooks]]\nurl = "https://b.example/hook"\nevents = ["failed"]\n');
+    const input = runInputFromRef(store, { blueprint: 'told', workdir: '/w' }, 'host-a', { LEVIATH_CONFIG: config });
+    expect(input.options.notify).toEqual([
+      { url: 'https://b.example/hook', events: ['failed'] },
+      { url: 'https://a.example/hook', events: ['completed', 'failed', 'cancelled', 'waiting'] },
+    ]);
   });
 
   it('refuses what a person typed wrong, naming it', () => {
