@@ -28,5 +28,16 @@ export function loadOrExplain(path: string): Blueprint {
 
 /** `lev run`'s argument: a path on disk, else `name` or `name@version` from the blueprint store. */
 export function blueprintArgument(arg: string): Blueprint {
-  return isStoredRef(arg) ? new BlueprintStore().resolve(arg).bp : loadOrExplain(arg);
+  if (!isStoredRef(arg)) return loadOrExplain(arg);
+  try {
+    return new BlueprintStore().resolve(arg).bp;
+  } catch (err) {
+    // A mistyped directory reads as a reference too: say that neither was found.
+    if (err instanceof LevError && err.code === 'blueprint-ref-unknown')
+      throw new LevError(
+        err.code,
+        `No file or directory "${arg}" here, and no pushed blueprint of that name: ${err.message}`,
+      );
+    throw err;
+  }
 }

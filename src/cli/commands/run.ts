@@ -42,7 +42,10 @@ export function registerRun(program: Command): void {
       '--detach',
       "start the run and print its id at once; the cluster's workers and the workdir's tool worker serve it",
     )
-    .option('--json', 'print one JSON object with the result instead of the turn-by-turn report')
+    .option(
+      '--json',
+      'print one JSON object with the result instead of the turn-by-turn report (with --detach: the run started)',
+    )
     .action(async (path: string, flags: RunFlags) => {
       const { runAgentCommand } = await import('../run-action.js');
       await runAgentCommand(path, flags);
