@@ -6,9 +6,12 @@
 import { activityInfo, Context, cancellationSignal, heartbeat } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { withBlobRun } from '../src/blobs/index.js';
+import { runInputFromRef } from '../src/blueprints-store/run-input.js';
+import { BlueprintStore, blueprintStoreDir } from '../src/blueprints-store/store.js';
 import type { Content, CountedText } from '../src/context/index.js';
 import { isLevError } from '../src/errors.js';
 import { recordToolCall } from '../src/metrics/leviath.js';
+import { deliver } from '../src/notify/deliver.js';
 import { isProviderError, toActivityFailure } from '../src/providers/index.js';
 import type { WorkerShare } from '../src/runtime/agents/lineage.js';
 import { finalOutputText } from '../src/runtime/node/final-output.js';
@@ -31,9 +34,11 @@ import { type SummariseInput, type SummaryResult, summariseEntries } from '../sr
 import { countText as count, cutText as cut, joinText as join } from '../src/runtime/node/text.js';
 import { runToolCall, type ToolInput, type ToolResultOut } from '../src/runtime/node/tool-call.js';
 import type { RecordedOp } from '../src/runtime/ops.js';
+import type { RefRunInput } from '../src/runtime/ref-input.js';
+import type { RunInput } from '../src/runtime/types.js';
 import type { Blueprint } from '../src/shapes/blueprint.js';
 import type { Encoding } from '../src/shapes/models.js';
-
+import type { Notice, Webhook } from '../src/shapes/notify.js';
 import { modelSpan, toolSpan } from '../src/telemetry/tracing.js';
 import { ping } from './ping.js';
 
@@ -78,6 +83,18 @@ export function createActivities(config: RuntimeConfig = defaultRuntimeConfig())
     /** Stores the blueprint once, so later calls carry its hash instead of the whole document. */
     async registerBlueprint(bp: Blueprint): Promise<{ hash: string }> {
       return guarded(async () => ({ hash: await store.putBlueprint(bp) }));
+    },
+
+    /** A run started by reference gets its pushed blueprint (docs/reference/cluster-runs.md#blueprints-by-reference). */
+    async resolveRunInput(input: RefRunInput): Promise<RunInput & { blueprint: Blueprint }> {
+      return guarded(async () =>
+        runInputFromRef(new BlueprintStore(blueprintStoreDir(config.env)), input, undefined, config.env),
+      );
+    },
+
+    /** Tells one webhook of a run's event; a failed delivery is retried with backoff, under the same delivery id. */
+    async notifyWebhook(req: { webhook: Webhook; notice: Notice }): Promise<{ status: number }> {
+      return guarded(() => deliver(req.webhook, req.notice, config.env, cancellationSignal()), req.notice.runId);
     },
 
     async resolveSeeds(req: SeedRequest): Promise<SeededRegion[]> {

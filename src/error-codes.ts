@@ -388,6 +388,30 @@ export const RUNTIME_CODES = {
     surface: 'cli',
     meaning: 'The name `lev add` would install an agent under is not a plain directory name.',
   },
+  'blueprint-ref-bad': {
+    surface: 'cli',
+    meaning: 'A blueprint name or reference is not `name` or `name@version`.',
+  },
+  'blueprint-ref-unknown': { surface: 'cli', meaning: 'No pushed blueprint has that name or version.' },
+  'run-input-bad': {
+    surface: 'cli',
+    meaning: 'A run input by reference is not `{ blueprint, task, workdir, inputs }` with an absolute workdir.',
+  },
+  'schedule-spec-bad': {
+    surface: 'cli',
+    meaning:
+      '`lev schedule create` got neither or both of `--every` and `--cron`, or a bad value for one, or for `--overlap`.',
+  },
+  'schedule-exists': { surface: 'cli', meaning: 'A schedule with that name exists already.' },
+  'schedule-not-found': { surface: 'cli', meaning: 'No schedule with that name is known to the Temporal server.' },
+  'notify-config-bad': {
+    surface: 'cli',
+    meaning: '`[notify]` of the user config is not `[[notify.webhooks]]` with a url, secret_env and events.',
+  },
+  'notify-secret-missing': {
+    surface: 'cli',
+    meaning: "A webhook's `secret_env` names a variable the delivering worker's environment lacks.",
+  },
   // Operator updates
   'run-finished': {
     surface: 'operator',

@@ -49,6 +49,20 @@ export function quickOptions(summary: string): ActivityOptions {
   return { startToCloseTimeout: '1 minute', summary };
 }
 
+/** Resolving a run's blueprint reference: a bad or unknown one fails the run after a few tries. */
+export function referenceOptions(summary: string): ActivityOptions {
+  return { ...quickOptions(summary), retry: { maximumAttempts: 3 } };
+}
+
+/** Telling a webhook: backed off up to 30 s between tries (docs/reference/cluster-runs.md#notifications). */
+export function notifyOptions(summary: string): ActivityOptions {
+  return {
+    startToCloseTimeout: '30 seconds',
+    retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 8 },
+    summary,
+  };
+}
+
 /** Counting a text's tokens, as a local activity. */
 export function countOptions(): ActivityOptions {
   return { startToCloseTimeout: '30 seconds', summary: 'count tokens' };

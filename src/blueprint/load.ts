@@ -31,6 +31,7 @@ import { didYouMean, Findings, inFileOrder } from './findings.js';
 import { runLints } from './lints.js';
 import { guessProvider } from './model-chain.js';
 import { parseModelTable } from './model-table.js';
+import { NOTIFY_EXAMPLE, readWebhooks } from './notify-table.js';
 import { parseOutputSpec } from './output-spec.js';
 import { assignPlacements } from './placement.js';
 import { indexPositions } from './positions.js';
@@ -86,6 +87,7 @@ const TOP_KEYS = [
   'models',
   'run',
   'repetition_detection',
+  'notify',
 ] as const;
 /** `[repetition_detection]`: the original's loop detector; its keys are checked here, its behaviour is the runtime's. */
 const REPETITION_KEYS = ['enabled', 'max_repeat_calls', 'max_readonly_streak'] as const;
@@ -446,6 +448,11 @@ function build(
   const version = agentTable?.string('version');
   if (version !== undefined) blueprint.agent.version = version;
   if (agentModel !== undefined) blueprint.agent.model = agentModel;
+  // Only when written, so the blueprints of earlier versions keep their JSON (and their hash).
+  const webhooks = readWebhooks(root.raw('notify'), (problem) =>
+    findings.add('bad-value', `[notify] ${problem}; write ${NOTIFY_EXAMPLE}.`, root.at('notify')),
+  );
+  if (webhooks.length > 0) blueprint.notify = webhooks;
   if (agentTable?.has('output')) {
     const output = parseOutputSpec(agentTable.raw('output'), agentTable.at('output'), findings);
     if (output) blueprint.agent.output = output;

@@ -8,11 +8,12 @@
 import { existsSync } from 'node:fs';
 import { Client, Connection } from '@temporalio/client';
 import { codecOption } from '../codec/payload-codec.js';
+import { toolQueueName } from '../runtime/node/tool-queue-name.js';
 import { runOutcome, type ToolWait } from '../worker/client.js';
 import { connectOptions, isSecured, serverChoice, serverSettings } from '../worker/connection.js';
 import { runProgress } from '../worker/operators.js';
 import { describeRun, startedInput } from '../worker/runs.js';
-import { createToolWorker, toolQueueName } from '../worker/tool-worker.js';
+import { createToolWorker } from '../worker/tool-worker.js';
 import { bundleFromEnv, createWorker, installRuntime } from '../worker/worker.js';
 import { followInTerminal, type Hosted, printTurn, printWorkers, reportEnd, stopHosted } from './follow-terminal.js';
 import { commandHint, terminalAnswers } from './reply-prompt.js';

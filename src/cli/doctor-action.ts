@@ -94,7 +94,7 @@ async function roundTrip(address: string, say: (line: string) => void): Promise<
   const { startRun } = await import('../worker/client.js');
   const { stopHosted } = await import('./follow-terminal.js');
   const { DEFAULT_RUN_OPTIONS } = await import('../runtime/types.js');
-  const { toolQueueName } = await import('../worker/tool-worker.js');
+  const { toolQueueName } = await import('../runtime/node/tool-queue-name.js');
   const { tlsOption } = await import('../worker/tls.js');
   const { registerScript } = await import('../providers/index.js');
   registerScript(SCRIPT, { turns: [{ text: 'PONG' }] });

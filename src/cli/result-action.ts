@@ -1,7 +1,7 @@
 /**
- * What `lev result` does: waits for nothing. A run that is still going, or
- * unknown, is a coded error; a failed run reports the partial result its
- * failure carries.
+ * What `lev result` does: a run that is still going is a coded error, or with
+ * `--wait` waited for (through continue-as-new too); an unknown one is a coded
+ * error; a failed run reports the partial result its failure carries.
  */
 import { openBlobStore, parseBlobSpec } from '../blobs/index.js';
 import { LevError } from '../errors.js';
@@ -17,13 +17,19 @@ export interface ResultFlags {
   address: string;
   namespace: string;
   json?: boolean;
+  /** Wait for a run still going to end instead of refusing it. */
+  wait?: boolean;
 }
 
 export async function printRunResult(runId: string, flags: ResultFlags): Promise<void> {
   await withClient(flags, async (client) => {
     const handle = client.workflow.getHandle(runId);
-    if ((await describeRun(client, runId, flags.address)).status.name === 'RUNNING')
-      throw new LevError('run-not-finished', `Run "${runId}" is still running; ask again when it has finished.`);
+    const running = (await describeRun(client, runId, flags.address)).status.name === 'RUNNING';
+    if (running && !flags.wait)
+      throw new LevError(
+        'run-not-finished',
+        `Run "${runId}" is still running; ask again when it has finished, or wait for it with \`lev result ${runId} --wait\`.`,
+      );
     const result = await runOutcome(handle);
     const output = { format: result.outputFormat ?? 'text', text: await answerText(result) };
     const undelivered = result.undeliveredMessages;

@@ -7,24 +7,25 @@
  */
 import { resolve } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
-import { loadBlueprint } from '../blueprint/load.js';
-
 import { codecOption } from '../codec/payload-codec.js';
 import { LevError } from '../errors.js';
+import { notifyOption } from '../notify/config.js';
 import { withLaunchOutput } from '../outputs/spec.js';
 import { preflight } from '../runtime/node/seeding.js';
 import { checkSandbox } from '../runtime/node/tool-context.js';
+import { toolQueueName } from '../runtime/node/tool-queue-name.js';
 import { checkWorkdir } from '../runtime/node/workdir.js';
 import { DEFAULT_RUN_OPTIONS } from '../runtime/types.js';
-import type { Blueprint } from '../shapes/blueprint.js';
 import { flushTracing, startTracing, tracingClientInterceptors } from '../telemetry/tracing.js';
 import { startRun, withModel } from '../worker/client.js';
 import { connectOptions, isSecured, serverChoice, serverSettings } from '../worker/connection.js';
-import { createToolWorker, toolQueueName } from '../worker/tool-worker.js';
+import { createToolWorker } from '../worker/tool-worker.js';
 import { bundleFromEnv, createWorker, installRuntime } from '../worker/worker.js';
+import { callerValues } from './caller-values.js';
+import { startDetached } from './detach-action.js';
 import { followInTerminal, type Hosted, printTurn, printWorkers, reportEnd, stopHosted } from './follow-terminal.js';
-import { resolveBlueprintArg } from './installed-agents.js';
 import { parseOutputSchema, valueOrFile, withApprovals } from './launch-flags.js';
+import { blueprintArgument } from './load-blueprint.js';
 import { metricsAddress } from './options.js';
 import { commandHint, terminalAnswers } from './reply-prompt.js';
 import { ensureServer } from './server-access.js';
@@ -55,37 +56,8 @@ export interface RunFlags {
   yolo?: boolean;
   /** A person attends the run (docs/reference/operators.md#attended-runs). */
   attended?: boolean;
-}
-
-function callerValues(pairs: string[]): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const pair of pairs) {
-    const eq = pair.indexOf('=');
-    if (eq <= 0)
-      throw new LevError(
-        'bad-input',
-        `--input takes key=value, got "${pair}"; for example --input brief="Keep it short".`,
-      );
-    out[pair.slice(0, eq)] = valueOrFile(pair.slice(eq + 1), `--input ${pair.slice(0, eq)}=`);
-  }
-  return out;
-}
-
-function loadOrExplain(path: string): Blueprint {
-  const loaded = loadBlueprint(resolveBlueprintArg(path));
-  const errors = loaded.diagnostics.filter((d) => d.severity === 'error');
-  if (!loaded.blueprint || errors.length > 0) {
-    for (const d of errors)
-      process.stderr.write(
-        `${d.file ?? loaded.file}${d.line ? `:${d.line}:${d.column ?? 1}` : ''}: error ${d.message} [${d.code}]\n`,
-      );
-    process.exitCode = 2;
-    throw new LevError(
-      'blueprint-invalid',
-      `${path} is not a valid blueprint; run \`lev validate ${path}\` for every finding.`,
-    );
-  }
-  return loaded.blueprint;
+  /** Start the run and return with its id; the cluster's workers serve it (docs/reference/cluster-runs.md#detached-runs). */
+  detach?: boolean;
 }
 
 export async function runAgentCommand(path: string, flags: RunFlags): Promise<void> {
@@ -94,7 +66,7 @@ export async function runAgentCommand(path: string, flags: RunFlags): Promise<vo
     throw new LevError('bad-input', '--yolo runs without a person and --attended with one; give only one of them.');
   const task = flags.task === undefined ? undefined : valueOrFile(flags.task, '--task');
   const schema = flags.outputSchema === undefined ? undefined : parseOutputSchema(flags.outputSchema);
-  let bp = loadOrExplain(path);
+  let bp = blueprintArgument(path);
   if (flags.model) bp = withModel(bp, flags.model);
   bp = withLaunchOutput(bp, {
     ...(flags.outputFormat ? { format: flags.outputFormat } : schema ? { format: 'json' } : {}),
@@ -117,6 +89,7 @@ export async function runAgentCommand(path: string, flags: RunFlags): Promise<vo
       noSeedCommands: !flags.seedCommands,
       unattended: flags.attended !== true,
       toolTaskQueue,
+      ...notifyOption(bp),
     },
   };
   // With a remote tool worker the workdir is on its machine, so its seeds are checked there.
@@ -131,6 +104,11 @@ export async function runAgentCommand(path: string, flags: RunFlags): Promise<vo
       },
       process.env,
     );
+
+  if (flags.detach) {
+    await startDetached(input, flags);
+    return;
+  }
 
   // A frontend behind TLS is never the embedded dev server, and the plain probe cannot reach it.
   const hosted: Hosted = { workers: [] };

@@ -72,3 +72,17 @@ export const INLINE_WORKER = 'fan-out-worker-visits-inline';
 
 /** The paths of a visit that starts after every patch above. */
 export const CURRENT_VISIT: VisitPatches = { operators: true, bookkeeping: true, storedArguments: true, reach: true };
+
+/**
+ * A run started with a blueprint reference (`{ "blueprint": "demo@3", ... }`, from the Web UI,
+ * `temporal workflow start` or a schedule) resolves it in a `resolveRunInput` activity before
+ * anything else; runs started with a whole blueprint never take this path
+ * (docs/reference/cluster-runs.md#blueprints-by-reference).
+ */
+export const RUN_BY_REFERENCE = 'run-input-blueprint-reference';
+
+/**
+ * A run whose options name webhooks tells them of its end in `notifyWebhook` activities
+ * (docs/reference/cluster-runs.md#notifications); runs without webhooks call none.
+ */
+export const RUN_NOTIFY = 'run-notify-webhooks';

@@ -9,6 +9,7 @@
 import type { RunState } from '../context/state.js';
 import type { Blueprint, OutputSpec } from '../shapes/blueprint.js';
 import type { BlobRef, Content } from '../shapes/content.js';
+import type { Webhook } from '../shapes/notify.js';
 import type { PermissionLayer } from '../tools/permissions.js';
 import type { RecordedOp } from './ops.js';
 
@@ -31,6 +32,8 @@ export interface RunOptions {
   toolTaskQueue?: string;
   /** A fan-out of more items is split into shards of this many (tests shorten it); unset: 500. */
   fanOutShardItems?: number;
+  /** Webhooks told of the run's end (docs/reference/cluster-runs.md#notifications); a sub-agent's run tells none. */
+  notify?: Webhook[];
 }
 
 export const DEFAULT_RUN_OPTIONS: RunOptions = {

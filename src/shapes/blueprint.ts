@@ -7,6 +7,7 @@
  * TOML keys.
  */
 import type { Encoding, ModelInfo } from './models.js';
+import type { Webhook } from './notify.js';
 
 export const REGION_KINDS = [
   'pinned',
@@ -325,6 +326,8 @@ export interface Blueprint {
   limits: { scriptShellTimeoutSecs: number };
   /** `[run]`; absent in blueprints stored by earlier versions, which read as the defaults. */
   run?: { askTimeoutSecs: number };
+  /** `[notify]`: webhooks told of the run's end and waits (docs/reference/cluster-runs.md#the-notify-table); absent when none. */
+  notify?: Webhook[];
   /** Built-in table merged with `[models]` (and the user config). */
   models: Record<string, ModelInfo & { encoding?: Encoding }>;
 }

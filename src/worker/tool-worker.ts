@@ -5,9 +5,7 @@
  * --workdir DIR` serves one on the machine that holds DIR. It refuses calls
  * for any other workdir, so a tool never runs where its workdir is not.
  */
-import { createHash } from 'node:crypto';
 import { statSync } from 'node:fs';
-import { hostname } from 'node:os';
 import { resolve } from 'node:path';
 import { ApplicationFailure } from '@temporalio/common';
 import { NativeConnection, Worker } from '@temporalio/worker';
@@ -15,15 +13,9 @@ import { createActivities } from '../../activities/index.js';
 import { codecOption } from '../codec/payload-codec.js';
 import { LevError } from '../errors.js';
 import { DEFAULT_ACTIVITY_SLOTS, defaultRuntimeConfig, type RuntimeConfig } from '../runtime/node/run-store.js';
+import { toolQueueName } from '../runtime/node/tool-queue-name.js';
 import { connectOptions, type ServerChoice, serverSettings } from './connection.js';
 import { activityInterceptors, installRuntime } from './worker.js';
-
-/** `leviath-tools-<host>-<8 hex of the workdir path>`: the same name whenever this host serves this workdir again. */
-export function toolQueueName(workdir: string, host = hostname()): string {
-  const safeHost = host.toLowerCase().replace(/[^a-z0-9.-]+/g, '-') || 'host';
-  const digest = createHash('sha256').update(resolve(workdir)).digest('hex').slice(0, 8);
-  return `leviath-tools-${safeHost}-${digest}`;
-}
 
 /** The workdir activities, refusing any call made for another workdir. */
 export function workdirActivities(workdir: string, runtime: RuntimeConfig = defaultRuntimeConfig()) {

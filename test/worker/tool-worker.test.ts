@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { toolQueueName, workdirActivities } from '../../src/worker/tool-worker.js';
+import { toolQueueName } from '../../src/runtime/node/tool-queue-name.js';
+import { workdirActivities } from '../../src/worker/tool-worker.js';
 
 describe('tool worker', () => {
   it('names its queue for the host and the workdir, the same every time', () => {

@@ -21,31 +21,44 @@ import {
   STATUS_KEY,
   workerRunInput,
 } from '../../src/runtime/index.js';
-import { INLINE_WORKER, RUN_PATCH } from '../../src/runtime/patches.js';
+import { INLINE_WORKER, RUN_BY_REFERENCE, RUN_NOTIFY, RUN_PATCH } from '../../src/runtime/patches.js';
+import { isRefInput, type RefRunInput } from '../../src/runtime/ref-input.js';
 import { endsWithOutput } from '../../src/runtime/stage-modes.js';
 import type { Blueprint } from '../../src/shapes/blueprint.js';
 import type { PermissionLayer } from '../../src/tools/permissions.js';
-import { activities, localActivities, quickOptions } from '../activities.js';
+import { activities, localActivities, quickOptions, referenceOptions } from '../activities.js';
 import { progressQuery } from '../messages.js';
+import { notifyEnd, runWebhooks, watchQuestions } from './notify.js';
 import { AgentRun } from './run-steps.js';
 
-export async function agentRunWorkflow(start: RunInput | WorkerInput): Promise<RunResult | ChildRunResult> {
+export async function agentRunWorkflow(
+  start: RunInput | WorkerInput | RefRunInput,
+): Promise<RunResult | ChildRunResult> {
   // Only a fan-out worker runs its visits inside it, and one that does is steerable throughout:
   // it records that one marker, and other runs none for it.
   const inline = 'shared' in start && patched(INLINE_WORKER);
   const steerable = inline || patched(RUN_PATCH);
   let run: AgentRun | undefined;
+  let notifies = false;
   try {
     const { bp, hash, ceilings, input, seeded } = await runBlueprint(start, inline);
+    // Asked only by runs with webhooks, which no history from before them holds.
+    notifies = runWebhooks(input) && patched(RUN_NOTIFY);
     run = new AgentRun(input, bp, hash, steerable, ceilings, inline);
     const live = run;
     setHandler(progressQuery, () => live.progress());
     // A run recorded before people could steer it takes no updates: its visits could not deliver them.
     if (steerable) run.operators.install();
-    return await stages(run, seeded);
+    // The watcher ends with the run; a cancellation is the main path's to handle.
+    if (notifies) void watchQuestions(run).catch(() => {});
+    const result = await stages(run, seeded);
+    if (notifies) await notifyEnd(input, bp.agent.name, 'completed', { result });
+    return result;
   } catch (err) {
     // A cancelled run ends CANCELED, with its memo and status (docs/reference/operators.md#cancellation).
     if (isCancellation(err)) await run?.cancelled();
+    if (notifies && run)
+      await notifyEnd(run.input, run.bp.agent.name, isCancellation(err) ? 'cancelled' : 'failed', { error: err });
     throw err;
   }
 }
@@ -86,7 +99,7 @@ interface RunStart {
  * it, and a fan-out worker's share of its input with it
  * (docs/reference/sub-agents.md#other-blueprints).
  */
-async function runBlueprint(start: RunInput | WorkerInput, inline: boolean): Promise<RunStart> {
+async function runBlueprint(start: RunInput | WorkerInput | RefRunInput, inline: boolean): Promise<RunStart> {
   if ('shared' in start) {
     // A worker that runs its visits inside it starts in one workflow task: a local
     // activity that also resolves the seeds that read nothing from the host.
@@ -97,7 +110,7 @@ async function runBlueprint(start: RunInput | WorkerInput, inline: boolean): Pro
     childAttributes(blueprint, share.child.parentRunId);
     return { bp: blueprint, hash, ceilings, input: workerRunInput(share, start.task), ...(seeded ? { seeded } : {}) };
   }
-  const input = start;
+  const input = isRefInput(start) ? await byReference(start) : start;
   if (input.blueprint) {
     const bp = input.blueprint;
     upsertSearchAttributes([
@@ -118,6 +131,13 @@ async function runBlueprint(start: RunInput | WorkerInput, inline: boolean): Pro
   );
   childAttributes(blueprint, child.parentRunId);
   return { bp: blueprint, hash, ceilings, input };
+}
+
+/** A run started with a pushed blueprint's name: its whole input, recorded as the activity's result. */
+async function byReference(start: RefRunInput): Promise<RunInput> {
+  // No history from before references holds one, so the marker only tells this run's path apart.
+  patched(RUN_BY_REFERENCE);
+  return activities.resolveRunInput.executeWithOptions(referenceOptions(`blueprint: ${start.blueprint}`), [start]);
 }
 
 function childAttributes(bp: Blueprint, parentRunId: string): void {

@@ -10,8 +10,10 @@ export function registerResult(program: Command): void {
       .description("Print a finished run's final answer (the submit_output answer, else its last text).")
       .argument('<run-id>', 'the run id `lev run` printed'),
     'print {runId, status, stages, output: {format, text}} instead of the answer alone',
-  ).action(async (runId: string, flags: ResultFlags) => {
-    const { printRunResult } = await import('../result-action.js');
-    await printRunResult(runId, flags);
-  });
+  )
+    .option('--wait', 'wait for a run still going to end (a detached run, say) instead of refusing it')
+    .action(async (runId: string, flags: ResultFlags) => {
+      const { printRunResult } = await import('../result-action.js');
+      await printRunResult(runId, flags);
+    });
 }

@@ -13,7 +13,7 @@ export function registerRun(program: Command): void {
     .description('Run an agent blueprint to the end, printing each turn with its region usage.')
     .argument(
       '<blueprint>',
-      'blueprint directory (holding agent.toml or agent.leviath), .toml file, or the name of an installed agent (`lev list`)',
+      'blueprint directory (holding agent.toml or agent.leviath), .toml file, the name of an installed agent (`lev list`), or a pushed name[@version]',
     )
     .option('--task <text|@file>', 'the task, for blueprints that read one; @file reads it from that file')
     .option(
@@ -47,7 +47,14 @@ export function registerRun(program: Command): void {
       '--attended',
       'a person attends: `ask` permissions and ask_user wait for approve/deny/answer, asked here on a terminal',
     )
-    .option('--json', 'print one JSON object with the result instead of the turn-by-turn report')
+    .option(
+      '--detach',
+      "start the run and print its id at once; the cluster's workers and the workdir's tool worker serve it",
+    )
+    .option(
+      '--json',
+      'print one JSON object with the result instead of the turn-by-turn report (with --detach: the run started)',
+    )
     .action(async (path: string, flags: RunFlags) => {
       const { runAgentCommand } = await import('../run-action.js');
       await runAgentCommand(path, flags);

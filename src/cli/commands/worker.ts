@@ -59,7 +59,7 @@ export function registerWorker(program: Command): void {
           'bad-input',
           '--workdir only applies to a tool worker; add --tools, or drop --workdir for a shared worker.',
         );
-      const { toolQueueName } = await import('../../worker/tool-worker.js');
+      const { toolQueueName } = await import('../../runtime/node/tool-queue-name.js');
       const taskQueue =
         flags.taskQueue ?? (flags.tools && flags.workdir ? toolQueueName(flags.workdir) : DEFAULT_TASK_QUEUE);
       const { defaultRuntimeConfig } = await import('../../runtime/node/run-store.js');

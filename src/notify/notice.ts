@@ -1,0 +1,80 @@
+/**
+ * What a run's webhooks are told (docs/reference/cluster-runs.md#notifications):
+ * the event, the run, its blueprint, status and cost, and the `lev` command
+ * that answers. Pure: the run workflow builds the notice, the `notifyWebhook`
+ * activity delivers it.
+ */
+import type { Notice, NotifyEvent, Webhook } from '../shapes/notify.js';
+
+export function endNotice(opts: {
+  deliveryId: string;
+  event: Exclude<NotifyEvent, 'waiting'>;
+  runId: string;
+  blueprint: string;
+  costUsd?: number | null;
+  error?: string;
+  at: Date;
+}): Notice {
+  return {
+    deliveryId: opts.deliveryId,
+    event: opts.event,
+    runId: opts.runId,
+    blueprint: opts.blueprint,
+    status: opts.event,
+    costUsd: opts.costUsd ?? null,
+    command: opts.event === 'completed' ? `lev result ${opts.runId}` : `lev show ${opts.runId}`,
+    ...(opts.error !== undefined ? { error: opts.error } : {}),
+    at: opts.at.toISOString(),
+  };
+}
+
+/** The webhooks of a run that want this event. */
+export function subscribed(hooks: readonly Webhook[] | undefined, event: NotifyEvent): Webhook[] {
+  return (hooks ?? []).filter((h) => h.events.includes(event));
+}
+
+/** What a person is asked now, as the run's operators see it: the first ask, else the reply an interactive stage waits for. */
+export interface Question {
+  kind: 'approval' | 'answer' | 'reply';
+  call?: string;
+  subject: string;
+}
+
+export function questionOf(p: {
+  asks: readonly { kind: 'approval' | 'answer'; call: string; subject: string }[];
+  waiting?: string;
+  stage: string;
+}): Question | undefined {
+  const ask = p.asks[0];
+  if (ask) return { kind: ask.kind, call: ask.call, subject: ask.subject };
+  if (p.waiting === 'message') return { kind: 'reply', subject: `a reply to the interactive stage "${p.stage}"` };
+  return undefined;
+}
+
+export function waitingNotice(opts: {
+  deliveryId: string;
+  runId: string;
+  blueprint: string;
+  question: Question;
+  costUsd?: number | null;
+  at: Date;
+}): Notice {
+  const { runId, question: q } = opts;
+  const command =
+    q.kind === 'approval'
+      ? `lev approve ${runId} ${q.call ?? ''}`.trimEnd()
+      : q.kind === 'answer'
+        ? `lev answer ${runId} ${q.call ?? ''} "…"`.replace('  ', ' ')
+        : `lev msg ${runId} "…"`;
+  return {
+    deliveryId: opts.deliveryId,
+    event: 'waiting',
+    runId,
+    blueprint: opts.blueprint,
+    status: 'running',
+    costUsd: opts.costUsd ?? null,
+    command,
+    waiting: { kind: q.kind, ...(q.call ? { call: q.call } : {}), subject: q.subject },
+    at: opts.at.toISOString(),
+  };
+}

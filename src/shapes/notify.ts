@@ -1,0 +1,33 @@
+/** What a run's webhooks are configured with and told (docs/reference/cluster-runs.md#notifications). */
+
+export const NOTIFY_EVENTS = ['completed', 'failed', 'cancelled', 'waiting'] as const;
+export type NotifyEvent = (typeof NOTIFY_EVENTS)[number];
+
+/** One `[[notify.webhooks]]` of the user config. */
+export interface Webhook {
+  url: string;
+  /** The variable, on the worker that delivers, holding the HMAC secret; unset: deliveries are unsigned. */
+  secretEnv?: string;
+  /** The events it is sent; all of them unless the config lists some. */
+  events: NotifyEvent[];
+}
+
+export interface Notice {
+  /** The same on every attempt of one delivery, so a receiver can drop repeats. */
+  deliveryId: string;
+  event: NotifyEvent;
+  runId: string;
+  blueprint: string;
+  /** The run's status: completed, failed, cancelled, or running while it waits. */
+  status: string;
+  /** Estimated dollars so far; null when a model has no price. */
+  costUsd: number | null;
+  /** The `lev` command that answers: the result, or the reply a person owes. */
+  command: string;
+  /** What the run failed with, for `failed`. */
+  error?: string;
+  /** What a person is asked, for `waiting`. */
+  waiting?: { kind: 'approval' | 'answer' | 'reply'; call?: string; subject: string };
+  /** When the event happened (workflow time), ISO 8601. */
+  at: string;
+}

@@ -1,0 +1,138 @@
+/**
+ * Webhooks of a run on the real dev server (docs/reference/cluster-runs.md#notifications):
+ * a local HTTP server the test starts answers the first delivery 500, and
+ * the `notifyWebhook` activity delivers again, under the same delivery id,
+ * with a body whose HMAC signature checks; a failed run tells `failed`, and
+ * a run that waits for a person's reply tells `waiting` with the command.
+ */
+import { createHmac } from 'node:crypto';
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEFAULT_RUN_OPTIONS, type RunResult } from '../../src/runtime/types.js';
+import type { Notice, Webhook } from '../../src/shapes/notify.js';
+import { startRun } from '../../src/worker/client.js';
+import { sendUpdate } from '../../src/worker/operators.js';
+import {
+  runAgent,
+  saveHistories,
+  scopedEnv,
+  scriptedModel,
+  tempDir,
+  useRuntime,
+  writeBlueprint,
+} from './run-helpers.js';
+import { waitFor } from './worker-processes.js';
+
+const SECRET = 'webhook-secret-for-the-test';
+
+describe('run notifications', () => {
+  const env = useRuntime();
+  const vars = scopedEnv();
+  const seen: { headers: IncomingHttpHeaders; body: string }[] = [];
+  /** Answers, in order, for the deliveries to come; 200 once they run out. */
+  const answers: number[] = [];
+  let server: Server;
+  let url = '';
+
+  beforeAll(async () => {
+    vars.set({ LEV_TEST_WEBHOOK_SECRET: SECRET });
+    server = createServer((req, res) => {
+      let body = '';
+      req.on('data', (d) => {
+        body += String(d);
+      });
+      req.on('end', () => {
+        seen.push({ headers: req.headers, body });
+        res.statusCode = answers.shift() ?? 200;
+        res.end();
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/leviath`;
+  });
+  afterAll(async () => {
+    await new Promise((r) => server.close(r));
+    vars.restore();
+  });
+
+  const hook = (): Webhook => ({ url, secretEnv: 'LEV_TEST_WEBHOOK_SECRET', events: ['completed', 'failed'] });
+
+  it('tells a completed run, signed, and delivers again after a 500 under the same id', async () => {
+    seen.length = 0;
+    answers.push(500);
+    const name = `notify-done-${process.pid}`;
+    const bp = writeBlueprint(
+      `[agent]\nname = "${name}"\nmodel = "${scriptedModel({ turns: [{ text: 'All done.' }] })}"\n[stages.main]\n`,
+    );
+    const run = await runAgent(env.rt, bp, { options: { notify: [hook()] } });
+    expect(run.result.status).toBe('completed');
+
+    expect(seen).toHaveLength(2);
+    const [first, second] = seen as [(typeof seen)[0], (typeof seen)[0]];
+    expect(second.body).toBe(first.body);
+    expect(second.headers['x-leviath-delivery']).toBe(first.headers['x-leviath-delivery']);
+    const expected = `sha256=${createHmac('sha256', SECRET).update(second.body).digest('hex')}`;
+    expect(second.headers['x-leviath-signature']).toBe(expected);
+    const notice = JSON.parse(second.body) as Notice;
+    expect(notice).toMatchObject({
+      deliveryId: second.headers['x-leviath-delivery'],
+      event: 'completed',
+      runId: run.result.runId,
+      blueprint: name,
+      status: 'completed',
+      command: `lev result ${run.result.runId}`,
+    });
+    expect(second.headers['x-leviath-event']).toBe('completed');
+    expect(notice.costUsd === null || typeof notice.costUsd === 'number').toBe(true);
+  });
+
+  it('tells a failed run what it failed with', async () => {
+    seen.length = 0;
+    const name = `notify-fail-${process.pid}`;
+    const bp = writeBlueprint(
+      `[agent]\nname = "${name}"\nmodel = "scripted:no-such-script-${process.pid}"\n[stages.main]\n`,
+    );
+    const run = await runAgent(env.rt, bp, { options: { notify: [hook()] } });
+    expect(run.result.status).toBe('failed');
+    expect(seen).toHaveLength(1);
+    const notice = JSON.parse(seen[0]!.body) as Notice;
+    expect(notice).toMatchObject({ event: 'failed', status: 'failed', runId: run.result.runId, blueprint: name });
+    expect(notice.error).toContain('scripted-script-missing');
+    expect(notice.command).toBe(`lev show ${run.result.runId}`);
+  });
+
+  it('tells when a run waits for a reply, with the command that answers', async () => {
+    seen.length = 0;
+    const model = scriptedModel({ turns: [{ text: 'Which region should I look at?' }] });
+    const bp = writeBlueprint(
+      `[agent]\nname = "notify-ask-${process.pid}"\n[stages.ask]\nmode = "interactive"\nmodel = "${model}"\n`,
+    );
+    const waiting: Webhook = { url, events: ['waiting', 'completed'] };
+    const handle = await startRun(
+      env.rt.client,
+      {
+        blueprint: bp,
+        caller: {},
+        workdir: tempDir('notify-ask'),
+        options: { ...DEFAULT_RUN_OPTIONS, notify: [waiting] },
+      },
+      { taskQueue: env.rt.taskQueue },
+    );
+    await waitFor(() => seen.length > 0, 60_000);
+    const notice = JSON.parse(seen[0]!.body) as Notice;
+    expect(notice).toMatchObject({
+      event: 'waiting',
+      status: 'running',
+      runId: handle.workflowId,
+      waiting: { kind: 'reply' },
+      command: `lev msg ${handle.workflowId} "…"`,
+    });
+    // Unsigned without a secret.
+    expect(seen[0]!.headers['x-leviath-signature']).toBeUndefined();
+    await sendUpdate(env.rt.client, handle.workflowId, 'message', '/done');
+    expect(((await handle.result()) as RunResult).status).toBe('completed');
+    await saveHistories(env.rt.client, handle.workflowId);
+    expect(seen.map((r) => (JSON.parse(r.body) as Notice).event)).toEqual(['waiting', 'completed']);
+  });
+});
