@@ -29,7 +29,7 @@ import {
   STATUS_KEY,
   workerRunInput,
 } from '../src/runtime/index.js';
-import { INLINE_WORKER, RUN_PATCH } from '../src/runtime/patches.js';
+import { INLINE_WORKER, RUN_CONTINUES_AS_NEW, RUN_PATCH } from '../src/runtime/patches.js';
 import { endsWithOutput } from '../src/runtime/stage-modes.js';
 import type { PermissionLayer } from '../src/tools/permissions.js';
 import { acts, local } from './engine-driver.js';
@@ -42,14 +42,20 @@ export async function agentRunWorkflow(start: RunInput | WorkerInput): Promise<R
   // it records that one marker, and other runs none for it.
   const inline = 'shared' in start && patched(INLINE_WORKER);
   const current = inline || patched(RUN_PATCH);
+  const continues = current && !inline && patched(RUN_CONTINUES_AS_NEW);
   let run: AgentRun | undefined;
   try {
     const { bp, hash, ceilings, input, seeded } = await runBlueprint(start, inline);
-    run = new AgentRun(input, bp, hash, current, ceilings, inline);
+    run = new AgentRun(input, bp, hash, current, ceilings, inline, continues);
     const live = run;
     setHandler(runProgressQuery, () => live.progress());
     // A run recorded before people could steer it takes no updates: its visits could not deliver them.
     if (current) run.ops.install();
+    if (input.resume) {
+      // A run that continued as new picks the walk up where its previous run left it.
+      run.resumeFrom(input.resume);
+      return await walk(run);
+    }
     return await stages(run, seeded);
   } catch (err) {
     // A cancelled run ends CANCELED, with its memo and status (docs/reference/operators.md#cancellation).
@@ -63,7 +69,14 @@ async function stages(run: AgentRun, seeded?: SeededRegion[]): Promise<RunResult
   await run.enter(input.child?.stage ?? bp.agent.entryStage);
   await run.seed(undefined, seeded);
   if (input.child?.seedContext) await run.addSeedContext(input.child.seedContext);
+  return walk(run);
+}
+
+/** The walk through the stage graph, from the current stage; a run that continued as new starts here. */
+async function walk(run: AgentRun): Promise<RunResult | ChildRunResult> {
+  const { bp } = run;
   for (;;) {
+    await run.continueIfDue();
     const outcome = await run.visit();
     // An output stage ends the run once its answer passed its checks.
     if (endsWithOutput(run.def(), outcome.facts)) return run.complete(outcome.finalContent);
@@ -95,6 +108,11 @@ interface RunStart {
  * (docs/reference/sub-agents.md#other-blueprints).
  */
 async function runBlueprint(start: RunInput | WorkerInput, inline: boolean): Promise<RunStart> {
+  // A run that continued as new resolved its blueprint already; its search attributes came with it.
+  if (!('shared' in start) && start.resume) {
+    const { blueprint, blueprintHash, ceilings } = start.resume;
+    return { bp: blueprint, hash: blueprintHash, ...(ceilings ? { ceilings } : {}), input: start };
+  }
   if ('shared' in start) {
     // A worker that runs its visits inside it starts in one workflow task: a local
     // activity that also resolves the seeds that read nothing from the host.

@@ -27,3 +27,5 @@ export const runMessageSignal = defineSignal<[string]>('message');
 export const operatorSignal = defineSignal<[ForwardedOp]>('operator');
 /** A visit's answer to a forwarded update, a change of its waits, or its region set when cancelled. */
 export const stageReportSignal = defineSignal<[StageReport<StageOutcome>]>('stage-report');
+/** The run is about to continue as new: its live visit ends at its next turn with its continuation (`src/runtime/continuation.ts`). */
+export const handOverSignal = defineSignal('hand-over');

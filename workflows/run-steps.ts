@@ -8,13 +8,16 @@
 import {
   ActivityFailure,
   ApplicationFailure,
+  allHandlersFinished,
   CancellationScope,
   CancelledFailure,
   ChildWorkflowFailure,
+  condition,
   executeChild,
   getExternalWorkflowHandle,
   isCancellation,
   log,
+  makeContinueAsNewFunc,
   startChild,
   upsertMemo,
   upsertSearchAttributes,
@@ -35,12 +38,15 @@ import {
   emptyUsage,
   failureCause,
   freshFacts,
+  isHandedOver,
   noSpend,
   type Progress,
   progressOf,
+  type RunCarry,
   type RunInput,
   type RunResult,
   regionBars,
+  runContinueDue,
   runCost,
   runDetails,
   type Spend,
@@ -62,6 +68,7 @@ import type { PermissionLayer } from '../src/tools/permissions.js';
 import { currentDetails } from './current-details.js';
 import { acts, callOptions, EngineDriver } from './engine-driver.js';
 import { visitInline } from './inline-visit.js';
+import { handOverSignal } from './operator-defs.js';
 import { RunOperators } from './run-operators.js';
 import { stageWorkflow } from './stage.js';
 import { visitFailure } from './stage-visit.js';
@@ -90,6 +97,10 @@ export class AgentRun {
   private answer: SubmittedOutput | undefined;
   /** The failure of the last visit that ended in error, kept as the cause of the run's. */
   lastFailure: unknown;
+  /** The visit a previous run handed over, started again by the next `visit()` (`src/runtime/continuation.ts`). */
+  private handedOver: StageInput | undefined;
+  /** Continue-as-new of this run so far (`RUN_CONTINUES_AS_NEW`; 0 without it). */
+  private continued = 0;
 
   constructor(
     readonly input: RunInput,
@@ -101,6 +112,8 @@ export class AgentRun {
     private readonly ceilings?: PermissionLayer[],
     /** A fan-out worker started with `INLINE_WORKER`: its visits run inside it (`inline-visit.ts`). */
     private readonly inline = false,
+    /** The run started with `RUN_CONTINUES_AS_NEW`: it continues as new when its history is long. */
+    readonly continues = false,
   ) {
     this.bp = bp;
     this.driver = new EngineDriver(
@@ -335,6 +348,16 @@ export class AgentRun {
   /** One visit of the current stage, as a child workflow or inside the run; takes over the region set it hands back. */
   async visit(): Promise<VisitOutcome> {
     const stage = this.driver.stage;
+    const handed = this.handedOver;
+    if (handed) {
+      // The visit the previous run handed over goes on under its own workflow id.
+      this.handedOver = undefined;
+      const visitId = `${this.runId}.${this.visits}.${stage}`;
+      this.childId = visitId;
+      const outcome = await this.visitRouted(stage, visitId, handed);
+      this.take(stage, outcome);
+      return outcome as VisitOutcome;
+    }
     const visitId = `${this.runId}.${++this.visits}.${stage}`;
     // A visit inside the run has no workflow of its own to query until it goes on as one.
     this.childId = this.inline ? undefined : visitId;
@@ -358,7 +381,8 @@ export class AgentRun {
     else if (this.current) outcome = await this.visitRouted(stage, visitId, input);
     else {
       try {
-        outcome = await executeChild(stageWorkflow, { workflowId: visitId, args: [input] });
+        // A run of this version never asks its visit to hand over.
+        outcome = (await executeChild(stageWorkflow, { workflowId: visitId, args: [input] })) as StageOutcome;
       } catch (err) {
         const cause = failureCause(err, 'stage-failed');
         return this.fail('stage-failed', `stage "${stage}" failed: ${formatCoded(cause.code, cause.message)}`);
@@ -428,12 +452,35 @@ export class AgentRun {
         return true;
       },
     );
-    if ((await Promise.race([ended, cancelled])) === true)
+    // A run whose history grew long asks its visit to hand over at its next turn (src/runtime/continuation.ts).
+    let over = false;
+    const handOver = this.continues
+      ? condition(() => over || this.continueDue()).then(() => (over ? 'over' : 'hand-over'))
+      : undefined;
+    let first = await Promise.race(handOver ? [ended, cancelled, handOver] : [ended, cancelled]);
+    if (first === 'hand-over') {
+      await CancellationScope.nonCancellable(() => getExternalWorkflowHandle(workflowId).signal(handOverSignal)).catch(
+        () => {},
+      );
+      first = await Promise.race([ended, cancelled]);
+    }
+    if (first === true)
       await CancellationScope.nonCancellable(() => getExternalWorkflowHandle(workflowId).cancel()).catch(() => {});
     const end = await ended;
+    over = true;
     if ('outcome' in end) {
-      this.ops.endVisit(end.outcome.operators);
-      return end.outcome;
+      const result = end.outcome;
+      if (isHandedOver(result)) {
+        const handed = result.handedOver;
+        // What the visit did not read came back with it; the next run hands it to the visit again.
+        this.ops.endVisit(handed.operators);
+        if (!runCancelled) return this.continueAsNew(handed);
+        // Cancelled as it handed over: the run keeps the region set the visit had and ends CANCELED.
+        this.take(stage, { ...handed, end: 'cancelled', finalContent: '' });
+        throw new CancelledFailure('the run was cancelled');
+      }
+      this.ops.endVisit(result.operators);
+      return result;
     }
     const err = end.error;
     const failed =
@@ -458,6 +505,74 @@ export class AgentRun {
     }
     const cause = failureCause(err, 'stage-failed');
     return this.fail(cause.code, `stage "${stage}" failed: ${formatCoded(cause.code, cause.message)}`, err);
+  }
+
+  /** Whether the run's history is long enough that it should continue as new. */
+  private continueDue(): boolean {
+    const info = workflowInfo();
+    return runContinueDue({ length: info.historyLength, suggested: info.continueAsNewSuggested }, this.input.options);
+  }
+
+  /** Between visits: continues as new when the run's history is long (`RUN_CONTINUES_AS_NEW`). */
+  async continueIfDue(): Promise<void> {
+    if (this.continues && this.continueDue()) await this.continueAsNew();
+  }
+
+  /**
+   * Goes on as a fresh run of the same workflow id, carrying the walk, the
+   * region set, what waits for the next visit and the visit that handed
+   * over (docs/reference/long-runs.md#the-run-continues-as-new). Updates
+   * still running finish first; a signal that arrives meanwhile is
+   * delivered to this run before it goes on, so its carry includes it.
+   */
+  private async continueAsNew(visit?: StageInput): Promise<never> {
+    await condition(allHandlersFinished);
+    // A cancellation does not pass to the next run: a cancelled run ends here.
+    if (CancellationScope.current().consideredCancelled) throw new CancelledFailure('the run was cancelled');
+    const { blueprint: _inInput, ...input } = this.input;
+    const resume: RunCarry = {
+      blueprint: this.bp,
+      blueprintHash: this.blueprintHash,
+      ...(this.ceilings?.length ? { ceilings: this.ceilings } : {}),
+      carried: this.driver.carried(),
+      stagesVisited: this.stagesVisited,
+      seedWarnings: this.seedWarnings,
+      visits: this.visits,
+      inferences: this.inferences,
+      visitTurns: this.visitTurns,
+      facts: this.facts,
+      usage: this.usage,
+      perStage: this.perStage,
+      agents: this.agents,
+      ...(this.answer ? { answer: this.answer } : {}),
+      ...this.ops.carried(),
+      continued: this.continued + 1,
+      ...(visit ? { visit } : {}),
+    };
+    const info = workflowInfo();
+    const next = makeContinueAsNewFunc<(start: RunInput) => Promise<RunResult | ChildRunResult>>({
+      memo: info.memo ?? {},
+      searchAttributes: info.searchAttributes,
+    });
+    return next({ ...input, resume });
+  }
+
+  /** Picks the walk up where the previous run left it (`src/runtime/continuation.ts`). */
+  resumeFrom(carry: RunCarry): void {
+    this.driver.adopt(carry.carried);
+    this.stagesVisited.push(...carry.stagesVisited);
+    this.seedWarnings.push(...carry.seedWarnings);
+    this.visits = carry.visits;
+    this.inferences = carry.inferences;
+    this.visitTurns = carry.visitTurns;
+    this.facts = carry.facts;
+    this.usage = carry.usage;
+    Object.assign(this.perStage, carry.perStage);
+    this.agents = carry.agents;
+    this.answer = carry.answer;
+    this.continued = carry.continued;
+    this.handedOver = carry.visit;
+    this.ops.restore(carry.operators, carry.stuck);
   }
 
   /** Takes over what a visit hands back: the region set, the counters, the usage. */

@@ -156,6 +156,7 @@ export class StageVisit {
         lastInferenceEnd: () => this.lastInferenceEnd,
         changed: () => this.showDetails(),
         ...(host ? { report: (report: StageReport<StageOutcome>) => host.report(report) } : {}),
+        ...(input.options.progressReportMs !== undefined ? { reportIntervalMs: input.options.progressReportMs } : {}),
       },
       input.operators,
     );

@@ -21,7 +21,7 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { StageDef } from '../src/blueprint/types.js';
-import type { Progress, StageInput, StageOutcome } from '../src/runtime/index.js';
+import type { HandedOver, Progress, StageInput, StageOutcome } from '../src/runtime/index.js';
 import { inferenceFailedNote, STAGE_KEY, stopReason } from '../src/runtime/index.js';
 import { INFERENCE_BOOKKEEPING, STAGE_PATCH, STORED_ARGUMENTS } from '../src/runtime/patches.js';
 import { endsWithOutput, fanOutEnd } from '../src/runtime/stage-modes.js';
@@ -34,7 +34,7 @@ export const stageProgressQuery = defineQuery<Progress>('progress');
  */
 export const messageSignal = defineSignal<[string]>('message');
 
-export async function stageWorkflow(input: StageInput): Promise<StageOutcome> {
+export async function stageWorkflow(input: StageInput): Promise<StageOutcome | HandedOver> {
   // Every patch is asked here, before anything else runs (src/runtime/patches.ts).
   const patches = {
     operators: patched(STAGE_PATCH),
@@ -53,7 +53,10 @@ export async function stageWorkflow(input: StageInput): Promise<StageOutcome> {
   visit.showDetails();
   try {
     const end = await turns(visit, def, input);
-    return 'continueWith' in end ? continueAsNew<typeof stageWorkflow>(end.continueWith) : end;
+    if ('continueWith' in end)
+      // A visit its run asked to hand over ends with its continuation; the run's next run starts it again.
+      return end.handOver ? { handedOver: end.continueWith } : continueAsNew<typeof stageWorkflow>(end.continueWith);
+    return end;
   } catch (err) {
     if (isCancellation(err)) await visit.reportCancelled();
     throw err;
@@ -61,7 +64,7 @@ export async function stageWorkflow(input: StageInput): Promise<StageOutcome> {
 }
 
 /** How the turns of a visit end: its outcome, or the input its next run goes on from. */
-export type TurnsEnd = StageOutcome | { continueWith: StageInput };
+export type TurnsEnd = StageOutcome | { continueWith: StageInput; handOver?: boolean };
 
 /**
  * The visit's turns, in a stage workflow or inside a fan-out worker's run
@@ -78,9 +81,13 @@ export async function turns(visit: StageVisit, def: StageDef, input: StageInput)
       return visit.finish(stop.end);
     }
     // A run holding agents it started cannot continue as new: they are its children.
-    if (!visit.agents.open && (visit.runTurns >= input.options.turnsPerRun || workflowInfo().continueAsNewSuggested)) {
+    const handOver = visit.ops.handOverAsked;
+    if (
+      !visit.agents.open &&
+      (handOver || visit.runTurns >= input.options.turnsPerRun || workflowInfo().continueAsNewSuggested)
+    ) {
       await visit.driver.compactLog(true);
-      return { continueWith: await visit.continuation() };
+      return { continueWith: await visit.continuation(), ...(handOver ? { handOver } : {}) };
     }
     await visit.beforeInference();
     await visit.maintain();

@@ -18,6 +18,7 @@
  * imports free of cycles.
  */
 export * from './activity-types.js';
+export * from './continuation.js';
 export * from './defaults.js';
 export * from './details.js';
 export * from './engine-calls.js';

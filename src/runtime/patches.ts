@@ -60,5 +60,15 @@ export interface VisitPatches {
  */
 export const INLINE_WORKER = 'fan-out-worker-visits-inline';
 
+/**
+ * The run workflow continues as new once its history passes
+ * `runHistoryEvents` events: between visits, or by asking its live visit to
+ * hand over at its next turn and starting it again in the next run under
+ * the same workflow id (docs/reference/long-runs.md#the-run-continues-as-new).
+ * Not for a fan-out worker that runs its visits inside it: nothing reports
+ * to it by signal.
+ */
+export const RUN_CONTINUES_AS_NEW = 'run-continues-as-new';
+
 /** The paths of a visit that starts after every patch above. */
 export const CURRENT_VISIT: VisitPatches = { operators: true, bookkeeping: true, storedArguments: true };

@@ -7,6 +7,7 @@ import type { Blueprint } from '../blueprint/types.js';
 import type { RunState } from '../context/state.js';
 import type { BlobRef, Content } from '../context/types.js';
 import type { PermissionLayer } from '../tools/permissions.js';
+import type { RunCarry } from './continuation.js';
 import type { CostEstimate } from './details.js';
 import type { LeviathStatus, OperatorCarry, PendingAsk, WaitingKind } from './operators.js';
 import type { RecordedOp } from './ops.js';
@@ -33,6 +34,10 @@ export interface RunOptions {
   toolTaskQueue?: string;
   /** A fan-out of more items is split into shards of this many (tests shorten it); unset: 500. */
   fanOutShardItems?: number;
+  /** Events in one run of the run workflow before it continues as new (tests shorten it); unset: `RUN_HISTORY_EVENTS`. */
+  runHistoryEvents?: number;
+  /** A visit reports its counters to its run at most this often (ms of workflow time; tests and benches shorten it); unset: `PROGRESS_REPORT_INTERVAL_MS`. */
+  progressReportMs?: number;
 }
 
 export const DEFAULT_RUN_OPTIONS: RunOptions = {
@@ -56,6 +61,8 @@ export interface RunInput {
   /** Absolute working directory the tools and seeds are confined to. */
   workdir: string;
   options: RunOptions;
+  /** Set on a run that continued as new: where its previous run left off (`src/runtime/continuation.ts`). */
+  resume?: RunCarry;
 }
 
 /** The region set as the workflow carries it between stages and across continue-as-new. */

@@ -1,0 +1,73 @@
+/**
+ * A run workflow that continues as new (docs/reference/long-runs.md#the-run-continues-as-new):
+ * when it decides to, what it carries to its next run, and how that run
+ * picks the walk up again. Each stage visit reports to its run and people's
+ * updates land on it, so the run's history grows with wall-clock time; past
+ * `runHistoryEvents` events it goes on as a fresh run of the same workflow
+ * id. A live visit is asked to hand over at its next turn: it ends with its
+ * continuation, which the next run starts again under the same visit id.
+ * Plain data and pure functions, bundled into workflow code.
+ */
+import type { Blueprint } from '../blueprint/types.js';
+import type { PermissionLayer } from '../tools/permissions.js';
+import type { OperatorCarry } from './operators.js';
+import type { Spend } from './spend.js';
+import type { SubmittedOutput } from './stage-modes.js';
+import type { Carried, RunOptions, StageInput, UsageTotals, VisitFacts } from './types.js';
+
+/** Events in one run of the run workflow before it continues as new, unless `RunOptions.runHistoryEvents` says otherwise. */
+export const RUN_HISTORY_EVENTS = 4_000;
+
+/** The events a run's history may reach before it continues as new. */
+export function runHistoryLimit(options: Pick<RunOptions, 'runHistoryEvents'>): number {
+  const set = options.runHistoryEvents;
+  return set !== undefined && Number.isInteger(set) && set > 0 ? set : RUN_HISTORY_EVENTS;
+}
+
+/** Whether the run should continue as new now: its history passed the limit, or Temporal suggests it. */
+export function runContinueDue(
+  history: { length: number; suggested: boolean },
+  options: Pick<RunOptions, 'runHistoryEvents'>,
+): boolean {
+  return history.suggested || history.length >= runHistoryLimit(options);
+}
+
+/**
+ * Everything a run hands its next run: the blueprint it resolved, the walk so
+ * far (the stage it is in, the stages visited, the counters and usage), the
+ * region set, what waits for the next visit (messages nobody read, the
+ * pause), and the live visit's continuation when it handed over mid-visit.
+ */
+export interface RunCarry {
+  blueprint: Blueprint;
+  blueprintHash: string;
+  ceilings?: PermissionLayer[];
+  carried: Carried;
+  stagesVisited: string[];
+  seedWarnings: string[];
+  /** Visits started so far: the next visit's ordinal is one more (its workflow id names it). */
+  visits: number;
+  inferences: number;
+  visitTurns: number;
+  facts: VisitFacts;
+  usage: UsageTotals;
+  perStage: Record<string, UsageTotals>;
+  agents: Spend;
+  answer?: SubmittedOutput;
+  operators: Required<OperatorCarry>;
+  stuck: boolean;
+  /** How many times the run continued as new before this run, this one included. */
+  continued: number;
+  /** The visit that handed over: the next run starts it again from here, under the same workflow id. */
+  visit?: StageInput;
+}
+
+/** What a stage visit hands its run when the run asked it to hand over. */
+export interface HandedOver {
+  handedOver: StageInput;
+}
+
+/** Whether a visit's result is a hand-over rather than an outcome. */
+export function isHandedOver(result: unknown): result is HandedOver {
+  return typeof result === 'object' && result !== null && 'handedOver' in result;
+}
