@@ -27,6 +27,9 @@ import type {
 } from './types.js';
 import { reportUnbuiltKeys, UNBUILT_STAGE_KEYS } from './unsupported.js';
 
+/** `max_iterations` of a stage that sets none (docs/reference/blueprint.md#stages). */
+export const DEFAULT_MAX_ITERATIONS = 50;
+
 export const STAGE_KEYS = [
   'model',
   'system_prompt',
@@ -444,8 +447,8 @@ export function parseStage(
   if (prompt.length > 0) def.systemPrompt = prompt.join('\n\n');
   const tools = s.stringArray('available_tools');
   if (tools !== undefined) def.availableTools = [...new Set(tools.map(canonicalTool))];
-  const maxIterations = s.integer('max_iterations', 1);
-  if (maxIterations !== undefined) def.maxIterations = maxIterations;
+  // A run nobody watches stops looping: 50 inferences per visit unless the stage says otherwise, as in the original.
+  def.maxIterations = s.integer('max_iterations', 1) ?? DEFAULT_MAX_ITERATIONS;
   const maxRevisits = s.integer('max_revisits', 0);
   if (maxRevisits !== undefined) def.maxRevisits = maxRevisits;
   const transitionPrompt = s.string('transition_prompt');
