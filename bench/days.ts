@@ -72,14 +72,18 @@ class Chain {
   }
 }
 
-/** The run's progress; a run that has not registered its query yet (its first workflow task) is asked again. */
+/**
+ * The run's progress. A run that has not registered its query yet (its first workflow task) is
+ * asked again, and so is one whose worker did not answer in time on a loaded machine.
+ */
 async function progressOf(handle: WorkflowHandle): Promise<Progress> {
   for (let i = 0; ; i++) {
     try {
       return await handle.query<Progress>('progress');
     } catch (err) {
-      if (!(err instanceof QueryNotRegisteredError) || i >= 100) throw err;
-      await new Promise((r) => setTimeout(r, 100));
+      const again = err instanceof QueryNotRegisteredError || /DEADLINE_EXCEEDED|timed out/.test(String(err));
+      if (!again || i >= 100) throw err;
+      await new Promise((r) => setTimeout(r, 200));
     }
   }
 }

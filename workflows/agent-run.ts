@@ -77,6 +77,7 @@ async function walk(run: AgentRun): Promise<RunResult | ChildRunResult> {
   const { bp } = run;
   for (;;) {
     await run.continueIfDue();
+    await run.stopIfOverBudget();
     const outcome = await run.visit();
     // An output stage ends the run once its answer passed its checks.
     if (endsWithOutput(run.def(), outcome.facts)) return run.complete(outcome.finalContent);

@@ -31,6 +31,7 @@ import type { SeededRegion, StageInput } from '../src/runtime/index.js';
 import {
   addSpend,
   addUsage,
+  budgetExhausted,
   type ChildRunResult,
   choiceText,
   type Departure,
@@ -46,6 +47,7 @@ import {
   type RunInput,
   type RunResult,
   regionBars,
+  runBudget,
   runContinueDue,
   runCost,
   runDetails,
@@ -373,6 +375,7 @@ export class AgentRun {
       visitTurns: this.visitTurns,
       facts: this.facts,
       usage: emptyUsage(),
+      ...(runBudget(this.bp) ? { spentBefore: this.spent() } : {}),
       ...(this.input.child ? { lineage: this.input.child.lineage } : {}),
       ...(this.ceilings?.length ? { ceilings: this.ceilings } : {}),
     };
@@ -505,6 +508,12 @@ export class AgentRun {
     }
     const cause = failureCause(err, 'stage-failed');
     return this.fail(cause.code, `stage "${stage}" failed: ${formatCoded(cause.code, cause.message)}`, err);
+  }
+
+  /** Before a visit: a run that spent what its `[run]` caps allow fails `budget-exhausted` (docs/reference/long-runs.md#spend-caps). */
+  async stopIfOverBudget(): Promise<void> {
+    const why = budgetExhausted(runBudget(this.bp), this.spent());
+    if (why) await this.fail('budget-exhausted', `Run stopped: ${why}`);
   }
 
   /** Whether the run's history is long enough that it should continue as new. */

@@ -18,6 +18,7 @@ import type { StageDef } from '../src/blueprint/types.js';
 import { contentText, type ToolCall } from '../src/context/index.js';
 import { pathToolHint } from '../src/context/routing.js';
 import { formatCoded } from '../src/errors.js';
+import { budgetExhausted, runBudget } from '../src/runtime/guardrails.js';
 import type { AskDecision, InferOutput, PendingAsk, RecentCall, ToolResultOut } from '../src/runtime/index.js';
 import {
   addSpend,
@@ -215,6 +216,16 @@ export class StageVisit {
       cost: estimateCost([{ model: this.def.model, usage: this.usage }], this.input.blueprint.models),
     };
     return addSpend(own, this.agentSpend());
+  }
+
+  /**
+   * Why the run must stop before this inference: what it spent before the
+   * visit and the visit's own spend reach a `[run]` cap
+   * (docs/reference/long-runs.md#spend-caps); undefined when it has none.
+   */
+  overBudget(): string | undefined {
+    const before = this.input.spentBefore;
+    return before ? budgetExhausted(runBudget(this.input.blueprint), addSpend(before, this.spent())) : undefined;
   }
 
   /** What the visit's sub-agents spent, before a continue-as-new included. */

@@ -80,6 +80,12 @@ export async function turns(visit: StageVisit, def: StageDef, input: StageInput)
       await visit.note(stop.note);
       return visit.finish(stop.end);
     }
+    // A run with a spend cap stops before the inference that would go past it.
+    const over = visit.overBudget();
+    if (over) {
+      await visit.note({ region: 'error_report', text: `[budget-exhausted] ${over}` });
+      return visit.endInError({ failed: over, code: 'budget-exhausted' });
+    }
     // A run holding agents it started cannot continue as new: they are its children.
     const handOver = visit.ops.handOverAsked;
     if (

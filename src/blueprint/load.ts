@@ -577,12 +577,18 @@ function readSandbox(root: TableReader): { env: string[] } {
   return { env: t ? envNames(t) : [] };
 }
 
-/** `[run]`: how a run waits for people (docs/reference/operators.md#ask_timeout). */
+/** `[run]`: how a run waits for people (docs/reference/operators.md#ask_timeout) and its spend caps (docs/reference/long-runs.md#spend-caps). */
 function readRun(root: TableReader): NonNullable<Blueprint['run']> {
   const t = root.table_('run', '[run] ask_timeout = "30m"');
-  t?.unknownKeys(['ask_timeout'], 'unknown-key', '[run]');
+  t?.unknownKeys(['ask_timeout', 'max_cost_usd', 'max_tokens'], 'unknown-key', '[run]');
+  const maxCostUsd = t?.number('max_cost_usd', 0, Number.MAX_VALUE);
+  const maxTokens = t?.integer('max_tokens', 1);
+  const caps = {
+    ...(maxCostUsd !== undefined ? { maxCostUsd } : {}),
+    ...(maxTokens !== undefined ? { maxTokens } : {}),
+  };
   const raw = t?.string('ask_timeout');
-  if (raw === undefined || !t) return { askTimeoutSecs: DEFAULT_ASK_TIMEOUT_SECS };
+  if (raw === undefined || !t) return { askTimeoutSecs: DEFAULT_ASK_TIMEOUT_SECS, ...caps };
   const secs = parseDuration(raw);
   if (secs === undefined) {
     t.findings.add(
@@ -590,9 +596,9 @@ function readRun(root: TableReader): NonNullable<Blueprint['run']> {
       `[run] ask_timeout = "${raw}" is not a duration; write a number with s, m, h or d, such as "30m" or "1h30m".`,
       t.at('ask_timeout'),
     );
-    return { askTimeoutSecs: DEFAULT_ASK_TIMEOUT_SECS };
+    return { askTimeoutSecs: DEFAULT_ASK_TIMEOUT_SECS, ...caps };
   }
-  return { askTimeoutSecs: secs };
+  return { askTimeoutSecs: secs, ...caps };
 }
 
 function readLimits(root: TableReader): number {

@@ -322,7 +322,8 @@ export interface Blueprint {
   sandbox?: { env: string[] };
   limits: { scriptShellTimeoutSecs: number };
   /** `[run]`; absent in blueprints stored by earlier versions, which read as the defaults. */
-  run?: { askTimeoutSecs: number };
+  /** `[run]`: how long a run waits for people, and its spend caps (docs/reference/long-runs.md#spend-caps). */
+  run?: { askTimeoutSecs: number; maxCostUsd?: number; maxTokens?: number };
   /** Built-in table merged with `[models]` (and the user config). */
   models: Record<string, ModelInfo & { encoding?: Encoding }>;
 }

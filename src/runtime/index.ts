@@ -23,6 +23,7 @@ export * from './defaults.js';
 export * from './details.js';
 export * from './engine-calls.js';
 export * from './failures.js';
+export * from './guardrails.js';
 export * from './live-progress.js';
 export * from './operators.js';
 export * from './ops.js';

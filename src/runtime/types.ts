@@ -109,6 +109,8 @@ export interface StageInput {
   recentCalls?: RecentCall[];
   /** The visit's ordinal in the run (1 for the first visit), for its summary. */
   visit?: number;
+  /** What the run spent before this visit, when its blueprint caps spending (docs/reference/long-runs.md#spend-caps). */
+  spentBefore?: Spend;
 }
 
 /** One tool call as the details list it. */
