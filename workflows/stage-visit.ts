@@ -59,6 +59,7 @@ import {
 } from '../src/runtime/index.js';
 import { fallbackDetail, MODEL_FALLBACK } from '../src/runtime/model-fallback.js';
 import type { VisitPatches } from '../src/runtime/patches.js';
+import { repetitionConfig, watchCalls } from '../src/runtime/repetition.js';
 import { afterPlainReply, interactiveReply, missedFanOut } from '../src/runtime/stage-modes.js';
 import { onToolQueue } from '../src/runtime/tool-queue.js';
 import { isGranted, notGrantedResult } from '../src/tools/grants.js';
@@ -490,6 +491,18 @@ export class StageVisit {
       this.remember(call, effect.kind !== 'refused' && !effect.isError);
     }
     this.facts = endInference(this.facts, progressed, Date.now());
+  }
+
+  /**
+   * `[repetition_detection]` after a turn's calls: a visit going in circles
+   * gets a `[System]` note before its next inference (docs/reference/long-runs.md#repetition-detection).
+   */
+  async watchRepetition(reply: InferOutput): Promise<void> {
+    if (!this.patches.repetition) return;
+    const calls = reply.toolCalls.map(({ name, arguments: args }) => ({ name, arguments: args }));
+    const seen = watchCalls(this.facts.repetition, calls, this.modifying, repetitionConfig(this.input.blueprint));
+    this.facts = { ...this.facts, repetition: seen.watch };
+    if (seen.nudge) await this.write('conversation', seen.nudge, 'user');
   }
 
   private remember(call: Pick<ToolCall, 'name' | 'arguments'>, ok: boolean): void {

@@ -23,7 +23,7 @@ import {
 import type { StageDef } from '../src/blueprint/types.js';
 import type { HandedOver, Progress, StageInput, StageOutcome } from '../src/runtime/index.js';
 import { inferenceFailedNote, STAGE_KEY, stopReason } from '../src/runtime/index.js';
-import { INFERENCE_BOOKKEEPING, STAGE_PATCH, STORED_ARGUMENTS } from '../src/runtime/patches.js';
+import { INFERENCE_BOOKKEEPING, REPETITION_DETECTION, STAGE_PATCH, STORED_ARGUMENTS } from '../src/runtime/patches.js';
 import { endsWithOutput, fanOutEnd } from '../src/runtime/stage-modes.js';
 import { StageVisit } from './stage-visit.js';
 
@@ -40,6 +40,7 @@ export async function stageWorkflow(input: StageInput): Promise<StageOutcome | H
     operators: patched(STAGE_PATCH),
     bookkeeping: patched(INFERENCE_BOOKKEEPING),
     storedArguments: patched(STORED_ARGUMENTS),
+    repetition: patched(REPETITION_DETECTION),
   };
   const bp = input.blueprint;
   const def = bp.stages.find((s) => s.name === input.stage);
@@ -109,6 +110,7 @@ export async function turns(visit: StageVisit, def: StageDef, input: StageInput)
       continue;
     }
     await visit.answerCalls(reply);
+    await visit.watchRepetition(reply);
     if (endsWithOutput(def, visit.facts)) return visit.finish('completed');
     const fanned = fanOutEnd(def, visit.facts);
     if (fanned) return fanned.error ? visit.endInError({ failed: fanned.error }) : visit.finish('completed');

@@ -62,6 +62,7 @@ export interface LoadResult {
 
 const TOP_KEYS = [
   'agent',
+  'repetition_detection',
   'context',
   'compaction',
   'stages',
@@ -416,6 +417,7 @@ function build(
     sandbox: readSandbox(root),
     limits: { scriptShellTimeoutSecs: readLimits(root) },
     run: readRun(root),
+    ...readRepetitionDetection(root),
     models,
   };
   const description = agentTable?.string('description')?.trim();
@@ -599,6 +601,23 @@ function readRun(root: TableReader): NonNullable<Blueprint['run']> {
     return { askTimeoutSecs: DEFAULT_ASK_TIMEOUT_SECS, ...caps };
   }
   return { askTimeoutSecs: secs, ...caps };
+}
+
+/** `[repetition_detection]`, the original's keys (docs/reference/long-runs.md#repetition-detection). */
+function readRepetitionDetection(root: TableReader): Pick<Blueprint, 'repetitionDetection'> {
+  const t = root.table_('repetition_detection', '[repetition_detection] max_repeat_calls = 3');
+  if (!t) return {};
+  t.unknownKeys(['enabled', 'max_repeat_calls', 'max_readonly_streak'], 'unknown-key', '[repetition_detection]');
+  const enabled = t.boolean('enabled');
+  const maxRepeatCalls = t.integer('max_repeat_calls', 1);
+  const maxReadonlyStreak = t.integer('max_readonly_streak', 1);
+  return {
+    repetitionDetection: {
+      ...(enabled !== undefined ? { enabled } : {}),
+      ...(maxRepeatCalls !== undefined ? { maxRepeatCalls } : {}),
+      ...(maxReadonlyStreak !== undefined ? { maxReadonlyStreak } : {}),
+    },
+  };
 }
 
 function readLimits(root: TableReader): number {

@@ -324,6 +324,8 @@ export interface Blueprint {
   /** `[run]`; absent in blueprints stored by earlier versions, which read as the defaults. */
   /** `[run]`: how long a run waits for people, and its spend caps (docs/reference/long-runs.md#spend-caps). */
   run?: { askTimeoutSecs: number; maxCostUsd?: number; maxTokens?: number };
+  /** `[repetition_detection]`, the keys it sets (docs/reference/long-runs.md#repetition-detection). */
+  repetitionDetection?: { enabled?: boolean; maxRepeatCalls?: number; maxReadonlyStreak?: number };
   /** Built-in table merged with `[models]` (and the user config). */
   models: Record<string, ModelInfo & { encoding?: Encoding }>;
 }

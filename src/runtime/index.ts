@@ -27,6 +27,7 @@ export * from './guardrails.js';
 export * from './live-progress.js';
 export * from './operators.js';
 export * from './ops.js';
+export * from './repetition.js';
 export * from './search-attributes.js';
 export * from './spend.js';
 export * from './sub-agents.js';

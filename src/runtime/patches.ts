@@ -39,6 +39,13 @@ export const STORED_ARGUMENTS = 'stored-arguments-read-full-text';
  */
 export const INFERENCE_BOOKKEEPING = 'inference-counts-and-snapshots';
 
+/**
+ * `[repetition_detection]` (on by default, as in the original): a stage
+ * visit that repeats the same call or only looks for too long gets a
+ * `[System]` note in its conversation (docs/reference/long-runs.md#repetition-detection).
+ */
+export const REPETITION_DETECTION = 'repetition-detection-nudges';
+
 /** The paths a run of a stage visit takes, decided once when it starts. */
 export interface VisitPatches {
   /** `STAGE_PATCH`. */
@@ -47,6 +54,8 @@ export interface VisitPatches {
   bookkeeping: boolean;
   /** `STORED_ARGUMENTS`. */
   storedArguments: boolean;
+  /** `REPETITION_DETECTION`; absent: off. */
+  repetition?: boolean;
 }
 
 /**
@@ -70,5 +79,9 @@ export const INLINE_WORKER = 'fan-out-worker-visits-inline';
  */
 export const RUN_CONTINUES_AS_NEW = 'run-continues-as-new';
 
-/** The paths of a visit that starts after every patch above. */
+/**
+ * The paths of a fan-out worker's visit inside its run, which asks no patch
+ * of its own. Repetition detection stays off there: a worker recorded before
+ * it must replay as it ran.
+ */
 export const CURRENT_VISIT: VisitPatches = { operators: true, bookkeeping: true, storedArguments: true };

@@ -11,6 +11,7 @@ import type { RunCarry } from './continuation.js';
 import type { CostEstimate } from './details.js';
 import type { LeviathStatus, OperatorCarry, PendingAsk, WaitingKind } from './operators.js';
 import type { RecordedOp } from './ops.js';
+import type { RepetitionWatch } from './repetition.js';
 import type { Spend } from './spend.js';
 import type { OutputFacts } from './stage-modes.js';
 import type { ChildRun, Lineage, WorkerCounts } from './sub-agents.js';
@@ -139,6 +140,8 @@ export interface VisitFacts extends OutputFacts, FanOutFacts {
   editsPerPath: Record<string, number>;
   /** Workflow time (ms) of the last progress, for `stuck_after_minutes`. */
   lastProgressAt: number;
+  /** What `[repetition_detection]` remembers of the visit's calls (`src/runtime/repetition.ts`). */
+  repetition?: RepetitionWatch;
 }
 
 /** How a visit ended; `cancelled` only in the region set a cancelled visit reports to its run. */

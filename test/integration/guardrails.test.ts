@@ -2,7 +2,8 @@
  * Guardrails for runs nobody watches (docs/reference/long-runs.md#spend-caps), against the real dev
  * server: a looping stage stops at 50 inferences when it sets no `max_iterations`, and
  * `[run] max_tokens` stops a run with `budget-exhausted` before the inference that would go past
- * it, also when the stage has an `error` edge, keeping its region set for `lev show`.
+ * it, also when the stage has an `error` edge, keeping its region set for `lev show`; and
+ * `[repetition_detection]` tells a model that repeats the same call that it goes in circles.
  */
 import { WorkflowFailedError } from '@temporalio/client';
 import type { ApplicationFailure } from '@temporalio/common';
@@ -11,7 +12,8 @@ import { scriptedCalls } from '../../src/providers/index.js';
 import type { Progress, RunResult } from '../../src/runtime/types.js';
 import { DEFAULT_RUN_OPTIONS } from '../../src/runtime/types.js';
 import { startRun } from '../../src/worker/client.js';
-import { saveHistories, scriptedModel, tempDir, useRuntime, writeBlueprint } from './run-helpers.js';
+import { chatCompletion, type Reply } from '../providers/wire-server.js';
+import { saveHistories, scriptedModel, tempDir, useRuntime, useWireModel, writeBlueprint } from './run-helpers.js';
 
 function loopingModel(): string {
   return scriptedModel({
@@ -77,5 +79,42 @@ describe('guardrails', () => {
     const progress = await handle.query<Progress>('progress');
     expect(progress.regions.find((r) => r.name === 'conversation')?.entries).toBeGreaterThan(0);
     expect(await (await handle.describe()).memo).toMatchObject({ status: 'failed' });
+  });
+});
+
+function timeCall(id: string): Reply {
+  return {
+    json: chatCompletion(
+      { content: null, tool_calls: [{ id, type: 'function', function: { name: 'current_time', arguments: '{}' } }] },
+      'tool_calls',
+    ),
+  };
+}
+
+describe('repetition detection, seen from the model', () => {
+  const env = useRuntime();
+  const wire = useWireModel();
+
+  it('writes a [System] note after the third identical call, read by the next inference', async () => {
+    wire.serve([timeCall('t1'), timeCall('t2'), timeCall('t3'), timeCall('t4')]);
+    const handle = await startRun(
+      env.rt.client,
+      {
+        blueprint: writeBlueprint(
+          `[agent]\nname = "circles"\nmodel = "openai:gpt-4o"\n[stages.main]\navailable_tools = ["current_time"]\n`,
+        ),
+        task: 'Loop.',
+        caller: {},
+        workdir: tempDir('circles'),
+        options: DEFAULT_RUN_OPTIONS,
+      },
+      { taskQueue: env.rt.taskQueue },
+    );
+    const result = (await handle.result()) as RunResult;
+    await saveHistories(env.rt.client, handle.workflowId);
+    expect(result.status).toBe('completed');
+    const seen = wire.server.requests.map((r) => JSON.stringify(r.body?.messages ?? []).includes('going in circles'));
+    // Inferences 1-3 made the same call; the fourth reads the note; the stage goes on to its answer.
+    expect(seen).toEqual([false, false, false, true, true]);
   });
 });
