@@ -1,5 +1,6 @@
 /**
- * `npm run bench -- days [--days 30] [--turn-secs 20] [--messages-per-day 24]`: drives a run's
+ * `npm run bench -- days [--days 30] [--turn-secs 20] [--messages-per-day 24] [--history-events N]`:
+ * drives a run's
  * report and update traffic for a wall-clock span and prints the events in the run workflow per
  * simulated day and how often it continued as new (docs/reference/long-runs.md#the-run-continues-as-new).
  *
@@ -10,7 +11,8 @@
  * answered by a `progress` query so that it takes a workflow task of its own as a report a real
  * visit sends does; and `--messages-per-day` `message` updates, which the visit writes into the
  * conversation. A simulated day is 86,400 / `--turn-secs` reports. Goal: no history of the run
- * workflow over 10k events for 30 simulated days.
+ * workflow over 10k events for 30 simulated days. `--history-events` sets the run's
+ * `runHistoryEvents` (default 4,000), for a smoke run that continues as new at a small size.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -106,11 +108,17 @@ export default async function run(args: string[]): Promise<void> {
   let days = 30;
   let turnSecs = 20;
   let messagesPerDay = 24;
+  let historyEvents: number | undefined;
   for (let i = 0; i < args.length; i++) {
     if (args[i] === '--days') days = Math.max(1, Math.floor(numberArg(args, ++i, '--days')));
     else if (args[i] === '--turn-secs') turnSecs = Math.max(1, numberArg(args, ++i, '--turn-secs'));
     else if (args[i] === '--messages-per-day') messagesPerDay = Math.floor(numberArg(args, ++i, '--messages-per-day'));
-    else throw new Error(`unknown argument ${args[i]}; days takes --days, --turn-secs, --messages-per-day`);
+    else if (args[i] === '--history-events')
+      historyEvents = Math.max(1, Math.floor(numberArg(args, ++i, '--history-events')));
+    else
+      throw new Error(
+        `unknown argument ${args[i]}; days takes --days, --turn-secs, --messages-per-day, --history-events`,
+      );
   }
   const perDay = Math.round(86_400 / turnSecs);
   const messageEvery = messagesPerDay > 0 ? Math.max(1, Math.floor(perDay / messagesPerDay)) : 0;
@@ -129,7 +137,13 @@ export default async function run(args: string[]): Promise<void> {
   const workflowId = `days-${Date.now()}`;
   const handle = await startRun(
     bench.client,
-    { blueprint: loaded.blueprint, task: 'Keep checking the time.', caller: {}, workdir, options: DEFAULT_RUN_OPTIONS },
+    {
+      blueprint: loaded.blueprint,
+      task: 'Keep checking the time.',
+      caller: {},
+      workdir,
+      options: { ...DEFAULT_RUN_OPTIONS, ...(historyEvents ? { runHistoryEvents: historyEvents } : {}) },
+    },
     { taskQueue, workflowId },
   );
   const chain = new Chain(bench.client, workflowId);
