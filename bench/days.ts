@@ -1,8 +1,8 @@
 /**
  * `npm run bench -- days [--days 30] [--turn-secs 20] [--messages-per-day 24] [--history-events N]`:
- * drives a run's
- * report and update traffic for a wall-clock span and prints the events in the run workflow per
- * simulated day and how often it continued as new (docs/reference/long-runs.md#the-run-continues-as-new).
+ * drives a run's report and update traffic for a wall-clock span and prints the events in the run
+ * workflow per simulated day and how often it continued as new
+ * (docs/reference/long-runs.md#the-run-continues-as-new).
  *
  * One scripted agent on one `lev worker` process runs real turns (a `current_time` call each,
  * 300 ms apiece), and its visit reports to its run as usual. On top of that the bench sends the run
