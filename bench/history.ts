@@ -51,6 +51,7 @@ history  = { kind = "compact_history", budget = "5%", source_region = "codebase"
 conversation = { kind = "sliding_window", budget = "10%", max_tokens = 100000, max_items = 20 }
 [stages.main]
 available_tools = ["read_file"]
+max_iterations = 100000
 [stages.main.tool_routing]
 default_region = "codebase"
 max_result_tokens = ${Math.floor(window * 0.15)}

@@ -7,7 +7,20 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const here = dirname(fileURLToPath(import.meta.url));
-const KNOWN = ['engine', 'validate', 'rhai', 'history', 'burst', 'crash', 'long', 'fanout', 'blobs', 'tokens', 'cache'];
+const KNOWN = [
+  'engine',
+  'validate',
+  'rhai',
+  'history',
+  'burst',
+  'crash',
+  'long',
+  'fanout',
+  'blobs',
+  'tokens',
+  'cache',
+  'days',
+];
 
 function available(): string[] {
   const found = readdirSync(here)

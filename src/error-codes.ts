@@ -127,6 +127,10 @@ export const RUNTIME_CODES = {
     meaning: 'Every edge out of a stage used up its revisits and it has no `dead_end` or `error` edge.',
   },
   'unknown-stage': { surface: 'run', meaning: 'A stage named at run time is not in the blueprint.' },
+  'budget-exhausted': {
+    surface: 'run',
+    meaning: 'The run spent what `[run] max_cost_usd` or `[run] max_tokens` allows; raise the cap to let it go on.',
+  },
   'stage-cancelled': {
     surface: 'run',
     meaning: 'A stage visit was cancelled on its own instead of its run; cancel the run itself.',

@@ -38,3 +38,5 @@ export const stageReportSignal = defineSignal<[StageReport<StageOutcome>]>('stag
  * versions); people now send `message` to the run (docs/reference/operators.md#message).
  */
 export const stageMessageSignal = defineSignal<[string]>('message');
+/** The run is about to continue as new: its live visit ends at its next turn with its continuation (`src/runtime/continuation.ts`). */
+export const handOverSignal = defineSignal('hand-over');

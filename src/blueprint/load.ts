@@ -75,6 +75,7 @@ export interface LoadResult {
 
 const TOP_KEYS = [
   'agent',
+  'repetition_detection',
   'context',
   'compaction',
   'stages',
@@ -90,7 +91,6 @@ const TOP_KEYS = [
   'notify',
 ] as const;
 /** `[repetition_detection]`: the original's loop detector; its keys are checked here, its behaviour is the runtime's. */
-const REPETITION_KEYS = ['enabled', 'max_repeat_calls', 'max_readonly_streak'] as const;
 const AGENT_KEYS = [
   'name',
   'description',
@@ -331,7 +331,6 @@ function build(
   reportMisplacedSections(root, CONFIG_FILE_SECTIONS);
   reportUnbuiltKeys(root, UNBUILT_TOP_KEYS, 'Top-level');
   checkTransforms(root);
-  readRepetitionDetection(root);
 
   const agentTable = root.table_('agent', '[agent] name = "coder"');
   agentTable?.unknownKeys([...AGENT_KEYS, ...Object.keys(UNBUILT_AGENT_KEYS)], 'unknown-key', '[agent]');
@@ -441,6 +440,7 @@ function build(
     sandbox: readSandbox(root),
     limits: { scriptShellTimeoutSecs: readLimits(root) },
     run: readRun(root),
+    ...readRepetitionDetection(root),
     models,
   };
   const description = agentTable?.string('description')?.trim();
@@ -586,25 +586,6 @@ function readSafeCommands(root: TableReader): string[] {
   return t?.stringArray('shell') ?? [];
 }
 
-/**
- * `[repetition_detection]` (docs/reference/original-keys.md#other-top-level-tables): its
- * keys and their types are checked here; until the runtime reads it, a
- * warning says loops are caught only by `stuck` edges.
- */
-function readRepetitionDetection(root: TableReader): void {
-  const t = root.table_('repetition_detection', '[repetition_detection] enabled = true');
-  if (!t) return;
-  t.unknownKeys(REPETITION_KEYS, 'unknown-key', '[repetition_detection]');
-  t.boolean('enabled');
-  t.integer('max_repeat_calls', 1);
-  t.integer('max_readonly_streak', 1);
-  root.findings.add(
-    'unsupported-feature',
-    'Top-level key `repetition_detection` from the original Leviath is not built here yet: repeated tool calls are caught only by `stuck` edges. The rest of the blueprint runs; remove the key to silence this warning.',
-    root.at('repetition_detection'),
-  );
-}
-
 const TRANSFORM_KEYS = ['from_blueprint', 'to_blueprint', 'mappings'] as const;
 const MAPPING_KEYS = ['from_region', 'to_region', 'transform', 'fields'] as const;
 
@@ -686,12 +667,18 @@ function readSandbox(root: TableReader): { env: string[]; network?: boolean } {
   return { env: t ? envNames(t) : [], ...(network === true ? { network } : {}) };
 }
 
-/** `[run]`: how a run waits for people (docs/reference/operators.md#ask_timeout). */
+/** `[run]`: how a run waits for people (docs/reference/operators.md#ask_timeout) and its spend caps (docs/reference/long-runs.md#spend-caps). */
 function readRun(root: TableReader): NonNullable<Blueprint['run']> {
   const t = root.table_('run', '[run] ask_timeout = "30m"');
-  t?.unknownKeys(['ask_timeout'], 'unknown-key', '[run]');
+  t?.unknownKeys(['ask_timeout', 'max_cost_usd', 'max_tokens'], 'unknown-key', '[run]');
+  const maxCostUsd = t?.number('max_cost_usd', 0, Number.MAX_VALUE);
+  const maxTokens = t?.integer('max_tokens', 1);
+  const caps = {
+    ...(maxCostUsd !== undefined ? { maxCostUsd } : {}),
+    ...(maxTokens !== undefined ? { maxTokens } : {}),
+  };
   const raw = t?.string('ask_timeout');
-  if (raw === undefined || !t) return { askTimeoutSecs: DEFAULT_ASK_TIMEOUT_SECS };
+  if (raw === undefined || !t) return { askTimeoutSecs: DEFAULT_ASK_TIMEOUT_SECS, ...caps };
   const secs = parseDuration(raw);
   if (secs === undefined) {
     t.findings.add(
@@ -699,9 +686,26 @@ function readRun(root: TableReader): NonNullable<Blueprint['run']> {
       `[run] ask_timeout = "${raw}" is not a duration; write a number with s, m, h or d, such as "30m" or "1h30m".`,
       t.at('ask_timeout'),
     );
-    return { askTimeoutSecs: DEFAULT_ASK_TIMEOUT_SECS };
+    return { askTimeoutSecs: DEFAULT_ASK_TIMEOUT_SECS, ...caps };
   }
-  return { askTimeoutSecs: secs };
+  return { askTimeoutSecs: secs, ...caps };
+}
+
+/** `[repetition_detection]`, the original's keys (docs/reference/long-runs.md#repetition-detection). */
+function readRepetitionDetection(root: TableReader): Pick<Blueprint, 'repetitionDetection'> {
+  const t = root.table_('repetition_detection', '[repetition_detection] max_repeat_calls = 3');
+  if (!t) return {};
+  t.unknownKeys(['enabled', 'max_repeat_calls', 'max_readonly_streak'], 'unknown-key', '[repetition_detection]');
+  const enabled = t.boolean('enabled');
+  const maxRepeatCalls = t.integer('max_repeat_calls', 1);
+  const maxReadonlyStreak = t.integer('max_readonly_streak', 1);
+  return {
+    repetitionDetection: {
+      ...(enabled !== undefined ? { enabled } : {}),
+      ...(maxRepeatCalls !== undefined ? { maxRepeatCalls } : {}),
+      ...(maxReadonlyStreak !== undefined ? { maxReadonlyStreak } : {}),
+    },
+  };
 }
 
 function readLimits(root: TableReader): number {

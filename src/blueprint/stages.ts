@@ -28,6 +28,9 @@ import { parseOutputSpec } from './output-spec.js';
 import { type ParsedRegion, parseRegion } from './regions.js';
 import { reportUnbuiltKeys, UNBUILT_STAGE_KEYS } from './unsupported.js';
 
+/** `max_iterations` of a stage that sets none (docs/reference/blueprint.md#stages). */
+export const DEFAULT_MAX_ITERATIONS = 50;
+
 export const STAGE_KEYS = [
   'model',
   'system_prompt',
@@ -460,8 +463,8 @@ export function parseStage(
   if (tools !== undefined) def.availableTools = [...new Set(tools.map(canonicalTool))];
   const connectors = s.stringArray('available_connectors');
   if (connectors !== undefined && connectors.length > 0) def.availableConnectors = [...new Set(connectors)];
-  const maxIterations = s.integer('max_iterations', 1);
-  if (maxIterations !== undefined) def.maxIterations = maxIterations;
+  // A run nobody watches stops looping: 50 inferences per visit unless the stage says otherwise, as in the original.
+  def.maxIterations = s.integer('max_iterations', 1) ?? DEFAULT_MAX_ITERATIONS;
   const maxRevisits = s.integer('max_revisits', 0);
   if (maxRevisits !== undefined) def.maxRevisits = maxRevisits;
   const transitionPrompt = s.string('transition_prompt');

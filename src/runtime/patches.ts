@@ -47,6 +47,13 @@ export const INFERENCE_BOOKKEEPING = 'inference-counts-and-snapshots';
  */
 export const MCP_DISCOVERY = 'mcp-tool-discovery';
 
+/**
+ * `[repetition_detection]` (on by default, as in the original): a stage
+ * visit that repeats the same call or only looks for too long gets a
+ * `[System]` note in its conversation (docs/reference/long-runs.md#repetition-detection).
+ */
+export const REPETITION_DETECTION = 'repetition-detection-nudges';
+
 /** The paths a run of a stage visit takes, decided once when it starts. */
 export interface VisitPatches {
   /** `STAGE_PATCH`. */
@@ -57,6 +64,8 @@ export interface VisitPatches {
   storedArguments: boolean;
   /** `MCP_DISCOVERY`; absent in a visit recorded before it. */
   reach?: boolean;
+  /** `REPETITION_DETECTION`; absent: off. */
+  repetition?: boolean;
 }
 
 /**
@@ -70,7 +79,9 @@ export interface VisitPatches {
  */
 export const INLINE_WORKER = 'fan-out-worker-visits-inline';
 
-/** The paths of a visit that starts after every patch above. */
+/** The paths of a visit that starts after every patch above, and of a fan-out worker's visit inside its
+ * run, which asks no patch of its own. Repetition detection stays off there: a worker recorded before it
+ * must replay as it ran. */
 export const CURRENT_VISIT: VisitPatches = { operators: true, bookkeeping: true, storedArguments: true, reach: true };
 
 /**
@@ -86,3 +97,13 @@ export const RUN_BY_REFERENCE = 'run-input-blueprint-reference';
  * (docs/reference/cluster-runs.md#notifications); runs without webhooks call none.
  */
 export const RUN_NOTIFY = 'run-notify-webhooks';
+
+/**
+ * The run workflow continues as new once its history passes
+ * `runHistoryEvents` events: between visits, or by asking its live visit to
+ * hand over at its next turn and starting it again in the next run under
+ * the same workflow id (docs/reference/long-runs.md#the-run-continues-as-new).
+ * Not for a fan-out worker that runs its visits inside it: nothing reports
+ * to it by signal.
+ */
+export const RUN_CONTINUES_AS_NEW = 'run-continues-as-new';

@@ -34,6 +34,10 @@ export interface RunOptions {
   fanOutShardItems?: number;
   /** Webhooks told of the run's end (docs/reference/cluster-runs.md#notifications); a sub-agent's run tells none. */
   notify?: Webhook[];
+  /** Events in one run of the run workflow before it continues as new (tests shorten it); unset: `RUN_HISTORY_EVENTS`. */
+  runHistoryEvents?: number;
+  /** A visit reports its counters to its run at most this often (ms of workflow time; tests and benches shorten it); unset: `PROGRESS_REPORT_INTERVAL_MS`. */
+  progressReportMs?: number;
 }
 
 export const DEFAULT_RUN_OPTIONS: RunOptions = {
@@ -57,6 +61,8 @@ export interface RunInput {
   /** Absolute working directory the tools and seeds are confined to. */
   workdir: string;
   options: RunOptions;
+  /** Set on a run that continued as new: where its previous run left off (`src/runtime/continuation.ts`). */
+  resume?: RunCarry;
 }
 
 /** The region set as the workflow carries it between stages and across continue-as-new. */
@@ -103,6 +109,8 @@ export interface StageInput {
   recentCalls?: RecentCall[];
   /** The visit's ordinal in the run (1 for the first visit), for its summary. */
   visit?: number;
+  /** What the run spent before this visit, when its blueprint caps spending (docs/reference/long-runs.md#spend-caps). */
+  spentBefore?: Spend;
 }
 
 /** One tool call as the details list it. */
@@ -131,6 +139,8 @@ export interface VisitFacts extends OutputFacts, FanOutFacts {
   editsPerPath: Record<string, number>;
   /** Workflow time (ms) of the last progress, for `stuck_after_minutes`. */
   lastProgressAt: number;
+  /** What `[repetition_detection]` remembers of the visit's calls (`src/runtime/repetition.ts`). */
+  repetition?: RepetitionWatch;
 }
 
 /** How a visit ended; `cancelled` only in the region set a cancelled visit reports to its run. */
@@ -408,4 +418,49 @@ export interface SubmittedOutput {
 export interface OutputFacts {
   output?: SubmittedOutput;
   outputReminders?: number;
+}
+
+/**
+ * Everything a run hands its next run: the blueprint it resolved, the walk so
+ * far (the stage it is in, the stages visited, the counters and usage), the
+ * region set, what waits for the next visit (messages nobody read, the
+ * pause), and the live visit's continuation when it handed over mid-visit.
+ */
+export interface RunCarry {
+  blueprint: Blueprint;
+  blueprintHash: string;
+  ceilings?: PermissionLayer[];
+  carried: Carried;
+  stagesVisited: string[];
+  seedWarnings: string[];
+  /** Visits started so far: the next visit's ordinal is one more (its workflow id names it). */
+  visits: number;
+  inferences: number;
+  visitTurns: number;
+  facts: VisitFacts;
+  usage: UsageTotals;
+  perStage: Record<string, UsageTotals>;
+  agents: Spend;
+  answer?: SubmittedOutput;
+  operators: Required<OperatorCarry>;
+  stuck: boolean;
+  /** How many times the run continued as new before this run, this one included. */
+  continued: number;
+  /** The visit that handed over: the next run starts it again from here, under the same workflow id. */
+  visit?: StageInput;
+}
+
+/** What a stage visit hands its run when the run asked it to hand over. */
+export interface HandedOver {
+  handedOver: StageInput;
+}
+
+/** What the watch remembers between turns; carried in the visit's facts. */
+export interface RepetitionWatch {
+  /** The last call, as `callKey` writes it. */
+  last?: string;
+  /** How many times in a row the last call was made, since the last nudge about it. */
+  repeats: number;
+  /** Calls in a row that modified nothing, since the last nudge about them. */
+  readonly: number;
 }

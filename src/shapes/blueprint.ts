@@ -325,7 +325,10 @@ export interface Blueprint {
   sandbox?: { env: string[]; network?: boolean };
   limits: { scriptShellTimeoutSecs: number };
   /** `[run]`; absent in blueprints stored by earlier versions, which read as the defaults. */
-  run?: { askTimeoutSecs: number };
+  /** `[run]`: how long a run waits for people, and its spend caps (docs/reference/long-runs.md#spend-caps). */
+  run?: { askTimeoutSecs: number; maxCostUsd?: number; maxTokens?: number };
+  /** `[repetition_detection]`, the keys it sets (docs/reference/long-runs.md#repetition-detection). */
+  repetitionDetection?: { enabled?: boolean; maxRepeatCalls?: number; maxReadonlyStreak?: number };
   /** `[notify]`: webhooks told of the run's end and waits (docs/reference/cluster-runs.md#the-notify-table); absent when none. */
   notify?: Webhook[];
   /** Built-in table merged with `[models]` (and the user config). */

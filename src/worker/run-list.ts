@@ -96,7 +96,8 @@ export function stagePath(runId: string, visitIds: Iterable<string>): string[] {
     const rest = id.slice(runId.length + 1);
     const dot = rest.indexOf('.');
     const n = Number(rest.slice(0, dot));
-    if (dot <= 0 || !Number.isInteger(n)) continue;
+    // A visit handed over across the run's continue-as-new has two executions under one id.
+    if (dot <= 0 || !Number.isInteger(n) || visits.some((v) => v.n === n)) continue;
     visits.push({ n, stage: rest.slice(dot + 1) });
   }
   return visits.sort((a, b) => a.n - b.n).map((v) => v.stage);

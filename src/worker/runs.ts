@@ -87,6 +87,8 @@ export async function listRuns(
   const wanted = filter.status;
   const infos: WorkflowExecutionInfo[] = [];
   for await (const info of client.workflow.list({ query: listQuery(filter) })) {
+    // A run that continued as new is listed once, by its live (or last) run.
+    if (info.status.name === 'CONTINUED_AS_NEW') continue;
     infos.push(info);
     if (infos.length >= limit && !wanted) break;
   }

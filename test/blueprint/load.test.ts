@@ -16,6 +16,13 @@ function budgets(toml: string, window: number) {
 }
 
 describe('defaults', () => {
+  it('stops a stage that sets no max_iterations after 50 inferences per visit, as the original does', () => {
+    const bp = loadToml('[stages.main]\n[stages.main.transitions.review]\n[stages.review]\nmax_iterations = 500\n')
+      .blueprint!;
+    expect(bp.stages.find((s) => s.name === 'main')?.maxIterations).toBe(50);
+    expect(bp.stages.find((s) => s.name === 'review')?.maxIterations).toBe(500);
+  });
+
   it('an empty file is a blueprint with the default layout and one stage main', () => {
     const bp = load('');
     expect(bp.defaultLayout).toBe(true);

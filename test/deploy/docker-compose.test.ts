@@ -100,6 +100,26 @@ describe('docker-compose.yml', () => {
     expect(worker.ports).toBeUndefined();
   });
 
+  it('keeps a tool worker for ./workspace on a queue named for the workdir, which a replacement container serves too', () => {
+    const tools = services['tool-worker']!;
+    expect(tools.restart).toBe('unless-stopped');
+    expect(tools.user).toBe('node');
+    expect(tools.image).toBe(services.worker?.image);
+    expect(tools.command).toEqual([
+      'worker',
+      '--tools',
+      '--workdir',
+      '/workspace',
+      '--task-queue',
+      'leviath-tools-workspace',
+    ]);
+    expect(tools.container_name).toBeUndefined();
+    // `lev run --workdir /workspace` inside the network sees the same files the tool worker serves.
+    expect(tools.volumes).toContain('./workspace:/workspace');
+    expect(services.lev?.volumes).toContain('./workspace:/workspace');
+    expect(dependsOn(tools)['temporal-setup']?.condition).toBe('service_completed_successfully');
+  });
+
   it('gives every Leviath process the compose PostgreSQL as its shared blob store, in its own database', () => {
     for (const name of ['worker', 'lev']) {
       const env = services[name]?.environment ?? {};

@@ -41,6 +41,28 @@ describe('process benches', () => {
     expect(Object.keys(r)).toEqual(expect.arrayContaining(['worker CPU ms/turn', 'history bytes/turn all/turn']));
   });
 
+  it('days drives a run for two short simulated days, through continue-as-new', () => {
+    const out = bench(
+      'days',
+      '--days',
+      '2',
+      '--turn-secs',
+      '1200',
+      '--messages-per-day',
+      '4',
+      '--history-events',
+      '150',
+    );
+    const days = out.split('\n').filter((l) => /^\| \d+ \|/.test(l));
+    expect(days).toHaveLength(2);
+    const [, , continued, largest] = days[1]!
+      .split('|')
+      .slice(1, -1)
+      .map((c) => Number(c.trim()));
+    expect(continued).toBeGreaterThan(0);
+    expect(largest).toBeLessThan(400);
+  });
+
   it('crash resumes every agent on the replacement worker', () => {
     const r = row(bench('crash', '2', '--latency', '100', '--turns', '5'));
     expect(r['runs completed']).toBe('2/2');

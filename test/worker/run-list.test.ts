@@ -95,6 +95,8 @@ describe('age and stagePath', () => {
   it('orders stage visits by their number, not as text', () => {
     const ids = ['r.10.report', 'r.2.investigate', 'r.1.investigate', 'other.1.x', 'r.3.review'];
     expect(stagePath('r', ids)).toEqual(['investigate', 'investigate', 'review', 'report']);
+    // A visit handed over across the run's continue-as-new is listed twice under its id, and counted once.
+    expect(stagePath('r', ['r.1.main', 'r.2.review', 'r.1.main'])).toEqual(['main', 'review']);
   });
 
   it('keeps dots inside a stage name', () => {

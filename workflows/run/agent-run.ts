@@ -10,7 +10,14 @@
  * the live visit and ends the run CANCELED. The steps live in
  * `run-steps.ts`, the decisions in `src/runtime/visit.ts`.
  */
-import { ApplicationFailure, isCancellation, patched, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
+import {
+  ApplicationFailure,
+  ContinueAsNew,
+  isCancellation,
+  patched,
+  setHandler,
+  upsertSearchAttributes,
+} from '@temporalio/workflow';
 import type { ChildRunResult, RunInput, RunResult, SeededRegion, WorkerInput } from '../../src/runtime/index.js';
 import {
   BLUEPRINT_KEY,
@@ -21,13 +28,20 @@ import {
   STATUS_KEY,
   workerRunInput,
 } from '../../src/runtime/index.js';
-import { INLINE_WORKER, RUN_BY_REFERENCE, RUN_NOTIFY, RUN_PATCH } from '../../src/runtime/patches.js';
+import {
+  INLINE_WORKER,
+  RUN_BY_REFERENCE,
+  RUN_CONTINUES_AS_NEW,
+  RUN_NOTIFY,
+  RUN_PATCH,
+} from '../../src/runtime/patches.js';
 import { isRefInput, type RefRunInput } from '../../src/runtime/ref-input.js';
 import { endsWithOutput } from '../../src/runtime/stage-modes.js';
 import type { Blueprint } from '../../src/shapes/blueprint.js';
 import type { PermissionLayer } from '../../src/tools/permissions.js';
 import { activities, localActivities, quickOptions, referenceOptions } from '../activities.js';
 import { progressQuery } from '../messages.js';
+import { continueIfDue, stopIfOverBudget } from './continuation.js';
 import { notifyEnd, runWebhooks, watchQuestions } from './notify.js';
 import { AgentRun } from './run-steps.js';
 
@@ -38,26 +52,33 @@ export async function agentRunWorkflow(
   // it records that one marker, and other runs none for it.
   const inline = 'shared' in start && patched(INLINE_WORKER);
   const steerable = inline || patched(RUN_PATCH);
+  const continues = steerable && !inline && patched(RUN_CONTINUES_AS_NEW);
   let run: AgentRun | undefined;
   let notifies = false;
   try {
     const { bp, hash, ceilings, input, seeded } = await runBlueprint(start, inline);
     // Asked only by runs with webhooks, which no history from before them holds.
     notifies = runWebhooks(input) && patched(RUN_NOTIFY);
-    run = new AgentRun(input, bp, hash, steerable, ceilings, inline);
+    run = new AgentRun(input, bp, hash, steerable, ceilings, inline, continues);
     const live = run;
     setHandler(progressQuery, () => live.progress());
     // A run recorded before people could steer it takes no updates: its visits could not deliver them.
     if (steerable) run.operators.install();
     // The watcher ends with the run; a cancellation is the main path's to handle.
     if (notifies) void watchQuestions(run).catch(() => {});
-    const result = await stages(run, seeded);
+    let result: RunResult | ChildRunResult;
+    if (input.resume) {
+      // A run that continued as new picks the walk up where its previous run left it.
+      run.resumeFrom(input.resume);
+      result = await walk(run);
+    } else result = await stages(run, seeded);
     if (notifies) await notifyEnd(input, bp.agent.name, 'completed', { result });
     return result;
   } catch (err) {
     // A cancelled run ends CANCELED, with its memo and status (docs/reference/operators.md#cancellation).
     if (isCancellation(err)) await run?.cancelled();
-    if (notifies && run)
+    // Continuing as new is no end to tell of: the next run tells.
+    if (notifies && run && !(err instanceof ContinueAsNew))
       await notifyEnd(run.input, run.bp.agent.name, isCancellation(err) ? 'cancelled' : 'failed', { error: err });
     throw err;
   }
@@ -68,7 +89,15 @@ async function stages(run: AgentRun, seeded?: SeededRegion[]): Promise<RunResult
   await run.enter(input.child?.stage ?? bp.agent.entryStage);
   await run.seed(undefined, seeded);
   if (input.child?.seedContext) await run.addSeedContext(input.child.seedContext);
+  return walk(run);
+}
+
+/** The walk through the stage graph, from the current stage; a run that continued as new starts here. */
+async function walk(run: AgentRun): Promise<RunResult | ChildRunResult> {
+  const { bp } = run;
   for (;;) {
+    await continueIfDue(run);
+    await stopIfOverBudget(run);
     const outcome = await run.visit();
     // An output stage ends the run once its answer passed its checks.
     if (endsWithOutput(run.def(), outcome.facts)) return run.complete(outcome.finalContent);
@@ -100,6 +129,11 @@ interface RunStart {
  * (docs/reference/sub-agents.md#other-blueprints).
  */
 async function runBlueprint(start: RunInput | WorkerInput | RefRunInput, inline: boolean): Promise<RunStart> {
+  // A run that continued as new resolved its blueprint already; its search attributes came with it.
+  if (!('shared' in start) && !isRefInput(start) && start.resume) {
+    const { blueprint, blueprintHash, ceilings } = start.resume;
+    return { bp: blueprint, hash: blueprintHash, ...(ceilings ? { ceilings } : {}), input: start };
+  }
   if ('shared' in start) {
     // A worker that runs its visits inside it starts in one workflow task: a local
     // activity that also resolves the seeds that read nothing from the host.

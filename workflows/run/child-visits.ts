@@ -11,6 +11,7 @@ import {
   CancellationScope,
   CancelledFailure,
   ChildWorkflowFailure,
+  condition,
   getExternalWorkflowHandle,
   isCancellation,
   startChild,
@@ -18,6 +19,7 @@ import {
 import type { RuntimeCode } from '../../src/errors.js';
 import {
   failureCause,
+  isHandedOver,
   type StageInput,
   type StageOutcome,
   stageCancelledAloneText,
@@ -25,13 +27,15 @@ import {
   visitSummary,
 } from '../../src/runtime/index.js';
 import type { StageDef } from '../../src/shapes/blueprint.js';
+import { handOverSignal } from '../messages.js';
 import { stageWorkflow } from '../visit/stage.js';
 import { visitFailure } from '../visit/stage-visit.js';
+import { type ContinuingRun, continueAsNew, continueDue } from './continuation.js';
 import { visitInline } from './inline-visit.js';
 import type { RunOperators } from './run-operators.js';
 
 /** What of the run its visits read and change (`AgentRun` is one). */
-export interface VisitingRun {
+export interface VisitingRun extends ContinuingRun {
   readonly runId: string;
   readonly operators: RunOperators;
   readonly visits: number;
@@ -112,12 +116,35 @@ export async function visitRouted(
       return true;
     },
   );
-  if ((await Promise.race([ended, cancelled])) === true)
+  // A run whose history grew long asks its visit to hand over at its next turn (src/runtime/continuation.ts).
+  let over = false;
+  const handOver = run.continues
+    ? condition(() => over || continueDue(run)).then(() => (over ? 'over' : 'hand-over'))
+    : undefined;
+  let first = await Promise.race(handOver ? [ended, cancelled, handOver] : [ended, cancelled]);
+  if (first === 'hand-over') {
+    await CancellationScope.nonCancellable(() => getExternalWorkflowHandle(workflowId).signal(handOverSignal)).catch(
+      () => {},
+    );
+    first = await Promise.race([ended, cancelled]);
+  }
+  if (first === true)
     await CancellationScope.nonCancellable(() => getExternalWorkflowHandle(workflowId).cancel()).catch(() => {});
   const end = await ended;
+  over = true;
   if ('outcome' in end) {
-    run.operators.endVisit(end.outcome.operators);
-    return end.outcome;
+    const result = end.outcome;
+    if (isHandedOver(result)) {
+      const handed = result.handedOver;
+      // What the visit did not read came back with it; the next run hands it to the visit again.
+      run.operators.endVisit(handed.operators);
+      if (!runCancelled) return continueAsNew(run, handed);
+      // Cancelled as it handed over: the run keeps the region set the visit had and ends CANCELED.
+      run.take(stage, { ...handed, end: 'cancelled', finalContent: '' });
+      throw new CancelledFailure('the run was cancelled');
+    }
+    run.operators.endVisit(result.operators);
+    return result;
   }
   const err = end.error;
   const failed = err instanceof ChildWorkflowFailure && err.cause instanceof ApplicationFailure ? err.cause : undefined;

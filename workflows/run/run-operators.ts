@@ -208,6 +208,21 @@ export class RunOperators {
     this.refresh();
   }
 
+  /** What the run hands its next run when it continues as new: the held messages, the pause, `stuck`. */
+  carried(): { operators: Required<OperatorCarry>; stuck: boolean } {
+    return {
+      operators: { inbox: [...this.carry.inbox], held: [...this.carry.held], paused: this.carry.paused },
+      stuck: this.stuck,
+    };
+  }
+
+  /** A run that continued as new takes over what its previous run held. */
+  restore(operators: Required<OperatorCarry>, stuck: boolean): void {
+    this.carry = { inbox: [...operators.inbox], held: [...operators.held], paused: operators.paused };
+    this.stuck = stuck;
+    this.refresh();
+  }
+
   /** Messages no visit wrote into a conversation: those a stage that does not accept messages held. */
   undelivered(): number {
     return this.carry.inbox.length + this.carry.held.length;

@@ -22,6 +22,7 @@ import type { SeededRegion, StageInput } from '../../src/runtime/index.js';
 import {
   addSpend,
   addUsage,
+  budgetExhausted,
   type ChildRunResult,
   choiceText,
   type Departure,
@@ -29,12 +30,16 @@ import {
   emptyUsage,
   failureCause,
   freshFacts,
+  isHandedOver,
   noSpend,
   type Progress,
   progressOf,
+  type RunCarry,
   type RunInput,
   type RunResult,
   regionBars,
+  runBudget,
+  runContinueDue,
   runCost,
   runDetails,
   type Spend,
@@ -86,6 +91,10 @@ export class AgentRun {
   private answer: SubmittedOutput | undefined;
   /** The failure of the last visit that ended in error, kept as the cause of the run's. */
   lastFailure: unknown;
+  /** The visit a previous run handed over, started again by the next `visit()` (`src/runtime/continuation.ts`). */
+  private handedOver: StageInput | undefined;
+  /** Continue-as-new of this run so far (`RUN_CONTINUES_AS_NEW`; 0 without it). */
+  private continued = 0;
 
   constructor(
     readonly input: RunInput,
@@ -97,6 +106,8 @@ export class AgentRun {
     private readonly ceilings?: PermissionLayer[],
     /** A fan-out worker started with `INLINE_WORKER`: its visits run inside it (`inline-visit.ts`). */
     private readonly inline = false,
+    /** The run started with `RUN_CONTINUES_AS_NEW`: it continues as new when its history is long. */
+    readonly continues = false,
   ) {
     this.bp = bp;
     this.driver = new EngineDriver(
@@ -131,7 +142,7 @@ export class AgentRun {
   }
 
   /** The run's own model calls priced at its stages' models, plus what its sub-agents spent. */
-  private spent(): Spend {
+  spent(): Spend {
     return addSpend({ usage: this.usage, cost: runCost(this.bp, this.perStage) }, this.agents);
   }
 
@@ -326,6 +337,16 @@ export class AgentRun {
   /** One visit of the current stage, as a child workflow or inside the run; takes over the region set it hands back. */
   async visit(): Promise<VisitOutcome> {
     const stage = this.driver.stage;
+    const handed = this.handedOver;
+    if (handed) {
+      // The visit the previous run handed over goes on under its own workflow id.
+      this.handedOver = undefined;
+      const visitId = `${this.runId}.${this.visits}.${stage}`;
+      this.childId = visitId;
+      const outcome = await visitRouted(this, stage, visitId, handed);
+      this.take(stage, outcome);
+      return outcome as VisitOutcome;
+    }
     const visitId = `${this.runId}.${++this.visits}.${stage}`;
     // A visit inside the run has no workflow of its own to query until it goes on as one.
     this.childId = this.inline ? undefined : visitId;
@@ -341,6 +362,7 @@ export class AgentRun {
       visitTurns: this.visitTurns,
       facts: this.facts,
       usage: emptyUsage(),
+      ...(runBudget(this.bp) ? { spentBefore: this.spent() } : {}),
       ...(this.input.child ? { lineage: this.input.child.lineage } : {}),
       ...(this.ceilings?.length ? { ceilings: this.ceilings } : {}),
     };
@@ -349,7 +371,8 @@ export class AgentRun {
     else if (this.steerable) outcome = await visitRouted(this, stage, visitId, input);
     else {
       try {
-        outcome = await executeChild(stageWorkflow, { workflowId: visitId, args: [input] });
+        // A run of this version never asks its visit to hand over.
+        outcome = (await executeChild(stageWorkflow, { workflowId: visitId, args: [input] })) as StageOutcome;
       } catch (err) {
         const cause = failureCause(err, 'stage-failed');
         return this.fail('stage-failed', stageFailedText(stage, cause));
@@ -358,6 +381,47 @@ export class AgentRun {
     this.take(stage, outcome);
     // `cancelled` is only ever the report of a cancelled visit, which `visitRouted` throws on.
     return outcome as VisitOutcome;
+  }
+
+  /** What the next run of the workflow picks the walk up from (docs/reference/long-runs.md#the-run-continues-as-new). */
+  carry(visit?: StageInput): RunCarry {
+    return {
+      blueprint: this.bp,
+      blueprintHash: this.blueprintHash,
+      ...(this.ceilings?.length ? { ceilings: this.ceilings } : {}),
+      carried: this.driver.carried(),
+      stagesVisited: this.stagesVisited,
+      seedWarnings: this.seedWarnings,
+      visits: this.visits,
+      inferences: this.inferences,
+      visitTurns: this.visitTurns,
+      facts: this.facts,
+      usage: this.usage,
+      perStage: this.perStage,
+      agents: this.agents,
+      ...(this.answer ? { answer: this.answer } : {}),
+      ...this.operators.carried(),
+      continued: this.continued + 1,
+      ...(visit ? { visit } : {}),
+    };
+  }
+
+  /** Picks the walk up where the previous run left it (`src/runtime/continuation.ts`). */
+  resumeFrom(carry: RunCarry): void {
+    this.driver.adopt(carry.carried);
+    this.stagesVisited.push(...carry.stagesVisited);
+    this.seedWarnings.push(...carry.seedWarnings);
+    this.visits = carry.visits;
+    this.inferences = carry.inferences;
+    this.visitTurns = carry.visitTurns;
+    this.facts = carry.facts;
+    this.usage = carry.usage;
+    Object.assign(this.perStage, carry.perStage);
+    this.agents = carry.agents;
+    this.answer = carry.answer;
+    this.continued = carry.continued;
+    this.handedOver = carry.visit;
+    this.operators.restore(carry.operators, carry.stuck);
   }
 
   /** Takes over what a visit hands back: the region set, the counters, the usage. */

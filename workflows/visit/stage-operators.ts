@@ -25,7 +25,7 @@ import {
   stageWaits,
   type VisitCounters,
 } from '../../src/runtime/index.js';
-import { operatorSignal, stageReportSignal } from '../messages.js';
+import { handOverSignal, operatorSignal, stageReportSignal } from '../messages.js';
 
 /** What the operator side needs of its visit. */
 export interface OperatorHost {
@@ -41,6 +41,8 @@ export interface OperatorHost {
   changed(): void;
   /** A visit inside its run's own workflow hands its reports to the run directly instead of signalling it. */
   report?(report: StageReport<StageOutcome>): void;
+  /** `RunOptions.progressReportMs`, when set. */
+  reportIntervalMs?: number;
 }
 
 export class StageOperators {
@@ -49,6 +51,8 @@ export class StageOperators {
   inferring = false;
   /** The last time the visit told the run its counters. */
   private mark: ReportMark;
+  /** The run asked the visit to hand over at its next turn, to continue as new (`src/runtime/continuation.ts`). */
+  handOverAsked = false;
 
   constructor(
     private readonly host: OperatorHost,
@@ -60,6 +64,9 @@ export class StageOperators {
 
   install(): void {
     setHandler(operatorSignal, (forwarded) => this.receive(forwarded));
+    setHandler(handOverSignal, () => {
+      this.handOverAsked = true;
+    });
   }
 
   waits(): StageWaits {
@@ -95,7 +102,8 @@ export class StageOperators {
    */
   reportProgressIfDue(): void {
     const { inferences } = this.host.counters();
-    if (!progressReportDue(this.mark, { at: this.host.lastInferenceEnd(), inferences })) return;
+    if (!progressReportDue(this.mark, { at: this.host.lastInferenceEnd(), inferences }, this.host.reportIntervalMs))
+      return;
     // A run that has ended takes no report, and the next inference goes on regardless.
     this.send({ kind: 'waits', waits: this.waits() }).catch(() => {});
   }

@@ -16,6 +16,7 @@ import {
 import type { ToolCall } from '../../src/context/index.js';
 import type { DiscoveredTools } from '../../src/mcp/names.js';
 import { needsDiscovery } from '../../src/mcp/stage-grants.js';
+import { budgetExhausted, runBudget } from '../../src/runtime/guardrails.js';
 import type { InferOutput, RecentCall } from '../../src/runtime/index.js';
 import {
   addSpend,
@@ -41,6 +42,7 @@ import {
 } from '../../src/runtime/index.js';
 import { fallbackDetail, MODEL_FALLBACK } from '../../src/runtime/model-fallback.js';
 import type { VisitPatches } from '../../src/runtime/patches.js';
+import { repetitionConfig, watchCalls } from '../../src/runtime/repetition.js';
 import { afterPlainReply, interactiveReply, missedFanOut } from '../../src/runtime/stage-modes.js';
 import type { StageDef } from '../../src/shapes/blueprint.js';
 import { activities, callOptions, toolOptions } from '../activities.js';
@@ -131,6 +133,7 @@ export class StageVisit {
         lastInferenceEnd: () => this.lastInferenceEnd,
         changed: () => this.showDetails(),
         ...(host ? { report: (report: StageReport<StageOutcome>) => host.report(report) } : {}),
+        ...(input.options.progressReportMs !== undefined ? { reportIntervalMs: input.options.progressReportMs } : {}),
       },
       input.operators,
     );
@@ -189,6 +192,16 @@ export class StageVisit {
       cost: estimateCost([{ model: this.def.model, usage: this.usage }], this.input.blueprint.models),
     };
     return addSpend(own, this.agentSpend());
+  }
+
+  /**
+   * Why the run must stop before this inference: what it spent before the
+   * visit and the visit's own spend reach a `[run]` cap
+   * (docs/reference/long-runs.md#spend-caps); undefined when it has none.
+   */
+  overBudget(): string | undefined {
+    const before = this.input.spentBefore;
+    return before ? budgetExhausted(runBudget(this.input.blueprint), addSpend(before, this.spent())) : undefined;
   }
 
   /** What the visit's sub-agents spent, before a continue-as-new included. */
@@ -451,5 +464,17 @@ export class StageVisit {
   /** Answers every call of the reply, in call order, and closes the inference's progress facts (`tool-calls.ts`). */
   async answerCalls(reply: InferOutput): Promise<void> {
     await answerCalls(this, reply);
+  }
+
+  /**
+   * `[repetition_detection]` after a turn's calls: a visit going in circles
+   * gets a `[System]` note before its next inference (docs/reference/long-runs.md#repetition-detection).
+   */
+  async watchRepetition(reply: InferOutput): Promise<void> {
+    if (!this.patches.repetition) return;
+    const calls = reply.toolCalls.map(({ name, arguments: args }) => ({ name, arguments: args }));
+    const seen = watchCalls(this.facts.repetition, calls, this.modifying, repetitionConfig(this.input.blueprint));
+    this.facts = { ...this.facts, repetition: seen.watch };
+    if (seen.nudge) await this.write('conversation', seen.nudge, 'user');
   }
 }

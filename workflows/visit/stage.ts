@@ -19,20 +19,27 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import { needsDiscovery } from '../../src/mcp/stage-grants.js';
-import type { StageInput, StageOutcome } from '../../src/runtime/index.js';
+import type { HandedOver, StageInput, StageOutcome } from '../../src/runtime/index.js';
 import { inferenceFailedNote, STAGE_KEY, stopReason } from '../../src/runtime/index.js';
-import { INFERENCE_BOOKKEEPING, MCP_DISCOVERY, STAGE_PATCH, STORED_ARGUMENTS } from '../../src/runtime/patches.js';
+import {
+  INFERENCE_BOOKKEEPING,
+  MCP_DISCOVERY,
+  REPETITION_DETECTION,
+  STAGE_PATCH,
+  STORED_ARGUMENTS,
+} from '../../src/runtime/patches.js';
 import { endsWithOutput, fanOutEnd } from '../../src/runtime/stage-modes.js';
 import type { StageDef } from '../../src/shapes/blueprint.js';
 import { progressQuery, stageMessageSignal } from '../messages.js';
 import { StageVisit } from './stage-visit.js';
 
-export async function stageWorkflow(input: StageInput): Promise<StageOutcome> {
+export async function stageWorkflow(input: StageInput): Promise<StageOutcome | HandedOver> {
   // Every patch is asked here, before anything else runs (src/runtime/patches.ts).
   const patches = {
     operators: patched(STAGE_PATCH),
     bookkeeping: patched(INFERENCE_BOOKKEEPING),
     storedArguments: patched(STORED_ARGUMENTS),
+    repetition: patched(REPETITION_DETECTION),
     ...(needsDiscovery(input.blueprint, input.stage) ? { reach: patched(MCP_DISCOVERY) } : {}),
   };
   const bp = input.blueprint;
@@ -47,7 +54,10 @@ export async function stageWorkflow(input: StageInput): Promise<StageOutcome> {
   visit.showDetails();
   try {
     const end = await turns(visit, def, input);
-    return 'continueWith' in end ? continueAsNew<typeof stageWorkflow>(end.continueWith) : end;
+    if ('continueWith' in end)
+      // A visit its run asked to hand over ends with its continuation; the run's next run starts it again.
+      return end.handOver ? { handedOver: end.continueWith } : continueAsNew<typeof stageWorkflow>(end.continueWith);
+    return end;
   } catch (err) {
     if (isCancellation(err)) await visit.reportCancelled();
     throw err;
@@ -55,7 +65,7 @@ export async function stageWorkflow(input: StageInput): Promise<StageOutcome> {
 }
 
 /** How the turns of a visit end: its outcome, or the input its next run goes on from. */
-export type TurnsEnd = StageOutcome | { continueWith: StageInput };
+export type TurnsEnd = StageOutcome | { continueWith: StageInput; handOver?: boolean };
 
 /**
  * The visit's turns, in a stage workflow or inside a fan-out worker's run
@@ -71,10 +81,20 @@ export async function turns(visit: StageVisit, def: StageDef, input: StageInput)
       await visit.note(stop.note);
       return visit.finish(stop.end);
     }
+    // A run with a spend cap stops before the inference that would go past it.
+    const over = visit.overBudget();
+    if (over) {
+      await visit.note({ region: 'error_report', text: `[budget-exhausted] ${over}` });
+      return visit.endInError({ failed: over, code: 'budget-exhausted' });
+    }
     // A run holding agents it started cannot continue as new: they are its children.
-    if (!visit.agents.open && (visit.runTurns >= input.options.turnsPerRun || workflowInfo().continueAsNewSuggested)) {
+    const handOver = visit.operators.handOverAsked;
+    if (
+      !visit.agents.open &&
+      (handOver || visit.runTurns >= input.options.turnsPerRun || workflowInfo().continueAsNewSuggested)
+    ) {
       await visit.driver.compactLog(true);
-      return { continueWith: await visit.continuation() };
+      return { continueWith: await visit.continuation(), ...(handOver ? { handOver } : {}) };
     }
     await visit.beforeInference();
     await visit.maintain();
@@ -90,6 +110,7 @@ export async function turns(visit: StageVisit, def: StageDef, input: StageInput)
       continue;
     }
     await visit.answerCalls(reply);
+    await visit.watchRepetition(reply);
     if (endsWithOutput(def, visit.facts)) return visit.finish('completed');
     const fanned = fanOutEnd(def, visit.facts);
     if (fanned) return fanned.error ? visit.endInError({ failed: fanned.error }) : visit.finish('completed');

@@ -1,0 +1,33 @@
+/**
+ * A run workflow that continues as new (docs/reference/long-runs.md#the-run-continues-as-new):
+ * when it decides to, what it carries to its next run, and how that run
+ * picks the walk up again. Each stage visit reports to its run and people's
+ * updates land on it, so the run's history grows with wall-clock time; past
+ * `runHistoryEvents` events it goes on as a fresh run of the same workflow
+ * id. A live visit is asked to hand over at its next turn: it ends with its
+ * continuation, which the next run starts again under the same visit id.
+ * Plain data and pure functions, bundled into workflow code.
+ */
+import type { HandedOver, RunOptions } from './types.js';
+
+/** Events in one run of the run workflow before it continues as new, unless `RunOptions.runHistoryEvents` says otherwise. */
+export const RUN_HISTORY_EVENTS = 4_000;
+
+/** The events a run's history may reach before it continues as new. */
+export function runHistoryLimit(options: Pick<RunOptions, 'runHistoryEvents'>): number {
+  const set = options.runHistoryEvents;
+  return set !== undefined && Number.isInteger(set) && set > 0 ? set : RUN_HISTORY_EVENTS;
+}
+
+/** Whether the run should continue as new now: its history passed the limit, or Temporal suggests it. */
+export function runContinueDue(
+  history: { length: number; suggested: boolean },
+  options: Pick<RunOptions, 'runHistoryEvents'>,
+): boolean {
+  return history.suggested || history.length >= runHistoryLimit(options);
+}
+
+/** Whether a visit's result is a hand-over rather than an outcome. */
+export function isHandedOver(result: unknown): result is HandedOver {
+  return typeof result === 'object' && result !== null && 'handedOver' in result;
+}

@@ -1,0 +1,187 @@
+/**
+ * The run workflow continues as new (docs/reference/long-runs.md#the-run-continues-as-new),
+ * against the real dev server, with `runHistoryEvents` shortened so a run of
+ * a few dozen turns goes on as new several times: each run's history stays
+ * near the limit, the walk, counters and usage come through whole with no
+ * call made twice, and a run that continued as new still takes a message
+ * (which reaches the model), a pause, a resume and a cancel.
+ */
+import { type Client, WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
+import { CancelledFailure } from '@temporalio/common';
+import { describe, expect, it } from 'vitest';
+import { scriptedCalls } from '../../src/providers/index.js';
+import type { MessageReceipt, PauseState } from '../../src/runtime/people/updates.js';
+import { STATUS_KEY } from '../../src/runtime/search-attributes.js';
+import { DEFAULT_RUN_OPTIONS, type RunOptions, type RunResult } from '../../src/runtime/types.js';
+import { startRun } from '../../src/worker/client.js';
+import { runProgress, sendUpdate } from '../../src/worker/operators.js';
+import { chatCompletion, type RecordedRequest, type Reply } from '../providers/wire-server.js';
+import { saveHistories, scriptedModel, tempDir, useRuntime, useWireModel, writeBlueprint } from './run-helpers.js';
+
+const LIMIT = 60;
+
+async function until<T>(probe: () => Promise<T | undefined> | T | undefined, what: string): Promise<T> {
+  for (let i = 0; i < 900; i++) {
+    const value = await probe();
+    if (value !== undefined && value !== false) return value;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`gave up waiting until ${what}`);
+}
+
+/** Every run of the run workflow so far, oldest first, with its status and event count. */
+async function chain(client: Client, workflowId: string): Promise<{ status: string; events: number }[]> {
+  const runs: { status: string; events: number; start: number }[] = [];
+  for await (const wf of client.workflow.list({ query: `WorkflowId = '${workflowId}'` })) {
+    const history = await client.workflow.getHandle(wf.workflowId, wf.runId).fetchHistory();
+    runs.push({ status: wf.status.name, events: history.events?.length ?? 0, start: wf.startTime.getTime() });
+  }
+  return runs.sort((a, b) => a.start - b.start).map(({ status, events }) => ({ status, events }));
+}
+
+async function leviathStatus(handle: WorkflowHandle): Promise<string | undefined> {
+  return (await handle.describe()).typedSearchAttributes.get(STATUS_KEY);
+}
+
+async function start(client: Client, taskQueue: string, toml: string, options: Partial<RunOptions> = {}) {
+  return startRun(
+    client,
+    {
+      blueprint: writeBlueprint(toml),
+      task: 'Keep working.',
+      caller: {},
+      workdir: tempDir('continued'),
+      // Every turn reports to the run, as a turn of 10 s or more does at the default interval.
+      options: { ...DEFAULT_RUN_OPTIONS, runHistoryEvents: LIMIT, progressReportMs: 0, ...options },
+    },
+    { taskQueue },
+  );
+}
+
+describe('a run that continues as new', () => {
+  const env = useRuntime();
+
+  it('keeps each run of its history near the limit and completes with its whole walk and usage', async () => {
+    const turns = 30;
+    const model = scriptedModel({
+      latency_ms: 40,
+      turns: [
+        ...Array.from({ length: turns }, (_, i) => ({
+          text: `Pass ${i + 1}.`,
+          tool_calls: [{ name: 'current_time', arguments: {} }],
+        })),
+        { text: 'All passes done.' },
+      ],
+    });
+    const toml = `[agent]\nname = "continued"\n[context.regions]\ntask = { kind = "pinned", max_tokens = 500 }\n[stages.main]\nmodel = "${model}"\navailable_tools = ["current_time"]\nmax_iterations = 100\n[stages.main.transitions.wrap]\n[stages.wrap]\nmodel = "${model}"\n`;
+    const handle = await start(env.rt.client, env.rt.taskQueue, toml);
+    const result = (await handle.result()) as RunResult;
+    await saveHistories(env.rt.client, handle.workflowId);
+    expect(result.status).toBe('completed');
+    expect(result.stages).toEqual(['main', 'wrap']);
+    // Every scripted turn served once: no call was made twice across the hand-overs.
+    const served = scriptedCalls().filter((c) => c.runId === handle.workflowId && c.purpose === 'turn');
+    expect(served.length).toBe(turns + 2);
+    expect(new Set(served.map((c) => c.turn)).size).toBe(served.length);
+    expect(result.usage.calls).toBe(turns + 2);
+    expect(result.usage.perStage.main?.calls).toBe(turns + 1);
+    const runs = await chain(env.rt.client, handle.workflowId);
+    expect(runs.length).toBeGreaterThanOrEqual(3);
+    expect(runs.slice(0, -1).every((r) => r.status === 'CONTINUED_AS_NEW')).toBe(true);
+    expect(runs.at(-1)?.status).toBe('COMPLETED');
+    // A run hands over at its visit's next turn, a few dozen events past the limit at most.
+    for (const r of runs) expect(r.events).toBeLessThan(LIMIT * 2);
+    expect(await leviathStatus(handle)).toBe('completed');
+    // The memo written at the start (blueprint, task) came through every continue-as-new.
+    expect(await (await handle.describe()).memo).toMatchObject({ blueprint: 'continued', task: 'Keep working.' });
+  });
+});
+
+function toolCall(id: string, delayMs: number): Reply {
+  return {
+    json: chatCompletion(
+      { content: null, tool_calls: [{ id, type: 'function', function: { name: 'current_time', arguments: '{}' } }] },
+      'tool_calls',
+    ),
+    delayMs,
+  };
+}
+
+function texts(req: RecordedRequest | undefined): string {
+  return JSON.stringify(req?.body?.messages ?? []);
+}
+
+const WIRED = `
+[agent]
+name = "continued-wired"
+model = "openai:gpt-4o"
+[context.regions]
+task = { kind = "pinned", max_tokens = 500 }
+[stages.main]
+available_tools = ["current_time"]
+max_iterations = 1000
+`;
+
+describe('a run that continued as new, steered', () => {
+  const env = useRuntime();
+  const wire = useWireModel();
+
+  /** Starts a looping run and waits until it continued as new `times` times. */
+  async function continued(times: number): Promise<WorkflowHandle> {
+    wire.serve(Array.from({ length: 400 }, (_, i) => toolCall(`t${i}`, 60)));
+    const handle = await start(env.rt.client, env.rt.taskQueue, WIRED);
+    await until(
+      async () => (await chain(env.rt.client, handle.workflowId)).length > times || undefined,
+      `the run continued as new ${times} times`,
+    );
+    return handle;
+  }
+
+  it('takes a message that reaches the model, a pause and a resume', async () => {
+    const handle = await continued(2);
+    const client = env.rt.client;
+    const runId = handle.workflowId;
+    const text = 'Look at the billing logs first.';
+    const receipt = await sendUpdate<MessageReceipt>(client, runId, 'message', text);
+    expect(receipt).toMatchObject({ stage: 'main', held: false });
+    await until(() => wire.server.requests.some((r) => texts(r).includes(text)) || undefined, 'the model reads it');
+    // The message is in the conversation of the inference its receipt names, not before.
+    expect(texts(wire.server.requests[(receipt.turn as number) - 1])).toContain(text);
+    expect(texts(wire.server.requests[(receipt.turn as number) - 2])).not.toContain(text);
+
+    const paused = await sendUpdate<PauseState>(client, runId, 'pause');
+    expect(paused).toEqual({ paused: true, stage: 'main' });
+    await until(async () => (await leviathStatus(handle)) === 'paused' || undefined, 'LeviathStatus paused');
+    const heldAt = wire.server.requests.length;
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(wire.server.requests.length - heldAt).toBeLessThanOrEqual(1);
+    expect((await runProgress(client, handle))?.paused).toBe(true);
+    expect(await sendUpdate<PauseState>(client, runId, 'resume')).toEqual({ paused: false, stage: 'main' });
+    const before = (await chain(client, runId)).length;
+    await until(
+      async () => (await chain(client, runId)).length > before || undefined,
+      'the run continued as new again after the resume',
+    );
+    expect(await leviathStatus(handle)).toBe('running');
+    await handle.cancel();
+    await handle.result().catch(() => {});
+    await saveHistories(client, runId);
+  });
+
+  it('takes a cancel: the run ends CANCELED with its region set and status', async () => {
+    const handle = await continued(2);
+    await handle.cancel();
+    const err = await handle.result().then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    await saveHistories(env.rt.client, handle.workflowId);
+    expect(err).toBeInstanceOf(WorkflowFailedError);
+    expect((err as WorkflowFailedError).cause).toBeInstanceOf(CancelledFailure);
+    expect((await handle.describe()).status.name).toBe('CANCELLED');
+    expect(await leviathStatus(handle)).toBe('cancelled');
+    const progress = await runProgress(env.rt.client, handle);
+    expect(progress?.status).toBe('cancelled');
+    expect(progress?.regions.find((r) => r.name === 'conversation')?.entries).toBeGreaterThan(0);
+  });
+});
