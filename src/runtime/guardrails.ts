@@ -6,7 +6,8 @@
  * visit. Pure: imported by workflow code.
  */
 import type { Blueprint } from '../shapes/blueprint.js';
-import type { Spend } from './types.js';
+import { addSpend } from './spend.js';
+import type { Spend, StageInput } from './types.js';
 
 /** A run's caps, as `[run]` sets them; absent keys cap nothing. */
 export interface RunBudget {
@@ -42,4 +43,17 @@ export function budgetExhausted(budget: RunBudget | undefined, spent: Spend): st
   if (budget.maxCostUsd !== undefined && usd >= budget.maxCostUsd)
     return `the run spent an estimated $${usd.toFixed(4)}, its [run] max_cost_usd is ${budget.maxCostUsd}; raise it to let such a run go on.`;
   return undefined;
+}
+
+/**
+ * Why a visit must stop before its next inference: what the run spent before
+ * the visit and the visit's own spend reach a `[run]` cap
+ * (docs/reference/long-runs.md#spend-caps); undefined when it has none.
+ */
+export function visitOverBudget(
+  input: Pick<StageInput, 'blueprint' | 'spentBefore'>,
+  spent: Spend,
+): string | undefined {
+  const before = input.spentBefore;
+  return before ? budgetExhausted(runBudget(input.blueprint), addSpend(before, spent)) : undefined;
 }

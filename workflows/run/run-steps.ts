@@ -21,8 +21,6 @@ import type { RuntimeCode } from '../../src/errors.js';
 import type { SeededRegion, StageInput } from '../../src/runtime/index.js';
 import {
   addSpend,
-  addUsage,
-  budgetExhausted,
   type ChildRunResult,
   choiceText,
   type Departure,
@@ -30,8 +28,6 @@ import {
   emptyUsage,
   failureCause,
   freshFacts,
-  isHandedOver,
-  noSpend,
   type Progress,
   progressOf,
   type RunCarry,
@@ -39,7 +35,6 @@ import {
   type RunResult,
   regionBars,
   runBudget,
-  runContinueDue,
   runCost,
   runDetails,
   type Spend,
@@ -49,13 +44,11 @@ import {
   seedContextTarget,
   seedRequest,
   stageFailedText,
-  type UsageTotals,
   undeliveredText,
   unmatchedChoiceDetail,
   withLiveVisit,
   withVisitProgress,
 } from '../../src/runtime/index.js';
-import type { SubmittedOutput } from '../../src/runtime/types.js';
 import type { Blueprint, EdgeDef, StageDef } from '../../src/shapes/blueprint.js';
 import type { PermissionLayer } from '../../src/tools/permissions.js';
 import { activities, callOptions, quickOptions, toolOptions } from '../activities.js';
@@ -63,6 +56,7 @@ import { currentDetails } from '../current-details.js';
 import { EngineDriver } from '../engine-driver.js';
 import { stageWorkflow } from '../visit/stage.js';
 import { visitHere, visitRouted } from './child-visits.js';
+import { RunBook } from './run-book.js';
 import { RunOperators } from './run-operators.js';
 
 /** How a visit the run goes on from ended. */
@@ -70,35 +64,21 @@ type VisitOutcome = StageOutcome & { end: Exclude<StageOutcome['end'], 'cancelle
 
 export class AgentRun {
   readonly runId = workflowInfo().workflowId;
-  readonly bp: Blueprint;
   readonly driver: EngineDriver;
   /** People in the loop: the updates, the held messages and the pause, `LeviathStatus`. */
   readonly operators: RunOperators;
-  private usage = emptyUsage();
-  private readonly perStage: Record<string, UsageTotals> = {};
-  /** What the sub-agents of its visits spent, whole trees (docs/reference/sub-agents.md#usage). */
-  private agents = noSpend();
-  private readonly stagesVisited: string[] = [];
-  private readonly seedWarnings: string[] = [];
-  private inferences = 0;
-  private visitTurns = 0;
-  private facts = freshFacts(Date.now());
+  /** Usage, counters, facts and the answer, across visits and continue-as-new. */
+  readonly book = new RunBook();
   /** The workflow of the live visit, when it has one of its own to query. */
   childId: string | undefined;
   /** Visits so far; the next visit's workflow id counts on from it. */
   visits = 0;
-  /** The last answer a `submit_output` call gave, which becomes the run's output. */
-  private answer: SubmittedOutput | undefined;
   /** The failure of the last visit that ended in error, kept as the cause of the run's. */
   lastFailure: unknown;
-  /** The visit a previous run handed over, started again by the next `visit()` (`src/runtime/continuation.ts`). */
-  private handedOver: StageInput | undefined;
-  /** Continue-as-new of this run so far (`RUN_CONTINUES_AS_NEW`; 0 without it). */
-  private continued = 0;
 
   constructor(
     readonly input: RunInput,
-    bp: Blueprint,
+    readonly bp: Blueprint,
     readonly blueprintHash: string,
     /** The run started with `RUN_PATCH`, so it takes people's updates. */
     readonly steerable: boolean,
@@ -109,7 +89,6 @@ export class AgentRun {
     /** The run started with `RUN_CONTINUES_AS_NEW`: it continues as new when its history is long. */
     readonly continues = false,
   ) {
-    this.bp = bp;
     this.driver = new EngineDriver(
       { runId: this.runId, blueprintHash, bp: this.bp, options: input.options, log: (line) => log.info(line) },
       { state: createRunState(this.bp), snapshot: null, ops: [] },
@@ -132,8 +111,8 @@ export class AgentRun {
     return progressOf(this.driver.state, {
       runId: this.runId,
       stage: this.driver.state.stage,
-      inferences: this.inferences,
-      visitTurns: this.visitTurns,
+      inferences: this.book.inferences,
+      visitTurns: this.book.visitTurns,
       ...this.spent(),
       recentCalls: [],
       ...this.operators.progress(),
@@ -143,20 +122,20 @@ export class AgentRun {
 
   /** The run's own model calls priced at its stages' models, plus what its sub-agents spent. */
   spent(): Spend {
-    return addSpend({ usage: this.usage, cost: runCost(this.bp, this.perStage) }, this.agents);
+    return addSpend({ usage: this.book.usage, cost: runCost(this.bp, this.book.perStage) }, this.book.agents);
   }
 
   /** The usage a result and the memo show: the totals, each stage's own calls, and the sub-agents' part. */
   private usageView(): RunResult['usage'] {
     return {
       ...this.spent().usage,
-      perStage: this.perStage,
-      ...(this.agents.usage.calls > 0 ? { agents: this.agents.usage } : {}),
+      perStage: this.book.perStage,
+      ...(this.book.agents.usage.calls > 0 ? { agents: this.book.agents.usage } : {}),
     };
   }
 
   /** Rewrites the run's current details (docs/reference/operators.md#current-details) once the activation's microtasks have run; adds no event. */
-  readonly showDetails = currentDetails(() => runDetails(this.progress(), this.stagesVisited));
+  readonly showDetails = currentDetails(() => runDetails(this.progress(), this.book.stagesVisited));
 
   /** The memo the Web UI lists once the run has ended (docs/reference/operators.md#memo). */
   private memo(extra: Record<string, unknown> = {}): Record<string, unknown> {
@@ -165,12 +144,12 @@ export class AgentRun {
       status: this.operators.status,
       gatesForced: state.gatesForced,
       requiredRegionsAbandoned: state.requiredRegionsAbandoned,
-      stages: this.stagesVisited,
+      stages: this.book.stagesVisited,
       diagnostics: state.diagnostics.slice(-50),
-      seedWarnings: this.seedWarnings,
+      seedWarnings: this.book.seedWarnings,
       usage: this.usageView(),
       cost: this.spent().cost,
-      inferences: this.inferences,
+      inferences: this.book.inferences,
       ...this.undelivered(),
       ...extra,
     };
@@ -185,7 +164,7 @@ export class AgentRun {
   /** The run's result (reading a blob output back as text), with the memo the Web UI lists. */
   async result(status: RunResult['status'], final: Content, error?: string): Promise<RunResult | ChildRunResult> {
     const state = this.driver.state;
-    const answer = this.answer;
+    const answer = this.book.answer;
     this.operators.finish(status);
     const { undeliveredMessages } = this.undelivered();
     if (undeliveredMessages)
@@ -216,7 +195,7 @@ export class AgentRun {
       gatesForced: state.gatesForced,
       usage: this.usageView(),
       cost: this.spent().cost,
-      stages: this.stagesVisited,
+      stages: this.book.stagesVisited,
       diagnostics: state.diagnostics,
     };
   }
@@ -228,7 +207,7 @@ export class AgentRun {
    * (docs/reference/sub-agents.md#what-a-worker-hands-back).
    */
   private childResult(status: RunResult['status'], output: Content, error?: string): ChildRunResult {
-    const answer = this.answer;
+    const answer = this.book.answer;
     const start = this.bp.stages.find((s) => s.name === (this.input.child?.stage ?? this.bp.agent.entryStage));
     upsertSearchAttributes([{ key: STATUS_KEY, value: status }]);
     upsertMemo(
@@ -245,7 +224,7 @@ export class AgentRun {
       ...this.undelivered(),
       usage,
       cost,
-      stages: this.stagesVisited,
+      stages: this.book.stagesVisited,
     };
   }
 
@@ -284,7 +263,7 @@ export class AgentRun {
   async seed(regions?: string[], resolved?: SeededRegion[]): Promise<void> {
     const seeded = resolved ?? (await this.resolveSeeds(regions));
     for (const s of seeded) {
-      this.seedWarnings.push(...s.warnings);
+      this.book.seedWarnings.push(...s.warnings);
       if (regions && s.texts.length === 0) continue;
       await this.driver.apply({ kind: 'seed', region: s.region, texts: s.texts, replaceSeeded: regions !== undefined });
     }
@@ -319,9 +298,9 @@ export class AgentRun {
   async enter(stage: string): Promise<void> {
     const entered = await this.driver.apply({ kind: 'enterStage', stage });
     if (!entered.ok) await this.fail(entered.code, entered.message);
-    this.stagesVisited.push(stage);
-    this.visitTurns = 0;
-    this.facts = freshFacts(Date.now());
+    this.book.stagesVisited.push(stage);
+    this.book.visitTurns = 0;
+    this.book.facts = freshFacts(Date.now());
     upsertSearchAttributes([{ key: STAGE_KEY, value: stage }]);
   }
 
@@ -337,17 +316,10 @@ export class AgentRun {
   /** One visit of the current stage, as a child workflow or inside the run; takes over the region set it hands back. */
   async visit(): Promise<VisitOutcome> {
     const stage = this.driver.stage;
-    const handed = this.handedOver;
-    if (handed) {
-      // The visit the previous run handed over goes on under its own workflow id.
-      this.handedOver = undefined;
-      const visitId = `${this.runId}.${this.visits}.${stage}`;
-      this.childId = visitId;
-      const outcome = await visitRouted(this, stage, visitId, handed);
-      this.take(stage, outcome);
-      return outcome as VisitOutcome;
-    }
-    const visitId = `${this.runId}.${++this.visits}.${stage}`;
+    // The visit the previous run handed over goes on under its own workflow id.
+    const handed = this.book.handedOver;
+    this.book.handedOver = undefined;
+    const visitId = `${this.runId}.${handed ? this.visits : ++this.visits}.${stage}`;
     // A visit inside the run has no workflow of its own to query until it goes on as one.
     this.childId = this.inline ? undefined : visitId;
     const input: StageInput = {
@@ -358,20 +330,21 @@ export class AgentRun {
       carried: this.driver.carried(),
       workdir: this.input.workdir,
       options: this.input.options,
-      inferences: this.inferences,
-      visitTurns: this.visitTurns,
-      facts: this.facts,
+      inferences: this.book.inferences,
+      visitTurns: this.book.visitTurns,
+      facts: this.book.facts,
       usage: emptyUsage(),
       ...(runBudget(this.bp) ? { spentBefore: this.spent() } : {}),
       ...(this.input.child ? { lineage: this.input.child.lineage } : {}),
       ...(this.ceilings?.length ? { ceilings: this.ceilings } : {}),
     };
     let outcome: StageOutcome;
-    if (this.inline) outcome = await visitHere(this, stage, visitId, input);
+    if (handed) outcome = await visitRouted(this, stage, visitId, handed);
+    else if (this.inline) outcome = await visitHere(this, stage, visitId, input);
     else if (this.steerable) outcome = await visitRouted(this, stage, visitId, input);
     else {
+      // A run of this version never asks its visit to hand over.
       try {
-        // A run of this version never asks its visit to hand over.
         outcome = (await executeChild(stageWorkflow, { workflowId: visitId, args: [input] })) as StageOutcome;
       } catch (err) {
         const cause = failureCause(err, 'stage-failed');
@@ -390,18 +363,9 @@ export class AgentRun {
       blueprintHash: this.blueprintHash,
       ...(this.ceilings?.length ? { ceilings: this.ceilings } : {}),
       carried: this.driver.carried(),
-      stagesVisited: this.stagesVisited,
-      seedWarnings: this.seedWarnings,
       visits: this.visits,
-      inferences: this.inferences,
-      visitTurns: this.visitTurns,
-      facts: this.facts,
-      usage: this.usage,
-      perStage: this.perStage,
-      agents: this.agents,
-      ...(this.answer ? { answer: this.answer } : {}),
+      ...this.book.carried(),
       ...this.operators.carried(),
-      continued: this.continued + 1,
       ...(visit ? { visit } : {}),
     };
   }
@@ -409,40 +373,25 @@ export class AgentRun {
   /** Picks the walk up where the previous run left it (`src/runtime/continuation.ts`). */
   resumeFrom(carry: RunCarry): void {
     this.driver.adopt(carry.carried);
-    this.stagesVisited.push(...carry.stagesVisited);
-    this.seedWarnings.push(...carry.seedWarnings);
     this.visits = carry.visits;
-    this.inferences = carry.inferences;
-    this.visitTurns = carry.visitTurns;
-    this.facts = carry.facts;
-    this.usage = carry.usage;
-    Object.assign(this.perStage, carry.perStage);
-    this.agents = carry.agents;
-    this.answer = carry.answer;
-    this.continued = carry.continued;
-    this.handedOver = carry.visit;
+    this.book.resume(carry);
     this.operators.restore(carry.operators, carry.stuck);
   }
 
   /** Takes over what a visit hands back: the region set, the counters, the usage. */
   take(stage: string, outcome: StageOutcome): void {
     this.driver.adopt(outcome.carried);
-    this.inferences = outcome.inferences;
-    this.visitTurns = outcome.visitTurns;
-    this.facts = outcome.facts;
-    this.answer = outcome.facts.output ?? this.answer;
-    this.addUsage(stage, outcome.usage);
-    if (outcome.agents) this.agents = addSpend(this.agents, outcome.agents);
+    this.book.inferences = outcome.inferences;
+    this.book.visitTurns = outcome.visitTurns;
+    this.book.facts = outcome.facts;
+    this.book.answer = outcome.facts.output ?? this.book.answer;
+    this.book.addUsage(stage, outcome.usage);
+    if (outcome.agents) this.book.agents = addSpend(this.book.agents, outcome.agents);
   }
 
   /** The code a visit's error fails the run with, when its stage has no `error` edge. */
   errorCode(outcome: StageOutcome): RuntimeCode | undefined {
     return outcome.errorCode && isRuntimeCode(outcome.errorCode) ? outcome.errorCode : undefined;
-  }
-
-  private addUsage(stage: string, usage: UsageTotals): void {
-    this.usage = addUsage(this.usage, usage);
-    this.perStage[stage] = addUsage(this.perStage[stage] ?? emptyUsage(), usage);
   }
 
   /** Asks the stage's model which edge to take; an answer naming none takes the first and is recorded. */
@@ -456,15 +405,15 @@ export class AgentRun {
         blueprintHash: this.blueprintHash,
         ...this.driver.replayInput(),
         stage,
-        turn: this.inferences,
-        stageTurn: this.visitTurns,
+        turn: this.book.inferences,
+        stageTurn: this.book.visitTurns,
         purpose: 'edge-choice',
         question: route.prompt,
         options: route.options,
       },
     ]);
-    this.inferences++;
-    this.addUsage(stage, { calls: 1, ...reply.usage });
+    this.book.inferences++;
+    this.book.addUsage(stage, { calls: 1, ...reply.usage });
     const choice = chooseEdge(this.driver.state, this.bp, choiceText(reply.content));
     if (choice.kind === 'end') return null;
     if (choice.unmatched)
@@ -479,7 +428,7 @@ export class AgentRun {
 
   /** The completion checks of the edge (or of ending the run); false when they block and the stage runs again. */
   async checksPass(edge: EdgeDef | null): Promise<boolean> {
-    const { modifyingCallSucceeded, modifyingCallDenied } = this.facts;
+    const { modifyingCallSucceeded, modifyingCallDenied } = this.book.facts;
     const gate = await this.driver.apply({
       kind: 'gate',
       fromStage: this.driver.stage,

@@ -15,8 +15,6 @@ import {
 } from '@temporalio/workflow';
 import type { ToolCall } from '../../src/context/index.js';
 import type { DiscoveredTools } from '../../src/mcp/names.js';
-import { needsDiscovery } from '../../src/mcp/stage-grants.js';
-import { budgetExhausted, runBudget } from '../../src/runtime/guardrails.js';
 import type { InferOutput, RecentCall } from '../../src/runtime/index.js';
 import {
   addSpend,
@@ -42,15 +40,14 @@ import {
 } from '../../src/runtime/index.js';
 import { fallbackDetail, MODEL_FALLBACK } from '../../src/runtime/model-fallback.js';
 import type { VisitPatches } from '../../src/runtime/patches.js';
-import { repetitionConfig, watchCalls } from '../../src/runtime/repetition.js';
 import { afterPlainReply, interactiveReply, missedFanOut } from '../../src/runtime/stage-modes.js';
 import type { StageDef } from '../../src/shapes/blueprint.js';
-import { activities, callOptions, toolOptions } from '../activities.js';
+import { activities, callOptions } from '../activities.js';
 import { SubAgents } from '../agents/sub-agents.js';
 import { currentDetails } from '../current-details.js';
 import { EngineDriver } from '../engine-driver.js';
 import { StageOperators } from './stage-operators.js';
-import { answerCalls } from './tool-calls.js';
+import { discoverTools } from './tool-calls.js';
 
 /**
  * The run a visit runs inside, when it runs in its run's own workflow (a
@@ -186,22 +183,12 @@ export class StageVisit {
   }
 
   /** The visit's own usage and cost plus what its sub-agents spent (docs/reference/sub-agents.md#usage). */
-  private spent(): Spend {
+  spent(): Spend {
     const own = {
       usage: this.usage,
       cost: estimateCost([{ model: this.def.model, usage: this.usage }], this.input.blueprint.models),
     };
     return addSpend(own, this.agentSpend());
-  }
-
-  /**
-   * Why the run must stop before this inference: what it spent before the
-   * visit and the visit's own spend reach a `[run]` cap
-   * (docs/reference/long-runs.md#spend-caps); undefined when it has none.
-   */
-  overBudget(): string | undefined {
-    const before = this.input.spentBefore;
-    return before ? budgetExhausted(runBudget(this.input.blueprint), addSpend(before, this.spent())) : undefined;
   }
 
   /** What the visit's sub-agents spent, before a continue-as-new included. */
@@ -301,7 +288,7 @@ export class StageVisit {
    */
   async beforeInference(): Promise<void> {
     if (await this.operators.holdWhilePaused()) this.facts = { ...this.facts, lastProgressAt: Date.now() };
-    for (const text of this.operators.takeMessages()) await this.write('conversation', text, 'user');
+    for (const text of this.operators.takeMessages()) await this.userTurn(text);
   }
 
   async note({ region: preferred, text }: RuntimeNote): Promise<void> {
@@ -322,12 +309,12 @@ export class StageVisit {
     });
   }
 
-  /** A person's message, written as they sent it. */
-  private async write(region: string, text: string, kind: 'user'): Promise<void> {
+  /** A user turn of the conversation written as it came: a person's message, a repetition nudge. */
+  async userTurn(text: string): Promise<void> {
     await this.driver.apply({
       kind: 'write',
-      region,
-      entry: { content: text, tokens: await this.driver.count(text), kind },
+      region: 'conversation',
+      entry: { content: text, tokens: await this.driver.count(text), kind: 'user' },
     });
   }
 
@@ -385,7 +372,7 @@ export class StageVisit {
   async infer(): Promise<InferOutput | { failed: string; code?: string } | { fallback: true }> {
     let reply: InferOutput;
     const { bookkeeping } = this.patches;
-    await this.discover();
+    await discoverTools(this);
     const catalog = this.reach ? { catalog: this.reach.catalog } : {};
     const replay = this.driver.replayInput();
     const sent = replay.ops.length;
@@ -433,16 +420,6 @@ export class StageVisit {
     return reply;
   }
 
-  /** Once per visit of a stage that grants MCP tools: the servers' tools, recorded (`MCP_DISCOVERY`). */
-  private async discover(): Promise<void> {
-    const { input, stage } = this;
-    if (this.reach || !this.patches.reach || !needsDiscovery(input.blueprint, stage)) return;
-    this.reach = await activities.discoverTools.executeWithOptions(
-      toolOptions(input.options, `tool discovery: ${stage}`),
-      [{ runId: input.runId, blueprintHash: input.blueprintHash, stage, workdir: input.workdir }],
-    );
-  }
-
   /** Records what the provider reported and stores the assistant turn; true when it called tools. */
   async storeReply(reply: InferOutput): Promise<boolean> {
     const driver = this.driver;
@@ -459,22 +436,5 @@ export class StageVisit {
     });
     this.finalContent = reply.content;
     return calls.length > 0 || invalid.length > 0;
-  }
-
-  /** Answers every call of the reply, in call order, and closes the inference's progress facts (`tool-calls.ts`). */
-  async answerCalls(reply: InferOutput): Promise<void> {
-    await answerCalls(this, reply);
-  }
-
-  /**
-   * `[repetition_detection]` after a turn's calls: a visit going in circles
-   * gets a `[System]` note before its next inference (docs/reference/long-runs.md#repetition-detection).
-   */
-  async watchRepetition(reply: InferOutput): Promise<void> {
-    if (!this.patches.repetition) return;
-    const calls = reply.toolCalls.map(({ name, arguments: args }) => ({ name, arguments: args }));
-    const seen = watchCalls(this.facts.repetition, calls, this.modifying, repetitionConfig(this.input.blueprint));
-    this.facts = { ...this.facts, repetition: seen.watch };
-    if (seen.nudge) await this.write('conversation', seen.nudge, 'user');
   }
 }

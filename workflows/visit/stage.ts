@@ -20,7 +20,7 @@ import {
 } from '@temporalio/workflow';
 import { needsDiscovery } from '../../src/mcp/stage-grants.js';
 import type { HandedOver, StageInput, StageOutcome } from '../../src/runtime/index.js';
-import { inferenceFailedNote, STAGE_KEY, stopReason } from '../../src/runtime/index.js';
+import { inferenceFailedNote, STAGE_KEY, stopReason, visitOverBudget } from '../../src/runtime/index.js';
 import {
   INFERENCE_BOOKKEEPING,
   MCP_DISCOVERY,
@@ -32,6 +32,7 @@ import { endsWithOutput, fanOutEnd } from '../../src/runtime/stage-modes.js';
 import type { StageDef } from '../../src/shapes/blueprint.js';
 import { progressQuery, stageMessageSignal } from '../messages.js';
 import { StageVisit } from './stage-visit.js';
+import { answerCalls, watchRepetition } from './tool-calls.js';
 
 export async function stageWorkflow(input: StageInput): Promise<StageOutcome | HandedOver> {
   // Every patch is asked here, before anything else runs (src/runtime/patches.ts).
@@ -82,7 +83,7 @@ export async function turns(visit: StageVisit, def: StageDef, input: StageInput)
       return visit.finish(stop.end);
     }
     // A run with a spend cap stops before the inference that would go past it.
-    const over = visit.overBudget();
+    const over = visitOverBudget(input, visit.spent());
     if (over) {
       await visit.note({ region: 'error_report', text: `[budget-exhausted] ${over}` });
       return visit.endInError({ failed: over, code: 'budget-exhausted' });
@@ -109,8 +110,8 @@ export async function turns(visit: StageVisit, def: StageDef, input: StageInput)
       if (await visit.afterPlainReply()) return visit.finish('completed');
       continue;
     }
-    await visit.answerCalls(reply);
-    await visit.watchRepetition(reply);
+    await answerCalls(visit, reply);
+    await watchRepetition(visit, reply);
     if (endsWithOutput(def, visit.facts)) return visit.finish('completed');
     const fanned = fanOutEnd(def, visit.facts);
     if (fanned) return fanned.error ? visit.endInError({ failed: fanned.error }) : visit.finish('completed');

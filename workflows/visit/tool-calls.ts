@@ -11,6 +11,7 @@ import { DEFAULT_ASK_TIMEOUT_SECS } from '../../src/blueprint/duration.js';
 import { contentText, type ToolCall } from '../../src/context/index.js';
 import { pathToolHint } from '../../src/context/routing.js';
 import type { DiscoveredTools } from '../../src/mcp/names.js';
+import { needsDiscovery } from '../../src/mcp/stage-grants.js';
 import type {
   AskDecision,
   CallClass,
@@ -44,6 +45,7 @@ import {
   trackedPointer,
 } from '../../src/runtime/index.js';
 import type { VisitPatches } from '../../src/runtime/patches.js';
+import { repetitionConfig, watchCalls } from '../../src/runtime/repetition.js';
 import { missedFanOut } from '../../src/runtime/stage-modes.js';
 import type { StageDef } from '../../src/shapes/blueprint.js';
 import { activities, toolOptions } from '../activities.js';
@@ -67,7 +69,8 @@ export interface CallingVisit {
   facts: StageInput['facts'];
   recentCalls: RecentCall[];
   /** What the MCP servers offered the visit (docs/reference/mcp.md#discovery); unset when it asked none. */
-  readonly reach?: DiscoveredTools;
+  reach?: DiscoveredTools;
+  userTurn(text: string): Promise<void>;
   note(note: RuntimeNote): Promise<void>;
   fanOutEmpty(detail: string): Promise<void>;
 }
@@ -313,4 +316,25 @@ async function keepTrackedFile(
   if (!stored.ok) return result;
   const pointer = trackedPointer(call.name, key, tokens, tracking.region);
   return { content: pointer, tokens: await v.driver.count(pointer) };
+}
+
+/** Once per visit of a stage that grants MCP tools: the servers' tools, recorded (`MCP_DISCOVERY`). */
+export async function discoverTools(v: CallingVisit): Promise<void> {
+  const { input, stage } = v;
+  if (v.reach || !v.patches.reach || !needsDiscovery(input.blueprint, stage)) return;
+  v.reach = await activities.discoverTools.executeWithOptions(toolOptions(input.options, `tool discovery: ${stage}`), [
+    { runId: input.runId, blueprintHash: input.blueprintHash, stage, workdir: input.workdir },
+  ]);
+}
+
+/**
+ * `[repetition_detection]` after a turn's calls: a visit going in circles
+ * gets a `[System]` note before its next inference (docs/reference/long-runs.md#repetition-detection).
+ */
+export async function watchRepetition(v: CallingVisit, reply: InferOutput): Promise<void> {
+  if (!v.patches.repetition) return;
+  const calls = reply.toolCalls.map(({ name, arguments: args }) => ({ name, arguments: args }));
+  const seen = watchCalls(v.facts.repetition, calls, v.modifying, repetitionConfig(v.input.blueprint));
+  v.facts = { ...v.facts, repetition: seen.watch };
+  if (seen.nudge) await v.userTurn(seen.nudge);
 }
