@@ -19,7 +19,7 @@ export { ASK_USER, canonicalTool, FAN_OUT } from '../tools/names.js';
  * What a call of a reply is, decided once per call:
  * - `refused`: the stage was not given the tool; the call is not run;
  * - `question`: `ask_user`, answered by a person (or why nobody did);
- * - `context`: a context or todo tool, run by the engine inside the workflow;
+ * - `context`: a `context_*` or `todo_*` tool, run by the engine inside the workflow;
  * - `agent`: `spawn_agent`, `fan_out` and the agent-id tools;
  * - `builtin`: a tool the tool activity runs.
  *

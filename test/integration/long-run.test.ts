@@ -43,6 +43,8 @@ conversation = { kind = "sliding_window", budget = "10%", max_tokens = 30000, ma
 
 [stages.main]
 available_tools = ["read_file"]
+# 300 turns in one visit: past the default cap of 50 (docs/reference/long-runs.md#iteration-cap).
+max_iterations = 1000
 [stages.main.tool_routing]
 default_region = "codebase"
 `);
