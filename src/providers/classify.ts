@@ -6,6 +6,7 @@
  */
 import { clipUnits } from '../truncate.js';
 import { ProviderError, type ProviderErrorKind, parseRetryAfter, redactSecrets } from './errors.js';
+import { parseModelRef } from './models.js';
 
 export interface FailureFacts {
   status?: number;
@@ -33,6 +34,22 @@ export interface CallContext {
   keyEnv?: string;
   timeoutMs: number;
   secrets: readonly (string | undefined)[];
+}
+
+/** The context a provider adapter reports a failed call of `model` with: its endpoint, and its key to redact. */
+export function callContext(
+  provider: string,
+  model: string,
+  opts: { baseURL: string; timeoutMs: number; apiKey: string; keyEnv?: string },
+): CallContext {
+  return {
+    provider,
+    model: parseModelRef(model).model,
+    baseURL: opts.baseURL,
+    timeoutMs: opts.timeoutMs,
+    secrets: [opts.apiKey],
+    ...(opts.keyEnv ? { keyEnv: opts.keyEnv } : {}),
+  };
 }
 
 const CONTEXT_LENGTH_CODES = new Set(['context_length_exceeded', 'string_above_max_length']);

@@ -8,7 +8,7 @@
 import { createRequire } from 'node:module';
 import type * as GenAI from '@google/genai';
 import { cutUnits } from '../truncate.js';
-import { type CallContext, classifyFailure, type FailureFacts } from './classify.js';
+import { type CallContext, callContext, classifyFailure, type FailureFacts } from './classify.js';
 import { answerTooLarge, bufferedFetch } from './http.js';
 import { parseModelRef } from './models.js';
 import { checkToolInput, type ParsedToolCall, splitToolCalls } from './tool-args.js';
@@ -232,13 +232,6 @@ export class GoogleProvider implements ModelProvider {
   }
 
   #context(req: InferenceRequest): CallContext {
-    return {
-      provider: this.name,
-      model: parseModelRef(req.model).model,
-      baseURL: this.#opts.baseURL,
-      timeoutMs: this.#opts.timeoutMs,
-      secrets: [this.#opts.apiKey],
-      ...(this.#opts.keyEnv ? { keyEnv: this.#opts.keyEnv } : {}),
-    };
+    return callContext(this.name, req.model, this.#opts);
   }
 }

@@ -12,7 +12,7 @@ import type {
   ChatCompletionTool,
 } from 'openai/resources/chat/completions';
 import { cutUnits } from '../truncate.js';
-import { type CallContext, classifyFailure, type FailureFacts } from './classify.js';
+import { type CallContext, callContext, classifyFailure, type FailureFacts } from './classify.js';
 import { answerTooLarge, bufferedFetch } from './http.js';
 import { parseModelRef } from './models.js';
 import { checkToolInput, type ParsedToolCall, parseToolArguments, splitToolCalls } from './tool-args.js';
@@ -219,13 +219,6 @@ export class OpenAICompatibleProvider implements ModelProvider {
   }
 
   #context(req: InferenceRequest): CallContext {
-    return {
-      provider: this.name,
-      model: parseModelRef(req.model).model,
-      baseURL: this.#opts.baseURL,
-      timeoutMs: this.#opts.timeoutMs,
-      secrets: [this.#opts.apiKey],
-      ...(this.#opts.keyEnv ? { keyEnv: this.#opts.keyEnv } : {}),
-    };
+    return callContext(this.name, req.model, this.#opts);
   }
 }
