@@ -121,6 +121,20 @@ describe('folder imports', () => {
     expect(reached).not.toContain('src/worker');
   });
 
+  it('let workflows take values only from src/runtime (not its Node half), src/context and the error modules', () => {
+    const allowed = (target: string) =>
+      (target.startsWith('src/runtime/') && !target.startsWith('src/runtime/node/')) ||
+      target.startsWith('src/context/') ||
+      ['src/errors.ts', 'src/error-codes.ts'].includes(target) ||
+      target.startsWith('workflows/');
+    const reached = files(join(ROOT, 'workflows')).flatMap((f) =>
+      importsOf(f, false)
+        .filter((t) => !allowed(t))
+        .map((t) => `${relative(ROOT, f)} -> ${t}`),
+    );
+    expect(reached).toEqual([]);
+  });
+
   it('form no cycle with the shapes they share counted too (no import runs back up)', () => {
     expect(cycles(folderGraph(true)).map((c) => c.join(' -> '))).toEqual([]);
   });

@@ -5,19 +5,20 @@
  */
 
 import { ActivityFailure, isCancellation } from '@temporalio/workflow';
-import { stageModel } from '../src/blueprint/resolve.js';
 import type { CustomRegionHooks, EngineEnv, RunState } from '../src/context/index.js';
-import { encodingFor, lookupModel } from '../src/providers/models.js';
 import {
   addUsage,
   applyLive,
   type Carried,
   ENGINE,
   emptyUsage,
+  encodingFor,
+  lookupModel,
   type OpCall,
   type OpResults,
   type RunOptions,
   snapshotDue,
+  stageModel,
   type UsageTotals,
 } from '../src/runtime/index.js';
 import { customRegionHooks } from '../src/runtime/region-hooks.js';

@@ -3,10 +3,10 @@
  * (docs/reference/cluster-runs.md#the-notify-table): each reader reports
  * what is wrong its own way (a finding, a coded error).
  */
-import type { NotifyEvent, Webhook } from '../shapes/notify.js';
+import { NOTIFY_EVENTS, type NotifyEvent, type Webhook } from '../shapes/notify.js';
 
-/** The events a webhook may ask for; `src/notify/notice.ts` holds the same list for the workflow. */
-const EVENTS: readonly NotifyEvent[] = ['completed', 'failed', 'cancelled', 'waiting'];
+/** The events a webhook may ask for. */
+const EVENTS: readonly NotifyEvent[] = NOTIFY_EVENTS;
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 /** The webhooks of `[notify]`; `report` is called with a sentence for each problem, and the webhook is left out. */

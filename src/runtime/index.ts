@@ -17,6 +17,12 @@
  * imports `src/runtime/node/`. `test/folders.test.ts` keeps the folder
  * imports free of cycles.
  */
+
+// What workflow code reads of the blueprint loader and the model table comes through here, so
+// workflows take values from src/runtime alone (test/folders.test.ts).
+export { DEFAULT_ASK_TIMEOUT_SECS } from '../blueprint/duration.js';
+export { stageModel } from '../blueprint/resolve.js';
+export { encodingFor, lookupModel } from '../providers/models.js';
 export * from './activity-types.js';
 export * from './agents/lineage.js';
 export * from './agents/queue.js';

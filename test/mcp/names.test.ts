@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { advertisedNames, grantedMcpTools, sanitizeToolName, type ToolCatalog } from '../../src/mcp/names.js';
-import { RESERVED_TOOL_NAMES } from '../../src/mcp/stage-grants.js';
+import { RESERVED_TOOL_NAMES } from '../../src/runtime/mcp-grants.js';
 
 function catalog(...tools: [string, string][]): ToolCatalog {
   const names = advertisedNames(

@@ -5,8 +5,8 @@
  * fails for good is left at that: the run ends as it would have.
  */
 import { ApplicationFailure, CancellationScope, condition, log, uuid4, workflowInfo } from '@temporalio/workflow';
-import { endNotice, questionOf, subscribed, waitingNotice } from '../../src/notify/notice.js';
 import type { RunInput, RunResult } from '../../src/runtime/index.js';
+import { endNotice, questionOf, subscribed, waitingNotice } from '../../src/runtime/notice.js';
 import type { Notice, NotifyEvent, Webhook } from '../../src/shapes/notify.js';
 import { activities, notifyOptions } from '../activities.js';
 import type { AgentRun } from './run-steps.js';

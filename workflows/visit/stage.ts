@@ -18,9 +18,9 @@ import {
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
-import { needsDiscovery } from '../../src/mcp/stage-grants.js';
 import type { HandedOver, StageInput, StageOutcome } from '../../src/runtime/index.js';
 import { inferenceFailedNote, STAGE_KEY, stopReason, visitOverBudget } from '../../src/runtime/index.js';
+import { needsDiscovery } from '../../src/runtime/mcp-grants.js';
 import {
   INFERENCE_BOOKKEEPING,
   MCP_DISCOVERY,

@@ -7,11 +7,9 @@
  * what recorded histories replay.
  */
 import { ActivityFailure, isCancellation } from '@temporalio/workflow';
-import { DEFAULT_ASK_TIMEOUT_SECS } from '../../src/blueprint/duration.js';
 import { contentText, type ToolCall } from '../../src/context/index.js';
 import { pathToolHint } from '../../src/context/routing.js';
 import type { DiscoveredTools } from '../../src/mcp/names.js';
-import { needsDiscovery } from '../../src/mcp/stage-grants.js';
 import type {
   AskDecision,
   CallClass,
@@ -33,6 +31,7 @@ import {
   callSubject,
   canonicalTool,
   classifyCall,
+  DEFAULT_ASK_TIMEOUT_SECS,
   deniedText,
   endInference,
   FAN_OUT,
@@ -44,6 +43,7 @@ import {
   toolFailedText,
   trackedPointer,
 } from '../../src/runtime/index.js';
+import { needsDiscovery } from '../../src/runtime/mcp-grants.js';
 import type { VisitPatches } from '../../src/runtime/patches.js';
 import { repetitionConfig, watchCalls } from '../../src/runtime/repetition.js';
 import { missedFanOut } from '../../src/runtime/stage-modes.js';

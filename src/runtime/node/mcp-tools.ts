@@ -21,11 +21,11 @@ import {
 } from '../../mcp/names.js';
 import { type McpPool, workerPool } from '../../mcp/pool.js';
 import { mcpResultText } from '../../mcp/result.js';
-import { mcpGrants, RESERVED_TOOL_NAMES } from '../../mcp/stage-grants.js';
 import type { Blueprint } from '../../shapes/blueprint.js';
 import type { JsonSchemaSpec } from '../../tools/context-schemas.js';
 import { strictestDecision } from '../../tools/permissions.js';
 import { failure, type ToolContext, type ToolOutcome, withRetryNote } from '../../tools/tool.js';
+import { mcpGrants, RESERVED_TOOL_NAMES } from '../mcp-grants.js';
 import type { RunStore } from './run-store.js';
 import { readPolicy, sandboxPolicy } from './tool-context.js';
 

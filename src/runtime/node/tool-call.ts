@@ -7,7 +7,6 @@ import { toContent } from '../../blobs/index.js';
 import { expandVars } from '../../blueprint/mcp-servers.js';
 import { loadUserConfig } from '../../blueprint/user-config.js';
 import type { ToolCatalog } from '../../mcp/names.js';
-import { mcpGrants } from '../../mcp/stage-grants.js';
 import { SUBMIT_OUTPUT } from '../../outputs/spec.js';
 import { submitOutput } from '../../outputs/submit.js';
 import { encodingFor, lookupModel } from '../../providers/models.js';
@@ -21,6 +20,7 @@ import { canonicalTool } from '../../tools/names.js';
 import { mergedPermissions } from '../../tools/permissions.js';
 import { BUILTIN_TOOL_TABLE } from '../../tools/registry.js';
 import type { ToolInput, ToolResultOut, TrackedFile } from '../activity-types.js';
+import { mcpGrants } from '../mcp-grants.js';
 import { expandArguments } from './arguments.js';
 import {
   callMcpTool,

@@ -9,7 +9,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { isLevError } from '../../src/errors.js';
 import { notifyConfig } from '../../src/notify/config.js';
 import { deliver, signature } from '../../src/notify/deliver.js';
-import { endNotice, questionOf, subscribed, waitingNotice } from '../../src/notify/notice.js';
+import { endNotice, questionOf, subscribed, waitingNotice } from '../../src/runtime/notice.js';
 
 const scratch = mkdtempSync(join(tmpdir(), 'lev-notify-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
