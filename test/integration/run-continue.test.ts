@@ -143,11 +143,15 @@ describe('a run that continued as new, steered', () => {
     const runId = handle.workflowId;
     const text = 'Look at the billing logs first.';
     const receipt = await sendUpdate<MessageReceipt>(client, runId, 'message', text);
-    expect(receipt).toMatchObject({ stage: 'main', held: false });
+    // Sent as the run goes on as new, between two visits, it is held for the next visit: either way
+    // the model reads it (docs/reference/long-runs.md#the-run-continues-as-new).
+    if (!receipt.held) expect(receipt).toMatchObject({ stage: 'main', held: false });
     await until(() => wire.server.requests.some((r) => texts(r).includes(text)) || undefined, 'the model reads it');
-    // The message is in the conversation of the inference its receipt names, not before.
-    expect(texts(wire.server.requests[(receipt.turn as number) - 1])).toContain(text);
-    expect(texts(wire.server.requests[(receipt.turn as number) - 2])).not.toContain(text);
+    if (!receipt.held) {
+      // The message is in the conversation of the inference its receipt names, not before.
+      expect(texts(wire.server.requests[(receipt.turn as number) - 1])).toContain(text);
+      expect(texts(wire.server.requests[(receipt.turn as number) - 2])).not.toContain(text);
+    }
 
     const paused = await sendUpdate<PauseState>(client, runId, 'pause');
     expect(paused).toEqual({ paused: true, stage: 'main' });
