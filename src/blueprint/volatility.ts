@@ -28,16 +28,23 @@ export function defaultVolatility(kind: RegionKind): Volatility {
 }
 
 /**
- * Token pressure on a temporary region or a bulk sliding window sheds its
- * oldest groups down to this fraction of the budget, so its head (and the
- * prompt behind it) changes once per chunk instead of on every write.
+ * Token pressure on a bulk sliding window sheds its oldest turns down to this
+ * fraction of the budget, so the head of the messages (and every prompt
+ * block after it) changes once per chunk instead of on every write.
  */
 export const LOW_WATER = 0.75;
 
-/** The low-water mark a region of this kind and strategy evicts down to, if any. */
+/**
+ * The low-water mark a region of this kind and strategy evicts down to, if
+ * any (docs/reference/regions.md#chunked-eviction). Only a bulk sliding
+ * window sheds in chunks: it renders as the messages, the prompt's cached
+ * prefix. A temporary region is rewritten and renders in the tail, where a
+ * chunk buys no cache, so it frees only what a write needs. Runs whose
+ * blueprint was frozen with a mark on a temporary region keep it: the mark is
+ * data of the blueprint they carry, so their histories replay unchanged.
+ */
 export function lowWaterFor(def: Pick<RegionDef, 'kind' | 'strategy' | 'admission'>): number | undefined {
   if (def.admission === 'reject') return undefined;
-  if (def.kind === 'temporary') return LOW_WATER;
   if (def.kind === 'sliding_window' && def.strategy === 'bulk') return LOW_WATER;
   return undefined;
 }

@@ -53,7 +53,6 @@ describe('defaults', () => {
       summarizable: true,
       required: false,
       describeInPrompt: false,
-      shedTo: 0.75,
       placement: 'tail',
     });
     expect(bp.regions[1]).toMatchObject({ maxItems: 5, strategy: 'per_item' });

@@ -45,16 +45,16 @@ c = { kind = "compacting", budget = "20%", compact_at = "80%"${extra} }
 });
 
 describe('writes and overflow (scenarios 4–6)', () => {
-  it('4: a temporary region drops its oldest entries to make room, down to 75% of its budget', () => {
+  it('4: a temporary region drops its oldest entry to make room, and only as far as the write needs', () => {
     const out = sim('[context.regions]\nscratch = { kind = "temporary", max_tokens = 100 }\n', [
       append('scratch', 'oldest', 40),
       append('scratch', 'middle', 40),
       append('scratch', 'newest', 40),
     ]);
     expect(out.results.map((r) => r.ok)).toEqual([true, true, true]);
-    expect(previews(out, 'scratch')).toEqual(['newest']);
-    expect(region(out, 'scratch').tokens).toBe(40);
-    expect(out.results[2]?.text).toMatch(/\b2 (older )?entries removed/);
+    expect(previews(out, 'scratch')).toEqual(['middle', 'newest']);
+    expect(region(out, 'scratch').tokens).toBe(80);
+    expect(out.results[2]?.text).toMatch(/\b1 (older )?entry removed/);
   });
 
   it('5: admission reject refuses a write that does not fit, and too-large beats it', () => {

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import { loadBlueprintFromString } from '../../src/blueprint/load.js';
 import { regionTokens } from '../../src/context/measure.js';
 import { createRunState, findRegion, type RunState } from '../../src/context/state.js';
 import { writeEntry } from '../../src/context/write.js';
-import type { RegionDef } from '../../src/shapes/blueprint.js';
+import type { Blueprint, RegionDef } from '../../src/shapes/blueprint.js';
 import { blueprint, def, env, run } from './helpers.js';
 
 function stateWith(...regions: RegionDef[]): RunState {
@@ -99,5 +100,64 @@ describe('generic write (docs/reference/regions.md#generic-write)', () => {
     const [a, c] = findRegion(s, 'scratch')!.entries;
     expect(a!.id + 1).toBe(c!.id);
     expect(c!.created).toBe(a!.created + 1);
+  });
+});
+
+/** A blueprint as `lev run` loads it, so the loader's defaults for each kind apply. */
+function loaded(regions: string): Blueprint {
+  const toml = `[agent]\nname = "t"\nmodel = "scripted:s.toml"\nentry_stage = "s"\n[context.regions]\nstage_instructions = { kind = \"pinned\", max_tokens = 100 }\n${regions}\n[stages.s]\nsystem_prompt = "x"\n`;
+  const result = loadBlueprintFromString(toml, '/tmp', 'agent.toml');
+  if (!result.blueprint) throw new Error(JSON.stringify(result.diagnostics));
+  return result.blueprint;
+}
+
+function loadedState(regions: string): RunState {
+  const state = createRunState(loaded(regions), { window: 100_000 });
+  for (const r of state.regions) r.hidden = false;
+  return state;
+}
+
+const held = (s: RunState, region: string) => findRegion(s, region)!.entries.map((e) => e.content);
+
+// The original Leviath's own tests of eviction (its region module), which a loaded temporary region must pass.
+describe('eviction frees only what a write needs (docs/reference/regions.md#chunked-eviction)', () => {
+  it('an evicting region rolls the oldest off to admit a write', () => {
+    const s = loadedState('findings = { kind = "temporary", max_tokens = 100 }');
+    append(s, 'findings', 'oldest', 40);
+    append(s, 'findings', 'middle', 40);
+    expect(regionTokens(findRegion(s, 'findings')!)).toBe(80);
+    append(s, 'findings', 'newest', 40);
+    expect(regionTokens(findRegion(s, 'findings')!)).toBe(80);
+    expect(held(s, 'findings')).toEqual(['middle', 'newest']);
+  });
+
+  it('eviction stops as soon as the write fits', () => {
+    const s = loadedState('findings = { kind = "temporary", max_tokens = 100 }');
+    for (let i = 0; i < 5; i++) append(s, 'findings', `entry-${i}`, 20);
+    append(s, 'findings', 'newest', 20);
+    expect(held(s, 'findings')).toEqual(['entry-1', 'entry-2', 'entry-3', 'entry-4', 'newest']);
+  });
+
+  it('the appended tool_results region frees only what a write needs too', () => {
+    const bp = loaded('notes = { kind = "pinned", max_tokens = 100 }');
+    expect(bp.regions.find((r) => r.name === 'tool_results')).not.toHaveProperty('shedTo');
+  });
+
+  it('a bulk sliding window still sheds in chunks, down to 75% of its budget', () => {
+    const s = loadedState(
+      'conversation = { kind = "sliding_window", max_tokens = 100, max_items = 100, strategy = "bulk", overflow = 10 }',
+    );
+    for (let i = 0; i < 5; i++) append(s, 'conversation', `turn-${i}`, 20, { kind: 'user' });
+    append(s, 'conversation', 'newest', 20, { kind: 'user' });
+    // 100 + 20 > 100: it sheds to floor(100 * 0.75) = 75, so 3 old turns of 20 go, not 1.
+    expect(held(s, 'conversation')).toEqual(['turn-3', 'turn-4', 'newest']);
+  });
+
+  it('a run whose blueprint was frozen with a mark on a temporary region keeps shedding in chunks', () => {
+    // Blueprints frozen before this rule carry `shedTo` on their temporary regions; replaying those runs must not change.
+    const s = stateWith(def('findings', 'temporary', { maxTokens: 100, shedTo: 0.75 }));
+    for (let i = 0; i < 5; i++) append(s, 'findings', `entry-${i}`, 20);
+    append(s, 'findings', 'newest', 20);
+    expect(held(s, 'findings')).toEqual(['entry-3', 'entry-4', 'newest']);
   });
 });
