@@ -105,7 +105,7 @@ describe('generic write (docs/reference/regions.md#generic-write)', () => {
 
 /** A blueprint as `lev run` loads it, so the loader's defaults for each kind apply. */
 function loaded(regions: string): Blueprint {
-  const toml = `[agent]\nname = "t"\nmodel = "scripted:s.toml"\nentry_stage = "s"\n[context.regions]\nstage_instructions = { kind = \"pinned\", max_tokens = 100 }\n${regions}\n[stages.s]\nsystem_prompt = "x"\n`;
+  const toml = `[agent]\nname = "t"\nmodel = "scripted:s.toml"\nentry_stage = "s"\n[context.regions]\nstage_instructions = { kind = "pinned", max_tokens = 100 }\n${regions}\n[stages.s]\nsystem_prompt = "x"\n`;
   const result = loadBlueprintFromString(toml, '/tmp', 'agent.toml');
   if (!result.blueprint) throw new Error(JSON.stringify(result.diagnostics));
   return result.blueprint;
