@@ -416,6 +416,15 @@ export const RUNTIME_CODES = {
     surface: 'cli',
     meaning: "A webhook's `secret_env` names a variable the delivering worker's environment lacks.",
   },
+  'test-case-invalid': {
+    surface: 'cli',
+    meaning:
+      'A `lev test` case cannot run: its file is not TOML of `[[test]]` cases, a key is unknown or missing, or it expects a tool the stage does not offer.',
+  },
+  'test-case-failed': {
+    surface: 'cli',
+    meaning: "A `lev test` case's reply missed an expectation, or a `tests/*.rhai` script returned false or failed.",
+  },
   // Operator updates
   'run-finished': {
     surface: 'operator',

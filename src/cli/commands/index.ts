@@ -21,6 +21,7 @@ import { registerRun } from './run.js';
 import { registerSchedule } from './schedule.js';
 import { registerServer } from './server.js';
 import { registerShow } from './show.js';
+import { registerTest } from './test.js';
 import { registerValidate } from './validate.js';
 import { registerWorker } from './worker.js';
 
@@ -39,6 +40,7 @@ export function registerCommands(program: Command): void {
   registerResume(program);
   registerCancel(program);
   registerValidate(program);
+  registerTest(program);
   registerAgents(program);
   registerModels(program);
   registerDoctor(program);

@@ -76,7 +76,7 @@ async function callModel<T>(model: string, call: () => Promise<T>): Promise<T> {
  * asks for, and the agent tools say which agents and stages the stage may
  * start.
  */
-function stageToolSpecs(bp: Blueprint, stage: string, catalog: ToolCatalog | undefined): ToolSpec[] {
+export function stageToolSpecs(bp: Blueprint, stage: string, catalog: ToolCatalog | undefined): ToolSpec[] {
   const names = stageTools(bp, stage);
   const specs = toolSpecs(names).map((spec) => (isAgentTool(spec.name) ? withWorkers(bp, stage, spec) : spec));
   if (catalog) specs.push(...mcpToolSpecs(catalog, stageMcpTools(bp, stage, catalog)));
