@@ -26,7 +26,7 @@ import {
   reportItem,
   sectionHeading,
 } from '../../src/runtime/agents/report.js';
-import { shardPlan, sumShardCounts, unansweredShard } from '../../src/runtime/agents/shards.js';
+import { shardEnd, shardPlan, sumShardCounts, unansweredShard } from '../../src/runtime/agents/shards.js';
 import {
   MAX_FAN_OUT_ITEMS,
   readAgentId,
@@ -417,6 +417,9 @@ describe('the merged report', () => {
       counts: { succeeded: 0, failed: 3, cancelled: 0 },
       part: '## workers a to c FAILED (3 items)\nthe shard running these items failed: x',
     });
+    expect(shardEnd(failed)).toEqual({ status: 'failed', tally: failed.counts });
+    const answered = { counts: { succeeded: 2, failed: 0, cancelled: 1 }, part: '## worker a\nok' };
+    expect(shardEnd(answered)).toEqual({ status: 'completed', tally: answered.counts });
     const parts = [failed, unansweredShard(items.slice(1), 'not-started', 'an earlier worker failed')];
     expect(sumShardCounts(parts)).toEqual({ succeeded: 0, failed: 3, cancelled: 2 });
     expect(reportHeader(sumShardCounts(parts))).toBe('[fan_out results: 0 succeeded, 3 failed, 2 cancelled]');

@@ -41,6 +41,7 @@ import {
   type StageInput,
   sendFailedText,
   sentText,
+  shardEnd,
   shardInput,
   shardPlan,
   shardRunId,
@@ -260,7 +261,7 @@ export class SubAgents {
           ended: (k, result) => {
             results[k] = result;
             if (result.spend) this.spent = addSpend(this.spent, result.spend);
-            return { status: result.counts.failed > 0 ? 'failed' : 'completed', tally: result.counts };
+            return shardEnd(result);
           },
           // A running shard is left to finish its slice: a failure stops its own shard, and no shard starts after it.
           stop: () => {},

@@ -4,7 +4,7 @@
  */
 import type { Content } from '../../shapes/content.js';
 import type { Spend } from '../types.js';
-import type { ReportCounts } from './queue.js';
+import type { JobEnd, ReportCounts } from './queue.js';
 import { rangeSection } from './report.js';
 import type { FanOutItem } from './tool-args.js';
 import type { WorkerSpec } from './worker-spec.js';
@@ -76,6 +76,11 @@ export interface ShardResult {
   part: Content;
   /** What the shard's workers spent. */
   spend?: Spend;
+}
+
+/** How a finished shard counts in the queue of shards: failed when any of its items failed, with its counts. */
+export function shardEnd(result: ShardResult): JobEnd {
+  return { status: result.counts.failed > 0 ? 'failed' : 'completed', tally: result.counts };
 }
 
 /** The result standing for a shard that answered for none of its items: they all count as `status`, in one section. */
