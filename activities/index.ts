@@ -13,7 +13,7 @@ import { isLevError } from '../src/errors.js';
 import { recordToolCall } from '../src/metrics/leviath.js';
 import { deliver } from '../src/notify/deliver.js';
 import { isProviderError, toActivityFailure } from '../src/providers/index.js';
-import type { WorkerShare } from '../src/runtime/agents/lineage.js';
+import type { WorkerShare } from '../src/runtime/agents/worker-spec.js';
 import { finalOutputText } from '../src/runtime/node/final-output.js';
 import { type InferInput, type InferOutput, infer } from '../src/runtime/node/inference.js';
 import { type DiscoveredTools, type DiscoverInput, discoverStageTools } from '../src/runtime/node/mcp-tools.js';

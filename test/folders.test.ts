@@ -7,7 +7,9 @@
  * runtime's Node-only half), `workflows` and `activities`. The shared shapes
  * (`src/shapes/`) import nothing; the workflows' wiring has one home each:
  * activity proxies in `workflows/activities.ts`, wire names in
- * `workflows/messages.ts`, and model-facing texts in `src/runtime/`.
+ * `workflows/messages.ts`, and model-facing texts in `src/runtime/`; so do a
+ * sub-agent worker's input shapes and the merged report's labels
+ * (`src/runtime/agents/`).
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -152,6 +154,18 @@ describe('folder imports', () => {
     expect(filesMatching(/\bproxy(Local)?Activities\b/, ['workflows'])).toEqual(['workflows/activities.ts']);
     expect(filesMatching(/\bdefine(Signal|Query|Update)\b/, ['workflows'])).toEqual(['workflows/messages.ts']);
     expect(filesMatching(/\bformatCoded\b/, ['workflows'])).toEqual([]);
+  });
+
+  it("give sub-agents one home each: a worker's input shapes, and the report's status labels", () => {
+    // docs/reference/sub-agents.md#one-input-shape: spawn_agent, fan_out and a shard start workers from one spec.
+    const shapes = /^(export )?(interface|type) (WorkerSpec|WorkerShare|WorkerInput|WorkerChild|ShardInput|ShardJob)\b/;
+    expect(filesMatching(shapes, ['src', 'workflows', 'activities'])).toEqual([
+      'src/runtime/agents/shards.ts',
+      'src/runtime/agents/worker-spec.ts',
+    ]);
+    expect(filesMatching(/\b(FAILED|CANCELLED|NOT STARTED)\b/, ['src/runtime', 'workflows', 'activities'])).toEqual([
+      'src/runtime/agents/report.ts',
+    ]);
   });
 
   it('keep the runtime boundary shapes at the bottom: src/runtime/types.ts imports no sibling but ops.ts', () => {

@@ -29,6 +29,7 @@ export * from './agents/queue.js';
 export * from './agents/report.js';
 export * from './agents/shards.js';
 export * from './agents/tool-args.js';
+export * from './agents/worker-spec.js';
 export * from './calls.js';
 export * from './continuation.js';
 export * from './defaults.js';

@@ -24,9 +24,11 @@ import type {
   WriteResult,
 } from '../context/index.js';
 import type { RouteResult, ToolOutput } from '../context/routing.js';
+import { CONVERSATION } from '../context/state.js';
 import type { ArgumentCounts, ContextToolOptions, ToolResult } from '../context/tools.js';
 import type { RuntimeCode, Severity } from '../errors.js';
 import type { Blueprint, EdgeDef } from '../shapes/blueprint.js';
+import type { EntryKind } from '../shapes/content.js';
 import type { EngineRequest } from '../shapes/requests.js';
 
 /** What the workflow did to the region set, replayable against a snapshot. */
@@ -41,6 +43,34 @@ export type OpCall =
   | { kind: 'transform'; from: string; target: string }
   | { kind: 'usage'; promptTokens: number }
   | { kind: 'diagnostic'; code: RuntimeCode; severity: Severity; detail: string };
+
+/** Where a text the workflow writes goes, and as what kind of entry. */
+export interface TextTarget {
+  region: string;
+  kind: EntryKind;
+}
+
+/** A user turn of the conversation. */
+export const USER_TURN: TextTarget = { region: CONVERSATION, kind: 'user' };
+
+/**
+ * The one write of a text the workflow itself puts into the region set: a
+ * note, a reminder, seed context (`runtime`: the runtime's own words), or a
+ * person's message and a repetition nudge (a user turn as it came). Built
+ * here, so every such write records the same operation.
+ */
+export function textWrite(
+  target: TextTarget,
+  content: string,
+  tokens: number,
+  runtime: boolean,
+): Extract<OpCall, { kind: 'write' }> {
+  return {
+    kind: 'write',
+    region: target.region,
+    entry: { content, tokens, kind: target.kind, ...(runtime ? { runtime: true } : {}) },
+  };
+}
 
 export interface SeedEntryText {
   content: Content;

@@ -8,7 +8,7 @@
 import { type Client, type WorkflowExecutionInfo, WorkflowNotFoundError } from '@temporalio/client';
 import { openBlobStore, parseBlobSpec } from '../blobs/index.js';
 import { LevError } from '../errors.js';
-import type { WorkerInput, WorkerShare } from '../runtime/agents/lineage.js';
+import { isWorkerStart, type WorkerInput, type WorkerShare, workerRunInput } from '../runtime/agents/worker-spec.js';
 import { addressFlag } from '../runtime/defaults.js';
 import { defaultRuntimeConfig } from '../runtime/node/run-store.js';
 import { BLUEPRINT_KEY, STAGE_KEY, STATUS_KEY } from '../runtime/search-attributes.js';
@@ -252,7 +252,7 @@ export async function startedInput(client: Client, runId: string): Promise<RunIn
   for (const codec of [...client.options.loadedDataConverter.payloadCodecs].reverse())
     [payload] = (await codec.decode([payload])) as [typeof raw];
   const input = client.options.loadedDataConverter.payloadConverter.fromPayload<RunInput | WorkerInput>(payload);
-  return 'shared' in input ? sharedInput(input) : input;
+  return isWorkerStart(input) ? sharedInput(input) : input;
 }
 
 /** A fan-out worker's whole input: the part it shares with its siblings is in the blob store this machine is configured with. */
@@ -261,7 +261,7 @@ async function sharedInput(input: WorkerInput): Promise<RunInput> {
   const store = openBlobStore(parseBlobSpec(config.blobs, config.blobDir), 1);
   try {
     const share = JSON.parse(await store.get(input.shared)) as WorkerShare;
-    return { child: share.child, task: input.task, caller: {}, workdir: share.workdir, options: share.options };
+    return workerRunInput(share, input.task);
   } finally {
     if ('close' in store && typeof store.close === 'function') await store.close();
   }

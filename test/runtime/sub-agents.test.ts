@@ -17,9 +17,16 @@ import {
   shardRunId,
   topLineage,
 } from '../../src/runtime/agents/lineage.js';
-import { FanOutQueue } from '../../src/runtime/agents/queue.js';
-import { itemShare, reportCounts, reportHeader, sectionHeading } from '../../src/runtime/agents/report.js';
-import { shardPlan } from '../../src/runtime/agents/shards.js';
+import { childEnd, FanOutQueue, failedEnd } from '../../src/runtime/agents/queue.js';
+import {
+  itemShare,
+  rangeSection,
+  reportCounts,
+  reportHeader,
+  reportItem,
+  sectionHeading,
+} from '../../src/runtime/agents/report.js';
+import { shardEnd, shardPlan, sumShardCounts, unansweredShard } from '../../src/runtime/agents/shards.js';
 import {
   MAX_FAN_OUT_ITEMS,
   readAgentId,
@@ -32,6 +39,7 @@ import {
   toolRefusalText,
 } from '../../src/runtime/agents/tool-args.js';
 import { agentFailedText } from '../../src/runtime/texts.js';
+import type { ChildRunResult } from '../../src/runtime/types.js';
 import type { Blueprint, StageDef } from '../../src/shapes/blueprint.js';
 import { loadToml } from '../blueprint/helpers.js';
 
@@ -135,6 +143,66 @@ describe('the fan-out queue', () => {
   it('with no limit starts everything at once; an empty fan-out is settled from the start', () => {
     expect(new FanOutQueue(5, 0).startable()).toEqual([0, 1, 2, 3, 4]);
     expect(new FanOutQueue(0, 3).settled).toBe(true);
+  });
+
+  it("counts a shard's items: queued and running as its status, finished as its counts, stopped as failed", () => {
+    // Three shards of 4, 4 and 2 items, one at a time, fail-fast.
+    const q = new FanOutQueue(3, 1, true, [4, 4, 2]);
+    expect(q.counts()).toEqual({ queued: 10, running: 0, done: 0, failed: 0 });
+    expect(q.startable()).toEqual([0]);
+    expect(q.counts()).toEqual({ queued: 6, running: 4, done: 0, failed: 0 });
+    q.finish(0, 'completed', { succeeded: 4, failed: 0, cancelled: 0 });
+    expect(q.startable()).toEqual([1]);
+    expect(q.counts()).toEqual({ queued: 2, running: 4, done: 4, failed: 0 });
+    q.finish(1, 'failed', { succeeded: 1, failed: 1, cancelled: 2 });
+    expect(q.settled).toBe(true);
+    expect(q.counts()).toEqual({ queued: 0, running: 0, done: 5, failed: 5 });
+  });
+
+  it('counts the same in items whether its jobs are workers or shards of one item each', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 20 }), fc.integer({ min: 0, max: 4 }), fc.boolean(), (size, limit, ff) => {
+        const workers = new FanOutQueue(size, limit, ff);
+        const shards = new FanOutQueue(size, limit, ff, new Array<number>(size).fill(1));
+        let k = 0;
+        while (!workers.settled) {
+          const started = workers.startable();
+          expect(shards.startable()).toEqual(started);
+          for (const i of started) {
+            const failed = k++ % 4 === 3;
+            workers.finish(i, failed ? 'failed' : 'completed');
+            shards.finish(i, failed ? 'failed' : 'completed', {
+              succeeded: failed ? 0 : 1,
+              failed: failed ? 1 : 0,
+              cancelled: 0,
+            });
+            expect(shards.counts()).toEqual(workers.counts());
+          }
+        }
+        expect(shards.settled).toBe(true);
+      }),
+    );
+  });
+});
+
+describe("how a worker's end reads", () => {
+  const usage = { calls: 2, promptTokens: 10, completionTokens: 5, cacheReadTokens: 0, cacheWriteTokens: 0 };
+  const result: ChildRunResult = { status: 'completed', output: 'fine', stages: ['work'], usage };
+
+  it('an answer, unless its stage owed one in a format and it gave none', () => {
+    expect(childEnd({ ...result, outputFormat: 'text' }, true)).toMatchObject({ status: 'completed', output: 'fine' });
+    expect(childEnd(result, false)).toMatchObject({ status: 'completed', output: 'fine', spend: { usage } });
+    expect(childEnd(result, true)).toMatchObject({ status: 'failed', error: expect.stringMatching(/require_output/) });
+    expect(childEnd({ ...result, outputMissing: true }, false).status).toBe('failed');
+    const ref = { hash: 'h', bytes: 9000, preview: 'fi' };
+    expect(childEnd({ ...result, outputRef: ref }, false)).toMatchObject({ status: 'completed', output: ref });
+  });
+
+  it('cancelled when stopped, else failed, with what the run spent before', () => {
+    expect(failedEnd('', true, undefined)).toEqual({ status: 'cancelled', error: 'cancelled' });
+    expect(failedEnd('boom', false, undefined)).toEqual({ status: 'failed', error: 'boom' });
+    expect(failedEnd('boom', false, { usage }).spend?.usage).toEqual(usage);
+    expect(failedEnd('', true, { usage })).toMatchObject({ status: 'cancelled', spend: { usage } });
   });
 });
 
@@ -323,6 +391,38 @@ describe('the merged report', () => {
     );
     expect(sectionHeading({ id: 'w4', status: 'failed' })).toBe('## worker w4 FAILED');
     expect(sectionHeading({ id: 'w1', status: 'completed' })).toBe('## worker w1');
+  });
+
+  it('says why an item has no answer, and a shard that answered for none has one section for its items', () => {
+    expect(reportItem('w1', undefined)).toEqual({
+      id: 'w1',
+      status: 'not-started',
+      text: 'not started: an earlier worker failed',
+    });
+    expect(reportItem('w2', { status: 'failed', error: 'boom' })).toEqual({ id: 'w2', status: 'failed', text: 'boom' });
+    expect(reportItem('w3', { status: 'completed', output: 'ok' })).toEqual({
+      id: 'w3',
+      status: 'completed',
+      text: 'ok',
+    });
+    const items = [
+      { id: 'a', task: '' },
+      { id: 'b', task: '' },
+      { id: 'c', task: '' },
+    ];
+    expect(rangeSection(items, 'cancelled', 'why')).toBe('## workers a to c CANCELLED (3 items)\nwhy');
+    expect(rangeSection(items.slice(0, 1), 'not-started', 'why')).toBe('## workers a to a NOT STARTED (1 items)\nwhy');
+    const failed = unansweredShard(items, 'failed', 'the shard running these items failed: x');
+    expect(failed).toEqual({
+      counts: { succeeded: 0, failed: 3, cancelled: 0 },
+      part: '## workers a to c FAILED (3 items)\nthe shard running these items failed: x',
+    });
+    expect(shardEnd(failed)).toEqual({ status: 'failed', tally: failed.counts });
+    const answered = { counts: { succeeded: 2, failed: 0, cancelled: 1 }, part: '## worker a\nok' };
+    expect(shardEnd(answered)).toEqual({ status: 'completed', tally: answered.counts });
+    const parts = [failed, unansweredShard(items.slice(1), 'not-started', 'an earlier worker failed')];
+    expect(sumShardCounts(parts)).toEqual({ succeeded: 0, failed: 3, cancelled: 2 });
+    expect(reportHeader(sumShardCounts(parts))).toBe('[fan_out results: 0 succeeded, 3 failed, 2 cancelled]');
   });
 
   it('gives every item an equal share of the room', () => {

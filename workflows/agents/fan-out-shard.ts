@@ -11,16 +11,8 @@ import { activities, stepOptions } from '../activities.js';
 import { runWorkers, withoutPreview } from './workers.js';
 
 export async function fanOutShardWorkflow(input: ShardInput): Promise<ShardResult> {
-  const spec = {
-    parentRunId: input.runId,
-    child: input.child,
-    workdir: input.workdir,
-    options: input.options,
-    label: input.label,
-    answerOwed: input.answerOwed,
-    ...(input.shared ? { shareHash: input.shared } : {}),
-  };
-  const { items, spend } = await runWorkers(spec, input.items, input.limit, input.failFast);
+  // A shard's input is its workers' spec with its job: every version recorded it so (`shared` came later).
+  const { items, spend } = await runWorkers(input, input.items, input.limit, input.failFast);
   const part = await activities.fanOutReport.executeWithOptions(
     stepOptions(input.options, `fan-out report part: ${items.length} workers`),
     [

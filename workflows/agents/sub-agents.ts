@@ -16,9 +16,9 @@ import {
   agentFailedText,
   agentNotFoundMessage,
   alreadyEndedText,
-  childLineage,
   childRunId,
   DEFAULT_SHARD_ITEMS,
+  EARLIER_FAILURE,
   FAN_OUT,
   FAN_OUT_NOT_ALONE_MESSAGE,
   type FanOutItem,
@@ -34,7 +34,6 @@ import {
   readSpawn,
   resultRoom,
   runningText,
-  type ShardInput,
   type ShardPlan,
   type ShardResult,
   type SpawnContext,
@@ -42,7 +41,8 @@ import {
   type StageInput,
   sendFailedText,
   sentText,
-  shardedCounts,
+  shardEnd,
+  shardInput,
   shardPlan,
   shardRunId,
   startedText,
@@ -50,25 +50,19 @@ import {
   type ToolRefusal,
   toolRefusalText,
   topLineage,
-  unfinishedPart,
+  unansweredShard,
   type WorkerCounts,
   type WorkerEnd,
-  type WorkerShare,
+  type WorkerSpec,
   type WorkerTarget,
+  workerShare,
+  workerSpec,
 } from '../../src/runtime/index.js';
 import type { StageDef } from '../../src/shapes/blueprint.js';
 import type { Content, ToolCall } from '../../src/shapes/content.js';
 import { activities, callOptions, stepOptions } from '../activities.js';
 import { type EngineDriver, stageEncoding } from '../engine-driver.js';
-import {
-  type Changed,
-  type Child,
-  drainQueue,
-  runWorkers,
-  startWorker,
-  type WorkerSpec,
-  withoutPreview,
-} from './workers.js';
+import { type Changed, type Child, drainQueue, runWorkers, startWorker, withoutPreview } from './workers.js';
 
 /** A tool result of an agent tool, before it is routed; tokens are absent when the visit counts the inline text. */
 export interface AgentAnswer {
@@ -149,19 +143,12 @@ export class SubAgents {
 
   /** What every child of this visit started for `target` shares. */
   private spec(target: WorkerTarget, answerOwed = false): WorkerSpec {
-    return {
-      parentRunId: this.input.runId,
-      child: {
-        parentRunId: this.input.runId,
-        ...('agent' in target.blueprint ? { agent: target.blueprint.agent } : {}),
-        ...(target.stage ? { stage: target.stage } : {}),
-        lineage: childLineage(this.lineage, this.input.blueprintHash, this.def.name),
-      },
-      workdir: this.input.workdir,
-      options: this.input.options,
-      label: target.label,
+    const { runId, blueprintHash, workdir, options } = this.input;
+    return workerSpec(
+      { runId, blueprintHash, stage: this.def.name, lineage: this.lineage, workdir, options },
+      target,
       answerOwed,
-    };
+    );
   }
 
   private async fanOut(args: Record<string, unknown>, alone: boolean): Promise<AgentAnswer> {
@@ -214,12 +201,11 @@ export class SubAgents {
   /** The spec with what its workers share stored once, so each worker's start carries only its task. */
   private async withStoredShare(spec: WorkerSpec, workers: number): Promise<WorkerSpec> {
     if (workers === 0) return spec;
-    const share: WorkerShare = { child: spec.child, workdir: spec.workdir, options: spec.options };
-    const shareHash = await activities.storeWorkerShare.executeWithOptions(
+    const shared = await activities.storeWorkerShare.executeWithOptions(
       stepOptions(this.input.options, `fan-out: what its ${workers} workers share`),
-      [{ runId: this.input.runId, share }],
+      [{ runId: this.input.runId, share: workerShare(spec) }],
     );
-    return { ...spec, shareHash };
+    return { ...spec, shared };
   }
 
   /**
@@ -236,68 +222,56 @@ export class SubAgents {
     failFast: boolean,
     sectionTokens: number,
   ): Promise<AgentAnswer> {
-    const queue = new FanOutQueue(plan.ranges.length, plan.concurrent, failFast);
+    const slices = plan.ranges.map((range) => items.slice(range.from, range.to));
+    const queue = new FanOutQueue(
+      plan.ranges.length,
+      plan.concurrent,
+      failFast,
+      slices.map((slice) => slice.length),
+    );
     const results: ShardResult[] = [];
-    const size = (k: number) => (plan.ranges[k]?.to ?? 0) - (plan.ranges[k]?.from ?? 0);
-    this.fanCounts = () => shardedCounts(plan, (k) => queue.status(k), results);
+    this.fanCounts = () => queue.counts();
+    const job = { blueprintHash: this.input.blueprintHash, stage: this.def.name, limit: plan.limit, failFast };
     try {
-      await drainQueue(queue, (k) => {
-        const range = plan.ranges[k] ?? { from: 0, to: 0 };
-        const slice = items.slice(range.from, range.to);
-        const input: ShardInput = {
-          runId: this.input.runId,
-          blueprintHash: this.input.blueprintHash,
-          stage: this.def.name,
-          items: slice,
-          limit: plan.limit,
-          failFast,
-          share: sectionTokens,
-          label: spec.label,
-          child: spec.child,
-          answerOwed: spec.answerOwed,
-          workdir: spec.workdir,
-          options: spec.options,
-          ...(spec.shareHash ? { shared: spec.shareHash } : {}),
-        };
-        void startChild('fanOutShardWorkflow', {
-          workflowId: shardRunId(this.input.runId, k),
-          args: [input],
-          parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL,
-          staticSummary: `${spec.label}: items ${range.from + 1} to ${range.to}`,
-        })
-          .then((handle) => handle.result() as Promise<ShardResult>)
-          .then(
-            (result) => result,
-            (err: unknown): ShardResult => {
-              if (isCancellation(err))
-                return {
-                  counts: { succeeded: 0, failed: 0, cancelled: size(k) },
-                  part: unfinishedPart(slice, 'CANCELLED', 'the shard running these items was cancelled'),
-                };
-              const why = failureCause(err, 'stage-failed').message;
-              return {
-                counts: { succeeded: 0, failed: size(k), cancelled: 0 },
-                part: unfinishedPart(slice, 'FAILED', `the shard running these items failed: ${why}`),
-              };
-            },
-          )
-          .then((result) => {
+      await drainQueue(
+        queue,
+        {
+          start: (k) => {
+            const range = plan.ranges[k]!;
+            const slice = slices[k]!;
+            return startChild('fanOutShardWorkflow', {
+              workflowId: shardRunId(this.input.runId, k),
+              args: [shardInput(spec, { ...job, items: slice, share: sectionTokens })],
+              parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL,
+              staticSummary: `${spec.label}: items ${range.from + 1} to ${range.to}`,
+            })
+              .then((handle) => handle.result() as Promise<ShardResult>)
+              .then(
+                (result) => result,
+                (err: unknown): ShardResult =>
+                  isCancellation(err)
+                    ? unansweredShard(slice, 'cancelled', 'the shard running these items was cancelled')
+                    : unansweredShard(
+                        slice,
+                        'failed',
+                        `the shard running these items failed: ${failureCause(err, 'stage-failed').message}`,
+                      ),
+              );
+          },
+          ended: (k, result) => {
             results[k] = result;
             if (result.spend) this.spent = addSpend(this.spent, result.spend);
-            queue.finish(k, result.counts.failed > 0 ? 'failed' : 'completed');
-            this.changed();
-          });
-      });
+            return shardEnd(result);
+          },
+          // A running shard is left to finish its slice: a failure stops its own shard, and no shard starts after it.
+          stop: () => {},
+        },
+        () => this.changed(),
+      );
     } finally {
       this.fanCounts = undefined;
     }
-    const parts = plan.ranges.map(
-      (range, k) =>
-        results[k] ?? {
-          counts: { succeeded: 0, failed: 0, cancelled: range.to - range.from },
-          part: unfinishedPart(items.slice(range.from, range.to), 'NOT STARTED', 'an earlier worker failed'),
-        },
-    );
+    const parts = slices.map((slice, k) => results[k] ?? unansweredShard(slice, 'not-started', EARLIER_FAILURE));
     const counts = sumShardCounts(parts);
     const merged = await activities.fanOutJoin.executeWithOptions(
       stepOptions(this.input.options, `fan-out report: ${items.length} workers in ${parts.length} shards`),

@@ -2,43 +2,30 @@
  * Starting sub-agents and running a fan-out's queue (the one loop, `drainQueue`),
  * shared by a stage visit (`sub-agents.ts`) and a shard of a large fan-out (`fan-out-shard.ts`):
  * each worker is a child `agentRunWorkflow` in a cancellation scope of its
- * own, and the queue starts them in item order, at most `limit` at once
+ * own, started from a `WorkerSpec` (`src/runtime/agents/worker-spec.ts`), and
+ * the queue starts them in item order, at most `limit` at once
  * (docs/reference/sub-agents.md#concurrency).
  */
 import { CancellationScope, condition, isCancellation, ParentClosePolicy, startChild } from '@temporalio/workflow';
 import {
   type ChildRun,
   type ChildRunResult,
+  childEnd,
   childRunId,
   type FanOutItem,
   FanOutQueue,
+  failedEnd,
   failureCause,
   failureDetail,
+  type JobEnd,
   type ReportItem,
-  type RunInput,
-  type RunOptions,
-  type RunResult,
-  resultSpend,
+  reportItem,
   type Spend,
   sumSpend,
   type WorkerEnd,
-  type WorkerInput,
+  type WorkerSpec,
+  workerStartInput,
 } from '../../src/runtime/index.js';
-
-/** What every worker of one call shares: who starts it, what it runs, where. */
-export interface WorkerSpec {
-  parentRunId: string;
-  /** The child's blueprint, start stage and lineage. */
-  child: Omit<ChildRun, 'seedContext' | 'output'>;
-  workdir: string;
-  options: RunOptions;
-  /** The name of what runs, for the Web UI's summary. */
-  label: string;
-  /** The fan-out stage requires an answer of every worker (`require_output`). */
-  answerOwed: boolean;
-  /** The hash of the stored `WorkerShare` of `child`, `workdir` and `options`: workers start with it. */
-  shareHash?: string;
-}
 
 /** One child run a visit or a shard started. */
 export interface Child {
@@ -52,21 +39,6 @@ export interface Child {
   stopped?: boolean;
 }
 
-const MISSING_OUTPUT = 'the worker finished without the final output its stage requires (require_output)';
-
-/** How a child's result reads: its answer, or why it has none, and what it spent. */
-function endOf(result: ChildRunResult, answerOwed: boolean): WorkerEnd {
-  const spent = spendOf(result);
-  if (result.outputMissing || (answerOwed && result.outputFormat === undefined))
-    return { status: 'failed', error: MISSING_OUTPUT, ...spent };
-  return { status: 'completed', output: result.outputRef ?? result.output, ...spent };
-}
-
-function spendOf(result: unknown): { spend?: Spend } {
-  const spend = resultSpend(result && typeof result === 'object' ? (result as Partial<RunResult>) : undefined);
-  return spend ? { spend } : {};
-}
-
 /** Hears of a child's start (no argument) and of its end. */
 export type Changed = (end?: WorkerEnd) => void;
 
@@ -75,14 +47,10 @@ export function startWorker(
   spec: WorkerSpec,
   id: string,
   task: string,
-  extra: Pick<ChildRun, 'seedContext' | 'output'> = {},
+  own: Pick<ChildRun, 'seedContext' | 'output'> = {},
   changed: Changed = () => {},
 ): Child {
-  const own = extra.seedContext !== undefined || extra.output !== undefined;
-  const args: RunInput | WorkerInput =
-    spec.shareHash && !own
-      ? { shared: spec.shareHash, task }
-      : { child: { ...spec.child, ...extra }, task, caller: {}, workdir: spec.workdir, options: spec.options };
+  const args = workerStartInput(spec, task, own);
   const scope = new CancellationScope();
   const record: Child = { id, label: spec.label, scope, done: Promise.resolve({ status: 'failed', error: '' }) };
   record.done = scope
@@ -97,15 +65,13 @@ export function startWorker(
       return (await handle.result()) as ChildRunResult;
     })
     .then(
-      (result) => endOf(result, spec.answerOwed),
-      (err: unknown): WorkerEnd => {
-        const message = failureCause(err, 'stage-failed').message;
-        // A failed run carries its partial result, with what it spent before it failed.
-        const spent = spendOf(failureDetail(err));
-        if (record.stopped || isCancellation(err))
-          return { status: 'cancelled', error: message || 'cancelled', ...spent };
-        return { status: 'failed', error: message, ...spent };
-      },
+      (result) => childEnd(result, spec.answerOwed),
+      (err: unknown) =>
+        failedEnd(
+          failureCause(err, 'stage-failed').message,
+          record.stopped === true || isCancellation(err),
+          failureDetail(err),
+        ),
     )
     .then((end) => {
       record.end = end;
@@ -116,16 +82,31 @@ export function startWorker(
   return record;
 }
 
+/** The jobs a queue runs: a fan-out's workers (`runWorkers`), or the shards of a large one (`SubAgents`). */
+export interface QueueJobs<E> {
+  /** Begins job `k`; resolves however it ends, and never rejects unless the caller itself is cancelled. */
+  start(k: number): Promise<E>;
+  /** Keeps how job `k` ended (before the queue counts it) and says how the queue counts it. */
+  ended(k: number, end: E): JobEnd;
+  /** Stops running job `k`: a fail-fast queue gave up after a failure. */
+  stop(k: number): void;
+}
+
 /**
- * The one queue loop of a fan-out, for its workers (`runWorkers`) and for
- * the shards of a large one (`SubAgents.fanOutSharded`): starts every job
- * the queue lets start, in order, then waits until the queue settles or may
- * start more. `start(k)` begins job `k`; the job tells the queue its end
- * (`queue.finish`) itself.
+ * The one queue loop of a fan-out, for its workers and for the shards of a
+ * large one: starts every job the queue lets start, in order, then waits
+ * until the queue settles or may start more. Each job's end goes to the
+ * queue, which says which running jobs to stop; `changed` hears of it after.
  */
-export async function drainQueue(queue: FanOutQueue, start: (k: number) => void): Promise<void> {
+export async function drainQueue<E>(queue: FanOutQueue, jobs: QueueJobs<E>, changed: () => void): Promise<void> {
   while (!queue.settled) {
-    for (const k of queue.startable()) start(k);
+    for (const k of queue.startable()) {
+      void jobs.start(k).then((end) => {
+        const { status, tally } = jobs.ended(k, end);
+        for (const j of queue.finish(k, status, tally)) jobs.stop(j);
+        changed();
+      });
+    }
     await condition(() => queue.settled || queue.wantsStart);
   }
 }
@@ -147,29 +128,32 @@ export async function runWorkers(
   watch(queue);
   const running = new Map<number, Child>();
   const ends: (WorkerEnd | undefined)[] = [];
-  await drainQueue(queue, (i) => {
-    const item = items[i];
-    if (!item) return;
-    const child = startWorker(spec, childRunId(spec.parentRunId, item.id), item.task, {}, changed);
-    running.set(i, child);
-    void child.done.then((end) => {
-      ends[i] = end;
-      running.delete(i);
-      for (const j of queue.finish(i, end.status)) {
+  await drainQueue(
+    queue,
+    {
+      start: (i) => {
+        // The queue starts only jobs below its size, one per item.
+        const item = items[i]!;
+        const child = startWorker(spec, childRunId(spec.runId, item.id), item.task, {}, changed);
+        running.set(i, child);
+        return child.done;
+      },
+      ended: (i, end) => {
+        ends[i] = end;
+        running.delete(i);
+        return end;
+      },
+      stop: (j) => {
         const other = running.get(j);
         if (other) {
           other.stopped = true;
           other.scope.cancel();
         }
-      }
-      changed();
-    });
-  });
-  const report = items.map((item, i): ReportItem => {
-    const end = ends[i];
-    if (!end) return { id: item.id, status: 'not-started', text: 'not started: an earlier worker failed' };
-    return { id: item.id, status: end.status, text: end.status === 'completed' ? end.output : end.error };
-  });
+      },
+    },
+    () => changed(),
+  );
+  const report = items.map((item, i) => reportItem(item.id, ends[i]));
   return { items: report, spend: sumSpend(ends.map((e) => e?.spend)) };
 }
 

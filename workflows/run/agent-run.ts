@@ -24,6 +24,7 @@ import {
   childBlueprintOf,
   departure,
   finalOutput,
+  isWorkerStart,
   PARENT_KEY,
   STATUS_KEY,
   workerRunInput,
@@ -50,13 +51,15 @@ export async function agentRunWorkflow(
 ): Promise<RunResult | ChildRunResult> {
   // Only a fan-out worker runs its visits inside it, and one that does is steerable throughout:
   // it records that one marker, and other runs none for it.
-  const inline = 'shared' in start && patched(INLINE_WORKER);
+  const inline = isWorkerStart(start) && patched(INLINE_WORKER);
   const steerable = inline || patched(RUN_PATCH);
   const continues = steerable && !inline && patched(RUN_CONTINUES_AS_NEW);
   let run: AgentRun | undefined;
   let notifies = false;
   try {
-    const { bp, hash, ceilings, input, seeded } = await runBlueprint(start, inline);
+    const { bp, hash, ceilings, input, seeded } = isWorkerStart(start)
+      ? await workerBlueprint(start, inline)
+      : await runBlueprint(start);
     // Asked only by runs with webhooks, which no history from before them holds.
     notifies = runWebhooks(input) && patched(RUN_NOTIFY);
     run = new AgentRun(input, bp, hash, steerable, ceilings, inline, continues);
@@ -125,24 +128,13 @@ interface RunStart {
 /**
  * The run's blueprint and its hash: a run started from a blueprint stores it
  * once; a sub-agent's comes from the blob store, where its parent's run put
- * it, and a fan-out worker's share of its input with it
- * (docs/reference/sub-agents.md#other-blueprints).
+ * it (docs/reference/sub-agents.md#other-blueprints).
  */
-async function runBlueprint(start: RunInput | WorkerInput | RefRunInput, inline: boolean): Promise<RunStart> {
+async function runBlueprint(start: RunInput | RefRunInput): Promise<RunStart> {
   // A run that continued as new resolved its blueprint already; its search attributes came with it.
-  if (!('shared' in start) && !isRefInput(start) && start.resume) {
+  if (!isRefInput(start) && start.resume) {
     const { blueprint, blueprintHash, ceilings } = start.resume;
     return { bp: blueprint, hash: blueprintHash, ...(ceilings ? { ceilings } : {}), input: start };
-  }
-  if ('shared' in start) {
-    // A worker that runs its visits inside it starts in one workflow task: a local
-    // activity that also resolves the seeds that read nothing from the host.
-    const starting = quickOptions('fan-out worker');
-    const { blueprint, hash, ceilings, share, seeded } = inline
-      ? await localActivities.workerStart.executeWithOptions(starting, [{ shared: start.shared, task: start.task }])
-      : await activities.workerStart.executeWithOptions(starting, [{ shared: start.shared }]);
-    childAttributes(blueprint, share.child.parentRunId);
-    return { bp: blueprint, hash, ceilings, input: workerRunInput(share, start.task), ...(seeded ? { seeded } : {}) };
   }
   const input = isRefInput(start) ? await byReference(start) : start;
   if (input.blueprint) {
@@ -165,6 +157,20 @@ async function runBlueprint(start: RunInput | WorkerInput | RefRunInput, inline:
   );
   childAttributes(blueprint, child.parentRunId);
   return { bp: blueprint, hash, ceilings, input };
+}
+
+/**
+ * A fan-out worker's blueprint and whole input, from what it shares with its
+ * siblings (docs/reference/sub-agents.md#history). One that runs its visits inside it starts in one workflow task: a
+ * local activity that also resolves the seeds that read nothing from the host.
+ */
+async function workerBlueprint(start: WorkerInput, inline: boolean): Promise<RunStart> {
+  const starting = quickOptions('fan-out worker');
+  const { blueprint, hash, ceilings, share, seeded } = inline
+    ? await localActivities.workerStart.executeWithOptions(starting, [{ shared: start.shared, task: start.task }])
+    : await activities.workerStart.executeWithOptions(starting, [{ shared: start.shared }]);
+  childAttributes(blueprint, share.child.parentRunId);
+  return { bp: blueprint, hash, ceilings, input: workerRunInput(share, start.task), ...(seeded ? { seeded } : {}) };
 }
 
 /** A run started with a pushed blueprint's name: its whole input, recorded as the activity's result. */

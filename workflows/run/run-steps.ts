@@ -44,6 +44,7 @@ import {
   seedContextTarget,
   seedRequest,
   stageFailedText,
+  textWrite,
   undeliveredText,
   unmatchedChoiceDetail,
   withLiveVisit,
@@ -287,12 +288,8 @@ export class AgentRun {
 
   /** `spawn_agent {seed_context}`: starting material in the first pinned region the run shows, else the conversation. */
   async addSeedContext(text: string): Promise<void> {
-    const { region, kind } = seedContextTarget(this.driver.state);
-    await this.driver.apply({
-      kind: 'write',
-      region,
-      entry: { content: text, tokens: await this.driver.count(text), kind, runtime: true },
-    });
+    const target = seedContextTarget(this.driver.state);
+    await this.driver.apply(textWrite(target, text, await this.driver.count(text), true));
   }
 
   async enter(stage: string): Promise<void> {

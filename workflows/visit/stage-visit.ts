@@ -35,6 +35,8 @@ import {
   type StuckLimits,
   stageDetails,
   stuckLimits,
+  textWrite,
+  USER_TURN,
   type VisitCounters,
   waitingKind,
 } from '../../src/runtime/index.js';
@@ -291,31 +293,19 @@ export class StageVisit {
     for (const text of this.operators.takeMessages()) await this.userTurn(text);
   }
 
-  async note({ region: preferred, text }: RuntimeNote): Promise<void> {
-    const { region, kind } = noteTarget(this.driver.state, preferred);
-    await this.driver.apply({
-      kind: 'write',
-      region,
-      entry: { content: text, tokens: await this.driver.count(text), kind, runtime: true },
-    });
+  /** A note of the runtime's: into its region when the stage shows it, else the conversation (`noteTarget`). */
+  async note({ region, text }: RuntimeNote): Promise<void> {
+    const target = noteTarget(this.driver.state, region);
+    await this.driver.apply(textWrite(target, text, await this.driver.count(text), true));
   }
 
-  /** A runtime message the model reads as a user turn of the conversation: a reminder, or a person's reply. */
-  async tell(text: string): Promise<void> {
-    await this.driver.apply({
-      kind: 'write',
-      region: 'conversation',
-      entry: { content: text, tokens: await this.driver.count(text), kind: 'user', runtime: true },
-    });
-  }
-
-  /** A user turn of the conversation written as it came: a person's message, a repetition nudge. */
-  async userTurn(text: string): Promise<void> {
-    await this.driver.apply({
-      kind: 'write',
-      region: 'conversation',
-      entry: { content: text, tokens: await this.driver.count(text), kind: 'user' },
-    });
+  /**
+   * A user turn of the conversation: the runtime's words (`runtime`: a
+   * reminder, a person's reply to a wait), or a person's message and a
+   * repetition nudge, written as they came.
+   */
+  async userTurn(text: string, runtime = false): Promise<void> {
+    await this.driver.apply(textWrite(USER_TURN, text, await this.driver.count(text), runtime));
   }
 
   /**
@@ -336,7 +326,7 @@ export class StageVisit {
         await this.fanOutEmpty(step.detail);
         return true;
       }
-      await this.tell(step.text);
+      await this.userTurn(step.text, true);
       return false;
     }
     if (step.kind === 'remind') this.facts = { ...this.facts, outputReminders: (this.facts.outputReminders ?? 0) + 1 };
@@ -346,7 +336,7 @@ export class StageVisit {
         ? interactiveReply(this.inbox.shift() ?? this.operators.takeFirstMessage() ?? '')
         : { kind: 'continue' as const, text: step.text };
     if (next.kind === 'end') return true;
-    await this.tell(next.text);
+    await this.userTurn(next.text, true);
     return false;
   }
 

@@ -1,12 +1,12 @@
 /**
  * Who a sub-agent is (docs/reference/sub-agents.md): its workflow id, its lineage and the
- * ceilings it inherits, and the input a child run or a fan-out worker starts
- * from. Pure: imported by workflow code.
+ * ceilings it inherits, and which blueprint it runs (what it starts with is
+ * `worker-spec.ts`). Pure: imported by workflow code.
  */
 import { CONVERSATION, type RunState, visibleRegions } from '../../context/state.js';
 import type { Blueprint } from '../../shapes/blueprint.js';
 import type { EntryKind } from '../../shapes/content.js';
-import type { ChildRun, Lineage, RunInput, RunOptions } from '../types.js';
+import type { ChildRun, Lineage } from '../types.js';
 
 /** Longest workflow-id segment an item id may become once encoded. */
 export const MAX_ID_SEGMENT = 255;
@@ -58,30 +58,6 @@ export function childLineage(parent: Lineage, blueprintHash: string, stage: stri
 /** How many levels below the first run a run is. */
 export function depthOf(lineage: Lineage): number {
   return lineage.ceiling.length;
-}
-
-/**
- * What every worker of one fan-out shares: its blueprint, start stage and
- * lineage, the workdir and the run options. The visit stores it once as a
- * blob, and each worker's start carries its hash and the worker's own task
- * (`WorkerInput`), so the parent's history grows by the task, not by the
- * share (docs/reference/sub-agents.md#history).
- */
-export interface WorkerShare {
-  child: Omit<ChildRun, 'seedContext' | 'output'>;
-  workdir: string;
-  options: RunOptions;
-}
-
-/** A fan-out worker's whole input: what it shares with its siblings, and its own task. */
-export function workerRunInput(share: WorkerShare, task: string): RunInput {
-  return { child: share.child, task, caller: {}, workdir: share.workdir, options: share.options };
-}
-
-/** A fan-out worker's start: the hash of its `WorkerShare` and its task. */
-export interface WorkerInput {
-  shared: string;
-  task: string;
 }
 
 /** Which blueprint a child runs, with the hash of the tree's first (whose catalog holds the agents). */

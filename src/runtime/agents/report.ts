@@ -8,7 +8,7 @@ import { resultCap, routeTarget } from '../../context/routing.js';
 import { findRegion, type RunState } from '../../context/state.js';
 import type { ToolRouting } from '../../shapes/blueprint.js';
 import type { Content } from '../../shapes/content.js';
-import type { WorkerEnd } from './queue.js';
+import type { ReportCounts, WorkerEnd } from './queue.js';
 
 /** One item's line of the merged report, before the activity cuts it to its share. */
 export interface ReportItem {
@@ -16,13 +16,6 @@ export interface ReportItem {
   status: WorkerEnd['status'] | 'not-started';
   /** The answer (completed) or the reason (otherwise). */
   text: Content;
-}
-
-/** How many items of a report succeeded, failed, and were cancelled or never started. */
-export interface ReportCounts {
-  succeeded: number;
-  failed: number;
-  cancelled: number;
 }
 
 export function reportCounts(items: readonly Pick<ReportItem, 'status'>[]): ReportCounts {
@@ -37,12 +30,41 @@ export function reportHeader(counts: ReportCounts): string {
   return `[fan_out results: ${succeeded} succeeded, ${failed} failed${cancelled > 0 ? `, ${cancelled} cancelled` : ''}]`;
 }
 
+/** How an item's status reads after its heading: nothing for an answer. */
+const STATUS_LABEL: Record<ReportItem['status'], string> = {
+  completed: '',
+  failed: ' FAILED',
+  cancelled: ' CANCELLED',
+  'not-started': ' NOT STARTED',
+};
+
 /** One item's section: `## worker <id>`, with its status when it has no answer. */
 export function sectionHeading(item: Pick<ReportItem, 'id' | 'status'>): string {
-  const label = { completed: '', failed: ' FAILED', cancelled: ' CANCELLED', 'not-started': ' NOT STARTED' }[
-    item.status
-  ];
-  return `## worker ${item.id}${label}`;
+  return `## worker ${item.id}${STATUS_LABEL[item.status]}`;
+}
+
+/**
+ * The one section of a run of items that share an end without answers (a
+ * shard that failed, was cancelled or never started):
+ * `## workers <first> to <last> <STATUS> (<n> items)` and why.
+ */
+export function rangeSection(
+  items: readonly Pick<ReportItem, 'id'>[],
+  status: Exclude<ReportItem['status'], 'completed'>,
+  why: string,
+): string {
+  const first = items[0]?.id ?? '';
+  const last = items.at(-1)?.id ?? first;
+  return `## workers ${first} to ${last}${STATUS_LABEL[status]} (${items.length} items)\n${why}`;
+}
+
+/** Why an item has no worker: a fail-fast fan-out stopped before it (docs/reference/sub-agents.md#fan_out). */
+export const EARLIER_FAILURE = 'an earlier worker failed';
+
+/** An item's line of the report: its worker's answer, or why it has none. */
+export function reportItem(id: string, end: WorkerEnd | undefined): ReportItem {
+  if (!end) return { id, status: 'not-started', text: `not started: ${EARLIER_FAILURE}` };
+  return { id, status: end.status, text: end.status === 'completed' ? end.output : end.error };
 }
 
 /** The report of an empty `fan_out`: nothing was handed out. */

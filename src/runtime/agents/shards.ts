@@ -3,10 +3,11 @@
  * workers each shard runs and the input and result of a shard workflow. Pure.
  */
 import type { Content } from '../../shapes/content.js';
-import type { ChildRun, RunOptions, Spend, WorkerCounts } from '../types.js';
-import type { WorkerStatus } from './queue.js';
-import type { ReportCounts } from './report.js';
+import type { Spend } from '../types.js';
+import type { JobEnd, ReportCounts } from './queue.js';
+import { rangeSection } from './report.js';
 import type { FanOutItem } from './tool-args.js';
+import type { WorkerSpec } from './worker-spec.js';
 
 /** Items a fan-out runs from its stage visit; a larger one is split into shards of this many. */
 export const DEFAULT_SHARD_ITEMS = 500;
@@ -35,10 +36,9 @@ export function shardPlan(items: number, maxWorkers: number, shardItems: number)
   return { ranges, concurrent, limit: Math.floor(maxWorkers / concurrent) };
 }
 
-/** What one shard of a large fan-out is given (`fanOutShardWorkflow`). */
-export interface ShardInput {
-  /** The visit's run (whose id prefixes every worker's) and blueprint, and the stage that fans out. */
-  runId: string;
+/** What a shard does with its slice of the items: run them (at most `limit` at once) and write their part of the report. */
+export interface ShardJob {
+  /** The visit's blueprint and the stage that fans out, whose model reads the report. */
   blueprintHash: string;
   stage: string;
   items: FanOutItem[];
@@ -46,13 +46,28 @@ export interface ShardInput {
   failFast: boolean;
   /** Tokens each item's section of the report may take. */
   share: number;
-  label: string;
-  child: Omit<ChildRun, 'seedContext' | 'output'>;
-  answerOwed: boolean;
-  workdir: string;
-  options: RunOptions;
-  /** The hash of the workers' `WorkerShare`. */
-  shared?: string;
+}
+
+/** What one shard of a large fan-out is given (`fanOutShardWorkflow`): its workers' spec and its job. */
+export type ShardInput = WorkerSpec & ShardJob;
+
+/** A shard's input as its child workflow records it, in the key order runs already recorded. */
+export function shardInput(spec: WorkerSpec, job: ShardJob): ShardInput {
+  return {
+    runId: spec.runId,
+    blueprintHash: job.blueprintHash,
+    stage: job.stage,
+    items: job.items,
+    limit: job.limit,
+    failFast: job.failFast,
+    share: job.share,
+    label: spec.label,
+    child: spec.child,
+    answerOwed: spec.answerOwed,
+    workdir: spec.workdir,
+    options: spec.options,
+    ...(spec.shared ? { shared: spec.shared } : {}),
+  };
 }
 
 /** What a shard hands back: its counts and its part of the report (a blob reference when large). */
@@ -63,32 +78,21 @@ export interface ShardResult {
   spend?: Spend;
 }
 
-/** The report part of items no shard answered for: one section naming the first and the last. */
-export function unfinishedPart(items: readonly FanOutItem[], label: string, why: string): string {
-  const first = items[0]?.id ?? '';
-  const last = items.at(-1)?.id ?? first;
-  return `## workers ${first} to ${last} ${label} (${items.length} items)\n${why}`;
+/** How a finished shard counts in the queue of shards: failed when any of its items failed, with its counts. */
+export function shardEnd(result: ShardResult): JobEnd {
+  return { status: result.counts.failed > 0 ? 'failed' : 'completed', tally: result.counts };
 }
 
-/** A sharded fan-out's progress: the items of queued, running and finished shards. */
-export function shardedCounts(
-  plan: ShardPlan,
-  statusOf: (k: number) => WorkerStatus,
-  results: readonly (ShardResult | undefined)[],
-): WorkerCounts {
-  const c: WorkerCounts = { queued: 0, running: 0, done: 0, failed: 0 };
-  plan.ranges.forEach((range, k) => {
-    const n = range.to - range.from;
-    const status = statusOf(k);
-    const result = results[k];
-    if (result) {
-      c.done += result.counts.succeeded;
-      c.failed += result.counts.failed + result.counts.cancelled;
-    } else if (status === 'running') c.running += n;
-    else if (status === 'queued') c.queued += n;
-    else c.failed += n;
-  });
-  return c;
+/** The result standing for a shard that answered for none of its items: they all count as `status`, in one section. */
+export function unansweredShard(
+  items: readonly FanOutItem[],
+  status: 'failed' | 'cancelled' | 'not-started',
+  why: string,
+): ShardResult {
+  const n = items.length;
+  const counts =
+    status === 'failed' ? { succeeded: 0, failed: n, cancelled: 0 } : { succeeded: 0, failed: 0, cancelled: n };
+  return { counts, part: rangeSection(items, status, why) };
 }
 
 /** The counts of a sharded fan-out's report: the sums of its parts'. */

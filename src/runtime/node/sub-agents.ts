@@ -15,15 +15,10 @@ import type { Content } from '../../shapes/content.js';
 import { countTokens, cutMarker, cutToTokens } from '../../tokens/index.js';
 import type { ToolCeiling } from '../../tools/tool.js';
 import { type SeededRegion, seedRequest } from '../activity-types.js';
-import { type ChildBlueprint, childBlueprintOf, type WorkerShare, workerRunInput } from '../agents/lineage.js';
-import {
-  EMPTY_FAN_OUT_REPORT,
-  type ReportCounts,
-  type ReportItem,
-  reportCounts,
-  reportHeader,
-  sectionHeading,
-} from '../agents/report.js';
+import { type ChildBlueprint, childBlueprintOf } from '../agents/lineage.js';
+import type { ReportCounts } from '../agents/queue.js';
+import { EMPTY_FAN_OUT_REPORT, type ReportItem, reportCounts, reportHeader, sectionHeading } from '../agents/report.js';
+import { type WorkerShare, workerRunInput } from '../agents/worker-spec.js';
 import type { CeilingLayer } from '../types.js';
 import { chooseModel } from './model-choice.js';
 import type { RunStore } from './run-store.js';
