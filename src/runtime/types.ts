@@ -463,6 +463,8 @@ export interface RunCarry {
   continued: number;
   /** The visit that handed over: the next run starts it again from here, under the same workflow id. */
   visit?: StageInput;
+  /** What the run told its webhooks it waits for, so a question still open is not told again (`NOTIFY_TOLD_CARRIED`). */
+  told?: string[];
 }
 
 /** What a stage visit hands its run when the run asked it to hand over. */

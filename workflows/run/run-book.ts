@@ -31,7 +31,11 @@ type BookCarry = Pick<
   | 'agents'
   | 'answer'
   | 'continued'
+  | 'told'
 >;
+
+/** Questions told to the webhooks that a run hands its next run: the latest, which alone can still be open. */
+const TOLD_CARRIED = 64;
 
 export class RunBook {
   usage = emptyUsage();
@@ -49,6 +53,10 @@ export class RunBook {
   handedOver: StageInput | undefined;
   /** Continue-as-new of this run so far (`RUN_CONTINUES_AS_NEW`; 0 without it). */
   continued = 0;
+  /** What the run told its webhooks it waits for, by question (`workflows/run/notify.ts`). */
+  readonly told = new Set<string>();
+  /** The run hands `told` to its next run (`NOTIFY_TOLD_CARRIED`). */
+  carriesTold = false;
 
   addUsage(stage: string, usage: UsageTotals): void {
     this.usage = addUsage(this.usage, usage);
@@ -68,6 +76,7 @@ export class RunBook {
       agents: this.agents,
       ...(this.answer ? { answer: this.answer } : {}),
       continued: this.continued + 1,
+      ...(this.carriesTold && this.told.size > 0 ? { told: [...this.told].slice(-TOLD_CARRIED) } : {}),
     };
   }
 
@@ -84,5 +93,6 @@ export class RunBook {
     this.answer = carry.answer;
     this.continued = carry.continued;
     this.handedOver = carry.visit;
+    for (const key of carry.told ?? []) this.told.add(key);
   }
 }
