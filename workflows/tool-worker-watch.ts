@@ -27,7 +27,7 @@ export type ToolStart<T> = (options: ActivityOptions, attemptsBefore: number) =>
 const GONE = 'tool-worker-missing';
 
 export class ToolWorkerWatch {
-  /** Since when the calls that wait now have waited; unset while the tool worker takes them. */
+  /** Since when the calls that wait now have waited with no tool worker polling; unset while one does. */
   private since: number | undefined;
   /** The absence shown now. */
   private absence: ToolWorkerAbsence | undefined;
@@ -45,11 +45,13 @@ export class ToolWorkerWatch {
   /** Runs a call until it is taken, or fails it with `tool-worker-missing` once the patience has passed. */
   async call<T>(options: ActivityOptions, start: ToolStart<T>): Promise<T> {
     let before = 0;
+    const first = Date.now();
     for (;;) {
       if (this.gone !== undefined) throw ApplicationFailure.nonRetryable(this.gone, GONE);
       const scheduled = Date.now();
-      const waitedMs = this.since === undefined ? 0 : scheduled - this.since;
-      const timeout = toolStartTimeoutMs({ patienceMs: this.at.patienceMs, waitedMs }, this.at.options);
+      const absentMs = this.since === undefined ? 0 : scheduled - this.since;
+      const waited = { patienceMs: this.at.patienceMs, waitedMs: scheduled - first, absentMs };
+      const timeout = toolStartTimeoutMs(waited, this.at.options);
       try {
         const out = await start({ ...options, scheduleToStartTimeout: timeout }, before);
         await this.taken();

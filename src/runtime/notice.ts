@@ -107,3 +107,14 @@ export function waitingNotice(opts: {
     at: opts.at.toISOString(),
   };
 }
+
+/** How many of the questions told a run hands its next run when it continues as new. */
+export const TOLD_CARRIED = 64;
+
+/**
+ * The questions told that a run hands its next run, so one still open is not told again: the
+ * latest, since an older question was answered long ago and its key never comes back.
+ */
+export function toldCarried(told: Iterable<string>): string[] {
+  return [...told].slice(-TOLD_CARRIED);
+}

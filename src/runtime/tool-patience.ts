@@ -31,16 +31,19 @@ export function toolWorkerPatienceMs(bp: Pick<Blueprint, 'run'>): number {
 
 /**
  * How long the next attempt of a call may wait to be taken: the probe
- * interval at first, then half of the wait so far (at most ten minutes),
- * never past the end of the patience.
+ * interval at first, then half of what the call has waited so far (at most
+ * ten minutes), so a busy or absent tool worker costs the run's history a
+ * few events an hour; never past the end of the patience once the tool
+ * worker is missing (`absentMs`: how long it has been).
  */
 export function toolStartTimeoutMs(
-  w: { patienceMs: number; waitedMs: number },
+  w: { patienceMs: number; waitedMs: number; absentMs?: number },
   options: Pick<RunOptions, 'toolProbeMs'> = {},
 ): number {
   const probe = options.toolProbeMs !== undefined && options.toolProbeMs > 0 ? options.toolProbeMs : TOOL_PROBE_MS;
   const step = w.waitedMs <= 0 ? probe : Math.min(Math.max(w.waitedMs / 2, probe), Math.max(probe, TOOL_PROBE_MAX_MS));
-  return Math.ceil(Math.max(MIN_START_TIMEOUT_MS, Math.min(step, w.patienceMs - Math.max(0, w.waitedMs))));
+  const left = w.patienceMs - Math.max(0, w.absentMs ?? 0);
+  return Math.ceil(Math.max(MIN_START_TIMEOUT_MS, Math.min(step, left)));
 }
 
 /** What the run does after a call was not taken in time. */

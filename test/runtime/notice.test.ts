@@ -9,7 +9,15 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { isLevError } from '../../src/errors.js';
 import { notifyConfig } from '../../src/notify/config.js';
 import { deliver, signature } from '../../src/notify/deliver.js';
-import { endNotice, questionKey, questionOf, subscribed, waitingNotice } from '../../src/runtime/notice.js';
+import {
+  endNotice,
+  questionKey,
+  questionOf,
+  subscribed,
+  TOLD_CARRIED,
+  toldCarried,
+  waitingNotice,
+} from '../../src/runtime/notice.js';
 
 const scratch = mkdtempSync(join(tmpdir(), 'lev-notify-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
@@ -124,6 +132,14 @@ describe('a waiting notice for a missing tool worker', () => {
     expect(questionKey(question, 'main', 9)).toBe(questionKey(question, 'other', 4));
     expect(questionKey({ kind: 'approval', call: 'c-7', subject: 's' }, 'main', 3)).toBe('approval:c-7');
     expect(questionKey({ kind: 'reply', subject: 's' }, 'chat', 3)).toBe('reply:chat:3');
+  });
+});
+
+describe('the questions told, carried across continue-as-new', () => {
+  it('are the latest ones, in the order they were told', () => {
+    expect(toldCarried(new Set(['approval:c-1', 'reply:chat:3']))).toEqual(['approval:c-1', 'reply:chat:3']);
+    const many = Array.from({ length: TOLD_CARRIED + 10 }, (_, i) => `approval:c-${i}`);
+    expect(toldCarried(many)).toEqual(many.slice(10));
   });
 });
 

@@ -49,8 +49,10 @@ describe('the wait of one attempt', () => {
   it('grows with the wait so far, up to ten minutes, and never runs past the patience', () => {
     expect(toolStartTimeoutMs({ patienceMs: HOUR, waitedMs: 4 * 60_000 })).toBe(2 * 60_000);
     expect(toolStartTimeoutMs({ patienceMs: 3 * 24 * HOUR, waitedMs: 5 * HOUR })).toBe(TOOL_PROBE_MAX_MS);
-    expect(toolStartTimeoutMs({ patienceMs: HOUR, waitedMs: HOUR - 7_000 })).toBe(7_000);
-    expect(toolStartTimeoutMs({ patienceMs: HOUR, waitedMs: HOUR + 1 })).toBe(1_000);
+    // A busy tool worker is waited for as long as it takes; a missing one until the patience ends.
+    expect(toolStartTimeoutMs({ patienceMs: HOUR, waitedMs: 2 * HOUR })).toBe(TOOL_PROBE_MAX_MS);
+    expect(toolStartTimeoutMs({ patienceMs: HOUR, waitedMs: 2 * HOUR, absentMs: HOUR - 7_000 })).toBe(7_000);
+    expect(toolStartTimeoutMs({ patienceMs: HOUR, waitedMs: 2 * HOUR, absentMs: HOUR + 1 })).toBe(1_000);
   });
 
   it('asks few times over a patience of days, and every wait is at least a second', () => {
@@ -63,7 +65,10 @@ describe('the wait of one attempt', () => {
           let asks = 0;
           let shortest = Number.POSITIVE_INFINITY;
           while (waited < patience) {
-            const wait = toolStartTimeoutMs({ patienceMs: patience, waitedMs: waited }, { toolProbeMs: probe });
+            const wait = toolStartTimeoutMs(
+              { patienceMs: patience, waitedMs: waited, absentMs: waited },
+              { toolProbeMs: probe },
+            );
             shortest = Math.min(shortest, wait);
             waited += wait;
             asks++;

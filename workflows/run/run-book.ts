@@ -17,6 +17,7 @@ import {
   type SubmittedOutput,
   type UsageTotals,
 } from '../../src/runtime/index.js';
+import { toldCarried } from '../../src/runtime/notice.js';
 
 /** The part of a run's carry the book holds. */
 type BookCarry = Pick<
@@ -33,9 +34,6 @@ type BookCarry = Pick<
   | 'continued'
   | 'told'
 >;
-
-/** Questions told to the webhooks that a run hands its next run: the latest, which alone can still be open. */
-const TOLD_CARRIED = 64;
 
 export class RunBook {
   usage = emptyUsage();
@@ -76,7 +74,7 @@ export class RunBook {
       agents: this.agents,
       ...(this.answer ? { answer: this.answer } : {}),
       continued: this.continued + 1,
-      ...(this.carriesTold && this.told.size > 0 ? { told: [...this.told].slice(-TOLD_CARRIED) } : {}),
+      ...(this.carriesTold && this.told.size > 0 ? { told: toldCarried(this.told) } : {}),
     };
   }
 
