@@ -17,6 +17,7 @@ import type { WorkerShare } from '../src/runtime/agents/worker-spec.js';
 import { finalOutputText } from '../src/runtime/node/final-output.js';
 import { type InferInput, type InferOutput, infer } from '../src/runtime/node/inference.js';
 import { type DiscoveredTools, type DiscoverInput, discoverStageTools } from '../src/runtime/node/mcp-tools.js';
+import { pollerAges } from '../src/runtime/node/queue-pollers.js';
 import { defaultRuntimeConfig, RunStore, type RuntimeConfig } from '../src/runtime/node/run-store.js';
 import { resolveRunSeeds, type SeededRegion, type SeedRequest } from '../src/runtime/node/seeding.js';
 import {
@@ -64,10 +65,10 @@ async function guarded<T>(work: () => Promise<T>, runId?: string): Promise<T> {
 }
 
 /** Heartbeats while long work runs, so a dead worker's call is retried within the heartbeat timeout. */
-async function withHeartbeat<T>(work: () => Promise<T>): Promise<T> {
+async function withHeartbeat<T>(work: () => Promise<T>, details?: unknown): Promise<T> {
   const timeout = activityInfo().heartbeatTimeoutMs;
   if (!timeout) return work();
-  const timer = setInterval(() => heartbeat(), Math.max(500, Math.floor(timeout / 3)));
+  const timer = setInterval(() => heartbeat(details), Math.max(500, Math.floor(timeout / 3)));
   try {
     return await work();
   } finally {
@@ -111,10 +112,14 @@ export function createActivities(config: RuntimeConfig = defaultRuntimeConfig())
     },
 
     async runTool(input: ToolInput): Promise<ToolResultOut> {
+      // A call scheduled again after it waited for its tool worker counts the attempts made before (src/runtime/tool-patience.ts).
+      const attempt = activityInfo().attempt + (input.attemptsBefore ?? 0);
+      // Its first heartbeat says it started, so a later attempt that is never taken still knows.
+      heartbeat({ attempt });
       try {
         const out = await toolSpan({ tool: input.call.name, runId: input.runId, stage: input.stage }, () =>
           guarded(
-            () => withHeartbeat(() => runToolCall(store, input, activityInfo().attempt, cancellationSignal())),
+            () => withHeartbeat(() => runToolCall(store, input, attempt, cancellationSignal()), { attempt }),
             input.runId,
           ),
         );
@@ -124,6 +129,12 @@ export function createActivities(config: RuntimeConfig = defaultRuntimeConfig())
         recordToolCall(input.call.name, 'failed');
         throw err;
       }
+    },
+
+    /** Whether a tool worker polls a run's tool queue: how long ago the server saw each of its pollers. */
+    async toolQueuePollers(req: { taskQueue: string }): Promise<{ pollerAgesMs: number[] }> {
+      const { client } = Context.current();
+      return pollerAges(client, client.options.namespace, req.taskQueue);
     },
 
     /** Asks the MCP servers for their tools once per visit; the workflow records the answer (docs/reference/mcp.md#discovery). */

@@ -316,6 +316,11 @@ export const RUNTIME_CODES = {
     surface: 'run',
     meaning: 'A tool worker was given a call for a workdir it does not serve.',
   },
+  'tool-worker-missing': {
+    surface: 'run',
+    meaning:
+      "No tool worker served the run's workdir for `[run] tool_worker_patience`; start `lev worker --tools --workdir DIR`.",
+  },
   'user-message-too-large': {
     surface: 'diagnostic',
     meaning: "A user message is larger than the conversation's budget and was not stored.",
@@ -350,6 +355,10 @@ export const RUNTIME_CODES = {
   'events-unreadable': { surface: 'cli', meaning: 'The events file of `lev context simulate` cannot be read.' },
   'temporal-cli-not-found': { surface: 'cli', meaning: 'The Temporal CLI could not be found or installed.' },
   'workdir-not-a-directory': { surface: 'cli', meaning: '`--workdir` names a file, not a directory.' },
+  'workdir-id-bad': {
+    surface: 'cli',
+    meaning: "The workdir's `.leviath/workdir-id` holds no identity; delete it and a new one is written.",
+  },
   'blobs-bad-store': {
     surface: 'cli',
     meaning: '`LEVIATH_BLOBS` or `[runtime] blobs` is neither `local` nor a `postgres://` URL.',

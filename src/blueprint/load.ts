@@ -667,28 +667,36 @@ function readSandbox(root: TableReader): { env: string[]; network?: boolean } {
   return { env: t ? envNames(t) : [], ...(network === true ? { network } : {}) };
 }
 
-/** `[run]`: how a run waits for people (docs/reference/operators.md#ask_timeout) and its spend caps (docs/reference/long-runs.md#spend-caps). */
+/**
+ * `[run]`: how a run waits for people (docs/reference/operators.md#ask_timeout) and for its tool
+ * worker (docs/reference/long-runs.md#tool_worker_patience), and its spend caps (docs/reference/long-runs.md#spend-caps).
+ */
 function readRun(root: TableReader): NonNullable<Blueprint['run']> {
   const t = root.table_('run', '[run] ask_timeout = "30m"');
-  t?.unknownKeys(['ask_timeout', 'max_cost_usd', 'max_tokens'], 'unknown-key', '[run]');
+  t?.unknownKeys(['ask_timeout', 'max_cost_usd', 'max_tokens', 'tool_worker_patience'], 'unknown-key', '[run]');
   const maxCostUsd = t?.number('max_cost_usd', 0, Number.MAX_VALUE);
   const maxTokens = t?.integer('max_tokens', 1);
-  const caps = {
+  const toolWorkerPatienceSecs = t ? runDuration(t, 'tool_worker_patience') : undefined;
+  const rest = {
     ...(maxCostUsd !== undefined ? { maxCostUsd } : {}),
     ...(maxTokens !== undefined ? { maxTokens } : {}),
+    ...(toolWorkerPatienceSecs !== undefined ? { toolWorkerPatienceSecs } : {}),
   };
-  const raw = t?.string('ask_timeout');
-  if (raw === undefined || !t) return { askTimeoutSecs: DEFAULT_ASK_TIMEOUT_SECS, ...caps };
+  return { askTimeoutSecs: (t ? runDuration(t, 'ask_timeout') : undefined) ?? DEFAULT_ASK_TIMEOUT_SECS, ...rest };
+}
+
+/** A duration key of `[run]` in seconds; undefined when unset, or when it is no duration (`bad-duration`). */
+function runDuration(t: TableReader, key: string): number | undefined {
+  const raw = t.string(key);
+  if (raw === undefined) return undefined;
   const secs = parseDuration(raw);
-  if (secs === undefined) {
+  if (secs === undefined)
     t.findings.add(
       'bad-duration',
-      `[run] ask_timeout = "${raw}" is not a duration; write a number with s, m, h or d, such as "30m" or "1h30m".`,
-      t.at('ask_timeout'),
+      `[run] ${key} = "${raw}" is not a duration; write a number with s, m, h or d, such as "30m" or "1h30m".`,
+      t.at(key),
     );
-    return { askTimeoutSecs: DEFAULT_ASK_TIMEOUT_SECS, ...caps };
-  }
-  return { askTimeoutSecs: secs, ...caps };
+  return secs;
 }
 
 /** `[repetition_detection]`, the original's keys (docs/reference/long-runs.md#repetition-detection). */

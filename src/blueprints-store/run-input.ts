@@ -4,7 +4,7 @@
  * The run workflow does this in its `resolveRunInput` activity; `lev run
  * <name@version>` resolves on the client instead.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { isAbsolute } from 'node:path';
 import { LevError } from '../errors.js';
@@ -37,7 +37,10 @@ export function checkRefInput(input: RefRunInput): void {
     if (typeof value !== 'string') bad(`"inputs.${key}" must be a string`);
 }
 
-/** The whole input; the webhooks are the blueprint's and those of the resolving worker's user config (`env`). */
+/**
+ * The whole input; the webhooks are the blueprint's and those of the resolving worker's user config (`env`).
+ * Its tool queue is the one named, else the workdir's own, which only a worker that sees the workdir can read.
+ */
 export function runInputFromRef(
   store: BlueprintStore,
   input: RefRunInput,
@@ -46,6 +49,10 @@ export function runInputFromRef(
 ): RunInput & { blueprint: Blueprint } {
   checkRefInput(input);
   const { bp } = store.resolve(input.blueprint);
+  if (input.toolQueue === undefined && !statSync(input.workdir, { throwIfNoEntry: false })?.isDirectory())
+    bad(
+      `"workdir" ${input.workdir} is not a directory on the worker that resolved the run, so its tool queue is unknown: name it with "toolQueue" (the queue \`lev worker --tools --workdir ${input.workdir}\` prints)`,
+    );
   return {
     blueprint: bp,
     ...(input.task !== undefined ? { task: input.task } : {}),

@@ -8,7 +8,8 @@
 import { existsSync } from 'node:fs';
 import { Client, Connection } from '@temporalio/client';
 import { codecOption } from '../codec/payload-codec.js';
-import { toolQueueName } from '../runtime/node/tool-queue-name.js';
+import { servesHere } from '../runtime/node/tool-queue-name.js';
+import { toolWorkerCommand } from '../runtime/tool-queue.js';
 import { runOutcome, type ToolWait } from '../worker/client.js';
 import { connectOptions, isSecured, serverChoice, serverSettings } from '../worker/connection.js';
 import { runProgress } from '../worker/operators.js';
@@ -49,15 +50,17 @@ export async function attachToRun(runId: string, flags: AttachFlags): Promise<vo
       return;
     }
     const input = await startedInput(client, runId);
-    // The run's tool queue is this host's when it names the workdir here; a remote one is served elsewhere.
+    // The run's tool queue is served here when it is the workdir's own (its identity's, or this host's
+    // for a run of an earlier version) and the workdir is here; a queue a person named is served elsewhere.
     const toolQueue = input.options.toolTaskQueue;
-    const ownTools = toolQueue !== undefined && toolQueue === toolQueueName(input.workdir) && existsSync(input.workdir);
+    const ownTools = toolQueue !== undefined && existsSync(input.workdir) && servesHere(input.workdir, toolQueue);
     installRuntime('ERROR', { ownSignals: true });
     const serveTools = async () => {
       say(`starting a tool worker for ${input.workdir} (task queue ${toolQueue}) in this process`);
       const tools = await createToolWorker({
         ...choice,
         workdir: input.workdir,
+        ...(toolQueue ? { taskQueue: toolQueue } : {}),
       });
       hosted.workers.push({ ...tools, running: tools.worker.run() });
     };
@@ -83,7 +86,7 @@ export async function attachToRun(runId: string, flags: AttachFlags): Promise<vo
         return;
       }
       say(
-        `waiting for the tool worker on task queue ${w.taskQueue} (${w.activity} not started for ${Math.round((Date.now() - w.sinceMs) / 1000)} s); start \`lev worker --tools --workdir ${input.workdir} --task-queue ${w.taskQueue}\` where the workdir is`,
+        `waiting for the tool worker on task queue ${w.taskQueue} (${w.activity} not started for ${Math.round((Date.now() - w.sinceMs) / 1000)} s); start \`${toolWorkerCommand(input.workdir, w.taskQueue)}\` where the workdir is`,
       );
     };
     const reply =

@@ -6,6 +6,7 @@
  * server that outlives this command.
  */
 import type { Client } from '@temporalio/client';
+import { toolWorkerCommand } from '../runtime/tool-queue.js';
 import { type StartInput, startRun } from '../worker/client.js';
 import { withClient } from './connect.js';
 
@@ -86,7 +87,7 @@ export async function missingWorkers(
     );
   if (toolTaskQueue && !(await polled(toolTaskQueue, ACTIVITY_QUEUE)))
     lines.push(
-      `no tool worker polls ${toolTaskQueue} yet; its tool calls and seeds wait until one does (\`lev worker --tools --workdir ${workdir}\` where the workdir is)`,
+      `no tool worker polls ${toolTaskQueue} yet; its tool calls and seeds wait until one does (\`${toolWorkerCommand(workdir, toolTaskQueue)}\` where the workdir is)`,
     );
   return lines;
 }

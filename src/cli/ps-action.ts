@@ -32,7 +32,8 @@ export function formatRuns(rows: RunRow[]): string {
     r.runId,
     r.blueprint ?? '-',
     r.stage ?? '-',
-    r.status,
+    // What a waiting run waits for, as the progress query says (docs/reference/operators.md#lev-ps).
+    r.status === 'waiting' && r.waiting ? `waiting (${r.waiting})` : r.status,
     r.turns === null ? '-' : String(r.turns),
     r.tokens === null ? '-' : String(r.tokens),
     formatCost(r.costUsd),

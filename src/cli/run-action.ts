@@ -15,6 +15,7 @@ import { preflight } from '../runtime/node/seeding.js';
 import { checkSandbox } from '../runtime/node/tool-context.js';
 import { toolQueueName } from '../runtime/node/tool-queue-name.js';
 import { checkWorkdir } from '../runtime/node/workdir.js';
+import { toolWorkerCommand } from '../runtime/tool-queue.js';
 import { DEFAULT_RUN_OPTIONS } from '../runtime/types.js';
 import { flushTracing, startTracing, tracingClientInterceptors } from '../telemetry/tracing.js';
 import { startRun, withModel } from '../worker/client.js';
@@ -157,7 +158,7 @@ export async function runAgentCommand(path: string, flags: RunFlags): Promise<vo
         onWait: (w) =>
           say(
             w
-              ? `waiting for the tool worker on task queue ${w.taskQueue} (${w.activity} not started for ${Math.round((Date.now() - w.sinceMs) / 1000)} s); start \`lev worker --tools --workdir ${workdir}${flags.toolQueue ? ` --task-queue ${flags.toolQueue}` : ''}\` where the workdir is`
+              ? `waiting for the tool worker on task queue ${w.taskQueue} (${w.activity} not started for ${Math.round((Date.now() - w.sinceMs) / 1000)} s); start \`${toolWorkerCommand(workdir, w.taskQueue)}\` where the workdir is`
               : 'the tool worker is back; the run goes on',
           ),
       },

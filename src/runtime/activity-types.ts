@@ -69,6 +69,8 @@ export interface ToolInput {
   approved?: boolean;
   /** Blob hash of the visit's MCP tool catalog, when it discovered one (docs/reference/mcp.md#discovery). */
   catalog?: string;
+  /** Attempts of this call made before it was scheduled again after waiting for its tool worker (docs/reference/long-runs.md#tool_worker_patience). */
+  attemptsBefore?: number;
 }
 
 /**

@@ -10,6 +10,7 @@
 import { formatDuration } from '../blueprint/duration.js';
 import type { Blueprint } from '../shapes/blueprint.js';
 import { cutBytes } from '../truncate.js';
+import { toolWorkerCommand } from './tool-queue.js';
 import type { CostEstimate, PendingAsk, Progress, RegionBar, UsageTotals } from './types.js';
 
 /** The static summary's limit, in bytes of UTF-8. */
@@ -137,11 +138,16 @@ export function utcMinute(ms: number): string {
 }
 
 /** What the run waits for, with the command that answers each wait. */
-export function waitingLines(p: Pick<Progress, 'runId' | 'asks' | 'waiting' | 'paused'>): string[] {
+export function waitingLines(p: Pick<Progress, 'runId' | 'asks' | 'waiting' | 'paused' | 'toolWorker'>): string[] {
   const lines: string[] = [];
   for (const ask of p.asks) lines.push(askLine(p.runId, ask));
   if (p.waiting === 'message')
     lines.push(`**Waiting for** a reply: \`lev msg ${p.runId} "…"\` (\`/done\` ends the stage).`);
+  const away = p.toolWorker;
+  if (away)
+    lines.push(
+      `**Waiting for** a tool worker (\`tool-worker-missing\`): none has polled task queue \`${away.taskQueue}\` since ${utcMinute(away.since)}; start \`${toolWorkerCommand(away.workdir, away.taskQueue)}\` where the workdir is, or the run fails at ${utcMinute(away.failsAt)} (\`[run] tool_worker_patience\`).`,
+    );
   if (p.paused) lines.push(`**Paused**: \`lev resume ${p.runId}\` goes on.`);
   return lines;
 }

@@ -5,6 +5,9 @@
  * activity delivers it.
  */
 import type { Notice, NotifyEvent, Webhook } from '../shapes/notify.js';
+import { utcMinute } from './details.js';
+import { toolWorkerCommand } from './tool-queue.js';
+import type { ToolWorkerAbsence } from './types.js';
 
 export function endNotice(opts: {
   deliveryId: string;
@@ -33,22 +36,45 @@ export function subscribed(hooks: readonly Webhook[] | undefined, event: NotifyE
   return (hooks ?? []).filter((h) => h.events.includes(event));
 }
 
-/** What a person is asked now, as the run's operators see it: the first ask, else the reply an interactive stage waits for. */
+/**
+ * What a person is asked now, as the run's operators see it: the first ask, else the reply an
+ * interactive stage waits for, else the tool worker of the workdir, which someone must start.
+ */
 export interface Question {
-  kind: 'approval' | 'answer' | 'reply';
+  kind: 'approval' | 'answer' | 'reply' | 'tool-worker-missing';
   call?: string;
   subject: string;
+  /** The tool worker the run waits for (docs/reference/long-runs.md#tool_worker_patience). */
+  toolWorker?: ToolWorkerAbsence;
 }
 
 export function questionOf(p: {
   asks: readonly { kind: 'approval' | 'answer'; call: string; subject: string }[];
   waiting?: string;
   stage: string;
+  toolWorker?: ToolWorkerAbsence;
 }): Question | undefined {
   const ask = p.asks[0];
   if (ask) return { kind: ask.kind, call: ask.call, subject: ask.subject };
   if (p.waiting === 'message') return { kind: 'reply', subject: `a reply to the interactive stage "${p.stage}"` };
+  const away = p.toolWorker;
+  if (away)
+    return {
+      kind: 'tool-worker-missing',
+      subject: `a tool worker for the workdir ${away.workdir} (task queue ${away.taskQueue}); the run fails at ${utcMinute(away.failsAt)} without one`,
+      toolWorker: away,
+    };
   return undefined;
+}
+
+/**
+ * What a question is told under, once: an ask by its call, a missing tool worker by when it
+ * went missing, a reply by the turn that asked for it.
+ */
+export function questionKey(q: Question, stage: string, inferences: number): string {
+  if (q.call !== undefined) return `${q.kind}:${q.call}`;
+  if (q.toolWorker) return `${q.kind}:${q.toolWorker.since}`;
+  return `${q.kind}:${stage}:${inferences}`;
 }
 
 export function waitingNotice(opts: {
@@ -60,8 +86,10 @@ export function waitingNotice(opts: {
   at: Date;
 }): Notice {
   const { runId, question: q } = opts;
-  const command =
-    q.kind === 'approval'
+  const away = q.toolWorker;
+  const command = away
+    ? toolWorkerCommand(away.workdir, away.taskQueue)
+    : q.kind === 'approval'
       ? `lev approve ${runId} ${q.call ?? ''}`.trimEnd()
       : q.kind === 'answer'
         ? `lev answer ${runId} ${q.call ?? ''} "…"`.replace('  ', ' ')
@@ -75,6 +103,18 @@ export function waitingNotice(opts: {
     costUsd: opts.costUsd ?? null,
     command,
     waiting: { kind: q.kind, ...(q.call ? { call: q.call } : {}), subject: q.subject },
+    ...(away ? { workdir: away.workdir } : {}),
     at: opts.at.toISOString(),
   };
+}
+
+/** How many of the questions told a run hands its next run when it continues as new. */
+export const TOLD_CARRIED = 64;
+
+/**
+ * The questions told that a run hands its next run, so one still open is not told again: the
+ * latest, since an older question was answered long ago and its key never comes back.
+ */
+export function toldCarried(told: Iterable<string>): string[] {
+  return [...told].slice(-TOLD_CARRIED);
 }

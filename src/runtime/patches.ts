@@ -66,6 +66,8 @@ export interface VisitPatches {
   reach?: boolean;
   /** `REPETITION_DETECTION`; absent: off. */
   repetition?: boolean;
+  /** `TOOL_WORKER_PATIENCE`; absent in a visit recorded before it, and in a run without a tool queue. */
+  toolPatience?: boolean;
 }
 
 /**
@@ -107,3 +109,19 @@ export const RUN_NOTIFY = 'run-notify-webhooks';
  * to it by signal.
  */
 export const RUN_CONTINUES_AS_NEW = 'run-continues-as-new';
+
+/**
+ * A tool call or seed on the run's tool queue waits only so long to be
+ * taken; then the run asks whether a tool worker polls, shows `waiting`
+ * (`tool-worker-missing`) while none does, and fails `tool-worker-missing`
+ * after `[run] tool_worker_patience` (docs/reference/long-runs.md#tool_worker_patience).
+ * Asked by every run when it starts, and by each visit of a run with a tool queue.
+ */
+export const TOOL_WORKER_PATIENCE = 'tool-worker-patience';
+
+/**
+ * A run that tells its webhooks `waiting` hands the questions it told to its
+ * next run when it continues as new, so a question still open is told once
+ * (docs/reference/cluster-runs.md#notifications). Asked only by runs with webhooks.
+ */
+export const NOTIFY_TOLD_CARRIED = 'notify-told-carried';

@@ -38,6 +38,8 @@ export interface RunOptions {
   runHistoryEvents?: number;
   /** A visit reports its counters to its run at most this often (ms of workflow time; tests and benches shorten it); unset: `PROGRESS_REPORT_INTERVAL_MS`. */
   progressReportMs?: number;
+  /** A tool call waits this long to be taken before the run asks whether a tool worker polls (tests shorten it); unset: `TOOL_PROBE_MS`. */
+  toolProbeMs?: number;
 }
 
 export const DEFAULT_RUN_OPTIONS: RunOptions = {
@@ -197,6 +199,8 @@ export interface Progress {
   finishedVisits?: { usage: UsageTotals; cost: CostEstimate };
   /** What the run waits for, if anything (docs/reference/operators.md#the-progress-query). */
   waiting?: WaitingKind;
+  /** The workdir's tool worker the run waits for, while it is away (docs/reference/long-runs.md#tool_worker_patience). */
+  toolWorker?: ToolWorkerAbsence;
   /** Calls and questions waiting for a person, oldest first. */
   asks: PendingAsk[];
   paused: boolean;
@@ -386,7 +390,18 @@ export const LEVIATH_STATUSES = ['running', 'waiting', 'paused', 'completed', 'f
 export type LeviathStatus = (typeof LEVIATH_STATUSES)[number];
 
 /** What `Progress.waiting` says the run waits for. */
-export type WaitingKind = 'message' | 'approval' | 'answer' | 'resume';
+export type WaitingKind = 'message' | 'approval' | 'answer' | 'resume' | 'tool-worker-missing';
+
+/** A tool call or seed no tool worker has taken, while none polls the run's tool queue. */
+export interface ToolWorkerAbsence {
+  taskQueue: string;
+  /** The workdir as the run names it. */
+  workdir: string;
+  /** Workflow time (ms) the call that first waited was scheduled. */
+  since: number;
+  /** Workflow time (ms) the run fails `tool-worker-missing` unless a tool worker takes the call. */
+  failsAt: number;
+}
 
 /** A call or question that waits for a person. */
 export interface PendingAsk {
@@ -448,6 +463,8 @@ export interface RunCarry {
   continued: number;
   /** The visit that handed over: the next run starts it again from here, under the same workflow id. */
   visit?: StageInput;
+  /** What the run told its webhooks it waits for, so a question still open is not told again (`NOTIFY_TOLD_CARRIED`). */
+  told?: string[];
 }
 
 /** What a stage visit hands its run when the run asked it to hand over. */

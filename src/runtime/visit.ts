@@ -199,7 +199,10 @@ export function toolCallSummary(call: ToolCall): string {
  * Completion checks run only on a normal completion, never after an error,
  * stuck, the iteration cap or a dead-end route. A visit that ended in error
  * fails the run with the error's code when it has one
- * (docs/reference/operators.md#failure), else `stage-failed`.
+ * (docs/reference/operators.md#failure), else `stage-failed`; one whose tool
+ * worker never came (`tool-worker-missing`) fails it whatever the edges say,
+ * since the next stage would wait for the same workdir
+ * (docs/reference/long-runs.md#tool_worker_patience).
  */
 export type Departure =
   | { kind: 'rerun' }
@@ -216,6 +219,8 @@ export function departure(
 ): Departure {
   const stage = state.stage;
   const checks = end === 'completed';
+  if (end === 'error' && errorCode === 'tool-worker-missing')
+    return { kind: 'fail', code: errorCode, message: `stage "${stage}" ended in error: ${error ?? errorCode}` };
   if (end !== 'completed') {
     const route = outcomeEdge(state, bp, end);
     if (route.kind === 'continue') return { kind: 'rerun' };

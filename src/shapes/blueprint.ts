@@ -326,7 +326,13 @@ export interface Blueprint {
   limits: { scriptShellTimeoutSecs: number };
   /** `[run]`; absent in blueprints stored by earlier versions, which read as the defaults. */
   /** `[run]`: how long a run waits for people, and its spend caps (docs/reference/long-runs.md#spend-caps). */
-  run?: { askTimeoutSecs: number; maxCostUsd?: number; maxTokens?: number };
+  run?: {
+    askTimeoutSecs: number;
+    maxCostUsd?: number;
+    maxTokens?: number;
+    /** `tool_worker_patience`, when the blueprint sets it (docs/reference/long-runs.md#tool_worker_patience). */
+    toolWorkerPatienceSecs?: number;
+  };
   /** `[repetition_detection]`, the keys it sets (docs/reference/long-runs.md#repetition-detection). */
   repetitionDetection?: { enabled?: boolean; maxRepeatCalls?: number; maxReadonlyStreak?: number };
   /** `[notify]`: webhooks told of the run's end and waits (docs/reference/cluster-runs.md#the-notify-table); absent when none. */

@@ -12,6 +12,7 @@ import { isWorkerStart, type WorkerInput, type WorkerShare, workerRunInput } fro
 import { addressFlag } from '../runtime/defaults.js';
 import { defaultRuntimeConfig } from '../runtime/node/run-store.js';
 import { BLUEPRINT_KEY, STAGE_KEY, STATUS_KEY } from '../runtime/search-attributes.js';
+import { toolWorkerCommand } from '../runtime/tool-queue.js';
 import type { PendingAsk, Progress, RegionBar, RunInput, RunMemo, RunResult, UsageTotals } from '../runtime/types.js';
 import { runOutcome, type ToolWait, toolWorkerWait } from './client.js';
 import { runProgress } from './operators.js';
@@ -39,6 +40,8 @@ export interface RunRow {
   ageSeconds: number;
   /** True when a worker answered the `progress` query just now. */
   live: boolean;
+  /** What an open run waits for (`Progress.waiting`: `approval`, `tool-worker-missing`, …); null when nothing, or unknown. */
+  waiting: string | null;
 }
 
 function usageTokens(usage: UsageTotals | undefined): number | null {
@@ -63,6 +66,7 @@ function rowOf(info: Omit<WorkflowExecutionInfo, 'raw'>, progress: Progress | un
     closedAt: info.closeTime ? info.closeTime.toISOString() : null,
     ageSeconds: Math.max(0, Math.floor((now - info.startTime.getTime()) / 1000)),
     live: progress !== undefined,
+    waiting: progress?.waiting ?? null,
   };
 }
 
@@ -104,7 +108,7 @@ export async function listRuns(
 
 /** What a run waits for, as `lev show` says it (docs/reference/operators.md#lev-show). */
 export interface Waiting {
-  kind: 'approval' | 'answer' | 'reply' | 'resume' | 'tool-worker' | 'worker';
+  kind: 'approval' | 'answer' | 'reply' | 'resume' | 'tool-worker' | 'tool-worker-missing' | 'worker';
   detail: string;
 }
 
@@ -200,8 +204,15 @@ export async function viewRun(
         detail: `a worker on task queue "${info.taskQueue}": none answered within ${deadlineMs / 1000} s; \`lev attach ${runId}\` runs one`,
       });
     if (progress) waitingFor.push(...personWaits(runId, progress, address));
+    const away = progress?.toolWorker;
+    if (away)
+      waitingFor.push({
+        kind: 'tool-worker-missing',
+        detail: `a tool worker for ${away.workdir}: none has polled task queue "${away.taskQueue}" for ${Math.round((now - away.since) / 1000)} s; start \`${toolWorkerCommand(away.workdir, away.taskQueue)}\` where the workdir is, or the run fails in ${Math.max(0, Math.round((away.failsAt - now) / 60_000))} min ([run] tool_worker_patience)`,
+      });
     const input = await startedInput(client, runId).catch(() => undefined);
-    const toolQueue = input?.options.toolTaskQueue;
+    // The run says itself when its tool worker is missing; before it has looked, a call that waits says so.
+    const toolQueue = away ? undefined : input?.options.toolTaskQueue;
     const wait: ToolWait | undefined = toolQueue
       ? await toolWorkerWait(
           client,

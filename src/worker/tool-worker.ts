@@ -1,9 +1,11 @@
 /**
  * The tool worker: the only activities that touch a run's workdir (tool
- * calls and seeds), on a task queue named for this host and workdir. `lev
+ * calls and seeds), on the task queue named by the workdir's identity. `lev
  * run` serves one in-process for its own workdir; `lev worker --tools
- * --workdir DIR` serves one on the machine that holds DIR. It refuses calls
- * for any other workdir, so a tool never runs where its workdir is not.
+ * --workdir DIR` serves one on the machine that holds DIR, at whatever path
+ * it has there (docs/reference/long-runs.md#a-tool-worker-that-outlives-its-process).
+ * It refuses calls for any other workdir, so a tool never runs where its
+ * workdir is not.
  */
 import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -14,39 +16,56 @@ import { codecOption } from '../codec/payload-codec.js';
 import { LevError } from '../errors.js';
 import { DEFAULT_ACTIVITY_SLOTS, defaultRuntimeConfig, type RuntimeConfig } from '../runtime/node/run-store.js';
 import { toolQueueName } from '../runtime/node/tool-queue-name.js';
+import { readWorkdirIdentity } from '../runtime/node/workdir-identity.js';
+import { workdirQueue } from '../runtime/tool-queue.js';
 import { connectOptions, type ServerChoice, serverSettings } from './connection.js';
 import { activityInterceptors, installRuntime } from './worker.js';
 
-/** The workdir activities, refusing any call made for another workdir. */
-export function workdirActivities(workdir: string, runtime: RuntimeConfig = defaultRuntimeConfig()) {
+/**
+ * The workdir activities, refusing any call made for another workdir. On
+ * the queue of the workdir's identity a call is for these files whatever
+ * path its run names them by, and runs here at this worker's path; on any
+ * other queue (host-named, or one a person named) the paths must match.
+ */
+export function workdirActivities(
+  workdir: string,
+  runtime: RuntimeConfig = defaultRuntimeConfig(),
+  taskQueue?: string,
+) {
   const own = resolve(workdir);
+  const identity = readWorkdirIdentity(own);
+  const byIdentity = identity !== undefined && taskQueue === workdirQueue(identity);
   const all = createActivities(runtime);
-  const mine = (requested: string) => {
-    if (resolve(requested) !== own)
-      throw ApplicationFailure.nonRetryable(
-        `[tool-workdir-elsewhere] This tool worker serves the workdir ${own}, not ${requested}; start \`lev worker --tools --workdir ${requested}\` on the machine that holds it.`,
-        'tool-workdir-elsewhere',
-      );
+  const otherIdentity = (path: string): string | undefined => {
+    const there = statSync(path, { throwIfNoEntry: false })?.isDirectory() ? readWorkdirIdentity(path) : undefined;
+    return there !== undefined && there !== identity ? there : undefined;
+  };
+  const mine = (requested: string): string => {
+    const asked = resolve(requested);
+    if (asked === own) return own;
+    // A path the run names that holds other files here is another workdir, whatever the queue says.
+    if (byIdentity && otherIdentity(asked) === undefined) return own;
+    throw ApplicationFailure.nonRetryable(
+      `[tool-workdir-elsewhere] This tool worker serves the workdir ${own}, not ${requested}; start \`lev worker --tools --workdir ${requested}\` on the machine that holds it.`,
+      'tool-workdir-elsewhere',
+    );
   };
   return {
     async runTool(input: Parameters<typeof all.runTool>[0]) {
-      mine(input.workdir);
-      return all.runTool(input);
+      return all.runTool({ ...input, workdir: mine(input.workdir) });
     },
     async discoverTools(input: Parameters<typeof all.discoverTools>[0]) {
-      mine(input.workdir);
-      return all.discoverTools(input);
+      return all.discoverTools({ ...input, workdir: mine(input.workdir) });
     },
     async resolveSeeds(req: Parameters<typeof all.resolveSeeds>[0]) {
-      mine(req.workdir);
-      return all.resolveSeeds(req);
+      return all.resolveSeeds({ ...req, workdir: mine(req.workdir) });
     },
   };
 }
 
 export interface ToolWorkerOptions extends ServerChoice {
   workdir: string;
-  /** Defaults to `toolQueueName(workdir)`. */
+  /** Defaults to `toolQueueName(workdir)`, the queue of the workdir's identity. */
   taskQueue?: string;
   identity?: string;
   runtime?: RuntimeConfig;
@@ -70,7 +89,7 @@ export async function createToolWorker(
     connection,
     namespace: server.namespace,
     taskQueue,
-    activities: workdirActivities(workdir, runtime),
+    activities: workdirActivities(workdir, runtime, taskQueue),
     maxConcurrentActivityTaskExecutions: runtime.activitySlots ?? DEFAULT_ACTIVITY_SLOTS,
     // As the shared worker: calls in flight go back at once on shutdown, the rest is bounded.
     shutdownForceTime: '5 seconds',

@@ -78,9 +78,10 @@ describe('a run input by reference', () => {
   });
 
   it('becomes the input lev run would have started, with the tool queue of the workdir', () => {
+    const workdir = mkdtempSync(join(scratch, 'work-'));
     const input = runInputFromRef(
       store,
-      { blueprint: 'demo@1', task: 'look', workdir: '/work/x', inputs: { brief: 'short' } },
+      { blueprint: 'demo@1', task: 'look', workdir, inputs: { brief: 'short' } },
       'host-a',
       NO_CONFIG,
     );
@@ -88,9 +89,10 @@ describe('a run input by reference', () => {
       blueprint: one(),
       task: 'look',
       caller: { brief: 'short' },
-      workdir: '/work/x',
-      options: { ...DEFAULT_RUN_OPTIONS, unattended: true, toolTaskQueue: toolQueueName('/work/x', 'host-a') },
+      workdir,
+      options: { ...DEFAULT_RUN_OPTIONS, unattended: true, toolTaskQueue: toolQueueName(workdir) },
     });
+    expect(input.options.toolTaskQueue).toMatch(/^leviath-workdir-work-/);
     const attended = runInputFromRef(
       store,
       { blueprint: 'demo', workdir: '/w', toolQueue: 'q', attended: true },
@@ -105,7 +107,9 @@ describe('a run input by reference', () => {
     store.push('told', told, '/a');
     const config = join(scratch, 'notify-config.toml');
     writeFileSync(config, '[[notify.webhooks]]\nurl = "https://b.example/hook"\nevents = ["failed"]\n');
-    const input = runInputFromRef(store, { blueprint: 'told', workdir: '/w' }, 'host-a', { LEVIATH_CONFIG: config });
+    const input = runInputFromRef(store, { blueprint: 'told', workdir: '/w', toolQueue: 'q' }, 'host-a', {
+      LEVIATH_CONFIG: config,
+    });
     expect(input.options.notify).toEqual([
       { url: 'https://b.example/hook', events: ['failed'] },
       { url: 'https://a.example/hook', events: ['completed', 'failed', 'cancelled', 'waiting'] },
@@ -114,6 +118,10 @@ describe('a run input by reference', () => {
 
   it('refuses what a person typed wrong, naming it', () => {
     expect(code(() => checkRefInput({ blueprint: 'demo', workdir: 'relative' }))).toBe('run-input-bad');
+    // The workdir's own queue is read from the workdir, so a worker that does not see it asks for the queue.
+    expect(() =>
+      runInputFromRef(store, { blueprint: 'demo', workdir: join(scratch, 'absent') }, 'h', NO_CONFIG),
+    ).toThrow(/is not a directory on the worker that resolved the run.*"toolQueue"/);
     expect(() => checkRefInput({ blueprint: 'demo', workdir: '/w', taks: 'x' } as never)).toThrow(
       /"taks" is not a key/,
     );

@@ -23,6 +23,7 @@ const row: RunRow = {
   closedAt: null,
   ageSeconds: 185,
   live: true,
+  waiting: null,
 };
 
 describe('lev ps table', () => {
@@ -45,6 +46,11 @@ describe('lev ps table', () => {
     // What nobody could tell prints as a dash, in the same columns.
     expect(lines[2]).toMatch(/^x\s+-\s+investigate\s+running\s+-\s+-\s+-\s+2h$/);
     expect(lines[1]?.indexOf('running')).toBe(lines[2]?.indexOf('running'));
+  });
+
+  it('says what a waiting run waits for (docs/reference/long-runs.md#tool_worker_patience)', () => {
+    const waiting: RunRow = { ...row, status: 'waiting', waiting: 'tool-worker-missing' };
+    expect(formatRuns([waiting]).split('\n')[1]).toMatch(/\sinvestigate\s+waiting \(tool-worker-missing\)\s+4\s/);
   });
 
   it('prints costs as the current details do, four decimals below a cent', () => {

@@ -100,19 +100,13 @@ describe('docker-compose.yml', () => {
     expect(worker.ports).toBeUndefined();
   });
 
-  it('keeps a tool worker for ./workspace on a queue named for the workdir, which a replacement container serves too', () => {
+  it("keeps a tool worker for ./workspace on the queue of the workspace's identity, which a replacement container serves too", () => {
     const tools = services['tool-worker']!;
     expect(tools.restart).toBe('unless-stopped');
     expect(tools.user).toBe('node');
     expect(tools.image).toBe(services.worker?.image);
-    expect(tools.command).toEqual([
-      'worker',
-      '--tools',
-      '--workdir',
-      '/workspace',
-      '--task-queue',
-      'leviath-tools-workspace',
-    ]);
+    // No --task-queue: the queue is read from ./workspace/.leviath/workdir-id, the same for every container.
+    expect(tools.command).toEqual(['worker', '--tools', '--workdir', '/workspace']);
     expect(tools.container_name).toBeUndefined();
     // `lev run --workdir /workspace` inside the network sees the same files the tool worker serves.
     expect(tools.volumes).toContain('./workspace:/workspace');

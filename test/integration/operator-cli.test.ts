@@ -66,6 +66,7 @@ const ROW_KEYS = [
   'status',
   'tokens',
   'turns',
+  'waiting',
 ];
 
 describe('lev ps and lev show', () => {

@@ -6,9 +6,11 @@
  * call made twice, and a run that continued as new still takes a message
  * (which reaches the model), a pause, a resume and a cancel.
  */
+
+import { join } from 'node:path';
 import { type Client, WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
 import { CancelledFailure } from '@temporalio/common';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, inject, it } from 'vitest';
 import { scriptedCalls } from '../../src/providers/index.js';
 import type { MessageReceipt, PauseState } from '../../src/runtime/people/updates.js';
 import { STATUS_KEY } from '../../src/runtime/search-attributes.js';
@@ -16,6 +18,7 @@ import { DEFAULT_RUN_OPTIONS, type RunOptions, type RunResult } from '../../src/
 import { startRun } from '../../src/worker/client.js';
 import { runProgress, sendUpdate } from '../../src/worker/operators.js';
 import { chatCompletion, type RecordedRequest, type Reply } from '../providers/wire-server.js';
+import { startLev } from './lev-process.js';
 import { saveHistories, scriptedModel, tempDir, useRuntime, useWireModel, writeBlueprint } from './run-helpers.js';
 
 const LIMIT = 60;
@@ -170,6 +173,53 @@ describe('a run that continued as new, steered', () => {
     await handle.cancel();
     await handle.result().catch(() => {});
     await saveHistories(client, runId);
+  });
+
+  it('is followed by lev attach across continue-as-new to its end, losing no message', async () => {
+    wire.serve(Array.from({ length: 90 }, (_, i) => toolCall(`a${i}`, 60)));
+    const handle = await start(env.rt.client, env.rt.taskQueue, WIRED);
+    const client = env.rt.client;
+    const runId = handle.workflowId;
+    const address = inject('temporalAddress');
+    const levEnv = {
+      TEMPORAL_ADDRESS: address,
+      LEVIATH_HOME: tempDir('attach-home'),
+      LEVIATH_CONFIG: join(tempDir('no-config'), 'config.toml'),
+    };
+    const attach = startLev(['attach', runId, '--address', address], levEnv);
+    await attach.waitFor(/following run .* a worker on task queue/);
+
+    // One message before the run goes on as new, one after, the second through `lev msg`
+    // (docs/reference/long-runs.md#the-run-continues-as-new).
+    const before = 'First message: look at the billing logs.';
+    await sendUpdate<MessageReceipt>(client, runId, 'message', before);
+    await until(async () => (await chain(client, runId)).length >= 2 || undefined, 'the run continued as new');
+    const continuedAt = (await runProgress(client, handle))?.inferences ?? 0;
+    const after = 'Second message: and the metrics.';
+    const msg = startLev(['msg', runId, after, '--address', address], levEnv);
+    expect(await msg.exited).toBe(0);
+    const goneOn = (await chain(client, runId)).length;
+    await until(
+      async () => (await chain(client, runId)).length > goneOn || undefined,
+      'the run continued as new after the second message',
+    );
+
+    const result = (await handle.result()) as RunResult;
+    await saveHistories(client, runId);
+    expect(result.status).toBe('completed');
+    // lev attach followed every run of the chain to the end and printed the result.
+    expect(await attach.exited).toBe(0);
+    const printed = [...attach.stdout().matchAll(/run inference (\d+)/g)].map((m) => Number(m[1]));
+    expect(Math.max(...printed)).toBeGreaterThan(continuedAt);
+    expect(attach.stdout()).toContain('Run completed after stages main');
+    expect(attach.stdout()).toContain(`Run id: ${runId}`);
+    expect(attach.stderr()).not.toMatch(/error/i);
+    // Both messages reached the model, each once: no conversation holds one twice.
+    for (const text of [before, after]) {
+      const counts = wire.server.requests.map((r) => texts(r).split(text).length - 1);
+      expect(Math.max(...counts)).toBe(1);
+    }
+    expect((await chain(client, runId)).length).toBeGreaterThanOrEqual(3);
   });
 
   it('takes a cancel: the run ends CANCELED with its region set and status', async () => {

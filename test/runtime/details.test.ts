@@ -137,6 +137,19 @@ describe('stageDetails', () => {
     expect(stageDetails(progress({ paused: true, status: 'paused' }))).toContain('`lev resume demo-1` goes on');
   });
 
+  it('says when it waits for the tool worker of its workdir, and when it gives up', () => {
+    const toolWorker = {
+      taskQueue: 'leviath-workdir-w-0123456789ab',
+      workdir: '/srv/w',
+      since: Date.UTC(2026, 0, 2, 3, 4),
+      failsAt: Date.UTC(2026, 0, 2, 4, 4),
+    };
+    const md = runDetails(progress({ status: 'waiting', waiting: 'tool-worker-missing', toolWorker }), ['main']);
+    expect(md).toContain(
+      '**Waiting for** a tool worker (`tool-worker-missing`): none has polled task queue `leviath-workdir-w-0123456789ab` since 2026-01-02 03:04 UTC; start `lev worker --tools --workdir /srv/w` where the workdir is, or the run fails at 2026-01-02 04:04 UTC (`[run] tool_worker_patience`).',
+    );
+  });
+
   it("counts a fan-out's workers while they run, and names the search that lists them", () => {
     const md = stageDetails(progress({ workers: { queued: 10, running: 4, done: 11, failed: 1 } }));
     expect(md.split('\n')[1]).toBe(

@@ -9,7 +9,15 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { isLevError } from '../../src/errors.js';
 import { notifyConfig } from '../../src/notify/config.js';
 import { deliver, signature } from '../../src/notify/deliver.js';
-import { endNotice, questionOf, subscribed, waitingNotice } from '../../src/runtime/notice.js';
+import {
+  endNotice,
+  questionKey,
+  questionOf,
+  subscribed,
+  TOLD_CARRIED,
+  toldCarried,
+  waitingNotice,
+} from '../../src/runtime/notice.js';
 
 const scratch = mkdtempSync(join(tmpdir(), 'lev-notify-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
@@ -91,6 +99,47 @@ describe('a waiting notice', () => {
       command: 'lev msg r "…"',
       waiting: { kind: 'reply', subject: 'a reply to the interactive stage "chat"' },
     });
+  });
+});
+
+describe('a waiting notice for a missing tool worker', () => {
+  const away = {
+    taskQueue: 'leviath-workdir-w-0123456789ab',
+    workdir: '/srv/w',
+    since: Date.UTC(2026, 0, 2, 3, 4),
+    failsAt: Date.UTC(2026, 0, 2, 4, 4),
+  };
+
+  it('tells the run, the workdir and the command that starts its tool worker (docs/reference/cluster-runs.md#notifications)', () => {
+    const question = questionOf({ asks: [], waiting: 'tool-worker-missing', stage: 'main', toolWorker: away })!;
+    expect(question).toMatchObject({ kind: 'tool-worker-missing', toolWorker: away });
+    const notice = waitingNotice({ deliveryId: 'd', runId: 'r', blueprint: 'b', question, at: new Date(0) });
+    expect(notice).toMatchObject({
+      event: 'waiting',
+      runId: 'r',
+      workdir: '/srv/w',
+      command: 'lev worker --tools --workdir /srv/w',
+      waiting: { kind: 'tool-worker-missing' },
+    });
+    expect(notice.waiting?.subject).toBe(
+      'a tool worker for the workdir /srv/w (task queue leviath-workdir-w-0123456789ab); the run fails at 2026-01-02 04:04 UTC without one',
+    );
+  });
+
+  it('is told once per absence; an ask by its call, a reply by the turn that asked', () => {
+    const question = questionOf({ asks: [], stage: 'main', toolWorker: away })!;
+    expect(questionKey(question, 'main', 3)).toBe(`tool-worker-missing:${away.since}`);
+    expect(questionKey(question, 'main', 9)).toBe(questionKey(question, 'other', 4));
+    expect(questionKey({ kind: 'approval', call: 'c-7', subject: 's' }, 'main', 3)).toBe('approval:c-7');
+    expect(questionKey({ kind: 'reply', subject: 's' }, 'chat', 3)).toBe('reply:chat:3');
+  });
+});
+
+describe('the questions told, carried across continue-as-new', () => {
+  it('are the latest ones, in the order they were told', () => {
+    expect(toldCarried(new Set(['approval:c-1', 'reply:chat:3']))).toEqual(['approval:c-1', 'reply:chat:3']);
+    const many = Array.from({ length: TOLD_CARRIED + 10 }, (_, i) => `approval:c-${i}`);
+    expect(toldCarried(many)).toEqual(many.slice(10));
   });
 });
 

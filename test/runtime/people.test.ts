@@ -239,6 +239,15 @@ describe('statuses', () => {
     expect(waitingKind({ ...none, paused: true })).toBe('resume');
     expect(waitingKind(none)).toBeUndefined();
   });
+
+  it('says waiting, reason tool-worker-missing, while the tool worker is away (docs/reference/long-runs.md#tool_worker_patience)', () => {
+    const toolWorker = { taskQueue: 'q', workdir: '/w', since: 0, failsAt: 1 };
+    expect(runStatus({ ...none, toolWorker })).toBe('waiting');
+    expect(waitingKind({ ...none, toolWorker })).toBe('tool-worker-missing');
+    // Paused meanwhile: still waiting for the worker; a person's ask comes first.
+    expect(runStatus({ ...none, paused: true, toolWorker })).toBe('waiting');
+    expect(waitingKind({ ...none, asks: [ask('c')], toolWorker })).toBe('approval');
+  });
 });
 
 describe('texts', () => {

@@ -222,6 +222,17 @@ describe('which edge a visit leaves by', () => {
     });
   });
 
+  it('fails the run when no tool worker came, even with an error edge (docs/reference/long-runs.md#tool_worker_patience)', () => {
+    const withError = bpWith({ transitions: [edge('review'), edge('fix', { condition: 'dead_end' })] });
+    expect(
+      departure(entered(withError, 'work'), withError, 'error', 'No tool worker took…', 'tool-worker-missing'),
+    ).toEqual({
+      kind: 'fail',
+      code: 'tool-worker-missing',
+      message: 'stage "work" ended in error: No tool worker took…',
+    });
+  });
+
   it('runs a stuck stage again when it has no stuck edge', () => {
     const bp = bpWith({ transitions: [edge('review')] });
     expect(departure(entered(bp, 'work'), bp, 'stuck')).toEqual({ kind: 'rerun' });

@@ -31,10 +31,12 @@ import {
 } from '../../src/runtime/index.js';
 import {
   INLINE_WORKER,
+  NOTIFY_TOLD_CARRIED,
   RUN_BY_REFERENCE,
   RUN_CONTINUES_AS_NEW,
   RUN_NOTIFY,
   RUN_PATCH,
+  TOOL_WORKER_PATIENCE,
 } from '../../src/runtime/patches.js';
 import { isRefInput, type RefRunInput } from '../../src/runtime/ref-input.js';
 import { endsWithOutput } from '../../src/runtime/stage-modes.js';
@@ -42,6 +44,7 @@ import type { Blueprint } from '../../src/shapes/blueprint.js';
 import type { PermissionLayer } from '../../src/tools/permissions.js';
 import { activities, localActivities, quickOptions, referenceOptions } from '../activities.js';
 import { progressQuery } from '../messages.js';
+import { toolWatch } from '../tool-worker-watch.js';
 import { continueIfDue, stopIfOverBudget } from './continuation.js';
 import { notifyEnd, runWebhooks, watchQuestions } from './notify.js';
 import { AgentRun } from './run-steps.js';
@@ -54,6 +57,7 @@ export async function agentRunWorkflow(
   const inline = isWorkerStart(start) && patched(INLINE_WORKER);
   const steerable = inline || patched(RUN_PATCH);
   const continues = steerable && !inline && patched(RUN_CONTINUES_AS_NEW);
+  const patient = patched(TOOL_WORKER_PATIENCE);
   let run: AgentRun | undefined;
   let notifies = false;
   try {
@@ -64,11 +68,17 @@ export async function agentRunWorkflow(
     notifies = runWebhooks(input) && patched(RUN_NOTIFY);
     run = new AgentRun(input, bp, hash, steerable, ceilings, inline, continues);
     const live = run;
+    run.toolWatch = toolWatch({ ...input, blueprint: bp }, patient, (absence) =>
+      live.operators.showToolWorker(absence),
+    );
     setHandler(progressQuery, () => live.progress());
     // A run recorded before people could steer it takes no updates: its visits could not deliver them.
     if (steerable) run.operators.install();
     // The watcher ends with the run; a cancellation is the main path's to handle.
-    if (notifies) void watchQuestions(run).catch(() => {});
+    if (notifies) {
+      run.book.carriesTold = patched(NOTIFY_TOLD_CARRIED);
+      void watchQuestions(run).catch(() => {});
+    }
     let result: RunResult | ChildRunResult;
     if (input.resume) {
       // A run that continued as new picks the walk up where its previous run left it.

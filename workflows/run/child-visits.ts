@@ -41,6 +41,8 @@ export interface VisitingRun extends ContinuingRun {
   readonly visits: number;
   childId: string | undefined;
   lastFailure: unknown;
+  /** Set when the run waits for its tool worker with patience; its visits inside it do too. */
+  readonly toolWatch: unknown;
   def(): StageDef;
   showDetails(): void;
   take(stage: string, outcome: StageOutcome): void;
@@ -60,7 +62,8 @@ export async function visitHere(
   input: StageInput,
 ): Promise<StageOutcome> {
   if (CancellationScope.current().consideredCancelled) throw new CancelledFailure('the run was cancelled');
-  const here = await visitInline(workflowId, input, run.def(), run.operators, () => run.showDetails());
+  const patient = run.toolWatch !== undefined;
+  const here = await visitInline(workflowId, input, run.def(), run.operators, () => run.showDetails(), patient);
   if ('thrown' in here) {
     const err = here.thrown;
     if (isCancellation(err)) {

@@ -27,9 +27,12 @@ export async function visitInline(
   def: StageDef,
   operators: RunOperators,
   changed: () => void,
+  /** The run waits for its tool worker with patience (`TOOL_WORKER_PATIENCE`), and so does the visit. */
+  toolPatience = false,
 ): Promise<InlineEnd> {
   const carry = operators.startVisit(id);
-  const visit = new StageVisit({ ...input, operators: carry }, def, CURRENT_VISIT, {
+  const patches = toolPatience ? { ...CURRENT_VISIT, toolPatience } : CURRENT_VISIT;
+  const visit = new StageVisit({ ...input, operators: carry }, def, patches, {
     report: (report) => operators.report(report),
     changed,
   });

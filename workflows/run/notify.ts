@@ -6,7 +6,7 @@
  */
 import { ApplicationFailure, CancellationScope, condition, log, uuid4, workflowInfo } from '@temporalio/workflow';
 import type { RunInput, RunResult } from '../../src/runtime/index.js';
-import { endNotice, questionOf, subscribed, waitingNotice } from '../../src/runtime/notice.js';
+import { endNotice, questionKey, questionOf, subscribed, waitingNotice } from '../../src/runtime/notice.js';
 import type { Notice, NotifyEvent, Webhook } from '../../src/shapes/notify.js';
 import { activities, notifyOptions } from '../activities.js';
 import type { AgentRun } from './run-steps.js';
@@ -63,19 +63,22 @@ async function tell(hooks: Webhook[], event: NotifyEvent, notice: () => Notice):
 
 /**
  * Tells `waiting` each time a person is asked something new: an approval, an
- * answer, or a reply to an interactive stage. It waits on the run's own
- * state, so watching records nothing until there is something to tell.
+ * answer, a reply to an interactive stage, or a tool worker for the workdir
+ * (docs/reference/long-runs.md#tool_worker_patience). It waits on the run's
+ * own state, so watching records nothing until there is something to tell.
  */
 export async function watchQuestions(run: AgentRun): Promise<void> {
   const hooks = subscribed(run.input.options.notify, 'waiting');
   if (hooks.length === 0) return;
-  // A question is told once: a visit's reports can pass through "nothing asked" and back.
+  // A question is told once: a visit's reports can pass through "nothing asked" and back, and
+  // what was told comes along when the run continues as new (`NOTIFY_TOLD_CARRIED`).
   // A reply is told again only after a new inference asked for it.
-  const told = new Set<string>();
+  const told = run.book.told;
   const asked = () => {
-    const question = questionOf({ ...run.operators.progress(), stage: run.driver.stage });
+    const stage = run.driver.stage;
+    const question = questionOf({ ...run.operators.progress(), stage });
     if (!question) return undefined;
-    const key = `${question.kind}:${question.call ?? `${run.driver.stage}:${run.progress().inferences}`}`;
+    const key = questionKey(question, stage, run.progress().inferences);
     return told.has(key) ? undefined : { key, question };
   };
   for (;;) {

@@ -17,6 +17,7 @@ import {
   type SubmittedOutput,
   type UsageTotals,
 } from '../../src/runtime/index.js';
+import { toldCarried } from '../../src/runtime/notice.js';
 
 /** The part of a run's carry the book holds. */
 type BookCarry = Pick<
@@ -31,6 +32,7 @@ type BookCarry = Pick<
   | 'agents'
   | 'answer'
   | 'continued'
+  | 'told'
 >;
 
 export class RunBook {
@@ -49,6 +51,10 @@ export class RunBook {
   handedOver: StageInput | undefined;
   /** Continue-as-new of this run so far (`RUN_CONTINUES_AS_NEW`; 0 without it). */
   continued = 0;
+  /** What the run told its webhooks it waits for, by question (`workflows/run/notify.ts`). */
+  readonly told = new Set<string>();
+  /** The run hands `told` to its next run (`NOTIFY_TOLD_CARRIED`). */
+  carriesTold = false;
 
   addUsage(stage: string, usage: UsageTotals): void {
     this.usage = addUsage(this.usage, usage);
@@ -68,6 +74,7 @@ export class RunBook {
       agents: this.agents,
       ...(this.answer ? { answer: this.answer } : {}),
       continued: this.continued + 1,
+      ...(this.carriesTold && this.told.size > 0 ? { told: toldCarried(this.told) } : {}),
     };
   }
 
@@ -84,5 +91,6 @@ export class RunBook {
     this.answer = carry.answer;
     this.continued = carry.continued;
     this.handedOver = carry.visit;
+    for (const key of carry.told ?? []) this.told.add(key);
   }
 }

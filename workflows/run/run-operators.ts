@@ -36,6 +36,7 @@ import {
   type StageOutcome,
   type StageReport,
   type StageWaits,
+  type ToolWorkerAbsence,
   type VisitCounters,
   validateOperatorRequest,
   waitingKind,
@@ -76,6 +77,8 @@ export class RunOperators {
   private readonly acks = new Map<number, OperatorReply | undefined>();
   private nextId = 1;
   private stuck = false;
+  /** The run's own calls (its seeds) wait for the workdir's tool worker, which is away. */
+  private toolWorker: ToolWorkerAbsence | undefined;
   status: LeviathStatus = 'running';
   /** The run has decided how it ends: every update is refused from here on. */
   ended = false;
@@ -236,6 +239,17 @@ export class RunOperators {
     if (this.live === undefined && this.carry.paused) await condition(() => !this.carry.paused);
   }
 
+  /** The workdir's tool worker is away from the run's own calls, or back (undefined). */
+  showToolWorker(absence: ToolWorkerAbsence | undefined): void {
+    this.toolWorker = absence;
+    this.refresh();
+  }
+
+  /** The tool worker the run waits for (docs/reference/long-runs.md#tool_worker_patience): the live visit's, else its own. */
+  private absentToolWorker(): ToolWorkerAbsence | undefined {
+    return this.live ? this.waits.toolWorker : this.toolWorker;
+  }
+
   /** Whether the last visit ended `stuck`. */
   setStuck(stuck: boolean): void {
     this.stuck = stuck;
@@ -257,6 +271,7 @@ export class RunOperators {
         waitingReply: this.live ? this.waits.waitingReply : false,
         paused: view.paused,
         stuck: this.stuck,
+        toolWorker: this.absentToolWorker(),
       });
       if (next !== this.status) {
         this.status = next;
@@ -267,16 +282,19 @@ export class RunOperators {
   }
 
   /** The run's part of its progress: status, waits, pause and held messages. */
-  progress(): Pick<Progress, 'status' | 'waiting' | 'asks' | 'paused' | 'heldMessages'> {
+  progress(): Pick<Progress, 'status' | 'waiting' | 'toolWorker' | 'asks' | 'paused' | 'heldMessages'> {
     const view = this.view();
+    const toolWorker = this.absentToolWorker();
     const waiting = waitingKind({
       asks: view.asks,
       waitingReply: this.live ? this.waits.waitingReply : false,
       paused: view.paused,
+      toolWorker,
     });
     return {
       status: this.status,
       ...(waiting ? { waiting } : {}),
+      ...(toolWorker ? { toolWorker } : {}),
       asks: [...view.asks],
       paused: view.paused,
       heldMessages: this.carry.held.length + (this.live ? this.waits.heldMessages : 0),

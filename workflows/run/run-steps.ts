@@ -55,6 +55,7 @@ import type { PermissionLayer } from '../../src/tools/permissions.js';
 import { activities, callOptions, quickOptions, toolOptions } from '../activities.js';
 import { currentDetails } from '../current-details.js';
 import { EngineDriver } from '../engine-driver.js';
+import { onToolWorker, type ToolWorkerWatch, toolWorkerGone } from '../tool-worker-watch.js';
 import { stageWorkflow } from '../visit/stage.js';
 import { visitHere, visitRouted } from './child-visits.js';
 import { RunBook } from './run-book.js';
@@ -76,6 +77,8 @@ export class AgentRun {
   visits = 0;
   /** The failure of the last visit that ended in error, kept as the cause of the run's. */
   lastFailure: unknown;
+  /** Its patience with the workdir's tool worker, for its seeds (`TOOL_WORKER_PATIENCE`). */
+  toolWatch: ToolWorkerWatch | undefined;
 
   constructor(
     readonly input: RunInput,
@@ -97,10 +100,7 @@ export class AgentRun {
     this.operators = new RunOperators(() => this.showDetails());
   }
 
-  /**
-   * The run's progress: its finished visits, with the live visit's own progress merged in when
-   * it runs inside the run, else its last report.
-   */
+  /** The run's progress: its finished visits, with the live visit's own progress (inside the run) or its last report. */
   progress(): Progress {
     const hosted = this.operators.hostedProgress();
     return hosted
@@ -233,10 +233,7 @@ export class AgentRun {
     return this.result('completed', output);
   }
 
-  /**
-   * Ends the run as failed: the code is the failure's type, the partial
-   * result its details, and the failure that caused it (a visit's) its cause.
-   */
+  /** Ends the run as failed: the code is the failure's type, the partial result its details, a visit's failure its cause. */
   async fail(code: RuntimeCode, message: string, cause?: unknown): Promise<never> {
     const partial = await this.result('failed', '', message);
     throw ApplicationFailure.create({
@@ -256,11 +253,7 @@ export class AgentRun {
     upsertMemo(this.memo());
   }
 
-  /**
-   * Seeds every region, or only `regions` on a refresh: with the seeds a
-   * fan-out worker's start already resolved (`resolved`), else through the
-   * `resolveSeeds` activity.
-   */
+  /** Seeds every region, or only `regions` on a refresh: with the seeds a fan-out worker's start resolved, else `resolveSeeds`. */
   async seed(regions?: string[], resolved?: SeededRegion[]): Promise<void> {
     const seeded = resolved ?? (await this.resolveSeeds(regions));
     for (const s of seeded) {
@@ -272,13 +265,15 @@ export class AgentRun {
 
   private async resolveSeeds(regions?: string[]): Promise<SeededRegion[]> {
     const { input, driver } = this;
+    const request = seedRequest(this.blueprintHash, input, driver.stage, regions);
+    const summary = regions ? `seeds: refresh ${regions.join(', ')}` : 'seeds';
     try {
-      return await activities.resolveSeeds.executeWithOptions(
-        toolOptions(input.options, regions ? `seeds: refresh ${regions.join(', ')}` : 'seeds'),
-        [seedRequest(this.blueprintHash, input, driver.stage, regions)],
+      return await onToolWorker(this.toolWatch, toolOptions(input.options, summary), (options) =>
+        activities.resolveSeeds.executeWithOptions(options, [request]),
       );
     } catch (err) {
-      if (err instanceof ActivityFailure && !isCancellation(err)) {
+      // Given up on for want of a tool worker, the run fails `tool-worker-missing` (its failure's type).
+      if ((err instanceof ActivityFailure || toolWorkerGone(err) !== undefined) && !isCancellation(err)) {
         const cause = failureCause(err, 'seed-failed');
         return this.fail(cause.code, cause.message);
       }

@@ -23,6 +23,7 @@ import {
   type StageReport,
   type StageWaits,
   stageWaits,
+  type ToolWorkerAbsence,
   type VisitCounters,
 } from '../../src/runtime/index.js';
 import { handOverSignal, operatorSignal, stageReportSignal } from '../messages.js';
@@ -93,6 +94,14 @@ export class StageOperators {
   /** Tells the run what the visit waits for now. */
   async reportWaits(): Promise<void> {
     await this.send({ kind: 'waits', waits: this.waits() });
+  }
+
+  /** The workdir's tool worker is away, or back (undefined): shown, and told to the run. */
+  async showToolWorker(absence: ToolWorkerAbsence | undefined): Promise<void> {
+    const { toolWorker: _shown, ...rest } = this.state;
+    this.state = absence ? { ...rest, toolWorker: absence } : rest;
+    this.host.changed();
+    await this.reportWaits();
   }
 
   /**

@@ -48,6 +48,7 @@ import { activities, callOptions } from '../activities.js';
 import { SubAgents } from '../agents/sub-agents.js';
 import { currentDetails } from '../current-details.js';
 import { EngineDriver } from '../engine-driver.js';
+import { type ToolWorkerWatch, toolWatch } from '../tool-worker-watch.js';
 import { StageOperators } from './stage-operators.js';
 import { discoverTools } from './tool-calls.js';
 
@@ -98,6 +99,8 @@ export class StageVisit {
   readonly agents: SubAgents;
   /** What the MCP servers offered this visit, asked before its first inference (docs/reference/mcp.md#discovery). */
   reach?: DiscoveredTools;
+  /** Its patience with the workdir's tool worker (docs/reference/long-runs.md#tool_worker_patience). */
+  readonly toolWatch: ToolWorkerWatch | undefined;
 
   constructor(
     readonly input: StageInput,
@@ -137,6 +140,7 @@ export class StageVisit {
       input.operators,
     );
     this.agents = new SubAgents(input, def, this.driver, () => this.showDetails());
+    this.toolWatch = toolWatch(input, patches.toolPatience, (absence) => this.operators.showToolWorker(absence));
   }
 
   /** This run of the visit takes people's updates (`STAGE_PATCH`): this version's operator paths. */
@@ -159,6 +163,7 @@ export class StageVisit {
       visitTurns: this.visitTurns,
       ...this.spent(),
       ...(waiting ? { waiting } : {}),
+      ...(people.toolWorker ? { toolWorker: people.toolWorker } : {}),
       asks: [...people.asks],
       paused: people.paused,
       heldMessages: people.held.length,

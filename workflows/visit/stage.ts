@@ -27,6 +27,7 @@ import {
   REPETITION_DETECTION,
   STAGE_PATCH,
   STORED_ARGUMENTS,
+  TOOL_WORKER_PATIENCE,
 } from '../../src/runtime/patches.js';
 import { endsWithOutput, fanOutEnd } from '../../src/runtime/stage-modes.js';
 import type { StageDef } from '../../src/shapes/blueprint.js';
@@ -42,6 +43,7 @@ export async function stageWorkflow(input: StageInput): Promise<StageOutcome | H
     storedArguments: patched(STORED_ARGUMENTS),
     repetition: patched(REPETITION_DETECTION),
     ...(needsDiscovery(input.blueprint, input.stage) ? { reach: patched(MCP_DISCOVERY) } : {}),
+    ...(input.options.toolTaskQueue ? { toolPatience: patched(TOOL_WORKER_PATIENCE) } : {}),
   };
   const bp = input.blueprint;
   const def = bp.stages.find((s) => s.name === input.stage);
@@ -111,6 +113,12 @@ export async function turns(visit: StageVisit, def: StageDef, input: StageInput)
       continue;
     }
     await answerCalls(visit, reply);
+    // No tool worker took the calls for the run's patience: the visit ends in error, and so does its run.
+    const gone = visit.toolWatch?.gone;
+    if (gone !== undefined) {
+      await visit.note({ region: 'error_report', text: `[tool-worker-missing] ${gone}` });
+      return visit.endInError({ failed: gone, code: 'tool-worker-missing' });
+    }
     await watchRepetition(visit, reply);
     if (endsWithOutput(def, visit.facts)) return visit.finish('completed');
     const fanned = fanOutEnd(def, visit.facts);

@@ -51,6 +51,7 @@ import type { StageDef } from '../../src/shapes/blueprint.js';
 import { activities, toolOptions } from '../activities.js';
 import type { SubAgents } from '../agents/sub-agents.js';
 import type { EngineDriver } from '../engine-driver.js';
+import { onToolWorker, type ToolWorkerWatch, toolWorkerGone } from '../tool-worker-watch.js';
 import type { StageOperators } from './stage-operators.js';
 
 /** Tool calls a visit keeps for its details. */
@@ -70,6 +71,8 @@ export interface CallingVisit {
   recentCalls: RecentCall[];
   /** What the MCP servers offered the visit (docs/reference/mcp.md#discovery); unset when it asked none. */
   reach?: DiscoveredTools;
+  /** Its patience with the workdir's tool worker; unset in a visit recorded before it. */
+  readonly toolWatch: ToolWorkerWatch | undefined;
   userTurn(text: string): Promise<void>;
   note(note: RuntimeNote): Promise<void>;
   fanOutEmpty(detail: string): Promise<void>;
@@ -154,22 +157,23 @@ function startBuiltins(
     const approved = asked.decisions.get(call.id)?.kind === 'approved';
     // A call that waited and was not approved does not run.
     if (asked.asks.has(call.id) && !approved) continue;
-    running.set(
-      call.id,
-      activities.runTool.executeWithOptions(toolOptions(input.options, toolCallSummary(call)), [
-        {
-          runId: input.runId,
-          blueprintHash: input.blueprintHash,
-          stage,
-          call,
-          workdir: input.workdir,
-          unattended: input.options.unattended,
-          ...(approved ? { approved: true } : {}),
-          ...(input.lineage?.ceiling.length ? { ceiling: input.lineage.ceiling } : {}),
-          ...(v.reach ? { catalog: v.reach.catalog } : {}),
-        },
-      ]),
+    const tool = {
+      runId: input.runId,
+      blueprintHash: input.blueprintHash,
+      stage,
+      call,
+      workdir: input.workdir,
+      unattended: input.options.unattended,
+      ...(approved ? { approved: true } : {}),
+      ...(input.lineage?.ceiling.length ? { ceiling: input.lineage.ceiling } : {}),
+      ...(v.reach ? { catalog: v.reach.catalog } : {}),
+    };
+    const result = onToolWorker(v.toolWatch, toolOptions(input.options, toolCallSummary(call)), (options, before) =>
+      activities.runTool.executeWithOptions(options, [before > 0 ? { ...tool, attemptsBefore: before } : tool]),
     );
+    // Each result is awaited in call order; one that fails before its turn must not count as unhandled.
+    result.catch(() => {});
+    running.set(call.id, result);
   }
   return running;
 }
@@ -229,8 +233,10 @@ async function answerCall(
   try {
     result = await running.get(call.id)!;
   } catch (err) {
-    if (!(err instanceof ActivityFailure) || isCancellation(err)) throw err;
-    const text = toolFailedText(call.name, err.cause?.message ?? err.message);
+    // A call given up on for want of a tool worker is answered too; the visit then ends in error.
+    const gone = toolWorkerGone(err);
+    if (gone === undefined && (!(err instanceof ActivityFailure) || isCancellation(err))) throw err;
+    const text = toolFailedText(call.name, gone ?? (err as ActivityFailure).cause?.message ?? (err as Error).message);
     result = { content: text, tokens: await driver.count(text), isError: true, modifiedPaths: [], denied: false };
   }
   let { content, tokens } = await keepTrackedFile(v, call, result);
@@ -322,9 +328,11 @@ async function keepTrackedFile(
 export async function discoverTools(v: CallingVisit): Promise<void> {
   const { input, stage } = v;
   if (v.reach || !v.patches.reach || !needsDiscovery(input.blueprint, stage)) return;
-  v.reach = await activities.discoverTools.executeWithOptions(toolOptions(input.options, `tool discovery: ${stage}`), [
-    { runId: input.runId, blueprintHash: input.blueprintHash, stage, workdir: input.workdir },
-  ]);
+  const discover = { runId: input.runId, blueprintHash: input.blueprintHash, stage, workdir: input.workdir };
+  // Given up on for want of a tool worker, the visit fails `tool-worker-missing`, and so does its run.
+  v.reach = await onToolWorker(v.toolWatch, toolOptions(input.options, `tool discovery: ${stage}`), (options) =>
+    activities.discoverTools.executeWithOptions(options, [discover]),
+  );
 }
 
 /**

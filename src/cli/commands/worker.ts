@@ -28,7 +28,7 @@ export function registerWorker(program: Command): void {
   )
     .option(
       '--task-queue <name>',
-      `task queue to poll (default: ${DEFAULT_TASK_QUEUE}; with --tools, leviath-tools-<host>-<workdir hash>)`,
+      `task queue to poll (default: ${DEFAULT_TASK_QUEUE}; with --tools, leviath-workdir-<identity> of the workdir's .leviath/workdir-id)`,
       process.env.LEVIATH_TASK_QUEUE,
     )
     .option(

@@ -5,7 +5,7 @@
  * back. Pure: imported by workflow code.
  */
 import type { VisitCounters } from '../live-progress.js';
-import type { OperatorCarry, PendingAsk } from '../types.js';
+import type { OperatorCarry, PendingAsk, ToolWorkerAbsence } from '../types.js';
 import {
   type AskDecision,
   isRefusal,
@@ -29,6 +29,8 @@ export interface StageOperatorState {
   decisions: Record<string, AskDecision>;
   /** An interactive stage waits for a person's reply. */
   waitingReply: boolean;
+  /** A tool call waits for the workdir's tool worker, which is away (docs/reference/long-runs.md#tool_worker_patience). */
+  toolWorker?: ToolWorkerAbsence;
 }
 
 export function freshStageOperators(carry?: OperatorCarry, acceptsMessages = true): StageOperatorState {
@@ -160,10 +162,17 @@ export interface StageWaits {
   waitingReply: boolean;
   paused: boolean;
   heldMessages: number;
+  toolWorker?: ToolWorkerAbsence;
 }
 
 export function stageWaits(state: StageOperatorState): StageWaits {
-  return { asks: state.asks, waitingReply: state.waitingReply, paused: state.paused, heldMessages: state.held.length };
+  return {
+    asks: state.asks,
+    waitingReply: state.waitingReply,
+    paused: state.paused,
+    heldMessages: state.held.length,
+    ...(state.toolWorker ? { toolWorker: state.toolWorker } : {}),
+  };
 }
 
 export const NO_WAITS: StageWaits = Object.freeze({ asks: [], waitingReply: false, paused: false, heldMessages: 0 });
