@@ -107,3 +107,13 @@ export const RUN_NOTIFY = 'run-notify-webhooks';
  * to it by signal.
  */
 export const RUN_CONTINUES_AS_NEW = 'run-continues-as-new';
+
+/**
+ * A workflow id a run or visit starts (a stage visit, a fan-out worker or
+ * shard, a spawned agent) that would pass 255 characters is shortened to a
+ * prefix and a hash (`boundedWorkflowId`), since Temporal's SQL stores refuse
+ * longer ones (docs/reference/sub-agents.md#ids). Asked only when an id is
+ * that long, which no history recorded on a SQL store can hold, so other runs
+ * record no marker for it.
+ */
+export const BOUNDED_WORKFLOW_IDS = 'bounded-workflow-ids';

@@ -59,6 +59,7 @@ import {
 import type { StageDef } from '../../src/shapes/blueprint.js';
 import type { Content, ToolCall } from '../../src/shapes/content.js';
 import { activities, callOptions, stepOptions } from '../activities.js';
+import { startedId } from '../child-ids.js';
 import { type EngineDriver, stageEncoding } from '../engine-driver.js';
 import {
   type Changed,
@@ -260,7 +261,7 @@ export class SubAgents {
           ...(spec.shareHash ? { shared: spec.shareHash } : {}),
         };
         void startChild('fanOutShardWorkflow', {
-          workflowId: shardRunId(this.input.runId, k),
+          workflowId: startedId(shardRunId(this.input.runId, k)),
           args: [input],
           parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL,
           staticSummary: `${spec.label}: items ${range.from + 1} to ${range.to}`,
@@ -317,7 +318,7 @@ export class SubAgents {
   private async spawn(call: ToolCall, args: Record<string, unknown>): Promise<AgentAnswer> {
     const spawn = readSpawn(this.spawner, args);
     if ('ok' in spawn) return refused(spawn);
-    const id = childRunId(this.input.runId, call.id);
+    const id = startedId(childRunId(this.input.runId, call.id));
     if (this.children.has(id))
       return refused({ ok: false, code: 'bad-argument', message: `agent ${id} was already started by this call.` });
     const child = startWorker(

@@ -24,6 +24,7 @@ import {
   type WorkerEnd,
   type WorkerInput,
 } from '../../src/runtime/index.js';
+import { startedId } from '../child-ids.js';
 
 /** What every worker of one call shares: who starts it, what it runs, where. */
 export interface WorkerSpec {
@@ -150,7 +151,7 @@ export async function runWorkers(
   await drainQueue(queue, (i) => {
     const item = items[i];
     if (!item) return;
-    const child = startWorker(spec, childRunId(spec.parentRunId, item.id), item.task, {}, changed);
+    const child = startWorker(spec, startedId(childRunId(spec.parentRunId, item.id)), item.task, {}, changed);
     running.set(i, child);
     void child.done.then((end) => {
       ends[i] = end;
