@@ -99,7 +99,6 @@ export function ensureTemporalServer({ env = process.env, log = () => {} } = {})
     'go',
     [
       'build',
-      '-trimpath',
       '-tags',
       'disable_grpc_modules',
       '-o',
@@ -160,22 +159,27 @@ export function setupSchema(bins, pg, databases = { default: 'temporal', visibil
   }
 }
 
-/** A port nobody listens on right now on 127.0.0.1. */
-export function freePort() {
-  return new Promise((resolvePort, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolvePort(typeof address === 'object' && address ? address.port : 0));
+/**
+ * A port nobody listens on right now on 127.0.0.1, below 32768: the server
+ * records its services' ports in a SMALLINT column of its cluster_membership
+ * table, so the kernel's own picks (32768 and up) make it exit at start.
+ */
+export async function freePort() {
+  for (let tries = 0; ; tries++) {
+    const port = 10_000 + Math.floor(Math.random() * 22_000);
+    const free = await new Promise((resolveFree) => {
+      const server = createServer();
+      server.once('error', () => resolveFree(false));
+      server.listen(port, '127.0.0.1', () => server.close(() => resolveFree(true)));
     });
-  });
+    if (free) return port;
+    if (tries > 100) throw new Error('found no free port below 32768 on 127.0.0.1');
+  }
 }
 
 /** The nine ports one server process listens on: the frontend's given, the others free ones. */
 export async function serverPorts(frontend) {
-  const port = frontend ?? (await freePort());
-  const ports = { frontend: port };
+  const ports = { frontend: frontend ?? (await freePort()) };
   for (const name of [
     'frontendHttp',
     'frontendMembership',
@@ -185,8 +189,11 @@ export async function serverPorts(frontend) {
     'matchingMembership',
     'worker',
     'workerMembership',
-  ])
-    ports[name] = await freePort();
+  ]) {
+    let port = await freePort();
+    while (Object.values(ports).includes(port)) port = await freePort();
+    ports[name] = port;
+  }
   return ports;
 }
 
@@ -298,7 +305,9 @@ export async function prepareNamespace(address, namespace = 'default') {
     );
     if (!known)
       await service.registerNamespace({ namespace, workflowExecutionRetentionPeriod: { seconds: 7 * 24 * 3600 } });
-    const { customAttributes } = await connection.operatorService.listSearchAttributes({ namespace });
+    // The frontend learns of a new namespace at its registry's next refresh (about 10 s): until
+    // then every call in it, this one included, is NOT_FOUND.
+    const { customAttributes } = await untilFound(() => connection.operatorService.listSearchAttributes({ namespace }));
     const missing = SEARCH_ATTRIBUTES.filter((name) => !(name in (customAttributes ?? {})));
     if (missing.length > 0)
       await connection.operatorService.addSearchAttributes({
@@ -307,6 +316,19 @@ export async function prepareNamespace(address, namespace = 'default') {
       });
   } finally {
     await connection.close();
+  }
+}
+
+/** `call()`'s answer once it stops failing with NOT_FOUND (gRPC status 5), within a minute. */
+async function untilFound(call) {
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    try {
+      return await call();
+    } catch (err) {
+      if (err?.code !== 5 || Date.now() > deadline) throw err;
+      await new Promise((r) => setTimeout(r, 500));
+    }
   }
 }
 

@@ -66,7 +66,9 @@ export async function startRealServer(): Promise<RealServer> {
         const out = openSync(logFile, 'a');
         child = spawnServer(bins, config, { stdio: ['ignore', out, out] });
         closeSync(out);
-        await waitForFrontend(address, child);
+        await waitForFrontend(address, child).catch((err: Error) => {
+          throw new Error(`${err.message}; its log ends:\n${server.log()}`);
+        });
       },
       async stop() {
         const running = child;
