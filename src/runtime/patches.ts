@@ -125,3 +125,11 @@ export const TOOL_WORKER_PATIENCE = 'tool-worker-patience';
  * (docs/reference/cluster-runs.md#notifications). Asked only by runs with webhooks.
  */
 export const NOTIFY_TOLD_CARRIED = 'notify-told-carried';
+ * A workflow id a run or visit starts (a stage visit, a fan-out worker or
+ * shard, a spawned agent) that would pass 255 characters is shortened to a
+ * prefix and a hash (`boundedWorkflowId`), since Temporal's SQL stores refuse
+ * longer ones (docs/reference/sub-agents.md#ids). Asked only when an id is
+ * that long, which no history recorded on a SQL store can hold, so other runs
+ * record no marker for it.
+ */
+export const BOUNDED_WORKFLOW_IDS = 'bounded-workflow-ids';

@@ -38,7 +38,16 @@ function asPgUser(file: string, args: string[]): void {
   });
 }
 
-async function startServer(): Promise<{ adminUrl: string; stop: () => void }> {
+/** A throwaway PostgreSQL server of its own, trusting every local connection (the real Temporal server uses one). */
+export interface PgServer {
+  host: string;
+  port: number;
+  user: string;
+  adminUrl: string;
+  stop: () => void;
+}
+
+export async function startPgServer(): Promise<PgServer> {
   const bin = postgresBin();
   const dir = mkdtempSync(join(tmpdir(), 'leviath-pg-'));
   if (userInfo().uid === 0) execFileSync('chown', ['postgres:postgres', dir]);
@@ -57,6 +66,9 @@ async function startServer(): Promise<{ adminUrl: string; stop: () => void }> {
     'start',
   ]);
   return {
+    host: '127.0.0.1',
+    port,
+    user: 'leviath',
     adminUrl: `postgres://leviath@127.0.0.1:${port}/postgres`,
     stop: () => {
       try {
@@ -70,7 +82,7 @@ async function startServer(): Promise<{ adminUrl: string; stop: () => void }> {
 
 export async function startTestPg(): Promise<TestPg> {
   const given = process.env.LEVIATH_TEST_PG?.trim();
-  const server = given ? { adminUrl: given, stop: () => {} } : await startServer();
+  const server = given ? { adminUrl: given, stop: () => {} } : await startPgServer();
   const name = `leviath_test_${process.pid}_${Math.random().toString(36).slice(2, 8)}`;
   const admin = new pg.Client({ connectionString: server.adminUrl });
   await admin.connect();

@@ -1,14 +1,18 @@
 /**
  * docker-compose.yml cannot run here (no Docker engine), so its shape is
  * checked instead: the services exist, every image is pinned to a tag its
- * registry publishes, schemas are set up by one-shot jobs instead of the
- * server, services restart, workers run unprivileged with a healthcheck, and
- * every Leviath process shares the compose PostgreSQL as its blob store.
+ * registry publishes, Temporal's at the version the real-server tests build
+ * from source, schemas are set up by one-shot jobs instead of the server,
+ * every published port is on loopback unless the operator says otherwise,
+ * the Web UI takes its sign-in and read-only settings from the environment,
+ * services restart, workers run unprivileged with a healthcheck, and every
+ * Leviath process shares the compose PostgreSQL as its blob store.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
+import { serverVersion } from '../../scripts/temporal-server.mjs';
 import { parseBlobSpec } from '../../src/blobs/index.js';
 
 interface Service {
@@ -34,13 +38,30 @@ const compose = parse(readFileSync(join(root, 'docker-compose.yml'), 'utf8'), { 
 const services = compose.services;
 const dockerfile = readFileSync(join(root, 'Dockerfile'), 'utf8');
 
-/** Tags these images publish (checked against their registry pages and the official compose files). */
+/** The server version deploy/temporal-server/go.mod builds, which CI runs the real-server tests on. */
+const SERVER = serverVersion();
+
+/**
+ * Tags these images publish: since 1.30 Temporal tags the server and admin-tools images with the
+ * server version alone (temporalio/samples-server's compose files); the UI is the one the Temporal
+ * CLI the dev server runs bundles (2.54.1 with CLI 1.9).
+ */
 const PUBLISHED: Record<string, RegExp> = {
-  'temporalio/server': /^1\.29\.1$/,
-  'temporalio/admin-tools': /^1\.29\.1-tctl-1\.18\.4-cli-1\.5\.0$/,
-  'temporalio/ui': /^2\.34\.0$/,
+  'temporalio/server': new RegExp(`^${SERVER.replaceAll('.', '\\.')}$`),
+  'temporalio/admin-tools': new RegExp(`^${SERVER.replaceAll('.', '\\.')}$`),
+  'temporalio/ui': /^2\.54\.1$/,
   postgres: /^16\.4-bookworm$/,
 };
+
+/** Compose's `${NAME:-fallback}`: the variable's value, or the fallback when it is not set. */
+function variable(name: string, fallback = ''): string {
+  return `\${${name}:-${fallback}}`;
+}
+
+/** What compose makes of `${NAME:-default}` when NAME is not set. */
+function unset(value: string): string {
+  return value.replace(/\$\{[A-Z_]+:-([^}]*)\}/g, '$1');
+}
 
 function dependsOn(service: Service): Record<string, { condition: string }> {
   const deps = service.depends_on ?? {};
@@ -70,8 +91,9 @@ describe('docker-compose.yml', () => {
     const schema = services['temporal-schema']!;
     expect(schema.restart).toBe('no');
     const script = JSON.stringify(schema.command);
-    expect(script).toContain('update-schema -d /etc/temporal/schema/postgresql/v12/temporal/versioned');
-    expect(script).toContain('visibility/versioned');
+    // The schemas embedded in temporal-sql-tool, as scripts/temporal-server.mjs sets them up in CI.
+    expect(script).toContain('--db temporal update-schema --schema-name postgresql/v12/temporal;');
+    expect(script).toContain('--db temporal_visibility update-schema --schema-name postgresql/v12/visibility');
     expect(script).toMatch(/temporal temporal_visibility leviath_blobs; do tool --db \$\$db create-database/);
     expect(dependsOn(services.temporal!)['temporal-schema']?.condition).toBe('service_completed_successfully');
     expect(dependsOn(services.worker!)['temporal-setup']?.condition).toBe('service_completed_successfully');
@@ -79,6 +101,45 @@ describe('docker-compose.yml', () => {
     expect(setup).toContain('namespace create --namespace default');
     for (const attribute of ['LeviathBlueprint', 'LeviathStage', 'LeviathStatus', 'LeviathParent'])
       expect(setup).toContain(attribute);
+  });
+
+  it('runs the Temporal server version the real-server tests build, with a dynamic config file it can read', () => {
+    expect(SERVER).toMatch(/^1\.32\.\d+$/);
+    for (const name of ['temporal', 'temporal-schema', 'temporal-setup'])
+      expect(services[name]?.image?.split(':')[1], name).toBe(SERVER);
+    const temporal = services.temporal!;
+    const [host, inside] = (temporal.volumes?.[0] ?? '').split(':');
+    expect(existsSync(join(root, host ?? ''))).toBe(true);
+    expect(temporal.environment?.DYNAMIC_CONFIG_FILE_PATH).toBe(inside);
+  });
+
+  it('publishes the frontend, the Web UI and PostgreSQL on loopback unless PUBLISH_IP says otherwise', () => {
+    const published = Object.entries(services).flatMap(([name, s]) => (s.ports ?? []).map((p) => [name, p] as const));
+    expect(published.map(([name]) => name).sort()).toEqual(['postgresql', 'temporal', 'temporal-ui']);
+    for (const [name, port] of published) {
+      const parts = unset(port).split(':');
+      expect(parts, `${name} publishes ${port} on an address`).toHaveLength(3);
+      expect(parts[0], `${name}: ${port}`).toBe('127.0.0.1');
+    }
+    expect(services.temporal?.ports).toEqual([`${variable('PUBLISH_IP', '127.0.0.1')}:7233:7233`]);
+    expect(services['temporal-ui']?.ports).toEqual([`${variable('PUBLISH_IP', '127.0.0.1')}:8233:8080`]);
+  });
+
+  it("passes the Web UI's OIDC sign-in and read-only switch through from the environment, off by default", () => {
+    const env = services['temporal-ui']?.environment ?? {};
+    expect(env.TEMPORAL_AUTH_TYPE).toBe('oidc');
+    for (const key of [
+      'TEMPORAL_AUTH_PROVIDER_URL',
+      'TEMPORAL_AUTH_ISSUER_URL',
+      'TEMPORAL_AUTH_CLIENT_ID',
+      'TEMPORAL_AUTH_CLIENT_SECRET',
+      'TEMPORAL_AUTH_CALLBACK_URL',
+    ])
+      expect(env[key], key).toBe(variable(key));
+    expect(unset(env.TEMPORAL_AUTH_ENABLED ?? '')).toBe('false');
+    expect(env.TEMPORAL_AUTH_ENABLED).toBe(variable('TEMPORAL_AUTH_ENABLED', 'false'));
+    expect(env.TEMPORAL_DISABLE_WRITE_ACTIONS).toBe(variable('TEMPORAL_DISABLE_WRITE_ACTIONS', 'false'));
+    expect(unset(env.TEMPORAL_AUTH_SCOPES ?? '')).toBe('openid,profile,email');
   });
 
   it('restarts long-running services and runs the one-shot jobs once', () => {

@@ -25,7 +25,10 @@ interface Recorded {
   history: temporal.api.history.v1.IHistory;
 }
 
-/** Histories as `run-helpers.ts` saves them: `<percent-encoded workflowId>--<runId>` as binary protobuf or the SDK's JSON. */
+/**
+ * Histories as `run-helpers.ts` saves them: `<percent-encoded workflowId>--<runId>` as binary
+ * protobuf or the SDK's JSON, or `~<hash>--<runId>` with the workflow id in `~<hash>.id`.
+ */
 function recordedHistories(): Recorded[] {
   const dir = historiesDir();
   return readdirSync(dir)
@@ -36,7 +39,11 @@ function recordedHistories(): Recorded[] {
       const history = file.endsWith('.json')
         ? historyFromJSON(JSON.parse(bytes.toString('utf8')))
         : temporal.api.history.v1.History.decode(bytes);
-      return { file, workflowId: decodeURIComponent(file.slice(0, file.lastIndexOf('--'))), history };
+      const name = file.slice(0, file.lastIndexOf('--'));
+      const workflowId = name.startsWith('~')
+        ? readFileSync(join(dir, `${name}.id`), 'utf8')
+        : decodeURIComponent(name);
+      return { file, workflowId, history };
     });
 }
 

@@ -4,6 +4,7 @@
  * scripted models registered in-process, and the histories kept for the
  * replay test.
  */
+import { createHash } from 'node:crypto';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Client, WorkflowHandle } from '@temporalio/client';
@@ -150,9 +151,15 @@ export async function saveHistories(client: Client, runId: string): Promise<void
     query: `WorkflowId = '${runId}' OR WorkflowId STARTS_WITH '${runId}.' OR WorkflowId STARTS_WITH '${runId}/'`,
   })) {
     const history = await client.workflow.getHandle(wf.workflowId, wf.runId).fetchHistory();
-    // A sub-agent's id holds `/`, so the file name carries the id percent-encoded.
+    // A sub-agent's id holds `/`, so the file name carries the id percent-encoded; one too long for
+    // a file name (255 bytes) is named by its hash, `~<hash>`, and the id is kept in `~<hash>.id`.
+    let name = encodeURIComponent(wf.workflowId);
+    if (name.length > 150) {
+      name = `~${createHash('sha256').update(wf.workflowId).digest('hex').slice(0, 16)}`;
+      writeFileSync(join(dir, `${name}.id`), wf.workflowId);
+    }
     writeFileSync(
-      join(dir, `${encodeURIComponent(wf.workflowId)}--${wf.runId}.history`),
+      join(dir, `${name}--${wf.runId}.history`),
       proto.temporal.api.history.v1.History.encode(history).finish(),
     );
   }

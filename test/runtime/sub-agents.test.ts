@@ -7,12 +7,15 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createRunState } from '../../src/context/index.js';
 import {
+  boundedWorkflowId,
   childBlueprintOf,
   childLineage,
   childRunId,
   DEFAULT_MAX_CHILD_DEPTH,
   depthOf,
+  fitsWorkflowId,
   idSegment,
+  MAX_WORKFLOW_ID,
   seedContextTarget,
   shardRunId,
   topLineage,
@@ -90,6 +93,50 @@ describe('child workflow ids', () => {
         expect(sa).toMatch(/^[A-Za-z0-9_%-]*$/);
         expect(decodeURIComponent(sa)).toBe(a);
         if (a !== b) expect(sa).not.toBe(idSegment(b));
+      }),
+    );
+  });
+});
+
+// docs/reference/sub-agents.md#ids
+describe('workflow ids within the length SQL stores keep', () => {
+  const run = 'clustered-20261203T101112-0a1b2c3d';
+
+  it('leave an id of at most 255 characters as it is, the default depth of short item ids included', () => {
+    const leaf = childRunId(childRunId(childRunId(run, 'left'), 'a'), 'file-07.ts');
+    expect(fitsWorkflowId(leaf)).toBe(true);
+    expect(boundedWorkflowId(leaf)).toBe(leaf);
+    expect(boundedWorkflowId('x'.repeat(MAX_WORKFLOW_ID))).toBe('x'.repeat(MAX_WORKFLOW_ID));
+  });
+
+  it('shorten a longer one to 255 characters: its prefix, ~ and a hash of the whole id', () => {
+    // One item id of the 200 characters fan_out accepts already passes the limit under a run id.
+    const id = childRunId(run, 'd'.repeat(200).replace(/d{10}/g, 'src/a.ts--'));
+    expect(id.length).toBeGreaterThan(MAX_WORKFLOW_ID);
+    const bounded = boundedWorkflowId(id);
+    expect(bounded).toHaveLength(MAX_WORKFLOW_ID);
+    expect(bounded.slice(0, MAX_WORKFLOW_ID - 17)).toBe(id.slice(0, MAX_WORKFLOW_ID - 17));
+    expect(bounded).toMatch(/~[0-9a-f]{16}$/);
+    expect(boundedWorkflowId(id)).toBe(bounded);
+    // A shortened parent's children and visits are shortened again, and stay apart.
+    expect(boundedWorkflowId(`${bounded}.1.main`)).not.toBe(boundedWorkflowId(`${bounded}.2.main`));
+  });
+
+  it('count characters, not UTF-16 units, and never split one', () => {
+    const id = `${'😀'.repeat(300)}`;
+    const bounded = boundedWorkflowId(id);
+    expect([...bounded]).toHaveLength(MAX_WORKFLOW_ID);
+    expect(bounded.startsWith('😀'.repeat(MAX_WORKFLOW_ID - 17))).toBe(true);
+    expect(fitsWorkflowId('😀'.repeat(MAX_WORKFLOW_ID))).toBe(true);
+  });
+
+  it('keep two long ids apart however alike, and never equal a worker id that fits', () => {
+    const base = childRunId(run, 'p'.repeat(230));
+    fc.assert(
+      fc.property(fc.string({ minLength: 1, maxLength: 40 }), fc.string({ minLength: 1, maxLength: 40 }), (a, b) => {
+        const [ia, ib] = [childRunId(base, a), childRunId(base, b)];
+        if (a !== b) expect(boundedWorkflowId(ia)).not.toBe(boundedWorkflowId(ib));
+        expect(boundedWorkflowId(ia)).not.toMatch(/\/[A-Za-z0-9_%-]*$/);
       }),
     );
   });

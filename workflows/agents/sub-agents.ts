@@ -61,6 +61,7 @@ import {
 import type { StageDef } from '../../src/shapes/blueprint.js';
 import type { Content, ToolCall } from '../../src/shapes/content.js';
 import { activities, callOptions, stepOptions } from '../activities.js';
+import { startedId } from '../child-ids.js';
 import { type EngineDriver, stageEncoding } from '../engine-driver.js';
 import { type Changed, type Child, drainQueue, runWorkers, startWorker, withoutPreview } from './workers.js';
 
@@ -240,7 +241,7 @@ export class SubAgents {
             const range = plan.ranges[k]!;
             const slice = slices[k]!;
             return startChild('fanOutShardWorkflow', {
-              workflowId: shardRunId(this.input.runId, k),
+              workflowId: startedId(shardRunId(this.input.runId, k)),
               args: [shardInput(spec, { ...job, items: slice, share: sectionTokens })],
               parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL,
               staticSummary: `${spec.label}: items ${range.from + 1} to ${range.to}`,
@@ -291,7 +292,7 @@ export class SubAgents {
   private async spawn(call: ToolCall, args: Record<string, unknown>): Promise<AgentAnswer> {
     const spawn = readSpawn(this.spawner, args);
     if ('ok' in spawn) return refused(spawn);
-    const id = childRunId(this.input.runId, call.id);
+    const id = startedId(childRunId(this.input.runId, call.id));
     if (this.children.has(id))
       return refused({ ok: false, code: 'bad-argument', message: `agent ${id} was already started by this call.` });
     const child = startWorker(

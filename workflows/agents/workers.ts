@@ -26,6 +26,7 @@ import {
   type WorkerSpec,
   workerStartInput,
 } from '../../src/runtime/index.js';
+import { startedId } from '../child-ids.js';
 
 /** One child run a visit or a shard started. */
 export interface Child {
@@ -134,7 +135,7 @@ export async function runWorkers(
       start: (i) => {
         // The queue starts only jobs below its size, one per item.
         const item = items[i]!;
-        const child = startWorker(spec, childRunId(spec.runId, item.id), item.task, {}, changed);
+        const child = startWorker(spec, startedId(childRunId(spec.runId, item.id)), item.task, {}, changed);
         running.set(i, child);
         return child.done;
       },

@@ -53,6 +53,7 @@ import {
 import type { Blueprint, EdgeDef, StageDef } from '../../src/shapes/blueprint.js';
 import type { PermissionLayer } from '../../src/tools/permissions.js';
 import { activities, callOptions, quickOptions, toolOptions } from '../activities.js';
+import { startedId } from '../child-ids.js';
 import { currentDetails } from '../current-details.js';
 import { EngineDriver } from '../engine-driver.js';
 import { onToolWorker, type ToolWorkerWatch, toolWorkerGone } from '../tool-worker-watch.js';
@@ -311,7 +312,7 @@ export class AgentRun {
     // The visit the previous run handed over goes on under its own workflow id.
     const handed = this.book.handedOver;
     this.book.handedOver = undefined;
-    const visitId = `${this.runId}.${handed ? this.visits : ++this.visits}.${stage}`;
+    const visitId = startedId(`${this.runId}.${handed ? this.visits : ++this.visits}.${stage}`);
     // A visit inside the run has no workflow of its own to query until it goes on as one.
     this.childId = this.inline ? undefined : visitId;
     const input: StageInput = {

@@ -46,6 +46,48 @@ export function childRunId(parentRunId: string, id: string): string {
   return `${parentRunId}/${idSegment(id)}`;
 }
 
+/**
+ * The longest workflow id a run starts: Temporal's SQL stores (PostgreSQL,
+ * MySQL) keep workflow ids in `VARCHAR(255)` columns, far below the server's
+ * own `limit.maxIDLength` of 1,000, and SQLite does not check the width, so
+ * only a real server finds a longer one (docs/reference/sub-agents.md#ids).
+ */
+export const MAX_WORKFLOW_ID = 255;
+
+/** Characters the shortened form keeps after its prefix: `~` and 16 hex digits. */
+const HASH_SUFFIX = 17;
+
+/** True when a SQL store takes `id` as a workflow id: at most `MAX_WORKFLOW_ID` characters. */
+export function fitsWorkflowId(id: string): boolean {
+  return [...id].length <= MAX_WORKFLOW_ID;
+}
+
+/**
+ * `id` when it fits, else its first characters and `~` with a 64-bit FNV-1a
+ * hash of the whole id, `MAX_WORKFLOW_ID` characters in all. The prefix keeps
+ * the path readable (a nested worker still starts with its run's id); the
+ * hash keeps two long ids with the same prefix apart. Encoded item ids never
+ * hold `~`, so a shortened id cannot equal a worker's full one.
+ */
+export function boundedWorkflowId(id: string): string {
+  const chars = [...id];
+  if (chars.length <= MAX_WORKFLOW_ID) return id;
+  return `${chars.slice(0, MAX_WORKFLOW_ID - HASH_SUFFIX).join('')}~${fnv1a64(id)}`;
+}
+
+const FNV_PRIME = 0x100000001b3n;
+const FNV_OFFSET = 0xcbf29ce484222325n;
+const MASK_64 = 0xffffffffffffffffn;
+
+/** FNV-1a over the UTF-8 bytes, as 16 hex digits: pure, so workflow code can call it on replay. */
+function fnv1a64(text: string): string {
+  let hash = FNV_OFFSET;
+  for (const ch of text) {
+    for (const byte of utf8(ch)) hash = ((hash ^ BigInt(byte)) * FNV_PRIME) & MASK_64;
+  }
+  return hash.toString(16).padStart(16, '0');
+}
+
 export function topLineage(bp: Blueprint): Lineage {
   return { maxDepth: bp.agent.maxChildDepth ?? DEFAULT_MAX_CHILD_DEPTH, ceiling: [] };
 }
