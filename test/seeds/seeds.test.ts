@@ -284,7 +284,7 @@ describe('tool seeds', () => {
 
   it("names a script tool of the blueprint, whose shell answers to the command seeds' switches", async () => {
     const source =
-      '// @tool owners\nlet a = read_file("a.txt").split("\\n")[0];\nlet b = try { shell("echo ran") } catch (e) { "no shell" };\n`${a} ${b.trim()}`';
+      '// @tool owners\nlet a = read_file("a.txt").split("\\n")[0];\nlet b = try { shell("echo ran") } catch (e) { "no shell" };\na + " " + b.trim()';
     const owners = { name: 'owners', description: 'd', parameters: { type: 'object' }, path: 'tools/o.rhai', source };
     const scripts = { tools: [owners], permissions: {}, shellTimeoutSecs: 60 };
     const seed = region('t', { form: 'tools', calls: [{ name: 'owners', args: {} }] });
