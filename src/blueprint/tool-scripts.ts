@@ -157,7 +157,7 @@ function readOne(bp: Blueprint, dir: string, file: string, report: Report): Scri
     report(
       'script-tool-bad-schema',
       tomlText === undefined ? file : tomlFile,
-      `the parameters ${from} declares for \`${declared.decl.name}\` are not a JSON Schema a model can be given (${schema.ok ? '' : schema.reason}); fix the parameter's type or schema.`,
+      `The parameters ${from} declares for \`${declared.decl.name}\` are not a JSON Schema a model can be given (${schema.ok ? '' : schema.reason}); fix the parameter's type or schema.`,
     );
     return undefined;
   }
@@ -166,7 +166,7 @@ function readOne(bp: Blueprint, dir: string, file: string, report: Report): Scri
     report(
       'script-tool-syntax',
       file,
-      `the script tool \`${declared.decl.name}\` does not compile: ${compiled.error.message}; fix the script (docs/rhai.md lists the Rhai this interpreter runs).`,
+      `The script tool \`${declared.decl.name}\` does not compile: ${compiled.error.message}; fix the script (docs/rhai.md lists the Rhai this interpreter runs).`,
       compiled.error,
     );
     return undefined;
