@@ -295,6 +295,21 @@ export const RUNTIME_CODES = {
     surface: 'tool',
     meaning: '`web_search` was called but the user config names no search API (`[web.search]`).',
   },
+  // Script tools (docs/reference/script-tools.md#errors)
+  'script-tool-failed': {
+    surface: 'tool',
+    meaning: 'A script tool stopped with an error: a `throw`, an unknown variable or function, a type mismatch.',
+  },
+  'script-tool-limit': {
+    surface: 'tool',
+    meaning:
+      'A script tool went over a limit: operations, call depth, a value size, its calls of host functions, or its time.',
+  },
+  'script-host-refused': {
+    surface: 'tool',
+    meaning:
+      "A script tool's host function was refused (permissions, confinement, `[web]`, a withheld variable) and the script did not catch it.",
+  },
   'output-invalid': {
     surface: 'tool',
     meaning: 'A `submit_output` answer failed its format or schema check; the reason says what to fix.',

@@ -155,6 +155,20 @@ export const CODES = {
     severity: 'error',
     meaning: 'An output `schema` is not a JSON Schema that compiles.',
   },
+  'script-tool-missing': {
+    severity: 'error',
+    meaning:
+      'A `tools/<name>.toml` has no `tools/<name>.rhai` beside it, or a script tool is a link out of the blueprint directory or cannot be read.',
+  },
+  'script-tool-syntax': {
+    severity: 'error',
+    meaning: 'A script tool in `tools/` does not compile.',
+  },
+  'script-tool-bad-schema': {
+    severity: 'error',
+    meaning:
+      "A script tool's declaration is unusable: no `// @tool` name, a bad `// @param` line or type, a bad sibling `.toml`, or parameters that are no JSON Schema.",
+  },
   // docs/reference/validation.md#warnings: lints
   'unknown-region-key': {
     severity: 'warning',
@@ -242,6 +256,11 @@ export const CODES = {
     severity: 'warning',
     meaning:
       '`available_connectors` names an MCP server your config does not declare, so the stage is offered none of its tools.',
+  },
+  'script-tool-shadowed': {
+    severity: 'warning',
+    meaning:
+      'A script tool takes the name of a tool Leviath answers itself, of an MCP tool or of an earlier script; that tool wins and the script never runs.',
   },
   'unsupported-feature': {
     severity: 'warning',

@@ -39,7 +39,8 @@ import { type ParsedRegion, parseRegion } from './regions.js';
 import { appendedRuntimeRegions, systemRegion } from './resolve.js';
 import { checkScripts } from './scripts.js';
 import { parsePermissions, parseStage, type RegionRef } from './stages.js';
-import { checkStageTools } from './tool-check.js';
+import { checkStageTools, KNOWN_TOOLS } from './tool-check.js';
+import { readScriptTools } from './tool-scripts.js';
 import {
   CONFIG_FILE_SECTIONS,
   reportMisplacedSections,
@@ -459,11 +460,11 @@ function build(
   }
   const maxDepth = agentTable?.integer('max_child_depth', 0);
   if (maxDepth !== undefined) blueprint.agent.maxChildDepth = maxDepth;
-  checkStageTools(
-    blueprint,
-    findings,
-    userConfig.mcpServers.map((m) => m.name),
-  );
+  const mcpServers = userConfig.mcpServers.map((m) => m.name);
+  const scripts = readScriptTools(blueprint, findings, KNOWN_TOOLS, mcpServers);
+  // Only when there are some, so the blueprints of earlier versions keep their JSON (and their hash).
+  if (scripts.tools.length > 0) blueprint.scriptTools = scripts.tools;
+  checkStageTools(blueprint, findings, mcpServers, scripts.refused);
   checkFanOuts(blueprint, findings);
   readAgents(blueprint, agentTable, findings, opts);
   const fileTracking = context ? readFileTracking(context) : undefined;

@@ -9,12 +9,13 @@ import { compile } from '../rhai/index.js';
 import type { Blueprint, RegionDef } from '../shapes/blueprint.js';
 import type { Findings } from './findings.js';
 
-function inside(dir: string, path: string): boolean {
+/** Whether `path` lies strictly inside `dir`. */
+export function inside(dir: string, path: string): boolean {
   const rel = relative(dir, path);
   return rel !== '' && !rel.startsWith(`..${sep}`) && rel !== '..' && !isAbsolute(rel);
 }
 
-function realOrSelf(path: string): string {
+export function realOrSelf(path: string): string {
   try {
     return realpathSync(path);
   } catch {

@@ -1,13 +1,12 @@
 /**
  * `available_tools` names only tools that exist: a misspelt name is an
- * error with a did-you-mean, as in the original Leviath. Tools the original
- * has and this runtime does not (asking a person anything but a free-text
- * question, Rhai script tools in `tools/`) are warnings, and the stage is
- * not offered them, as is `ask_user` without `allow_blocking_tools = true`.
- * Output stages are granted `submit_output`, fan-out stages `fan_out`.
+ * error with a did-you-mean, as in the original Leviath. The blueprint's own
+ * script tools (`tools/*.rhai`, docs/reference/script-tools.md) exist too.
+ * Tools the original has and this runtime does not (asking a person anything
+ * but a free-text question) are warnings, and the stage is not offered them,
+ * as is `ask_user` without `allow_blocking_tools = true`. Output stages are
+ * granted `submit_output`, fan-out stages `fan_out`.
  */
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import { SUBMIT_OUTPUT } from '../outputs/spec.js';
 import type { Blueprint } from '../shapes/blueprint.js';
 import {
@@ -25,7 +24,8 @@ import { didYouMean, type Findings } from './findings.js';
 import { serverOfName } from './mcp-servers.js';
 import { UNBUILT_TOOLS } from './unsupported.js';
 
-const KNOWN: readonly string[] = [
+/** Every tool the runtime answers itself, by its own name. */
+export const KNOWN_TOOLS: readonly string[] = [
   ...BUILTIN_TOOLS,
   ...ENV_TOOLS,
   ...WEB_TOOLS,
@@ -34,6 +34,7 @@ const KNOWN: readonly string[] = [
   ASK_USER,
   ...AGENT_TOOLS,
 ];
+const KNOWN = KNOWN_TOOLS;
 
 /**
  * `mcpServers` are the names of the user's `[[mcp_servers]]`: a name that
@@ -42,7 +43,14 @@ const KNOWN: readonly string[] = [
  * resolved against what the servers offer when the stage is visited
  * (docs/reference/mcp.md#tool-names-and-grants).
  */
-export function checkStageTools(bp: Blueprint, findings: Findings, mcpServers: readonly string[] = []): void {
+export function checkStageTools(
+  bp: Blueprint,
+  findings: Findings,
+  mcpServers: readonly string[] = [],
+  /** Names of `tools/` scripts already reported as broken: a stage listing one is not told twice. */
+  refusedScripts: ReadonlySet<string> = new Set(),
+): void {
+  const scripts = (bp.scriptTools ?? []).map((t) => t.name);
   for (const stage of bp.stages) {
     const at = ['stages', stage.name, 'available_tools'];
     for (const server of stage.availableConnectors ?? [])
@@ -63,10 +71,11 @@ export function checkStageTools(bp: Blueprint, findings: Findings, mcpServers: r
           );
           continue;
         }
-        if (KNOWN.includes(tool)) {
+        if (KNOWN.includes(tool) || scripts.includes(tool)) {
           kept.push(tool);
           continue;
         }
+        if (refusedScripts.has(tool)) continue;
         const server = serverOfName(tool);
         if (server !== undefined) {
           if (mcpServers.includes(server)) kept.push(tool);
@@ -78,25 +87,24 @@ export function checkStageTools(bp: Blueprint, findings: Findings, mcpServers: r
             );
           continue;
         }
-        const typo = didYouMean(tool, [...KNOWN, ...Object.keys(TOOL_ALIASES)]);
+        const typo = didYouMean(tool, [...KNOWN, ...Object.keys(TOOL_ALIASES), ...scripts]);
         if (mcpServers.length > 0 && typo === '' && UNBUILT_TOOLS[tool] === undefined) {
           // A bare MCP grant: it resolves when exactly one server offers the tool.
           kept.push(tool);
           continue;
         }
         const lost = UNBUILT_TOOLS[tool];
-        const script = existsSync(join(bp.dir, 'tools', `${tool}.rhai`));
-        if (lost !== undefined || script) {
+        if (lost !== undefined) {
           findings.add(
             'unsupported-feature',
-            `Stage "${stage.name}" lists \`${tool}\`, ${script ? `a Rhai script tool (tools/${tool}.rhai); script tools are not built here` : `a tool of the original Leviath that is not built here (${lost})`}, so the stage is not offered it.`,
+            `Stage "${stage.name}" lists \`${tool}\`, a tool of the original Leviath that is not built here (${lost}), so the stage is not offered it.`,
             at,
           );
           continue;
         }
         findings.add(
           'unknown-tool',
-          `Stage "${stage.name}" lists the tool \`${tool}\`, which does not exist${typo}; the tools are ${KNOWN.join(', ')}${mcpServers.length === 0 ? ' (an MCP tool is named <server>__<tool> after a [[mcp_servers]] entry of your config)' : ''}.`,
+          `Stage "${stage.name}" lists the tool \`${tool}\`, which does not exist${typo}; the tools are ${[...KNOWN, ...scripts].join(', ')}${mcpServers.length === 0 ? ' (an MCP tool is named <server>__<tool> after a [[mcp_servers]] entry of your config)' : ''}, and a script tool is a tools/<name>.rhai file of the blueprint.`,
           at,
         );
       }

@@ -12,6 +12,7 @@ import { parse, TomlError } from 'smol-toml';
 import type { Diagnostic } from '../errors.js';
 import { BUILTIN_MODELS } from '../providers/models.js';
 import type { ModelInfo } from '../shapes/models.js';
+import { SCRIPT_IO_FUNCTIONS, SCRIPT_PERMISSIONS, type ScriptPermissions } from '../tools/names.js';
 import type { SandboxKind } from '../tools/sandbox.js';
 import type { SearchConfig } from '../tools/web-policy.js';
 import { DEFAULT_WEB_POLICY, type WebPolicy } from '../tools/web-policy.js';
@@ -39,6 +40,8 @@ export interface UserConfig {
   web: WebPolicy;
   /** `[web.search]`: the search API `web_search` asks (docs/reference/web.md#web_search). */
   search?: SearchConfig;
+  /** `[tool_script_permissions]`: what script tools' host functions may do (docs/reference/script-tools.md#permissions). */
+  toolScriptPermissions: ScriptPermissions;
 }
 
 export function emptyUserConfig(): UserConfig {
@@ -50,6 +53,7 @@ export function emptyUserConfig(): UserConfig {
     sandbox: { kind: 'namespace', env: [], network: false },
     mcpServers: [],
     web: { ...DEFAULT_WEB_POLICY },
+    toolScriptPermissions: {},
   };
 }
 
@@ -144,6 +148,14 @@ export function parseUserConfig(text: string, file: string): { config: UserConfi
           '[web.search] needs kind = "searxng" with the url of the instance, or kind = "brave" with api_key.',
           search.path,
         );
+    }
+  }
+  const scripts = root.table_('tool_script_permissions', '[tool_script_permissions] shell = "deny"');
+  if (scripts) {
+    scripts.unknownKeys([...SCRIPT_IO_FUNCTIONS], 'unknown-key', '[tool_script_permissions]');
+    for (const fn of SCRIPT_IO_FUNCTIONS) {
+      const setting = scripts.enumeration(fn, SCRIPT_PERMISSIONS, 'bad-value');
+      if (setting !== undefined) config.toolScriptPermissions[fn] = setting;
     }
   }
   const agents = root.table_('agent_read_paths', '[agent_read_paths.my-agent] allow = ["~/notes"]');

@@ -32,6 +32,7 @@ export function evalCall(ip: Interp, n: Extract<Node, { k: 'call' }>, f: Frame):
     const p = f.scope.get(vi);
     if (p instanceof RFnPtr) return ip.callPtr(p, cloneArgs(n.args, args), n);
   }
+  if (ip.isHost(n.name)) return ip.callHost(n.name, args, n);
   const r = builtin(ip, n.name, args, n);
   ip.checkSize(r, n);
   return r;
@@ -68,6 +69,7 @@ export function evalMethod(ip: Interp, n: Extract<Node, { k: 'method' }>, f: Fra
     const def2 = ip.fns.get(n.key1)!;
     return ip.callScript(def2, cloneArgs([n.obj, ...n.args], all), null, n);
   }
+  if (ip.isHost(n.name)) return ip.callHost(n.name, all, n);
   const r = builtin(ip, n.name, all, n);
   ip.checkSize(r, n);
   ip.checkSize(recv, n);

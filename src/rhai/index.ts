@@ -8,6 +8,7 @@
 
 import type { FnDef, Node } from './ast.js';
 import { RhaiFault } from './errors.js';
+import { RhaiHalt, type RhaiHost } from './host.js';
 import { Interp } from './interp.js';
 import type { RhaiLimits } from './limits.js';
 import { fnKey, parseProgram } from './parser.js';
@@ -15,14 +16,18 @@ import { Scope } from './scope.js';
 import { ConversionError, fromJs, toJs } from './values.js';
 
 export interface RhaiError {
-  code: 'rhai-syntax' | 'rhai-runtime' | 'rhai-limit';
+  code: 'rhai-syntax' | 'rhai-runtime' | 'rhai-limit' | 'rhai-halted';
   message: string;
   path: string;
   line: number;
   column: number;
   limit?: 'operations' | 'call-depth' | 'string-size' | 'array-size' | 'map-size';
+  /** What the host function that halted the script handed back (`rhai-halted` only). */
+  payload?: unknown;
 }
 
+export type { HostFunction, RhaiHost } from './host.js';
+export { RhaiHalt, RhaiHostError } from './host.js';
 export type { RhaiLimits };
 
 export const DEFAULT_LIMITS: RhaiLimits = Object.freeze({
@@ -41,9 +46,9 @@ export interface RhaiScript {
   readonly path: string;
   hasFunction(name: string, arity?: number): boolean;
   /** Calls a top-level `fn` with JS values converted in (objects->maps, arrays->arrays, integers->ints, other numbers->floats, null/undefined->()) and the result converted out (maps->plain objects, ()->undefined, ints/floats->number, chars->string). Top-level statements are NOT run by call(). */
-  call(name: string, args: unknown[], limits?: Partial<RhaiLimits>): RunResult;
+  call(name: string, args: unknown[], limits?: Partial<RhaiLimits>, host?: RhaiHost): RunResult;
   /** Runs the top-level statements with the given variables in scope and returns the last expression's value (used by seeds: inputs `task` and `workdir`). */
-  run(scope?: Record<string, unknown>, limits?: Partial<RhaiLimits>): RunResult;
+  run(scope?: Record<string, unknown>, limits?: Partial<RhaiLimits>, host?: RhaiHost): RunResult;
 }
 
 /** `Variable not found: foo (line 3, position 5) in context_hooks/brain.rhai` */
@@ -61,6 +66,18 @@ function toError(e: unknown, path: string, fallback: { l: number; c: number }, s
 }
 
 function describeError(e: unknown, path: string, fallback: { l: number; c: number }, syntax: boolean): RhaiError {
+  if (e instanceof RhaiHalt) {
+    const { l: line, c: column } = fallback;
+    const err: RhaiError = {
+      code: 'rhai-halted',
+      message: formatMessage(e.message, line, column, path),
+      path,
+      line,
+      column,
+    };
+    if (e.payload !== undefined) err.payload = e.payload;
+    return err;
+  }
   if (e instanceof RhaiFault) {
     const err: RhaiError = {
       code: e.code,
@@ -115,10 +132,10 @@ class CompiledScript implements RhaiScript {
     return false;
   }
 
-  call(name: string, args: unknown[], limits?: Partial<RhaiLimits>): RunResult {
+  call(name: string, args: unknown[], limits?: Partial<RhaiLimits>, host?: RhaiHost): RunResult {
     let it: Interp | null = null;
     try {
-      it = new Interp(this.fns, resolveLimits(limits));
+      it = new Interp(this.fns, resolveLimits(limits), host);
       const argv = Array.isArray(args) ? args : [];
       const def = this.fns.get(fnKey(name, argv.length));
       if (!def) {
@@ -143,10 +160,10 @@ class CompiledScript implements RhaiScript {
     }
   }
 
-  run(scope?: Record<string, unknown>, limits?: Partial<RhaiLimits>): RunResult {
+  run(scope?: Record<string, unknown>, limits?: Partial<RhaiLimits>, host?: RhaiHost): RunResult {
     let it: Interp | null = null;
     try {
-      it = new Interp(this.fns, resolveLimits(limits));
+      it = new Interp(this.fns, resolveLimits(limits), host);
       const sc = new Scope();
       if (scope && typeof scope === 'object') {
         for (const k of Object.keys(scope)) sc.push(k, fromJs(scope[k]));

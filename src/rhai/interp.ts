@@ -4,6 +4,7 @@ import { type FnDef, FRESH, type Node, type Pos } from './ast.js';
 import { builtin } from './builtins.js';
 import { evalCall, evalMethod } from './calls.js';
 import { RhaiFault } from './errors.js';
+import { RhaiHalt, type RhaiHost, RhaiHostError } from './host.js';
 import { Guard, type RhaiLimits } from './limits.js';
 import { MutationScan } from './mutation.js';
 import { binOp } from './operators.js';
@@ -17,12 +18,14 @@ import {
   chargeWork,
   deepClone,
   display,
+  fromJs,
   isObj,
   RChar,
   RFloat,
   RFnPtr,
   type RMap,
   RRange,
+  toJs,
   typeName,
   type Value,
   valuesEqual,
@@ -38,6 +41,8 @@ export class Interp extends Guard {
   constructor(
     readonly fns: Map<string, FnDef>,
     limits: RhaiLimits,
+    /** The caller's host functions (docs/rhai.md#host-functions); none by default. */
+    private readonly host?: RhaiHost,
   ) {
     super(limits);
     resetStringCaches();
@@ -109,6 +114,27 @@ export class Interp extends Guard {
     const def = this.fns.get(fnKey(ptr.name, args.length));
     if (def) return this.callScript(def, args, thisBox, at);
     return builtin(this, ptr.name, args, at);
+  }
+
+  /** Whether `name` is one of the caller's host functions. */
+  isHost(name: string): boolean {
+    return this.host !== undefined && Object.hasOwn(this.host, name);
+  }
+
+  /** Calls a host function with the arguments converted out and its answer converted in. */
+  callHost(name: string, args: Value[], at: Pos): Value {
+    const fn = this.host![name]!;
+    let out: unknown;
+    try {
+      out = fn(args.map(toJs));
+    } catch (e) {
+      if (e instanceof RhaiHalt) throw e;
+      if (e instanceof RhaiHostError) throw this.err(e.message, at);
+      throw this.err(`${name} failed: ${e instanceof Error ? e.message : String(e)}`, at);
+    }
+    const v = fromJs(out);
+    this.checkDeep(v, at);
+    return v;
   }
 
   /** Calls a callback with as many of `args` as it takes (filter/map accept `|x|` or `|x, i|`). */

@@ -21,7 +21,9 @@ export { ASK_USER, canonicalTool, FAN_OUT } from '../tools/names.js';
  * - `question`: `ask_user`, answered by a person (or why nobody did);
  * - `context`: a `context_*` or `todo_*` tool, run by the engine inside the workflow;
  * - `agent`: `spawn_agent`, `fan_out` and the agent-id tools;
- * - `builtin`: a tool the tool activity runs.
+ * - `builtin`: a tool the tool activity runs on the run's tool queue: a
+ *   built-in, an MCP tool, or a script tool of the blueprint's `tools/`
+ *   (docs/reference/script-tools.md#how-a-call-runs).
  *
  * `approval` says an agent or built-in call must wait for a person first
  * (`needsApproval`): only ever in an attended run.

@@ -27,10 +27,16 @@ export const RESERVED_TOOL_NAMES: readonly string[] = [
   SUBMIT_OUTPUT,
 ];
 
-/** The stage's `available_tools` that are no tool of the runtime, and its `available_connectors`. */
+/**
+ * The stage's `available_tools` that are no tool of the runtime nor a script
+ * tool of the blueprint (docs/reference/script-tools.md), and its `available_connectors`.
+ */
 export function mcpGrants(bp: Blueprint, stage: string): { tools: string[]; connectors: string[] } {
   const def = bp.stages.find((s) => s.name === stage);
-  const tools = (def?.availableTools ?? []).filter((t) => !RESERVED_TOOL_NAMES.includes(canonicalTool(t)));
+  const scripts = (bp.scriptTools ?? []).map((t) => t.name);
+  const tools = (def?.availableTools ?? []).filter(
+    (t) => !RESERVED_TOOL_NAMES.includes(canonicalTool(t)) && !scripts.includes(t),
+  );
   return { tools, connectors: [...(def?.availableConnectors ?? [])] };
 }
 

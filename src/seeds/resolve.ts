@@ -18,6 +18,7 @@ import { decodeText, openForRead, readRange } from '../tools/open-once.js';
 import { runShell, SHELL_OUTPUT_CAP_BYTES, truncationMarker } from '../tools/run-shell.js';
 import { isPreApproved } from '../tools/safe-commands.js';
 import { DEFAULT_SANDBOX, prepareCommand } from '../tools/sandbox.js';
+import type { ScriptContext } from '../tools/tool.js';
 import { requiredInputMessage, taskValue } from './preflight.js';
 import { callerKey, effectiveSeed, isBlank } from './task.js';
 import type { SeedInputs, SeedResult, SeedText } from './types.js';
@@ -167,6 +168,12 @@ async function seedRhai(c: Collector, seed: Form<'rhai'>, inputs: SeedInputs): P
   c.texts.push({ key: seed.path, text });
 }
 
+/** A script tool seed's `shell` answers to the switches of command seeds too. */
+function scriptsWhileSeeding(scripts: ScriptContext, inputs: SeedInputs): ScriptContext {
+  const disabled = commandsDisabled(inputs);
+  return disabled ? { ...scripts, noCommands: disabled } : scripts;
+}
+
 /** Why commands may not run while seeding, or undefined when they may. */
 function commandsDisabled(inputs: SeedInputs): string | undefined {
   if (inputs.noSeedCommands) return '--no-seed-commands was given';
@@ -250,6 +257,7 @@ async function seedTools(c: Collector, calls: SeedToolCall[], inputs: SeedInputs
       ...(inputs.sandbox ? { sandbox: inputs.sandbox } : {}),
       ...(inputs.ceilings ? { ceilings: inputs.ceilings } : {}),
       ...(inputs.run ? { run: inputs.run } : {}),
+      ...(inputs.scripts ? { scripts: scriptsWhileSeeding(inputs.scripts, inputs) } : {}),
     });
     if (outcome.isError) {
       c.skip('seed-tool-failed', `the tool seed \`${key}\` failed: ${outcome.content}`);

@@ -1,7 +1,7 @@
 import type { Diagnostic } from '../errors.js';
 import type { ReadPathPolicy } from '../tools/read-paths.js';
 import type { SandboxPolicy } from '../tools/sandbox.js';
-import type { RunFacts, ToolCeiling, ToolContext } from '../tools/tool.js';
+import type { RunFacts, ScriptContext, ToolCeiling, ToolContext } from '../tools/tool.js';
 
 /** Everything seed resolution needs from the spawn request and the user's config. */
 export interface SeedInputs {
@@ -29,6 +29,8 @@ export interface SeedInputs {
   ceilings?: readonly ToolCeiling[];
   /** What a `runtime_info` tool seed reports of the run. */
   run?: RunFacts;
+  /** The blueprint's script tools, which a tool seed may name (docs/reference/script-tools.md#as-a-seed). */
+  scripts?: ScriptContext;
 }
 
 export interface SeedText {

@@ -278,6 +278,19 @@ export interface SecurityConfig {
   readPaths: string[];
 }
 
+/** One script tool: its declaration, and its script read at load (docs/reference/script-tools.md#declaring-a-tool). */
+export interface ScriptToolDef {
+  /** The name the model calls and `available_tools` grants (`// @tool`). */
+  name: string;
+  description: string;
+  /** The JSON Schema of its arguments, as the model sees it: `{ type: "object", properties, required }`. */
+  parameters: Record<string, unknown>;
+  /** Where the script lies inside the blueprint directory (`tools/<file>.rhai`), for messages. */
+  path: string;
+  /** The script, read at load, so a tool worker never reads the blueprint directory. */
+  source: string;
+}
+
 export interface Blueprint {
   /** Absolute directory holding the blueprint; scripts must live inside it. */
   dir: string;
@@ -337,6 +350,11 @@ export interface Blueprint {
   repetitionDetection?: { enabled?: boolean; maxRepeatCalls?: number; maxReadonlyStreak?: number };
   /** `[notify]`: webhooks told of the run's end and waits (docs/reference/cluster-runs.md#the-notify-table); absent when none. */
   notify?: Webhook[];
+  /**
+   * The Rhai script tools of the blueprint's `tools/` folder (docs/reference/script-tools.md);
+   * absent when there are none, so the blueprints of earlier versions keep their JSON (and hash).
+   */
+  scriptTools?: ScriptToolDef[];
   /** Built-in table merged with `[models]` (and the user config). */
   models: Record<string, ModelInfo & { encoding?: Encoding }>;
 }

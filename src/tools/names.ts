@@ -82,3 +82,12 @@ export function canonicalTool(name: string): string {
 export function isContextTool(name: string): boolean {
   return name.startsWith('context_') || name.startsWith('todo_');
 }
+
+/** The host functions of a script tool that reach outside it (docs/reference/script-tools.md#host-functions). */
+export const SCRIPT_IO_FUNCTIONS = ['http_get', 'http_post', 'shell', 'read_file', 'write_file', 'env_var'] as const;
+export type ScriptIoFunction = (typeof SCRIPT_IO_FUNCTIONS)[number];
+
+/** `[tool_script_permissions]` of the user config: per function, `allow`, `deny` or `inherit` (the default). */
+export const SCRIPT_PERMISSIONS = ['allow', 'deny', 'inherit'] as const;
+export type ScriptPermission = (typeof SCRIPT_PERMISSIONS)[number];
+export type ScriptPermissions = Partial<Record<ScriptIoFunction, ScriptPermission>>;

@@ -1,5 +1,6 @@
 /** Tool definitions as the model sees them: name, description, JSON schema. */
 import { z } from 'zod';
+import type { ScriptToolDef } from '../shapes/blueprint.js';
 import { AGENT_TOOL_SCHEMAS } from './agent-schemas.js';
 import { ASK_USER_SCHEMA, CONTEXT_TOOL_SCHEMAS, type JsonSchemaSpec } from './context-schemas.js';
 import { canonicalTool } from './names.js';
@@ -29,11 +30,11 @@ function builtinSpec(name: string): JsonSchemaSpec | undefined {
 }
 
 /**
- * Specs for the named tools, built-in, context and agent tools alike, in the order given.
- * Aliases are resolved (`bash` gives `shell`), repeats are dropped, and names
- * that are no tool are left out.
+ * Specs for the named tools, built-in, context, agent and the blueprint's
+ * script tools alike, in the order given. Aliases are resolved (`bash` gives
+ * `shell`), repeats are dropped, and names that are no tool are left out.
  */
-export function toolSpecs(names: string[]): JsonSchemaSpec[] {
+export function toolSpecs(names: string[], scripts: readonly ScriptToolDef[] = []): JsonSchemaSpec[] {
   const seen = new Set<string>();
   const specs: JsonSchemaSpec[] = [];
   for (const name of names) {
@@ -44,8 +45,14 @@ export function toolSpecs(names: string[]): JsonSchemaSpec[] {
       builtinSpec(canonical) ??
       CONTEXT_TOOL_SCHEMAS.find((s) => s.name === canonical) ??
       (canonical === ASK_USER_SCHEMA.name ? ASK_USER_SCHEMA : undefined) ??
-      AGENT_TOOL_SCHEMAS.find((s) => s.name === canonical);
+      AGENT_TOOL_SCHEMAS.find((s) => s.name === canonical) ??
+      scriptSpec(scripts.find((s) => s.name === canonical));
     if (spec) specs.push(spec);
   }
   return specs;
+}
+
+/** A script tool as the model sees it: its declared description and argument schema (docs/reference/script-tools.md). */
+function scriptSpec(def: ScriptToolDef | undefined): JsonSchemaSpec | undefined {
+  return def && { name: def.name, description: def.description, parameters: def.parameters };
 }

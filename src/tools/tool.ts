@@ -5,7 +5,8 @@
  */
 import type { z } from 'zod';
 import { formatCoded, type RuntimeCode } from '../errors.js';
-import type { PermissionMode } from '../shapes/blueprint.js';
+import type { PermissionMode, ScriptToolDef } from '../shapes/blueprint.js';
+import type { ScriptPermissions } from './names.js';
 import type { PermissionLayer } from './permissions.js';
 import type { ReadPathPolicy } from './read-paths.js';
 import type { SandboxPolicy } from './sandbox.js';
@@ -66,6 +67,18 @@ export interface ToolContext {
   web?: WebPolicy;
   /** `[web.search]` of the user config, for `web_search`; unset when none is configured. */
   search?: SearchConfig;
+  /** The blueprint's script tools, and what their host functions may do (docs/reference/script-tools.md). */
+  scripts?: ScriptContext;
+}
+
+export interface ScriptContext {
+  tools: readonly ScriptToolDef[];
+  /** `[tool_script_permissions]` of the user config. */
+  permissions: ScriptPermissions;
+  /** `[limits] script_shell_timeout_secs` of the blueprint: how long one `shell` host call may take. */
+  shellTimeoutSecs: number;
+  /** Why `shell` may not run at all here (a tool seed while command seeds are off). */
+  noCommands?: string;
 }
 
 /** What one ancestor of a sub-agent allows its tools. */

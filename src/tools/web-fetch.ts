@@ -58,18 +58,26 @@ interface Fetched {
   location?: string;
 }
 
+/** A POST's body and the method; a plain GET when absent. */
+interface Sending {
+  method: 'GET' | 'POST';
+  body?: string;
+}
+
 function request(
   url: URL,
   policy: WebPolicy,
   maxBytes: number,
   signal?: AbortSignal,
   extraHeaders: Record<string, string> = {},
+  sending: Sending = { method: 'GET' },
 ): Promise<Fetched> {
-  const get = url.protocol === 'https:' ? https.get : http.get;
+  const send = url.protocol === 'https:' ? https.request : http.request;
   return new Promise((resolve, reject) => {
-    const req = get(
+    const req = send(
       url,
       {
+        method: sending.method,
         lookup: checkedLookup(policy),
         timeout: TIMEOUT_MS,
         headers: {
@@ -110,6 +118,7 @@ function request(
     );
     req.on('timeout', () => req.destroy(new Error(`no answer within ${TIMEOUT_MS / 1000} s`)));
     req.on('error', reject);
+    req.end(sending.body);
   });
 }
 
@@ -217,6 +226,64 @@ export async function webFetchJson(
       ok: false,
       outcome: failure('web-fetch-failed', `${url.origin} could not be asked (${reason}); try later.`),
     };
+  }
+}
+
+/** What a script tool's `http_get` or `http_post` got: the body as text, or why there is none. */
+export type ScriptHttp = { ok: true; text: string } | { ok: false; refused: boolean; message: string };
+
+/**
+ * A script tool's request (docs/reference/script-tools.md#host-functions), under
+ * the same `[web]` rules as `web_fetch`: every hop is checked, a POST answered
+ * with 301, 302 or 303 goes on as a GET (as browsers do), and the body is cut
+ * at `maxBytes`. A status outside 2xx is a failure the script may catch.
+ */
+export async function scriptHttp(
+  rawUrl: string,
+  sending: Sending,
+  headers: Record<string, string>,
+  policy: WebPolicy,
+  maxBytes: number,
+  signal?: AbortSignal,
+): Promise<ScriptHttp> {
+  let url: URL;
+  try {
+    url = new URL(rawUrl);
+  } catch {
+    return {
+      ok: false,
+      refused: false,
+      message: `\`${rawUrl}\` is not a URL; pass an absolute http:// or https:// URL`,
+    };
+  }
+  let now = sending;
+  try {
+    for (let hop = 0; ; hop++) {
+      checkUrl(url, policy);
+      const got = await request(
+        url,
+        policy,
+        maxBytes,
+        signal,
+        { 'user-agent': 'leviath-script-tool', ...headers },
+        now,
+      );
+      if (got.location !== undefined) {
+        if (hop >= MAX_REDIRECTS)
+          return { ok: false, refused: false, message: `${rawUrl} redirected more than ${MAX_REDIRECTS} times` };
+        if (got.status !== 307 && got.status !== 308) now = { method: 'GET' };
+        url = new URL(got.location, url);
+        continue;
+      }
+      const text = got.body.toString('utf8');
+      if (got.status < 200 || got.status >= 300)
+        return { ok: false, refused: false, message: `${url.href} answered HTTP ${got.status}: ${text.slice(0, 500)}` };
+      return { ok: true, text };
+    }
+  } catch (err) {
+    if (err instanceof Refused) return { ok: false, refused: true, message: err.message };
+    const reason = err instanceof Error ? err.message : String(err);
+    return { ok: false, refused: false, message: `${url.href} could not be reached (${reason})` };
   }
 }
 

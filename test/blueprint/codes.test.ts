@@ -16,11 +16,15 @@ interface Case {
   bad: string;
   fixed: string;
   files?: Record<string, string>;
+  /** The files of the fixed blueprint, when they are not `files`. */
+  fixedFiles?: Record<string, string>;
   badOpts?: LoadOptions;
   fixedOpts?: LoadOptions;
 }
 
 const RENDER = 'fn render(ctx) { "brain" }';
+const OWNER_TOML = '[tool]\nname = "owner"\n[[tool.params]]\nname = "service"\ntype = "string"\nrequired = true\n';
+const OWNER_GRANT = '[stages.a]\navailable_tools = ["owner"]';
 const granted = {
   userConfig: { ...emptyUserConfig(), security: { readPaths: ['/opt/data'], allowBlueprintReadPaths: false } },
 };
@@ -342,6 +346,36 @@ const cases: Case[] = [
     fixed: '[stages.a]\nmode = "output"\n[stages.a.output]\nformat = "json"\nschema = { type = "object" }',
   },
   {
+    code: 'script-tool-missing',
+    bad: OWNER_GRANT,
+    fixed: OWNER_GRANT,
+    files: { 'tools/owner.toml': OWNER_TOML },
+    fixedFiles: { 'tools/owner.toml': OWNER_TOML, 'tools/owner.rhai': 'params.service' },
+  },
+  {
+    code: 'script-tool-syntax',
+    bad: OWNER_GRANT,
+    fixed: OWNER_GRANT,
+    files: { 'tools/owner.rhai': '// @tool owner\nlet who = ;' },
+    fixedFiles: { 'tools/owner.rhai': '// @tool owner\nlet who = "team-billing"; who' },
+  },
+  {
+    code: 'script-tool-bad-schema',
+    bad: OWNER_GRANT,
+    fixed: OWNER_GRANT,
+    files: { 'tools/owner.rhai': '// @tool owner\n// @param service strng required "the service"\nparams.service' },
+    fixedFiles: {
+      'tools/owner.rhai': '// @tool owner\n// @param service string required "the service"\nparams.service',
+    },
+  },
+  {
+    code: 'script-tool-shadowed',
+    bad: '[stages.a]\navailable_tools = ["web_fetch"]',
+    fixed: '[stages.a]\navailable_tools = ["web_fetch", "page_text"]',
+    files: { 'tools/page.rhai': '// @tool web_fetch\nparams.url' },
+    fixedFiles: { 'tools/page.rhai': '// @tool page_text\nparams.url' },
+  },
+  {
     code: 'mcp-server-not-configured',
     bad: '[stages.a]\navailable_connectors = ["fs"]',
     fixed: '[stages.a]\navailable_tools = ["read_file"]',
@@ -411,7 +445,8 @@ describe('every code has a triggering and a fixed blueprint', () => {
       expect(codesOf(bad)).toContain(c.code);
       const d = bad.diagnostics.find((x) => x.code === c.code);
       expect(d?.message.length).toBeGreaterThan(20);
-      const fixedFiles = c.code === 'custom-script-invalid' ? { 'hooks/brain.rhai': RENDER } : c.files;
+      const fixedFiles =
+        c.fixedFiles ?? (c.code === 'custom-script-invalid' ? { 'hooks/brain.rhai': RENDER } : c.files);
       const fixed = loadToml(wrap(c.fixed), fixedFiles, c.fixedOpts);
       expect(codesOf(fixed)).not.toContain(c.code);
       if (CODES[c.code as keyof typeof CODES]?.severity === 'error') expect(fixed.blueprint).toBeDefined();

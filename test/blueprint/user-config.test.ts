@@ -38,6 +38,18 @@ base_url = "http://localhost:8080"
     expect(config.agentReadPaths).toEqual({ researcher: ['~/papers'] });
   });
 
+  it('reads [tool_script_permissions], refusing a misspelt function or setting', () => {
+    const ok = parseUserConfig('[tool_script_permissions]\nshell = "deny"\nread_file = "allow"\n', '/cfg.toml');
+    expect(ok.diagnostics).toEqual([]);
+    expect(ok.config.toolScriptPermissions).toEqual({ shell: 'deny', read_file: 'allow' });
+    const bad = parseUserConfig('[tool_script_permissions]\nshel = "deny"\nhttp_get = "never"\n', '/cfg.toml');
+    expect(bad.diagnostics.map((d) => [d.code, d.line])).toEqual([
+      ['unknown-key', 2],
+      ['bad-value', 3],
+    ]);
+    expect(bad.config.toolScriptPermissions).toEqual({});
+  });
+
   it('reports its own mistakes with positions', () => {
     const bad = parseUserConfig('[security]\nread_path = ["/x"]\n[models."a:b"]\nencoding = "utf8"\n', '/cfg.toml');
     expect(bad.diagnostics.map((d) => [d.code, d.line])).toEqual([

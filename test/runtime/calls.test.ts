@@ -57,6 +57,27 @@ describe('classifyCall', () => {
   });
 });
 
+describe('a script tool of the blueprint (docs/reference/script-tools.md#how-a-call-runs)', () => {
+  const scripted = loadToml(
+    '[tool_permissions]\nfile_issue = "ask"\n[stages.main]\navailable_tools = ["lookup_owner", "file_issue"]\n[stages.other]\navailable_tools = ["read_file"]',
+    {
+      'tools/lookup_owner.rhai': '// @tool lookup_owner\n"team"',
+      'tools/file_issue.rhai': '// @tool file_issue\n"filed"',
+    },
+  ).blueprint!;
+
+  it('is a call the tool activity runs, waiting for a person when its permission is ask', () => {
+    expect(classifyCall(scripted, 'main', call('lookup_owner'), false)).toEqual({ kind: 'builtin', approval: false });
+    expect(classifyCall(scripted, 'main', call('file_issue'), false)).toEqual({ kind: 'builtin', approval: true });
+    expect(classifyCall(scripted, 'main', call('file_issue'), true)).toEqual({ kind: 'builtin', approval: false });
+  });
+
+  it('is refused in a stage that was not given it', () => {
+    expect(classifyCall(scripted, 'other', call('lookup_owner'), false)).toEqual({ kind: 'refused' });
+    expect(notGrantedText(scripted, 'other', 'lookup_owner')).toMatch(/^\[tool-not-granted\] stage "other"/);
+  });
+});
+
 describe('agent-tool permissions', () => {
   const ancestor = { permissions: { tools: { fan_out: 'deny' as const } }, safeCommands: [] };
 

@@ -282,6 +282,20 @@ describe('tool seeds', () => {
     ).toBe('seed-tool-failed');
   });
 
+  it("names a script tool of the blueprint, whose shell answers to the command seeds' switches", async () => {
+    const source =
+      '// @tool owners\nlet a = read_file("a.txt").split("\\n")[0];\nlet b = try { shell("echo ran") } catch (e) { "no shell" };\na + " " + b.trim()';
+    const owners = { name: 'owners', description: 'd', parameters: { type: 'object' }, path: 'tools/o.rhai', source };
+    const scripts = { tools: [owners], permissions: {}, shellTimeoutSecs: 60 };
+    const seed = region('t', { form: 'tools', calls: [{ name: 'owners', args: {} }] });
+    expect((await resolveSeed(seed, seedInputs(box.work, { scripts }))).texts).toEqual([
+      { key: 'owners', text: 'alpha ran' },
+    ]);
+    expect((await resolveSeed(seed, seedInputs(box.work, { scripts, noSeedCommands: true }))).texts).toEqual([
+      { key: 'owners', text: 'alpha no shell' },
+    ]);
+  });
+
   it('calls obey tool permissions and ask counts as refused', async () => {
     const inputs = seedInputs(box.work, { permissions: { tools: { shell: 'ask', write_file: 'deny' } } });
     const calls = [

@@ -24,6 +24,19 @@ describe('toolSpecs', () => {
     expect(remove?.parameters).toMatchObject({ required: ['region'], properties: { oldest: { minimum: 1 } } });
   });
 
+  it("advertises a blueprint's script tool with its declared description and schema, in the order given", () => {
+    const parameters = { type: 'object', properties: { service: { type: 'string' } }, required: ['service'] };
+    const owner = { name: 'lookup_owner', description: 'Who owns it', parameters, path: 'tools/o.rhai', source: '1' };
+    expect(toolSpecs(['read_file', 'lookup_owner', 'nope'], [owner]).map((s) => s.name)).toEqual([
+      'read_file',
+      'lookup_owner',
+    ]);
+    expect(toolSpecs(['lookup_owner'], [owner])).toEqual([
+      { name: 'lookup_owner', description: 'Who owns it', parameters },
+    ]);
+    expect(toolSpecs(['lookup_owner'])).toEqual([]);
+  });
+
   it('resolves aliases and drops repeats and unknown names', () => {
     expect(toolSpecs(['bash', 'shell', 'nope']).map((s) => s.name)).toEqual(['shell']);
   });

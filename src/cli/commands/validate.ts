@@ -41,9 +41,15 @@ function displayPath(file: string): string {
   return rel === '' || rel.startsWith('..') ? file : rel;
 }
 
+/** The file a finding is about: a script tool's own file (docs/reference/script-tools.md), else the blueprint. */
+function fileOf(report: FileReport, d: Diagnostic): string {
+  return d.file === undefined ? report.path : displayPath(d.file);
+}
+
 function location(report: FileReport, d: Diagnostic): string {
-  if (d.line === undefined) return report.path;
-  return `${report.path}:${d.line}:${d.column ?? 1}`;
+  const file = fileOf(report, d);
+  if (d.line === undefined) return file;
+  return `${file}:${d.line}:${d.column ?? 1}`;
 }
 
 function pad(text: string, width: number): string {
@@ -101,6 +107,7 @@ function json(reports: FileReport[]): string {
         message: d.message,
         path: d.path ?? '',
       };
+      if (fileOf(r, d) !== r.path) out.file = fileOf(r, d);
       if (d.line !== undefined) out.line = d.line;
       if (d.column !== undefined) out.column = d.column;
       return out;

@@ -78,7 +78,9 @@ async function callModel<T>(model: string, call: () => Promise<T>): Promise<T> {
  */
 export function stageToolSpecs(bp: Blueprint, stage: string, catalog: ToolCatalog | undefined): ToolSpec[] {
   const names = stageTools(bp, stage);
-  const specs = toolSpecs(names).map((spec) => (isAgentTool(spec.name) ? withWorkers(bp, stage, spec) : spec));
+  const specs = toolSpecs(names, bp.scriptTools).map((spec) =>
+    isAgentTool(spec.name) ? withWorkers(bp, stage, spec) : spec,
+  );
   if (catalog) specs.push(...mcpToolSpecs(catalog, stageMcpTools(bp, stage, catalog)));
   if (names.includes(SUBMIT_OUTPUT))
     specs.push({

@@ -18,7 +18,14 @@ import { mergedPermissions } from '../../tools/permissions.js';
 import type { SeededRegion, SeedRequest, SeedRunInputs } from '../activity-types.js';
 import type { SeedEntryText } from '../ops.js';
 import type { RunStore } from './run-store.js';
-import { type Ancestor, ancestorsOf, readPolicyUnder, sandboxUnder, toolCeilings } from './tool-context.js';
+import {
+  type Ancestor,
+  ancestorsOf,
+  readPolicyUnder,
+  sandboxUnder,
+  scriptContext,
+  toolCeilings,
+} from './tool-context.js';
 
 export type { SeededRegion, SeedRequest, SeedRunInputs };
 
@@ -35,6 +42,7 @@ export function seedInputs(
   stage = bp.agent.entryStage,
 ): SeedInputs {
   const reads = readPolicyUnder(bp, req.workdir, env, ancestors);
+  const scripts = scriptContext(bp, env);
   return {
     ...(req.task !== undefined ? { task: req.task } : {}),
     caller: req.caller,
@@ -48,6 +56,7 @@ export function seedInputs(
     shellTimeoutSecs: bp.limits.scriptShellTimeoutSecs,
     ...(ancestors.length > 0 ? { ceilings: toolCeilings(ancestors) } : {}),
     run: runFactsFor(bp, stage, { model: stageModel(bp, stage), tools: stageTools(bp, stage), workdir: req.workdir }),
+    ...(scripts ? { scripts } : {}),
   };
 }
 

@@ -32,7 +32,7 @@ import {
 } from './mcp-tools.js';
 import { chooseModel } from './model-choice.js';
 import type { RunStore } from './run-store.js';
-import { ancestorsOf, readPolicyUnder, sandboxUnder, toolCeilings } from './tool-context.js';
+import { ancestorsOf, readPolicyUnder, sandboxUnder, scriptContext, toolCeilings } from './tool-context.js';
 
 export type { ToolInput, ToolResultOut, TrackedFile };
 
@@ -69,7 +69,10 @@ async function trackedFile(
   return { key: file.key, content: await toContent(store.blobs, text), tokens };
 }
 
-/** A granted MCP tool goes to its server, anything else to the built-in dispatcher (docs/reference/mcp.md). */
+/**
+ * A granted MCP tool goes to its server, anything else (script tools included,
+ * docs/reference/script-tools.md) to the dispatcher (docs/reference/mcp.md).
+ */
 async function runCall(
   store: RunStore,
   bp: Blueprint,
@@ -138,6 +141,7 @@ export async function runToolCall(
     attempt,
     granted: [...stageTools(bp, input.stage), ...mcp],
     ...webContext(store.config.env),
+    ...scripts(bp, store.config.env),
     run: runFactsFor(bp, input.stage, {
       model,
       tools: stageTools(bp, input.stage),
@@ -160,6 +164,11 @@ export async function runToolCall(
     denied: outcome.denied === true,
     ...(tracked ? { tracked } : {}),
   };
+}
+
+function scripts(bp: Blueprint, env: NodeJS.ProcessEnv): Pick<ToolContext, 'scripts'> {
+  const context = scriptContext(bp, env);
+  return context ? { scripts: context } : {};
 }
 
 /** `[web]` and `[web.search]` of the user config, `${VAR}` in the search API key expanded. */

@@ -18,9 +18,24 @@ import {
   type SandboxPolicy,
   sandboxUnavailableMessage,
 } from '../../tools/sandbox.js';
-import type { ToolCeiling } from '../../tools/tool.js';
+import type { ScriptContext, ToolCeiling } from '../../tools/tool.js';
 import type { CeilingLayer } from '../types.js';
 import type { RunStore } from './run-store.js';
+
+/**
+ * The blueprint's script tools and the user's `[tool_script_permissions]`
+ * (docs/reference/script-tools.md); `noCommands` says why their `shell` may not run (a seed
+ * whose command seeds are off). Undefined for a blueprint without script tools.
+ */
+export function scriptContext(bp: Blueprint, env: NodeJS.ProcessEnv, noCommands?: string): ScriptContext | undefined {
+  if (!bp.scriptTools) return undefined;
+  return {
+    tools: bp.scriptTools,
+    permissions: loadUserConfig(env).config.toolScriptPermissions,
+    shellTimeoutSecs: bp.limits.scriptShellTimeoutSecs,
+    ...(noCommands ? { noCommands } : {}),
+  };
+}
 
 export function readPolicy(bp: Blueprint, workdir: string, env: NodeJS.ProcessEnv): ReadPathPolicy {
   const { config } = loadUserConfig(env);

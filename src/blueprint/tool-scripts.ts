@@ -1,0 +1,179 @@
+/**
+ * The blueprint's Rhai script tools (docs/reference/script-tools.md): every
+ * `tools/*.rhai` file of the blueprint directory declares one tool, in its
+ * `// @` comment lines or a sibling `.toml`. Each is read, declared, checked
+ * against the names the runtime already answers and compiled here, at load,
+ * so the blueprint carries the script and no worker reads the directory.
+ */
+import { type Dirent, readdirSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import type { Diagnostic } from '../errors.js';
+import { compileSchema } from '../outputs/check.js';
+import { compile } from '../rhai/index.js';
+import type { Blueprint, ScriptToolDef } from '../shapes/blueprint.js';
+import { TOOL_ALIASES } from '../tools/names.js';
+import { type Code, severityOf } from './codes.js';
+import type { Findings } from './findings.js';
+import { serverOfName } from './mcp-servers.js';
+import { inside, realOrSelf } from './scripts.js';
+import { parametersSchema, parseAnnotations, parseToolToml, type ToolDecl } from './tool-declaration.js';
+import { UNBUILT_TOOLS } from './unsupported.js';
+
+export const TOOLS_DIR = 'tools';
+
+/** What reading the folder found: the tools, and the names whose script was refused (already reported). */
+export interface ScriptTools {
+  tools: ScriptToolDef[];
+  refused: Set<string>;
+}
+
+function entries(dir: string): Dirent[] {
+  try {
+    return readdirSync(dir, { withFileTypes: true });
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * Reads `tools/` of the blueprint directory. `reserved` are the names the
+ * runtime answers itself; `mcpServers` the user's configured servers, whose
+ * `<server>__<tool>` names an MCP tool keeps.
+ */
+export function readScriptTools(
+  bp: Blueprint,
+  findings: Findings,
+  reserved: readonly string[],
+  mcpServers: readonly string[],
+): ScriptTools {
+  const found: ScriptTools = { tools: [], refused: new Set() };
+  const dir = join(bp.dir, TOOLS_DIR);
+  const files = entries(dir)
+    .filter((e) => !e.isDirectory())
+    .map((e) => e.name)
+    .sort();
+  const report = (code: Code, file: string, message: string, at?: { line: number; column: number }) => {
+    const d: Diagnostic = { code, severity: severityOf(code), message, file: join(dir, file) };
+    if (at && at.line > 0) {
+      d.line = at.line;
+      d.column = at.column;
+    }
+    findings.addAll([d]);
+  };
+  for (const toml of files.filter((f) => f.endsWith('.toml'))) {
+    const stem = toml.slice(0, -'.toml'.length);
+    if (!files.includes(`${stem}.rhai`)) {
+      report(
+        'script-tool-missing',
+        toml,
+        `${TOOLS_DIR}/${toml} declares a script tool, but its script ${TOOLS_DIR}/${stem}.rhai does not exist; add the script beside it or remove the .toml.`,
+      );
+      found.refused.add(stem);
+    }
+  }
+  for (const file of files.filter((f) => f.endsWith('.rhai'))) {
+    const stem = file.slice(0, -'.rhai'.length);
+    const tool = readOne(bp, dir, file, report);
+    if (!tool) {
+      found.refused.add(stem);
+      continue;
+    }
+    const taken = takenBy(tool.name, reserved, mcpServers, found.tools);
+    if (taken) {
+      report(
+        'script-tool-shadowed',
+        file,
+        `${TOOLS_DIR}/${file} declares the tool \`${tool.name}\`, which is ${taken}, so that tool is used and this script never runs; give the script another name in its \`// @tool\` line.`,
+      );
+      continue;
+    }
+    found.tools.push(tool);
+  }
+  return found;
+}
+
+/** What already answers to `name`, or undefined when a script may take it. */
+function takenBy(
+  name: string,
+  reserved: readonly string[],
+  mcpServers: readonly string[],
+  earlier: readonly ScriptToolDef[],
+): string | undefined {
+  if (reserved.includes(name) || TOOL_ALIASES[name] !== undefined) return 'a tool Leviath answers itself';
+  if (UNBUILT_TOOLS[name] !== undefined) return 'a built-in tool of the original Leviath, whose built-in wins there';
+  const server = serverOfName(name);
+  if (server !== undefined && mcpServers.includes(server)) return `a tool name of your MCP server "${server}"`;
+  const first = earlier.find((t) => t.name === name);
+  if (first) return `already declared by ${first.path}`;
+  return undefined;
+}
+
+type Report = (code: Code, file: string, message: string, at?: { line: number; column: number }) => void;
+
+/** One script: inside the blueprint directory, declared, its schema compiling, the script compiling. */
+function readOne(bp: Blueprint, dir: string, file: string, report: Report): ScriptToolDef | undefined {
+  const rel = `${TOOLS_DIR}/${file}`;
+  const full = resolve(dir, file);
+  if (!inside(realOrSelf(bp.dir), realOrSelf(full))) {
+    report(
+      'script-tool-missing',
+      file,
+      `${rel} lies outside the blueprint directory (it is a link out of it); script tools must live inside it, so copy the script there.`,
+    );
+    return undefined;
+  }
+  let source: string;
+  try {
+    source = readFileSync(full, 'utf8');
+  } catch (err) {
+    const missing = (err as NodeJS.ErrnoException).code === 'ENOENT';
+    report(
+      'script-tool-missing',
+      file,
+      `${rel} ${missing ? 'is a link to a file that does not exist' : 'cannot be read'}; put the script itself in ${TOOLS_DIR}/ or remove the entry.`,
+    );
+    return undefined;
+  }
+  let tomlText: string | undefined;
+  const tomlFile = `${file.slice(0, -'.rhai'.length)}.toml`;
+  try {
+    tomlText = readFileSync(join(dir, tomlFile), 'utf8');
+  } catch {
+    tomlText = undefined;
+  }
+  const declared = tomlText === undefined ? parseAnnotations(source) : parseToolToml(tomlText);
+  const from = tomlText === undefined ? rel : `${TOOLS_DIR}/${tomlFile}`;
+  if (!declared.ok) {
+    report(
+      'script-tool-bad-schema',
+      tomlText === undefined ? file : tomlFile,
+      `${from} declares no usable tool: ${declared.problem}.`,
+    );
+    return undefined;
+  }
+  const parameters = parametersSchema(declared.decl);
+  const schema = compileSchema(parameters);
+  if (!('validate' in schema)) {
+    report(
+      'script-tool-bad-schema',
+      tomlText === undefined ? file : tomlFile,
+      `The parameters ${from} declares for \`${declared.decl.name}\` are not a JSON Schema a model can be given (${schema.ok ? '' : schema.reason}); fix the parameter's type or schema.`,
+    );
+    return undefined;
+  }
+  const compiled = compile(source, rel);
+  if (!compiled.ok) {
+    report(
+      'script-tool-syntax',
+      file,
+      `The script tool \`${declared.decl.name}\` does not compile: ${compiled.error.message}; fix the script (docs/rhai.md lists the Rhai this interpreter runs).`,
+      compiled.error,
+    );
+    return undefined;
+  }
+  return toDef(declared.decl, parameters, rel, source);
+}
+
+function toDef(decl: ToolDecl, parameters: Record<string, unknown>, path: string, source: string): ScriptToolDef {
+  return { name: decl.name, description: decl.description || `The script tool ${path}.`, parameters, path, source };
+}
