@@ -125,6 +125,8 @@ export const TOOL_WORKER_PATIENCE = 'tool-worker-patience';
  * (docs/reference/cluster-runs.md#notifications). Asked only by runs with webhooks.
  */
 export const NOTIFY_TOLD_CARRIED = 'notify-told-carried';
+
+/**
  * A workflow id a run or visit starts (a stage visit, a fan-out worker or
  * shard, a spawned agent) that would pass 255 characters is shortened to a
  * prefix and a hash (`boundedWorkflowId`), since Temporal's SQL stores refuse
