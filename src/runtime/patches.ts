@@ -131,7 +131,8 @@ export const NOTIFY_TOLD_CARRIED = 'notify-told-carried';
  * shard, a spawned agent) that would pass 255 characters is shortened to a
  * prefix and a hash (`boundedWorkflowId`), since Temporal's SQL stores refuse
  * longer ones (docs/reference/sub-agents.md#ids). Asked only when an id is
- * that long, which no history recorded on a SQL store can hold, so other runs
- * record no marker for it.
+ * that long, so other runs record no marker for it; a run recorded before
+ * (which started such an id whole: on SQLite it ran, on a SQL store its child
+ * never started) replays as it ran.
  */
 export const BOUNDED_WORKFLOW_IDS = 'bounded-workflow-ids';
