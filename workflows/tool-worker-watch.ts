@@ -8,7 +8,13 @@
  * runs and visits that recorded `TOOL_WORKER_PATIENCE` have one. Workflow
  * code: the attempts and looks are what recorded histories replay.
  */
-import { ActivityFailure, type ActivityOptions, ApplicationFailure, TimeoutFailure } from '@temporalio/workflow';
+import {
+  ActivityFailure,
+  type ActivityOptions,
+  ApplicationFailure,
+  isCancellation,
+  TimeoutFailure,
+} from '@temporalio/workflow';
 import {
   attemptsBefore,
   checkToolWorker,
@@ -59,8 +65,8 @@ export class ToolWorkerWatch {
       } catch (err) {
         const notTaken = notTakenIn(err);
         if (!notTaken) {
-          // A call that ran and failed was taken all the same.
-          if (err instanceof ActivityFailure) await this.taken();
+          // A call that ran and failed was taken all the same; a cancelled one says nothing of the worker.
+          if (err instanceof ActivityFailure && !isCancellation(err)) await this.taken();
           throw err;
         }
         before = attemptsBefore(notTaken.lastHeartbeatDetails, before);

@@ -78,18 +78,19 @@ export function withLiveVisit(run: Progress, counters: VisitCounters | undefined
 /**
  * The run's progress with its live visit's own answer: the visit knows the
  * turn, its regions and its calls; the status and what waits for a person
- * are the run's view, which its validators check updates against, so a
+ * (or for a tool worker) are the run's view, which its validators check updates against, so a
  * question listed here can be answered at once. Usage and cost are what the
  * run counted for its finished visits plus the visit's own. A client merges
  * a visit's answer this way (`runProgress`), and so does a fan-out worker
  * whose visit runs inside it (docs/reference/sub-agents.md#one-workflow-per-worker).
  */
 export function withVisitProgress(run: Progress, visit: Progress): Progress {
-  const { status, waiting, asks, paused, heldMessages } = run;
+  const { status, waiting, toolWorker, asks, paused, heldMessages } = run;
   return {
     ...visit,
     status,
     ...(waiting ? { waiting } : { waiting: undefined }),
+    ...(toolWorker ? { toolWorker } : { toolWorker: undefined }),
     asks,
     paused,
     heldMessages: Math.max(visit.heldMessages ?? 0, heldMessages ?? 0),

@@ -151,4 +151,16 @@ describe('withVisitProgress', () => {
     // Nothing waits in the run: the visit's own `waiting` is not shown.
     expect(withVisitProgress(run, visit).waiting).toBeUndefined();
   });
+
+  it('shows the tool worker the run waits for, as the run saw it (docs/reference/long-runs.md#tool_worker_patience)', () => {
+    const toolWorker = { taskQueue: 'q', workdir: '/w', since: 1, failsAt: 2 };
+    const away: Progress = { ...run, status: 'waiting', waiting: 'tool-worker-missing', toolWorker };
+    expect(withVisitProgress(away, { ...visit, toolWorker: { ...toolWorker, since: 0 } })).toMatchObject({
+      status: 'waiting',
+      waiting: 'tool-worker-missing',
+      toolWorker,
+    });
+    // Back, as the run knows: the visit's last word about an absence is not shown.
+    expect(withVisitProgress(run, { ...visit, toolWorker }).toolWorker).toBeUndefined();
+  });
 });
