@@ -73,21 +73,24 @@ export function readScriptTools(
   }
   for (const file of files.filter((f) => f.endsWith('.rhai'))) {
     const stem = file.slice(0, -'.rhai'.length);
-    const tool = readOne(bp, dir, file, report);
-    if (!tool) {
+    const declared = declareOne(bp, dir, file, report);
+    if (!declared) {
       found.refused.add(stem);
       continue;
     }
-    const taken = takenBy(tool.name, reserved, mcpServers, found.tools);
+    // A name already taken means the script never runs, so it is not compiled either.
+    const taken = takenBy(declared.decl.name, reserved, mcpServers, found.tools);
     if (taken) {
       report(
         'script-tool-shadowed',
         file,
-        `${TOOLS_DIR}/${file} declares the tool \`${tool.name}\`, which is ${taken}, so that tool is used and this script never runs; give the script another name in its \`// @tool\` line.`,
+        `${TOOLS_DIR}/${file} declares the tool \`${declared.decl.name}\`, which is ${taken}, so that tool is used and this script never runs; give the script another name in its \`// @tool\` line.`,
       );
       continue;
     }
-    found.tools.push(tool);
+    const tool = compileOne(declared, report);
+    if (tool) found.tools.push(tool);
+    else found.refused.add(stem);
   }
   return found;
 }
@@ -110,8 +113,19 @@ function takenBy(
 
 type Report = (code: Code, file: string, message: string, at?: { line: number; column: number }) => void;
 
-/** One script: inside the blueprint directory, declared, its schema compiling, the script compiling. */
-function readOne(bp: Blueprint, dir: string, file: string, report: Report): ScriptToolDef | undefined {
+/** A script read and declared, not yet compiled. */
+interface Declared {
+  decl: ToolDecl;
+  /** The script's file, and the file its declaration came from (the `.toml` when there is one). */
+  file: string;
+  declFile: string;
+  source: string;
+  /** Whether the declaration wrote schema tables of its own, which must be checked as JSON Schema. */
+  ownSchemas: boolean;
+}
+
+/** One script: inside the blueprint directory, readable, and declared. */
+function declareOne(bp: Blueprint, dir: string, file: string, report: Report): Declared | undefined {
   const rel = `${TOOLS_DIR}/${file}`;
   const full = resolve(dir, file);
   if (!inside(realOrSelf(bp.dir), realOrSelf(full))) {
@@ -134,44 +148,56 @@ function readOne(bp: Blueprint, dir: string, file: string, report: Report): Scri
     );
     return undefined;
   }
-  let tomlText: string | undefined;
   const tomlFile = `${file.slice(0, -'.rhai'.length)}.toml`;
+  let tomlText: string | undefined;
   try {
     tomlText = readFileSync(join(dir, tomlFile), 'utf8');
   } catch {
     tomlText = undefined;
   }
+  const declFile = tomlText === undefined ? file : tomlFile;
   const declared = tomlText === undefined ? parseAnnotations(source) : parseToolToml(tomlText);
-  const from = tomlText === undefined ? rel : `${TOOLS_DIR}/${tomlFile}`;
   if (!declared.ok) {
     report(
       'script-tool-bad-schema',
-      tomlText === undefined ? file : tomlFile,
-      `${from} declares no usable tool: ${declared.problem}.`,
+      declFile,
+      `${TOOLS_DIR}/${declFile} declares no usable tool: ${declared.problem}.`,
     );
     return undefined;
   }
-  const parameters = parametersSchema(declared.decl);
-  const schema = compileSchema(parameters);
-  if (!('validate' in schema)) {
-    report(
-      'script-tool-bad-schema',
-      tomlText === undefined ? file : tomlFile,
-      `The parameters ${from} declares for \`${declared.decl.name}\` are not a JSON Schema a model can be given (${schema.ok ? '' : schema.reason}); fix the parameter's type or schema.`,
-    );
-    return undefined;
+  return { decl: declared.decl, file, declFile, source, ownSchemas: tomlText !== undefined };
+}
+
+/**
+ * The declared schema and the script, compiled. Parameters of `// @param`
+ * lines are `{ type, description }` with a checked type, always a valid
+ * schema; only a `.toml`'s own tables need the JSON Schema compiler.
+ */
+function compileOne(d: Declared, report: Report): ScriptToolDef | undefined {
+  const rel = `${TOOLS_DIR}/${d.file}`;
+  const parameters = parametersSchema(d.decl);
+  if (d.ownSchemas) {
+    const schema = compileSchema(parameters);
+    if (!('validate' in schema)) {
+      report(
+        'script-tool-bad-schema',
+        d.declFile,
+        `The parameters ${TOOLS_DIR}/${d.declFile} declares for \`${d.decl.name}\` are not a JSON Schema a model can be given (${schema.ok ? '' : schema.reason}); fix the parameter's type or schema.`,
+      );
+      return undefined;
+    }
   }
-  const compiled = compile(source, rel);
+  const compiled = compile(d.source, rel);
   if (!compiled.ok) {
     report(
       'script-tool-syntax',
-      file,
-      `The script tool \`${declared.decl.name}\` does not compile: ${compiled.error.message}; fix the script (docs/rhai.md lists the Rhai this interpreter runs).`,
+      d.file,
+      `The script tool \`${d.decl.name}\` does not compile: ${compiled.error.message}; fix the script (docs/rhai.md lists the Rhai this interpreter runs).`,
       compiled.error,
     );
     return undefined;
   }
-  return toDef(declared.decl, parameters, rel, source);
+  return toDef(d.decl, parameters, rel, d.source);
 }
 
 function toDef(decl: ToolDecl, parameters: Record<string, unknown>, path: string, source: string): ScriptToolDef {

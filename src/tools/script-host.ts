@@ -114,7 +114,9 @@ function permissionRefusal(req: HostRequest, ctx: ToolContext): string | undefin
   const layers = setting === 'allow' ? [...(ctx.ceilings ?? [])] : [own, ...(ctx.ceilings ?? [])];
   const decision = strictestDecision(builtin, args, layers, true);
   if (decision.mode === 'allow') return undefined;
-  return `${req.fn} inside a script tool runs only where \`${builtin}\` itself would run without asking, and here it would not (${decision.message})`;
+  const lead = `${req.fn} inside a script tool runs only where \`${builtin}\` itself would run without asking`;
+  if (decision.code === 'permission-denied') return `${lead}, and [tool_permissions] denies \`${builtin}\` here`;
+  return `${lead}, and here \`${builtin}\` would wait for a person's approval, which nobody is asked for in the middle of a script; set [tool_permissions] ${builtin} = "allow", or ${req.fn} = "allow" in [tool_script_permissions] of your config`;
 }
 
 /** Runs one host request; never throws. */

@@ -37,6 +37,8 @@ export const MAX_HOST_CALLS = 64;
 /** How long one call may take in all, host calls included: half the tool activity's time. */
 export const SCRIPT_CALL_SECS = 300;
 
+/** Compiled scripts by their text, so a call does not parse its script again; a worker keeps at most this many. */
+const COMPILED_KEPT = 256;
 const compiled = new Map<string, RhaiScript>();
 
 function compiledScript(def: ScriptToolDef): RhaiScript | string {
@@ -44,6 +46,7 @@ function compiledScript(def: ScriptToolDef): RhaiScript | string {
   if (hit) return hit;
   const result = compile(def.source, def.path);
   if (!result.ok) return result.error.message;
+  if (compiled.size >= COMPILED_KEPT) compiled.clear();
   compiled.set(def.source, result.script);
   return result.script;
 }
@@ -107,6 +110,10 @@ export async function runScriptTool(
         `${def.name} called host functions more than ${MAX_HOST_CALLS} times in one call; call it with less work, or make the script do fewer calls.`,
         { modifiedPaths: state.modifiedPaths },
       );
+    if (ctx.signal?.aborted)
+      return failure('script-tool-failed', `${def.name} was stopped because the call was cancelled.`, {
+        modifiedPaths: state.modifiedPaths,
+      });
     if (Date.now() >= state.deadline)
       return failure(
         'script-tool-limit',

@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -88,6 +88,26 @@ describe('lev validate', () => {
     expect(gather?.name).toBe('gather');
     expect(gather?.window).toBe(1000000);
     expect(gather?.regions[2]).toEqual({ name: 'findings', kind: 'hashmap', placement: 'tail', budget: 30000 });
+  });
+
+  it("names a script tool's own file and the position of its compile error (docs/reference/script-tools.md)", () => {
+    const dir = join(scratch, 'scripted-tools');
+    mkdirSync(join(dir, 'tools'), { recursive: true });
+    writeFileSync(join(dir, 'agent.toml'), '[stages.main]\navailable_tools = ["owner"]\n');
+    writeFileSync(join(dir, 'tools', 'owner.rhai'), '// @tool owner\nlet who = ;\n');
+    const r = lev(dir);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toMatch(
+      /tools\/owner\.rhai:2:11: error The script tool `owner` does not compile: .*\[script-tool-syntax\]/,
+    );
+    const out = JSON.parse(lev('--json', dir).stdout) as { files: { path: string; diagnostics: unknown[] }[] };
+    expect(out.files[0]?.path).toMatch(/agent\.toml$/);
+    expect(out.files[0]?.diagnostics[0]).toMatchObject({
+      code: 'script-tool-syntax',
+      file: join(dir, 'tools', 'owner.rhai'),
+      line: 2,
+      column: 11,
+    });
   });
 
   it('resolves every stage at the --window override', () => {

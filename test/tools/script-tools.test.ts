@@ -5,7 +5,7 @@
  * its host functions under the rules of the tools they mirror, and its limits,
  * each a coded result the model reads.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -153,6 +153,13 @@ describe('failures and limits', () => {
     expect(out.content).toContain(`more than ${MAX_HOST_CALLS} times`);
   });
 
+  it('a cancelled call does no more host calls', async () => {
+    const signal = AbortSignal.abort();
+    const out = await call('// @tool t\nwrite_file("never.txt", "x")', {}, { signal });
+    expect(out).toMatchObject({ code: 'script-tool-failed', content: expect.stringContaining('was cancelled') });
+    expect(existsSync(join(box.work, 'never.txt'))).toBe(false);
+  });
+
   it('a host function called with the wrong arguments fails as an unknown function would', async () => {
     const out = await call('// @tool t\nread_file(3)');
     expect(out.code).toBe('script-tool-failed');
@@ -197,6 +204,11 @@ describe('host functions that touch the workdir', () => {
     const out = await call('// @tool t\nwrite_file("x.txt", "x")', {}, ask);
     expect(out.code).toBe('script-host-refused');
     expect(out.content).toMatch(/write_file inside a script tool runs only where `write_file` itself would run/);
+    expect(out.content).toContain('nobody is asked for in the middle of a script');
+    const deny = { permissions: { tools: { write_file: 'deny' as const } } };
+    expect((await call('// @tool t\nwrite_file("x.txt", "x")', {}, deny)).content).toContain(
+      '[tool_permissions] denies `write_file` here',
+    );
     const safe = { permissions: { tools: { shell: 'ask' as const } }, safeCommands: ['echo'] };
     expect((await call('// @tool t\nshell("echo ok")', {}, safe)).content).toBe('ok\n');
     expect((await call('// @tool t\nshell("touch y")', {}, safe)).code).toBe('script-host-refused');
