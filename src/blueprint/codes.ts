@@ -92,7 +92,8 @@ export const CODES = {
   // Hard errors added by this project for cases without an older name
   'bad-duration': {
     severity: 'error',
-    meaning: '`[run] ask_timeout` is not a duration such as `"30m"`, `"24h"` or `"1h30m"`.',
+    meaning:
+      'A duration key of `[run]` (`ask_timeout`, `provider_patience`, `fallback_after`) is not a duration such as `"30m"`, `"24h"` or `"1h30m"`.',
   },
   'bad-value': {
     severity: 'error',

@@ -667,28 +667,43 @@ function readSandbox(root: TableReader): { env: string[]; network?: boolean } {
   return { env: t ? envNames(t) : [], ...(network === true ? { network } : {}) };
 }
 
-/** `[run]`: how a run waits for people (docs/reference/operators.md#ask_timeout) and its spend caps (docs/reference/long-runs.md#spend-caps). */
+/**
+ * `[run]`: how a run waits for people (docs/reference/operators.md#ask_timeout), its spend caps
+ * (docs/reference/long-runs.md#spend-caps) and how long it waits out a provider outage
+ * (docs/reference/long-runs.md#provider-outages).
+ */
 function readRun(root: TableReader): NonNullable<Blueprint['run']> {
   const t = root.table_('run', '[run] ask_timeout = "30m"');
-  t?.unknownKeys(['ask_timeout', 'max_cost_usd', 'max_tokens'], 'unknown-key', '[run]');
+  t?.unknownKeys(
+    ['ask_timeout', 'max_cost_usd', 'max_tokens', 'provider_patience', 'fallback_after'],
+    'unknown-key',
+    '[run]',
+  );
   const maxCostUsd = t?.number('max_cost_usd', 0, Number.MAX_VALUE);
   const maxTokens = t?.integer('max_tokens', 1);
-  const caps = {
+  const providerPatienceSecs = t ? runDuration(t, 'provider_patience', '6h') : undefined;
+  const fallbackAfterSecs = t ? runDuration(t, 'fallback_after', '2m') : undefined;
+  return {
+    askTimeoutSecs: (t ? runDuration(t, 'ask_timeout', '30m') : undefined) ?? DEFAULT_ASK_TIMEOUT_SECS,
     ...(maxCostUsd !== undefined ? { maxCostUsd } : {}),
     ...(maxTokens !== undefined ? { maxTokens } : {}),
+    ...(providerPatienceSecs !== undefined ? { providerPatienceSecs } : {}),
+    ...(fallbackAfterSecs !== undefined ? { fallbackAfterSecs } : {}),
   };
-  const raw = t?.string('ask_timeout');
-  if (raw === undefined || !t) return { askTimeoutSecs: DEFAULT_ASK_TIMEOUT_SECS, ...caps };
+}
+
+/** A duration key of `[run]` in seconds; a value that is not a duration is `bad-duration` and reads as unset. */
+function runDuration(t: TableReader, key: string, example: string): number | undefined {
+  const raw = t.string(key);
+  if (raw === undefined) return undefined;
   const secs = parseDuration(raw);
-  if (secs === undefined) {
+  if (secs === undefined)
     t.findings.add(
       'bad-duration',
-      `[run] ask_timeout = "${raw}" is not a duration; write a number with s, m, h or d, such as "30m" or "1h30m".`,
-      t.at('ask_timeout'),
+      `[run] ${key} = "${raw}" is not a duration; write a number with s, m, h or d, such as "${example}" or "1h30m".`,
+      t.at(key),
     );
-    return { askTimeoutSecs: DEFAULT_ASK_TIMEOUT_SECS, ...caps };
-  }
-  return { askTimeoutSecs: secs, ...caps };
+  return secs;
 }
 
 /** `[repetition_detection]`, the original's keys (docs/reference/long-runs.md#repetition-detection). */

@@ -10,6 +10,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { parse, TomlError } from 'smol-toml';
 import type { Diagnostic } from '../errors.js';
+import type { RateLimit } from '../providers/flow-control.js';
 import { BUILTIN_MODELS } from '../providers/models.js';
 import type { ModelInfo } from '../shapes/models.js';
 import type { SandboxKind } from '../tools/sandbox.js';
@@ -21,6 +22,7 @@ import { Findings, inFileOrder } from './findings.js';
 import { type McpServerConfig, parseMcpServers } from './mcp-servers.js';
 import { parseModelTable } from './model-table.js';
 import { indexPositions } from './positions.js';
+import { readRateLimits } from './rate-limits-table.js';
 
 export interface UserConfig {
   models: Record<string, ModelInfo>;
@@ -39,6 +41,8 @@ export interface UserConfig {
   web: WebPolicy;
   /** `[web.search]`: the search API `web_search` asks (docs/reference/web.md#web_search). */
   search?: SearchConfig;
+  /** `[rate_limits.*]`: what each worker holds a provider or a model to (docs/reference/long-runs.md#flow-control). */
+  rateLimits: Record<string, RateLimit>;
 }
 
 export function emptyUserConfig(): UserConfig {
@@ -50,6 +54,7 @@ export function emptyUserConfig(): UserConfig {
     sandbox: { kind: 'namespace', env: [], network: false },
     mcpServers: [],
     web: { ...DEFAULT_WEB_POLICY },
+    rateLimits: {},
   };
 }
 
@@ -117,6 +122,7 @@ export function parseUserConfig(text: string, file: string): { config: UserConfi
     config.sandbox.env = envNames(sandbox);
   }
   config.mcpServers = parseMcpServers(root.raw('mcp_servers'), root);
+  config.rateLimits = readRateLimits(root);
   const web = root.table_('web', '[web] allow_hosts = ["docs.example.com"]');
   if (web) {
     web.unknownKeys(
