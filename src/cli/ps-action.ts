@@ -32,7 +32,7 @@ export function formatRuns(rows: RunRow[]): string {
     r.runId,
     r.blueprint ?? '-',
     r.stage ?? '-',
-    r.status,
+    r.reason ? `${r.status} (${r.reason})` : r.status,
     r.turns === null ? '-' : String(r.turns),
     r.tokens === null ? '-' : String(r.tokens),
     formatCost(r.costUsd),

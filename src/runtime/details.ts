@@ -10,7 +10,7 @@
 import { formatDuration } from '../blueprint/duration.js';
 import type { Blueprint } from '../shapes/blueprint.js';
 import { cutBytes } from '../truncate.js';
-import type { CostEstimate, PendingAsk, Progress, RegionBar, UsageTotals } from './types.js';
+import type { CostEstimate, PendingAsk, Progress, ProviderWait, RegionBar, UsageTotals } from './types.js';
 
 /** The static summary's limit, in bytes of UTF-8. */
 export const SUMMARY_BYTES = 200;
@@ -137,13 +137,22 @@ export function utcMinute(ms: number): string {
 }
 
 /** What the run waits for, with the command that answers each wait. */
-export function waitingLines(p: Pick<Progress, 'runId' | 'asks' | 'waiting' | 'paused'>): string[] {
+export function waitingLines(p: Pick<Progress, 'runId' | 'asks' | 'waiting' | 'paused' | 'provider'>): string[] {
   const lines: string[] = [];
   for (const ask of p.asks) lines.push(askLine(p.runId, ask));
   if (p.waiting === 'message')
     lines.push(`**Waiting for** a reply: \`lev msg ${p.runId} "…"\` (\`/done\` ends the stage).`);
   if (p.paused) lines.push(`**Paused**: \`lev resume ${p.runId}\` goes on.`);
+  if (p.provider) lines.push(`**Waiting for** ${providerWaitText(p.provider)}.`);
   return lines;
+}
+
+/**
+ * A provider outage as the details, `lev show` and webhooks say it: the provider, since when,
+ * its last error, and when the run tries again and gives up (docs/reference/long-runs.md#provider-outages).
+ */
+export function providerWaitText(w: ProviderWait): string {
+  return `the provider \`${w.provider}\` (\`${w.model}\`), unavailable since ${utcMinute(w.since)}: ${w.error} It tries again by itself (next at ${utcMinute(w.retryAt)}) and fails with \`provider-unavailable\` at ${utcMinute(w.giveUpAt)}`;
 }
 
 function askLine(runId: string, ask: PendingAsk): string {

@@ -5,6 +5,7 @@
  * activity delivers it.
  */
 import type { Notice, NotifyEvent, Webhook } from '../shapes/notify.js';
+import type { ProviderWait } from './types.js';
 
 export function endNotice(opts: {
   deliveryId: string;
@@ -33,21 +34,32 @@ export function subscribed(hooks: readonly Webhook[] | undefined, event: NotifyE
   return (hooks ?? []).filter((h) => h.events.includes(event));
 }
 
-/** What a person is asked now, as the run's operators see it: the first ask, else the reply an interactive stage waits for. */
+/**
+ * What the run waits for now, as its operators see it: the first ask, else the reply an
+ * interactive stage waits for, else a provider that is down (`since` tells one outage from the next).
+ */
 export interface Question {
-  kind: 'approval' | 'answer' | 'reply';
+  kind: 'approval' | 'answer' | 'reply' | 'provider';
   call?: string;
   subject: string;
+  since?: number;
 }
 
 export function questionOf(p: {
   asks: readonly { kind: 'approval' | 'answer'; call: string; subject: string }[];
   waiting?: string;
   stage: string;
+  provider?: ProviderWait;
 }): Question | undefined {
   const ask = p.asks[0];
   if (ask) return { kind: ask.kind, call: ask.call, subject: ask.subject };
   if (p.waiting === 'message') return { kind: 'reply', subject: `a reply to the interactive stage "${p.stage}"` };
+  if (p.provider)
+    return {
+      kind: 'provider',
+      subject: `the provider "${p.provider.provider}" (${p.provider.model}) is unavailable: ${p.provider.error}`,
+      since: p.provider.since,
+    };
   return undefined;
 }
 
@@ -60,12 +72,15 @@ export function waitingNotice(opts: {
   at: Date;
 }): Notice {
   const { runId, question: q } = opts;
+  // A provider outage needs nobody: the run goes on by itself, and `lev show` says how it stands.
   const command =
     q.kind === 'approval'
       ? `lev approve ${runId} ${q.call ?? ''}`.trimEnd()
       : q.kind === 'answer'
         ? `lev answer ${runId} ${q.call ?? ''} "…"`.replace('  ', ' ')
-        : `lev msg ${runId} "…"`;
+        : q.kind === 'provider'
+          ? `lev show ${runId}`
+          : `lev msg ${runId} "…"`;
   return {
     deliveryId: opts.deliveryId,
     event: 'waiting',

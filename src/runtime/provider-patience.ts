@@ -8,10 +8,14 @@
  * Pure: the visit's workflow asks these functions and records only what they
  * decide (a timer, a diagnostic).
  */
+import type { RuntimeCode } from '../error-codes.js';
 import { parseModelRef } from '../providers/models.js';
 import type { Blueprint } from '../shapes/blueprint.js';
+import type { Patience, ProviderWait } from './types.js';
 
-export const PROVIDER_UNAVAILABLE = 'provider-unavailable';
+export type { Detour, Patience, ProviderWait } from './types.js';
+
+export const PROVIDER_UNAVAILABLE: RuntimeCode = 'provider-unavailable';
 
 /** `[run] provider_patience` when the blueprint sets none: six hours. */
 export const DEFAULT_PROVIDER_PATIENCE_SECS = 6 * 3_600;
@@ -65,42 +69,6 @@ export interface ProviderFailure {
   /** The provider's failure, as the activity worded it. */
   message: string;
   retryAfterMs?: number;
-}
-
-/** What a visit waiting for a provider shows (docs/reference/operators.md#statuses). */
-export interface ProviderWait {
-  provider: string;
-  model: string;
-  /** The last failure, as the provider's error said it. */
-  error: string;
-  /** When the outage began (ms, workflow time). */
-  since: number;
-  /** When the visit tries again. */
-  retryAt: number;
-  /** When it gives up with `provider-unavailable`. */
-  giveUpAt: number;
-}
-
-/** A chain entry the visit moved past: skipped until `until`, then tried again. */
-export interface Detour {
-  model: string;
-  until: number;
-  /** How long it was skipped this time; a failed return doubles it. */
-  awayMs: number;
-}
-
-/** What a visit knows of its providers' health; carried across continue-as-new. */
-export interface Patience {
-  /** Since when no entry of the chain answered, and how it has gone since. */
-  outage?: {
-    since: number;
-    model: string;
-    error: string;
-    tries: number;
-    /** Since when `model` (the entry tried last) has been failing. */
-    entrySince: number;
-  };
-  detours: Detour[];
 }
 
 export const CALM: Patience = Object.freeze({ detours: [] }) as Patience;

@@ -26,8 +26,8 @@ export interface Notice {
   command: string;
   /** What the run failed with, for `failed`. */
   error?: string;
-  /** What a person is asked, for `waiting`. */
-  waiting?: { kind: 'approval' | 'answer' | 'reply'; call?: string; subject: string };
+  /** What a person is asked, or the provider the run waits for, for `waiting`. */
+  waiting?: { kind: 'approval' | 'answer' | 'reply' | 'provider'; call?: string; subject: string };
   /** When the event happened (workflow time), ISO 8601. */
   at: string;
 }

@@ -10,6 +10,7 @@ import { openBlobStore, parseBlobSpec } from '../blobs/index.js';
 import { LevError } from '../errors.js';
 import type { WorkerInput, WorkerShare } from '../runtime/agents/lineage.js';
 import { addressFlag } from '../runtime/defaults.js';
+import { providerWaitText } from '../runtime/details.js';
 import { defaultRuntimeConfig } from '../runtime/node/run-store.js';
 import { BLUEPRINT_KEY, STAGE_KEY, STATUS_KEY } from '../runtime/search-attributes.js';
 import type { PendingAsk, Progress, RegionBar, RunInput, RunMemo, RunResult, UsageTotals } from '../runtime/types.js';
@@ -39,6 +40,8 @@ export interface RunRow {
   ageSeconds: number;
   /** True when a worker answered the `progress` query just now. */
   live: boolean;
+  /** Why a live run is `waiting` for no person: `provider-unavailable <provider>`. */
+  reason?: string;
 }
 
 function usageTokens(usage: UsageTotals | undefined): number | null {
@@ -63,6 +66,7 @@ function rowOf(info: Omit<WorkflowExecutionInfo, 'raw'>, progress: Progress | un
     closedAt: info.closeTime ? info.closeTime.toISOString() : null,
     ageSeconds: Math.max(0, Math.floor((now - info.startTime.getTime()) / 1000)),
     live: progress !== undefined,
+    ...(progress?.provider ? { reason: `provider-unavailable ${progress.provider.provider}` } : {}),
   };
 }
 
@@ -104,7 +108,7 @@ export async function listRuns(
 
 /** What a run waits for, as `lev show` says it (docs/reference/operators.md#lev-show). */
 export interface Waiting {
-  kind: 'approval' | 'answer' | 'reply' | 'resume' | 'tool-worker' | 'worker';
+  kind: 'approval' | 'answer' | 'reply' | 'resume' | 'provider' | 'tool-worker' | 'worker';
   detail: string;
 }
 
@@ -141,10 +145,10 @@ async function visitIds(client: Client, runId: string): Promise<string[]> {
   return ids;
 }
 
-/** What a run waits a person for, each with the command that answers it. */
+/** What a run waits a person for, each with the command that answers it, and a provider it waits for. */
 export function personWaits(
   runId: string,
-  p: Pick<Progress, 'asks' | 'waiting' | 'paused' | 'stage'>,
+  p: Pick<Progress, 'asks' | 'waiting' | 'paused' | 'stage' | 'provider'>,
   address: string,
 ): Waiting[] {
   const at = addressFlag(address);
@@ -162,6 +166,7 @@ export function personWaits(
   if (p.waiting === 'message')
     waits.push({ kind: 'reply', detail: `a reply to the interactive stage "${p.stage}": lev msg ${runId} "…"${at}` });
   if (p.paused) waits.push({ kind: 'resume', detail: `resume (the run is paused): lev resume ${runId}${at}` });
+  if (p.provider) waits.push({ kind: 'provider', detail: providerWaitText(p.provider).replace(/`/g, '') });
   return waits;
 }
 

@@ -30,6 +30,7 @@ import {
 } from '../../src/runtime/index.js';
 import {
   INLINE_WORKER,
+  PROVIDER_PATIENCE,
   RUN_BY_REFERENCE,
   RUN_CONTINUES_AS_NEW,
   RUN_NOTIFY,
@@ -51,6 +52,8 @@ export async function agentRunWorkflow(
   // Only a fan-out worker runs its visits inside it, and one that does is steerable throughout:
   // it records that one marker, and other runs none for it.
   const inline = 'shared' in start && patched(INLINE_WORKER);
+  // Its visits run inside it, so it asks for them whether they wait out provider outages.
+  const patient = inline && patched(PROVIDER_PATIENCE);
   const steerable = inline || patched(RUN_PATCH);
   const continues = steerable && !inline && patched(RUN_CONTINUES_AS_NEW);
   let run: AgentRun | undefined;
@@ -59,7 +62,7 @@ export async function agentRunWorkflow(
     const { bp, hash, ceilings, input, seeded } = await runBlueprint(start, inline);
     // Asked only by runs with webhooks, which no history from before them holds.
     notifies = runWebhooks(input) && patched(RUN_NOTIFY);
-    run = new AgentRun(input, bp, hash, steerable, ceilings, inline, continues);
+    run = new AgentRun(input, bp, hash, steerable, ceilings, inline, continues, patient);
     const live = run;
     setHandler(progressQuery, () => live.progress());
     // A run recorded before people could steer it takes no updates: its visits could not deliver them.

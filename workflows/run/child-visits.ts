@@ -39,6 +39,8 @@ export interface VisitingRun extends ContinuingRun {
   readonly runId: string;
   readonly operators: RunOperators;
   readonly visits: number;
+  /** Its visits inside it wait out provider outages (`PROVIDER_PATIENCE`). */
+  readonly patient: boolean;
   childId: string | undefined;
   lastFailure: unknown;
   def(): StageDef;
@@ -60,7 +62,7 @@ export async function visitHere(
   input: StageInput,
 ): Promise<StageOutcome> {
   if (CancellationScope.current().consideredCancelled) throw new CancelledFailure('the run was cancelled');
-  const here = await visitInline(workflowId, input, run.def(), run.operators, () => run.showDetails());
+  const here = await visitInline(workflowId, input, run.def(), run.operators, () => run.showDetails(), run.patient);
   if ('thrown' in here) {
     const err = here.thrown;
     if (isCancellation(err)) {

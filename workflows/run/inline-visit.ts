@@ -27,9 +27,11 @@ export async function visitInline(
   def: StageDef,
   operators: RunOperators,
   changed: () => void,
+  patient: boolean,
 ): Promise<InlineEnd> {
   const carry = operators.startVisit(id);
-  const visit = new StageVisit({ ...input, operators: carry }, def, CURRENT_VISIT, {
+  const patches = patient ? { ...CURRENT_VISIT, patience: true } : CURRENT_VISIT;
+  const visit = new StageVisit({ ...input, operators: carry }, def, patches, {
     report: (report) => operators.report(report),
     changed,
   });

@@ -63,8 +63,9 @@ async function tell(hooks: Webhook[], event: NotifyEvent, notice: () => Notice):
 
 /**
  * Tells `waiting` each time a person is asked something new: an approval, an
- * answer, or a reply to an interactive stage. It waits on the run's own
- * state, so watching records nothing until there is something to tell.
+ * answer, or a reply to an interactive stage; and once for each provider
+ * outage a visit starts waiting out. It waits on the run's own state, so
+ * watching records nothing until there is something to tell.
  */
 export async function watchQuestions(run: AgentRun): Promise<void> {
   const hooks = subscribed(run.input.options.notify, 'waiting');
@@ -75,7 +76,10 @@ export async function watchQuestions(run: AgentRun): Promise<void> {
   const asked = () => {
     const question = questionOf({ ...run.operators.progress(), stage: run.driver.stage });
     if (!question) return undefined;
-    const key = `${question.kind}:${question.call ?? `${run.driver.stage}:${run.progress().inferences}`}`;
+    const key =
+      question.kind === 'provider'
+        ? `provider:${question.since}`
+        : `${question.kind}:${question.call ?? `${run.driver.stage}:${run.progress().inferences}`}`;
     return told.has(key) ? undefined : { key, question };
   };
   for (;;) {

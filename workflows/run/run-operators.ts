@@ -257,6 +257,7 @@ export class RunOperators {
         waitingReply: this.live ? this.waits.waitingReply : false,
         paused: view.paused,
         stuck: this.stuck,
+        provider: this.live ? this.waits.provider : undefined,
       });
       if (next !== this.status) {
         this.status = next;
@@ -267,16 +268,19 @@ export class RunOperators {
   }
 
   /** The run's part of its progress: status, waits, pause and held messages. */
-  progress(): Pick<Progress, 'status' | 'waiting' | 'asks' | 'paused' | 'heldMessages'> {
+  progress(): Pick<Progress, 'status' | 'waiting' | 'provider' | 'asks' | 'paused' | 'heldMessages'> {
     const view = this.view();
+    const provider = this.live ? this.waits.provider : undefined;
     const waiting = waitingKind({
       asks: view.asks,
       waitingReply: this.live ? this.waits.waitingReply : false,
       paused: view.paused,
+      provider,
     });
     return {
       status: this.status,
       ...(waiting ? { waiting } : {}),
+      ...(provider ? { provider } : {}),
       asks: [...view.asks],
       paused: view.paused,
       heldMessages: this.carry.held.length + (this.live ? this.waits.heldMessages : 0),

@@ -16,6 +16,7 @@ import {
   type OperatorCarry,
   operatorCarry,
   type PendingAsk,
+  type ProviderWait,
   progressReportDue,
   type ReportMark,
   type StageOperatorState,
@@ -53,6 +54,8 @@ export class StageOperators {
   private mark: ReportMark;
   /** The run asked the visit to hand over at its next turn, to continue as new (`src/runtime/continuation.ts`). */
   handOverAsked = false;
+  /** The provider outage the visit waits out now (docs/reference/long-runs.md#provider-outages). */
+  provider: ProviderWait | undefined;
 
   constructor(
     private readonly host: OperatorHost,
@@ -70,7 +73,20 @@ export class StageOperators {
   }
 
   waits(): StageWaits {
-    return stageWaits(this.state);
+    const waits = stageWaits(this.state);
+    return this.provider ? { ...waits, provider: this.provider } : waits;
+  }
+
+  /**
+   * The visit starts, goes on or stops waiting for a provider. The run hears of it when the
+   * provider or its error changes, not at every try, so a long outage adds few events.
+   */
+  async waitForProvider(wait: ProviderWait | undefined): Promise<void> {
+    const before = this.provider;
+    this.provider = wait;
+    this.host.changed();
+    const news = !before || !wait ? before !== wait : before.provider !== wait.provider || before.error !== wait.error;
+    if (news) await this.reportWaits();
   }
 
   carry(): OperatorCarry {

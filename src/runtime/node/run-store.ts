@@ -7,10 +7,11 @@
 import { join } from 'node:path';
 import { openBlobStore, parseBlobSpec } from '../../blobs/index.js';
 import { ReadCachedBlobStore } from '../../blobs/read-cache.js';
-import { loadUserConfig } from '../../blueprint/user-config.js';
+import { loadUserConfig, userConfigPath } from '../../blueprint/user-config.js';
 import { configuredKeyring } from '../../codec/keys.js';
 import { cloneData, createRunState, type RunState } from '../../context/index.js';
 import { leviathHome } from '../../devserver/paths.js';
+import type { RateLimit } from '../../providers/flow-control.js';
 import type { Blueprint } from '../../shapes/blueprint.js';
 import { ENGINE } from '../engine-calls.js';
 import { type RecordedOp, replayOps } from '../ops.js';
@@ -83,6 +84,15 @@ export class RunStore {
   /** Compiled custom-region scripts per blueprint, so a turn never recompiles them. */
   private readonly compiledHooks = new WeakMap<Blueprint, ReturnType<typeof customRegionHooks>>();
   private readonly latest = new Map<string, Rebuilt>();
+
+  /** The user config's `[rate_limits]`, read once per config file (docs/reference/long-runs.md#flow-control). */
+  private limits: { file: string; limits: Record<string, RateLimit> } | undefined;
+
+  rateLimits(): Record<string, RateLimit> {
+    const file = userConfigPath(this.config.env);
+    if (this.limits?.file !== file) this.limits = { file, limits: loadUserConfig(this.config.env).config.rateLimits };
+    return this.limits.limits;
+  }
 
   constructor(readonly config: RuntimeConfig) {
     this.blobs = new ReadCachedBlobStore(

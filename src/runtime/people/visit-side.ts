@@ -5,7 +5,7 @@
  * back. Pure: imported by workflow code.
  */
 import type { VisitCounters } from '../live-progress.js';
-import type { OperatorCarry, PendingAsk } from '../types.js';
+import type { OperatorCarry, PendingAsk, ProviderWait } from '../types.js';
 import {
   type AskDecision,
   isRefusal,
@@ -160,6 +160,8 @@ export interface StageWaits {
   waitingReply: boolean;
   paused: boolean;
   heldMessages: number;
+  /** The provider outage the visit waits out (docs/reference/long-runs.md#provider-outages). */
+  provider?: ProviderWait;
 }
 
 export function stageWaits(state: StageOperatorState): StageWaits {
