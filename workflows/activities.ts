@@ -32,22 +32,6 @@ export function callOptions(options: RunOptions, summary: string, maximumAttempt
 }
 
 /**
- * How long an inference may wait for a slot under the worker's `[rate_limits]` beyond the
- * model's own time (docs/reference/long-runs.md#flow-control).
- */
-const SLOT_WAIT_SECS = 300;
-
-/**
- * An inference of a visit that waits out provider outages itself: the attempt also has time to
- * wait for a `[rate_limits]` slot, and its input asks for a provider failure back after a few
- * attempts (docs/reference/long-runs.md#provider-outages).
- */
-export function patientCallOptions(options: RunOptions, summary: string): ActivityOptions {
-  const call = callOptions(options, summary);
-  return { ...call, startToCloseTimeout: `${options.inferenceTimeoutSecs + SLOT_WAIT_SECS} seconds` };
-}
-
-/**
  * A step that may be long but whose failure a person should see soon: a
  * summary, a fan-out report, a message to an agent. Three attempts.
  */

@@ -94,11 +94,13 @@ export class Circuit {
     probe?.end(how);
   }
 
-  /** The failure a call meets at an open circuit: the provider's last one, and when it is tried again. */
+  /**
+   * The failure a call meets at an open circuit: the provider's last one, said the same way each
+   * time, so a visit waiting it out has nothing new to tell its run.
+   */
   private refusal(): ProviderError {
     const last = this.lastError;
-    const retryInS = Math.max(1, Math.ceil(((this.openedAt ?? 0) + this.cooldownMs - this.clock.now()) / 1000));
-    const detail = `${last?.detail ?? `${this.label} failed`} (${this.failures} calls to ${this.label} failed in a row; this worker sends it one call to probe it in ${retryInS} s and holds the others)`;
+    const detail = `${last?.detail ?? `${this.label} failed`} (calls to ${this.label} keep failing; this worker lets one call at a time probe it and holds the others)`;
     return new ProviderError(last?.kind ?? 'server', detail, {
       provider: last?.provider ?? this.label,
       ...(last?.status !== undefined ? { status: last.status } : {}),

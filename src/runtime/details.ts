@@ -148,11 +148,11 @@ export function waitingLines(p: Pick<Progress, 'runId' | 'asks' | 'waiting' | 'p
 }
 
 /**
- * A provider outage as the details, `lev show` and webhooks say it: the provider, since when,
- * its last error, and when the run tries again and gives up (docs/reference/long-runs.md#provider-outages).
+ * A provider outage as the details and `lev show` say it: the provider, since when, its error,
+ * and when the run gives up (docs/reference/long-runs.md#provider-outages).
  */
 export function providerWaitText(w: ProviderWait): string {
-  return `the provider \`${w.provider}\` (\`${w.model}\`), unavailable since ${utcMinute(w.since)}: ${w.error} It tries again by itself (next at ${utcMinute(w.retryAt)}) and fails with \`provider-unavailable\` at ${utcMinute(w.giveUpAt)}`;
+  return `the provider \`${w.provider}\` (\`${w.model}\`), unavailable since ${utcMinute(w.since)}: ${w.error} It tries again by itself, at least every two minutes, and fails with \`provider-unavailable\` at ${utcMinute(w.giveUpAt)}`;
 }
 
 function askLine(runId: string, ask: PendingAsk): string {

@@ -184,7 +184,6 @@ export function afterFailure(
       model: failure.model,
       error: failure.message,
       since: outage.since,
-      retryAt: now + ms,
       giveUpAt,
     },
   };

@@ -183,8 +183,6 @@ export interface ProviderWait {
   error: string;
   /** When the outage began (ms, workflow time). */
   since: number;
-  /** When the visit tries again. */
-  retryAt: number;
   /** When it gives up with `provider-unavailable`. */
   giveUpAt: number;
 }

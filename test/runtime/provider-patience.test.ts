@@ -5,6 +5,8 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { providerWaitText, stageDetails, waitingLines } from '../../src/runtime/details.js';
+import { runStatus, waitingKind } from '../../src/runtime/people/status.js';
 import {
   afterAnswer,
   afterFailure,
@@ -86,7 +88,6 @@ describe('waiting out an outage', () => {
         model: 'openai:gpt-4o',
         error: 'OpenAI failed on its side (HTTP 503): down.',
         since: T0,
-        retryAt: now + step.ms,
         giveUpAt: T0 + OPTS.patienceMs,
       });
       p = step.patience;
@@ -106,9 +107,9 @@ describe('waiting out an outage', () => {
     let now = T0;
     let step = afterFailure(p, fail(), ONE, opts, now);
     while (step.kind === 'wait') {
-      expect(step.wait.retryAt).toBeLessThanOrEqual(T0 + 60_000);
+      expect(now + step.ms).toBeLessThanOrEqual(T0 + 60_000);
       p = step.patience;
-      now = step.wait.retryAt + 500;
+      now += step.ms + 500;
       step = afterFailure(p, fail(), ONE, opts, now);
     }
     expect(step.kind).toBe('give-up');
@@ -148,7 +149,7 @@ describe('waiting out an outage', () => {
             expect(step.kind).toBe('wait');
             if (step.kind !== 'wait') return;
             expect(step.ms).toBeGreaterThanOrEqual(1000);
-            expect(step.wait.retryAt).toBeLessThanOrEqual(Math.max(now + 1000, since + patienceMs));
+            expect(now + step.ms).toBeLessThanOrEqual(Math.max(now + 1000, since + patienceMs));
             p = step.patience;
           }
         },
@@ -223,5 +224,56 @@ describe('a fallback chain during an outage', () => {
       model = usableEntries(p, CHAIN, now)[0] as string;
     }
     throw new Error('never gave up');
+  });
+});
+
+describe('how a run waiting for a provider shows', () => {
+  const provider = {
+    provider: 'openai',
+    model: 'openai:gpt-4o',
+    error: '[provider-server] OpenAI failed on its side (HTTP 503): down.',
+    since: Date.UTC(2026, 11, 5, 10, 0),
+    giveUpAt: Date.UTC(2026, 11, 5, 16, 0),
+  };
+  const none = { asks: [], waitingReply: false, paused: false, stuck: false };
+
+  it('is waiting, for provider-unavailable, after a person and a pause', () => {
+    expect(runStatus({ ...none, provider })).toBe('waiting');
+    expect(waitingKind({ ...none, provider })).toBe('provider-unavailable');
+    expect(runStatus({ ...none, paused: true, provider })).toBe('paused');
+    expect(waitingKind({ ...none, waitingReply: true, provider })).toBe('message');
+    expect(runStatus(none)).toBe('running');
+  });
+
+  it('names the provider, the last error, the next try and the end of the patience in the current details', () => {
+    expect(providerWaitText(provider)).toBe(
+      'the provider `openai` (`openai:gpt-4o`), unavailable since 2026-12-05 10:00 UTC: [provider-server] OpenAI failed on its side (HTTP 503): down. It tries again by itself, at least every two minutes, and fails with `provider-unavailable` at 2026-12-05 16:00 UTC',
+    );
+    expect(waitingLines({ runId: 'r', asks: [], paused: false, waiting: 'provider-unavailable', provider })).toEqual([
+      `**Waiting for** ${providerWaitText(provider)}.`,
+    ]);
+    const details = stageDetails({
+      runId: 'r',
+      status: 'waiting',
+      stage: 'main',
+      inferences: 0,
+      visitTurns: 0,
+      regions: [],
+      window: { max: 1000, used: 0, gap: 0 },
+      gatesForced: [],
+      usage: { calls: 0, promptTokens: 0, completionTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 },
+      cost: { usd: null, priced: [], unpriced: [] },
+      asks: [],
+      paused: false,
+      heldMessages: 0,
+      recentCalls: [],
+      gates: { attempts: 0, blocked: 0 },
+      waiting: 'provider-unavailable',
+      provider,
+    });
+    expect(details.split('\n').slice(0, 2)).toEqual([
+      '**main** · turn 0 (run inference 0) · waiting',
+      `**Waiting for** ${providerWaitText(provider)}.`,
+    ]);
   });
 });

@@ -20,7 +20,7 @@ import {
   PROVIDER_UNAVAILABLE,
   patienceOptions,
 } from '../../src/runtime/provider-patience.js';
-import { activities, callOptions, patientCallOptions } from '../activities.js';
+import { activities, callOptions } from '../activities.js';
 import type { StageOperators } from './stage-operators.js';
 import { type CallingVisit, discoverTools } from './tool-calls.js';
 
@@ -77,10 +77,7 @@ export async function inferTurn(visit: InferringVisit & CallingVisit): Promise<T
     let reply: InferOutput;
     visit.operators.inferring = true;
     try {
-      reply = await activities.infer.executeWithOptions(
-        patient ? patientCallOptions(visit.input.options, summary) : callOptions(visit.input.options, summary),
-        [input],
-      );
+      reply = await activities.infer.executeWithOptions(callOptions(visit.input.options, summary), [input]);
     } catch (err) {
       // A cancelled run stops here: no note, no fallback (docs/reference/operators.md#cancellation).
       if (!(err instanceof ActivityFailure) || isCancellation(err)) throw err;

@@ -79,14 +79,14 @@ export class StageOperators {
 
   /**
    * The visit starts, goes on or stops waiting for a provider. The run hears of it when the
-   * provider or its error changes, not at every try, so a long outage adds few events.
+   * entry or the kind of its failure changes, not at every try, so a long outage adds few
+   * events; the visit's own details show the last error each time.
    */
   async waitForProvider(wait: ProviderWait | undefined): Promise<void> {
     const before = this.provider;
     this.provider = wait;
     this.host.changed();
-    const news = !before || !wait ? before !== wait : before.provider !== wait.provider || before.error !== wait.error;
-    if (news) await this.reportWaits();
+    if (!before || !wait ? before !== wait : waitNews(before, wait)) await this.reportWaits();
   }
 
   carry(): OperatorCarry {
@@ -194,4 +194,10 @@ export class StageOperators {
     this.host.changed();
     if (report) await this.reportWaits();
   }
+}
+
+/** The failure's code, `[provider-server]`, tells one kind of outage from another. */
+function waitNews(before: ProviderWait, now: ProviderWait): boolean {
+  const kind = (w: ProviderWait) => /^\[[a-z0-9-]+\]/.exec(w.error)?.[0];
+  return before.model !== now.model || kind(before) !== kind(now);
 }
