@@ -26,6 +26,11 @@ export interface RuntimeConfig {
   activitySlots?: number;
   /** Threads that run the worker's workflow tasks. */
   workflowThreads?: number;
+  /**
+   * Activities the server starts per second on the worker's task queue, across every worker
+   * polling it: a cluster-wide limit (docs/reference/long-runs.md#a-limit-for-the-whole-cluster).
+   */
+  queueActivitiesPerSecond?: number;
   env: NodeJS.ProcessEnv;
 }
 
@@ -52,8 +57,15 @@ export function defaultRuntimeConfig(env: NodeJS.ProcessEnv = process.env): Runt
     ...(blobs ? { blobs } : {}),
     activitySlots: positiveInteger(env.LEVIATH_ACTIVITY_SLOTS) ?? DEFAULT_ACTIVITY_SLOTS,
     workflowThreads: positiveInteger(env.LEVIATH_WORKFLOW_THREADS) ?? DEFAULT_WORKFLOW_THREADS,
+    ...queueRate(env.LEVIATH_QUEUE_ACTIVITIES_PER_SECOND),
     env,
   };
+}
+
+/** `LEVIATH_QUEUE_ACTIVITIES_PER_SECOND`: a number above zero (a fraction is a call every few seconds), else no limit. */
+function queueRate(raw: string | undefined): Pick<RuntimeConfig, 'queueActivitiesPerSecond'> {
+  const n = Number(raw);
+  return raw !== undefined && raw.trim() !== '' && Number.isFinite(n) && n > 0 ? { queueActivitiesPerSecond: n } : {};
 }
 
 /** A whole number above zero, else nothing (the default holds). */
