@@ -17,7 +17,7 @@ import { formatRuns } from '../../src/cli/ps-action.js';
 import { STATUS_KEY } from '../../src/runtime/search-attributes.js';
 import { DEFAULT_RUN_OPTIONS, type RunOptions } from '../../src/runtime/types.js';
 import type { Notice } from '../../src/shapes/notify.js';
-import { startRun } from '../../src/worker/client.js';
+import { followRun, startRun } from '../../src/worker/client.js';
 import { listRuns, viewRun } from '../../src/worker/runs.js';
 import { chatCompletion, type RecordedRequest, type Reply, startWireServer } from '../providers/wire-server.js';
 import { saveHistories, scopedEnv, tempDir, useRuntime, useWireModel, writeBlueprint } from './run-helpers.js';
@@ -108,6 +108,12 @@ describe('a run whose provider goes down', () => {
       `[agent]\nname = "outage-4m"\nmodel = "openai:gpt-4o"\n[stages.main]\navailable_tools = ["write_file"]\n`,
     );
     const runId = handle.workflowId;
+    // What `lev run` follows: the wait starting, then ending.
+    const followed: (string | undefined)[] = [];
+    const following = followRun(env.rt.client, handle, () => {}, {
+      intervalMs: 500,
+      onProvider: (w) => followed.push(w?.provider),
+    });
     const address = inject('temporalAddress');
     // LeviathStatus says waiting, for a search of waiting runs as for the run itself.
     await waitFor(async () => {
@@ -132,9 +138,9 @@ describe('a run whose provider goes down', () => {
     expect(meta.currentDetails).toMatch(/\*\*Waiting for\*\* the provider `openai` \(`openai:gpt-4o`\)/);
     expect(meta.currentDetails).toContain('HTTP 503');
 
-    await handle.result();
+    const result = await following;
     await saveHistories(env.rt.client, runId);
-    const result = await handle.result();
+    expect(followed).toEqual(['openai', undefined]);
     expect(result.output).toBe('The notes are fine.');
     // Each turn reached the provider once it was back, and once only.
     expect([...answered.values()]).toEqual([1, 1]);

@@ -68,11 +68,13 @@ describe('a worker’s runtime settings', () => {
   it('reads a rate for the whole task queue from LEVIATH_QUEUE_ACTIVITIES_PER_SECOND, else sets none', () => {
     expect(defaultRuntimeConfig({ LEVIATH_CONFIG: none }).queueActivitiesPerSecond).toBeUndefined();
     expect(
-      defaultRuntimeConfig({ LEVIATH_CONFIG: none, LEVIATH_QUEUE_ACTIVITIES_PER_SECOND: '0.5' }).queueActivitiesPerSecond,
+      defaultRuntimeConfig({ LEVIATH_CONFIG: none, LEVIATH_QUEUE_ACTIVITIES_PER_SECOND: '0.5' })
+        .queueActivitiesPerSecond,
     ).toBe(0.5);
     for (const bad of ['0', '-2', 'fast', ''])
       expect(
-        defaultRuntimeConfig({ LEVIATH_CONFIG: none, LEVIATH_QUEUE_ACTIVITIES_PER_SECOND: bad }).queueActivitiesPerSecond,
+        defaultRuntimeConfig({ LEVIATH_CONFIG: none, LEVIATH_QUEUE_ACTIVITIES_PER_SECOND: bad })
+          .queueActivitiesPerSecond,
       ).toBeUndefined();
   });
 
