@@ -21,12 +21,14 @@ import {
   patienceOptions,
 } from '../../src/runtime/provider-patience.js';
 import { activities, callOptions } from '../activities.js';
+import type { SubAgents } from '../agents/sub-agents.js';
 import type { StageOperators } from './stage-operators.js';
 import { type CallingVisit, discoverTools } from './tool-calls.js';
 
 /** What an inference needs of its visit (`StageVisit`), and the counters it moves. */
 export interface InferringVisit extends Pick<CallingVisit, 'input' | 'def' | 'stage' | 'driver' | 'patches' | 'reach'> {
   readonly operators: Pick<StageOperators, 'inferring' | 'state' | 'handOverAsked' | 'waitForProvider'>;
+  readonly agents: Pick<SubAgents, 'open'>;
   facts: StageInput['facts'];
   patience: Patience;
   inferences: number;
@@ -139,9 +141,12 @@ async function waitOut(
     return { again: true };
   }
   await visit.operators.waitForProvider(step.wait);
-  // A pause, a hand-over or a history Temporal finds long ends the wait early; the turn starts over.
+  // A pause ends the wait early, and so does a hand-over or a history Temporal finds long when the
+  // visit can go on as new (it holds no open sub-agents); the turn starts over.
   const cut = await condition(
-    () => visit.operators.state.paused || visit.operators.handOverAsked || workflowInfo().continueAsNewSuggested,
+    () =>
+      visit.operators.state.paused ||
+      (!visit.agents.open && (visit.operators.handOverAsked || workflowInfo().continueAsNewSuggested)),
     step.ms,
   );
   return cut ? { again: true } : 'again';
