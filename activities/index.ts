@@ -12,10 +12,11 @@ import type { Content, CountedText } from '../src/context/index.js';
 import { isLevError } from '../src/errors.js';
 import { recordToolCall } from '../src/metrics/leviath.js';
 import { deliver } from '../src/notify/deliver.js';
-import { isProviderError, toActivityFailure } from '../src/providers/index.js';
+import { type HandBack, isProviderError, providerTimeoutMs, toActivityFailure } from '../src/providers/index.js';
 import type { WorkerShare } from '../src/runtime/agents/worker-spec.js';
+import { answerKey } from '../src/runtime/node/answered-calls.js';
 import { finalOutputText } from '../src/runtime/node/final-output.js';
-import { type InferInput, type InferOutput, infer } from '../src/runtime/node/inference.js';
+import { handBackOf, type InferInput, type InferOutput, infer, slotWaitMs } from '../src/runtime/node/inference.js';
 import { type DiscoveredTools, type DiscoverInput, discoverStageTools } from '../src/runtime/node/mcp-tools.js';
 import { pollerAges } from '../src/runtime/node/queue-pollers.js';
 import { defaultRuntimeConfig, RunStore, type RuntimeConfig } from '../src/runtime/node/run-store.js';
@@ -48,16 +49,20 @@ import { ping } from './ping.js';
  * Blobs written meanwhile are recorded as the run's (`runId`, else the calling workflow's id),
  * which is what keeps them from `lev blobs gc`.
  */
-async function guarded<T>(work: () => Promise<T>, runId?: string): Promise<T> {
+async function guarded<T>(work: () => Promise<T>, runId?: string, handBack?: HandBack): Promise<T> {
   try {
     return await withBlobRun(runId ?? activityInfo().workflowExecution?.workflowId, work);
   } catch (err) {
     if (isProviderError(err)) {
       const { attempt, retryPolicy } = activityInfo();
-      throw toActivityFailure(err, {
-        attempt,
-        ...(retryPolicy?.maximumAttempts !== undefined ? { maximumAttempts: retryPolicy.maximumAttempts } : {}),
-      });
+      throw toActivityFailure(
+        err,
+        {
+          attempt,
+          ...(retryPolicy?.maximumAttempts !== undefined ? { maximumAttempts: retryPolicy.maximumAttempts } : {}),
+        },
+        handBack,
+      );
     }
     if (isLevError(err)) throw ApplicationFailure.nonRetryable(`[${err.code}] ${err.message}`, err.code);
     throw err;
@@ -74,6 +79,25 @@ async function withHeartbeat<T>(work: () => Promise<T>, details?: unknown): Prom
   } finally {
     clearInterval(timer);
   }
+}
+
+/**
+ * The provider call's abort signal: the activity's cancellation, except when the server gave up
+ * on this attempt (its timeout passed, or it is gone). That call is already paid for, so it runs
+ * on, and its answer waits for the next attempt (docs/reference/long-runs.md#never-billed-twice).
+ */
+function providerSignal(): AbortSignal {
+  const context = Context.current();
+  const cancelled = context.cancellationSignal;
+  const ours = new AbortController();
+  const follow = () => {
+    const why = context.cancellationDetails;
+    if (why?.timedOut || why?.notFound) return;
+    ours.abort(cancelled.reason);
+  };
+  if (cancelled.aborted) follow();
+  else cancelled.addEventListener('abort', follow, { once: true });
+  return ours.signal;
 }
 
 export function createActivities(config: RuntimeConfig = defaultRuntimeConfig()) {
@@ -102,12 +126,19 @@ export function createActivities(config: RuntimeConfig = defaultRuntimeConfig())
       return guarded(() => withHeartbeat(() => resolveRunSeeds(store, req)));
     },
 
+    /** One model call; an attempt of a call that already answered returns that answer (`answered-calls.ts`). */
     async infer(input: InferInput): Promise<InferOutput> {
+      const info = activityInfo();
+      const ctx = {
+        attempt: info.attempt,
+        signal: providerSignal(),
+        ...(info.workflowExecution ? { key: answerKey(info.workflowExecution.runId, input) } : {}),
+        slotDeadline:
+          info.currentAttemptScheduledTimestampMs +
+          slotWaitMs(info.startToCloseTimeoutMs, providerTimeoutMs(config.env)),
+      };
       return modelSpan(input, () =>
-        guarded(
-          () => withHeartbeat(() => infer(store, input, activityInfo().attempt, cancellationSignal())),
-          input.runId,
-        ),
+        guarded(() => withHeartbeat(() => infer(store, input, ctx)), input.runId, handBackOf(input)),
       );
     },
 

@@ -131,6 +131,11 @@ export const RUNTIME_CODES = {
     surface: 'run',
     meaning: 'The run spent what `[run] max_cost_usd` or `[run] max_tokens` allows; raise the cap to let it go on.',
   },
+  'provider-unavailable': {
+    surface: 'run',
+    meaning:
+      "No model of the stage's chain answered for `[run] provider_patience`; the run waited, then failed (a warning of the same code records a chain moving past an entry that is down).",
+  },
   'stage-cancelled': {
     surface: 'run',
     meaning: 'A stage visit was cancelled on its own instead of its run; cancel the run itself.',

@@ -77,6 +77,10 @@ export async function collectBlobs(store: PostgresBlobStore, opts: GcOptions): P
        RETURNING b.bytes`,
       [cutoff],
     );
+    // A name outlives no blob: the names of deleted blobs go with them.
+    await client.query(
+      'DELETE FROM leviath_blob_names n WHERE NOT EXISTS (SELECT 1 FROM leviath_blobs b WHERE b.hash = n.hash)',
+    );
     const { rows: left } = await client.query<{ n: string }>('SELECT count(*) AS n FROM leviath_blobs');
     await client.query(opts.dryRun ? 'ROLLBACK' : 'COMMIT');
     const blobsDeleted = blobs.rowCount ?? 0;

@@ -10,7 +10,7 @@ import type { Keyring } from '../codec/keys.js';
 import { LevError } from '../errors.js';
 import type { BlobRef } from '../shapes/content.js';
 import { openBody, sealBody } from './sealing.js';
-import { type BlobStore, blobRef, hashText } from './store.js';
+import { type BlobStore, blobRef, hashText, NAME_KEY } from './store.js';
 
 const HASH = /^[0-9a-f]{64}$/;
 
@@ -80,6 +80,39 @@ export class LocalBlobStore implements BlobStore {
 
   async has(hash: string): Promise<boolean> {
     return HASH.test(hash) && this.exists(this.pathOf(hash));
+  }
+
+  /** A name is a small file under `names/`, holding the hash; written whole by a rename as blobs are. */
+  async name(key: string, hash: string): Promise<void> {
+    const file = this.namePath(key);
+    this.pathOf(hash);
+    const tmp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+    try {
+      await writeNew(tmp, Buffer.from(hash, 'utf8'));
+      await rename(tmp, file);
+    } catch (err) {
+      await rm(tmp, { force: true });
+      throw err;
+    }
+  }
+
+  async named(key: string): Promise<string | undefined> {
+    try {
+      const hash = (await readFile(this.namePath(key), 'utf8')).trim();
+      return HASH.test(hash) ? hash : undefined;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw err;
+    }
+  }
+
+  private namePath(key: string): string {
+    if (!NAME_KEY.test(key))
+      throw new LevError(
+        'blob-bad-hash',
+        `\`${key}\` is not a blob name (64 lowercase hex digits); name blobs by a hash.`,
+      );
+    return path.join(this.dir, 'names', key.slice(0, 2), key.slice(2));
   }
 
   private async exists(file: string): Promise<boolean> {

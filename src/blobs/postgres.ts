@@ -3,7 +3,8 @@
  * `leviath_blobs(hash, bytes, body, created_at)`, content-addressed and
  * insert-if-absent, the hash checked again on every read. Each write also
  * records which run stored the blob in `leviath_blob_refs(run_id, hash)`,
- * which is what `lev blobs gc` keeps blobs alive by (see `gc.ts`).
+ * which is what `lev blobs gc` keeps blobs alive by (see `gc.ts`), and
+ * `leviath_blob_names(name, hash)` holds the names of blobs (`BlobStore.name`).
  */
 import { createRequire } from 'node:module';
 import type pg from 'pg';
@@ -14,7 +15,7 @@ import type { BlobRef } from '../shapes/content.js';
 import { DEFAULT_RETRY, type RetryPolicy, withPgRetry } from './pg-retry.js';
 import { currentBlobRun } from './run-scope.js';
 import { openBody, sealBody } from './sealing.js';
-import { type BlobStore, blobRef, hashText } from './store.js';
+import { type BlobStore, blobRef, hashText, NAME_KEY } from './store.js';
 
 const require = createRequire(import.meta.url);
 /** The driver loads with the first Postgres store, so a worker on the local folder never holds it. */
@@ -43,6 +44,11 @@ CREATE TABLE IF NOT EXISTS leviath_blob_refs (
   PRIMARY KEY (run_id, hash)
 );
 CREATE INDEX IF NOT EXISTS leviath_blob_refs_hash ON leviath_blob_refs (hash);
+CREATE TABLE IF NOT EXISTS leviath_blob_names (
+  name text PRIMARY KEY,
+  hash text NOT NULL,
+  created_at timestamptz NOT NULL DEFAULT now()
+);
 `;
 
 export interface PostgresBlobOptions {
@@ -166,6 +172,30 @@ export class PostgresBlobStore implements BlobStore {
     if (!HASH.test(hash)) return false;
     const { rows } = await this.query('looking up a blob', 'SELECT 1 FROM leviath_blobs WHERE hash = $1', [hash]);
     return rows.length > 0;
+  }
+
+  async name(key: string, hash: string): Promise<void> {
+    if (!NAME_KEY.test(key))
+      throw new LevError(
+        'blob-bad-hash',
+        `\`${key}\` is not a blob name (64 lowercase hex digits); name blobs by a hash.`,
+      );
+    await this.query(
+      'naming a blob',
+      `INSERT INTO leviath_blob_names (name, hash) VALUES ($1, $2)
+       ON CONFLICT (name) DO UPDATE SET hash = EXCLUDED.hash, created_at = now()`,
+      [key, this.checked(hash)],
+    );
+  }
+
+  async named(key: string): Promise<string | undefined> {
+    if (!NAME_KEY.test(key)) return undefined;
+    const { rows } = await this.query<{ hash: string }>(
+      'reading a blob name',
+      'SELECT hash FROM leviath_blob_names WHERE name = $1',
+      [key],
+    );
+    return rows[0]?.hash;
   }
 
   close(): Promise<void> {

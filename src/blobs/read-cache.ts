@@ -44,6 +44,15 @@ export class ReadCachedBlobStore implements BlobStore {
     return this.inner.has(hash);
   }
 
+  /** Names change, so they are never cached. */
+  name(key: string, hash: string): Promise<void> {
+    return this.inner.name(key, hash);
+  }
+
+  named(key: string): Promise<string | undefined> {
+    return this.inner.named(key);
+  }
+
   private keep(hash: string, text: string): void {
     // Size in UTF-16 code units is close enough for a bound, and costs nothing to read.
     const size = text.length * 2;

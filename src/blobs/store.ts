@@ -1,8 +1,8 @@
 /**
  * Content-addressed storage for large text (docs/architecture.md#temporal-limits): the
  * workflow keeps a `BlobRef` (hash, size, preview) and activities fetch the
- * text. The interface is deliberately three calls, so an S3-compatible
- * store can implement it with PUT, GET and HEAD.
+ * text. The interface is deliberately small, so an S3-compatible store can
+ * implement it with PUT, GET and HEAD (names are objects of their own).
  */
 import { createHash } from 'node:crypto';
 import type { BlobRef, Content } from '../shapes/content.js';
@@ -13,7 +13,19 @@ export interface BlobStore {
   /** The text for a hash; throws LevError `blob-missing` when absent. */
   get(hash: string): Promise<string>;
   has(hash: string): Promise<boolean>;
+  /**
+   * Names a stored blob, so any worker of the deployment finds it by `key`
+   * (64 lowercase hex digits, itself a hash of what it stands for). A later
+   * name for the same key wins. How the inference activity keeps an answer
+   * it already paid for (docs/reference/long-runs.md#never-billed-twice).
+   */
+  name(key: string, hash: string): Promise<void>;
+  /** The hash `key` names, or undefined. */
+  named(key: string): Promise<string | undefined>;
 }
+
+/** What a blob name must look like: a hash. */
+export const NAME_KEY = /^[0-9a-f]{64}$/;
 
 /** Text up to this many UTF-8 bytes stays inline in the entry. */
 export const INLINE_LIMIT_BYTES = 2048;

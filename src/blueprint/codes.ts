@@ -93,7 +93,7 @@ export const CODES = {
   'bad-duration': {
     severity: 'error',
     meaning:
-      'A `[run]` duration (`ask_timeout`, `tool_worker_patience`) is not one such as `"30m"`, `"24h"` or `"1h30m"`.',
+      'A duration key of `[run]` (`ask_timeout`, `tool_worker_patience`, `provider_patience`, `fallback_after`) is not a duration such as `"30m"`, `"24h"` or `"1h30m"`.',
   },
   'bad-value': {
     severity: 'error',

@@ -670,31 +670,41 @@ function readSandbox(root: TableReader): { env: string[]; network?: boolean } {
 
 /**
  * `[run]`: how a run waits for people (docs/reference/operators.md#ask_timeout) and for its tool
- * worker (docs/reference/long-runs.md#tool_worker_patience), and its spend caps (docs/reference/long-runs.md#spend-caps).
+ * worker (docs/reference/long-runs.md#tool_worker_patience), its spend caps
+ * (docs/reference/long-runs.md#spend-caps) and how long it waits out a provider outage
+ * (docs/reference/long-runs.md#provider-outages).
  */
 function readRun(root: TableReader): NonNullable<Blueprint['run']> {
   const t = root.table_('run', '[run] ask_timeout = "30m"');
-  t?.unknownKeys(['ask_timeout', 'max_cost_usd', 'max_tokens', 'tool_worker_patience'], 'unknown-key', '[run]');
+  t?.unknownKeys(
+    ['ask_timeout', 'max_cost_usd', 'max_tokens', 'tool_worker_patience', 'provider_patience', 'fallback_after'],
+    'unknown-key',
+    '[run]',
+  );
   const maxCostUsd = t?.number('max_cost_usd', 0, Number.MAX_VALUE);
   const maxTokens = t?.integer('max_tokens', 1);
-  const toolWorkerPatienceSecs = t ? runDuration(t, 'tool_worker_patience') : undefined;
-  const rest = {
+  const toolWorkerPatienceSecs = t ? runDuration(t, 'tool_worker_patience', '1h') : undefined;
+  const providerPatienceSecs = t ? runDuration(t, 'provider_patience', '6h') : undefined;
+  const fallbackAfterSecs = t ? runDuration(t, 'fallback_after', '2m') : undefined;
+  return {
+    askTimeoutSecs: (t ? runDuration(t, 'ask_timeout', '30m') : undefined) ?? DEFAULT_ASK_TIMEOUT_SECS,
     ...(maxCostUsd !== undefined ? { maxCostUsd } : {}),
     ...(maxTokens !== undefined ? { maxTokens } : {}),
     ...(toolWorkerPatienceSecs !== undefined ? { toolWorkerPatienceSecs } : {}),
+    ...(providerPatienceSecs !== undefined ? { providerPatienceSecs } : {}),
+    ...(fallbackAfterSecs !== undefined ? { fallbackAfterSecs } : {}),
   };
-  return { askTimeoutSecs: (t ? runDuration(t, 'ask_timeout') : undefined) ?? DEFAULT_ASK_TIMEOUT_SECS, ...rest };
 }
 
-/** A duration key of `[run]` in seconds; undefined when unset, or when it is no duration (`bad-duration`). */
-function runDuration(t: TableReader, key: string): number | undefined {
+/** A duration key of `[run]` in seconds; a value that is not a duration is `bad-duration` and reads as unset. */
+function runDuration(t: TableReader, key: string, example: string): number | undefined {
   const raw = t.string(key);
   if (raw === undefined) return undefined;
   const secs = parseDuration(raw);
   if (secs === undefined)
     t.findings.add(
       'bad-duration',
-      `[run] ${key} = "${raw}" is not a duration; write a number with s, m, h or d, such as "30m" or "1h30m".`,
+      `[run] ${key} = "${raw}" is not a duration; write a number with s, m, h or d, such as "${example}" or "1h30m".`,
       t.at(key),
     );
   return secs;

@@ -10,6 +10,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { parse, TomlError } from 'smol-toml';
 import type { Diagnostic } from '../errors.js';
+import type { RateLimit } from '../providers/flow-control.js';
 import { BUILTIN_MODELS } from '../providers/models.js';
 import type { ModelInfo } from '../shapes/models.js';
 import { SCRIPT_IO_FUNCTIONS, SCRIPT_PERMISSIONS, type ScriptPermissions } from '../tools/names.js';
@@ -22,6 +23,7 @@ import { Findings, inFileOrder } from './findings.js';
 import { type McpServerConfig, parseMcpServers } from './mcp-servers.js';
 import { parseModelTable } from './model-table.js';
 import { indexPositions } from './positions.js';
+import { readRateLimits } from './rate-limits-table.js';
 
 export interface UserConfig {
   models: Record<string, ModelInfo>;
@@ -42,6 +44,8 @@ export interface UserConfig {
   search?: SearchConfig;
   /** `[tool_script_permissions]`: what script tools' host functions may do (docs/reference/script-tools.md#permissions). */
   toolScriptPermissions: ScriptPermissions;
+  /** `[rate_limits.*]`: what each worker holds a provider or a model to (docs/reference/long-runs.md#flow-control). */
+  rateLimits: Record<string, RateLimit>;
 }
 
 export function emptyUserConfig(): UserConfig {
@@ -54,6 +58,7 @@ export function emptyUserConfig(): UserConfig {
     mcpServers: [],
     web: { ...DEFAULT_WEB_POLICY },
     toolScriptPermissions: {},
+    rateLimits: {},
   };
 }
 
@@ -121,6 +126,7 @@ export function parseUserConfig(text: string, file: string): { config: UserConfi
     config.sandbox.env = envNames(sandbox);
   }
   config.mcpServers = parseMcpServers(root.raw('mcp_servers'), root);
+  config.rateLimits = readRateLimits(root);
   const web = root.table_('web', '[web] allow_hosts = ["docs.example.com"]');
   if (web) {
     web.unknownKeys(

@@ -32,8 +32,8 @@ export function formatRuns(rows: RunRow[]): string {
     r.runId,
     r.blueprint ?? '-',
     r.stage ?? '-',
-    // What a waiting run waits for, as the progress query says (docs/reference/operators.md#lev-ps).
-    r.status === 'waiting' && r.waiting ? `waiting (${r.waiting})` : r.status,
+    // What a waiting run waits for, as the progress query says, naming the provider of an outage (docs/reference/operators.md#lev-ps).
+    r.reason ? `${r.status} (${r.reason})` : r.status === 'waiting' && r.waiting ? `waiting (${r.waiting})` : r.status,
     r.turns === null ? '-' : String(r.turns),
     r.tokens === null ? '-' : String(r.tokens),
     formatCost(r.costUsd),

@@ -11,6 +11,7 @@ import { codecOption } from '../codec/payload-codec.js';
 import { LevError } from '../errors.js';
 import { notifyOption } from '../notify/config.js';
 import { withLaunchOutput } from '../outputs/spec.js';
+import { providerWaitText } from '../runtime/details.js';
 import { preflight } from '../runtime/node/seeding.js';
 import { checkSandbox } from '../runtime/node/tool-context.js';
 import { toolQueueName } from '../runtime/node/tool-queue-name.js';
@@ -155,6 +156,10 @@ export async function runAgentCommand(path: string, flags: RunFlags): Promise<vo
       follow: {
         toolTaskQueue,
         ...(flags.json ? {} : { onWorkers: printWorkers }),
+        onProvider: (w) =>
+          say(
+            w ? `waiting for ${providerWaitText(w).replace(/`/g, '')}` : 'the provider answers again; the run goes on',
+          ),
         onWait: (w) =>
           say(
             w

@@ -15,7 +15,7 @@ import type {
   Tool,
 } from '@anthropic-ai/sdk/resources/messages';
 import { cutUnits } from '../truncate.js';
-import { type CallContext, callContext, classifyFailure, type FailureFacts } from './classify.js';
+import { type CallContext, callContext, classifyFailure, displayURL, type FailureFacts } from './classify.js';
 import { answerTooLarge, bufferedFetch } from './http.js';
 import { parseModelRef } from './models.js';
 import { checkToolInput, type ParsedToolCall, splitToolCalls } from './tool-args.js';
@@ -264,11 +264,13 @@ function factsFrom(err: unknown): FailureFacts | undefined {
 
 export class AnthropicProvider implements ModelProvider {
   readonly name: string;
+  readonly endpoint: string;
   readonly #client: AnthropicSdk;
   readonly #opts: AnthropicOptions;
 
   constructor(opts: AnthropicOptions) {
     this.name = opts.name;
+    this.endpoint = displayURL(opts.baseURL);
     this.#opts = opts;
     this.#client = new (sdk())({
       apiKey: opts.apiKey,

@@ -132,6 +132,16 @@ export interface AttemptInfo {
 }
 
 /**
+ * A visit that waits out outages itself (docs/reference/long-runs.md#provider-outages): a
+ * retryable failure comes back to it once this many attempts failed, or at once when the
+ * provider asks to be left alone longer than `retryAfterMs`.
+ */
+export interface HandBack {
+  afterAttempts: number;
+  retryAfterMs: number;
+}
+
+/**
  * Converts any failure from an inference activity into the ApplicationFailure
  * Temporal acts on: non-retryable classes stop at once, retryable ones carry
  * the provider's Retry-After as the next retry delay. The message is
@@ -139,7 +149,7 @@ export interface AttemptInfo {
  * failed instead of promising a retry.
  */
 // Provider codes are `provider-<kind>`; the registry test checks every kind has one.
-export function toActivityFailure(err: unknown, attempts?: AttemptInfo): ApplicationFailure {
+export function toActivityFailure(err: unknown, attempts?: AttemptInfo, handBack?: HandBack): ApplicationFailure {
   if (err instanceof ApplicationFailure) return err;
   if (isProviderError(err)) {
     const details = [
@@ -148,6 +158,12 @@ export function toActivityFailure(err: unknown, attempts?: AttemptInfo): Applica
     const type = failureTypeFor(err.kind);
     if (!err.retryable)
       return ApplicationFailure.nonRetryable(formatCoded(err.code as RuntimeCode, err.message), type, ...details);
+    const handedBack =
+      handBack !== undefined &&
+      ((attempts?.attempt ?? 1) >= handBack.afterAttempts || (err.retryAfterMs ?? 0) > handBack.retryAfterMs);
+    // The visit decides what happens next, and says it; the message is the provider's failure alone.
+    if (handedBack)
+      return ApplicationFailure.nonRetryable(formatCoded(err.code as RuntimeCode, err.detail), type, ...details);
     const max = attempts?.maximumAttempts ?? 0;
     const last = attempts !== undefined && max > 0 && attempts.attempt >= max;
     const attemptsText = attempts && attempts.attempt === 1 ? '1 attempt' : `${attempts?.attempt} attempts`;

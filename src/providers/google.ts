@@ -8,7 +8,7 @@
 import { createRequire } from 'node:module';
 import type * as GenAI from '@google/genai';
 import { cutUnits } from '../truncate.js';
-import { type CallContext, callContext, classifyFailure, type FailureFacts } from './classify.js';
+import { type CallContext, callContext, classifyFailure, displayURL, type FailureFacts } from './classify.js';
 import { answerTooLarge, bufferedFetch } from './http.js';
 import { parseModelRef } from './models.js';
 import { checkToolInput, type ParsedToolCall, splitToolCalls } from './tool-args.js';
@@ -197,11 +197,13 @@ function factsFrom(err: unknown, signal: AbortSignal | undefined): FailureFacts 
 
 export class GoogleProvider implements ModelProvider {
   readonly name: string;
+  readonly endpoint: string;
   readonly #client: GenAI.GoogleGenAI;
   readonly #opts: GoogleOptions;
 
   constructor(opts: GoogleOptions) {
     this.name = opts.name;
+    this.endpoint = displayURL(opts.baseURL);
     this.#opts = opts;
     this.#client = new (sdk().GoogleGenAI)({
       apiKey: opts.apiKey,

@@ -14,6 +14,7 @@ import type { ModelProvider } from './types.js';
 export { AnthropicProvider, buildMessagesRequest, MAX_CACHE_MARKERS, mapMessageResponse } from './anthropic.js';
 export {
   failureTypeFor,
+  type HandBack,
   isProviderError,
   isRetryableKind,
   PROVIDER_ERROR_KINDS,
@@ -96,6 +97,11 @@ const ANTHROPIC_DEFAULT_BASE_URL = 'https://api.anthropic.com';
 const GOOGLE_DEFAULT_BASE_URL = 'https://generativelanguage.googleapis.com';
 
 export const PROVIDER_PREFIXES = [...Object.keys(OPENAI_COMPATIBLE), 'anthropic', 'google', 'scripted'] as const;
+
+/** The per-request timeout of every provider client: `LEVIATH_PROVIDER_TIMEOUT_MS`, else ten minutes. */
+export function providerTimeoutMs(env: NodeJS.ProcessEnv): number {
+  return timeoutFrom(env);
+}
 
 function timeoutFrom(env: NodeJS.ProcessEnv): number {
   const raw = env.LEVIATH_PROVIDER_TIMEOUT_MS;

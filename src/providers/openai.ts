@@ -12,7 +12,7 @@ import type {
   ChatCompletionTool,
 } from 'openai/resources/chat/completions';
 import { cutUnits } from '../truncate.js';
-import { type CallContext, callContext, classifyFailure, type FailureFacts } from './classify.js';
+import { type CallContext, callContext, classifyFailure, displayURL, type FailureFacts } from './classify.js';
 import { answerTooLarge, bufferedFetch } from './http.js';
 import { parseModelRef } from './models.js';
 import { checkToolInput, type ParsedToolCall, parseToolArguments, splitToolCalls } from './tool-args.js';
@@ -186,11 +186,13 @@ function factsFrom(err: unknown): FailureFacts | undefined {
 
 export class OpenAICompatibleProvider implements ModelProvider {
   readonly name: string;
+  readonly endpoint: string;
   readonly #client: OpenAISdk;
   readonly #opts: OpenAICompatibleOptions;
 
   constructor(opts: OpenAICompatibleOptions) {
     this.name = opts.name;
+    this.endpoint = displayURL(opts.baseURL);
     this.#opts = opts;
     this.#client = new (sdk())({
       apiKey: opts.apiKey,

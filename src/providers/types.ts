@@ -93,5 +93,7 @@ export interface InferOptions {
 
 export interface ModelProvider {
   readonly name: string;
+  /** The server it calls, without credentials; absent for the in-process scripted model. */
+  readonly endpoint?: string;
   infer(req: InferenceRequest, opts?: InferOptions): Promise<InferenceResponse>;
 }

@@ -26,6 +26,13 @@ export interface InferInput {
   snapshot?: boolean;
   /** Blob hash of the visit's MCP tool catalog, when it discovered one (docs/reference/mcp.md#discovery). */
   catalog?: string;
+  /** Chain entries to skip for now, their provider being down (docs/reference/long-runs.md#provider-outages). */
+  avoid?: string[];
+  /**
+   * Set by a visit that waits out provider outages itself: after this many attempts a
+   * retryable provider failure comes back to it instead of being retried by the activity.
+   */
+  handBackAfter?: number;
 }
 
 export interface CountedToolCall extends ToolCall {
@@ -54,6 +61,8 @@ export interface InferOutput {
    * clock, so the decision is read from history alone.
    */
   endedAt?: number;
+  /** The chain entry (`provider:model`) that answered. */
+  model?: string;
 }
 
 export interface ToolInput {

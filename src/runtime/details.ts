@@ -11,7 +11,7 @@ import { formatDuration } from '../blueprint/duration.js';
 import type { Blueprint } from '../shapes/blueprint.js';
 import { cutBytes } from '../truncate.js';
 import { toolWorkerCommand } from './tool-queue.js';
-import type { CostEstimate, PendingAsk, Progress, RegionBar, UsageTotals } from './types.js';
+import type { CostEstimate, PendingAsk, Progress, ProviderWait, RegionBar, UsageTotals } from './types.js';
 
 /** The static summary's limit, in bytes of UTF-8. */
 export const SUMMARY_BYTES = 200;
@@ -138,7 +138,9 @@ export function utcMinute(ms: number): string {
 }
 
 /** What the run waits for, with the command that answers each wait. */
-export function waitingLines(p: Pick<Progress, 'runId' | 'asks' | 'waiting' | 'paused' | 'toolWorker'>): string[] {
+export function waitingLines(
+  p: Pick<Progress, 'runId' | 'asks' | 'waiting' | 'paused' | 'toolWorker' | 'provider'>,
+): string[] {
   const lines: string[] = [];
   for (const ask of p.asks) lines.push(askLine(p.runId, ask));
   if (p.waiting === 'message')
@@ -149,7 +151,16 @@ export function waitingLines(p: Pick<Progress, 'runId' | 'asks' | 'waiting' | 'p
       `**Waiting for** a tool worker (\`tool-worker-missing\`): none has polled task queue \`${away.taskQueue}\` since ${utcMinute(away.since)}; start \`${toolWorkerCommand(away.workdir, away.taskQueue)}\` where the workdir is, or the run fails at ${utcMinute(away.failsAt)} (\`[run] tool_worker_patience\`).`,
     );
   if (p.paused) lines.push(`**Paused**: \`lev resume ${p.runId}\` goes on.`);
+  if (p.provider) lines.push(`**Waiting for** ${providerWaitText(p.provider)}.`);
   return lines;
+}
+
+/**
+ * A provider outage as the details and `lev show` say it: the provider, since when, its error,
+ * and when the run gives up (docs/reference/long-runs.md#provider-outages).
+ */
+export function providerWaitText(w: ProviderWait): string {
+  return `the provider \`${w.provider}\` (\`${w.model}\`), unavailable since ${utcMinute(w.since)}: ${w.error} It tries again by itself, at least every two minutes, and fails with \`provider-unavailable\` at ${utcMinute(w.giveUpAt)}`;
 }
 
 function askLine(runId: string, ask: PendingAsk): string {

@@ -7,7 +7,7 @@
 import type { Notice, NotifyEvent, Webhook } from '../shapes/notify.js';
 import { utcMinute } from './details.js';
 import { toolWorkerCommand } from './tool-queue.js';
-import type { ToolWorkerAbsence } from './types.js';
+import type { ProviderWait, ToolWorkerAbsence } from './types.js';
 
 export function endNotice(opts: {
   deliveryId: string;
@@ -37,15 +37,17 @@ export function subscribed(hooks: readonly Webhook[] | undefined, event: NotifyE
 }
 
 /**
- * What a person is asked now, as the run's operators see it: the first ask, else the reply an
- * interactive stage waits for, else the tool worker of the workdir, which someone must start.
+ * What the run waits for now, as its operators see it: the first ask, else the reply an
+ * interactive stage waits for, else the tool worker of the workdir, which someone must start,
+ * else a provider that is down (`since` tells one outage from the next).
  */
 export interface Question {
-  kind: 'approval' | 'answer' | 'reply' | 'tool-worker-missing';
+  kind: 'approval' | 'answer' | 'reply' | 'tool-worker-missing' | 'provider';
   call?: string;
   subject: string;
   /** The tool worker the run waits for (docs/reference/long-runs.md#tool_worker_patience). */
   toolWorker?: ToolWorkerAbsence;
+  since?: number;
 }
 
 export function questionOf(p: {
@@ -53,6 +55,7 @@ export function questionOf(p: {
   waiting?: string;
   stage: string;
   toolWorker?: ToolWorkerAbsence;
+  provider?: ProviderWait;
 }): Question | undefined {
   const ask = p.asks[0];
   if (ask) return { kind: ask.kind, call: ask.call, subject: ask.subject };
@@ -64,16 +67,23 @@ export function questionOf(p: {
       subject: `a tool worker for the workdir ${away.workdir} (task queue ${away.taskQueue}); the run fails at ${utcMinute(away.failsAt)} without one`,
       toolWorker: away,
     };
+  if (p.provider)
+    return {
+      kind: 'provider',
+      subject: `the provider "${p.provider.provider}" (${p.provider.model}) is unavailable: ${p.provider.error}`,
+      since: p.provider.since,
+    };
   return undefined;
 }
 
 /**
  * What a question is told under, once: an ask by its call, a missing tool worker by when it
- * went missing, a reply by the turn that asked for it.
+ * went missing, a provider outage by when it began, a reply by the turn that asked for it.
  */
 export function questionKey(q: Question, stage: string, inferences: number): string {
   if (q.call !== undefined) return `${q.kind}:${q.call}`;
   if (q.toolWorker) return `${q.kind}:${q.toolWorker.since}`;
+  if (q.since !== undefined) return `${q.kind}:${q.since}`;
   return `${q.kind}:${stage}:${inferences}`;
 }
 
@@ -87,13 +97,16 @@ export function waitingNotice(opts: {
 }): Notice {
   const { runId, question: q } = opts;
   const away = q.toolWorker;
+  // A provider outage needs nobody: the run goes on by itself, and `lev show` says how it stands.
   const command = away
     ? toolWorkerCommand(away.workdir, away.taskQueue)
     : q.kind === 'approval'
       ? `lev approve ${runId} ${q.call ?? ''}`.trimEnd()
       : q.kind === 'answer'
         ? `lev answer ${runId} ${q.call ?? ''} "…"`.replace('  ', ' ')
-        : `lev msg ${runId} "…"`;
+        : q.kind === 'provider'
+          ? `lev show ${runId}`
+          : `lev msg ${runId} "…"`;
   return {
     deliveryId: opts.deliveryId,
     event: 'waiting',

@@ -54,6 +54,16 @@ export const MCP_DISCOVERY = 'mcp-tool-discovery';
  */
 export const REPETITION_DETECTION = 'repetition-detection-nudges';
 
+/**
+ * A stage visit waits out a provider outage instead of failing: the inference activity hands a
+ * retryable provider failure back after a few attempts, and the visit waits on a durable timer
+ * showing `waiting` for the provider, moves its model chain on after `[run] fallback_after`
+ * and back later, and fails with `provider-unavailable` after `[run] provider_patience`
+ * (docs/reference/long-runs.md#provider-outages). A fan-out worker that runs its visits inside
+ * it asks it when it starts.
+ */
+export const PROVIDER_PATIENCE = 'provider-outages-wait';
+
 /** The paths a run of a stage visit takes, decided once when it starts. */
 export interface VisitPatches {
   /** `STAGE_PATCH`. */
@@ -68,6 +78,8 @@ export interface VisitPatches {
   repetition?: boolean;
   /** `TOOL_WORKER_PATIENCE`; absent in a visit recorded before it, and in a run without a tool queue. */
   toolPatience?: boolean;
+  /** `PROVIDER_PATIENCE`; absent: the activity's retries, then the failure. */
+  patience?: boolean;
 }
 
 /**

@@ -48,8 +48,9 @@ export const DEFAULT_RUN_OPTIONS: RunOptions = {
   turnsPerRun: 100,
   opsPerSnapshot: 24,
   inferenceTimeoutSecs: 600,
-  // A call whose worker died is retried elsewhere this soon (docs/architecture.md#temporal-limits).
-  heartbeatTimeoutSecs: 3,
+  // A call whose worker died is retried elsewhere this soon; long enough that a worker far from its
+  // server still gets a heartbeat through in time (docs/architecture.md#temporal-limits).
+  heartbeatTimeoutSecs: 20,
 };
 
 export interface RunInput {
@@ -113,6 +114,8 @@ export interface StageInput {
   visit?: number;
   /** What the run spent before this visit, when its blueprint caps spending (docs/reference/long-runs.md#spend-caps). */
   spentBefore?: Spend;
+  /** The outage the visit waits out and the chain entries it skips, across continue-as-new (docs/reference/long-runs.md#provider-outages). */
+  patience?: Patience;
 }
 
 /** One tool call as the details list it. */
@@ -174,6 +177,40 @@ export interface RegionBar {
   entries: number;
 }
 
+/** What a visit waiting out a provider outage shows (docs/reference/long-runs.md#provider-outages). */
+export interface ProviderWait {
+  provider: string;
+  model: string;
+  /** The last failure, as the provider's error said it. */
+  error: string;
+  /** When the outage began (ms, workflow time). */
+  since: number;
+  /** When it gives up with `provider-unavailable`. */
+  giveUpAt: number;
+}
+
+/** A chain entry the visit moved past: skipped until `until`, then tried again. */
+export interface Detour {
+  model: string;
+  until: number;
+  /** How long it was skipped this time; a failed return doubles it. */
+  awayMs: number;
+}
+
+/** What a visit knows of its providers' health; carried across continue-as-new. */
+export interface Patience {
+  /** Since when no entry of the chain answered, and how it has gone since. */
+  outage?: {
+    since: number;
+    model: string;
+    error: string;
+    tries: number;
+    /** Since when `model` (the entry tried last) has been failing. */
+    entrySince: number;
+  };
+  detours: Detour[];
+}
+
 export interface Progress {
   runId: string;
   status: LeviathStatus;
@@ -201,6 +238,8 @@ export interface Progress {
   waiting?: WaitingKind;
   /** The workdir's tool worker the run waits for, while it is away (docs/reference/long-runs.md#tool_worker_patience). */
   toolWorker?: ToolWorkerAbsence;
+  /** The provider outage the live visit waits out, when it does (docs/reference/long-runs.md#provider-outages). */
+  provider?: ProviderWait;
   /** Calls and questions waiting for a person, oldest first. */
   asks: PendingAsk[];
   paused: boolean;
@@ -390,7 +429,7 @@ export const LEVIATH_STATUSES = ['running', 'waiting', 'paused', 'completed', 'f
 export type LeviathStatus = (typeof LEVIATH_STATUSES)[number];
 
 /** What `Progress.waiting` says the run waits for. */
-export type WaitingKind = 'message' | 'approval' | 'answer' | 'resume' | 'tool-worker-missing';
+export type WaitingKind = 'message' | 'approval' | 'answer' | 'resume' | 'tool-worker-missing' | 'provider-unavailable';
 
 /** A tool call or seed no tool worker has taken, while none polls the run's tool queue. */
 export interface ToolWorkerAbsence {

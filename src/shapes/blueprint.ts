@@ -338,13 +338,19 @@ export interface Blueprint {
   sandbox?: { env: string[]; network?: boolean };
   limits: { scriptShellTimeoutSecs: number };
   /** `[run]`; absent in blueprints stored by earlier versions, which read as the defaults. */
-  /** `[run]`: how long a run waits for people, and its spend caps (docs/reference/long-runs.md#spend-caps). */
+  /**
+   * `[run]`: how long a run waits for people, its spend caps (docs/reference/long-runs.md#spend-caps),
+   * and how long it waits out a provider outage (docs/reference/long-runs.md#provider-outages); the
+   * provider keys are set only when the blueprint writes them.
+   */
   run?: {
     askTimeoutSecs: number;
     maxCostUsd?: number;
     maxTokens?: number;
     /** `tool_worker_patience`, when the blueprint sets it (docs/reference/long-runs.md#tool_worker_patience). */
     toolWorkerPatienceSecs?: number;
+    providerPatienceSecs?: number;
+    fallbackAfterSecs?: number;
   };
   /** `[repetition_detection]`, the keys it sets (docs/reference/long-runs.md#repetition-detection). */
   repetitionDetection?: { enabled?: boolean; maxRepeatCalls?: number; maxReadonlyStreak?: number };

@@ -26,8 +26,12 @@ export interface Notice {
   command: string;
   /** What the run failed with, for `failed`. */
   error?: string;
-  /** What a person is asked, for `waiting`; `tool-worker-missing` asks for a tool worker to be started. */
-  waiting?: { kind: 'approval' | 'answer' | 'reply' | 'tool-worker-missing'; call?: string; subject: string };
+  /** What a person is asked, or what the run waits for, for `waiting`: `tool-worker-missing` asks for a tool worker to be started, `provider` names the provider that is down. */
+  waiting?: {
+    kind: 'approval' | 'answer' | 'reply' | 'tool-worker-missing' | 'provider';
+    call?: string;
+    subject: string;
+  };
   /** The run's workdir, for a `tool-worker-missing` wait: `command` starts its tool worker. */
   workdir?: string;
   /** When the event happened (workflow time), ISO 8601. */

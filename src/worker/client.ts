@@ -131,6 +131,8 @@ export interface FollowOptions {
   onWaiting?: (p: Progress, signal: AbortSignal) => Promise<void>;
   /** A fan-out's workers (or agents started without waiting) changed: called with the new counts. */
   onWorkers?: (workers: NonNullable<Progress['workers']>, p: Progress) => void;
+  /** The run starts or stops waiting out a provider outage (docs/reference/long-runs.md#provider-outages). */
+  onProvider?: (wait: Progress['provider']) => void;
 }
 
 /** What a person is asked now, as a key that changes when the question does; empty when nothing is asked. */
@@ -153,6 +155,7 @@ export async function followRun(
     onWait,
     onWaiting,
     onWorkers,
+    onProvider,
   } = typeof opts === 'number' ? { intervalMs: opts } : opts;
   let settled: { ok: true; value: RunResult } | { ok: false; error: unknown } | undefined;
   const done = handle.result().then(
@@ -169,6 +172,7 @@ export async function followRun(
   let asked = '';
   let asking: AbortController | undefined;
   let workers = '';
+  let outage = '';
   while (!settled) {
     const p = await runProgress(client, handle);
     // Describing workflows costs more than a query: look for a waiting tool call about once a second.
@@ -190,6 +194,9 @@ export async function followRun(
       const counts = p.workers ? JSON.stringify(p.workers) : '';
       if (onWorkers && p.workers && counts !== workers) onWorkers(p.workers, p);
       workers = counts;
+      const down = p.provider ? `${p.provider.model}:${p.provider.since}` : '';
+      if (onProvider && down !== outage) onProvider(p.provider);
+      outage = down;
       // Ask once per question, while polling on: an answer from elsewhere closes the question here.
       const question = questionKey(p);
       if (onWaiting && question !== asked) {

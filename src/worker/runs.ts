@@ -10,6 +10,7 @@ import { openBlobStore, parseBlobSpec } from '../blobs/index.js';
 import { LevError } from '../errors.js';
 import { isWorkerStart, type WorkerInput, type WorkerShare, workerRunInput } from '../runtime/agents/worker-spec.js';
 import { addressFlag } from '../runtime/defaults.js';
+import { providerWaitText } from '../runtime/details.js';
 import { defaultRuntimeConfig } from '../runtime/node/run-store.js';
 import { BLUEPRINT_KEY, STAGE_KEY, STATUS_KEY } from '../runtime/search-attributes.js';
 import { toolWorkerCommand } from '../runtime/tool-queue.js';
@@ -40,8 +41,10 @@ export interface RunRow {
   ageSeconds: number;
   /** True when a worker answered the `progress` query just now. */
   live: boolean;
-  /** What an open run waits for (`Progress.waiting`: `approval`, `tool-worker-missing`, …); null when nothing, or unknown. */
+  /** What an open run waits for (`Progress.waiting`: `approval`, `tool-worker-missing`, `provider-unavailable`, …); null when nothing, or unknown. */
   waiting: string | null;
+  /** Why a live run is `waiting` for no person, naming what it waits for: `provider-unavailable <provider>`. */
+  reason?: string;
 }
 
 function usageTokens(usage: UsageTotals | undefined): number | null {
@@ -67,6 +70,7 @@ function rowOf(info: Omit<WorkflowExecutionInfo, 'raw'>, progress: Progress | un
     ageSeconds: Math.max(0, Math.floor((now - info.startTime.getTime()) / 1000)),
     live: progress !== undefined,
     waiting: progress?.waiting ?? null,
+    ...(progress?.provider ? { reason: `provider-unavailable ${progress.provider.provider}` } : {}),
   };
 }
 
@@ -108,7 +112,7 @@ export async function listRuns(
 
 /** What a run waits for, as `lev show` says it (docs/reference/operators.md#lev-show). */
 export interface Waiting {
-  kind: 'approval' | 'answer' | 'reply' | 'resume' | 'tool-worker' | 'tool-worker-missing' | 'worker';
+  kind: 'approval' | 'answer' | 'reply' | 'resume' | 'provider' | 'tool-worker' | 'tool-worker-missing' | 'worker';
   detail: string;
 }
 
@@ -145,10 +149,10 @@ async function visitIds(client: Client, runId: string): Promise<string[]> {
   return ids;
 }
 
-/** What a run waits a person for, each with the command that answers it. */
+/** What a run waits a person for, each with the command that answers it, and a provider it waits for. */
 export function personWaits(
   runId: string,
-  p: Pick<Progress, 'asks' | 'waiting' | 'paused' | 'stage'>,
+  p: Pick<Progress, 'asks' | 'waiting' | 'paused' | 'stage' | 'provider'>,
   address: string,
 ): Waiting[] {
   const at = addressFlag(address);
@@ -166,6 +170,7 @@ export function personWaits(
   if (p.waiting === 'message')
     waits.push({ kind: 'reply', detail: `a reply to the interactive stage "${p.stage}": lev msg ${runId} "…"${at}` });
   if (p.paused) waits.push({ kind: 'resume', detail: `resume (the run is paused): lev resume ${runId}${at}` });
+  if (p.provider) waits.push({ kind: 'provider', detail: providerWaitText(p.provider).replace(/`/g, '') });
   return waits;
 }
 

@@ -169,6 +169,9 @@ export async function createWorker(
     // The Postgres blob pool holds one connection per slot, so a slot never waits for a connection.
     maxConcurrentActivityTaskExecutions: runtime.activitySlots ?? DEFAULT_ACTIVITY_SLOTS,
     workflowThreadPoolSize: runtime.workflowThreads ?? DEFAULT_WORKFLOW_THREADS,
+    ...(runtime.queueActivitiesPerSecond !== undefined
+      ? { maxTaskQueueActivitiesPerSecond: runtime.queueActivitiesPerSecond }
+      : {}),
     // Calls in flight are cancelled at once on shutdown (and retried elsewhere); this bounds the rest, so SIGTERM stops a worker, and lev run with its embedded server, within 10 s.
     shutdownForceTime: '5 seconds',
     // A workflow task left on a dead worker's sticky queue moves to the shared queue after this,

@@ -97,6 +97,23 @@ describe('PostgresBlobStore', () => {
     await expect(store.get(ref.hash)).rejects.toSatisfy((e) => codeOf(e) === 'blob-corrupt');
   });
 
+  it('names a blob for every store on the database, the latest name winning', async () => {
+    const key = 'a'.repeat(64);
+    const first = await store.put('a stored answer');
+    const second = await store.put('the answer stored again');
+    expect(await store.named(key)).toBeUndefined();
+    await store.name(key, first.hash);
+    const other = new PostgresBlobStore(db.url, { poolSize: 1 });
+    try {
+      expect(await other.named(key)).toBe(first.hash);
+      await other.name(key, second.hash);
+      expect(await store.named(key)).toBe(second.hash);
+    } finally {
+      await other.close();
+    }
+    await expect(store.name('not-a-hash', first.hash)).rejects.toSatisfy((e) => codeOf(e) === 'blob-bad-hash');
+  });
+
   it('records which run stored a blob, once per run', async () => {
     const ref = await withBlobRun('run-a', () => store.put('shared by two runs'));
     await withBlobRun('run-a', () => store.put('shared by two runs'));
@@ -178,6 +195,8 @@ describe('collectBlobs', () => {
     const goneRef = await withBlobRun('gc-gone', () => store.put('blob of a forgotten run'));
     const orphan = await store.put('blob nobody references');
     const young = await withBlobRun('gc-gone', () => store.put('young blob of a forgotten run'));
+    await store.name('b'.repeat(64), goneRef.hash);
+    await store.name('c'.repeat(64), keptRun.hash);
     await sql(`UPDATE leviath_blobs SET created_at = now() - interval '40 days' WHERE hash <> $1`, [young.hash]);
     await sql(`UPDATE leviath_blob_refs SET created_at = now() - interval '40 days'`);
 
@@ -199,6 +218,9 @@ describe('collectBlobs', () => {
     expect(await store.has(sharedRef.hash)).toBe(true);
     expect(await store.has(young.hash)).toBe(true);
     expect(report.bytesDeleted).toBeGreaterThanOrEqual(goneRef.bytes + orphan.bytes);
+    // A name goes with its blob.
+    expect(await store.named('b'.repeat(64))).toBeUndefined();
+    expect(await store.named('c'.repeat(64))).toBe(keptRun.hash);
     // A forgotten run's blob stored again later is simply back.
     await withBlobRun('gc-new', () => store.put('blob of a forgotten run'));
     expect(await store.get(goneRef.hash)).toBe('blob of a forgotten run');

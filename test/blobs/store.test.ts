@@ -27,6 +27,21 @@ describe('LocalBlobStore', () => {
     expect(readdirSync(path.join(dir, 'blobs', 'b9'))).toEqual([ref.hash.slice(2)]);
   });
 
+  it('names a blob so another store on the same folder finds it, the latest name winning', async () => {
+    const key = 'f'.repeat(64);
+    const first = await store.put('an answer');
+    const second = await store.put('another answer');
+    expect(await store.named(key)).toBeUndefined();
+    await store.name(key, first.hash);
+    const other = new LocalBlobStore(path.join(dir, 'blobs'));
+    expect(await other.named(key)).toBe(first.hash);
+    await other.name(key, second.hash);
+    expect(await store.named(key)).toBe(second.hash);
+    await expect(store.name('../escape', first.hash)).rejects.toSatisfy(
+      (e) => e instanceof LevError && e.code === 'blob-bad-hash',
+    );
+  });
+
   it('round-trips any text, with byte size and a 200-character preview', () =>
     fc.assert(
       fc.asyncProperty(fc.string({ unit: 'grapheme', maxLength: 400 }), async (text) => {

@@ -2,6 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { limitsFor } from '../../src/blueprint/rate-limits-table.js';
 import { loadUserConfig, parseUserConfig, userConfigPath } from '../../src/blueprint/user-config.js';
 import { codesOf, loadToml } from './helpers.js';
 
@@ -71,5 +72,43 @@ base_url = "http://localhost:8080"
     expect(codesOf(granted)).toEqual(['read-paths-declared']);
     expect(granted.blueprint?.security.allowSeedCommands).toBe(false);
     expect(granted.diagnostics[0]?.line).toBe(4);
+  });
+});
+
+describe('[rate_limits] in the user config', () => {
+  it('reads the tables of providers and of models, with the original keys and max_concurrent', () => {
+    const { config, diagnostics } = parseUserConfig(
+      `[rate_limits.anthropic]
+requests_per_minute = 50
+tokens_per_minute = 40000
+[rate_limits.openai]
+max_concurrent = 4
+[rate_limits."openai:gpt-4o"]
+max_concurrent = 2
+`,
+      'config.toml',
+    );
+    expect(diagnostics).toEqual([]);
+    expect(config.rateLimits).toEqual({
+      anthropic: { requestsPerMinute: 50, tokensPerMinute: 40000 },
+      openai: { maxConcurrent: 4 },
+      'openai:gpt-4o': { maxConcurrent: 2 },
+    });
+    expect(limitsFor(config.rateLimits, 'openai:gpt-4o')).toEqual({
+      openai: { maxConcurrent: 4 },
+      'openai:gpt-4o': { maxConcurrent: 2 },
+    });
+    expect(limitsFor(config.rateLimits, 'openai:gpt-4o-mini')).toEqual({ openai: { maxConcurrent: 4 } });
+    expect(limitsFor(config.rateLimits, 'ollama:llama3.1')).toEqual({});
+  });
+
+  it('reports an unknown key or a limit that is not a positive integer, and leaves it out', () => {
+    const { config, diagnostics } = parseUserConfig(
+      '[rate_limits.openai]\nmax_concurent = 4\nrequests_per_minute = 0\n',
+      'config.toml',
+    );
+    expect(diagnostics.map((d) => d.code)).toEqual(['unknown-key', 'bad-size']);
+    expect(diagnostics[0]?.message).toContain('did you mean "max_concurrent"');
+    expect(config.rateLimits).toEqual({});
   });
 });

@@ -53,6 +53,17 @@ describe('lev ps table', () => {
     expect(formatRuns([waiting]).split('\n')[1]).toMatch(/\sinvestigate\s+waiting \(tool-worker-missing\)\s+4\s/);
   });
 
+  it('says which provider a run waiting for none of its people waits for', () => {
+    const waiting: RunRow = {
+      ...row,
+      status: 'waiting',
+      waiting: 'provider-unavailable',
+      reason: 'provider-unavailable openai',
+    };
+    const lines = formatRuns([waiting]).split('\n');
+    expect(lines[1]).toMatch(/\sinvestigate\s+waiting \(provider-unavailable openai\)\s+4\s/);
+  });
+
   it('prints costs as the current details do, four decimals below a cent', () => {
     expect([formatCost(null), formatCost(0), formatCost(0.00042), formatCost(12.4)]).toEqual([
       '-',

@@ -61,6 +61,30 @@ describe('failure classes', () => {
     expect(err.code).toBe('provider-rate-limit');
   });
 
+  it('hands a retryable failure back to a visit that waits out outages, after its attempts or a long Retry-After', () => {
+    const handBack = { afterAttempts: 3, retryAfterMs: 10_000 };
+    const err = new ProviderError('server', 'OpenAI failed on its side (HTTP 503): down.', {
+      provider: 'openai',
+      status: 503,
+      retryNote: 'The call will be retried with backoff.',
+    });
+    expect(toActivityFailure(err, { attempt: 2, maximumAttempts: 8 }, handBack).nonRetryable).toBe(false);
+    const back = toActivityFailure(err, { attempt: 3, maximumAttempts: 8 }, handBack);
+    expect(back).toMatchObject({
+      nonRetryable: true,
+      type: 'ProviderServer',
+      message: '[provider-server] OpenAI failed on its side (HTTP 503): down.',
+    });
+    const slow = new ProviderError('rate-limit', 'slow down', {
+      provider: 'openai',
+      status: 429,
+      retryAfterMs: 60_000,
+    });
+    expect(toActivityFailure(slow, { attempt: 1 }, handBack).nonRetryable).toBe(true);
+    // Without a visit that waits, the activity's own retries go on as before.
+    expect(toActivityFailure(slow, { attempt: 3, maximumAttempts: 8 }).nonRetryable).toBe(false);
+  });
+
   it('turns other coded errors into non-retryable failures and unknown ones into retryable ones', () => {
     const coded = toActivityFailure(new LevError('scripted-script-invalid', 'Script x is invalid.'));
     expect(coded).toMatchObject({

@@ -31,6 +31,8 @@ export interface WireServer {
   /** `http://127.0.0.1:<port>` */
   url: string;
   requests: RecordedRequest[];
+  /** Requests answered or refused so far and not yet done, and the most there ever were at once. */
+  readonly concurrency: { now: number; peak: number };
   respond(responder: Responder): void;
   close(): Promise<void>;
 }
@@ -39,8 +41,17 @@ export async function startWireServer(initial: Responder): Promise<WireServer> {
   let responder = initial;
   const requests: RecordedRequest[] = [];
   const sockets = new Set<Socket>();
+  const concurrency = { now: 0, peak: 0 };
 
   const server: Server = createServer((req, res) => {
+    concurrency.now++;
+    concurrency.peak = Math.max(concurrency.peak, concurrency.now);
+    let open = true;
+    const done = () => {
+      if (open) concurrency.now--;
+      open = false;
+    };
+    res.on('close', done);
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
@@ -93,6 +104,7 @@ export async function startWireServer(initial: Responder): Promise<WireServer> {
   return {
     url: `http://127.0.0.1:${port}`,
     requests,
+    concurrency,
     respond(next) {
       responder = next;
     },

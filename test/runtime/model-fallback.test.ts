@@ -50,6 +50,13 @@ describe('choosing the model to call', () => {
     expect(providerConfigured('anthropic:x', { ANTHROPIC_API_KEY: ' ' })).toBe(false);
   });
 
+  it('skips the entries a visit avoids while their provider is down, unless that leaves none', () => {
+    const env = { ANTHROPIC_API_KEY: 'k', OPENAI_API_KEY: 'k' };
+    expect(chooseModel(bp(), 'gather', [], env, ['anthropic:claude-opus-5'])).toBe('openai:gpt-5.6-terra');
+    const all = ['anthropic:claude-opus-5', 'openai:gpt-5.6-terra', 'ollama:qwen3'];
+    expect(chooseModel(bp(), 'gather', [], env, all)).toBe('anthropic:claude-opus-5');
+  });
+
   it('skips every model of a provider the run gave up on', () => {
     const given = [{ code: MODEL_FALLBACK, severity: 'warning' as const, detail: 'openai:gpt-5.6-terra unusable (x)' }];
     expect(chooseModel(bp(), 'gather', given, { OPENAI_API_KEY: 'k' })).toBe('ollama:qwen3');

@@ -102,6 +102,36 @@ describe('a waiting notice', () => {
   });
 });
 
+describe('a waiting notice for a provider', () => {
+  it('names the provider and its error, once per outage, with lev show as the command', () => {
+    const provider = {
+      provider: 'openai',
+      model: 'openai:gpt-4o',
+      error: '[provider-server] OpenAI failed on its side (HTTP 503): down.',
+      since: 1000,
+      giveUpAt: 21_601_000,
+    };
+    const question = questionOf({ asks: [], waiting: 'provider-unavailable', stage: 'main', provider })!;
+    expect(question).toEqual({
+      kind: 'provider',
+      subject:
+        'the provider "openai" (openai:gpt-4o) is unavailable: [provider-server] OpenAI failed on its side (HTTP 503): down.',
+      since: 1000,
+    });
+    // A person's question comes first.
+    const ask = { kind: 'approval' as const, call: 'c-7', subject: 'shell: rm -rf build' };
+    expect(questionOf({ asks: [ask], stage: 'main', provider })).toEqual(ask);
+    const notice = waitingNotice({ deliveryId: 'd', runId: 'r', blueprint: 'b', question, at: new Date(0) });
+    expect(notice).toMatchObject({
+      event: 'waiting',
+      status: 'running',
+      command: 'lev show r',
+      waiting: { kind: 'provider', subject: question.subject },
+    });
+    expect(questionKey(question, 'main', 3)).toBe('provider:1000');
+  });
+});
+
 describe('a waiting notice for a missing tool worker', () => {
   const away = {
     taskQueue: 'leviath-workdir-w-0123456789ab',

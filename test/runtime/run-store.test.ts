@@ -65,6 +65,19 @@ describe('a worker’s runtime settings', () => {
     expect({ slots: tuned.activitySlots, threads: tuned.workflowThreads }).toEqual({ slots: 20, threads: 4 });
   });
 
+  it('reads a rate for the whole task queue from LEVIATH_QUEUE_ACTIVITIES_PER_SECOND, else sets none', () => {
+    expect(defaultRuntimeConfig({ LEVIATH_CONFIG: none }).queueActivitiesPerSecond).toBeUndefined();
+    expect(
+      defaultRuntimeConfig({ LEVIATH_CONFIG: none, LEVIATH_QUEUE_ACTIVITIES_PER_SECOND: '0.5' })
+        .queueActivitiesPerSecond,
+    ).toBe(0.5);
+    for (const bad of ['0', '-2', 'fast', ''])
+      expect(
+        defaultRuntimeConfig({ LEVIATH_CONFIG: none, LEVIATH_QUEUE_ACTIVITIES_PER_SECOND: bad })
+          .queueActivitiesPerSecond,
+      ).toBeUndefined();
+  });
+
   it('keeps the defaults for a value that is not a whole number above zero', () => {
     for (const bad of ['0', '-1', '1.5', 'many', ''])
       expect(defaultRuntimeConfig({ LEVIATH_CONFIG: none, LEVIATH_WORKFLOW_THREADS: bad }).workflowThreads).toBe(

@@ -32,6 +32,7 @@ import {
 import {
   INLINE_WORKER,
   NOTIFY_TOLD_CARRIED,
+  PROVIDER_PATIENCE,
   RUN_BY_REFERENCE,
   RUN_CONTINUES_AS_NEW,
   RUN_NOTIFY,
@@ -55,6 +56,8 @@ export async function agentRunWorkflow(
   // Only a fan-out worker runs its visits inside it, and one that does is steerable throughout:
   // it records that one marker, and other runs none for it.
   const inline = isWorkerStart(start) && patched(INLINE_WORKER);
+  // Its visits run inside it, so it asks for them whether they wait out provider outages.
+  const providerPatient = inline && patched(PROVIDER_PATIENCE);
   const steerable = inline || patched(RUN_PATCH);
   const continues = steerable && !inline && patched(RUN_CONTINUES_AS_NEW);
   const patient = patched(TOOL_WORKER_PATIENCE);
@@ -66,7 +69,7 @@ export async function agentRunWorkflow(
       : await runBlueprint(start);
     // Asked only by runs with webhooks, which no history from before them holds.
     notifies = runWebhooks(input) && patched(RUN_NOTIFY);
-    run = new AgentRun(input, bp, hash, steerable, ceilings, inline, continues);
+    run = new AgentRun(input, bp, hash, steerable, ceilings, inline, continues, providerPatient);
     const live = run;
     run.toolWatch = toolWatch({ ...input, blueprint: bp }, patient, (absence) =>
       live.operators.showToolWorker(absence),

@@ -39,6 +39,8 @@ export interface VisitingRun extends ContinuingRun {
   readonly runId: string;
   readonly operators: RunOperators;
   readonly visits: number;
+  /** Its visits inside it wait out provider outages (`PROVIDER_PATIENCE`). */
+  readonly patient: boolean;
   childId: string | undefined;
   lastFailure: unknown;
   /** Set when the run waits for its tool worker with patience; its visits inside it do too. */
@@ -62,8 +64,10 @@ export async function visitHere(
   input: StageInput,
 ): Promise<StageOutcome> {
   if (CancellationScope.current().consideredCancelled) throw new CancelledFailure('the run was cancelled');
-  const patient = run.toolWatch !== undefined;
-  const here = await visitInline(workflowId, input, run.def(), run.operators, () => run.showDetails(), patient);
+  const here = await visitInline(workflowId, input, run.def(), run.operators, () => run.showDetails(), {
+    toolPatience: run.toolWatch !== undefined,
+    providerPatience: run.patient,
+  });
   if ('thrown' in here) {
     const err = here.thrown;
     if (isCancellation(err)) {

@@ -27,11 +27,15 @@ export async function visitInline(
   def: StageDef,
   operators: RunOperators,
   changed: () => void,
-  /** The run waits for its tool worker with patience (`TOOL_WORKER_PATIENCE`), and so does the visit. */
-  toolPatience = false,
+  /** What the visit waits out with patience, as its run asked: its tool worker (`TOOL_WORKER_PATIENCE`), a provider outage (`PROVIDER_PATIENCE`). */
+  patience: { toolPatience: boolean; providerPatience: boolean },
 ): Promise<InlineEnd> {
   const carry = operators.startVisit(id);
-  const patches = toolPatience ? { ...CURRENT_VISIT, toolPatience } : CURRENT_VISIT;
+  const patches = {
+    ...CURRENT_VISIT,
+    ...(patience.toolPatience ? { toolPatience: true } : {}),
+    ...(patience.providerPatience ? { patience: true } : {}),
+  };
   const visit = new StageVisit({ ...input, operators: carry }, def, patches, {
     report: (report) => operators.report(report),
     changed,

@@ -64,8 +64,9 @@ async function tell(hooks: Webhook[], event: NotifyEvent, notice: () => Notice):
 /**
  * Tells `waiting` each time a person is asked something new: an approval, an
  * answer, a reply to an interactive stage, or a tool worker for the workdir
- * (docs/reference/long-runs.md#tool_worker_patience). It waits on the run's
- * own state, so watching records nothing until there is something to tell.
+ * (docs/reference/long-runs.md#tool_worker_patience); and once for each
+ * provider outage a visit starts waiting out. It waits on the run's own
+ * state, so watching records nothing until there is something to tell.
  */
 export async function watchQuestions(run: AgentRun): Promise<void> {
   const hooks = subscribed(run.input.options.notify, 'waiting');

@@ -272,6 +272,7 @@ export class RunOperators {
         paused: view.paused,
         stuck: this.stuck,
         toolWorker: this.absentToolWorker(),
+        provider: this.live ? this.waits.provider : undefined,
       });
       if (next !== this.status) {
         this.status = next;
@@ -282,19 +283,22 @@ export class RunOperators {
   }
 
   /** The run's part of its progress: status, waits, pause and held messages. */
-  progress(): Pick<Progress, 'status' | 'waiting' | 'toolWorker' | 'asks' | 'paused' | 'heldMessages'> {
+  progress(): Pick<Progress, 'status' | 'waiting' | 'toolWorker' | 'provider' | 'asks' | 'paused' | 'heldMessages'> {
     const view = this.view();
     const toolWorker = this.absentToolWorker();
+    const provider = this.live ? this.waits.provider : undefined;
     const waiting = waitingKind({
       asks: view.asks,
       waitingReply: this.live ? this.waits.waitingReply : false,
       paused: view.paused,
       toolWorker,
+      provider,
     });
     return {
       status: this.status,
       ...(waiting ? { waiting } : {}),
       ...(toolWorker ? { toolWorker } : {}),
+      ...(provider ? { provider } : {}),
       asks: [...view.asks],
       paused: view.paused,
       heldMessages: this.carry.held.length + (this.live ? this.waits.heldMessages : 0),

@@ -93,6 +93,7 @@ export class AgentRun {
     private readonly inline = false,
     /** The run started with `RUN_CONTINUES_AS_NEW`: it continues as new when its history is long. */
     readonly continues = false,
+    readonly patient = false,
   ) {
     this.driver = new EngineDriver(
       { runId: this.runId, blueprintHash, bp: this.bp, options: input.options, log: (line) => log.info(line) },

@@ -16,6 +16,7 @@ import {
   type OperatorCarry,
   operatorCarry,
   type PendingAsk,
+  type ProviderWait,
   progressReportDue,
   type ReportMark,
   type StageOperatorState,
@@ -54,6 +55,8 @@ export class StageOperators {
   private mark: ReportMark;
   /** The run asked the visit to hand over at its next turn, to continue as new (`src/runtime/continuation.ts`). */
   handOverAsked = false;
+  /** The provider outage the visit waits out now (docs/reference/long-runs.md#provider-outages). */
+  provider: ProviderWait | undefined;
 
   constructor(
     private readonly host: OperatorHost,
@@ -71,7 +74,20 @@ export class StageOperators {
   }
 
   waits(): StageWaits {
-    return stageWaits(this.state);
+    const waits = stageWaits(this.state);
+    return this.provider ? { ...waits, provider: this.provider } : waits;
+  }
+
+  /**
+   * The visit starts, goes on or stops waiting for a provider. The run hears of it when the
+   * entry or the kind of its failure changes, not at every try, so a long outage adds few
+   * events; the visit's own details show the last error each time.
+   */
+  async waitForProvider(wait: ProviderWait | undefined): Promise<void> {
+    const before = this.provider;
+    this.provider = wait;
+    this.host.changed();
+    if (!before || !wait ? before !== wait : waitNews(before, wait)) await this.reportWaits();
   }
 
   carry(): OperatorCarry {
@@ -187,4 +203,10 @@ export class StageOperators {
     this.host.changed();
     if (report) await this.reportWaits();
   }
+}
+
+/** The failure's code, `[provider-server]`, tells one kind of outage from another. */
+function waitNews(before: ProviderWait, now: ProviderWait): boolean {
+  const kind = (w: ProviderWait) => /^\[[a-z0-9-]+\]/.exec(w.error)?.[0];
+  return before.model !== now.model || kind(before) !== kind(now);
 }

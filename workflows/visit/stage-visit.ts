@@ -4,23 +4,14 @@
  * from `src/runtime/visit.ts`. Workflow code: the order of activities and
  * operations here is what recorded histories replay.
  */
-import {
-  ActivityFailure,
-  ApplicationFailure,
-  allHandlersFinished,
-  CancellationScope,
-  condition,
-  isCancellation,
-  log,
-} from '@temporalio/workflow';
+import { ApplicationFailure, allHandlersFinished, CancellationScope, condition, log } from '@temporalio/workflow';
 import type { ToolCall } from '../../src/context/index.js';
 import type { DiscoveredTools } from '../../src/mcp/names.js';
-import type { InferOutput, RecentCall } from '../../src/runtime/index.js';
+import type { InferOutput, Patience, RecentCall } from '../../src/runtime/index.js';
 import {
   addSpend,
   addUsage,
   estimateCost,
-  failureCode,
   modifyingTools,
   noSpend,
   noteTarget,
@@ -40,17 +31,16 @@ import {
   type VisitCounters,
   waitingKind,
 } from '../../src/runtime/index.js';
-import { fallbackDetail, MODEL_FALLBACK } from '../../src/runtime/model-fallback.js';
 import type { VisitPatches } from '../../src/runtime/patches.js';
+import { CALM } from '../../src/runtime/provider-patience.js';
 import { afterPlainReply, interactiveReply, missedFanOut } from '../../src/runtime/stage-modes.js';
 import type { StageDef } from '../../src/shapes/blueprint.js';
-import { activities, callOptions } from '../activities.js';
 import { SubAgents } from '../agents/sub-agents.js';
 import { currentDetails } from '../current-details.js';
 import { EngineDriver } from '../engine-driver.js';
 import { type ToolWorkerWatch, toolWatch } from '../tool-worker-watch.js';
+import { inferTurn, type TurnReply } from './model-turn.js';
 import { StageOperators } from './stage-operators.js';
-import { discoverTools } from './tool-calls.js';
 
 /**
  * The run a visit runs inside, when it runs in its run's own workflow (a
@@ -101,6 +91,8 @@ export class StageVisit {
   reach?: DiscoveredTools;
   /** Its patience with the workdir's tool worker (docs/reference/long-runs.md#tool_worker_patience). */
   readonly toolWatch: ToolWorkerWatch | undefined;
+  /** The provider outage it waits out and the chain entries it skips (docs/reference/long-runs.md#provider-outages). */
+  patience: Patience;
 
   constructor(
     readonly input: StageInput,
@@ -125,6 +117,7 @@ export class StageVisit {
     this.limits = stuckLimits(def);
     this.modifying = modifyingTools(def);
     this.recentCalls = [...(input.recentCalls ?? [])];
+    this.patience = input.patience ?? CALM;
     this.operators = new StageOperators(
       {
         runId: input.runId,
@@ -154,16 +147,18 @@ export class StageVisit {
 
   progress(): Progress {
     const people = this.operators.state;
-    const waiting = waitingKind(people);
+    const provider = this.operators.provider;
+    const waiting = waitingKind({ ...people, provider });
     return progressOf(this.driver.state, {
       runId: this.input.runId,
-      status: runStatus({ ...people, stuck: false }),
+      status: runStatus({ ...people, stuck: false, provider }),
       stage: this.stage,
       inferences: this.inferences,
       visitTurns: this.visitTurns,
       ...this.spent(),
       ...(waiting ? { waiting } : {}),
       ...(people.toolWorker ? { toolWorker: people.toolWorker } : {}),
+      ...(provider ? { provider } : {}),
       asks: [...people.asks],
       paused: people.paused,
       heldMessages: people.held.length,
@@ -285,6 +280,7 @@ export class StageVisit {
       ...this.agentsPart(),
       operators: this.operators.carry(),
       recentCalls: this.recentCalls,
+      ...(this.patience.outage || this.patience.detours.length > 0 ? { patience: this.patience } : {}),
     };
   }
 
@@ -360,59 +356,9 @@ export class StageVisit {
     if (!this.patches.bookkeeping) await this.driver.compactLog();
   }
 
-  /**
-   * One inference; a failed inference activity answers its message instead of a reply, or `fallback`
-   * when the stage's model chain moved past a provider that became unusable (recorded as `model-fallback`).
-   */
-  async infer(): Promise<InferOutput | { failed: string; code?: string } | { fallback: true }> {
-    let reply: InferOutput;
-    const { bookkeeping } = this.patches;
-    await discoverTools(this);
-    const catalog = this.reach ? { catalog: this.reach.catalog } : {};
-    const replay = this.driver.replayInput();
-    const sent = replay.ops.length;
-    this.operators.inferring = true;
-    try {
-      reply = await activities.infer.executeWithOptions(
-        callOptions(this.input.options, `inference: ${this.stage}, turn ${this.visitTurns + 1}`),
-        [
-          {
-            runId: this.input.runId,
-            blueprintHash: this.input.blueprintHash,
-            ...replay,
-            stage: this.stage,
-            turn: this.inferences,
-            stageTurn: this.visitTurns,
-            purpose: 'turn',
-            ...(bookkeeping && this.driver.snapshotDue() ? { snapshot: true } : {}),
-            ...catalog,
-          },
-        ],
-      );
-    } catch (err) {
-      // A cancelled run stops here: no note, no fallback (docs/reference/operators.md#cancellation).
-      if (!(err instanceof ActivityFailure) || isCancellation(err)) throw err;
-      const message = err.cause?.message ?? err.message;
-      const cause = err.cause instanceof ApplicationFailure ? err.cause : undefined;
-      const fallback = fallbackDetail(this.def, this.driver.state.diagnostics, {
-        type: cause?.type,
-        model: (cause?.details?.[0] as { model?: unknown } | undefined)?.model,
-        message,
-      });
-      const code = failureCode(cause?.type, message);
-      if (!fallback) return { failed: message, ...(code ? { code } : {}) };
-      await this.driver.apply({ kind: 'diagnostic', code: MODEL_FALLBACK, severity: 'warning', detail: fallback });
-      return { fallback: true };
-    } finally {
-      this.operators.inferring = false;
-    }
-    if (bookkeeping) this.driver.afterInference(reply, sent);
-    this.lastInferenceEnd = reply.endedAt ?? null;
-    this.inferences++;
-    this.visitTurns++;
-    this.runTurns++;
-    this.usage = addUsage(this.usage, { calls: 1, ...reply.usage });
-    return reply;
+  /** One inference: a reply, a failure the visit ends on, or `again` (`model-turn.ts`). */
+  infer(): Promise<TurnReply> {
+    return inferTurn(this);
   }
 
   /** Records what the provider reported and stores the assistant turn; true when it called tools. */

@@ -24,6 +24,7 @@ import { needsDiscovery } from '../../src/runtime/mcp-grants.js';
 import {
   INFERENCE_BOOKKEEPING,
   MCP_DISCOVERY,
+  PROVIDER_PATIENCE,
   REPETITION_DETECTION,
   STAGE_PATCH,
   STORED_ARGUMENTS,
@@ -42,6 +43,7 @@ export async function stageWorkflow(input: StageInput): Promise<StageOutcome | H
     bookkeeping: patched(INFERENCE_BOOKKEEPING),
     storedArguments: patched(STORED_ARGUMENTS),
     repetition: patched(REPETITION_DETECTION),
+    patience: patched(PROVIDER_PATIENCE),
     ...(needsDiscovery(input.blueprint, input.stage) ? { reach: patched(MCP_DISCOVERY) } : {}),
     ...(input.options.toolTaskQueue ? { toolPatience: patched(TOOL_WORKER_PATIENCE) } : {}),
   };
@@ -102,7 +104,7 @@ export async function turns(visit: StageVisit, def: StageDef, input: StageInput)
     await visit.beforeInference();
     await visit.maintain();
     const reply = await visit.infer();
-    if ('fallback' in reply) continue;
+    if ('again' in reply) continue;
     if ('failed' in reply) {
       await visit.note(inferenceFailedNote(def.name, reply.failed));
       return visit.endInError(reply);

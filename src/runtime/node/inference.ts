@@ -6,6 +6,7 @@
  */
 
 import { type BlobStore, toContent } from '../../blobs/index.js';
+import { limitsFor } from '../../blueprint/rate-limits-table.js';
 import { stageModel } from '../../blueprint/resolve.js';
 import {
   type Content,
@@ -16,6 +17,7 @@ import {
   type ToolCall,
 } from '../../context/index.js';
 import { renderPrompt } from '../../context/render.js';
+import { windowUsed } from '../../context/state.js';
 import type { ToolCatalog } from '../../mcp/names.js';
 import { recordModelCall, recordModelError } from '../../metrics/leviath.js';
 import {
@@ -24,7 +26,7 @@ import {
   stageOutputSpec,
   submitOutputDescription,
 } from '../../outputs/spec.js';
-import { getProvider, isProviderError } from '../../providers/index.js';
+import { getProvider, type HandBack, isProviderError } from '../../providers/index.js';
 import { encodingFor, lookupModel, UNKNOWN_MODEL_WINDOW } from '../../providers/models.js';
 import type { ResolvedSystemBlock } from '../../providers/types.js';
 import type { Blueprint } from '../../shapes/blueprint.js';
@@ -34,11 +36,14 @@ import { FAN_OUT, isAgentTool, isContextTool } from '../../tools/names.js';
 import { type ToolSpec, toolSpecs } from '../../tools/specs.js';
 import type { CountedToolCall, InferInput, InferOutput } from '../activity-types.js';
 import { ENGINE } from '../engine-calls.js';
+import { HAND_BACK_RETRY_AFTER_MS } from '../provider-patience.js';
 import { replyCounts } from '../reply-counts.js';
+import { answerOnce } from './answered-calls.js';
 import { expandArguments } from './arguments.js';
 import { loadCatalog, mcpToolSpecs, stageMcpTools } from './mcp-tools.js';
 import { chooseModel } from './model-choice.js';
 import { providerRef } from './model-ref.js';
+import { throughGate } from './provider-gate.js';
 import type { RunStore } from './run-store.js';
 
 export type { CountedToolCall, InferInput, InferOutput };
@@ -131,15 +136,44 @@ function withWorkers(bp: Blueprint, stage: string, spec: ToolSpec): ToolSpec {
   return lines.length > 0 ? { ...spec, description: `${spec.description}\n\n${lines.join(' ')}` } : spec;
 }
 
-export async function infer(
-  store: RunStore,
-  input: InferInput,
-  attempt: number,
-  signal?: AbortSignal,
-): Promise<InferOutput> {
+/** When a retryable provider failure of this call goes back to its visit (`InferInput.handBackAfter`). */
+export function handBackOf(input: InferInput): HandBack | undefined {
+  return input.handBackAfter !== undefined
+    ? { afterAttempts: input.handBackAfter, retryAfterMs: HAND_BACK_RETRY_AFTER_MS }
+    : undefined;
+}
+
+/**
+ * How long an attempt may wait for a `[rate_limits]` slot: what its
+ * start-to-close timeout leaves beside the provider's own timeout, else half
+ * of it, so an attempt ends with a coded failure rather than a timeout.
+ */
+export function slotWaitMs(startToCloseMs: number, providerTimeoutMs: number): number {
+  const left = startToCloseMs - providerTimeoutMs;
+  return left >= 60_000 ? left : Math.floor(startToCloseMs / 2);
+}
+
+/** What the activity knows of the call besides its input. */
+export interface InferContext {
+  /** Temporal's attempt number. */
+  attempt: number;
+  /** Aborts the provider call. */
+  signal?: AbortSignal;
+  /** The answer's key (`answerKey`): a call with one answers once across attempts and workers. */
+  key?: string;
+  /** When waiting for a `[rate_limits]` slot gives up (ms since the epoch). */
+  slotDeadline?: number;
+}
+
+export async function infer(store: RunStore, input: InferInput, ctx: InferContext): Promise<InferOutput> {
+  return ctx.key ? answerOnce(store, ctx.key, () => inferNow(store, input, ctx)) : inferNow(store, input, ctx);
+}
+
+async function inferNow(store: RunStore, input: InferInput, ctx: InferContext): Promise<InferOutput> {
+  const { attempt, signal } = ctx;
   const bp = await store.blueprint(input.blueprintHash);
   const state = await store.state(input.runId, bp, input.base, input.ops);
-  const model = chooseModel(bp, input.stage, state.diagnostics, store.config.env);
+  const model = chooseModel(bp, input.stage, state.diagnostics, store.config.env, input.avoid);
   const info = lookupModel(bp.models, model);
   const encoding = encodingFor(model, info);
   const hooks = store.hooks(bp);
@@ -161,27 +195,36 @@ export async function infer(
 
   const catalog = input.catalog ? await loadCatalog(store, input.catalog) : undefined;
   const ref = providerRef(bp, model);
-  const response = await callModel(model, () =>
-    getProvider(ref, store.config.env).infer(
-      {
-        model: ref,
-        system,
-        messages,
-        tools: input.purpose === 'turn' ? stageToolSpecs(bp, input.stage, catalog) : [],
-        maxTokens: limit,
-        meta: {
-          runId: input.runId,
-          stage: input.stage,
-          turn: input.turn,
-          purpose: input.purpose,
-          attempt,
-          stageTurn: input.stageTurn,
-          ...(input.options ? { options: input.options } : {}),
+  const response = await callModel(model, () => {
+    const provider = getProvider(ref, store.config.env);
+    const gate = {
+      limits: limitsFor(store.rateLimits(), ref),
+      tokens: windowUsed(state),
+      ...(signal ? { signal } : {}),
+      ...(ctx.slotDeadline !== undefined ? { deadline: ctx.slotDeadline } : {}),
+    };
+    return throughGate(ref, provider, gate, () =>
+      provider.infer(
+        {
+          model: ref,
+          system,
+          messages,
+          tools: input.purpose === 'turn' ? stageToolSpecs(bp, input.stage, catalog) : [],
+          maxTokens: limit,
+          meta: {
+            runId: input.runId,
+            stage: input.stage,
+            turn: input.turn,
+            purpose: input.purpose,
+            attempt,
+            stageTurn: input.stageTurn,
+            ...(input.options ? { options: input.options } : {}),
+          },
         },
-      },
-      signal ? { signal } : {},
-    ),
-  );
+        signal ? { signal } : {},
+      ),
+    );
+  });
 
   recordModelCall(bp, { model, stage: input.stage, purpose: input.purpose, usage: response.usage });
   let tokens = countTokens(response.text, encoding);
@@ -223,5 +266,6 @@ export async function infer(
     ...(snapshot !== undefined ? { snapshot } : {}),
     ...(counted.length > 0 ? { counted } : {}),
     endedAt: Date.now(),
+    model,
   };
 }

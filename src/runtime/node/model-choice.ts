@@ -26,11 +26,16 @@ export function providerConfigured(ref: string, env: NodeJS.ProcessEnv): boolean
   return endpoint.dummyKey !== undefined || present(env[endpoint.keyEnv]);
 }
 
+/**
+ * `avoid`: entries the visit skips for now while their provider is down
+ * (docs/reference/long-runs.md#provider-outages); ignored when it would leave none.
+ */
 export function chooseModel(
   bp: Blueprint,
   stage: string,
   diagnostics: readonly RunDiagnostic[],
   env: NodeJS.ProcessEnv,
+  avoid: readonly string[] = [],
 ): string {
   const def = bp.stages.find((s) => s.name === stage);
   if (!def) return bp.agent.model ?? 'scripted:default';
@@ -38,5 +43,7 @@ export function chooseModel(
   if (chain.length === 1) return chain[0] ?? def.model;
   const skipped = unusableModels(diagnostics);
   const remaining = chain.filter((m) => !isUnusable(m, skipped));
-  return remaining.find((m) => providerConfigured(m, env)) ?? remaining[0] ?? def.model;
+  const present = remaining.filter((m) => !avoid.includes(m));
+  const choice = present.length > 0 ? present : remaining;
+  return choice.find((m) => providerConfigured(m, env)) ?? choice[0] ?? def.model;
 }

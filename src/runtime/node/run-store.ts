@@ -7,10 +7,11 @@
 import { join } from 'node:path';
 import { openBlobStore, parseBlobSpec } from '../../blobs/index.js';
 import { ReadCachedBlobStore } from '../../blobs/read-cache.js';
-import { loadUserConfig } from '../../blueprint/user-config.js';
+import { loadUserConfig, userConfigPath } from '../../blueprint/user-config.js';
 import { configuredKeyring } from '../../codec/keys.js';
 import { cloneData, createRunState, type RunState } from '../../context/index.js';
 import { leviathHome } from '../../devserver/paths.js';
+import type { RateLimit } from '../../providers/flow-control.js';
 import type { Blueprint } from '../../shapes/blueprint.js';
 import { ENGINE } from '../engine-calls.js';
 import { type RecordedOp, replayOps } from '../ops.js';
@@ -25,6 +26,11 @@ export interface RuntimeConfig {
   activitySlots?: number;
   /** Threads that run the worker's workflow tasks. */
   workflowThreads?: number;
+  /**
+   * Activities the server starts per second on the worker's task queue, across every worker
+   * polling it: a cluster-wide limit (docs/reference/long-runs.md#a-limit-for-the-whole-cluster).
+   */
+  queueActivitiesPerSecond?: number;
   env: NodeJS.ProcessEnv;
 }
 
@@ -51,8 +57,15 @@ export function defaultRuntimeConfig(env: NodeJS.ProcessEnv = process.env): Runt
     ...(blobs ? { blobs } : {}),
     activitySlots: positiveInteger(env.LEVIATH_ACTIVITY_SLOTS) ?? DEFAULT_ACTIVITY_SLOTS,
     workflowThreads: positiveInteger(env.LEVIATH_WORKFLOW_THREADS) ?? DEFAULT_WORKFLOW_THREADS,
+    ...queueRate(env.LEVIATH_QUEUE_ACTIVITIES_PER_SECOND),
     env,
   };
+}
+
+/** `LEVIATH_QUEUE_ACTIVITIES_PER_SECOND`: a number above zero (a fraction is a call every few seconds), else no limit. */
+function queueRate(raw: string | undefined): Pick<RuntimeConfig, 'queueActivitiesPerSecond'> {
+  const n = Number(raw);
+  return raw !== undefined && raw.trim() !== '' && Number.isFinite(n) && n > 0 ? { queueActivitiesPerSecond: n } : {};
 }
 
 /** A whole number above zero, else nothing (the default holds). */
@@ -83,6 +96,15 @@ export class RunStore {
   /** Compiled custom-region scripts per blueprint, so a turn never recompiles them. */
   private readonly compiledHooks = new WeakMap<Blueprint, ReturnType<typeof customRegionHooks>>();
   private readonly latest = new Map<string, Rebuilt>();
+
+  /** The user config's `[rate_limits]`, read once per config file (docs/reference/long-runs.md#flow-control). */
+  private limits: { file: string; limits: Record<string, RateLimit> } | undefined;
+
+  rateLimits(): Record<string, RateLimit> {
+    const file = userConfigPath(this.config.env);
+    if (this.limits?.file !== file) this.limits = { file, limits: loadUserConfig(this.config.env).config.rateLimits };
+    return this.limits.limits;
+  }
 
   constructor(readonly config: RuntimeConfig) {
     this.blobs = new ReadCachedBlobStore(

@@ -5,6 +5,7 @@
  */
 
 import { fullText, toContent } from '../../blobs/index.js';
+import { limitsFor } from '../../blueprint/rate-limits-table.js';
 import type { Entry } from '../../context/index.js';
 import { getProvider } from '../../providers/index.js';
 import { encodingFor, lookupModel } from '../../providers/models.js';
@@ -13,6 +14,7 @@ import type { SummaryAnswer } from '../../shapes/requests.js';
 import { countTokens, cutMarker, cutToTokens } from '../../tokens/index.js';
 import { chooseModel } from './model-choice.js';
 import { providerRef } from './model-ref.js';
+import { throughGate } from './provider-gate.js';
 import type { RunStore } from './run-store.js';
 
 export const DEFAULT_SUMMARY_PROMPT =
@@ -50,20 +52,25 @@ export async function summariseEntries(
     input.entries.map(async (e) => `${e.key ? `[${e.key}]\n` : ''}${await fullText(store.blobs, e.content)}`),
   );
   const ref = providerRef(bp, model);
-  const response = await getProvider(ref, store.config.env).infer({
-    model: ref,
-    system: [{ text: input.prompt ?? bp.compaction.systemPrompt ?? DEFAULT_SUMMARY_PROMPT }],
-    messages: [
-      {
-        role: 'user',
-        content: `Region "${input.region}", ${input.entries.length} entries:\n\n${parts.join('\n\n---\n\n')}`,
-      },
-    ],
-    tools: [],
-    maxTokens: Math.max(1, input.limit),
-    temperature: bp.compaction.temperature,
-    meta: { runId: input.runId, stage: input.stage, turn: input.turn, purpose: 'summary', attempt },
-  });
+  const provider = getProvider(ref, store.config.env);
+  // A summary's prompt is its entries: a quarter of their characters is a fair charge for tokens_per_minute.
+  const gate = { limits: limitsFor(store.rateLimits(), ref), tokens: Math.ceil(parts.join('').length / 4) };
+  const response = await throughGate(ref, provider, gate, () =>
+    provider.infer({
+      model: ref,
+      system: [{ text: input.prompt ?? bp.compaction.systemPrompt ?? DEFAULT_SUMMARY_PROMPT }],
+      messages: [
+        {
+          role: 'user',
+          content: `Region "${input.region}", ${input.entries.length} entries:\n\n${parts.join('\n\n---\n\n')}`,
+        },
+      ],
+      tools: [],
+      maxTokens: Math.max(1, input.limit),
+      temperature: bp.compaction.temperature,
+      meta: { runId: input.runId, stage: input.stage, turn: input.turn, purpose: 'summary', attempt },
+    }),
+  );
   const usage = response.usage;
   const text = response.text.trim();
   if (!text)

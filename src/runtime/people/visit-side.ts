@@ -5,7 +5,7 @@
  * back. Pure: imported by workflow code.
  */
 import type { VisitCounters } from '../live-progress.js';
-import type { OperatorCarry, PendingAsk, ToolWorkerAbsence } from '../types.js';
+import type { OperatorCarry, PendingAsk, ProviderWait, ToolWorkerAbsence } from '../types.js';
 import {
   type AskDecision,
   isRefusal,
@@ -163,6 +163,8 @@ export interface StageWaits {
   paused: boolean;
   heldMessages: number;
   toolWorker?: ToolWorkerAbsence;
+  /** The provider outage the visit waits out (docs/reference/long-runs.md#provider-outages). */
+  provider?: ProviderWait;
 }
 
 export function stageWaits(state: StageOperatorState): StageWaits {

@@ -1,0 +1,165 @@
+/**
+ * One inference of a stage visit (`stage.ts` calls it each turn): the
+ * `infer` activity, and what the visit does when it fails. A visit started
+ * with `PROVIDER_PATIENCE` waits out a provider outage on a durable timer,
+ * showing `waiting` for the provider, and moves its model chain on and back
+ * as `src/runtime/provider-patience.ts` decides
+ * (docs/reference/long-runs.md#provider-outages); earlier visits fail after
+ * the activity's retries or fall back for good. Workflow code.
+ */
+import { ActivityFailure, ApplicationFailure, condition, isCancellation, workflowInfo } from '@temporalio/workflow';
+import type { InferInput, InferOutput, Patience, StageInput } from '../../src/runtime/index.js';
+import { addUsage, failureCode } from '../../src/runtime/index.js';
+import { fallbackDetail, MODEL_FALLBACK, stageChain } from '../../src/runtime/model-fallback.js';
+import {
+  afterAnswer,
+  afterFailure,
+  avoidedEntries,
+  HAND_BACK_AFTER,
+  isWaitable,
+  PROVIDER_UNAVAILABLE,
+  patienceOptions,
+} from '../../src/runtime/provider-patience.js';
+import { activities, callOptions } from '../activities.js';
+import type { SubAgents } from '../agents/sub-agents.js';
+import type { StageOperators } from './stage-operators.js';
+import { type CallingVisit, discoverTools } from './tool-calls.js';
+
+/** What an inference needs of its visit (`StageVisit`), and the counters it moves. */
+export interface InferringVisit extends Pick<CallingVisit, 'input' | 'def' | 'stage' | 'driver' | 'patches' | 'reach'> {
+  readonly operators: Pick<StageOperators, 'inferring' | 'state' | 'handOverAsked' | 'waitForProvider'>;
+  readonly agents: Pick<SubAgents, 'open'>;
+  facts: StageInput['facts'];
+  patience: Patience;
+  inferences: number;
+  visitTurns: number;
+  runTurns: number;
+  usage: StageInput['usage'];
+  lastInferenceEnd: number | null;
+}
+
+/** A reply; a failure the visit ends on; or `again`: the chain moved on, or a wait was cut short, and the turn starts over. */
+export type TurnReply = InferOutput | { failed: string; code?: string } | { again: true };
+
+/** What a failed `infer` activity said: its failure type, the chain entry that failed, and its message. */
+function failureOf(err: ActivityFailure): { type?: string; model?: string; message: string; retryAfterMs?: number } {
+  const cause = err.cause instanceof ApplicationFailure ? err.cause : undefined;
+  const detail = cause?.details?.[0] as { model?: unknown; retryAfterMs?: unknown } | undefined;
+  return {
+    ...(cause?.type ? { type: cause.type } : {}),
+    ...(typeof detail?.model === 'string' ? { model: detail.model } : {}),
+    ...(typeof detail?.retryAfterMs === 'number' ? { retryAfterMs: detail.retryAfterMs } : {}),
+    message: err.cause?.message ?? err.message,
+  };
+}
+
+export async function inferTurn(visit: InferringVisit & CallingVisit): Promise<TurnReply> {
+  const { bookkeeping, patience: patient } = visit.patches;
+  await discoverTools(visit);
+  const catalog = visit.reach ? { catalog: visit.reach.catalog } : {};
+  const chain = stageChain(visit.def);
+  for (;;) {
+    const replay = visit.driver.replayInput();
+    const sent = replay.ops.length;
+    const avoid = patient ? avoidedEntries(visit.patience, chain, Date.now()) : [];
+    const input: InferInput = {
+      runId: visit.input.runId,
+      blueprintHash: visit.input.blueprintHash,
+      ...replay,
+      stage: visit.stage,
+      turn: visit.inferences,
+      stageTurn: visit.visitTurns,
+      purpose: 'turn',
+      ...(bookkeeping && visit.driver.snapshotDue() ? { snapshot: true } : {}),
+      ...catalog,
+      ...(patient ? { handBackAfter: HAND_BACK_AFTER } : {}),
+      ...(avoid.length > 0 ? { avoid } : {}),
+    };
+    const summary = `inference: ${visit.stage}, turn ${visit.visitTurns + 1}`;
+    let reply: InferOutput;
+    visit.operators.inferring = true;
+    try {
+      reply = await activities.infer.executeWithOptions(callOptions(visit.input.options, summary), [input]);
+    } catch (err) {
+      // A cancelled run stops here: no note, no fallback (docs/reference/operators.md#cancellation).
+      if (!(err instanceof ActivityFailure) || isCancellation(err)) throw err;
+      const failure = failureOf(err);
+      if (patient && isWaitable(failure.type)) {
+        const waited = await waitOut(visit, { ...failure, type: failure.type ?? '' }, chain);
+        if (waited === 'again') continue;
+        return waited;
+      }
+      return fallBack(visit, failure);
+    } finally {
+      visit.operators.inferring = false;
+    }
+    if (bookkeeping) visit.driver.afterInference(reply, sent);
+    if (patient && (visit.patience.outage || visit.patience.detours.length > 0)) {
+      // The stuck clock does not run while a provider is down, as it does not while paused.
+      if (visit.patience.outage) visit.facts = { ...visit.facts, lastProgressAt: Date.now() };
+      visit.patience = afterAnswer(visit.patience, reply.model);
+      await visit.operators.waitForProvider(undefined);
+    }
+    visit.lastInferenceEnd = reply.endedAt ?? null;
+    visit.inferences++;
+    visit.visitTurns++;
+    visit.runTurns++;
+    visit.usage = addUsage(visit.usage, { calls: 1, ...reply.usage });
+    return reply;
+  }
+}
+
+/**
+ * After a waitable failure: the chain moves on (recorded as `provider-unavailable`), the visit
+ * gives up, or it waits on a timer and says so; `again` when the turn is to be tried once more.
+ */
+async function waitOut(
+  visit: InferringVisit,
+  failure: { type: string; model?: string; message: string; retryAfterMs?: number },
+  chain: string[],
+): Promise<'again' | TurnReply> {
+  const model = failure.model ?? chain[0] ?? visit.def.model;
+  const step = afterFailure(
+    visit.patience,
+    { ...failure, model },
+    chain,
+    patienceOptions(visit.input.blueprint),
+    Date.now(),
+  );
+  if (step.kind === 'give-up') {
+    await visit.operators.waitForProvider(undefined);
+    return { failed: step.message, code: PROVIDER_UNAVAILABLE };
+  }
+  visit.patience = step.patience;
+  if (step.kind === 'switch') {
+    await visit.driver.apply({
+      kind: 'diagnostic',
+      code: PROVIDER_UNAVAILABLE,
+      severity: 'warning',
+      detail: step.detail,
+    });
+    return { again: true };
+  }
+  await visit.operators.waitForProvider(step.wait);
+  // A pause ends the wait early, and so does a hand-over or a history Temporal finds long when the
+  // visit can go on as new (it holds no open sub-agents); the turn starts over.
+  const cut = await condition(
+    () =>
+      visit.operators.state.paused ||
+      (!visit.agents.open && (visit.operators.handOverAsked || workflowInfo().continueAsNewSuggested)),
+    step.ms,
+  );
+  return cut ? { again: true } : 'again';
+}
+
+/** A visit of an earlier version, or a failure that is not an outage: a fallback for good, else the failure. */
+async function fallBack(
+  visit: InferringVisit,
+  failure: { type?: string; model?: string; message: string },
+): Promise<TurnReply> {
+  const fallback = fallbackDetail(visit.def, visit.driver.state.diagnostics, failure);
+  const code = failureCode(failure.type, failure.message);
+  if (!fallback) return { failed: failure.message, ...(code ? { code } : {}) };
+  await visit.driver.apply({ kind: 'diagnostic', code: MODEL_FALLBACK, severity: 'warning', detail: fallback });
+  return { again: true };
+}
