@@ -34,6 +34,7 @@ import { parseModelTable } from './model-table.js';
 import { NOTIFY_EXAMPLE, readWebhooks } from './notify-table.js';
 import { parseOutputSpec } from './output-spec.js';
 import { assignPlacements } from './placement.js';
+import { checkPointRegions } from './points.js';
 import { indexPositions } from './positions.js';
 import { type ParsedRegion, parseRegion } from './regions.js';
 import { appendedRuntimeRegions, systemRegion } from './resolve.js';
@@ -465,6 +466,7 @@ function build(
     userConfig.mcpServers.map((m) => m.name),
   );
   checkFanOuts(blueprint, findings);
+  checkPointRegions(blueprint, findings);
   readAgents(blueprint, agentTable, findings, opts);
   const fileTracking = context ? readFileTracking(context) : undefined;
   if (fileTracking) blueprint.fileTracking = fileTracking;

@@ -5,6 +5,8 @@
  * activity delivers it.
  */
 import type { Notice, NotifyEvent, Webhook } from '../shapes/notify.js';
+import { answerArguments } from './people/asks.js';
+import type { PendingAsk } from './types.js';
 
 export function endNotice(opts: {
   deliveryId: string;
@@ -35,18 +37,26 @@ export function subscribed(hooks: readonly Webhook[] | undefined, event: NotifyE
 
 /** What a person is asked now, as the run's operators see it: the first ask, else the reply an interactive stage waits for. */
 export interface Question {
-  kind: 'approval' | 'answer' | 'reply';
+  kind: 'approval' | 'answer' | 'checkpoint' | 'reply';
   call?: string;
   subject: string;
+  /** A choice's labels, in order. */
+  options?: string[];
+  /** What follows the call id in the `lev answer` that answers it. */
+  answer?: string;
 }
 
-export function questionOf(p: {
-  asks: readonly { kind: 'approval' | 'answer'; call: string; subject: string }[];
-  waiting?: string;
-  stage: string;
-}): Question | undefined {
+export function questionOf(p: { asks: readonly PendingAsk[]; waiting?: string; stage: string }): Question | undefined {
   const ask = p.asks[0];
-  if (ask) return { kind: ask.kind, call: ask.call, subject: ask.subject };
+  if (ask?.kind === 'approval') return { kind: ask.kind, call: ask.call, subject: ask.subject };
+  if (ask)
+    return {
+      kind: ask.point !== undefined ? 'checkpoint' : 'answer',
+      call: ask.call,
+      subject: ask.subject,
+      ...(ask.options ? { options: [...ask.options] } : {}),
+      answer: answerArguments(ask),
+    };
   if (p.waiting === 'message') return { kind: 'reply', subject: `a reply to the interactive stage "${p.stage}"` };
   return undefined;
 }
@@ -63,8 +73,8 @@ export function waitingNotice(opts: {
   const command =
     q.kind === 'approval'
       ? `lev approve ${runId} ${q.call ?? ''}`.trimEnd()
-      : q.kind === 'answer'
-        ? `lev answer ${runId} ${q.call ?? ''} "…"`.replace('  ', ' ')
+      : q.kind === 'answer' || q.kind === 'checkpoint'
+        ? `lev answer ${runId} ${q.call ?? ''} ${q.answer ?? '"…"'}`.replace('  ', ' ')
         : `lev msg ${runId} "…"`;
   return {
     deliveryId: opts.deliveryId,
@@ -74,7 +84,12 @@ export function waitingNotice(opts: {
     status: 'running',
     costUsd: opts.costUsd ?? null,
     command,
-    waiting: { kind: q.kind, ...(q.call ? { call: q.call } : {}), subject: q.subject },
+    waiting: {
+      kind: q.kind,
+      ...(q.call ? { call: q.call } : {}),
+      subject: q.subject,
+      ...(q.options ? { options: q.options } : {}),
+    },
     at: opts.at.toISOString(),
   };
 }

@@ -199,10 +199,15 @@ export function toolCallSummary(call: ToolCall): string {
  * Completion checks run only on a normal completion, never after an error,
  * stuck, the iteration cap or a dead-end route. A visit that ended in error
  * fails the run with the error's code when it has one
- * (docs/reference/operators.md#failure), else `stage-failed`.
+ * (docs/reference/operators.md#failure), else `stage-failed`. A checkpoint
+ * ends the run whatever the stage's edges: `abort` when a person picked an
+ * abort option (the visit ended `cancelled`), `fail` with
+ * `checkpoint-unanswered` when nobody answered a point that asks even
+ * unattended (docs/reference/interaction.md#what-each-answer-does).
  */
 export type Departure =
   | { kind: 'rerun' }
+  | { kind: 'abort'; message: string }
   | { kind: 'fail'; code: RuntimeCode; message: string }
   | { kind: 'leave'; edge: EdgeDef | null; checks: boolean }
   | { kind: 'choose'; prompt: string; options: string[]; checks: boolean };
@@ -210,11 +215,14 @@ export type Departure =
 export function departure(
   state: RunState,
   bp: Blueprint,
-  end: Exclude<StageEnd, 'cancelled'>,
+  end: StageEnd,
   error?: string,
   errorCode?: RuntimeCode,
 ): Departure {
   const stage = state.stage;
+  if (end === 'cancelled') return { kind: 'abort', message: `stage "${stage}": ${error ?? 'the run was aborted'}` };
+  if (errorCode === 'checkpoint-unanswered')
+    return { kind: 'fail', code: errorCode, message: `stage "${stage}": ${error ?? 'a checkpoint went unanswered'}` };
   const checks = end === 'completed';
   if (end !== 'completed') {
     const route = outcomeEdge(state, bp, end);

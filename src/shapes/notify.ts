@@ -26,8 +26,16 @@ export interface Notice {
   command: string;
   /** What the run failed with, for `failed`. */
   error?: string;
-  /** What a person is asked, for `waiting`. */
-  waiting?: { kind: 'approval' | 'answer' | 'reply'; call?: string; subject: string };
+  /**
+   * What a person is asked, for `waiting`: `checkpoint` is an interaction point
+   * (docs/reference/interaction.md); `options` are the labels a choice picks from.
+   */
+  waiting?: {
+    kind: 'approval' | 'answer' | 'checkpoint' | 'reply';
+    call?: string;
+    subject: string;
+    options?: string[];
+  };
   /** When the event happened (workflow time), ISO 8601. */
   at: string;
 }

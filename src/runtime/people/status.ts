@@ -10,6 +10,7 @@ export function waitingKind(w: {
   paused: boolean;
 }): WaitingKind | undefined {
   if (w.asks.some((a) => a.kind === 'approval')) return 'approval';
+  if (w.asks.some((a) => a.point !== undefined)) return 'checkpoint';
   if (w.asks.some((a) => a.kind === 'answer')) return 'answer';
   if (w.waitingReply) return 'message';
   if (w.paused) return 'resume';
@@ -24,7 +25,8 @@ export function runStatus(w: {
   stuck: boolean;
 }): LeviathStatus {
   const waiting = waitingKind(w);
-  if (waiting === 'approval' || waiting === 'answer' || waiting === 'message') return 'waiting';
+  if (waiting === 'approval' || waiting === 'answer' || waiting === 'checkpoint' || waiting === 'message')
+    return 'waiting';
   if (w.paused) return 'paused';
   return w.stuck ? 'stuck' : 'running';
 }
