@@ -29,11 +29,12 @@ describe('the workflow bundle', () => {
   it('preloads every library module the workflows import, in the wings (run/, visit/, agents/) too', () => {
     const modules = libraryModules();
     // A preload that silently shrank would bring back the fan-out start cost bench/fanout.ts measured.
-    expect(modules).toHaveLength(13);
+    expect(modules).toHaveLength(14);
     expect(modules.every((m) => m.startsWith('../src/'))).toBe(true);
     // Imported only from workflows/visit/ and workflows/agents/.
     expect(modules).toContain('../src/runtime/stage-modes.js');
     expect(modules).toContain('../src/context/routing.js');
+    expect(modules).toContain('../src/runtime/people/interaction-points.js');
   });
 });
 

@@ -7,22 +7,24 @@
  * process and from `answer` updates sent through the Temporal client as the
  * Web UI sends them; what the model read is read back from the visit's
  * recorded operations. An abort option ends the run cancelled; a point
- * that asks even unattended stops the run when nobody answers.
+ * that asks even unattended stops the run when nobody answers. The
+ * original's `coder` runs through its plan checkpoint to its end.
  */
-import { execFile } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { type Client, WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { scriptedCalls } from '../../src/providers/index.js';
+import { loadBlueprint } from '../../src/blueprint/load.js';
+import { registerScript, scriptedCalls } from '../../src/providers/index.js';
 import type { RecordedOp } from '../../src/runtime/ops.js';
 import { REVISED_NOTE } from '../../src/runtime/people/interaction-points.js';
 import { STATUS_KEY } from '../../src/runtime/search-attributes.js';
 import { DEFAULT_RUN_OPTIONS, type PendingAsk, type RunOptions } from '../../src/runtime/types.js';
 import type { Notice } from '../../src/shapes/notify.js';
-import { followRun, startRun } from '../../src/worker/client.js';
+import { followRun, startRun, withModel } from '../../src/worker/client.js';
 import { runProgress, sendUpdate } from '../../src/worker/operators.js';
 import { saveHistories, scriptedModel, tempDir, useRuntime, visitOps, writeBlueprint } from './run-helpers.js';
 
@@ -335,4 +337,87 @@ describe('interaction points and the asking tools', () => {
       '[ask-user-unattended]',
     );
   });
+
+  it("runs the original's coder on the scripted model through its plan checkpoint: revise, edit, approve, then on to the end", async () => {
+    // `scripted:default` has a window in the model table, so the coder's percentage budgets resolve as they would.
+    registerScript('default', {
+      choices: { plan: 'implement', implement: 'review', review: 'summary' },
+      turns: [
+        {
+          stage: 'discover',
+          tool_calls: [
+            { name: 'context_write', arguments: { region: 'discovery', content: 'A folder of notes; no build.' } },
+            {
+              name: 'context_write',
+              arguments: {
+                region: 'workflow',
+                content: 'TIER 1\nBASELINE: ls\nVERIFY: ls\nDONE WHEN: notes.txt exists',
+              },
+            },
+          ],
+        },
+        { stage: 'discover', text: 'Mapped.' },
+        { stage: 'plan', text: PLAN },
+        { stage: 'plan', tool_calls: [{ name: 'ask_user_text', arguments: { prompt: 'What should change?' } }] },
+        { stage: 'plan', text: SHORTER },
+        {
+          stage: 'implement',
+          tool_calls: [{ name: 'write_file', arguments: { path: 'notes.txt', content: 'cache\n' } }],
+        },
+        { stage: 'implement', text: 'Implemented.' },
+        { stage: 'review', text: 'APPROVED - no significant issues' },
+        { stage: 'summary', tool_calls: [{ name: 'submit_output', arguments: { content: 'Added notes.txt.' } }] },
+      ],
+    });
+    const dir = 'test/fixtures/leviath-rs/agents/coder';
+    const loaded = loadBlueprint(dir, { workdir: dir });
+    expect(loaded.diagnostics.filter((d) => d.code === 'unsupported-feature')).toEqual([]);
+    const bp = withModel(loaded.blueprint!, 'scripted:default');
+    bp.compaction = { ...bp.compaction, model: 'scripted:default' };
+    const client = env.rt.client;
+    // The coder seeds `repo_files` with `git ls-files`, which fails the run outside a repository here.
+    const workdir = tempDir('coder');
+    execFileSync('git', ['init', '-q', workdir]);
+    const handle = await startRun(
+      client,
+      {
+        blueprint: bp,
+        task: 'Keep notes on the cache in notes.txt.',
+        caller: {},
+        workdir,
+        options: { ...DEFAULT_RUN_OPTIONS, unattended: false },
+      },
+      { taskQueue: env.rt.taskQueue },
+    );
+    const runId = handle.workflowId;
+    const first = await waitingAsk(client, handle, (a) => a.point === 'plan_approval', 'the plan checkpoint');
+    expect(first).toMatchObject({ document: PLAN, options: expect.arrayContaining(['Abort - cancel this run']) });
+    await sendUpdate(client, runId, 'answer', { choice: 2 });
+    // The directive has the model ask what to change.
+    await waitingAsk(client, handle, (a) => a.tool === 'ask_user', 'the question of the directive');
+    await sendUpdate(client, runId, 'answer', 'Keep it to one step.');
+    await waitingAsk(client, handle, (a) => a.call === 'point-plan_approval-1', 'the revised plan');
+    await sendUpdate(client, runId, 'answer', { choice: 'Add detail - expand a section' });
+    await waitingAsk(client, handle, (a) => a.form === 'edit', 'the edit');
+    await sendUpdate(client, runId, 'answer', { text: EDITED });
+    await waitingAsk(client, handle, (a) => a.call === 'point-plan_approval-2', 'the edited plan');
+    await sendUpdate(client, runId, 'answer', { choice: 1 });
+    // implement's write_file is an `ask` permission of the coder.
+    await waitingAsk(client, handle, (a) => a.kind === 'approval', 'the write');
+    await sendUpdate(client, runId, 'approve', {});
+    const result = await followRun(client, handle, () => {});
+    await saveHistories(client, runId);
+    expect(result.status).toBe('completed');
+    expect(result.stages).toEqual(['discover', 'plan', 'implement', 'review', 'summary']);
+    expect(result.output).toBe('Added notes.txt.');
+    const said = written(await visitOps(client, `${runId}.2.plan`));
+    expect(said).toEqual(
+      expect.arrayContaining([
+        "User [plan_approval] Revise - I'll describe changes",
+        'Keep it to one step.',
+        'User [plan_approval] Add detail - expand a section',
+        'User [plan_approval] Approve - proceed to implementation',
+      ]),
+    );
+  }, 900_000);
 });
