@@ -4,8 +4,16 @@
  * `--choice`, `--yes`, `--no` and `--file`, and the call id before it.
  */
 import { LevError } from '../errors.js';
-import type { AnswerFlags } from './commands/answer.js';
 import { valueOrFile } from './launch-flags.js';
+import type { OperatorFlags } from './operator-action.js';
+
+/** What `lev answer` takes besides the run, the call and the text. */
+export interface AnswerFlags extends OperatorFlags {
+  choice?: string;
+  yes?: boolean;
+  no?: boolean;
+  file?: string;
+}
 
 /** `{call?, text | choice | yes}` from the command's arguments; one positional after the run id is the text, unless a flag answers. */
 export function answerArgument(

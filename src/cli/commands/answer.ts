@@ -4,15 +4,8 @@
  * or `--no`, or `--file` for a long text or an edited document.
  */
 import type { Command } from 'commander';
-import type { OperatorFlags } from '../operator-action.js';
+import type { AnswerFlags } from '../answer-action.js';
 import { withServerOptions } from '../options.js';
-
-export interface AnswerFlags extends OperatorFlags {
-  choice?: string;
-  yes?: boolean;
-  no?: boolean;
-  file?: string;
-}
 
 export function registerAnswer(program: Command): void {
   withServerOptions(
