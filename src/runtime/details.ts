@@ -9,7 +9,9 @@
 
 import { formatDuration } from '../blueprint/duration.js';
 import type { Blueprint } from '../shapes/blueprint.js';
-import { cutBytes } from '../truncate.js';
+import type { Content } from '../shapes/content.js';
+import { clipUnits, cutBytes } from '../truncate.js';
+import { answerArguments, answerJson } from './people/asks.js';
 import { toolWorkerCommand } from './tool-queue.js';
 import type { CostEstimate, PendingAsk, Progress, RegionBar, UsageTotals } from './types.js';
 
@@ -153,9 +155,20 @@ export function waitingLines(p: Pick<Progress, 'runId' | 'asks' | 'waiting' | 'p
 }
 
 function askLine(runId: string, ask: PendingAsk): string {
-  return ask.kind === 'approval'
-    ? `**Waiting for** approval of \`${ask.subject}\` (call \`${ask.call}\`, until ${utcMinute(ask.deadline)}): \`lev approve ${runId} ${ask.call}\` or \`lev deny ${runId} ${ask.call} --note "…"\`.`
-    : `**Waiting for** an answer (call \`${ask.call}\`, until ${utcMinute(ask.deadline)}): ${ask.subject} — \`lev answer ${runId} ${ask.call} "…"\`.`;
+  if (ask.kind === 'approval')
+    return `**Waiting for** approval of \`${ask.subject}\` (call \`${ask.call}\`, until ${utcMinute(ask.deadline)}): \`lev approve ${runId} ${ask.call}\` or \`lev deny ${runId} ${ask.call} --note "…"\`.`;
+  if (ask.form === undefined && ask.point === undefined)
+    return `**Waiting for** an answer (call \`${ask.call}\`, until ${utcMinute(ask.deadline)}): ${ask.subject} — \`lev answer ${runId} ${ask.call} "…"\`.`;
+  // A question in another form says what it takes, and the update that answers it from the Web UI.
+  const what = ask.point !== undefined ? `checkpoint \`${ask.point}\`` : `\`${ask.tool}\``;
+  const options = ask.options?.length ? ` Options: ${ask.options.map((o, i) => `${i + 1}. ${o}`).join(' · ')}.` : '';
+  const document = ask.document === undefined ? '' : `\n\n> ${documentPreview(ask.document).replace(/\n/g, '\n> ')}`;
+  return `**Waiting for** an answer at ${what} (call \`${ask.call}\`, until ${utcMinute(ask.deadline)}): ${ask.subject}${options} — \`lev answer ${runId} ${ask.call} ${answerArguments(ask)}\`, or the update \`answer\` with \`${answerJson(ask)}\`.${document}`;
+}
+
+/** The start of the document a question is about, as the details show it. */
+function documentPreview(document: Content): string {
+  return typeof document === 'string' ? clipUnits(document, 600) : `${document.preview}…`;
 }
 
 function gateLine(p: Progress): string {

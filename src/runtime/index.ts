@@ -39,6 +39,7 @@ export * from './failures.js';
 export * from './guardrails.js';
 export * from './live-progress.js';
 export * from './ops.js';
+export * from './people/asks.js';
 export * from './people/status.js';
 export * from './people/updates.js';
 export * from './people/visit-side.js';

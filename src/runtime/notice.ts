@@ -6,8 +6,9 @@
  */
 import type { Notice, NotifyEvent, Webhook } from '../shapes/notify.js';
 import { utcMinute } from './details.js';
+import { answerArguments } from './people/asks.js';
 import { toolWorkerCommand } from './tool-queue.js';
-import type { ToolWorkerAbsence } from './types.js';
+import type { PendingAsk, ToolWorkerAbsence } from './types.js';
 
 export function endNotice(opts: {
   deliveryId: string;
@@ -41,21 +42,33 @@ export function subscribed(hooks: readonly Webhook[] | undefined, event: NotifyE
  * interactive stage waits for, else the tool worker of the workdir, which someone must start.
  */
 export interface Question {
-  kind: 'approval' | 'answer' | 'reply' | 'tool-worker-missing';
+  kind: 'approval' | 'answer' | 'checkpoint' | 'reply' | 'tool-worker-missing';
   call?: string;
   subject: string;
+  /** A choice's labels, in order. */
+  options?: string[];
+  /** What follows the call id in the `lev answer` that answers it. */
+  answer?: string;
   /** The tool worker the run waits for (docs/reference/long-runs.md#tool_worker_patience). */
   toolWorker?: ToolWorkerAbsence;
 }
 
 export function questionOf(p: {
-  asks: readonly { kind: 'approval' | 'answer'; call: string; subject: string }[];
+  asks: readonly PendingAsk[];
   waiting?: string;
   stage: string;
   toolWorker?: ToolWorkerAbsence;
 }): Question | undefined {
   const ask = p.asks[0];
-  if (ask) return { kind: ask.kind, call: ask.call, subject: ask.subject };
+  if (ask?.kind === 'approval') return { kind: ask.kind, call: ask.call, subject: ask.subject };
+  if (ask)
+    return {
+      kind: ask.point !== undefined ? 'checkpoint' : 'answer',
+      call: ask.call,
+      subject: ask.subject,
+      ...(ask.options ? { options: [...ask.options] } : {}),
+      answer: answerArguments(ask),
+    };
   if (p.waiting === 'message') return { kind: 'reply', subject: `a reply to the interactive stage "${p.stage}"` };
   const away = p.toolWorker;
   if (away)
@@ -91,8 +104,8 @@ export function waitingNotice(opts: {
     ? toolWorkerCommand(away.workdir, away.taskQueue)
     : q.kind === 'approval'
       ? `lev approve ${runId} ${q.call ?? ''}`.trimEnd()
-      : q.kind === 'answer'
-        ? `lev answer ${runId} ${q.call ?? ''} "…"`.replace('  ', ' ')
+      : q.kind === 'answer' || q.kind === 'checkpoint'
+        ? `lev answer ${runId} ${q.call ?? ''} ${q.answer ?? '"…"'}`.replace('  ', ' ')
         : `lev msg ${runId} "…"`;
   return {
     deliveryId: opts.deliveryId,
@@ -102,7 +115,12 @@ export function waitingNotice(opts: {
     status: 'running',
     costUsd: opts.costUsd ?? null,
     command,
-    waiting: { kind: q.kind, ...(q.call ? { call: q.call } : {}), subject: q.subject },
+    waiting: {
+      kind: q.kind,
+      ...(q.call ? { call: q.call } : {}),
+      subject: q.subject,
+      ...(q.options ? { options: q.options } : {}),
+    },
     ...(away ? { workdir: away.workdir } : {}),
     at: opts.at.toISOString(),
   };

@@ -54,6 +54,15 @@ export const MCP_DISCOVERY = 'mcp-tool-discovery';
  */
 export const REPETITION_DETECTION = 'repetition-detection-nudges';
 
+/**
+ * A visit of a stage that asks in the forms of interaction points: the
+ * checkpoints of an `interactive_points` stage, and the questions of
+ * `ask_user_choice`, `ask_user_confirm`, `present_for_review` and
+ * `edit_document` (docs/reference/interaction.md). Asked only by visits of
+ * such stages (`asksInForms`).
+ */
+export const INTERACTION_POINTS = 'interaction-points';
+
 /** The paths a run of a stage visit takes, decided once when it starts. */
 export interface VisitPatches {
   /** `STAGE_PATCH`. */
@@ -68,6 +77,8 @@ export interface VisitPatches {
   repetition?: boolean;
   /** `TOOL_WORKER_PATIENCE`; absent in a visit recorded before it, and in a run without a tool queue. */
   toolPatience?: boolean;
+  /** `INTERACTION_POINTS`; absent in a visit of a stage that asks in no such form. */
+  points?: boolean;
 }
 
 /**
@@ -83,8 +94,14 @@ export const INLINE_WORKER = 'fan-out-worker-visits-inline';
 
 /** The paths of a visit that starts after every patch above, and of a fan-out worker's visit inside its
  * run, which asks no patch of its own. Repetition detection stays off there: a worker recorded before it
- * must replay as it ran. */
-export const CURRENT_VISIT: VisitPatches = { operators: true, bookkeeping: true, storedArguments: true, reach: true };
+ * must replay as it ran. No worker recorded before interaction points had a stage that asks in their forms. */
+export const CURRENT_VISIT: VisitPatches = {
+  operators: true,
+  bookkeeping: true,
+  storedArguments: true,
+  reach: true,
+  points: true,
+};
 
 /**
  * A run started with a blueprint reference (`{ "blueprint": "demo@3", ... }`, from the Web UI,

@@ -143,6 +143,11 @@ export interface VisitFacts extends OutputFacts, FanOutFacts {
   lastProgressAt: number;
   /** What `[repetition_detection]` remembers of the visit's calls (`src/runtime/repetition.ts`). */
   repetition?: RepetitionWatch;
+  /**
+   * The interaction point the stage is at and how many times it was sent back to revise there,
+   * while its checkpoints are not all passed (docs/reference/interaction.md#interaction-points).
+   */
+  checkpoint?: { point: number; round: number };
 }
 
 /** How a visit ended; `cancelled` only in the region set a cancelled visit reports to its run. */
@@ -389,8 +394,8 @@ export const LEVIATH_STATUSES = ['running', 'waiting', 'paused', 'completed', 'f
 
 export type LeviathStatus = (typeof LEVIATH_STATUSES)[number];
 
-/** What `Progress.waiting` says the run waits for. */
-export type WaitingKind = 'message' | 'approval' | 'answer' | 'resume' | 'tool-worker-missing';
+/** What `Progress.waiting` says the run waits for; `checkpoint`: an interaction point. */
+export type WaitingKind = 'message' | 'approval' | 'answer' | 'checkpoint' | 'resume' | 'tool-worker-missing';
 
 /** A tool call or seed no tool worker has taken, while none polls the run's tool queue. */
 export interface ToolWorkerAbsence {
@@ -403,16 +408,32 @@ export interface ToolWorkerAbsence {
   failsAt: number;
 }
 
+/**
+ * What an answer must be (docs/reference/interaction.md#answering): free text, one of the
+ * options, yes or no, feedback on a document (or an acknowledgement), or the edited document.
+ */
+export type AnswerForm = 'text' | 'choice' | 'confirm' | 'review' | 'edit';
+
 /** A call or question that waits for a person. */
 export interface PendingAsk {
   kind: 'approval' | 'answer';
   call: string;
   tool: string;
-  /** approval: the tool and its main argument; answer: the question. */
+  /** approval: the tool and its main argument; answer: the question (a review's title). */
   subject: string;
   /** Workflow time in ms. */
   since: number;
   deadline: number;
+  /** What the answer must be; absent: free text. */
+  form?: AnswerForm;
+  /** The labels a `choice` answer picks from, in order. */
+  options?: string[];
+  /** The document a `review` or `edit` question (or a checkpoint) is about: inline when short, else a blob reference. */
+  document?: Content;
+  /** The interaction point that asks, on a checkpoint of an `interactive_points` stage. */
+  point?: string;
+  /** A free-text question that may be passed without text (`required = false`). */
+  optional?: boolean;
 }
 
 /** What passes between visits and across continue-as-new. */

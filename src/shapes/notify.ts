@@ -26,8 +26,17 @@ export interface Notice {
   command: string;
   /** What the run failed with, for `failed`. */
   error?: string;
-  /** What a person is asked, for `waiting`; `tool-worker-missing` asks for a tool worker to be started. */
-  waiting?: { kind: 'approval' | 'answer' | 'reply' | 'tool-worker-missing'; call?: string; subject: string };
+  /**
+   * What a person is asked, for `waiting`: `checkpoint` is an interaction point
+   * (docs/reference/interaction.md); `options` are the labels a choice picks from;
+   * `tool-worker-missing` asks for a tool worker to be started.
+   */
+  waiting?: {
+    kind: 'approval' | 'answer' | 'checkpoint' | 'reply' | 'tool-worker-missing';
+    call?: string;
+    subject: string;
+    options?: string[];
+  };
   /** The run's workdir, for a `tool-worker-missing` wait: `command` starts its tool worker. */
   workdir?: string;
   /** When the event happened (workflow time), ISO 8601. */

@@ -11,6 +11,7 @@ import { LevError } from '../errors.js';
 import { isWorkerStart, type WorkerInput, type WorkerShare, workerRunInput } from '../runtime/agents/worker-spec.js';
 import { addressFlag } from '../runtime/defaults.js';
 import { defaultRuntimeConfig } from '../runtime/node/run-store.js';
+import { answerArguments } from '../runtime/people/asks.js';
 import { BLUEPRINT_KEY, STAGE_KEY, STATUS_KEY } from '../runtime/search-attributes.js';
 import { toolWorkerCommand } from '../runtime/tool-queue.js';
 import type { PendingAsk, Progress, RegionBar, RunInput, RunMemo, RunResult, UsageTotals } from '../runtime/types.js';
@@ -108,7 +109,7 @@ export async function listRuns(
 
 /** What a run waits for, as `lev show` says it (docs/reference/operators.md#lev-show). */
 export interface Waiting {
-  kind: 'approval' | 'answer' | 'reply' | 'resume' | 'tool-worker' | 'tool-worker-missing' | 'worker';
+  kind: 'approval' | 'answer' | 'checkpoint' | 'reply' | 'resume' | 'tool-worker' | 'tool-worker-missing' | 'worker';
   detail: string;
 }
 
@@ -159,8 +160,8 @@ export function personWaits(
           detail: `approval of \`${ask.subject}\` (call ${ask.call}): lev approve ${runId} ${ask.call}${at}, or lev deny ${runId} ${ask.call} --note "…"${at}`,
         }
       : {
-          kind: 'answer',
-          detail: `an answer to "${ask.subject}" (call ${ask.call}): lev answer ${runId} ${ask.call} "…"${at}`,
+          kind: ask.point !== undefined ? 'checkpoint' : 'answer',
+          detail: `${ask.point !== undefined ? `checkpoint ${ask.point}, ` : ''}an answer to "${ask.subject}"${ask.options?.length ? ` (${ask.options.map((o, i) => `${i + 1}. ${o}`).join(', ')})` : ''} (call ${ask.call}): lev answer ${runId} ${ask.call} ${answerArguments(ask)}${at}`,
         },
   );
   if (p.waiting === 'message')

@@ -150,6 +150,33 @@ describe('stageDetails', () => {
     );
   });
 
+  it("shows a checkpoint's options, the start of its document, lev answer and the Web UI's argument", () => {
+    const md = stageDetails(
+      progress({
+        status: 'waiting',
+        waiting: 'checkpoint',
+        asks: [
+          {
+            kind: 'answer',
+            call: 'point-plan_approval-0',
+            tool: 'interaction_point',
+            subject: 'Approve the plan?',
+            since: 0,
+            deadline: Date.UTC(2026, 0, 2, 3, 4),
+            form: 'choice',
+            options: ['Approve', 'Abort'],
+            document: '## Plan\n1. Add the cache.',
+            point: 'plan_approval',
+          },
+        ],
+      }),
+    );
+    expect(md).toContain(
+      '**Waiting for** an answer at checkpoint `plan_approval` (call `point-plan_approval-0`, until 2026-01-02 03:04 UTC): Approve the plan? Options: 1. Approve · 2. Abort. — `lev answer demo-1 point-plan_approval-0 --choice <1-2>`, or the update `answer` with `{"call": "point-plan_approval-0", "choice": 1}`.',
+    );
+    expect(md).toContain('> ## Plan\n> 1. Add the cache.');
+  });
+
   it("counts a fan-out's workers while they run, and names the search that lists them", () => {
     const md = stageDetails(progress({ workers: { queued: 10, running: 4, done: 11, failed: 1 } }));
     expect(md.split('\n')[1]).toBe(

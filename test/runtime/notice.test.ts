@@ -81,8 +81,16 @@ describe('a notice', () => {
 
 describe('a waiting notice', () => {
   it('tells the first ask, else the reply, with the command that answers it', () => {
+    const pending = {
+      kind: 'approval' as const,
+      call: 'c-7',
+      subject: 'shell: rm -rf build',
+      tool: 'shell',
+      since: 0,
+      deadline: 1,
+    };
     const ask = { kind: 'approval' as const, call: 'c-7', subject: 'shell: rm -rf build' };
-    expect(questionOf({ asks: [ask], waiting: 'approval', stage: 'main' })).toEqual(ask);
+    expect(questionOf({ asks: [pending], waiting: 'approval', stage: 'main' })).toEqual(ask);
     expect(questionOf({ asks: [], stage: 'main' })).toBeUndefined();
     const reply = questionOf({ asks: [], waiting: 'message', stage: 'chat' })!;
     const at = new Date(0);
@@ -95,6 +103,31 @@ describe('a waiting notice', () => {
     expect(
       waitingNotice({ deliveryId: 'd', runId: 'r', blueprint: 'b', question: { ...ask, kind: 'answer' }, at }).command,
     ).toBe('lev answer r c-7 "…"');
+    const point = questionOf({
+      asks: [
+        {
+          ...pending,
+          kind: 'answer',
+          call: 'point-plan-0',
+          tool: 'interaction_point',
+          subject: 'Approve the plan?',
+          form: 'choice',
+          options: ['Approve', 'Abort'],
+          point: 'plan',
+        },
+      ],
+      waiting: 'checkpoint',
+      stage: 'plan',
+    })!;
+    expect(waitingNotice({ deliveryId: 'd', runId: 'r', blueprint: 'b', question: point, at })).toMatchObject({
+      command: 'lev answer r point-plan-0 --choice <1-2>',
+      waiting: {
+        kind: 'checkpoint',
+        call: 'point-plan-0',
+        subject: 'Approve the plan?',
+        options: ['Approve', 'Abort'],
+      },
+    });
     expect(waitingNotice({ deliveryId: 'd', runId: 'r', blueprint: 'b', question: reply, at })).toMatchObject({
       command: 'lev msg r "…"',
       waiting: { kind: 'reply', subject: 'a reply to the interactive stage "chat"' },

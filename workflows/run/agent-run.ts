@@ -12,6 +12,7 @@
  */
 import {
   ApplicationFailure,
+  CancelledFailure,
   ContinueAsNew,
   isCancellation,
   patched,
@@ -117,6 +118,9 @@ async function walk(run: AgentRun): Promise<RunResult | ChildRunResult> {
     let route = departure(run.driver.state, bp, outcome.end, outcome.error, run.errorCode(outcome));
     if (run.steerable) run.operators.setStuck(outcome.end === 'stuck');
     if (route.kind === 'rerun') continue;
+    // A checkpoint's abort option ends the run as a cancellation does (docs/reference/interaction.md#what-each-answer-does);
+    // nobody asked Temporal to cancel it, so Temporal records a failure whose cause is that cancellation.
+    if (route.kind === 'abort') throw new CancelledFailure(route.message);
     if (route.kind === 'fail') return run.fail(route.code, route.message, run.lastFailure);
     if (route.kind === 'choose') route = { kind: 'leave', edge: await run.askEdge(route), checks: route.checks };
     if (route.checks && !(await run.checksPass(route.edge))) continue;

@@ -30,7 +30,9 @@ import {
   type OperatorView,
   type Progress,
   parseOperatorRequest,
+  type ReportOrder,
   refusalText,
+  reportIsStale,
   runStatus,
   STATUS_KEY,
   type StageOutcome,
@@ -73,6 +75,8 @@ export class RunOperators {
   private here: VisitHere | undefined;
   /** The live visit's counters as of its last report. */
   private reported: VisitCounters | undefined;
+  /** Where the last report taken stands among its visit's reports. */
+  private order: ReportOrder | undefined;
   /** Forwarded updates waiting for the visit's answer, by id. */
   private readonly acks = new Map<number, OperatorReply | undefined>();
   private nextId = 1;
@@ -175,6 +179,10 @@ export class RunOperators {
       return;
     }
     if (report.kind === 'ack' && this.acks.has(report.id)) this.acks.set(report.id, report.reply);
+    const order = report.counters && report.seq !== undefined ? { at: report.counters.at, seq: report.seq } : undefined;
+    // A report its visit sent before one already taken says nothing newer.
+    if (reportIsStale(this.order, order)) return;
+    if (order) this.order = order;
     // A report that arrives after its visit ended tells nothing the outcome did not.
     if (report.counters && this.live !== undefined) this.reported = report.counters;
     this.waits = report.waits;
@@ -188,6 +196,7 @@ export class RunOperators {
     this.waits = { ...NO_WAITS, paused: handed.paused };
     this.live = workflowId;
     this.reported = undefined;
+    this.order = undefined;
     this.refresh();
     return handed;
   }

@@ -63,8 +63,6 @@ import { RunBook } from './run-book.js';
 import { RunOperators } from './run-operators.js';
 
 /** How a visit the run goes on from ended. */
-type VisitOutcome = StageOutcome & { end: Exclude<StageOutcome['end'], 'cancelled'> };
-
 export class AgentRun {
   readonly runId = workflowInfo().workflowId;
   readonly driver: EngineDriver;
@@ -307,7 +305,7 @@ export class AgentRun {
   }
 
   /** One visit of the current stage, as a child workflow or inside the run; takes over the region set it hands back. */
-  async visit(): Promise<VisitOutcome> {
+  async visit(): Promise<StageOutcome> {
     const stage = this.driver.stage;
     // The visit the previous run handed over goes on under its own workflow id.
     const handed = this.book.handedOver;
@@ -345,8 +343,8 @@ export class AgentRun {
       }
     }
     this.take(stage, outcome);
-    // `cancelled` is only ever the report of a cancelled visit, which `visitRouted` throws on.
-    return outcome as VisitOutcome;
+    // A visit returns `cancelled` only when a checkpoint aborted the run; a cancelled visit's report is thrown on.
+    return outcome;
   }
 
   /** What the next run of the workflow picks the walk up from (docs/reference/long-runs.md#the-run-continues-as-new). */

@@ -54,6 +54,8 @@ export class StageOperators {
   private mark: ReportMark;
   /** The run asked the visit to hand over at its next turn, to continue as new (`src/runtime/continuation.ts`). */
   handOverAsked = false;
+  /** Reports sent by this run of the visit, which number them. */
+  private reports = 0;
 
   constructor(
     private readonly host: OperatorHost,
@@ -122,7 +124,7 @@ export class StageOperators {
     let sent = report;
     if (report.kind !== 'cancelled') {
       const counters = this.host.live();
-      sent = { ...report, counters };
+      sent = { ...report, counters, seq: ++this.reports };
       this.mark = { at: this.host.lastInferenceEnd() ?? this.mark.at, inferences: counters.inferences };
     }
     if (this.host.report) this.host.report(sent);

@@ -12,6 +12,7 @@ export function waitingKind(w: {
   toolWorker?: ToolWorkerAbsence;
 }): WaitingKind | undefined {
   if (w.asks.some((a) => a.kind === 'approval')) return 'approval';
+  if (w.asks.some((a) => a.point !== undefined)) return 'checkpoint';
   if (w.asks.some((a) => a.kind === 'answer')) return 'answer';
   if (w.waitingReply) return 'message';
   if (w.toolWorker) return 'tool-worker-missing';
@@ -28,7 +29,8 @@ export function runStatus(w: {
   toolWorker?: ToolWorkerAbsence;
 }): LeviathStatus {
   const waiting = waitingKind(w);
-  if (waiting === 'approval' || waiting === 'answer' || waiting === 'message') return 'waiting';
+  if (waiting === 'approval' || waiting === 'answer' || waiting === 'checkpoint' || waiting === 'message')
+    return 'waiting';
   if (waiting === 'tool-worker-missing') return 'waiting';
   if (w.paused) return 'paused';
   return w.stuck ? 'stuck' : 'running';
