@@ -365,7 +365,7 @@ export class AgentRun {
       carried: this.driver.carried(),
       visits: this.visits,
       ...this.book.carried(),
-      ...this.operators.carried(),
+      ...this.operators.handOver(),
       ...(visit ? { visit } : {}),
     };
   }
