@@ -46,5 +46,6 @@ export * from './repetition.js';
 export * from './search-attributes.js';
 export * from './spend.js';
 export * from './texts.js';
+export * from './trace-context.js';
 export * from './types.js';
 export * from './visit.js';

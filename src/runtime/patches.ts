@@ -107,3 +107,20 @@ export const RUN_NOTIFY = 'run-notify-webhooks';
  * to it by signal.
  */
 export const RUN_CONTINUES_AS_NEW = 'run-continues-as-new';
+
+/**
+ * Runs are traced from inside the workflow (docs/reference/operating.md#traces): the
+ * OpenTelemetry interceptors in the workflow bundle (`workflows/spans.ts`) wrap the run's
+ * activities, child workflows, signals and updates in spans, which add awaits of their own. A
+ * workflow recorded before them passes its calls straight through, as it ran. Asked by every
+ * workflow, first thing.
+ */
+export const WORKFLOW_SPANS = 'workflow-otel-spans';
+
+/**
+ * A run started by a person or a schedule continues as new onto its Worker Deployment's current
+ * version (`initialVersioningBehavior: AUTO_UPGRADE`), where it otherwise stays pinned to the
+ * version it started on (docs/reference/operating.md#safe-deploys). Asked by runs that continue
+ * as new and have no parent run.
+ */
+export const RUN_UPGRADES_ON_CONTINUE = 'run-upgrades-on-continue';

@@ -15,6 +15,7 @@ import { LevError } from '../errors.js';
 import { DEFAULT_ACTIVITY_SLOTS, defaultRuntimeConfig, type RuntimeConfig } from '../runtime/node/run-store.js';
 import { toolQueueName } from '../runtime/node/tool-queue-name.js';
 import { connectOptions, type ServerChoice, serverSettings } from './connection.js';
+import { type DeploymentChoice, versioningOptions, workerDeployment } from './deployment.js';
 import { activityInterceptors, installRuntime } from './worker.js';
 
 /** The workdir activities, refusing any call made for another workdir. */
@@ -50,6 +51,8 @@ export interface ToolWorkerOptions extends ServerChoice {
   taskQueue?: string;
   identity?: string;
   runtime?: RuntimeConfig;
+  /** The Worker Deployment version to serve, as the shared workers do (docs/reference/operating.md#safe-deploys). */
+  deployment?: DeploymentChoice;
 }
 
 export async function createToolWorker(
@@ -76,6 +79,7 @@ export async function createToolWorker(
     shutdownForceTime: '5 seconds',
     ...(opts.identity ? { identity: opts.identity } : {}),
     ...codecOption(runtime.env),
+    ...versioningOptions(workerDeployment(opts.deployment, runtime.env)),
     interceptors: { activity: activityInterceptors() },
   });
   return { worker, connection, taskQueue };

@@ -26,6 +26,7 @@ import {
   finalOutput,
   PARENT_KEY,
   STATUS_KEY,
+  upgradesOnContinue,
   workerRunInput,
 } from '../../src/runtime/index.js';
 import {
@@ -34,6 +35,7 @@ import {
   RUN_CONTINUES_AS_NEW,
   RUN_NOTIFY,
   RUN_PATCH,
+  RUN_UPGRADES_ON_CONTINUE,
 } from '../../src/runtime/patches.js';
 import { isRefInput, type RefRunInput } from '../../src/runtime/ref-input.js';
 import { endsWithOutput } from '../../src/runtime/stage-modes.js';
@@ -53,13 +55,14 @@ export async function agentRunWorkflow(
   const inline = 'shared' in start && patched(INLINE_WORKER);
   const steerable = inline || patched(RUN_PATCH);
   const continues = steerable && !inline && patched(RUN_CONTINUES_AS_NEW);
+  const moves = continues && upgradesOnContinue(start) && patched(RUN_UPGRADES_ON_CONTINUE);
   let run: AgentRun | undefined;
   let notifies = false;
   try {
     const { bp, hash, ceilings, input, seeded } = await runBlueprint(start, inline);
     // Asked only by runs with webhooks, which no history from before them holds.
     notifies = runWebhooks(input) && patched(RUN_NOTIFY);
-    run = new AgentRun(input, bp, hash, steerable, ceilings, inline, continues);
+    run = new AgentRun(input, bp, hash, steerable, ceilings, inline, continues && (moves ? 'upgrade' : 'stay'));
     const live = run;
     setHandler(progressQuery, () => live.progress());
     // A run recorded before people could steer it takes no updates: its visits could not deliver them.
