@@ -13,7 +13,7 @@ import { LevError } from '../errors.js';
 import { LEVIATH_VERSION } from '../version.js';
 
 export interface DeploymentChoice {
-  /** The Worker Deployment's name; `LEVIATH_DEPLOYMENT` when unset. */
+  /** The Worker Deployment's name; `LEVIATH_DEPLOYMENT` when unset; `''` for an unversioned worker whatever the environment says. */
   deployment?: string;
   /** The version's build id; `LEVIATH_BUILD_ID`, else Leviath's version. */
   buildId?: string;

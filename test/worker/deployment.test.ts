@@ -7,6 +7,8 @@ import { versioningOptions, workerDeployment } from '../../src/worker/deployment
 describe('a worker deployment', () => {
   it('is none unless a deployment is named: workers stay unversioned', () => {
     expect(workerDeployment({}, {})).toBeUndefined();
+    // lev doctor's workers: unversioned whatever the environment names.
+    expect(workerDeployment({ deployment: '' }, { LEVIATH_DEPLOYMENT: 'prod' })).toBeUndefined();
     expect(versioningOptions(undefined)).toEqual({});
   });
 
