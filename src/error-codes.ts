@@ -405,6 +405,10 @@ export const RUNTIME_CODES = {
     meaning: 'The temporal.toml connection profile cannot be loaded, or does not hold the profile named.',
   },
   'metrics-bad-address': { surface: 'cli', meaning: '`--metrics` or `LEVIATH_METRICS_ADDRESS` is not `HOST:PORT`.' },
+  'deployment-bad': {
+    surface: 'cli',
+    meaning: '`--deployment` or `LEVIATH_DEPLOYMENT` holds a `.`, or `--build-id` was given without a deployment.',
+  },
   'mcp-server-unknown': {
     surface: 'cli',
     meaning: '`lev mcp test` names a server your config does not declare in `[[mcp_servers]]`.',

@@ -20,6 +20,7 @@ import { DEFAULT_RUN_OPTIONS } from '../runtime/types.js';
 import { flushTracing, startTracing, tracingClientInterceptors } from '../telemetry/tracing.js';
 import { startRun, withModel } from '../worker/client.js';
 import { connectOptions, isSecured, serverChoice, serverSettings } from '../worker/connection.js';
+import { versionPolled, workerDeployment } from '../worker/deployment.js';
 import { createToolWorker } from '../worker/tool-worker.js';
 import { bundleFromEnv, createWorker, installRuntime } from '../worker/worker.js';
 import { callerValues } from './caller-values.js';
@@ -138,9 +139,13 @@ export async function runAgentCommand(path: string, flags: RunFlags): Promise<vo
       interceptors: tracingClientInterceptors(),
       ...codecOption(),
     });
+    // With a deployment set, the in-process workers serve one version of it, current or not; the run stays there.
+    const version = workerDeployment();
+    if (version) await versionPolled(client, version, flags.taskQueue);
     const handle = await startRun(client, input, {
       taskQueue: flags.taskQueue,
       ...(flags.id ? { workflowId: flags.id } : {}),
+      ...(version ? { pinnedTo: version } : {}),
     });
     if (!flags.json) say(`run ${handle.workflowId} started on ${flags.address}`);
     // Only a person at a terminal can answer here; elsewhere the answer comes through `lev` or the Web UI.

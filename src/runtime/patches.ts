@@ -153,3 +153,20 @@ export const NOTIFY_TOLD_CARRIED = 'notify-told-carried';
  * never started) replays as it ran.
  */
 export const BOUNDED_WORKFLOW_IDS = 'bounded-workflow-ids';
+
+/**
+ * Runs are traced from inside the workflow (docs/reference/operating.md#traces): the
+ * OpenTelemetry interceptors in the workflow bundle (`workflows/spans.ts`) wrap the run's
+ * activities, child workflows, signals and updates in spans, which add awaits of their own. A
+ * workflow recorded before them passes its calls straight through, as it ran. Asked by every
+ * workflow, first thing.
+ */
+export const WORKFLOW_SPANS = 'workflow-otel-spans';
+
+/**
+ * A run started by a person or a schedule continues as new onto its Worker Deployment's current
+ * version (`initialVersioningBehavior: AUTO_UPGRADE`), where it otherwise stays pinned to the
+ * version it started on (docs/reference/operating.md#safe-deploys). Asked by runs that continue
+ * as new and have no parent run.
+ */
+export const RUN_UPGRADES_ON_CONTINUE = 'run-upgrades-on-continue';

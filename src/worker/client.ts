@@ -5,7 +5,12 @@
  */
 import { randomUUID } from 'node:crypto';
 import { type Client, WorkflowFailedError, type WorkflowHandle, WorkflowNotFoundError } from '@temporalio/client';
-import { ApplicationFailure, CancelledFailure, TypedSearchAttributes } from '@temporalio/common';
+import {
+  ApplicationFailure,
+  CancelledFailure,
+  TypedSearchAttributes,
+  type WorkerDeploymentVersion,
+} from '@temporalio/common';
 import { DEFAULT_ASK_TIMEOUT_SECS } from '../blueprint/duration.js';
 import { staticDetails, staticSummary } from '../runtime/details.js';
 import { checkWorkdir } from '../runtime/node/workdir.js';
@@ -41,13 +46,19 @@ export function newRunId(agent: string): string {
 export async function startRun(
   client: Client,
   input: StartInput,
-  opts: { taskQueue?: string; workflowId?: string } = {},
+  opts: {
+    taskQueue?: string;
+    workflowId?: string;
+    /** Keeps the run on this Worker Deployment version for good (docs/reference/operating.md#safe-deploys). */
+    pinnedTo?: WorkerDeploymentVersion;
+  } = {},
 ): Promise<WorkflowHandle> {
   checkWorkdir(input.workdir);
   return client.workflow.start('agentRunWorkflow', {
     taskQueue: opts.taskQueue ?? DEFAULT_TASK_QUEUE,
     workflowId: opts.workflowId ?? newRunId(input.blueprint.agent.name),
     args: [input],
+    ...(opts.pinnedTo ? { versioningOverride: { pinnedTo: opts.pinnedTo } } : {}),
     typedSearchAttributes: new TypedSearchAttributes([
       { key: BLUEPRINT_KEY, value: input.blueprint.agent.name },
       { key: STATUS_KEY, value: 'running' },

@@ -62,6 +62,11 @@ describe('the preloaded library modules', () => {
     expect(preload).toContain('"./src/runtime/index.ts"');
     expect(preload).toContain('"./src/context/index.ts"');
     expect(preload).not.toMatch(/"\.\/workflows\//);
+    // The OpenTelemetry interceptors run in every workflow, evaluated per workflow: they keep state
+    // of their own (docs/reference/operating.md#traces).
+    expect(code).toMatch(/node_modules\/@temporalio\/interceptors-opentelemetry\/lib\/workflow\//);
+    expect(code).toContain('./workflows/spans.ts');
+    expect(preload).not.toContain('opentelemetry');
 
     // Freeze every library module in the bundle as a worker thread would, then use them.
     const modules = [...new Set([...code.matchAll(/^\/\*\*\*\/ "\.\/(src\/[^"]+\.ts)"/gm)].map((m) => m[1]!))];

@@ -28,6 +28,7 @@ import {
   isWorkerStart,
   PARENT_KEY,
   STATUS_KEY,
+  upgradesOnContinue,
   workerRunInput,
 } from '../../src/runtime/index.js';
 import {
@@ -37,6 +38,7 @@ import {
   RUN_CONTINUES_AS_NEW,
   RUN_NOTIFY,
   RUN_PATCH,
+  RUN_UPGRADES_ON_CONTINUE,
   TOOL_WORKER_PATIENCE,
 } from '../../src/runtime/patches.js';
 import { isRefInput, type RefRunInput } from '../../src/runtime/ref-input.js';
@@ -59,6 +61,7 @@ export async function agentRunWorkflow(
   const steerable = inline || patched(RUN_PATCH);
   const continues = steerable && !inline && patched(RUN_CONTINUES_AS_NEW);
   const patient = patched(TOOL_WORKER_PATIENCE);
+  const moves = continues && upgradesOnContinue(start) && patched(RUN_UPGRADES_ON_CONTINUE);
   let run: AgentRun | undefined;
   let notifies = false;
   try {
@@ -67,7 +70,7 @@ export async function agentRunWorkflow(
       : await runBlueprint(start);
     // Asked only by runs with webhooks, which no history from before them holds.
     notifies = runWebhooks(input) && patched(RUN_NOTIFY);
-    run = new AgentRun(input, bp, hash, steerable, ceilings, inline, continues);
+    run = new AgentRun(input, bp, hash, steerable, ceilings, inline, continues && (moves ? 'upgrade' : 'stay'));
     const live = run;
     run.toolWatch = toolWatch({ ...input, blueprint: bp }, patient, (absence) =>
       live.operators.showToolWorker(absence),

@@ -18,7 +18,7 @@ import {
 import { type Content, chooseEdge, contentText, createRunState } from '../../src/context/index.js';
 import { isRuntimeCode } from '../../src/error-codes.js';
 import type { RuntimeCode } from '../../src/errors.js';
-import type { SeededRegion, StageInput } from '../../src/runtime/index.js';
+import type { Continuing, SeededRegion, StageInput } from '../../src/runtime/index.js';
 import {
   addSpend,
   type ChildRunResult,
@@ -89,8 +89,8 @@ export class AgentRun {
     private readonly ceilings?: PermissionLayer[],
     /** A fan-out worker started with `INLINE_WORKER`: its visits run inside it (`inline-visit.ts`). */
     private readonly inline = false,
-    /** The run started with `RUN_CONTINUES_AS_NEW`: it continues as new when its history is long. */
-    readonly continues = false,
+    /** The run started with `RUN_CONTINUES_AS_NEW` (and how: `RUN_UPGRADES_ON_CONTINUE`), when its history is long. */
+    readonly continues: Continuing = false,
   ) {
     this.driver = new EngineDriver(
       { runId: this.runId, blueprintHash, bp: this.bp, options: input.options, log: (line) => log.info(line) },
@@ -356,7 +356,7 @@ export class AgentRun {
       carried: this.driver.carried(),
       visits: this.visits,
       ...this.book.carried(),
-      ...this.operators.carried(),
+      ...this.operators.handOver(),
       ...(visit ? { visit } : {}),
     };
   }

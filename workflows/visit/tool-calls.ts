@@ -43,6 +43,7 @@ import {
   toolCallSummary,
   toolFailedText,
   trackedPointer,
+  workflowToolCall,
 } from '../../src/runtime/index.js';
 import { needsDiscovery } from '../../src/runtime/mcp-grants.js';
 import type { VisitPatches } from '../../src/runtime/patches.js';
@@ -52,6 +53,7 @@ import type { StageDef } from '../../src/shapes/blueprint.js';
 import { activities, toolOptions } from '../activities.js';
 import type { SubAgents } from '../agents/sub-agents.js';
 import type { EngineDriver } from '../engine-driver.js';
+import { emit } from '../meter.js';
 import { onToolWorker, type ToolWorkerWatch, toolWorkerGone } from '../tool-worker-watch.js';
 import type { StageOperators } from './stage-operators.js';
 
@@ -98,6 +100,7 @@ export async function answerCalls(v: CallingVisit, reply: InferOutput): Promise<
   for (const bad of reply.invalidToolCalls) {
     await routeError(v, { id: bad.id, name: bad.name, arguments: {} }, invalidArgumentsText(bad.name, bad.error));
     remember(v, { name: bad.name, arguments: {} }, false);
+    emit([workflowToolCall(bad.name, 'invalid', false)]);
   }
   const { blueprint, options } = v.input;
   const calls: Classified[] = reply.toolCalls.map(({ argTokens, ...call }) => ({
@@ -119,6 +122,8 @@ export async function answerCalls(v: CallingVisit, reply: InferOutput): Promise<
     v.facts = tally.facts;
     progressed ||= tally.progressed;
     remember(v, classified.call, effect.kind !== 'refused' && !effect.isError);
+    // The tool activity counts the calls it runs; the workflow counts those it answers itself.
+    emit([workflowToolCall(classified.call.name, effect, running.has(classified.call.id))]);
   }
   v.facts = endInference(v.facts, progressed, Date.now());
 }

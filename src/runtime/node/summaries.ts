@@ -6,7 +6,8 @@
 
 import { fullText, toContent } from '../../blobs/index.js';
 import type { Entry } from '../../context/index.js';
-import { getProvider } from '../../providers/index.js';
+import { recordModelCall, recordModelError } from '../../metrics/leviath.js';
+import { getProvider, isProviderError } from '../../providers/index.js';
 import { encodingFor, lookupModel } from '../../providers/models.js';
 import type { Usage } from '../../providers/types.js';
 import type { SummaryAnswer } from '../../shapes/requests.js';
@@ -37,6 +38,16 @@ export interface SummaryResult {
   usage: Usage;
 }
 
+/** The summarising call, with a failure counted as the inference's are (`leviath_model_errors_total`). */
+async function counted<T>(model: string, call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (err) {
+    recordModelError(model, isProviderError(err) ? err.kind : 'other');
+    throw err;
+  }
+}
+
 export async function summariseEntries(
   store: RunStore,
   input: SummariseInput,
@@ -50,20 +61,23 @@ export async function summariseEntries(
     input.entries.map(async (e) => `${e.key ? `[${e.key}]\n` : ''}${await fullText(store.blobs, e.content)}`),
   );
   const ref = providerRef(bp, model);
-  const response = await getProvider(ref, store.config.env).infer({
-    model: ref,
-    system: [{ text: input.prompt ?? bp.compaction.systemPrompt ?? DEFAULT_SUMMARY_PROMPT }],
-    messages: [
-      {
-        role: 'user',
-        content: `Region "${input.region}", ${input.entries.length} entries:\n\n${parts.join('\n\n---\n\n')}`,
-      },
-    ],
-    tools: [],
-    maxTokens: Math.max(1, input.limit),
-    temperature: bp.compaction.temperature,
-    meta: { runId: input.runId, stage: input.stage, turn: input.turn, purpose: 'summary', attempt },
-  });
+  const response = await counted(model, () =>
+    getProvider(ref, store.config.env).infer({
+      model: ref,
+      system: [{ text: input.prompt ?? bp.compaction.systemPrompt ?? DEFAULT_SUMMARY_PROMPT }],
+      messages: [
+        {
+          role: 'user',
+          content: `Region "${input.region}", ${input.entries.length} entries:\n\n${parts.join('\n\n---\n\n')}`,
+        },
+      ],
+      tools: [],
+      maxTokens: Math.max(1, input.limit),
+      temperature: bp.compaction.temperature,
+      meta: { runId: input.runId, stage: input.stage, turn: input.turn, purpose: 'summary', attempt },
+    }),
+  );
+  recordModelCall(bp, { model, stage: input.stage, purpose: 'summary', usage: response.usage });
   const usage = response.usage;
   const text = response.text.trim();
   if (!text)
