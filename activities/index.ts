@@ -13,8 +13,10 @@ import { isLevError } from '../src/errors.js';
 import { recordToolCall } from '../src/metrics/leviath.js';
 import { deliver } from '../src/notify/deliver.js';
 import { isProviderError, toActivityFailure } from '../src/providers/index.js';
+import type { ForkStart, ForkStartRequest } from '../src/runtime/activity-types.js';
 import type { WorkerShare } from '../src/runtime/agents/lineage.js';
 import { finalOutputText } from '../src/runtime/node/final-output.js';
+import { forkStart } from '../src/runtime/node/fork-start.js';
 import { type InferInput, type InferOutput, infer } from '../src/runtime/node/inference.js';
 import { type DiscoveredTools, type DiscoverInput, discoverStageTools } from '../src/runtime/node/mcp-tools.js';
 import { defaultRuntimeConfig, RunStore, type RuntimeConfig } from '../src/runtime/node/run-store.js';
@@ -83,6 +85,11 @@ export function createActivities(config: RuntimeConfig = defaultRuntimeConfig())
     /** Stores the blueprint once, so later calls carry its hash instead of the whole document. */
     async registerBlueprint(bp: Blueprint): Promise<{ hash: string }> {
       return guarded(async () => ({ hash: await store.putBlueprint(bp) }));
+    },
+
+    /** A fork's run starts from the region set its original had after the turn it was forked at (docs/reference/cluster-runs.md#fork). */
+    async forkStart(req: ForkStartRequest): Promise<ForkStart> {
+      return guarded(() => withHeartbeat(() => forkStart(store, req)), req.runId);
     },
 
     /** A run started by reference gets its pushed blueprint (docs/reference/cluster-runs.md#blueprints-by-reference). */

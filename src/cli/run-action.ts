@@ -7,6 +7,7 @@
  */
 import { resolve } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
+import { withModel } from '../blueprint/model-switch.js';
 import { codecOption } from '../codec/payload-codec.js';
 import { LevError } from '../errors.js';
 import { notifyOption } from '../notify/config.js';
@@ -17,7 +18,7 @@ import { toolQueueName } from '../runtime/node/tool-queue-name.js';
 import { checkWorkdir } from '../runtime/node/workdir.js';
 import { DEFAULT_RUN_OPTIONS } from '../runtime/types.js';
 import { flushTracing, startTracing, tracingClientInterceptors } from '../telemetry/tracing.js';
-import { startRun, withModel } from '../worker/client.js';
+import { startRun } from '../worker/client.js';
 import { connectOptions, isSecured, serverChoice, serverSettings } from '../worker/connection.js';
 import { createToolWorker } from '../worker/tool-worker.js';
 import { bundleFromEnv, createWorker, installRuntime } from '../worker/worker.js';

@@ -35,6 +35,7 @@ export * from './defaults.js';
 export * from './details.js';
 export * from './engine-calls.js';
 export * from './failures.js';
+export * from './fork-carry.js';
 export * from './guardrails.js';
 export * from './live-progress.js';
 export * from './ops.js';

@@ -107,3 +107,11 @@ export const RUN_NOTIFY = 'run-notify-webhooks';
  * to it by signal.
  */
 export const RUN_CONTINUES_AS_NEW = 'run-continues-as-new';
+
+/**
+ * A fork's run (`lev fork`, docs/reference/cluster-runs.md#fork) starts with a `forkStart`
+ * activity that rebuilds the region set its original had after the turn it was forked at, then
+ * goes on with the visit that was live there, as a run that continued as new would. Only a
+ * fork's input takes this path, so the marker tells its history apart.
+ */
+export const RUN_FORK = 'run-fork-seeded';

@@ -17,13 +17,23 @@ import {
   patched,
   setHandler,
   upsertSearchAttributes,
+  workflowInfo,
 } from '@temporalio/workflow';
-import type { ChildRunResult, RunInput, RunResult, SeededRegion, WorkerInput } from '../../src/runtime/index.js';
+import type {
+  ChildRunResult,
+  ForkSeed,
+  RunCarry,
+  RunInput,
+  RunResult,
+  SeededRegion,
+  WorkerInput,
+} from '../../src/runtime/index.js';
 import {
   BLUEPRINT_KEY,
   childBlueprintOf,
   departure,
   finalOutput,
+  forkCarry,
   PARENT_KEY,
   STATUS_KEY,
   workerRunInput,
@@ -32,6 +42,7 @@ import {
   INLINE_WORKER,
   RUN_BY_REFERENCE,
   RUN_CONTINUES_AS_NEW,
+  RUN_FORK,
   RUN_NOTIFY,
   RUN_PATCH,
 } from '../../src/runtime/patches.js';
@@ -56,7 +67,7 @@ export async function agentRunWorkflow(
   let run: AgentRun | undefined;
   let notifies = false;
   try {
-    const { bp, hash, ceilings, input, seeded } = await runBlueprint(start, inline);
+    const { bp, hash, ceilings, input, seeded, forked } = await runBlueprint(start, inline);
     // Asked only by runs with webhooks, which no history from before them holds.
     notifies = runWebhooks(input) && patched(RUN_NOTIFY);
     run = new AgentRun(input, bp, hash, steerable, ceilings, inline, continues);
@@ -67,9 +78,10 @@ export async function agentRunWorkflow(
     // The watcher ends with the run; a cancellation is the main path's to handle.
     if (notifies) void watchQuestions(run).catch(() => {});
     let result: RunResult | ChildRunResult;
-    if (input.resume) {
-      // A run that continued as new picks the walk up where its previous run left it.
-      run.resumeFrom(input.resume);
+    // A run that continued as new picks the walk up where its previous run left it; a fork, where its original was.
+    const resume = input.resume ?? forked;
+    if (resume) {
+      run.resumeFrom(resume);
       result = await walk(run);
     } else result = await stages(run, seeded);
     if (notifies) await notifyEnd(input, bp.agent.name, 'completed', { result });
@@ -120,6 +132,8 @@ interface RunStart {
   input: RunInput;
   /** A fan-out worker's seeds, when its start resolved them. */
   seeded?: SeededRegion[];
+  /** A fork's run: where it picks the walk up. */
+  forked?: RunCarry;
 }
 
 /**
@@ -144,6 +158,7 @@ async function runBlueprint(start: RunInput | WorkerInput | RefRunInput, inline:
     childAttributes(blueprint, share.child.parentRunId);
     return { bp: blueprint, hash, ceilings, input: workerRunInput(share, start.task), ...(seeded ? { seeded } : {}) };
   }
+  if (!isRefInput(start) && start.fork) return forkStart({ ...start, fork: start.fork });
   const input = isRefInput(start) ? await byReference(start) : start;
   if (input.blueprint) {
     const bp = input.blueprint;
@@ -172,6 +187,38 @@ async function byReference(start: RefRunInput): Promise<RunInput> {
   // No history from before references holds one, so the marker only tells this run's path apart.
   patched(RUN_BY_REFERENCE);
   return activities.resolveRunInput.executeWithOptions(referenceOptions(`blueprint: ${start.blueprint}`), [start]);
+}
+
+/**
+ * A fork's run (docs/reference/cluster-runs.md#fork): its blueprint and region set come from a
+ * `forkStart` activity, which rebuilds what its original's next inference read; its search
+ * attributes and memo were set when `lev fork` started it.
+ */
+async function forkStart(input: RunInput & { fork: ForkSeed }): Promise<RunStart> {
+  // No history from before forks holds one, so the marker only tells this run's path apart.
+  patched(RUN_FORK);
+  const { from, blueprintHash, base, ops } = input.fork;
+  const ceiling = input.child?.lineage.ceiling;
+  const start = await activities.forkStart.executeWithOptions(
+    quickOptions(`fork of ${from.runId} after turn ${from.turn}${from.stage ? ` of ${from.stage}` : ''}`),
+    [
+      {
+        runId: workflowInfo().workflowId,
+        blueprintHash,
+        base,
+        ops,
+        ...(from.model ? { model: from.model } : {}),
+        ...(ceiling?.length ? { ceiling } : {}),
+      },
+    ],
+  );
+  return {
+    bp: start.blueprint,
+    hash: start.hash,
+    ...(start.ceilings ? { ceilings: start.ceilings } : {}),
+    input,
+    forked: forkCarry(workflowInfo().workflowId, input, start, Date.now()),
+  };
 }
 
 function childAttributes(bp: Blueprint, parentRunId: string): void {
