@@ -38,6 +38,7 @@ export * from './failures.js';
 export * from './fork-carry.js';
 export * from './guardrails.js';
 export * from './live-progress.js';
+export * from './notice.js';
 export * from './ops.js';
 export * from './people/status.js';
 export * from './people/updates.js';

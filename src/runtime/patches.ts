@@ -115,3 +115,12 @@ export const RUN_CONTINUES_AS_NEW = 'run-continues-as-new';
  * fork's input takes this path, so the marker tells its history apart.
  */
 export const RUN_FORK = 'run-fork-seeded';
+
+/**
+ * A run with webhooks delivers each notice from a delivery workflow of its own
+ * (`notifyWorkflow`, started with `ParentClosePolicy.ABANDON`) that keeps
+ * trying for the webhook's `[notify] patience`: the run waits only for it to
+ * start, and a delivery outlives the run (docs/reference/cluster-runs.md#deliveries).
+ * Runs recorded before it deliver in `notifyWebhook` activities of their own, 8 attempts.
+ */
+export const RUN_NOTIFY_PATIENCE = 'run-notify-delivery-workflows';

@@ -38,6 +38,8 @@ export interface RunOptions {
   runHistoryEvents?: number;
   /** A visit reports its counters to its run at most this often (ms of workflow time; tests and benches shorten it); unset: `PROGRESS_REPORT_INTERVAL_MS`. */
   progressReportMs?: number;
+  /** The waits between a webhook delivery's attempts (tests shorten them); unset: 1 s, doubling up to 5 min. */
+  notifyBackoff?: { firstWaitMs: number; longestWaitMs: number };
 }
 
 export const DEFAULT_RUN_OPTIONS: RunOptions = {

@@ -44,6 +44,7 @@ import {
   RUN_CONTINUES_AS_NEW,
   RUN_FORK,
   RUN_NOTIFY,
+  RUN_NOTIFY_PATIENCE,
   RUN_PATCH,
 } from '../../src/runtime/patches.js';
 import { isRefInput, type RefRunInput } from '../../src/runtime/ref-input.js';
@@ -66,17 +67,20 @@ export async function agentRunWorkflow(
   const continues = steerable && !inline && patched(RUN_CONTINUES_AS_NEW);
   let run: AgentRun | undefined;
   let notifies = false;
+  let patient = false;
   try {
     const { bp, hash, ceilings, input, seeded, forked } = await runBlueprint(start, inline);
     // Asked only by runs with webhooks, which no history from before them holds.
     notifies = runWebhooks(input) && patched(RUN_NOTIFY);
+    // Asked by runs with webhooks only, right after RUN_NOTIFY, so older histories replay their own deliveries.
+    patient = notifies && patched(RUN_NOTIFY_PATIENCE);
     run = new AgentRun(input, bp, hash, steerable, ceilings, inline, continues);
     const live = run;
     setHandler(progressQuery, () => live.progress());
     // A run recorded before people could steer it takes no updates: its visits could not deliver them.
     if (steerable) run.operators.install();
     // The watcher ends with the run; a cancellation is the main path's to handle.
-    if (notifies) void watchQuestions(run).catch(() => {});
+    if (notifies) void watchQuestions(run, patient).catch(() => {});
     let result: RunResult | ChildRunResult;
     // A run that continued as new picks the walk up where its previous run left it; a fork, where its original was.
     const resume = input.resume ?? forked;
@@ -84,14 +88,20 @@ export async function agentRunWorkflow(
       run.resumeFrom(resume);
       result = await walk(run);
     } else result = await stages(run, seeded);
-    if (notifies) await notifyEnd(input, bp.agent.name, 'completed', { result });
+    if (notifies) await notifyEnd(input, bp.agent.name, 'completed', { result }, patient);
     return result;
   } catch (err) {
     // A cancelled run ends CANCELED, with its memo and status (docs/reference/operators.md#cancellation).
     if (isCancellation(err)) await run?.cancelled();
     // Continuing as new is no end to tell of: the next run tells.
     if (notifies && run && !(err instanceof ContinueAsNew))
-      await notifyEnd(run.input, run.bp.agent.name, isCancellation(err) ? 'cancelled' : 'failed', { error: err });
+      await notifyEnd(
+        run.input,
+        run.bp.agent.name,
+        isCancellation(err) ? 'cancelled' : 'failed',
+        { error: err },
+        patient,
+      );
     throw err;
   }
 }
