@@ -6,8 +6,9 @@
 import { activityInfo, Context, cancellationSignal, heartbeat } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { withBlobRun } from '../src/blobs/index.js';
+import { openBlueprintStore } from '../src/blueprints-store/configured.js';
 import { runInputFromRef } from '../src/blueprints-store/run-input.js';
-import { BlueprintStore, blueprintStoreDir } from '../src/blueprints-store/store.js';
+import type { BlueprintStore } from '../src/blueprints-store/store.js';
 import type { Content, CountedText } from '../src/context/index.js';
 import { isLevError } from '../src/errors.js';
 import { recordToolCall } from '../src/metrics/leviath.js';
@@ -79,6 +80,8 @@ async function withHeartbeat<T>(work: () => Promise<T>): Promise<T> {
 
 export function createActivities(config: RuntimeConfig = defaultRuntimeConfig()) {
   const store = new RunStore(config);
+  // Opened on the first run by reference: a worker that resolves none never connects to it.
+  let blueprints: BlueprintStore | undefined;
   return {
     ping,
 
@@ -94,9 +97,10 @@ export function createActivities(config: RuntimeConfig = defaultRuntimeConfig())
 
     /** A run started by reference gets its pushed blueprint (docs/reference/cluster-runs.md#blueprints-by-reference). */
     async resolveRunInput(input: RefRunInput): Promise<RunInput & { blueprint: Blueprint }> {
-      return guarded(async () =>
-        runInputFromRef(new BlueprintStore(blueprintStoreDir(config.env)), input, undefined, config.env),
-      );
+      return guarded(async () => {
+        blueprints ??= openBlueprintStore(config.env);
+        return runInputFromRef(blueprints, input, undefined, config.env);
+      });
     },
 
     /** Tells one webhook of a run's event; a failed delivery is retried with backoff, under the same delivery id. */

@@ -38,14 +38,14 @@ export function checkRefInput(input: RefRunInput): void {
 }
 
 /** The whole input; the webhooks are the blueprint's and those of the resolving worker's user config (`env`). */
-export function runInputFromRef(
+export async function runInputFromRef(
   store: BlueprintStore,
   input: RefRunInput,
   host = hostname(),
   env: NodeJS.ProcessEnv = process.env,
-): RunInput & { blueprint: Blueprint } {
+): Promise<RunInput & { blueprint: Blueprint }> {
   checkRefInput(input);
-  const { bp } = store.resolve(input.blueprint);
+  const { bp } = await store.resolve(input.blueprint);
   return {
     blueprint: bp,
     ...(input.task !== undefined ? { task: input.task } : {}),

@@ -67,7 +67,7 @@ export async function runAgentCommand(path: string, flags: RunFlags): Promise<vo
     throw new LevError('bad-input', '--yolo runs without a person and --attended with one; give only one of them.');
   const task = flags.task === undefined ? undefined : valueOrFile(flags.task, '--task');
   const schema = flags.outputSchema === undefined ? undefined : parseOutputSchema(flags.outputSchema);
-  let bp = blueprintArgument(path);
+  let bp = await blueprintArgument(path);
   if (flags.model) bp = withModel(bp, flags.model);
   bp = withLaunchOutput(bp, {
     ...(flags.outputFormat ? { format: flags.outputFormat } : schema ? { format: 'json' } : {}),
