@@ -144,6 +144,15 @@ describe('lev fork', () => {
     expect(refused.stderr()).toContain('[fork-turn-unknown]');
     expect(refused.stderr()).toContain('--turn takes 0 to 4');
 
+    // With another model, every stage of the fork answers from it, from the same region set.
+    const other = scriptedModel({ repeat: true, turns: [{ text: 'Another model, another answer.' }] });
+    const switched = await fork(runId, { turn: 3, model: other });
+    expect(switched.forked.model).toBe(other);
+    expect(switched.result.output).toBe('Another model, another answer.');
+    expect(switched.calls.map((c) => c.turn)).toEqual([3]);
+    const switchedInfo = await env.rt.client.workflow.getHandle(switched.forked.runId).describe();
+    expect((switchedInfo.memo as RunMemo).forkedFrom).toEqual({ runId, turn: 3, model: other });
+
     expect(await codeOf(() => forkRun(env.rt.client, runId, { turn: 9 }, address()))).toBe('fork-turn-unknown');
     expect(await codeOf(() => forkRun(env.rt.client, runId, { turn: 0, stage: 'nope' }, address()))).toBe(
       'fork-stage-unknown',
