@@ -465,6 +465,11 @@ export const RUNTIME_CODES = {
     surface: 'cli',
     meaning: "A `lev test` case's reply missed an expectation, or a `tests/*.rhai` script returned false or failed.",
   },
+  'fork-turn-unknown': {
+    surface: 'cli',
+    meaning: '`lev fork --turn` names no turn of the run, or one that is followed by no stage turn to start from.',
+  },
+  'fork-stage-unknown': { surface: 'cli', meaning: '`lev fork --stage` names a stage the run made no turn in.' },
   // Operator updates
   'run-finished': {
     surface: 'operator',

@@ -13,7 +13,7 @@ import type { Content } from '../shapes/content.js';
 import { clipUnits, cutBytes } from '../truncate.js';
 import { answerArguments, answerJson } from './people/asks.js';
 import { toolWorkerCommand } from './tool-queue.js';
-import type { CostEstimate, PendingAsk, Progress, RegionBar, UsageTotals } from './types.js';
+import type { CostEstimate, ForkOrigin, PendingAsk, Progress, RegionBar, UsageTotals } from './types.js';
 
 /** The static summary's limit, in bytes of UTF-8. */
 export const SUMMARY_BYTES = 200;
@@ -24,6 +24,11 @@ export const BAR_WIDTH = 20;
 export function staticSummary(agent: string, task: string | undefined): string {
   const line = (task ?? '').trim().split('\n')[0]?.trim() ?? '';
   return cutBytes(line ? `${agent}: ${line}` : agent, SUMMARY_BYTES);
+}
+
+/** The turn a fork starts after, as people read it: `turn 4`, or `turn 2 of stage "build"`. */
+export function forkTurn(from: Pick<ForkOrigin, 'turn' | 'stage'>): string {
+  return from.stage === undefined ? `turn ${from.turn}` : `turn ${from.turn} of stage "${from.stage}"`;
 }
 
 /** A stage visit's static summary. */
@@ -38,13 +43,17 @@ export function staticDetails(input: {
   workdir: string;
   unattended: boolean;
   askTimeoutSecs: number;
+  /** A fork's origin (docs/reference/cluster-runs.md#fork). */
+  forkedFrom?: ForkOrigin;
 }): string {
   const task = (input.task ?? '').trim();
   const shown = task.length > 2000 ? `${task.slice(0, 2000)}…` : task;
   const models = input.blueprint.stages.map((s) => `| ${cell(s.name)} | \`${s.models?.join(' → ') ?? s.model}\` |`);
+  const from = input.forkedFrom;
   return [
     `**Blueprint** \`${input.blueprint.agent.name}\``,
     '',
+    ...(from ? [`**Fork** of \`${from.runId}\` after ${forkTurn(from)}`, ''] : []),
     shown ? `**Task**\n\n${quote(shown)}` : '**Task**: none',
     '',
     '| Stage | Model |',

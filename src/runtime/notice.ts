@@ -8,7 +8,42 @@ import type { Notice, NotifyEvent, Webhook } from '../shapes/notify.js';
 import { utcMinute } from './details.js';
 import { answerArguments } from './people/asks.js';
 import { toolWorkerCommand } from './tool-queue.js';
-import type { PendingAsk, ToolWorkerAbsence } from './types.js';
+import type { PendingAsk, RunOptions, ToolWorkerAbsence } from './types.js';
+
+/** How long a delivery keeps trying unless `[notify] patience` says otherwise: six hours. */
+export const DEFAULT_NOTIFY_PATIENCE_SECS = 6 * 3_600;
+/** The first wait between two attempts of a delivery; it doubles up to `NOTIFY_LONGEST_WAIT_MS`. */
+export const NOTIFY_FIRST_WAIT_MS = 1_000;
+/** The longest wait between two attempts, so a receiver that comes back is told within five minutes. */
+export const NOTIFY_LONGEST_WAIT_MS = 5 * 60_000;
+
+/** How one delivery is retried (docs/reference/cluster-runs.md#deliveries): for `patienceMs` in all, backing off. */
+export interface DeliveryRetry {
+  patienceMs: number;
+  firstWaitMs: number;
+  longestWaitMs: number;
+}
+
+/** The retry of a delivery to `hook`: its table's patience, and the run's backoff when tests shorten it. */
+export function deliveryRetry(
+  hook: Pick<Webhook, 'patienceSecs'>,
+  options: Pick<RunOptions, 'notifyBackoff'>,
+): DeliveryRetry {
+  const backoff = options.notifyBackoff;
+  return {
+    patienceMs: (hook.patienceSecs ?? DEFAULT_NOTIFY_PATIENCE_SECS) * 1000,
+    firstWaitMs: backoff?.firstWaitMs ?? NOTIFY_FIRST_WAIT_MS,
+    longestWaitMs: backoff?.longestWaitMs ?? NOTIFY_LONGEST_WAIT_MS,
+  };
+}
+
+/**
+ * The workflow id of the deliveries of one notice: beside the run's visits (`<run>.<n>.<stage>`),
+ * never one of them, and one per notice, so a run id used again never meets an older delivery.
+ */
+export function deliveryWorkflowId(runId: string, event: NotifyEvent, deliveryId: string): string {
+  return `${runId}.notify-${event}-${deliveryId.slice(0, 8)}`;
+}
 
 export function endNotice(opts: {
   deliveryId: string;

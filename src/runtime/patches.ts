@@ -170,3 +170,20 @@ export const WORKFLOW_SPANS = 'workflow-otel-spans';
  * as new and have no parent run.
  */
 export const RUN_UPGRADES_ON_CONTINUE = 'run-upgrades-on-continue';
+
+/**
+ * A fork's run (`lev fork`, docs/reference/cluster-runs.md#fork) starts with a `forkStart`
+ * activity that rebuilds the region set its original had after the turn it was forked at, then
+ * goes on with the visit that was live there, as a run that continued as new would. Only a
+ * fork's input takes this path, so the marker tells its history apart.
+ */
+export const RUN_FORK = 'run-fork-seeded';
+
+/**
+ * A run with webhooks delivers each notice from a delivery workflow of its own
+ * (`notifyWorkflow`, started with `ParentClosePolicy.ABANDON`) that keeps
+ * trying for the webhook's `[notify] patience`: the run waits only for it to
+ * start, and a delivery outlives the run (docs/reference/cluster-runs.md#deliveries).
+ * Runs recorded before it deliver in `notifyWebhook` activities of their own, 8 attempts.
+ */
+export const RUN_NOTIFY_PATIENCE = 'run-notify-delivery-workflows';

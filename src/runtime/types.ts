@@ -40,6 +40,8 @@ export interface RunOptions {
   progressReportMs?: number;
   /** A tool call waits this long to be taken before the run asks whether a tool worker polls (tests shorten it); unset: `TOOL_PROBE_MS`. */
   toolProbeMs?: number;
+  /** The waits between a webhook delivery's attempts (tests shorten them); unset: 1 s, doubling up to 5 min. */
+  notifyBackoff?: { firstWaitMs: number; longestWaitMs: number };
 }
 
 export const DEFAULT_RUN_OPTIONS: RunOptions = {
@@ -65,6 +67,39 @@ export interface RunInput {
   options: RunOptions;
   /** Set on a run that continued as new: where its previous run left off (`src/runtime/continuation.ts`). */
   resume?: RunCarry;
+  /** Set on a fork's run (`lev fork`): the run it was forked from and the region set it starts with. */
+  fork?: ForkSeed;
+}
+
+/** What a fork was made from, as `lev fork` was given it (docs/reference/cluster-runs.md#fork). */
+export interface ForkOrigin {
+  /** The run forked. */
+  runId: string;
+  /** The fork starts after this turn: of the run, or of `stage` when given. */
+  turn: number;
+  stage?: string;
+  /** `--model`: every stage of the fork uses this model. */
+  model?: string;
+}
+
+/**
+ * A fork's start (docs/reference/cluster-runs.md#fork): the region set the
+ * original's next inference read (a snapshot and the operations since, as
+ * its history recorded them), where that inference was, and its counters.
+ */
+export interface ForkSeed {
+  from: ForkOrigin;
+  /** The original's blueprint, which the operations replay against. */
+  blueprintHash: string;
+  base: string | null;
+  ops: RecordedOp[];
+  /** The stage of the visit the fork goes on with. */
+  stage: string;
+  /** The run's inferences before the fork point, and the visit's. */
+  inferences: number;
+  visitTurns: number;
+  /** The answer a `submit_output` of an earlier visit gave, which the run's result would have shown. */
+  answer?: SubmittedOutput;
 }
 
 /** The region set as the workflow carries it between stages and across continue-as-new. */
@@ -257,6 +292,8 @@ export type RunMemo = Partial<
     blueprint: string;
     task: string;
     inferences: number;
+    /** Set on a fork's run when `lev fork` starts it (docs/reference/cluster-runs.md#fork). */
+    forkedFrom: ForkOrigin;
   }
 >;
 

@@ -10,6 +10,8 @@ export interface Webhook {
   secretEnv?: string;
   /** The events it is sent; all of them unless the config lists some. */
   events: NotifyEvent[];
+  /** `[notify] patience` of the table it was listed in: how long a delivery keeps trying, in seconds. */
+  patienceSecs?: number;
 }
 
 export interface Notice {

@@ -22,20 +22,6 @@ import { cutUnits } from '../truncate.js';
 import { runProgress } from './operators.js';
 import { DEFAULT_TASK_QUEUE } from './worker.js';
 
-/** Every stage (and the agent default) switched to one model: `lev run --model`, the run's sub-agents too. */
-export function withModel(bp: Blueprint, model: string): Blueprint {
-  const switched: Blueprint = {
-    ...bp,
-    agent: { ...bp.agent, model },
-    stages: bp.stages.map(({ models: _chain, ...s }) => ({ ...s, model })),
-  };
-  if (bp.agents)
-    switched.agents = Object.fromEntries(
-      Object.entries(bp.agents).map(([key, agent]) => [key, withModel(agent, model)]),
-    );
-  return switched;
-}
-
 /** A run started from a blueprint, as `lev run` and the tests start one (a sub-agent's run is started by its parent). */
 export type StartInput = RunInput & { blueprint: Blueprint };
 

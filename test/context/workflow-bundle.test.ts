@@ -23,7 +23,10 @@ describe('the workflow bundle', () => {
     expect(code).not.toMatch(/node_modules\/zod\//);
     expect(code).not.toMatch(/node_modules\/(js-tiktoken|gpt-tokenizer)\//);
     expect(code).not.toMatch(/node_modules\/smol-toml\//);
-    expect(code.length).toBeLessThan(4 * 1024 * 1024);
+    // The bundle carries its inline source map (about 60% of it, the sources again in base64), so the
+    // project's own workflow code counts about twice: interaction points, workflow-side metrics and
+    // spans, forks and delivery workflows together took it just past 4 MiB.
+    expect(code.length).toBeLessThan(4.5 * 1024 * 1024);
   }, 120_000);
 
   it('preloads every library module the workflows import, in the wings (run/, visit/, agents/) too', () => {

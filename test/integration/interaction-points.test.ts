@@ -18,13 +18,14 @@ import { type Client, WorkflowFailedError, type WorkflowHandle } from '@temporal
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { loadBlueprint } from '../../src/blueprint/load.js';
+import { withModel } from '../../src/blueprint/model-switch.js';
 import { registerScript, scriptedCalls } from '../../src/providers/index.js';
 import type { RecordedOp } from '../../src/runtime/ops.js';
 import { REVISED_NOTE } from '../../src/runtime/people/interaction-points.js';
 import { STATUS_KEY } from '../../src/runtime/search-attributes.js';
 import { DEFAULT_RUN_OPTIONS, type PendingAsk, type RunOptions } from '../../src/runtime/types.js';
 import type { Notice } from '../../src/shapes/notify.js';
-import { followRun, startRun, withModel } from '../../src/worker/client.js';
+import { followRun, startRun } from '../../src/worker/client.js';
 import { runProgress, sendUpdate } from '../../src/worker/operators.js';
 import { saveHistories, scriptedModel, tempDir, useRuntime, visitOps, writeBlueprint } from './run-helpers.js';
 

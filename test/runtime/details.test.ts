@@ -2,9 +2,19 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { BUILTIN_MODELS } from '../../src/providers/models.js';
-import { costLine, fillBar, runDetails, stageDetails, staticSummary, utcMinute } from '../../src/runtime/details.js';
+import {
+  costLine,
+  fillBar,
+  forkTurn,
+  runDetails,
+  stageDetails,
+  staticDetails,
+  staticSummary,
+  utcMinute,
+} from '../../src/runtime/details.js';
 import { estimateCost } from '../../src/runtime/spend.js';
 import { emptyUsage, type Progress } from '../../src/runtime/types.js';
+import type { Blueprint } from '../../src/shapes/blueprint.js';
 import { utf8Bytes } from '../../src/truncate.js';
 
 const usage = (promptTokens: number, completionTokens: number, cacheReadTokens = 0) => ({
@@ -205,5 +215,18 @@ describe('utcMinute', () => {
         expect(utcMinute(ms)).toBe(`${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC`);
       }),
     );
+  });
+});
+
+describe("a fork's static details", () => {
+  const bp = { agent: { name: 'demo' }, stages: [{ name: 'build', model: 'scripted:x' }] } as unknown as Blueprint;
+  const base = { blueprint: bp, workdir: '/w', unattended: true, askTimeoutSecs: 60 };
+
+  it('say which run it was forked from and after which turn (docs/reference/cluster-runs.md#fork)', () => {
+    expect(forkTurn({ turn: 4 })).toBe('turn 4');
+    expect(forkTurn({ turn: 1, stage: 'build' })).toBe('turn 1 of stage "build"');
+    const details = staticDetails({ ...base, forkedFrom: { runId: 'demo-1', turn: 1, stage: 'build' } });
+    expect(details).toContain('**Fork** of `demo-1` after turn 1 of stage "build"');
+    expect(staticDetails(base)).not.toContain('**Fork**');
   });
 });
