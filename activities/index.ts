@@ -6,16 +6,19 @@
 import { activityInfo, Context, cancellationSignal, heartbeat } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { withBlobRun } from '../src/blobs/index.js';
+import { openBlueprintStore } from '../src/blueprints-store/configured.js';
 import { runInputFromRef } from '../src/blueprints-store/run-input.js';
-import { BlueprintStore, blueprintStoreDir } from '../src/blueprints-store/store.js';
+import type { BlueprintStore } from '../src/blueprints-store/store.js';
 import type { Content, CountedText } from '../src/context/index.js';
 import { isLevError } from '../src/errors.js';
 import { recordToolCall } from '../src/metrics/leviath.js';
 import { deliver } from '../src/notify/deliver.js';
 import { type HandBack, isProviderError, providerTimeoutMs, toActivityFailure } from '../src/providers/index.js';
+import type { ForkStart, ForkStartRequest } from '../src/runtime/activity-types.js';
 import type { WorkerShare } from '../src/runtime/agents/worker-spec.js';
 import { answerKey } from '../src/runtime/node/answered-calls.js';
 import { finalOutputText } from '../src/runtime/node/final-output.js';
+import { forkStart } from '../src/runtime/node/fork-start.js';
 import { handBackOf, type InferInput, type InferOutput, infer, slotWaitMs } from '../src/runtime/node/inference.js';
 import { type DiscoveredTools, type DiscoverInput, discoverStageTools } from '../src/runtime/node/mcp-tools.js';
 import { pollerAges } from '../src/runtime/node/queue-pollers.js';
@@ -102,6 +105,8 @@ function providerSignal(): AbortSignal {
 
 export function createActivities(config: RuntimeConfig = defaultRuntimeConfig()) {
   const store = new RunStore(config);
+  // Opened on the first run by reference: a worker that resolves none never connects to it.
+  let blueprints: BlueprintStore | undefined;
   return {
     ping,
 
@@ -110,11 +115,17 @@ export function createActivities(config: RuntimeConfig = defaultRuntimeConfig())
       return guarded(async () => ({ hash: await store.putBlueprint(bp) }));
     },
 
+    /** A fork's run starts from the region set its original had after the turn it was forked at (docs/reference/cluster-runs.md#fork). */
+    async forkStart(req: ForkStartRequest): Promise<ForkStart> {
+      return guarded(() => withHeartbeat(() => forkStart(store, req)), req.runId);
+    },
+
     /** A run started by reference gets its pushed blueprint (docs/reference/cluster-runs.md#blueprints-by-reference). */
     async resolveRunInput(input: RefRunInput): Promise<RunInput & { blueprint: Blueprint }> {
-      return guarded(async () =>
-        runInputFromRef(new BlueprintStore(blueprintStoreDir(config.env)), input, undefined, config.env),
-      );
+      return guarded(async () => {
+        blueprints ??= openBlueprintStore(config.env);
+        return runInputFromRef(blueprints, input, undefined, config.env);
+      });
     },
 
     /** Tells one webhook of a run's event; a failed delivery is retried with backoff, under the same delivery id. */

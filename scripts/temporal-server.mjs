@@ -29,7 +29,13 @@ export const MODULE_DIR = join(ROOT, 'deploy', 'temporal-server');
  */
 export const GO_TOOLCHAIN = 'go1.27.3';
 /** Search attributes Leviath writes (the same list `lev server` gives the dev server). */
-export const SEARCH_ATTRIBUTES = ['LeviathBlueprint', 'LeviathStage', 'LeviathStatus', 'LeviathParent'];
+export const SEARCH_ATTRIBUTES = [
+  'LeviathBlueprint',
+  'LeviathStage',
+  'LeviathStatus',
+  'LeviathParent',
+  'LeviathForkOf',
+];
 
 const GO_HELP =
   'The real-server tests build the Temporal server from source and need Go 1.21 or newer on PATH ' +

@@ -78,7 +78,10 @@ export const RUNTIME_CODES = {
     surface: 'tool',
     meaning: 'Nobody approved the call or answered the question within `[run] ask_timeout`.',
   },
-  'ask-user-unattended': { surface: 'tool', meaning: '`ask_user` was called in a run nobody attends.' },
+  'ask-user-unattended': {
+    surface: 'tool',
+    meaning: 'A tool that waits for a person (`ask_user`, `ask_user_choice`, ...) was called in a run nobody attends.',
+  },
   'permission-ask-unattended': {
     surface: 'tool',
     meaning: 'The call needs a user to allow it, and the run is unattended.',
@@ -139,6 +142,11 @@ export const RUNTIME_CODES = {
   'stage-cancelled': {
     surface: 'run',
     meaning: 'A stage visit was cancelled on its own instead of its run; cancel the run itself.',
+  },
+  'checkpoint-unanswered': {
+    surface: 'run',
+    meaning:
+      'An interaction point with `unattended = "ask"` went unanswered within `ask_timeout`, so the run stopped rather than pass it unread.',
   },
   'seed-failed': { surface: 'run', meaning: 'Resolving the seeds failed for a reason no seed code names.' },
   'region-over-budget': {
@@ -402,6 +410,10 @@ export const RUNTIME_CODES = {
     meaning: 'The temporal.toml connection profile cannot be loaded, or does not hold the profile named.',
   },
   'metrics-bad-address': { surface: 'cli', meaning: '`--metrics` or `LEVIATH_METRICS_ADDRESS` is not `HOST:PORT`.' },
+  'deployment-bad': {
+    surface: 'cli',
+    meaning: '`--deployment` or `LEVIATH_DEPLOYMENT` holds a `.`, or `--build-id` was given without a deployment.',
+  },
   'mcp-server-unknown': {
     surface: 'cli',
     meaning: '`lev mcp test` names a server your config does not declare in `[[mcp_servers]]`.',
@@ -414,7 +426,11 @@ export const RUNTIME_CODES = {
   'unknown-model': { surface: 'cli', meaning: '`lev models show` names a model the model table does not have.' },
   'input-file-unreadable': {
     surface: 'cli',
-    meaning: 'A `lev run` value written `@FILE` names a file that cannot be read.',
+    meaning: 'A `lev run` value written `@FILE`, or `lev answer --file`, names a file that cannot be read.',
+  },
+  'answer-ambiguous': {
+    surface: 'cli',
+    meaning: '`lev answer` was given more than one answer (text, `--choice`, `--yes`, `--no`, `--file`).',
   },
   'output-schema-invalid': { surface: 'cli', meaning: '`lev run --output-schema` is not a JSON Schema object.' },
   'bad-agent-name': {
@@ -454,6 +470,11 @@ export const RUNTIME_CODES = {
     surface: 'cli',
     meaning: "A `lev test` case's reply missed an expectation, or a `tests/*.rhai` script returned false or failed.",
   },
+  'fork-turn-unknown': {
+    surface: 'cli',
+    meaning: '`lev fork --turn` names no turn of the run, or one that is followed by no stage turn to start from.',
+  },
+  'fork-stage-unknown': { surface: 'cli', meaning: '`lev fork --stage` names a stage the run made no turn in.' },
   // Operator updates
   'run-finished': {
     surface: 'operator',
@@ -465,6 +486,10 @@ export const RUNTIME_CODES = {
   'nothing-pending': { surface: 'operator', meaning: 'No call waits for a decision, or no question for an answer.' },
   'call-not-waiting': { surface: 'operator', meaning: 'The call id names no call or question that waits now.' },
   'call-ambiguous': { surface: 'operator', meaning: 'Several calls or questions wait and the update named none.' },
+  'bad-answer': {
+    surface: 'operator',
+    meaning: 'An answer does not fit its question: a choice that names no option, text for a yes/no question, ...',
+  },
   'already-paused': { surface: 'operator', meaning: '`pause` was sent to a paused run.' },
   'not-paused': { surface: 'operator', meaning: '`resume` was sent to a run that is not paused.' },
   // Simulator

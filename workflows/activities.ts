@@ -7,7 +7,7 @@
  */
 import { type ActivityOptions, proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.js';
-import type { RunOptions } from '../src/runtime/index.js';
+import type { DeliveryRetry, RunOptions } from '../src/runtime/index.js';
 import { onToolQueue } from '../src/runtime/tool-queue.js';
 
 /** Activity handles; every call passes its own options (below) so the Web UI shows what it was. */
@@ -54,11 +54,29 @@ export function referenceOptions(summary: string): ActivityOptions {
   return { ...quickOptions(summary), retry: { maximumAttempts: 3 } };
 }
 
-/** Telling a webhook: backed off up to 30 s between tries (docs/reference/cluster-runs.md#notifications). */
+/** Telling a webhook in a run recorded before `RUN_NOTIFY_PATIENCE`: backed off up to 30 s, 8 attempts. */
 export function notifyOptions(summary: string): ActivityOptions {
   return {
     startToCloseTimeout: '30 seconds',
     retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 8 },
+    summary,
+  };
+}
+
+/**
+ * Telling a webhook from a delivery workflow: every attempt 30 s at most, backed off from the first
+ * wait to the longest, until the webhook's patience runs out (docs/reference/cluster-runs.md#deliveries).
+ */
+export function deliveryOptions(summary: string, retry: DeliveryRetry): ActivityOptions {
+  return {
+    startToCloseTimeout: '30 seconds',
+    scheduleToCloseTimeout: retry.patienceMs,
+    retry: {
+      initialInterval: retry.firstWaitMs,
+      backoffCoefficient: 2,
+      // No count of attempts: the patience (schedule-to-close) is the bound.
+      maximumInterval: retry.longestWaitMs,
+    },
     summary,
   };
 }

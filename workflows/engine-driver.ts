@@ -7,6 +7,7 @@
 import { ActivityFailure, isCancellation } from '@temporalio/workflow';
 import type { CustomRegionHooks, EngineEnv, RunState } from '../src/context/index.js';
 import {
+  type AppliedOp,
   addUsage,
   applyLive,
   type Carried,
@@ -16,16 +17,19 @@ import {
   lookupModel,
   type OpCall,
   type OpResults,
+  opMetrics,
   type RunOptions,
   snapshotDue,
   stageModel,
   type UsageTotals,
+  type WriteEviction,
 } from '../src/runtime/index.js';
 import { customRegionHooks } from '../src/runtime/region-hooks.js';
 import type { Blueprint } from '../src/shapes/blueprint.js';
 import type { Encoding } from '../src/shapes/models.js';
 import type { EngineRequest, SummaryAnswer } from '../src/shapes/requests.js';
 import { activities, callOptions, countOptions, localActivities, stepOptions } from './activities.js';
+import { emit } from './meter.js';
 
 export function stageEncoding(bp: Blueprint, stage: string): Encoding {
   const model = stageModel(bp, stage);
@@ -123,11 +127,17 @@ export class EngineDriver {
   }
 
   async apply<C extends OpCall>(call: C): Promise<OpResults[C['kind']]> {
-    const env: EngineEnv = { now: Math.floor(Date.now() / 1000), ...(this.hooks ? { hooks: this.hooks } : {}) };
+    const writes: WriteEviction[] = [];
+    const env: EngineEnv = {
+      now: Math.floor(Date.now() / 1000),
+      ...(this.hooks ? { hooks: this.hooks } : {}),
+      onEvict: (region, entries) => writes.push({ kind: region.kind, entries }),
+    };
     const { result, record } = await applyLive(ENGINE, this.state, this.ctx.bp, call, env, (req) => this.answer(req));
     this.ops.push(record);
     this.opsBytes += JSON.stringify(record).length;
     if (this.state.stage) this.stage = this.state.stage;
+    emit(opMetrics(this.state, this.ctx.bp.agent.name, { call, result } as AppliedOp, writes));
     return result;
   }
 

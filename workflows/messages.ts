@@ -23,7 +23,11 @@ export const progressQuery = defineQuery<Progress>('progress');
 export const messageUpdate = defineUpdate<MessageReceipt, [string]>('message');
 export const approveUpdate = defineUpdate<Decision, [{ call?: string; note?: string }?]>('approve');
 export const denyUpdate = defineUpdate<Decision, [{ call?: string; note?: string }?]>('deny');
-export const answerUpdate = defineUpdate<Answered, [string | { call?: string; text: string }]>('answer');
+/** A string, or the call with one of `text`, `choice` and `yes` (docs/reference/interaction.md#answering). */
+export const answerUpdate = defineUpdate<
+  Answered,
+  [string | { call?: string; text?: string; choice?: number | string; yes?: boolean }]
+>('answer');
 export const pauseUpdate = defineUpdate<PauseState, []>('pause');
 export const resumeUpdate = defineUpdate<PauseState, []>('resume');
 

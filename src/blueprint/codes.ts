@@ -99,6 +99,11 @@ export const CODES = {
     severity: 'error',
     meaning: 'A key holds a value of the wrong type (a number where a string belongs, ...).',
   },
+  'bad-interaction-point': {
+    severity: 'error',
+    meaning:
+      'An interaction point nobody can answer (`multiple_choice` with fewer than two options), or whose `document_region` is not a pinned region the stage sees.',
+  },
   'summarizable-not-allowed': {
     severity: 'error',
     meaning: '`summarizable = false` on a compacting region or a `strategy = "compact"` window.',
@@ -250,7 +255,17 @@ export const CODES = {
   },
   'blocking-tool-not-allowed': {
     severity: 'warning',
-    meaning: 'A stage lists `ask_user` without `allow_blocking_tools = true`, so it is not offered the tool.',
+    meaning:
+      'An autonomous stage lists a tool that waits for a person (`ask_user`, ...) without `allow_blocking_tools = true`, so it is not offered the tool.',
+  },
+  'interaction-points-unused': {
+    severity: 'warning',
+    meaning: 'A stage whose mode is not `interactive_points` declares interaction points, which never ask.',
+  },
+  'interaction-point-option-unknown': {
+    severity: 'warning',
+    meaning:
+      "An interaction point's `directives`, `abort_options` or `edit_options` name a label that is not one of its answers.",
   },
   'mcp-server-not-configured': {
     severity: 'warning',

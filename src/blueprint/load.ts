@@ -34,6 +34,7 @@ import { parseModelTable } from './model-table.js';
 import { NOTIFY_EXAMPLE, readWebhooks } from './notify-table.js';
 import { parseOutputSpec } from './output-spec.js';
 import { assignPlacements } from './placement.js';
+import { checkPointRegions } from './points.js';
 import { indexPositions } from './positions.js';
 import { type ParsedRegion, parseRegion } from './regions.js';
 import { appendedRuntimeRegions, systemRegion } from './resolve.js';
@@ -466,6 +467,7 @@ function build(
   if (scripts.tools.length > 0) blueprint.scriptTools = scripts.tools;
   checkStageTools(blueprint, findings, mcpServers, scripts.refused);
   checkFanOuts(blueprint, findings);
+  checkPointRegions(blueprint, findings);
   readAgents(blueprint, agentTable, findings, opts);
   const fileTracking = context ? readFileTracking(context) : undefined;
   if (fileTracking) blueprint.fileTracking = fileTracking;

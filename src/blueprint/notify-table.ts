@@ -4,6 +4,7 @@
  * what is wrong its own way (a finding, a coded error).
  */
 import { NOTIFY_EVENTS, type NotifyEvent, type Webhook } from '../shapes/notify.js';
+import { parseDuration } from './duration.js';
 
 /** The events a webhook may ask for. */
 const EVENTS: readonly NotifyEvent[] = NOTIFY_EVENTS;
@@ -17,7 +18,13 @@ export function readWebhooks(notify: unknown, report: (problem: string) => void)
     return [];
   }
   const table = notify as Record<string, unknown>;
-  for (const key of Object.keys(table)) if (key !== 'webhooks') report(`"${key}" is not one of its keys`);
+  for (const key of Object.keys(table))
+    if (key !== 'webhooks' && key !== 'patience') report(`"${key}" is not one of its keys`);
+  let patienceSecs: number | undefined;
+  if (table.patience !== undefined) {
+    patienceSecs = typeof table.patience === 'string' ? parseDuration(table.patience) : undefined;
+    if (patienceSecs === undefined) report('`patience` must be a duration such as "6h", "30m" or "1d"');
+  }
   const hooks = table.webhooks ?? [];
   if (!Array.isArray(hooks)) {
     report('`webhooks` must be an array of tables');
@@ -27,7 +34,7 @@ export function readWebhooks(notify: unknown, report: (problem: string) => void)
   hooks.forEach((raw, i) => {
     const hook = webhookOf(raw, i);
     if (typeof hook === 'string') report(hook);
-    else out.push(hook);
+    else out.push(patienceSecs === undefined ? hook : { ...hook, patienceSecs });
   });
   return out;
 }
@@ -52,4 +59,4 @@ function webhookOf(raw: unknown, i: number): Webhook | string {
 }
 
 export const NOTIFY_EXAMPLE =
-  '[[notify.webhooks]] with url = "https://…", and optionally secret_env = "VAR" and events = ["completed", "failed", "cancelled", "waiting"]';
+  '[[notify.webhooks]] with url = "https://…", and optionally secret_env = "VAR" and events = ["completed", "failed", "cancelled", "waiting"], beside [notify] patience = "6h"';

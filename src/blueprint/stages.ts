@@ -9,6 +9,7 @@ import type {
   EdgeDef,
   EdgeTransform,
   GateDef,
+  InteractionPoint,
   PermissionMode,
   RegionDef,
   RoutingOverride,
@@ -25,6 +26,7 @@ import { isTable, TableReader } from './fields.js';
 import { describeValue, type Findings, type KeyPath } from './findings.js';
 import { parseModelValue } from './model-chain.js';
 import { parseOutputSpec } from './output-spec.js';
+import { parsePoints } from './points.js';
 import { type ParsedRegion, parseRegion } from './regions.js';
 import { reportUnbuiltKeys, UNBUILT_STAGE_KEYS } from './unsupported.js';
 
@@ -53,8 +55,10 @@ export const STAGE_KEYS = [
   ...FAN_OUT_KEYS,
   'accepts_messages',
   'allow_blocking_tools',
+  'interaction_points',
+  'required_tools',
 ] as const;
-const MODES = ['autonomous', 'output', 'interactive', 'fan_out'] as const;
+const MODES = ['autonomous', 'output', 'interactive', 'interactive_points', 'fan_out'] as const;
 const ROUTING_KEYS = [
   'default_region',
   'max_result_tokens',
@@ -341,38 +345,45 @@ function parseEdge(target: string, value: unknown, at: KeyPath, findings: Findin
 
 /**
  * `mode` is a name, or the original's table form: `{ fan_out = {...} }` or
- * `{ interactive_points = [...] }` (checkpoints are not built; the stage runs
- * interactively).
+ * `{ interactive_points = [...] }`.
  */
 function readMode(s: TableReader, stage: string): StageMode {
   if (!s.has('mode')) return 'autonomous';
   const raw = s.raw('mode');
   if (isTable(raw)) {
     if (Object.hasOwn(raw, 'fan_out')) return 'fan_out';
-    if (Object.hasOwn(raw, 'interactive_points')) {
-      s.findings.add(
-        'unsupported-feature',
-        `Stage "${stage}": interaction points are not built here, so the stage does not stop at these checkpoints; it runs as mode = "interactive", waiting for a reply after each answer.`,
-        s.at('mode'),
-      );
-      return 'interactive';
-    }
+    if (Object.hasOwn(raw, 'interactive_points')) return 'interactive_points';
     s.findings.add(
       'bad-value',
-      `Stage "${stage}" has a mode table without fan_out or interactive_points; write mode = "autonomous", "output", "interactive" or "fan_out".`,
+      `Stage "${stage}" has a mode table without fan_out or interactive_points; write mode = "autonomous", "output", "interactive", "interactive_points" or "fan_out".`,
       s.at('mode'),
     );
     return 'autonomous';
   }
-  if (raw === 'interactive_points') {
-    s.findings.add(
-      'unsupported-feature',
-      `Stage "${stage}": mode = "interactive_points" is not built here, so the stage does not stop at its interaction points; it runs as mode = "interactive", waiting for a reply after each answer.`,
-      s.at('mode'),
-    );
-    return 'interactive';
-  }
   return s.enumeration('mode', MODES, 'bad-value', { 'fan-out': 'fan_out' }) ?? 'autonomous';
+}
+
+/**
+ * The interaction points of an `interactive_points` stage, from the mode
+ * table and `interaction_points`; on a stage of another mode they are
+ * `interaction-points-unused`.
+ */
+function readPoints(s: TableReader, stage: string, mode: StageMode): InteractionPoint[] | undefined {
+  const modeTable = s.raw('mode');
+  const sources = [
+    ...(isTable(modeTable) && Object.hasOwn(modeTable, 'interactive_points')
+      ? [{ raw: modeTable.interactive_points, at: [...s.at('mode'), 'interactive_points'] }]
+      : []),
+    ...(s.has('interaction_points') ? [{ raw: s.raw('interaction_points'), at: s.at('interaction_points') }] : []),
+  ];
+  if (mode === 'interactive_points') return parsePoints(sources, stage, s.findings);
+  if (sources.length > 0)
+    s.findings.add(
+      'interaction-points-unused',
+      `Stage "${stage}" declares interaction points but its mode is "${mode}", so they never ask; set mode = "interactive_points" or remove them.`,
+      s.at('interaction_points'),
+    );
+  return undefined;
 }
 
 /** The fan-out keys of a fan-out stage; on any other stage they are reported as doing nothing. */
@@ -417,7 +428,6 @@ export function parseStage(
   const s = new TableReader(value, at, findings);
   s.unknownKeys([...STAGE_KEYS, ...Object.keys(UNBUILT_STAGE_KEYS)], 'unknown-key', `Stage "${name}"`);
   reportUnbuiltKeys(s, UNBUILT_STAGE_KEYS, `Stage "${name}":`);
-  s.stringArray('required_tools');
   s.stringArray('available_connectors');
   s.boolean('batch_tool_hint');
   s.boolean('shell_hint');
@@ -436,6 +446,8 @@ export function parseStage(
   }
   const mode = readMode(s, name);
   if (mode !== 'autonomous') def.mode = mode;
+  const points = readPoints(s, name, mode);
+  if (points && points.length > 0) def.interactionPoints = points;
   const fan = readFanOut(s, name, mode);
   if (fan) def.fanOut = fan.def;
   if (mode === 'fan_out' && !fan) def.mode = 'autonomous';
@@ -461,6 +473,8 @@ export function parseStage(
   if (prompt.length > 0) def.systemPrompt = prompt.join('\n\n');
   const tools = s.stringArray('available_tools');
   if (tools !== undefined) def.availableTools = [...new Set(tools.map(canonicalTool))];
+  const required = s.stringArray('required_tools');
+  if (required !== undefined && required.length > 0) def.requiredTools = [...new Set(required.map(canonicalTool))];
   const connectors = s.stringArray('available_connectors');
   if (connectors !== undefined && connectors.length > 0) def.availableConnectors = [...new Set(connectors)];
   // A run nobody watches stops looping: 50 inferences per visit unless the stage says otherwise, as in the original.

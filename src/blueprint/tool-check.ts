@@ -2,21 +2,23 @@
  * `available_tools` names only tools that exist: a misspelt name is an
  * error with a did-you-mean, as in the original Leviath. The blueprint's own
  * script tools (`tools/*.rhai`, docs/reference/script-tools.md) exist too.
- * Tools the original has and this runtime does not (asking a person anything
- * but a free-text question) are warnings, and the stage is not offered them,
- * as is `ask_user` without `allow_blocking_tools = true`. Output stages are
- * granted `submit_output`, fan-out stages `fan_out`.
+ * Tools the original has and this runtime does not are warnings, and the
+ * stage is not offered them, as an autonomous stage is not offered a tool
+ * that waits for a person without `allow_blocking_tools = true`
+ * (docs/reference/interaction.md#the-asking-tools).
+ * Output stages are granted `submit_output`, fan-out stages `fan_out`.
  */
 import { SUBMIT_OUTPUT } from '../outputs/spec.js';
-import type { Blueprint } from '../shapes/blueprint.js';
+import type { Blueprint, StageDef } from '../shapes/blueprint.js';
 import {
   AGENT_TOOLS,
-  ASK_USER,
   BUILTIN_TOOLS,
   CONTEXT_TOOLS,
   canonicalTool,
   ENV_TOOLS,
   FAN_OUT,
+  isPersonTool,
+  PERSON_TOOLS,
   TOOL_ALIASES,
   WEB_TOOLS,
 } from '../tools/names.js';
@@ -31,7 +33,7 @@ export const KNOWN_TOOLS: readonly string[] = [
   ...WEB_TOOLS,
   ...CONTEXT_TOOLS,
   SUBMIT_OUTPUT,
-  ASK_USER,
+  ...PERSON_TOOLS,
   ...AGENT_TOOLS,
 ];
 const KNOWN = KNOWN_TOOLS;
@@ -60,13 +62,16 @@ export function checkStageTools(
           `Stage "${stage.name}" lists the MCP server "${server}" in available_connectors, which your config does not declare${configured(mcpServers)}; its tools are not offered until you add a [[mcp_servers]] entry named "${server}" to your config.`,
           ['stages', stage.name, 'available_connectors'],
         );
+    checkRequiredTools(stage, findings);
     if (stage.availableTools) {
       const kept: string[] = [];
       for (const tool of stage.availableTools) {
-        if (tool === ASK_USER && !stage.allowBlockingTools) {
+        // Only an autonomous stage must say that it may wait for a person, as in the original.
+        const waits = stage.allowBlockingTools || stage.requiredTools?.includes(tool);
+        if (isPersonTool(tool) && (stage.mode ?? 'autonomous') === 'autonomous' && !waits) {
           findings.add(
             'blocking-tool-not-allowed',
-            `Stage "${stage.name}" lists \`ask_user\`, which waits for a person, without \`allow_blocking_tools = true\`, so the stage is not offered it; set the key to say the stage may wait.`,
+            `Stage "${stage.name}" lists \`${tool}\`, which waits for a person, without \`allow_blocking_tools = true\`, so the autonomous stage is not offered it; set the key to say the stage may wait.`,
             at,
           );
           continue;
@@ -119,6 +124,21 @@ export function checkStageTools(
       if (!tools.includes(FAN_OUT)) stage.availableTools = [...tools, FAN_OUT];
     }
   }
+}
+
+/**
+ * `required_tools` names tools the stage lists, as in the original: a name
+ * it does not list would keep nothing.
+ */
+function checkRequiredTools(stage: StageDef, findings: Findings): void {
+  const offered = (stage.availableTools ?? [...BUILTIN_TOOLS, ...CONTEXT_TOOLS]).map(canonicalTool);
+  for (const tool of stage.requiredTools ?? [])
+    if (!offered.includes(tool))
+      findings.add(
+        'bad-value',
+        `Stage "${stage.name}" lists \`${tool}\` in required_tools but not in available_tools; add it there (or remove it from required_tools).`,
+        ['stages', stage.name, 'required_tools'],
+      );
 }
 
 function configured(servers: readonly string[]): string {

@@ -36,8 +36,6 @@ export const UNBUILT_AGENT_KEYS: Readonly<Record<string, string>> = {
 
 /** Stage keys. */
 export const UNBUILT_STAGE_KEYS: Readonly<Record<string, string>> = {
-  interaction_points: 'the stage does not stop at these checkpoints to ask a person',
-  required_tools: 'these tools are not kept or checked for',
   nudge: 'the stage is not nudged when it answers without tool calls',
   hooks: 'stage hooks are not run',
   sandbox: 'tools run in the sandbox of your own config, not in one the stage asks for',
@@ -74,10 +72,6 @@ export const UNBUILT_MODEL_KEYS: Readonly<Record<string, string>> = {
  * not offered it.
  */
 export const UNBUILT_TOOLS: Readonly<Record<string, string>> = {
-  ask_user_choice: 'only free-text questions are built (`ask_user`)',
-  ask_user_confirm: 'only free-text questions are built (`ask_user`)',
-  edit_document: 'only free-text questions are built (`ask_user`)',
-  present_for_review: 'only free-text questions are built (`ask_user`)',
   read_files: 'use read_file once per file',
   environment_info: 'the agent is not told its environment variables',
   which_command: 'the agent cannot ask whether a program is installed except through the shell',

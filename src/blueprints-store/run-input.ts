@@ -41,14 +41,14 @@ export function checkRefInput(input: RefRunInput): void {
  * The whole input; the webhooks are the blueprint's and those of the resolving worker's user config (`env`).
  * Its tool queue is the one named, else the workdir's own, which only a worker that sees the workdir can read.
  */
-export function runInputFromRef(
+export async function runInputFromRef(
   store: BlueprintStore,
   input: RefRunInput,
   host = hostname(),
   env: NodeJS.ProcessEnv = process.env,
-): RunInput & { blueprint: Blueprint } {
+): Promise<RunInput & { blueprint: Blueprint }> {
   checkRefInput(input);
-  const { bp } = store.resolve(input.blueprint);
+  const { bp } = await store.resolve(input.blueprint);
   if (input.toolQueue === undefined && !statSync(input.workdir, { throwIfNoEntry: false })?.isDirectory())
     bad(
       `"workdir" ${input.workdir} is not a directory on the worker that resolved the run, so its tool queue is unknown: name it with "toolQueue" (the queue \`lev worker --tools --workdir ${input.workdir}\` prints)`,

@@ -1,10 +1,12 @@
 /**
- * Pushed blueprints (docs/reference/cluster-runs.md#blueprints-by-reference):
- * each compiled, validated blueprint stored once under the hash of its JSON,
- * and each name a sequence of versions 1, 2, 3, ... that point at those
- * hashes. A folder of its own, not the blob store: blobs are collected once
- * no run refers to them (`lev blobs gc`), and a pushed blueprint must stay
- * until someone removes it.
+ * Pushed blueprints (docs/reference/cluster-runs.md#the-store): each
+ * compiled, validated blueprint stored once under the hash of its JSON, and
+ * each name a sequence of versions 1, 2, 3, ... that point at those hashes.
+ * Not the blob store's blobs: those are collected once no run refers to them
+ * (`lev blobs gc`), and a pushed blueprint must stay until someone removes
+ * it. `BlueprintStore` holds what every store does with versions (find,
+ * resolve); a folder (`FolderBlueprintStore`, below) serves one machine, and
+ * PostgreSQL (`pg-blueprints.ts`) a cluster whose blob store is there.
  *
  *     <root>/objects/<sha256>.json        the compiled blueprint
  *     <root>/names/<name>/<version>.json  { name, version, hash, pushedAt, source }
@@ -72,14 +74,76 @@ export function blueprintHash(bp: Blueprint): string {
   return createHash('sha256').update(JSON.stringify(bp), 'utf8').digest('hex');
 }
 
-export class BlueprintStore {
-  constructor(readonly root: string = blueprintStoreDir()) {}
+/** A store of pushed blueprints: what each kind keeps, and the lookups they share. */
+export abstract class BlueprintStore {
+  /** Where the store is, for messages: a folder, or a database URL without its password. */
+  abstract readonly where: string;
 
   /**
    * Stores the blueprint under the name. Pushing what the latest version
    * already holds takes no new version (`created` is false).
    */
-  push(name: string, bp: Blueprint, source: string, now = new Date()): BlueprintVersion & { created: boolean } {
+  abstract push(
+    name: string,
+    bp: Blueprint,
+    source: string,
+    now?: Date,
+  ): Promise<BlueprintVersion & { created: boolean }>;
+
+  /** A name's versions, oldest first; none when the name was never pushed. */
+  abstract versions(name: string): Promise<BlueprintVersion[]>;
+
+  /** Every pushed name with its latest version, by name. */
+  abstract names(): Promise<BlueprintVersion[]>;
+
+  /** The compiled blueprint stored under a hash, or undefined when it is missing. */
+  protected abstract object(hash: string): Promise<Blueprint | undefined>;
+
+  abstract close(): Promise<void>;
+
+  /** The version a reference names, or `blueprint-ref-unknown`. */
+  async find(ref: BlueprintRef): Promise<BlueprintVersion> {
+    const versions = await this.versions(ref.name);
+    const found = ref.version === undefined ? versions.at(-1) : versions.find((v) => v.version === ref.version);
+    if (found) return found;
+    const text = ref.version === undefined ? ref.name : formatRef({ name: ref.name, version: ref.version });
+    throw new LevError(
+      'blueprint-ref-unknown',
+      versions.length === 0
+        ? `No blueprint named "${ref.name}" was pushed to ${this.where}; \`lev blueprint push DIR --name ${ref.name}\` stores one, \`lev blueprint list\` lists what there is.`
+        : `"${text}" names no version of "${ref.name}" in ${this.where}: it has versions 1 to ${versions.at(-1)?.version}; \`lev blueprint list ${ref.name}\` lists them.`,
+    );
+  }
+
+  /** The compiled blueprint a reference names, with the version it resolved to. */
+  async resolve(text: string): Promise<{ bp: Blueprint; version: BlueprintVersion }> {
+    const version = await this.find(parseRef(text));
+    const bp = await this.object(version.hash);
+    if (!bp)
+      throw new LevError(
+        'blueprint-ref-unknown',
+        `${formatRef(version)} points at blueprint ${version.hash.slice(0, 12)}, which is missing from ${this.where}; push the blueprint again.`,
+      );
+    return { bp, version };
+  }
+}
+
+/** Pushed blueprints in a folder (`$LEVIATH_BLUEPRINT_DIR`, else `<LEVIATH_HOME>/blueprints`). */
+export class FolderBlueprintStore extends BlueprintStore {
+  constructor(readonly root: string = blueprintStoreDir()) {
+    super();
+  }
+
+  get where(): string {
+    return this.root;
+  }
+
+  async push(
+    name: string,
+    bp: Blueprint,
+    source: string,
+    now = new Date(),
+  ): Promise<BlueprintVersion & { created: boolean }> {
     checkName(name);
     const hash = blueprintHash(bp);
     const objects = join(this.root, 'objects');
@@ -89,7 +153,7 @@ export class BlueprintStore {
     const tmp = `${object}.${process.pid}.tmp`;
     writeFileSync(tmp, JSON.stringify(bp));
     renameSync(tmp, object);
-    const latest = this.versions(name).at(-1);
+    const latest = (await this.versions(name)).at(-1);
     if (latest?.hash === hash) return { ...latest, created: false };
     const dir = join(this.root, 'names', name);
     mkdirSync(dir, { recursive: true });
@@ -104,8 +168,7 @@ export class BlueprintStore {
     }
   }
 
-  /** A name's versions, oldest first; none when the name was never pushed. */
-  versions(name: string): BlueprintVersion[] {
+  async versions(name: string): Promise<BlueprintVersion[]> {
     let files: string[];
     try {
       files = readdirSync(join(this.root, 'names', checkName(name)));
@@ -119,8 +182,7 @@ export class BlueprintStore {
       .sort((a, b) => a.version - b.version);
   }
 
-  /** Every pushed name with its latest version, by name. */
-  names(): BlueprintVersion[] {
+  async names(): Promise<BlueprintVersion[]> {
     let names: string[];
     try {
       names = readdirSync(join(this.root, 'names'));
@@ -128,38 +190,22 @@ export class BlueprintStore {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
       throw err;
     }
-    return names
-      .filter((n) => NAME.test(n))
-      .sort()
-      .flatMap((n) => this.versions(n).slice(-1));
-  }
-
-  /** The version a reference names, or `blueprint-ref-unknown`. */
-  find(ref: BlueprintRef): BlueprintVersion {
-    const versions = this.versions(ref.name);
-    const found = ref.version === undefined ? versions.at(-1) : versions.find((v) => v.version === ref.version);
-    if (found) return found;
-    const text = ref.version === undefined ? ref.name : formatRef({ name: ref.name, version: ref.version });
-    throw new LevError(
-      'blueprint-ref-unknown',
-      versions.length === 0
-        ? `No blueprint named "${ref.name}" was pushed to ${this.root}; \`lev blueprint push DIR --name ${ref.name}\` stores one, \`lev blueprint list\` lists what there is.`
-        : `"${text}" names no version of "${ref.name}" in ${this.root}: it has versions 1 to ${versions.at(-1)?.version}; \`lev blueprint list ${ref.name}\` lists them.`,
+    const latest = await Promise.all(
+      names
+        .filter((n) => NAME.test(n))
+        .sort()
+        .map(async (n) => (await this.versions(n)).at(-1)),
     );
+    return latest.filter((v) => v !== undefined);
   }
 
-  /** The compiled blueprint a reference names, with the version it resolved to. */
-  resolve(text: string): { bp: Blueprint; version: BlueprintVersion } {
-    const version = this.find(parseRef(text));
-    let json: string;
+  protected async object(hash: string): Promise<Blueprint | undefined> {
     try {
-      json = readFileSync(join(this.root, 'objects', `${version.hash}.json`), 'utf8');
+      return JSON.parse(readFileSync(join(this.root, 'objects', `${hash}.json`), 'utf8')) as Blueprint;
     } catch {
-      throw new LevError(
-        'blueprint-ref-unknown',
-        `${formatRef(version)} points at blueprint ${version.hash.slice(0, 12)}, which is missing from ${this.root}/objects; push the blueprint again.`,
-      );
+      return undefined;
     }
-    return { bp: JSON.parse(json) as Blueprint, version };
   }
+
+  async close(): Promise<void> {}
 }

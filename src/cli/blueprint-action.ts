@@ -1,13 +1,13 @@
-/** What `lev blueprint push` and `lev blueprint list` do, on the store under the Leviath home. */
+/** What `lev blueprint push` and `lev blueprint list` do, on the configured store (docs/reference/cluster-runs.md#the-store). */
 import { resolve } from 'node:path';
-import { BlueprintStore, type BlueprintVersion, formatRef } from '../blueprints-store/store.js';
+import { withBlueprintStore } from '../blueprints-store/configured.js';
+import { type BlueprintVersion, formatRef } from '../blueprints-store/store.js';
 import { columnWidths } from './columns.js';
 import { loadOrExplain } from './load-blueprint.js';
 
-export function pushBlueprint(dir: string, flags: { name?: string; json?: boolean }): BlueprintVersion {
+export async function pushBlueprint(dir: string, flags: { name?: string; json?: boolean }): Promise<BlueprintVersion> {
   const bp = loadOrExplain(dir);
-  const store = new BlueprintStore();
-  const pushed = store.push(flags.name ?? bp.agent.name, bp, resolve(dir));
+  const pushed = await withBlueprintStore((store) => store.push(flags.name ?? bp.agent.name, bp, resolve(dir)));
   const ref = formatRef(pushed);
   if (flags.json) process.stdout.write(`${JSON.stringify({ ref, ...pushed })}\n`);
   else
@@ -17,14 +17,17 @@ export function pushBlueprint(dir: string, flags: { name?: string; json?: boolea
   return pushed;
 }
 
-export function listBlueprints(name: string | undefined, flags: { json?: boolean }): void {
-  const store = new BlueprintStore();
-  const rows = name === undefined ? store.names() : store.versions(name);
+export async function listBlueprints(name: string | undefined, flags: { json?: boolean }): Promise<void> {
+  const rows = await withBlueprintStore(async (store) => {
+    const found = name === undefined ? await store.names() : await store.versions(name);
+    // No version of the name: say so as a lookup of it would.
+    if (name !== undefined && found.length === 0 && !flags.json) await store.find({ name });
+    return found;
+  });
   if (flags.json) {
     process.stdout.write(`${JSON.stringify(rows.map((v) => ({ ref: formatRef(v), ...v })))}\n`);
     return;
   }
-  if (name !== undefined && rows.length === 0) store.find({ name });
   const header = ['REF', 'HASH', 'PUSHED', 'SOURCE'];
   const cells = rows.map((v) => [formatRef(v), v.hash.slice(0, 12), v.pushedAt, v.source]);
   const widths = columnWidths(header, cells);

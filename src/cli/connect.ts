@@ -2,7 +2,7 @@
  * A Temporal client for one `lev` command, closed when the command is done.
  * Commands that only read or steer a run never start a server.
  */
-import { Client, Connection } from '@temporalio/client';
+import { Client, type ClientOptions, Connection } from '@temporalio/client';
 import { codecOption } from '../codec/payload-codec.js';
 import { LevError } from '../errors.js';
 import { connectOptions, serverSettings } from '../worker/connection.js';
@@ -14,7 +14,11 @@ export interface ServerFlags {
   profile?: string;
 }
 
-export async function withClient<T>(flags: ServerFlags, work: (client: Client) => Promise<T>): Promise<T> {
+export async function withClient<T>(
+  flags: ServerFlags,
+  work: (client: Client) => Promise<T>,
+  extra: Pick<ClientOptions, 'interceptors'> = {},
+): Promise<T> {
   let connection: Connection;
   try {
     connection = await Connection.connect({ ...connectOptions(serverSettings(flags)), connectTimeout: '5 seconds' });
@@ -27,7 +31,7 @@ export async function withClient<T>(flags: ServerFlags, work: (client: Client) =
     );
   }
   try {
-    return await work(new Client({ connection, namespace: flags.namespace, ...codecOption() }));
+    return await work(new Client({ connection, namespace: flags.namespace, ...codecOption(), ...extra }));
   } finally {
     await connection.close();
   }

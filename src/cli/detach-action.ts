@@ -7,6 +7,7 @@
  */
 import type { Client } from '@temporalio/client';
 import { toolWorkerCommand } from '../runtime/tool-queue.js';
+import { flushTracing, startTracing, tracingClientInterceptors } from '../telemetry/tracing.js';
 import { type StartInput, startRun } from '../worker/client.js';
 import { withClient } from './connect.js';
 
@@ -34,29 +35,43 @@ export interface Detached {
 
 export async function startDetached(input: StartInput, flags: DetachFlags): Promise<Detached> {
   const toolTaskQueue = input.options.toolTaskQueue ?? '';
-  return withClient(flags, async (client) => {
-    const handle = await startRun(client, input, {
-      taskQueue: flags.taskQueue,
-      ...(flags.id ? { workflowId: flags.id } : {}),
-    });
-    const started: Detached = {
-      runId: handle.workflowId,
-      address: flags.address,
-      namespace: flags.namespace,
-      taskQueue: flags.taskQueue,
-      toolTaskQueue,
-    };
-    if (flags.json) process.stdout.write(`${JSON.stringify(started)}\n`);
-    else process.stdout.write(`${handle.workflowId}\n`);
-    // The run is started either way; a missing worker only means it waits, which is worth saying now.
-    for (const line of await missingWorkers(client, flags.namespace, flags.taskQueue, toolTaskQueue, input.workdir))
-      process.stderr.write(`${line}\n`);
-    if (!flags.json)
-      process.stderr.write(
-        `run ${handle.workflowId} started on ${flags.address}; \`lev result ${handle.workflowId} --wait\` waits for its answer, \`lev attach ${handle.workflowId}\` follows it\n`,
-      );
-    return started;
-  });
+  // The start carries the trace context, so the workers trace the run (docs/reference/operating.md#traces).
+  startTracing();
+  try {
+    return await started(input, flags, toolTaskQueue);
+  } finally {
+    await flushTracing();
+  }
+}
+
+async function started(input: StartInput, flags: DetachFlags, toolTaskQueue: string): Promise<Detached> {
+  return withClient(
+    flags,
+    async (client) => {
+      const handle = await startRun(client, input, {
+        taskQueue: flags.taskQueue,
+        ...(flags.id ? { workflowId: flags.id } : {}),
+      });
+      const started: Detached = {
+        runId: handle.workflowId,
+        address: flags.address,
+        namespace: flags.namespace,
+        taskQueue: flags.taskQueue,
+        toolTaskQueue,
+      };
+      if (flags.json) process.stdout.write(`${JSON.stringify(started)}\n`);
+      else process.stdout.write(`${handle.workflowId}\n`);
+      // The run is started either way; a missing worker only means it waits, which is worth saying now.
+      for (const line of await missingWorkers(client, flags.namespace, flags.taskQueue, toolTaskQueue, input.workdir))
+        process.stderr.write(`${line}\n`);
+      if (!flags.json)
+        process.stderr.write(
+          `run ${handle.workflowId} started on ${flags.address}; \`lev result ${handle.workflowId} --wait\` waits for its answer, \`lev attach ${handle.workflowId}\` follows it\n`,
+        );
+      return started;
+    },
+    { interceptors: tracingClientInterceptors() },
+  );
 }
 
 /** A sentence for each queue of the run that no worker polls now: the run waits there until one does. */

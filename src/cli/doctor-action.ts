@@ -105,9 +105,11 @@ async function roundTrip(address: string, say: (line: string) => void): Promise<
     const connection = await Connection.connect({ address, ...tlsOption() });
     installRuntime('ERROR');
     const taskQueue = `lev-doctor-${process.pid}`;
-    const main = await createWorker({ address, taskQueue, ...bundleFromEnv() });
+    // The check's workers take its run whatever deployment the environment names (docs/reference/operating.md#safe-deploys).
+    const unversioned = { deployment: '' };
+    const main = await createWorker({ address, taskQueue, deployment: unversioned, ...bundleFromEnv() });
     hosted.workers.push({ ...main, running: main.worker.run() });
-    const tools = await createToolWorker({ address, workdir });
+    const tools = await createToolWorker({ address, workdir, deployment: unversioned });
     hosted.workers.push({ ...tools, running: tools.worker.run() });
     const loaded = loadBlueprintFromString(ONE_STAGE, workdir, join(workdir, 'agent.toml'));
     if (!loaded.blueprint) throw new Error('the built-in check blueprint does not load');

@@ -4,8 +4,8 @@
  * (docs/reference/cluster-runs.md#blueprints-by-reference).
  */
 import { loadBlueprint } from '../blueprint/load.js';
+import { withBlueprintStore } from '../blueprints-store/configured.js';
 import { isStoredRef } from '../blueprints-store/run-input.js';
-import { BlueprintStore } from '../blueprints-store/store.js';
 import { LevError } from '../errors.js';
 import type { Blueprint } from '../shapes/blueprint.js';
 import { resolveBlueprintArg } from './installed-agents.js';
@@ -32,11 +32,11 @@ export function loadOrExplain(path: string): Blueprint {
  * (docs/reference/installed-agents.md), else `name` or `name@version` from the
  * blueprint store.
  */
-export function blueprintArgument(arg: string): Blueprint {
+export async function blueprintArgument(arg: string): Promise<Blueprint> {
   const path = resolveBlueprintArg(arg);
   if (path !== arg || !isStoredRef(arg)) return loadOrExplain(path);
   try {
-    return new BlueprintStore().resolve(arg).bp;
+    return (await withBlueprintStore((store) => store.resolve(arg))).bp;
   } catch (err) {
     // A mistyped directory reads as a reference too: say that neither was found.
     if (err instanceof LevError && err.code === 'blueprint-ref-unknown')

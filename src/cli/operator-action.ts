@@ -38,8 +38,10 @@ export function describeAnswer(
       const d = answer as Decision;
       return `${d.decision} call ${d.call} (${d.tool})${d.note ? ` with the note "${d.note}"` : ''}`;
     }
-    case 'answer':
-      return `answered call ${(answer as Answered).call}`;
+    case 'answer': {
+      const a = answer as Answered;
+      return `answered call ${a.call}${a.answer !== undefined ? `: ${a.answer}` : ''}`;
+    }
     case 'pause':
     case 'resume': {
       const p = answer as PauseState;

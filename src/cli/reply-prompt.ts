@@ -1,16 +1,26 @@
 /**
  * The questions `lev run` puts to the person at its terminal while the same
  * question is open in the Web UI (docs/reference/operators.md#attended-runs):
- * an approval `[y/N/note]`, an `ask_user` question, an interactive stage's
- * reply. Each answer goes to the run as its update; an answer given
- * elsewhere first closes the question here. Without a terminal it says
- * which `lev` command answers instead.
+ * an approval `[y/N/note]`, a question in the form its tool or interaction
+ * point asks for (text, a numbered choice, yes/no, a document to review or to
+ * edit in a file; docs/reference/interaction.md#at-the-terminal), an
+ * interactive stage's reply. Each answer goes to the run as its update; an
+ * answer given elsewhere first closes the question here. Without a terminal
+ * it says which `lev` command answers instead.
  */
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { createInterface } from 'node:readline/promises';
 import type { Client } from '@temporalio/client';
+import { openBlobStore, parseBlobSpec } from '../blobs/index.js';
+import { matchLabel } from '../blueprint/option-labels.js';
+import { leviathHome } from '../devserver/paths.js';
 import { isLevError } from '../errors.js';
 import { addressFlag } from '../runtime/defaults.js';
-import type { Progress } from '../runtime/types.js';
+import { defaultRuntimeConfig } from '../runtime/node/run-store.js';
+import { answerArguments } from '../runtime/people/asks.js';
+import type { PendingAsk, Progress } from '../runtime/types.js';
+import type { Content } from '../shapes/content.js';
 import { sendUpdate } from '../worker/operators.js';
 import { DETACHED } from './follow-terminal.js';
 
@@ -52,9 +62,8 @@ export function terminalAnswers(
           ...(answer.note ? { note: answer.note } : {}),
         });
       } else if (first?.kind === 'answer') {
-        let text = '';
-        while (text.trim() === '') text = await ask(`\n[${p.stage}] ${first.subject}\n> `);
-        await sendUpdate(client, runId, 'answer', { call: first.call, text });
+        const answer = await answerAtTerminal(first, p.stage, runId, ask, say);
+        await sendUpdate(client, runId, 'answer', { call: first.call, ...answer });
       } else {
         const line = await ask(`\n[${p.stage}] waiting for your reply (a blank line or /done ends the stage)\n> `);
         await sendUpdate(client, runId, 'message', line.trim() === '' ? '/done' : line);
@@ -72,6 +81,102 @@ export function terminalAnswers(
   };
 }
 
+/** What a line typed at a choice names: the option's number as listed, or its text. */
+export function choiceAnswer(options: readonly string[], line: string): number | undefined {
+  const text = line.trim();
+  if (/^\d+$/.test(text)) {
+    const n = Number(text);
+    return n >= 1 && n <= options.length ? n : undefined;
+  }
+  const label = text === '' ? undefined : matchLabel(options, text);
+  return label === undefined ? undefined : options.indexOf(label) + 1;
+}
+
+/** What a line typed at a yes/no question answers; undefined for anything else. */
+export function confirmAnswer(line: string): boolean | undefined {
+  const text = line.trim();
+  if (/^(y|yes)$/i.test(text)) return true;
+  if (/^(n|no)$/i.test(text)) return false;
+  return undefined;
+}
+
+/**
+ * Puts one question at the terminal in its form and returns the answer as the
+ * `answer` update takes it; asks again until the line fits.
+ */
+async function answerAtTerminal(
+  q: PendingAsk,
+  stage: string,
+  runId: string,
+  ask: (query: string) => Promise<string>,
+  say: (line: string) => void,
+): Promise<{ text: string } | { choice: number } | { yes: boolean }> {
+  const where = q.point !== undefined ? `[${stage}] checkpoint ${q.point}` : `[${stage}]`;
+  if (q.document !== undefined && q.form !== 'edit')
+    say(`\n${where} ${q.form === 'review' ? 'for review' : 'the document'}:\n${await wholeText(q.document)}\n`);
+  switch (q.form) {
+    case 'choice': {
+      const options = q.options ?? [];
+      const listed = options.map((o, i) => `  ${i + 1}. ${o}`).join('\n');
+      for (;;) {
+        const choice = choiceAnswer(
+          options,
+          await ask(`\n${where} ${q.subject}\n${listed}\nchoose 1-${options.length}> `),
+        );
+        if (choice !== undefined) return { choice };
+      }
+    }
+    case 'confirm':
+      for (;;) {
+        const yes = confirmAnswer(await ask(`\n${where} ${q.subject} [y/n] `));
+        if (yes !== undefined) return { yes };
+      }
+    case 'review': {
+      const line = await ask(`\n${where} ${q.subject}: your feedback (Enter acknowledges it)\n> `);
+      return line.trim() === '' ? { yes: true } : { text: line };
+    }
+    case 'edit': {
+      const file = await editFile(runId, q);
+      await ask(
+        `\n${where} ${q.subject}\nedit ${file} and press Enter to send it (leave it as it is to keep the document) `,
+      );
+      const edited = readFileSync(file, 'utf8');
+      return edited === (await wholeText(q.document ?? '')) ? { yes: true } : { text: edited };
+    }
+    default: {
+      for (;;) {
+        const text = await ask(`\n${where} ${q.subject}${q.optional ? ' (Enter passes)' : ''}\n> `);
+        if (text.trim() !== '') return { text };
+        if (q.optional) return { yes: true };
+      }
+    }
+  }
+}
+
+/** The whole text of a document: inline, or read from the blob store this machine is configured with. */
+async function wholeText(document: Content): Promise<string> {
+  if (typeof document === 'string') return document;
+  const config = defaultRuntimeConfig(process.env);
+  const store = openBlobStore(parseBlobSpec(config.blobs, config.blobDir), 1);
+  try {
+    return await store.get(document.hash);
+  } catch {
+    // Another machine's store: the preview is what this one can show.
+    return `${document.preview}… (${document.bytes} bytes; the rest is in the run's blob store)`;
+  } finally {
+    if ('close' in store && typeof store.close === 'function') await store.close();
+  }
+}
+
+/** Writes the document to edit into a file under the Leviath home, named for the run and the call. */
+async function editFile(runId: string, q: PendingAsk): Promise<string> {
+  const dir = join(leviathHome(), 'edits');
+  mkdirSync(dir, { recursive: true });
+  const file = join(dir, `${runId}-${q.call}.md`.replace(/[^A-Za-z0-9._-]/g, '_'));
+  writeFileSync(file, await wholeText(q.document ?? ''));
+  return file;
+}
+
 /** Without a terminal nobody can answer here: say which command does. */
 export function commandHint(runId: string, address: string): (p: Progress) => Promise<void> {
   const at = addressFlag(address);
@@ -81,7 +186,7 @@ export function commandHint(runId: string, address: string): (p: Progress) => Pr
       first?.kind === 'approval'
         ? `approve \`${first.subject}\` with: lev approve ${runId} ${first.call}${at} (or lev deny ${runId} ${first.call} --note "why"${at})`
         : first?.kind === 'answer'
-          ? `answer "${first.subject}" with: lev answer ${runId} ${first.call} "your answer"${at}`
+          ? `answer "${first.subject}" with: lev answer ${runId} ${first.call} ${first.form === undefined ? '"your answer"' : answerArguments(first)}${at}`
           : `reply with: lev msg ${runId} "your reply"${at} (/done ends the stage)`;
     process.stderr.write(`[${p.stage}] waits for a person; ${line}\n`);
   };

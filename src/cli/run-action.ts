@@ -7,6 +7,7 @@
  */
 import { resolve } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
+import { withModel } from '../blueprint/model-switch.js';
 import { codecOption } from '../codec/payload-codec.js';
 import { LevError } from '../errors.js';
 import { notifyOption } from '../notify/config.js';
@@ -19,8 +20,9 @@ import { checkWorkdir } from '../runtime/node/workdir.js';
 import { toolWorkerCommand } from '../runtime/tool-queue.js';
 import { DEFAULT_RUN_OPTIONS } from '../runtime/types.js';
 import { flushTracing, startTracing, tracingClientInterceptors } from '../telemetry/tracing.js';
-import { startRun, withModel } from '../worker/client.js';
+import { startRun } from '../worker/client.js';
 import { connectOptions, isSecured, serverChoice, serverSettings } from '../worker/connection.js';
+import { versionPolled, workerDeployment } from '../worker/deployment.js';
 import { createToolWorker } from '../worker/tool-worker.js';
 import { bundleFromEnv, createWorker, installRuntime } from '../worker/worker.js';
 import { callerValues } from './caller-values.js';
@@ -68,7 +70,7 @@ export async function runAgentCommand(path: string, flags: RunFlags): Promise<vo
     throw new LevError('bad-input', '--yolo runs without a person and --attended with one; give only one of them.');
   const task = flags.task === undefined ? undefined : valueOrFile(flags.task, '--task');
   const schema = flags.outputSchema === undefined ? undefined : parseOutputSchema(flags.outputSchema);
-  let bp = blueprintArgument(path);
+  let bp = await blueprintArgument(path);
   if (flags.model) bp = withModel(bp, flags.model);
   bp = withLaunchOutput(bp, {
     ...(flags.outputFormat ? { format: flags.outputFormat } : schema ? { format: 'json' } : {}),
@@ -139,9 +141,13 @@ export async function runAgentCommand(path: string, flags: RunFlags): Promise<vo
       interceptors: tracingClientInterceptors(),
       ...codecOption(),
     });
+    // With a deployment set, the in-process workers serve one version of it, current or not; the run stays there.
+    const version = workerDeployment();
+    if (version) await versionPolled(client, version, flags.taskQueue);
     const handle = await startRun(client, input, {
       taskQueue: flags.taskQueue,
       ...(flags.id ? { workflowId: flags.id } : {}),
+      ...(version ? { pinnedTo: version } : {}),
     });
     if (!flags.json) say(`run ${handle.workflowId} started on ${flags.address}`);
     // Only a person at a terminal can answer here; elsewhere the answer comes through `lev` or the Web UI.

@@ -13,8 +13,9 @@ import {
   ScheduleOverlapPolicy,
   type ScheduleSummary,
 } from '@temporalio/client';
+import { withBlueprintStore } from '../blueprints-store/configured.js';
 import { isStoredRef } from '../blueprints-store/run-input.js';
-import { BlueprintStore, checkName, parseRef } from '../blueprints-store/store.js';
+import { checkName, parseRef } from '../blueprints-store/store.js';
 import { LevError } from '../errors.js';
 import { DEFAULT_TASK_QUEUE } from '../runtime/defaults.js';
 import type { RefRunInput } from '../runtime/ref-input.js';
@@ -112,7 +113,7 @@ export async function createSchedule(name: string, blueprint: string, flags: Cre
       `A schedule runs a pushed blueprint, and "${blueprint}" is a path; \`lev blueprint push ${blueprint}\` stores it, then name it as name or name@version.`,
     );
   // A typo fails here, not at three in the morning; the run resolves it again when it starts.
-  new BlueprintStore().find(parseRef(blueprint));
+  await withBlueprintStore((store) => store.find(parseRef(blueprint)));
   const spec = scheduleSpec(flags);
   const overlap = parseOverlap(flags.overlap);
   const workdir = resolve(flags.workdir);

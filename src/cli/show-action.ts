@@ -3,6 +3,7 @@
  * usage, gates and region bars, or with `--json` the `RunView` object
  * (docs/reference/operators.md#lev-show).
  */
+import { forkTurn } from '../runtime/details.js';
 import { age } from '../worker/run-list.js';
 import { type RunView, viewRun } from '../worker/runs.js';
 import { formatBars } from './bars.js';
@@ -22,6 +23,10 @@ export function formatRun(v: RunView): string {
     `Status:   ${v.status} (Temporal ${v.executionStatus}), started ${age(v.ageSeconds)} ago${v.live ? '' : v.executionStatus === 'RUNNING' ? '; no worker answered' : ''}`,
   ];
   if (v.task) lines.push(`Task:     ${v.task}`);
+  if (v.forkedFrom)
+    lines.push(
+      `Fork of:  ${v.forkedFrom.runId}, after ${forkTurn(v.forkedFrom)}${v.forkedFrom.model ? `, with model ${v.forkedFrom.model}` : ''}`,
+    );
   if (v.stages.length > 0)
     lines.push(`Stages:   ${v.stages.join(' → ')}${v.executionStatus === 'RUNNING' ? ' (now)' : ''}`);
   if (v.executionStatus === 'RUNNING')
@@ -51,6 +56,10 @@ export function formatRun(v: RunView): string {
     lines.push(v.window ? `Regions:  window ${v.window.used}/${v.window.max} tokens` : 'Regions:');
     lines.push(formatBars(v.regions));
   }
+  if (v.forks.length > 0)
+    lines.push(
+      `Forks:    ${v.forks.map((f) => `${f.runId} (after ${f.turn === null ? 'an unknown turn' : forkTurn({ turn: f.turn, ...(f.stage ? { stage: f.stage } : {}) })}, ${f.status})`).join(', ')}`,
+    );
   if (v.output) lines.push(`Output (${v.output.format}):`, v.output.text);
   return lines.join('\n');
 }

@@ -267,7 +267,7 @@ function* contextWrite(
   if (!plan.ok) return fail(plan);
   if (plan.entry === null)
     return ok(`Region "${region.name}"'s script declined the write; the region was left as it was.`);
-  commitPlan(state, region, plan);
+  commitPlan(state, region, plan, env);
   region.updates += 1;
   const keyText = key === undefined ? '' : ` under key "${key}"`;
   return ok(

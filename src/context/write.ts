@@ -278,14 +278,15 @@ export function stampEntry(state: RunState, input: NewEntry, env: EngineEnv): En
   return entry;
 }
 
-/** Commits a successful plan to `region` and advances the clock. */
-export function commitPlan(state: RunState, region: RegionState, plan: WritePlan): void {
+/** Commits a successful plan to `region` and advances the clock; `env.onEvict` hears what it evicted. */
+export function commitPlan(state: RunState, region: RegionState, plan: WritePlan, env: EngineEnv): void {
   region.entries = plan.entries;
   region.pending = plan.pending;
   if (plan.entry !== null) {
     state.clock += 1;
     if (plan.usedId) state.nextEntryId += 1;
   }
+  if (plan.removed.length > 0) env.onEvict?.(region, plan.removed);
 }
 
 export function success(region: RegionState, plan: WritePlan): WriteSuccess {
@@ -321,6 +322,6 @@ export function* writeEntry(
   if (!region) return unknownRegion(state, regionName);
   const plan = yield* planWrite(state, region, input, env);
   if (!plan.ok) return plan;
-  commitPlan(state, region, plan);
+  commitPlan(state, region, plan, env);
   return success(region, plan);
 }

@@ -17,6 +17,7 @@ export const SEARCH_ATTRIBUTES = {
   LeviathStage: 'Keyword',
   LeviathStatus: 'Keyword',
   LeviathParent: 'Keyword',
+  LeviathForkOf: 'Keyword',
 } as const;
 
 /**

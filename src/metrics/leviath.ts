@@ -1,8 +1,10 @@
 /**
  * Leviath's own metrics (docs/reference/operating.md#metrics), emitted where the work happens:
  * in the inference and tool activities, on the worker's metric meter, so they come out of the
- * same Prometheus endpoint as the SDK Core's (`lev worker --metrics`). Outside an activity
- * (unit tests, the simulator) they go nowhere. Counters carry their `_total` suffix themselves;
+ * same Prometheus endpoint as the SDK Core's (`lev worker --metrics`); the workflows count what
+ * they decide themselves (`workflows/meter.ts`), from the same table of names
+ * (`src/runtime/fleet-metrics.ts`). Outside an activity (unit tests, the simulator) they go
+ * nowhere. Counters carry their `_total` suffix themselves;
  * label sets stay small and bounded (provider, model, blueprint, stage, tool, outcome). A model
  * call also names its model and tokens on the active span (`leviath.inference`, src/telemetry/tracing.ts).
  */
@@ -11,6 +13,7 @@ import { Context } from '@temporalio/activity';
 import { type MetricMeter, type MetricTags, noopMetricMeter } from '@temporalio/common';
 import { modelPrices } from '../providers/models.js';
 import type { Usage } from '../providers/types.js';
+import { LEVIATH_METRICS, type MetricName } from '../runtime/fleet-metrics.js';
 import type { Blueprint } from '../shapes/blueprint.js';
 
 function meter(): MetricMeter {
@@ -21,8 +24,9 @@ function meter(): MetricMeter {
   }
 }
 
-function add(name: string, value: number, tags: MetricTags, unit: string, description: string): void {
+function add(metric: MetricName, value: number, tags: MetricTags): void {
   if (!(value > 0)) return;
+  const { name, unit, description } = LEVIATH_METRICS[metric];
   meter().createCounter(name, unit, description).add(Math.round(value), tags);
 }
 
@@ -58,49 +62,22 @@ export function recordModelCall(
     'gen_ai.usage.input_tokens': call.usage.promptTokens,
     'gen_ai.usage.output_tokens': call.usage.completionTokens,
   });
-  const tags = { ...m, purpose: call.purpose };
-  add('leviath_model_calls_total', 1, tags, 'calls', 'Model calls that answered, by provider, model and purpose.');
-  if (call.purpose === 'turn')
-    add(
-      'leviath_turns_total',
-      1,
-      { blueprint: bp.agent.name, stage: call.stage },
-      'turns',
-      'Agent turns (inferences of a stage).',
-    );
-  add(
-    'leviath_tokens_in_total',
-    call.usage.promptTokens,
-    m,
-    'tokens',
-    'Prompt tokens the provider counted, cached ones included.',
-  );
-  add('leviath_tokens_out_total', call.usage.completionTokens, m, 'tokens', 'Completion tokens.');
-  add(
-    'leviath_tokens_cached_total',
-    call.usage.cacheReadTokens,
-    m,
-    'tokens',
-    'Prompt tokens read from the provider cache.',
-  );
+  add('modelCalls', 1, { ...m, purpose: call.purpose });
+  if (call.purpose === 'turn') add('turns', 1, { blueprint: bp.agent.name, stage: call.stage });
+  add('tokensIn', call.usage.promptTokens, m);
+  add('tokensOut', call.usage.completionTokens, m);
+  add('tokensCached', call.usage.cacheReadTokens, m);
   const cost = callCostMicroUsd(bp, call.model, call.usage);
-  if (cost !== undefined)
-    add(
-      'leviath_cost_microusd_total',
-      cost,
-      m,
-      'microusd',
-      'Estimated cost at list prices, in millionths of a US dollar.',
-    );
+  if (cost !== undefined) add('cost', cost, m);
 }
 
 /** A model call that failed, by the provider error's kind (`rate-limit`, `auth`, ...). */
 export function recordModelError(model: string, kind: string): void {
   trace.getActiveSpan()?.setAttributes({ 'gen_ai.request.model': model, 'error.type': kind });
-  add('leviath_model_errors_total', 1, { ...modelTags(model), kind }, 'errors', 'Model calls that failed, by kind.');
+  add('modelErrors', 1, { ...modelTags(model), kind });
 }
 
 /** A tool call's outcome: `ok`, `error` (the tool answered with an error), `denied`, or `failed` (the activity threw). */
 export function recordToolCall(tool: string, outcome: 'ok' | 'error' | 'denied' | 'failed'): void {
-  add('leviath_tool_calls_total', 1, { tool, outcome }, 'calls', 'Tool calls, by tool and outcome.');
+  add('toolCalls', 1, { tool, outcome });
 }

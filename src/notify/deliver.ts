@@ -36,7 +36,8 @@ export async function deliver(
       ...(secret ? { 'x-leviath-signature': signature(body, secret) } : {}),
     },
     body,
-    signal: signal ?? AbortSignal.timeout(10_000),
+    // An attempt ends after 10 s without an answer, and at once when the activity is cancelled.
+    signal: signal ? AbortSignal.any([signal, AbortSignal.timeout(10_000)]) : AbortSignal.timeout(10_000),
   });
   // The body is not read: a receiver's answer says nothing the status does not.
   await response.body?.cancel();

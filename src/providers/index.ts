@@ -28,6 +28,7 @@ export { buildGenerateRequest, GoogleProvider, mapGenerateResponse } from './goo
 export * from './models.js';
 export { buildChatRequest, mapChatResponse, OpenAICompatibleProvider } from './openai.js';
 export {
+  promptDigest,
   registerScript,
   resetScriptedCalls,
   resolveScript,

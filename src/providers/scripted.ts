@@ -4,6 +4,7 @@
  * is a function of the request alone, so a retried call (in this process or
  * another worker) gets the same reply.
  */
+import { createHash } from 'node:crypto';
 import { appendFileSync } from 'node:fs';
 import { LevError } from '../errors.js';
 import type { ToolCall } from '../shapes/content.js';
@@ -27,6 +28,8 @@ export interface ScriptedCall {
   purpose: InferenceRequest['meta']['purpose'];
   attempt: number;
   served_at_ms: number;
+  /** sha256 (hex) of what the model was given: the system blocks, the messages, the tool schemas and the reply limit. */
+  prompt: string;
 }
 
 const registry = new Map<string, Script>();
@@ -192,9 +195,28 @@ function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
   });
 }
 
+/** The digest of a request's prompt, so two calls can be told to have read the same bytes without keeping them. */
+export function promptDigest(req: Pick<InferenceRequest, 'system' | 'messages' | 'tools' | 'maxTokens'>): string {
+  const prompt = JSON.stringify({
+    system: req.system,
+    messages: req.messages,
+    tools: req.tools,
+    maxTokens: req.maxTokens,
+  });
+  return createHash('sha256').update(prompt, 'utf8').digest('hex');
+}
+
 function record(req: InferenceRequest, env: NodeJS.ProcessEnv): void {
   const { runId, stage, turn, purpose, attempt } = req.meta;
-  const call: ScriptedCall = { runId, stage, turn, purpose, attempt, served_at_ms: Date.now() };
+  const call: ScriptedCall = {
+    runId,
+    stage,
+    turn,
+    purpose,
+    attempt,
+    served_at_ms: Date.now(),
+    prompt: promptDigest(req),
+  };
   served.push(call);
   const log = env.LEVIATH_SCRIPTED_LOG;
   // One short appendFileSync per call keeps lines whole when several workers share the file.

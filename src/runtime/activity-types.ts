@@ -2,8 +2,10 @@
  * What the activities take and answer, as plain data: the workflows import
  * these types, the activities' work in `node/` implements them. Pure.
  */
-import type { Content, ToolCall } from '../context/index.js';
+import type { Content, RunState, ToolCall } from '../context/index.js';
 import type { InferencePurpose, InvalidToolCall, Usage } from '../providers/types.js';
+import type { Blueprint } from '../shapes/blueprint.js';
+import type { PermissionLayer } from '../tools/permissions.js';
 import type { RecordedOp, SeedEntryText } from './ops.js';
 import type { CeilingLayer, RunInput } from './types.js';
 
@@ -144,4 +146,27 @@ export interface SeededRegion {
   region: string;
   texts: SeedEntryText[];
   warnings: string[];
+}
+
+/** What a fork's run asks of its `forkStart` activity (docs/reference/cluster-runs.md#fork). */
+export interface ForkStartRequest {
+  /** The fork's run id: the blobs it keeps alive are recorded as its own. */
+  runId: string;
+  /** The original's blueprint, the snapshot and the operations since. */
+  blueprintHash: string;
+  base: string | null;
+  ops: RecordedOp[];
+  /** `lev fork --model`: the fork's blueprint uses this model for every stage. */
+  model?: string;
+  /** A forked sub-agent's ancestors, whose permissions the fork stays under. */
+  ceiling?: CeilingLayer[];
+}
+
+/** The fork's blueprint, and its region set rebuilt and stored as its first snapshot. */
+export interface ForkStart {
+  blueprint: Blueprint;
+  hash: string;
+  state: RunState;
+  snapshot: string;
+  ceilings?: PermissionLayer[];
 }

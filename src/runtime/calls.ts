@@ -10,15 +10,16 @@ import { formatCoded } from '../errors.js';
 import type { Blueprint } from '../shapes/blueprint.js';
 import type { ToolCall } from '../shapes/content.js';
 import { isGranted, notGrantedResult } from '../tools/grants.js';
-import { ASK_USER, canonicalTool, isAgentTool, isContextTool } from '../tools/names.js';
+import { canonicalTool, isAgentTool, isContextTool, isPersonTool } from '../tools/names.js';
 import { decidePermission, mergedPermissions, type PermissionLayer, strictestDecision } from '../tools/permissions.js';
 
-export { ASK_USER, canonicalTool, FAN_OUT } from '../tools/names.js';
+export { ASK_USER, canonicalTool, FAN_OUT, isPersonTool } from '../tools/names.js';
 
 /**
  * What a call of a reply is, decided once per call:
  * - `refused`: the stage was not given the tool; the call is not run;
- * - `question`: `ask_user`, answered by a person (or why nobody did);
+ * - `question`: a tool that waits for a person (`ask_user`, `ask_user_choice`, ...), answered by
+ *   their `answer` (or why nobody did; docs/reference/interaction.md#the-asking-tools);
  * - `context`: a `context_*` or `todo_*` tool, run by the engine inside the workflow;
  * - `agent`: `spawn_agent`, `fan_out` and the agent-id tools;
  * - `builtin`: a tool the tool activity runs on the run's tool queue: a
@@ -44,10 +45,21 @@ export function classifyCall(
   mcp: readonly string[] = [],
 ): CallClass {
   if (!isGranted(bp, stage, call.name, mcp)) return { kind: 'refused' };
-  if (canonicalTool(call.name) === ASK_USER) return { kind: 'question' };
+  if (isPersonTool(call.name)) return { kind: 'question' };
   if (isContextTool(call.name)) return { kind: 'context' };
   const approval = needsApproval(bp, stage, call, unattended);
   return isAgentTool(call.name) ? { kind: 'agent', approval } : { kind: 'builtin', approval };
+}
+
+/**
+ * Whether a question of `tool` waits for a person: always in an attended
+ * run; in one nobody attends only when the stage names the tool in
+ * `required_tools` (docs/reference/interaction.md#runs-nobody-attends).
+ */
+export function questionWaits(bp: Blueprint, stage: string, tool: string, unattended: boolean): boolean {
+  if (!unattended) return true;
+  const required = bp.stages.find((s) => s.name === stage)?.requiredTools ?? [];
+  return required.includes(canonicalTool(tool));
 }
 
 /** The tool result of a call the stage was not given (`tool-not-granted`). */

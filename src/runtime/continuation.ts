@@ -27,6 +27,27 @@ export function runContinueDue(
   return history.suggested || history.length >= runHistoryLimit(options);
 }
 
+/**
+ * How a run continues as new: not at all (a run recorded before it could), on the Worker
+ * Deployment version it runs on (`stay`), or on the deployment's current version (`upgrade`,
+ * docs/reference/operating.md#safe-deploys).
+ */
+export type Continuing = false | 'stay' | 'upgrade';
+
+/**
+ * Whether a run moves to the deployment's current version when it continues as new: a run
+ * started by a person or a schedule does; a sub-agent or a fan-out worker stays on its parent's
+ * version, which the parent's input and result shapes are those of.
+ */
+export function upgradesOnContinue(start: object): boolean {
+  return !('shared' in start) && (start as { child?: unknown }).child === undefined;
+}
+
+/** The continue-as-new options of a run that continues so. */
+export function continueAsNewVersioning(continuing: Continuing): { initialVersioningBehavior?: 'AUTO_UPGRADE' } {
+  return continuing === 'upgrade' ? { initialVersioningBehavior: 'AUTO_UPGRADE' } : {};
+}
+
 /** Whether a visit's result is a hand-over rather than an outcome. */
 export function isHandedOver(result: unknown): result is HandedOver {
   return typeof result === 'object' && result !== null && 'handedOver' in result;

@@ -9,9 +9,11 @@
 
 import { formatDuration } from '../blueprint/duration.js';
 import type { Blueprint } from '../shapes/blueprint.js';
-import { cutBytes } from '../truncate.js';
+import type { Content } from '../shapes/content.js';
+import { clipUnits, cutBytes } from '../truncate.js';
+import { answerArguments, answerJson } from './people/asks.js';
 import { toolWorkerCommand } from './tool-queue.js';
-import type { CostEstimate, PendingAsk, Progress, ProviderWait, RegionBar, UsageTotals } from './types.js';
+import type { CostEstimate, ForkOrigin, PendingAsk, Progress, ProviderWait, RegionBar, UsageTotals } from './types.js';
 
 /** The static summary's limit, in bytes of UTF-8. */
 export const SUMMARY_BYTES = 200;
@@ -22,6 +24,11 @@ export const BAR_WIDTH = 20;
 export function staticSummary(agent: string, task: string | undefined): string {
   const line = (task ?? '').trim().split('\n')[0]?.trim() ?? '';
   return cutBytes(line ? `${agent}: ${line}` : agent, SUMMARY_BYTES);
+}
+
+/** The turn a fork starts after, as people read it: `turn 4`, or `turn 2 of stage "build"`. */
+export function forkTurn(from: Pick<ForkOrigin, 'turn' | 'stage'>): string {
+  return from.stage === undefined ? `turn ${from.turn}` : `turn ${from.turn} of stage "${from.stage}"`;
 }
 
 /** A stage visit's static summary. */
@@ -36,13 +43,17 @@ export function staticDetails(input: {
   workdir: string;
   unattended: boolean;
   askTimeoutSecs: number;
+  /** A fork's origin (docs/reference/cluster-runs.md#fork). */
+  forkedFrom?: ForkOrigin;
 }): string {
   const task = (input.task ?? '').trim();
   const shown = task.length > 2000 ? `${task.slice(0, 2000)}…` : task;
   const models = input.blueprint.stages.map((s) => `| ${cell(s.name)} | \`${s.models?.join(' → ') ?? s.model}\` |`);
+  const from = input.forkedFrom;
   return [
     `**Blueprint** \`${input.blueprint.agent.name}\``,
     '',
+    ...(from ? [`**Fork** of \`${from.runId}\` after ${forkTurn(from)}`, ''] : []),
     shown ? `**Task**\n\n${quote(shown)}` : '**Task**: none',
     '',
     '| Stage | Model |',
@@ -164,9 +175,20 @@ export function providerWaitText(w: ProviderWait): string {
 }
 
 function askLine(runId: string, ask: PendingAsk): string {
-  return ask.kind === 'approval'
-    ? `**Waiting for** approval of \`${ask.subject}\` (call \`${ask.call}\`, until ${utcMinute(ask.deadline)}): \`lev approve ${runId} ${ask.call}\` or \`lev deny ${runId} ${ask.call} --note "…"\`.`
-    : `**Waiting for** an answer (call \`${ask.call}\`, until ${utcMinute(ask.deadline)}): ${ask.subject} — \`lev answer ${runId} ${ask.call} "…"\`.`;
+  if (ask.kind === 'approval')
+    return `**Waiting for** approval of \`${ask.subject}\` (call \`${ask.call}\`, until ${utcMinute(ask.deadline)}): \`lev approve ${runId} ${ask.call}\` or \`lev deny ${runId} ${ask.call} --note "…"\`.`;
+  if (ask.form === undefined && ask.point === undefined)
+    return `**Waiting for** an answer (call \`${ask.call}\`, until ${utcMinute(ask.deadline)}): ${ask.subject} — \`lev answer ${runId} ${ask.call} "…"\`.`;
+  // A question in another form says what it takes, and the update that answers it from the Web UI.
+  const what = ask.point !== undefined ? `checkpoint \`${ask.point}\`` : `\`${ask.tool}\``;
+  const options = ask.options?.length ? ` Options: ${ask.options.map((o, i) => `${i + 1}. ${o}`).join(' · ')}.` : '';
+  const document = ask.document === undefined ? '' : `\n\n> ${documentPreview(ask.document).replace(/\n/g, '\n> ')}`;
+  return `**Waiting for** an answer at ${what} (call \`${ask.call}\`, until ${utcMinute(ask.deadline)}): ${ask.subject}${options} — \`lev answer ${runId} ${ask.call} ${answerArguments(ask)}\`, or the update \`answer\` with \`${answerJson(ask)}\`.${document}`;
+}
+
+/** The start of the document a question is about, as the details show it. */
+function documentPreview(document: Content): string {
+  return typeof document === 'string' ? clipUnits(document, 600) : `${document.preview}…`;
 }
 
 function gateLine(p: Progress): string {

@@ -23,6 +23,25 @@ export type VisitCounters = Pick<
   at: number;
 };
 
+/** Where a report stands among its visit's reports: its time, then the order it was sent in. */
+export interface ReportOrder {
+  at: number;
+  seq: number;
+}
+
+/**
+ * Whether a report arrived after one its visit sent later (signals between
+ * workflows may arrive out of order): what it says of the visit's waits was
+ * already replaced, so it must not bring back asks the visit has moved past.
+ * Reports of visits recorded before reports were numbered carry no order and
+ * are never stale. The number restarts when a visit continues as new, whose
+ * reports are later in time.
+ */
+export function reportIsStale(last: ReportOrder | undefined, next: ReportOrder | undefined): boolean {
+  if (!last || !next) return false;
+  return next.at < last.at || (next.at === last.at && next.seq < last.seq);
+}
+
 /** The last report a visit sent: when, and at which run-wide inference. */
 export interface ReportMark {
   /** Workflow time of the last report; null before the first. */

@@ -6,8 +6,44 @@
  */
 import type { Notice, NotifyEvent, Webhook } from '../shapes/notify.js';
 import { utcMinute } from './details.js';
+import { answerArguments } from './people/asks.js';
 import { toolWorkerCommand } from './tool-queue.js';
-import type { ProviderWait, ToolWorkerAbsence } from './types.js';
+import type { PendingAsk, ProviderWait, RunOptions, ToolWorkerAbsence } from './types.js';
+
+/** How long a delivery keeps trying unless `[notify] patience` says otherwise: six hours. */
+export const DEFAULT_NOTIFY_PATIENCE_SECS = 6 * 3_600;
+/** The first wait between two attempts of a delivery; it doubles up to `NOTIFY_LONGEST_WAIT_MS`. */
+export const NOTIFY_FIRST_WAIT_MS = 1_000;
+/** The longest wait between two attempts, so a receiver that comes back is told within five minutes. */
+export const NOTIFY_LONGEST_WAIT_MS = 5 * 60_000;
+
+/** How one delivery is retried (docs/reference/cluster-runs.md#deliveries): for `patienceMs` in all, backing off. */
+export interface DeliveryRetry {
+  patienceMs: number;
+  firstWaitMs: number;
+  longestWaitMs: number;
+}
+
+/** The retry of a delivery to `hook`: its table's patience, and the run's backoff when tests shorten it. */
+export function deliveryRetry(
+  hook: Pick<Webhook, 'patienceSecs'>,
+  options: Pick<RunOptions, 'notifyBackoff'>,
+): DeliveryRetry {
+  const backoff = options.notifyBackoff;
+  return {
+    patienceMs: (hook.patienceSecs ?? DEFAULT_NOTIFY_PATIENCE_SECS) * 1000,
+    firstWaitMs: backoff?.firstWaitMs ?? NOTIFY_FIRST_WAIT_MS,
+    longestWaitMs: backoff?.longestWaitMs ?? NOTIFY_LONGEST_WAIT_MS,
+  };
+}
+
+/**
+ * The workflow id of the deliveries of one notice: beside the run's visits (`<run>.<n>.<stage>`),
+ * never one of them, and one per notice, so a run id used again never meets an older delivery.
+ */
+export function deliveryWorkflowId(runId: string, event: NotifyEvent, deliveryId: string): string {
+  return `${runId}.notify-${event}-${deliveryId.slice(0, 8)}`;
+}
 
 export function endNotice(opts: {
   deliveryId: string;
@@ -42,23 +78,35 @@ export function subscribed(hooks: readonly Webhook[] | undefined, event: NotifyE
  * else a provider that is down (`since` tells one outage from the next).
  */
 export interface Question {
-  kind: 'approval' | 'answer' | 'reply' | 'tool-worker-missing' | 'provider';
+  kind: 'approval' | 'answer' | 'checkpoint' | 'reply' | 'tool-worker-missing' | 'provider';
   call?: string;
   subject: string;
+  /** A choice's labels, in order. */
+  options?: string[];
+  /** What follows the call id in the `lev answer` that answers it. */
+  answer?: string;
   /** The tool worker the run waits for (docs/reference/long-runs.md#tool_worker_patience). */
   toolWorker?: ToolWorkerAbsence;
   since?: number;
 }
 
 export function questionOf(p: {
-  asks: readonly { kind: 'approval' | 'answer'; call: string; subject: string }[];
+  asks: readonly PendingAsk[];
   waiting?: string;
   stage: string;
   toolWorker?: ToolWorkerAbsence;
   provider?: ProviderWait;
 }): Question | undefined {
   const ask = p.asks[0];
-  if (ask) return { kind: ask.kind, call: ask.call, subject: ask.subject };
+  if (ask?.kind === 'approval') return { kind: ask.kind, call: ask.call, subject: ask.subject };
+  if (ask)
+    return {
+      kind: ask.point !== undefined ? 'checkpoint' : 'answer',
+      call: ask.call,
+      subject: ask.subject,
+      ...(ask.options ? { options: [...ask.options] } : {}),
+      answer: answerArguments(ask),
+    };
   if (p.waiting === 'message') return { kind: 'reply', subject: `a reply to the interactive stage "${p.stage}"` };
   const away = p.toolWorker;
   if (away)
@@ -102,8 +150,8 @@ export function waitingNotice(opts: {
     ? toolWorkerCommand(away.workdir, away.taskQueue)
     : q.kind === 'approval'
       ? `lev approve ${runId} ${q.call ?? ''}`.trimEnd()
-      : q.kind === 'answer'
-        ? `lev answer ${runId} ${q.call ?? ''} "…"`.replace('  ', ' ')
+      : q.kind === 'answer' || q.kind === 'checkpoint'
+        ? `lev answer ${runId} ${q.call ?? ''} ${q.answer ?? '"…"'}`.replace('  ', ' ')
         : q.kind === 'provider'
           ? `lev show ${runId}`
           : `lev msg ${runId} "…"`;
@@ -115,7 +163,12 @@ export function waitingNotice(opts: {
     status: 'running',
     costUsd: opts.costUsd ?? null,
     command,
-    waiting: { kind: q.kind, ...(q.call ? { call: q.call } : {}), subject: q.subject },
+    waiting: {
+      kind: q.kind,
+      ...(q.call ? { call: q.call } : {}),
+      subject: q.subject,
+      ...(q.options ? { options: q.options } : {}),
+    },
     ...(away ? { workdir: away.workdir } : {}),
     at: opts.at.toISOString(),
   };

@@ -64,6 +64,15 @@ export const REPETITION_DETECTION = 'repetition-detection-nudges';
  */
 export const PROVIDER_PATIENCE = 'provider-outages-wait';
 
+/**
+ * A visit of a stage that asks in the forms of interaction points: the
+ * checkpoints of an `interactive_points` stage, and the questions of
+ * `ask_user_choice`, `ask_user_confirm`, `present_for_review` and
+ * `edit_document` (docs/reference/interaction.md). Asked only by visits of
+ * such stages (`asksInForms`).
+ */
+export const INTERACTION_POINTS = 'interaction-points';
+
 /** The paths a run of a stage visit takes, decided once when it starts. */
 export interface VisitPatches {
   /** `STAGE_PATCH`. */
@@ -80,6 +89,8 @@ export interface VisitPatches {
   toolPatience?: boolean;
   /** `PROVIDER_PATIENCE`; absent: the activity's retries, then the failure. */
   patience?: boolean;
+  /** `INTERACTION_POINTS`; absent in a visit of a stage that asks in no such form. */
+  points?: boolean;
 }
 
 /**
@@ -95,8 +106,14 @@ export const INLINE_WORKER = 'fan-out-worker-visits-inline';
 
 /** The paths of a visit that starts after every patch above, and of a fan-out worker's visit inside its
  * run, which asks no patch of its own. Repetition detection stays off there: a worker recorded before it
- * must replay as it ran. */
-export const CURRENT_VISIT: VisitPatches = { operators: true, bookkeeping: true, storedArguments: true, reach: true };
+ * must replay as it ran. No worker recorded before interaction points had a stage that asks in their forms. */
+export const CURRENT_VISIT: VisitPatches = {
+  operators: true,
+  bookkeeping: true,
+  storedArguments: true,
+  reach: true,
+  points: true,
+};
 
 /**
  * A run started with a blueprint reference (`{ "blueprint": "demo@3", ... }`, from the Web UI,
@@ -148,3 +165,37 @@ export const NOTIFY_TOLD_CARRIED = 'notify-told-carried';
  * never started) replays as it ran.
  */
 export const BOUNDED_WORKFLOW_IDS = 'bounded-workflow-ids';
+
+/**
+ * Runs are traced from inside the workflow (docs/reference/operating.md#traces): the
+ * OpenTelemetry interceptors in the workflow bundle (`workflows/spans.ts`) wrap the run's
+ * activities, child workflows, signals and updates in spans, which add awaits of their own. A
+ * workflow recorded before them passes its calls straight through, as it ran. Asked by every
+ * workflow, first thing.
+ */
+export const WORKFLOW_SPANS = 'workflow-otel-spans';
+
+/**
+ * A run started by a person or a schedule continues as new onto its Worker Deployment's current
+ * version (`initialVersioningBehavior: AUTO_UPGRADE`), where it otherwise stays pinned to the
+ * version it started on (docs/reference/operating.md#safe-deploys). Asked by runs that continue
+ * as new and have no parent run.
+ */
+export const RUN_UPGRADES_ON_CONTINUE = 'run-upgrades-on-continue';
+
+/**
+ * A fork's run (`lev fork`, docs/reference/cluster-runs.md#fork) starts with a `forkStart`
+ * activity that rebuilds the region set its original had after the turn it was forked at, then
+ * goes on with the visit that was live there, as a run that continued as new would. Only a
+ * fork's input takes this path, so the marker tells its history apart.
+ */
+export const RUN_FORK = 'run-fork-seeded';
+
+/**
+ * A run with webhooks delivers each notice from a delivery workflow of its own
+ * (`notifyWorkflow`, started with `ParentClosePolicy.ABANDON`) that keeps
+ * trying for the webhook's `[notify] patience`: the run waits only for it to
+ * start, and a delivery outlives the run (docs/reference/cluster-runs.md#deliveries).
+ * Runs recorded before it deliver in `notifyWebhook` activities of their own, 8 attempts.
+ */
+export const RUN_NOTIFY_PATIENCE = 'run-notify-delivery-workflows';

@@ -3,8 +3,9 @@
  * `autonomous` ends the stage; a stage that owes a final answer (`output`
  * mode, `require_output`) is reminded to call `submit_output`, a few times at
  * most, then ends with `output-forced`; `interactive` waits for a person's
- * reply; a `fan_out` stage is asked again for its `fan_out` call, up to its
- * `max_attempts`. An `output` stage ends, and with it the run, right after a
+ * reply; an `interactive_points` stage asks its checkpoints
+ * (`people/interaction-points.ts`) before it may end; a `fan_out` stage is
+ * asked again for its `fan_out` call, up to its `max_attempts`. An `output` stage ends, and with it the run, right after a
  * valid submission; a `fan_out` stage right after its fan-out. Pure:
  * imported by workflow code.
  */
@@ -19,6 +20,7 @@ export type PlainReplyStep =
   | { kind: 'remind'; text: string }
   | { kind: 'forced'; detail: string }
   | { kind: 'wait' }
+  | { kind: 'checkpoint' }
   | { kind: 'ask-fan-out'; text: string }
   | { kind: 'fan-out-empty'; detail: string };
 
@@ -45,6 +47,7 @@ export function afterPlainReply(def: StageDef, facts: OutputFacts & FanOutFacts)
     };
   }
   if (def.mode === 'interactive') return { kind: 'wait' };
+  if (def.mode === 'interactive_points' && (def.interactionPoints?.length ?? 0) > 0) return { kind: 'checkpoint' };
   return { kind: 'end' };
 }
 

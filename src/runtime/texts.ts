@@ -46,6 +46,32 @@ export function askUserNoQuestionText(): string {
   return formatCoded('missing-argument', 'ask_user needs `question`: the question to put to the person.');
 }
 
+/** The tool result of a call of a tool that waits for a person without an argument it needs. */
+export function missingPersonArgumentText(tool: string, arg: string, what: string): string {
+  return formatCoded('missing-argument', `${tool} needs \`${arg}\`: ${what}.`);
+}
+
+/**
+ * The tool result of a question a person answered, as the original Leviath words it
+ * (docs/reference/interaction.md#the-asking-tools): `ask_user` gets the answer as given.
+ */
+export function personAnswerText(tool: string, answer: string): string {
+  switch (tool) {
+    case 'ask_user_choice':
+      return `User chose: ${answer}`;
+    case 'ask_user_confirm':
+      return `User answered: ${answer}`;
+    case 'present_for_review':
+      return answer.trim() === '' ? 'User reviewed the document and acknowledged.' : `User feedback: ${answer}`;
+    case 'edit_document':
+      return answer.trim() === ''
+        ? 'User made no changes; the document stands as you sent it.'
+        : `User-edited document:\n${answer}`;
+    default:
+      return answer;
+  }
+}
+
 /** The tool result a call with unparseable arguments receives. */
 export function invalidArgumentsText(tool: string, error: string): string {
   // A refusal the provider adapter already coded (arguments too large) reaches the model as it is.

@@ -40,6 +40,8 @@ export interface RunOptions {
   progressReportMs?: number;
   /** A tool call waits this long to be taken before the run asks whether a tool worker polls (tests shorten it); unset: `TOOL_PROBE_MS`. */
   toolProbeMs?: number;
+  /** The waits between a webhook delivery's attempts (tests shorten them); unset: 1 s, doubling up to 5 min. */
+  notifyBackoff?: { firstWaitMs: number; longestWaitMs: number };
 }
 
 export const DEFAULT_RUN_OPTIONS: RunOptions = {
@@ -66,6 +68,39 @@ export interface RunInput {
   options: RunOptions;
   /** Set on a run that continued as new: where its previous run left off (`src/runtime/continuation.ts`). */
   resume?: RunCarry;
+  /** Set on a fork's run (`lev fork`): the run it was forked from and the region set it starts with. */
+  fork?: ForkSeed;
+}
+
+/** What a fork was made from, as `lev fork` was given it (docs/reference/cluster-runs.md#fork). */
+export interface ForkOrigin {
+  /** The run forked. */
+  runId: string;
+  /** The fork starts after this turn: of the run, or of `stage` when given. */
+  turn: number;
+  stage?: string;
+  /** `--model`: every stage of the fork uses this model. */
+  model?: string;
+}
+
+/**
+ * A fork's start (docs/reference/cluster-runs.md#fork): the region set the
+ * original's next inference read (a snapshot and the operations since, as
+ * its history recorded them), where that inference was, and its counters.
+ */
+export interface ForkSeed {
+  from: ForkOrigin;
+  /** The original's blueprint, which the operations replay against. */
+  blueprintHash: string;
+  base: string | null;
+  ops: RecordedOp[];
+  /** The stage of the visit the fork goes on with. */
+  stage: string;
+  /** The run's inferences before the fork point, and the visit's. */
+  inferences: number;
+  visitTurns: number;
+  /** The answer a `submit_output` of an earlier visit gave, which the run's result would have shown. */
+  answer?: SubmittedOutput;
 }
 
 /** The region set as the workflow carries it between stages and across continue-as-new. */
@@ -146,6 +181,11 @@ export interface VisitFacts extends OutputFacts, FanOutFacts {
   lastProgressAt: number;
   /** What `[repetition_detection]` remembers of the visit's calls (`src/runtime/repetition.ts`). */
   repetition?: RepetitionWatch;
+  /**
+   * The interaction point the stage is at and how many times it was sent back to revise there,
+   * while its checkpoints are not all passed (docs/reference/interaction.md#interaction-points).
+   */
+  checkpoint?: { point: number; round: number };
 }
 
 /** How a visit ended; `cancelled` only in the region set a cancelled visit reports to its run. */
@@ -291,6 +331,8 @@ export type RunMemo = Partial<
     blueprint: string;
     task: string;
     inferences: number;
+    /** Set on a fork's run when `lev fork` starts it (docs/reference/cluster-runs.md#fork). */
+    forkedFrom: ForkOrigin;
   }
 >;
 
@@ -428,8 +470,15 @@ export const LEVIATH_STATUSES = ['running', 'waiting', 'paused', 'completed', 'f
 
 export type LeviathStatus = (typeof LEVIATH_STATUSES)[number];
 
-/** What `Progress.waiting` says the run waits for. */
-export type WaitingKind = 'message' | 'approval' | 'answer' | 'resume' | 'tool-worker-missing' | 'provider-unavailable';
+/** What `Progress.waiting` says the run waits for; `checkpoint`: an interaction point. */
+export type WaitingKind =
+  | 'message'
+  | 'approval'
+  | 'answer'
+  | 'checkpoint'
+  | 'resume'
+  | 'tool-worker-missing'
+  | 'provider-unavailable';
 
 /** A tool call or seed no tool worker has taken, while none polls the run's tool queue. */
 export interface ToolWorkerAbsence {
@@ -442,16 +491,32 @@ export interface ToolWorkerAbsence {
   failsAt: number;
 }
 
+/**
+ * What an answer must be (docs/reference/interaction.md#answering): free text, one of the
+ * options, yes or no, feedback on a document (or an acknowledgement), or the edited document.
+ */
+export type AnswerForm = 'text' | 'choice' | 'confirm' | 'review' | 'edit';
+
 /** A call or question that waits for a person. */
 export interface PendingAsk {
   kind: 'approval' | 'answer';
   call: string;
   tool: string;
-  /** approval: the tool and its main argument; answer: the question. */
+  /** approval: the tool and its main argument; answer: the question (a review's title). */
   subject: string;
   /** Workflow time in ms. */
   since: number;
   deadline: number;
+  /** What the answer must be; absent: free text. */
+  form?: AnswerForm;
+  /** The labels a `choice` answer picks from, in order. */
+  options?: string[];
+  /** The document a `review` or `edit` question (or a checkpoint) is about: inline when short, else a blob reference. */
+  document?: Content;
+  /** The interaction point that asks, on a checkpoint of an `interactive_points` stage. */
+  point?: string;
+  /** A free-text question that may be passed without text (`required = false`). */
+  optional?: boolean;
 }
 
 /** What passes between visits and across continue-as-new. */

@@ -202,10 +202,15 @@ export function toolCallSummary(call: ToolCall): string {
  * (docs/reference/operators.md#failure), else `stage-failed`; one whose tool
  * worker never came (`tool-worker-missing`) fails it whatever the edges say,
  * since the next stage would wait for the same workdir
- * (docs/reference/long-runs.md#tool_worker_patience).
+ * (docs/reference/long-runs.md#tool_worker_patience). A checkpoint
+ * ends the run whatever the stage's edges: `abort` when a person picked an
+ * abort option (the visit ended `cancelled`), `fail` with
+ * `checkpoint-unanswered` when nobody answered a point that asks even
+ * unattended (docs/reference/interaction.md#what-each-answer-does).
  */
 export type Departure =
   | { kind: 'rerun' }
+  | { kind: 'abort'; message: string }
   | { kind: 'fail'; code: RuntimeCode; message: string }
   | { kind: 'leave'; edge: EdgeDef | null; checks: boolean }
   | { kind: 'choose'; prompt: string; options: string[]; checks: boolean };
@@ -213,11 +218,14 @@ export type Departure =
 export function departure(
   state: RunState,
   bp: Blueprint,
-  end: Exclude<StageEnd, 'cancelled'>,
+  end: StageEnd,
   error?: string,
   errorCode?: RuntimeCode,
 ): Departure {
   const stage = state.stage;
+  if (end === 'cancelled') return { kind: 'abort', message: `stage "${stage}": ${error ?? 'the run was aborted'}` };
+  if (errorCode === 'checkpoint-unanswered')
+    return { kind: 'fail', code: errorCode, message: `stage "${stage}": ${error ?? 'a checkpoint went unanswered'}` };
   const checks = end === 'completed';
   if (end === 'error' && errorCode === 'tool-worker-missing')
     return { kind: 'fail', code: errorCode, message: `stage "${stage}" ended in error: ${error ?? errorCode}` };

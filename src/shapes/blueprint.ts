@@ -173,7 +173,36 @@ export interface ToolPermissions {
 }
 
 /** How a stage runs (docs/reference/stages.md#stage-modes). */
-export type StageMode = 'autonomous' | 'output' | 'interactive' | 'fan_out';
+export type StageMode = 'autonomous' | 'output' | 'interactive' | 'interactive_points' | 'fan_out';
+
+/** How an interaction point asks (docs/reference/interaction.md#interaction-points). */
+export type InteractionStyle = 'free_text' | 'multiple_choice' | 'confirm';
+
+/**
+ * A checkpoint of an `interactive_points` stage, defaults applied
+ * (docs/reference/interaction.md#interaction-points). Option lists hold the
+ * labels as written; they are matched exactly, then with dashes and
+ * whitespace folded.
+ */
+export interface InteractionPoint {
+  name: string;
+  prompt: string;
+  /** `required = false`: a free-text point may be passed without text. */
+  required: boolean;
+  /** What the point does in a run nobody attends: `auto_approve` (the default) or `ask`. */
+  unattended: 'ask' | 'auto_approve';
+  style: InteractionStyle;
+  /** The labels of a `multiple_choice` point (`options`, or its alias `choices`). */
+  options: string[];
+  /** Option label -> the instruction the stage runs again with (`directives`, or its alias `followups`). */
+  directives: Record<string, string>;
+  /** Options that end the run. */
+  abortOptions: string[];
+  /** Options that open the document for the person to edit. */
+  editOptions: string[];
+  /** The pinned region that holds the document under review. */
+  documentRegion?: string;
+}
 
 /**
  * Who does a fan-out's work: a stage of this blueprint that allows it
@@ -253,8 +282,18 @@ export interface StageDef {
   allowAsWorker?: boolean;
   /** `accepts_messages = false`: operators' messages wait for a later stage (docs/reference/operators.md#accepts_messages). */
   acceptsMessages?: boolean;
-  /** `allow_blocking_tools = true`: the stage may be offered `ask_user` (docs/reference/operators.md#ask_user). */
+  /**
+   * `allow_blocking_tools = true`: an autonomous stage may be offered the tools that wait for a person
+   * (docs/reference/interaction.md#the-asking-tools).
+   */
   allowBlockingTools?: boolean;
+  /** The checkpoints of a `mode = "interactive_points"` stage, in order. */
+  interactionPoints?: InteractionPoint[];
+  /**
+   * `required_tools`: tools that wait for a person and do so even in a run nobody attends
+   * (docs/reference/interaction.md#runs-nobody-attends); canonical names.
+   */
+  requiredTools?: string[];
 }
 
 export interface FileTracking {

@@ -10,6 +10,8 @@ export interface Webhook {
   secretEnv?: string;
   /** The events it is sent; all of them unless the config lists some. */
   events: NotifyEvent[];
+  /** `[notify] patience` of the table it was listed in: how long a delivery keeps trying, in seconds. */
+  patienceSecs?: number;
 }
 
 export interface Notice {
@@ -26,11 +28,17 @@ export interface Notice {
   command: string;
   /** What the run failed with, for `failed`. */
   error?: string;
-  /** What a person is asked, or what the run waits for, for `waiting`: `tool-worker-missing` asks for a tool worker to be started, `provider` names the provider that is down. */
+  /**
+   * What a person is asked, or what the run waits for, for `waiting`: `checkpoint` is an
+   * interaction point (docs/reference/interaction.md); `options` are the labels a choice picks
+   * from; `tool-worker-missing` asks for a tool worker to be started; `provider` names the
+   * provider that is down.
+   */
   waiting?: {
-    kind: 'approval' | 'answer' | 'reply' | 'tool-worker-missing' | 'provider';
+    kind: 'approval' | 'answer' | 'checkpoint' | 'reply' | 'tool-worker-missing' | 'provider';
     call?: string;
     subject: string;
+    options?: string[];
   };
   /** The run's workdir, for a `tool-worker-missing` wait: `command` starts its tool worker. */
   workdir?: string;

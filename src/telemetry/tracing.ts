@@ -3,9 +3,11 @@
  * an OTLP endpoint (`OTEL_EXPORTER_OTLP_ENDPOINT` or `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`, OTLP
  * over HTTP), off with `OTEL_SDK_DISABLED=true` or `OTEL_TRACES_EXPORTER=none`. The exporter
  * reads the rest of the standard variables itself (headers, timeout, compression);
- * `OTEL_SERVICE_NAME` names the service, `leviath` by default. Workers trace every activity
- * through `@temporalio/interceptors-opentelemetry`, clients the workflows they start, and
- * `modelSpan` / `toolSpan` add the model and tool calls inside them.
+ * `OTEL_SERVICE_NAME` names the service, `leviath` by default. Through
+ * `@temporalio/interceptors-opentelemetry`, clients trace the workflows they start, the workflows
+ * their own runs from inside the bundle (`workflows/spans.ts`, exported through `workflowSinks`)
+ * and workers every activity; `modelSpan` / `toolSpan` add the model and tool calls inside them,
+ * so a run is one trace.
  */
 import { type Span, SpanStatusCode, trace } from '@opentelemetry/api';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
@@ -13,11 +15,13 @@ import { Resource } from '@opentelemetry/resources';
 import { BatchSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
 import {
+  makeWorkflowExporter,
   OpenTelemetryActivityInboundInterceptor,
   OpenTelemetryActivityOutboundInterceptor,
   OpenTelemetryWorkflowClientInterceptor,
+  type OpenTelemetryWorkflowExporter,
 } from '@temporalio/interceptors-opentelemetry';
-import type { ActivityInterceptorsFactory } from '@temporalio/worker';
+import type { ActivityInterceptorsFactory, InjectedSinks } from '@temporalio/worker';
 
 const TRACER = 'leviath';
 
@@ -27,17 +31,28 @@ export function tracingWanted(env: NodeJS.ProcessEnv = process.env): boolean {
 }
 
 let provider: NodeTracerProvider | undefined;
+/** Where the workflows' spans join the process's own: the provider's processor, under its resource. */
+let workflowExporter: InjectedSinks<{ exporter: OpenTelemetryWorkflowExporter }> | undefined;
 
 /** Starts the process's tracer provider once, when tracing is wanted; true when it runs. */
 export function startTracing(env: NodeJS.ProcessEnv = process.env): boolean {
   if (provider) return true;
   if (!tracingWanted(env)) return false;
-  provider = new NodeTracerProvider({
-    resource: new Resource({ 'service.name': env.OTEL_SERVICE_NAME?.trim() || TRACER }),
-    spanProcessors: [new BatchSpanProcessor(new OTLPTraceExporter())],
-  });
+  const resource = new Resource({ 'service.name': env.OTEL_SERVICE_NAME?.trim() || TRACER });
+  const processor = new BatchSpanProcessor(new OTLPTraceExporter());
+  provider = new NodeTracerProvider({ resource, spanProcessors: [processor] });
   provider.register();
+  workflowExporter = { exporter: makeWorkflowExporter(processor, resource) };
   return true;
+}
+
+/**
+ * The `exporter` sink the workflow bundle's span interceptors send to: into the process's
+ * exporter when tracing runs, else nowhere. Every worker that runs the bundle registers it, the
+ * replaying ones included, since a call to a sink a worker lacks is logged as an error.
+ */
+export function workflowSinks(): InjectedSinks<{ exporter: OpenTelemetryWorkflowExporter }> {
+  return workflowExporter ?? { exporter: { export: { fn: () => {} } } };
 }
 
 /** Sends the spans still buffered; a process calls it before it exits. */

@@ -33,6 +33,63 @@ export const ASK_USER_SCHEMA: JsonSchemaSpec = Object.freeze({
   parameters: object({ question: { type: 'string', description: 'The question, self-contained.' } }, ['question']),
 });
 
+const prompt = { type: 'string', description: 'The question, self-contained.' };
+
+/**
+ * The other tools that wait for a person (docs/reference/interaction.md#the-asking-tools),
+ * with the original Leviath's arguments; each is answered by the `answer` update.
+ */
+export const PERSON_TOOL_SCHEMAS: readonly JsonSchemaSpec[] = Object.freeze([
+  ASK_USER_SCHEMA,
+  {
+    name: 'ask_user_choice',
+    description:
+      'Ask the person running this agent to pick one of a few options, and wait for the pick, which is the result ("User chose: <option>"). Use it when there are distinct ways forward and the choice is theirs to make.',
+    parameters: object(
+      {
+        prompt,
+        options: {
+          type: 'array',
+          items: { type: 'string' },
+          minItems: 2,
+          description: 'At least two options, each a short label.',
+        },
+      },
+      ['prompt', 'options'],
+    ),
+  },
+  {
+    name: 'ask_user_confirm',
+    description:
+      'Ask the person running this agent a yes/no question and wait for the answer ("User answered: Yes" or "No"). Use it before something significant or hard to undo.',
+    parameters: object({ prompt: { type: 'string', description: 'The yes/no question.' } }, ['prompt']),
+  },
+  {
+    name: 'present_for_review',
+    description:
+      'Show the person running this agent a Markdown document (a plan, a design, a report) and wait until they have read it; the result is their feedback, or that they acknowledged it.',
+    parameters: object(
+      {
+        title: { type: 'string', description: 'A short title for the review.' },
+        markdown: { type: 'string', description: 'The document, in Markdown.' },
+      },
+      ['title', 'markdown'],
+    ),
+  },
+  {
+    name: 'edit_document',
+    description:
+      'Hand the person running this agent a document to edit themselves, and wait for their version, which is the result; adopt it as it is. Pass the whole current text as `content`.',
+    parameters: object(
+      {
+        content: { type: 'string', description: 'The whole current text of the document.' },
+        prompt: { type: 'string', description: 'What to tell the person about the edit (optional).' },
+      },
+      ['content'],
+    ),
+  },
+]);
+
 export const CONTEXT_TOOL_SCHEMAS: readonly JsonSchemaSpec[] = Object.freeze([
   {
     name: 'context_append',

@@ -131,7 +131,7 @@ export const localeInfoTool = defineTool({
   },
 });
 
-const ASKING_TOOLS = 'ask_user (ask_user_text), ask_user_choice, ask_user_confirm or present_for_review';
+const ASKING_TOOLS = 'ask_user (ask_user_text), ask_user_choice, ask_user_confirm, present_for_review or edit_document';
 
 /** What `runtime_info` answers for these facts. */
 export function describeRuntime(run: RunFacts | undefined, ctx: Pick<ToolContext, 'workdir'>): Record<string, unknown> {

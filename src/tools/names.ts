@@ -13,6 +13,23 @@ export const TOOL_ALIASES: Readonly<Record<string, string>> = Object.freeze({
 /** The tool that puts a question to a person; answered by the `answer` update, in the workflow. */
 export const ASK_USER = 'ask_user';
 
+/**
+ * The tools that wait for a person (docs/reference/interaction.md#the-asking-tools):
+ * the workflow answers each with the `answer` update, in the form its tool asks for.
+ */
+export const PERSON_TOOLS = [
+  'ask_user',
+  'ask_user_choice',
+  'ask_user_confirm',
+  'present_for_review',
+  'edit_document',
+] as const;
+export type PersonTool = (typeof PERSON_TOOLS)[number];
+
+export function isPersonTool(name: string): name is PersonTool {
+  return (PERSON_TOOLS as readonly string[]).includes(canonicalTool(name));
+}
+
 /** Built-in tools that touch the outside world; they run as activities. */
 export const BUILTIN_TOOLS = [
   'read_file',

@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import type { ScriptToolDef } from '../shapes/blueprint.js';
 import { AGENT_TOOL_SCHEMAS } from './agent-schemas.js';
-import { ASK_USER_SCHEMA, CONTEXT_TOOL_SCHEMAS, type JsonSchemaSpec } from './context-schemas.js';
+import { CONTEXT_TOOL_SCHEMAS, type JsonSchemaSpec, PERSON_TOOL_SCHEMAS } from './context-schemas.js';
 import { canonicalTool } from './names.js';
 import { BUILTIN_TOOL_TABLE } from './registry.js';
 
@@ -44,7 +44,7 @@ export function toolSpecs(names: string[], scripts: readonly ScriptToolDef[] = [
     const spec =
       builtinSpec(canonical) ??
       CONTEXT_TOOL_SCHEMAS.find((s) => s.name === canonical) ??
-      (canonical === ASK_USER_SCHEMA.name ? ASK_USER_SCHEMA : undefined) ??
+      PERSON_TOOL_SCHEMAS.find((s) => s.name === canonical) ??
       AGENT_TOOL_SCHEMAS.find((s) => s.name === canonical) ??
       scriptSpec(scripts.find((s) => s.name === canonical));
     if (spec) specs.push(spec);

@@ -5,7 +5,12 @@
  */
 import { randomUUID } from 'node:crypto';
 import { type Client, WorkflowFailedError, type WorkflowHandle, WorkflowNotFoundError } from '@temporalio/client';
-import { ApplicationFailure, CancelledFailure, TypedSearchAttributes } from '@temporalio/common';
+import {
+  ApplicationFailure,
+  CancelledFailure,
+  TypedSearchAttributes,
+  type WorkerDeploymentVersion,
+} from '@temporalio/common';
 import { DEFAULT_ASK_TIMEOUT_SECS } from '../blueprint/duration.js';
 import { staticDetails, staticSummary } from '../runtime/details.js';
 import { checkWorkdir } from '../runtime/node/workdir.js';
@@ -17,20 +22,6 @@ import { cutUnits } from '../truncate.js';
 import { runProgress } from './operators.js';
 import { DEFAULT_TASK_QUEUE } from './worker.js';
 
-/** Every stage (and the agent default) switched to one model: `lev run --model`, the run's sub-agents too. */
-export function withModel(bp: Blueprint, model: string): Blueprint {
-  const switched: Blueprint = {
-    ...bp,
-    agent: { ...bp.agent, model },
-    stages: bp.stages.map(({ models: _chain, ...s }) => ({ ...s, model })),
-  };
-  if (bp.agents)
-    switched.agents = Object.fromEntries(
-      Object.entries(bp.agents).map(([key, agent]) => [key, withModel(agent, model)]),
-    );
-  return switched;
-}
-
 /** A run started from a blueprint, as `lev run` and the tests start one (a sub-agent's run is started by its parent). */
 export type StartInput = RunInput & { blueprint: Blueprint };
 
@@ -41,13 +32,19 @@ export function newRunId(agent: string): string {
 export async function startRun(
   client: Client,
   input: StartInput,
-  opts: { taskQueue?: string; workflowId?: string } = {},
+  opts: {
+    taskQueue?: string;
+    workflowId?: string;
+    /** Keeps the run on this Worker Deployment version for good (docs/reference/operating.md#safe-deploys). */
+    pinnedTo?: WorkerDeploymentVersion;
+  } = {},
 ): Promise<WorkflowHandle> {
   checkWorkdir(input.workdir);
   return client.workflow.start('agentRunWorkflow', {
     taskQueue: opts.taskQueue ?? DEFAULT_TASK_QUEUE,
     workflowId: opts.workflowId ?? newRunId(input.blueprint.agent.name),
     args: [input],
+    ...(opts.pinnedTo ? { versioningOverride: { pinnedTo: opts.pinnedTo } } : {}),
     typedSearchAttributes: new TypedSearchAttributes([
       { key: BLUEPRINT_KEY, value: input.blueprint.agent.name },
       { key: STATUS_KEY, value: 'running' },

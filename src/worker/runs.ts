@@ -12,9 +12,19 @@ import { isWorkerStart, type WorkerInput, type WorkerShare, workerRunInput } fro
 import { addressFlag } from '../runtime/defaults.js';
 import { providerWaitText } from '../runtime/details.js';
 import { defaultRuntimeConfig } from '../runtime/node/run-store.js';
+import { answerArguments } from '../runtime/people/asks.js';
 import { BLUEPRINT_KEY, STAGE_KEY, STATUS_KEY } from '../runtime/search-attributes.js';
 import { toolWorkerCommand } from '../runtime/tool-queue.js';
-import type { PendingAsk, Progress, RegionBar, RunInput, RunMemo, RunResult, UsageTotals } from '../runtime/types.js';
+import type {
+  ForkOrigin,
+  PendingAsk,
+  Progress,
+  RegionBar,
+  RunInput,
+  RunMemo,
+  RunResult,
+  UsageTotals,
+} from '../runtime/types.js';
 import { runOutcome, type ToolWait, toolWorkerWait } from './client.js';
 import { runProgress } from './operators.js';
 import { listQuery, type RunFilter, type ShownStatus, shownStatus, stagePath } from './run-list.js';
@@ -112,7 +122,16 @@ export async function listRuns(
 
 /** What a run waits for, as `lev show` says it (docs/reference/operators.md#lev-show). */
 export interface Waiting {
-  kind: 'approval' | 'answer' | 'reply' | 'resume' | 'provider' | 'tool-worker' | 'tool-worker-missing' | 'worker';
+  kind:
+    | 'approval'
+    | 'answer'
+    | 'checkpoint'
+    | 'reply'
+    | 'resume'
+    | 'provider'
+    | 'tool-worker'
+    | 'tool-worker-missing'
+    | 'worker';
   detail: string;
 }
 
@@ -140,6 +159,10 @@ export interface RunView extends RunRow {
   stageWorkflowId: string | null;
   error: string | null;
   output: { format: string; text: string } | null;
+  /** A fork's origin: the run, the turn after which it was forked, the stage and model `lev fork` was given. */
+  forkedFrom: ForkOrigin | null;
+  /** The runs forked from this one, oldest first (docs/reference/cluster-runs.md#fork). */
+  forks: ForkRow[];
 }
 
 async function visitIds(client: Client, runId: string): Promise<string[]> {
@@ -163,8 +186,8 @@ export function personWaits(
           detail: `approval of \`${ask.subject}\` (call ${ask.call}): lev approve ${runId} ${ask.call}${at}, or lev deny ${runId} ${ask.call} --note "…"${at}`,
         }
       : {
-          kind: 'answer',
-          detail: `an answer to "${ask.subject}" (call ${ask.call}): lev answer ${runId} ${ask.call} "…"${at}`,
+          kind: ask.point !== undefined ? 'checkpoint' : 'answer',
+          detail: `${ask.point !== undefined ? `checkpoint ${ask.point}, ` : ''}an answer to "${ask.subject}"${ask.options?.length ? ` (${ask.options.map((o, i) => `${i + 1}. ${o}`).join(', ')})` : ''} (call ${ask.call}): lev answer ${runId} ${ask.call} ${answerArguments(ask)}${at}`,
         },
   );
   if (p.waiting === 'message')
@@ -251,6 +274,8 @@ export async function viewRun(
     error: result?.error ?? null,
     output:
       result && result.status === 'completed' ? { format: result.outputFormat ?? 'text', text: result.output } : null,
+    forkedFrom: memo.forkedFrom ?? null,
+    forks: await forksOf(client, runId),
   };
 }
 
@@ -281,4 +306,39 @@ async function sharedInput(input: WorkerInput): Promise<RunInput> {
   } finally {
     if ('close' in store && typeof store.close === 'function') await store.close();
   }
+}
+
+/** One fork of a run, as `lev show` lists it. */
+export interface ForkRow {
+  runId: string;
+  turn: number | null;
+  stage: string | null;
+  model: string | null;
+  status: string;
+}
+
+/**
+ * The forks of a run, oldest first, from visibility (`LeviathForkOf`). A server whose namespace
+ * lacks the search attribute has none to list.
+ */
+export async function forksOf(client: Client, runId: string): Promise<ForkRow[]> {
+  const rows: (ForkRow & { at: number })[] = [];
+  try {
+    for await (const wf of client.workflow.list({ query: `LeviathForkOf = '${runId.replace(/'/g, "\\'")}'` })) {
+      if (wf.status.name === 'CONTINUED_AS_NEW') continue;
+      const from = ((wf.memo ?? {}) as RunMemo).forkedFrom;
+      rows.push({
+        runId: wf.workflowId,
+        turn: from?.turn ?? null,
+        stage: from?.stage ?? null,
+        model: from?.model ?? null,
+        status: shownStatus(wf.status.name, wf.typedSearchAttributes.get(STATUS_KEY)),
+        at: wf.startTime.getTime(),
+      });
+    }
+  } catch (err) {
+    if (!String(err).includes('LeviathForkOf')) throw err;
+    return [];
+  }
+  return rows.sort((a, b) => a.at - b.at).map(({ at: _at, ...row }) => row);
 }

@@ -19,6 +19,7 @@ import { toolQueueName } from '../runtime/node/tool-queue-name.js';
 import { readWorkdirIdentity } from '../runtime/node/workdir-identity.js';
 import { workdirQueue } from '../runtime/tool-queue.js';
 import { connectOptions, type ServerChoice, serverSettings } from './connection.js';
+import { type DeploymentChoice, versioningOptions, workerDeployment } from './deployment.js';
 import { activityInterceptors, installRuntime } from './worker.js';
 
 /**
@@ -69,6 +70,8 @@ export interface ToolWorkerOptions extends ServerChoice {
   taskQueue?: string;
   identity?: string;
   runtime?: RuntimeConfig;
+  /** The Worker Deployment version to serve, as the shared workers do (docs/reference/operating.md#safe-deploys). */
+  deployment?: DeploymentChoice;
 }
 
 export async function createToolWorker(
@@ -95,6 +98,7 @@ export async function createToolWorker(
     shutdownForceTime: '5 seconds',
     ...(opts.identity ? { identity: opts.identity } : {}),
     ...codecOption(runtime.env),
+    ...versioningOptions(workerDeployment(opts.deployment, runtime.env)),
     interceptors: { activity: activityInterceptors() },
   });
   return { worker, connection, taskQueue };

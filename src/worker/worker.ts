@@ -27,8 +27,9 @@ import {
   type RuntimeConfig,
 } from '../runtime/node/run-store.js';
 import { jsonLine, type LogFormat, runLogInterceptor } from '../telemetry/logs.js';
-import { tracingActivityInterceptors } from '../telemetry/tracing.js';
+import { tracingActivityInterceptors, workflowSinks } from '../telemetry/tracing.js';
 import { connectOptions, type ServerChoice, serverSettings } from './connection.js';
+import { type DeploymentChoice, versioningOptions, workerDeployment } from './deployment.js';
 
 export { DEFAULT_ADDRESS, DEFAULT_NAMESPACE, DEFAULT_TASK_QUEUE } from '../runtime/defaults.js';
 
@@ -40,6 +41,11 @@ export function workflowsPath(): string {
   return compiled ? join(PROJECT_ROOT, 'workflows', 'index.ts') : require.resolve('../../workflows/index.ts');
 }
 
+/** The OpenTelemetry interceptors every workflow of the bundle runs with (docs/reference/operating.md#traces). */
+export function workflowSpansPath(): string {
+  return join(dirname(workflowsPath()), 'spans.ts');
+}
+
 /**
  * Bundles the workflow code once; workers can share the result. The source map keeps lines but
  * not the sources' text: the SDK parses the map in every worker's workflow thread, and the full
@@ -48,6 +54,7 @@ export function workflowsPath(): string {
 export async function bundleWorkflows(): Promise<{ code: string }> {
   return bundleWorkflowCode({
     workflowsPath: workflowsPath(),
+    workflowInterceptorModules: [workflowSpansPath()],
     preloadModules: libraryModules(),
     logger: quietBundlerLogger,
     webpackConfigHook: (config) => ({ ...config, devtool: 'inline-nosources-cheap-source-map' }),
@@ -145,6 +152,8 @@ export function activityInterceptors(): ActivityInterceptorsFactory[] {
 
 export interface WorkerOptions extends ServerChoice {
   taskQueue?: string;
+  /** The Worker Deployment version to serve (docs/reference/operating.md#safe-deploys); from the environment when unset. */
+  deployment?: DeploymentChoice;
   /** A prebuilt bundle (`bundleWorkflows`) or a path to one; bundled on demand otherwise. */
   bundle?: { code: string } | { codePath: string };
   identity?: string;
@@ -179,7 +188,9 @@ export async function createWorker(
     stickyQueueScheduleToStartTimeout: '3 seconds',
     ...(opts.identity ? { identity: opts.identity } : {}),
     ...codecOption(runtime.env),
+    ...versioningOptions(workerDeployment(opts.deployment, runtime.env)),
     interceptors: { activity: activityInterceptors() },
+    sinks: workflowSinks(),
   });
   return { worker, connection };
 }

@@ -382,8 +382,8 @@ const cases: Case[] = [
   },
   {
     code: 'unsupported-feature',
-    bad: '[stages.a]\nrequired_tools = ["read_file"]',
-    fixed: '[stages.a]\navailable_tools = ["read_file"]',
+    bad: '[stages.a]\nshell_hint = true',
+    fixed: '[stages.a]',
   },
   {
     code: 'stage-instructions-volatility-ignored',
@@ -411,6 +411,23 @@ const cases: Case[] = [
     fixed: 'todos = { kind = "checklist" }\ncode = { kind = "compacting" }',
   },
   { code: 'bad-duration', bad: '[run]\nask_timeout = "30 minutes"', fixed: '[run]\nask_timeout = "30m"' },
+  {
+    code: 'bad-interaction-point',
+    bad: '[stages.plan]\nmode = "interactive_points"\n[[stages.plan.interaction_points]]\nstyle = "multiple_choice"\noptions = ["Approve"]',
+    fixed:
+      '[stages.plan]\nmode = "interactive_points"\n[[stages.plan.interaction_points]]\nstyle = "multiple_choice"\noptions = ["Approve", "Abort"]',
+  },
+  {
+    code: 'interaction-points-unused',
+    bad: '[stages.plan]\n[[stages.plan.interaction_points]]\nprompt = "Approve?"',
+    fixed: '[stages.plan]\nmode = "interactive_points"\n[[stages.plan.interaction_points]]\nprompt = "Approve?"',
+  },
+  {
+    code: 'interaction-point-option-unknown',
+    bad: '[stages.plan]\nmode = "interactive_points"\n[[stages.plan.interaction_points]]\nstyle = "multiple_choice"\noptions = ["Approve", "Abort"]\nabort_options = ["Stop"]',
+    fixed:
+      '[stages.plan]\nmode = "interactive_points"\n[[stages.plan.interaction_points]]\nstyle = "multiple_choice"\noptions = ["Approve", "Abort"]\nabort_options = ["abort"]',
+  },
   {
     code: 'blocking-tool-not-allowed',
     bad: '[stages.ask]\navailable_tools = ["ask_user"]',

@@ -17,7 +17,6 @@ describe('example blueprints', () => {
     const r = loadBlueprint('blueprints/incident-brief');
     expect(r.blueprint?.agent.name).toBe('incident-brief');
     expect(r.diagnostics.map((d) => d.code)).toEqual([
-      'unsupported-feature',
       'seed-repeated-in-stage',
       'seed-caller-input',
       'seed-caller-input',

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { agentPath } from '../../src/blueprint/agents.js';
 import { loadBlueprint } from '../../src/blueprint/load.js';
-import { withModel } from '../../src/worker/client.js';
+import { withModel } from '../../src/blueprint/model-switch.js';
 import { codesOf, errorsOf, loadToml } from './helpers.js';
 
 const WORKER = '[stages.one]\nallow_as_worker = true\n';

@@ -26,4 +26,26 @@ events = ["failed", "waiting"]
       '[notify] events of https://x must be some of completed, failed, cancelled, waiting',
     );
   });
+
+  it('gives its webhooks the patience of the table, and refuses one that is no duration', () => {
+    const { blueprint } = loadToml(`
+[agent]
+name = "patient"
+[notify]
+patience = "1h30m"
+[[notify.webhooks]]
+url = "https://hooks.example.com/runs"
+`);
+    expect(blueprint?.notify).toEqual([
+      {
+        url: 'https://hooks.example.com/runs',
+        events: ['completed', 'failed', 'cancelled', 'waiting'],
+        patienceSecs: 5400,
+      },
+    ]);
+    const bad = loadToml('[notify]\npatience = "forever"\n[[notify.webhooks]]\nurl = "https://x"\n');
+    expect(bad.diagnostics.find((d) => d.code === 'bad-value')?.message).toContain(
+      '[notify] `patience` must be a duration such as "6h", "30m" or "1d"',
+    );
+  });
 });

@@ -123,11 +123,57 @@ describe("the original's model table forms", () => {
 });
 
 describe("interactive_points, the mode of the original's coder", () => {
-  it('runs as interactive with a warning that it does not stop at its points', () => {
-    const r = loadLeviath(STAGE('mode = "interactive_points"'));
+  it('is a mode of its own, its points read with their defaults, and no warning', () => {
+    const r = loadLeviath(
+      STAGE(
+        'mode = "interactive_points"\n[[stages.work.interaction_points]]\nname = "ok"\nprompt = "Go on?"\nstyle = "confirm"',
+      ),
+    );
     expect(errorsOf(r)).toEqual([]);
-    expect(r.blueprint?.stages[0]?.mode).toBe('interactive');
-    expect(r.diagnostics.find((d) => d.code === 'unsupported-feature')?.message).toMatch(/interaction points/);
+    expect(codesOf(r)).not.toContain('unsupported-feature');
+    expect(r.blueprint?.stages[0]?.mode).toBe('interactive_points');
+    expect(r.blueprint?.stages[0]?.interactionPoints).toEqual([
+      {
+        name: 'ok',
+        prompt: 'Go on?',
+        required: true,
+        unattended: 'auto_approve',
+        style: 'confirm',
+        options: [],
+        directives: {},
+        abortOptions: [],
+        editOptions: [],
+      },
+    ]);
+  });
+
+  it("the coder's plan stage keeps its checkpoint and its asking tools, with no unsupported-feature warning", () => {
+    const dir = 'test/fixtures/leviath-rs/agents/coder';
+    const r = loadBlueprint(dir, { workdir: dir });
+    expect(errorsOf(r)).toEqual([]);
+    expect(
+      r.diagnostics.filter((d) => d.code === 'unsupported-feature' || d.code === 'blocking-tool-not-allowed'),
+    ).toEqual([]);
+    const plan = r.blueprint?.stages.find((s) => s.name === 'plan');
+    expect(plan?.mode).toBe('interactive_points');
+    expect(plan?.availableTools).toEqual([
+      'read_file',
+      'list_dir',
+      'ask_user',
+      'ask_user_choice',
+      'edit_document',
+      'context_read',
+    ]);
+    expect(plan?.interactionPoints?.[0]).toMatchObject({
+      name: 'plan_approval',
+      style: 'multiple_choice',
+      abortOptions: ['Abort - cancel this run'],
+      editOptions: ['Add detail - expand a section'],
+      documentRegion: 'plan',
+    });
+    expect(Object.keys(plan?.interactionPoints?.[0]?.directives ?? {})).toEqual(["Revise - I'll describe changes"]);
+    const implement = r.blueprint?.stages.find((s) => s.name === 'implement');
+    expect(implement?.availableTools).toContain('ask_user_confirm');
   });
 });
 

@@ -215,7 +215,7 @@ describe('tool names in available_tools', () => {
   });
 
   it('the original tools not built here are a warning, and the stage is not offered them', () => {
-    const r = loadLeviath(STAGE('available_tools = ["read_file", "bash", "ask_user_choice"]'));
+    const r = loadLeviath(STAGE('available_tools = ["read_file", "bash", "read_files"]'));
     expect(errorsOf(r)).toEqual([]);
     expect(codesOf(r)).toContain('unsupported-feature');
     expect(r.blueprint?.stages[0]?.availableTools).toEqual(['read_file', 'shell']);
@@ -238,7 +238,7 @@ describe('tool names in available_tools', () => {
 describe('original keys not built yet', () => {
   it('are warnings that name what will not happen', () => {
     const r = loadLeviath(
-      `${STAGE('interaction_points = []\nrequired_tools = ["read_file"]\naccepts_messages = false')}\n[[transforms]]\nfrom_blueprint = "a"\n`,
+      `${STAGE('shell_hint = true\nbatch_tool_hint = false\naccepts_messages = false')}\n[[transforms]]\nfrom_blueprint = "a"\n`,
     );
     expect(errorsOf(r)).toEqual([]);
     const messages = r.diagnostics.filter((d) => d.code === 'unsupported-feature').map((d) => d.message);
@@ -246,6 +246,6 @@ describe('original keys not built yet', () => {
     expect(messages).toHaveLength(3);
     expect(r.blueprint?.stages[0]?.acceptsMessages).toBe(false);
     expect(messages.join('\n')).toMatch(/context is not mapped between blueprints/);
-    expect(messages.join('\n')).toMatch(/does not stop at these checkpoints/);
+    expect(messages.join('\n')).toMatch(/hint about the shell is not added/);
   });
 });

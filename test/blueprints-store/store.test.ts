@@ -6,9 +6,9 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkRefInput, isStoredRef, runInputFromRef } from '../../src/blueprints-store/run-input.js';
-import { BlueprintStore, blueprintHash, parseRef } from '../../src/blueprints-store/store.js';
+import { blueprintHash, FolderBlueprintStore, parseRef } from '../../src/blueprints-store/store.js';
 import { isLevError } from '../../src/errors.js';
 import { toolQueueName } from '../../src/runtime/node/tool-queue-name.js';
 import { isRefInput } from '../../src/runtime/ref-input.js';
@@ -19,9 +19,9 @@ const scratch = mkdtempSync(join(tmpdir(), 'lev-bp-store-'));
 const NO_CONFIG = { LEVIATH_CONFIG: join(scratch, 'no-config.toml') };
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
-function code(work: () => unknown): string {
+async function code(work: () => unknown): Promise<string> {
   try {
-    work();
+    await work();
   } catch (err) {
     if (isLevError(err)) return err.code;
     throw err;
@@ -35,51 +35,55 @@ const second = loadToml('[agent]\nname = "demo"\n[stages.main]\nmax_iterations =
 const one = () => first;
 const two = () => second;
 
-describe('BlueprintStore', () => {
-  it('numbers the versions of a name from 1, and takes none for an unchanged push', () => {
-    const store = new BlueprintStore(join(scratch, 'versions'));
-    const first = store.push('demo', one(), '/src/demo');
+describe('the folder store', () => {
+  it('numbers the versions of a name from 1, and takes none for an unchanged push', async () => {
+    const store = new FolderBlueprintStore(join(scratch, 'versions'));
+    const first = await store.push('demo', one(), '/src/demo');
     expect(first).toMatchObject({ name: 'demo', version: 1, hash: blueprintHash(one()), created: true });
-    expect(store.push('demo', one(), '/src/demo')).toMatchObject({ version: 1, created: false });
-    expect(store.push('demo', two(), '/src/demo')).toMatchObject({ version: 2, created: true });
-    expect(store.versions('demo').map((v) => v.version)).toEqual([1, 2]);
-    expect(store.push('other', one(), '/src/demo')).toMatchObject({ name: 'other', version: 1, hash: first.hash });
-    expect(store.names().map((v) => `${v.name}@${v.version}`)).toEqual(['demo@2', 'other@1']);
+    expect(await store.push('demo', one(), '/src/demo')).toMatchObject({ version: 1, created: false });
+    expect(await store.push('demo', two(), '/src/demo')).toMatchObject({ version: 2, created: true });
+    expect((await store.versions('demo')).map((v) => v.version)).toEqual([1, 2]);
+    expect(await store.push('other', one(), '/src/demo')).toMatchObject({
+      name: 'other',
+      version: 1,
+      hash: first.hash,
+    });
+    expect((await store.names()).map((v) => `${v.name}@${v.version}`)).toEqual(['demo@2', 'other@1']);
   });
 
-  it('resolves name@version to that version and the name alone to the latest', () => {
-    const store = new BlueprintStore(join(scratch, 'resolve'));
-    store.push('demo', one(), '/a');
-    store.push('demo', two(), '/a');
-    expect(store.resolve('demo@1').bp).toEqual(one());
-    expect(store.resolve('demo').version.version).toBe(2);
-    expect(store.resolve('demo').bp.stages[0]?.maxIterations).toBe(7);
+  it('resolves name@version to that version and the name alone to the latest', async () => {
+    const store = new FolderBlueprintStore(join(scratch, 'resolve'));
+    await store.push('demo', one(), '/a');
+    await store.push('demo', two(), '/a');
+    expect((await store.resolve('demo@1')).bp).toEqual(one());
+    expect((await store.resolve('demo')).version.version).toBe(2);
+    expect((await store.resolve('demo')).bp.stages[0]?.maxIterations).toBe(7);
   });
 
-  it('refuses a malformed name or reference, and one that names nothing', () => {
-    const store = new BlueprintStore(join(scratch, 'refuse'));
-    store.push('demo', one(), '/a');
-    expect(code(() => parseRef('demo@latest'))).toBe('blueprint-ref-bad');
-    expect(code(() => parseRef('demo@0'))).toBe('blueprint-ref-bad');
-    expect(code(() => store.push('../escape', one(), '/a'))).toBe('blueprint-ref-bad');
-    expect(code(() => store.resolve('demo@2'))).toBe('blueprint-ref-unknown');
-    expect(code(() => store.resolve('nothing'))).toBe('blueprint-ref-unknown');
-    expect(() => store.resolve('demo@2')).toThrow(/has versions 1 to 1/);
+  it('refuses a malformed name or reference, and one that names nothing', async () => {
+    const store = new FolderBlueprintStore(join(scratch, 'refuse'));
+    await store.push('demo', one(), '/a');
+    expect(await code(() => parseRef('demo@latest'))).toBe('blueprint-ref-bad');
+    expect(await code(() => parseRef('demo@0'))).toBe('blueprint-ref-bad');
+    expect(await code(() => store.push('../escape', one(), '/a'))).toBe('blueprint-ref-bad');
+    expect(await code(() => store.resolve('demo@2'))).toBe('blueprint-ref-unknown');
+    expect(await code(() => store.resolve('nothing'))).toBe('blueprint-ref-unknown');
+    await expect(store.resolve('demo@2')).rejects.toThrow(/has versions 1 to 1/);
   });
 });
 
 describe('a run input by reference', () => {
-  const store = new BlueprintStore(join(scratch, 'inputs'));
-  store.push('demo', one(), '/a');
+  const store = new FolderBlueprintStore(join(scratch, 'inputs'));
+  beforeAll(() => store.push('demo', one(), '/a'));
 
   it('is told apart from a whole input by its blueprint being a string', () => {
     expect(isRefInput({ blueprint: 'demo@1', workdir: '/w' })).toBe(true);
     expect(isRefInput({ blueprint: one(), workdir: '/w', caller: {}, options: DEFAULT_RUN_OPTIONS })).toBe(false);
   });
 
-  it('becomes the input lev run would have started, with the tool queue of the workdir', () => {
+  it('becomes the input lev run would have started, with the tool queue of the workdir', async () => {
     const workdir = mkdtempSync(join(scratch, 'work-'));
-    const input = runInputFromRef(
+    const input = await runInputFromRef(
       store,
       { blueprint: 'demo@1', task: 'look', workdir, inputs: { brief: 'short' } },
       'host-a',
@@ -93,7 +97,7 @@ describe('a run input by reference', () => {
       options: { ...DEFAULT_RUN_OPTIONS, unattended: true, toolTaskQueue: toolQueueName(workdir) },
     });
     expect(input.options.toolTaskQueue).toMatch(/^leviath-workdir-work-/);
-    const attended = runInputFromRef(
+    const attended = await runInputFromRef(
       store,
       { blueprint: 'demo', workdir: '/w', toolQueue: 'q', attended: true },
       'host-a',
@@ -102,12 +106,12 @@ describe('a run input by reference', () => {
     expect(attended.options).toMatchObject({ unattended: false, toolTaskQueue: 'q' });
   });
 
-  it("carries the blueprint's webhooks and those of the resolving worker's user config", () => {
+  it("carries the blueprint's webhooks and those of the resolving worker's user config", async () => {
     const told = loadToml('[agent]\nname = "told"\n[[notify.webhooks]]\nurl = "https://a.example/hook"\n').blueprint!;
-    store.push('told', told, '/a');
+    await store.push('told', told, '/a');
     const config = join(scratch, 'notify-config.toml');
     writeFileSync(config, '[[notify.webhooks]]\nurl = "https://b.example/hook"\nevents = ["failed"]\n');
-    const input = runInputFromRef(store, { blueprint: 'told', workdir: '/w', toolQueue: 'q' }, 'host-a', {
+    const input = await runInputFromRef(store, { blueprint: 'told', workdir: '/w', toolQueue: 'q' }, 'host-a', {
       LEVIATH_CONFIG: config,
     });
     expect(input.options.notify).toEqual([
@@ -116,12 +120,12 @@ describe('a run input by reference', () => {
     ]);
   });
 
-  it('refuses what a person typed wrong, naming it', () => {
-    expect(code(() => checkRefInput({ blueprint: 'demo', workdir: 'relative' }))).toBe('run-input-bad');
+  it('refuses what a person typed wrong, naming it', async () => {
+    expect(await code(() => checkRefInput({ blueprint: 'demo', workdir: 'relative' }))).toBe('run-input-bad');
     // The workdir's own queue is read from the workdir, so a worker that does not see it asks for the queue.
-    expect(() =>
+    await expect(
       runInputFromRef(store, { blueprint: 'demo', workdir: join(scratch, 'absent') }, 'h', NO_CONFIG),
-    ).toThrow(/is not a directory on the worker that resolved the run.*"toolQueue"/);
+    ).rejects.toThrow(/is not a directory on the worker that resolved the run.*"toolQueue"/);
     expect(() => checkRefInput({ blueprint: 'demo', workdir: '/w', taks: 'x' } as never)).toThrow(
       /"taks" is not a key/,
     );

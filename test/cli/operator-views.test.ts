@@ -93,6 +93,8 @@ describe('lev show report', () => {
     stageWorkflowId: 'demo-20261202T010000-ab12cd34.1.investigate',
     error: null,
     output: null,
+    forkedFrom: null,
+    forks: [],
   };
 
   it('says what a live run is doing, its usage and its regions', () => {
@@ -128,6 +130,25 @@ describe('lev show report', () => {
     expect(done).toContain('Stages:   investigate → report\n');
     expect(done).not.toContain('Waiting:');
     expect(done).toContain('Output (text):\nThe pool ran dry.');
+  });
+
+  it('shows where a fork was forked from, and the forks of a run', () => {
+    const fork = formatRun({
+      ...view,
+      forkedFrom: { runId: 'demo-1', turn: 2, stage: 'build', model: 'openai:gpt-4.1' },
+    });
+    expect(fork).toContain('Fork of:  demo-1, after turn 2 of stage "build", with model openai:gpt-4.1');
+    const forked = formatRun({
+      ...view,
+      forks: [
+        { runId: 'demo-fork-a', turn: 3, stage: null, model: null, status: 'completed' },
+        { runId: 'demo-fork-b', turn: 1, stage: 'build', model: null, status: 'running' },
+      ],
+    });
+    expect(forked).toContain(
+      'Forks:    demo-fork-a (after turn 3, completed), demo-fork-b (after turn 1 of stage "build", running)',
+    );
+    expect(formatRun(view)).not.toMatch(/Fork/);
   });
 });
 

@@ -99,7 +99,7 @@ describe('docker-compose.yml', () => {
     expect(dependsOn(services.worker!)['temporal-setup']?.condition).toBe('service_completed_successfully');
     const setup = JSON.stringify(services['temporal-setup']?.command);
     expect(setup).toContain('namespace create --namespace default');
-    for (const attribute of ['LeviathBlueprint', 'LeviathStage', 'LeviathStatus', 'LeviathParent'])
+    for (const attribute of ['LeviathBlueprint', 'LeviathStage', 'LeviathStatus', 'LeviathParent', 'LeviathForkOf'])
       expect(setup).toContain(attribute);
   });
 

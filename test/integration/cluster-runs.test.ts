@@ -5,6 +5,7 @@
  *    started the way the Web UI and `temporal workflow start` start one (a
  *    small JSON input naming it) resolves it on the worker, and `lev run
  *    name@version` resolves it on the client.
+ *    A run by reference forks like any other (`lev fork`).
  * 2. Schedules: `lev schedule create` makes a Temporal Schedule that
  *    `temporal schedule list` shows and `temporal schedule trigger` runs;
  *    pause, unpause, trigger and delete steer it.
@@ -14,6 +15,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { RunResult } from '../../src/runtime/types.js';
+import { forkRun } from '../../src/worker/forks.js';
 import { createToolWorker } from '../../src/worker/tool-worker.js';
 import { connectClient } from './helpers.js';
 import { type LevProcess, startLev } from './lev-process.js';
@@ -104,6 +106,13 @@ describe('runs from the cluster', () => {
     const result = (await conn.client.workflow.getHandle(runId).result()) as RunResult;
     expect(result).toMatchObject({ status: 'completed', output: 'First version.' });
     await saveHistories(conn.client, runId);
+
+    // A run by reference forks like any other: the fork takes the input its start resolved to.
+    const forked = await forkRun(conn.client, runId, { turn: 0 }, inject('temporalAddress'));
+    expect(forked).toMatchObject({ forkOf: runId, workdir, taskQueue: rt.taskQueue });
+    const again = (await conn.client.workflow.getHandle(forked.runId).result()) as RunResult;
+    expect(again).toMatchObject({ status: 'completed', output: 'First version.' });
+    await saveHistories(conn.client, forked.runId);
 
     const unknown = `${name}-unknown-ref`;
     await conn.client.workflow.start('agentRunWorkflow', {

@@ -11,6 +11,9 @@
  *    runs, the run waits and says so; once `lev worker --tools` starts, the
  *    run finishes, and every tool call and seed ran on that worker, every
  *    inference on the shared one.
+ * 3. A blueprint pushed with `lev blueprint push` from one home is in the
+ *    PostgreSQL store too, so a worker with another home runs it by
+ *    reference (docs/reference/cluster-runs.md#the-store).
  */
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
@@ -248,5 +251,43 @@ describe('tool calls on the tool queue of the workdir', () => {
     expect(byType('resolveSeeds')).toEqual([`${toolWorker?.pid}@${host}`]);
     expect(byType('infer')).toEqual([`${shared.pid}@${host}`]);
     expect(starts.filter((s) => s.type === 'runTool')).toHaveLength(6);
+  });
+});
+
+describe('blueprints pushed for the cluster', () => {
+  it('are resolved by a worker with another home, from the PostgreSQL store', async () => {
+    const dir = tempDir('pushed-bp');
+    writeFileSync(
+      join(dir, 'agent.toml'),
+      '[agent]\nname = "pushed"\nmodel = "scripted:script.toml"\n[context.regions]\ntask = { kind = "pinned", max_tokens = 500, seed = "task_input" }\n[stages.main]\n',
+    );
+    writeFileSync(join(dir, 'script.toml'), '[[turns]]\ntext = "Read from the shared store."\n');
+    const name = `pushed-${process.pid}`;
+    const pusherHome = tempDir('pusher-home');
+    const { stdout } = await run(process.execPath, [LEV, 'blueprint', 'push', dir, '--name', name, '--json'], {
+      cwd: ROOT,
+      env: env({ LEVIATH_HOME: pusherHome }),
+    });
+    expect(JSON.parse(stdout)).toMatchObject({ ref: `${name}@1`, created: true });
+    expect(existsSync(join(pusherHome, 'blueprints'))).toBe(false);
+
+    const queue = `cluster-ref-${Date.now()}`;
+    await levWorker([], { LEVIATH_TASK_QUEUE: queue });
+    const handle = await conn.client.workflow.start('agentRunWorkflow', {
+      taskQueue: queue,
+      workflowId: `${name}-by-ref-${Date.now()}`,
+      args: [
+        { blueprint: `${name}@1`, task: 'Say where you came from.', workdir: tempDir('ref-work'), toolQueue: queue },
+      ],
+    });
+    const result = (await handle.result()) as RunResult;
+    await saveHistories(conn.client, handle.workflowId);
+    expect(result).toMatchObject({ status: 'completed', output: 'Read from the shared store.' });
+
+    const listed = await run(process.execPath, [LEV, 'blueprint', 'list', '--json'], {
+      cwd: ROOT,
+      env: env({ LEVIATH_HOME: tempDir('reader-home') }),
+    });
+    expect((JSON.parse(listed.stdout) as { ref: string }[]).map((v) => v.ref)).toContain(`${name}@1`);
   });
 });

@@ -13,6 +13,7 @@ import { temporal } from '@temporalio/proto';
 import { Worker } from '@temporalio/worker';
 import { describe, expect, inject, it } from 'vitest';
 import { INLINE_WORKER } from '../../src/runtime/patches.js';
+import { workflowSinks } from '../../src/telemetry/tracing.js';
 import { patchIds } from './run-helpers.js';
 
 const HISTORIES = join(import.meta.dirname, '..', 'histories');
@@ -76,7 +77,7 @@ describe('histories recorded by earlier versions', () => {
     const failures: string[] = [];
     let replayed = 0;
     for await (const result of Worker.runReplayHistories(
-      { workflowBundle: { codePath: inject('workflowBundlePath') } },
+      { workflowBundle: { codePath: inject('workflowBundlePath') }, sinks: workflowSinks() },
       all.map(({ workflowId, history }) => ({ workflowId, history })),
     )) {
       replayed++;

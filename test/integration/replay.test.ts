@@ -13,6 +13,7 @@ import { temporal } from '@temporalio/proto';
 import { Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { loadBlueprint } from '../../src/blueprint/load.js';
+import { workflowSinks } from '../../src/telemetry/tracing.js';
 import { connectClient } from './helpers.js';
 import { historiesDir, runAgent, startRuntime, type TestRuntime } from './run-helpers.js';
 
@@ -89,7 +90,7 @@ describe('replaying recorded histories', () => {
     const failures: string[] = [];
     let replayed = 0;
     const results = Worker.runReplayHistories(
-      { workflowBundle: { codePath: inject('workflowBundlePath') } },
+      { workflowBundle: { codePath: inject('workflowBundlePath') }, sinks: workflowSinks() },
       recorded.map(({ workflowId, history }) => ({ workflowId, history })),
     );
     for await (const result of results) {
@@ -114,7 +115,7 @@ describe('replaying recorded histories', () => {
     scheduled.activityType.name = 'somethingElse';
     await expect(
       Worker.runReplayHistory(
-        { workflowBundle: { codePath: inject('workflowBundlePath') } },
+        { workflowBundle: { codePath: inject('workflowBundlePath') }, sinks: workflowSinks() },
         tampered,
         demo.workflowId,
       ),

@@ -12,6 +12,7 @@ import { Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { RunState } from '../../src/context/index.js';
 import { DEFAULT_RUN_OPTIONS, type Progress, type StageOutcome } from '../../src/runtime/types.js';
+import { workflowSinks } from '../../src/telemetry/tracing.js';
 import { followRun, startRun } from '../../src/worker/client.js';
 import { createWorker } from '../../src/worker/worker.js';
 import { connectClient } from './helpers.js';
@@ -368,7 +369,7 @@ notes = { kind = "temporary", max_tokens = 2000 }
     // Replaying the whole recorded history again runs no activity either.
     await saveHistories(conn.client, handle.workflowId);
     await Worker.runReplayHistory(
-      { workflowBundle: { codePath: inject('workflowBundlePath') } },
+      { workflowBundle: { codePath: inject('workflowBundlePath') }, sinks: workflowSinks() },
       await handle.fetchHistory(),
       handle.workflowId,
     );

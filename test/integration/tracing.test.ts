@@ -1,7 +1,9 @@
 /**
  * Traces (docs/reference/operating.md#traces): with `OTEL_EXPORTER_OTLP_ENDPOINT` naming a local
- * OTLP/HTTP collector this test starts, a worker and a client export the run's start, each
- * activity, and Leviath's spans of the model and tool calls, with the run, stage and model.
+ * OTLP/HTTP collector this test starts, a worker and a client export the run's start, the run
+ * and its stage visit from inside the workflows, each activity, and Leviath's spans of the model
+ * and tool calls, with the run, stage and model: one trace, each span the child of the one that
+ * started it.
  */
 import { writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
@@ -13,11 +15,13 @@ import { DEFAULT_RUN_OPTIONS } from '../../src/runtime/types.js';
 import { flushTracing, startTracing, tracingClientInterceptors } from '../../src/telemetry/tracing.js';
 import { runOutcome, startRun } from '../../src/worker/client.js';
 import { createWorker } from '../../src/worker/worker.js';
-import { tempDir, writeBlueprint } from './run-helpers.js';
+import { saveHistories, tempDir, writeBlueprint } from './run-helpers.js';
 
 interface OtlpSpan {
   name: string;
   traceId: string;
+  spanId: string;
+  parentSpanId?: string;
   attributes?: { key: string; value: { stringValue?: string; intValue?: string | number } }[];
 }
 
@@ -99,7 +103,18 @@ available_tools = ["read_file"]
         { taskQueue },
       );
       expect((await runOutcome(handle)).status).toBe('completed');
-      await flushTracing();
+      // replay.test.ts replays the traced run's histories too.
+      await saveHistories(client, handle.workflowId);
+      // The run's own span ends with the run; the worker hands it over once the last activation is done.
+      await expect
+        .poll(
+          async () => {
+            await flushTracing();
+            return spans.some((s) => s.name === 'RunWorkflow:agentRunWorkflow');
+          },
+          { timeout: 30_000 },
+        )
+        .toBe(true);
       await expect.poll(() => spans.filter((s) => s.name === 'leviath.inference').length, { timeout: 20_000 }).toBe(2);
       expect(paths.every((p) => p === '/v1/traces')).toBe(true);
       const names = new Set(spans.map((s) => s.name));
@@ -112,8 +127,33 @@ available_tools = ["read_file"]
         return v?.stringValue ?? (v?.intValue !== undefined ? Number(v.intValue) : undefined);
       };
       const inference = spans.find((s) => s.name === 'leviath.inference');
-      // Inside its activity's span, in the same trace.
-      expect(spans.filter((s) => s.name === 'RunActivity:infer').map((s) => s.traceId)).toContain(inference?.traceId);
+      // One trace from the client's start down to the model call, each span inside the one that started it.
+      const lineage = (span: OtlpSpan | undefined): string[] => {
+        const names: string[] = [];
+        for (let at = span; at; at = spans.find((s) => s.spanId === at?.parentSpanId && s.traceId === at.traceId))
+          names.push(at.name);
+        return names;
+      };
+      expect(lineage(inference)).toEqual([
+        'leviath.inference',
+        'RunActivity:infer',
+        'StartActivity:infer',
+        'RunWorkflow:stageWorkflow',
+        'StartChildWorkflow:stageWorkflow',
+        'RunWorkflow:agentRunWorkflow',
+        'StartWorkflow:agentRunWorkflow',
+      ]);
+      expect(lineage(spans.find((s) => s.name === 'leviath.tool read_file')).slice(0, 4)).toEqual([
+        'leviath.tool read_file',
+        'RunActivity:runTool',
+        'StartActivity:runTool',
+        'RunWorkflow:stageWorkflow',
+      ]);
+      const start = spans.find((s) => s.name === 'StartWorkflow:agentRunWorkflow');
+      expect(start?.parentSpanId ?? '').toBe('');
+      const run = spans.filter((s) => s.traceId === start?.traceId).map((s) => s.name);
+      expect(run).toContain('RunActivity:registerBlueprint');
+      expect(run.filter((n) => n === 'leviath.inference')).toHaveLength(2);
       expect(attr(inference, 'leviath.run_id')).toBe(handle.workflowId);
       expect(attr(inference, 'leviath.stage')).toBe('work');
       expect(attr(inference, 'gen_ai.request.model')).toBe('scripted:script.toml');
@@ -123,6 +163,32 @@ available_tools = ["read_file"]
           'leviath.outcome',
         ),
       ).toBe('ok');
+
+      // A run whose starter does not trace: its workflows trace nothing, its activities still do, each a trace of its own.
+      const untraced = await startRun(
+        new Client({ connection }),
+        {
+          blueprint: bp,
+          task: 'read',
+          caller: {},
+          workdir,
+          options: { ...DEFAULT_RUN_OPTIONS, toolTaskQueue: taskQueue },
+        },
+        { taskQueue },
+      );
+      expect((await runOutcome(untraced)).status).toBe('completed');
+      const ofUntraced = (s: OtlpSpan) => attr(s, 'leviath.run_id') === untraced.workflowId;
+      await expect
+        .poll(
+          async () => {
+            await flushTracing();
+            return spans.filter(ofUntraced).length;
+          },
+          { timeout: 30_000 },
+        )
+        .toBe(3);
+      for (const span of spans.filter(ofUntraced)) expect(lineage(span)).toHaveLength(2);
+      expect(spans.filter((s) => s.name === 'RunWorkflow:agentRunWorkflow')).toHaveLength(1);
     } finally {
       worker.shutdown();
       await running;

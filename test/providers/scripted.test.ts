@@ -9,6 +9,7 @@ import {
   getProvider,
   isProviderError,
   parseScript,
+  promptDigest,
   registerScript,
   resetScriptedCalls,
   SCRIPT_FINISHED_TEXT,
@@ -237,12 +238,17 @@ describe('scripted recording', () => {
       .trim()
       .split('\n')
       .map((l) => JSON.parse(l));
-    expect(lines.map(({ served_at_ms, ...rest }) => rest)).toEqual([
+    expect(lines.map(({ served_at_ms, prompt, ...rest }) => rest)).toEqual([
       { runId: 'run-s', stage: 'work', turn: 0, purpose: 'turn', attempt: 1 },
       { runId: 'run-s', stage: 'plan', turn: 1, purpose: 'turn', attempt: 2 },
       { runId: 'run-s', stage: 'work', turn: 2, purpose: 'summary', attempt: 1 },
     ]);
     for (const l of lines) expect(typeof l.served_at_ms).toBe('number');
+    // The same prompt whatever the call's meta; another prompt, another digest.
+    expect(new Set(lines.map((l) => l.prompt)).size).toBe(1);
+    expect(lines[0].prompt).toBe(promptDigest(request('scripted:other', { runId: 'elsewhere', turn: 9 })));
+    expect(lines[0].prompt).toMatch(/^[0-9a-f]{64}$/);
+    expect(promptDigest(request('scripted:demo', {}, { maxTokens: 511 }))).not.toBe(lines[0].prompt);
     expect(scriptedCalls()).toEqual(lines);
     resetScriptedCalls();
     expect(scriptedCalls()).toEqual([]);

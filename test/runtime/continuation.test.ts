@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { isHandedOver, RUN_HISTORY_EVENTS, runContinueDue, runHistoryLimit } from '../../src/runtime/continuation.js';
+import {
+  continueAsNewVersioning,
+  isHandedOver,
+  RUN_HISTORY_EVENTS,
+  runContinueDue,
+  runHistoryLimit,
+  upgradesOnContinue,
+} from '../../src/runtime/continuation.js';
 
 describe('when a run continues as new', () => {
   it('goes on past RUN_HISTORY_EVENTS events, or sooner when the options shorten it', () => {
@@ -22,5 +29,20 @@ describe('when a run continues as new', () => {
     expect(isHandedOver({ handedOver: { stage: 'main' } })).toBe(true);
     expect(isHandedOver({ end: 'completed' })).toBe(false);
     expect(isHandedOver(undefined)).toBe(false);
+  });
+});
+
+describe('the Worker Deployment version a run continues on (docs/reference/operating.md#safe-deploys)', () => {
+  it('is the current one for a run started by a person or a schedule, its own for a sub-agent or a fan-out worker', () => {
+    expect(upgradesOnContinue({ task: 'go', options: {} })).toBe(true);
+    expect(upgradesOnContinue({ blueprint: 'demo@3', task: 'go' })).toBe(true);
+    expect(upgradesOnContinue({ task: 'go', child: { parentRunId: 'r', stage: 's' } })).toBe(false);
+    expect(upgradesOnContinue({ shared: { hash: 'h' }, task: 'item' })).toBe(false);
+  });
+
+  it('asks Temporal to move the next run only when it upgrades', () => {
+    expect(continueAsNewVersioning('upgrade')).toEqual({ initialVersioningBehavior: 'AUTO_UPGRADE' });
+    expect(continueAsNewVersioning('stay')).toEqual({});
+    expect(continueAsNewVersioning(false)).toEqual({});
   });
 });

@@ -2,9 +2,19 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { BUILTIN_MODELS } from '../../src/providers/models.js';
-import { costLine, fillBar, runDetails, stageDetails, staticSummary, utcMinute } from '../../src/runtime/details.js';
+import {
+  costLine,
+  fillBar,
+  forkTurn,
+  runDetails,
+  stageDetails,
+  staticDetails,
+  staticSummary,
+  utcMinute,
+} from '../../src/runtime/details.js';
 import { estimateCost } from '../../src/runtime/spend.js';
 import { emptyUsage, type Progress } from '../../src/runtime/types.js';
+import type { Blueprint } from '../../src/shapes/blueprint.js';
 import { utf8Bytes } from '../../src/truncate.js';
 
 const usage = (promptTokens: number, completionTokens: number, cacheReadTokens = 0) => ({
@@ -150,6 +160,33 @@ describe('stageDetails', () => {
     );
   });
 
+  it("shows a checkpoint's options, the start of its document, lev answer and the Web UI's argument", () => {
+    const md = stageDetails(
+      progress({
+        status: 'waiting',
+        waiting: 'checkpoint',
+        asks: [
+          {
+            kind: 'answer',
+            call: 'point-plan_approval-0',
+            tool: 'interaction_point',
+            subject: 'Approve the plan?',
+            since: 0,
+            deadline: Date.UTC(2026, 0, 2, 3, 4),
+            form: 'choice',
+            options: ['Approve', 'Abort'],
+            document: '## Plan\n1. Add the cache.',
+            point: 'plan_approval',
+          },
+        ],
+      }),
+    );
+    expect(md).toContain(
+      '**Waiting for** an answer at checkpoint `plan_approval` (call `point-plan_approval-0`, until 2026-01-02 03:04 UTC): Approve the plan? Options: 1. Approve · 2. Abort. — `lev answer demo-1 point-plan_approval-0 --choice <1-2>`, or the update `answer` with `{"call": "point-plan_approval-0", "choice": 1}`.',
+    );
+    expect(md).toContain('> ## Plan\n> 1. Add the cache.');
+  });
+
   it("counts a fan-out's workers while they run, and names the search that lists them", () => {
     const md = stageDetails(progress({ workers: { queued: 10, running: 4, done: 11, failed: 1 } }));
     expect(md.split('\n')[1]).toBe(
@@ -178,5 +215,18 @@ describe('utcMinute', () => {
         expect(utcMinute(ms)).toBe(`${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC`);
       }),
     );
+  });
+});
+
+describe("a fork's static details", () => {
+  const bp = { agent: { name: 'demo' }, stages: [{ name: 'build', model: 'scripted:x' }] } as unknown as Blueprint;
+  const base = { blueprint: bp, workdir: '/w', unattended: true, askTimeoutSecs: 60 };
+
+  it('say which run it was forked from and after which turn (docs/reference/cluster-runs.md#fork)', () => {
+    expect(forkTurn({ turn: 4 })).toBe('turn 4');
+    expect(forkTurn({ turn: 1, stage: 'build' })).toBe('turn 1 of stage "build"');
+    const details = staticDetails({ ...base, forkedFrom: { runId: 'demo-1', turn: 1, stage: 'build' } });
+    expect(details).toContain('**Fork** of `demo-1` after turn 1 of stage "build"');
+    expect(staticDetails(base)).not.toContain('**Fork**');
   });
 });

@@ -10,6 +10,9 @@ import { isLevError } from '../../src/errors.js';
 import { notifyConfig } from '../../src/notify/config.js';
 import { deliver, signature } from '../../src/notify/deliver.js';
 import {
+  DEFAULT_NOTIFY_PATIENCE_SECS,
+  deliveryRetry,
+  deliveryWorkflowId,
   endNotice,
   questionKey,
   questionOf,
@@ -18,6 +21,7 @@ import {
   toldCarried,
   waitingNotice,
 } from '../../src/runtime/notice.js';
+import { stagePath } from '../../src/worker/run-list.js';
 
 const scratch = mkdtempSync(join(tmpdir(), 'lev-notify-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
@@ -60,6 +64,17 @@ url = "http://127.0.0.1:9/b"
     expect(notifyConfig({ LEVIATH_CONFIG: join(scratch, 'none.toml') })).toEqual([]);
   });
 
+  it('gives the webhooks of the table its patience', () => {
+    const env = configFile('[notify]\npatience = "2h"\n[[notify.webhooks]]\nurl = "https://hooks.example.com/a"\n');
+    expect(notifyConfig(env)).toEqual([
+      {
+        url: 'https://hooks.example.com/a',
+        events: ['completed', 'failed', 'cancelled', 'waiting'],
+        patienceSecs: 7200,
+      },
+    ]);
+  });
+
   it('refuses a webhook it cannot use, saying what is wrong', async () => {
     expect(await code(() => notifyConfig(configFile('[[notify.webhooks]]\nurl = "ftp://x"\n')))).toBe(
       'notify-config-bad',
@@ -67,6 +82,28 @@ url = "http://127.0.0.1:9/b"
     expect(() => notifyConfig(configFile('[[notify.webhooks]]\nurl = "https://x"\nevents = ["done"]\n'))).toThrow(
       /events of https:\/\/x must be some of completed, failed, cancelled, waiting/,
     );
+  });
+});
+
+describe('how a delivery is retried (docs/reference/cluster-runs.md#deliveries)', () => {
+  it("for the webhook's patience, six hours by default, waiting 1 s doubling up to 5 min", () => {
+    expect(deliveryRetry({}, {})).toEqual({
+      patienceMs: DEFAULT_NOTIFY_PATIENCE_SECS * 1000,
+      firstWaitMs: 1000,
+      longestWaitMs: 300_000,
+    });
+    expect(DEFAULT_NOTIFY_PATIENCE_SECS).toBe(21_600);
+    expect(deliveryRetry({ patienceSecs: 60 }, { notifyBackoff: { firstWaitMs: 10, longestWaitMs: 20 } })).toEqual({
+      patienceMs: 60_000,
+      firstWaitMs: 10,
+      longestWaitMs: 20,
+    });
+  });
+
+  it("runs in a workflow beside the run's visits, never taken for one", () => {
+    const id = deliveryWorkflowId('demo-1', 'completed', '5f0c1d2e-aaaa-bbbb');
+    expect(id).toBe('demo-1.notify-completed-5f0c1d2e');
+    expect(stagePath('demo-1', ['demo-1.1.plan', id, 'demo-1.2.build'])).toEqual(['plan', 'build']);
   });
 });
 
@@ -81,8 +118,16 @@ describe('a notice', () => {
 
 describe('a waiting notice', () => {
   it('tells the first ask, else the reply, with the command that answers it', () => {
+    const pending = {
+      kind: 'approval' as const,
+      call: 'c-7',
+      subject: 'shell: rm -rf build',
+      tool: 'shell',
+      since: 0,
+      deadline: 1,
+    };
     const ask = { kind: 'approval' as const, call: 'c-7', subject: 'shell: rm -rf build' };
-    expect(questionOf({ asks: [ask], waiting: 'approval', stage: 'main' })).toEqual(ask);
+    expect(questionOf({ asks: [pending], waiting: 'approval', stage: 'main' })).toEqual(ask);
     expect(questionOf({ asks: [], stage: 'main' })).toBeUndefined();
     const reply = questionOf({ asks: [], waiting: 'message', stage: 'chat' })!;
     const at = new Date(0);
@@ -95,6 +140,31 @@ describe('a waiting notice', () => {
     expect(
       waitingNotice({ deliveryId: 'd', runId: 'r', blueprint: 'b', question: { ...ask, kind: 'answer' }, at }).command,
     ).toBe('lev answer r c-7 "…"');
+    const point = questionOf({
+      asks: [
+        {
+          ...pending,
+          kind: 'answer',
+          call: 'point-plan-0',
+          tool: 'interaction_point',
+          subject: 'Approve the plan?',
+          form: 'choice',
+          options: ['Approve', 'Abort'],
+          point: 'plan',
+        },
+      ],
+      waiting: 'checkpoint',
+      stage: 'plan',
+    })!;
+    expect(waitingNotice({ deliveryId: 'd', runId: 'r', blueprint: 'b', question: point, at })).toMatchObject({
+      command: 'lev answer r point-plan-0 --choice <1-2>',
+      waiting: {
+        kind: 'checkpoint',
+        call: 'point-plan-0',
+        subject: 'Approve the plan?',
+        options: ['Approve', 'Abort'],
+      },
+    });
     expect(waitingNotice({ deliveryId: 'd', runId: 'r', blueprint: 'b', question: reply, at })).toMatchObject({
       command: 'lev msg r "…"',
       waiting: { kind: 'reply', subject: 'a reply to the interactive stage "chat"' },
@@ -120,7 +190,8 @@ describe('a waiting notice for a provider', () => {
     });
     // A person's question comes first.
     const ask = { kind: 'approval' as const, call: 'c-7', subject: 'shell: rm -rf build' };
-    expect(questionOf({ asks: [ask], stage: 'main', provider })).toEqual(ask);
+    const pending = { ...ask, tool: 'shell', since: 0, deadline: 1 };
+    expect(questionOf({ asks: [pending], stage: 'main', provider })).toEqual(ask);
     const notice = waitingNotice({ deliveryId: 'd', runId: 'r', blueprint: 'b', question, at: new Date(0) });
     expect(notice).toMatchObject({
       event: 'waiting',

@@ -12,21 +12,33 @@
  */
 import {
   ApplicationFailure,
+  CancelledFailure,
   ContinueAsNew,
   isCancellation,
   patched,
   setHandler,
   upsertSearchAttributes,
+  workflowInfo,
 } from '@temporalio/workflow';
-import type { ChildRunResult, RunInput, RunResult, SeededRegion, WorkerInput } from '../../src/runtime/index.js';
+import type {
+  ChildRunResult,
+  ForkSeed,
+  RunCarry,
+  RunInput,
+  RunResult,
+  SeededRegion,
+  WorkerInput,
+} from '../../src/runtime/index.js';
 import {
   BLUEPRINT_KEY,
   childBlueprintOf,
   departure,
   finalOutput,
+  forkCarry,
   isWorkerStart,
   PARENT_KEY,
   STATUS_KEY,
+  upgradesOnContinue,
   workerRunInput,
 } from '../../src/runtime/index.js';
 import {
@@ -35,8 +47,11 @@ import {
   PROVIDER_PATIENCE,
   RUN_BY_REFERENCE,
   RUN_CONTINUES_AS_NEW,
+  RUN_FORK,
   RUN_NOTIFY,
+  RUN_NOTIFY_PATIENCE,
   RUN_PATCH,
+  RUN_UPGRADES_ON_CONTINUE,
   TOOL_WORKER_PATIENCE,
 } from '../../src/runtime/patches.js';
 import { isRefInput, type RefRunInput } from '../../src/runtime/ref-input.js';
@@ -61,15 +76,21 @@ export async function agentRunWorkflow(
   const steerable = inline || patched(RUN_PATCH);
   const continues = steerable && !inline && patched(RUN_CONTINUES_AS_NEW);
   const patient = patched(TOOL_WORKER_PATIENCE);
+  const moves = continues && upgradesOnContinue(start) && patched(RUN_UPGRADES_ON_CONTINUE);
   let run: AgentRun | undefined;
   let notifies = false;
+  // Notices go out from delivery workflows of their own (`RUN_NOTIFY_PATIENCE`).
+  let deliversApart = false;
   try {
-    const { bp, hash, ceilings, input, seeded } = isWorkerStart(start)
+    const { bp, hash, ceilings, input, seeded, forked } = isWorkerStart(start)
       ? await workerBlueprint(start, inline)
       : await runBlueprint(start);
     // Asked only by runs with webhooks, which no history from before them holds.
     notifies = runWebhooks(input) && patched(RUN_NOTIFY);
-    run = new AgentRun(input, bp, hash, steerable, ceilings, inline, continues, providerPatient);
+    // Asked by runs with webhooks only, right after RUN_NOTIFY, so older histories replay their own deliveries.
+    deliversApart = notifies && patched(RUN_NOTIFY_PATIENCE);
+    const continuing = continues && (moves ? 'upgrade' : 'stay');
+    run = new AgentRun(input, bp, hash, steerable, ceilings, inline, continuing, providerPatient);
     const live = run;
     run.toolWatch = toolWatch({ ...input, blueprint: bp }, patient, (absence) =>
       live.operators.showToolWorker(absence),
@@ -80,22 +101,29 @@ export async function agentRunWorkflow(
     // The watcher ends with the run; a cancellation is the main path's to handle.
     if (notifies) {
       run.book.carriesTold = patched(NOTIFY_TOLD_CARRIED);
-      void watchQuestions(run).catch(() => {});
+      void watchQuestions(run, deliversApart).catch(() => {});
     }
     let result: RunResult | ChildRunResult;
-    if (input.resume) {
-      // A run that continued as new picks the walk up where its previous run left it.
-      run.resumeFrom(input.resume);
+    // A run that continued as new picks the walk up where its previous run left it; a fork, where its original was.
+    const resume = input.resume ?? forked;
+    if (resume) {
+      run.resumeFrom(resume);
       result = await walk(run);
     } else result = await stages(run, seeded);
-    if (notifies) await notifyEnd(input, bp.agent.name, 'completed', { result });
+    if (notifies) await notifyEnd(input, bp.agent.name, 'completed', { result }, deliversApart);
     return result;
   } catch (err) {
     // A cancelled run ends CANCELED, with its memo and status (docs/reference/operators.md#cancellation).
     if (isCancellation(err)) await run?.cancelled();
     // Continuing as new is no end to tell of: the next run tells.
     if (notifies && run && !(err instanceof ContinueAsNew))
-      await notifyEnd(run.input, run.bp.agent.name, isCancellation(err) ? 'cancelled' : 'failed', { error: err });
+      await notifyEnd(
+        run.input,
+        run.bp.agent.name,
+        isCancellation(err) ? 'cancelled' : 'failed',
+        { error: err },
+        deliversApart,
+      );
     throw err;
   }
 }
@@ -120,6 +148,9 @@ async function walk(run: AgentRun): Promise<RunResult | ChildRunResult> {
     let route = departure(run.driver.state, bp, outcome.end, outcome.error, run.errorCode(outcome));
     if (run.steerable) run.operators.setStuck(outcome.end === 'stuck');
     if (route.kind === 'rerun') continue;
+    // A checkpoint's abort option ends the run as a cancellation does (docs/reference/interaction.md#what-each-answer-does);
+    // nobody asked Temporal to cancel it, so Temporal records a failure whose cause is that cancellation.
+    if (route.kind === 'abort') throw new CancelledFailure(route.message);
     if (route.kind === 'fail') return run.fail(route.code, route.message, run.lastFailure);
     if (route.kind === 'choose') route = { kind: 'leave', edge: await run.askEdge(route), checks: route.checks };
     if (route.checks && !(await run.checksPass(route.edge))) continue;
@@ -136,6 +167,8 @@ interface RunStart {
   input: RunInput;
   /** A fan-out worker's seeds, when its start resolved them. */
   seeded?: SeededRegion[];
+  /** A fork's run: where it picks the walk up. */
+  forked?: RunCarry;
 }
 
 /**
@@ -149,6 +182,7 @@ async function runBlueprint(start: RunInput | RefRunInput): Promise<RunStart> {
     const { blueprint, blueprintHash, ceilings } = start.resume;
     return { bp: blueprint, hash: blueprintHash, ...(ceilings ? { ceilings } : {}), input: start };
   }
+  if (!isRefInput(start) && start.fork) return forkStart({ ...start, fork: start.fork });
   const input = isRefInput(start) ? await byReference(start) : start;
   if (input.blueprint) {
     const bp = input.blueprint;
@@ -191,6 +225,38 @@ async function byReference(start: RefRunInput): Promise<RunInput> {
   // No history from before references holds one, so the marker only tells this run's path apart.
   patched(RUN_BY_REFERENCE);
   return activities.resolveRunInput.executeWithOptions(referenceOptions(`blueprint: ${start.blueprint}`), [start]);
+}
+
+/**
+ * A fork's run (docs/reference/cluster-runs.md#fork): its blueprint and region set come from a
+ * `forkStart` activity, which rebuilds what its original's next inference read; its search
+ * attributes and memo were set when `lev fork` started it.
+ */
+async function forkStart(input: RunInput & { fork: ForkSeed }): Promise<RunStart> {
+  // No history from before forks holds one, so the marker only tells this run's path apart.
+  patched(RUN_FORK);
+  const { from, blueprintHash, base, ops } = input.fork;
+  const ceiling = input.child?.lineage.ceiling;
+  const start = await activities.forkStart.executeWithOptions(
+    quickOptions(`fork of ${from.runId} after turn ${from.turn}${from.stage ? ` of ${from.stage}` : ''}`),
+    [
+      {
+        runId: workflowInfo().workflowId,
+        blueprintHash,
+        base,
+        ops,
+        ...(from.model ? { model: from.model } : {}),
+        ...(ceiling?.length ? { ceiling } : {}),
+      },
+    ],
+  );
+  return {
+    bp: start.blueprint,
+    hash: start.hash,
+    ...(start.ceilings ? { ceilings: start.ceilings } : {}),
+    input,
+    forked: forkCarry(workflowInfo().workflowId, input, start, Date.now()),
+  };
 }
 
 function childAttributes(bp: Blueprint, parentRunId: string): void {

@@ -2,7 +2,9 @@
  * A run whose history grew long goes on as a fresh run of the same workflow
  * id (docs/reference/long-runs.md#the-run-continues-as-new): between visits,
  * or when its live visit hands over. The decisions are
- * `src/runtime/continuation.ts`'s; this file sequences them. Workflow code.
+ * `src/runtime/continuation.ts`'s; this file sequences them. A run started by a person or a
+ * schedule goes on on its Worker Deployment's current version (docs/reference/operating.md#safe-deploys).
+ * Workflow code.
  */
 import {
   allHandlersFinished,
@@ -16,6 +18,8 @@ import type { RuntimeCode } from '../../src/errors.js';
 import {
   budgetExhausted,
   type ChildRunResult,
+  type Continuing,
+  continueAsNewVersioning,
   type RunCarry,
   type RunInput,
   type RunResult,
@@ -30,8 +34,8 @@ import type { Blueprint } from '../../src/shapes/blueprint.js';
 export interface ContinuingRun {
   readonly input: RunInput;
   readonly bp: Blueprint;
-  /** The run started with `RUN_CONTINUES_AS_NEW`. */
-  readonly continues: boolean;
+  /** The run started with `RUN_CONTINUES_AS_NEW`, and moves to a newer version as it does (`upgrade`). */
+  readonly continues: Continuing;
   carry(visit?: StageInput): RunCarry;
   spent(): Spend;
   fail(code: RuntimeCode, message: string, cause?: unknown): Promise<never>;
@@ -70,6 +74,7 @@ export async function continueAsNew(run: ContinuingRun, visit?: StageInput): Pro
   const next = makeContinueAsNewFunc<(start: RunInput) => Promise<RunResult | ChildRunResult>>({
     memo: info.memo ?? {},
     searchAttributes: info.searchAttributes,
+    ...continueAsNewVersioning(run.continues),
   });
   return next({ ...input, resume });
 }

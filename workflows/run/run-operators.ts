@@ -30,7 +30,9 @@ import {
   type OperatorView,
   type Progress,
   parseOperatorRequest,
+  type ReportOrder,
   refusalText,
+  reportIsStale,
   runStatus,
   STATUS_KEY,
   type StageOutcome,
@@ -39,6 +41,8 @@ import {
   type ToolWorkerAbsence,
   type VisitCounters,
   validateOperatorRequest,
+  type WaitingKind,
+  waitChange,
   waitingKind,
 } from '../../src/runtime/index.js';
 import {
@@ -52,6 +56,7 @@ import {
   runMessageSignal,
   stageReportSignal,
 } from '../messages.js';
+import { emit } from '../meter.js';
 
 /**
  * A visit that runs inside the run's own workflow (a fan-out worker's): the
@@ -73,12 +78,16 @@ export class RunOperators {
   private here: VisitHere | undefined;
   /** The live visit's counters as of its last report. */
   private reported: VisitCounters | undefined;
+  /** Where the last report taken stands among its visit's reports. */
+  private order: ReportOrder | undefined;
   /** Forwarded updates waiting for the visit's answer, by id. */
   private readonly acks = new Map<number, OperatorReply | undefined>();
   private nextId = 1;
   private stuck = false;
   /** The run's own calls (its seeds) wait for the workdir's tool worker, which is away. */
   private toolWorker: ToolWorkerAbsence | undefined;
+  /** What the run waits for now, as last counted (`leviath_waits_*`). */
+  private waiting: WaitingKind | undefined;
   status: LeviathStatus = 'running';
   /** The run has decided how it ends: every update is refused from here on. */
   ended = false;
@@ -175,6 +184,10 @@ export class RunOperators {
       return;
     }
     if (report.kind === 'ack' && this.acks.has(report.id)) this.acks.set(report.id, report.reply);
+    const order = report.counters && report.seq !== undefined ? { at: report.counters.at, seq: report.seq } : undefined;
+    // A report its visit sent before one already taken says nothing newer.
+    if (reportIsStale(this.order, order)) return;
+    if (order) this.order = order;
     // A report that arrives after its visit ended tells nothing the outcome did not.
     if (report.counters && this.live !== undefined) this.reported = report.counters;
     this.waits = report.waits;
@@ -188,6 +201,7 @@ export class RunOperators {
     this.waits = { ...NO_WAITS, paused: handed.paused };
     this.live = workflowId;
     this.reported = undefined;
+    this.order = undefined;
     this.refresh();
     return handed;
   }
@@ -211,8 +225,12 @@ export class RunOperators {
     this.refresh();
   }
 
-  /** What the run hands its next run when it continues as new: the held messages, the pause, `stuck`. */
-  carried(): { operators: Required<OperatorCarry>; stuck: boolean } {
+  /**
+   * What the run hands its next run when it continues as new: the held messages, the pause,
+   * `stuck`. Its wait ends here; the next run counts it again when it restores the pause.
+   */
+  handOver(): { operators: Required<OperatorCarry>; stuck: boolean } {
+    this.countWait(undefined);
     return {
       operators: { inbox: [...this.carry.inbox], held: [...this.carry.held], paused: this.carry.paused },
       stuck: this.stuck,
@@ -260,15 +278,24 @@ export class RunOperators {
   finish(status: Extract<LeviathStatus, 'completed' | 'failed' | 'cancelled'>): void {
     this.ended = true;
     this.status = status;
+    this.countWait(undefined);
     this.changed();
+  }
+
+  /** Counts the run's waits for people by reason (docs/reference/operating.md#leviaths-metrics). */
+  private countWait(now: WaitingKind | undefined): void {
+    emit(waitChange(this.waiting, now));
+    this.waiting = now;
   }
 
   private refresh(): void {
     if (!this.ended) {
       const view = this.view();
+      const waitingReply = this.live ? this.waits.waitingReply : false;
+      this.countWait(waitingKind({ asks: view.asks, waitingReply, paused: view.paused }));
       const next = runStatus({
         asks: view.asks,
-        waitingReply: this.live ? this.waits.waitingReply : false,
+        waitingReply,
         paused: view.paused,
         stuck: this.stuck,
         toolWorker: this.absentToolWorker(),

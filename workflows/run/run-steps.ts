@@ -18,7 +18,7 @@ import {
 import { type Content, chooseEdge, contentText, createRunState } from '../../src/context/index.js';
 import { isRuntimeCode } from '../../src/error-codes.js';
 import type { RuntimeCode } from '../../src/errors.js';
-import type { SeededRegion, StageInput } from '../../src/runtime/index.js';
+import type { Continuing, SeededRegion, StageInput } from '../../src/runtime/index.js';
 import {
   addSpend,
   type ChildRunResult,
@@ -63,8 +63,6 @@ import { RunBook } from './run-book.js';
 import { RunOperators } from './run-operators.js';
 
 /** How a visit the run goes on from ended. */
-type VisitOutcome = StageOutcome & { end: Exclude<StageOutcome['end'], 'cancelled'> };
-
 export class AgentRun {
   readonly runId = workflowInfo().workflowId;
   readonly driver: EngineDriver;
@@ -91,8 +89,9 @@ export class AgentRun {
     private readonly ceilings?: PermissionLayer[],
     /** A fan-out worker started with `INLINE_WORKER`: its visits run inside it (`inline-visit.ts`). */
     private readonly inline = false,
-    /** The run started with `RUN_CONTINUES_AS_NEW`: it continues as new when its history is long. */
-    readonly continues = false,
+    /** The run started with `RUN_CONTINUES_AS_NEW` (and how: `RUN_UPGRADES_ON_CONTINUE`), when its history is long. */
+    readonly continues: Continuing = false,
+    /** A fan-out worker started with `PROVIDER_PATIENCE`: its visits inside it wait out provider outages. */
     readonly patient = false,
   ) {
     this.driver = new EngineDriver(
@@ -308,7 +307,7 @@ export class AgentRun {
   }
 
   /** One visit of the current stage, as a child workflow or inside the run; takes over the region set it hands back. */
-  async visit(): Promise<VisitOutcome> {
+  async visit(): Promise<StageOutcome> {
     const stage = this.driver.stage;
     // The visit the previous run handed over goes on under its own workflow id.
     const handed = this.book.handedOver;
@@ -346,8 +345,8 @@ export class AgentRun {
       }
     }
     this.take(stage, outcome);
-    // `cancelled` is only ever the report of a cancelled visit, which `visitRouted` throws on.
-    return outcome as VisitOutcome;
+    // A visit returns `cancelled` only when a checkpoint aborted the run; a cancelled visit's report is thrown on.
+    return outcome;
   }
 
   /** What the next run of the workflow picks the walk up from (docs/reference/long-runs.md#the-run-continues-as-new). */
@@ -359,7 +358,7 @@ export class AgentRun {
       carried: this.driver.carried(),
       visits: this.visits,
       ...this.book.carried(),
-      ...this.operators.carried(),
+      ...this.operators.handOver(),
       ...(visit ? { visit } : {}),
     };
   }

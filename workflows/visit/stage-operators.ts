@@ -57,6 +57,8 @@ export class StageOperators {
   handOverAsked = false;
   /** The provider outage the visit waits out now (docs/reference/long-runs.md#provider-outages). */
   provider: ProviderWait | undefined;
+  /** Reports sent by this run of the visit, which number them. */
+  private reports = 0;
 
   constructor(
     private readonly host: OperatorHost,
@@ -138,7 +140,7 @@ export class StageOperators {
     let sent = report;
     if (report.kind !== 'cancelled') {
       const counters = this.host.live();
-      sent = { ...report, counters };
+      sent = { ...report, counters, seq: ++this.reports };
       this.mark = { at: this.host.lastInferenceEnd() ?? this.mark.at, inferences: counters.inferences };
     }
     if (this.host.report) this.host.report(sent);

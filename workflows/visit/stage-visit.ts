@@ -39,6 +39,7 @@ import { SubAgents } from '../agents/sub-agents.js';
 import { currentDetails } from '../current-details.js';
 import { EngineDriver } from '../engine-driver.js';
 import { type ToolWorkerWatch, toolWatch } from '../tool-worker-watch.js';
+import { type CheckpointStop, checkpointStep } from './checkpoints.js';
 import { inferTurn, type TurnReply } from './model-turn.js';
 import { StageOperators } from './stage-operators.js';
 
@@ -78,6 +79,8 @@ export class StageVisit {
   usage: StageInput['usage'];
   facts: StageInput['facts'];
   finalContent: StageOutcome['finalContent'] = '';
+  /** Tokens of the last reply, which a checkpoint writes a stored reply with. */
+  finalTokens = 0;
   /** Replies of a person the stage's own `message` signal (of earlier versions) delivered, oldest first. */
   readonly inbox: string[] = [];
   /** Messages, pauses and asks: what people send through the run. */
@@ -236,11 +239,11 @@ export class StageVisit {
   }
 
   /** The visit's outcome once the agents it started have ended and every update it took has been answered. */
-  async finish(end: StageOutcome['end']): Promise<StageOutcome> {
+  async finish(end: StageOutcome['end'], error?: string): Promise<StageOutcome> {
     await this.agents.settle();
     await condition(allHandlersFinished);
     this.showDetails();
-    return this.outcome(end);
+    return this.outcome(end, error);
   }
 
   /**
@@ -311,12 +314,13 @@ export class StageVisit {
 
   /**
    * After a reply without tool calls: true when the stage ends; otherwise an
-   * output stage is reminded of its answer, or an interactive one waits for a
-   * person, and the stage goes on.
+   * output stage is reminded of its answer, an interactive one waits for a
+   * person, or an `interactive_points` one asks its checkpoints, which may end the run.
    */
-  async afterPlainReply(): Promise<boolean> {
+  async afterPlainReply(): Promise<boolean | CheckpointStop> {
     const step = afterPlainReply(this.def, this.facts);
     if (step.kind === 'end') return true;
+    if (step.kind === 'checkpoint') return checkpointStep(this);
     if (step.kind === 'forced') {
       await this.driver.apply({ kind: 'diagnostic', code: 'output-forced', severity: 'warning', detail: step.detail });
       return true;
@@ -376,6 +380,7 @@ export class StageVisit {
       entry: { kind: 'assistant', content: reply.content, tokens: reply.tokens, toolCalls: [...calls, ...invalid] },
     });
     this.finalContent = reply.content;
+    this.finalTokens = reply.tokens;
     return calls.length > 0 || invalid.length > 0;
   }
 }

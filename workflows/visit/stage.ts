@@ -23,6 +23,7 @@ import { inferenceFailedNote, STAGE_KEY, stopReason, visitOverBudget } from '../
 import { needsDiscovery } from '../../src/runtime/mcp-grants.js';
 import {
   INFERENCE_BOOKKEEPING,
+  INTERACTION_POINTS,
   MCP_DISCOVERY,
   PROVIDER_PATIENCE,
   REPETITION_DETECTION,
@@ -30,6 +31,7 @@ import {
   STORED_ARGUMENTS,
   TOOL_WORKER_PATIENCE,
 } from '../../src/runtime/patches.js';
+import { asksInForms } from '../../src/runtime/people/interaction-points.js';
 import { endsWithOutput, fanOutEnd } from '../../src/runtime/stage-modes.js';
 import type { StageDef } from '../../src/shapes/blueprint.js';
 import { progressQuery, stageMessageSignal } from '../messages.js';
@@ -37,6 +39,7 @@ import { StageVisit } from './stage-visit.js';
 import { answerCalls, watchRepetition } from './tool-calls.js';
 
 export async function stageWorkflow(input: StageInput): Promise<StageOutcome | HandedOver> {
+  const def = input.blueprint.stages.find((s) => s.name === input.stage);
   // Every patch is asked here, before anything else runs (src/runtime/patches.ts).
   const patches = {
     operators: patched(STAGE_PATCH),
@@ -46,9 +49,9 @@ export async function stageWorkflow(input: StageInput): Promise<StageOutcome | H
     patience: patched(PROVIDER_PATIENCE),
     ...(needsDiscovery(input.blueprint, input.stage) ? { reach: patched(MCP_DISCOVERY) } : {}),
     ...(input.options.toolTaskQueue ? { toolPatience: patched(TOOL_WORKER_PATIENCE) } : {}),
+    ...(def && asksInForms(def) ? { points: patched(INTERACTION_POINTS) } : {}),
   };
   const bp = input.blueprint;
-  const def = bp.stages.find((s) => s.name === input.stage);
   if (!def)
     throw ApplicationFailure.nonRetryable(`no stage "${input.stage}" in blueprint ${bp.agent.name}`, 'unknown-stage');
   const visit = new StageVisit(input, def, patches);
@@ -111,7 +114,13 @@ export async function turns(visit: StageVisit, def: StageDef, input: StageInput)
     }
     // A reply without tool calls ends the stage, unless its mode asks for an answer, a person or a fan-out.
     if (!(await visit.storeReply(reply))) {
-      if (await visit.afterPlainReply()) return visit.finish('completed');
+      const after = await visit.afterPlainReply();
+      if (after === true) return visit.finish('completed');
+      // A checkpoint's abort option ends the visit cancelled, and its run with it; an unanswered one, in error.
+      if (after !== false)
+        return after.kind === 'abort'
+          ? visit.finish('cancelled', after.detail)
+          : visit.endInError({ failed: after.detail, code: 'checkpoint-unanswered' });
       continue;
     }
     await answerCalls(visit, reply);

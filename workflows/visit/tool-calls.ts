@@ -25,9 +25,6 @@ import {
   ASK_USER,
   agentCallRefusal,
   askTimedOutText,
-  askUserNoQuestionText,
-  askUserQuestion,
-  askUserUnattendedText,
   callSubject,
   canonicalTool,
   classifyCall,
@@ -36,12 +33,17 @@ import {
   endInference,
   FAN_OUT,
   invalidArgumentsText,
+  isPersonTool,
   notGrantedText,
+  questionResult,
+  questionWaits,
   routedCall,
   tallyCall,
+  toolAsk,
   toolCallSummary,
   toolFailedText,
   trackedPointer,
+  workflowToolCall,
 } from '../../src/runtime/index.js';
 import { needsDiscovery } from '../../src/runtime/mcp-grants.js';
 import type { VisitPatches } from '../../src/runtime/patches.js';
@@ -51,6 +53,7 @@ import type { StageDef } from '../../src/shapes/blueprint.js';
 import { activities, toolOptions } from '../activities.js';
 import type { SubAgents } from '../agents/sub-agents.js';
 import type { EngineDriver } from '../engine-driver.js';
+import { emit } from '../meter.js';
 import { onToolWorker, type ToolWorkerWatch, toolWorkerGone } from '../tool-worker-watch.js';
 import type { StageOperators } from './stage-operators.js';
 
@@ -85,10 +88,11 @@ interface Classified {
   is: CallClass;
 }
 
-/** What people decided about the asks of one reply. */
+/** What people decided about the asks of one reply, and the questions that could not be put. */
 interface Asked {
   asks: Map<string, PendingAsk>;
   decisions: Map<string, AskDecision>;
+  refused: Map<string, string>;
 }
 
 /** Answers every call of the reply, in call order, and closes the inference's progress facts. */
@@ -96,12 +100,17 @@ export async function answerCalls(v: CallingVisit, reply: InferOutput): Promise<
   for (const bad of reply.invalidToolCalls) {
     await routeError(v, { id: bad.id, name: bad.name, arguments: {} }, invalidArgumentsText(bad.name, bad.error));
     remember(v, { name: bad.name, arguments: {} }, false);
+    emit([workflowToolCall(bad.name, 'invalid', false)]);
   }
   const { blueprint, options } = v.input;
   const calls: Classified[] = reply.toolCalls.map(({ argTokens, ...call }) => ({
     call,
     argTokens,
-    is: classifyCall(blueprint, v.stage, call, options.unattended, v.reach?.granted),
+    // A visit recorded before the other forms of question refused them, as the stage was not given them.
+    is:
+      isPersonTool(call.name) && canonicalTool(call.name) !== ASK_USER && !v.patches.points
+        ? { kind: 'refused' }
+        : classifyCall(blueprint, v.stage, call, options.unattended, v.reach?.granted),
   }));
   const asked = await askPeople(v, calls);
   const running = startBuiltins(v, calls, asked);
@@ -113,6 +122,8 @@ export async function answerCalls(v: CallingVisit, reply: InferOutput): Promise<
     v.facts = tally.facts;
     progressed ||= tally.progressed;
     remember(v, classified.call, effect.kind !== 'refused' && !effect.isError);
+    // The tool activity counts the calls it runs; the workflow counts those it answers itself.
+    emit([workflowToolCall(classified.call.name, effect, running.has(classified.call.id))]);
   }
   v.facts = endInference(v.facts, progressed, Date.now());
 }
@@ -122,26 +133,35 @@ function remember(v: CallingVisit, call: Pick<ToolCall, 'name' | 'arguments'>, o
 }
 
 /**
- * In an attended run, the calls of the reply that need a person (an `ask`
- * permission, an `ask_user` question) wait for their decisions together,
- * up to `[run] ask_timeout` (docs/reference/operators.md#approve-and-deny).
+ * The calls of the reply that need a person (an `ask` permission in an
+ * attended run, a question of a tool that waits for a person) wait for
+ * their decisions together, up to `[run] ask_timeout`
+ * (docs/reference/operators.md#approve-and-deny, docs/reference/interaction.md#the-asking-tools).
  */
 async function askPeople(v: CallingVisit, calls: readonly Classified[]): Promise<Asked> {
   const bp = v.input.blueprint;
   const asks = new Map<string, PendingAsk>();
-  if (v.input.options.unattended) return { asks, decisions: new Map() };
+  const refused = new Map<string, string>();
   const timeoutSecs = bp.run?.askTimeoutSecs ?? DEFAULT_ASK_TIMEOUT_SECS;
   const since = Date.now();
+  const at = { since, deadline: since + timeoutSecs * 1000 };
   for (const { call, is } of calls) {
-    const at = { call: call.id, since, deadline: since + timeoutSecs * 1000 };
     if (is.kind === 'question') {
-      const question = askUserQuestion(call.arguments);
-      if (question) asks.set(call.id, { kind: 'answer', tool: ASK_USER, subject: question, ...at });
+      if (!questionWaits(bp, v.stage, call.name, v.input.options.unattended)) continue;
+      const question = toolAsk(call, at);
+      if ('refused' in question) refused.set(call.id, question.refused);
+      else asks.set(call.id, question);
     } else if ((is.kind === 'agent' || is.kind === 'builtin') && is.approval)
-      asks.set(call.id, { kind: 'approval', tool: canonicalTool(call.name), subject: callSubject(call), ...at });
+      asks.set(call.id, {
+        kind: 'approval',
+        tool: canonicalTool(call.name),
+        subject: callSubject(call),
+        call: call.id,
+        ...at,
+      });
   }
-  if (asks.size === 0) return { asks, decisions: new Map() };
-  return { asks, decisions: await v.operators.decide([...asks.values()], timeoutSecs * 1000) };
+  if (asks.size === 0) return { asks, decisions: new Map(), refused };
+  return { asks, decisions: await v.operators.decide([...asks.values()], timeoutSecs * 1000), refused };
 }
 
 /** Built-in tools are independent of each other: start them all now, store their results in call order. */
@@ -200,7 +220,7 @@ async function answerCall(
   }
   const ask = asked.asks.get(call.id);
   const decision = asked.decisions.get(call.id);
-  if (is.kind === 'question') return answerQuestion(v, call, ask, decision);
+  if (is.kind === 'question') return answerQuestion(v, call, asked);
   if (ask && decision?.kind !== 'approved') {
     const text =
       decision?.kind === 'denied'
@@ -286,27 +306,19 @@ async function answerAgent(v: CallingVisit, call: ToolCall, alone: boolean, appr
   return { kind: 'agent', tool: call.name, isError: answer.isError };
 }
 
-/** The result of an `ask_user` call: the person's answer, or why there is none. */
-async function answerQuestion(
-  v: CallingVisit,
-  call: ToolCall,
-  ask: PendingAsk | undefined,
-  decision: AskDecision | undefined,
-): Promise<CallEffect> {
-  const answered = decision?.kind === 'answered' ? decision.text : undefined;
-  const text =
-    answered ??
-    (v.input.options.unattended
-      ? askUserUnattendedText()
-      : ask
-        ? askTimedOutText(ask, (ask.deadline - ask.since) / 1000)
-        : askUserNoQuestionText());
-  await v.driver.apply({
-    kind: 'route',
-    call,
-    result: { content: text, tokens: await v.driver.count(text), isError: answered === undefined },
+/** The result of a question: the person's answer in its tool's words, or why there is none. */
+async function answerQuestion(v: CallingVisit, call: ToolCall, asked: Asked): Promise<CallEffect> {
+  const ask = asked.asks.get(call.id);
+  const decision = asked.decisions.get(call.id);
+  const refused = asked.refused.get(call.id);
+  const { text, isError } = questionResult({
+    ...(ask ? { ask } : {}),
+    ...(decision?.kind === 'answered' ? { answered: decision.text } : {}),
+    ...(refused !== undefined ? { refused } : {}),
+    waited: questionWaits(v.input.blueprint, v.stage, call.name, v.input.options.unattended),
   });
-  return { kind: 'builtin', tool: ASK_USER, isError: answered === undefined, denied: false, modifiedPaths: [] };
+  await v.driver.apply({ kind: 'route', call, result: { content: text, tokens: await v.driver.count(text), isError } });
+  return { kind: 'builtin', tool: canonicalTool(call.name), isError, denied: false, modifiedPaths: [] };
 }
 
 /** Stores a tracked file's text in the file-tracking region; the model gets a pointer to it instead. */

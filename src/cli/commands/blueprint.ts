@@ -18,7 +18,7 @@ export function registerBlueprint(program: Command): void {
     .option('--json', 'print {name, version, ref, hash, created, pushedAt, source}')
     .action(async (dir: string, flags: PushFlags) => {
       const { pushBlueprint } = await import('../blueprint-action.js');
-      pushBlueprint(dir, flags);
+      await pushBlueprint(dir, flags);
     });
   blueprint
     .command('list')
@@ -27,6 +27,6 @@ export function registerBlueprint(program: Command): void {
     .option('--json', 'print the versions as a JSON array')
     .action(async (name: string | undefined, flags: { json?: boolean }) => {
       const { listBlueprints } = await import('../blueprint-action.js');
-      listBlueprints(name, flags);
+      await listBlueprints(name, flags);
     });
 }

@@ -3,6 +3,7 @@ import { type Command, Option } from 'commander';
 import { LevError } from '../../errors.js';
 import { workerPool } from '../../mcp/pool.js';
 import { DEFAULT_TASK_QUEUE } from '../../runtime/defaults.js';
+import { LEVIATH_VERSION } from '../../version.js';
 import { serverOptions } from '../options.js';
 
 interface WorkerFlags {
@@ -16,6 +17,8 @@ interface WorkerFlags {
   tools?: boolean;
   workdir?: string;
   health?: boolean;
+  deployment?: string;
+  buildId?: string;
 }
 
 export function registerWorker(program: Command): void {
@@ -48,6 +51,11 @@ export function registerWorker(program: Command): void {
     .option('--tools', 'serve only tool calls and seeds, for the workdir given with --workdir')
     .option('--workdir <dir>', 'with --tools: the workdir on this machine whose tool calls this worker runs')
     .option('--health', 'check that Temporal and the blob store answer and a worker of this host polls; exit 0 or 1')
+    .option(
+      '--deployment <name>',
+      'serve one version of this Worker Deployment, runs pinned to it until they continue as new (default: LEVIATH_DEPLOYMENT; none: unversioned)',
+    )
+    .option('--build-id <id>', `the version's build id (default: LEVIATH_BUILD_ID, else ${LEVIATH_VERSION})`)
     .action(async (flags: WorkerFlags) => {
       if (flags.tools && !flags.workdir)
         throw new LevError(
@@ -81,17 +89,25 @@ export function registerWorker(program: Command): void {
       const { flushTracing, startTracing } = await import('../../telemetry/tracing.js');
       startTracing();
       const { createToolWorker } = await import('../../worker/tool-worker.js');
+      const { workerDeployment } = await import('../../worker/deployment.js');
+      const deployment = {
+        ...(flags.deployment !== undefined ? { deployment: flags.deployment } : {}),
+        ...(flags.buildId !== undefined ? { buildId: flags.buildId } : {}),
+      };
+      const version = workerDeployment(deployment, runtime.env);
       const { worker, connection } =
         flags.tools && flags.workdir
-          ? await createToolWorker({ ...flags, workdir: flags.workdir, taskQueue, runtime })
+          ? await createToolWorker({ ...flags, workdir: flags.workdir, taskQueue, runtime, deployment })
           : await createWorker({
               ...flags,
               taskQueue,
               runtime,
+              deployment,
               ...bundleFromEnv(),
             });
+      const serves = version ? `, version ${version.buildId} of deployment ${version.deploymentName}` : '';
       process.stdout.write(
-        `${flags.tools ? `tool worker for ${flags.workdir}` : 'worker'} polling task queue "${taskQueue}" on ${flags.address} (namespace ${flags.namespace})\n`,
+        `${flags.tools ? `tool worker for ${flags.workdir}` : 'worker'} polling task queue "${taskQueue}" on ${flags.address} (namespace ${flags.namespace}${serves})\n`,
       );
       // Worker.run() already shuts down on SIGINT and SIGTERM: calls in flight are cancelled and handed back.
       try {

@@ -22,6 +22,12 @@ export interface EngineEnv {
   hooks?: (region: string) => CustomRegionHooks | undefined;
   /** Overrides the blueprint's `[compaction] max_summary_tokens`. */
   maxSummaryTokens?: number;
+  /**
+   * Told of the entries a committed write evicted to make room, so the workflow can count them
+   * (docs/reference/operating.md#leviaths-metrics). Nothing the engine answers or stores depends
+   * on it, and the activities' replay of the operations leaves it unset.
+   */
+  onEvict?: (region: RegionState, entries: readonly Entry[]) => void;
 }
 
 function persistent(def: RegionDef): boolean {

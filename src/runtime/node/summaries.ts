@@ -7,7 +7,8 @@
 import { fullText, toContent } from '../../blobs/index.js';
 import { limitsFor } from '../../blueprint/rate-limits-table.js';
 import type { Entry } from '../../context/index.js';
-import { getProvider } from '../../providers/index.js';
+import { recordModelCall, recordModelError } from '../../metrics/leviath.js';
+import { getProvider, isProviderError } from '../../providers/index.js';
 import { encodingFor, lookupModel } from '../../providers/models.js';
 import type { Usage } from '../../providers/types.js';
 import type { SummaryAnswer } from '../../shapes/requests.js';
@@ -39,6 +40,16 @@ export interface SummaryResult {
   usage: Usage;
 }
 
+/** The summarising call, with a failure counted as the inference's are (`leviath_model_errors_total`). */
+async function counted<T>(model: string, call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (err) {
+    recordModelError(model, isProviderError(err) ? err.kind : 'other');
+    throw err;
+  }
+}
+
 export async function summariseEntries(
   store: RunStore,
   input: SummariseInput,
@@ -55,22 +66,25 @@ export async function summariseEntries(
   const provider = getProvider(ref, store.config.env);
   // A summary's prompt is its entries: a quarter of their characters is a fair charge for tokens_per_minute.
   const gate = { limits: limitsFor(store.rateLimits(), ref), tokens: Math.ceil(parts.join('').length / 4) };
-  const response = await throughGate(ref, provider, gate, () =>
-    provider.infer({
-      model: ref,
-      system: [{ text: input.prompt ?? bp.compaction.systemPrompt ?? DEFAULT_SUMMARY_PROMPT }],
-      messages: [
-        {
-          role: 'user',
-          content: `Region "${input.region}", ${input.entries.length} entries:\n\n${parts.join('\n\n---\n\n')}`,
-        },
-      ],
-      tools: [],
-      maxTokens: Math.max(1, input.limit),
-      temperature: bp.compaction.temperature,
-      meta: { runId: input.runId, stage: input.stage, turn: input.turn, purpose: 'summary', attempt },
-    }),
+  const response = await counted(model, () =>
+    throughGate(ref, provider, gate, () =>
+      provider.infer({
+        model: ref,
+        system: [{ text: input.prompt ?? bp.compaction.systemPrompt ?? DEFAULT_SUMMARY_PROMPT }],
+        messages: [
+          {
+            role: 'user',
+            content: `Region "${input.region}", ${input.entries.length} entries:\n\n${parts.join('\n\n---\n\n')}`,
+          },
+        ],
+        tools: [],
+        maxTokens: Math.max(1, input.limit),
+        temperature: bp.compaction.temperature,
+        meta: { runId: input.runId, stage: input.stage, turn: input.turn, purpose: 'summary', attempt },
+      }),
+    ),
   );
+  recordModelCall(bp, { model, stage: input.stage, purpose: 'summary', usage: response.usage });
   const usage = response.usage;
   const text = response.text.trim();
   if (!text)

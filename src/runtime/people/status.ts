@@ -14,6 +14,7 @@ export function waitingKind(w: {
   provider?: ProviderWait | undefined;
 }): WaitingKind | undefined {
   if (w.asks.some((a) => a.kind === 'approval')) return 'approval';
+  if (w.asks.some((a) => a.point !== undefined)) return 'checkpoint';
   if (w.asks.some((a) => a.kind === 'answer')) return 'answer';
   if (w.waitingReply) return 'message';
   if (w.toolWorker) return 'tool-worker-missing';
@@ -35,7 +36,8 @@ export function runStatus(w: {
   provider?: ProviderWait | undefined;
 }): LeviathStatus {
   const waiting = waitingKind(w);
-  if (waiting === 'approval' || waiting === 'answer' || waiting === 'message') return 'waiting';
+  if (waiting === 'approval' || waiting === 'answer' || waiting === 'checkpoint' || waiting === 'message')
+    return 'waiting';
   if (waiting === 'tool-worker-missing') return 'waiting';
   if (w.paused) return 'paused';
   if (waiting === 'provider-unavailable') return 'waiting';

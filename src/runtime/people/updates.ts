@@ -10,6 +10,7 @@ import type { RuntimeCode } from '../../error-codes.js';
 import { formatCoded } from '../../errors.js';
 import { utf8Bytes } from '../../truncate.js';
 import type { PendingAsk } from '../types.js';
+import { type AnswerInput, type FittedAnswer, fitAnswer } from './asks.js';
 
 /** The largest message, answer or note an update may carry. */
 export const MAX_OPERATOR_TEXT_BYTES = 65_536;
@@ -21,7 +22,7 @@ export type OperatorUpdate = (typeof OPERATOR_UPDATES)[number];
 export type OperatorRequest =
   | { kind: 'message'; text: string }
   | { kind: 'approve' | 'deny'; call?: string; note?: string }
-  | { kind: 'answer'; call?: string; text: string }
+  | ({ kind: 'answer'; call?: string } & AnswerInput)
   | { kind: 'pause' }
   | { kind: 'resume' };
 
@@ -40,6 +41,8 @@ export interface Decision {
 export interface Answered {
   call: string;
   question: string;
+  /** The option a `choice` answer picked, or `Yes`/`No` of a `confirm` one (docs/reference/interaction.md#answering). */
+  answer?: string;
 }
 export interface PauseState {
   paused: boolean;
@@ -61,6 +64,7 @@ export type OperatorCode =
   | 'nothing-pending'
   | 'call-not-waiting'
   | 'call-ambiguous'
+  | 'bad-answer'
   | 'already-paused'
   | 'not-paused';
 
@@ -124,27 +128,39 @@ export function parseOperatorRequest(update: OperatorUpdate, arg: unknown): Oper
         ...(note !== undefined ? { note } : {}),
       };
     }
-    case 'answer': {
-      const args = typeof arg === 'string' ? { text: arg } : arg;
-      if (!isRecord(args) || typeof args.text !== 'string')
-        return refuse(
-          'bad-update',
-          '`answer` takes the answer as a string, or { "call"?: "<call id>", "text": "<answer>" }.',
-        );
-      const bad = optionalString(args, 'call', update);
-      if (bad) return bad;
-      return (
-        checkText(args.text, 'answer') ?? {
-          kind: 'answer',
-          text: args.text,
-          ...(typeof args.call === 'string' && args.call !== '' ? { call: args.call } : {}),
-        }
-      );
-    }
+    case 'answer':
+      return parseAnswer(arg);
     case 'pause':
     case 'resume':
       return { kind: update };
   }
+}
+
+const ANSWER_SHAPE =
+  '`answer` takes the answer as a string, or { "call"?: "<call id>" } with one of "text": "<answer>", "choice": <option number or text>, "yes": true | false.';
+
+/** An `answer` argument: a string, or the call with exactly one of text, choice and yes. */
+function parseAnswer(arg: unknown): OperatorRequest | Refusal {
+  if (typeof arg === 'string') return checkText(arg, 'answer') ?? { kind: 'answer', text: arg };
+  if (!isRecord(arg)) return refuse('bad-update', ANSWER_SHAPE);
+  const bad = optionalString(arg, 'call', 'answer');
+  if (bad) return bad;
+  const given = (['text', 'choice', 'yes'] as const).filter((k) => arg[k] !== undefined && arg[k] !== null);
+  if (given.length !== 1) return refuse('bad-update', ANSWER_SHAPE);
+  const call = typeof arg.call === 'string' && arg.call !== '' ? { call: arg.call } : {};
+  const { text, choice, yes } = arg;
+  if (typeof text === 'string') return checkText(text, 'answer') ?? { kind: 'answer', ...call, text };
+  if (typeof yes === 'boolean') return { kind: 'answer', ...call, yes };
+  if ((typeof choice === 'number' && Number.isInteger(choice) && choice >= 1) || typeof choice === 'string')
+    return checkText(String(choice), 'choice') ?? { kind: 'answer', ...call, choice };
+  return refuse('bad-update', ANSWER_SHAPE);
+}
+
+/** What an answer gives the question it answers, or the `bad-answer` refusal when it does not fit. */
+export function answerFor(ask: PendingAsk, op: Extract<OperatorRequest, { kind: 'answer' }>): FittedAnswer | Refusal {
+  const { kind: _kind, call: _call, ...answer } = op;
+  const fitted = fitAnswer(ask, answer);
+  return 'misfit' in fitted ? refuse('bad-answer', fitted.misfit) : fitted;
 }
 
 export function isRefusal(value: unknown): value is Refusal {
@@ -188,10 +204,15 @@ export function checkOperatorRequest(op: OperatorRequest, view: OperatorView): R
   if (view.ended) return refuse('run-finished', 'The run has ended; updates go only to runs that are still going.');
   switch (op.kind) {
     case 'approve':
-    case 'deny':
-    case 'answer': {
-      const ask = resolveAsk(view.asks, op.kind === 'answer' ? 'answer' : 'approval', op.call);
+    case 'deny': {
+      const ask = resolveAsk(view.asks, 'approval', op.call);
       return isRefusal(ask) ? ask : undefined;
+    }
+    case 'answer': {
+      const ask = resolveAsk(view.asks, 'answer', op.call);
+      if (isRefusal(ask)) return ask;
+      const fitted = answerFor(ask, op);
+      return isRefusal(fitted) ? fitted : undefined;
     }
     case 'pause':
       return view.paused ? refuse('already-paused', 'The run is already paused; send `resume` to go on.') : undefined;

@@ -8,6 +8,7 @@ import type { VisitCounters } from '../live-progress.js';
 import type { OperatorCarry, PendingAsk, ProviderWait, ToolWorkerAbsence } from '../types.js';
 import {
   type AskDecision,
+  answerFor,
   isRefusal,
   type OperatorReply,
   type OperatorRequest,
@@ -93,24 +94,30 @@ export function applyOperatorRequest(
     case 'answer': {
       const ask = resolveAsk(state.asks, op.kind === 'answer' ? 'answer' : 'approval', op.call);
       if (isRefusal(ask)) return refused(ask);
-      const decision: AskDecision =
-        op.kind === 'answer'
-          ? { kind: 'answered', text: op.text }
-          : {
-              kind: op.kind === 'approve' ? 'approved' : 'denied',
-              ...(op.note !== undefined ? { note: op.note } : {}),
-            };
+      const fitted = op.kind === 'answer' ? answerFor(ask, op) : undefined;
+      if (isRefusal(fitted)) return refused(fitted);
+      const decision: AskDecision = fitted
+        ? { kind: 'answered', text: fitted.text }
+        : {
+            kind: op.kind === 'approve' ? 'approved' : 'denied',
+            ...(op.kind !== 'answer' && op.note !== undefined ? { note: op.note } : {}),
+          };
       const next = {
         ...state,
         asks: state.asks.filter((a) => a.call !== ask.call),
         decisions: { ...state.decisions, [ask.call]: decision },
       };
-      if (op.kind === 'answer') return done(next, { call: ask.call, question: ask.subject });
+      if (fitted)
+        return done(next, {
+          call: ask.call,
+          question: ask.subject,
+          ...(fitted.picked !== undefined ? { answer: fitted.picked } : {}),
+        });
       return done(next, {
         call: ask.call,
         tool: ask.tool,
         decision: op.kind === 'approve' ? 'approved' : 'denied',
-        ...(op.note !== undefined ? { note: op.note } : {}),
+        ...(op.kind !== 'answer' && op.note !== undefined ? { note: op.note } : {}),
       });
     }
     case 'pause':
@@ -184,9 +191,10 @@ export const NO_WAITS: StageWaits = Object.freeze({ asks: [], waitingReply: fals
  * forwarded update, a change of what it waits for or of its counters, or the
  * region set it had when it was cancelled. Every answer and change carries
  * the visit's counters, so the run's own progress is live
- * (`src/runtime/live-progress.ts`).
+ * (`src/runtime/live-progress.ts`), and `seq`, the order the visit sent it
+ * in, so a report that arrives late is not taken over a newer one.
  */
 export type StageReport<Outcome = unknown> =
-  | { kind: 'ack'; id: number; reply: OperatorReply; waits: StageWaits; counters?: VisitCounters }
-  | { kind: 'waits'; waits: StageWaits; counters?: VisitCounters }
+  | { kind: 'ack'; id: number; reply: OperatorReply; waits: StageWaits; counters?: VisitCounters; seq?: number }
+  | { kind: 'waits'; waits: StageWaits; counters?: VisitCounters; seq?: number }
   | { kind: 'cancelled'; outcome: Outcome };
