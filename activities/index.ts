@@ -7,8 +7,8 @@ import { activityInfo, Context, cancellationSignal, heartbeat } from '@temporali
 import { ApplicationFailure } from '@temporalio/common';
 import { withBlobRun } from '../src/blobs/index.js';
 import { openBlueprintStore } from '../src/blueprints-store/configured.js';
+import type { BlueprintStore } from '../src/blueprints-store/pushed-blueprints.js';
 import { runInputFromRef } from '../src/blueprints-store/run-input.js';
-import type { BlueprintStore } from '../src/blueprints-store/store.js';
 import type { Content, CountedText } from '../src/context/index.js';
 import { isLevError } from '../src/errors.js';
 import { recordToolCall } from '../src/metrics/leviath.js';
@@ -17,13 +17,6 @@ import { type HandBack, isProviderError, providerTimeoutMs, toActivityFailure } 
 import type { ForkStart, ForkStartRequest } from '../src/runtime/activity-types.js';
 import type { WorkerShare } from '../src/runtime/agents/worker-spec.js';
 import { answerKey } from '../src/runtime/node/answered-calls.js';
-import { finalOutputText } from '../src/runtime/node/final-output.js';
-import { forkStart } from '../src/runtime/node/fork-start.js';
-import { handBackOf, type InferInput, type InferOutput, infer, slotWaitMs } from '../src/runtime/node/inference.js';
-import { type DiscoveredTools, type DiscoverInput, discoverStageTools } from '../src/runtime/node/mcp-tools.js';
-import { pollerAges } from '../src/runtime/node/queue-pollers.js';
-import { defaultRuntimeConfig, RunStore, type RuntimeConfig } from '../src/runtime/node/run-store.js';
-import { resolveRunSeeds, type SeededRegion, type SeedRequest } from '../src/runtime/node/seeding.js';
 import {
   type ChildBlueprintRequest,
   type ChildStart,
@@ -34,18 +27,25 @@ import {
   fanOutReport,
   type WorkerStart,
   workerStart,
-} from '../src/runtime/node/sub-agents.js';
+} from '../src/runtime/node/child-runs.js';
+import { finalOutputText } from '../src/runtime/node/final-output.js';
+import { forkStart } from '../src/runtime/node/fork-start.js';
+import { handBackOf, type InferInput, type InferOutput, infer, slotWaitMs } from '../src/runtime/node/inference.js';
+import { type DiscoveredTools, type DiscoverInput, discoverStageTools } from '../src/runtime/node/mcp-tools.js';
+import { pollerAges } from '../src/runtime/node/queue-pollers.js';
+import { defaultRuntimeConfig, RunStore, type RuntimeConfig } from '../src/runtime/node/run-store.js';
+import { resolveRunSeeds, type SeededRegion, type SeedRequest } from '../src/runtime/node/seeding.js';
 import { type SummariseInput, type SummaryResult, summariseEntries } from '../src/runtime/node/summaries.js';
 import { countText as count, cutText as cut, joinText as join } from '../src/runtime/node/text.js';
 import { runToolCall, type ToolInput, type ToolResultOut } from '../src/runtime/node/tool-call.js';
 import type { RecordedOp } from '../src/runtime/ops.js';
 import type { RefRunInput } from '../src/runtime/ref-input.js';
 import type { RunInput } from '../src/runtime/types.js';
-import type { Blueprint } from '../src/shapes/blueprint.js';
-import type { Encoding } from '../src/shapes/models.js';
-import type { Notice, Webhook } from '../src/shapes/notify.js';
+import type { Blueprint } from '../src/shapes/frozen-blueprint.js';
+import type { Encoding } from '../src/shapes/model-info.js';
+import type { Notice, Webhook } from '../src/shapes/webhooks.js';
 import { modelSpan, toolSpan } from '../src/telemetry/tracing.js';
-import { ping } from './ping.js';
+import { ping } from './ping-activity.js';
 
 /**
  * User errors and provider failures become typed Temporal failures; anything else is retried.

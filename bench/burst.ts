@@ -13,7 +13,7 @@
  */
 import { join } from 'node:path';
 import { loadBlueprintFromString } from '../src/blueprint/load.js';
-import { runOutcome } from '../src/worker/client.js';
+import { runOutcome } from '../src/worker/run-client.js';
 import {
   burstBlueprintToml,
   historyTotals,

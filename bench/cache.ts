@@ -11,7 +11,7 @@
  */
 import { loadBlueprint } from '../src/blueprint/load.js';
 import { BUILTIN_MODELS } from '../src/providers/index.js';
-import type { Blueprint, RegionDef } from '../src/shapes/blueprint.js';
+import type { Blueprint, RegionDef } from '../src/shapes/frozen-blueprint.js';
 import { ANTHROPIC_MIN_CACHED } from './prefix.js';
 import {
   ANTHROPIC_MODEL,

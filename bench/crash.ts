@@ -7,7 +7,7 @@
  * resumed, and how many model calls were repeated (a turn served twice: the
  * fake model reads the turn from the prompt, so a retry is the same turn).
  */
-import { runOutcome } from '../src/worker/client.js';
+import { runOutcome } from '../src/worker/run-client.js';
 import { burstBlueprint } from './burst.js';
 import {
   numberArg,

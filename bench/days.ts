@@ -20,7 +20,7 @@ import { type Client, QueryNotRegisteredError, type WorkflowHandle } from '@temp
 import { loadBlueprint } from '../src/blueprint/load.js';
 import { NO_WAITS, type Progress, type StageReport, type VisitCounters } from '../src/runtime/index.js';
 import { DEFAULT_RUN_OPTIONS } from '../src/runtime/types.js';
-import { startRun } from '../src/worker/client.js';
+import { startRun } from '../src/worker/run-client.js';
 import { numberArg, startBenchServer, startWorkerProcess } from './kit.js';
 
 const BLUEPRINT = `

@@ -18,7 +18,7 @@ import proto from '@temporalio/proto';
 import { stringify } from 'smol-toml';
 import { loadBlueprintFromString } from '../src/blueprint/load.js';
 import { DEFAULT_RUN_OPTIONS } from '../src/runtime/types.js';
-import { followRun, startRun } from '../src/worker/client.js';
+import { followRun, startRun } from '../src/worker/run-client.js';
 import { Meter, rssMb, startBenchServer, startWorkerProcess, withChildren } from './kit.js';
 
 interface Options {

@@ -12,8 +12,8 @@ import { bundleWorkflowCode, NativeConnection, Worker } from '@temporalio/worker
 import { loadBlueprintFromString } from '../src/blueprint/load.js';
 import { registerScript } from '../src/providers/index.js';
 import { DEFAULT_RUN_OPTIONS } from '../src/runtime/types.js';
-import { followRun, startRun } from '../src/worker/client.js';
-import { createWorker } from '../src/worker/worker.js';
+import { createWorker } from '../src/worker/create-worker.js';
+import { followRun, startRun } from '../src/worker/run-client.js';
 import { bigFile, startBenchServer } from './kit.js';
 import * as naiveActivities from './naive/activities.js';
 

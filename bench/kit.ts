@@ -15,8 +15,8 @@ import { type DevServer, type DevServerOptions, startDevServer } from '../src/de
 import { freePort } from '../src/devserver/net.js';
 import { findTemporalCli } from '../src/devserver/temporal-cli.js';
 import { DEFAULT_RUN_OPTIONS } from '../src/runtime/types.js';
-import type { Blueprint } from '../src/shapes/blueprint.js';
-import { startRun } from '../src/worker/client.js';
+import type { Blueprint } from '../src/shapes/frozen-blueprint.js';
+import { startRun } from '../src/worker/run-client.js';
 
 /** Filler text of about `kb` kilobytes: words, so token counts look like prose. */
 export function appendText(kb: number, turn: number): string {

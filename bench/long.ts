@@ -9,7 +9,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadBlueprint } from '../src/blueprint/load.js';
 import { DEFAULT_RUN_OPTIONS } from '../src/runtime/types.js';
-import { runOutcome, startRun } from '../src/worker/client.js';
+import { runOutcome, startRun } from '../src/worker/run-client.js';
 import {
   bigFile,
   historyTotals,

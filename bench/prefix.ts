@@ -4,7 +4,7 @@
  * segments in the order the provider reads them (system, then each message
  * or content block); tokens are counted on each segment's serialized JSON.
  */
-import type { ModelPrices } from '../src/shapes/models.js';
+import type { ModelPrices } from '../src/shapes/model-info.js';
 import { countTokens } from '../src/tokens/count.js';
 
 export interface Segment {

@@ -6,6 +6,7 @@
  * reuse). Shared by `npm run bench -- cache` and `npm run bench -- shedding`.
  */
 import { deterministicSummary } from '../src/context/deterministic-summary.js';
+import { enterStage } from '../src/context/enter-stage.js';
 import type { EngineEnv } from '../src/context/kinds/custom.js';
 import { maintain } from '../src/context/maintenance.js';
 import { contentText } from '../src/context/measure.js';
@@ -13,17 +14,16 @@ import { renderPrompt, systemBlockText } from '../src/context/render.js';
 import { type EngineOp, runSync } from '../src/context/requests.js';
 import { routeToolResult } from '../src/context/routing.js';
 import { seedRegion } from '../src/context/seed-fit.js';
-import { enterStage } from '../src/context/stage.js';
 import { createRunState } from '../src/context/state.js';
 import { applyContextTool } from '../src/context/tools.js';
 import { writeEntry } from '../src/context/write.js';
 import { BUILTIN_MODELS, getProvider, type InferenceRequest, parseModelRef } from '../src/providers/index.js';
-import type { Blueprint } from '../src/shapes/blueprint.js';
 import type { ToolCall } from '../src/shapes/content.js';
+import type { Blueprint } from '../src/shapes/frozen-blueprint.js';
 import { countTokens } from '../src/tokens/count.js';
-import { makeSyncHandler } from '../src/tokens/handler.js';
+import { makeSyncHandler } from '../src/tokens/exact-answers.js';
+import { CONTEXT_TOOLS } from '../src/tools/builtin-names.js';
 import { stageTools } from '../src/tools/grants.js';
-import { CONTEXT_TOOLS } from '../src/tools/names.js';
 import { toolSpecs } from '../src/tools/specs.js';
 import {
   ANTHROPIC_MIN_CACHED,

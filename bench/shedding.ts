@@ -15,7 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadBlueprint } from '../src/blueprint/load.js';
 import { LOW_WATER } from '../src/blueprint/volatility.js';
-import type { Blueprint, RegionDef } from '../src/shapes/blueprint.js';
+import type { Blueprint, RegionDef } from '../src/shapes/frozen-blueprint.js';
 import {
   ANTHROPIC_MODEL,
   countStagePrompts,

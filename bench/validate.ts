@@ -9,7 +9,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { loadBlueprint } from '../src/blueprint/load.js';
-import { resolveStageBudgets } from '../src/blueprint/resolve.js';
+import { resolveStageBudgets } from '../src/blueprint/stage-layouts.js';
 
 const RUNS = 500;
 const targets = ['blueprints/coder', 'blueprints/researcher', 'blueprints/demo'];

@@ -79,7 +79,7 @@ export async function build() {
   rmSync(DIST, { recursive: true, force: true });
   mkdirSync(DIST, { recursive: true });
   await esbuild({
-    entryPoints: { lev: join(ROOT, 'src', 'cli', 'main.ts'), worker: join(ROOT, 'src', 'worker', 'worker.ts') },
+    entryPoints: { lev: join(ROOT, 'src', 'cli', 'main.ts'), worker: join(ROOT, 'src', 'worker', 'create-worker.ts') },
     outdir: DIST,
     bundle: true,
     splitting: true,

@@ -21,9 +21,9 @@ import { freePort } from '../src/devserver/net.js';
 import { findTemporalCli } from '../src/devserver/temporal-cli.js';
 import type { PendingAsk } from '../src/runtime/index.js';
 import { DEFAULT_RUN_OPTIONS } from '../src/runtime/types.js';
-import { followRun, startRun } from '../src/worker/client.js';
+import { bundleWorkflows, createWorker } from '../src/worker/create-worker.js';
 import { runProgress, sendUpdate } from '../src/worker/operators.js';
-import { bundleWorkflows, createWorker } from '../src/worker/worker.js';
+import { followRun, startRun } from '../src/worker/run-client.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
 

@@ -29,7 +29,7 @@ import { classifyFailure, type FailureFacts } from '../src/providers/classify.js
 import { PROVIDER_ERROR_KINDS } from '../src/providers/index.js';
 import { failureCause } from '../src/runtime/failures.js';
 import { resolveSeed } from '../src/seeds/index.js';
-import { SEED_FILE_MAX_BYTES } from '../src/seeds/resolve.js';
+import { SEED_FILE_MAX_BYTES } from '../src/seeds/resolve-seeds.js';
 import { dispatchTool } from '../src/tools/dispatch.js';
 import { NO_READ_PATHS } from '../src/tools/read-paths.js';
 import { loadToml } from './blueprint/helpers.js';

@@ -9,7 +9,7 @@
  * activity proxies in `workflows/activities.ts`, wire names in
  * `workflows/messages.ts`, and model-facing texts in `src/runtime/`; so do a
  * sub-agent worker's input shapes and the merged report's labels
- * (`src/runtime/agents/`).
+ * (`src/runtime/agents/`). No two modules share a file name (`index.ts` aside).
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -164,8 +164,19 @@ describe('folder imports', () => {
       'src/runtime/agents/worker-spec.ts',
     ]);
     expect(filesMatching(/\b(FAILED|CANCELLED|NOT STARTED)\b/, ['src/runtime', 'workflows', 'activities'])).toEqual([
-      'src/runtime/agents/report.ts',
+      'src/runtime/agents/fan-out-report.ts',
     ]);
+  });
+
+  it('name each module once: no two files share a basename, index.ts aside', () => {
+    // A name says one thing: `lev` code, docs and stack traces name a module by its file name alone.
+    const byName = new Map<string, string[]>();
+    for (const file of SOURCES()) {
+      const rel = relative(ROOT, file);
+      const name = rel.split('/').at(-1)!;
+      if (name !== 'index.ts') byName.set(name, [...(byName.get(name) ?? []), rel]);
+    }
+    expect([...byName.values()].filter((paths) => paths.length > 1)).toEqual([]);
   });
 
   it('keep the runtime boundary shapes at the bottom: src/runtime/types.ts imports no sibling but ops.ts', () => {

@@ -25,9 +25,9 @@ import {
   type WriteEviction,
 } from '../src/runtime/index.js';
 import { customRegionHooks } from '../src/runtime/region-hooks.js';
-import type { Blueprint } from '../src/shapes/blueprint.js';
-import type { Encoding } from '../src/shapes/models.js';
-import type { EngineRequest, SummaryAnswer } from '../src/shapes/requests.js';
+import type { EngineRequest, SummaryAnswer } from '../src/shapes/engine-requests.js';
+import type { Blueprint } from '../src/shapes/frozen-blueprint.js';
+import type { Encoding } from '../src/shapes/model-info.js';
 import { activities, callOptions, countOptions, localActivities, stepOptions } from './activities.js';
 import { emit } from './meter.js';
 

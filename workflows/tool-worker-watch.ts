@@ -23,7 +23,7 @@ import {
   toolWorkerPatienceMs,
 } from '../src/runtime/tool-patience.js';
 import type { RunOptions, ToolWorkerAbsence } from '../src/runtime/types.js';
-import type { Blueprint } from '../src/shapes/blueprint.js';
+import type { Blueprint } from '../src/shapes/frozen-blueprint.js';
 import { activities, quickOptions } from './activities.js';
 
 /** Starts one attempt of a call with these options; `attemptsBefore` counts attempts made before it waited. */

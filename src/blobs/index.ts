@@ -1,8 +1,3 @@
-export { collectBlobs, type GcReport, parseAge } from './gc.js';
-export { LocalBlobStore } from './local.js';
-export { type BlobSpec, openBlobStore, parseBlobSpec } from './open.js';
-export { PostgresBlobStore, redactUrl } from './postgres.js';
-export { currentBlobRun, withBlobRun } from './run-scope.js';
 export {
   type BlobStore,
   blobRef,
@@ -13,4 +8,9 @@ export {
   PREVIEW_CHARS,
   previewOf,
   toContent,
-} from './store.js';
+} from './blob-store.js';
+export { collectBlobs, type GcReport, parseAge } from './gc.js';
+export { LocalBlobStore } from './local.js';
+export { type BlobSpec, openBlobStore, parseBlobSpec } from './open.js';
+export { PostgresBlobStore, redactUrl } from './postgres.js';
+export { currentBlobRun, withBlobRun } from './run-scope.js';

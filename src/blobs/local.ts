@@ -9,8 +9,8 @@ import path from 'node:path';
 import type { Keyring } from '../codec/keys.js';
 import { LevError } from '../errors.js';
 import type { BlobRef } from '../shapes/content.js';
+import { type BlobStore, blobRef, hashText, NAME_KEY } from './blob-store.js';
 import { openBody, sealBody } from './sealing.js';
-import { type BlobStore, blobRef, hashText, NAME_KEY } from './store.js';
 
 const HASH = /^[0-9a-f]{64}$/;
 

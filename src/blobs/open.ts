@@ -6,9 +6,9 @@
  */
 import { configuredKeyring, type Keyring } from '../codec/keys.js';
 import { LevError } from '../errors.js';
+import type { BlobStore } from './blob-store.js';
 import { LocalBlobStore } from './local.js';
 import { PostgresBlobStore } from './postgres.js';
-import type { BlobStore } from './store.js';
 
 export type BlobSpec = { kind: 'local'; dir: string } | { kind: 'postgres'; url: string };
 

@@ -12,10 +12,10 @@ import type { Keyring } from '../codec/keys.js';
 
 import { LevError } from '../errors.js';
 import type { BlobRef } from '../shapes/content.js';
+import { type BlobStore, blobRef, hashText, NAME_KEY } from './blob-store.js';
 import { DEFAULT_RETRY, type RetryPolicy, withPgRetry } from './pg-retry.js';
 import { currentBlobRun } from './run-scope.js';
 import { openBody, sealBody } from './sealing.js';
-import { type BlobStore, blobRef, hashText, NAME_KEY } from './store.js';
 
 const require = createRequire(import.meta.url);
 /** The driver loads with the first Postgres store, so a worker on the local folder never holds it. */

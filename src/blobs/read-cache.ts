@@ -8,7 +8,7 @@
  * run wrote it); only reads are answered from memory.
  */
 import type { BlobRef } from '../shapes/content.js';
-import type { BlobStore } from './store.js';
+import type { BlobStore } from './blob-store.js';
 
 /** What one worker keeps by default: a few dozen agents' recent turns of long text. */
 export const READ_CACHE_BYTES = 16 * 1024 * 1024;

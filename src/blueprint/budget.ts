@@ -4,7 +4,7 @@
  * engine imports it from here, so the blueprint never imports the engine.
  * Pure: used by the engine at every stage entry and by `lev validate`.
  */
-import type { RegionDef } from '../shapes/blueprint.js';
+import type { RegionDef } from '../shapes/frozen-blueprint.js';
 
 /** Budget assumed when a region sets neither `budget` nor `max_tokens`. */
 export const DEFAULT_MAX_TOKENS = 5000;

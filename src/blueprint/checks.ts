@@ -4,10 +4,10 @@
  * working-space check (docs/reference/validation.md#errors).
  */
 
-import type { Blueprint, RegionDef, StageDef } from '../shapes/blueprint.js';
+import type { Blueprint, RegionDef, StageDef } from '../shapes/frozen-blueprint.js';
 import { isFixedRegion, resolveBudget, workingSpaceShortfall } from './budget.js';
 import type { Findings, KeyPath } from './findings.js';
-import { ALWAYS_VISIBLE, stageLayout, stageWindow } from './resolve.js';
+import { ALWAYS_VISIBLE, stageLayout, stageWindow } from './stage-layouts.js';
 import type { RegionRef } from './stages.js';
 
 export interface CheckInput {

@@ -5,7 +5,7 @@
  * stage exists and allows it, the merge stage exists) run in `checkFanOuts`.
  */
 
-import type { Blueprint, FanOutDef, WorkerRef } from '../shapes/blueprint.js';
+import type { Blueprint, FanOutDef, WorkerRef } from '../shapes/frozen-blueprint.js';
 import { isTable, TableReader } from './fields.js';
 import type { Findings } from './findings.js';
 

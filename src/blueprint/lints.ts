@@ -4,8 +4,8 @@
  * `--deny-warnings`).
  */
 
-import { encodingFor, lookupModel } from '../providers/models.js';
-import type { Blueprint, RegionDef, StageDef } from '../shapes/blueprint.js';
+import { encodingFor, lookupModel } from '../providers/builtin-models.js';
+import type { Blueprint, RegionDef, StageDef } from '../shapes/frozen-blueprint.js';
 import { isPreApproved } from '../tools/safe-commands.js';
 import { systemSortKey } from './block-order.js';
 import { resolveBudget } from './budget.js';
@@ -13,8 +13,8 @@ import { isProtected } from './checks.js';
 import type { Findings } from './findings.js';
 import { promptPlace } from './placement.js';
 import { tokensAbove } from './prompt-tokens.js';
-import { appendedRuntimeRegions, stageLayout, stageWindow } from './resolve.js';
 import { isCallerSeed } from './seeds.js';
+import { appendedRuntimeRegions, stageLayout, stageWindow } from './stage-layouts.js';
 
 const ROLLING = new Set(['temporary', 'clearable', 'sliding_window', 'compacting']);
 

@@ -9,7 +9,7 @@ import { homedir } from 'node:os';
 import { basename, dirname, extname, join, resolve } from 'node:path';
 import { parse, TomlError } from 'smol-toml';
 import type { Diagnostic } from '../errors.js';
-import { BUILTIN_MODELS } from '../providers/models.js';
+import { BUILTIN_MODELS } from '../providers/builtin-models.js';
 import type {
   Blueprint,
   CompactionConfig,
@@ -18,10 +18,10 @@ import type {
   RegionDef,
   StageDef,
   ToolPermissions,
-} from '../shapes/blueprint.js';
-import type { ModelTable } from '../shapes/models.js';
+} from '../shapes/frozen-blueprint.js';
+import type { ModelTable } from '../shapes/model-info.js';
 import { compileReadPaths } from '../tools/read-paths.js';
-import { type AgentName, type Catalog, resolveAgents } from './agents.js';
+import { type AgentName, type Catalog, resolveAgents } from './agent-catalog.js';
 import { agentsDir } from './agents-dir.js';
 import { runChecks } from './checks.js';
 import { DEFAULT_ASK_TIMEOUT_SECS, parseDuration } from './duration.js';
@@ -37,8 +37,8 @@ import { assignPlacements } from './placement.js';
 import { checkPointRegions } from './points.js';
 import { indexPositions } from './positions.js';
 import { type ParsedRegion, parseRegion } from './regions.js';
-import { appendedRuntimeRegions, systemRegion } from './resolve.js';
 import { checkScripts } from './scripts.js';
+import { appendedRuntimeRegions, systemRegion } from './stage-layouts.js';
 import { parsePermissions, parseStage, type RegionRef } from './stages.js';
 import { checkStageTools, KNOWN_TOOLS } from './tool-check.js';
 import { readScriptTools } from './tool-scripts.js';
@@ -60,7 +60,7 @@ export interface LoadOptions {
   /** The run's working directory, against which read paths resolve (default: the process's). */
   workdir?: string;
   /**
-   * The catalog of other blueprints being built for a run (`src/blueprint/agents.ts`);
+   * The catalog of other blueprints being built for a run (`src/blueprint/agent-catalog.ts`);
    * set only when a blueprint is loaded because another one names it.
    */
   catalog?: Catalog;

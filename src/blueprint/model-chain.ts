@@ -4,7 +4,7 @@
  * runtime uses the first entry whose provider is configured and moves down
  * the chain when a provider becomes unusable (src/runtime/model-fallback.ts).
  */
-import type { ModelTable } from '../shapes/models.js';
+import type { ModelTable } from '../shapes/model-info.js';
 import { isTable, TableReader } from './fields.js';
 import { describeValue, type Findings, type KeyPath } from './findings.js';
 import { reportUnbuiltKeys, UNBUILT_MODEL_KEYS } from './unsupported.js';

@@ -3,7 +3,7 @@
  * (docs/reference/cluster-runs.md#fork) switch every stage, the agent
  * default and the catalog's agents to it, dropping the stages' model chains.
  */
-import type { Blueprint } from '../shapes/blueprint.js';
+import type { Blueprint } from '../shapes/frozen-blueprint.js';
 
 /** Every stage (and the agent default) switched to one model, the run's sub-agents too. */
 export function withModel(bp: Blueprint, model: string): Blueprint {

@@ -3,7 +3,7 @@
  * config: they add models to the built-in table or change an entry's window,
  * output cap or encoding.
  */
-import { ENCODINGS, type Encoding, type ModelInfo } from '../shapes/models.js';
+import { ENCODINGS, type Encoding, type ModelInfo } from '../shapes/model-info.js';
 import { isTable, TableReader } from './fields.js';
 import { describeValue, type Findings } from './findings.js';
 

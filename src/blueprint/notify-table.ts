@@ -3,7 +3,7 @@
  * (docs/reference/cluster-runs.md#the-notify-table): each reader reports
  * what is wrong its own way (a finding, a coded error).
  */
-import { NOTIFY_EVENTS, type NotifyEvent, type Webhook } from '../shapes/notify.js';
+import { NOTIFY_EVENTS, type NotifyEvent, type Webhook } from '../shapes/webhooks.js';
 import { parseDuration } from './duration.js';
 
 /** The events a webhook may ask for. */

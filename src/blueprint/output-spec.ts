@@ -4,7 +4,7 @@
  * not a surprise for the model at the end of a long run.
  */
 import { compileSchema } from '../outputs/check.js';
-import type { OutputSpec } from '../shapes/blueprint.js';
+import type { OutputSpec } from '../shapes/frozen-blueprint.js';
 import { isTable, TableReader } from './fields.js';
 import { describeValue, type Findings, type KeyPath } from './findings.js';
 

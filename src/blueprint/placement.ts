@@ -8,7 +8,7 @@
  * the placement the renderer uses.
  */
 
-import type { ContextPlacement, Placement, RegionDef } from '../shapes/blueprint.js';
+import type { ContextPlacement, Placement, RegionDef } from '../shapes/frozen-blueprint.js';
 import { STAGE_INSTRUCTIONS } from './block-order.js';
 
 /** The placement a region gets when it declares none; sliding windows render as messages and get none. */

@@ -8,11 +8,11 @@
  * names a pinned region the stage sees is checked with the layouts
  * (`checkPointRegions`).
  */
-import type { Blueprint, InteractionPoint, InteractionStyle } from '../shapes/blueprint.js';
+import type { Blueprint, InteractionPoint, InteractionStyle } from '../shapes/frozen-blueprint.js';
 import { isTable, TableReader } from './fields.js';
 import { describeValue, type Findings, type KeyPath } from './findings.js';
 import { CONFIRM_OPTIONS, matchLabel } from './option-labels.js';
-import { stageLayout } from './resolve.js';
+import { stageLayout } from './stage-layouts.js';
 
 export const POINT_KEYS = [
   'name',

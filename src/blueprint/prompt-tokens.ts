@@ -4,7 +4,7 @@
  * tokenized when its UTF-8 size (an upper bound on its token count) could
  * exceed the limit it is compared with.
  */
-import type { Encoding } from '../shapes/models.js';
+import type { Encoding } from '../shapes/model-info.js';
 import { countTokens } from '../tokens/count.js';
 
 /** The token count of `text` when it is above `limit`, else undefined. */

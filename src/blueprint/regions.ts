@@ -13,7 +13,7 @@ import {
   type SeedSpec,
   type Volatility,
   type WindowStrategy,
-} from '../shapes/blueprint.js';
+} from '../shapes/frozen-blueprint.js';
 import { parsePercent } from './budget.js';
 import { isTable, TableReader } from './fields.js';
 import { describeValue, didYouMean, Findings, type KeyPath } from './findings.js';

@@ -6,7 +6,7 @@
 import { readFileSync, realpathSync } from 'node:fs';
 import { isAbsolute, relative, resolve, sep } from 'node:path';
 import { compile } from '../rhai/index.js';
-import type { Blueprint, RegionDef } from '../shapes/blueprint.js';
+import type { Blueprint, RegionDef } from '../shapes/frozen-blueprint.js';
 import type { Findings } from './findings.js';
 
 /** Whether `path` lies strictly inside `dir`. */

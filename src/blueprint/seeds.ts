@@ -3,7 +3,7 @@
  * ignored with a warning; two form keys and a bad `refresh` are hard errors.
  */
 
-import type { SeedRefresh, SeedSpec, SeedToolCall } from '../shapes/blueprint.js';
+import type { SeedRefresh, SeedSpec, SeedToolCall } from '../shapes/frozen-blueprint.js';
 import { isTable, type Table } from './fields.js';
 import { describeValue, didYouMean, type Findings, type KeyPath } from './findings.js';
 

@@ -18,9 +18,9 @@ import type {
   ToolPermissions,
   ToolRouting,
   TransformConfig,
-} from '../shapes/blueprint.js';
-import type { ModelTable } from '../shapes/models.js';
-import { canonicalTool, FAN_OUT } from '../tools/names.js';
+} from '../shapes/frozen-blueprint.js';
+import type { ModelTable } from '../shapes/model-info.js';
+import { canonicalTool, FAN_OUT } from '../tools/builtin-names.js';
 import { FAN_OUT_KEYS, type ParsedFanOut, parseFanOut, reportUnusedFanOutKeys } from './fan-out.js';
 import { isTable, TableReader } from './fields.js';
 import { describeValue, type Findings, type KeyPath } from './findings.js';

@@ -9,7 +9,7 @@
  * Output stages are granted `submit_output`, fan-out stages `fan_out`.
  */
 import { SUBMIT_OUTPUT } from '../outputs/spec.js';
-import type { Blueprint, StageDef } from '../shapes/blueprint.js';
+import type { Blueprint, StageDef } from '../shapes/frozen-blueprint.js';
 import {
   AGENT_TOOLS,
   BUILTIN_TOOLS,
@@ -21,7 +21,7 @@ import {
   PERSON_TOOLS,
   TOOL_ALIASES,
   WEB_TOOLS,
-} from '../tools/names.js';
+} from '../tools/builtin-names.js';
 import { didYouMean, type Findings } from './findings.js';
 import { serverOfName } from './mcp-servers.js';
 import { UNBUILT_TOOLS } from './unsupported.js';

@@ -5,7 +5,7 @@
  * prompt's cacheable prefix, and how far a region under token pressure
  * sheds. See docs/reference/regions.md#default-volatility.
  */
-import type { RegionDef, RegionKind, Volatility } from '../shapes/blueprint.js';
+import type { RegionDef, RegionKind, Volatility } from '../shapes/frozen-blueprint.js';
 
 const BY_KIND: Readonly<Record<RegionKind, Volatility>> = {
   // Written once (the task, a stage prompt) and then left alone.

@@ -8,7 +8,7 @@ import { parseBlobSpec } from '../blobs/open.js';
 import { configuredKeyring } from '../codec/keys.js';
 import { configuredBlobs } from '../runtime/node/run-store.js';
 import { PostgresBlueprintStore } from './pg-blueprints.js';
-import { type BlueprintStore, blueprintStoreDir, FolderBlueprintStore } from './store.js';
+import { type BlueprintStore, blueprintStoreDir, FolderBlueprintStore } from './pushed-blueprints.js';
 
 export function openBlueprintStore(env: NodeJS.ProcessEnv = process.env): BlueprintStore {
   const spec = parseBlobSpec(configuredBlobs(env), '');

@@ -17,8 +17,8 @@ import { DEFAULT_RETRY, type RetryPolicy, withPgRetry } from '../blobs/pg-retry.
 import { redactUrl } from '../blobs/postgres.js';
 import { openBody, sealBody } from '../blobs/sealing.js';
 import type { Keyring } from '../codec/keys.js';
-import type { Blueprint } from '../shapes/blueprint.js';
-import { BlueprintStore, type BlueprintVersion, blueprintHash, checkName } from './store.js';
+import type { Blueprint } from '../shapes/frozen-blueprint.js';
+import { BlueprintStore, type BlueprintVersion, blueprintHash, checkName } from './pushed-blueprints.js';
 
 const require = createRequire(import.meta.url);
 

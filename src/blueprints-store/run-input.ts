@@ -12,8 +12,8 @@ import { notifyOption } from '../notify/config.js';
 import { toolQueueName } from '../runtime/node/tool-queue-name.js';
 import type { RefRunInput } from '../runtime/ref-input.js';
 import { DEFAULT_RUN_OPTIONS, type RunInput } from '../runtime/types.js';
-import type { Blueprint } from '../shapes/blueprint.js';
-import type { BlueprintStore } from './store.js';
+import type { Blueprint } from '../shapes/frozen-blueprint.js';
+import type { BlueprintStore } from './pushed-blueprints.js';
 
 const KEYS = new Set(['blueprint', 'task', 'workdir', 'inputs', 'toolQueue', 'attended']);
 

@@ -1,7 +1,7 @@
 /** What `lev blueprint push` and `lev blueprint list` do, on the configured store (docs/reference/cluster-runs.md#the-store). */
 import { resolve } from 'node:path';
 import { withBlueprintStore } from '../blueprints-store/configured.js';
-import { type BlueprintVersion, formatRef } from '../blueprints-store/store.js';
+import { type BlueprintVersion, formatRef } from '../blueprints-store/pushed-blueprints.js';
 import { columnWidths } from './columns.js';
 import { loadOrExplain } from './load-blueprint.js';
 

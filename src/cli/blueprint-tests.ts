@@ -10,24 +10,24 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse as parseToml } from 'smol-toml';
+import { enterStage } from '../context/enter-stage.js';
 import type { EngineEnv } from '../context/kinds/custom.js';
 import { replyLimit } from '../context/maintenance.js';
 import { renderPrompt, systemBlockText } from '../context/render.js';
 import { type EngineOp, runSync } from '../context/requests.js';
 import { seedRegion } from '../context/seed-fit.js';
-import { enterStage } from '../context/stage.js';
 import { createRunState, type RunState } from '../context/state.js';
 import { formatCoded, type RuntimeCode } from '../errors.js';
+import { lookupModel, UNKNOWN_MODEL_WINDOW } from '../providers/builtin-models.js';
 import { getProvider, type InferenceRequest, type InferenceResponse } from '../providers/index.js';
-import { lookupModel, UNKNOWN_MODEL_WINDOW } from '../providers/models.js';
 import { compile } from '../rhai/index.js';
 import { stageToolSpecs } from '../runtime/node/inference.js';
 import { chooseModel } from '../runtime/node/model-choice.js';
 import { providerRef } from '../runtime/node/model-ref.js';
 import { customRegionHooks } from '../runtime/region-hooks.js';
 import { effectiveSeed } from '../seeds/task.js';
-import type { Blueprint } from '../shapes/blueprint.js';
-import { makeSyncHandler } from '../tokens/handler.js';
+import type { Blueprint } from '../shapes/frozen-blueprint.js';
+import { makeSyncHandler } from '../tokens/exact-answers.js';
 import { modelEncoding } from '../tokens/model.js';
 
 /** One `[[test]]` of a `tests/*.toml` file, with the original Leviath's keys. */

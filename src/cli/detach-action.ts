@@ -8,7 +8,7 @@
 import type { Client } from '@temporalio/client';
 import { toolWorkerCommand } from '../runtime/tool-queue.js';
 import { flushTracing, startTracing, tracingClientInterceptors } from '../telemetry/tracing.js';
-import { type StartInput, startRun } from '../worker/client.js';
+import { type StartInput, startRun } from '../worker/run-client.js';
 import { withClient } from './connect.js';
 
 /** `TASK_QUEUE_TYPE_WORKFLOW` and `TASK_QUEUE_TYPE_ACTIVITY` in Temporal's API. */

@@ -10,8 +10,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadBlueprintFromString } from '../blueprint/load.js';
 import { loadUserConfig, userConfigPath } from '../blueprint/user-config.js';
+import { BUILTIN_MODELS } from '../providers/builtin-models.js';
 import { getProvider } from '../providers/index.js';
-import { BUILTIN_MODELS } from '../providers/models.js';
 import { providerConfigured } from '../runtime/node/model-choice.js';
 
 export interface DoctorFlags {
@@ -89,9 +89,9 @@ async function roundTrip(address: string, say: (line: string) => void): Promise<
   const started = Date.now();
   const { Client, Connection } = await import('@temporalio/client');
   const { ensureServer } = await import('./server-access.js');
-  const { installRuntime, createWorker, bundleFromEnv } = await import('../worker/worker.js');
+  const { installRuntime, createWorker, bundleFromEnv } = await import('../worker/create-worker.js');
   const { createToolWorker } = await import('../worker/tool-worker.js');
-  const { startRun } = await import('../worker/client.js');
+  const { startRun } = await import('../worker/run-client.js');
   const { stopHosted } = await import('./follow-terminal.js');
   const { DEFAULT_RUN_OPTIONS } = await import('../runtime/types.js');
   const { toolQueueName } = await import('../runtime/node/tool-queue-name.js');

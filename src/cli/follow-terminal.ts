@@ -17,7 +17,7 @@ import { workerPool } from '../mcp/pool.js';
 import { addressFlag } from '../runtime/defaults.js';
 import { undeliveredText } from '../runtime/texts.js';
 import type { Progress, RunResult } from '../runtime/types.js';
-import { type FollowOptions, followRun } from '../worker/client.js';
+import { type FollowOptions, followRun } from '../worker/run-client.js';
 import { formatBars } from './bars.js';
 
 /** A second Ctrl-C this soon after the first cancels the run. */

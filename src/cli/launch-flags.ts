@@ -6,8 +6,8 @@
 import { readFileSync } from 'node:fs';
 import { LevError } from '../errors.js';
 import { compileSchema } from '../outputs/check.js';
-import type { Blueprint, PermissionMode, ToolPermissions } from '../shapes/blueprint.js';
-import { canonicalTool } from '../tools/names.js';
+import type { Blueprint, PermissionMode, ToolPermissions } from '../shapes/frozen-blueprint.js';
+import { canonicalTool } from '../tools/builtin-names.js';
 
 /** A flag value, or the text of the file it names when it starts with `@` (`--task @brief.md`). */
 export function valueOrFile(value: string, flag: string): string {

@@ -7,7 +7,7 @@ import { loadBlueprint } from '../blueprint/load.js';
 import { withBlueprintStore } from '../blueprints-store/configured.js';
 import { isStoredRef } from '../blueprints-store/run-input.js';
 import { LevError } from '../errors.js';
-import type { Blueprint } from '../shapes/blueprint.js';
+import type { Blueprint } from '../shapes/frozen-blueprint.js';
 import { resolveBlueprintArg } from './installed-agents.js';
 
 export function loadOrExplain(path: string): Blueprint {

@@ -8,7 +8,7 @@ import { LevError } from '../errors.js';
 import { defaultRuntimeConfig } from '../runtime/node/run-store.js';
 import { undeliveredText } from '../runtime/texts.js';
 import type { RunResult } from '../runtime/types.js';
-import { runOutcome } from '../worker/client.js';
+import { runOutcome } from '../worker/run-client.js';
 import { describeRun } from '../worker/runs.js';
 import { withClient } from './connect.js';
 

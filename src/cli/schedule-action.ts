@@ -14,8 +14,8 @@ import {
   type ScheduleSummary,
 } from '@temporalio/client';
 import { withBlueprintStore } from '../blueprints-store/configured.js';
+import { checkName, parseRef } from '../blueprints-store/pushed-blueprints.js';
 import { isStoredRef } from '../blueprints-store/run-input.js';
-import { checkName, parseRef } from '../blueprints-store/store.js';
 import { LevError } from '../errors.js';
 import { DEFAULT_TASK_QUEUE } from '../runtime/defaults.js';
 import type { RefRunInput } from '../runtime/ref-input.js';

@@ -5,8 +5,8 @@
  * and say so.
  */
 
-import type { Blueprint } from '../shapes/blueprint.js';
 import type { CountedText, Entry, RegionState } from '../shapes/content.js';
+import type { Blueprint } from '../shapes/frozen-blueprint.js';
 import { groupCount, popGroup, shiftGroup } from './groups.js';
 import type { EngineEnv } from './kinds/custom.js';
 import { behaviourOf } from './kinds/index.js';

@@ -3,9 +3,10 @@
  * available, how a model's choice is matched, and the completion checks that may block a normal completion, bounded by
  * the visit's shared attempt counter.
  */
-import type { Blueprint, EdgeDef, GateDef, RegionDef, StageDef } from '../shapes/blueprint.js';
+
 import type { RegionState } from '../shapes/content.js';
-import { BUILTIN_TOOLS, canonicalTool, MODIFYING_TOOLS } from '../tools/names.js';
+import type { Blueprint, EdgeDef, GateDef, RegionDef, StageDef } from '../shapes/frozen-blueprint.js';
+import { BUILTIN_TOOLS, canonicalTool, MODIFYING_TOOLS } from '../tools/builtin-names.js';
 import type { EngineEnv } from './kinds/custom.js';
 import { contentText } from './measure.js';
 import { count, type EngineOp } from './requests.js';

@@ -62,6 +62,7 @@ export type {
 } from '../shapes/content.js';
 export * from './cache-markers.js';
 export * from './deterministic-summary.js';
+export * from './enter-stage.js';
 export * from './fold.js';
 export * from './gates.js';
 export * from './groups.js';
@@ -71,13 +72,12 @@ export type { CascadePhase, KindBehaviour, OverflowRule, ReduceRule } from './ki
 export { kindBehaviour } from './kinds/index.js';
 export * from './maintenance.js';
 export * from './measure.js';
-export type { Failure } from './messages.js';
 export * from './render.js';
 export * from './requests.js';
 export * from './routing.js';
 export * from './seed-fit.js';
-export * from './stage.js';
 export * from './state.js';
 export * from './tools.js';
 export * from './transforms.js';
 export * from './write.js';
+export type { Failure } from './write-failures.js';

@@ -3,8 +3,9 @@
  * pass, then the window cascade that frees reply headroom when the window
  * passes 90%. Also the calibration gap (3.3) and the reply limit.
  */
-import type { Blueprint } from '../shapes/blueprint.js';
+
 import type { Entry, RegionState } from '../shapes/content.js';
+import type { Blueprint } from '../shapes/frozen-blueprint.js';
 import { type FoldReport, fold } from './fold.js';
 import { groupAt, groupCount, shiftGroup } from './groups.js';
 import { callOnOverflow, type EngineEnv, hooksFor } from './kinds/custom.js';

@@ -9,9 +9,9 @@
  */
 
 import { systemSortKey } from '../blueprint/block-order.js';
-import { stageModel } from '../blueprint/resolve.js';
-import type { Blueprint, Placement, RegionDef } from '../shapes/blueprint.js';
+import { stageModel } from '../blueprint/stage-layouts.js';
 import type { BlobRef, Content, Entry, PromptMessage, PromptSystemBlock, RegionState } from '../shapes/content.js';
+import type { Blueprint, Placement, RegionDef } from '../shapes/frozen-blueprint.js';
 import { type MarkedBlock, placeCacheMarkers } from './cache-markers.js';
 import { checklistBody } from './kinds/checklist.js';
 import { type CustomRegionHooks, type EngineEnv, regionCtx } from './kinds/custom.js';

@@ -5,7 +5,7 @@
  * activities) inside a workflow.
  */
 import type { Content, CountedText, Entry } from '../shapes/content.js';
-import type { EngineRequest, SummaryAnswer } from '../shapes/requests.js';
+import type { EngineRequest, SummaryAnswer } from '../shapes/engine-requests.js';
 
 export type EngineAnswer<R extends EngineRequest> = R extends { type: 'count' }
   ? number

@@ -3,9 +3,10 @@
  * ladder (whole, cut to the room left, placeholder, nothing) and the
  * pointer that tells the agent in `conversation` where its output went.
  */
-import type { Blueprint, ToolRouting } from '../shapes/blueprint.js';
+
 import type { Content, CountedText, Entry, RegionState, ToolCall } from '../shapes/content.js';
-import { canonicalTool, isContextTool } from '../tools/names.js';
+import type { Blueprint, ToolRouting } from '../shapes/frozen-blueprint.js';
+import { canonicalTool, isContextTool } from '../tools/builtin-names.js';
 import { clipUnits } from '../truncate.js';
 import { joinedGroupTokens } from './groups.js';
 import type { EngineEnv } from './kinds/custom.js';

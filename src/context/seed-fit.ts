@@ -8,10 +8,10 @@ import type { CountedText, Entry, RegionState } from '../shapes/content.js';
 import { callOnWrite, type EngineEnv, hooksFor } from './kinds/custom.js';
 import { behaviourOf } from './kinds/index.js';
 import { contentText, regionTokens } from './measure.js';
-import type { Failure } from './messages.js';
 import { count, cut, type EngineOp } from './requests.js';
 import { addDiagnostic, cloneData, commitState, type RunState } from './state.js';
 import { stampEntry, unknownRegion } from './write.js';
+import type { Failure } from './write-failures.js';
 
 export interface SeedText extends CountedText {
   key?: string;

@@ -6,8 +6,8 @@
 
 import { resolveBudget, resolveThreshold } from '../blueprint/budget.js';
 import type { Severity } from '../errors.js';
-import type { Blueprint, RegionDef } from '../shapes/blueprint.js';
 import type { Entry, RegionState } from '../shapes/content.js';
+import type { Blueprint, RegionDef } from '../shapes/frozen-blueprint.js';
 import { behaviourOf } from './kinds/index.js';
 import { regionTokens } from './measure.js';
 

@@ -5,18 +5,18 @@
  */
 
 import { formatCoded, type RuntimeCode } from '../errors.js';
-import type { Blueprint } from '../shapes/blueprint.js';
 import type { BlobRef, Content, Entry, RegionState } from '../shapes/content.js';
-import { CONTEXT_TOOLS } from '../tools/names.js';
+import type { Blueprint } from '../shapes/frozen-blueprint.js';
+import { CONTEXT_TOOLS } from '../tools/builtin-names.js';
 import { groupAt, groupRanges } from './groups.js';
 import { checkItemFits, checklistBody, findItem, items, notFoundItem, withNote } from './kinds/checklist.js';
 import type { EngineEnv } from './kinds/custom.js';
 import { behaviourOf } from './kinds/index.js';
 import { contentText, entriesTokens, preview, regionTokens } from './measure.js';
-import { type Failure, failure } from './messages.js';
 import { count, type EngineOp, join } from './requests.js';
 import { CONVERSATION, findRegion, type RunState, STAGE_INSTRUCTIONS, visibleRegions } from './state.js';
 import { commitPlan, type NewEntry, planWrite, stampEntry, writeEntry } from './write.js';
+import { type Failure, failure } from './write-failures.js';
 
 export interface ToolResult {
   /** The answer; stored text only for a `context_read` of stored entries (`readsStored`). */

@@ -4,8 +4,9 @@
  * `fold_all` at the next maintenance point. Protected regions are never
  * touched, and hashmaps only when a `custom` list names them.
  */
-import type { Blueprint, EdgeDef } from '../shapes/blueprint.js';
+
 import type { RegionState } from '../shapes/content.js';
+import type { Blueprint, EdgeDef } from '../shapes/frozen-blueprint.js';
 import { behaviourOf, kindBehaviour } from './kinds/index.js';
 import type { RunState } from './state.js';
 

@@ -11,9 +11,9 @@ import { upsert } from './kinds/hashmap.js';
 import { behaviourOf, kindBehaviour } from './kinds/index.js';
 import { applyStrategy, maxItems } from './kinds/sliding-window.js';
 import { regionTokens } from './measure.js';
-import { type Failure, failure, regionFull, tooLarge } from './messages.js';
 import { count, type EngineOp } from './requests.js';
 import { addDiagnostic, CONVERSATION, findRegion, type RunState } from './state.js';
+import { type Failure, failure, regionFull, tooLarge } from './write-failures.js';
 
 export interface NewEntry {
   content: Content;

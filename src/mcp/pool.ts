@@ -8,7 +8,7 @@
  */
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { McpServerConfig } from '../blueprint/mcp-servers.js';
-import { describeFailure, type LaunchPlace, type ListedTool, McpConnection, McpFailure } from './client.js';
+import { describeFailure, type LaunchPlace, type ListedTool, McpConnection, McpFailure } from './server-connection.js';
 
 function connectionLost(err: unknown): boolean {
   return err instanceof McpError && err.code === ErrorCode.ConnectionClosed;

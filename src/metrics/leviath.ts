@@ -11,10 +11,10 @@
 import { trace } from '@opentelemetry/api';
 import { Context } from '@temporalio/activity';
 import { type MetricMeter, type MetricTags, noopMetricMeter } from '@temporalio/common';
-import { modelPrices } from '../providers/models.js';
-import type { Usage } from '../providers/types.js';
+import { modelPrices } from '../providers/builtin-models.js';
+import type { Usage } from '../providers/provider.js';
 import { LEVIATH_METRICS, type MetricName } from '../runtime/fleet-metrics.js';
-import type { Blueprint } from '../shapes/blueprint.js';
+import type { Blueprint } from '../shapes/frozen-blueprint.js';
 
 function meter(): MetricMeter {
   try {

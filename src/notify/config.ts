@@ -14,8 +14,8 @@ import { parse } from 'smol-toml';
 import { NOTIFY_EXAMPLE, readWebhooks } from '../blueprint/notify-table.js';
 import { userConfigPath } from '../blueprint/user-config.js';
 import { LevError } from '../errors.js';
-import type { Blueprint } from '../shapes/blueprint.js';
-import type { Webhook } from '../shapes/notify.js';
+import type { Blueprint } from '../shapes/frozen-blueprint.js';
+import type { Webhook } from '../shapes/webhooks.js';
 
 export function parseNotify(doc: Record<string, unknown>, file: string): Webhook[] {
   return readWebhooks(doc.notify, (problem) => {

@@ -6,7 +6,7 @@
  */
 import { createHmac } from 'node:crypto';
 import { LevError } from '../errors.js';
-import type { Notice, Webhook } from '../shapes/notify.js';
+import type { Notice, Webhook } from '../shapes/webhooks.js';
 
 /** `sha256=<hex>` of the body, the value of `X-Leviath-Signature`. */
 export function signature(body: string, secret: string): string {

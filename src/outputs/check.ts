@@ -11,7 +11,7 @@ import type * as CsvSync from 'csv-parse/sync';
 import type * as FastXml from 'fast-xml-parser';
 import { parse as parseToml } from 'smol-toml';
 import type * as Yaml from 'yaml';
-import type { OutputSpec } from '../shapes/blueprint.js';
+import type { OutputSpec } from '../shapes/frozen-blueprint.js';
 
 // The checkers load on first use: most commands (and most blueprints) never check a format,
 // and together they are a large part of what `lev` would otherwise load at start.

@@ -2,7 +2,7 @@
  * The `submit_output` tool as the model sees it, and the output spec a stage
  * asks for. Pure: imported by workflow code through the runtime helpers.
  */
-import type { Blueprint, OutputSpec } from '../shapes/blueprint.js';
+import type { Blueprint, OutputSpec } from '../shapes/frozen-blueprint.js';
 
 export const SUBMIT_OUTPUT = 'submit_output';
 

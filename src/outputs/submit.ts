@@ -6,7 +6,7 @@
  */
 
 import { formatCoded } from '../errors.js';
-import type { Blueprint } from '../shapes/blueprint.js';
+import type { Blueprint } from '../shapes/frozen-blueprint.js';
 import { checkAnswer } from './check.js';
 import { stageOutputSpec } from './spec.js';
 

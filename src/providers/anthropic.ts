@@ -15,11 +15,10 @@ import type {
   Tool,
 } from '@anthropic-ai/sdk/resources/messages';
 import { cutUnits } from '../truncate.js';
+import { parseModelRef } from './builtin-models.js';
 import { type CallContext, callContext, classifyFailure, displayURL, type FailureFacts } from './classify.js';
 import { answerTooLarge, bufferedFetch } from './http.js';
-import { parseModelRef } from './models.js';
-import { checkToolInput, type ParsedToolCall, splitToolCalls } from './tool-args.js';
-import { causeText } from './transport.js';
+import { checkToolInput, type ParsedToolCall, splitToolCalls } from './parse-tool-args.js';
 import type {
   InferenceRequest,
   InferenceResponse,
@@ -27,7 +26,8 @@ import type {
   ModelProvider,
   StopReason,
   ToolSpec,
-} from './types.js';
+} from './provider.js';
+import { causeText } from './transport.js';
 
 const require = createRequire(import.meta.url);
 let loaded: typeof AnthropicSdk | undefined;

@@ -8,8 +8,9 @@
  * failed probe opens the circuit again for twice as long (at most a
  * minute); any answer closes it.
  */
-import { ProviderError } from './errors.js';
+
 import { type Clock, SYSTEM_CLOCK } from './flow-control.js';
+import { ProviderError } from './provider-errors.js';
 
 /** Retryable failures in a row that open a circuit. */
 export const OPEN_AFTER = 3;

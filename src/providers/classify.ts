@@ -5,8 +5,8 @@
  * adapter extracts them and this module decides the class.
  */
 import { clipUnits } from '../truncate.js';
-import { ProviderError, type ProviderErrorKind, parseRetryAfter, redactSecrets } from './errors.js';
-import { parseModelRef } from './models.js';
+import { parseModelRef } from './builtin-models.js';
+import { ProviderError, type ProviderErrorKind, parseRetryAfter, redactSecrets } from './provider-errors.js';
 
 export interface FailureFacts {
   status?: number;

@@ -8,11 +8,10 @@
 import { createRequire } from 'node:module';
 import type * as GenAI from '@google/genai';
 import { cutUnits } from '../truncate.js';
+import { parseModelRef } from './builtin-models.js';
 import { type CallContext, callContext, classifyFailure, displayURL, type FailureFacts } from './classify.js';
 import { answerTooLarge, bufferedFetch } from './http.js';
-import { parseModelRef } from './models.js';
-import { checkToolInput, type ParsedToolCall, splitToolCalls } from './tool-args.js';
-import { causeText } from './transport.js';
+import { checkToolInput, type ParsedToolCall, splitToolCalls } from './parse-tool-args.js';
 import type {
   InferenceRequest,
   InferenceResponse,
@@ -20,7 +19,8 @@ import type {
   ModelProvider,
   StopReason,
   ToolSpec,
-} from './types.js';
+} from './provider.js';
+import { causeText } from './transport.js';
 
 const require = createRequire(import.meta.url);
 let loaded: typeof GenAI | undefined;

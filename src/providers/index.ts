@@ -4,14 +4,18 @@
  */
 import { LevError } from '../errors.js';
 import { AnthropicProvider } from './anthropic.js';
-import { ProviderError } from './errors.js';
+import { parseModelRef } from './builtin-models.js';
 import { GoogleProvider } from './google.js';
-import { parseModelRef } from './models.js';
 import { OpenAICompatibleProvider } from './openai.js';
+import type { ModelProvider } from './provider.js';
+import { ProviderError } from './provider-errors.js';
 import { ScriptedProvider } from './scripted.js';
-import type { ModelProvider } from './types.js';
 
 export { AnthropicProvider, buildMessagesRequest, MAX_CACHE_MARKERS, mapMessageResponse } from './anthropic.js';
+export * from './builtin-models.js';
+export { buildGenerateRequest, GoogleProvider, mapGenerateResponse } from './google.js';
+export { buildChatRequest, mapChatResponse, OpenAICompatibleProvider } from './openai.js';
+export type * from './provider.js';
 export {
   failureTypeFor,
   type HandBack,
@@ -23,10 +27,7 @@ export {
   parseRetryAfter,
   redactSecrets,
   toActivityFailure,
-} from './errors.js';
-export { buildGenerateRequest, GoogleProvider, mapGenerateResponse } from './google.js';
-export * from './models.js';
-export { buildChatRequest, mapChatResponse, OpenAICompatibleProvider } from './openai.js';
+} from './provider-errors.js';
 export {
   promptDigest,
   registerScript,
@@ -40,7 +41,6 @@ export {
   unregisterScript,
 } from './scripted.js';
 export { loadScriptFile, parseScript, type Script, type ScriptInput, validateScript } from './scripted-script.js';
-export type * from './types.js';
 
 /** Per-request timeout when LEVIATH_PROVIDER_TIMEOUT_MS is not set. */
 export const DEFAULT_TIMEOUT_MS = 600_000;

@@ -12,11 +12,10 @@ import type {
   ChatCompletionTool,
 } from 'openai/resources/chat/completions';
 import { cutUnits } from '../truncate.js';
+import { parseModelRef } from './builtin-models.js';
 import { type CallContext, callContext, classifyFailure, displayURL, type FailureFacts } from './classify.js';
 import { answerTooLarge, bufferedFetch } from './http.js';
-import { parseModelRef } from './models.js';
-import { checkToolInput, type ParsedToolCall, parseToolArguments, splitToolCalls } from './tool-args.js';
-import { causeText } from './transport.js';
+import { checkToolInput, type ParsedToolCall, parseToolArguments, splitToolCalls } from './parse-tool-args.js';
 import type {
   InferenceRequest,
   InferenceResponse,
@@ -24,7 +23,8 @@ import type {
   ModelProvider,
   StopReason,
   ToolSpec,
-} from './types.js';
+} from './provider.js';
+import { causeText } from './transport.js';
 
 const require = createRequire(import.meta.url);
 let loaded: typeof OpenAISdk | undefined;

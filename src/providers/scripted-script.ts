@@ -8,7 +8,7 @@ import { resolve } from 'node:path';
 import { parse as parseToml, TomlError } from 'smol-toml';
 import { z } from 'zod';
 import { type Diagnostic, LevError } from '../errors.js';
-import { PROVIDER_ERROR_KINDS } from './errors.js';
+import { PROVIDER_ERROR_KINDS } from './provider-errors.js';
 
 const nonNegativeInt = z.number().int().nonnegative();
 

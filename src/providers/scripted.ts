@@ -8,11 +8,11 @@ import { createHash } from 'node:crypto';
 import { appendFileSync } from 'node:fs';
 import { LevError } from '../errors.js';
 import type { ToolCall } from '../shapes/content.js';
-import { ProviderError } from './errors.js';
-import { parseModelRef } from './models.js';
+import { parseModelRef } from './builtin-models.js';
+import { type ParsedToolCall, parseToolArguments, splitToolCalls } from './parse-tool-args.js';
+import type { InferenceRequest, InferenceResponse, InferOptions, InvalidToolCall, ModelProvider } from './provider.js';
+import { ProviderError } from './provider-errors.js';
 import { loadScriptFile, type Script, type ScriptInput, type ScriptTurn, validateScript } from './scripted-script.js';
-import { type ParsedToolCall, parseToolArguments, splitToolCalls } from './tool-args.js';
-import type { InferenceRequest, InferenceResponse, InferOptions, InvalidToolCall, ModelProvider } from './types.js';
 
 /** What the provider answers once the script has no turn left for a request. */
 export const SCRIPT_FINISHED_TEXT = 'The script has no more turns; finishing here.';

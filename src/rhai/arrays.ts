@@ -1,9 +1,9 @@
 /** Array built-ins. */
 
 import type { Pos } from './ast.js';
+import { contains, naturalCompare } from './binary-ops.js';
 import { NOT_FOUND } from './builtin-table.js';
 import type { Interp } from './interp.js';
-import { contains, naturalCompare } from './operators.js';
 import { chargeWork, deepClone, display, RChar, RFnPtr, RRange, typeName, type Value, valuesEqual } from './values.js';
 
 export function arrayFn(ip: Interp, name: string, a: Value[], args: Value[], at: Pos): Value | typeof NOT_FOUND {

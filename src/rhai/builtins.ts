@@ -3,7 +3,7 @@
 import { arrayFn } from './arrays.js';
 import type { Pos } from './ast.js';
 import { CHEAP, NOT_FOUND, SHIFTING } from './builtin-table.js';
-import type { RhaiFault } from './errors.js';
+import type { RhaiFault } from './faults.js';
 import type { Interp } from './interp.js';
 import { mapFn } from './maps.js';
 import { charFn, norm, num, numberFn } from './scalars.js';

@@ -7,7 +7,7 @@
  */
 
 import type { FnDef, Node } from './ast.js';
-import { RhaiFault } from './errors.js';
+import { RhaiFault } from './faults.js';
 import { RhaiHalt, type RhaiHost } from './host.js';
 import { Interp } from './interp.js';
 import type { RhaiLimits } from './limits.js';

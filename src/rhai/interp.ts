@@ -1,13 +1,13 @@
 /** Tree-walking evaluator for the Rhai subset. Pure: no I/O, no clock, no randomness. */
 
 import { type FnDef, FRESH, type Node, type Pos } from './ast.js';
+import { binOp } from './binary-ops.js';
 import { builtin } from './builtins.js';
-import { evalCall, evalMethod } from './calls.js';
-import { RhaiFault } from './errors.js';
+import { evalCall, evalMethod } from './call-eval.js';
+import { RhaiFault } from './faults.js';
 import { RhaiHalt, type RhaiHost, RhaiHostError } from './host.js';
 import { Guard, type RhaiLimits } from './limits.js';
 import { MutationScan } from './mutation.js';
-import { binOp } from './operators.js';
 import { fnKey } from './parser.js';
 import { evalAssign, getIndex, getProp } from './places.js';
 import { norm } from './scalars.js';

@@ -1,6 +1,6 @@
 /** Tokenizer for the Rhai subset. */
 
-import { syntaxError } from './errors.js';
+import { syntaxError } from './faults.js';
 
 export type TokType = 'int' | 'float' | 'str' | 'char' | 'tmpl' | 'ident' | 'op' | 'eof';
 

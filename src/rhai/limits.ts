@@ -4,7 +4,7 @@
  */
 
 import type { Pos } from './ast.js';
-import { type LimitName, RhaiFault } from './errors.js';
+import { type LimitName, RhaiFault } from './faults.js';
 import { bulkWork, chargeWork, type RMap, resetWork, type Value } from './values.js';
 
 export interface RhaiLimits {

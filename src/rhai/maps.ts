@@ -1,9 +1,9 @@
 /** Object-map built-ins. */
 
 import type { Pos } from './ast.js';
+import { contains } from './binary-ops.js';
 import { NOT_FOUND } from './builtin-table.js';
 import type { Interp } from './interp.js';
-import { contains } from './operators.js';
 import { deepClone, RChar, type RMap, sortedKeys, typeName, type Value } from './values.js';
 
 export function mapFn(ip: Interp, name: string, m: RMap, args: Value[], at: Pos): Value | typeof NOT_FOUND {

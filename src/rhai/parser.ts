@@ -1,7 +1,7 @@
 /** Recursive-descent parser for the Rhai subset. */
 
 import type { FnDef, Node, SwitchCase } from './ast.js';
-import { syntaxError } from './errors.js';
+import { syntaxError } from './faults.js';
 import { Lexer, type Token } from './lexer.js';
 import { RChar, RFloat } from './values.js';
 

@@ -2,12 +2,12 @@
 
 import { appendTo } from './arrays.js';
 import type { Node, Pos } from './ast.js';
+import { binOp } from './binary-ops.js';
 import { GETTERS } from './builtin-table.js';
 import { builtin } from './builtins.js';
-import { RhaiFault } from './errors.js';
+import { RhaiFault } from './faults.js';
 import type { Interp } from './interp.js';
 import { mapKey } from './maps.js';
-import { binOp } from './operators.js';
 import type { Frame } from './scope.js';
 import { strChars } from './strings.js';
 import { Cell, deepClone, RChar, RFnPtr, RRange, typeName, type Value } from './values.js';

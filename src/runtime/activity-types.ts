@@ -3,8 +3,8 @@
  * these types, the activities' work in `node/` implements them. Pure.
  */
 import type { Content, RunState, ToolCall } from '../context/index.js';
-import type { InferencePurpose, InvalidToolCall, Usage } from '../providers/types.js';
-import type { Blueprint } from '../shapes/blueprint.js';
+import type { InferencePurpose, InvalidToolCall, Usage } from '../providers/provider.js';
+import type { Blueprint } from '../shapes/frozen-blueprint.js';
 import type { PermissionLayer } from '../tools/permissions.js';
 import type { RecordedOp, SeedEntryText } from './ops.js';
 import type { CeilingLayer, RunInput } from './types.js';

@@ -7,13 +7,13 @@
  * `test/runtime/calls.test.ts`.
  */
 import { formatCoded } from '../errors.js';
-import type { Blueprint } from '../shapes/blueprint.js';
 import type { ToolCall } from '../shapes/content.js';
+import type { Blueprint } from '../shapes/frozen-blueprint.js';
+import { canonicalTool, isAgentTool, isContextTool, isPersonTool } from '../tools/builtin-names.js';
 import { isGranted, notGrantedResult } from '../tools/grants.js';
-import { canonicalTool, isAgentTool, isContextTool, isPersonTool } from '../tools/names.js';
 import { decidePermission, mergedPermissions, type PermissionLayer, strictestDecision } from '../tools/permissions.js';
 
-export { ASK_USER, canonicalTool, FAN_OUT, isPersonTool } from '../tools/names.js';
+export { ASK_USER, canonicalTool, FAN_OUT, isPersonTool } from '../tools/builtin-names.js';
 
 /**
  * What a call of a reply is, decided once per call:

@@ -8,8 +8,8 @@
  */
 
 import { formatDuration } from '../blueprint/duration.js';
-import type { Blueprint } from '../shapes/blueprint.js';
 import type { Content } from '../shapes/content.js';
+import type { Blueprint } from '../shapes/frozen-blueprint.js';
 import { clipUnits, cutBytes } from '../truncate.js';
 import { answerArguments, answerJson } from './people/asks.js';
 import { toolWorkerCommand } from './tool-queue.js';

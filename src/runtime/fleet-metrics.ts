@@ -8,7 +8,14 @@
  */
 import type { RunState } from '../context/index.js';
 import type { Entry } from '../shapes/content.js';
-import { AGENT_TOOLS, BUILTIN_TOOLS, CONTEXT_TOOLS, ENV_TOOLS, PERSON_TOOLS, WEB_TOOLS } from '../tools/names.js';
+import {
+  AGENT_TOOLS,
+  BUILTIN_TOOLS,
+  CONTEXT_TOOLS,
+  ENV_TOOLS,
+  PERSON_TOOLS,
+  WEB_TOOLS,
+} from '../tools/builtin-names.js';
 import type { OpCall, OpResults } from './ops.js';
 import type { WaitingKind } from './types.js';
 import type { CallEffect } from './visit.js';

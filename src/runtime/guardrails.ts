@@ -5,7 +5,7 @@
  * reaches either. Checked before each inference of a visit and before each
  * visit. Pure: imported by workflow code.
  */
-import type { Blueprint } from '../shapes/blueprint.js';
+import type { Blueprint } from '../shapes/frozen-blueprint.js';
 import { addSpend } from './spend.js';
 import type { Spend, StageInput } from './types.js';
 

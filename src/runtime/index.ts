@@ -21,14 +21,14 @@
 // What workflow code reads of the blueprint loader and the model table comes through here, so
 // workflows take values from src/runtime alone (test/folders.test.ts).
 export { DEFAULT_ASK_TIMEOUT_SECS } from '../blueprint/duration.js';
-export { stageModel } from '../blueprint/resolve.js';
-export { encodingFor, lookupModel } from '../providers/models.js';
+export { stageModel } from '../blueprint/stage-layouts.js';
+export { encodingFor, lookupModel } from '../providers/builtin-models.js';
 export * from './activity-types.js';
+export * from './agents/agent-tool-args.js';
+export * from './agents/fan-out-report.js';
 export * from './agents/lineage.js';
 export * from './agents/queue.js';
-export * from './agents/report.js';
 export * from './agents/shards.js';
-export * from './agents/tool-args.js';
 export * from './agents/worker-spec.js';
 export * from './calls.js';
 export * from './continuation.js';

@@ -5,7 +5,7 @@
  */
 
 import { SUBMIT_OUTPUT } from '../outputs/spec.js';
-import type { Blueprint } from '../shapes/blueprint.js';
+import type { Blueprint } from '../shapes/frozen-blueprint.js';
 import {
   AGENT_TOOLS,
   ASK_USER,
@@ -14,7 +14,7 @@ import {
   canonicalTool,
   ENV_TOOLS,
   WEB_TOOLS,
-} from '../tools/names.js';
+} from '../tools/builtin-names.js';
 
 /** Every tool name the runtime answers itself; an MCP tool never takes one of these names. */
 export const RESERVED_TOOL_NAMES: readonly string[] = [

@@ -7,12 +7,12 @@
  */
 
 import type { RunDiagnostic } from '../context/state.js';
-import type { StageDef } from '../shapes/blueprint.js';
+import type { StageDef } from '../shapes/frozen-blueprint.js';
 
 export const MODEL_FALLBACK = 'model-fallback';
 
 /**
- * Failure types (src/providers/errors.ts) that mean the provider cannot
+ * Failure types (src/providers/provider-errors.ts) that mean the provider cannot
  * serve the run: the key is rejected or lacks access, the quota is spent, or
  * it stayed unreachable through every retry. A bad request is the request's
  * fault and never moves down the chain.

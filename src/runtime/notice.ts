@@ -4,7 +4,7 @@
  * that answers. Pure: the run workflow builds the notice, the `notifyWebhook`
  * activity delivers it.
  */
-import type { Notice, NotifyEvent, Webhook } from '../shapes/notify.js';
+import type { Notice, NotifyEvent, Webhook } from '../shapes/webhooks.js';
 import { utcMinute } from './details.js';
 import { answerArguments } from './people/asks.js';
 import { toolWorkerCommand } from './tool-queue.js';

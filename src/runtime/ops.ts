@@ -27,9 +27,9 @@ import type { RouteResult, ToolOutput } from '../context/routing.js';
 import { CONVERSATION } from '../context/state.js';
 import type { ArgumentCounts, ContextToolOptions, ToolResult } from '../context/tools.js';
 import type { RuntimeCode, Severity } from '../errors.js';
-import type { Blueprint, EdgeDef } from '../shapes/blueprint.js';
 import type { EntryKind } from '../shapes/content.js';
-import type { EngineRequest } from '../shapes/requests.js';
+import type { EngineRequest } from '../shapes/engine-requests.js';
+import type { Blueprint, EdgeDef } from '../shapes/frozen-blueprint.js';
 
 /** What the workflow did to the region set, replayable against a snapshot. */
 export type OpCall =

@@ -9,8 +9,8 @@
  * decide (a timer, a diagnostic).
  */
 import type { RuntimeCode } from '../error-codes.js';
-import { parseModelRef } from '../providers/models.js';
-import type { Blueprint } from '../shapes/blueprint.js';
+import { parseModelRef } from '../providers/builtin-models.js';
+import type { Blueprint } from '../shapes/frozen-blueprint.js';
 import type { Patience, ProviderWait } from './types.js';
 
 export type { Detour, Patience, ProviderWait } from './types.js';
@@ -43,7 +43,7 @@ export const WAIT_CAP_MS = 120_000;
 export const DETOUR_CAP_MS = 3_600_000;
 
 /**
- * Failure types (`src/providers/errors.ts`) of an outage: the server failed
+ * Failure types (`src/providers/provider-errors.ts`) of an outage: the server failed
  * or is overloaded, rate limiting, unreachable, too slow, or answering with
  * something that is not an answer. A rejected key, a forbidden model or a bad
  * request is not waited out.

@@ -6,7 +6,7 @@
 
 import type { CustomRegionHooks, HookResult } from '../context/kinds/custom.js';
 import { compile, type RhaiScript } from '../rhai/index.js';
-import type { Blueprint } from '../shapes/blueprint.js';
+import type { Blueprint } from '../shapes/frozen-blueprint.js';
 
 function caller(
   script: RhaiScript,

@@ -7,7 +7,7 @@
  * nudges; the stage goes on (a `stuck` edge is what routes a loop
  * elsewhere). Pure: imported by workflow code.
  */
-import type { Blueprint } from '../shapes/blueprint.js';
+import type { Blueprint } from '../shapes/frozen-blueprint.js';
 import type { RepetitionWatch } from './types.js';
 
 export interface RepetitionConfig {

@@ -20,10 +20,10 @@ import {
   type RunState,
   type ToolCall,
 } from '../context/index.js';
-import type { Blueprint } from '../shapes/blueprint.js';
-import type { EngineRequest } from '../shapes/requests.js';
+import type { EngineRequest } from '../shapes/engine-requests.js';
+import type { Blueprint } from '../shapes/frozen-blueprint.js';
+import { isContextTool } from '../tools/builtin-names.js';
 import { isGranted, notGrantedResult } from '../tools/grants.js';
-import { isContextTool } from '../tools/names.js';
 import type { InferOutput } from './activity-types.js';
 import type { EngineCalls } from './ops.js';
 import { invalidArgumentsText } from './texts.js';

@@ -7,9 +7,9 @@
  * models at other prices. The cost is estimated here too, from the model
  * table's list prices (docs/reference/operators.md#estimated-cost).
  */
-import { modelPrices } from '../providers/models.js';
-import type { Blueprint } from '../shapes/blueprint.js';
-import type { ModelTable } from '../shapes/models.js';
+import { modelPrices } from '../providers/builtin-models.js';
+import type { Blueprint } from '../shapes/frozen-blueprint.js';
+import type { ModelTable } from '../shapes/model-info.js';
 import { addUsage, type CostEstimate, emptyUsage, type RunResult, type Spend, type UsageTotals } from './types.js';
 
 export function noSpend(): Spend {

@@ -9,7 +9,7 @@
  * valid submission; a `fan_out` stage right after its fan-out. Pure:
  * imported by workflow code.
  */
-import type { StageDef } from '../shapes/blueprint.js';
+import type { StageDef } from '../shapes/frozen-blueprint.js';
 import type { FanOutFacts, OutputFacts } from './types.js';
 
 /** Reminders before a stage that owes an answer gives up and ends without one. */

@@ -10,7 +10,7 @@
  * the workflows call these, and the durations are decided here.
  */
 import { formatDuration } from '../blueprint/duration.js';
-import type { Blueprint } from '../shapes/blueprint.js';
+import type { Blueprint } from '../shapes/frozen-blueprint.js';
 import { toolWorkerCommand } from './tool-queue.js';
 import type { RunOptions, ToolWorkerAbsence } from './types.js';
 

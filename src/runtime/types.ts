@@ -7,9 +7,9 @@
  */
 
 import type { RunState } from '../context/state.js';
-import type { Blueprint, OutputSpec } from '../shapes/blueprint.js';
 import type { BlobRef, Content } from '../shapes/content.js';
-import type { Webhook } from '../shapes/notify.js';
+import type { Blueprint, OutputSpec } from '../shapes/frozen-blueprint.js';
+import type { Webhook } from '../shapes/webhooks.js';
 import type { PermissionLayer } from '../tools/permissions.js';
 import type { RecordedOp } from './ops.js';
 

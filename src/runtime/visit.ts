@@ -12,9 +12,9 @@ import { completionEdges, outcomeEdge } from '../context/gates.js';
 import { contentText } from '../context/measure.js';
 import { CONVERSATION, findRegion, type RunState } from '../context/state.js';
 import type { RuntimeCode } from '../error-codes.js';
-import type { Blueprint, EdgeDef, StageDef } from '../shapes/blueprint.js';
 import type { Content, EntryKind, ToolCall } from '../shapes/content.js';
-import { canonicalTool, MODIFYING_TOOLS } from '../tools/names.js';
+import type { Blueprint, EdgeDef, StageDef } from '../shapes/frozen-blueprint.js';
+import { canonicalTool, MODIFYING_TOOLS } from '../tools/builtin-names.js';
 import type { StageEnd, VisitFacts } from './types.js';
 
 /** The smallest positive threshold each `stuck` edge of a stage sets; undefined when none does. */

@@ -6,12 +6,12 @@
 
 import os from 'node:os';
 import type { Diagnostic } from '../errors.js';
-import type { Blueprint, RegionDef } from '../shapes/blueprint.js';
+import type { Blueprint, RegionDef } from '../shapes/frozen-blueprint.js';
 import { confinePathSync } from '../tools/confine.js';
 import { absoluteGlob } from '../tools/glob-files.js';
 import { staticPrefix } from '../tools/glob-pattern.js';
+import type { SeedInputs } from './seed-inputs.js';
 import { acceptedInputs, acceptsTask, callerKey, effectiveSeed, isBlank } from './task.js';
-import type { SeedInputs } from './types.js';
 
 function seedPath(region: RegionDef): string {
   return `context.regions.${region.name}.seed`;

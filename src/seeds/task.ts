@@ -2,7 +2,7 @@
  * Which caller values a blueprint reads (docs/reference/seeds.md#task-and-inputs).
  * Pure: used at spawn, by validation and by the CLI's error messages.
  */
-import type { Blueprint, RegionDef, SeedSpec } from '../shapes/blueprint.js';
+import type { Blueprint, RegionDef, SeedSpec } from '../shapes/frozen-blueprint.js';
 
 /**
  * The region's seed, with the implicit `task_input` of a region named `task`

@@ -3,7 +3,7 @@
  * JSON-serialisable data: a workflow holds it, continue-as-new carries it,
  * and the inference activity rebuilds it from a snapshot plus operations.
  */
-import type { RegionDef, RegionKind } from './blueprint.js';
+import type { RegionDef, RegionKind } from './frozen-blueprint.js';
 
 /** Large text lives in the blob store; the entry keeps a reference. */
 export interface BlobRef {

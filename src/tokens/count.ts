@@ -6,7 +6,7 @@
  * never reaches the workflow bundle.
  */
 import { createRequire } from 'node:module';
-import type { Encoding } from '../shapes/models.js';
+import type { Encoding } from '../shapes/model-info.js';
 import { encodeLongPiece, LONG_PIECE, piecePattern } from './long-pieces.js';
 
 const require = createRequire(import.meta.url);

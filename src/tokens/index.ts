@@ -1,4 +1,4 @@
-export { type CallCount, COUNTED_ARGUMENTS, countToolCall, isLongText, LONG_ARGUMENT_BYTES } from './calls.js';
+export { type CallCount, COUNTED_ARGUMENTS, countToolCall, isLongText, LONG_ARGUMENT_BYTES } from './call-costs.js';
 export {
   type CutText,
   countTokens,
@@ -7,5 +7,5 @@ export {
   DROPPED_PLACEHOLDER,
   encoderFor,
 } from './count.js';
-export { cutMarker, type HandlerOptions, makeSyncHandler, type Summariser } from './handler.js';
+export { cutMarker, type HandlerOptions, makeSyncHandler, type Summariser } from './exact-answers.js';
 export { modelEncoding } from './model.js';

@@ -8,7 +8,7 @@
  */
 import { createRequire } from 'node:module';
 import type { TiktokenBPE } from 'js-tiktoken/lite';
-import type { Encoding } from '../shapes/models.js';
+import type { Encoding } from '../shapes/model-info.js';
 
 const require = createRequire(import.meta.url);
 

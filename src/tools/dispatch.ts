@@ -5,8 +5,8 @@
  * `[code]` prefix; nothing here throws for it.
  */
 import type { z } from 'zod';
-import type { ScriptToolDef } from '../shapes/blueprint.js';
-import { BUILTIN_TOOLS, canonicalTool, isContextTool } from './names.js';
+import type { ScriptToolDef } from '../shapes/frozen-blueprint.js';
+import { BUILTIN_TOOLS, canonicalTool, isContextTool } from './builtin-names.js';
 import { type PermissionDecision, strictestDecision } from './permissions.js';
 import { BUILTIN_TOOL_TABLE } from './registry.js';
 import { runScriptTool, scriptArgsCheck } from './script-run.js';

@@ -7,7 +7,7 @@
 import { readFile, statfs } from 'node:fs/promises';
 import { availableParallelism, hostname } from 'node:os';
 import { z } from 'zod';
-import type { Blueprint } from '../shapes/blueprint.js';
+import type { Blueprint } from '../shapes/frozen-blueprint.js';
 import { LEVIATH_VERSION } from '../version.js';
 import { defineTool, type RunFacts, success, type ToolContext } from './tool.js';
 

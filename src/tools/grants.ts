@@ -6,8 +6,8 @@
  */
 
 import { formatCoded } from '../errors.js';
-import type { Blueprint } from '../shapes/blueprint.js';
-import { BUILTIN_TOOLS, CONTEXT_TOOLS, canonicalTool } from './names.js';
+import type { Blueprint } from '../shapes/frozen-blueprint.js';
+import { BUILTIN_TOOLS, CONTEXT_TOOLS, canonicalTool } from './builtin-names.js';
 
 /** The stage's `available_tools`, or every built-in plus the context tools when it sets none. */
 export function stageTools(bp: Blueprint, stage: string): string[] {

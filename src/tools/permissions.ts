@@ -4,8 +4,8 @@
  */
 
 import type { RuntimeCode } from '../error-codes.js';
-import type { Blueprint, PermissionMode, ToolPermissions } from '../shapes/blueprint.js';
-import { canonicalTool } from './names.js';
+import type { Blueprint, PermissionMode, ToolPermissions } from '../shapes/frozen-blueprint.js';
+import { canonicalTool } from './builtin-names.js';
 import { isPreApproved } from './safe-commands.js';
 
 /** The stage's `[tool_permissions]` over the blueprint's. */

@@ -9,8 +9,9 @@
  * user's config may deny any of the six, or allow the file and command ones
  * whatever the stage's `[tool_permissions]` say.
  */
+
+import type { ScriptIoFunction } from './builtin-names.js';
 import { canonicalWorkdir } from './confine.js';
-import type { ScriptIoFunction } from './names.js';
 import { decodeText, openForRead, readRange } from './open-once.js';
 import { strictestDecision } from './permissions.js';
 import { runShell, truncationMarker } from './run-shell.js';

@@ -19,8 +19,8 @@ import {
   type RhaiScript,
   type RunResult,
 } from '../rhai/index.js';
-import type { ScriptToolDef } from '../shapes/blueprint.js';
-import { SCRIPT_IO_FUNCTIONS, type ScriptIoFunction } from './names.js';
+import type { ScriptToolDef } from '../shapes/frozen-blueprint.js';
+import { SCRIPT_IO_FUNCTIONS, type ScriptIoFunction } from './builtin-names.js';
 import {
   answerHost,
   type HostAnswer,

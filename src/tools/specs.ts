@@ -1,9 +1,9 @@
 /** Tool definitions as the model sees them: name, description, JSON schema. */
 import { z } from 'zod';
-import type { ScriptToolDef } from '../shapes/blueprint.js';
+import type { ScriptToolDef } from '../shapes/frozen-blueprint.js';
 import { AGENT_TOOL_SCHEMAS } from './agent-schemas.js';
+import { canonicalTool } from './builtin-names.js';
 import { CONTEXT_TOOL_SCHEMAS, type JsonSchemaSpec, PERSON_TOOL_SCHEMAS } from './context-schemas.js';
-import { canonicalTool } from './names.js';
 import { BUILTIN_TOOL_TABLE } from './registry.js';
 
 export type { JsonSchemaSpec as ToolSpec } from './context-schemas.js';

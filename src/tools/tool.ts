@@ -5,8 +5,8 @@
  */
 import type { z } from 'zod';
 import { formatCoded, type RuntimeCode } from '../errors.js';
-import type { PermissionMode, ScriptToolDef } from '../shapes/blueprint.js';
-import type { ScriptPermissions } from './names.js';
+import type { PermissionMode, ScriptToolDef } from '../shapes/frozen-blueprint.js';
+import type { ScriptPermissions } from './builtin-names.js';
 import type { PermissionLayer } from './permissions.js';
 import type { ReadPathPolicy } from './read-paths.js';
 import type { SandboxPolicy } from './sandbox.js';

@@ -16,9 +16,9 @@ import { staticDetails, staticSummary } from '../runtime/details.js';
 import { isRefInput } from '../runtime/ref-input.js';
 import { BLUEPRINT_KEY, FORK_KEY, STAGE_KEY, STATUS_KEY } from '../runtime/search-attributes.js';
 import type { ForkOrigin, ForkSeed, RunInput, SubmittedOutput } from '../runtime/types.js';
-import type { Blueprint } from '../shapes/blueprint.js';
+import type { Blueprint } from '../shapes/frozen-blueprint.js';
 import { cutUnits } from '../truncate.js';
-import { newRunId } from './client.js';
+import { newRunId } from './run-client.js';
 import { type RunInference, type RunRecord, readRun } from './run-history.js';
 import { describeRun } from './runs.js';
 

@@ -9,10 +9,10 @@ import type { Client } from '@temporalio/client';
 import type { temporal } from '@temporalio/proto';
 import type { InferInput } from '../runtime/activity-types.js';
 import { isWorkerStart, type WorkerInput, workerRunInput } from '../runtime/agents/worker-spec.js';
-import type { WorkerStart } from '../runtime/node/sub-agents.js';
+import type { WorkerStart } from '../runtime/node/child-runs.js';
 import type { RefRunInput } from '../runtime/ref-input.js';
 import type { RunInput, StageOutcome, SubmittedOutput } from '../runtime/types.js';
-import type { Blueprint } from '../shapes/blueprint.js';
+import type { Blueprint } from '../shapes/frozen-blueprint.js';
 
 type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
 type Payload = temporal.api.common.v1.IPayload;

@@ -25,8 +25,8 @@ import type {
   RunResult,
   UsageTotals,
 } from '../runtime/types.js';
-import { runOutcome, type ToolWait, toolWorkerWait } from './client.js';
 import { runProgress } from './operators.js';
+import { runOutcome, type ToolWait, toolWorkerWait } from './run-client.js';
 import { listQuery, type RunFilter, type ShownStatus, shownStatus, stagePath } from './run-list.js';
 
 /** How long `lev ps` and `lev show` wait for a worker to answer the `progress` query of an open run. */

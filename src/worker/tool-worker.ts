@@ -19,8 +19,8 @@ import { toolQueueName } from '../runtime/node/tool-queue-name.js';
 import { readWorkdirIdentity } from '../runtime/node/workdir-identity.js';
 import { workdirQueue } from '../runtime/tool-queue.js';
 import { connectOptions, type ServerChoice, serverSettings } from './connection.js';
+import { activityInterceptors, installRuntime } from './create-worker.js';
 import { type DeploymentChoice, versioningOptions, workerDeployment } from './deployment.js';
-import { activityInterceptors, installRuntime } from './worker.js';
 
 /**
  * The workdir activities, refusing any call made for another workdir. On

@@ -3,8 +3,8 @@ import { mkdtempSync, readdirSync, readFileSync, renameSync, writeFileSync } fro
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { hashText } from '../../src/blobs/blob-store.js';
 import { LocalBlobStore } from '../../src/blobs/index.js';
-import { hashText } from '../../src/blobs/store.js';
 import { parseKeyFile } from '../../src/codec/keys.js';
 import type { LevError } from '../../src/errors.js';
 

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { loadBlueprint } from '../../src/blueprint/load.js';
-import { resolveStageBudgets, stageLayout } from '../../src/blueprint/resolve.js';
+import { resolveStageBudgets, stageLayout } from '../../src/blueprint/stage-layouts.js';
 import { parseUserConfig } from '../../src/blueprint/user-config.js';
 
 describe('example blueprints', () => {

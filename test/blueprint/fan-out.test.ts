@@ -7,7 +7,7 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { agentPath } from '../../src/blueprint/agents.js';
+import { agentPath } from '../../src/blueprint/agent-catalog.js';
 import { loadBlueprint } from '../../src/blueprint/load.js';
 import { withModel } from '../../src/blueprint/model-switch.js';
 import { codesOf, errorsOf, loadToml } from './helpers.js';

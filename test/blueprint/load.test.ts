@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { loadBlueprintFromString } from '../../src/blueprint/load.js';
-import { resolveStageBudgets, stageLayout } from '../../src/blueprint/resolve.js';
+import { resolveStageBudgets, stageLayout } from '../../src/blueprint/stage-layouts.js';
 import { emptyUserConfig } from '../../src/blueprint/user-config.js';
 import { codesOf, errorsOf, loadToml } from './helpers.js';
 

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { defaultPlacement } from '../../src/blueprint/placement.js';
-import type { RegionDef } from '../../src/shapes/blueprint.js';
+import type { RegionDef } from '../../src/shapes/frozen-blueprint.js';
 import { codesOf, loadToml } from './helpers.js';
 
 function placements(toml: string): Record<string, string | undefined> {

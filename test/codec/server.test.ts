@@ -5,9 +5,9 @@ import { join } from 'node:path';
 import { defaultPayloadConverter } from '@temporalio/common';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { main } from '../../src/cli/main.js';
+import { type RunningCodecServer, startCodecServer } from '../../src/codec/decode-server.js';
 import { parseKeyFile } from '../../src/codec/keys.js';
 import { AesGcmPayloadCodec } from '../../src/codec/payload-codec.js';
-import { type RunningCodecServer, startCodecServer } from '../../src/codec/server.js';
 
 const codec = new AesGcmPayloadCodec(parseKeyFile(`k1 ${randomBytes(32).toString('base64')}`, 'keys'));
 const UI = 'http://127.0.0.1:8233';

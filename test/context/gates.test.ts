@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import { enterStage } from '../../src/context/enter-stage.js';
 import { chooseEdge, completionEdges, evaluateGate, outcomeEdge } from '../../src/context/gates.js';
-import { enterStage } from '../../src/context/stage.js';
 import { findRegion, type RunState } from '../../src/context/state.js';
 import { applyContextTool } from '../../src/context/tools.js';
-import type { EdgeDef } from '../../src/shapes/blueprint.js';
+import type { EdgeDef } from '../../src/shapes/frozen-blueprint.js';
 import { blueprint, def, edge, env, run, stage, start } from './helpers.js';
 
 const facts = { modifyingCallSucceeded: false, modifyingCallDenied: false };

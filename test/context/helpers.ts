@@ -3,14 +3,14 @@
  */
 
 import { deterministicSummary } from '../../src/context/deterministic-summary.js';
+import { enterStage } from '../../src/context/enter-stage.js';
 import type { EngineOp } from '../../src/context/requests.js';
 import { runSync } from '../../src/context/requests.js';
-import { enterStage } from '../../src/context/stage.js';
 import { createRunState, findRegion, type RunState } from '../../src/context/state.js';
 import { type NewEntry, type WriteResult, writeEntry } from '../../src/context/write.js';
-import type { Blueprint, EdgeDef, RegionDef, StageDef } from '../../src/shapes/blueprint.js';
 import type { CountedText } from '../../src/shapes/content.js';
-import type { EngineRequest } from '../../src/shapes/requests.js';
+import type { EngineRequest } from '../../src/shapes/engine-requests.js';
+import type { Blueprint, EdgeDef, RegionDef, StageDef } from '../../src/shapes/frozen-blueprint.js';
 
 export function def(name: string, kind: RegionDef['kind'], extra: Partial<RegionDef> = {}): RegionDef {
   return {

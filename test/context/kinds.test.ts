@@ -4,7 +4,7 @@ import { kindBehaviour } from '../../src/context/kinds/index.js';
 import { maintain } from '../../src/context/maintenance.js';
 import { findRegion, type RunState, windowUsed } from '../../src/context/state.js';
 import { writeEntry } from '../../src/context/write.js';
-import type { RegionDef } from '../../src/shapes/blueprint.js';
+import type { RegionDef } from '../../src/shapes/frozen-blueprint.js';
 import { blueprint, contents, def, put, run, start, tokensOf, user } from './helpers.js';
 
 function conversation(extra: Partial<RegionDef>): RunState {

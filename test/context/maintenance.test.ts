@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { enterStage } from '../../src/context/enter-stage.js';
 import { maintain, recordUsage, replyLimit } from '../../src/context/maintenance.js';
 import { regionTokens } from '../../src/context/measure.js';
 import { runSync } from '../../src/context/requests.js';
-import { enterStage } from '../../src/context/stage.js';
 import { findRegion, windowUsed } from '../../src/context/state.js';
 import { blueprint, def, env, put, run, stage, start, tokensOf, user } from './helpers.js';
 

@@ -1,13 +1,13 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { enterStage } from '../../src/context/enter-stage.js';
 import { groupRanges } from '../../src/context/groups.js';
 import { maintain } from '../../src/context/maintenance.js';
 import { regionTokens } from '../../src/context/measure.js';
-import { enterStage } from '../../src/context/stage.js';
 import { findRegion, type RunState } from '../../src/context/state.js';
 import { applyContextTool } from '../../src/context/tools.js';
-import type { WindowStrategy } from '../../src/shapes/blueprint.js';
 import type { Entry } from '../../src/shapes/content.js';
+import type { WindowStrategy } from '../../src/shapes/frozen-blueprint.js';
 import { blueprint, def, env, put, run, stage, start } from './helpers.js';
 
 const WRITABLE = ['pin', 'tmp', 'strict', 'comp', 'clear', 'files', 'lru'] as const;

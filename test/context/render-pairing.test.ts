@@ -9,16 +9,16 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { loadBlueprintFromString } from '../../src/blueprint/load.js';
+import { enterStage } from '../../src/context/enter-stage.js';
 import type { EngineEnv } from '../../src/context/kinds/custom.js';
 import { maintain } from '../../src/context/maintenance.js';
 import { renderPrompt } from '../../src/context/render.js';
 import { runSync } from '../../src/context/requests.js';
 import { routeToolResult } from '../../src/context/routing.js';
-import { enterStage } from '../../src/context/stage.js';
 import { createRunState } from '../../src/context/state.js';
 import { writeEntry } from '../../src/context/write.js';
 import type { PromptMessage, ToolCall } from '../../src/shapes/content.js';
-import type { EngineRequest } from '../../src/shapes/requests.js';
+import type { EngineRequest } from '../../src/shapes/engine-requests.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'lev-pairing-'));
 const env: EngineEnv = { now: 0 };

@@ -7,8 +7,8 @@ import {
   renderRegions,
   systemBlockText,
 } from '../../src/context/render.js';
-import type { RegionDef, RegionKind } from '../../src/shapes/blueprint.js';
 import type { Entry, PromptMessage, RegionState } from '../../src/shapes/content.js';
+import type { RegionDef, RegionKind } from '../../src/shapes/frozen-blueprint.js';
 
 let nextId = 1;
 

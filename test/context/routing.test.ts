@@ -3,16 +3,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadBlueprintFromString } from '../../src/blueprint/load.js';
+import { enterStage } from '../../src/context/enter-stage.js';
 import type { EngineEnv } from '../../src/context/kinds/custom.js';
 import { regionTokens } from '../../src/context/measure.js';
 import { runSync } from '../../src/context/requests.js';
 import { pathToolHint, resultCap, routeToolResult, type ToolOutput } from '../../src/context/routing.js';
-import { enterStage } from '../../src/context/stage.js';
 import { createRunState, findRegion, type RunState } from '../../src/context/state.js';
 import { writeEntry } from '../../src/context/write.js';
-import type { Blueprint } from '../../src/shapes/blueprint.js';
 import type { ToolCall } from '../../src/shapes/content.js';
-import type { EngineRequest } from '../../src/shapes/requests.js';
+import type { EngineRequest } from '../../src/shapes/engine-requests.js';
+import type { Blueprint } from '../../src/shapes/frozen-blueprint.js';
 
 /** A high surrogate without its low half, or a low one without its high half. */
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { enterStage } from '../../src/context/enter-stage.js';
 import { renderPrompt } from '../../src/context/render.js';
 import { runSync } from '../../src/context/requests.js';
 import { seedRegion } from '../../src/context/seed-fit.js';
-import { enterStage } from '../../src/context/stage.js';
 import { createRunState, findRegion, type RunState } from '../../src/context/state.js';
 import { blueprint, contents, def, env, handle, put, run, stage, start, tokensOf } from './helpers.js';
 

@@ -9,9 +9,9 @@ import {
   storesContent,
   type ToolResult,
 } from '../../src/context/tools.js';
-import type { RegionDef } from '../../src/shapes/blueprint.js';
 import type { BlobRef } from '../../src/shapes/content.js';
-import type { EngineRequest } from '../../src/shapes/requests.js';
+import type { EngineRequest } from '../../src/shapes/engine-requests.js';
+import type { RegionDef } from '../../src/shapes/frozen-blueprint.js';
 import { blueprint, def, env, handle, start } from './helpers.js';
 
 const ref = (n: number): BlobRef => ({ hash: `${n}`.repeat(64).slice(0, 64), bytes: 25_000, preview: `stored ${n}` });

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
+import { enterStage } from '../../src/context/enter-stage.js';
 import { regionTokens } from '../../src/context/measure.js';
-import { enterStage } from '../../src/context/stage.js';
 import { findRegion, openItems, type RunState, windowUsed } from '../../src/context/state.js';
 import { type ArgumentCounts, applyContextTool, type ToolResult } from '../../src/context/tools.js';
 import { writeEntry } from '../../src/context/write.js';
-import type { RegionDef } from '../../src/shapes/blueprint.js';
+import type { RegionDef } from '../../src/shapes/frozen-blueprint.js';
 import { blueprint, contents, def, env, put, run, stage, start, tokensOf } from './helpers.js';
 
 function tool(s: RunState, name: string, args: unknown, counts: ArgumentCounts = {}): ToolResult {

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { enterStage } from '../../src/context/enter-stage.js';
 import { maintain } from '../../src/context/maintenance.js';
 import { runSync } from '../../src/context/requests.js';
 import { seedRegion } from '../../src/context/seed-fit.js';
-import { enterStage } from '../../src/context/stage.js';
 import { findRegion } from '../../src/context/state.js';
 import { applyContextTool } from '../../src/context/tools.js';
 import { applyTransform } from '../../src/context/transforms.js';

@@ -6,7 +6,7 @@
  */
 import { bundleWorkflowCode } from '@temporalio/worker';
 import { describe, expect, it } from 'vitest';
-import { bundleWorkflows, libraryModules, workflowsPath } from '../../src/worker/worker.js';
+import { bundleWorkflows, libraryModules, workflowsPath } from '../../src/worker/create-worker.js';
 
 const quiet = { trace() {}, debug() {}, info() {}, warn() {}, error() {}, log() {} };
 

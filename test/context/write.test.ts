@@ -3,7 +3,7 @@ import { loadBlueprintFromString } from '../../src/blueprint/load.js';
 import { regionTokens } from '../../src/context/measure.js';
 import { createRunState, findRegion, type RunState } from '../../src/context/state.js';
 import { writeEntry } from '../../src/context/write.js';
-import type { Blueprint, RegionDef } from '../../src/shapes/blueprint.js';
+import type { Blueprint, RegionDef } from '../../src/shapes/frozen-blueprint.js';
 import { blueprint, def, env, run } from './helpers.js';
 
 function stateWith(...regions: RegionDef[]): RunState {

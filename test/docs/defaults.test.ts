@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { resolveBudget } from '../../src/blueprint/budget.js';
 import { loadBlueprintFromString } from '../../src/blueprint/load.js';
-import type { Blueprint } from '../../src/shapes/blueprint.js';
+import type { Blueprint } from '../../src/shapes/frozen-blueprint.js';
 
 function load(toml: string): Blueprint {
   const { blueprint, diagnostics } = loadBlueprintFromString(toml, '/tmp/defaults', '/tmp/defaults/agent.toml');

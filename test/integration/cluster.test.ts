@@ -24,7 +24,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { toolQueueName } from '../../src/runtime/node/tool-queue-name.js';
 import { DEFAULT_RUN_OPTIONS, type RunResult } from '../../src/runtime/types.js';
-import { followRun, startRun, type ToolWait } from '../../src/worker/client.js';
+import { followRun, startRun, type ToolWait } from '../../src/worker/run-client.js';
 import { startTestPg, type TestPg } from '../blobs/pg-server.js';
 import { CRASH_SCRIPT } from './fixtures/crash-script.js';
 import { connectClient } from './helpers.js';

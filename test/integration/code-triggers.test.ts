@@ -7,8 +7,8 @@ import { describe, expect, inject, it } from 'vitest';
 import { printRunResult } from '../../src/cli/result-action.js';
 import { isLevError } from '../../src/errors.js';
 import { DEFAULT_RUN_OPTIONS } from '../../src/runtime/types.js';
-import { followRun, startRun } from '../../src/worker/client.js';
 import { sendUpdate } from '../../src/worker/operators.js';
+import { followRun, startRun } from '../../src/worker/run-client.js';
 import { runAgent, saveHistories, scriptedModel, tempDir, useRuntime, writeBlueprint } from './run-helpers.js';
 
 /** The code of the error `lev result` stops with. */

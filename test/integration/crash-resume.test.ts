@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import proto from '@temporalio/proto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_RUN_OPTIONS, type RunResult } from '../../src/runtime/types.js';
-import { followRun, startRun } from '../../src/worker/client.js';
+import { followRun, startRun } from '../../src/worker/run-client.js';
 import { CRASH_SCRIPT, crashBlueprint, SLOW_THIRD_TURN_SCRIPT } from './fixtures/crash-script.js';
 import { connectClient } from './helpers.js';
 import { saveHistories, tempDir, writeBlueprint } from './run-helpers.js';

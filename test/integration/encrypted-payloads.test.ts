@@ -15,14 +15,14 @@ import { promisify } from 'node:util';
 import { Client, Connection } from '@temporalio/client';
 import type { BrowserContext } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { type RunningCodecServer, startCodecServer } from '../../src/codec/decode-server.js';
 import { configuredKeyring } from '../../src/codec/keys.js';
 import { AesGcmPayloadCodec, codecOption } from '../../src/codec/payload-codec.js';
-import { type RunningCodecServer, startCodecServer } from '../../src/codec/server.js';
 import { type DevServer, startDevServer } from '../../src/devserver/dev-server.js';
 import { freePort } from '../../src/devserver/net.js';
 import { DEFAULT_RUN_OPTIONS } from '../../src/runtime/types.js';
-import { runOutcome, startRun } from '../../src/worker/client.js';
-import { createWorker } from '../../src/worker/worker.js';
+import { createWorker } from '../../src/worker/create-worker.js';
+import { runOutcome, startRun } from '../../src/worker/run-client.js';
 import { launchChromium, SCREENSHOTS } from './browser.js';
 import { tempDir, writeBlueprint } from './run-helpers.js';
 

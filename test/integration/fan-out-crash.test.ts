@@ -12,7 +12,7 @@ import { stringify } from 'smol-toml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LocalBlobStore } from '../../src/blobs/index.js';
 import { DEFAULT_RUN_OPTIONS } from '../../src/runtime/index.js';
-import { followRun, startRun } from '../../src/worker/client.js';
+import { followRun, startRun } from '../../src/worker/run-client.js';
 import { connectClient } from './helpers.js';
 import { saveHistories, tempDir, visitOps, writeBlueprint } from './run-helpers.js';
 import { startWorkerProcess, waitFor, workerEnv } from './worker-processes.js';

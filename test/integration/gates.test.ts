@@ -16,7 +16,7 @@ import type { InferInput } from '../../src/runtime/node/inference.js';
 import { RunStore } from '../../src/runtime/node/run-store.js';
 import { customRegionHooks } from '../../src/runtime/region-hooks.js';
 import type { StageOutcome } from '../../src/runtime/types.js';
-import type { Blueprint } from '../../src/shapes/blueprint.js';
+import type { Blueprint } from '../../src/shapes/frozen-blueprint.js';
 import { runAgent, scriptedModel, type TestRuntime, tempDir, useRuntime, writeBlueprint } from './run-helpers.js';
 
 interface Seen {

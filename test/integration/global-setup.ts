@@ -9,7 +9,7 @@ import type { TestProject } from 'vitest/node';
 import { type DevServer, startDevServer } from '../../src/devserver/dev-server.js';
 import { freePort } from '../../src/devserver/net.js';
 import { findTemporalCli } from '../../src/devserver/temporal-cli.js';
-import { bundleWorkflows } from '../../src/worker/worker.js';
+import { bundleWorkflows } from '../../src/worker/create-worker.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {

@@ -11,7 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { scriptedCalls } from '../../src/providers/index.js';
 import type { Progress, RunResult } from '../../src/runtime/types.js';
 import { DEFAULT_RUN_OPTIONS } from '../../src/runtime/types.js';
-import { startRun } from '../../src/worker/client.js';
+import { startRun } from '../../src/worker/run-client.js';
 import { chatCompletion, type Reply } from '../providers/wire-server.js';
 import { saveHistories, scriptedModel, tempDir, useRuntime, useWireModel, writeBlueprint } from './run-helpers.js';
 

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
 import type { Worker } from '@temporalio/worker';
 import { inject } from 'vitest';
-import { createWorker } from '../../src/worker/worker.js';
+import { createWorker } from '../../src/worker/create-worker.js';
 
 export async function connectClient(): Promise<{ client: Client; connection: Connection }> {
   const connection = await Connection.connect({ address: inject('temporalAddress') });

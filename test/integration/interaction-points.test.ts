@@ -24,9 +24,9 @@ import type { RecordedOp } from '../../src/runtime/ops.js';
 import { REVISED_NOTE } from '../../src/runtime/people/interaction-points.js';
 import { STATUS_KEY } from '../../src/runtime/search-attributes.js';
 import { DEFAULT_RUN_OPTIONS, type PendingAsk, type RunOptions } from '../../src/runtime/types.js';
-import type { Notice } from '../../src/shapes/notify.js';
-import { followRun, startRun } from '../../src/worker/client.js';
+import type { Notice } from '../../src/shapes/webhooks.js';
 import { runProgress, sendUpdate } from '../../src/worker/operators.js';
+import { followRun, startRun } from '../../src/worker/run-client.js';
 import { saveHistories, scriptedModel, tempDir, useRuntime, visitOps, writeBlueprint } from './run-helpers.js';
 
 async function until<T>(probe: () => Promise<T | undefined> | T | undefined, what: string): Promise<T> {

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadBlueprint } from '../../src/blueprint/load.js';
 import { parseUserConfig } from '../../src/blueprint/user-config.js';
 import { DEFAULT_RUN_OPTIONS } from '../../src/runtime/types.js';
-import { followRun, startRun } from '../../src/worker/client.js';
+import { followRun, startRun } from '../../src/worker/run-client.js';
 import { EVERYTHING_SCRIPT } from '../mcp/servers.js';
 import { connectClient } from './helpers.js';
 import { saveHistories, tempDir } from './run-helpers.js';

@@ -14,9 +14,9 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RUN_NOTIFY_PATIENCE } from '../../src/runtime/patches.js';
 import { DEFAULT_RUN_OPTIONS, type RunResult } from '../../src/runtime/types.js';
-import type { Notice, Webhook } from '../../src/shapes/notify.js';
-import { startRun } from '../../src/worker/client.js';
+import type { Notice, Webhook } from '../../src/shapes/webhooks.js';
 import { sendUpdate } from '../../src/worker/operators.js';
+import { startRun } from '../../src/worker/run-client.js';
 import {
   patchIds,
   runAgent,

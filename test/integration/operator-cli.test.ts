@@ -22,7 +22,7 @@ import { freePort, portAnswers } from '../../src/devserver/net.js';
 import { isLevError } from '../../src/errors.js';
 import { toolQueueName } from '../../src/runtime/node/tool-queue-name.js';
 import { DEFAULT_RUN_OPTIONS } from '../../src/runtime/types.js';
-import { startRun } from '../../src/worker/client.js';
+import { startRun } from '../../src/worker/run-client.js';
 import type { RunRow, RunView } from '../../src/worker/runs.js';
 import { CRASH_SCRIPT, crashBlueprint } from './fixtures/crash-script.js';
 import { connectClient } from './helpers.js';

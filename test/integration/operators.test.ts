@@ -21,8 +21,8 @@ import { scriptedCalls } from '../../src/providers/index.js';
 import type { MessageReceipt, PauseState } from '../../src/runtime/people/updates.js';
 import { STATUS_KEY } from '../../src/runtime/search-attributes.js';
 import { DEFAULT_RUN_OPTIONS, type Progress, type RunOptions, type RunResult } from '../../src/runtime/types.js';
-import { followRun, startRun } from '../../src/worker/client.js';
 import { runProgress, sendUpdate } from '../../src/worker/operators.js';
+import { followRun, startRun } from '../../src/worker/run-client.js';
 import { chatCompletion, type RecordedRequest, type Reply } from '../providers/wire-server.js';
 import { saveHistories, scriptedModel, tempDir, useRuntime, useWireModel, writeBlueprint } from './run-helpers.js';
 

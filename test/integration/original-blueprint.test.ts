@@ -14,8 +14,8 @@ import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { loadBlueprint } from '../../src/blueprint/load.js';
 import { printRunResult } from '../../src/cli/result-action.js';
 import { DEFAULT_RUN_OPTIONS, type Progress } from '../../src/runtime/types.js';
-import { followRun, startRun } from '../../src/worker/client.js';
 import { sendUpdate } from '../../src/worker/operators.js';
+import { followRun, startRun } from '../../src/worker/run-client.js';
 import { connectClient } from './helpers.js';
 import {
   runAgent,

@@ -9,7 +9,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_RUN_OPTIONS } from '../../src/runtime/types.js';
-import { startRun } from '../../src/worker/client.js';
+import { startRun } from '../../src/worker/run-client.js';
 import { chatCompletion, startWireServer, type WireServer } from '../providers/wire-server.js';
 import { saveHistories, scopedEnv, tempDir, useRuntime, writeBlueprint } from './run-helpers.js';
 

@@ -21,7 +21,7 @@ import { Client, Connection } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { childRunId, MAX_WORKFLOW_ID } from '../../src/runtime/index.js';
 import { DEFAULT_RUN_OPTIONS, type RunResult } from '../../src/runtime/types.js';
-import { followRun, startRun } from '../../src/worker/client.js';
+import { followRun, startRun } from '../../src/worker/run-client.js';
 import { CRASH_SCRIPT } from './fixtures/crash-script.js';
 import { type RealServer, startRealServer } from './real-server.js';
 import { saveHistories, tempDir, writeBlueprint } from './run-helpers.js';

@@ -23,9 +23,9 @@ import {
   type RunResult,
   type StageOutcome,
 } from '../../src/runtime/types.js';
-import type { Blueprint } from '../../src/shapes/blueprint.js';
-import { followRun, startRun } from '../../src/worker/client.js';
-import { createWorker } from '../../src/worker/worker.js';
+import type { Blueprint } from '../../src/shapes/frozen-blueprint.js';
+import { createWorker } from '../../src/worker/create-worker.js';
+import { followRun, startRun } from '../../src/worker/run-client.js';
 import { chatCompletion, type Reply, startWireServer, type WireServer } from '../providers/wire-server.js';
 import { connectClient } from './helpers.js';
 

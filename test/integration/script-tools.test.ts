@@ -17,9 +17,9 @@ import { renderPrompt } from '../../src/context/render.js';
 import type { InferInput } from '../../src/runtime/node/inference.js';
 import { RunStore } from '../../src/runtime/node/run-store.js';
 import { DEFAULT_RUN_OPTIONS } from '../../src/runtime/types.js';
-import type { Blueprint } from '../../src/shapes/blueprint.js';
-import { followRun, startRun } from '../../src/worker/client.js';
+import type { Blueprint } from '../../src/shapes/frozen-blueprint.js';
 import { runProgress, sendUpdate } from '../../src/worker/operators.js';
+import { followRun, startRun } from '../../src/worker/run-client.js';
 import {
   runAgent,
   saveHistories,

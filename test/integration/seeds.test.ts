@@ -13,8 +13,8 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { RunState } from '../../src/context/index.js';
 import { DEFAULT_RUN_OPTIONS, type Progress, type StageOutcome } from '../../src/runtime/types.js';
 import { workflowSinks } from '../../src/telemetry/tracing.js';
-import { followRun, startRun } from '../../src/worker/client.js';
-import { createWorker } from '../../src/worker/worker.js';
+import { createWorker } from '../../src/worker/create-worker.js';
+import { followRun, startRun } from '../../src/worker/run-client.js';
 import { connectClient } from './helpers.js';
 import {
   runAgent,

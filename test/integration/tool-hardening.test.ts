@@ -8,7 +8,7 @@ import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_RUN_OPTIONS } from '../../src/runtime/types.js';
-import { startRun } from '../../src/worker/client.js';
+import { startRun } from '../../src/worker/run-client.js';
 import { runAgent, scriptedModel, tempDir, useRuntime, writeBlueprint } from './run-helpers.js';
 
 const SECRET = 'TOPSECRET-never-shown';

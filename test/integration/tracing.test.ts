@@ -13,8 +13,8 @@ import { Client, Connection } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { DEFAULT_RUN_OPTIONS } from '../../src/runtime/types.js';
 import { flushTracing, startTracing, tracingClientInterceptors } from '../../src/telemetry/tracing.js';
-import { runOutcome, startRun } from '../../src/worker/client.js';
-import { createWorker } from '../../src/worker/worker.js';
+import { createWorker } from '../../src/worker/create-worker.js';
+import { runOutcome, startRun } from '../../src/worker/run-client.js';
 import { saveHistories, tempDir, writeBlueprint } from './run-helpers.js';
 
 interface OtlpSpan {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { advertisedNames, grantedMcpTools, sanitizeToolName, type ToolCatalog } from '../../src/mcp/names.js';
+import { advertisedNames, grantedMcpTools, sanitizeToolName, type ToolCatalog } from '../../src/mcp/tool-names.js';
 import { RESERVED_TOOL_NAMES } from '../../src/runtime/mcp-grants.js';
 
 function catalog(...tools: [string, string][]): ToolCatalog {

@@ -5,7 +5,7 @@
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type { McpServerConfig } from '../../src/blueprint/mcp-servers.js';
-import type { LaunchPlace } from '../../src/mcp/client.js';
+import type { LaunchPlace } from '../../src/mcp/server-connection.js';
 import { NO_READ_PATHS } from '../../src/tools/read-paths.js';
 import type { ToolContext } from '../../src/tools/tool.js';
 

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { metricsAddress } from '../../src/cli/options.js';
 import type { LevError } from '../../src/errors.js';
 import { callCostMicroUsd, modelTags } from '../../src/metrics/leviath.js';
-import { BUILTIN_MODELS } from '../../src/providers/models.js';
+import { BUILTIN_MODELS } from '../../src/providers/builtin-models.js';
 import { LEVIATH_METRICS } from '../../src/runtime/fleet-metrics.js';
 
 describe("Leviath's metrics", () => {

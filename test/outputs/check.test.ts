@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { checkAnswer } from '../../src/outputs/check.js';
 import { stageOutputSpec, submitOutputDescription, withLaunchOutput } from '../../src/outputs/spec.js';
 import { submitOutput } from '../../src/outputs/submit.js';
-import type { Blueprint } from '../../src/shapes/blueprint.js';
+import type { Blueprint } from '../../src/shapes/frozen-blueprint.js';
 import { loadToml } from '../blueprint/helpers.js';
 
 describe('checking a submitted answer', () => {

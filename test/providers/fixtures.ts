@@ -1,5 +1,5 @@
 /** Shared request fixtures for the provider tests. */
-import type { InferenceRequest, ToolSpec } from '../../src/providers/types.js';
+import type { InferenceRequest, ToolSpec } from '../../src/providers/provider.js';
 
 export const TOOLS: ToolSpec[] = [
   {

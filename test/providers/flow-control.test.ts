@@ -7,7 +7,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { Circuit, COOLDOWN_CAP_MS, FIRST_COOLDOWN_MS, OPEN_AFTER } from '../../src/providers/circuit-breaker.js';
-import { ProviderError } from '../../src/providers/errors.js';
 import {
   type Clock,
   FlowControl,
@@ -16,6 +15,7 @@ import {
   type RateLimit,
   WINDOW_MS,
 } from '../../src/providers/flow-control.js';
+import { ProviderError } from '../../src/providers/provider-errors.js';
 
 /** A clock the test moves by hand; timers fire in time order as it passes them. */
 class FakeClock implements Clock {

@@ -1,7 +1,7 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getProvider, isProviderError, ProviderError, toActivityFailure } from '../../src/providers/index.js';
-import type { InferenceResponse } from '../../src/providers/types.js';
+import type { InferenceResponse } from '../../src/providers/provider.js';
 import { sampleRequest } from './fixtures.js';
 import { chatCompletion, type Reply, startWireServer, type WireServer } from './wire-server.js';
 

@@ -18,7 +18,7 @@ import {
   toActivityFailure,
   unregisterScript,
 } from '../../src/providers/index.js';
-import type { InferenceMeta, InferenceRequest } from '../../src/providers/types.js';
+import type { InferenceMeta, InferenceRequest } from '../../src/providers/provider.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'lev-scripted-'));
 

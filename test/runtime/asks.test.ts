@@ -19,7 +19,7 @@ import {
 } from '../../src/runtime/people/updates.js';
 import { applyOperatorRequest, freshStageOperators } from '../../src/runtime/people/visit-side.js';
 import type { PendingAsk } from '../../src/runtime/types.js';
-import type { Blueprint } from '../../src/shapes/blueprint.js';
+import type { Blueprint } from '../../src/shapes/frozen-blueprint.js';
 import { toolSpecs } from '../../src/tools/specs.js';
 
 const at = { since: 0, deadline: 60_000 };

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { agentCallRefusal, agentPermissionLayers, classifyCall, notGrantedText } from '../../src/runtime/calls.js';
-import type { Blueprint } from '../../src/shapes/blueprint.js';
+import type { Blueprint } from '../../src/shapes/frozen-blueprint.js';
 import { loadToml } from '../blueprint/helpers.js';
 
 function bp(toml: string): Blueprint {

@@ -13,7 +13,7 @@ import { RunStore } from '../../src/runtime/node/run-store.js';
 import { seedInputs } from '../../src/runtime/node/seeding.js';
 import { runToolCall } from '../../src/runtime/node/tool-call.js';
 import { readPolicyUnder, sandboxUnder } from '../../src/runtime/node/tool-context.js';
-import type { Blueprint } from '../../src/shapes/blueprint.js';
+import type { Blueprint } from '../../src/shapes/frozen-blueprint.js';
 import { loadToml } from '../blueprint/helpers.js';
 
 const outside = mkdtempSync(join(tmpdir(), 'lev-ceiling-outside-'));

@@ -1,7 +1,7 @@
 /** What the Web UI shows of a run (docs/reference/operators.md#user-metadata): summary, details, cost. */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { BUILTIN_MODELS } from '../../src/providers/models.js';
+import { BUILTIN_MODELS } from '../../src/providers/builtin-models.js';
 import {
   costLine,
   fillBar,
@@ -14,7 +14,7 @@ import {
 } from '../../src/runtime/details.js';
 import { estimateCost } from '../../src/runtime/spend.js';
 import { emptyUsage, type Progress } from '../../src/runtime/types.js';
-import type { Blueprint } from '../../src/shapes/blueprint.js';
+import type { Blueprint } from '../../src/shapes/frozen-blueprint.js';
 import { utf8Bytes } from '../../src/truncate.js';
 
 const usage = (promptTokens: number, completionTokens: number, cacheReadTokens = 0) => ({

@@ -17,7 +17,7 @@ import {
   waitChange,
   workflowToolCall,
 } from '../../src/runtime/index.js';
-import type { Blueprint } from '../../src/shapes/blueprint.js';
+import type { Blueprint } from '../../src/shapes/frozen-blueprint.js';
 import { blueprint, def, edge, handle, stage } from '../context/helpers.js';
 
 /** Applies `call` as the workflow does and returns what it counts. */

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { createRunState } from '../../src/context/index.js';
 import { type ForkStart, forkCarry } from '../../src/runtime/index.js';
 import { DEFAULT_RUN_OPTIONS, type ForkSeed, type RunInput } from '../../src/runtime/types.js';
-import type { Blueprint } from '../../src/shapes/blueprint.js';
+import type { Blueprint } from '../../src/shapes/frozen-blueprint.js';
 
 const bp = {
   agent: { name: 'demo', entryStage: 'plan', model: 'scripted:x' },

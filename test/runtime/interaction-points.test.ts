@@ -22,7 +22,7 @@ import {
 } from '../../src/runtime/people/interaction-points.js';
 import { afterPlainReply } from '../../src/runtime/stage-modes.js';
 import { departure } from '../../src/runtime/visit.js';
-import type { InteractionPoint, StageDef } from '../../src/shapes/blueprint.js';
+import type { InteractionPoint, StageDef } from '../../src/shapes/frozen-blueprint.js';
 import { loadToml } from '../blueprint/helpers.js';
 
 const plan: InteractionPoint = {

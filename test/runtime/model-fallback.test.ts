@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { fallbackDetail, isUnusable, MODEL_FALLBACK, unusableModels } from '../../src/runtime/model-fallback.js';
 import { chooseModel, providerConfigured } from '../../src/runtime/node/model-choice.js';
-import type { StageDef } from '../../src/shapes/blueprint.js';
+import type { StageDef } from '../../src/shapes/frozen-blueprint.js';
 import { loadToml } from '../blueprint/helpers.js';
 
 const def: StageDef = {

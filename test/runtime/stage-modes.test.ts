@@ -7,7 +7,7 @@ import {
   missedFanOut,
   OUTPUT_REMINDERS,
 } from '../../src/runtime/stage-modes.js';
-import type { StageDef } from '../../src/shapes/blueprint.js';
+import type { StageDef } from '../../src/shapes/frozen-blueprint.js';
 
 const stage = (extra: Partial<StageDef> = {}): StageDef => ({
   name: 'report',

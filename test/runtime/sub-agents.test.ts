@@ -7,6 +7,25 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createRunState } from '../../src/context/index.js';
 import {
+  MAX_FAN_OUT_ITEMS,
+  readAgentId,
+  readFanOut,
+  readItems,
+  readSpawn,
+  resolveTarget,
+  type SpawnContext,
+  taskText,
+  toolRefusalText,
+} from '../../src/runtime/agents/agent-tool-args.js';
+import {
+  itemShare,
+  rangeSection,
+  reportCounts,
+  reportHeader,
+  reportItem,
+  sectionHeading,
+} from '../../src/runtime/agents/fan-out-report.js';
+import {
   boundedWorkflowId,
   childBlueprintOf,
   childLineage,
@@ -21,29 +40,10 @@ import {
   topLineage,
 } from '../../src/runtime/agents/lineage.js';
 import { childEnd, FanOutQueue, failedEnd } from '../../src/runtime/agents/queue.js';
-import {
-  itemShare,
-  rangeSection,
-  reportCounts,
-  reportHeader,
-  reportItem,
-  sectionHeading,
-} from '../../src/runtime/agents/report.js';
 import { shardEnd, shardPlan, sumShardCounts, unansweredShard } from '../../src/runtime/agents/shards.js';
-import {
-  MAX_FAN_OUT_ITEMS,
-  readAgentId,
-  readFanOut,
-  readItems,
-  readSpawn,
-  resolveTarget,
-  type SpawnContext,
-  taskText,
-  toolRefusalText,
-} from '../../src/runtime/agents/tool-args.js';
 import { agentFailedText } from '../../src/runtime/texts.js';
 import type { ChildRunResult } from '../../src/runtime/types.js';
-import type { Blueprint, StageDef } from '../../src/shapes/blueprint.js';
+import type { Blueprint, StageDef } from '../../src/shapes/frozen-blueprint.js';
 import { loadToml } from '../blueprint/helpers.js';
 
 function blueprint(toml: string, files: Record<string, string> = {}): Blueprint {

@@ -1,6 +1,6 @@
 /** The decisions of a stage visit and of a run, tested without a server. */
 import { describe, expect, it } from 'vitest';
-import { enterStage } from '../../src/context/stage.js';
+import { enterStage } from '../../src/context/enter-stage.js';
 import { createRunState, type RunState } from '../../src/context/state.js';
 import { invalidArgumentsText, toolFailedText, trackedPointer } from '../../src/runtime/texts.js';
 import type { VisitFacts } from '../../src/runtime/types.js';
@@ -17,7 +17,7 @@ import {
   tallyCall,
   toolCallSummary,
 } from '../../src/runtime/visit.js';
-import type { StageDef } from '../../src/shapes/blueprint.js';
+import type { StageDef } from '../../src/shapes/frozen-blueprint.js';
 import { blueprint, def, edge, env, run, stage } from '../context/helpers.js';
 
 const MINUTE = 60_000;

@@ -1,5 +1,5 @@
-import type { SeedInputs } from '../../src/seeds/types.js';
-import type { Blueprint, RegionDef, SeedSpec } from '../../src/shapes/blueprint.js';
+import type { SeedInputs } from '../../src/seeds/seed-inputs.js';
+import type { Blueprint, RegionDef, SeedSpec } from '../../src/shapes/frozen-blueprint.js';
 import { NO_READ_PATHS } from '../../src/tools/read-paths.js';
 
 type SeedForm = SeedSpec extends infer S ? (S extends SeedSpec ? Omit<S, 'refresh'> : never) : never;

@@ -1,6 +1,6 @@
 /** What tool calls cost (docs/reference/regions.md#token-counting). */
 import { describe, expect, it } from 'vitest';
-import { countToolCall } from '../../src/tokens/calls.js';
+import { countToolCall } from '../../src/tokens/call-costs.js';
 
 describe('countToolCall', () => {
   it('counts a long argument once, on its own, and not again inside the JSON', () => {

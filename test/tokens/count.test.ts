@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { Tiktoken, type TiktokenBPE } from 'js-tiktoken/lite';
 import { describe, expect, it } from 'vitest';
 import { countTokens, cutToTokens, encoderFor } from '../../src/tokens/count.js';
-import { cutMarker, makeSyncHandler } from '../../src/tokens/handler.js';
+import { cutMarker, makeSyncHandler } from '../../src/tokens/exact-answers.js';
 import { modelEncoding } from '../../src/tokens/model.js';
 
 const ENCODINGS = ['o200k_base', 'cl100k_base', 'p50k_base', 'r50k_base'] as const;

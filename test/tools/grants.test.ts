@@ -2,8 +2,8 @@
 import { tmpdir } from 'node:os';
 import { describe, expect, it } from 'vitest';
 import { loadBlueprintFromString } from '../../src/blueprint/load.js';
+import { BUILTIN_TOOLS, CONTEXT_TOOLS } from '../../src/tools/builtin-names.js';
 import { isGranted, notGrantedResult, stageTools } from '../../src/tools/grants.js';
-import { BUILTIN_TOOLS, CONTEXT_TOOLS } from '../../src/tools/names.js';
 
 const bp = loadBlueprintFromString(
   `[context.regions]

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AGENT_TOOLS, BUILTIN_TOOLS, CONTEXT_TOOLS } from '../../src/tools/names.js';
+import { AGENT_TOOLS, BUILTIN_TOOLS, CONTEXT_TOOLS } from '../../src/tools/builtin-names.js';
 import { toolSpecs } from '../../src/tools/specs.js';
 
 describe('toolSpecs', () => {

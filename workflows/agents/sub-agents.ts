@@ -58,8 +58,8 @@ import {
   workerShare,
   workerSpec,
 } from '../../src/runtime/index.js';
-import type { StageDef } from '../../src/shapes/blueprint.js';
 import type { Content, ToolCall } from '../../src/shapes/content.js';
+import type { StageDef } from '../../src/shapes/frozen-blueprint.js';
 import { activities, callOptions, stepOptions } from '../activities.js';
 import { startedId } from '../child-ids.js';
 import { type EngineDriver, stageEncoding } from '../engine-driver.js';

@@ -56,12 +56,12 @@ import {
 } from '../../src/runtime/patches.js';
 import { isRefInput, type RefRunInput } from '../../src/runtime/ref-input.js';
 import { endsWithOutput } from '../../src/runtime/stage-modes.js';
-import type { Blueprint } from '../../src/shapes/blueprint.js';
+import type { Blueprint } from '../../src/shapes/frozen-blueprint.js';
 import type { PermissionLayer } from '../../src/tools/permissions.js';
 import { activities, localActivities, quickOptions, referenceOptions } from '../activities.js';
 import { progressQuery } from '../messages.js';
 import { toolWatch } from '../tool-worker-watch.js';
-import { continueIfDue, stopIfOverBudget } from './continuation.js';
+import { continueIfDue, stopIfOverBudget } from './continue-as-new.js';
 import { notifyEnd, runWebhooks, watchQuestions } from './notify.js';
 import { AgentRun } from './run-steps.js';
 

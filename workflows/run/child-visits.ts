@@ -26,11 +26,11 @@ import {
   stageFailedText,
   visitSummary,
 } from '../../src/runtime/index.js';
-import type { StageDef } from '../../src/shapes/blueprint.js';
+import type { StageDef } from '../../src/shapes/frozen-blueprint.js';
 import { handOverSignal } from '../messages.js';
 import { stageWorkflow } from '../visit/stage.js';
 import { visitFailure } from '../visit/stage-visit.js';
-import { type ContinuingRun, continueAsNew, continueDue } from './continuation.js';
+import { type ContinuingRun, continueAsNew, continueDue } from './continue-as-new.js';
 import { visitInline } from './inline-visit.js';
 import type { RunOperators } from './run-operators.js';
 

@@ -8,7 +8,7 @@
 
 import type { StageInput, StageOutcome } from '../../src/runtime/index.js';
 import { CURRENT_VISIT } from '../../src/runtime/patches.js';
-import type { StageDef } from '../../src/shapes/blueprint.js';
+import type { StageDef } from '../../src/shapes/frozen-blueprint.js';
 import { type TurnsEnd, turns } from '../visit/stage.js';
 import { StageVisit } from '../visit/stage-visit.js';
 import type { RunOperators } from './run-operators.js';

@@ -27,7 +27,7 @@ import {
   subscribed,
   waitingNotice,
 } from '../../src/runtime/notice.js';
-import type { Notice, NotifyEvent, Webhook } from '../../src/shapes/notify.js';
+import type { Notice, NotifyEvent, Webhook } from '../../src/shapes/webhooks.js';
 import { activities, deliveryOptions, notifyOptions } from '../activities.js';
 import type { AgentRun } from './run-steps.js';
 

@@ -50,7 +50,7 @@ import {
   withLiveVisit,
   withVisitProgress,
 } from '../../src/runtime/index.js';
-import type { Blueprint, EdgeDef, StageDef } from '../../src/shapes/blueprint.js';
+import type { Blueprint, EdgeDef, StageDef } from '../../src/shapes/frozen-blueprint.js';
 import type { PermissionLayer } from '../../src/tools/permissions.js';
 import { activities, callOptions, quickOptions, toolOptions } from '../activities.js';
 import { startedId } from '../child-ids.js';

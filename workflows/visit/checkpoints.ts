@@ -27,7 +27,7 @@ import {
   pointEditAsk,
   routePointAnswer,
 } from '../../src/runtime/people/interaction-points.js';
-import type { InteractionPoint, StageDef } from '../../src/shapes/blueprint.js';
+import type { InteractionPoint, StageDef } from '../../src/shapes/frozen-blueprint.js';
 import type { EngineDriver } from '../engine-driver.js';
 
 /** What of the visit its checkpoints read and change (`StageVisit` is one). */

@@ -6,7 +6,7 @@
  */
 import { ApplicationFailure, allHandlersFinished, CancellationScope, condition, log } from '@temporalio/workflow';
 import type { ToolCall } from '../../src/context/index.js';
-import type { DiscoveredTools } from '../../src/mcp/names.js';
+import type { DiscoveredTools } from '../../src/mcp/tool-names.js';
 import type { InferOutput, Patience, RecentCall } from '../../src/runtime/index.js';
 import {
   addSpend,
@@ -34,7 +34,7 @@ import {
 import type { VisitPatches } from '../../src/runtime/patches.js';
 import { CALM } from '../../src/runtime/provider-patience.js';
 import { afterPlainReply, interactiveReply, missedFanOut } from '../../src/runtime/stage-modes.js';
-import type { StageDef } from '../../src/shapes/blueprint.js';
+import type { StageDef } from '../../src/shapes/frozen-blueprint.js';
 import { SubAgents } from '../agents/sub-agents.js';
 import { currentDetails } from '../current-details.js';
 import { EngineDriver } from '../engine-driver.js';

@@ -33,7 +33,7 @@ import {
 } from '../../src/runtime/patches.js';
 import { asksInForms } from '../../src/runtime/people/interaction-points.js';
 import { endsWithOutput, fanOutEnd } from '../../src/runtime/stage-modes.js';
-import type { StageDef } from '../../src/shapes/blueprint.js';
+import type { StageDef } from '../../src/shapes/frozen-blueprint.js';
 import { progressQuery, stageMessageSignal } from '../messages.js';
 import { StageVisit } from './stage-visit.js';
 import { answerCalls, watchRepetition } from './tool-calls.js';

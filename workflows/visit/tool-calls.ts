@@ -9,7 +9,7 @@
 import { ActivityFailure, isCancellation } from '@temporalio/workflow';
 import { contentText, type ToolCall } from '../../src/context/index.js';
 import { pathToolHint } from '../../src/context/routing.js';
-import type { DiscoveredTools } from '../../src/mcp/names.js';
+import type { DiscoveredTools } from '../../src/mcp/tool-names.js';
 import type {
   AskDecision,
   CallClass,
@@ -49,7 +49,7 @@ import { needsDiscovery } from '../../src/runtime/mcp-grants.js';
 import type { VisitPatches } from '../../src/runtime/patches.js';
 import { repetitionConfig, watchCalls } from '../../src/runtime/repetition.js';
 import { missedFanOut } from '../../src/runtime/stage-modes.js';
-import type { StageDef } from '../../src/shapes/blueprint.js';
+import type { StageDef } from '../../src/shapes/frozen-blueprint.js';
 import { activities, toolOptions } from '../activities.js';
 import type { SubAgents } from '../agents/sub-agents.js';
 import type { EngineDriver } from '../engine-driver.js';

@@ -32,7 +32,7 @@ export function registerBlobs(program: Command): void {
           `The blob store is the local folder ${spec.dir}, which keeps no run references; set LEVIATH_BLOBS to the postgres:// store to collect, or delete the folder once no run needs it.`,
         );
       const { Client, Connection } = await import('@temporalio/client');
-      const { knownRuns } = await import('../../worker/client.js');
+      const { knownRuns } = await import('../../worker/run-client.js');
       const { connectOptions, serverSettings } = await import('../../worker/connection.js');
       const { codecOption } = await import('../../codec/payload-codec.js');
       const connection = await Connection.connect(connectOptions(serverSettings(flags))).catch((err: Error) => {

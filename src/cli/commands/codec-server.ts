@@ -1,4 +1,4 @@
-/** `lev codec-server`: decrypts payloads for the Web UI and the `temporal` CLI (src/codec/server.ts). */
+/** `lev codec-server`: decrypts payloads for the Web UI and the `temporal` CLI (src/codec/decode-server.ts). */
 import type { Command } from 'commander';
 import { LevError } from '../../errors.js';
 import { parseHostPort } from '../options.js';
@@ -29,7 +29,7 @@ export function registerCodecServer(program: Command): void {
     .action(async (flags: CodecServerFlags) => {
       const { configuredKeyring } = await import('../../codec/keys.js');
       const { AesGcmPayloadCodec } = await import('../../codec/payload-codec.js');
-      const { startCodecServer } = await import('../../codec/server.js');
+      const { startCodecServer } = await import('../../codec/decode-server.js');
       const keys = configuredKeyring();
       if (!keys)
         throw new LevError(

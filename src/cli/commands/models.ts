@@ -7,9 +7,9 @@
 import type { Command } from 'commander';
 import { loadUserConfig } from '../../blueprint/user-config.js';
 import { LevError } from '../../errors.js';
-import { BUILTIN_MODELS, COMPLETION_PRICES, encodingFor, lookupModel } from '../../providers/models.js';
+import { BUILTIN_MODELS, COMPLETION_PRICES, encodingFor, lookupModel } from '../../providers/builtin-models.js';
 import { providerConfigured } from '../../runtime/node/model-choice.js';
-import type { ModelInfo } from '../../shapes/models.js';
+import type { ModelInfo } from '../../shapes/model-info.js';
 import { columnWidths } from '../columns.js';
 
 interface Row {

@@ -6,7 +6,7 @@
 import { relative } from 'node:path';
 import { type Command, InvalidArgumentError } from 'commander';
 import { loadBlueprint } from '../../blueprint/load.js';
-import { type ResolvedStageBudgets, resolveStageBudgets } from '../../blueprint/resolve.js';
+import { type ResolvedStageBudgets, resolveStageBudgets } from '../../blueprint/stage-layouts.js';
 import { loadUserConfig } from '../../blueprint/user-config.js';
 import type { Diagnostic } from '../../errors.js';
 import { columnWidths } from '../columns.js';

@@ -79,7 +79,7 @@ export function registerWorker(program: Command): void {
         if (checks.some((c) => !c.ok)) process.exitCode = 1;
         return;
       }
-      const { bundleFromEnv, createWorker, installRuntime } = await import('../../worker/worker.js');
+      const { bundleFromEnv, createWorker, installRuntime } = await import('../../worker/create-worker.js');
       const { workerSandboxNote } = await import('../../runtime/node/tool-context.js');
       const note = workerSandboxNote(process.env);
       if (note) process.stderr.write(`${note}\n`);

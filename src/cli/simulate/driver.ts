@@ -5,6 +5,7 @@
  * does, so every count and decision matches the runtime for the same input.
  */
 import { loadBlueprint } from '../../blueprint/load.js';
+import { enterStage } from '../../context/enter-stage.js';
 import { evaluateGate, type GateFacts } from '../../context/gates.js';
 import type { EngineEnv } from '../../context/kinds/custom.js';
 import { type MaintenanceReport, maintain, recordUsage } from '../../context/maintenance.js';
@@ -13,20 +14,19 @@ import { renderPrompt } from '../../context/render.js';
 import { type EngineOp, runSync } from '../../context/requests.js';
 import { routeToolResult } from '../../context/routing.js';
 import { seedRegion } from '../../context/seed-fit.js';
-import { enterStage } from '../../context/stage.js';
 import { addDiagnostic, createRunState, findRegion, type RunState, windowUsed } from '../../context/state.js';
 import { type ArgumentCounts, applyContextTool } from '../../context/tools.js';
 import { applyTransform } from '../../context/transforms.js';
 import { type WriteResult, writeEntry } from '../../context/write.js';
 import { type Diagnostic, formatCoded, type RuntimeCode } from '../../errors.js';
 import { customRegionHooks } from '../../runtime/region-hooks.js';
-import type { Blueprint, EdgeDef } from '../../shapes/blueprint.js';
 import type { CountedText, ToolCall } from '../../shapes/content.js';
-import { countToolCall } from '../../tokens/calls.js';
+import type { Blueprint, EdgeDef } from '../../shapes/frozen-blueprint.js';
+import { countToolCall } from '../../tokens/call-costs.js';
 import { modelEncoding } from '../../tokens/model.js';
 import { parseEvents, type SimEvent } from './events.js';
-import { SimulatorCounter, syntheticContent } from './handler.js';
 import { buildOutput, type EventResult, type SimOutput } from './output.js';
+import { SimulatorCounter, syntheticContent } from './sim-answers.js';
 
 export interface SimulateOptions {
   stage?: string;

@@ -2,7 +2,7 @@
  * What distinguishes one region kind from another (docs/reference/regions.md#kinds), behind one
  * interface. Each kind has its own module; `index.ts` maps kind names to them.
  */
-import type { RegionDef, RegionKind } from '../../shapes/blueprint.js';
+import type { RegionDef, RegionKind } from '../../shapes/frozen-blueprint.js';
 
 /**
  * How a write that overflows under `evict` makes room (docs/reference/regions.md#generic-write step 5):

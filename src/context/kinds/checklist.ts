@@ -5,7 +5,7 @@
 
 import type { Entry, RegionState } from '../../shapes/content.js';
 import { contentText, regionTokens } from '../measure.js';
-import { type Failure, failure, regionFull, tooLarge } from '../messages.js';
+import { type Failure, failure, regionFull, tooLarge } from '../write-failures.js';
 import type { KindBehaviour } from './behaviour.js';
 
 export const checklist: KindBehaviour = {

@@ -3,8 +3,9 @@
  * Rhai script (docs/reference/regions.md#custom-region-hooks). The engine calls the script through these hooks,
  * synchronously; the adapter that builds them from a script lives elsewhere.
  */
-import type { RegionDef } from '../../shapes/blueprint.js';
+
 import type { Entry, RegionState } from '../../shapes/content.js';
+import type { RegionDef } from '../../shapes/frozen-blueprint.js';
 import { contentText, regionTokens } from '../measure.js';
 import type { KindBehaviour } from './behaviour.js';
 

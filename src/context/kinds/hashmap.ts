@@ -2,7 +2,7 @@
 
 import type { Entry, RegionState } from '../../shapes/content.js';
 import { regionTokens } from '../measure.js';
-import { type Failure, regionFull, tooLarge } from '../messages.js';
+import { type Failure, regionFull, tooLarge } from '../write-failures.js';
 import type { KindBehaviour } from './behaviour.js';
 
 export const hashmap: KindBehaviour = {

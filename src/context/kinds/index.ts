@@ -4,7 +4,7 @@
  * kind's name, so a new kind is added by one module here plus a case below,
  * and the compiler points at both.
  */
-import type { RegionKind } from '../../shapes/blueprint.js';
+import type { RegionKind } from '../../shapes/frozen-blueprint.js';
 import type { KindBehaviour } from './behaviour.js';
 import { checklist } from './checklist.js';
 import { clearable } from './clearable.js';

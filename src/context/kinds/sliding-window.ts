@@ -2,8 +2,9 @@
  * `sliding_window`: a message list bounded by tokens and by item count,
  * with the `per_item`, `bulk` and `compact` strategies (docs/reference/regions.md#sliding-window-strategies).
  */
-import type { RegionDef } from '../../shapes/blueprint.js';
+
 import type { Entry } from '../../shapes/content.js';
+import type { RegionDef } from '../../shapes/frozen-blueprint.js';
 import { groupRanges } from '../groups.js';
 import type { KindBehaviour } from './behaviour.js';
 

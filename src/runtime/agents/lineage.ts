@@ -4,8 +4,8 @@
  * `worker-spec.ts`). Pure: imported by workflow code.
  */
 import { CONVERSATION, type RunState, visibleRegions } from '../../context/state.js';
-import type { Blueprint } from '../../shapes/blueprint.js';
 import type { EntryKind } from '../../shapes/content.js';
+import type { Blueprint } from '../../shapes/frozen-blueprint.js';
 import type { ChildRun, Lineage } from '../types.js';
 
 /** Longest workflow-id segment an item id may become once encoded. */

@@ -4,9 +4,9 @@
  */
 import type { Content } from '../../shapes/content.js';
 import type { Spend } from '../types.js';
+import type { FanOutItem } from './agent-tool-args.js';
+import { rangeSection } from './fan-out-report.js';
 import type { JobEnd, ReportCounts } from './queue.js';
-import { rangeSection } from './report.js';
-import type { FanOutItem } from './tool-args.js';
 import type { WorkerSpec } from './worker-spec.js';
 
 /** Items a fan-out runs from its stage visit; a larger one is split into shards of this many. */

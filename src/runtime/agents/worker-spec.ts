@@ -9,8 +9,8 @@
  * (`shards.ts`). Pure: imported by workflow code.
  */
 import type { ChildRun, Lineage, RunInput, RunOptions } from '../types.js';
+import type { WorkerTarget } from './agent-tool-args.js';
 import { childLineage } from './lineage.js';
-import type { WorkerTarget } from './tool-args.js';
 
 /** What every worker of one call runs: its blueprint, start stage and lineage (a `spawn_agent` adds its own seed and output). */
 export type WorkerChild = Omit<ChildRun, 'seedContext' | 'output'>;

@@ -7,7 +7,7 @@
 
 import { type BlobStore, toContent } from '../../blobs/index.js';
 import { limitsFor } from '../../blueprint/rate-limits-table.js';
-import { stageModel } from '../../blueprint/resolve.js';
+import { stageModel } from '../../blueprint/stage-layouts.js';
 import {
   type Content,
   type PromptMessage,
@@ -18,7 +18,7 @@ import {
 } from '../../context/index.js';
 import { renderPrompt } from '../../context/render.js';
 import { windowUsed } from '../../context/state.js';
-import type { ToolCatalog } from '../../mcp/names.js';
+import type { ToolCatalog } from '../../mcp/tool-names.js';
 import { recordModelCall, recordModelError } from '../../metrics/leviath.js';
 import {
   SUBMIT_OUTPUT,
@@ -26,13 +26,13 @@ import {
   stageOutputSpec,
   submitOutputDescription,
 } from '../../outputs/spec.js';
+import { encodingFor, lookupModel, UNKNOWN_MODEL_WINDOW } from '../../providers/builtin-models.js';
 import { getProvider, type HandBack, isProviderError } from '../../providers/index.js';
-import { encodingFor, lookupModel, UNKNOWN_MODEL_WINDOW } from '../../providers/models.js';
-import type { ResolvedSystemBlock } from '../../providers/types.js';
-import type { Blueprint } from '../../shapes/blueprint.js';
+import type { ResolvedSystemBlock } from '../../providers/provider.js';
+import type { Blueprint } from '../../shapes/frozen-blueprint.js';
 import { countTokens, countToolCall, isLongText } from '../../tokens/index.js';
+import { FAN_OUT, isAgentTool, isContextTool } from '../../tools/builtin-names.js';
 import { stageTools } from '../../tools/grants.js';
-import { FAN_OUT, isAgentTool, isContextTool } from '../../tools/names.js';
 import { type ToolSpec, toolSpecs } from '../../tools/specs.js';
 import type { CountedToolCall, InferInput, InferOutput } from '../activity-types.js';
 import { ENGINE } from '../engine-calls.js';

@@ -9,8 +9,10 @@
 
 import { expandServer, type McpServerConfig, serverOfName } from '../../blueprint/mcp-servers.js';
 import { loadUserConfig } from '../../blueprint/user-config.js';
-import type { LaunchPlace, ListedTool } from '../../mcp/client.js';
-import { McpFailure } from '../../mcp/client.js';
+import { mcpResultText } from '../../mcp/call-result.js';
+import { type McpPool, workerPool } from '../../mcp/pool.js';
+import type { LaunchPlace, ListedTool } from '../../mcp/server-connection.js';
+import { McpFailure } from '../../mcp/server-connection.js';
 import {
   advertisedNames,
   type DiscoveredTools,
@@ -18,10 +20,8 @@ import {
   grantedMcpTools,
   type McpToolEntry,
   type ToolCatalog,
-} from '../../mcp/names.js';
-import { type McpPool, workerPool } from '../../mcp/pool.js';
-import { mcpResultText } from '../../mcp/result.js';
-import type { Blueprint } from '../../shapes/blueprint.js';
+} from '../../mcp/tool-names.js';
+import type { Blueprint } from '../../shapes/frozen-blueprint.js';
 import type { JsonSchemaSpec } from '../../tools/context-schemas.js';
 import { strictestDecision } from '../../tools/permissions.js';
 import { failure, type ToolContext, type ToolOutcome, withRetryNote } from '../../tools/tool.js';

@@ -7,9 +7,9 @@
  */
 
 import type { RunDiagnostic } from '../../context/state.js';
+import { parseModelRef } from '../../providers/builtin-models.js';
 import { OPENAI_COMPATIBLE } from '../../providers/index.js';
-import { parseModelRef } from '../../providers/models.js';
-import type { Blueprint } from '../../shapes/blueprint.js';
+import type { Blueprint } from '../../shapes/frozen-blueprint.js';
 import { isUnusable, stageChain, unusableModels } from '../model-fallback.js';
 
 function present(value: string | undefined): boolean {

@@ -5,8 +5,8 @@
  */
 import { existsSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
-import { parseModelRef } from '../../providers/models.js';
-import type { Blueprint } from '../../shapes/blueprint.js';
+import { parseModelRef } from '../../providers/builtin-models.js';
+import type { Blueprint } from '../../shapes/frozen-blueprint.js';
 
 export function providerRef(bp: Blueprint, model: string): string {
   const { provider, model: name } = parseModelRef(model);

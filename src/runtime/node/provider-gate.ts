@@ -6,9 +6,9 @@
  * calls to a provider that keeps failing while one call probes it.
  */
 import { type Circuit, Circuits } from '../../providers/circuit-breaker.js';
-import { isProviderError, ProviderError } from '../../providers/errors.js';
 import { FlowControl, NoSlot, type RateLimit } from '../../providers/flow-control.js';
-import type { ModelProvider, Usage } from '../../providers/types.js';
+import type { ModelProvider, Usage } from '../../providers/provider.js';
+import { isProviderError, ProviderError } from '../../providers/provider-errors.js';
 
 /** One per process: every worker and every run in it share them. */
 const FLOW = new FlowControl();

@@ -12,7 +12,7 @@ import { configuredKeyring } from '../../codec/keys.js';
 import { cloneData, createRunState, type RunState } from '../../context/index.js';
 import { leviathHome } from '../../devserver/paths.js';
 import type { RateLimit } from '../../providers/flow-control.js';
-import type { Blueprint } from '../../shapes/blueprint.js';
+import type { Blueprint } from '../../shapes/frozen-blueprint.js';
 import { ENGINE } from '../engine-calls.js';
 import { type RecordedOp, replayOps } from '../ops.js';
 import { customRegionHooks } from '../region-hooks.js';

@@ -6,11 +6,11 @@
  */
 
 import { toContent } from '../../blobs/index.js';
-import { stageModel } from '../../blueprint/resolve.js';
+import { stageModel } from '../../blueprint/stage-layouts.js';
 import { LevError } from '../../errors.js';
-import { encodingFor, lookupModel } from '../../providers/models.js';
+import { encodingFor, lookupModel } from '../../providers/builtin-models.js';
 import { effectiveSeed, preflightSeedPaths, resolveSeed, type SeedInputs } from '../../seeds/index.js';
-import type { Blueprint } from '../../shapes/blueprint.js';
+import type { Blueprint } from '../../shapes/frozen-blueprint.js';
 import { countTokens } from '../../tokens/index.js';
 import { runFactsFor } from '../../tools/env-info.js';
 import { stageTools } from '../../tools/grants.js';

@@ -4,7 +4,7 @@
  */
 import { type BlobStore, fullText, toContent } from '../../blobs/index.js';
 import type { Content, CountedText } from '../../context/index.js';
-import type { Encoding } from '../../shapes/models.js';
+import type { Encoding } from '../../shapes/model-info.js';
 import { countTokens, cutMarker, cutToTokens } from '../../tokens/index.js';
 
 export function countText(text: string, encoding: Encoding): number {

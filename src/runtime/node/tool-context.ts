@@ -6,8 +6,8 @@
 import { homedir } from 'node:os';
 import { loadUserConfig } from '../../blueprint/user-config.js';
 import { LevError } from '../../errors.js';
-import type { Blueprint } from '../../shapes/blueprint.js';
-import { canonicalTool } from '../../tools/names.js';
+import type { Blueprint } from '../../shapes/frozen-blueprint.js';
+import { canonicalTool } from '../../tools/builtin-names.js';
 import { mergedPermissions } from '../../tools/permissions.js';
 import type { ReadPathPolicy } from '../../tools/read-paths.js';
 import { compileReadPaths } from '../../tools/read-paths.js';

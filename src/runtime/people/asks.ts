@@ -10,7 +10,7 @@
 import { matchLabel } from '../../blueprint/option-labels.js';
 import { contentText } from '../../context/measure.js';
 import type { Content, ToolCall } from '../../shapes/content.js';
-import { canonicalTool } from '../../tools/names.js';
+import { canonicalTool } from '../../tools/builtin-names.js';
 import { askUserQuestion } from '../calls.js';
 import {
   askTimedOutText,

@@ -12,9 +12,9 @@
  * code.
  */
 import { matchLabel } from '../../blueprint/option-labels.js';
-import type { InteractionPoint, StageDef } from '../../shapes/blueprint.js';
 import type { Content } from '../../shapes/content.js';
-import { isPersonTool } from '../../tools/names.js';
+import type { InteractionPoint, StageDef } from '../../shapes/frozen-blueprint.js';
+import { isPersonTool } from '../../tools/builtin-names.js';
 import type { AnswerForm, PendingAsk, VisitFacts } from '../types.js';
 import type { AskTimes } from './asks.js';
 

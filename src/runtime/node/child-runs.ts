@@ -8,16 +8,22 @@
 import { fullText, toContent } from '../../blobs/index.js';
 import { LevError } from '../../errors.js';
 import { withLaunchOutput } from '../../outputs/spec.js';
-import { encodingFor, lookupModel } from '../../providers/models.js';
+import { encodingFor, lookupModel } from '../../providers/builtin-models.js';
 import { seedsFromInput } from '../../seeds/index.js';
-import type { Blueprint, OutputSpec } from '../../shapes/blueprint.js';
 import type { Content } from '../../shapes/content.js';
+import type { Blueprint, OutputSpec } from '../../shapes/frozen-blueprint.js';
 import { countTokens, cutMarker, cutToTokens } from '../../tokens/index.js';
 import type { ToolCeiling } from '../../tools/tool.js';
 import { type SeededRegion, seedRequest } from '../activity-types.js';
+import {
+  EMPTY_FAN_OUT_REPORT,
+  type ReportItem,
+  reportCounts,
+  reportHeader,
+  sectionHeading,
+} from '../agents/fan-out-report.js';
 import { type ChildBlueprint, childBlueprintOf } from '../agents/lineage.js';
 import type { ReportCounts } from '../agents/queue.js';
-import { EMPTY_FAN_OUT_REPORT, type ReportItem, reportCounts, reportHeader, sectionHeading } from '../agents/report.js';
 import { type WorkerShare, workerRunInput } from '../agents/worker-spec.js';
 import type { CeilingLayer } from '../types.js';
 import { chooseModel } from './model-choice.js';

@@ -4,7 +4,7 @@
  * blueprints (`[models]`) and the user config extend it.
  */
 
-import type { Encoding, ModelInfo, ModelPrices, ModelTable } from '../shapes/models.js';
+import type { Encoding, ModelInfo, ModelPrices, ModelTable } from '../shapes/model-info.js';
 
 function prices(input: number, cachedRead: number, cacheWrite = input): ModelPrices {
   return { input, cachedRead, cacheWrite };

@@ -6,8 +6,8 @@
 
 import { resultCap, routeTarget } from '../../context/routing.js';
 import { findRegion, type RunState } from '../../context/state.js';
-import type { ToolRouting } from '../../shapes/blueprint.js';
 import type { Content } from '../../shapes/content.js';
+import type { ToolRouting } from '../../shapes/frozen-blueprint.js';
 import type { ReportCounts, WorkerEnd } from './queue.js';
 
 /** One item's line of the merged report, before the activity cuts it to its share. */

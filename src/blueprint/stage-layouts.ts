@@ -4,8 +4,8 @@
  * budgets each stage resolves to (docs/reference/regions.md#resolving-budgets). Pure: workflow code may import it.
  */
 
-import { lookupModel, UNKNOWN_MODEL_WINDOW } from '../providers/models.js';
-import type { Blueprint, Placement, RegionDef, RegionKind, StageDef } from '../shapes/blueprint.js';
+import { lookupModel, UNKNOWN_MODEL_WINDOW } from '../providers/builtin-models.js';
+import type { Blueprint, Placement, RegionDef, RegionKind, StageDef } from '../shapes/frozen-blueprint.js';
 import { resolveBudget, resolveThreshold } from './budget.js';
 import { promptPlace } from './placement.js';
 import { defaultVolatility, lowWaterFor } from './volatility.js';

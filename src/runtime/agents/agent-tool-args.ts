@@ -6,7 +6,7 @@
  */
 
 import { formatCoded, type RuntimeCode } from '../../errors.js';
-import type { Blueprint, OutputSpec, StageDef } from '../../shapes/blueprint.js';
+import type { Blueprint, OutputSpec, StageDef } from '../../shapes/frozen-blueprint.js';
 import type { Lineage } from '../types.js';
 import { type ChildBlueprint, depthOf, idSegment, MAX_ID_SEGMENT } from './lineage.js';
 

@@ -17,10 +17,10 @@ import { checkWorkdir } from '../runtime/node/workdir.js';
 import { BLUEPRINT_KEY, STATUS_KEY } from '../runtime/search-attributes.js';
 import { WORKDIR_ACTIVITIES } from '../runtime/tool-queue.js';
 import { fullResult, type Progress, type RunInput, type RunMemo, type RunResult } from '../runtime/types.js';
-import type { Blueprint } from '../shapes/blueprint.js';
+import type { Blueprint } from '../shapes/frozen-blueprint.js';
 import { cutUnits } from '../truncate.js';
+import { DEFAULT_TASK_QUEUE } from './create-worker.js';
 import { runProgress } from './operators.js';
-import { DEFAULT_TASK_QUEUE } from './worker.js';
 
 /** A run started from a blueprint, as `lev run` and the tests start one (a sub-agent's run is started by its parent). */
 export type StartInput = RunInput & { blueprint: Blueprint };

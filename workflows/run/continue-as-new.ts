@@ -28,7 +28,7 @@ import {
   type Spend,
   type StageInput,
 } from '../../src/runtime/index.js';
-import type { Blueprint } from '../../src/shapes/blueprint.js';
+import type { Blueprint } from '../../src/shapes/frozen-blueprint.js';
 
 /** What of the run continuing as new reads (`AgentRun` is one). */
 export interface ContinuingRun {

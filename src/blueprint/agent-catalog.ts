@@ -9,7 +9,7 @@
 import { existsSync } from 'node:fs';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import type { Diagnostic } from '../errors.js';
-import type { Blueprint } from '../shapes/blueprint.js';
+import type { Blueprint } from '../shapes/frozen-blueprint.js';
 import type { Findings, KeyPath } from './findings.js';
 
 /** The blueprints loaded so far for one run, by file; `null` while one is still being loaded (a cycle). */

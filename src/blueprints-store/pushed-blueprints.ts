@@ -19,7 +19,7 @@ import { mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 
 import { join } from 'node:path';
 import { leviathHome } from '../devserver/paths.js';
 import { LevError } from '../errors.js';
-import type { Blueprint } from '../shapes/blueprint.js';
+import type { Blueprint } from '../shapes/frozen-blueprint.js';
 
 /** One version of a name. */
 export interface BlueprintVersion {

@@ -1,7 +1,7 @@
 /**
  * The shapes of the model table: a model's context window, output cap,
  * tokenizer encoding and list prices. The table itself and its lookups are
- * in `src/providers/models.ts`; blueprints, the token counter and the
+ * in `src/providers/builtin-models.ts`; blueprints, the token counter and the
  * engine share these shapes, so they sit on the ground floor.
  */
 

@@ -6,9 +6,9 @@
  * exactly K tokens.
  */
 import { deterministicSummary } from '../../context/deterministic-summary.js';
-import type { Encoding } from '../../shapes/models.js';
-import type { EngineRequest } from '../../shapes/requests.js';
-import { makeSyncHandler } from '../../tokens/handler.js';
+import type { EngineRequest } from '../../shapes/engine-requests.js';
+import type { Encoding } from '../../shapes/model-info.js';
+import { makeSyncHandler } from '../../tokens/exact-answers.js';
 
 export class SimulatorCounter {
   /** Texts of the current event whose size the event declared. */

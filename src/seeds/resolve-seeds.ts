@@ -9,19 +9,19 @@
 import type { RuntimeCode } from '../error-codes.js';
 import { type Diagnostic, LevError } from '../errors.js';
 import { compile } from '../rhai/index.js';
-import type { RegionDef, SeedSpec, SeedToolCall } from '../shapes/blueprint.js';
+import type { RegionDef, SeedSpec, SeedToolCall } from '../shapes/frozen-blueprint.js';
+import { canonicalTool } from '../tools/builtin-names.js';
 import { type ConfinedPath, canonicalWorkdir, confinePath } from '../tools/confine.js';
 import { dispatchTool } from '../tools/dispatch.js';
 import { globFiles } from '../tools/glob-files.js';
-import { canonicalTool } from '../tools/names.js';
 import { decodeText, openForRead, readRange } from '../tools/open-once.js';
 import { runShell, SHELL_OUTPUT_CAP_BYTES, truncationMarker } from '../tools/run-shell.js';
 import { isPreApproved } from '../tools/safe-commands.js';
 import { DEFAULT_SANDBOX, prepareCommand } from '../tools/sandbox.js';
 import type { ScriptContext } from '../tools/tool.js';
 import { requiredInputMessage, taskValue } from './preflight.js';
+import type { SeedInputs, SeedResult, SeedText } from './seed-inputs.js';
 import { callerKey, effectiveSeed, isBlank } from './task.js';
-import type { SeedInputs, SeedResult, SeedText } from './types.js';
 
 /** Files larger than this are cut when seeded; no region budget holds more. */
 export const SEED_FILE_MAX_BYTES = 16 * 1024 * 1024;

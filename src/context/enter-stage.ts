@@ -6,15 +6,14 @@
  */
 
 import { isFixedRegion, resolveBudget, resolveThreshold, workingSpaceShortfall } from '../blueprint/budget.js';
-import { stageLayout, stageWindow } from '../blueprint/resolve.js';
-import type { Blueprint, StageDef } from '../shapes/blueprint.js';
+import { stageLayout, stageWindow } from '../blueprint/stage-layouts.js';
 import type { Entry, RegionState } from '../shapes/content.js';
+import type { Blueprint, StageDef } from '../shapes/frozen-blueprint.js';
 import { shiftGroup } from './groups.js';
 import type { EngineEnv } from './kinds/custom.js';
 import { behaviourOf, kindBehaviour } from './kinds/index.js';
 import { applyStrategy } from './kinds/sliding-window.js';
 import { regionTokens } from './measure.js';
-import { type Failure, failure } from './messages.js';
 import { count, type EngineOp } from './requests.js';
 import {
   addDiagnostic,
@@ -26,6 +25,7 @@ import {
   STAGE_INSTRUCTIONS,
 } from './state.js';
 import { stampEntry } from './write.js';
+import { type Failure, failure } from './write-failures.js';
 
 export interface RegionReduction {
   region: string;

@@ -7,7 +7,7 @@
 
 import type { ToolCall } from '../shapes/content.js';
 import { clipUnits } from '../truncate.js';
-import type { InvalidToolCall } from './types.js';
+import type { InvalidToolCall } from './provider.js';
 
 export type ParsedToolCall = { ok: true; call: ToolCall } | { ok: false; invalid: InvalidToolCall };
 

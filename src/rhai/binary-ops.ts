@@ -1,7 +1,7 @@
 /** Binary operators: integer arithmetic with overflow checks, float and mixed arithmetic, comparison, membership. */
 
 import type { Pos } from './ast.js';
-import type { RhaiFault } from './errors.js';
+import type { RhaiFault } from './faults.js';
 import type { Interp } from './interp.js';
 import { norm, num } from './scalars.js';
 import { deepClone, display, RChar, RFloat, type RMap, RRange, typeName, type Value, valuesEqual } from './values.js';

@@ -4,8 +4,8 @@
  */
 
 import type { BlobRef, Content, Entry } from '../shapes/content.js';
-import type { Encoding } from '../shapes/models.js';
-import type { EngineRequest, SummaryAnswer } from '../shapes/requests.js';
+import type { EngineRequest, SummaryAnswer } from '../shapes/engine-requests.js';
+import type { Encoding } from '../shapes/model-info.js';
 import { countTokens, cutToTokens, DROPPED_PLACEHOLDER } from './count.js';
 
 export type Summariser = (region: string, entries: Entry[], limit: number, prompt?: string) => SummaryAnswer;

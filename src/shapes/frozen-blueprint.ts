@@ -6,8 +6,8 @@
  * consumers never re-derive defaults. Keys are camelCase versions of the
  * TOML keys.
  */
-import type { Encoding, ModelInfo } from './models.js';
-import type { Webhook } from './notify.js';
+import type { Encoding, ModelInfo } from './model-info.js';
+import type { Webhook } from './webhooks.js';
 
 export const REGION_KINDS = [
   'pinned',
