@@ -191,7 +191,9 @@ describe('lev fork', () => {
   });
 
   it('forks a run that continued as new, after a turn of a later run of its workflow', async () => {
-    const turns = 12;
+    // Twice the turns and two thirds of the events it once had, so the run continues as new well
+    // before turn 12 even when a loaded machine batches the visit's reports into fewer tasks.
+    const turns = 24;
     const model = scriptedModel({
       turns: [
         ...Array.from({ length: turns }, (_, i) => ({
@@ -206,7 +208,7 @@ describe('lev fork', () => {
     );
     const run = await runAgent(env.rt, bp, {
       task: 'Keep working.',
-      options: { runHistoryEvents: 60, progressReportMs: 0, turnsPerRun: 4 },
+      options: { runHistoryEvents: 40, progressReportMs: 0, turnsPerRun: 4 },
     });
     expect(run.result.status).toBe('completed');
     const runId = run.handle.workflowId;
@@ -216,8 +218,8 @@ describe('lev fork', () => {
     const original = served(runId);
     expect(original).toHaveLength(turns + 1);
 
-    const { result, calls } = await fork(runId, { turn: 10 });
-    expect(calls[0]).toMatchObject({ turn: 10, prompt: original[10]?.prompt });
+    const { result, calls } = await fork(runId, { turn: 12 });
+    expect(calls[0]).toMatchObject({ turn: 12, prompt: original[12]?.prompt });
     expect(result).toMatchObject({ status: 'completed', output: 'All passes done.' });
   });
 
