@@ -1,8 +1,11 @@
 /** Shared pieces for tests that talk to the real dev server. */
 import { randomUUID } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { Client, Connection } from '@temporalio/client';
 import type { Worker } from '@temporalio/worker';
 import { inject } from 'vitest';
+import type { Notice } from '../../src/shapes/webhooks.js';
 import { createWorker } from '../../src/worker/create-worker.js';
 
 export async function connectClient(): Promise<{ client: Client; connection: Connection }> {
@@ -27,5 +30,27 @@ export async function startTestWorker(): Promise<{ worker: Worker; taskQueue: st
       await running;
       await connection.close();
     },
+  };
+}
+
+/** A local webhook receiver: each notice a run posts to `url` joins `notices`, in the order it came. */
+export async function startNoticeReceiver(
+  notices: Notice[],
+  path = '/hook',
+): Promise<{ url: string; close: () => Promise<void> }> {
+  const server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (d) => {
+      body += String(d);
+    });
+    req.on('end', () => {
+      notices.push(JSON.parse(body) as Notice);
+      res.end();
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}${path}`,
+    close: () => new Promise<void>((r) => server.close(() => r())),
   };
 }

@@ -11,8 +11,6 @@
  * original's `coder` runs through its plan checkpoint to its end.
  */
 import { execFile, execFileSync } from 'node:child_process';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { type Client, WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
@@ -27,6 +25,7 @@ import { DEFAULT_RUN_OPTIONS, type PendingAsk, type RunOptions } from '../../src
 import type { Notice } from '../../src/shapes/webhooks.js';
 import { runProgress, sendUpdate } from '../../src/worker/operators.js';
 import { followRun, startRun } from '../../src/worker/run-client.js';
+import { startNoticeReceiver } from './helpers.js';
 import { saveHistories, scriptedModel, tempDir, useRuntime, visitOps, writeBlueprint } from './run-helpers.js';
 
 async function until<T>(probe: () => Promise<T | undefined> | T | undefined, what: string): Promise<T> {
@@ -120,25 +119,15 @@ async function leviathStatus(handle: WorkflowHandle): Promise<string | undefined
 describe('interaction points and the asking tools', () => {
   const env = useRuntime();
   const notices: Notice[] = [];
-  let server: Server;
+  let server: Awaited<ReturnType<typeof startNoticeReceiver>>;
   let url = '';
 
   beforeAll(async () => {
-    server = createServer((req, res) => {
-      let body = '';
-      req.on('data', (d) => {
-        body += String(d);
-      });
-      req.on('end', () => {
-        notices.push(JSON.parse(body) as Notice);
-        res.end();
-      });
-    });
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
+    server = await startNoticeReceiver(notices);
+    url = server.url;
   });
   afterAll(async () => {
-    await new Promise((r) => server.close(r));
+    await server.close();
   });
 
   it('answers each tool in its form, then revises, edits and approves the checkpoint, from lev and the Web UI', async () => {

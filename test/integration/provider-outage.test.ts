@@ -9,8 +9,6 @@
  * got its answer but timed out never reaches the provider again
  * (docs/reference/long-runs.md#never-billed-twice).
  */
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { type ApplicationFailure, WorkflowFailedError } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { formatRuns } from '../../src/cli/ps-action.js';
@@ -20,6 +18,7 @@ import type { Notice } from '../../src/shapes/webhooks.js';
 import { followRun, startRun } from '../../src/worker/run-client.js';
 import { listRuns, viewRun } from '../../src/worker/runs.js';
 import { chatCompletion, type RecordedRequest, type Reply, startWireServer } from '../providers/wire-server.js';
+import { startNoticeReceiver } from './helpers.js';
 import { saveHistories, scopedEnv, tempDir, useRuntime, useWireModel, writeBlueprint } from './run-helpers.js';
 import { waitFor } from './worker-processes.js';
 
@@ -54,28 +53,18 @@ describe('a run whose provider goes down', () => {
   const wire = useWireModel();
   const vars = scopedEnv();
   const notices: Notice[] = [];
-  let hooks: Server;
+  let hooks: Awaited<ReturnType<typeof startNoticeReceiver>>;
   let hookUrl = '';
   let vllm: Awaited<ReturnType<typeof startWireServer>>;
 
   beforeAll(async () => {
-    hooks = createServer((req, res) => {
-      let body = '';
-      req.on('data', (d) => {
-        body += String(d);
-      });
-      req.on('end', () => {
-        notices.push(JSON.parse(body) as Notice);
-        res.end();
-      });
-    });
-    await new Promise<void>((r) => hooks.listen(0, '127.0.0.1', r));
-    hookUrl = `http://127.0.0.1:${(hooks.address() as AddressInfo).port}/hooks`;
+    hooks = await startNoticeReceiver(notices, '/hooks');
+    hookUrl = hooks.url;
     vllm = await startWireServer(() => ({ json: chatCompletion({ content: 'from vllm' }) }));
     vars.set({ VLLM_BASE_URL: `${vllm.url}/v1` });
   });
   afterAll(async () => {
-    await new Promise((r) => hooks.close(r));
+    await hooks.close();
     await vllm.close();
     vars.restore();
   });

@@ -15,8 +15,6 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { type Client, WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
@@ -28,6 +26,7 @@ import type { Notice } from '../../src/shapes/webhooks.js';
 import { runProgress } from '../../src/worker/operators.js';
 import { startRun } from '../../src/worker/run-client.js';
 import type { RunRow, RunView } from '../../src/worker/runs.js';
+import { startNoticeReceiver } from './helpers.js';
 import { startLev } from './lev-process.js';
 import { saveHistories, scriptedModel, tempDir, useRuntime, writeBlueprint } from './run-helpers.js';
 
@@ -69,26 +68,16 @@ describe("a run's tool worker", () => {
   const env = useRuntime();
   const children: ChildProcess[] = [];
   const notices: Notice[] = [];
-  let hooks: Server;
+  let hooks: Awaited<ReturnType<typeof startNoticeReceiver>>;
   let url = '';
 
   beforeAll(async () => {
-    hooks = createServer((req, res) => {
-      let body = '';
-      req.on('data', (d) => {
-        body += String(d);
-      });
-      req.on('end', () => {
-        notices.push(JSON.parse(body) as Notice);
-        res.end();
-      });
-    });
-    await new Promise<void>((r) => hooks.listen(0, '127.0.0.1', r));
-    url = `http://127.0.0.1:${(hooks.address() as AddressInfo).port}/hook`;
+    hooks = await startNoticeReceiver(notices);
+    url = hooks.url;
   });
   afterAll(async () => {
     for (const c of children) if (c.exitCode === null) c.kill('SIGKILL');
-    await new Promise((r) => hooks.close(r));
+    await hooks.close();
   });
 
   /** The environment of a `lev` process of this test: the test server, and the blob folder the worker shares. */
