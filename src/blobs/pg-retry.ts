@@ -4,6 +4,7 @@
  * plain error, so Temporal retries the whole activity later; an error the
  * user must fix (wrong password, missing database) is a coded LevError.
  */
+import type pg from 'pg';
 import { LevError } from '../errors.js';
 
 /** Node socket errors of a server that restarts, drops us or is not up yet. */
@@ -59,5 +60,18 @@ export async function withPgRetry<T>(what: string, work: () => Promise<T>, polic
       await new Promise((r) => setTimeout(r, delay * (0.5 + Math.random() / 2)));
       delay = Math.min(policy.maxDelayMs, delay * 2);
     }
+  }
+}
+
+/** Runs a store's `schema` (its `CREATE ... IF NOT EXISTS` statements) in one transaction of its own on a connection of `pool`. */
+export async function applySchema(pool: pg.Pool, schema: string): Promise<void> {
+  const client = await pool.connect();
+  try {
+    await client.query(`BEGIN;${schema}COMMIT;`);
+  } catch (err) {
+    await client.query('ROLLBACK').catch(() => {});
+    throw err;
+  } finally {
+    client.release();
   }
 }

@@ -13,7 +13,7 @@ import type { Keyring } from '../codec/keys.js';
 import { LevError } from '../errors.js';
 import type { BlobRef } from '../shapes/content.js';
 import { type BlobStore, blobRef, hashText, NAME_KEY } from './blob-store.js';
-import { DEFAULT_RETRY, type RetryPolicy, withPgRetry } from './pg-retry.js';
+import { applySchema, DEFAULT_RETRY, type RetryPolicy, withPgRetry } from './pg-retry.js';
 import { currentBlobRun } from './run-scope.js';
 import { openBody, sealBody } from './sealing.js';
 
@@ -95,24 +95,12 @@ export class PostgresBlobStore implements BlobStore {
   /** Creates the tables on first use; a failed attempt is tried again on the next call. */
   ready(): Promise<void> {
     if (!this.schemaReady) {
-      this.schemaReady = withPgRetry(
-        'creating its tables',
-        async () => {
-          const client = await this.pool.connect();
-          try {
-            await client.query(`BEGIN;${SCHEMA}COMMIT;`);
-          } catch (err) {
-            await client.query('ROLLBACK').catch(() => {});
-            throw err;
-          } finally {
-            client.release();
-          }
+      this.schemaReady = withPgRetry('creating its tables', () => applySchema(this.pool, SCHEMA), this.retry).catch(
+        (err) => {
+          this.schemaReady = undefined;
+          throw err;
         },
-        this.retry,
-      ).catch((err) => {
-        this.schemaReady = undefined;
-        throw err;
-      });
+      );
     }
     return this.schemaReady;
   }

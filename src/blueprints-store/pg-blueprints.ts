@@ -13,7 +13,7 @@
  */
 import { createRequire } from 'node:module';
 import type pg from 'pg';
-import { DEFAULT_RETRY, type RetryPolicy, withPgRetry } from '../blobs/pg-retry.js';
+import { applySchema, DEFAULT_RETRY, type RetryPolicy, withPgRetry } from '../blobs/pg-retry.js';
 import { redactUrl } from '../blobs/postgres.js';
 import { openBody, sealBody } from '../blobs/sealing.js';
 import type { Keyring } from '../codec/keys.js';
@@ -86,17 +86,7 @@ export class PostgresBlueprintStore extends BlueprintStore {
     if (!this.schemaReady)
       this.schemaReady = withPgRetry(
         'creating its tables',
-        async () => {
-          const client = await this.pool.connect();
-          try {
-            await client.query(`BEGIN;${SCHEMA}COMMIT;`);
-          } catch (err) {
-            await client.query('ROLLBACK').catch(() => {});
-            throw err;
-          } finally {
-            client.release();
-          }
-        },
+        () => applySchema(this.pool, SCHEMA),
         this.opts.retry ?? DEFAULT_RETRY,
       ).catch((err) => {
         this.schemaReady = undefined;
