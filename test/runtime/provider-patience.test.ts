@@ -245,6 +245,23 @@ describe('how a run waiting for a provider shows', () => {
     expect(runStatus(none)).toBe('running');
   });
 
+  it('names a person first, then a missing tool worker, then a pause, then the provider', () => {
+    const away = { taskQueue: 'leviath-workdir-w-0123456789ab', workdir: '/srv/w', since: 0, failsAt: 1 };
+    const point = {
+      kind: 'answer' as const,
+      call: 'c-1',
+      subject: 'Plan',
+      tool: 'checkpoint',
+      since: 0,
+      deadline: 1,
+      point: 'plan',
+    };
+    expect(waitingKind({ ...none, asks: [point], toolWorker: away, provider })).toBe('checkpoint');
+    expect(waitingKind({ ...none, toolWorker: away, provider })).toBe('tool-worker-missing');
+    expect(runStatus({ ...none, toolWorker: away, provider })).toBe('waiting');
+    expect(waitingKind({ ...none, paused: true, provider })).toBe('resume');
+  });
+
   it('names the provider, the last error, the next try and the end of the patience in the current details', () => {
     expect(providerWaitText(provider)).toBe(
       'the provider `openai` (`openai:gpt-4o`), unavailable since 2026-12-05 10:00 UTC: [provider-server] OpenAI failed on its side (HTTP 503): down. It tries again by itself, at least every two minutes, and fails with `provider-unavailable` at 2026-12-05 16:00 UTC',
