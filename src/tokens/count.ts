@@ -23,7 +23,7 @@ interface GptEncoding {
 
 const encoders = new Map<Encoding, Encoder>();
 /** Special-token spellings in tool output are ordinary text, never control tokens. */
-const NO_SPECIAL = { disallowedSpecial: new Set<string>() };
+const PLAIN_TEXT = { disallowedSpecial: new Set<string>() };
 
 /**
  * One encoder per encoding, built on first use, so a process that only ever
@@ -33,7 +33,7 @@ export function encoderFor(encoding: Encoding): Encoder {
   let encoder = encoders.get(encoding);
   if (!encoder) {
     const table = require(`gpt-tokenizer/encoding/${encoding}`) as GptEncoding;
-    encoder = { encode: (text) => table.encode(text, NO_SPECIAL), decode: (tokens) => table.decode(tokens) };
+    encoder = { encode: (text) => table.encode(text, PLAIN_TEXT), decode: (tokens) => table.decode(tokens) };
     encoders.set(encoding, encoder);
   }
   return encoder;

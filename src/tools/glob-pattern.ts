@@ -8,7 +8,7 @@
 
 import { RE2JS } from 're2js';
 
-const SPECIAL = /[.+^$()|\\]/;
+const REGEX_META = /[.+^$()|\\]/;
 
 /**
  * One component as a regular expression. With `leadingDot`, a wildcard at
@@ -44,7 +44,7 @@ function translateComponent(component: string, leadingDot = true): string {
       out += ')';
     } else if (ch === ',' && braceDepth > 0) {
       out += '|';
-    } else if (SPECIAL.test(ch) || ch === '{' || ch === '}' || ch === ']') {
+    } else if (REGEX_META.test(ch) || ch === '{' || ch === '}' || ch === ']') {
       out += `\\${ch}`;
     } else {
       out += ch;

@@ -84,12 +84,18 @@ function checkTarget(target: string, anchor: string | undefined): string | null 
   return null;
 }
 
+/**
+ * The two documents the project grew from, which live outside it. Spelled with a character class so
+ * that this line, like every other, holds neither word whole for a plain-text search.
+ */
+const OUTSIDE_DOCUMENTS = /\bS[P]EC\b|\bD[E]SIGN\b/;
+
 describe('citations', () => {
   it('cite no document outside the repository', () => {
     const offenders = files.flatMap((file) =>
       read(file)
         .split('\n')
-        .flatMap((line, i) => (/\bSPEC\b|\bDESIGN\b/.test(line) ? [`${file}:${i + 1}: ${line.trim()}`] : [])),
+        .flatMap((line, i) => (OUTSIDE_DOCUMENTS.test(line) ? [`${file}:${i + 1}: ${line.trim()}`] : [])),
     );
     expect(offenders).toEqual([]);
   });

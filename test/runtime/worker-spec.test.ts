@@ -93,7 +93,7 @@ describe('a fan-out built from the one worker spec', () => {
   }
 });
 
-const HELPER_SPEC: WorkerSpec = workerSpec(
+const HELPER_WORKER: WorkerSpec = workerSpec(
   {
     runId: 'run-1',
     blueprintHash: 'bp-1',
@@ -107,7 +107,7 @@ const HELPER_SPEC: WorkerSpec = workerSpec(
 
 describe('a spawned agent', () => {
   it('starts with its whole input, its own seed and output after what it shares, in the order runs recorded', () => {
-    const start = workerStartInput({ ...HELPER_SPEC, shared: 'h' }, 'do it', {
+    const start = workerStartInput({ ...HELPER_WORKER, shared: 'h' }, 'do it', {
       seedContext: 'notes',
       output: { format: 'json' },
     });
@@ -129,29 +129,29 @@ describe('a spawned agent', () => {
   });
 
   it('is one level below the visit that spawned it, under its ceiling', () => {
-    expect(HELPER_SPEC.child).toEqual({
+    expect(HELPER_WORKER.child).toEqual({
       parentRunId: 'run-1',
       agent: 'helper',
       lineage: { maxDepth: 3, ceiling: [{ blueprintHash: 'bp-1', stage: 'plan' }] },
     });
-    expect(HELPER_SPEC.answerOwed).toBe(false);
+    expect(HELPER_WORKER.answerOwed).toBe(false);
   });
 });
 
 describe('a worker that starts with the hash of what it shares', () => {
   it('reads back the whole input it would have been started with', () => {
-    const whole = workerStartInput(HELPER_SPEC, 'task 7');
+    const whole = workerStartInput(HELPER_WORKER, 'task 7');
     expect(isWorkerStart(whole)).toBe(false);
-    const short = workerStartInput({ ...HELPER_SPEC, shared: 'abc' }, 'task 7');
+    const short = workerStartInput({ ...HELPER_WORKER, shared: 'abc' }, 'task 7');
     expect(short).toEqual({ shared: 'abc', task: 'task 7' });
     expect(isWorkerStart(short)).toBe(true);
-    expect(workerRunInput(workerShare(HELPER_SPEC), 'task 7')).toEqual(whole);
+    expect(workerRunInput(workerShare(HELPER_WORKER), 'task 7')).toEqual(whole);
   });
 
   it('is told apart from every other start a run may have recorded', () => {
     expect(isWorkerStart({ shared: 'abc', task: 't' })).toBe(true);
     expect(isWorkerStart({ blueprint: 'reviewer@2', workdir: '/w' })).toBe(false);
-    expect(isWorkerStart({ child: HELPER_SPEC.child, task: 't', caller: {}, workdir: '/w', options: OPTIONS })).toBe(
+    expect(isWorkerStart({ child: HELPER_WORKER.child, task: 't', caller: {}, workdir: '/w', options: OPTIONS })).toBe(
       false,
     );
     expect(isWorkerStart({ blueprint: { agent: {} }, caller: {}, workdir: '/w', options: OPTIONS })).toBe(false);
@@ -184,15 +184,15 @@ describe("a shard's input", () => {
       'workdir',
       'options',
     ];
-    expect(Object.keys(shardInput(HELPER_SPEC, job))).toEqual(keys);
-    expect(Object.keys(shardInput({ ...HELPER_SPEC, shared: 'h' }, job))).toEqual([...keys, 'shared']);
+    expect(Object.keys(shardInput(HELPER_WORKER, job))).toEqual(keys);
+    expect(Object.keys(shardInput({ ...HELPER_WORKER, shared: 'h' }, job))).toEqual([...keys, 'shared']);
   });
 
   it('recorded before workers shared a blob still starts them, each with its whole input', () => {
     // A shard input as the first sharded fan-outs recorded it: no `shared`.
-    const old: ShardInput = JSON.parse(JSON.stringify(shardInput(HELPER_SPEC, job)));
+    const old: ShardInput = JSON.parse(JSON.stringify(shardInput(HELPER_WORKER, job)));
     expect('shared' in old).toBe(false);
-    expect(workerStartInput(old, 'A')).toEqual(workerRunInput(HELPER_SPEC, 'A'));
-    expect(workerStartInput(shardInput({ ...HELPER_SPEC, shared: 'h' }, job), 'A')).toEqual({ shared: 'h', task: 'A' });
+    expect(workerStartInput(old, 'A')).toEqual(workerRunInput(HELPER_WORKER, 'A'));
+    expect(workerStartInput(shardInput({ ...HELPER_WORKER, shared: 'h' }, job), 'A')).toEqual({ shared: 'h', task: 'A' });
   });
 });
