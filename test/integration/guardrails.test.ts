@@ -5,7 +5,7 @@
  * it, also when the stage has an `error` edge, keeping its region set for `lev show`; and
  * `[repetition_detection]` tells a model that repeats the same call that it goes in circles.
  */
-import { WorkflowFailedError } from '@temporalio/client';
+import type { WorkflowFailedError } from '@temporalio/client';
 import type { ApplicationFailure } from '@temporalio/common';
 import { describe, expect, it } from 'vitest';
 import { scriptedCalls } from '../../src/providers/index.js';
@@ -13,7 +13,15 @@ import type { Progress, RunResult } from '../../src/runtime/types.js';
 import { DEFAULT_RUN_OPTIONS } from '../../src/runtime/types.js';
 import { startRun } from '../../src/worker/run-client.js';
 import { chatCompletion, type Reply } from '../providers/wire-server.js';
-import { saveHistories, scriptedModel, tempDir, useRuntime, useWireModel, writeBlueprint } from './run-helpers.js';
+import {
+  failureOf,
+  saveHistories,
+  scriptedModel,
+  tempDir,
+  useRuntime,
+  useWireModel,
+  writeBlueprint,
+} from './run-helpers.js';
 
 function loopingModel(): string {
   return scriptedModel({
@@ -59,13 +67,7 @@ describe('guardrails', () => {
     const handle = await start(
       `[agent]\nname = "capped"\nmodel = "${loopingModel()}"\n[run]\nmax_tokens = 3000\n[stages.main]\navailable_tools = ["current_time"]\nmax_iterations = 1000\n[stages.main.transitions.rescue]\ncondition = "error"\n[stages.rescue]\navailable_tools = ["current_time"]\n`,
     );
-    const err = await handle.result().then(
-      () => undefined,
-      (e: unknown) => e,
-    );
-    await saveHistories(env.rt.client, handle.workflowId);
-    expect(err).toBeInstanceOf(WorkflowFailedError);
-    const cause = (err as WorkflowFailedError).cause as ApplicationFailure;
+    const cause = await failureOf(env.rt.client, handle);
     expect(cause.type).toBe('budget-exhausted');
     expect(cause.message).toMatch(/max_tokens is 3000/);
     const partial = cause.details?.[0] as RunResult;

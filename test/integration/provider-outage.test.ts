@@ -9,7 +9,6 @@
  * got its answer but timed out never reaches the provider again
  * (docs/reference/long-runs.md#never-billed-twice).
  */
-import { type ApplicationFailure, WorkflowFailedError } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { formatRuns } from '../../src/cli/ps-action.js';
 import { STATUS_KEY } from '../../src/runtime/search-attributes.js';
@@ -19,7 +18,15 @@ import { followRun, startRun } from '../../src/worker/run-client.js';
 import { listRuns, viewRun } from '../../src/worker/runs.js';
 import { chatCompletion, type RecordedRequest, type Reply, startWireServer } from '../providers/wire-server.js';
 import { startNoticeReceiver } from './helpers.js';
-import { saveHistories, scopedEnv, tempDir, useRuntime, useWireModel, writeBlueprint } from './run-helpers.js';
+import {
+  failureOf,
+  saveHistories,
+  scopedEnv,
+  tempDir,
+  useRuntime,
+  useWireModel,
+  writeBlueprint,
+} from './run-helpers.js';
 import { waitFor } from './worker-processes.js';
 
 const down: Reply = {
@@ -158,13 +165,7 @@ describe('a run whose provider goes down', () => {
       `[agent]\nname = "outage-patience"\nmodel = "openai:gpt-4o"\n[run]\nprovider_patience = "20s"\n[stages.main]\n`,
       { notify: [{ url: hookUrl, events: ['waiting', 'failed'] }] },
     );
-    const err = await handle.result().then(
-      () => undefined,
-      (e: unknown) => e,
-    );
-    await saveHistories(env.rt.client, handle.workflowId);
-    expect(err).toBeInstanceOf(WorkflowFailedError);
-    const cause = (err as WorkflowFailedError).cause as ApplicationFailure;
+    const cause = await failureOf(env.rt.client, handle);
     expect(cause.type).toBe('provider-unavailable');
     expect(cause.message).toMatch(/the provider openai \(openai:gpt-4o\) has not answered for \d+ s/);
     await waitFor(() => notices.some((n) => n.event === 'failed'), 30_000);

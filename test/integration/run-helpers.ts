@@ -7,10 +7,10 @@
 import { createHash } from 'node:crypto';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Client, WorkflowHandle } from '@temporalio/client';
+import { type ApplicationFailure, type Client, WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
 import { defaultPayloadConverter } from '@temporalio/common';
 import proto from '@temporalio/proto';
-import { afterAll, beforeAll, inject } from 'vitest';
+import { afterAll, beforeAll, expect, inject } from 'vitest';
 import { loadBlueprint } from '../../src/blueprint/load.js';
 import { registerScript } from '../../src/providers/index.js';
 import type { ScriptInput } from '../../src/providers/scripted-script.js';
@@ -142,6 +142,17 @@ export async function runAgent(
   const result = await followRun(rt.client, handle, (p) => turns.push(p), 100);
   await saveHistories(rt.client, handle.workflowId);
   return { result, handle, turns };
+}
+
+/** The failure a run ended with, once it has failed, its histories kept for the replay test. */
+export async function failureOf(client: Client, handle: WorkflowHandle): Promise<ApplicationFailure> {
+  const err = await handle.result().then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  await saveHistories(client, handle.workflowId);
+  expect(err).toBeInstanceOf(WorkflowFailedError);
+  return (err as WorkflowFailedError).cause as ApplicationFailure;
 }
 
 /** Keeps the histories of the run, its stage visits and its sub-agents (`<run id>/...`) for the replay test. */

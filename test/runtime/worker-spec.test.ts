@@ -193,6 +193,9 @@ describe("a shard's input", () => {
     const old: ShardInput = JSON.parse(JSON.stringify(shardInput(HELPER_WORKER, job)));
     expect('shared' in old).toBe(false);
     expect(workerStartInput(old, 'A')).toEqual(workerRunInput(HELPER_WORKER, 'A'));
-    expect(workerStartInput(shardInput({ ...HELPER_WORKER, shared: 'h' }, job), 'A')).toEqual({ shared: 'h', task: 'A' });
+    expect(workerStartInput(shardInput({ ...HELPER_WORKER, shared: 'h' }, job), 'A')).toEqual({
+      shared: 'h',
+      task: 'A',
+    });
   });
 });
