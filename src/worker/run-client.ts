@@ -209,6 +209,8 @@ export async function followRun(
     await Promise.race([done, new Promise((r) => setTimeout(r, intervalMs))]);
   }
   asking?.abort();
+  // A run can end between two polls of a resumed outage: its completion says the provider answered.
+  if (onProvider && outage && settled.ok) onProvider(undefined);
   if (settled.ok) return settled.value;
   return failedResult(handle, settled.error);
 }
