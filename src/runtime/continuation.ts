@@ -48,6 +48,34 @@ export function continueAsNewVersioning(continuing: Continuing): { initialVersio
   return continuing === 'upgrade' ? { initialVersioningBehavior: 'AUTO_UPGRADE' } : {};
 }
 
+/** What a visit knows before its next inference about going on as new. */
+export interface VisitClock {
+  /** Its run sent `hand-over`. */
+  handOverAsked: boolean;
+  /** Turns in this run of the visit, against `RunOptions.turnsPerRun`. */
+  runTurns: number;
+  turnsPerRun: number;
+  /** Temporal's `continueAsNewSuggested`. */
+  suggested: boolean;
+  /** A sub-agent it started is still open: they are its children, so it cannot go on as new. */
+  agentsOpen: boolean;
+}
+
+/** Whether the visit goes on as new before its next inference: handed over to its run, or alone. */
+export function visitGoesOn(clock: VisitClock): boolean {
+  return !clock.agentsOpen && (clock.handOverAsked || clock.runTurns >= clock.turnsPerRun || clock.suggested);
+}
+
+/**
+ * Whether a visit going on as new hands over to its run (which then continues as new itself)
+ * rather than continuing as new alone. `askedNow` is the request read again once the continuation
+ * is ready (`HAND_OVER_READ_LAST`): a request that came while the visit compacted its log still
+ * hands over, where a visit recorded before went on alone and its run waited for it to end.
+ */
+export function handsOver(askedBefore: boolean, askedNow: boolean, readLast: boolean | undefined): boolean {
+  return readLast ? askedNow : askedBefore;
+}
+
 /** Whether a visit's result is a hand-over rather than an outcome. */
 export function isHandedOver(result: unknown): result is HandedOver {
   return typeof result === 'object' && result !== null && 'handedOver' in result;

@@ -73,6 +73,14 @@ export const PROVIDER_PATIENCE = 'provider-outages-wait';
  */
 export const INTERACTION_POINTS = 'interaction-points';
 
+/**
+ * A visit that goes on as new by itself (its turn cap, or Temporal's suggestion) reads its run's
+ * `hand-over` request again once its continuation is ready: a request that arrived while it
+ * compacted its log hands the visit over instead of being lost with the old run of the visit,
+ * which left its run waiting with a growing history (docs/reference/long-runs.md#the-run-continues-as-new).
+ */
+export const HAND_OVER_READ_LAST = 'visit-hand-over-read-last';
+
 /** The paths a run of a stage visit takes, decided once when it starts. */
 export interface VisitPatches {
   /** `STAGE_PATCH`. */
@@ -91,6 +99,8 @@ export interface VisitPatches {
   patience?: boolean;
   /** `INTERACTION_POINTS`; absent in a visit of a stage that asks in no such form. */
   points?: boolean;
+  /** `HAND_OVER_READ_LAST`; absent: the hand-over as read before the continuation was made. */
+  handOverReadLast?: boolean;
 }
 
 /**

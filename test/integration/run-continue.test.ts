@@ -98,6 +98,32 @@ describe('a run that continues as new', () => {
     // The memo written at the start (blueprint, task) came through every continue-as-new.
     expect(await (await handle.describe()).memo).toMatchObject({ blueprint: 'continued', task: 'Keep working.' });
   });
+
+  it('hands over a visit that goes on as new by itself each turn: no hand-over is lost', async () => {
+    // With `turnsPerRun = 1` the visit compacts its log and continues as new after every turn, so
+    // most of its run's hand-over requests arrive while it gets ready to go on alone.
+    const turns = 24;
+    const model = scriptedModel({
+      latency_ms: 10,
+      turns: [
+        ...Array.from({ length: turns }, (_, i) => ({
+          text: `Step ${i + 1}.`,
+          tool_calls: [{ name: 'current_time', arguments: {} }],
+        })),
+        { text: 'All steps done.' },
+      ],
+    });
+    const toml = `[agent]\nname = "self-continued"\n[stages.main]\nmodel = "${model}"\navailable_tools = ["current_time"]\nmax_iterations = 100\n`;
+    const handle = await start(env.rt.client, env.rt.taskQueue, toml, { turnsPerRun: 1, runHistoryEvents: 40 });
+    const result = (await handle.result()) as RunResult;
+    await saveHistories(env.rt.client, handle.workflowId);
+    expect(result.status).toBe('completed');
+    expect(result.usage.calls).toBe(turns + 1);
+    const runs = await chain(env.rt.client, handle.workflowId);
+    // Each run of the run workflow hands over within a turn of passing its limit: none waits out the visit.
+    expect(runs.length).toBeGreaterThanOrEqual(4);
+    for (const r of runs) expect(r.events).toBeLessThan(80);
+  });
 });
 
 function toolCall(id: string, delayMs: number): Reply {

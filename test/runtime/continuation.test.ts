@@ -1,11 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import {
   continueAsNewVersioning,
+  handsOver,
   isHandedOver,
   RUN_HISTORY_EVENTS,
   runContinueDue,
   runHistoryLimit,
   upgradesOnContinue,
+  visitGoesOn,
 } from '../../src/runtime/continuation.js';
 
 describe('when a run continues as new', () => {
@@ -44,5 +46,32 @@ describe('the Worker Deployment version a run continues on (docs/reference/opera
     expect(continueAsNewVersioning('upgrade')).toEqual({ initialVersioningBehavior: 'AUTO_UPGRADE' });
     expect(continueAsNewVersioning('stay')).toEqual({});
     expect(continueAsNewVersioning(false)).toEqual({});
+  });
+});
+
+describe('when a visit goes on as new', () => {
+  const clock = { handOverAsked: false, runTurns: 3, turnsPerRun: 4, suggested: false, agentsOpen: false };
+
+  it('goes on when its run asks, at its turn cap, or when Temporal suggests it', () => {
+    expect(visitGoesOn(clock)).toBe(false);
+    expect(visitGoesOn({ ...clock, handOverAsked: true })).toBe(true);
+    expect(visitGoesOn({ ...clock, runTurns: 4 })).toBe(true);
+    expect(visitGoesOn({ ...clock, suggested: true })).toBe(true);
+  });
+
+  it('never goes on while a sub-agent it started is open', () => {
+    expect(visitGoesOn({ ...clock, handOverAsked: true, runTurns: 9, suggested: true, agentsOpen: true })).toBe(false);
+  });
+
+  it('hands over when its run asked before the continuation was ready, or while it was made', () => {
+    expect(handsOver(true, true, true)).toBe(true);
+    // The request came while the visit compacted its log for a continue-as-new of its own.
+    expect(handsOver(false, true, true)).toBe(true);
+    expect(handsOver(false, false, true)).toBe(false);
+  });
+
+  it('replays a visit recorded before as it ran: the request as read before the continuation', () => {
+    expect(handsOver(false, true, undefined)).toBe(false);
+    expect(handsOver(true, true, false)).toBe(true);
   });
 });

@@ -18,10 +18,12 @@ import {
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
+import { handsOver, visitGoesOn } from '../../src/runtime/continuation.js';
 import type { HandedOver, StageInput, StageOutcome } from '../../src/runtime/index.js';
 import { inferenceFailedNote, STAGE_KEY, stopReason, visitOverBudget } from '../../src/runtime/index.js';
 import { needsDiscovery } from '../../src/runtime/mcp-grants.js';
 import {
+  HAND_OVER_READ_LAST,
   INFERENCE_BOOKKEEPING,
   INTERACTION_POINTS,
   MCP_DISCOVERY,
@@ -47,6 +49,7 @@ export async function stageWorkflow(input: StageInput): Promise<StageOutcome | H
     storedArguments: patched(STORED_ARGUMENTS),
     repetition: patched(REPETITION_DETECTION),
     patience: patched(PROVIDER_PATIENCE),
+    handOverReadLast: patched(HAND_OVER_READ_LAST),
     ...(needsDiscovery(input.blueprint, input.stage) ? { reach: patched(MCP_DISCOVERY) } : {}),
     ...(input.options.toolTaskQueue ? { toolPatience: patched(TOOL_WORKER_PATIENCE) } : {}),
     ...(def && asksInForms(def) ? { points: patched(INTERACTION_POINTS) } : {}),
@@ -96,13 +99,19 @@ export async function turns(visit: StageVisit, def: StageDef, input: StageInput)
       return visit.endInError({ failed: over, code: 'budget-exhausted' });
     }
     // A run holding agents it started cannot continue as new: they are its children.
-    const handOver = visit.operators.handOverAsked;
-    if (
-      !visit.agents.open &&
-      (handOver || visit.runTurns >= input.options.turnsPerRun || workflowInfo().continueAsNewSuggested)
-    ) {
+    const asked = visit.operators.handOverAsked;
+    const clock = {
+      handOverAsked: asked,
+      runTurns: visit.runTurns,
+      turnsPerRun: input.options.turnsPerRun,
+      suggested: workflowInfo().continueAsNewSuggested,
+      agentsOpen: visit.agents.open,
+    };
+    if (visitGoesOn(clock)) {
       await visit.driver.compactLog(true);
-      return { continueWith: await visit.continuation(), ...(handOver ? { handOver } : {}) };
+      const continueWith = await visit.continuation();
+      const handOver = handsOver(asked, visit.operators.handOverAsked, visit.patches.handOverReadLast);
+      return { continueWith, ...(handOver ? { handOver } : {}) };
     }
     await visit.beforeInference();
     await visit.maintain();
