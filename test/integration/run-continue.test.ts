@@ -102,7 +102,7 @@ describe('a run that continues as new', () => {
   it('hands over a visit that goes on as new by itself each turn: no hand-over is lost', async () => {
     // With `turnsPerRun = 1` the visit compacts its log and continues as new after every turn, so
     // most of its run's hand-over requests arrive while it gets ready to go on alone.
-    const turns = 24;
+    const turns = 36;
     const model = scriptedModel({
       latency_ms: 10,
       turns: [
@@ -120,8 +120,9 @@ describe('a run that continues as new', () => {
     expect(result.status).toBe('completed');
     expect(result.usage.calls).toBe(turns + 1);
     const runs = await chain(env.rt.client, handle.workflowId);
-    // Each run of the run workflow hands over within a turn of passing its limit: none waits out the visit.
-    expect(runs.length).toBeGreaterThanOrEqual(4);
+    // Each run of the run workflow hands over within a turn or two of passing its limit: none waits
+    // out the visit, which a lost request made it do (a run of 100 events and more).
+    expect(runs.length).toBeGreaterThanOrEqual(3);
     for (const r of runs) expect(r.events).toBeLessThan(80);
   });
 });

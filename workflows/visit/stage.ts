@@ -98,7 +98,8 @@ export async function turns(visit: StageVisit, def: StageDef, input: StageInput)
       await visit.note({ region: 'error_report', text: `[budget-exhausted] ${over}` });
       return visit.endInError({ failed: over, code: 'budget-exhausted' });
     }
-    // A run holding agents it started cannot continue as new: they are its children.
+    // Going on as new (src/runtime/continuation.ts): the run's request is read again once the
+    // continuation is ready, since it may come while the log is compacted.
     const asked = visit.operators.handOverAsked;
     const clock = {
       handOverAsked: asked,
