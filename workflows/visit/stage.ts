@@ -18,9 +18,15 @@ import {
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
-import { handsOver, visitGoesOn } from '../../src/runtime/continuation.js';
 import type { HandedOver, StageInput, StageOutcome } from '../../src/runtime/index.js';
-import { inferenceFailedNote, STAGE_KEY, stopReason, visitOverBudget } from '../../src/runtime/index.js';
+import {
+  handsOver,
+  inferenceFailedNote,
+  STAGE_KEY,
+  stopReason,
+  visitGoesOn,
+  visitOverBudget,
+} from '../../src/runtime/index.js';
 import { needsDiscovery } from '../../src/runtime/mcp-grants.js';
 import {
   HAND_OVER_READ_LAST,
