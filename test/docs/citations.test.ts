@@ -12,7 +12,7 @@ import { CODES } from '../../src/blueprint/codes.js';
 
 const ROOT = join(dirname(new URL(import.meta.url).pathname), '..', '..');
 const SCANNED = ['src', 'workflows', 'activities', 'test', 'bench', 'docs', 'README.md', 'CONTRIBUTING.md'];
-const TEXT = new Set(['.ts', '.mts', '.js', '.mjs', '.md', '.toml', '.rhai']);
+const TEXT = new Set(['.ts', '.mts', '.js', '.mjs', '.md', '.toml', '.rhai', '.leviath', '.json']);
 const THIS_FILE = 'test/docs/citations.test.ts';
 
 function walk(path: string, out: string[]): string[] {
