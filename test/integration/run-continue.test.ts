@@ -61,21 +61,26 @@ async function start(client: Client, taskQueue: string, toml: string, options: P
   );
 }
 
+/** A scripted model that calls `current_time` for `turns` turns, then answers. */
+function passesModel(turns: number, latencyMs: number): string {
+  return scriptedModel({
+    latency_ms: latencyMs,
+    turns: [
+      ...Array.from({ length: turns }, (_, i) => ({
+        text: `Pass ${i + 1}.`,
+        tool_calls: [{ name: 'current_time', arguments: {} }],
+      })),
+      { text: 'All passes done.' },
+    ],
+  });
+}
+
 describe('a run that continues as new', () => {
   const env = useRuntime();
 
   it('keeps each run of its history near the limit and completes with its whole walk and usage', async () => {
     const turns = 30;
-    const model = scriptedModel({
-      latency_ms: 40,
-      turns: [
-        ...Array.from({ length: turns }, (_, i) => ({
-          text: `Pass ${i + 1}.`,
-          tool_calls: [{ name: 'current_time', arguments: {} }],
-        })),
-        { text: 'All passes done.' },
-      ],
-    });
+    const model = passesModel(turns, 40);
     const toml = `[agent]\nname = "continued"\n[context.regions]\ntask = { kind = "pinned", max_tokens = 500 }\n[stages.main]\nmodel = "${model}"\navailable_tools = ["current_time"]\nmax_iterations = 100\n[stages.main.transitions.wrap]\n[stages.wrap]\nmodel = "${model}"\n`;
     const handle = await start(env.rt.client, env.rt.taskQueue, toml);
     const result = (await handle.result()) as RunResult;
@@ -103,16 +108,7 @@ describe('a run that continues as new', () => {
     // With `turnsPerRun = 1` the visit compacts its log and continues as new after every turn, so
     // most of its run's hand-over requests arrive while it gets ready to go on alone.
     const turns = 36;
-    const model = scriptedModel({
-      latency_ms: 10,
-      turns: [
-        ...Array.from({ length: turns }, (_, i) => ({
-          text: `Step ${i + 1}.`,
-          tool_calls: [{ name: 'current_time', arguments: {} }],
-        })),
-        { text: 'All steps done.' },
-      ],
-    });
+    const model = passesModel(turns, 10);
     const toml = `[agent]\nname = "self-continued"\n[stages.main]\nmodel = "${model}"\navailable_tools = ["current_time"]\nmax_iterations = 100\n`;
     const handle = await start(env.rt.client, env.rt.taskQueue, toml, { turnsPerRun: 1, runHistoryEvents: 40 });
     const result = (await handle.result()) as RunResult;
