@@ -1,13 +1,15 @@
 import { defineConfig } from 'vitest/config';
-import { ReplayLastSequencer } from './test/integration/sequencer.js';
+import { LANES } from './test/integration/lanes.js';
+import { SLOW_FILES } from './test/tiers.js';
 
 // A `lev` the tests start runs the sources when dist/ is stale (bin/lev.mjs); the notice it prints then is not under test.
 const env = { LEVIATH_QUIET_BUILD: '1' };
+const REPLAY = 'test/integration/replay.test.ts';
+const integrationSetup = ['test/integration/global-setup.ts'];
 
-export default defineConfig({
+// `vitest run --mode fast` (`npm run test:fast`) leaves out the slow tier (test/tiers.ts); `npm test` runs everything.
+export default defineConfig(({ mode }) => ({
   test: {
-    // vitest reads the sequencer from the root config only; it moves replay.test.ts last.
-    sequence: { sequencer: ReplayLastSequencer },
     projects: [
       {
         test: {
@@ -17,22 +19,36 @@ export default defineConfig({
           environment: 'node',
           env,
           testTimeout: 20_000,
+          maxWorkers: LANES,
         },
       },
       {
         test: {
           name: 'integration',
           include: ['test/integration/**/*.test.ts'],
+          exclude: [REPLAY, ...(mode === 'fast' ? SLOW_FILES : [])],
           environment: 'node',
           env,
-          globalSetup: ['test/integration/global-setup.ts'],
+          globalSetup: integrationSetup,
           testTimeout: 180_000,
           hookTimeout: 180_000,
-          // One dev server for the whole run; files share it one at a time so
-          // two cores are not oversubscribed by parallel workers.
-          fileParallelism: false,
+          // Two files at a time, each on a dev server of its own (lanes.ts); unit files share the same two workers.
+          maxWorkers: LANES,
+        },
+      },
+      {
+        test: {
+          // After every other file, so it replays the histories they recorded.
+          name: 'replay',
+          include: [REPLAY],
+          environment: 'node',
+          env,
+          globalSetup: integrationSetup,
+          testTimeout: 180_000,
+          hookTimeout: 180_000,
+          sequence: { groupOrder: 1 },
         },
       },
     ],
   },
-});
+}));

@@ -40,6 +40,7 @@ export {
   selectTurn,
   unregisterScript,
 } from './scripted.js';
+export { gateReached, openGate, resetGates } from './scripted-gates.js';
 export { loadScriptFile, parseScript, type Script, type ScriptInput, validateScript } from './scripted-script.js';
 
 /** Per-request timeout when LEVIATH_PROVIDER_TIMEOUT_MS is not set. */

@@ -9,6 +9,7 @@ import { parse as parseToml, TomlError } from 'smol-toml';
 import { z } from 'zod';
 import { type Diagnostic, LevError } from '../errors.js';
 import { PROVIDER_ERROR_KINDS } from './provider-errors.js';
+import { GATE_NAME, GATE_NAME_RULE } from './scripted-gates.js';
 
 const nonNegativeInt = z.number().int().nonnegative();
 
@@ -35,6 +36,8 @@ const TurnSchema = z.strictObject({
   text: z.string().optional(),
   tool_calls: z.array(ToolCallSchema).optional(),
   latency_ms: nonNegativeInt.optional(),
+  /** Answered only once this gate is open (docs/scripted.md#gates). */
+  gate: z.string().regex(GATE_NAME, GATE_NAME_RULE).optional(),
   reported_prompt_tokens: nonNegativeInt.optional(),
   fail: FailSchema.optional(),
 });

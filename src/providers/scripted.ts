@@ -12,6 +12,7 @@ import { parseModelRef } from './builtin-models.js';
 import { type ParsedToolCall, parseToolArguments, splitToolCalls } from './parse-tool-args.js';
 import type { InferenceRequest, InferenceResponse, InferOptions, InvalidToolCall, ModelProvider } from './provider.js';
 import { ProviderError } from './provider-errors.js';
+import { passGate } from './scripted-gates.js';
 import { loadScriptFile, type Script, type ScriptInput, type ScriptTurn, validateScript } from './scripted-script.js';
 
 /** What the provider answers once the script has no turn left for a request. */
@@ -246,6 +247,7 @@ export class ScriptedProvider implements ModelProvider {
     } else {
       const turn = selectTurn(script, req);
       if (turn) {
+        if (turn.gate !== undefined) await passGate(turn.gate, this.#env, opts.signal);
         failIfScripted(turn, req);
         text = turn.text ?? '';
         calls = scriptedToolCalls(turn, req);

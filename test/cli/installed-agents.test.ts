@@ -3,7 +3,6 @@
  * blueprint directory under the agents directory, a bare `worker_agent` and
  * `lev run <name>` find it there, `lev remove` deletes it.
  */
-import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -18,6 +17,7 @@ import {
 } from '../../src/cli/installed-agents.js';
 import { isLevError } from '../../src/errors.js';
 import { codesOf, errorsOf } from '../blueprint/helpers.js';
+import { lev } from './lev-in-process.js';
 
 const ORIGINAL = 'test/fixtures/leviath-rs/agents';
 
@@ -102,29 +102,28 @@ describe('add, list, remove', () => {
 });
 
 describe('the lev commands', () => {
-  function lev(env: NodeJS.ProcessEnv, ...args: string[]) {
-    const r = spawnSync(process.execPath, ['bin/lev.mjs', ...args], {
-      encoding: 'utf8',
-      env: { ...process.env, ...env, LEVIATH_CONFIG: join(tmpdir(), 'lev-no-config.toml') },
-    });
-    return { code: r.status, out: r.stdout, err: r.stderr };
-  }
+  const run = (env: NodeJS.ProcessEnv, ...args: string[]) =>
+    lev(args, { env: { ...env, LEVIATH_CONFIG: join(tmpdir(), 'lev-no-config.toml') } }).then((r) => ({
+      code: r.code,
+      out: r.stdout,
+      err: r.stderr,
+    }));
 
-  it('add, list, validate by name and remove', () => {
+  it('add, list, validate by name and remove', async () => {
     const env = home();
-    expect(lev(env, 'list').out).toMatch(/no agents installed/);
-    const added = lev(env, 'add', join(ORIGINAL, 'researcher'));
+    expect((await run(env, 'list')).out).toMatch(/no agents installed/);
+    const added = await run(env, 'add', join(ORIGINAL, 'researcher'));
     expect(added.code).toBe(0);
     expect(added.out).toMatch(/^installed researcher in /);
-    expect(lev(env, 'list').out).toMatch(/^researcher {2}\S/m);
-    expect(JSON.parse(lev(env, 'list', '--json').out)).toMatchObject([{ name: 'researcher' }]);
-    const validated = lev(env, 'validate', 'researcher');
+    expect((await run(env, 'list')).out).toMatch(/^researcher {2}\S/m);
+    expect(JSON.parse((await run(env, 'list', '--json')).out)).toMatchObject([{ name: 'researcher' }]);
+    const validated = await run(env, 'validate', 'researcher');
     expect(validated.code).toBe(0);
     expect(validated.out).toMatch(/researcher\/agent\.leviath: ok/);
-    const again = lev(env, 'add', join(ORIGINAL, 'researcher'));
+    const again = await run(env, 'add', join(ORIGINAL, 'researcher'));
     expect(again.code).toBe(1);
     expect(again.err).toMatch(/error \[agent-exists\]/);
-    expect(lev(env, 'remove', 'researcher').out).toMatch(/^removed researcher/);
-    expect(lev(env, 'remove', 'researcher').err).toMatch(/error \[agent-not-installed\]/);
+    expect((await run(env, 'remove', 'researcher')).out).toMatch(/^removed researcher/);
+    expect((await run(env, 'remove', 'researcher')).err).toMatch(/error \[agent-not-installed\]/);
   });
 });

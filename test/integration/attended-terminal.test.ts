@@ -13,7 +13,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { chatCompletion, type RecordedRequest, type Reply } from '../providers/wire-server.js';
-import { connectClient } from './helpers.js';
+import { connectClient, temporalAddress } from './helpers.js';
 import { saveHistories, tempDir, useWireModel, visitOps, writeBlueprint } from './run-helpers.js';
 
 const LEV = join(import.meta.dirname, '..', '..', 'bin', 'lev.mjs');
@@ -96,7 +96,7 @@ write_file = "ask"
         workdir,
         '--attended',
         '--address',
-        inject('temporalAddress'),
+        temporalAddress(),
       ],
       { LEVIATH_HOME: home, LEVIATH_BUNDLE: inject('workflowBundlePath'), LEVIATH_BLOB_DIR: join(home, 'blobs') },
     );
@@ -171,17 +171,7 @@ document_region = "plan"
 `);
     const home = tempDir('pty-points-home');
     const lev = levAtTerminal(
-      [
-        'run',
-        bp.dir,
-        '--task',
-        'Plan a cache.',
-        '--workdir',
-        work,
-        '--attended',
-        '--address',
-        inject('temporalAddress'),
-      ],
+      ['run', bp.dir, '--task', 'Plan a cache.', '--workdir', work, '--attended', '--address', temporalAddress()],
       { LEVIATH_HOME: home, LEVIATH_BUNDLE: inject('workflowBundlePath'), LEVIATH_BLOB_DIR: join(home, 'blobs') },
     );
     children.push(lev.child);

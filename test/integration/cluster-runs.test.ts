@@ -17,7 +17,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { RunResult } from '../../src/runtime/types.js';
 import { forkRun } from '../../src/worker/forks.js';
 import { createToolWorker } from '../../src/worker/tool-worker.js';
-import { connectClient } from './helpers.js';
+import { connectClient, temporalAddress } from './helpers.js';
 import { type LevProcess, startLev } from './lev-process.js';
 import { saveHistories, scopedEnv, scriptedModel, startRuntime, type TestRuntime, tempDir } from './run-helpers.js';
 
@@ -31,7 +31,7 @@ describe('runs from the cluster', () => {
   const name = `refs-${process.pid}`;
   let conn: Awaited<ReturnType<typeof connectClient>>;
   let rt: TestRuntime;
-  const env = () => ({ LEVIATH_HOME: home, TEMPORAL_ADDRESS: inject('temporalAddress') });
+  const env = () => ({ LEVIATH_HOME: home, TEMPORAL_ADDRESS: temporalAddress() });
 
   beforeAll(async () => {
     // The worker's activities read the store the pushes write: a shared folder, as on a cluster.
@@ -39,7 +39,7 @@ describe('runs from the cluster', () => {
     conn = await connectClient();
     rt = await startRuntime(conn.client);
     const tools = await createToolWorker({
-      address: inject('temporalAddress'),
+      address: temporalAddress(),
       workdir,
       runtime: { blobDir: rt.blobDir, env: process.env },
     });
@@ -90,7 +90,7 @@ describe('runs from the cluster', () => {
         'workflow',
         'start',
         '--address',
-        inject('temporalAddress'),
+        temporalAddress(),
         '--type',
         'agentRunWorkflow',
         '--task-queue',
@@ -108,7 +108,7 @@ describe('runs from the cluster', () => {
     await saveHistories(conn.client, runId);
 
     // A run by reference forks like any other: the fork takes the input its start resolved to.
-    const forked = await forkRun(conn.client, runId, { turn: 0 }, inject('temporalAddress'));
+    const forked = await forkRun(conn.client, runId, { turn: 0 }, temporalAddress());
     expect(forked).toMatchObject({ forkOf: runId, workdir, taskQueue: rt.taskQueue });
     const again = (await conn.client.workflow.getHandle(forked.runId).result()) as RunResult;
     expect(again).toMatchObject({ status: 'completed', output: 'First version.' });
@@ -143,7 +143,7 @@ describe('runs from the cluster', () => {
   });
 
   function temporal(args: string[]): { status: number | null; stdout: string; stderr: string } {
-    const r = spawnSync(inject('temporalCli'), [...args, '--address', inject('temporalAddress')], { encoding: 'utf8' });
+    const r = spawnSync(inject('temporalCli'), [...args, '--address', temporalAddress()], { encoding: 'utf8' });
     return { status: r.status, stdout: r.stdout, stderr: r.stderr };
   }
 

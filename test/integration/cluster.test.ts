@@ -27,7 +27,7 @@ import { DEFAULT_RUN_OPTIONS, type RunResult } from '../../src/runtime/types.js'
 import { followRun, startRun, type ToolWait } from '../../src/worker/run-client.js';
 import { startTestPg, type TestPg } from '../blobs/pg-server.js';
 import { CRASH_SCRIPT } from './fixtures/crash-script.js';
-import { connectClient } from './helpers.js';
+import { connectClient, temporalAddress } from './helpers.js';
 import { saveHistories, tempDir, writeBlueprint } from './run-helpers.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
@@ -68,7 +68,7 @@ function env(extra: Record<string, string>): NodeJS.ProcessEnv {
   const { LEVIATH_BLOB_DIR: _dir, LEVIATH_BLOBS: _blobs, ...rest } = process.env;
   return {
     ...rest,
-    TEMPORAL_ADDRESS: inject('temporalAddress'),
+    TEMPORAL_ADDRESS: temporalAddress(),
     LEVIATH_BUNDLE: inject('workflowBundlePath'),
     LEVIATH_BLOBS: db.url,
     LEVIATH_CONFIG: join(tempDir('no-config'), 'config.toml'),

@@ -3,18 +3,19 @@
  * model never hands back an answer, and `lev result` asked about a run it
  * cannot answer for (unknown, or still going).
  */
-import { describe, expect, inject, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { printRunResult } from '../../src/cli/result-action.js';
 import { isLevError } from '../../src/errors.js';
 import { DEFAULT_RUN_OPTIONS } from '../../src/runtime/types.js';
 import { sendUpdate } from '../../src/worker/operators.js';
 import { followRun, startRun } from '../../src/worker/run-client.js';
+import { temporalAddress } from './helpers.js';
 import { runAgent, saveHistories, scriptedModel, tempDir, useRuntime, writeBlueprint } from './run-helpers.js';
 
 /** The code of the error `lev result` stops with. */
 async function resultCode(runId: string): Promise<string> {
   try {
-    await printRunResult(runId, { address: inject('temporalAddress'), namespace: 'default' });
+    await printRunResult(runId, { address: temporalAddress(), namespace: 'default' });
   } catch (err) {
     if (isLevError(err)) return err.code;
     throw err;

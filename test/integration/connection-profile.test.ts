@@ -9,7 +9,7 @@ import { WorkflowNotFoundError } from '@temporalio/client';
 import { msToTs } from '@temporalio/common/lib/time.js';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { SEARCH_ATTRIBUTES } from '../../src/devserver/dev-server.js';
-import { connectClient } from './helpers.js';
+import { connectClient, temporalAddress } from './helpers.js';
 import { startLev } from './lev-process.js';
 import { tempDir, writeBlueprint } from './run-helpers.js';
 
@@ -46,7 +46,7 @@ describe('connection settings of lev', () => {
   it('runs in the namespace of a temporal.toml profile, and lists the run there', async () => {
     const home = tempDir('profile-home');
     const config = join(home, 'temporal.toml');
-    writeFileSync(config, `[profile.team]\naddress = "${inject('temporalAddress')}"\nnamespace = "${NAMESPACE}"\n`);
+    writeFileSync(config, `[profile.team]\naddress = "${temporalAddress()}"\nnamespace = "${NAMESPACE}"\n`);
     const bp = writeBlueprint(
       `
 [agent]
@@ -81,7 +81,7 @@ conversation = { kind = "sliding_window", max_tokens = 4000 }
     const psFlag = startLev(['ps', '--namespace', NAMESPACE, '--json'], {
       ...env,
       TEMPORAL_CONFIG_FILE: undefined,
-      TEMPORAL_ADDRESS: inject('temporalAddress'),
+      TEMPORAL_ADDRESS: temporalAddress(),
     });
     expect(await psFlag.exited).toBe(0);
     expect(psFlag.stdout()).toContain(result.runId);

@@ -6,9 +6,9 @@
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { createToolWorker } from '../../src/worker/tool-worker.js';
-import { connectClient } from './helpers.js';
+import { connectClient, temporalAddress } from './helpers.js';
 import { type LevProcess, startLev } from './lev-process.js';
 import { saveHistories, scriptedModel, startRuntime, type TestRuntime, tempDir } from './run-helpers.js';
 
@@ -23,7 +23,7 @@ describe('lev run --detach and lev result --wait', () => {
   it('returns the id at once; the result waits for workers started later', async () => {
     const conn = await connectClient();
     stops.push(() => conn.connection.close());
-    const address = inject('temporalAddress');
+    const address = temporalAddress();
     const taskQueue = `detached-${process.pid}-${Date.now()}`;
     const name = `detached-${process.pid}`;
     const model = scriptedModel({

@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, inject, it } from 'vitest';
 import { startWireServer, type WireServer } from '../providers/wire-server.js';
+import { temporalAddress } from './helpers.js';
 
 let server: WireServer;
 beforeAll(async () => {
@@ -30,7 +31,7 @@ afterAll(() => server.close());
 it('proves the server and worker round trip after the inference', async () => {
   const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/_API_KEY$/.test(k)));
   const { code, out } = await new Promise<{ code: number | null; out: string }>((resolve) => {
-    const child = spawn(process.execPath, ['bin/lev.mjs', 'doctor', '--json', '--address', inject('temporalAddress')], {
+    const child = spawn(process.execPath, ['bin/lev.mjs', 'doctor', '--json', '--address', temporalAddress()], {
       env: {
         ...clean,
         LEVIATH_CONFIG: join(mkdtempSync(join(tmpdir(), 'lev-doctor-')), 'none.toml'),

@@ -9,13 +9,14 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Client } from '@temporalio/client';
 import proto from '@temporalio/proto';
-import { afterAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { LocalBlobStore } from '../../src/blobs/index.js';
 import { loadBlueprint } from '../../src/blueprint/load.js';
 import { printRunResult } from '../../src/cli/result-action.js';
 import { idSegment, type Progress, type RunResult, type StageOutcome } from '../../src/runtime/index.js';
 import { INLINE_WORKER } from '../../src/runtime/patches.js';
 import { runProgress, sendUpdate } from '../../src/worker/operators.js';
+import { temporalAddress } from './helpers.js';
 import {
   patchIds,
   runAgent,
@@ -445,7 +446,7 @@ allow_as_worker = true
     const write = process.stdout.write;
     process.stdout.write = ((chunk: string) => printed.push(String(chunk)) > 0) as typeof process.stdout.write;
     try {
-      await printRunResult(runId, { address: inject('temporalAddress'), namespace: 'default', json: true });
+      await printRunResult(runId, { address: temporalAddress(), namespace: 'default', json: true });
     } finally {
       process.stdout.write = write;
     }
@@ -580,7 +581,7 @@ require_output = true
     const write = process.stdout.write;
     process.stdout.write = ((chunk: string) => printed.push(String(chunk)) > 0) as typeof process.stdout.write;
     try {
-      await printRunResult(child, { address: inject('temporalAddress'), namespace: 'default', json: true });
+      await printRunResult(child, { address: temporalAddress(), namespace: 'default', json: true });
     } finally {
       process.stdout.write = write;
     }

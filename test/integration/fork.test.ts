@@ -11,7 +11,7 @@
 import { createHash } from 'node:crypto';
 import type { Client } from '@temporalio/client';
 import proto from '@temporalio/proto';
-import { describe, expect, inject, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { isLevError } from '../../src/errors.js';
 import { type ScriptedCall, scriptedCalls } from '../../src/providers/index.js';
 import { idSegment } from '../../src/runtime/index.js';
@@ -19,6 +19,7 @@ import { FORK_KEY } from '../../src/runtime/search-attributes.js';
 import type { ChildRunResult, RunMemo, RunResult } from '../../src/runtime/types.js';
 import { type ForkWanted, forkRun } from '../../src/worker/forks.js';
 import { viewRun } from '../../src/worker/runs.js';
+import { temporalAddress } from './helpers.js';
 import { startLev } from './lev-process.js';
 import { runAgent, saveHistories, scriptedModel, useRuntime, writeBlueprint } from './run-helpers.js';
 import { waitFor } from './worker-processes.js';
@@ -71,7 +72,7 @@ async function codeOf(work: () => Promise<unknown>): Promise<string | undefined>
 
 describe('lev fork', () => {
   const env = useRuntime();
-  const address = () => inject('temporalAddress');
+  const address = () => temporalAddress();
 
   /** Forks `runId`, waits for the fork to end and keeps its histories; the original's histories must not change. */
   async function fork(runId: string, want: ForkWanted) {

@@ -8,8 +8,19 @@ import { inject } from 'vitest';
 import type { Notice } from '../../src/shapes/webhooks.js';
 import { createWorker } from '../../src/worker/create-worker.js';
 
+/**
+ * The dev server of this file's lane: integration files run two at a time
+ * (vitest's pool workers), each lane on a dev server of its own, so one
+ * file's runs, lists and metrics never show in another's.
+ */
+export function temporalAddress(): string {
+  const addresses = inject('temporalAddresses');
+  const lane = Number(process.env.VITEST_POOL_ID ?? 1) - 1;
+  return addresses[lane % addresses.length] as string;
+}
+
 export async function connectClient(): Promise<{ client: Client; connection: Connection }> {
-  const connection = await Connection.connect({ address: inject('temporalAddress') });
+  const connection = await Connection.connect({ address: temporalAddress() });
   return { client: new Client({ connection }), connection };
 }
 
@@ -17,7 +28,7 @@ export async function connectClient(): Promise<{ client: Client; connection: Con
 export async function startTestWorker(): Promise<{ worker: Worker; taskQueue: string; stop: () => Promise<void> }> {
   const taskQueue = `test-${randomUUID()}`;
   const { worker, connection } = await createWorker({
-    address: inject('temporalAddress'),
+    address: temporalAddress(),
     taskQueue,
     bundle: { codePath: inject('workflowBundlePath') },
   });

@@ -14,7 +14,7 @@ import { execFile, execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { type Client, WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadBlueprint } from '../../src/blueprint/load.js';
 import { withModel } from '../../src/blueprint/model-switch.js';
 import { registerScript, scriptedCalls } from '../../src/providers/index.js';
@@ -25,7 +25,7 @@ import { DEFAULT_RUN_OPTIONS, type PendingAsk, type RunOptions } from '../../src
 import type { Notice } from '../../src/shapes/webhooks.js';
 import { runProgress, sendUpdate } from '../../src/worker/operators.js';
 import { followRun, startRun } from '../../src/worker/run-client.js';
-import { startNoticeReceiver } from './helpers.js';
+import { startNoticeReceiver, temporalAddress } from './helpers.js';
 import { saveHistories, scriptedModel, tempDir, useRuntime, visitOps, writeBlueprint } from './run-helpers.js';
 
 async function until<T>(probe: () => Promise<T | undefined> | T | undefined, what: string): Promise<T> {
@@ -42,7 +42,7 @@ function lev(args: string[]): Promise<{ code: number; stdout: string; stderr: st
   return new Promise((resolve) => {
     execFile(
       process.execPath,
-      [join(import.meta.dirname, '..', '..', 'bin', 'lev.mjs'), ...args, '--address', inject('temporalAddress')],
+      [join(import.meta.dirname, '..', '..', 'bin', 'lev.mjs'), ...args, '--address', temporalAddress()],
       (err, stdout, stderr) => resolve({ code: err ? Number(err.code ?? 1) : 0, stdout, stderr }),
     );
   });

@@ -15,7 +15,7 @@ import { freePort } from '../../src/devserver/net.js';
 import { DEFAULT_RUN_OPTIONS } from '../../src/runtime/types.js';
 import { runProgress, sendUpdate } from '../../src/worker/operators.js';
 import { runOutcome, startRun } from '../../src/worker/run-client.js';
-import { connectClient } from './helpers.js';
+import { connectClient, temporalAddress } from './helpers.js';
 import { type LevProcess, startLev } from './lev-process.js';
 import { tempDir, writeBlueprint } from './run-helpers.js';
 
@@ -88,7 +88,7 @@ describe('lev worker --metrics', () => {
       [
         'worker',
         '--address',
-        inject('temporalAddress'),
+        temporalAddress(),
         '--task-queue',
         queue,
         '--metrics',

@@ -25,7 +25,7 @@ import { DEFAULT_RUN_OPTIONS } from '../../src/runtime/types.js';
 import { startRun } from '../../src/worker/run-client.js';
 import type { RunRow, RunView } from '../../src/worker/runs.js';
 import { CRASH_SCRIPT, crashBlueprint } from './fixtures/crash-script.js';
-import { connectClient } from './helpers.js';
+import { connectClient, temporalAddress } from './helpers.js';
 import { alive, startLev, until } from './lev-process.js';
 import { runAgent, saveHistories, scriptedModel, tempDir, useRuntime, writeBlueprint } from './run-helpers.js';
 
@@ -46,7 +46,7 @@ async function stdoutOf(work: () => Promise<void>): Promise<string> {
   return out.join('');
 }
 
-const address = () => inject('temporalAddress');
+const address = () => temporalAddress();
 const flags = () => ({ address: address(), namespace: 'default' });
 const ps = async (filter: { blueprint?: string; status?: string }) =>
   JSON.parse(await stdoutOf(() => printRuns({ ...flags(), ...filter, limit: 50, json: true }))) as RunRow[];

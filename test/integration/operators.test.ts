@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { type Client, WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
 import { ApplicationFailure, CancelledFailure, ChildWorkflowFailure } from '@temporalio/common';
-import { describe, expect, inject, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { terminalAnswers } from '../../src/cli/reply-prompt.js';
 import { LevError } from '../../src/errors.js';
 import { scriptedCalls } from '../../src/providers/index.js';
@@ -24,6 +24,7 @@ import { DEFAULT_RUN_OPTIONS, type Progress, type RunOptions, type RunResult } f
 import { runProgress, sendUpdate } from '../../src/worker/operators.js';
 import { followRun, startRun } from '../../src/worker/run-client.js';
 import { chatCompletion, type RecordedRequest, type Reply } from '../providers/wire-server.js';
+import { temporalAddress } from './helpers.js';
 import { saveHistories, scriptedModel, tempDir, useRuntime, useWireModel, writeBlueprint } from './run-helpers.js';
 
 async function until<T>(probe: () => Promise<T | undefined> | T | undefined, what: string): Promise<T> {
@@ -625,7 +626,7 @@ function lev(args: string[]): Promise<{ code: number; stdout: string; stderr: st
   return new Promise((resolve) => {
     execFile(
       process.execPath,
-      [join(import.meta.dirname, '..', '..', 'bin', 'lev.mjs'), ...args, '--address', inject('temporalAddress')],
+      [join(import.meta.dirname, '..', '..', 'bin', 'lev.mjs'), ...args, '--address', temporalAddress()],
       (err, stdout, stderr) => resolve({ code: err ? Number(err.code ?? 1) : 0, stdout, stderr }),
     );
   });

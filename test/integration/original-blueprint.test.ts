@@ -10,13 +10,13 @@ import { writeFileSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { loadBlueprint } from '../../src/blueprint/load.js';
 import { printRunResult } from '../../src/cli/result-action.js';
 import { DEFAULT_RUN_OPTIONS, type Progress } from '../../src/runtime/types.js';
 import { sendUpdate } from '../../src/worker/operators.js';
 import { followRun, startRun } from '../../src/worker/run-client.js';
-import { connectClient } from './helpers.js';
+import { connectClient, temporalAddress } from './helpers.js';
 import {
   runAgent,
   saveHistories,
@@ -226,7 +226,7 @@ stage_instructions = { kind = "pinned", max_tokens = 1000, volatility = "stable"
       return true;
     });
     try {
-      const flags = { address: inject('temporalAddress'), namespace: 'default' };
+      const flags = { address: temporalAddress(), namespace: 'default' };
       await printRunResult(run.result.runId, flags);
       await printRunResult(run.result.runId, { ...flags, json: true });
     } finally {
@@ -242,9 +242,9 @@ stage_instructions = { kind = "pinned", max_tokens = 1000, volatility = "stable"
       cost: run.result.cost,
     });
     expect(run.result.usage.calls).toBe(1);
-    await expect(
-      printRunResult('no-such-run', { address: inject('temporalAddress'), namespace: 'default' }),
-    ).rejects.toThrow(/No run "no-such-run"/);
+    await expect(printRunResult('no-such-run', { address: temporalAddress(), namespace: 'default' })).rejects.toThrow(
+      /No run "no-such-run"/,
+    );
   });
 
   it('an interactive stage waits for each reply through the message update, and /done ends it', async () => {

@@ -9,7 +9,7 @@
  * got its answer but timed out never reaches the provider again
  * (docs/reference/long-runs.md#never-billed-twice).
  */
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatRuns } from '../../src/cli/ps-action.js';
 import { STATUS_KEY } from '../../src/runtime/search-attributes.js';
 import { DEFAULT_RUN_OPTIONS, type RunOptions } from '../../src/runtime/types.js';
@@ -17,7 +17,7 @@ import type { Notice } from '../../src/shapes/webhooks.js';
 import { followRun, startRun } from '../../src/worker/run-client.js';
 import { listRuns, viewRun } from '../../src/worker/runs.js';
 import { chatCompletion, type RecordedRequest, type Reply, startWireServer } from '../providers/wire-server.js';
-import { startNoticeReceiver } from './helpers.js';
+import { startNoticeReceiver, temporalAddress } from './helpers.js';
 import {
   failureOf,
   saveHistories,
@@ -110,7 +110,7 @@ describe('a run whose provider goes down', () => {
       intervalMs: 500,
       onProvider: (w) => followed.push(w?.provider),
     });
-    const address = inject('temporalAddress');
+    const address = temporalAddress();
     // LeviathStatus says waiting, for a search of waiting runs as for the run itself.
     await waitFor(async () => {
       for await (const _ of env.rt.client.workflow.list({

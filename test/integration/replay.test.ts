@@ -1,9 +1,8 @@
 /**
  * Determinism guard: every history the integration tests recorded is
  * replayed against the current workflow bundle, so a change that would
- * break running workflows fails the build. The custom sequencer
- * (`sequencer.ts`) runs this file last so it sees the other files'
- * histories; it also records the demo agent itself, so a lone run of this
+ * break running workflows fails the build. Its own project in
+ * vitest.config.ts runs after every other file, so it sees their histories; it also records the demo agent itself, so a lone run of this
  * file still replays a multi-stage run.
  */
 import { readdirSync, readFileSync } from 'node:fs';

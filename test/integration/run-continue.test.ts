@@ -10,7 +10,7 @@
 import { join } from 'node:path';
 import { type Client, WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
 import { CancelledFailure } from '@temporalio/common';
-import { describe, expect, inject, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { scriptedCalls } from '../../src/providers/index.js';
 import type { MessageReceipt, PauseState } from '../../src/runtime/people/updates.js';
 import { STATUS_KEY } from '../../src/runtime/search-attributes.js';
@@ -18,6 +18,7 @@ import { DEFAULT_RUN_OPTIONS, type RunOptions, type RunResult } from '../../src/
 import { runProgress, sendUpdate } from '../../src/worker/operators.js';
 import { startRun } from '../../src/worker/run-client.js';
 import { chatCompletion, type RecordedRequest, type Reply } from '../providers/wire-server.js';
+import { temporalAddress } from './helpers.js';
 import { startLev } from './lev-process.js';
 import { saveHistories, scriptedModel, tempDir, useRuntime, useWireModel, writeBlueprint } from './run-helpers.js';
 
@@ -203,7 +204,7 @@ describe('a run that continued as new, steered', () => {
     const handle = await start(env.rt.client, env.rt.taskQueue, WIRED);
     const client = env.rt.client;
     const runId = handle.workflowId;
-    const address = inject('temporalAddress');
+    const address = temporalAddress();
     const levEnv = {
       TEMPORAL_ADDRESS: address,
       LEVIATH_HOME: tempDir('attach-home'),

@@ -27,7 +27,7 @@ import type { Blueprint } from '../../src/shapes/frozen-blueprint.js';
 import { createWorker } from '../../src/worker/create-worker.js';
 import { followRun, startRun } from '../../src/worker/run-client.js';
 import { chatCompletion, type Reply, startWireServer, type WireServer } from '../providers/wire-server.js';
-import { connectClient } from './helpers.js';
+import { connectClient, temporalAddress } from './helpers.js';
 
 /** Where integration tests leave histories (binary protobuf, `.history` files) for `replay.test.ts`. */
 export function historiesDir(): string {
@@ -70,11 +70,15 @@ export interface TestRuntime {
   stop(): Promise<void>;
 }
 
-export async function startRuntime(client: Client, opts: { taskQueue?: string } = {}): Promise<TestRuntime> {
+/** A worker of Leviath's workflows and activities for `client`'s runs: on the lane's dev server, or at `address`. */
+export async function startRuntime(
+  client: Client,
+  opts: { taskQueue?: string; address?: string } = {},
+): Promise<TestRuntime> {
   const taskQueue = opts.taskQueue ?? `rt-${process.pid}-${Date.now()}-${Math.random().toString(36).slice(2, 8)}`;
   const blobDir = tempDir('blobs');
   const { worker, connection } = await createWorker({
-    address: inject('temporalAddress'),
+    address: opts.address ?? temporalAddress(),
     taskQueue,
     bundle: { codePath: inject('workflowBundlePath') },
     runtime: { blobDir, env: process.env },

@@ -15,7 +15,7 @@ import { DEFAULT_RUN_OPTIONS } from '../../src/runtime/types.js';
 import { createWorker } from '../../src/worker/create-worker.js';
 import { runProgress, sendUpdate } from '../../src/worker/operators.js';
 import { runOutcome, startRun } from '../../src/worker/run-client.js';
-import { connectClient } from './helpers.js';
+import { connectClient, temporalAddress } from './helpers.js';
 import { startLev } from './lev-process.js';
 import { saveHistories, scriptedModel, tempDir, writeBlueprint } from './run-helpers.js';
 
@@ -23,7 +23,7 @@ const run = promisify(execFile);
 
 /** The `temporal` CLI against the suite's dev server, as an operator types it. */
 async function temporalCli(args: string[]): Promise<string> {
-  const { stdout } = await run(inject('temporalCli'), [...args, '--address', inject('temporalAddress')], {
+  const { stdout } = await run(inject('temporalCli'), [...args, '--address', temporalAddress()], {
     timeout: 60_000,
   });
   return stdout;
@@ -85,7 +85,7 @@ describe('two versions of a worker deployment side by side', () => {
 
   async function version(buildId: string): Promise<void> {
     const { worker, connection } = await createWorker({
-      address: inject('temporalAddress'),
+      address: temporalAddress(),
       taskQueue,
       bundle: { codePath: inject('workflowBundlePath') },
       runtime: { blobDir, env: process.env },
@@ -197,7 +197,7 @@ describe('two versions of a worker deployment side by side', () => {
     const runId = `pinned-here-${process.pid}-${Date.now()}`;
     // A deployment with no current version: without the pin, the run would wait for unversioned workers.
     const lev = startLev(
-      ['run', bp.dir, '--task', 'Say where.', '--address', inject('temporalAddress'), '--id', runId, '--workdir', dir],
+      ['run', bp.dir, '--task', 'Say where.', '--address', temporalAddress(), '--id', runId, '--workdir', dir],
       {
         LEVIATH_DEPLOYMENT: `${deployment}-local`,
         LEVIATH_BUILD_ID: 'laptop',

@@ -15,7 +15,7 @@ import { DEFAULT_RUN_OPTIONS, type Progress, type StageOutcome } from '../../src
 import { workflowSinks } from '../../src/telemetry/tracing.js';
 import { createWorker } from '../../src/worker/create-worker.js';
 import { followRun, startRun } from '../../src/worker/run-client.js';
-import { connectClient } from './helpers.js';
+import { connectClient, temporalAddress } from './helpers.js';
 import {
   runAgent,
   saveHistories,
@@ -348,7 +348,7 @@ notes = { kind = "temporary", max_tokens = 2000 }
 
     // A new worker has no cached workflow state: it rebuilds the run by replaying its history.
     const { worker, connection } = await createWorker({
-      address: inject('temporalAddress'),
+      address: temporalAddress(),
       taskQueue: first.taskQueue,
       bundle: { codePath: inject('workflowBundlePath') },
       runtime: { blobDir: first.blobDir, env: process.env },

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { afterEach, describe, expect, inject, it } from 'vitest';
 import { freePort } from '../../src/devserver/net.js';
+import { temporalAddress } from './helpers.js';
 
 const LEV = join(import.meta.dirname, '..', '..', 'bin', 'lev.mjs');
 
@@ -94,7 +95,7 @@ describe('lev server', () => {
   it('says clearly when the port is already taken', async () => {
     const result = spawnSync(
       process.execPath,
-      [LEV, 'server', '--port', inject('temporalAddress').split(':')[1]!, '--ui-port', String(await freePort())],
+      [LEV, 'server', '--port', temporalAddress().split(':')[1]!, '--ui-port', String(await freePort())],
       {
         env: { ...process.env, TEMPORAL_CLI: inject('temporalCli') },
         encoding: 'utf8',

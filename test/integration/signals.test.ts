@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
 import { freePort, portAnswers } from '../../src/devserver/net.js';
 import { startWireServer, type WireServer } from '../providers/wire-server.js';
+import { temporalAddress } from './helpers.js';
 import { tempDir } from './run-helpers.js';
 
 const LEV = join(import.meta.dirname, '..', '..', 'bin', 'lev.mjs');
@@ -93,7 +94,7 @@ describe('signals', () => {
 
   it('stops lev worker on SIGTERM', async () => {
     const lev = await startLev(
-      ['worker', '--address', inject('temporalAddress'), '--task-queue', `signals-${process.pid}`],
+      ['worker', '--address', temporalAddress(), '--task-queue', `signals-${process.pid}`],
       'worker polling',
     );
     children.push(lev.child);
@@ -109,16 +110,7 @@ describe('signals', () => {
     );
     const before = wire.requests.length;
     const lev = await startLev(
-      [
-        'run',
-        dir,
-        '--task',
-        'wait',
-        '--address',
-        inject('temporalAddress'),
-        '--task-queue',
-        `signals-run-${process.pid}`,
-      ],
+      ['run', dir, '--task', 'wait', '--address', temporalAddress(), '--task-queue', `signals-run-${process.pid}`],
       'started on',
       { OPENAI_BASE_URL: `${wire.url}/v1`, OPENAI_API_KEY: 'sk-signals-0123456789' },
     );

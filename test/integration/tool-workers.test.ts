@@ -18,7 +18,7 @@ import { existsSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Client, WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toolQueueName } from '../../src/runtime/node/tool-queue-name.js';
 import { STATUS_KEY } from '../../src/runtime/search-attributes.js';
 import { DEFAULT_RUN_OPTIONS, type RunOptions, type RunResult } from '../../src/runtime/types.js';
@@ -26,7 +26,7 @@ import type { Notice } from '../../src/shapes/webhooks.js';
 import { runProgress } from '../../src/worker/operators.js';
 import { startRun } from '../../src/worker/run-client.js';
 import type { RunRow, RunView } from '../../src/worker/runs.js';
-import { startNoticeReceiver } from './helpers.js';
+import { startNoticeReceiver, temporalAddress } from './helpers.js';
 import { startLev } from './lev-process.js';
 import { saveHistories, scriptedModel, tempDir, useRuntime, writeBlueprint } from './run-helpers.js';
 
@@ -83,7 +83,7 @@ describe("a run's tool worker", () => {
   /** The environment of a `lev` process of this test: the test server, and the blob folder the worker shares. */
   function levEnv(): Record<string, string> {
     return {
-      TEMPORAL_ADDRESS: inject('temporalAddress'),
+      TEMPORAL_ADDRESS: temporalAddress(),
       LEVIATH_BLOB_DIR: env.rt.blobDir,
       LEVIATH_HOME: tempDir('tool-home'),
       LEVIATH_CONFIG: join(tempDir('no-config'), 'config.toml'),
@@ -110,7 +110,7 @@ describe("a run's tool worker", () => {
   }
 
   async function levJson<T>(args: string[]): Promise<T> {
-    const lev = startLev([...args, '--json', '--address', inject('temporalAddress')], levEnv());
+    const lev = startLev([...args, '--json', '--address', temporalAddress()], levEnv());
     expect(await lev.exited).toBe(0);
     return JSON.parse(lev.stdout()) as T;
   }

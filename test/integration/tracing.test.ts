@@ -15,6 +15,7 @@ import { DEFAULT_RUN_OPTIONS } from '../../src/runtime/types.js';
 import { flushTracing, startTracing, tracingClientInterceptors } from '../../src/telemetry/tracing.js';
 import { createWorker } from '../../src/worker/create-worker.js';
 import { runOutcome, startRun } from '../../src/worker/run-client.js';
+import { temporalAddress } from './helpers.js';
 import { saveHistories, tempDir, writeBlueprint } from './run-helpers.js';
 
 interface OtlpSpan {
@@ -67,13 +68,13 @@ describe('OpenTelemetry traces', () => {
     expect(startTracing()).toBe(true);
     const taskQueue = `traces-${process.pid}`;
     const { worker, connection: workerConnection } = await createWorker({
-      address: inject('temporalAddress'),
+      address: temporalAddress(),
       taskQueue,
       bundle: { codePath: inject('workflowBundlePath') },
       runtime: { blobDir: tempDir('trace-blobs'), env: process.env },
     });
     const running = worker.run();
-    const connection = await Connection.connect({ address: inject('temporalAddress') });
+    const connection = await Connection.connect({ address: temporalAddress() });
     try {
       const client = new Client({ connection, interceptors: tracingClientInterceptors() });
       const bp = writeBlueprint(

@@ -5,6 +5,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { inject } from 'vitest';
+import { temporalAddress } from './helpers.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 
@@ -16,7 +17,7 @@ const ROOT = join(import.meta.dirname, '..', '..');
  */
 export function workerEnv(queue: string, blobDir: string, scriptedLog?: string): Record<string, string> {
   return {
-    TEMPORAL_ADDRESS: inject('temporalAddress'),
+    TEMPORAL_ADDRESS: temporalAddress(),
     LEVIATH_TASK_QUEUE: queue,
     LEVIATH_BUNDLE: inject('workflowBundlePath'),
     LEVIATH_BLOB_DIR: blobDir,
