@@ -10,6 +10,7 @@
  * `workflows/messages.ts`, and model-facing texts in `src/runtime/`; so do a
  * sub-agent worker's input shapes and the merged report's labels
  * (`src/runtime/agents/`). No two modules share a file name (`index.ts` aside).
+ * And no test sleeps longer than 2 s (CONTRIBUTING.md#tests-that-wait).
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -190,5 +191,59 @@ describe('folder imports', () => {
       ['b', new Map([['a', ['b.ts']]])],
     ]);
     expect(cycles(looped)).toEqual([['a', 'b', 'a']]);
+  });
+});
+
+/** The longest a test may wait on the clock in one go (CONTRIBUTING.md#tests-that-wait). */
+const LONGEST_SLEEP_MS = 2_000;
+
+/**
+ * Waits on the clock written in test code, with their length in ms: a
+ * promise around `setTimeout` (a sleep, not a guard that rejects), a
+ * `sleep`/`delay` helper, a scripted model's `latency_ms` and a local
+ * model server's `delayMs`.
+ */
+function sleepsIn(text: string): { line: number; ms: number; text: string }[] {
+  const patterns = [
+    /setTimeout\(\s*(?:r|res|resolve|done|next)\s*,\s*([\d_]+)\s*\)/g,
+    /\b(?:sleep|delay|pause)\(\s*([\d_]+)\s*[,)]/g,
+    /\blatency_ms\s*[:=]\s*([\d_]+)/g,
+    /\bdelayMs\s*:\s*([\d_]+)/g,
+  ];
+  return text
+    .split('\n')
+    .flatMap((line, i) =>
+      patterns.flatMap((p) =>
+        [...line.matchAll(p)]
+          .map((m) => ({ line: i + 1, ms: Number((m[1] as string).replaceAll('_', '')), text: line.trim() }))
+          .filter((s) => s.ms > LONGEST_SLEEP_MS),
+      ),
+    );
+}
+
+describe('tests that wait', () => {
+  it('sleep 2 s at most: longer waits are gates, time skipping or short settings (CONTRIBUTING.md#tests-that-wait)', () => {
+    // This file's own examples below are the exception.
+    const found = files(join(ROOT, 'test'))
+      .filter((f) => f !== import.meta.filename)
+      .flatMap((f) =>
+        sleepsIn(readFileSync(f, 'utf8')).map((s) => `${relative(ROOT, f)}:${s.line} (${s.ms} ms) ${s.text}`),
+      );
+    expect(found).toEqual([]);
+  });
+
+  it('finds a sleep when there is one', () => {
+    const code = [
+      'await new Promise((r) => setTimeout(r, 2500));',
+      'await new Promise((r) => setTimeout(r, 100));',
+      "const timer = setTimeout(() => reject(new Error('late')), 90_000);",
+      'registerScript(name, { latency_ms: 60_000, turns });',
+      'return { delayMs: 3500, json };',
+    ].join('\n');
+    expect(sleepsIn(code).map((s) => [s.line, s.ms])).toEqual([
+      [1, 2500],
+      [4, 60_000],
+      [5, 3500],
+    ]);
   });
 });

@@ -175,11 +175,11 @@ describe('scripted turns', () => {
   });
 
   it('waits latency_ms before answering and stops waiting when aborted', async () => {
-    registerScript('slow', { latency_ms: 60, turns: [{ text: 'late' }, { text: 'later', latency_ms: 5000 }] });
+    registerScript('slow', { latency_ms: 60, turns: [{ text: 'late' }, { text: 'later', latency_ms: 2000 }] });
     const t0 = Date.now();
     await scripted.infer(request('scripted:slow'));
     expect(Date.now() - t0).toBeGreaterThanOrEqual(55);
-    // Without the abort the 5 s turn would answer instead of rejecting.
+    // Without the abort the 2 s turn would answer instead of rejecting.
     const ctrl = new AbortController();
     setTimeout(() => ctrl.abort(new Error('cancelled')), 30);
     await expect(scripted.infer(request('scripted:slow', { turn: 1 }), { signal: ctrl.signal })).rejects.toThrow(
