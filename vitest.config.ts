@@ -10,6 +10,14 @@ const integrationSetup = ['test/integration/global-setup.ts'];
 // `vitest run --mode fast` (`npm run test:fast`) leaves out the slow tier (test/tiers.ts); `npm test` runs everything.
 export default defineConfig(({ mode }) => ({
   test: {
+    reporters: ['default', './test/slow-tests-reporter.ts'],
+    // `npx vitest run --coverage`: V8's coverage of the library and the adapters, as coverage/coverage-final.json
+    // for scripts/coverage-compare.mjs (what a change to the suite may not lose).
+    coverage: {
+      provider: 'v8',
+      include: ['src/**', 'workflows/**', 'activities/**'],
+      reporter: ['json', 'text-summary'],
+    },
     projects: [
       {
         test: {
