@@ -9,12 +9,13 @@
  * Worker Versioning: tests that need those stay on the dev server, as the
  * SDK advises (CONTRIBUTING.md#tests-that-wait).
  */
+import type { Client } from '@temporalio/client';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll } from 'vitest';
 import { ensureTestServer } from '../../scripts/test-server.mjs';
 import { SEARCH_ATTRIBUTES } from '../../src/devserver/dev-server.js';
 import { installRuntime } from '../../src/worker/create-worker.js';
-import { startRuntime, type TestRuntime } from './run-helpers.js';
+import { startRuntime, type TestRuntime, writeHistory } from './run-helpers.js';
 
 /** The proto enum `IndexedValueType` of each search attribute type the dev server takes by name. */
 const INDEXED_VALUE_TYPE = { Keyword: 2 } as const;
@@ -52,4 +53,23 @@ export function useTimeSkipping(): { env: TestWorkflowEnvironment; rt: TestRunti
     await ts.env?.teardown();
   });
   return ts;
+}
+
+/**
+ * Keeps the histories of a run for the replay test, as `saveHistories` does
+ * on the dev server, without the visibility query this server lacks: the
+ * run's history, the runs it continued as new from, and the same for every
+ * child workflow they started (stage visits, sub-agents, deliveries).
+ */
+export async function saveRunHistories(client: Client, workflowId: string): Promise<void> {
+  let runId: string | undefined = (await client.workflow.getHandle(workflowId).describe()).runId;
+  while (runId) {
+    const history = await client.workflow.getHandle(workflowId, runId).fetchHistory();
+    writeHistory(workflowId, runId, history);
+    for (const e of history.events ?? []) {
+      const child = e.childWorkflowExecutionStartedEventAttributes?.workflowExecution?.workflowId;
+      if (child) await saveRunHistories(client, child);
+    }
+    runId = history.events?.[0]?.workflowExecutionStartedEventAttributes?.continuedExecutionRunId || undefined;
+  }
 }
