@@ -87,7 +87,10 @@ export class ToolWorkerWatch {
       [{ taskQueue }],
     );
     const since = this.since ?? Date.now();
-    const check = checkToolWorker({ taskQueue, workdir, since, now: Date.now(), patienceMs, pollerAgesMs });
+    const check = checkToolWorker(
+      { taskQueue, workdir, since, now: Date.now(), patienceMs, pollerAgesMs },
+      this.at.options,
+    );
     if (check.kind === 'present') {
       this.since = undefined;
       return this.taken();

@@ -55,17 +55,22 @@ export type ToolWorkerCheck =
   /** None polled for the whole patience: the run fails `tool-worker-missing`. */
   | { kind: 'gone'; absence: ToolWorkerAbsence };
 
-export function checkToolWorker(w: {
-  taskQueue: string;
-  workdir: string;
-  /** When the first call of this wait was scheduled (workflow time, ms). */
-  since: number;
-  now: number;
-  patienceMs: number;
-  /** How long ago the server last saw each poller of the queue; a dead worker's stays listed a while. */
-  pollerAgesMs: readonly number[];
-}): ToolWorkerCheck {
-  if (w.pollerAgesMs.some((age) => age < POLLER_FRESH_MS)) return { kind: 'present' };
+export function checkToolWorker(
+  w: {
+    taskQueue: string;
+    workdir: string;
+    /** When the first call of this wait was scheduled (workflow time, ms). */
+    since: number;
+    now: number;
+    patienceMs: number;
+    /** How long ago the server last saw each poller of the queue; a dead worker's stays listed a while. */
+    pollerAgesMs: readonly number[];
+  },
+  options: Pick<RunOptions, 'pollerFreshMs'> = {},
+): ToolWorkerCheck {
+  const freshMs =
+    options.pollerFreshMs !== undefined && options.pollerFreshMs > 0 ? options.pollerFreshMs : POLLER_FRESH_MS;
+  if (w.pollerAgesMs.some((age) => age < freshMs)) return { kind: 'present' };
   const absence = { taskQueue: w.taskQueue, workdir: w.workdir, since: w.since, failsAt: w.since + w.patienceMs };
   return w.now >= absence.failsAt ? { kind: 'gone', absence } : { kind: 'missing', absence };
 }

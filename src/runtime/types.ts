@@ -40,6 +40,8 @@ export interface RunOptions {
   progressReportMs?: number;
   /** A tool call waits this long to be taken before the run asks whether a tool worker polls (tests shorten it); unset: `TOOL_PROBE_MS`. */
   toolProbeMs?: number;
+  /** A tool worker the server saw poll this recently is alive, so a killed one is noticed this long after its last poll (tests shorten it); unset: `POLLER_FRESH_MS`. */
+  pollerFreshMs?: number;
   /** The waits between a webhook delivery's attempts (tests shorten them); unset: 1 s, doubling up to 5 min. */
   notifyBackoff?: { firstWaitMs: number; longestWaitMs: number };
 }

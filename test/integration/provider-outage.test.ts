@@ -1,32 +1,39 @@
 /**
- * A run whose provider goes down, on the real dev server with a local
- * OpenAI-compatible server (docs/reference/long-runs.md#provider-outages):
- * it waits, shows `waiting` for the provider (LeviathStatus, `lev show`, the
- * current details) and completes when the provider is back, paying once for
- * each answer; past `[run] provider_patience` it fails with
- * `provider-unavailable` and its webhook hears of the wait once; a model
+ * A run whose provider goes down, with a local OpenAI-compatible server
+ * (docs/reference/long-runs.md#provider-outages). On the real dev server: it
+ * waits, shows `waiting` for the provider (LeviathStatus, `lev ps`, `lev
+ * show`, the current details) for as long as the test keeps the provider
+ * down, and completes once it is back, paying once for each answer; a model
  * chain moves on after `fallback_after` and comes back; and an attempt that
  * got its answer but timed out never reaches the provider again
- * (docs/reference/long-runs.md#never-billed-twice).
+ * (docs/reference/long-runs.md#never-billed-twice). On the time-skipping
+ * server, where only the visit's durable timers wait: a four-minute outage
+ * costs the visit's history a timer, an activity and two workflow tasks per
+ * try, and past `[run] provider_patience` the run fails with
+ * `provider-unavailable`, its webhook told of the wait once.
  */
+import { WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
+import type { ApplicationFailure } from '@temporalio/common';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatRuns } from '../../src/cli/ps-action.js';
 import { STATUS_KEY } from '../../src/runtime/search-attributes.js';
 import { DEFAULT_RUN_OPTIONS, type RunOptions } from '../../src/runtime/types.js';
 import type { Notice } from '../../src/shapes/webhooks.js';
+import { runProgress } from '../../src/worker/operators.js';
 import { followRun, startRun } from '../../src/worker/run-client.js';
 import { listRuns, viewRun } from '../../src/worker/runs.js';
 import { chatCompletion, type RecordedRequest, type Reply, startWireServer } from '../providers/wire-server.js';
 import { startNoticeReceiver, temporalAddress } from './helpers.js';
 import {
-  failureOf,
   saveHistories,
   scopedEnv,
+  type TestRuntime,
   tempDir,
   useRuntime,
   useWireModel,
   writeBlueprint,
 } from './run-helpers.js';
+import { saveRunHistories, useTimeSkipping } from './time-skipping.js';
 import { waitFor } from './worker-processes.js';
 
 const down: Reply = {
@@ -55,53 +62,49 @@ function turnOf(req: RecordedRequest): string {
   return JSON.stringify(req.body?.messages ?? []);
 }
 
+function startOn(rt: TestRuntime, toml: string, options: Partial<RunOptions> = {}): Promise<WorkflowHandle> {
+  return startRun(
+    rt.client,
+    {
+      blueprint: writeBlueprint(toml),
+      task: 'check the notes',
+      caller: {},
+      workdir: tempDir('outage'),
+      options: { ...DEFAULT_RUN_OPTIONS, ...options },
+    },
+    { taskQueue: rt.taskQueue },
+  );
+}
+
 describe('a run whose provider goes down', () => {
   const env = useRuntime();
   const wire = useWireModel();
   const vars = scopedEnv();
-  const notices: Notice[] = [];
-  let hooks: Awaited<ReturnType<typeof startNoticeReceiver>>;
-  let hookUrl = '';
   let vllm: Awaited<ReturnType<typeof startWireServer>>;
 
   beforeAll(async () => {
-    hooks = await startNoticeReceiver(notices, '/hooks');
-    hookUrl = hooks.url;
     vllm = await startWireServer(() => ({ json: chatCompletion({ content: 'from vllm' }) }));
     vars.set({ VLLM_BASE_URL: `${vllm.url}/v1` });
   });
   afterAll(async () => {
-    await hooks.close();
     await vllm.close();
     vars.restore();
   });
 
-  const start = (toml: string, options: Partial<RunOptions> = {}) =>
-    startRun(
-      env.rt.client,
-      {
-        blueprint: writeBlueprint(toml),
-        task: 'check the notes',
-        caller: {},
-        workdir: tempDir('outage'),
-        options: { ...DEFAULT_RUN_OPTIONS, ...options },
-      },
-      { taskQueue: env.rt.taskQueue },
-    );
+  const start = (toml: string, options: Partial<RunOptions> = {}) => startOn(env.rt, toml, options);
 
-  it('waits out 503s for four minutes, shows provider-unavailable meanwhile, completes, and pays once per turn', {
-    timeout: 480_000,
-  }, async () => {
+  it('waits out 503s, shows provider-unavailable meanwhile, completes once the provider is back, and pays once per turn', async () => {
     wire.serve([]);
-    const upAt = Date.now() + 240_000;
+    // Down until the views below are checked, so the run waits for as long as that takes.
+    let up = false;
     const answered = new Map<string, number>();
     wire.server.respond((req) => {
-      if (Date.now() < upAt) return down;
+      if (!up) return down;
       answered.set(turnOf(req), (answered.get(turnOf(req)) ?? 0) + 1);
       return twoTurns(req, 'The notes are fine.');
     });
     const handle = await start(
-      `[agent]\nname = "outage-4m"\nmodel = "openai:gpt-4o"\n[stages.main]\navailable_tools = ["write_file"]\n`,
+      `[agent]\nname = "outage-views"\nmodel = "openai:gpt-4o"\n[stages.main]\navailable_tools = ["write_file"]\n`,
     );
     const runId = handle.workflowId;
     // What `lev run` follows: the wait starting, then ending.
@@ -121,8 +124,8 @@ describe('a run whose provider goes down', () => {
     }, 120_000);
     const view = await viewRun(env.rt.client, runId, address);
     expect(view.status).toBe('waiting');
-    const provider = view.waitingFor.find((w) => w.kind === 'provider');
-    expect(provider?.detail).toMatch(
+    const wait = view.waitingFor.find((w) => w.kind === 'provider');
+    expect(wait?.detail).toMatch(
       /^the provider openai \(openai:gpt-4o\), unavailable since .*\[provider-server\] OpenAI failed on its side \(HTTP 503\): The upstream model is overloaded\..*fails with provider-unavailable at/,
     );
     const [row] = await listRuns(env.rt.client, {}, { limit: 20 }).then((rows) =>
@@ -134,6 +137,7 @@ describe('a run whose provider goes down', () => {
     expect(meta.currentDetails).toMatch(/\*\*Waiting for\*\* the provider `openai` \(`openai:gpt-4o`\)/);
     expect(meta.currentDetails).toContain('HTTP 503');
 
+    up = true;
     const result = await following;
     await saveHistories(env.rt.client, runId);
     expect(followed).toEqual(['openai', undefined]);
@@ -142,56 +146,20 @@ describe('a run whose provider goes down', () => {
     expect([...answered.values()]).toEqual([1, 1]);
     expect(result.usage.calls).toBe(2);
     expect((await handle.describe()).typedSearchAttributes.get(STATUS_KEY)).toBe('completed');
-
-    // What a retry costs the visit's history: a timer, an activity, two workflow tasks (eleven events).
-    const history = await env.rt.client.workflow.getHandle(`${runId}.1.main`).fetchHistory();
-    const events = history.events ?? [];
-    const first = events.findIndex((e) => e.timerStartedEventAttributes);
-    const last = events.findLastIndex((e) => e.timerFiredEventAttributes);
-    const timers = events.filter((e) => e.timerStartedEventAttributes).length;
-    expect(timers).toBeGreaterThanOrEqual(4);
-    const perRetry = (last - first + 1) / timers;
-    process.stdout.write(
-      `4-minute outage: ${events.length} events in the visit, ${timers} waits, ${(perRetry).toFixed(1)} events per wait, ${wire.server.requests.length} requests to the provider\n`,
-    );
-    expect(perRetry).toBeLessThanOrEqual(12);
-  });
-
-  it("fails with provider-unavailable after the blueprint's provider_patience, telling its webhook of the wait once", async () => {
-    wire.serve([]);
-    notices.length = 0;
-    wire.server.respond(() => down);
-    const handle = await start(
-      `[agent]\nname = "outage-patience"\nmodel = "openai:gpt-4o"\n[run]\nprovider_patience = "20s"\n[stages.main]\n`,
-      { notify: [{ url: hookUrl, events: ['waiting', 'failed'] }] },
-    );
-    const cause = await failureOf(env.rt.client, handle);
-    expect(cause.type).toBe('provider-unavailable');
-    expect(cause.message).toMatch(/the provider openai \(openai:gpt-4o\) has not answered for \d+ s/);
-    await waitFor(() => notices.some((n) => n.event === 'failed'), 30_000);
-    const waiting = notices.filter((n) => n.event === 'waiting');
-    expect(waiting).toHaveLength(1);
-    expect(waiting[0]).toMatchObject({
-      runId: handle.workflowId,
-      status: 'running',
-      command: `lev show ${handle.workflowId}`,
-      waiting: { kind: 'provider', subject: expect.stringContaining('the provider "openai" (openai:gpt-4o)') },
-    });
   });
 
   it('moves a model chain on after fallback_after, and back to its first entry later', async () => {
     wire.serve([]);
     vllm.requests.length = 0;
     let vllmAnswers = 0;
-    // The first entry is down until the second has answered two turns.
+    // The first entry is down until the second has answered a turn, so it answers when the chain comes back to it.
     wire.server.respond((req) =>
-      vllmAnswers < 2 ? down : { json: chatCompletion({ content: `back on openai: ${turnOf(req).length}` }) },
+      vllmAnswers < 1 ? down : { json: chatCompletion({ content: `back on openai: ${turnOf(req).length}` }) },
     );
     vllm.respond(() => {
       vllmAnswers++;
       const args = JSON.stringify({ path: `note-${vllmAnswers}.txt`, content: 'from the second entry' });
       return {
-        delayMs: 2500,
         json: chatCompletion(
           {
             content: null,
@@ -204,7 +172,7 @@ describe('a run whose provider goes down', () => {
       };
     });
     const handle = await start(
-      `[agent]\nname = "outage-chain"\n[run]\nfallback_after = "5s"\n[stages.main]\navailable_tools = ["write_file"]\nmodel = { models = [{ provider = "openai", model = "gpt-4o" }, { provider = "vllm", model = "qwen3" }] }\n`,
+      `[agent]\nname = "outage-chain"\n[run]\nfallback_after = "1s"\n[stages.main]\navailable_tools = ["write_file"]\nmodel = { models = [{ provider = "openai", model = "gpt-4o" }, { provider = "vllm", model = "qwen3" }] }\n`,
     );
     const result = await handle.result();
     await saveHistories(env.rt.client, handle.workflowId);
@@ -213,7 +181,7 @@ describe('a run whose provider goes down', () => {
     const moved = result.diagnostics.filter((d: { code: string }) => d.code === 'provider-unavailable');
     expect(moved.length).toBeGreaterThanOrEqual(1);
     expect(moved[0]?.detail).toMatch(
-      /^openai:gpt-4o unavailable \(.*HTTP 503.*\); the stage continues on vllm:qwen3 and tries openai:gpt-4o again in 5 s$/,
+      /^openai:gpt-4o unavailable \(.*HTTP 503.*\); the stage continues on vllm:qwen3 and tries openai:gpt-4o again in 1 s$/,
     );
     // The move is for now: nothing marks openai unusable for the run.
     expect(result.diagnostics.filter((d: { code: string }) => d.code === 'model-fallback')).toEqual([]);
@@ -241,5 +209,83 @@ describe('a run whose provider goes down', () => {
       (e) => e.activityTaskStartedEventAttributes,
     )?.activityTaskStartedEventAttributes;
     expect(started?.attempt).toBeGreaterThanOrEqual(2);
+  });
+});
+
+describe('a run whose provider goes down, on the time-skipping server', () => {
+  const ts = useTimeSkipping();
+  const wire = useWireModel();
+  const notices: Notice[] = [];
+  let hooks: Awaited<ReturnType<typeof startNoticeReceiver>>;
+
+  beforeAll(async () => {
+    hooks = await startNoticeReceiver(notices, '/hooks');
+  });
+  afterAll(async () => {
+    await hooks.close();
+  });
+
+  /** The failure a run ended with, its histories kept for the replay test. */
+  async function failureOf(handle: WorkflowHandle): Promise<ApplicationFailure> {
+    const err = await handle.result().then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    await saveRunHistories(ts.rt.client, handle.workflowId);
+    expect(err).toBeInstanceOf(WorkflowFailedError);
+    return (err as WorkflowFailedError).cause as ApplicationFailure;
+  }
+
+  it('waits out a four-minute outage on durable timers, each wait costing the visit at most twelve history events', async () => {
+    wire.serve([]);
+    wire.server.respond(() => down);
+    const handle = await startOn(
+      ts.rt,
+      `[agent]\nname = "outage-4m"\nmodel = "openai:gpt-4o"\n[stages.main]\navailable_tools = ["write_file"]\n`,
+    );
+    // Four minutes of the server's clock, skipped whenever the visit only waits on its timer. The
+    // provider stays down: that the run completes once it is back is the dev server's test above.
+    const from = await ts.env.currentTimeMs();
+    await ts.env.sleep(240_000);
+    expect((await ts.env.currentTimeMs()) - from).toBeGreaterThanOrEqual(240_000);
+    const view = await runProgress(ts.rt.client, handle);
+    expect(view).toMatchObject({ status: 'waiting', provider: { provider: 'openai', model: 'openai:gpt-4o' } });
+
+    // What a retry costs the visit's history: a timer, an activity, two workflow tasks (eleven events).
+    const events = (await ts.rt.client.workflow.getHandle(`${handle.workflowId}.1.main`).fetchHistory()).events ?? [];
+    const first = events.findIndex((e) => e.timerStartedEventAttributes);
+    const last = events.findLastIndex((e) => e.timerFiredEventAttributes);
+    const waits = events.filter((e) => e.timerFiredEventAttributes).length;
+    expect(waits).toBeGreaterThanOrEqual(4);
+    const perWait = (last - first + 1) / waits;
+    process.stdout.write(
+      `4-minute outage: ${events.length} events in the visit, ${waits} waits, ${perWait.toFixed(1)} events per wait, ${wire.server.requests.length} requests to the provider\n`,
+    );
+    expect(perWait).toBeLessThanOrEqual(12);
+    await handle.terminate('the outage it waits out is measured');
+    await saveRunHistories(ts.rt.client, handle.workflowId);
+  });
+
+  it("fails with provider-unavailable after the blueprint's provider_patience, telling its webhook of the wait once", async () => {
+    wire.serve([]);
+    notices.length = 0;
+    wire.server.respond(() => down);
+    const handle = await startOn(
+      ts.rt,
+      `[agent]\nname = "outage-patience"\nmodel = "openai:gpt-4o"\n[run]\nprovider_patience = "20s"\n[stages.main]\n`,
+      { notify: [{ url: hooks.url, events: ['waiting', 'failed'] }] },
+    );
+    const cause = await failureOf(handle);
+    expect(cause.type).toBe('provider-unavailable');
+    expect(cause.message).toMatch(/the provider openai \(openai:gpt-4o\) has not answered for \d+ s/);
+    await waitFor(() => notices.some((n) => n.event === 'failed'), 30_000);
+    const waiting = notices.filter((n) => n.event === 'waiting');
+    expect(waiting).toHaveLength(1);
+    expect(waiting[0]).toMatchObject({
+      runId: handle.workflowId,
+      status: 'running',
+      command: `lev show ${handle.workflowId}`,
+      waiting: { kind: 'provider', subject: expect.stringContaining('the provider "openai" (openai:gpt-4o)') },
+    });
   });
 });

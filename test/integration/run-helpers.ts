@@ -161,23 +161,24 @@ export async function failureOf(client: Client, handle: WorkflowHandle): Promise
 
 /** Keeps the histories of the run, its stage visits and its sub-agents (`<run id>/...`) for the replay test. */
 export async function saveHistories(client: Client, runId: string): Promise<void> {
-  const dir = historiesDir();
   for await (const wf of client.workflow.list({
     query: `WorkflowId = '${runId}' OR WorkflowId STARTS_WITH '${runId}.' OR WorkflowId STARTS_WITH '${runId}/'`,
   })) {
-    const history = await client.workflow.getHandle(wf.workflowId, wf.runId).fetchHistory();
-    // A sub-agent's id holds `/`, so the file name carries the id percent-encoded; one too long for
-    // a file name (255 bytes) is named by its hash, `~<hash>`, and the id is kept in `~<hash>.id`.
-    let name = encodeURIComponent(wf.workflowId);
-    if (name.length > 150) {
-      name = `~${createHash('sha256').update(wf.workflowId).digest('hex').slice(0, 16)}`;
-      writeFileSync(join(dir, `${name}.id`), wf.workflowId);
-    }
-    writeFileSync(
-      join(dir, `${name}--${wf.runId}.history`),
-      proto.temporal.api.history.v1.History.encode(history).finish(),
-    );
+    writeHistory(wf.workflowId, wf.runId, await client.workflow.getHandle(wf.workflowId, wf.runId).fetchHistory());
   }
+}
+
+/** Keeps one history of a workflow run where `replay.test.ts` finds it. */
+export function writeHistory(workflowId: string, runId: string, history: proto.temporal.api.history.v1.IHistory): void {
+  const dir = historiesDir();
+  // A sub-agent's id holds `/`, so the file name carries the id percent-encoded; one too long for
+  // a file name (255 bytes) is named by its hash, `~<hash>`, and the id is kept in `~<hash>.id`.
+  let name = encodeURIComponent(workflowId);
+  if (name.length > 150) {
+    name = `~${createHash('sha256').update(workflowId).digest('hex').slice(0, 16)}`;
+    writeFileSync(join(dir, `${name}.id`), workflowId);
+  }
+  writeFileSync(join(dir, `${name}--${runId}.history`), proto.temporal.api.history.v1.History.encode(history).finish());
 }
 
 /**

@@ -8,10 +8,15 @@
  *    and once `lev worker --tools --workdir DIR` starts the run goes back to
  *    `running` by itself and completes.
  * 2. With a short `[run] tool_worker_patience` it fails `tool-worker-missing`.
- * 3. The tool worker is SIGKILLed mid-run; the visit's next tool call waits,
- *    the run shows the worker missing, and another `lev worker --tools`
- *    serving the same files through another path (a symlink) takes over:
- *    the run completes.
+ * 3. The tool worker is SIGKILLed between two tool calls of a visit; the
+ *    next call waits, the run shows the worker missing once the server's
+ *    listing of its last poll is older than `pollerFreshMs`, and another
+ *    `lev worker --tools` serving the same files through another path (a
+ *    symlink) takes over: the run completes.
+ *
+ * The tool workers are processes, as the subject is; `lev show` and `lev
+ * ps` run in this process (test/cli/lev-in-process.ts), and scripted gates
+ * hold the model's turns where the test looks at the run.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -19,6 +24,7 @@ import { join } from 'node:path';
 import { type Client, WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { gateReached, openGate } from '../../src/providers/index.js';
 import { toolQueueName } from '../../src/runtime/node/tool-queue-name.js';
 import { STATUS_KEY } from '../../src/runtime/search-attributes.js';
 import { DEFAULT_RUN_OPTIONS, type RunOptions, type RunResult } from '../../src/runtime/types.js';
@@ -26,8 +32,8 @@ import type { Notice } from '../../src/shapes/webhooks.js';
 import { runProgress } from '../../src/worker/operators.js';
 import { startRun } from '../../src/worker/run-client.js';
 import type { RunRow, RunView } from '../../src/worker/runs.js';
+import { lev } from '../cli/lev-in-process.js';
 import { startNoticeReceiver, temporalAddress } from './helpers.js';
-import { startLev } from './lev-process.js';
 import { saveHistories, scriptedModel, tempDir, useRuntime, writeBlueprint } from './run-helpers.js';
 
 const LEV = join(import.meta.dirname, '..', '..', 'bin', 'lev.mjs');
@@ -109,10 +115,11 @@ describe("a run's tool worker", () => {
     });
   }
 
+  /** What `lev <args> --json` prints about the run: the command's logic, run in this process. */
   async function levJson<T>(args: string[]): Promise<T> {
-    const lev = startLev([...args, '--json', '--address', temporalAddress()], levEnv());
-    expect(await lev.exited).toBe(0);
-    return JSON.parse(lev.stdout()) as T;
+    const out = await lev([...args, '--json', '--address', temporalAddress()], { env: levEnv() });
+    expect(out.code, out.stderr).toBe(0);
+    return JSON.parse(out.stdout) as T;
   }
 
   function start(toml: string, workdir: string, options: Partial<RunOptions> = {}): Promise<WorkflowHandle> {
@@ -132,11 +139,12 @@ describe("a run's tool worker", () => {
   it('waits, saying the tool worker is missing, and goes on by itself once one starts', async () => {
     const workdir = tempDir('absent-tools');
     writeFileSync(join(workdir, 'a.txt'), 'alpha\n');
+    // The answer after the tool's result waits at a gate, so the run is seen running again before it ends.
+    const back = `tool-worker-back-${process.pid}`;
     const model = scriptedModel({
-      latency_ms: 3000,
       turns: [
         { text: 'Reading.', tool_calls: [{ name: 'read_file', arguments: { path: 'a.txt' } }] },
-        { text: 'Done.' },
+        { text: 'Done.', gate: back },
       ],
     });
     const name = `absent-tools-${process.pid}`;
@@ -168,7 +176,9 @@ describe("a run's tool worker", () => {
     expect(told).toMatchObject({ event: 'waiting', workdir, command });
 
     const tools = await toolWorker(workdir);
+    await gateReached(back);
     await until(async () => (await leviathStatus(handle)) === 'running', 'LeviathStatus running again');
+    openGate(back);
     const result = (await handle.result()) as RunResult;
     await saveHistories(env.rt.client, runId);
     tools.kill('SIGTERM');
@@ -182,7 +192,7 @@ describe("a run's tool worker", () => {
   it('fails tool-worker-missing once its tool_worker_patience has passed', async () => {
     const workdir = tempDir('never-tools');
     const model = scriptedModel({ turns: [{ text: 'Done.' }] });
-    const toml = `[agent]\nname = "never-tools"\nmodel = "${model}"\n[run]\ntool_worker_patience = "5s"\n[stages.main]\n`;
+    const toml = `[agent]\nname = "never-tools"\nmodel = "${model}"\n[run]\ntool_worker_patience = "2s"\n[stages.main]\n`;
     const handle = await start(toml, workdir);
     const err = await handle.result().then(
       () => undefined,
@@ -202,27 +212,31 @@ describe("a run's tool worker", () => {
     const workdir = tempDir('replaced-tools');
     const elsewhere = join(tempDir('mounts'), 'same-files');
     symlinkSync(workdir, elsewhere);
+    // The turn after the first tool call waits at a gate: the first tool worker is killed while it is idle.
+    const idle = `tool-worker-idle-${process.pid}`;
     const model = scriptedModel({
-      latency_ms: 300,
       turns: [
         { text: 'First.', tool_calls: [{ name: 'write_file', arguments: { path: 'one.txt', content: 'one\n' } }] },
-        { text: 'Second.', tool_calls: [{ name: 'read_file', arguments: { path: 'one.txt' } }] },
+        { text: 'Second.', gate: idle, tool_calls: [{ name: 'read_file', arguments: { path: 'one.txt' } }] },
         { text: 'Third.', tool_calls: [{ name: 'write_file', arguments: { path: 'two.txt', content: 'two\n' } }] },
         { text: 'Done.' },
       ],
     });
     const toml = `[agent]\nname = "replaced-tools"\nmodel = "${model}"\n[stages.main]\navailable_tools = ["read_file", "write_file"]\n`;
     const first = await toolWorker(workdir);
-    const handle = await start(toml, workdir, { toolProbeMs: 2000 });
-    await until(() => existsSync(join(workdir, 'one.txt')), 'the first tool call ran');
+    // A poll the server saw more than a second ago is a dead worker's: the call waits two seconds before the run looks.
+    const handle = await start(toml, workdir, { toolProbeMs: 2000, pollerFreshMs: 1000 });
+    await gateReached(idle);
+    expect(existsSync(join(workdir, 'one.txt'))).toBe(true);
     first.kill('SIGKILL');
+    await new Promise((r) => first.once('exit', r));
+    openGate(idle);
 
-    // The next call waits on the queue; once the server has not seen the dead worker poll for a
-    // while, the visit tells its run, which shows the worker missing.
+    // The next call waits on the queue; once the server has not seen the dead worker poll for
+    // `pollerFreshMs`, the visit tells its run, which shows the worker missing.
     await until(
       async () => (await runProgress(env.rt.client, handle))?.waiting === 'tool-worker-missing',
       'the run shows its tool worker missing',
-      300_000,
     );
     expect(await leviathStatus(handle)).toBe('waiting');
 
@@ -232,11 +246,12 @@ describe("a run's tool worker", () => {
     second.kill('SIGTERM');
     expect(result.status).toBe('completed');
     expect(readFileSync(join(workdir, 'two.txt'), 'utf8')).toBe('two\n');
-    // History records the start of a call's last attempt: the first call is the killed worker's
-    // unless it was killed in the middle of it (only it served the workdir when one.txt was written).
+    // History records the start of a call's last attempt: the first call is the killed worker's (it
+    // had answered it before it was killed), the others the second's.
     const starts = await toolStarts(env.rt.client, handle.workflowId);
     expect(starts).toHaveLength(3);
     expect(starts.every((s) => s.startsWith(`${first.pid}@`) || s.startsWith(`${second.pid}@`))).toBe(true);
+    expect(starts[0]?.startsWith(`${first.pid}@`)).toBe(true);
     expect(starts.slice(1).every((s) => s.startsWith(`${second.pid}@`))).toBe(true);
-  }, 480_000);
+  });
 });

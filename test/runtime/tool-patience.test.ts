@@ -99,6 +99,16 @@ describe('a look at the pollers of the tool queue', () => {
     });
   });
 
+  it('counts a poller as live for the run option pollerFreshMs when set, two minutes when not', () => {
+    expect(checkToolWorker({ ...at, now: 31_000, pollerAgesMs: [1_500] }, { pollerFreshMs: 1_000 })).toMatchObject({
+      kind: 'missing',
+    });
+    expect(checkToolWorker({ ...at, now: 31_000, pollerAgesMs: [500] }, { pollerFreshMs: 1_000 })).toEqual({
+      kind: 'present',
+    });
+    expect(checkToolWorker({ ...at, now: 31_000, pollerAgesMs: [1_500] }, {})).toEqual({ kind: 'present' });
+  });
+
   it('gives up once the patience has passed since the first call waited', () => {
     expect(checkToolWorker({ ...at, now: 1_000 + HOUR, pollerAgesMs: [] })).toMatchObject({ kind: 'gone' });
     expect(checkToolWorker({ ...at, now: HOUR, pollerAgesMs: [] })).toMatchObject({ kind: 'missing' });
