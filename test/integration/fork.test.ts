@@ -195,7 +195,7 @@ describe('lev fork', () => {
     // The run continues as new well before turn 12 even when a loaded machine batches the visit's
     // reports. The visit never goes on as new alone (turnsPerRun stays 100), so every run of the
     // chain ends in a hand-over.
-    const turns = 24;
+    const turns = 16;
     const model = scriptedModel({
       turns: [
         ...Array.from({ length: turns }, (_, i) => ({
