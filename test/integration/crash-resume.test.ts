@@ -2,19 +2,20 @@
  * A worker process is SIGKILLed in the middle of a run. Another worker
  * picks the run up from Temporal's history; the run ends with the same
  * region set as an uninterrupted run, and the scripted model never served a
- * completed turn twice.
+ * completed turn twice. The call in flight at the kill is held at a scripted
+ * gate (docs/scripted.md#gates) until the other worker is up to take it.
  */
 import type { ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import proto from '@temporalio/proto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { gateReached, openGate } from '../../src/providers/index.js';
 import { DEFAULT_RUN_OPTIONS, type RunResult } from '../../src/runtime/types.js';
 import { followRun, startRun } from '../../src/worker/run-client.js';
-import { CRASH_SCRIPT, crashBlueprint, SLOW_THIRD_TURN_SCRIPT } from './fixtures/crash-script.js';
+import { crashBlueprint, gatedCrashScript, gatedThirdTurnScript } from './fixtures/crash-script.js';
 import { connectClient } from './helpers.js';
 import { saveHistories, tempDir, writeBlueprint } from './run-helpers.js';
-import { startWorkerProcess, waitFor, workerEnv } from './worker-processes.js';
+import { startStandbyWorker, startWorkerProcess, workerEnv } from './worker-processes.js';
 
 const BLUEPRINT = crashBlueprint('crashy');
 
@@ -50,41 +51,43 @@ describe('crash and resume', () => {
   });
 
   it('finishes on a second worker with the same region set and no completed turn served twice', async () => {
-    const bp = writeBlueprint(BLUEPRINT, { 'script.toml': CRASH_SCRIPT });
+    const gate = `crash-${process.pid}-${Date.now()}`;
+    const bp = writeBlueprint(BLUEPRINT, { 'script.toml': gatedCrashScript(gate) });
     const workdir = tempDir('crash-work');
     writeFileSync(join(workdir, 'data.txt'), 'line of data\n'.repeat(400));
     const log = join(tempDir('crash-log'), 'served.jsonl');
     const options = { ...DEFAULT_RUN_OPTIONS, heartbeatTimeoutSecs: 2, inferenceTimeoutSecs: 60 };
-    // Workers of one deployment share the blob store, as the compose file's volume does.
-    const blobDir = tempDir('crash-blobs');
-    const env = (queue: string) => workerEnv(queue, blobDir, log);
+    const task = 'note six observations';
 
-    // The uninterrupted run the crashed one must match.
-    const calmQueue = `calm-${Date.now()}`;
-    workers.push(await startWorkerProcess(env(calmQueue)));
+    // Workers of one deployment share the blob store, as the compose file's volume does. The second
+    // boots while the run goes on and polls only once the first is dead.
+    const queue = `crash-${Date.now()}`;
+    const gates = tempDir('crash-gates');
+    const env = { ...workerEnv(queue, tempDir('crash-blobs'), log), LEVIATH_SCRIPTED_GATES: gates };
+    const [first, second] = await Promise.all([startWorkerProcess(env), startStandbyWorker(env)]);
+    workers.push(first, second.child);
+    const handle = await startRun(
+      conn.client,
+      { blueprint: bp, task, caller: {}, workdir, options },
+      { taskQueue: queue },
+    );
+    // The third turn is in flight, held at its gate, when the first worker dies.
+    await gateReached(gate, { dir: gates });
+    first.kill('SIGKILL');
+    const servedBeforeCrash = served(log, handle.workflowId).length;
+    second.poll();
+    openGate(gate, gates);
+    const result = await followRun(conn.client, handle, () => {});
+    await saveHistories(conn.client, handle.workflowId);
+
+    // The uninterrupted run the crashed one must match, on the worker left, its gate open now.
     const calmHandle = await startRun(
       conn.client,
-      { blueprint: bp, task: 'note six observations', caller: {}, workdir, options },
-      { taskQueue: calmQueue },
+      { blueprint: bp, task, caller: {}, workdir, options },
+      { taskQueue: queue },
     );
     const calm = await followRun(conn.client, calmHandle, () => {});
     expect(calm.status).toBe('completed');
-
-    const queue = `crash-${Date.now()}`;
-    const first = await startWorkerProcess(env(queue));
-    workers.push(first);
-    const handle = await startRun(
-      conn.client,
-      { blueprint: bp, task: 'note six observations', caller: {}, workdir, options },
-      { taskQueue: queue },
-    );
-    await waitFor(() => served(log, handle.workflowId).length >= 2, 60_000);
-    first.kill('SIGKILL');
-    const servedBeforeCrash = served(log, handle.workflowId).length;
-
-    workers.push(await startWorkerProcess(env(queue)));
-    const result = await followRun(conn.client, handle, () => {});
-    await saveHistories(conn.client, handle.workflowId);
 
     expect(result.status).toBe('completed');
     expect(servedBeforeCrash).toBeGreaterThanOrEqual(2);
@@ -102,44 +105,35 @@ describe('crash and resume', () => {
   });
 
   it('a worker stopped with SIGTERM hands its inference back at once: the retry follows a failure, not a timeout', async () => {
-    const bp = writeBlueprint(BLUEPRINT, { 'script.toml': SLOW_THIRD_TURN_SCRIPT });
+    const gate = `graceful-${process.pid}-${Date.now()}`;
+    const bp = writeBlueprint(BLUEPRINT, { 'script.toml': gatedThirdTurnScript(gate) });
     const workdir = tempDir('graceful-work');
     writeFileSync(join(workdir, 'data.txt'), 'line of data\n'.repeat(40));
     const log = join(tempDir('graceful-log'), 'served.jsonl');
     // A heartbeat timeout longer than the whole test: only a handed-back call is retried in time.
     const options = { ...DEFAULT_RUN_OPTIONS, heartbeatTimeoutSecs: 600, inferenceTimeoutSecs: 600 };
-    const blobDir = tempDir('graceful-blobs');
     const queue = `graceful-${Date.now()}`;
-    const env = workerEnv(queue, blobDir, log);
-    const first = await startWorkerProcess(env);
-    workers.push(first);
+    const gates = tempDir('graceful-gates');
+    const env = { ...workerEnv(queue, tempDir('graceful-blobs'), log), LEVIATH_SCRIPTED_GATES: gates };
+    const [first, second] = await Promise.all([startWorkerProcess(env), startStandbyWorker(env)]);
+    workers.push(first, second.child);
     const handle = await startRun(
       conn.client,
       { blueprint: bp, task: 'note three observations', caller: {}, workdir, options },
       { taskQueue: queue },
     );
-    await waitFor(() => served(log, handle.workflowId).length >= 2, 60_000);
-    const stage = `${handle.workflowId}.1.main`;
-    const STARTED = proto.temporal.api.enums.v1.PendingActivityState.PENDING_ACTIVITY_STATE_STARTED;
-    let inFlight = false;
-    while (!inFlight) {
-      const described = await conn.client.workflow
-        .getHandle(stage)
-        .describe()
-        .catch(() => undefined);
-      inFlight = (described?.raw.pendingActivities ?? []).some(
-        (a) => a.activityType?.name === 'infer' && a.state === STARTED,
-      );
-      if (!inFlight) await new Promise((r) => setTimeout(r, 50));
-    }
+    // The third inference is in flight, held at its gate, when the worker is stopped.
+    await gateReached(gate, { dir: gates });
     const exited = new Promise((r) => first.once('exit', r));
     first.kill('SIGTERM');
     await exited;
-    workers.push(await startWorkerProcess(env));
+    second.poll();
+    openGate(gate, gates);
     const result = await followRun(conn.client, handle, () => {});
     await saveHistories(conn.client, handle.workflowId);
     expect(result.status).toBe('completed');
 
+    const stage = `${handle.workflowId}.1.main`;
     const history = await conn.client.workflow.getHandle(stage).fetchHistory();
     const retried = (history.events ?? [])
       .map((e) => e.activityTaskStartedEventAttributes)

@@ -2,7 +2,8 @@
  * A fan-out survives the death of the worker process running it, and
  * cancelling the parent cancels its workers (docs/reference/sub-agents.md#temporal-shape).
  * Workers here are separate processes, as in a deployment, sharing one blob
- * folder.
+ * folder; the calls they are killed or cancelled in are held at scripted
+ * gates (docs/scripted.md#gates).
  */
 import type { ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
@@ -11,11 +12,12 @@ import type { Client } from '@temporalio/client';
 import { stringify } from 'smol-toml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LocalBlobStore } from '../../src/blobs/index.js';
+import { gateReached, openGate } from '../../src/providers/index.js';
 import { DEFAULT_RUN_OPTIONS } from '../../src/runtime/index.js';
 import { followRun, startRun } from '../../src/worker/run-client.js';
 import { connectClient } from './helpers.js';
 import { saveHistories, tempDir, visitOps, writeBlueprint } from './run-helpers.js';
-import { startWorkerProcess, waitFor, workerEnv } from './worker-processes.js';
+import { startStandbyWorker, startWorkerProcess, waitFor, workerEnv } from './worker-processes.js';
 
 /** Inferences the scripted model served to workers (runs whose id holds `/`), from the shared log. */
 function workerTurns(log: string): number {
@@ -34,8 +36,8 @@ async function workers(client: Client, runId: string): Promise<{ id: string; sta
   return out;
 }
 
-/** A fan-out of `n` items whose workers each take three turns of `latencyMs`. */
-function slowFanOut(n: number, latencyMs: number): { toml: string; script: string } {
+/** A fan-out of `n` items whose workers each take three turns, the one at index `held` held at `gate`. */
+function gatedFanOut(n: number, held: number, gate: string): { toml: string; script: string } {
   const script = {
     turns: [
       {
@@ -49,13 +51,14 @@ function slowFanOut(n: number, latencyMs: number): { toml: string; script: strin
           },
         ],
       },
-      ...[1, 2].map((k) => ({
-        stage: 'work',
-        text: `step ${k}`,
-        latency_ms: latencyMs,
-        tool_calls: [{ name: 'context_append', arguments: { region: 'notes', content: `note ${k}` } }],
-      })),
-      { stage: 'work', text: 'part done', latency_ms: latencyMs },
+      ...[
+        ...[1, 2].map((k) => ({
+          stage: 'work',
+          text: `step ${k}`,
+          tool_calls: [{ name: 'context_append', arguments: { region: 'notes', content: `note ${k}` } }],
+        })),
+        { stage: 'work', text: 'part done' },
+      ].map((turn, i) => (i === held ? { ...turn, gate } : turn)),
       { stage: 'merge', text: 'All parts done.' },
     ],
   };
@@ -96,23 +99,28 @@ describe('fan-out across worker processes', () => {
   const options = { ...DEFAULT_RUN_OPTIONS, heartbeatTimeoutSecs: 2, inferenceTimeoutSecs: 60, opsPerSnapshot: 10_000 };
 
   it('completes on another worker process when the one running it is killed', async () => {
-    const { toml, script } = slowFanOut(7, 300);
+    // Each worker's second turn waits at the gate, after its first was served, when the process dies;
+    // the second process boots meanwhile and polls only once the first is dead.
+    const gate = `fan-crash-${process.pid}-${Date.now()}`;
+    const { toml, script } = gatedFanOut(7, 1, gate);
     const bp = writeBlueprint(toml, { 'script.toml': script });
     const blobDir = tempDir('fan-crash-blobs');
     const log = join(tempDir('fan-crash-log'), 'served.jsonl');
     const queue = `fan-crash-${Date.now()}`;
-    const env = workerEnv(queue, blobDir, log);
-    const first = await startWorkerProcess(env);
-    processes.push(first);
+    const gates = tempDir('fan-crash-gates');
+    const env = { ...workerEnv(queue, blobDir, log), LEVIATH_SCRIPTED_GATES: gates };
+    const [first, second] = await Promise.all([startWorkerProcess(env), startStandbyWorker(env)]);
+    processes.push(first, second.child);
     const handle = await startRun(
       conn.client,
       { blueprint: bp, task: 'Do the seven parts.', caller: {}, workdir: tempDir('fan-crash-work'), options },
       { taskQueue: queue },
     );
-    await waitFor(() => workerTurns(log) >= 4, 60_000);
+    await gateReached(gate, { dir: gates });
     first.kill('SIGKILL');
     const beforeCrash = workerTurns(log);
-    processes.push(await startWorkerProcess(env));
+    second.poll();
+    openGate(gate, gates);
     const result = await followRun(conn.client, handle, () => {});
     await saveHistories(conn.client, handle.workflowId);
 
@@ -132,11 +140,14 @@ describe('fan-out across worker processes', () => {
   });
 
   it('cancels every running worker when the parent run is cancelled, and starts no more', async () => {
-    // Each worker's first turn takes 20 s, so the cancellation lands mid-fan-out.
-    const { toml, script } = slowFanOut(8, 20_000);
+    // Each worker's first turn waits at a gate nobody opens, so the cancellation lands mid-fan-out.
+    const gates = tempDir('fan-cancel-gates');
+    const { toml, script } = gatedFanOut(8, 0, `fan-cancel-${process.pid}-${Date.now()}`);
     const bp = writeBlueprint(toml, { 'script.toml': script });
     const queue = `fan-cancel-${Date.now()}`;
-    processes.push(await startWorkerProcess(workerEnv(queue, tempDir('fan-cancel-blobs'))));
+    processes.push(
+      await startWorkerProcess({ ...workerEnv(queue, tempDir('fan-cancel-blobs')), LEVIATH_SCRIPTED_GATES: gates }),
+    );
     const handle = await startRun(
       conn.client,
       { blueprint: bp, task: 'Do the eight parts.', caller: {}, workdir: tempDir('fan-cancel-work'), options },

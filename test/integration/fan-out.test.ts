@@ -13,7 +13,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { LocalBlobStore } from '../../src/blobs/index.js';
 import { loadBlueprint } from '../../src/blueprint/load.js';
 import { printRunResult } from '../../src/cli/result-action.js';
-import { idSegment, type Progress, type RunResult, type StageOutcome } from '../../src/runtime/index.js';
+import { gateReached, openGate } from '../../src/providers/index.js';
+import { idSegment, type RunResult, type StageOutcome } from '../../src/runtime/index.js';
 import { INLINE_WORKER } from '../../src/runtime/patches.js';
 import { runProgress, sendUpdate } from '../../src/worker/operators.js';
 import { temporalAddress } from './helpers.js';
@@ -279,6 +280,7 @@ describe('fan-out', () => {
 
   it("shows a running worker's live turn in its progress, and takes a person's message through its update", async () => {
     const runId = `steered-fan-${Date.now()}`;
+    const secondLook = `second-look-${process.pid}-${Date.now()}`;
     const work = items(1);
     const worker = `${runId}/${idSegment(work[0]!.id)}`;
     const model = scriptedModel({
@@ -290,7 +292,7 @@ describe('fan-out', () => {
         },
         {
           stage: 'work',
-          latency_ms: 4000,
+          gate: secondLook,
           tool_calls: [{ name: 'context_append', arguments: { region: 'results', content: 'second look' } }],
         },
         { stage: 'work', text: 'looked twice' },
@@ -299,12 +301,10 @@ describe('fan-out', () => {
     });
     const bp = writeBlueprint(fanOutBlueprint(model));
     const running = runAgent(env.rt, bp, { task: 'One item.', workflowId: runId });
+    // The worker's second inference is held in flight while the test looks at it and steers it.
+    await gateReached(secondLook);
     // The worker's progress is its visit's: its turn and the entry its first turn wrote.
-    let live: Progress | undefined;
-    for (let i = 0; i < 200 && !(live && live.visitTurns >= 1); i++) {
-      await new Promise((r) => setTimeout(r, 50));
-      live = await runProgress(env.rt.client, env.rt.client.workflow.getHandle(worker)).catch(() => undefined);
-    }
+    const live = await runProgress(env.rt.client, env.rt.client.workflow.getHandle(worker));
     expect(live).toMatchObject({ status: 'running', stage: 'work', visitTurns: 1 });
     expect(live?.regions.find((r) => r.name === 'results')?.entries).toBe(1);
     expect(live?.stageWorkflowId).toBeUndefined();
@@ -313,6 +313,7 @@ describe('fan-out', () => {
       held: false,
       stage: 'work',
     });
+    openGate(secondLook);
 
     const run = await running;
     expect(run.result.status).toBe('completed');
@@ -596,6 +597,15 @@ describe('send_to_agent and kill_agent', () => {
     const runId = `steerer-${Date.now()}`;
     const listener = `${runId}/call_0_0`;
     const sleeper = `${runId}/call_3_0`;
+    // The listener's first turn is held in flight from before the message is sent until after it
+    // was delivered; the sleeper's turn is never answered, so only kill_agent ends it.
+    const gate = (what: string) => `${what}-${process.pid}-${Date.now()}`;
+    const [listening, send, sent, asleep] = ['listening', 'send', 'sent', 'asleep'].map(gate) as [
+      string,
+      string,
+      string,
+      string,
+    ];
     const model = scriptedModel({
       turns: [
         {
@@ -604,9 +614,10 @@ describe('send_to_agent and kill_agent', () => {
         },
         {
           stage: 'main',
+          gate: send,
           tool_calls: [{ name: 'send_to_agent', arguments: { id: listener, message: 'Use British spelling.' } }],
         },
-        { stage: 'main', tool_calls: [{ name: 'wait_for_agent', arguments: { id: listener } }] },
+        { stage: 'main', gate: sent, tool_calls: [{ name: 'wait_for_agent', arguments: { id: listener } }] },
         {
           stage: 'main',
           tool_calls: [{ name: 'spawn_agent', arguments: { stage: 'sleep', task: 'sleep', wait: false } }],
@@ -616,11 +627,11 @@ describe('send_to_agent and kill_agent', () => {
         { stage: 'main', text: 'Done.' },
         {
           stage: 'listen',
-          latency_ms: 3000,
+          gate: listening,
           tool_calls: [{ name: 'context_append', arguments: { region: 'notes', content: 'listening' } }],
         },
         { stage: 'listen', text: 'Noted: British spelling.' },
-        { stage: 'sleep', latency_ms: 60_000, text: 'never answered' },
+        { stage: 'sleep', gate: asleep, text: 'never answered' },
       ],
     });
     const bp = writeBlueprint(`
@@ -637,7 +648,14 @@ allow_as_worker = true
 [stages.sleep]
 allow_as_worker = true
 `);
-    const run = await runAgent(env.rt, bp, { task: 'Steer helpers.', workflowId: runId });
+    const running = runAgent(env.rt, bp, { task: 'Steer helpers.', workflowId: runId });
+    await gateReached(listening);
+    openGate(send);
+    // The main stage asks for its next turn once send_to_agent has answered: the message was delivered.
+    await gateReached(sent);
+    openGate(listening);
+    openGate(sent);
+    const run = await running;
     expect(run.result.status).toBe('completed');
     const visit = `${runId}.1.main`;
     expect(await toolResults(env.rt, visit, 'send_to_agent')).toEqual([

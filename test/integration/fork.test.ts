@@ -19,8 +19,8 @@ import { FORK_KEY } from '../../src/runtime/search-attributes.js';
 import type { ChildRunResult, RunMemo, RunResult } from '../../src/runtime/types.js';
 import { type ForkWanted, forkRun } from '../../src/worker/forks.js';
 import { viewRun } from '../../src/worker/runs.js';
+import { lev } from '../cli/lev-in-process.js';
 import { temporalAddress } from './helpers.js';
-import { startLev } from './lev-process.js';
 import { runAgent, saveHistories, scriptedModel, useRuntime, writeBlueprint } from './run-helpers.js';
 import { waitFor } from './worker-processes.js';
 
@@ -132,18 +132,18 @@ describe('lev fork', () => {
     ]);
 
     // `lev fork` itself, as a user runs it: the JSON of the fork it started, and a coded refusal.
-    const cli = startLev(['fork', runId, '--turn', '0', '--json'], { TEMPORAL_ADDRESS: address() });
-    expect(await cli.exited).toBe(0);
-    const printed = JSON.parse(cli.stdout()) as { runId: string; forkOf: string; turn: number };
+    const cli = await lev(['fork', runId, '--turn', '0', '--json'], { env: { TEMPORAL_ADDRESS: address() } });
+    expect(cli.code).toBe(0);
+    const printed = JSON.parse(cli.stdout) as { runId: string; forkOf: string; turn: number };
     expect(printed).toMatchObject({ forkOf: runId, turn: 0 });
     const first = (await env.rt.client.workflow.getHandle(printed.runId).result()) as RunResult;
     await saveHistories(env.rt.client, printed.runId);
     expect(first.output).toBe('Three findings.');
     expect(served(printed.runId)[0]?.prompt).toBe(original[0]?.prompt);
-    const refused = startLev(['fork', runId, '--turn', '5'], { TEMPORAL_ADDRESS: address() });
-    expect(await refused.exited).not.toBe(0);
-    expect(refused.stderr()).toContain('[fork-turn-unknown]');
-    expect(refused.stderr()).toContain('--turn takes 0 to 4');
+    const refused = await lev(['fork', runId, '--turn', '5'], { env: { TEMPORAL_ADDRESS: address() } });
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toContain('[fork-turn-unknown]');
+    expect(refused.stderr).toContain('--turn takes 0 to 4');
 
     // With another model, every stage of the fork answers from it, from the same region set.
     const other = scriptedModel({ repeat: true, turns: [{ text: 'Another model, another answer.' }] });
@@ -193,9 +193,9 @@ describe('lev fork', () => {
 
   it('forks a run that continued as new, after a turn of a later run of its workflow', async () => {
     // The run continues as new well before turn 12 even when a loaded machine batches the visit's
-    // reports. The visit never continues as new on its own (turnsPerRun stays 100): a hand-over
-    // asked just as it does so is lost today, and the run then waits for the visit's end.
-    const turns = 24;
+    // reports. The visit never goes on as new alone (turnsPerRun stays 100), so every run of the
+    // chain ends in a hand-over.
+    const turns = 16;
     const model = scriptedModel({
       turns: [
         ...Array.from({ length: turns }, (_, i) => ({

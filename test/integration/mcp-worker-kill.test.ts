@@ -1,40 +1,46 @@
 /**
- * A worker process is SIGKILLed while an MCP tool call runs on it (a long
- * operation of the real server-everything). The call is retried on a second
- * worker, which starts its own server process, and the run completes with
- * the result and the retry note.
+ * A worker process is SIGKILLed while an MCP tool call runs on it: the call
+ * waits at a gate of a real MCP server over stdio (fixtures/gated-mcp-server.mjs,
+ * docs/scripted.md#gates), so it is in flight by arrangement. The call is
+ * retried on a second worker, which starts its own server process, and the
+ * run completes with the result and the retry note.
  */
 import type { ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import proto from '@temporalio/proto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadBlueprint } from '../../src/blueprint/load.js';
 import { parseUserConfig } from '../../src/blueprint/user-config.js';
+import { gateReached, openGate } from '../../src/providers/index.js';
 import { DEFAULT_RUN_OPTIONS } from '../../src/runtime/types.js';
 import { followRun, startRun } from '../../src/worker/run-client.js';
-import { EVERYTHING_SCRIPT } from '../mcp/servers.js';
 import { connectClient } from './helpers.js';
 import { saveHistories, tempDir } from './run-helpers.js';
-import { startWorkerProcess, workerEnv } from './worker-processes.js';
+import { startStandbyWorker, startWorkerProcess, workerEnv } from './worker-processes.js';
 
-const CONFIG = `[[mcp_servers]]
-name = "everything"
+const GATED_SERVER = join(import.meta.dirname, 'fixtures', 'gated-mcp-server.mjs');
+
+function config(gates: string): string {
+  return `[[mcp_servers]]
+name = "gated"
 command = ${JSON.stringify(process.execPath)}
-args = [${JSON.stringify(EVERYTHING_SCRIPT)}, "stdio"]
+args = [${JSON.stringify(GATED_SERVER)}, ${JSON.stringify(gates)}]
 sandbox = false
 `;
+}
 
-const SCRIPT = `
+function script(gate: string): string {
+  return `
 [[turns]]
-text = "Starting the long operation."
+text = "Waiting at the gate."
 [[turns.tool_calls]]
-name = "everything__trigger-long-running-operation"
-arguments = { duration = 6, steps = 3 }
+name = "gated__wait_at_gate"
+arguments = { gate = "${gate}" }
 
 [[turns]]
 text = "Done."
 `;
+}
 
 describe('a worker killed during an MCP call', () => {
   let conn: Awaited<ReturnType<typeof connectClient>>;
@@ -48,10 +54,12 @@ describe('a worker killed during an MCP call', () => {
   });
 
   it('runs the call again on another worker, which starts its own server', async () => {
+    const gate = `mcp-kill-${process.pid}-${Date.now()}`;
+    const gates = tempDir('mcp-kill-gates');
     const configFile = join(tempDir('mcp-kill-config'), 'config.toml');
-    writeFileSync(configFile, CONFIG);
+    writeFileSync(configFile, config(gates));
     const dir = tempDir('mcp-kill-bp');
-    writeFileSync(join(dir, 'script.toml'), SCRIPT);
+    writeFileSync(join(dir, 'script.toml'), script(gate));
     writeFileSync(
       join(dir, 'agent.toml'),
       `[agent]
@@ -60,50 +68,40 @@ model = "scripted:script.toml"
 [context.regions]
 task = { kind = "pinned" }
 [stages.main]
-available_connectors = ["everything"]
+available_connectors = ["gated"]
 available_tools = ["context_read"]
 [stages.main.tool_routing]
 default_region = "final_output"
 `,
     );
-    const loaded = loadBlueprint(dir, { userConfig: parseUserConfig(CONFIG, configFile).config });
+    const loaded = loadBlueprint(dir, { userConfig: parseUserConfig(config(gates), configFile).config });
     if (!loaded.blueprint) throw new Error(loaded.diagnostics.map((d) => d.message).join('\n'));
     const options = { ...DEFAULT_RUN_OPTIONS, heartbeatTimeoutSecs: 2 };
     const queue = `mcp-kill-${Date.now()}`;
     const env = { ...workerEnv(queue, tempDir('mcp-kill-blobs')), LEVIATH_CONFIG: configFile };
-    const first = await startWorkerProcess(env);
-    workers.push(first);
+    // The second worker boots while the run goes on and polls only once the first is dead.
+    const [first, second] = await Promise.all([startWorkerProcess(env), startStandbyWorker(env)]);
+    workers.push(first, second.child);
     const handle = await startRun(
       conn.client,
       {
         blueprint: loaded.blueprint,
-        task: 'run the long operation',
+        task: 'run the gated call',
         caller: {},
         workdir: tempDir('mcp-kill-work'),
         options,
       },
       { taskQueue: queue },
     );
-    const stage = `${handle.workflowId}.1.main`;
-    const STARTED = proto.temporal.api.enums.v1.PendingActivityState.PENDING_ACTIVITY_STATE_STARTED;
-    let inFlight = false;
-    while (!inFlight) {
-      const described = await conn.client.workflow
-        .getHandle(stage)
-        .describe()
-        .catch(() => undefined);
-      inFlight = (described?.raw.pendingActivities ?? []).some(
-        (a) => a.activityType?.name === 'runTool' && a.state === STARTED,
-      );
-      if (!inFlight) await new Promise((r) => setTimeout(r, 50));
-    }
+    await gateReached(gate, { dir: gates });
     first.kill('SIGKILL');
-    workers.push(await startWorkerProcess(env));
+    second.poll();
+    openGate(gate, gates);
     const result = await followRun(conn.client, handle, () => {});
     await saveHistories(conn.client, handle.workflowId);
     expect(result.status).toBe('completed');
-    expect(result.output).toContain('Long running operation completed. Duration: 6 seconds, Steps: 3.');
-    // Attempt 2 or later: the heartbeat timeout may expire once more while the second worker boots.
+    expect(result.output).toContain(`Passed gate ${gate}.`);
+    // Attempt 2 or later: on a loaded machine the retry may miss its 2 s heartbeat once more.
     expect(result.output).toMatch(
       /note: this call is a retry \(attempt [2-9]\); an earlier attempt may already have run\./,
     );

@@ -4,7 +4,8 @@
  * a few dozen turns goes on as new several times: each run's history stays
  * near the limit, the walk, counters and usage come through whole with no
  * call made twice, and a run that continued as new still takes a message
- * (which reaches the model), a pause, a resume and a cancel.
+ * (which reaches the model), a pause, a resume and a cancel. The steered runs
+ * loop on a local model server until their test lets them answer and end.
  */
 
 import { join } from 'node:path';
@@ -17,12 +18,13 @@ import { STATUS_KEY } from '../../src/runtime/search-attributes.js';
 import { DEFAULT_RUN_OPTIONS, type RunOptions, type RunResult } from '../../src/runtime/types.js';
 import { runProgress, sendUpdate } from '../../src/worker/operators.js';
 import { startRun } from '../../src/worker/run-client.js';
+import { lev } from '../cli/lev-in-process.js';
 import { chatCompletion, type RecordedRequest, type Reply } from '../providers/wire-server.js';
 import { temporalAddress } from './helpers.js';
 import { startLev } from './lev-process.js';
 import { saveHistories, scriptedModel, tempDir, useRuntime, useWireModel, writeBlueprint } from './run-helpers.js';
 
-const LIMIT = 60;
+const LIMIT = 40;
 
 async function until<T>(probe: () => Promise<T | undefined> | T | undefined, what: string): Promise<T> {
   for (let i = 0; i < 900; i++) {
@@ -80,7 +82,7 @@ describe('a run that continues as new', () => {
   const env = useRuntime();
 
   it('keeps each run of its history near the limit and completes with its whole walk and usage', async () => {
-    const turns = 30;
+    const turns = 20;
     const model = passesModel(turns, 40);
     const toml = `[agent]\nname = "continued"\n[context.regions]\ntask = { kind = "pinned", max_tokens = 500 }\n[stages.main]\nmodel = "${model}"\navailable_tools = ["current_time"]\nmax_iterations = 100\n[stages.main.transitions.wrap]\n[stages.wrap]\nmodel = "${model}"\n`;
     const handle = await start(env.rt.client, env.rt.taskQueue, toml);
@@ -108,10 +110,10 @@ describe('a run that continues as new', () => {
   it('hands over a visit that goes on as new by itself each turn: no hand-over is lost', async () => {
     // With `turnsPerRun = 1` the visit compacts its log and continues as new after every turn, so
     // most of its run's hand-over requests arrive while it gets ready to go on alone.
-    const turns = 36;
+    const turns = 24;
     const model = passesModel(turns, 10);
     const toml = `[agent]\nname = "self-continued"\n[stages.main]\nmodel = "${model}"\navailable_tools = ["current_time"]\nmax_iterations = 100\n`;
-    const handle = await start(env.rt.client, env.rt.taskQueue, toml, { turnsPerRun: 1, runHistoryEvents: 40 });
+    const handle = await start(env.rt.client, env.rt.taskQueue, toml, { turnsPerRun: 1 });
     const result = (await handle.result()) as RunResult;
     await saveHistories(env.rt.client, handle.workflowId);
     expect(result.status).toBe('completed');
@@ -124,14 +126,21 @@ describe('a run that continues as new', () => {
   });
 });
 
-function toolCall(id: string, delayMs: number): Reply {
+function toolCall(id: string): Reply {
   return {
     json: chatCompletion(
       { content: null, tool_calls: [{ id, type: 'function', function: { name: 'current_time', arguments: '{}' } }] },
       'tool_calls',
     ),
-    delayMs,
   };
+}
+
+/** Resolves once a workflow is at rest: no activity and no workflow task pending, so only a message or a timer can move it. */
+async function atRest(client: Client, workflowId: string): Promise<void> {
+  await until(async () => {
+    const { raw } = await client.workflow.getHandle(workflowId).describe();
+    return ((raw.pendingActivities?.length ?? 0) === 0 && !raw.pendingWorkflowTask) || undefined;
+  }, `${workflowId} is at rest`);
 }
 
 function texts(req: RecordedRequest | undefined): string {
@@ -153,9 +162,27 @@ describe('a run that continued as new, steered', () => {
   const env = useRuntime();
   const wire = useWireModel();
 
+  /**
+   * The model calls `current_time` at every turn until `finish()`, then answers, which ends the
+   * run; a run its test never finishes stops looping after 400 turns.
+   */
+  function looping(): { finish(): void } {
+    let finished = false;
+    let turn = 0;
+    wire.server.requests.length = 0;
+    wire.server.respond(() =>
+      finished || turn >= 400 ? { json: chatCompletion({ content: 'Done.' }) } : toolCall(`t${turn++}`),
+    );
+    return {
+      finish() {
+        finished = true;
+      },
+    };
+  }
+
   /** Starts a looping run and waits until it continued as new `times` times. */
   async function continued(times: number): Promise<WorkflowHandle> {
-    wire.serve(Array.from({ length: 400 }, (_, i) => toolCall(`t${i}`, 60)));
+    looping();
     const handle = await start(env.rt.client, env.rt.taskQueue, WIRED);
     await until(
       async () => (await chain(env.rt.client, handle.workflowId)).length > times || undefined,
@@ -184,7 +211,11 @@ describe('a run that continued as new, steered', () => {
     expect(paused).toEqual({ paused: true, stage: 'main' });
     await until(async () => (await leviathStatus(handle)) === 'paused' || undefined, 'LeviathStatus paused');
     const heldAt = wire.server.requests.length;
-    await new Promise((r) => setTimeout(r, 1500));
+    // The paused visit finishes the turn in flight, if any, then waits with nothing pending: it asks
+    // the model nothing more until it is resumed.
+    const visit = (await runProgress(client, handle))?.stageWorkflowId;
+    expect(visit).toBeDefined();
+    await atRest(client, visit as string);
     expect(wire.server.requests.length - heldAt).toBeLessThanOrEqual(1);
     expect((await runProgress(client, handle))?.paused).toBe(true);
     expect(await sendUpdate<PauseState>(client, runId, 'resume')).toEqual({ paused: false, stage: 'main' });
@@ -200,7 +231,7 @@ describe('a run that continued as new, steered', () => {
   });
 
   it('is followed by lev attach across continue-as-new to its end, losing no message', async () => {
-    wire.serve(Array.from({ length: 90 }, (_, i) => toolCall(`a${i}`, 60)));
+    const model = looping();
     const handle = await start(env.rt.client, env.rt.taskQueue, WIRED);
     const client = env.rt.client;
     const runId = handle.workflowId;
@@ -220,14 +251,15 @@ describe('a run that continued as new, steered', () => {
     await until(async () => (await chain(client, runId)).length >= 2 || undefined, 'the run continued as new');
     const continuedAt = (await runProgress(client, handle))?.inferences ?? 0;
     const after = 'Second message: and the metrics.';
-    const msg = startLev(['msg', runId, after, '--address', address], levEnv);
-    expect(await msg.exited).toBe(0);
+    const msg = await lev(['msg', runId, after, '--address', address], { env: levEnv });
+    expect(msg.code).toBe(0);
     const goneOn = (await chain(client, runId)).length;
     await until(
       async () => (await chain(client, runId)).length > goneOn || undefined,
       'the run continued as new after the second message',
     );
 
+    model.finish();
     const result = (await handle.result()) as RunResult;
     await saveHistories(client, runId);
     expect(result.status).toBe('completed');

@@ -11,7 +11,8 @@ import { defaultPayloadConverter } from '@temporalio/common';
 import { Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { RunState } from '../../src/context/index.js';
-import { DEFAULT_RUN_OPTIONS, type Progress, type StageOutcome } from '../../src/runtime/types.js';
+import { gateReached, openGate } from '../../src/providers/index.js';
+import { DEFAULT_RUN_OPTIONS, type StageOutcome } from '../../src/runtime/types.js';
 import { workflowSinks } from '../../src/telemetry/tracing.js';
 import { createWorker } from '../../src/worker/create-worker.js';
 import { followRun, startRun } from '../../src/worker/run-client.js';
@@ -307,10 +308,12 @@ describe('seeds and replay', () => {
   });
 
   it('runs a command seed once although a fresh worker replays the run', async () => {
+    // The third turn waits at the gate while the run's worker is taken away.
+    const gate = `seed-once-${process.pid}-${Date.now()}`;
     const model = scriptedModel({
-      latency_ms: 300,
       turns: Array.from({ length: 6 }, (_, i) => ({
         text: `Step ${i + 1}.`,
+        ...(i === 2 ? { gate } : {}),
         tool_calls: [{ name: 'context_append', arguments: { region: 'notes', content: `note ${i + 1}` } }],
       })),
     });
@@ -335,16 +338,11 @@ notes = { kind = "temporary", max_tokens = 2000 }
       { taskQueue: first.taskQueue },
     );
 
-    // Let the run get past its seeds and into the stage, then take its worker away.
-    const deadline = Date.now() + 60_000;
-    for (;;) {
-      const p = await handle.query<Progress>('progress').catch(() => undefined);
-      if (p && p.inferences >= 2) break;
-      if (Date.now() > deadline) throw new Error('the run made no progress');
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    // The run is past its seeds and two turns into the stage when its worker is taken away.
+    await gateReached(gate);
     await first.stop();
     expect(lines(counter)).toEqual(['seeded']);
+    openGate(gate);
 
     // A new worker has no cached workflow state: it rebuilds the run by replaying its history.
     const { worker, connection } = await createWorker({

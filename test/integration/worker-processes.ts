@@ -27,13 +27,27 @@ export function workerEnv(queue: string, blobDir: string, scriptedLog?: string):
 
 /** Starts a worker process with these variables (TEMPORAL_ADDRESS, LEVIATH_TASK_QUEUE, ...); resolves once it polls. */
 export function startWorkerProcess(env: Record<string, string>): Promise<ChildProcess> {
+  return spawnWorker(env, 'ignore');
+}
+
+/**
+ * A worker process booted but not polling until `poll()`: a test boots the
+ * worker that replaces the one it kills while the run goes on, and the
+ * replacement still starts with no workflow cached, as after a crash.
+ */
+export async function startStandbyWorker(env: Record<string, string>): Promise<{ child: ChildProcess; poll(): void }> {
+  const child = await spawnWorker({ ...env, LEVIATH_WORKER_STANDBY: '1' }, 'pipe');
+  return { child, poll: () => child.stdin?.end('poll\n') };
+}
+
+function spawnWorker(env: Record<string, string>, stdin: 'ignore' | 'pipe'): Promise<ChildProcess> {
   const child = spawn(
     process.execPath,
     ['--import', 'tsx', join(ROOT, 'test/integration/fixtures/worker-process.ts')],
     {
       cwd: ROOT,
       env: { ...process.env, ...env },
-      stdio: ['ignore', 'pipe', 'inherit'],
+      stdio: [stdin, 'pipe', 'inherit'],
     },
   );
   return new Promise((resolve, reject) => {
