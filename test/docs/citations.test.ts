@@ -1,6 +1,7 @@
 /**
  * The project's rules live in its own pages: code, tests and docs cite
- * `docs/reference/<page>.md#<anchor>` (and `docs/architecture.md#<anchor>`),
+ * `docs/reference/<page>.md#<anchor>` (and `docs/architecture.md#<anchor>`,
+ * any other `docs/` page, `CONTRIBUTING.md` or `README.md` with an anchor),
  * never documents outside the repository, and every cited anchor must be a
  * heading that exists. Anchors are GitHub's heading slugs, so a renamed
  * heading fails here until its citations follow.
@@ -100,12 +101,17 @@ describe('citations', () => {
     expect(offenders).toEqual([]);
   });
 
-  it('resolve every cited reference page and anchor', () => {
+  it('resolve every cited reference page, and every cited anchor of docs/, CONTRIBUTING.md and README.md', () => {
     const broken: string[] = [];
+    // A reference page is cited with or without an anchor; any other page is a citation only with one
+    // (tests name made-up docs/*.md files as data).
+    const cited =
+      /docs\/(?:reference\/[\w.-]+\.md|architecture\.md)(?:#[\w-]+)?|(?<![\w/.-])(?:docs\/[\w./-]+\.md|CONTRIBUTING\.md|README\.md)#[\w-]+/g;
     for (const file of files) {
-      for (const m of read(file).matchAll(/docs\/(reference\/[\w.-]+\.md|architecture\.md)(?:#([\w-]+))?/g)) {
-        const problem = checkTarget(`docs/${m[1]}`, m[2]);
-        if (problem) broken.push(`${file}: ${m[0]}: ${problem}`);
+      for (const [citation] of read(file).matchAll(cited)) {
+        const [page = '', anchor] = citation.split('#');
+        const problem = checkTarget(page, anchor);
+        if (problem) broken.push(`${file}: ${citation}: ${problem}`);
       }
     }
     expect(broken).toEqual([]);
