@@ -9,7 +9,7 @@ import { mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { Connection } from '@temporalio/client';
 import { LevError } from '../errors.js';
-import { portAnswers } from './net.js';
+import { mayAnswer, portAnswers } from './net.js';
 
 /** Search attributes operators filter runs by in the Web UI. */
 export const SEARCH_ATTRIBUTES = {
@@ -58,6 +58,7 @@ export interface DevServer {
 
 /** True when a Temporal frontend answers a health check at the address. */
 export async function temporalAnswers(address: string, timeoutMs = 2000): Promise<boolean> {
+  if (!(await mayAnswer(address, timeoutMs))) return false;
   let connection: Connection | undefined;
   try {
     connection = await Connection.connect({ address, connectTimeout: timeoutMs });

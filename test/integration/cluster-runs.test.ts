@@ -9,6 +9,9 @@
  * 2. Schedules: `lev schedule create` makes a Temporal Schedule that
  *    `temporal schedule list` shows and `temporal schedule trigger` runs;
  *    pause, unpause, trigger and delete steer it.
+ *
+ * The `lev` commands run in this process (test/cli/lev-in-process.ts); the
+ * `temporal` CLI runs as the operator runs it.
  */
 import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
@@ -17,14 +20,14 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { RunResult } from '../../src/runtime/types.js';
 import { forkRun } from '../../src/worker/forks.js';
 import { createToolWorker } from '../../src/worker/tool-worker.js';
+import { type LevResult, lev as levInProcess } from '../cli/lev-in-process.js';
 import { connectClient, temporalAddress } from './helpers.js';
-import { type LevProcess, startLev } from './lev-process.js';
+import { until } from './lev-process.js';
 import { saveHistories, scopedEnv, scriptedModel, startRuntime, type TestRuntime, tempDir } from './run-helpers.js';
 
 describe('runs from the cluster', () => {
   const vars = scopedEnv();
   const stops: (() => Promise<void>)[] = [];
-  const children: LevProcess[] = [];
   const home = tempDir('refs-home');
   const storeDir = join(home, 'blueprints');
   const workdir = tempDir('refs-work');
@@ -55,7 +58,6 @@ describe('runs from the cluster', () => {
     );
   });
   afterAll(async () => {
-    for (const c of children) if (c.child.exitCode === null) c.child.kill('SIGKILL');
     for (const stop of stops) await stop();
     vars.restore();
   });
@@ -70,11 +72,15 @@ describe('runs from the cluster', () => {
     return dir;
   }
 
+  /** `lev …` with this block's home and server. */
+  function lev(args: string[]): Promise<LevResult> {
+    return levInProcess(args, { env: env() });
+  }
+
   async function push(dir: string): Promise<{ ref: string; version: number; created: boolean }> {
-    const p = startLev(['blueprint', 'push', dir, '--json'], env());
-    children.push(p);
-    expect(await p.exited).toBe(0);
-    return JSON.parse(p.stdout());
+    const p = await lev(['blueprint', 'push', dir, '--json']);
+    expect(p.code).toBe(0);
+    return JSON.parse(p.stdout);
   }
 
   it('pushes versions and runs a start typed as the Web UI types it', async () => {
@@ -126,32 +132,30 @@ describe('runs from the cluster', () => {
   });
 
   it('lev run takes name and name@version for the blueprint', async () => {
-    const run = startLev(
-      ['run', name, '--detach', '--task', 'latest?', '--workdir', workdir, '--task-queue', rt.taskQueue],
-      env(),
-    );
-    children.push(run);
-    expect(await run.exited).toBe(0);
-    const runId = run.stdout().trim();
+    const run = await lev([
+      'run',
+      name,
+      '--detach',
+      '--task',
+      'latest?',
+      '--workdir',
+      workdir,
+      '--task-queue',
+      rt.taskQueue,
+    ]);
+    expect(run.code).toBe(0);
+    const runId = run.stdout.trim();
     const result = (await conn.client.workflow.getHandle(runId).result()) as RunResult;
     expect(result).toMatchObject({ status: 'completed', output: 'Second version.' });
 
-    const missing = startLev(['run', `${name}@7`, '--detach', '--workdir', workdir], env());
-    children.push(missing);
-    expect(await missing.exited).toBe(1);
-    expect(missing.stderr()).toContain('[blueprint-ref-unknown]');
+    const missing = await lev(['run', `${name}@7`, '--detach', '--workdir', workdir]);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain('[blueprint-ref-unknown]');
   });
 
   function temporal(args: string[]): { status: number | null; stdout: string; stderr: string } {
     const r = spawnSync(inject('temporalCli'), [...args, '--address', temporalAddress()], { encoding: 'utf8' });
     return { status: r.status, stdout: r.stdout, stderr: r.stderr };
-  }
-
-  async function lev(args: string[]): Promise<LevProcess> {
-    const p = startLev(args, env());
-    children.push(p);
-    await p.exited;
-    return p;
   }
 
   /** The run a schedule started as its `n`th action, once it has. */
@@ -184,8 +188,8 @@ describe('runs from the cluster', () => {
       '--json',
     ];
     const created = await lev(createArgs);
-    expect(created.child.exitCode, created.stderr()).toBe(0);
-    expect(JSON.parse(created.stdout())).toMatchObject({
+    expect(created.code, created.stderr).toBe(0);
+    expect(JSON.parse(created.stdout)).toMatchObject({
       name: schedule,
       blueprint: `${name}@1`,
       task: 'nightly check',
@@ -194,7 +198,7 @@ describe('runs from the cluster', () => {
       paused: false,
       lastRun: null,
     });
-    expect((await lev(createArgs)).stderr()).toContain('[schedule-exists]');
+    expect((await lev(createArgs)).stderr).toContain('[schedule-exists]');
 
     const listed = temporal(['schedule', 'list']);
     expect(listed.status, listed.stderr).toBe(0);
@@ -207,17 +211,22 @@ describe('runs from the cluster', () => {
     expect(result).toMatchObject({ status: 'completed', output: 'First version.' });
     await saveHistories(conn.client, first);
 
-    expect((await lev(['schedule', 'pause', schedule])).child.exitCode).toBe(0);
-    const rows = JSON.parse((await lev(['schedule', 'list', '--json'])).stdout()) as { name: string }[];
-    expect(rows.find((r) => r.name === schedule)).toMatchObject({ paused: true, lastRun: { runId: first } });
-    expect((await lev(['schedule', 'unpause', schedule])).child.exitCode).toBe(0);
-    expect((await lev(['schedule', 'trigger', schedule])).stdout()).toContain(`schedule ${schedule} triggered`);
+    expect((await lev(['schedule', 'pause', schedule])).code).toBe(0);
+    // The listing reads visibility, which shows the pause moments after it was made.
+    const shown = async () =>
+      (JSON.parse((await lev(['schedule', 'list', '--json'])).stdout) as { name: string; paused: boolean }[]).find(
+        (r) => r.name === schedule,
+      );
+    await until(async () => (await shown())?.paused === true, 20_000, 'the listing shows the pause');
+    expect(await shown()).toMatchObject({ paused: true, lastRun: { runId: first } });
+    expect((await lev(['schedule', 'unpause', schedule])).code).toBe(0);
+    expect((await lev(['schedule', 'trigger', schedule])).stdout).toContain(`schedule ${schedule} triggered`);
     const second = await nthRun(schedule, 2);
     expect(((await conn.client.workflow.getHandle(second).result()) as RunResult).status).toBe('completed');
 
-    expect((await lev(['schedule', 'delete', schedule])).child.exitCode).toBe(0);
+    expect((await lev(['schedule', 'delete', schedule])).code).toBe(0);
     const gone = await lev(['schedule', 'trigger', schedule]);
-    expect(gone.child.exitCode).toBe(1);
-    expect(gone.stderr()).toContain('[schedule-not-found]');
+    expect(gone.code).toBe(1);
+    expect(gone.stderr).toContain('[schedule-not-found]');
   });
 });

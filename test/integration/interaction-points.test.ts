@@ -3,15 +3,14 @@
  * (docs/reference/interaction.md): a stage in `interactive_points` mode on
  * the scripted model calls `ask_user_choice`, `ask_user_confirm` and
  * `present_for_review`, then stops at its checkpoint, which is sent back to
- * revise, edited and approved. The answers come from `lev answer` in a real
- * process and from `answer` updates sent through the Temporal client as the
- * Web UI sends them; what the model read is read back from the visit's
+ * revise, edited and approved. The answers come from `lev answer` (run in
+ * this process, test/cli/lev-in-process.ts) and from `answer` updates sent
+ * through the Temporal client as the Web UI sends them; what the model read is read back from the visit's
  * recorded operations. An abort option ends the run cancelled; a point
  * that asks even unattended stops the run when nobody answers. The
  * original's `coder` runs through its plan checkpoint to its end.
  */
-import { execFile, execFileSync } from 'node:child_process';
-import { join } from 'node:path';
+import { execFileSync } from 'node:child_process';
 import { type Client, WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -25,6 +24,7 @@ import { DEFAULT_RUN_OPTIONS, type PendingAsk, type RunOptions } from '../../src
 import type { Notice } from '../../src/shapes/webhooks.js';
 import { runProgress, sendUpdate } from '../../src/worker/operators.js';
 import { followRun, startRun } from '../../src/worker/run-client.js';
+import { lev as levInProcess } from '../cli/lev-in-process.js';
 import { startNoticeReceiver, temporalAddress } from './helpers.js';
 import { saveHistories, scriptedModel, tempDir, useRuntime, visitOps, writeBlueprint } from './run-helpers.js';
 
@@ -37,15 +37,9 @@ async function until<T>(probe: () => Promise<T | undefined> | T | undefined, wha
   throw new Error(`gave up waiting until ${what}`);
 }
 
-/** `lev …` as a person runs it, in its own process (this process's worker must keep running meanwhile). */
+/** `lev …` as a person runs it against this lane's server. */
 function lev(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      [join(import.meta.dirname, '..', '..', 'bin', 'lev.mjs'), ...args, '--address', temporalAddress()],
-      (err, stdout, stderr) => resolve({ code: err ? Number(err.code ?? 1) : 0, stdout, stderr }),
-    );
-  });
+  return levInProcess([...args, '--address', temporalAddress()]);
 }
 
 /** The first ask the run waits on that `match` accepts. */
@@ -253,7 +247,7 @@ describe('interaction points and the asking tools', () => {
     );
     expect(notes).toContain(REVISED_NOTE);
     expect(await leviathStatus(handle)).toBe('completed');
-  }, 900_000);
+  });
 
   it('ends the run cancelled at an abort option, with no model call after it', async () => {
     const model = scriptedModel({ turns: [{ stage: 'plan', text: PLAN }] });
@@ -409,5 +403,5 @@ describe('interaction points and the asking tools', () => {
         'User [plan_approval] Approve - proceed to implementation',
       ]),
     );
-  }, 900_000);
+  });
 });

@@ -11,25 +11,32 @@
  * 4. With the embedded server, the detached run lives in the SQLite file
  *    under LEVIATH_HOME/data: the background attach starts the server on it
  *    again, and so does a later `lev attach`.
+ *
+ * The commands whose logic is under test run in this process; `lev` runs in
+ * a process of its own where a signal, a process left in the background or
+ * its output while it follows a run is the subject. The runs' scripted
+ * models hold a call at a gate (docs/scripted.md#gates) where the test must
+ * act while the run is live.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, inject, it, vi } from 'vitest';
 import { printRuns } from '../../src/cli/ps-action.js';
-import { printRun } from '../../src/cli/show-action.js';
+import { formatRun, printRun } from '../../src/cli/show-action.js';
 import { freePort, portAnswers } from '../../src/devserver/net.js';
 import { isLevError } from '../../src/errors.js';
+import { gateReached, openGate } from '../../src/providers/index.js';
 import { toolQueueName } from '../../src/runtime/node/tool-queue-name.js';
 import { DEFAULT_RUN_OPTIONS } from '../../src/runtime/types.js';
 import { startRun } from '../../src/worker/run-client.js';
-import type { RunRow, RunView } from '../../src/worker/runs.js';
-import { CRASH_SCRIPT, crashBlueprint } from './fixtures/crash-script.js';
+import type { RunFilter } from '../../src/worker/run-list.js';
+import { listRuns, type RunRow, type RunView, viewRun } from '../../src/worker/runs.js';
+import { lev } from '../cli/lev-in-process.js';
+import { crashBlueprint } from './fixtures/crash-script.js';
 import { connectClient, temporalAddress } from './helpers.js';
 import { alive, startLev, until } from './lev-process.js';
 import { runAgent, saveHistories, scriptedModel, tempDir, useRuntime, writeBlueprint } from './run-helpers.js';
-
-const ROOT = join(import.meta.dirname, '..', '..');
 
 /** What a call printed on stdout. */
 async function stdoutOf(work: () => Promise<void>): Promise<string> {
@@ -52,6 +59,12 @@ const ps = async (filter: { blueprint?: string; status?: string }) =>
   JSON.parse(await stdoutOf(() => printRuns({ ...flags(), ...filter, limit: 50, json: true }))) as RunRow[];
 const show = async (runId: string) =>
   JSON.parse(await stdoutOf(() => printRun(runId, { ...flags(), json: true }))) as RunView;
+
+/**
+ * How long `lev ps` and `lev show` wait for the `progress` query of a run no worker serves: what
+ * they print is the same for any wait (2 s by default), and nothing would answer in any.
+ */
+const NOBODY_ANSWERS_MS = 200;
 
 const ROW_KEYS = [
   'ageSeconds',
@@ -142,6 +155,9 @@ available_tools = ["context_append"]
   });
 
   it('list a run no worker serves with what visibility knows, say what it waits for, and show it terminated', async () => {
+    // What `lev ps --json` and `lev show` print of a run open on the server, asking its workers briefly.
+    const rows = (filter: RunFilter) => listRuns(env.rt.client, filter, { limit: 50, deadlineMs: NOBODY_ANSWERS_MS });
+    const view = (runId: string) => viewRun(env.rt.client, runId, address(), { deadlineMs: NOBODY_ANSWERS_MS });
     const name = `ops-orphan-${process.pid}`;
     const bp = writeBlueprint(
       `[agent]\nname = "${name}"\nmodel = "${scriptedModel({ turns: [{ text: 'never asked' }] })}"\n[stages.main]\n`,
@@ -151,8 +167,8 @@ available_tools = ["context_append"]
       { blueprint: bp, task: 'wait', caller: {}, workdir: tempDir('orphan'), options: DEFAULT_RUN_OPTIONS },
       { taskQueue: `nobody-polls-${process.pid}` },
     );
-    await until(async () => (await ps({ blueprint: name })).length === 1, 20_000, 'the run to be listed');
-    const [row] = await ps({ blueprint: name });
+    await until(async () => (await rows({ blueprint: name })).length === 1, 20_000, 'the run to be listed');
+    const [row] = await rows({ blueprint: name });
     expect(row).toMatchObject({
       runId: handle.workflowId,
       status: 'running',
@@ -161,10 +177,10 @@ available_tools = ["context_append"]
       closedAt: null,
     });
 
-    const view = await show(handle.workflowId);
-    expect(view.waitingFor.map((w) => w.kind)).toEqual(['worker']);
-    expect(view.waitingFor[0]?.detail).toContain(`lev attach ${handle.workflowId}`);
-    expect(await stdoutOf(() => printRun(handle.workflowId, flags()))).toContain('no worker answered');
+    const shown = await view(handle.workflowId);
+    expect(shown.waitingFor.map((w) => w.kind)).toEqual(['worker']);
+    expect(shown.waitingFor[0]?.detail).toContain(`lev attach ${handle.workflowId}`);
+    expect(formatRun(shown)).toContain('no worker answered');
 
     await handle.terminate('operator test');
     await until(
@@ -192,22 +208,37 @@ available_tools = ["context_append"]
   });
 });
 
-/** A slow agent that reads a file every turn, so its tool calls need the workdir's tool worker. */
-const SLOW_SCRIPT = `
-latency_ms = 400
-${Array.from(
-  { length: 12 },
-  (_, i) => `
+/**
+ * An agent that notes and reads a file every turn, so its tool calls need the workdir's tool
+ * worker. Its third inference waits at `gate` in the folder of gates `LEVIATH_SCRIPTED_GATES` names
+ * (the process that serves the call may be any), so the run is live until the test opens it.
+ */
+function gatedScript(gate: string): string {
+  return `${Array.from(
+    { length: 4 },
+    (_, i) => `
 [[turns]]
 text = "Step ${i + 1}."
+${i === 2 ? `gate = "${gate}"` : ''}
+[[turns.tool_calls]]
+name = "context_append"
+arguments = { region = "notes", content = "observation ${i + 1}" }
 [[turns.tool_calls]]
 name = "read_file"
 arguments = { path = "data.txt" }
 `,
-).join('')}
+  ).join('')}
 [[turns]]
-text = "All twelve steps done."
+text = "All four steps done."
 `;
+}
+
+let gates = 0;
+
+/** A gate of its own, and the folder of gates the processes serving the run watch. */
+function newGate(what: string): { gate: string; dir: string } {
+  return { gate: `${what}-${process.pid}-${++gates}`, dir: tempDir('gates') };
+}
 
 function agentBlueprint(name: string, script: string) {
   return writeBlueprint(crashBlueprint(name, 30), { 'script.toml': script });
@@ -227,71 +258,55 @@ describe('lev attach', () => {
   });
 
   it('resumes a run whose worker was killed, serving its workdir as well, and prints its result', async () => {
-    const bp = agentBlueprint('attached', CRASH_SCRIPT);
+    const { gate, dir } = newGate('attach');
+    const bp = agentBlueprint('attached', gatedScript(gate));
     const workdir = workdirWithData('attach-work');
     const queue = `attach-${process.pid}-${Date.now()}`;
-    const log = join(tempDir('attach-log'), 'served.jsonl');
     const processEnv = {
       TEMPORAL_ADDRESS: address(),
       LEVIATH_TASK_QUEUE: queue,
       LEVIATH_BUNDLE: inject('workflowBundlePath'),
       LEVIATH_BLOB_DIR: tempDir('attach-blobs'),
-      LEVIATH_SCRIPTED_LOG: log,
+      LEVIATH_SCRIPTED_GATES: dir,
       LEVIATH_HOME: tempDir('attach-home'),
     };
-    const worker = spawn(
-      process.execPath,
-      ['--import', 'tsx', join(ROOT, 'test/integration/fixtures/worker-process.ts')],
-      {
-        cwd: ROOT,
-        env: { ...process.env, ...processEnv, LEVIATH_TOOL_WORKDIR: workdir },
-        stdio: ['ignore', 'pipe', 'inherit'],
-      },
-    );
-    children.push(worker);
-    await new Promise<void>((resolve, reject) => {
-      worker.stdout?.on('data', (d) => String(d).includes('worker ready') && resolve());
-      worker.once('exit', (code) => reject(new Error(`worker exited early with ${code}`)));
-    });
+    // The run's worker and its workdir's tool worker, as a machine runs them (`lev worker`), to be killed.
+    const workers = [
+      startLev(['worker', '--log-level', 'ERROR'], processEnv),
+      startLev(
+        ['worker', '--tools', '--workdir', workdir, '--task-queue', toolQueueName(workdir), '--log-level', 'ERROR'],
+        processEnv,
+      ),
+    ];
+    children.push(...workers.map((w) => w.child));
+    await Promise.all(workers.map((w) => w.waitFor(/polling task queue/)));
     const handle = await startRun(
       env.rt.client,
       {
         blueprint: bp,
-        task: 'note six observations',
+        task: 'note four observations',
         caller: {},
         workdir,
         options: { ...DEFAULT_RUN_OPTIONS, heartbeatTimeoutSecs: 2, toolTaskQueue: toolQueueName(workdir) },
       },
       { taskQueue: queue },
     );
-    const served = () => readFileSync(log, 'utf8').split('\n').filter(Boolean).length;
-    await until(
-      () => {
-        try {
-          return served() >= 2;
-        } catch {
-          return false;
-        }
-      },
-      60_000,
-      'two turns served',
-    );
-    worker.kill('SIGKILL');
+    // Two turns served, the third in flight when the workers die.
+    await gateReached(gate, { dir });
+    for (const w of workers) w.child.kill('SIGKILL');
+    openGate(gate, dir);
 
-    const attach = startLev(['attach', handle.workflowId, '--address', address(), '--json'], processEnv);
-    children.push(attach.child);
-    expect(await attach.exited).toBe(0);
+    const attach = await lev(['attach', handle.workflowId, '--address', address(), '--json'], { env: processEnv });
+    expect(attach.code, attach.stderr).toBe(0);
     await saveHistories(env.rt.client, handle.workflowId);
 
-    expect(attach.stderr()).toContain(
-      `no worker serves run ${handle.workflowId}; starting one on task queue "${queue}"`,
-    );
-    expect(attach.stderr()).toContain(`starting a tool worker for ${workdir}`);
-    const result = JSON.parse(attach.stdout());
+    expect(attach.stderr).toContain(`no worker serves run ${handle.workflowId}; starting one on task queue "${queue}"`);
+    expect(attach.stderr).toContain(`starting a tool worker for ${workdir}`);
+    const result = JSON.parse(attach.stdout);
     expect(result).toMatchObject({
       runId: handle.workflowId,
       status: 'completed',
-      output: { text: 'All steps done.' },
+      output: { text: 'All four steps done.' },
     });
     expect((await handle.describe()).status.name).toBe('COMPLETED');
   });
@@ -304,6 +319,7 @@ describe('lev attach', () => {
       { blueprint: bp, caller: {}, workdir: tempDir('attach-live'), options: DEFAULT_RUN_OPTIONS },
       { taskQueue: env.rt.taskQueue },
     );
+    // A process of its own: what it prints while it follows the run is the subject.
     const attach = startLev(['attach', handle.workflowId, '--address', address()], {});
     children.push(attach.child);
     await attach.waitFor(/a worker on task queue "[^"]+" serves it/);
@@ -328,10 +344,10 @@ describe('lev attach', () => {
     expect(attach.stderr()).not.toContain('starting one');
     await saveHistories(env.rt.client, handle.workflowId);
 
-    const again = startLev(['attach', handle.workflowId, '--address', address()], {});
-    expect(await again.exited).toBe(0);
-    expect(again.stderr()).toContain(`run ${handle.workflowId} has already ended (completed)`);
-    expect(again.stdout()).toContain(`Run id: ${handle.workflowId}`);
+    const again = await lev(['attach', handle.workflowId, '--address', address()]);
+    expect(again.code).toBe(0);
+    expect(again.stderr).toContain(`run ${handle.workflowId} has already ended (completed)`);
+    expect(again.stdout).toContain(`Run id: ${handle.workflowId}`);
   });
 });
 
@@ -343,13 +359,15 @@ describe('Ctrl-C on lev run', () => {
     for (const pid of background) if (alive(pid)) process.kill(pid, 'SIGKILL');
   });
 
-  function levRun(name: string, home: string) {
-    const bp = agentBlueprint(name, SLOW_SCRIPT);
+  /** `lev run` of the gated agent; the `lev attach` it leaves in the background inherits the folder of gates. */
+  function levRun(name: string, home: string, gates: { gate: string; dir: string }) {
+    const bp = agentBlueprint(name, gatedScript(gates.gate));
     const workdir = workdirWithData(`${name}-work`);
-    const run = startLev(['run', bp.dir, '--task', 'read twelve times', '--workdir', workdir, '--address', address()], {
+    const run = startLev(['run', bp.dir, '--task', 'read four times', '--workdir', workdir, '--address', address()], {
       LEVIATH_HOME: home,
       LEVIATH_BUNDLE: inject('workflowBundlePath'),
       LEVIATH_BLOB_DIR: join(home, 'blobs'),
+      LEVIATH_SCRIPTED_GATES: gates.dir,
     });
     children.push(run.child);
     return run;
@@ -357,7 +375,8 @@ describe('Ctrl-C on lev run', () => {
 
   it('detaches on the first press; the run finishes in the background and can be followed again', async () => {
     const home = tempDir('detach-home');
-    const run = levRun('detached', home);
+    const gates = newGate('detach');
+    const run = levRun('detached', home, gates);
     const [, runId] = (await run.waitFor(/run (\S+) started on/)) as RegExpMatchArray;
     await run.waitFor(/\[main\] turn 2 /);
     const turnsShown = () => run.stdout().split('[main] turn').length - 1;
@@ -375,10 +394,12 @@ describe('Ctrl-C on lev run', () => {
     // Turns stop printing at the press (one may have been on its way).
     expect(turnsShown()).toBeLessThanOrEqual(shownAtPress + 1);
 
+    // The third inference, held until now, goes on in the background attach.
+    openGate(gates.gate, gates.dir);
     const { client } = await connectClient();
     const handle = client.workflow.getHandle(runId!);
     const result = (await handle.result()) as { status: string; output: string };
-    expect(result).toMatchObject({ status: 'completed', output: 'All twelve steps done.' });
+    expect(result).toMatchObject({ status: 'completed', output: 'All four steps done.' });
     await until(() => !alive(pid), 30_000, 'the background lev attach to end');
     expect(readFileSync(m?.[2] ?? '', 'utf8')).toContain('"status":"completed"');
     await saveHistories(client, runId!);
@@ -387,7 +408,8 @@ describe('Ctrl-C on lev run', () => {
 
   it('cancels the run on a second press within 2 s', async () => {
     const home = tempDir('cancel-home');
-    const run = levRun('cancelled', home);
+    // The gate is never opened: the run is live until the cancel ends it.
+    const run = levRun('cancelled', home, newGate('cancel'));
     const [, runId] = (await run.waitFor(/run (\S+) started on/)) as RegExpMatchArray;
     await run.waitFor(/\[main\] turn 2 /);
     run.child.kill('SIGINT');
@@ -426,13 +448,14 @@ describe('the embedded server of lev run', () => {
       LEVIATH_BUNDLE: inject('workflowBundlePath'),
       TEMPORAL_CLI: inject('temporalCli'),
     };
-    const bp = agentBlueprint('embedded', SLOW_SCRIPT);
+    const gates = newGate('embedded');
+    const bp = agentBlueprint('embedded', gatedScript(gates.gate));
     const workdir = workdirWithData('embedded-work');
 
-    const run = startLev(
-      ['run', bp.dir, '--task', 'read twelve times', '--workdir', workdir, '--address', embedded],
-      env,
-    );
+    const run = startLev(['run', bp.dir, '--task', 'read four times', '--workdir', workdir, '--address', embedded], {
+      ...env,
+      LEVIATH_SCRIPTED_GATES: gates.dir,
+    });
     children.push(run.child);
     await run.waitFor(new RegExp(`started the Temporal dev server at ${embedded} on ${home}/data/temporal\\.sqlite`));
     const [, runId] = (await run.waitFor(/run (\S+) started on/)) as RegExpMatchArray;
@@ -441,6 +464,7 @@ describe('the embedded server of lev run', () => {
     expect(await run.exited).toBe(130);
     const pid = Number(run.stderr().match(/in the background \(pid (\d+),/)?.[1]);
     background.push(pid);
+    openGate(gates.gate, gates.dir);
 
     // The background attach starts the server again on the same file, finishes the run, and stops.
     await until(() => !alive(pid), 120_000, 'the background lev attach to finish the run');
@@ -450,20 +474,19 @@ describe('the embedded server of lev run', () => {
     expect(JSON.parse(log.slice(log.indexOf('{"runId"')))).toMatchObject({
       runId,
       status: 'completed',
-      output: { text: 'All twelve steps done.' },
+      output: { text: 'All four steps done.' },
     });
 
     // With no server up, the reading commands say how to get one instead of starting it.
-    const listing = startLev(['ps', '--address', embedded], env);
-    expect(await listing.exited).toBe(1);
-    expect(listing.stderr()).toContain(
+    const listing = await lev(['ps', '--address', embedded], { env });
+    expect(listing.code).toBe(1);
+    expect(listing.stderr).toContain(
       `error [server-unreachable] No Temporal server answers at ${embedded}; \`lev server\``,
     );
 
     // A later attach opens the same database: the run is there, finished.
-    const later = startLev(['attach', runId!, '--address', embedded, '--json'], env);
-    children.push(later.child);
-    expect(await later.exited).toBe(0);
-    expect(JSON.parse(later.stdout())).toMatchObject({ runId, status: 'completed' });
+    const later = await lev(['attach', runId!, '--address', embedded, '--json'], { env });
+    expect(later.code, later.stderr).toBe(0);
+    expect(JSON.parse(later.stdout)).toMatchObject({ runId, status: 'completed' });
   });
 });

@@ -8,7 +8,6 @@
  * provider, or a local OpenAI-compatible server when the test reads what
  * the model was sent.
  */
-import { execFile } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
@@ -17,12 +16,13 @@ import { ApplicationFailure, CancelledFailure, ChildWorkflowFailure } from '@tem
 import { describe, expect, it } from 'vitest';
 import { terminalAnswers } from '../../src/cli/reply-prompt.js';
 import { LevError } from '../../src/errors.js';
-import { scriptedCalls } from '../../src/providers/index.js';
+import { gateReached, openGate, scriptedCalls } from '../../src/providers/index.js';
 import type { MessageReceipt, PauseState } from '../../src/runtime/people/updates.js';
 import { STATUS_KEY } from '../../src/runtime/search-attributes.js';
 import { DEFAULT_RUN_OPTIONS, type Progress, type RunOptions, type RunResult } from '../../src/runtime/types.js';
 import { runProgress, sendUpdate } from '../../src/worker/operators.js';
 import { followRun, startRun } from '../../src/worker/run-client.js';
+import { lev as levInProcess } from '../cli/lev-in-process.js';
 import { chatCompletion, type RecordedRequest, type Reply } from '../providers/wire-server.js';
 import { temporalAddress } from './helpers.js';
 import { saveHistories, scriptedModel, tempDir, useRuntime, useWireModel, writeBlueprint } from './run-helpers.js';
@@ -77,12 +77,33 @@ async function start(client: Client, taskQueue: string, toml: string, options: P
   );
 }
 
-/** A scripted agent that calls `current_time` on every turn until its iteration cap. */
-function looping(latencyMs: number, maxIterations = 200): string {
+let gates = 0;
+
+/** A gate of its own for each use: gates are latches of this process (docs/scripted.md#gates). */
+function newGate(what: string): string {
+  return `${what}-${process.pid}-${++gates}`;
+}
+
+/**
+ * Lets the call held at `gate` end once its run was cancelled. Once the run has closed, its
+ * activity's heartbeat hears "not found", which the inference takes for a server that gave up on
+ * the attempt, so the call runs on (docs/reference/long-runs.md#never-billed-twice) and no later
+ * cancel, the worker's stop included, aborts it: a worker cannot stop while it waits at a gate.
+ */
+function afterCancel(gate: string): void {
+  openGate(gate);
+}
+
+/**
+ * A scripted agent that calls `current_time` on every turn until its iteration cap. Its inference
+ * after the first `before` ones waits at `gate`, so the test acts while that call is in flight and
+ * the run cannot end meanwhile; once the gate is open every turn goes through.
+ */
+function looping(gate: string, before = 1, maxIterations = 200): string {
+  const turn = { text: 'Checking the time again.', tool_calls: [{ name: 'current_time', arguments: {} }] };
   const model = scriptedModel({
-    latency_ms: latencyMs,
     repeat: true,
-    turns: [{ text: 'Checking the time again.', tool_calls: [{ name: 'current_time', arguments: {} }] }],
+    turns: [...Array.from({ length: before }, () => turn), { ...turn, gate }],
   });
   return `[agent]\nname = "looping"\n[context.regions]\ntask = { kind = "pinned", max_tokens = 500 }\n[stages.main]\nmodel = "${model}"\navailable_tools = ["current_time"]\nmax_iterations = ${maxIterations}\n`;
 }
@@ -90,7 +111,7 @@ function looping(latencyMs: number, maxIterations = 200): string {
 describe('cancellation', () => {
   const env = useRuntime();
 
-  async function cancelAndCheck(handle: WorkflowHandle, stageWorkflowId: string) {
+  async function cancelAndCheck(handle: WorkflowHandle, stageWorkflowId: string, gate: string) {
     const runId = handle.workflowId;
     await handle.cancel();
     const requestedAt = callsOf(runId);
@@ -110,19 +131,25 @@ describe('cancellation', () => {
     expect(progress.status).toBe('cancelled');
     expect(progress.inferences).toBeGreaterThanOrEqual(requestedAt - 1);
     expect(progress.regions.find((r) => r.name === 'conversation')?.entries).toBeGreaterThan(0);
+    afterCancel(gate);
   }
 
   it('ends the run CANCELED before any continue-as-new, and the model calls stop', async () => {
-    const handle = await start(env.rt.client, env.rt.taskQueue, looping(150));
+    const gate = newGate('cancel');
+    const handle = await start(env.rt.client, env.rt.taskQueue, looping(gate, 3));
+    // Three inferences made, the fourth in flight.
+    await gateReached(gate);
     const p = await until(async () => {
       const now = await runProgress(env.rt.client, handle);
       return now && now.inferences >= 3 ? now : undefined;
     }, 'three inferences');
-    await cancelAndCheck(handle, p.stageWorkflowId as string);
+    await cancelAndCheck(handle, p.stageWorkflowId as string, gate);
   });
 
   it('fails the run with stage-cancelled when only its stage visit is cancelled', async () => {
-    const handle = await start(env.rt.client, env.rt.taskQueue, looping(150));
+    const gate = newGate('cancel-visit');
+    const handle = await start(env.rt.client, env.rt.taskQueue, looping(gate));
+    await gateReached(gate);
     const p = await until(async () => {
       const now = await runProgress(env.rt.client, handle);
       return now && now.inferences >= 1 ? now : undefined;
@@ -133,17 +160,21 @@ describe('cancellation', () => {
     expect(end.status).toBe('FAILED');
     expect((end.error as WorkflowFailedError).cause).toMatchObject({ type: 'stage-cancelled' });
     expect(await leviathStatus(handle)).toBe('failed');
+    afterCancel(gate);
   });
 
   it('reaches the live visit after three continue-as-new', async () => {
-    const handle = await start(env.rt.client, env.rt.taskQueue, looping(60), { turnsPerRun: 2 });
+    // Two turns per run of the visit: the eighth inference is its fourth run's, held at the gate.
+    const gate = newGate('cancel-after-can');
+    const handle = await start(env.rt.client, env.rt.taskQueue, looping(gate, 7), { turnsPerRun: 2 });
     const stageId = `${handle.workflowId}.1.main`;
+    await gateReached(gate);
     await until(async () => {
       let runs = 0;
       for await (const _ of env.rt.client.workflow.list({ query: `WorkflowId = '${stageId}'` })) runs++;
       return runs >= 4 || undefined;
     }, 'the stage visit continued as new three times');
-    await cancelAndCheck(handle, stageId);
+    await cancelAndCheck(handle, stageId, gate);
   });
 });
 
@@ -177,10 +208,12 @@ describe('pause, resume and refusals', () => {
   const env = useRuntime();
 
   it('pauses before the next inference, refuses bad updates, and resumes', async () => {
-    const handle = await start(env.rt.client, env.rt.taskQueue, looping(80, 12));
+    const gate = newGate('pause');
+    const handle = await start(env.rt.client, env.rt.taskQueue, looping(gate, 2, 12));
     const runId = handle.workflowId;
     const client = env.rt.client;
-    await until(async () => ((await runProgress(client, handle))?.inferences ?? 0) >= 2 || undefined, 'two turns');
+    // Two turns made, the third inference in flight.
+    await gateReached(gate);
 
     expect(await leviathStatus(handle)).toBe('running');
     // Refused before anything changes.
@@ -204,6 +237,8 @@ describe('pause, resume and refusals', () => {
     // While paused, a message waits for the inference after the resume.
     const receipt = await sendUpdate<MessageReceipt>(client, runId, 'message', 'Stop checking the time.');
     expect(receipt).toMatchObject({ stage: 'main', held: false });
+    openGate(gate);
+    await until(() => callsOf(runId) === atPause + 1 || undefined, 'the inference in flight at the pause ends');
     for (let i = 0; i < 10; i++) {
       await new Promise((r) => setTimeout(r, 100));
       // An inference that was already running may finish; no new one starts.
@@ -227,7 +262,8 @@ describe("the run's own progress", () => {
   const env = useRuntime();
 
   it('shows the turns of the live visit to someone who queries only the run, with one report per 10 s at most', async () => {
-    const handle = await start(env.rt.client, env.rt.taskQueue, looping(150, 30));
+    const gate = newGate('progress');
+    const handle = await start(env.rt.client, env.rt.taskQueue, looping(gate, 1, 12));
     const visitId = `${handle.workflowId}.1.main`;
     // Only the run is asked: no merge with the visit's own answer.
     const p = await until(async () => {
@@ -244,6 +280,7 @@ describe("the run's own progress", () => {
     expect(meta.currentDetails).toMatch(/^\*\*Run\*\* `[^`]+` · running · [1-9]\d* inferences?/);
     expect(meta.currentDetails).toContain('of the live visit (its last report)');
 
+    openGate(gate);
     expect((await ending(handle)).status).toBe('COMPLETED');
     await saveHistories(env.rt.client, handle.workflowId);
     // History stays O(change): the visit's reports to the run are throttled by workflow time.
@@ -260,10 +297,11 @@ describe('a pause between visits', () => {
   const env = useRuntime();
 
   it("holds the run's edge choice until resume", async () => {
+    const gate = newGate('triage');
     const model = scriptedModel({
       choices: { triage: 'docs' },
       turns: [
-        { stage: 'triage', text: 'It is a documentation problem.', latency_ms: 1500 },
+        { stage: 'triage', text: 'It is a documentation problem.', gate },
         { stage: 'docs', text: 'Docs updated.' },
         { stage: 'fix', text: 'Code fixed.' },
       ],
@@ -277,8 +315,9 @@ describe('a pause between visits', () => {
     const calls = (purpose: string) => scriptedCalls().filter((c) => c.runId === runId && c.purpose === purpose).length;
     // The triage visit's only inference is in flight: the pause is in force when the visit ends.
     const progress = () => handle.query<Progress>('progress').catch(() => undefined);
-    await until(async () => (await progress())?.stageWorkflowId, 'the triage visit runs');
+    await gateReached(gate);
     expect(await sendUpdate<PauseState>(env.rt.client, runId, 'pause')).toEqual({ paused: true, stage: 'triage' });
+    openGate(gate);
     const triage = env.rt.client.workflow.getHandle(`${runId}.1.triage`);
     await until(async () => (await triage.describe()).status.name === 'COMPLETED', 'the triage visit ended');
     expect(await progress()).toMatchObject({ stage: 'triage', inferences: 1, paused: true, waiting: 'resume' });
@@ -299,10 +338,11 @@ describe('messages the run ends holding', () => {
   const env = useRuntime();
 
   it('are reported in the result, the memo and by lev result, not dropped silently', async () => {
+    const gate = newGate('report');
     const model = scriptedModel({
       turns: [
         { stage: 'main', text: 'Over to the report.' },
-        { stage: 'report', text: 'Writing.', tool_calls: [{ name: 'current_time', arguments: {} }], latency_ms: 1500 },
+        { stage: 'report', text: 'Writing.', tool_calls: [{ name: 'current_time', arguments: {} }], gate },
         { stage: 'report', text: 'Report written.' },
       ],
     });
@@ -311,12 +351,11 @@ describe('messages the run ends holding', () => {
       env.rt.taskQueue,
       `[agent]\nname = "held-end"\nmodel = "${model}"\n[stages.main]\n[stages.main.transitions.report]\n[stages.report]\navailable_tools = ["current_time"]\naccepts_messages = false\n`,
     );
-    await until(async () => {
-      const p = await handle.query<Progress>('progress').catch(() => undefined);
-      return p?.stage === 'report' && p.stageWorkflowId?.endsWith('.report');
-    }, 'the report stage runs');
+    // The report stage's first inference is in flight.
+    await gateReached(gate);
     const receipt = await sendUpdate<MessageReceipt>(env.rt.client, handle.workflowId, 'message', 'Add a timeline.');
     expect(receipt.held).toBe(true);
+    openGate(gate);
     const result = (await handle.result()) as RunResult;
     await saveHistories(env.rt.client, handle.workflowId);
     expect(result.status).toBe('completed');
@@ -349,11 +388,11 @@ describe('LeviathStatus', () => {
   const env = useRuntime();
 
   it('goes running → waiting → running → paused → running → completed through an approval and a pause', async () => {
+    const gate = newGate('status');
     const model = scriptedModel({
-      latency_ms: 300,
       turns: [
         { text: 'Writing.', tool_calls: [{ name: 'write_file', arguments: { path: 'a.txt', content: 'a\n' } }] },
-        { text: 'Checking.', tool_calls: [{ name: 'current_time', arguments: {} }] },
+        { text: 'Checking.', tool_calls: [{ name: 'current_time', arguments: {} }], gate },
         { text: 'Checking.', tool_calls: [{ name: 'current_time', arguments: {} }] },
         { text: 'Checking.', tool_calls: [{ name: 'current_time', arguments: {} }] },
         { text: 'Done.' },
@@ -368,8 +407,11 @@ describe('LeviathStatus', () => {
     const runId = handle.workflowId;
     await until(async () => (await leviathStatus(handle)) === 'waiting' || undefined, 'the write waits');
     await sendUpdate(env.rt.client, runId, 'approve');
+    // The inference after the approval is in flight: running until the pause.
+    await gateReached(gate);
     await until(async () => (await leviathStatus(handle)) === 'running' || undefined, 'running again');
     await sendUpdate(env.rt.client, runId, 'pause');
+    openGate(gate);
     await until(async () => (await leviathStatus(handle)) === 'paused' || undefined, 'paused');
     await sendUpdate(env.rt.client, runId, 'resume');
     expect((await ending(handle)).status).toBe('COMPLETED');
@@ -378,11 +420,13 @@ describe('LeviathStatus', () => {
   });
 
   it('goes running → cancelled when the run is cancelled, and running → failed when it fails', async () => {
-    const looped = await start(env.rt.client, env.rt.taskQueue, looping(100));
-    await until(async () => ((await runProgress(env.rt.client, looped))?.inferences ?? 0) >= 1 || undefined, 'a turn');
+    const gate = newGate('status-cancel');
+    const looped = await start(env.rt.client, env.rt.taskQueue, looping(gate));
+    await gateReached(gate);
     await looped.cancel();
     expect((await ending(looped)).status).toBe('CANCELLED');
     expect(await statusSequence(looped)).toEqual(['running', 'cancelled']);
+    afterCancel(gate);
 
     const model = scriptedModel({ turns: [{ text: 'never', fail: { kind: 'auth', attempts: 99 } }] });
     const failing = await start(
@@ -397,12 +441,13 @@ describe('LeviathStatus', () => {
   });
 
   it('is stuck while the stage a stuck edge leads to runs, then completed', async () => {
+    const gate = newGate('rethink');
     const model = scriptedModel({
       turns: [
         { stage: 'work', text: 'Looking.', tool_calls: [{ name: 'context_list', arguments: {} }] },
         { stage: 'work', text: 'Looking again.', tool_calls: [{ name: 'context_list', arguments: {} }] },
         { stage: 'work', text: 'Still looking.', tool_calls: [{ name: 'context_list', arguments: {} }] },
-        { stage: 'rethink', text: 'A new approach.', latency_ms: 2500 },
+        { stage: 'rethink', text: 'A new approach.', gate },
       ],
     });
     const handle = await start(
@@ -411,6 +456,7 @@ describe('LeviathStatus', () => {
       `[agent]\nname = "stuck"\nmodel = "${model}"\n[stages.work]\navailable_tools = ["context_list"]\n[stages.work.transitions.rethink]\ncondition = "stuck"\nstuck_after_iterations = 2\n[stages.rethink]\n`,
     );
     await until(async () => (await leviathStatus(handle)) === 'stuck' || undefined, 'LeviathStatus stuck');
+    openGate(gate);
     const end = await ending(handle);
     await saveHistories(env.rt.client, handle.workflowId);
     expect(end.status).toBe('COMPLETED');
@@ -420,13 +466,14 @@ describe('LeviathStatus', () => {
   });
 });
 
-function toolCall(id: string, name: string, args: Record<string, unknown>, delayMs?: number): Reply {
+/** A reply calling one tool; with `gate`, sent only once the test opens it (the call stays in flight). */
+function toolCall(id: string, name: string, args: Record<string, unknown>, gate?: string): Reply {
   return {
     json: chatCompletion(
       { content: null, tool_calls: [{ id, type: 'function', function: { name, arguments: JSON.stringify(args) } }] },
       'tool_calls',
     ),
-    ...(delayMs ? { delayMs } : {}),
+    ...(gate ? { gate } : {}),
   };
 }
 
@@ -447,8 +494,11 @@ allow_blocking_tools = true
 [tool_permissions]
 write_file = "ask"
 [run]
-ask_timeout = "3s"
+ask_timeout = "30m"
 `;
+
+/** WIRED where nobody has long to decide: the asks of its runs go unanswered on purpose. */
+const WIRED_BRIEFLY = WIRED.replace('ask_timeout = "30m"', 'ask_timeout = "1s"');
 
 const HELD = `
 [agent]
@@ -470,14 +520,17 @@ describe('people in the loop, seen from the model', () => {
   const serve = (script: Reply[]) => wire.serve(script);
 
   it('writes a message into the conversation right before the inference its receipt names', async () => {
-    serve([1, 2, 3, 4].map((i) => toolCall(`t${i}`, 'current_time', {}, 400)));
+    const gate = newGate('wired-second');
+    serve([1, 2, 3, 4].map((i) => toolCall(`t${i}`, 'current_time', {}, i === 2 ? gate : undefined)));
     const handle = await start(env.rt.client, env.rt.taskQueue, WIRED);
-    await until(() => wire.server.requests.length >= 2 || undefined, 'the second inference is in flight');
+    // The second inference is in flight.
+    await gateReached(gate);
     const text = 'Look at the billing logs first.';
     const receipt = await sendUpdate<MessageReceipt>(env.rt.client, handle.workflowId, 'message', text);
     expect(receipt).toMatchObject({ stage: 'main', held: false });
     // The same as a signal: nothing comes back, and a later inference reads it.
     await handle.signal('message', 'And the deploy log.');
+    openGate(gate);
     const end = await ending(handle);
     await saveHistories(env.rt.client, handle.workflowId);
     expect(end.status).toBe('COMPLETED');
@@ -489,11 +542,14 @@ describe('people in the loop, seen from the model', () => {
   });
 
   it('holds a message sent to a stage that does not accept messages for the next stage', async () => {
-    serve([toolCall('r1', 'current_time', {}, 600), { json: chatCompletion({ content: 'Report written.' }) }]);
+    const gate = newGate('wired-report');
+    serve([toolCall('r1', 'current_time', {}, gate), { json: chatCompletion({ content: 'Report written.' }) }]);
     const handle = await start(env.rt.client, env.rt.taskQueue, HELD);
-    await until(() => wire.server.requests.length >= 1 || undefined, 'the report stage calls its model');
+    // The report stage's first inference is in flight.
+    await gateReached(gate);
     const receipt = await sendUpdate<MessageReceipt>(env.rt.client, handle.workflowId, 'message', 'Add the timeline.');
     expect(receipt).toEqual({ stage: null, turn: null, stageTurn: null, held: true });
+    openGate(gate);
     const end = await ending(handle);
     await saveHistories(env.rt.client, handle.workflowId);
     expect(end.status).toBe('COMPLETED');
@@ -506,14 +562,13 @@ describe('people in the loop, seen from the model', () => {
     serve([
       toolCall('w1', 'write_file', { path: 'a.txt', content: 'approved\n' }),
       toolCall('w2', 'write_file', { path: 'b.txt', content: 'denied\n' }),
-      toolCall('w3', 'write_file', { path: 'c.txt', content: 'unanswered\n' }),
     ]);
     const workdir = tempDir('asks');
     const handle = await startRun(
       env.rt.client,
       {
         blueprint: writeBlueprint(WIRED),
-        task: 'Write three files.',
+        task: 'Write two files.',
         caller: {},
         workdir,
         options: { ...DEFAULT_RUN_OPTIONS, unattended: false },
@@ -542,21 +597,37 @@ describe('people in the loop, seen from the model', () => {
       call: 'w2',
       decision: 'denied',
     });
-    // Nobody answers w3: ask_timeout (3s) denies it.
-    await waitingFor('w3');
     const end = await ending(handle);
     await saveHistories(client, runId);
     expect(end.status).toBe('COMPLETED');
     expect(readFileSync(join(workdir, 'a.txt'), 'utf8')).toBe('approved\n');
     expect(existsSync(join(workdir, 'b.txt'))).toBe(false);
-    expect(existsSync(join(workdir, 'c.txt'))).toBe(false);
     expect(texts(wire.server.requests[2])).toContain(
       '[call-denied] The operator denied write_file b.txt: keep b.txt as it is. The call was not run.',
     );
-    expect(texts(wire.server.requests[3])).toContain(
-      '[ask-timed-out] Nobody approved write_file within 3s; the call was not run.',
-    );
     expect(await leviathStatus(handle)).toBe('completed');
+
+    // A run of its own for the call nobody answers, whose ask_timeout (1s) is all it waits for: the
+    // decisions above have half an hour, so a slow machine never times them out.
+    serve([toolCall('w3', 'write_file', { path: 'c.txt', content: 'unanswered\n' })]);
+    const unanswered = await startRun(
+      client,
+      {
+        blueprint: writeBlueprint(WIRED_BRIEFLY),
+        task: 'Write one file.',
+        caller: {},
+        workdir,
+        options: { ...DEFAULT_RUN_OPTIONS, unattended: false },
+      },
+      { taskQueue: env.rt.taskQueue },
+    );
+    expect((await ending(unanswered)).status).toBe('COMPLETED');
+    await saveHistories(client, unanswered.workflowId);
+    expect(existsSync(join(workdir, 'c.txt'))).toBe(false);
+    expect(texts(wire.server.requests[1])).toContain(
+      '[ask-timed-out] Nobody approved write_file within 1s; the call was not run.',
+    );
+    expect(await leviathStatus(unanswered)).toBe('completed');
   });
 
   it('asks inline at the terminal, and closes the question there when it is answered elsewhere', async () => {
@@ -621,24 +692,20 @@ describe('people in the loop, seen from the model', () => {
   });
 });
 
-/** `lev …` as a person runs it, without blocking this process (its worker must keep running). */
+/** `lev …` as a person runs it against this lane's server, in this process (test/cli/lev-in-process.ts). */
 function lev(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      [join(import.meta.dirname, '..', '..', 'bin', 'lev.mjs'), ...args, '--address', temporalAddress()],
-      (err, stdout, stderr) => resolve({ code: err ? Number(err.code ?? 1) : 0, stdout, stderr }),
-    );
-  });
+  return levInProcess([...args, '--address', temporalAddress()]);
 }
 
 describe('the operator commands', () => {
   const env = useRuntime();
 
   it('pause, msg, resume and cancel a run, and print refusals as coded errors', async () => {
-    const handle = await start(env.rt.client, env.rt.taskQueue, looping(100));
+    // The gate opens only after the cancel: the run is live until then.
+    const gate = newGate('commands');
+    const handle = await start(env.rt.client, env.rt.taskQueue, looping(gate));
     const runId = handle.workflowId;
-    await until(async () => ((await runProgress(env.rt.client, handle))?.inferences ?? 0) >= 1 || undefined, 'a turn');
+    await gateReached(gate);
     const paused = await lev(['pause', runId]);
     expect(paused).toMatchObject({ code: 0 });
     expect(paused.stdout).toContain(`run ${runId} paused: stage main stops before its next inference`);
@@ -658,5 +725,6 @@ describe('the operator commands', () => {
     const again = await lev(['msg', runId, 'hello?']);
     expect(again.code).toBe(1);
     expect(again.stderr).toMatch(/^error \[run-finished\]/);
+    afterCancel(gate);
   });
 });

@@ -5,6 +5,7 @@
  */
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { passGate } from '../../src/providers/scripted-gates.js';
 
 export interface RecordedRequest {
   method: string;
@@ -16,8 +17,12 @@ export interface RecordedRequest {
 }
 
 export type Reply =
-  /** `delayMs`: answer only after that long, as a slow model does. */
-  | { status?: number; headers?: Record<string, string>; json: unknown; delayMs?: number }
+  /**
+   * `delayMs`: answer only after that long, as a slow model does. `gate`: answer only once the test
+   * opens that gate, as a scripted turn's gate (docs/scripted.md#gates), so a call stays in flight
+   * while the test acts.
+   */
+  | { status?: number; headers?: Record<string, string>; json: unknown; delayMs?: number; gate?: string }
   /** A body sent as given (an HTML page, broken JSON, a huge answer). */
   | { status?: number; headers?: Record<string, string>; body: string }
   | { reset: true }
@@ -90,7 +95,8 @@ export async function startWireServer(initial: Responder): Promise<WireServer> {
         res.writeHead(reply.status ?? 200, { 'content-type': 'application/json', ...(reply.headers ?? {}) });
         res.end(JSON.stringify(reply.json));
       };
-      if (reply.delayMs) setTimeout(send, reply.delayMs);
+      if (reply.gate) void passGate(reply.gate, {}).then(send);
+      else if (reply.delayMs) setTimeout(send, reply.delayMs);
       else send();
     });
   });
