@@ -33,6 +33,7 @@ import { SEED_FILE_MAX_BYTES } from '../src/seeds/resolve-seeds.js';
 import { dispatchTool } from '../src/tools/dispatch.js';
 import { NO_READ_PATHS } from '../src/tools/read-paths.js';
 import { loadToml } from './blueprint/helpers.js';
+import { lev } from './cli/lev-in-process.js';
 import { region, seedInputs } from './seeds/fixture.js';
 import { makeSandbox, SECRET } from './tools/fixture.js';
 
@@ -210,22 +211,21 @@ describe('provider codes', () => {
 });
 
 describe('cli and dev-server codes', () => {
-  const lev = (...args: string[]) =>
-    spawnSync(process.execPath, [join(ROOT, 'bin/lev.mjs'), ...args], { cwd: ROOT, encoding: 'utf8', timeout: 60_000 });
+  const stderrOf = async (...args: string[]) => (await lev(args, { cwd: ROOT })).stderr;
 
-  it('bad-input', () => {
-    expect(lev('run', 'blueprints/demo', '--task', 'x', '--input', 'novalue').stderr).toContain('[bad-input]');
+  it('bad-input', async () => {
+    expect(await stderrOf('run', 'blueprints/demo', '--task', 'x', '--input', 'novalue')).toContain('[bad-input]');
   });
 
-  it('blueprint-invalid', () => {
+  it('blueprint-invalid', async () => {
     const dir = join(scratch, 'broken');
     mkdirSync(dir);
     writeFileSync(join(dir, 'agent.toml'), '[agent\nname = "x"\n');
-    expect(lev('run', dir, '--task', 'x').stderr).toContain('[blueprint-invalid]');
+    expect(await stderrOf('run', dir, '--task', 'x')).toContain('[blueprint-invalid]');
   });
 
-  it('server-unreachable', () => {
-    expect(lev('run', 'blueprints/demo', '--task', 'x', '--address', '192.0.2.1:7233').stderr).toContain(
+  it('server-unreachable', async () => {
+    expect(await stderrOf('run', 'blueprints/demo', '--task', 'x', '--address', '192.0.2.1:7233')).toContain(
       '[server-unreachable]',
     );
   });
