@@ -6,7 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 // @ts-expect-error: plain JavaScript without declarations, run before anything is compiled.
 import { buildState } from '../../scripts/build.mjs';
 import { PROJECT_ROOT } from '../../src/devserver/paths.js';
@@ -87,34 +87,41 @@ describe('the preloaded library modules', () => {
     expect(code).toContain('./workflows/spans.ts');
     expect(preload).not.toContain('opentelemetry');
 
-    // Freeze every library module in the bundle as a worker thread would, then use them.
-    const modules = [...new Set([...code.matchAll(/^\/\*\*\*\/ "\.\/(src\/[^"]+\.ts)"/gm)].map((m) => m[1]!))];
-    expect(modules.length).toBeGreaterThan(40);
-    for (const m of modules) for (const value of Object.values(await import(`../../${m}`))) deepFreeze(value);
+    // Fresh instances of the modules, dropped again afterwards: the unit files of a worker share one
+    // process (vitest.config.ts), and modules frozen here must not reach the files after this one.
+    vi.resetModules();
+    try {
+      // Freeze every library module in the bundle as a worker thread would, then use them.
+      const modules = [...new Set([...code.matchAll(/^\/\*\*\*\/ "\.\/(src\/[^"]+\.ts)"/gm)].map((m) => m[1]!))];
+      expect(modules.length).toBeGreaterThan(40);
+      for (const m of modules) for (const value of Object.values(await import(`../../${m}`))) deepFreeze(value);
 
-    const { compile } = await import('../../src/rhai/index.js');
-    const c = compile(
-      'fn f(xs) { let s = ""; for x in xs { s += x.to_string() + ","; } s.sub_string(0, 5) }',
-      'f.rhai',
-    );
-    if (!c.ok) throw new Error(c.error.message);
-    expect(c.script.call('f', [[10, 20, 30]])).toMatchObject({ ok: true, value: '10,20' });
+      const { compile } = await import('../../src/rhai/index.js');
+      const c = compile(
+        'fn f(xs) { let s = ""; for x in xs { s += x.to_string() + ","; } s.sub_string(0, 5) }',
+        'f.rhai',
+      );
+      if (!c.ok) throw new Error(c.error.message);
+      expect(c.script.call('f', [[10, 20, 30]])).toMatchObject({ ok: true, value: '10,20' });
 
-    const { createRunState } = await import('../../src/context/state.js');
-    const { applyLive, ENGINE } = await import('../../src/runtime/index.js');
-    const { blueprint, region } = await import('../seeds/fixture.js');
-    const bp = blueprint([region('notes', undefined, { kind: 'temporary', maxTokens: 100 })]);
-    const state = createRunState(bp, { window: 8000 });
-    const count = (req: { type: string; text?: string }) =>
-      Promise.resolve(req.type === 'count' ? (req.text?.length ?? 0) : 0);
-    await applyLive(
-      ENGINE,
-      state,
-      bp,
-      { kind: 'write', region: 'notes', entry: { content: 'kept', tokens: 1 } },
-      { now: 0 },
-      count,
-    );
-    expect(state.regions.find((r) => r.name === 'notes')?.entries.map((e) => e.content)).toEqual(['kept']);
+      const { createRunState } = await import('../../src/context/state.js');
+      const { applyLive, ENGINE } = await import('../../src/runtime/index.js');
+      const { blueprint, region } = await import('../seeds/fixture.js');
+      const bp = blueprint([region('notes', undefined, { kind: 'temporary', maxTokens: 100 })]);
+      const state = createRunState(bp, { window: 8000 });
+      const count = (req: { type: string; text?: string }) =>
+        Promise.resolve(req.type === 'count' ? (req.text?.length ?? 0) : 0);
+      await applyLive(
+        ENGINE,
+        state,
+        bp,
+        { kind: 'write', region: 'notes', entry: { content: 'kept', tokens: 1 } },
+        { now: 0 },
+        count,
+      );
+      expect(state.regions.find((r) => r.name === 'notes')?.entries.map((e) => e.content)).toEqual(['kept']);
+    } finally {
+      vi.resetModules();
+    }
   }, 120_000);
 });
