@@ -248,19 +248,20 @@ describe('cli and dev-server codes', () => {
     writeFileSync(hangs, '#!/bin/sh\nexec sleep 30\n');
     chmodSync(exits, 0o755);
     chmodSync(hangs, 0o755);
-    const start = async (cli: string) =>
+    const start = async (cli: string, readyTimeoutMs: number) =>
       startDevServer({
         cli,
         dbFile: join(scratch, 'db'),
         port: await freePort(),
         uiPort: await freePort(),
-        readyTimeoutMs: 1500,
+        readyTimeoutMs,
       });
-    expect(await levErrorCode(() => start(exits))).toBe('server-exited');
+    // The exit ends the wait whatever its length, so a long one never turns a slow exit into a timeout.
+    expect(await levErrorCode(() => start(exits, 60_000))).toBe('server-exited');
     let server: Awaited<ReturnType<typeof start>> | undefined;
     expect(
       await levErrorCode(async () => {
-        server = await start(hangs);
+        server = await start(hangs, 100);
       }),
     ).toBe('server-timeout');
     await server?.stop();
