@@ -33,6 +33,7 @@ import { SEED_FILE_MAX_BYTES } from '../src/seeds/resolve-seeds.js';
 import { dispatchTool } from '../src/tools/dispatch.js';
 import { NO_READ_PATHS } from '../src/tools/read-paths.js';
 import { loadToml } from './blueprint/helpers.js';
+import { lev } from './cli/lev-in-process.js';
 import { region, seedInputs } from './seeds/fixture.js';
 import { makeSandbox, SECRET } from './tools/fixture.js';
 
@@ -210,22 +211,21 @@ describe('provider codes', () => {
 });
 
 describe('cli and dev-server codes', () => {
-  const lev = (...args: string[]) =>
-    spawnSync(process.execPath, [join(ROOT, 'bin/lev.mjs'), ...args], { cwd: ROOT, encoding: 'utf8', timeout: 60_000 });
+  const stderrOf = async (...args: string[]) => (await lev(args, { cwd: ROOT })).stderr;
 
-  it('bad-input', () => {
-    expect(lev('run', 'blueprints/demo', '--task', 'x', '--input', 'novalue').stderr).toContain('[bad-input]');
+  it('bad-input', async () => {
+    expect(await stderrOf('run', 'blueprints/demo', '--task', 'x', '--input', 'novalue')).toContain('[bad-input]');
   });
 
-  it('blueprint-invalid', () => {
+  it('blueprint-invalid', async () => {
     const dir = join(scratch, 'broken');
     mkdirSync(dir);
     writeFileSync(join(dir, 'agent.toml'), '[agent\nname = "x"\n');
-    expect(lev('run', dir, '--task', 'x').stderr).toContain('[blueprint-invalid]');
+    expect(await stderrOf('run', dir, '--task', 'x')).toContain('[blueprint-invalid]');
   });
 
-  it('server-unreachable', () => {
-    expect(lev('run', 'blueprints/demo', '--task', 'x', '--address', '192.0.2.1:7233').stderr).toContain(
+  it('server-unreachable', async () => {
+    expect(await stderrOf('run', 'blueprints/demo', '--task', 'x', '--address', '192.0.2.1:7233')).toContain(
       '[server-unreachable]',
     );
   });
@@ -248,19 +248,20 @@ describe('cli and dev-server codes', () => {
     writeFileSync(hangs, '#!/bin/sh\nexec sleep 30\n');
     chmodSync(exits, 0o755);
     chmodSync(hangs, 0o755);
-    const start = async (cli: string) =>
+    const start = async (cli: string, readyTimeoutMs: number) =>
       startDevServer({
         cli,
         dbFile: join(scratch, 'db'),
         port: await freePort(),
         uiPort: await freePort(),
-        readyTimeoutMs: 1500,
+        readyTimeoutMs,
       });
-    expect(await levErrorCode(() => start(exits))).toBe('server-exited');
+    // The exit ends the wait whatever its length, so a long one never turns a slow exit into a timeout.
+    expect(await levErrorCode(() => start(exits, 60_000))).toBe('server-exited');
     let server: Awaited<ReturnType<typeof start>> | undefined;
     expect(
       await levErrorCode(async () => {
-        server = await start(hangs);
+        server = await start(hangs, 100);
       }),
     ).toBe('server-timeout');
     await server?.stop();

@@ -6,7 +6,7 @@
  */
 import type { Diagnostic } from '../errors.js';
 import { type Code, severityOf } from './codes.js';
-import { type PositionIndex, positionKey } from './positions.js';
+import { PositionIndex } from './positions.js';
 
 export type KeyPath = readonly (string | number)[];
 
@@ -25,7 +25,7 @@ export class Findings {
 
   constructor(
     private readonly file: string,
-    private readonly positions: PositionIndex = new Map(),
+    private readonly positions: PositionIndex = new PositionIndex(),
   ) {}
 
   add(code: Code, message: string, path: KeyPath = []): void {
@@ -65,11 +65,7 @@ export class Findings {
   }
 
   private locate(path: KeyPath): { line: number; column: number } | undefined {
-    for (let n = path.length; n > 0; n -= 1) {
-      const hit = this.positions.get(positionKey(path.slice(0, n)));
-      if (hit) return hit;
-    }
-    return undefined;
+    return this.positions.nearest(path);
   }
 }
 

@@ -11,11 +11,54 @@ export interface Position {
   column: number;
 }
 
-/** Key: `JSON.stringify(segments)`. */
-export type PositionIndex = Map<string, Position>;
+interface PositionNode {
+  pos?: Position;
+  children?: Map<string, PositionNode>;
+}
 
-export function positionKey(segments: readonly (string | number)[]): string {
-  return JSON.stringify(segments.map(String));
+/**
+ * Positions by key path, kept as a tree of path segments: recording or
+ * looking up a path of n segments takes n steps, so a header nested
+ * thousands of tables deep (whose every parent is recorded too) costs what
+ * its length does, not its length squared.
+ */
+export class PositionIndex {
+  private readonly root: PositionNode = {};
+
+  /** Where `segments` was first written (numbers are array elements). */
+  get(segments: readonly (string | number)[]): Position | undefined {
+    let node: PositionNode | undefined = this.root;
+    for (const segment of segments) node = node?.children?.get(String(segment));
+    return node?.pos;
+  }
+
+  /** The position of the longest leading part of `segments` that was written, if any. */
+  nearest(segments: readonly (string | number)[]): Position | undefined {
+    let node: PositionNode | undefined = this.root;
+    let found: Position | undefined;
+    for (const segment of segments) {
+      node = node.children?.get(String(segment));
+      if (!node) break;
+      found = node.pos ?? found;
+    }
+    return found;
+  }
+
+  /** Records `segments` at `pos` unless an earlier mention did; with `prefixes`, each leading part of it too. */
+  record(segments: readonly string[], pos: Position, prefixes = false): void {
+    let node = this.root;
+    for (let i = 0; i < segments.length; i += 1) {
+      const segment = segments[i] ?? '';
+      node.children ??= new Map();
+      let child = node.children.get(segment);
+      if (!child) {
+        child = {};
+        node.children.set(segment, child);
+      }
+      node = child;
+      if (prefixes || i === segments.length - 1) node.pos ??= pos;
+    }
+  }
 }
 
 const BARE_KEY = /[A-Za-z0-9_-]/;
@@ -24,7 +67,7 @@ class Scanner {
   i = 0;
   line = 1;
   lineStart = 0;
-  readonly index: PositionIndex = new Map();
+  readonly index = new PositionIndex();
   private readonly arrayTableCounts = new Map<string, number>();
 
   constructor(private readonly text: string) {}
@@ -42,16 +85,16 @@ class Scanner {
         const segments = this.readKey();
         this.i += isArray ? 2 : 1;
         if (isArray) {
-          const k = positionKey(segments);
+          const k = JSON.stringify(segments);
           const n = this.arrayTableCounts.get(k) ?? 0;
           this.arrayTableCounts.set(k, n + 1);
-          this.record(segments, pos);
+          this.index.record(segments, pos);
           table = [...segments, String(n)];
         } else {
           table = segments;
         }
         // Parent tables a header defines implicitly are located at their first mention.
-        for (let n = 1; n <= table.length; n += 1) this.record(table.slice(0, n), pos);
+        this.index.record(table, pos, true);
         continue;
       }
       this.keyValue(table);
@@ -60,11 +103,6 @@ class Scanner {
 
   private pos(): Position {
     return { line: this.line, column: this.i - this.lineStart + 1 };
-  }
-
-  private record(segments: string[], pos: Position): void {
-    const k = positionKey(segments);
-    if (!this.index.has(k)) this.index.set(k, pos);
   }
 
   private newline(): void {
@@ -135,7 +173,7 @@ class Scanner {
   private keyValue(table: string[]): void {
     const pos = this.pos();
     const key = [...table, ...this.readKey()];
-    this.record(key, pos);
+    this.index.record(key, pos);
     this.skipSpaceAndComments(false);
     if (this.text[this.i] !== '=') throw new Error('expected =');
     this.i += 1;
@@ -176,7 +214,7 @@ class Scanner {
           continue;
         }
         const elementPath = [...path, String(n)];
-        this.record(elementPath, this.pos());
+        this.index.record(elementPath, this.pos());
         this.value(elementPath);
         n += 1;
       }

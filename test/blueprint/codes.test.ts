@@ -156,7 +156,8 @@ const cases: Case[] = [
   },
   {
     code: 'blueprint-too-large',
-    bad: `stage_instructions = { kind = "pinned", max_tokens = 1000 }\n[stages.main]\nsystem_prompt = "${'x'.repeat(1_100_000)}"`,
+    // Words, not one letter repeated: a run of one letter is a single piece the tokenizer merges slowly.
+    bad: `stage_instructions = { kind = "pinned", max_tokens = 1000 }\n[stages.main]\nsystem_prompt = "${'Work. '.repeat(190_000)}"`,
     fixed: 'stage_instructions = { kind = "pinned", max_tokens = 1000 }\n[stages.main]\nsystem_prompt = "Work."',
   },
   {

@@ -1,14 +1,14 @@
 /**
  * `lev test` (docs/reference/blueprint-tests.md): the original Leviath's
  * `tests/*.toml` cases and `tests/*.rhai` scripts, run against the shipped
- * `scripted` provider, through the real `lev` command.
+ * `scripted` provider, through the `lev` command (run in process).
  */
-import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { caseProblems, parseTestFile, replyProblems } from '../../src/cli/blueprint-tests.js';
+import { lev as levInProcess } from './lev-in-process.js';
 
 const AGENT = `
 [agent]
@@ -67,22 +67,19 @@ function blueprintDir(tests: Record<string, string>): string {
   return dir;
 }
 
-function lev(...args: string[]) {
-  const r = spawnSync(process.execPath, ['bin/lev.mjs', 'test', ...args], {
-    encoding: 'utf8',
-    env: { ...process.env, LEVIATH_CONFIG: join(tmpdir(), 'lev-no-config.toml') },
-  });
-  return { code: r.status, out: r.stdout, err: r.stderr };
+async function lev(...args: string[]) {
+  const r = await levInProcess(['test', ...args], { env: { LEVIATH_CONFIG: join(tmpdir(), 'lev-no-config.toml') } });
+  return { code: r.code, out: r.stdout, err: r.stderr };
 }
 
 describe('lev test', () => {
-  it('runs each case as one first-turn inference, checks it, and exits 1 when one fails', () => {
+  it('runs each case as one first-turn inference, checks it, and exits 1 when one fails', async () => {
     const dir = blueprintDir({
       'basic.toml': CASES,
       'ok.rhai': 'let n = 40 + 2; n == 42',
       'broken.rhai': 'false',
     });
-    const r = lev(dir);
+    const r = await lev(dir);
     expect(r.code).toBe(1);
     expect(r.out).toContain('stage greet, model scripted:script.toml');
     expect(r.out).toMatch(
@@ -98,9 +95,9 @@ describe('lev test', () => {
     expect(r.out).toContain('[test-case-failed] broken.rhai: broken.rhai: the script returned false');
   });
 
-  it('prints the report as JSON, and --filter runs only the cases whose name matches', () => {
+  it('prints the report as JSON, and --filter runs only the cases whose name matches', async () => {
     const dir = blueprintDir({ 'basic.toml': CASES });
-    const r = lev(dir, '--filter', 'hello', '--json');
+    const r = await lev(dir, '--filter', 'hello', '--json');
     expect(r.code).toBe(0);
     const report = JSON.parse(r.out);
     expect(report).toMatchObject({ stage: 'greet', model: 'scripted:script.toml', passed: 1, failed: 0, total: 1 });
@@ -112,18 +109,18 @@ describe('lev test', () => {
     });
   });
 
-  it('--dry-run checks the cases without calling a model', () => {
+  it('--dry-run checks the cases without calling a model', async () => {
     // A broken script: a call to the model would fail with scripted-script-invalid.
     const dir = blueprintDir({ 'basic.toml': CASES });
     writeFileSync(join(dir, 'script.toml'), 'not = [valid');
-    const r = lev(dir, '--dry-run');
+    const r = await lev(dir, '--dry-run');
     expect(r.code).toBe(0);
     expect(r.out).toContain('Dry run: checking the cases only, no model is called.');
     expect(r.out).toContain('PASS (dry-run): says goodbye');
     expect(r.out).toContain('4 passed, 0 failed, 4 total');
   });
 
-  it('reports a case that cannot run with test-case-invalid, and goes on with the others', () => {
+  it('reports a case that cannot run with test-case-invalid, and goes on with the others', async () => {
     const dir = blueprintDir({
       'a.toml':
         '[[test]]\nname = "no expectation"\ninput = "hi"\n\n[[test]]\nname = "fine"\ninput = "hi"\nexpect_contains = "hello"\n',
@@ -131,7 +128,7 @@ describe('lev test', () => {
       'c.toml':
         '[[test]]\nname = "unknown tool"\ninput = "hi"\nexpect_tool_call = "write_file"\nexpect_contain = "x"\n',
     });
-    const r = lev(dir);
+    const r = await lev(dir);
     expect(r.code).toBe(1);
     expect(r.out).toContain('PASS: fine');
     expect(r.out).toContain(
@@ -143,17 +140,17 @@ describe('lev test', () => {
     expect(r.out).toContain('1 passed, 3 failed, 4 total');
   });
 
-  it('says how to write a case when the blueprint has no tests/ directory', () => {
-    const r = lev(blueprintDir({}));
+  it('says how to write a case when the blueprint has no tests/ directory', async () => {
+    const r = await lev(blueprintDir({}));
     expect(r.code).toBe(0);
     expect(r.out).toContain('No tests/ directory here');
     expect(r.out).toContain('expect_contains = "hello"');
   });
 
-  it('refuses a blueprint that does not validate, with exit 2', () => {
+  it('refuses a blueprint that does not validate, with exit 2', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'lev-test-bad-'));
     writeFileSync(join(dir, 'agent.toml'), '[agent]\nname = "x"\nentry_stage = "missing"\n');
-    const r = lev(dir);
+    const r = await lev(dir);
     expect(r.code).toBe(2);
     expect(r.err).toContain('[blueprint-invalid]');
   });

@@ -4,12 +4,12 @@
  * playing Anthropic's API. The server round trip is
  * test/integration/doctor.test.ts.
  */
-import { spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Reply, startWireServer, type WireServer } from '../providers/wire-server.js';
+import { lev, withoutProviderKeys } from './lev-in-process.js';
 
 const scratch = mkdtempSync(join(tmpdir(), 'lev-doctor-'));
 let server: WireServer;
@@ -31,19 +31,12 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-/** Runs `lev doctor` as a child, so the wire server in this process can answer it. */
-function doctor(env: Record<string, string>, ...args: string[]): Promise<{ code: number | null; out: string }> {
-  const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/_API_KEY$/.test(k)));
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['bin/lev.mjs', 'doctor', '--no-server', '--json', ...args], {
-      env: { ...clean, LEVIATH_CONFIG: join(scratch, 'none.toml'), ...env },
-    });
-    let out = '';
-    child.stdout.on('data', (c) => {
-      out += c;
-    });
-    child.on('close', (code) => resolve({ code, out }));
+/** `lev doctor --no-server --json` with no provider key but those `env` sets; the wire server in this process answers it. */
+async function doctor(env: Record<string, string>, ...args: string[]): Promise<{ code: number; out: string }> {
+  const r = await lev(['doctor', '--no-server', '--json', ...args], {
+    env: { ...withoutProviderKeys(), LEVIATH_CONFIG: join(scratch, 'none.toml'), ...env },
   });
+  return { code: r.code, out: r.stdout };
 }
 
 const anthropic = () => ({ ANTHROPIC_API_KEY: 'sk-ant-test-1', ANTHROPIC_BASE_URL: server.url });

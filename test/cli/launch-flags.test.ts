@@ -2,7 +2,6 @@
  * `lev run --task @FILE`, `--output-schema`, `--allow` and `--yolo`
  * (docs/reference/commands.md#lev-run-flags).
  */
-import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,6 +12,7 @@ import { isLevError } from '../../src/errors.js';
 import { withLaunchOutput } from '../../src/outputs/spec.js';
 import { mergedPermissions } from '../../src/tools/permissions.js';
 import { loadToml } from '../blueprint/helpers.js';
+import { lev } from './lev-in-process.js';
 
 const scratch = mkdtempSync(join(tmpdir(), 'lev-flags-'));
 
@@ -87,13 +87,12 @@ describe('--allow and --yolo', () => {
 });
 
 describe('lev run', () => {
-  it('refuses an unreadable --task @FILE and --yolo with --attended before it starts anything', () => {
-    const lev = (...args: string[]) =>
-      spawnSync(process.execPath, ['bin/lev.mjs', 'run', 'blueprints/demo', ...args], { encoding: 'utf8' });
-    const missing = lev('--task', '@/no/such/brief.md');
-    expect(missing.status).toBe(1);
+  it('refuses an unreadable --task @FILE and --yolo with --attended before it starts anything', async () => {
+    const run = (...args: string[]) => lev(['run', 'blueprints/demo', ...args]);
+    const missing = await run('--task', '@/no/such/brief.md');
+    expect(missing.code).toBe(1);
     expect(missing.stderr).toMatch(/error \[input-file-unreadable\] --task @\/no\/such\/brief\.md names a file/);
-    const both = lev('--yolo', '--attended');
+    const both = await run('--yolo', '--attended');
     expect(both.stderr).toMatch(/error \[bad-input\] --yolo runs without a person/);
   });
 });

@@ -88,3 +88,8 @@ async function runOnce(
   }
   return { code, stdout: out.join(''), stderr: err.join('') };
 }
+
+/** An `env` for `lev()` that unsets every provider key the test process has, so a command sees only the keys a test gives it. */
+export function withoutProviderKeys(): Record<string, undefined> {
+  return Object.fromEntries(Object.keys(process.env).flatMap((k) => (/_API_KEY$/.test(k) ? [[k, undefined]] : [])));
+}

@@ -1,23 +1,18 @@
-/** `lev context simulate` as a user runs it: a child process, files on disk, exit codes. */
-import { spawnSync } from 'node:child_process';
+/** `lev context simulate` as a user runs it: the command's arguments, files on disk, output and exit codes. */
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { lev as levInProcess } from './lev-in-process.js';
 
 const root = join(import.meta.dirname, '..', '..');
 const fixtures = join(root, 'test', 'fixtures', 'simulate');
 
 function lev(...args: string[]) {
-  const result = spawnSync(process.execPath, [join(root, 'bin', 'lev.mjs'), 'context', 'simulate', ...args], {
-    cwd: root,
-    encoding: 'utf8',
-  });
-  return { code: result.status, stdout: result.stdout, stderr: result.stderr };
+  return levInProcess(['context', 'simulate', ...args], { cwd: root });
 }
 
-// Each run starts a Node process that loads the whole CLI; allow for a busy machine.
-describe('lev context simulate (process)', { timeout: 60_000 }, () => {
-  it('prints the docs/reference/simulator.md#json-output JSON shape with --json and exits 0 even when an event fails', () => {
-    const out = lev(
+describe('lev context simulate', () => {
+  it('prints the docs/reference/simulator.md#json-output JSON shape with --json and exits 0 even when an event fails', async () => {
+    const out = await lev(
       join(fixtures, 'routing'),
       '--events',
       join(fixtures, 'routing', 'events.jsonl'),
@@ -51,8 +46,8 @@ describe('lev context simulate (process)', { timeout: 60_000 }, () => {
     expect(json.prompt.messages[2].tool_call_id).toBe('c1');
   });
 
-  it('prints a readable report without --json', () => {
-    const out = lev(
+  it('prints a readable report without --json', async () => {
+    const out = await lev(
       join(fixtures, 'routing'),
       '--events',
       join(fixtures, 'routing', 'events.jsonl'),
@@ -66,34 +61,35 @@ describe('lev context simulate (process)', { timeout: 60_000 }, () => {
     expect(out.stdout).toContain('## codebase');
   });
 
-  it('uses the start stage model window without --window', () => {
-    const out = lev(join(fixtures, 'routing'), '--events', join(fixtures, 'routing', 'events.jsonl'), '--json');
+  it('uses the start stage model window without --window', async () => {
+    const out = await lev(join(fixtures, 'routing'), '--events', join(fixtures, 'routing', 'events.jsonl'), '--json');
     expect(JSON.parse(out.stdout).window.max).toBe(200000);
   });
 
-  it('exits 2 naming the events file and line for a bad line', () => {
+  it('exits 2 naming the events file and line for a bad line', async () => {
     const events = join(fixtures, 'invalid', 'not-json.jsonl');
-    const out = lev(join(fixtures, 'routing'), '--events', events, '--json');
+    const out = await lev(join(fixtures, 'routing'), '--events', events, '--json');
     expect(out.code).toBe(2);
     expect(out.stdout).toBe('');
     expect(out.stderr).toContain(`${events}:2: error [bad-event]`);
 
-    const tokens = lev(join(fixtures, 'routing'), '--events', join(fixtures, 'invalid', 'bad-tokens.jsonl'));
+    const tokens = await lev(join(fixtures, 'routing'), '--events', join(fixtures, 'invalid', 'bad-tokens.jsonl'));
     expect(tokens.code).toBe(2);
     expect(tokens.stderr).toMatch(/bad-tokens\.jsonl:3: error \[bad-event\] "tokens" must be a non-negative integer/);
   });
 
-  it('exits 2 naming the blueprint file and line for an invalid blueprint', () => {
-    const out = lev(join(fixtures, 'invalid'), '--events', join(fixtures, 'routing', 'events.jsonl'));
+  it('exits 2 naming the blueprint file and line for an invalid blueprint', async () => {
+    const out = await lev(join(fixtures, 'invalid'), '--events', join(fixtures, 'routing', 'events.jsonl'));
     expect(out.code).toBe(2);
     expect(out.stderr).toMatch(/invalid[\\/]agent\.toml:5:\d+: error \[bad-budget\]/);
   });
 
-  it('exits 2 for an unknown --stage or an unreadable events file', () => {
+  it('exits 2 for an unknown --stage or an unreadable events file', async () => {
     expect(
-      lev(join(fixtures, 'routing'), '--events', join(fixtures, 'routing', 'events.jsonl'), '--stage', 'nope').code,
+      (await lev(join(fixtures, 'routing'), '--events', join(fixtures, 'routing', 'events.jsonl'), '--stage', 'nope'))
+        .code,
     ).toBe(2);
-    const missing = lev(join(fixtures, 'routing'), '--events', join(fixtures, 'nope.jsonl'));
+    const missing = await lev(join(fixtures, 'routing'), '--events', join(fixtures, 'nope.jsonl'));
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain('[events-unreadable]');
   });

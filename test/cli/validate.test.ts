@@ -1,17 +1,16 @@
-import { spawnSync } from 'node:child_process';
+/** `lev validate` (docs/validate.md): its report, JSON shape and exit codes, with `lev` run in process. */
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { lev as levInProcess } from './lev-in-process.js';
 
 const scratch = mkdtempSync(join(tmpdir(), 'lev-validate-'));
+/** For a check that only computes, seconds of CPU on a quiet two-core machine: room for one busy with other work. */
+const COMPUTE_ONLY_MS = 60_000;
 
-function lev(...args: string[]): { code: number | null; stdout: string; stderr: string } {
-  const r = spawnSync(process.execPath, ['bin/lev.mjs', 'validate', ...args], {
-    encoding: 'utf8',
-    env: { ...process.env, LEVIATH_CONFIG: join(scratch, 'no-config.toml') },
-  });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+function lev(...args: string[]) {
+  return levInProcess(['validate', ...args], { env: { LEVIATH_CONFIG: join(scratch, 'no-config.toml') } });
 }
 
 function blueprint(name: string, toml: string): string {
@@ -24,8 +23,8 @@ const warned = blueprint('warned', '[context.regions]\nconversation = { kind = "
 const broken = blueprint('broken', '[context.regions]\nnotes = { budget = "35" }\n');
 
 describe('lev validate', () => {
-  it('passes the examples and prints a budget table per stage', () => {
-    const r = lev('blueprints/coder', 'blueprints/researcher');
+  it('passes the examples and prints a budget table per stage', async () => {
+    const r = await lev('blueprints/coder', 'blueprints/researcher');
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('blueprints/coder/agent.toml: ok (0 errors, 0 warnings, 0 notes)');
     expect(r.stdout).toContain('stage implement: model anthropic:claude-sonnet-5-5, window 1000000 tokens');
@@ -35,8 +34,8 @@ describe('lev validate', () => {
     expect(r.stdout).toMatch(/conversation\s+sliding_window\s+messages\s+"30%"/);
   });
 
-  it('prints findings as path:line:column: severity message [code] and exits 1 on an error', () => {
-    const r = lev(broken);
+  it('prints findings as path:line:column: severity message [code] and exits 1 on an error', async () => {
+    const r = await lev(broken);
     expect(r.code).toBe(1);
     expect(r.stdout).toMatch(
       /broken\.toml:2:11: error `budget` of region "notes" is "35", but it must end in "%".* \[bad-budget\]/,
@@ -44,25 +43,25 @@ describe('lev validate', () => {
     expect(r.stdout).toContain('FAILED (1 error, 0 warnings, 0 notes)');
   });
 
-  it('allows warnings unless --deny-warnings is given (docs/reference/simulator.md#scenarios row 32)', () => {
-    const ok = lev(warned);
+  it('allows warnings unless --deny-warnings is given (docs/reference/simulator.md#scenarios row 32)', async () => {
+    const ok = await lev(warned);
     expect(ok.code).toBe(0);
     expect(ok.stdout).toMatch(/warned\.toml:2:\d+: warning .*\[unknown-region-key\]/);
-    expect(lev('--deny-warnings', warned).code).toBe(1);
+    expect((await lev('--deny-warnings', warned)).code).toBe(1);
   });
 
-  it('exits 2 for a missing file, even beside a valid one', () => {
-    const missing = lev('blueprints/coder', join(scratch, 'nope'));
+  it('exits 2 for a missing file, even beside a valid one', async () => {
+    const missing = await lev('blueprints/coder', join(scratch, 'nope'));
     expect(missing.code).toBe(2);
     expect(missing.stdout).toContain('[blueprint-not-found]');
   });
 
-  it('exits 2 for a --window that is not a positive integer', () => {
-    expect(lev('--window', 'lots', 'blueprints/coder').code).toBe(2);
+  it('exits 2 for a --window that is not a positive integer', async () => {
+    expect((await lev('--window', 'lots', 'blueprints/coder')).code).toBe(2);
   });
 
-  it('prints the documented JSON shape', () => {
-    const r = lev('--json', broken, 'blueprints/researcher');
+  it('prints the documented JSON shape', async () => {
+    const r = await lev('--json', broken, 'blueprints/researcher');
     expect(r.code).toBe(1);
     interface FileJson {
       path: string;
@@ -90,17 +89,17 @@ describe('lev validate', () => {
     expect(gather?.regions[2]).toEqual({ name: 'findings', kind: 'hashmap', placement: 'tail', budget: 30000 });
   });
 
-  it("names a script tool's own file and the position of its compile error (docs/reference/script-tools.md)", () => {
+  it("names a script tool's own file and the position of its compile error (docs/reference/script-tools.md)", async () => {
     const dir = join(scratch, 'scripted-tools');
     mkdirSync(join(dir, 'tools'), { recursive: true });
     writeFileSync(join(dir, 'agent.toml'), '[stages.main]\navailable_tools = ["owner"]\n');
     writeFileSync(join(dir, 'tools', 'owner.rhai'), '// @tool owner\nlet who = ;\n');
-    const r = lev(dir);
+    const r = await lev(dir);
     expect(r.code).toBe(1);
     expect(r.stdout).toMatch(
       /tools\/owner\.rhai:2:11: error The script tool `owner` does not compile: .*\[script-tool-syntax\]/,
     );
-    const out = JSON.parse(lev('--json', dir).stdout) as { files: { path: string; diagnostics: unknown[] }[] };
+    const out = JSON.parse((await lev('--json', dir)).stdout) as { files: { path: string; diagnostics: unknown[] }[] };
     expect(out.files[0]?.path).toMatch(/agent\.toml$/);
     expect(out.files[0]?.diagnostics[0]).toMatchObject({
       code: 'script-tool-syntax',
@@ -110,8 +109,8 @@ describe('lev validate', () => {
     });
   });
 
-  it('resolves every stage at the --window override', () => {
-    const r = lev('--json', '--window', '32000', 'blueprints/coder');
+  it('resolves every stage at the --window override', async () => {
+    const r = await lev('--json', '--window', '32000', 'blueprints/coder');
     const out = JSON.parse(r.stdout) as {
       files: { stages: { window: number; regions: { name: string; budget: number; threshold?: number }[] }[] }[];
     };
@@ -126,21 +125,25 @@ describe('lev validate', () => {
     });
   });
 
-  it('reports a blueprint of 130,000 regions with a coded error instead of overflowing the stack', () => {
-    const regions = Array.from({ length: 130_000 }, (_, i) => `r${i} = { kind = "temporary", max_tokens = 10 }`);
-    const r = lev(blueprint('many', `[stages.main]\n[stages.main.context.regions]\n${regions.join('\n')}\n`));
-    expect(r.stderr).not.toContain('RangeError');
-    expect(r.code).toBe(1);
-    expect(r.stdout).toContain('[blueprint-too-large]');
-  });
+  it(
+    'reports a blueprint of 130,000 regions with a coded error instead of overflowing the stack',
+    async () => {
+      const regions = Array.from({ length: 130_000 }, (_, i) => `r${i} = { kind = "temporary", max_tokens = 10 }`);
+      const r = await lev(blueprint('many', `[stages.main]\n[stages.main.context.regions]\n${regions.join('\n')}\n`));
+      expect(r.stderr).not.toContain('RangeError');
+      expect(r.code).toBe(1);
+      expect(r.stdout).toContain('[blueprint-too-large]');
+    },
+    COMPUTE_ONLY_MS,
+  );
 
-  it('refuses a 3 MB system_prompt with a coded error that points at it', () => {
+  it('refuses a 3 MB system_prompt with a coded error that points at it', async () => {
     const prompt = 'Be thorough. '.repeat(240_000);
     const file = blueprint(
       'huge-prompt',
       `[context.regions]\nstage_instructions = { kind = "pinned", max_tokens = 1000 }\n[stages.main]\nsystem_prompt = "${prompt}"\n`,
     );
-    const r = lev(file);
+    const r = await lev(file);
     expect(r.code).toBe(1);
     expect(r.stdout).toMatch(
       /huge-prompt\.toml:4:\d+: error .*system_prompt of stage "main" alone is \d+ bytes.*\[blueprint-too-large\]/,

@@ -3,11 +3,11 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { defaultPayloadConverter } from '@temporalio/common';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { main } from '../../src/cli/main.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningCodecServer, startCodecServer } from '../../src/codec/decode-server.js';
 import { parseKeyFile } from '../../src/codec/keys.js';
 import { AesGcmPayloadCodec } from '../../src/codec/payload-codec.js';
+import { lev } from '../cli/lev-in-process.js';
 
 const codec = new AesGcmPayloadCodec(parseKeyFile(`k1 ${randomBytes(32).toString('base64')}`, 'keys'));
 const UI = 'http://127.0.0.1:8233';
@@ -67,15 +67,10 @@ describe('lev codec-server without a key', () => {
   it('refuses to start, saying which setting names the key file', async () => {
     const config = join(mkdtempSync(join(tmpdir(), 'lev-cfg-')), 'config.toml');
     writeFileSync(config, '');
-    vi.stubEnv('LEVIATH_CONFIG', config);
-    vi.stubEnv('LEVIATH_CODEC_KEY_FILE', '');
-    const stderr = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
-    try {
-      expect(await main(['node', 'lev', 'codec-server', '--listen', '127.0.0.1:0'])).toBe(1);
-      expect(stderr.mock.calls.join('')).toContain('[codec-not-configured]');
-    } finally {
-      stderr.mockRestore();
-      vi.unstubAllEnvs();
-    }
+    const r = await lev(['codec-server', '--listen', '127.0.0.1:0'], {
+      env: { LEVIATH_CONFIG: config, LEVIATH_CODEC_KEY_FILE: '' },
+    });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('[codec-not-configured]');
   });
 });

@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { LevError } from '../../src/errors.js';
 import { acceptedInputs, acceptsTask, preflightSeedPaths, resolveSeed, seedsFromInput } from '../../src/seeds/index.js';
 import { compileReadPaths } from '../../src/tools/read-paths.js';
@@ -205,7 +205,7 @@ describe('command seeds (docs/reference/seeds.md#command-seeds)', () => {
   });
 
   it('runs in the sandbox: no worker secrets, no access outside the workdir', async () => {
-    process.env.LEVIATH_SEED_TEST_TOKEN = 'seed-secret-never-shown';
+    vi.stubEnv('LEVIATH_SEED_TEST_TOKEN', 'seed-secret-never-shown');
     try {
       const out = await resolveSeed(
         cmd(`cat /proc/1/environ; cat /proc/$PPID/environ; cat ${box.secret}/secret.txt; cat a.txt`),
@@ -215,7 +215,7 @@ describe('command seeds (docs/reference/seeds.md#command-seeds)', () => {
       expect(out.texts[0]?.text).not.toContain('seed-secret-never-shown');
       expect(out.texts[0]?.text).not.toContain(SECRET);
     } finally {
-      delete process.env.LEVIATH_SEED_TEST_TOKEN;
+      vi.unstubAllEnvs();
     }
   });
 

@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import path from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { dispatchTool } from '../../src/tools/dispatch.js';
 import { prepareCommand, type SandboxPolicy } from '../../src/tools/sandbox.js';
 import { makeSandbox, SECRET } from './fixture.js';
@@ -17,8 +17,8 @@ async function shell(command: string, sandbox: SandboxPolicy = namespace) {
 
 describe('commands run in the namespace sandbox', () => {
   it('cannot read the worker environment, directly or through /proc of the parent', async () => {
-    process.env.OPENAI_API_KEY = 'sk-test-never-shown';
-    process.env.DATABASE_URL = 'postgres://user:pw@db/never-shown';
+    vi.stubEnv('OPENAI_API_KEY', 'sk-test-never-shown');
+    vi.stubEnv('DATABASE_URL', 'postgres://user:pw@db/never-shown');
     try {
       const out = await shell(
         'env; cat /proc/$PPID/environ /proc/1/environ 2>/dev/null | tr "\\0" "\\n"; grep -al never-shown /proc/*/environ 2>/dev/null; true',
@@ -27,8 +27,7 @@ describe('commands run in the namespace sandbox', () => {
       expect(out.content).not.toContain('never-shown');
       expect(out.content).toContain('PATH=');
     } finally {
-      delete process.env.OPENAI_API_KEY;
-      delete process.env.DATABASE_URL;
+      vi.unstubAllEnvs();
     }
   });
 
@@ -85,15 +84,14 @@ describe('commands run in the namespace sandbox', () => {
   });
 
   it('passes the variables the policy names and no others', async () => {
-    process.env.LEVIATH_SANDBOX_TEST = 'named';
-    process.env.LEVIATH_SANDBOX_OTHER = 'unnamed';
+    vi.stubEnv('LEVIATH_SANDBOX_TEST', 'named');
+    vi.stubEnv('LEVIATH_SANDBOX_OTHER', 'unnamed');
     try {
       const out = await shell('env', { ...namespace, env: ['LEVIATH_SANDBOX_TEST'] });
       expect(out.content).toContain('LEVIATH_SANDBOX_TEST=named');
       expect(out.content).not.toContain('unnamed');
     } finally {
-      delete process.env.LEVIATH_SANDBOX_TEST;
-      delete process.env.LEVIATH_SANDBOX_OTHER;
+      vi.unstubAllEnvs();
     }
   });
 
@@ -106,7 +104,7 @@ describe('commands run in the namespace sandbox', () => {
 
 describe('kind = "none"', () => {
   it('runs bash directly, with the same reduced environment', async () => {
-    process.env.OPENAI_API_KEY = 'sk-test-never-shown';
+    vi.stubEnv('OPENAI_API_KEY', 'sk-test-never-shown');
     try {
       const out = await shell('env; echo pid=$$', { kind: 'none', env: [], readRoots: [] });
       expect(out.content).not.toContain('never-shown');
@@ -116,7 +114,7 @@ describe('kind = "none"', () => {
         run: { file: 'bash' },
       });
     } finally {
-      delete process.env.OPENAI_API_KEY;
+      vi.unstubAllEnvs();
     }
   });
 });

@@ -9,10 +9,10 @@ import { createSecureServer, type IncomingHttpHeaders } from 'node:http2';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it, vi } from 'vitest';
-import { main } from '../../src/cli/main.js';
+import { describe, expect, it } from 'vitest';
 import type { LevError } from '../../src/errors.js';
 import { connectOptions, isSecured, serverSettings } from '../../src/worker/connection.js';
+import { lev } from '../cli/lev-in-process.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'lev-conn-'));
 function toml(text: string): string {
@@ -150,15 +150,12 @@ describe('lev with a temporal.toml profile', () => {
     const config = toml(
       `[profile.cloud]\naddress = "localhost:${port}"\nnamespace = "my-ns.a1b2c"\napi_key = "cloud-key-123"\n`,
     );
-    vi.stubEnv('TEMPORAL_CONFIG_FILE', config);
-    vi.stubEnv('TEMPORAL_TLS_CA', join(dir, 'server.pem'));
-    const stderr = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
     try {
       // The server denies the listing; what it was sent is the point.
-      await main(['node', 'lev', 'ps', '--profile', 'cloud']).catch(() => 1);
+      await lev(['ps', '--profile', 'cloud'], {
+        env: { TEMPORAL_CONFIG_FILE: config, TEMPORAL_TLS_CA: join(dir, 'server.pem') },
+      });
     } finally {
-      stderr.mockRestore();
-      vi.unstubAllEnvs();
       server.close();
     }
     const call = seen.find((h) => h.authorization);
