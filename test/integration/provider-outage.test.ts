@@ -16,6 +16,7 @@ import { WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
 import type { ApplicationFailure } from '@temporalio/common';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatRuns } from '../../src/cli/ps-action.js';
+import { openGate } from '../../src/providers/index.js';
 import { STATUS_KEY } from '../../src/runtime/search-attributes.js';
 import { DEFAULT_RUN_OPTIONS, type RunOptions } from '../../src/runtime/types.js';
 import type { Notice } from '../../src/shapes/webhooks.js';
@@ -190,15 +191,26 @@ describe('a run whose provider goes down', () => {
   it('never calls the provider again for an answer an attempt got after its timeout', async () => {
     wire.serve([]);
     let served = 0;
+    // The first answer comes only once the server has given up on the attempt that asked for it.
+    const late = `billed-once-${process.pid}`;
     wire.server.respond(() => {
       served++;
       return served === 1
-        ? { delayMs: 3500, json: chatCompletion({ content: 'Answered once.' }) }
+        ? { gate: late, json: chatCompletion({ content: 'Answered once.' }) }
         : { json: chatCompletion({ content: 'Answered twice.' }) };
     });
     const handle = await start(`[agent]\nname = "billed-once"\nmodel = "openai:gpt-4o"\n[stages.main]\n`, {
-      inferenceTimeoutSecs: 2,
+      inferenceTimeoutSecs: 1,
     });
+    const visit = env.rt.client.workflow.getHandle(`${handle.workflowId}.1.main`);
+    await waitFor(async () => {
+      const pending = await visit.describe().then(
+        (d) => d.raw.pendingActivities ?? [],
+        () => [],
+      );
+      return pending.some((a) => (a.attempt ?? 0) >= 2);
+    }, 60_000);
+    openGate(late);
     const result = await handle.result();
     await saveHistories(env.rt.client, handle.workflowId);
     expect(result.output).toBe('Answered once.');
