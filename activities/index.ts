@@ -32,6 +32,7 @@ import { finalOutputText } from '../src/runtime/node/final-output.js';
 import { forkStart } from '../src/runtime/node/fork-start.js';
 import { handBackOf, type InferInput, type InferOutput, infer, slotWaitMs } from '../src/runtime/node/inference.js';
 import { type DiscoveredTools, type DiscoverInput, discoverStageTools } from '../src/runtime/node/mcp-tools.js';
+import { providerSignal } from '../src/runtime/node/provider-signal.js';
 import { pollerAges } from '../src/runtime/node/queue-pollers.js';
 import { defaultRuntimeConfig, RunStore, type RuntimeConfig } from '../src/runtime/node/run-store.js';
 import { resolveRunSeeds, type SeededRegion, type SeedRequest } from '../src/runtime/node/seeding.js';
@@ -84,23 +85,16 @@ async function withHeartbeat<T>(work: () => Promise<T>, details?: unknown): Prom
   }
 }
 
-/**
- * The provider call's abort signal: the activity's cancellation, except when the server gave up
- * on this attempt (its timeout passed, or it is gone). That call is already paid for, so it runs
- * on, and its answer waits for the next attempt (docs/reference/long-runs.md#never-billed-twice).
- */
-function providerSignal(): AbortSignal {
-  const context = Context.current();
-  const cancelled = context.cancellationSignal;
-  const ours = new AbortController();
-  const follow = () => {
-    const why = context.cancellationDetails;
-    if (why?.timedOut || why?.notFound) return;
-    ours.abort(cancelled.reason);
-  };
-  if (cancelled.aborted) follow();
-  else cancelled.addEventListener('abort', follow, { once: true });
-  return ours.signal;
+/** Whether the attempt's workflow run is still open; true when the server cannot be asked. */
+async function attemptRunOpen({ client, info }: Context): Promise<boolean> {
+  const run = info.workflowExecution;
+  if (!run) return true;
+  try {
+    const { status } = await client.workflow.getHandle(run.workflowId, run.runId).describe();
+    return status.name === 'RUNNING';
+  } catch {
+    return true;
+  }
 }
 
 export function createActivities(config: RuntimeConfig = defaultRuntimeConfig()) {
@@ -140,9 +134,11 @@ export function createActivities(config: RuntimeConfig = defaultRuntimeConfig())
     /** One model call; an attempt of a call that already answered returns that answer (`answered-calls.ts`). */
     async infer(input: InferInput): Promise<InferOutput> {
       const info = activityInfo();
+      // Taken now: the abort listener runs outside the activity's async context.
+      const context = Context.current();
       const ctx = {
         attempt: info.attempt,
-        signal: providerSignal(),
+        signal: providerSignal(context, () => attemptRunOpen(context)),
         ...(info.workflowExecution ? { key: answerKey(info.workflowExecution.runId, input) } : {}),
         slotDeadline:
           info.currentAttemptScheduledTimestampMs +

@@ -85,16 +85,6 @@ function newGate(what: string): string {
 }
 
 /**
- * Lets the call held at `gate` end once its run was cancelled. Once the run has closed, its
- * activity's heartbeat hears "not found", which the inference takes for a server that gave up on
- * the attempt, so the call runs on (docs/reference/long-runs.md#never-billed-twice) and no later
- * cancel, the worker's stop included, aborts it: a worker cannot stop while it waits at a gate.
- */
-function afterCancel(gate: string): void {
-  openGate(gate);
-}
-
-/**
  * A scripted agent that calls `current_time` on every turn until its iteration cap. Its inference
  * after the first `before` ones waits at `gate`, so the test acts while that call is in flight and
  * the run cannot end meanwhile; once the gate is open every turn goes through.
@@ -111,7 +101,16 @@ function looping(gate: string, before = 1, maxIterations = 200): string {
 describe('cancellation', () => {
   const env = useRuntime();
 
-  async function cancelAndCheck(handle: WorkflowHandle, stageWorkflowId: string, gate: string) {
+  /**
+   * The gates the cancelled runs wait at stay shut: the call held there is aborted with its run
+   * (docs/reference/long-runs.md#never-billed-twice) once a heartbeat finds the attempt gone
+   * (`heartbeatTimeoutSecs: 1`: a heartbeat every half second).
+   */
+  async function callEnds(): Promise<void> {
+    await until(() => env.rt.activitiesInFlight() === 0 || undefined, 'the call held at the gate ended with its run');
+  }
+
+  async function cancelAndCheck(handle: WorkflowHandle, stageWorkflowId: string) {
     const runId = handle.workflowId;
     await handle.cancel();
     const requestedAt = callsOf(runId);
@@ -131,24 +130,24 @@ describe('cancellation', () => {
     expect(progress.status).toBe('cancelled');
     expect(progress.inferences).toBeGreaterThanOrEqual(requestedAt - 1);
     expect(progress.regions.find((r) => r.name === 'conversation')?.entries).toBeGreaterThan(0);
-    afterCancel(gate);
+    await callEnds();
   }
 
   it('ends the run CANCELED before any continue-as-new, and the model calls stop', async () => {
     const gate = newGate('cancel');
-    const handle = await start(env.rt.client, env.rt.taskQueue, looping(gate, 3));
+    const handle = await start(env.rt.client, env.rt.taskQueue, looping(gate, 3), { heartbeatTimeoutSecs: 1 });
     // Three inferences made, the fourth in flight.
     await gateReached(gate);
     const p = await until(async () => {
       const now = await runProgress(env.rt.client, handle);
       return now && now.inferences >= 3 ? now : undefined;
     }, 'three inferences');
-    await cancelAndCheck(handle, p.stageWorkflowId as string, gate);
+    await cancelAndCheck(handle, p.stageWorkflowId as string);
   });
 
   it('fails the run with stage-cancelled when only its stage visit is cancelled', async () => {
     const gate = newGate('cancel-visit');
-    const handle = await start(env.rt.client, env.rt.taskQueue, looping(gate));
+    const handle = await start(env.rt.client, env.rt.taskQueue, looping(gate), { heartbeatTimeoutSecs: 1 });
     await gateReached(gate);
     const p = await until(async () => {
       const now = await runProgress(env.rt.client, handle);
@@ -160,13 +159,16 @@ describe('cancellation', () => {
     expect(end.status).toBe('FAILED');
     expect((end.error as WorkflowFailedError).cause).toMatchObject({ type: 'stage-cancelled' });
     expect(await leviathStatus(handle)).toBe('failed');
-    afterCancel(gate);
+    await callEnds();
   });
 
   it('reaches the live visit after three continue-as-new', async () => {
     // Two turns per run of the visit: the eighth inference is its fourth run's, held at the gate.
     const gate = newGate('cancel-after-can');
-    const handle = await start(env.rt.client, env.rt.taskQueue, looping(gate, 7), { turnsPerRun: 2 });
+    const handle = await start(env.rt.client, env.rt.taskQueue, looping(gate, 7), {
+      turnsPerRun: 2,
+      heartbeatTimeoutSecs: 1,
+    });
     const stageId = `${handle.workflowId}.1.main`;
     await gateReached(gate);
     await until(async () => {
@@ -174,7 +176,7 @@ describe('cancellation', () => {
       for await (const _ of env.rt.client.workflow.list({ query: `WorkflowId = '${stageId}'` })) runs++;
       return runs >= 4 || undefined;
     }, 'the stage visit continued as new three times');
-    await cancelAndCheck(handle, stageId, gate);
+    await cancelAndCheck(handle, stageId);
   });
 });
 
@@ -425,8 +427,8 @@ describe('LeviathStatus', () => {
     await gateReached(gate);
     await looped.cancel();
     expect((await ending(looped)).status).toBe('CANCELLED');
+    // Its gate stays shut: the call held there ends with the run.
     expect(await statusSequence(looped)).toEqual(['running', 'cancelled']);
-    afterCancel(gate);
 
     const model = scriptedModel({ turns: [{ text: 'never', fail: { kind: 'auth', attempts: 99 } }] });
     const failing = await start(
@@ -725,6 +727,5 @@ describe('the operator commands', () => {
     const again = await lev(['msg', runId, 'hello?']);
     expect(again.code).toBe(1);
     expect(again.stderr).toMatch(/^error \[run-finished\]/);
-    afterCancel(gate);
   });
 });

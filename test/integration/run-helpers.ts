@@ -67,6 +67,8 @@ export interface TestRuntime {
   client: Client;
   taskQueue: string;
   blobDir: string;
+  /** How many activities the worker runs right now (a call held at a gate is one). */
+  activitiesInFlight(): number;
   stop(): Promise<void>;
 }
 
@@ -88,6 +90,7 @@ export async function startRuntime(
     client,
     taskQueue,
     blobDir,
+    activitiesInFlight: () => worker.getStatus().numInFlightActivities,
     stop: async () => {
       worker.shutdown();
       await running;
