@@ -1,5 +1,5 @@
 /**
- * `npm run bench -- burst N [--latency ms] [--append-kb 25] [--turns 12] [--profile]`:
+ * `npm run bench -- burst N [--latency ms] [--append-kb 25] [--turns 12] [--settle-ms 3000] [--profile]`:
  * N agents at once against one `lev worker` process, answered by a local fake
  * OpenAI-compatible model that waits a fixed latency and replies with one
  * `context_append` of the given size until the last turn. The runs' results
@@ -9,7 +9,8 @@
  * their idle and peak RSS, and history events and bytes per turn: over
  * everything (`all`, which includes each run's start: the blueprint, the
  * child visit) and from each visit's first inference on (`turn`, what one
- * more turn costs). `--profile` writes a `--cpu-prof` of the worker.
+ * more turn costs). The idle figures are read `--settle-ms` after the worker
+ * is up. `--profile` writes a `--cpu-prof` of the worker.
  */
 import { join } from 'node:path';
 import { loadBlueprintFromString } from '../src/blueprint/load.js';
@@ -32,6 +33,8 @@ interface Options {
   latencyMs: number;
   appendKb: number;
   turns: number;
+  /** How long start-up work settles before the idle figures are read. */
+  settleMs: number;
   profile: boolean;
   /** `--server-flag F`, repeatable: a `temporal server start-dev` flag to try, e.g. `--server-flag=--sqlite-pragma=synchronous=off`. */
   serverFlags: string[];
@@ -45,6 +48,7 @@ function parseArgs(args: string[]): Options {
     latencyMs: 500,
     appendKb: 25,
     turns: 12,
+    settleMs: 3000,
     profile: false,
     serverFlags: [],
     workerNodeFlags: [],
@@ -55,6 +59,7 @@ function parseArgs(args: string[]): Options {
     if (arg === '--latency') opts.latencyMs = numberArg(args, ++i, arg);
     else if (arg === '--append-kb') opts.appendKb = numberArg(args, ++i, arg);
     else if (arg === '--turns') opts.turns = Math.max(1, Math.floor(numberArg(args, ++i, arg)));
+    else if (arg === '--settle-ms') opts.settleMs = numberArg(args, ++i, arg);
     else if (arg === '--profile') opts.profile = true;
     else if (arg.startsWith('--server-flag=')) opts.serverFlags.push(arg.slice('--server-flag='.length));
     else if (arg.startsWith('--worker-node-flag=')) opts.workerNodeFlags.push(arg.slice('--worker-node-flag='.length));
@@ -87,7 +92,7 @@ export default async function run(args: string[]): Promise<void> {
   const workerMeter = new Meter(() => [worker.pid]);
 
   // Let start-up work settle before reading the idle figures.
-  await new Promise((r) => setTimeout(r, 3000));
+  await new Promise((r) => setTimeout(r, opts.settleMs));
   const idle = { worker: workerMeter.rss(), server: serverMeter.rss() };
   workerMeter.peak = idle.worker;
   serverMeter.peak = idle.server;

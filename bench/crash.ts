@@ -1,12 +1,15 @@
 /**
- * `npm run bench -- crash [N] [--signal KILL|TERM] [--latency ms] [--turns 12]`:
+ * `npm run bench -- crash [N] [--signal KILL|TERM] [--latency ms] [--turns 12] [--heartbeat-secs 20]`:
  * N burst agents (`bench/burst.ts`) on one `lev worker`; once every agent is
  * a few turns in, the worker is stopped with the signal (SIGKILL: a crash;
  * SIGTERM: a graceful stop) and a replacement started. Prints how long after
  * the replacement was ready the first model call came and the last agent
  * resumed, and how many model calls were repeated (a turn served twice: the
  * fake model reads the turn from the prompt, so a retry is the same turn).
+ * After a SIGKILL the calls in flight wait out the runs' heartbeat timeout
+ * (`heartbeatTimeoutSecs`, 20 s by default; `--heartbeat-secs` sets it).
  */
+import { DEFAULT_RUN_OPTIONS } from '../src/runtime/types.js';
 import { runOutcome } from '../src/worker/run-client.js';
 import { burstBlueprint } from './burst.js';
 import {
@@ -24,15 +27,23 @@ interface Options {
   signal: NodeJS.Signals;
   latencyMs: number;
   turns: number;
+  heartbeatSecs: number;
 }
 
 function parseArgs(args: string[]): Options {
-  const opts: Options = { agents: 8, signal: 'SIGKILL', latencyMs: 500, turns: 12 };
+  const opts: Options = {
+    agents: 8,
+    signal: 'SIGKILL',
+    latencyMs: 500,
+    turns: 12,
+    heartbeatSecs: DEFAULT_RUN_OPTIONS.heartbeatTimeoutSecs,
+  };
   for (let i = 0; i < args.length; i++) {
     const arg = args[i]!;
     if (arg === '--signal') opts.signal = `SIG${String(args[++i]).replace(/^SIG/, '').toUpperCase()}` as NodeJS.Signals;
     else if (arg === '--latency') opts.latencyMs = numberArg(args, ++i, arg);
     else if (arg === '--turns') opts.turns = Math.max(4, Math.floor(numberArg(args, ++i, arg)));
+    else if (arg === '--heartbeat-secs') opts.heartbeatSecs = Math.max(1, Math.floor(numberArg(args, ++i, arg)));
     else opts.agents = Math.max(1, Math.floor(Number(arg)));
   }
   if (opts.signal !== 'SIGKILL' && opts.signal !== 'SIGTERM') throw new Error('--signal is KILL or TERM');
@@ -65,7 +76,12 @@ export default async function run(args: string[]): Promise<void> {
   const prefix = `crash-${Date.now()}`;
   const bp = burstBlueprint(opts.turns);
   const started = Date.now();
-  const handles = await startAgents(bench, bp, { agents: opts.agents, taskQueue, prefix });
+  const handles = await startAgents(bench, bp, {
+    agents: opts.agents,
+    taskQueue,
+    prefix,
+    options: { heartbeatTimeoutSecs: opts.heartbeatSecs },
+  });
   const agents = handles.map((_, i) => String(i));
   // Every agent a few turns in, and calls in flight.
   await until(() => agents.every((a) => model.log.filter((s) => s.agent === a).length >= 3));

@@ -14,7 +14,7 @@ import proto from '@temporalio/proto';
 import { type DevServer, type DevServerOptions, startDevServer } from '../src/devserver/dev-server.js';
 import { freePort } from '../src/devserver/net.js';
 import { findTemporalCli } from '../src/devserver/temporal-cli.js';
-import { DEFAULT_RUN_OPTIONS } from '../src/runtime/types.js';
+import { DEFAULT_RUN_OPTIONS, type RunOptions } from '../src/runtime/types.js';
 import type { Blueprint } from '../src/shapes/frozen-blueprint.js';
 import { startRun } from '../src/worker/run-client.js';
 
@@ -326,17 +326,21 @@ export async function historyTotals(
   return { events, bytes, turnEvents, turnBytes };
 }
 
-/** Starts `agents` burst runs of `bp` on `taskQueue`, named `<prefix>-<i>`, each told `Burst agent <i>.`. */
+/**
+ * Starts `agents` burst runs of `bp` on `taskQueue`, named `<prefix>-<i>`, each told `Burst agent <i>.`,
+ * with the default run options but those `options` sets.
+ */
 export async function startAgents(
   bench: Bench,
   bp: Blueprint,
-  opts: { agents: number; taskQueue: string; prefix: string },
+  opts: { agents: number; taskQueue: string; prefix: string; options?: Partial<RunOptions> },
 ): Promise<WorkflowHandle[]> {
+  const options = { ...DEFAULT_RUN_OPTIONS, ...opts.options };
   return Promise.all(
     Array.from({ length: opts.agents }, (_, i) =>
       startRun(
         bench.client,
-        { blueprint: bp, task: `Burst agent ${i}.`, caller: {}, workdir: bench.tmp, options: DEFAULT_RUN_OPTIONS },
+        { blueprint: bp, task: `Burst agent ${i}.`, caller: {}, workdir: bench.tmp, options },
         { taskQueue: opts.taskQueue, workflowId: `${opts.prefix}-${i}` },
       ),
     ),

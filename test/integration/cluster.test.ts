@@ -3,10 +3,11 @@
  * LEVIATH_HOME folders sharing a PostgreSQL blob store (a throwaway server
  * from Debian's packages, or LEVIATH_TEST_PG), against the shared dev server.
  *
- * 1. The worker holding a run is SIGKILLed mid-turn; a worker with another
- *    home folder finishes it with the regions of an undisturbed run, reading
- *    the blobs the dead worker wrote. `lev blobs gc` then keeps the blobs of
- *    runs Temporal knows and deletes those of a run it never knew.
+ * 1. The worker holding a run is SIGKILLed mid-turn (its third turn held at a
+ *    scripted gate); a worker with another home folder finishes it with the
+ *    regions of an undisturbed run (beside it, on a worker in the test's
+ *    process), reading the blobs the dead worker wrote. `lev blobs gc` then keeps the blobs of runs Temporal knows
+ *    and deletes those of a run it never knew.
  * 2. Tool calls and seeds go to the tool worker of the workdir: while none
  *    runs, the run waits and says so; once `lev worker --tools` starts, the
  *    run finishes, and every tool call and seed ran on that worker, every
@@ -15,24 +16,24 @@
  *    PostgreSQL store too, so a worker with another home runs it by
  *    reference (docs/reference/cluster-runs.md#the-store).
  */
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { gateReached, openGate } from '../../src/providers/index.js';
 import { toolQueueName } from '../../src/runtime/node/tool-queue-name.js';
 import { DEFAULT_RUN_OPTIONS, type RunResult } from '../../src/runtime/types.js';
 import { followRun, startRun, type ToolWait } from '../../src/worker/run-client.js';
 import { startTestPg, type TestPg } from '../blobs/pg-server.js';
-import { CRASH_SCRIPT } from './fixtures/crash-script.js';
+import { lev } from '../cli/lev-in-process.js';
+import { crashScript } from './fixtures/crash-script.js';
 import { connectClient, temporalAddress } from './helpers.js';
-import { saveHistories, tempDir, writeBlueprint } from './run-helpers.js';
+import { saveHistories, startRuntime, tempDir, writeBlueprint } from './run-helpers.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const LEV = join(ROOT, 'bin', 'lev.mjs');
-const run = promisify(execFile);
 
 const BLUEPRINT = `
 [agent]
@@ -54,12 +55,6 @@ max_iterations = 20
 default_region = "files"
 `;
 
-interface Served {
-  runId: string;
-  turn: number;
-  purpose: string;
-}
-
 let db: TestPg;
 let conn: Awaited<ReturnType<typeof connectClient>>;
 const children: ChildProcess[] = [];
@@ -72,6 +67,22 @@ function env(extra: Record<string, string>): NodeJS.ProcessEnv {
     LEVIATH_BUNDLE: inject('workflowBundlePath'),
     LEVIATH_BLOBS: db.url,
     LEVIATH_CONFIG: join(tempDir('no-config'), 'config.toml'),
+    ...extra,
+  };
+}
+
+/**
+ * What a `lev` command run in this process (`lev-in-process.ts`) sees: the
+ * lane's server, the shared store and a home of its own; the workers are the
+ * processes here, the commands only ask and print.
+ */
+function levEnv(extra: Record<string, string> = {}): Record<string, string | undefined> {
+  return {
+    TEMPORAL_ADDRESS: temporalAddress(),
+    LEVIATH_BLOB_DIR: undefined,
+    LEVIATH_BLOBS: db.url,
+    LEVIATH_CONFIG: join(tempDir('no-config'), 'config.toml'),
+    LEVIATH_HOME: tempDir('command-home'),
     ...extra,
   };
 }
@@ -95,25 +106,6 @@ function levWorker(args: string[], extra: Record<string, string>): Promise<Child
     });
     child.once('exit', (code) => reject(new Error(`lev worker exited early with ${code}:\n${log}`)));
   });
-}
-
-function served(log: string, runId: string): Served[] {
-  if (!existsSync(log)) return [];
-  return readFileSync(log, 'utf8')
-    .split('\n')
-    .filter(Boolean)
-    .map((l) => JSON.parse(l) as Served)
-    .filter((s) => s.runId === runId && s.purpose === 'turn');
-}
-
-async function waitFor<T>(check: () => T | undefined | Promise<T | undefined>, timeoutMs: number): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error('timed out waiting');
-    await new Promise((r) => setTimeout(r, 100));
-  }
 }
 
 function comparable(result: RunResult) {
@@ -156,28 +148,36 @@ afterAll(async () => {
 
 describe('workers with their own homes sharing the Postgres blob store', () => {
   it('finish a run whose worker was killed mid-turn, with the regions of an undisturbed run', async () => {
-    const bp = writeBlueprint(BLUEPRINT, { 'script.toml': CRASH_SCRIPT });
+    const gate = `cluster-turn-3-${process.pid}`;
+    const bp = writeBlueprint(BLUEPRINT, { 'script.toml': crashScript({ gate }) });
     const workdir = workdirWithData();
-    const log = join(tempDir('cluster-log'), 'served.jsonl');
     const options = { ...DEFAULT_RUN_OPTIONS, heartbeatTimeoutSecs: 2, inferenceTimeoutSecs: 60 };
     const input = { blueprint: bp, task: 'note six observations', caller: {}, workdir, options };
 
-    const calmQueue = `cluster-calm-${Date.now()}`;
-    await levWorker([], { LEVIATH_TASK_QUEUE: calmQueue, LEVIATH_SCRIPTED_LOG: log });
-    const calm = await followRun(conn.client, await startRun(conn.client, input, { taskQueue: calmQueue }), () => {});
-    expect(calm.status).toBe('completed');
-
+    // The undisturbed run goes alongside on a worker in this process, where the gate is open; the
+    // worker processes watch a folder of gates where it is not, yet.
+    openGate(gate);
+    const gates = tempDir('crash-gates');
     const queue = `cluster-crash-${Date.now()}`;
-    const first = await levWorker([], { LEVIATH_TASK_QUEUE: queue, LEVIATH_SCRIPTED_LOG: log });
+    const [calmWorker, first] = await Promise.all([
+      startRuntime(conn.client),
+      levWorker([], { LEVIATH_TASK_QUEUE: queue, LEVIATH_SCRIPTED_GATES: gates }),
+    ]);
+    const calmRun = startRun(conn.client, input, { taskQueue: calmWorker.taskQueue })
+      .then((h) => followRun(conn.client, h, () => {}))
+      .finally(() => calmWorker.stop());
     const handle = await startRun(conn.client, input, { taskQueue: queue });
-    await waitFor(() => served(log, handle.workflowId).length >= 2, 60_000);
+    // The third turn's call waits at the gate on the first worker: it dies with the call in flight.
+    await gateReached(gate, { dir: gates });
     first.kill('SIGKILL');
 
     // Another home, so nothing of the first worker's local folder is there.
-    await levWorker([], { LEVIATH_TASK_QUEUE: queue, LEVIATH_SCRIPTED_LOG: log });
-    const result = await followRun(conn.client, handle, () => {});
+    await levWorker([], { LEVIATH_TASK_QUEUE: queue, LEVIATH_SCRIPTED_GATES: gates });
+    openGate(gate, gates);
+    const [result, calm] = await Promise.all([followRun(conn.client, handle, () => {}), calmRun]);
     await saveHistories(conn.client, handle.workflowId);
 
+    expect(calm.status).toBe('completed');
     expect(result.status).toBe('completed');
     expect(comparable(result)).toEqual(comparable(calm));
     expect(result.output).toBe(calm.output);
@@ -190,11 +190,9 @@ describe('workers with their own homes sharing the Postgres blob store', () => {
     await c.query(`INSERT INTO leviath_blobs (hash, bytes, body) VALUES ($1, 1, 'x')`, [stray]);
     await c.query(`INSERT INTO leviath_blob_refs (run_id, hash) VALUES ('never-a-run', $1)`, [stray]);
     const before = Number((await c.query('SELECT count(*) AS n FROM leviath_blobs')).rows[0].n);
-    const { stdout } = await run(process.execPath, [LEV, 'blobs', 'gc', '--older-than', '0s', '--json'], {
-      cwd: ROOT,
-      env: env({}),
-    });
-    const report = JSON.parse(stdout) as { blobsDeleted: number; runsForgotten: number; blobsKept: number };
+    const gc = await lev(['blobs', 'gc', '--older-than', '0s', '--json'], { env: levEnv() });
+    expect(gc.code, gc.stderr).toBe(0);
+    const report = JSON.parse(gc.stdout) as { blobsDeleted: number; runsForgotten: number; blobsKept: number };
     expect(report).toMatchObject({ blobsDeleted: 1, runsForgotten: 1, blobsKept: before - 1 });
     expect((await c.query('SELECT 1 FROM leviath_blobs WHERE hash = $1', [stray])).rowCount).toBe(0);
     await c.end();
@@ -203,7 +201,7 @@ describe('workers with their own homes sharing the Postgres blob store', () => {
 
 describe('tool calls on the tool queue of the workdir', () => {
   it('wait for the tool worker, then run only there, while inference runs on the shared worker', async () => {
-    const bp = writeBlueprint(BLUEPRINT, { 'script.toml': CRASH_SCRIPT });
+    const bp = writeBlueprint(BLUEPRINT, { 'script.toml': crashScript() });
     const workdir = workdirWithData();
     const queue = `cluster-shared-${Date.now()}`;
     const toolQueue = toolQueueName(workdir);
@@ -220,10 +218,9 @@ describe('tool calls on the tool queue of the workdir', () => {
       { taskQueue: queue },
     );
 
-    const health = (queue: string) =>
-      run(process.execPath, [LEV, 'worker', '--health', '--task-queue', queue], { cwd: ROOT, env: env({}) });
-    expect((await health(queue)).stdout).toMatch(/ok {3}poller/);
-    await expect(health(toolQueue)).rejects.toMatchObject({ code: 1, stdout: expect.stringMatching(/FAIL poller/) });
+    const health = (queue: string) => lev(['worker', '--health', '--task-queue', queue], { env: levEnv() });
+    expect(await health(queue)).toMatchObject({ code: 0, stdout: expect.stringMatching(/ok {3}poller/) });
+    expect(await health(toolQueue)).toMatchObject({ code: 1, stdout: expect.stringMatching(/FAIL poller/) });
 
     // No tool worker yet: the seeds wait on the tool queue and following the run says so; the tool
     // worker starts then, and following says it is back.
@@ -264,11 +261,11 @@ describe('blueprints pushed for the cluster', () => {
     writeFileSync(join(dir, 'script.toml'), '[[turns]]\ntext = "Read from the shared store."\n');
     const name = `pushed-${process.pid}`;
     const pusherHome = tempDir('pusher-home');
-    const { stdout } = await run(process.execPath, [LEV, 'blueprint', 'push', dir, '--name', name, '--json'], {
-      cwd: ROOT,
-      env: env({ LEVIATH_HOME: pusherHome }),
+    const push = await lev(['blueprint', 'push', dir, '--name', name, '--json'], {
+      env: levEnv({ LEVIATH_HOME: pusherHome }),
     });
-    expect(JSON.parse(stdout)).toMatchObject({ ref: `${name}@1`, created: true });
+    expect(push.code, push.stderr).toBe(0);
+    expect(JSON.parse(push.stdout)).toMatchObject({ ref: `${name}@1`, created: true });
     expect(existsSync(join(pusherHome, 'blueprints'))).toBe(false);
 
     const queue = `cluster-ref-${Date.now()}`;
@@ -284,10 +281,10 @@ describe('blueprints pushed for the cluster', () => {
     await saveHistories(conn.client, handle.workflowId);
     expect(result).toMatchObject({ status: 'completed', output: 'Read from the shared store.' });
 
-    const listed = await run(process.execPath, [LEV, 'blueprint', 'list', '--json'], {
-      cwd: ROOT,
-      env: env({ LEVIATH_HOME: tempDir('reader-home') }),
+    const listed = await lev(['blueprint', 'list', '--json'], {
+      env: levEnv({ LEVIATH_HOME: tempDir('reader-home') }),
     });
+    expect(listed.code, listed.stderr).toBe(0);
     expect((JSON.parse(listed.stdout) as { ref: string }[]).map((v) => v.ref)).toContain(`${name}@1`);
   });
 });

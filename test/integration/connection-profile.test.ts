@@ -9,8 +9,8 @@ import { WorkflowNotFoundError } from '@temporalio/client';
 import { msToTs } from '@temporalio/common/lib/time.js';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { SEARCH_ATTRIBUTES } from '../../src/devserver/dev-server.js';
+import { lev } from '../cli/lev-in-process.js';
 import { connectClient, temporalAddress } from './helpers.js';
-import { startLev } from './lev-process.js';
 import { tempDir, writeBlueprint } from './run-helpers.js';
 
 const NAMESPACE = `lev-profile-${process.pid}`;
@@ -31,13 +31,14 @@ describe('connection settings of lev', () => {
       searchAttributes: Object.fromEntries(Object.keys(SEARCH_ATTRIBUTES).map((name) => [name, KEYWORD])),
     });
     // A new namespace reaches the server's caches within seconds; wait until it answers.
-    for (let i = 0; i < 60; i++) {
+    for (const deadline = Date.now() + 30_000; ; ) {
       try {
         await conn.connection.workflowService.describeNamespace({ namespace: NAMESPACE });
         await conn.connection.workflowService.listWorkflowExecutions({ namespace: NAMESPACE });
         break;
-      } catch {
-        await new Promise((r) => setTimeout(r, 500));
+      } catch (err) {
+        if (Date.now() > deadline) throw new Error(`namespace ${NAMESPACE} never answered: ${String(err)}`);
+        await new Promise((r) => setTimeout(r, 100));
       }
     }
   });
@@ -67,23 +68,23 @@ conversation = { kind = "sliding_window", max_tokens = 4000 }
       LEVIATH_BUNDLE: inject('workflowBundlePath'),
       LEVIATH_BLOB_DIR: join(home, 'blobs'),
     };
-    const run = startLev(['run', bp.dir, '--task', 'say done', '--workdir', home, '--profile', 'team', '--json'], env);
-    expect(await run.exited).toBe(0);
-    const result = JSON.parse(run.stdout()) as { runId: string; output: { text: string } };
+    const run = await lev(['run', bp.dir, '--task', 'say done', '--workdir', home, '--profile', 'team', '--json'], {
+      env,
+    });
+    expect(run.code, run.stderr).toBe(0);
+    const result = JSON.parse(run.stdout) as { runId: string; output: { text: string } };
     expect(result.output.text).toContain('team namespace');
 
     // The default namespace, where the test's own client looks, never sees the run.
     await expect(conn.client.workflow.getHandle(result.runId).describe()).rejects.toThrow(WorkflowNotFoundError);
 
-    const ps = startLev(['ps', '--profile', 'team', '--json'], env);
-    expect(await ps.exited).toBe(0);
-    expect(ps.stdout()).toContain(result.runId);
-    const psFlag = startLev(['ps', '--namespace', NAMESPACE, '--json'], {
-      ...env,
-      TEMPORAL_CONFIG_FILE: undefined,
-      TEMPORAL_ADDRESS: temporalAddress(),
+    const ps = await lev(['ps', '--profile', 'team', '--json'], { env });
+    expect(ps.code, ps.stderr).toBe(0);
+    expect(ps.stdout).toContain(result.runId);
+    const psFlag = await lev(['ps', '--namespace', NAMESPACE, '--json'], {
+      env: { ...env, TEMPORAL_CONFIG_FILE: undefined, TEMPORAL_ADDRESS: temporalAddress() },
     });
-    expect(await psFlag.exited).toBe(0);
-    expect(psFlag.stdout()).toContain(result.runId);
+    expect(psFlag.code, psFlag.stderr).toBe(0);
+    expect(psFlag.stdout).toContain(result.runId);
   });
 });

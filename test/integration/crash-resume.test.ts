@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { gateReached, openGate } from '../../src/providers/index.js';
 import { DEFAULT_RUN_OPTIONS, type RunResult } from '../../src/runtime/types.js';
 import { followRun, startRun } from '../../src/worker/run-client.js';
-import { crashBlueprint, gatedCrashScript, gatedThirdTurnScript } from './fixtures/crash-script.js';
+import { crashBlueprint, crashScript, gatedThirdTurnScript } from './fixtures/crash-script.js';
 import { connectClient } from './helpers.js';
 import { saveHistories, tempDir, writeBlueprint } from './run-helpers.js';
 import { startStandbyWorker, startWorkerProcess, workerEnv } from './worker-processes.js';
@@ -52,7 +52,7 @@ describe('crash and resume', () => {
 
   it('finishes on a second worker with the same region set and no completed turn served twice', async () => {
     const gate = `crash-${process.pid}-${Date.now()}`;
-    const bp = writeBlueprint(BLUEPRINT, { 'script.toml': gatedCrashScript(gate) });
+    const bp = writeBlueprint(BLUEPRINT, { 'script.toml': crashScript({ gate }) });
     const workdir = tempDir('crash-work');
     writeFileSync(join(workdir, 'data.txt'), 'line of data\n'.repeat(400));
     const log = join(tempDir('crash-log'), 'served.jsonl');

@@ -5,8 +5,10 @@
  * with `lev worker` processes sharing the Postgres blob store on the same
  * database server, as the compose file runs them.
  *
- * 1. The worker holding a run is SIGKILLed mid-turn; the other worker finishes it.
- * 2. The server is stopped mid-run and started again; the run completes.
+ * 1. The worker holding a run's turn (held at a scripted gate) is SIGKILLed
+ *    mid-turn; the other worker finishes it.
+ * 2. The server is stopped while a turn is in flight and started again; the
+ *    run completes.
  * 3. A nested fan-out whose item ids make its workers' ids pass the 255
  *    characters the SQL store keeps completes, every id within them
  *    (docs/reference/sub-agents.md#ids); the server itself refuses a longer one.
@@ -17,12 +19,13 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { Client, Connection } from '@temporalio/client';
+import { Client, Connection, defaultGrpcRetryOptions, makeGrpcRetryInterceptor } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { gateReached, openGate } from '../../src/providers/index.js';
 import { childRunId, MAX_WORKFLOW_ID } from '../../src/runtime/index.js';
 import { DEFAULT_RUN_OPTIONS, type RunResult } from '../../src/runtime/types.js';
 import { followRun, startRun } from '../../src/worker/run-client.js';
-import { CRASH_SCRIPT } from './fixtures/crash-script.js';
+import { crashScript } from './fixtures/crash-script.js';
 import { type RealServer, startRealServer } from './real-server.js';
 import { saveHistories, tempDir, writeBlueprint } from './run-helpers.js';
 
@@ -106,36 +109,44 @@ function turnsServed(log: string, runId: string): number {
     .filter((s) => s.runId === runId && s.purpose === 'turn').length;
 }
 
-async function waitFor(check: () => boolean, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error('timed out waiting');
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
 /** Which worker identities started the activities of a workflow, in order. */
 async function activityWorkers(workflowId: string): Promise<string[]> {
   const history = await client.workflow.getHandle(workflowId).fetchHistory();
   return (history.events ?? []).flatMap((e) => e.activityTaskStartedEventAttributes?.identity ?? []);
 }
 
-function crashRun(workdir: string) {
-  const bp = writeBlueprint(CLUSTERED, { 'script.toml': CRASH_SCRIPT });
+/** Which worker identity holds the run's call in flight now, from the pending activities of its first visit. */
+async function holderOf(runId: string): Promise<string | undefined> {
+  const { raw } = await client.workflow.getHandle(`${runId}.1.main`).describe();
+  return raw.pendingActivities?.find((a) => a.lastWorkerIdentity)?.lastWorkerIdentity ?? undefined;
+}
+
+/** The crash tests' run, its third turn held at `gate` until the test opens it. */
+function crashRun(workdir: string, gate: string) {
+  const bp = writeBlueprint(CLUSTERED, { 'script.toml': crashScript({ gate }) });
   writeFileSync(join(workdir, 'data.txt'), 'line of data\n'.repeat(400));
   const options = { ...DEFAULT_RUN_OPTIONS, heartbeatTimeoutSecs: 2, inferenceTimeoutSecs: 60 };
   return { blueprint: bp, task: 'note six observations', caller: {}, workdir, options };
 }
 
 describe('the real Temporal server on PostgreSQL', () => {
-  it('finishes a run on the second lev worker after the first is SIGKILLed mid-turn', async () => {
-    const log = join(tempDir('served'), 'served.jsonl');
+  it('finishes a run on the other lev worker after the one holding its turn is SIGKILLed mid-turn', async () => {
+    const gate = `real-crash-${process.pid}`;
+    const gates = tempDir('gates');
     const queue = `real-crash-${Date.now()}`;
-    const first = await levWorker(queue, { LEVIATH_SCRIPTED_LOG: log });
-    const second = await levWorker(queue, { LEVIATH_SCRIPTED_LOG: log });
-    const handle = await startRun(client, crashRun(tempDir('work')), { taskQueue: queue });
-    await waitFor(() => turnsServed(log, handle.workflowId) >= 2, 120_000);
-    first.kill('SIGKILL');
+    const workers = await Promise.all([
+      levWorker(queue, { LEVIATH_SCRIPTED_GATES: gates }),
+      levWorker(queue, { LEVIATH_SCRIPTED_GATES: gates }),
+    ]);
+    const handle = await startRun(client, crashRun(tempDir('work'), gate), { taskQueue: queue });
+    // The third turn waits at the gate on one of the two: that one dies with the call in flight.
+    await gateReached(gate, { dir: gates });
+    const holder = await holderOf(handle.workflowId);
+    const dead = workers.find((w) => holder === `${w.pid}@${hostname()}`);
+    const survivor = workers.find((w) => w !== dead);
+    expect(dead, `the call is held by ${holder}`).toBeDefined();
+    dead?.kill('SIGKILL');
+    openGate(gate, gates);
 
     const result = await followRun(client, handle, () => {});
     await saveHistories(client, handle.workflowId);
@@ -144,19 +155,23 @@ describe('the real Temporal server on PostgreSQL', () => {
     expect(result.regions.find((r) => r.name === 'notes')?.entries).toBeGreaterThan(0);
     // The last activities of the visit ran on the worker that lived.
     const visit = await activityWorkers(`${handle.workflowId}.1.main`);
-    expect(visit.at(-1)).toBe(`${second.pid}@${hostname()}`);
-    expect(visit).toContain(`${second.pid}@${hostname()}`);
+    expect(visit.at(-1)).toBe(`${survivor?.pid}@${hostname()}`);
+    expect(visit).toContain(`${survivor?.pid}@${hostname()}`);
   });
 
   it('completes a run whose server was stopped and started again mid-run', async () => {
+    const gate = `real-restart-${process.pid}`;
+    const gates = tempDir('gates');
     const log = join(tempDir('served'), 'served.jsonl');
     const queue = `real-restart-${Date.now()}`;
-    const worker = await levWorker(queue, { LEVIATH_SCRIPTED_LOG: log });
-    const handle = await startRun(client, crashRun(tempDir('work')), { taskQueue: queue });
-    await waitFor(() => turnsServed(log, handle.workflowId) >= 2, 120_000);
+    const worker = await levWorker(queue, { LEVIATH_SCRIPTED_LOG: log, LEVIATH_SCRIPTED_GATES: gates });
+    const handle = await startRun(client, crashRun(tempDir('work'), gate), { taskQueue: queue });
+    // The third turn is in flight, held at the gate, while the server goes down and comes back.
+    await gateReached(gate, { dir: gates });
     await server.stop();
     const servedWhileDown = turnsServed(log, handle.workflowId);
     await server.start();
+    openGate(gate, gates);
 
     const result = await followRun(client, handle, () => {});
     expect(result.status, server.log()).toBe('completed');
@@ -245,17 +260,28 @@ allow_as_worker = true
   });
 
   it('refuses a workflow id one character past 255, so the limit is the SQL store’s', async () => {
-    const start = (id: string) =>
-      client.workflow.start('pingWorkflow', { taskQueue: `real-limit-${Date.now()}`, workflowId: id, args: ['limit'] });
+    const start = (id: string, by = client) =>
+      by.workflow.start('pingWorkflow', { taskQueue: `real-limit-${Date.now()}`, workflowId: id, args: ['limit'] });
     const fits = await start(`limit-${'x'.repeat(MAX_WORKFLOW_ID - 6)}`);
     expect(fits.workflowId).toHaveLength(MAX_WORKFLOW_ID);
     await fits.terminate('only its start mattered');
     // The frontend's own check (limit.maxIDLength, 1,000) lets it through; PostgreSQL refuses it,
-    // which the server answers as UNAVAILABLE, so the client retries for a while before it fails.
-    const refused = await start(`limit-${'y'.repeat(MAX_WORKFLOW_ID - 5)}`).then(
-      () => undefined,
-      (err: Error & { cause?: { details?: string } }) => err.cause?.details ?? err.message,
-    );
-    expect(refused).toMatch(/value too long for type character varying\(255\)/);
+    // which the server answers as UNAVAILABLE. A client retries that for about 20 s before it
+    // fails; this one asks once, since the refusal is the subject, not the client's patience.
+    const once = await Connection.connect({
+      address: server.address,
+      interceptors: [makeGrpcRetryInterceptor(defaultGrpcRetryOptions({ maxAttempts: 1 }))],
+    });
+    try {
+      const refused = await start(`limit-${'y'.repeat(MAX_WORKFLOW_ID - 5)}`, new Client({ connection: once })).then(
+        () => undefined,
+        (err: Error & { cause?: { code?: number; details?: string } }) => err.cause ?? { details: err.message },
+      );
+      expect(refused?.details).toMatch(/value too long for type character varying\(255\)/);
+      // UNAVAILABLE is gRPC's status 14.
+      expect(refused?.code).toBe(14);
+    } finally {
+      await once.close();
+    }
   });
 });

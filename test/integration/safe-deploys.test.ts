@@ -15,8 +15,8 @@ import { DEFAULT_RUN_OPTIONS } from '../../src/runtime/types.js';
 import { createWorker } from '../../src/worker/create-worker.js';
 import { runProgress, sendUpdate } from '../../src/worker/operators.js';
 import { runOutcome, startRun } from '../../src/worker/run-client.js';
+import { lev } from '../cli/lev-in-process.js';
 import { connectClient, temporalAddress } from './helpers.js';
-import { startLev } from './lev-process.js';
 import { saveHistories, scriptedModel, tempDir, writeBlueprint } from './run-helpers.js';
 
 const run = promisify(execFile);
@@ -29,10 +29,10 @@ async function temporalCli(args: string[]): Promise<string> {
   return stdout;
 }
 
-/** Makes `buildId` current once its workers' first polls have registered it. */
+/** Makes `buildId` current once its workers' first polls have registered it (within a minute). */
 async function setCurrent(deployment: string, buildId: string): Promise<void> {
   let last: unknown;
-  for (let i = 0; i < 120; i++) {
+  for (const deadline = Date.now() + 60_000; Date.now() < deadline; ) {
     try {
       await temporalCli([
         'worker',
@@ -47,7 +47,7 @@ async function setCurrent(deployment: string, buildId: string): Promise<void> {
       return;
     } catch (err) {
       last = err;
-      await new Promise((r) => setTimeout(r, 500));
+      await new Promise((r) => setTimeout(r, 100));
     }
   }
   throw new Error(`version ${buildId} never became current: ${String(last)}`);
@@ -196,18 +196,20 @@ describe('two versions of a worker deployment side by side', () => {
     });
     const runId = `pinned-here-${process.pid}-${Date.now()}`;
     // A deployment with no current version: without the pin, the run would wait for unversioned workers.
-    const lev = startLev(
+    const ran = await lev(
       ['run', bp.dir, '--task', 'Say where.', '--address', temporalAddress(), '--id', runId, '--workdir', dir],
       {
-        LEVIATH_DEPLOYMENT: `${deployment}-local`,
-        LEVIATH_BUILD_ID: 'laptop',
-        LEVIATH_BUNDLE: inject('workflowBundlePath'),
-        LEVIATH_HOME: tempDir('deploy-home'),
-        LEVIATH_BLOB_DIR: tempDir('deploy-local-blobs'),
+        env: {
+          LEVIATH_DEPLOYMENT: `${deployment}-local`,
+          LEVIATH_BUILD_ID: 'laptop',
+          LEVIATH_BUNDLE: inject('workflowBundlePath'),
+          LEVIATH_HOME: tempDir('deploy-home'),
+          LEVIATH_BLOB_DIR: tempDir('deploy-local-blobs'),
+        },
       },
     );
-    expect(await lev.exited, lev.stderr()).toBe(0);
-    expect(lev.stdout()).toContain('Served here.');
+    expect(ran.code, ran.stderr).toBe(0);
+    expect(ran.stdout).toContain('Served here.');
     const pinned = (await info(conn.client, runId)).versioningInfo;
     expect(pinned?.deploymentVersion).toMatchObject({ deploymentName: `${deployment}-local`, buildId: 'laptop' });
     expect(pinned?.versioningOverride).toBeTruthy();

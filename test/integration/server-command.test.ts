@@ -1,14 +1,15 @@
 /**
  * `lev server` as a user runs it: a child process that prints where the
- * server and UI are, keeps its workflows in SQLite across restarts, and
- * refuses a busy port with a clear message.
+ * server and UI are and keeps its workflows in SQLite across restarts; the
+ * command refuses a busy port with a clear message (checked in process).
  */
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { afterEach, describe, expect, inject, it } from 'vitest';
 import { freePort } from '../../src/devserver/net.js';
+import { lev } from '../cli/lev-in-process.js';
 import { temporalAddress } from './helpers.js';
 
 const LEV = join(import.meta.dirname, '..', '..', 'bin', 'lev.mjs');
@@ -93,16 +94,12 @@ describe('lev server', () => {
   });
 
   it('says clearly when the port is already taken', async () => {
-    const result = spawnSync(
-      process.execPath,
-      [LEV, 'server', '--port', temporalAddress().split(':')[1]!, '--ui-port', String(await freePort())],
-      {
-        env: { ...process.env, TEMPORAL_CLI: inject('temporalCli') },
-        encoding: 'utf8',
-        timeout: 60_000,
-      },
+    // The refusal is the command's own check, before any process starts: run in this process.
+    const result = await lev(
+      ['server', '--port', temporalAddress().split(':')[1]!, '--ui-port', String(await freePort())],
+      { env: { TEMPORAL_CLI: inject('temporalCli') } },
     );
-    expect(result.status).toBe(1);
+    expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/\[port-busy\] Port \d+ \(gRPC\) .* already in use/);
   });
 });

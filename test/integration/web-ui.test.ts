@@ -113,8 +113,9 @@ describe('the Temporal Web UI', () => {
     await server?.stop();
   });
 
-  it('shows the current details with the region table and the cost line, and sends a message through its update form', async () => {
-    const handle: WorkflowHandle = await startRun(
+  /** A run of the interactive agent, once it waits for the person's reply after its second turn. */
+  async function waitingRun(): Promise<{ handle: WorkflowHandle; progress: () => ReturnType<typeof runProgress> }> {
+    const handle = await startRun(
       client,
       {
         blueprint: blueprint(),
@@ -128,7 +129,18 @@ describe('the Temporal Web UI', () => {
     // The run's counters with its live visit's merged in; none until its first workflow task.
     const progress = () => runProgress(client, handle);
     await until(async () => (await progress())?.waiting === 'message', 60_000, 'the agent to wait for a reply');
+    return { handle, progress };
+  }
 
+  /** Ends a run that waits for a reply, and keeps its histories for the replay test. */
+  async function finish(handle: WorkflowHandle): Promise<void> {
+    await handle.executeUpdate('message', { args: ['/done'] });
+    await handle.result();
+    await saveHistories(client, handle.workflowId);
+  }
+
+  it('shows the current details of the run and its live visit, with the region table and the cost line', async () => {
+    const { handle } = await waitingRun();
     const page = await browser.newPage();
     await page.goto(`${server.uiUrl}/namespaces/default/workflows/${handle.workflowId}`);
     await page.getByText('User Metadata', { exact: true }).click();
@@ -181,6 +193,14 @@ describe('the Temporal Web UI', () => {
     expect(liveText).toContain('Estimated cost: unknown (no prices for scripted:script.toml in the model table)');
     await shot(visit, 'web-ui-stage-details.png');
 
+    await finish(handle);
+  });
+
+  it('sends a message through its update form, which the next inference reads', async () => {
+    const { handle, progress } = await waitingRun();
+    const page = await browser.newPage();
+    await page.goto(`${server.uiUrl}/namespaces/default/workflows/${handle.workflowId}`);
+
     // More Actions → Send an Update → message, with the text as its JSON argument.
     await page.getByRole('button', { name: 'More Actions' }).click();
     await page.getByRole('menu').getByText('Send an Update').click();
@@ -206,9 +226,7 @@ describe('the Temporal Web UI', () => {
     await expect.poll(() => page.locator('main').textContent(), { timeout: 30_000 }).toMatch(/Update ?Completed/i);
     await shot(page, 'web-ui-update-history.png');
 
-    await handle.executeUpdate('message', { args: ['/done'] });
-    await handle.result();
-    await saveHistories(client, handle.workflowId);
+    await finish(handle);
   });
 
   it('fails with how to install Chromium, never skips, when the browser it is given is missing', () => {
