@@ -4,8 +4,6 @@ import { SLOW_FILES } from './test/tiers.js';
 
 // A `lev` the tests start runs the sources when dist/ is stale (bin/lev.mjs); the notice it prints then is not under test.
 const env = { LEVIATH_QUIET_BUILD: '1' };
-const REPLAY = 'test/integration/replay.test.ts';
-const integrationSetup = ['test/integration/global-setup.ts'];
 
 // `vitest run --mode fast` (`npm run test:fast`) leaves out the slow tier (test/tiers.ts); `npm test` runs everything.
 export default defineConfig(({ mode }) => ({
@@ -38,27 +36,16 @@ export default defineConfig(({ mode }) => ({
         test: {
           name: 'integration',
           include: ['test/integration/**/*.test.ts'],
-          exclude: [REPLAY, ...(mode === 'fast' ? SLOW_FILES : [])],
+          exclude: mode === 'fast' ? SLOW_FILES : [],
           environment: 'node',
           env,
-          globalSetup: integrationSetup,
+          globalSetup: ['test/integration/global-setup.ts'],
+          // Each file replays the histories it recorded once its tests are done.
+          setupFiles: ['test/integration/replay-each-file.ts'],
           testTimeout: 180_000,
           hookTimeout: 180_000,
           // Two files at a time, each on a dev server of its own (lanes.ts); unit files share the same two workers.
           maxWorkers: LANES,
-        },
-      },
-      {
-        test: {
-          // After every other file, so it replays the histories they recorded.
-          name: 'replay',
-          include: [REPLAY],
-          environment: 'node',
-          env,
-          globalSetup: integrationSetup,
-          testTimeout: 180_000,
-          hookTimeout: 180_000,
-          sequence: { groupOrder: 1 },
         },
       },
     ],

@@ -1,51 +1,20 @@
 /**
- * Determinism guard: every history the integration tests recorded is
- * replayed against the current workflow bundle, so a change that would
- * break running workflows fails the build. Its own project in
- * vitest.config.ts runs after every other file, so it sees their histories; it also records the demo agent itself, so a lone run of this
- * file still replays a multi-stage run.
+ * Determinism guard: every integration file replays the histories it
+ * recorded once its tests are done (replay-each-file.ts), so a change that
+ * would break running workflows fails the build. This file records the demo
+ * agent, a multi-stage run, so even a lone run of it replays one, and shows
+ * that the replay notices a history the code under test would not produce.
  */
-import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { historyFromJSON } from '@temporalio/common/lib/proto-utils.js';
 import { temporal } from '@temporalio/proto';
-import { Worker } from '@temporalio/worker';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadBlueprint } from '../../src/blueprint/load.js';
-import { workflowSinks } from '../../src/telemetry/tracing.js';
 import { connectClient } from './helpers.js';
-import { historiesDir, runAgent, startRuntime, type TestRuntime } from './run-helpers.js';
+import { recordedByThisFile, replayFailures } from './replay-histories.js';
+import { runAgent, startRuntime, type TestRuntime } from './run-helpers.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const DEMO_TASK = "Find the root cause of last night's billing outage in logs/ and write a short incident report.";
-
-interface Recorded {
-  file: string;
-  workflowId: string;
-  history: temporal.api.history.v1.IHistory;
-}
-
-/**
- * Histories as `run-helpers.ts` saves them: `<percent-encoded workflowId>--<runId>` as binary
- * protobuf or the SDK's JSON, or `~<hash>--<runId>` with the workflow id in `~<hash>.id`.
- */
-function recordedHistories(): Recorded[] {
-  const dir = historiesDir();
-  return readdirSync(dir)
-    .filter((f) => f.endsWith('.history') || f.endsWith('.json'))
-    .sort()
-    .map((file) => {
-      const bytes = readFileSync(join(dir, file));
-      const history = file.endsWith('.json')
-        ? historyFromJSON(JSON.parse(bytes.toString('utf8')))
-        : temporal.api.history.v1.History.decode(bytes);
-      const name = file.slice(0, file.lastIndexOf('--'));
-      const workflowId = name.startsWith('~')
-        ? readFileSync(join(dir, `${name}.id`), 'utf8')
-        : decodeURIComponent(name);
-      return { file, workflowId, history };
-    });
-}
 
 describe('replaying recorded histories', () => {
   let conn: Awaited<ReturnType<typeof connectClient>>;
@@ -61,7 +30,7 @@ describe('replaying recorded histories', () => {
     await conn?.connection.close();
   });
 
-  it('records the demo agent end to end', async () => {
+  it('records the demo agent end to end, the run and each of its stage visits', async () => {
     const loaded = loadBlueprint(join(ROOT, 'blueprints/demo'));
     if (!loaded.blueprint) throw new Error(loaded.diagnostics.map((d) => d.message).join('\n'));
     const run = await runAgent(rt, loaded.blueprint, {
@@ -78,32 +47,14 @@ describe('replaying recorded histories', () => {
     // The investigate visit is blocked once by its gate and runs again before the report.
     expect(children).toHaveLength(3);
     known.push(run.handle.workflowId, ...children);
-  });
-
-  it('replays every recorded history without a nondeterminism error', async () => {
-    const recorded = recordedHistories();
-    const ids = new Set(recorded.map((r) => r.workflowId));
+    const ids = new Set(recordedByThisFile().map((r) => r.workflowId));
     for (const id of known) expect(ids, `history of ${id} was not saved`).toContain(id);
-    expect(recorded.length).toBeGreaterThanOrEqual(known.length);
-
-    const failures: string[] = [];
-    let replayed = 0;
-    const results = Worker.runReplayHistories(
-      { workflowBundle: { codePath: inject('workflowBundlePath') }, sinks: workflowSinks() },
-      recorded.map(({ workflowId, history }) => ({ workflowId, history })),
-    );
-    for await (const result of results) {
-      replayed++;
-      if (result.error) failures.push(`${result.workflowId}: ${result.error.message}`);
-    }
-    expect(failures).toEqual([]);
-    expect(replayed).toBe(recorded.length);
-    process.stderr.write(`replay: ${replayed} histories replayed (${ids.size} workflows)\n`);
   });
 
-  it('notices a history the current code would not produce', async () => {
-    const demo = recordedHistories().find((r) => r.workflowId === known[0]);
+  it('replays them, and notices a history the current code would not produce', async () => {
+    const demo = recordedByThisFile().find((r) => r.workflowId === known[0]);
     if (!demo) throw new Error('the demo run was not recorded');
+    expect(await replayFailures([demo])).toEqual([]);
     const tampered = temporal.api.history.v1.History.decode(
       temporal.api.history.v1.History.encode(demo.history).finish(),
     );
@@ -112,12 +63,8 @@ describe('replaying recorded histories', () => {
     )?.activityTaskScheduledEventAttributes;
     if (!scheduled?.activityType) throw new Error('the demo run scheduled no activity');
     scheduled.activityType.name = 'somethingElse';
-    await expect(
-      Worker.runReplayHistory(
-        { workflowBundle: { codePath: inject('workflowBundlePath') }, sinks: workflowSinks() },
-        tampered,
-        demo.workflowId,
-      ),
-    ).rejects.toThrow(/[Nn]ondetermin|[Dd]eterminism/);
+    const failures = await replayFailures([{ workflowId: demo.workflowId, history: tampered }]);
+    expect(failures).toHaveLength(1);
+    expect(failures[0]).toMatch(/[Nn]ondetermin|[Dd]eterminism/);
   });
 });

@@ -28,8 +28,9 @@ import { createWorker } from '../../src/worker/create-worker.js';
 import { followRun, startRun } from '../../src/worker/run-client.js';
 import { chatCompletion, type Reply, startWireServer, type WireServer } from '../providers/wire-server.js';
 import { connectClient, temporalAddress } from './helpers.js';
+import { recordWritten } from './replay-histories.js';
 
-/** Where integration tests leave histories (binary protobuf, `.history` files) for `replay.test.ts`. */
+/** Where integration tests leave histories (binary protobuf, `.history` files) for their replay (replay-histories.ts). */
 export function historiesDir(): string {
   const dir = join(inject('integrationTmp'), 'histories');
   mkdirSync(dir, { recursive: true });
@@ -162,7 +163,7 @@ export async function failureOf(client: Client, handle: WorkflowHandle): Promise
   return (err as WorkflowFailedError).cause as ApplicationFailure;
 }
 
-/** Keeps the histories of the run, its stage visits and its sub-agents (`<run id>/...`) for the replay test. */
+/** Keeps the histories of the run, its stage visits and its sub-agents (`<run id>/...`) for the file's replay. */
 export async function saveHistories(client: Client, runId: string): Promise<void> {
   for await (const wf of client.workflow.list({
     query: `WorkflowId = '${runId}' OR WorkflowId STARTS_WITH '${runId}.' OR WorkflowId STARTS_WITH '${runId}/'`,
@@ -171,7 +172,7 @@ export async function saveHistories(client: Client, runId: string): Promise<void
   }
 }
 
-/** Keeps one history of a workflow run where `replay.test.ts` finds it. */
+/** Keeps one history of a workflow run, which this file's replay reads once its tests are done (replay-histories.ts). */
 export function writeHistory(workflowId: string, runId: string, history: proto.temporal.api.history.v1.IHistory): void {
   const dir = historiesDir();
   // A sub-agent's id holds `/`, so the file name carries the id percent-encoded; one too long for
@@ -181,7 +182,9 @@ export function writeHistory(workflowId: string, runId: string, history: proto.t
     name = `~${createHash('sha256').update(workflowId).digest('hex').slice(0, 16)}`;
     writeFileSync(join(dir, `${name}.id`), workflowId);
   }
-  writeFileSync(join(dir, `${name}--${runId}.history`), proto.temporal.api.history.v1.History.encode(history).finish());
+  const path = join(dir, `${name}--${runId}.history`);
+  writeFileSync(path, proto.temporal.api.history.v1.History.encode(history).finish());
+  recordWritten(path, workflowId);
 }
 
 /**

@@ -104,7 +104,7 @@ available_tools = ["read_file"]
         { taskQueue },
       );
       expect((await runOutcome(handle)).status).toBe('completed');
-      // replay.test.ts replays the traced run's histories too.
+      // This file's replay (replay-each-file.ts) replays the traced run's histories too.
       await saveHistories(client, handle.workflowId);
       // The run's own span ends with the run; the worker hands it over once the last activation is done.
       await expect
