@@ -31,6 +31,7 @@ import { lev } from '../cli/lev-in-process.js';
 import { crashScript } from './fixtures/crash-script.js';
 import { connectClient, temporalAddress } from './helpers.js';
 import { saveHistories, startRuntime, tempDir, writeBlueprint } from './run-helpers.js';
+import { waitFor } from './worker-processes.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const LEV = join(ROOT, 'bin', 'lev.mjs');
@@ -219,6 +220,8 @@ describe('tool calls on the tool queue of the workdir', () => {
     );
 
     const health = (queue: string) => lev(['worker', '--health', '--task-queue', queue], { env: levEnv() });
+    // The server lists a poller once the worker's first poll has reached it, a moment after the worker says it polls.
+    await waitFor(async () => (await health(queue)).code === 0, 30_000);
     expect(await health(queue)).toMatchObject({ code: 0, stdout: expect.stringMatching(/ok {3}poller/) });
     expect(await health(toolQueue)).toMatchObject({ code: 1, stdout: expect.stringMatching(/FAIL poller/) });
 
