@@ -20,6 +20,7 @@ import type {
   ToolPermissions,
 } from '../shapes/frozen-blueprint.js';
 import type { ModelTable } from '../shapes/model-info.js';
+import { RUNTIME_TOOLS } from '../shapes/tool-catalogue.js';
 import { compileReadPaths } from '../tools/read-paths.js';
 import { type AgentName, type Catalog, resolveAgents } from './agent-catalog.js';
 import { agentsDir } from './agents-dir.js';
@@ -40,7 +41,7 @@ import { type ParsedRegion, parseRegion } from './regions.js';
 import { checkScripts } from './scripts.js';
 import { appendedRuntimeRegions, systemRegion } from './stage-layouts.js';
 import { parsePermissions, parseStage, type RegionRef } from './stages.js';
-import { checkStageTools, KNOWN_TOOLS } from './tool-check.js';
+import { checkStageTools } from './tool-check.js';
 import { readScriptTools } from './tool-scripts.js';
 import {
   CONFIG_FILE_SECTIONS,
@@ -462,7 +463,7 @@ function build(
   const maxDepth = agentTable?.integer('max_child_depth', 0);
   if (maxDepth !== undefined) blueprint.agent.maxChildDepth = maxDepth;
   const mcpServers = userConfig.mcpServers.map((m) => m.name);
-  const scripts = readScriptTools(blueprint, findings, KNOWN_TOOLS, mcpServers);
+  const scripts = readScriptTools(blueprint, findings, RUNTIME_TOOLS, mcpServers);
   // Only when there are some, so the blueprints of earlier versions keep their JSON (and their hash).
   if (scripts.tools.length > 0) blueprint.scriptTools = scripts.tools;
   checkStageTools(blueprint, findings, mcpServers, scripts.refused);
