@@ -5,10 +5,7 @@
  * It depends only on the region's definition, so `lev validate` can lint the
  * order the engine renders.
  */
-import type { RegionDef } from '../shapes/frozen-blueprint.js';
-
-/** The region that holds the current stage's prompt when a blueprint declares it. */
-export const STAGE_INSTRUCTIONS = 'stage_instructions';
+import { type RegionDef, STAGE_INSTRUCTIONS } from '../shapes/frozen-blueprint.js';
 
 const VOLATILITY_RANK = { stable: 0, grows: 1, rewritten: 2 } as const;
 

@@ -4,7 +4,7 @@
  * working-space check (docs/reference/validation.md#errors).
  */
 
-import type { Blueprint, RegionDef, StageDef } from '../shapes/frozen-blueprint.js';
+import { type Blueprint, type RegionDef, STAGE_INSTRUCTIONS, type StageDef } from '../shapes/frozen-blueprint.js';
 import { isFixedRegion, resolveBudget, workingSpaceShortfall } from './budget.js';
 import type { Findings, KeyPath } from './findings.js';
 import { ALWAYS_VISIBLE, stageLayout, stageWindow } from './stage-layouts.js';
@@ -87,7 +87,7 @@ function checkSourceRegions({ bp, findings, catalogue, unknownKinds }: CheckInpu
 }
 
 function checkStagePrompts({ bp, findings }: CheckInput): void {
-  const hasInstructions = bp.regions.some((r) => r.name === 'stage_instructions');
+  const hasInstructions = bp.regions.some((r) => r.name === STAGE_INSTRUCTIONS);
   for (const stage of bp.stages) {
     if (stage.systemPrompt === undefined || hasInstructions) continue;
     const home = stageLayout(bp, stage).find((r) => r.kind === 'pinned' && r.name !== 'final_output');

@@ -5,7 +5,7 @@
  */
 
 import { encodingFor, lookupModel } from '../providers/builtin-models.js';
-import type { Blueprint, RegionDef, StageDef } from '../shapes/frozen-blueprint.js';
+import { type Blueprint, type RegionDef, STAGE_INSTRUCTIONS, type StageDef } from '../shapes/frozen-blueprint.js';
 import { isPreApproved } from '../tools/safe-commands.js';
 import { systemSortKey } from './block-order.js';
 import { resolveBudget } from './budget.js';
@@ -102,7 +102,7 @@ function lintStagePrompt(
 ): void {
   if (stage.systemPrompt === undefined) return;
   const home =
-    layout.find((r) => r.name === 'stage_instructions') ??
+    layout.find((r) => r.name === STAGE_INSTRUCTIONS) ??
     layout.find((r) => r.kind === 'pinned' && r.name !== 'final_output');
   if (!home) return;
   const budget = resolveBudget(home, window);
@@ -327,7 +327,7 @@ function lintCacheOrder(bp: Blueprint, findings: Findings): void {
     for (const { def, key } of keyed) {
       if (reported.has(def.name) || !rewritesEarly(def)) continue;
       const behind = keyed
-        .filter((o) => o.def !== def && o.key[0] < 2 && after(o.key, key) && o.def.name !== 'stage_instructions')
+        .filter((o) => o.def !== def && o.key[0] < 2 && after(o.key, key) && o.def.name !== STAGE_INSTRUCTIONS)
         .map((o) => `"${o.def.name}"`);
       if (behind.length === 0) continue;
       reported.add(def.name);

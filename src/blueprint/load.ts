@@ -10,14 +10,15 @@ import { basename, dirname, extname, join, resolve } from 'node:path';
 import { parse, TomlError } from 'smol-toml';
 import type { Diagnostic } from '../errors.js';
 import { BUILTIN_MODELS } from '../providers/builtin-models.js';
-import type {
-  Blueprint,
-  CompactionConfig,
-  ContextPlacement,
-  FileTracking,
-  RegionDef,
-  StageDef,
-  ToolPermissions,
+import {
+  type Blueprint,
+  type CompactionConfig,
+  type ContextPlacement,
+  type FileTracking,
+  type RegionDef,
+  STAGE_INSTRUCTIONS,
+  type StageDef,
+  type ToolPermissions,
 } from '../shapes/frozen-blueprint.js';
 import type { ModelTable } from '../shapes/model-info.js';
 import { RUNTIME_TOOLS } from '../shapes/tool-catalogue.js';
@@ -254,7 +255,7 @@ function checkRuntimeRegion(
       [...at, 'kind'],
     );
   }
-  if (def.name !== 'stage_instructions') return;
+  if (def.name !== STAGE_INSTRUCTIONS) return;
   if (kindKnown && def.kind !== 'pinned') {
     findings.add('runtime-region-invalid', `"stage_instructions" must be kind = "pinned", not ${def.kind}.`, [
       ...at,
@@ -395,7 +396,7 @@ function build(
           def,
           [...prefix, def.name],
           findings,
-          globalByName.has('stage_instructions') || def.name !== 'stage_instructions',
+          globalByName.has(STAGE_INSTRUCTIONS) || def.name !== STAGE_INSTRUCTIONS,
           kindKnown,
         );
         if (!kindKnown) unknownKinds.add(def.name);

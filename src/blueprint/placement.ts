@@ -8,8 +8,12 @@
  * the placement the renderer uses.
  */
 
-import type { ContextPlacement, Placement, RegionDef } from '../shapes/frozen-blueprint.js';
-import { STAGE_INSTRUCTIONS } from './block-order.js';
+import {
+  type ContextPlacement,
+  type Placement,
+  type RegionDef,
+  STAGE_INSTRUCTIONS,
+} from '../shapes/frozen-blueprint.js';
 
 /** The placement a region gets when it declares none; sliding windows render as messages and get none. */
 export function defaultPlacement(
