@@ -5,7 +5,8 @@
  */
 
 import { type Blueprint, type RegionDef, STAGE_INSTRUCTIONS, type StageDef } from '../shapes/frozen-blueprint.js';
-import { isFixedRegion, resolveBudget, workingSpaceShortfall } from './budget.js';
+import { isFixedRegion, isProtected } from '../shapes/region-kinds.js';
+import { resolveBudget, workingSpaceShortfall } from './budget.js';
 import type { Findings, KeyPath } from './findings.js';
 import { ALWAYS_VISIBLE, stageLayout, stageWindow } from './stage-layouts.js';
 import type { RegionRef } from './stages.js';
@@ -19,15 +20,6 @@ export interface CheckInput {
   unknownKinds: Set<string>;
   routingRefs: Map<string, RegionRef[]>;
   windowOverride?: number;
-}
-
-export function isProtected(def: RegionDef): boolean {
-  return (
-    def.kind === 'pinned' ||
-    def.kind === 'checklist' ||
-    def.kind === 'compact_history' ||
-    (def.kind === 'custom' && def.persistent === true)
-  );
 }
 
 function regionPath(bp: Blueprint, name: string): KeyPath {

@@ -6,10 +6,10 @@
 
 import { encodingFor, lookupModel } from '../providers/builtin-models.js';
 import { type Blueprint, type RegionDef, STAGE_INSTRUCTIONS, type StageDef } from '../shapes/frozen-blueprint.js';
+import { isProtected } from '../shapes/region-kinds.js';
 import { isPreApproved } from '../tools/safe-commands.js';
 import { systemSortKey } from './block-order.js';
 import { resolveBudget } from './budget.js';
-import { isProtected } from './checks.js';
 import type { Findings } from './findings.js';
 import { promptPlace } from './placement.js';
 import { tokensAbove } from './prompt-tokens.js';
