@@ -6,7 +6,7 @@
 
 import { encodingFor, lookupModel } from '../providers/builtin-models.js';
 import { type Blueprint, type RegionDef, STAGE_INSTRUCTIONS, type StageDef } from '../shapes/frozen-blueprint.js';
-import { isProtected } from '../shapes/region-kinds.js';
+import { isProtected, kindFacts } from '../shapes/region-kinds.js';
 import { isPreApproved } from '../tools/safe-commands.js';
 import { systemSortKey } from './block-order.js';
 import { resolveBudget } from './budget.js';
@@ -15,8 +15,6 @@ import { promptPlace } from './placement.js';
 import { tokensAbove } from './prompt-tokens.js';
 import { isCallerSeed } from './seeds.js';
 import { appendedRuntimeRegions, stageLayout, stageWindow } from './stage-layouts.js';
-
-const ROLLING = new Set(['temporary', 'clearable', 'sliding_window', 'compacting']);
 
 function grants(stage: StageDef, tool: string): boolean {
   return stage.availableTools === undefined || stage.availableTools.includes(tool);
@@ -69,7 +67,7 @@ function lintBudgets(bp: Blueprint, findings: Findings, windowOverride?: number)
           [...regionPath(def.name, stage), 'budget'],
         );
       }
-      if (def.budgetPercent === undefined || def.maxTokens !== undefined || !ROLLING.has(def.kind)) continue;
+      if (def.budgetPercent === undefined || def.maxTokens !== undefined || !kindFacts(def.kind).rolling) continue;
       const seen = widest.get(def.name);
       if (!seen || window > seen.window) widest.set(def.name, { def, window, stage });
     }

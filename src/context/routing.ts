@@ -6,6 +6,7 @@
 
 import type { Content, CountedText, Entry, RegionState, ToolCall } from '../shapes/content.js';
 import type { Blueprint, ToolRouting } from '../shapes/frozen-blueprint.js';
+import { kindFacts } from '../shapes/region-kinds.js';
 import { toolFacts } from '../shapes/tool-catalogue.js';
 import { canonicalTool, isContextTool } from '../tools/builtin-names.js';
 import { clipUnits } from '../truncate.js';
@@ -72,8 +73,7 @@ function routingOf(state: RunState, bp: Blueprint): ToolRouting | undefined {
 /** docs/reference/routing.md#ladder room: what a write could free by evicting, or what is free now. */
 function roomFor(region: RegionState, entry: Pick<Entry, 'kind' | 'toolCallId'>): number {
   const evicts =
-    region.def.admission === 'evict' &&
-    (behaviourOf(region).entries === 'keyed' || behaviourOf(region).rolling(region.def));
+    region.def.admission === 'evict' && (behaviourOf(region).entries === 'keyed' || kindFacts(region.kind).rolling);
   if (evicts) return region.budget - joinedGroupTokens(region.entries, entry);
   return region.budget - regionTokens(region);
 }

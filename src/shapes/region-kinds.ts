@@ -31,6 +31,8 @@ export interface KindFacts {
    */
   blockClass: { usual: BlockClass; persistent?: BlockClass; rewritten?: BlockClass };
   renders: RenderForm;
+  /** Makes room by taking its oldest groups out (docs/reference/regions.md#vocabulary). */
+  rolling: boolean;
 }
 
 export const REGION_KIND_FACTS: Readonly<Record<RegionKind, KindFacts>> = {
@@ -41,6 +43,7 @@ export const REGION_KIND_FACTS: Readonly<Record<RegionKind, KindFacts>> = {
     volatility: 'stable',
     blockClass: { usual: 0 },
     renders: 'system',
+    rolling: false,
   },
   // Appended to; a fold or an eviction takes entries from the front only now and then.
   compact_history: {
@@ -49,6 +52,7 @@ export const REGION_KIND_FACTS: Readonly<Record<RegionKind, KindFacts>> = {
     volatility: 'grows',
     blockClass: { usual: 0 },
     renders: 'system',
+    rolling: false,
   },
   compacting: {
     protected: 'never',
@@ -56,6 +60,7 @@ export const REGION_KIND_FACTS: Readonly<Record<RegionKind, KindFacts>> = {
     volatility: 'grows',
     blockClass: { usual: 2 },
     renders: 'system',
+    rolling: true,
   },
   hashmap: {
     protected: 'never',
@@ -63,6 +68,7 @@ export const REGION_KIND_FACTS: Readonly<Record<RegionKind, KindFacts>> = {
     volatility: 'grows',
     blockClass: { usual: 2 },
     renders: 'system',
+    rolling: false,
   },
   // Re-rendered on every change: a checklist's counts line heads its block; scratch space turns over.
   checklist: {
@@ -71,6 +77,7 @@ export const REGION_KIND_FACTS: Readonly<Record<RegionKind, KindFacts>> = {
     volatility: 'rewritten',
     blockClass: { usual: 2 },
     renders: 'system',
+    rolling: false,
   },
   temporary: {
     protected: 'never',
@@ -78,6 +85,7 @@ export const REGION_KIND_FACTS: Readonly<Record<RegionKind, KindFacts>> = {
     volatility: 'rewritten',
     blockClass: { usual: 2, rewritten: 3 },
     renders: 'system',
+    rolling: true,
   },
   clearable: {
     protected: 'never',
@@ -85,6 +93,7 @@ export const REGION_KIND_FACTS: Readonly<Record<RegionKind, KindFacts>> = {
     volatility: 'rewritten',
     blockClass: { usual: 2, rewritten: 3 },
     renders: 'system',
+    rolling: true,
   },
   // A script renders whatever it likes, and a persistent one is held like a pinned region.
   custom: {
@@ -93,6 +102,7 @@ export const REGION_KIND_FACTS: Readonly<Record<RegionKind, KindFacts>> = {
     volatility: 'rewritten',
     blockClass: { usual: 2, persistent: 0 },
     renders: 'script',
+    rolling: false,
   },
   // Rendered as the messages, not as system blocks.
   sliding_window: {
@@ -101,6 +111,7 @@ export const REGION_KIND_FACTS: Readonly<Record<RegionKind, KindFacts>> = {
     volatility: 'rewritten',
     blockClass: { usual: 2 },
     renders: 'messages',
+    rolling: true,
   },
 };
 

@@ -108,13 +108,13 @@ export function toolFacts(name: string): ToolFacts | undefined {
 }
 
 /** The runtime tools whose facts pass `test`, in the table's order. */
-export function toolsWhere(test: (facts: ToolFacts) => boolean): RuntimeTool[] {
+export function toolsWhere(test: (facts: ToolFacts) => boolean): readonly RuntimeTool[] {
   return RUNTIME_TOOLS.filter((name) => test(TOOL_CATALOGUE[name]));
 }
 
 /** The tools of one family, in the table's order. */
-export function toolsOf<F extends ToolFamily>(family: F): ToolOf<F>[] {
-  return toolsWhere((t) => t.family === family) as ToolOf<F>[];
+export function toolsOf<F extends ToolFamily>(family: F): readonly ToolOf<F>[] {
+  return toolsWhere((t) => t.family === family) as readonly ToolOf<F>[];
 }
 
 /** What a stage without `available_tools` is given: the `default` tools. */

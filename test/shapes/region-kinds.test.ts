@@ -33,4 +33,8 @@ describe('region kind facts', () => {
     expect(all((kind) => kindFacts(kind).renders !== 'system')).toEqual(['sliding_window', 'custom']);
     expect(kindFacts('custom').renders).toBe('script');
   });
+
+  it('make room by taking the oldest groups out of temporary, clearable, sliding window and compacting regions', () => {
+    expect(all((kind) => kindFacts(kind).rolling)).toEqual(['sliding_window', 'compacting', 'temporary', 'clearable']);
+  });
 });

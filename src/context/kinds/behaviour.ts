@@ -36,8 +36,6 @@ export interface KindBehaviour {
   overflow(def: RegionDef, hasOverflowHook: boolean): OverflowRule;
   reduce(def: RegionDef): ReduceRule;
   cascadePhases(def: RegionDef): CascadePhase[];
-  /** Rolling kinds make room by taking their oldest groups out (docs/reference/regions.md#vocabulary). */
-  rolling(def: RegionDef): boolean;
   entries: EntryModel;
   folds(def: RegionDef): FoldTrigger;
   /** Receives the summaries folded out of its `source_region`; the model reads it but never writes it. */

@@ -13,7 +13,6 @@ export const checklist: KindBehaviour = {
   overflow: () => 'refuse',
   reduce: () => 'keep',
   cascadePhases: () => [],
-  rolling: () => false,
   entries: 'items',
   folds: () => 'marked',
   holdsSummaries: false,

@@ -6,7 +6,6 @@ export const clearable: KindBehaviour = {
   overflow: () => 'discard',
   reduce: () => 'discard',
   cascadePhases: () => [1],
-  rolling: () => true,
   entries: 'log',
   folds: () => 'marked',
   holdsSummaries: false,

@@ -6,7 +6,6 @@ export const compactHistory: KindBehaviour = {
   overflow: () => 'refuse',
   reduce: () => 'keep',
   cascadePhases: () => [],
-  rolling: () => false,
   entries: 'log',
   folds: () => 'marked',
   holdsSummaries: true,

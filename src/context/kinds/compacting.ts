@@ -6,7 +6,6 @@ export const compacting: KindBehaviour = {
   overflow: () => 'pending',
   reduce: () => 'pending',
   cascadePhases: () => [4],
-  rolling: () => true,
   entries: 'log',
   folds: () => 'threshold',
   holdsSummaries: false,

@@ -40,7 +40,6 @@ export const custom: KindBehaviour = {
   overflow: (_def, hasOverflowHook) => (hasOverflowHook ? 'hook' : 'refuse'),
   reduce: () => 'keep',
   cascadePhases: (def) => (persistent(def) ? [] : [2, 3]),
-  rolling: () => false,
   entries: 'log',
   folds: () => 'marked',
   holdsSummaries: false,

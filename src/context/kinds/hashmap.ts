@@ -11,7 +11,6 @@ export const hashmap: KindBehaviour = {
   reduce: () => 'keep',
   cascadePhases: () => [],
   // Hashmaps are only touched by transforms that name them in a `custom` list.
-  rolling: () => false,
   entries: 'keyed',
   folds: () => 'marked',
   holdsSummaries: false,

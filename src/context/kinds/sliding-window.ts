@@ -21,7 +21,6 @@ export const slidingWindow: KindBehaviour = {
   overflow: (def) => (compactStrategy(def) ? 'pending' : 'discard'),
   reduce: (def) => (compactStrategy(def) ? 'pending' : 'discard'),
   cascadePhases: () => [],
-  rolling: () => true,
   entries: 'log',
   folds: (def) => (compactStrategy(def) ? 'pending' : 'marked'),
   holdsSummaries: false,

@@ -6,7 +6,6 @@ export const temporary: KindBehaviour = {
   overflow: () => 'discard',
   reduce: () => 'discard',
   cascadePhases: () => [3],
-  rolling: () => true,
   entries: 'log',
   folds: () => 'marked',
   holdsSummaries: false,
