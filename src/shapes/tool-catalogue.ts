@@ -37,22 +37,24 @@ export interface ToolFacts {
   aliases?: readonly string[];
 }
 
-const machine = (extra: Partial<ToolFacts> = {}): ToolFacts => ({
-  family: 'builtin',
-  grant: 'default',
-  answeredBy: 'tool-worker',
+/** A tool of the machine: every stage's by default, run by a tool worker. */
+const machine = (extra: Partial<Pick<ToolFacts, 'modifiesFiles' | 'takesPath' | 'aliases'>> = {}) => ({
+  family: 'builtin' as const,
+  grant: 'default' as const,
+  answeredBy: 'tool-worker' as const,
   modifiesFiles: false,
   takesPath: false,
   ...extra,
 });
-const listed = (family: ToolFamily, answeredBy: ToolFacts['answeredBy']): ToolFacts => ({
+/** A tool only a stage that lists it gets; `F` keeps its family's name in the table's type (`ToolOf`). */
+const listed = <F extends ToolFamily>(family: F, answeredBy: ToolFacts['answeredBy']) => ({
   family,
-  grant: 'listed',
+  grant: 'listed' as const,
   answeredBy,
   modifiesFiles: false,
   takesPath: false,
 });
-const context: ToolFacts = { ...listed('context', 'workflow'), grant: 'default' };
+const context = { ...listed('context', 'workflow'), grant: 'default' as const };
 
 /** The table, in the order a stage's default grant and the checker's list of tools show them. */
 export const TOOL_CATALOGUE = {
