@@ -7,6 +7,7 @@
 import { encodingFor, lookupModel } from '../providers/builtin-models.js';
 import { type Blueprint, type RegionDef, STAGE_INSTRUCTIONS, type StageDef } from '../shapes/frozen-blueprint.js';
 import { isProtected, kindFacts } from '../shapes/region-kinds.js';
+import { DEFAULT_GRANT } from '../shapes/tool-catalogue.js';
 import { isPreApproved } from '../tools/safe-commands.js';
 import { systemSortKey } from './block-order.js';
 import { resolveBudget } from './budget.js';
@@ -17,7 +18,7 @@ import { isCallerSeed } from './seeds.js';
 import { appendedRuntimeRegions, stageLayout, stageWindow } from './stage-layouts.js';
 
 function grants(stage: StageDef, tool: string): boolean {
-  return stage.availableTools === undefined || stage.availableTools.includes(tool);
+  return ((stage.availableTools ?? DEFAULT_GRANT) as readonly string[]).includes(tool);
 }
 
 function regionPath(name: string, stage?: StageDef): string[] {
