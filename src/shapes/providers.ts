@@ -10,7 +10,7 @@
 /** The wire a provider speaks: OpenAI's chat completions, Anthropic's messages, Google's generateContent, or the offline scripted provider. */
 export type ProviderWire = 'openai' | 'anthropic' | 'google' | 'scripted';
 
-/** The offline scripted provider (docs/providers.md#scripted): no key, no address. */
+/** The offline scripted provider (docs/scripted.md): no key, no address. */
 export interface ScriptedFacts {
   wire: 'scripted';
 }

@@ -31,7 +31,7 @@ export interface ToolFacts {
   answeredBy: 'workflow' | 'tool-worker';
   /** Its success counts as a modification for `require_modifications` and a gate's `tools`. */
   modifiesFiles: boolean;
-  /** Its `path` argument names a file or folder of the workdir (path hints, docs/reference/regions.md#routing). */
+  /** Its `path` argument names a file or folder of the workdir (docs/reference/routing.md#path-hints). */
   takesPath: boolean;
   /** Other names a blueprint may write for it; the model calls it by its own name. */
   aliases?: readonly string[];
