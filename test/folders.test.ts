@@ -10,11 +10,16 @@
  * `workflows/messages.ts`, and model-facing texts in `src/runtime/`; so do a
  * sub-agent worker's input shapes and the merged report's labels
  * (`src/runtime/agents/`). No two modules share a file name (`index.ts` aside).
+ * The tools, region kinds and providers are each listed in one table on the
+ * ground floor, and nowhere else (`parallelLists`).
  * And no test sleeps longer than 2 s (CONTRIBUTING.md#tests-that-wait).
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { REGION_KINDS } from '../src/shapes/frozen-blueprint.js';
+import { PROVIDER_PREFIXES } from '../src/shapes/providers.js';
+import { RUNTIME_TOOLS, TOOL_ALIASES } from '../src/shapes/tool-catalogue.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
 
@@ -191,6 +196,76 @@ describe('folder imports', () => {
       ['b', new Map([['a', ['b.ts']]])],
     ]);
     expect(cycles(looped)).toEqual([['a', 'b', 'a']]);
+  });
+});
+
+/** What the tables on the ground floor name: a list of three or more of one of them elsewhere is a second home. */
+const VOCABULARIES: Record<string, ReadonlySet<string>> = {
+  tools: new Set([...RUNTIME_TOOLS, ...Object.keys(TOOL_ALIASES)]),
+  'region kinds': new Set(REGION_KINDS),
+  providers: new Set(PROVIDER_PREFIXES),
+};
+
+/** The tables themselves, and lists that share names with a table but list something else. */
+const LISTS_ALLOWED: Record<string, string> = {
+  'src/shapes/tool-catalogue.ts': 'the tool catalogue',
+  'src/shapes/frozen-blueprint.ts': 'REGION_KINDS',
+  'src/shapes/region-kinds.ts': 'the region kind facts',
+  'src/shapes/providers.ts': 'the provider table',
+  // SCRIPT_IO_FUNCTIONS: a script tool's host functions, some named like the tools they resemble.
+  'src/tools/builtin-names.ts': 'SCRIPT_IO_FUNCTIONS',
+};
+
+/**
+ * Array and set literals of plain strings (and spreads) in `text`, outside
+ * comments' lines, that name three or more tools, region kinds or providers:
+ * a parallel list of a fact the tables on the ground floor hold.
+ */
+function parallelLists(text: string): { of: string; names: string[] }[] {
+  const code = text
+    .split('\n')
+    .filter((line) => !/^\s*(\*|\/\/|\/\*)/.test(line))
+    .join('\n');
+  const element = String.raw`(?:'[^'\n]*'|"[^"\n]*"|\.\.\.[\w.()']+)`;
+  const literal = new RegExp(String.raw`\[\s*(${element}(?:\s*,\s*${element})*)\s*,?\s*\]`, 'g');
+  return [...code.matchAll(literal)].flatMap((m) => {
+    const strings = [...(m[1] as string).matchAll(/'([^']*)'|"([^"]*)"/g)].map((s) => (s[1] ?? s[2]) as string);
+    return Object.entries(VOCABULARIES).flatMap(([of, names]) => {
+      const named = [...new Set(strings.filter((s) => names.has(s)))];
+      return named.length >= 3 ? [{ of, names: named }] : [];
+    });
+  });
+}
+
+describe('facts with one home', () => {
+  it('list the tools, region kinds and providers only in their tables on the ground floor', () => {
+    const found = SOURCES()
+      .filter((f) => LISTS_ALLOWED[relative(ROOT, f)] === undefined)
+      .flatMap((f) =>
+        parallelLists(readFileSync(f, 'utf8')).map((l) => `${relative(ROOT, f)}: ${l.of} ${l.names.join(', ')}`),
+      );
+    expect(found).toEqual([]);
+  });
+
+  it('finds a parallel list when there is one', () => {
+    const code = [
+      "const KNOWN_TOOLS = new Set(['read_file', 'shell', ...WEB_TOOLS, 'ask_user_choice']);",
+      'const ROLLING = [',
+      "  'temporary',",
+      "  'clearable',",
+      "  'sliding_window',",
+      '] as const;',
+      "const PREFERRED = ['anthropic', 'openai', 'google'];",
+      "const TWO = ['read_file', 'shell'];",
+      "const OPS = ['user', 'tool_result', 'enter_stage'];",
+      "fn(['pinned', 'custom'], regions['hashmap']);",
+      " * ['read_file', 'shell', 'grep'] in a comment",
+    ].join('\n');
+    expect(parallelLists(code)).toEqual([
+      { of: 'tools', names: ['read_file', 'shell', 'ask_user_choice'] },
+      { of: 'region kinds', names: ['temporary', 'clearable', 'sliding_window'] },
+      { of: 'providers', names: ['anthropic', 'openai', 'google'] },
+    ]);
   });
 });
 

@@ -5,37 +5,14 @@
  * It depends only on the region's definition, so `lev validate` can lint the
  * order the engine renders.
  */
-import type { RegionDef } from '../shapes/frozen-blueprint.js';
-
-/** The region that holds the current stage's prompt when a blueprint declares it. */
-export const STAGE_INSTRUCTIONS = 'stage_instructions';
+import { type RegionDef, STAGE_INSTRUCTIONS } from '../shapes/frozen-blueprint.js';
+import { type BlockClass, kindBlockClass } from '../shapes/region-kinds.js';
 
 const VOLATILITY_RANK = { stable: 0, grows: 1, rewritten: 2 } as const;
 
-/** 0 pinned-like, 1 stage instructions, 2 working regions, 3 scratch. */
-export type BlockClass = 0 | 1 | 2 | 3;
-
+/** The class of the region's system blocks: the stage instructions' by name, every other by its kind. */
 export function blockClass(def: RegionDef): BlockClass {
-  if (def.name === STAGE_INSTRUCTIONS) return 1;
-  switch (def.kind) {
-    case 'pinned':
-    case 'compact_history':
-      return 0;
-    case 'custom':
-      return def.persistent ? 0 : 2;
-    case 'temporary':
-    case 'clearable':
-      return def.volatility === 'rewritten' ? 3 : 2;
-    case 'checklist':
-    case 'hashmap':
-    case 'compacting':
-    case 'sliding_window':
-      return 2;
-    default: {
-      const unknown: never = def.kind;
-      throw new Error(`no block class for kind ${String(unknown)}`);
-    }
-  }
+  return def.name === STAGE_INSTRUCTIONS ? 1 : kindBlockClass(def);
 }
 
 function volatilityRank(def: RegionDef): number {

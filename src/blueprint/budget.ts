@@ -47,21 +47,6 @@ export function resolveThreshold(def: Pick<RegionDef, 'compactAt' | 'thresholdTo
   return Math.floor(budget * 0.8);
 }
 
-/** Kinds whose budget is held for the whole run (docs/reference/regions.md#working-space check). */
-export function isFixedRegion(def: Pick<RegionDef, 'kind' | 'persistent'>): boolean {
-  switch (def.kind) {
-    case 'pinned':
-    case 'compact_history':
-    case 'hashmap':
-    case 'checklist':
-      return true;
-    case 'custom':
-      return def.persistent === true;
-    default:
-      return false;
-  }
-}
-
 /** Minimum free space a layout must leave on windows of at least 20k tokens. */
 export const WORKING_SPACE_MIN = 8000;
 export const WORKING_SPACE_FROM_WINDOW = 20000;

@@ -4,8 +4,9 @@
  * working-space check (docs/reference/validation.md#errors).
  */
 
-import type { Blueprint, RegionDef, StageDef } from '../shapes/frozen-blueprint.js';
-import { isFixedRegion, resolveBudget, workingSpaceShortfall } from './budget.js';
+import { type Blueprint, type RegionDef, STAGE_INSTRUCTIONS, type StageDef } from '../shapes/frozen-blueprint.js';
+import { isFixedRegion, isProtected } from '../shapes/region-kinds.js';
+import { resolveBudget, workingSpaceShortfall } from './budget.js';
 import type { Findings, KeyPath } from './findings.js';
 import { ALWAYS_VISIBLE, stageLayout, stageWindow } from './stage-layouts.js';
 import type { RegionRef } from './stages.js';
@@ -19,15 +20,6 @@ export interface CheckInput {
   unknownKinds: Set<string>;
   routingRefs: Map<string, RegionRef[]>;
   windowOverride?: number;
-}
-
-export function isProtected(def: RegionDef): boolean {
-  return (
-    def.kind === 'pinned' ||
-    def.kind === 'checklist' ||
-    def.kind === 'compact_history' ||
-    (def.kind === 'custom' && def.persistent === true)
-  );
 }
 
 function regionPath(bp: Blueprint, name: string): KeyPath {
@@ -87,7 +79,7 @@ function checkSourceRegions({ bp, findings, catalogue, unknownKinds }: CheckInpu
 }
 
 function checkStagePrompts({ bp, findings }: CheckInput): void {
-  const hasInstructions = bp.regions.some((r) => r.name === 'stage_instructions');
+  const hasInstructions = bp.regions.some((r) => r.name === STAGE_INSTRUCTIONS);
   for (const stage of bp.stages) {
     if (stage.systemPrompt === undefined || hasInstructions) continue;
     const home = stageLayout(bp, stage).find((r) => r.kind === 'pinned' && r.name !== 'final_output');

@@ -5,21 +5,20 @@
  */
 
 import { encodingFor, lookupModel } from '../providers/builtin-models.js';
-import type { Blueprint, RegionDef, StageDef } from '../shapes/frozen-blueprint.js';
+import { type Blueprint, type RegionDef, STAGE_INSTRUCTIONS, type StageDef } from '../shapes/frozen-blueprint.js';
+import { isProtected, kindFacts } from '../shapes/region-kinds.js';
+import { DEFAULT_GRANT } from '../shapes/tool-catalogue.js';
 import { isPreApproved } from '../tools/safe-commands.js';
 import { systemSortKey } from './block-order.js';
 import { resolveBudget } from './budget.js';
-import { isProtected } from './checks.js';
 import type { Findings } from './findings.js';
 import { promptPlace } from './placement.js';
 import { tokensAbove } from './prompt-tokens.js';
 import { isCallerSeed } from './seeds.js';
 import { appendedRuntimeRegions, stageLayout, stageWindow } from './stage-layouts.js';
 
-const ROLLING = new Set(['temporary', 'clearable', 'sliding_window', 'compacting']);
-
 function grants(stage: StageDef, tool: string): boolean {
-  return stage.availableTools === undefined || stage.availableTools.includes(tool);
+  return ((stage.availableTools ?? DEFAULT_GRANT) as readonly string[]).includes(tool);
 }
 
 function regionPath(name: string, stage?: StageDef): string[] {
@@ -69,7 +68,7 @@ function lintBudgets(bp: Blueprint, findings: Findings, windowOverride?: number)
           [...regionPath(def.name, stage), 'budget'],
         );
       }
-      if (def.budgetPercent === undefined || def.maxTokens !== undefined || !ROLLING.has(def.kind)) continue;
+      if (def.budgetPercent === undefined || def.maxTokens !== undefined || !kindFacts(def.kind).rolling) continue;
       const seen = widest.get(def.name);
       if (!seen || window > seen.window) widest.set(def.name, { def, window, stage });
     }
@@ -102,7 +101,7 @@ function lintStagePrompt(
 ): void {
   if (stage.systemPrompt === undefined) return;
   const home =
-    layout.find((r) => r.name === 'stage_instructions') ??
+    layout.find((r) => r.name === STAGE_INSTRUCTIONS) ??
     layout.find((r) => r.kind === 'pinned' && r.name !== 'final_output');
   if (!home) return;
   const budget = resolveBudget(home, window);
@@ -327,7 +326,7 @@ function lintCacheOrder(bp: Blueprint, findings: Findings): void {
     for (const { def, key } of keyed) {
       if (reported.has(def.name) || !rewritesEarly(def)) continue;
       const behind = keyed
-        .filter((o) => o.def !== def && o.key[0] < 2 && after(o.key, key) && o.def.name !== 'stage_instructions')
+        .filter((o) => o.def !== def && o.key[0] < 2 && after(o.key, key) && o.def.name !== STAGE_INSTRUCTIONS)
         .map((o) => `"${o.def.name}"`);
       if (behind.length === 0) continue;
       reported.add(def.name);

@@ -10,16 +10,18 @@ import { basename, dirname, extname, join, resolve } from 'node:path';
 import { parse, TomlError } from 'smol-toml';
 import type { Diagnostic } from '../errors.js';
 import { BUILTIN_MODELS } from '../providers/builtin-models.js';
-import type {
-  Blueprint,
-  CompactionConfig,
-  ContextPlacement,
-  FileTracking,
-  RegionDef,
-  StageDef,
-  ToolPermissions,
+import {
+  type Blueprint,
+  type CompactionConfig,
+  type ContextPlacement,
+  type FileTracking,
+  type RegionDef,
+  STAGE_INSTRUCTIONS,
+  type StageDef,
+  type ToolPermissions,
 } from '../shapes/frozen-blueprint.js';
 import type { ModelTable } from '../shapes/model-info.js';
+import { RUNTIME_TOOLS } from '../shapes/tool-catalogue.js';
 import { compileReadPaths } from '../tools/read-paths.js';
 import { type AgentName, type Catalog, resolveAgents } from './agent-catalog.js';
 import { agentsDir } from './agents-dir.js';
@@ -40,7 +42,7 @@ import { type ParsedRegion, parseRegion } from './regions.js';
 import { checkScripts } from './scripts.js';
 import { appendedRuntimeRegions, systemRegion } from './stage-layouts.js';
 import { parsePermissions, parseStage, type RegionRef } from './stages.js';
-import { checkStageTools, KNOWN_TOOLS } from './tool-check.js';
+import { checkStageTools } from './tool-check.js';
 import { readScriptTools } from './tool-scripts.js';
 import {
   CONFIG_FILE_SECTIONS,
@@ -253,7 +255,7 @@ function checkRuntimeRegion(
       [...at, 'kind'],
     );
   }
-  if (def.name !== 'stage_instructions') return;
+  if (def.name !== STAGE_INSTRUCTIONS) return;
   if (kindKnown && def.kind !== 'pinned') {
     findings.add('runtime-region-invalid', `"stage_instructions" must be kind = "pinned", not ${def.kind}.`, [
       ...at,
@@ -394,7 +396,7 @@ function build(
           def,
           [...prefix, def.name],
           findings,
-          globalByName.has('stage_instructions') || def.name !== 'stage_instructions',
+          globalByName.has(STAGE_INSTRUCTIONS) || def.name !== STAGE_INSTRUCTIONS,
           kindKnown,
         );
         if (!kindKnown) unknownKinds.add(def.name);
@@ -462,7 +464,7 @@ function build(
   const maxDepth = agentTable?.integer('max_child_depth', 0);
   if (maxDepth !== undefined) blueprint.agent.maxChildDepth = maxDepth;
   const mcpServers = userConfig.mcpServers.map((m) => m.name);
-  const scripts = readScriptTools(blueprint, findings, KNOWN_TOOLS, mcpServers);
+  const scripts = readScriptTools(blueprint, findings, RUNTIME_TOOLS, mcpServers);
   // Only when there are some, so the blueprints of earlier versions keep their JSON (and their hash).
   if (scripts.tools.length > 0) blueprint.scriptTools = scripts.tools;
   checkStageTools(blueprint, findings, mcpServers, scripts.refused);

@@ -5,6 +5,7 @@
  * the chain when a provider becomes unusable (src/runtime/model-fallback.ts).
  */
 import type { ModelTable } from '../shapes/model-info.js';
+import { providerFacts, providersRanked } from '../shapes/providers.js';
 import { isTable, TableReader } from './fields.js';
 import { describeValue, type Findings, type KeyPath } from './findings.js';
 import { reportUnbuiltKeys, UNBUILT_MODEL_KEYS } from './unsupported.js';
@@ -12,13 +13,10 @@ import { reportUnbuiltKeys, UNBUILT_MODEL_KEYS } from './unsupported.js';
 /** Keys of the original's model table that pick models; the rest are in UNBUILT_MODEL_KEYS. */
 const CHAIN_KEYS = ['models', 'provider', 'model', 'fallbacks'] as const;
 const ENTRY_KEYS = ['provider', 'model'] as const;
-/** Providers tried, in order, for an entry that names a model without its provider. */
-const GUESS_ORDER = ['anthropic', 'openai', 'ollama', 'openrouter'] as const;
-const KNOWN_PREFIXES = ['anthropic', 'openai', 'google', 'ollama', 'openrouter', 'vllm', 'lmstudio', 'scripted'];
 
 /** `provider:model` for an entry without a provider: the provider whose table row names it, else OpenAI-compatible. */
 export function guessProvider(model: string, table: ModelTable): string {
-  for (const provider of GUESS_ORDER) if (table[`${provider}:${model}`]) return `${provider}:${model}`;
+  for (const provider of providersRanked('guessRank')) if (table[`${provider}:${model}`]) return `${provider}:${model}`;
   if (/^claude-/.test(model)) return `anthropic:${model}`;
   return `openai:${model}`;
 }
@@ -105,7 +103,7 @@ export function parseModelValue(
         findings.add('bad-value', `Entry ${i + 1} of the model chain names no model; add model = "...".`, where);
       return;
     }
-    const prefixed = KNOWN_PREFIXES.includes(model.split(':')[0] ?? '');
+    const prefixed = providerFacts(model.split(':')[0] ?? '') !== undefined;
     const ref = provider ? `${provider}:${model}` : prefixed ? model : guessProvider(model, table);
     if (!refs.includes(ref)) refs.push(ref);
   });

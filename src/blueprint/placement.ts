@@ -8,18 +8,24 @@
  * the placement the renderer uses.
  */
 
-import type { ContextPlacement, Placement, RegionDef } from '../shapes/frozen-blueprint.js';
-import { STAGE_INSTRUCTIONS } from './block-order.js';
+import {
+  type ContextPlacement,
+  type Placement,
+  type RegionDef,
+  STAGE_INSTRUCTIONS,
+} from '../shapes/frozen-blueprint.js';
+import { kindFacts } from '../shapes/region-kinds.js';
 
 /** The placement a region gets when it declares none; sliding windows render as messages and get none. */
 export function defaultPlacement(
   def: Pick<RegionDef, 'name' | 'kind' | 'volatility'>,
   context: ContextPlacement,
 ): Placement | undefined {
-  if (def.kind === 'sliding_window') return undefined;
+  const { renders } = kindFacts(def.kind);
+  if (renders === 'messages') return undefined;
   // The stage's prompt is instruction, kept after the pinned blocks (docs/reference/rendering.md#system-order);
   // a custom region's script, not its kind, decides how often its text changes.
-  if (context === 'system' || def.name === STAGE_INSTRUCTIONS || def.kind === 'custom') return 'system';
+  if (context === 'system' || def.name === STAGE_INSTRUCTIONS || renders === 'script') return 'system';
   return def.volatility === 'rewritten' ? 'tail' : 'system';
 }
 
@@ -34,5 +40,5 @@ export function assignPlacements(defs: Iterable<RegionDef>, context: ContextPlac
 
 /** Where a region's content lands in the prompt, as `lev validate` shows it. */
 export function promptPlace(def: Pick<RegionDef, 'kind' | 'placement'>): Placement | 'messages' {
-  return def.kind === 'sliding_window' ? 'messages' : (def.placement ?? 'system');
+  return kindFacts(def.kind).renders === 'messages' ? 'messages' : (def.placement ?? 'system');
 }

@@ -10,33 +10,13 @@
  */
 import { SUBMIT_OUTPUT } from '../outputs/spec.js';
 import type { Blueprint, StageDef } from '../shapes/frozen-blueprint.js';
-import {
-  AGENT_TOOLS,
-  BUILTIN_TOOLS,
-  CONTEXT_TOOLS,
-  canonicalTool,
-  ENV_TOOLS,
-  FAN_OUT,
-  isPersonTool,
-  PERSON_TOOLS,
-  TOOL_ALIASES,
-  WEB_TOOLS,
-} from '../tools/builtin-names.js';
+import { DEFAULT_GRANT, RUNTIME_TOOLS } from '../shapes/tool-catalogue.js';
+import { canonicalTool, FAN_OUT, isPersonTool, TOOL_ALIASES } from '../tools/builtin-names.js';
 import { didYouMean, type Findings } from './findings.js';
 import { serverOfName } from './mcp-servers.js';
 import { UNBUILT_TOOLS } from './unsupported.js';
 
-/** Every tool the runtime answers itself, by its own name. */
-export const KNOWN_TOOLS: readonly string[] = [
-  ...BUILTIN_TOOLS,
-  ...ENV_TOOLS,
-  ...WEB_TOOLS,
-  ...CONTEXT_TOOLS,
-  SUBMIT_OUTPUT,
-  ...PERSON_TOOLS,
-  ...AGENT_TOOLS,
-];
-const KNOWN = KNOWN_TOOLS;
+const KNOWN: readonly string[] = RUNTIME_TOOLS;
 
 /**
  * `mcpServers` are the names of the user's `[[mcp_servers]]`: a name that
@@ -116,11 +96,11 @@ export function checkStageTools(
       stage.availableTools = kept;
     }
     if (stage.requireOutput) {
-      const tools = stage.availableTools ?? [...BUILTIN_TOOLS, ...CONTEXT_TOOLS];
+      const tools = stage.availableTools ?? [...DEFAULT_GRANT];
       if (!tools.map(canonicalTool).includes(SUBMIT_OUTPUT)) stage.availableTools = [...tools, SUBMIT_OUTPUT];
     }
     if (stage.mode === 'fan_out') {
-      const tools = stage.availableTools ?? [...BUILTIN_TOOLS, ...CONTEXT_TOOLS];
+      const tools = stage.availableTools ?? [...DEFAULT_GRANT];
       if (!tools.includes(FAN_OUT)) stage.availableTools = [...tools, FAN_OUT];
     }
   }
@@ -131,7 +111,7 @@ export function checkStageTools(
  * it does not list would keep nothing.
  */
 function checkRequiredTools(stage: StageDef, findings: Findings): void {
-  const offered = (stage.availableTools ?? [...BUILTIN_TOOLS, ...CONTEXT_TOOLS]).map(canonicalTool);
+  const offered = (stage.availableTools ?? [...DEFAULT_GRANT]).map(canonicalTool);
   for (const tool of stage.requiredTools ?? [])
     if (!offered.includes(tool))
       findings.add(

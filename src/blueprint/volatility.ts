@@ -6,25 +6,10 @@
  * sheds. See docs/reference/regions.md#default-volatility.
  */
 import type { RegionDef, RegionKind, Volatility } from '../shapes/frozen-blueprint.js';
-
-const BY_KIND: Readonly<Record<RegionKind, Volatility>> = {
-  // Written once (the task, a stage prompt) and then left alone.
-  pinned: 'stable',
-  // Appended to; a fold or an eviction takes entries from the front only now and then.
-  compact_history: 'grows',
-  compacting: 'grows',
-  hashmap: 'grows',
-  // Re-rendered on every change: a checklist's counts line heads its block; scratch space turns over.
-  checklist: 'rewritten',
-  temporary: 'rewritten',
-  clearable: 'rewritten',
-  // A script renders whatever it likes; sliding windows render as messages, not system blocks.
-  custom: 'rewritten',
-  sliding_window: 'rewritten',
-};
+import { REGION_KIND_FACTS } from '../shapes/region-kinds.js';
 
 export function defaultVolatility(kind: RegionKind): Volatility {
-  return BY_KIND[kind];
+  return REGION_KIND_FACTS[kind].volatility;
 }
 
 /**

@@ -13,6 +13,7 @@ import { loadUserConfig, userConfigPath } from '../blueprint/user-config.js';
 import { BUILTIN_MODELS } from '../providers/builtin-models.js';
 import { getProvider } from '../providers/index.js';
 import { providerConfigured } from '../runtime/node/model-choice.js';
+import { keyEnvOf, providersRanked } from '../shapes/providers.js';
 
 export interface DoctorFlags {
   model?: string;
@@ -28,16 +29,13 @@ export interface Check {
   detail: string;
 }
 
-/** Which providers are tried for a default model, in order. */
-const PREFERRED = ['anthropic', 'openai', 'google', 'openrouter'];
-
 /** The model to check: `--model`, else the first table row of the first provider whose key is set. */
 export function doctorModel(
   flag: string | undefined,
   env: NodeJS.ProcessEnv,
 ): { model: string; why: string } | undefined {
   if (flag) return { model: flag, why: 'from --model' };
-  for (const provider of PREFERRED) {
+  for (const provider of providersRanked('doctorRank')) {
     const row = Object.keys(BUILTIN_MODELS).find((ref) => ref.startsWith(`${provider}:`));
     if (row && providerConfigured(row, env)) return { model: row, why: `${provider}'s key is set` };
   }
@@ -163,7 +161,7 @@ export async function runChecks(
     checks.push({
       name: 'model',
       ok: false,
-      detail: `no provider key is set (${PREFERRED.map((p) => `${p.toUpperCase()}_API_KEY`).join(', ')}); set one, or pass --model for a local server`,
+      detail: `no provider key is set (${providersRanked('doctorRank').map(keyEnvOf).join(', ')}); set one, or pass --model for a local server`,
     });
     return checks;
   }

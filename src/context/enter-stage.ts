@@ -5,10 +5,11 @@
  * snapshot of `updates` counters. Seeds and maintenance are separate calls.
  */
 
-import { isFixedRegion, resolveBudget, resolveThreshold, workingSpaceShortfall } from '../blueprint/budget.js';
+import { resolveBudget, resolveThreshold, workingSpaceShortfall } from '../blueprint/budget.js';
 import { stageLayout, stageWindow } from '../blueprint/stage-layouts.js';
 import type { Entry, RegionState } from '../shapes/content.js';
 import type { Blueprint, StageDef } from '../shapes/frozen-blueprint.js';
+import { isFixedRegion } from '../shapes/region-kinds.js';
 import { shiftGroup } from './groups.js';
 import type { EngineEnv } from './kinds/custom.js';
 import { behaviourOf, kindBehaviour } from './kinds/index.js';

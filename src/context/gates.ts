@@ -6,7 +6,8 @@
 
 import type { RegionState } from '../shapes/content.js';
 import type { Blueprint, EdgeDef, GateDef, RegionDef, StageDef } from '../shapes/frozen-blueprint.js';
-import { BUILTIN_TOOLS, canonicalTool, MODIFYING_TOOLS } from '../tools/builtin-names.js';
+import { DEFAULT_GRANT } from '../shapes/tool-catalogue.js';
+import { canonicalTool, MODIFYING_TOOLS } from '../tools/builtin-names.js';
 import type { EngineEnv } from './kinds/custom.js';
 import { contentText } from './measure.js';
 import { count, type EngineOp } from './requests.js';
@@ -172,10 +173,7 @@ function callerSeeded(def: RegionDef): boolean {
 
 function offers(stage: StageDef, tool: string): boolean {
   const wanted = canonicalTool(tool);
-  if (stage.availableTools === undefined)
-    return (
-      (BUILTIN_TOOLS as readonly string[]).includes(wanted) || tool.startsWith('context_') || tool.startsWith('todo_')
-    );
+  if (stage.availableTools === undefined) return (DEFAULT_GRANT as readonly string[]).includes(wanted);
   return stage.availableTools.some((t) => canonicalTool(t) === wanted);
 }
 

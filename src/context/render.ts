@@ -12,12 +12,13 @@ import { systemSortKey } from '../blueprint/block-order.js';
 import { stageModel } from '../blueprint/stage-layouts.js';
 import type { BlobRef, Content, Entry, PromptMessage, PromptSystemBlock, RegionState } from '../shapes/content.js';
 import type { Blueprint, Placement, RegionDef } from '../shapes/frozen-blueprint.js';
+import { kindFacts } from '../shapes/region-kinds.js';
 import { type MarkedBlock, placeCacheMarkers } from './cache-markers.js';
 import { checklistBody } from './kinds/checklist.js';
 import { type CustomRegionHooks, type EngineEnv, regionCtx } from './kinds/custom.js';
 import { behaviourOf } from './kinds/index.js';
 import { contentText } from './measure.js';
-import { type RunState, STAGE_INSTRUCTIONS, visibleRegions, windowUsed } from './state.js';
+import { CONVERSATION, type RunState, STAGE_INSTRUCTIONS, visibleRegions, windowUsed } from './state.js';
 
 /** Entries of a `grows` region are packed into blocks of at most this many tokens. */
 export const GROWS_BLOCK_TOKENS = 2048;
@@ -298,8 +299,8 @@ export function renderRegions(regions: readonly RegionState[], ctx: RenderContex
   const failures: RenderFailure[] = [];
 
   regions.forEach((region, order) => {
-    if (behaviourOf(region).renders === 'messages') {
-      const target = region.name === 'conversation' ? conversation : windowMessages;
+    if (kindFacts(region.kind).renders === 'messages') {
+      const target = region.name === CONVERSATION ? conversation : windowMessages;
       for (const entry of region.entries) target.push(entryMessage(entry));
       return;
     }
@@ -316,7 +317,7 @@ export function renderRegions(regions: readonly RegionState[], ctx: RenderContex
         placement,
       });
     };
-    if (behaviourOf(region).renders === 'script') {
+    if (kindFacts(region.kind).renders === 'script') {
       const output = customRender(region, ctx.hooks?.(region.name), ctx);
       if (typeof output !== 'string') {
         for (const text of output.system) push([text], `c${fingerprint(text)}`);

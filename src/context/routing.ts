@@ -6,6 +6,8 @@
 
 import type { Content, CountedText, Entry, RegionState, ToolCall } from '../shapes/content.js';
 import type { Blueprint, ToolRouting } from '../shapes/frozen-blueprint.js';
+import { kindFacts } from '../shapes/region-kinds.js';
+import { toolFacts } from '../shapes/tool-catalogue.js';
 import { canonicalTool, isContextTool } from '../tools/builtin-names.js';
 import { clipUnits } from '../truncate.js';
 import { joinedGroupTokens } from './groups.js';
@@ -71,8 +73,7 @@ function routingOf(state: RunState, bp: Blueprint): ToolRouting | undefined {
 /** docs/reference/routing.md#ladder room: what a write could free by evicting, or what is free now. */
 function roomFor(region: RegionState, entry: Pick<Entry, 'kind' | 'toolCallId'>): number {
   const evicts =
-    region.def.admission === 'evict' &&
-    (behaviourOf(region).entries === 'keyed' || behaviourOf(region).rolling(region.def));
+    region.def.admission === 'evict' && (behaviourOf(region).entries === 'keyed' || kindFacts(region.kind).rolling);
   if (evicts) return region.budget - joinedGroupTokens(region.entries, entry);
   return region.budget - regionTokens(region);
 }
@@ -231,8 +232,6 @@ export function* routeToolResult(
   return { region: target, outcome, pointer, text: pointer, dropped: result.tokens - stored.tokens };
 }
 
-const PATH_TOOLS = new Set(['read_file', 'list_dir', 'write_file', 'edit_file']);
-
 /**
  * docs/reference/routing.md#path-hints: a hint for a failing path tool whose path names a visible
  * region, or that hit a directory. Undefined when no hint applies.
@@ -243,7 +242,7 @@ export function pathToolHint(
   args: Record<string, unknown>,
   error: string,
 ): string | undefined {
-  if (!PATH_TOOLS.has(canonicalTool(tool))) return undefined;
+  if (!toolFacts(canonicalTool(tool))?.takesPath) return undefined;
   const paths = [args.path, ...(Array.isArray(args.paths) ? args.paths : [])].filter(
     (p): p is string => typeof p === 'string',
   );

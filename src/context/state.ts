@@ -61,9 +61,7 @@ export interface RunState {
   usedAtLastMaintenance: number | null;
 }
 
-export const STAGE_INSTRUCTIONS = 'stage_instructions';
-export const CONVERSATION = 'conversation';
-export const FINAL_OUTPUT = 'final_output';
+export { CONVERSATION, FINAL_OUTPUT, STAGE_INSTRUCTIONS } from '../shapes/frozen-blueprint.js';
 
 export function newRegionState(def: RegionDef, window: number): RegionState {
   const region: RegionState = {

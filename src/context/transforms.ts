@@ -7,17 +7,14 @@
 
 import type { RegionState } from '../shapes/content.js';
 import type { Blueprint, EdgeDef } from '../shapes/frozen-blueprint.js';
-import { behaviourOf, kindBehaviour } from './kinds/index.js';
+import { isProtected } from '../shapes/region-kinds.js';
+import { behaviourOf } from './kinds/index.js';
 import type { RunState } from './state.js';
 
 export interface TransformReport {
   transform: EdgeDef['transform'];
   cleared: string[];
   marked: string[];
-}
-
-export function isProtected(region: RegionState): boolean {
-  return kindBehaviour(region.kind).protectedFromTransforms(region.def);
 }
 
 function clear(state: RunState, region: RegionState, report: TransformReport): void {
@@ -40,7 +37,7 @@ function mark(region: RegionState, prompt: string | undefined, report: Transform
 export function applyTransform(state: RunState, _bp: Blueprint, edge: EdgeDef): TransformReport {
   const report: TransformReport = { transform: edge.transform, cleared: [], marked: [] };
   const config = edge.transformConfig ?? {};
-  const open = (r: RegionState) => !isProtected(r) && behaviourOf(r).bulkTransforms;
+  const open = (r: RegionState) => !isProtected(r.def) && behaviourOf(r).bulkTransforms;
   switch (edge.transform) {
     case 'direct':
       break;
@@ -52,7 +49,7 @@ export function applyTransform(state: RunState, _bp: Blueprint, edge: EdgeDef): 
       break;
     case 'custom':
       for (const r of state.regions) {
-        if (isProtected(r)) continue;
+        if (isProtected(r.def)) continue;
         if (config.clear?.includes(r.name)) clear(state, r, report);
         else if (config.compact?.includes(r.name) && r.def.summarizable) mark(r, config.compactPrompt, report);
       }

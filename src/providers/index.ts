@@ -3,6 +3,7 @@
  * from the environment. The public API of src/providers is re-exported here.
  */
 import { LevError } from '../errors.js';
+import { PROVIDER_PREFIXES, providerFacts } from '../shapes/providers.js';
 import { AnthropicProvider } from './anthropic.js';
 import { parseModelRef } from './builtin-models.js';
 import { GoogleProvider } from './google.js';
@@ -45,60 +46,6 @@ export { loadScriptFile, parseScript, type Script, type ScriptInput, validateScr
 
 /** Per-request timeout when LEVIATH_PROVIDER_TIMEOUT_MS is not set. */
 export const DEFAULT_TIMEOUT_MS = 600_000;
-
-interface CompatibleEndpoint {
-  baseEnv: string;
-  defaultBaseURL: string;
-  keyEnv: string;
-  /** Used when the server needs no key (local servers); absent means the key is required. */
-  dummyKey?: string;
-  maxTokensField: 'max_tokens' | 'max_completion_tokens';
-  /** The server reads `prompt_cache_key`. */
-  promptCacheKey?: boolean;
-}
-
-/** OpenAI-compatible servers by prefix, with their usual env vars and local ports. */
-export const OPENAI_COMPATIBLE: Readonly<Record<string, CompatibleEndpoint>> = {
-  openai: {
-    baseEnv: 'OPENAI_BASE_URL',
-    defaultBaseURL: 'https://api.openai.com/v1',
-    keyEnv: 'OPENAI_API_KEY',
-    maxTokensField: 'max_completion_tokens',
-    promptCacheKey: true,
-  },
-  openrouter: {
-    baseEnv: 'OPENROUTER_BASE_URL',
-    defaultBaseURL: 'https://openrouter.ai/api/v1',
-    keyEnv: 'OPENROUTER_API_KEY',
-    maxTokensField: 'max_tokens',
-  },
-  ollama: {
-    baseEnv: 'OLLAMA_BASE_URL',
-    defaultBaseURL: 'http://localhost:11434/v1',
-    keyEnv: 'OLLAMA_API_KEY',
-    dummyKey: 'ollama',
-    maxTokensField: 'max_tokens',
-  },
-  vllm: {
-    baseEnv: 'VLLM_BASE_URL',
-    defaultBaseURL: 'http://localhost:8000/v1',
-    keyEnv: 'VLLM_API_KEY',
-    dummyKey: 'EMPTY',
-    maxTokensField: 'max_tokens',
-  },
-  lmstudio: {
-    baseEnv: 'LMSTUDIO_BASE_URL',
-    defaultBaseURL: 'http://localhost:1234/v1',
-    keyEnv: 'LMSTUDIO_API_KEY',
-    dummyKey: 'lm-studio',
-    maxTokensField: 'max_tokens',
-  },
-};
-
-const ANTHROPIC_DEFAULT_BASE_URL = 'https://api.anthropic.com';
-const GOOGLE_DEFAULT_BASE_URL = 'https://generativelanguage.googleapis.com';
-
-export const PROVIDER_PREFIXES = [...Object.keys(OPENAI_COMPATIBLE), 'anthropic', 'google', 'scripted'] as const;
 
 /** The per-request timeout of every provider client: `LEVIATH_PROVIDER_TIMEOUT_MS`, else ten minutes. */
 export function providerTimeoutMs(env: NodeJS.ProcessEnv): number {
@@ -154,41 +101,25 @@ function reused<O>(kind: string, Provider: new (opts: O) => ModelProvider, opts:
  */
 export function getProvider(ref: string, env: NodeJS.ProcessEnv = process.env): ModelProvider {
   const prefix = ref.includes(':') ? parseModelRef(ref).provider : ref;
-  if (prefix === 'scripted') return new ScriptedProvider(env);
-  if (prefix === 'anthropic') {
-    return reused('anthropic', AnthropicProvider, {
-      name: 'anthropic',
-      baseURL: nonEmpty(env.ANTHROPIC_BASE_URL) ?? ANTHROPIC_DEFAULT_BASE_URL,
-      apiKey: requireKey('anthropic', 'ANTHROPIC_API_KEY', env),
-      keyEnv: 'ANTHROPIC_API_KEY',
-      timeoutMs: timeoutFrom(env),
-    });
-  }
-  if (prefix === 'google') {
-    // The original Leviath's names: GOOGLE_API_KEY and GOOGLE_BASE_URL (docs/providers.md#google-gemini).
-    return reused('google', GoogleProvider, {
-      name: 'google',
-      baseURL: nonEmpty(env.GOOGLE_BASE_URL) ?? GOOGLE_DEFAULT_BASE_URL,
-      apiKey: requireKey('google', 'GOOGLE_API_KEY', env),
-      keyEnv: 'GOOGLE_API_KEY',
-      timeoutMs: timeoutFrom(env),
-    });
-  }
-  const endpoint = OPENAI_COMPATIBLE[prefix];
-  if (endpoint) {
-    const apiKey = nonEmpty(env[endpoint.keyEnv]) ?? endpoint.dummyKey ?? requireKey(prefix, endpoint.keyEnv, env);
-    return reused('openai', OpenAICompatibleProvider, {
-      name: prefix,
-      baseURL: nonEmpty(env[endpoint.baseEnv]) ?? endpoint.defaultBaseURL,
-      apiKey,
-      keyEnv: endpoint.keyEnv,
-      timeoutMs: timeoutFrom(env),
-      maxTokensField: endpoint.maxTokensField,
-      ...(endpoint.promptCacheKey ? { promptCacheKey: true } : {}),
-    });
-  }
-  throw new LevError(
-    'unknown-provider',
-    `Unknown model provider "${prefix}" in "${ref}"; use one of ${PROVIDER_PREFIXES.join(', ')} (e.g. "ollama:llama3.1").`,
-  );
+  const facts = providerFacts(prefix);
+  if (!facts)
+    throw new LevError(
+      'unknown-provider',
+      `Unknown model provider "${prefix}" in "${ref}"; use one of ${PROVIDER_PREFIXES.join(', ')} (e.g. "ollama:llama3.1").`,
+    );
+  if (facts.wire === 'scripted') return new ScriptedProvider(env);
+  const common = {
+    name: prefix,
+    baseURL: nonEmpty(env[facts.baseEnv]) ?? facts.defaultBaseURL,
+    apiKey: nonEmpty(env[facts.keyEnv]) ?? facts.dummyKey ?? requireKey(prefix, facts.keyEnv, env),
+    keyEnv: facts.keyEnv,
+    timeoutMs: timeoutFrom(env),
+  };
+  if (facts.wire === 'anthropic') return reused('anthropic', AnthropicProvider, common);
+  if (facts.wire === 'google') return reused('google', GoogleProvider, common);
+  return reused('openai', OpenAICompatibleProvider, {
+    ...common,
+    maxTokensField: facts.maxTokensField ?? 'max_tokens',
+    ...(facts.promptCacheKey ? { promptCacheKey: true } : {}),
+  });
 }

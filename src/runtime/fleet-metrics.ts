@@ -8,14 +8,7 @@
  */
 import type { RunState } from '../context/index.js';
 import type { Entry } from '../shapes/content.js';
-import {
-  AGENT_TOOLS,
-  BUILTIN_TOOLS,
-  CONTEXT_TOOLS,
-  ENV_TOOLS,
-  PERSON_TOOLS,
-  WEB_TOOLS,
-} from '../tools/builtin-names.js';
+import { toolFacts } from '../shapes/tool-catalogue.js';
 import type { OpCall, OpResults } from './ops.js';
 import type { WaitingKind } from './types.js';
 import type { CallEffect } from './visit.js';
@@ -171,15 +164,6 @@ export function opMetrics(
   return adds;
 }
 
-const KNOWN_TOOLS: ReadonlySet<string> = new Set([
-  ...BUILTIN_TOOLS,
-  ...ENV_TOOLS,
-  ...WEB_TOOLS,
-  ...CONTEXT_TOOLS,
-  ...AGENT_TOOLS,
-  ...PERSON_TOOLS,
-]);
-
 /**
  * A tool call the workflow answered without the tool activity, which counts the calls it runs
  * itself: refused (the stage was not given the tool), `invalid` (arguments that were not JSON),
@@ -193,7 +177,7 @@ export function workflowToolCall(
   ranAsActivity: boolean,
 ): MetricAdd | undefined {
   if (ranAsActivity) return undefined;
-  const known = KNOWN_TOOLS.has(name);
+  const known = toolFacts(name) !== undefined;
   const outcome =
     effect === 'invalid'
       ? 'invalid'

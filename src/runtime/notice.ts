@@ -135,6 +135,11 @@ export function questionKey(q: Question, stage: string, inferences: number): str
   return `${q.kind}:${stage}:${inferences}`;
 }
 
+/** Whether a person answers the question (an ask or a reply), rather than a tool worker or a provider coming back. */
+export function asksAPerson(q: Question): boolean {
+  return q.kind !== 'tool-worker-missing' && q.kind !== 'provider';
+}
+
 export function waitingNotice(opts: {
   deliveryId: string;
   runId: string;

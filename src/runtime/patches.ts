@@ -81,6 +81,17 @@ export const INTERACTION_POINTS = 'interaction-points';
  */
 export const HAND_OVER_READ_LAST = 'visit-hand-over-read-last';
 
+/**
+ * A stage that lists the asking tools `ask_user_choice`, `ask_user_confirm`,
+ * `present_for_review` or `edit_document` and grants no MCP tool runs no
+ * `discoverTools` activity: the grants are read from the tool catalogue
+ * (`src/shapes/tool-catalogue.ts`), which knows them for the runtime's own.
+ * Before it they were taken for MCP grants (`mcpGrants`'s `before-asking-fix`
+ * rule). Asked only by visits of such stages (`discoveryRulesDiffer`), and
+ * by a fan-out worker whose blueprint has one, when it starts.
+ */
+export const ASKING_TOOLS_NO_MCP_DISCOVERY = 'asking-tools-no-mcp-discovery';
+
 /** The paths a run of a stage visit takes, decided once when it starts. */
 export interface VisitPatches {
   /** `STAGE_PATCH`. */
@@ -101,6 +112,8 @@ export interface VisitPatches {
   points?: boolean;
   /** `HAND_OVER_READ_LAST`; absent: the hand-over as read before the continuation was made. */
   handOverReadLast?: boolean;
+  /** `ASKING_TOOLS_NO_MCP_DISCOVERY`; absent: the asking tools other than `ask_user` count as MCP grants. */
+  askingToolsNotMcp?: boolean;
 }
 
 /**

@@ -22,6 +22,13 @@ export const REGION_KINDS = [
 ] as const;
 export type RegionKind = (typeof REGION_KINDS)[number];
 
+/** The region that holds the current stage's prompt when a blueprint declares it. */
+export const STAGE_INSTRUCTIONS = 'stage_instructions';
+/** The region of the model's turns and the person's messages, which every stage has. */
+export const CONVERSATION = 'conversation';
+/** The region a `submit_output` answer is written to. */
+export const FINAL_OUTPUT = 'final_output';
+
 export type Admission = 'evict' | 'reject';
 export type Volatility = 'stable' | 'grows' | 'rewritten';
 /** Where a region's blocks go in the prompt (docs/reference/rendering.md#placement). */

@@ -7,12 +7,13 @@
 
 import { formatCoded } from '../errors.js';
 import type { Blueprint } from '../shapes/frozen-blueprint.js';
-import { BUILTIN_TOOLS, CONTEXT_TOOLS, canonicalTool } from './builtin-names.js';
+import { DEFAULT_GRANT } from '../shapes/tool-catalogue.js';
+import { canonicalTool } from './builtin-names.js';
 
 /** The stage's `available_tools`, or every built-in plus the context tools when it sets none. */
 export function stageTools(bp: Blueprint, stage: string): string[] {
   const def = bp.stages.find((s) => s.name === stage);
-  return def?.availableTools ? [...def.availableTools] : [...BUILTIN_TOOLS, ...CONTEXT_TOOLS];
+  return def?.availableTools ? [...def.availableTools] : [...DEFAULT_GRANT];
 }
 
 /**

@@ -14,6 +14,7 @@ import {
 import { DEFAULT_ASK_TIMEOUT_SECS } from '../blueprint/duration.js';
 import { staticDetails, staticSummary } from '../runtime/details.js';
 import { checkWorkdir } from '../runtime/node/workdir.js';
+import { asksAPerson, questionKey, questionOf } from '../runtime/notice.js';
 import { BLUEPRINT_KEY, STATUS_KEY } from '../runtime/search-attributes.js';
 import { WORKDIR_ACTIVITIES } from '../runtime/tool-queue.js';
 import { fullResult, type Progress, type RunInput, type RunMemo, type RunResult } from '../runtime/types.js';
@@ -132,11 +133,11 @@ export interface FollowOptions {
   onProvider?: (wait: Progress['provider']) => void;
 }
 
-/** What a person is asked now, as a key that changes when the question does; empty when nothing is asked. */
-export function questionKey(p: Progress): string {
-  const first = p.asks?.[0];
-  if (first) return `${first.kind}:${first.call}`;
-  return p.waiting === 'message' ? `reply:${p.stage}:${p.inferences}` : '';
+/** What a person is asked now, under the key its notices are told by; empty when nothing is asked. */
+function personQuestionKey(p: Progress): string {
+  // A progress of a version before asks were reported has none.
+  const q = questionOf({ ...p, asks: p.asks ?? [] });
+  return q && asksAPerson(q) ? questionKey(q, p.stage, p.inferences) : '';
 }
 
 /** Calls `onTurn` once per new inference (and stage change) until the run ends; returns its result. */
@@ -195,7 +196,7 @@ export async function followRun(
       if (onProvider && down !== outage) onProvider(p.provider);
       outage = down;
       // Ask once per question, while polling on: an answer from elsewhere closes the question here.
-      const question = questionKey(p);
+      const question = personQuestionKey(p);
       if (onWaiting && question !== asked) {
         asked = question;
         asking?.abort();

@@ -5,9 +5,8 @@
  * timed out); `LeviathStatus` says the rest (docs/reference/operators.md#run-status).
  */
 import { LevError } from '../errors.js';
+import { LEVIATH_STATUSES } from '../runtime/types.js';
 
-/** The `LeviathStatus` values a run's workflow writes. */
-export const LEVIATH_STATUSES = ['running', 'waiting', 'paused', 'completed', 'failed', 'cancelled', 'stuck'] as const;
 /** What a run is shown as: its `LeviathStatus`, or Temporal's word for an end the workflow never saw. */
 export const RUN_STATUSES = [...LEVIATH_STATUSES, 'terminated', 'timed-out'] as const;
 export type ShownStatus = (typeof RUN_STATUSES)[number];

@@ -5,6 +5,7 @@ import { maintain } from '../../src/context/maintenance.js';
 import { findRegion, type RunState, windowUsed } from '../../src/context/state.js';
 import { writeEntry } from '../../src/context/write.js';
 import type { RegionDef } from '../../src/shapes/frozen-blueprint.js';
+import { kindFacts } from '../../src/shapes/region-kinds.js';
 import { blueprint, contents, def, put, run, start, tokensOf, user } from './helpers.js';
 
 function conversation(extra: Partial<RegionDef>): RunState {
@@ -189,7 +190,15 @@ describe('what each kind does differently, as the engine asks it', () => {
       const b = kindBehaviour(kind);
       return [
         kind,
-        [b.entries, b.folds(d), b.holdsSummaries, b.renders, b.bulkTransforms, b.windowed, b.cascadePhases(d)],
+        [
+          b.entries,
+          b.folds(d),
+          b.holdsSummaries,
+          kindFacts(kind).renders,
+          b.bulkTransforms,
+          b.windowed,
+          b.cascadePhases(d),
+        ],
       ];
     }),
   );

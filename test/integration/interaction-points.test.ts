@@ -222,6 +222,10 @@ describe('interaction points and the asking tools', () => {
     expect(result.status).toBe('completed');
     await saveHistories(client, runId);
     expect(scriptedCalls().filter((c) => c.runId === runId && c.purpose === 'turn')).toHaveLength(4);
+    // The asking tools are the runtime's own, no MCP grant: the visit asks no server for tools (docs/reference/mcp.md#discovery).
+    const visit = await client.workflow.getHandle(`${runId}.1.plan`).fetchHistory();
+    const scheduled = (visit.events ?? []).map((e) => e.activityTaskScheduledEventAttributes?.activityType?.name);
+    expect(scheduled).not.toContain('discoverTools');
     const ops = await visitOps(client, `${runId}.1.plan`);
     const said = written(ops);
     expect(said).toEqual(

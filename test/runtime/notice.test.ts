@@ -10,6 +10,7 @@ import { isLevError } from '../../src/errors.js';
 import { notifyConfig } from '../../src/notify/config.js';
 import { deliver, signature } from '../../src/notify/deliver.js';
 import {
+  asksAPerson,
   DEFAULT_NOTIFY_PATIENCE_SECS,
   deliveryRetry,
   deliveryWorkflowId,
@@ -233,6 +234,13 @@ describe('a waiting notice for a missing tool worker', () => {
     expect(questionKey(question, 'main', 9)).toBe(questionKey(question, 'other', 4));
     expect(questionKey({ kind: 'approval', call: 'c-7', subject: 's' }, 'main', 3)).toBe('approval:c-7');
     expect(questionKey({ kind: 'reply', subject: 's' }, 'chat', 3)).toBe('reply:chat:3');
+  });
+
+  it('is a person’s to answer for an ask or a reply, not for a missing tool worker or a provider (lev run asks only those)', () => {
+    expect(asksAPerson(questionOf({ asks: [], stage: 'main', toolWorker: away })!)).toBe(false);
+    expect(asksAPerson({ kind: 'provider', subject: 's', since: 1 })).toBe(false);
+    expect(asksAPerson(questionOf({ asks: [], waiting: 'message', stage: 'chat' })!)).toBe(true);
+    expect(asksAPerson({ kind: 'checkpoint', call: 'c-1', subject: 's' })).toBe(true);
   });
 });
 

@@ -6,15 +6,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { isLevError } from '../../src/errors.js';
-import {
-  age,
-  filterStatus,
-  LEVIATH_STATUSES,
-  listQuery,
-  RUN_STATUSES,
-  shownStatus,
-  stagePath,
-} from '../../src/worker/run-list.js';
+import { LEVIATH_STATUSES } from '../../src/runtime/types.js';
+import { age, filterStatus, listQuery, RUN_STATUSES, shownStatus, stagePath } from '../../src/worker/run-list.js';
 
 const EXECUTIONS = ['RUNNING', 'COMPLETED', 'FAILED', 'CANCELLED', 'TERMINATED', 'TIMED_OUT'];
 

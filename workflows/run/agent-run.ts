@@ -41,7 +41,9 @@ import {
   upgradesOnContinue,
   workerRunInput,
 } from '../../src/runtime/index.js';
+import { anyDiscoveryRulesDiffer } from '../../src/runtime/mcp-grants.js';
 import {
+  ASKING_TOOLS_NO_MCP_DISCOVERY,
   INLINE_WORKER,
   NOTIFY_TOLD_CARRIED,
   PROVIDER_PATIENCE,
@@ -91,6 +93,8 @@ export async function agentRunWorkflow(
     deliversApart = notifies && patched(RUN_NOTIFY_PATIENCE);
     const continuing = continues && (moves ? 'upgrade' : 'stay');
     run = new AgentRun(input, bp, hash, steerable, ceilings, inline, continuing, providerPatient);
+    // Its visits inside it ask no patch, so it asks for them, once its blueprint is known and only when it matters.
+    run.askingToolsNotMcp = inline && anyDiscoveryRulesDiffer(bp) && patched(ASKING_TOOLS_NO_MCP_DISCOVERY);
     const live = run;
     run.toolWatch = toolWatch({ ...input, blueprint: bp }, patient, (absence) =>
       live.operators.showToolWorker(absence),

@@ -41,6 +41,8 @@ export interface VisitingRun extends ContinuingRun {
   readonly visits: number;
   /** Its visits inside it wait out provider outages (`PROVIDER_PATIENCE`). */
   readonly patient: boolean;
+  /** Its visits inside it take the asking tools for the runtime's own (`ASKING_TOOLS_NO_MCP_DISCOVERY`). */
+  readonly askingToolsNotMcp: boolean;
   childId: string | undefined;
   lastFailure: unknown;
   /** Set when the run waits for its tool worker with patience; its visits inside it do too. */
@@ -67,6 +69,7 @@ export async function visitHere(
   const here = await visitInline(workflowId, input, run.def(), run.operators, () => run.showDetails(), {
     toolPatience: run.toolWatch !== undefined,
     providerPatience: run.patient,
+    askingToolsNotMcp: run.askingToolsNotMcp,
   });
   if ('thrown' in here) {
     const err = here.thrown;

@@ -27,14 +27,18 @@ export async function visitInline(
   def: StageDef,
   operators: RunOperators,
   changed: () => void,
-  /** What the visit waits out with patience, as its run asked: its tool worker (`TOOL_WORKER_PATIENCE`), a provider outage (`PROVIDER_PATIENCE`). */
-  patience: { toolPatience: boolean; providerPatience: boolean },
+  /**
+   * The patches its run asked for it: what it waits out with patience, its tool worker (`TOOL_WORKER_PATIENCE`)
+   * and a provider outage (`PROVIDER_PATIENCE`), and how it reads MCP grants (`ASKING_TOOLS_NO_MCP_DISCOVERY`).
+   */
+  patience: { toolPatience: boolean; providerPatience: boolean; askingToolsNotMcp: boolean },
 ): Promise<InlineEnd> {
   const carry = operators.startVisit(id);
   const patches = {
     ...CURRENT_VISIT,
     ...(patience.toolPatience ? { toolPatience: true } : {}),
     ...(patience.providerPatience ? { patience: true } : {}),
+    ...(patience.askingToolsNotMcp ? { askingToolsNotMcp: true } : {}),
   };
   const visit = new StageVisit({ ...input, operators: carry }, def, patches, {
     report: (report) => operators.report(report),

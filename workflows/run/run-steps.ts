@@ -78,6 +78,8 @@ export class AgentRun {
   lastFailure: unknown;
   /** Its patience with the workdir's tool worker, for its seeds (`TOOL_WORKER_PATIENCE`). */
   toolWatch: ToolWorkerWatch | undefined;
+  /** A fan-out worker started with `ASKING_TOOLS_NO_MCP_DISCOVERY`: its visits inside it read grants by the tool catalogue. */
+  askingToolsNotMcp = false;
 
   constructor(
     readonly input: RunInput,

@@ -27,8 +27,9 @@ import {
   visitGoesOn,
   visitOverBudget,
 } from '../../src/runtime/index.js';
-import { needsDiscovery } from '../../src/runtime/mcp-grants.js';
+import { discoveryRulesDiffer, grantRule, needsDiscovery } from '../../src/runtime/mcp-grants.js';
 import {
+  ASKING_TOOLS_NO_MCP_DISCOVERY,
   HAND_OVER_READ_LAST,
   INFERENCE_BOOKKEEPING,
   INTERACTION_POINTS,
@@ -38,6 +39,7 @@ import {
   STAGE_PATCH,
   STORED_ARGUMENTS,
   TOOL_WORKER_PATIENCE,
+  type VisitPatches,
 } from '../../src/runtime/patches.js';
 import { asksInForms } from '../../src/runtime/people/interaction-points.js';
 import { endsWithOutput, fanOutEnd } from '../../src/runtime/stage-modes.js';
@@ -48,15 +50,23 @@ import { answerCalls, watchRepetition } from './tool-calls.js';
 
 export async function stageWorkflow(input: StageInput): Promise<StageOutcome | HandedOver> {
   const def = input.blueprint.stages.find((s) => s.name === input.stage);
-  // Every patch is asked here, before anything else runs (src/runtime/patches.ts).
-  const patches = {
+  // Every patch is asked here, before anything else runs (src/runtime/patches.ts), in the order histories record them.
+  const always = {
     operators: patched(STAGE_PATCH),
     bookkeeping: patched(INFERENCE_BOOKKEEPING),
     storedArguments: patched(STORED_ARGUMENTS),
     repetition: patched(REPETITION_DETECTION),
     patience: patched(PROVIDER_PATIENCE),
     handOverReadLast: patched(HAND_OVER_READ_LAST),
-    ...(needsDiscovery(input.blueprint, input.stage) ? { reach: patched(MCP_DISCOVERY) } : {}),
+  };
+  const asking: Pick<VisitPatches, 'askingToolsNotMcp'> = discoveryRulesDiffer(input.blueprint, input.stage)
+    ? { askingToolsNotMcp: patched(ASKING_TOOLS_NO_MCP_DISCOVERY) }
+    : {};
+  const rule = grantRule(asking.askingToolsNotMcp);
+  const patches = {
+    ...always,
+    ...asking,
+    ...(needsDiscovery(input.blueprint, input.stage, rule) ? { reach: patched(MCP_DISCOVERY) } : {}),
     ...(input.options.toolTaskQueue ? { toolPatience: patched(TOOL_WORKER_PATIENCE) } : {}),
     ...(def && asksInForms(def) ? { points: patched(INTERACTION_POINTS) } : {}),
   };

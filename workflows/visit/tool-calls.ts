@@ -45,7 +45,7 @@ import {
   trackedPointer,
   workflowToolCall,
 } from '../../src/runtime/index.js';
-import { needsDiscovery } from '../../src/runtime/mcp-grants.js';
+import { grantRule, needsDiscovery } from '../../src/runtime/mcp-grants.js';
 import type { VisitPatches } from '../../src/runtime/patches.js';
 import { repetitionConfig, watchCalls } from '../../src/runtime/repetition.js';
 import { missedFanOut } from '../../src/runtime/stage-modes.js';
@@ -339,7 +339,8 @@ async function keepTrackedFile(
 /** Once per visit of a stage that grants MCP tools: the servers' tools, recorded (`MCP_DISCOVERY`). */
 export async function discoverTools(v: CallingVisit): Promise<void> {
   const { input, stage } = v;
-  if (v.reach || !v.patches.reach || !needsDiscovery(input.blueprint, stage)) return;
+  if (v.reach || !v.patches.reach || !needsDiscovery(input.blueprint, stage, grantRule(v.patches.askingToolsNotMcp)))
+    return;
   const discover = { runId: input.runId, blueprintHash: input.blueprintHash, stage, workdir: input.workdir };
   // Given up on for want of a tool worker, the visit fails `tool-worker-missing`, and so does its run.
   v.reach = await onToolWorker(v.toolWatch, toolOptions(input.options, `tool discovery: ${stage}`), (options) =>

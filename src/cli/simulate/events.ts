@@ -4,19 +4,14 @@
  * `op`, a valid `tokens`); a bad field inside a known event is an event
  * failure reported in `results`, not an invalid file.
  */
+import { CONTEXT_TOOLS } from '../../tools/builtin-names.js';
 
+/** What an event does: the engine's own writes and the context tools, by the tools' names. */
 export const EVENT_OPS = [
   'user',
   'assistant',
   'tool_result',
-  'context_append',
-  'context_write',
-  'context_delete',
-  'context_read',
-  'context_list',
-  'todo_add',
-  'todo_done',
-  'todo_note',
+  ...CONTEXT_TOOLS,
   'enter_stage',
   'seed',
   'gate',

@@ -31,23 +31,15 @@ export type EntryModel = 'log' | 'keyed' | 'items';
  */
 export type FoldTrigger = 'threshold' | 'pending' | 'marked';
 
-/** How the region reaches the prompt: as chat messages, as system blocks, or through its script's `render`. */
-export type RenderForm = 'messages' | 'system' | 'script';
-
 export interface KindBehaviour {
   kind: RegionKind;
   overflow(def: RegionDef, hasOverflowHook: boolean): OverflowRule;
   reduce(def: RegionDef): ReduceRule;
   cascadePhases(def: RegionDef): CascadePhase[];
-  /** Never touched by edge transforms (docs/reference/stages.md#transforms). */
-  protectedFromTransforms(def: RegionDef): boolean;
-  /** Rolling kinds make room by taking their oldest groups out (docs/reference/regions.md#vocabulary). */
-  rolling(def: RegionDef): boolean;
   entries: EntryModel;
   folds(def: RegionDef): FoldTrigger;
   /** Receives the summaries folded out of its `source_region`; the model reads it but never writes it. */
   holdsSummaries: boolean;
-  renders: RenderForm;
   /** Whether `clear` and `compact` transforms, which touch every unprotected region, touch this one. */
   bulkTransforms: boolean;
   /**

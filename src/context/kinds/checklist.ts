@@ -13,12 +13,9 @@ export const checklist: KindBehaviour = {
   overflow: () => 'refuse',
   reduce: () => 'keep',
   cascadePhases: () => [],
-  protectedFromTransforms: () => true,
-  rolling: () => false,
   entries: 'items',
   folds: () => 'marked',
   holdsSummaries: false,
-  renders: 'system',
   bulkTransforms: true,
   windowed: false,
 };

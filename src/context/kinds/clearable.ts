@@ -6,12 +6,9 @@ export const clearable: KindBehaviour = {
   overflow: () => 'discard',
   reduce: () => 'discard',
   cascadePhases: () => [1],
-  protectedFromTransforms: () => false,
-  rolling: () => true,
   entries: 'log',
   folds: () => 'marked',
   holdsSummaries: false,
-  renders: 'system',
   bulkTransforms: true,
   windowed: false,
 };

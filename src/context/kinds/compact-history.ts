@@ -6,12 +6,9 @@ export const compactHistory: KindBehaviour = {
   overflow: () => 'refuse',
   reduce: () => 'keep',
   cascadePhases: () => [],
-  protectedFromTransforms: () => true,
-  rolling: () => false,
   entries: 'log',
   folds: () => 'marked',
   holdsSummaries: true,
-  renders: 'system',
   bulkTransforms: true,
   windowed: false,
 };

@@ -6,12 +6,9 @@ export const compacting: KindBehaviour = {
   overflow: () => 'pending',
   reduce: () => 'pending',
   cascadePhases: () => [4],
-  protectedFromTransforms: () => false,
-  rolling: () => true,
   entries: 'log',
   folds: () => 'threshold',
   holdsSummaries: false,
-  renders: 'system',
   bulkTransforms: true,
   windowed: false,
 };

@@ -40,12 +40,9 @@ export const custom: KindBehaviour = {
   overflow: (_def, hasOverflowHook) => (hasOverflowHook ? 'hook' : 'refuse'),
   reduce: () => 'keep',
   cascadePhases: (def) => (persistent(def) ? [] : [2, 3]),
-  protectedFromTransforms: (def) => persistent(def),
-  rolling: () => false,
   entries: 'log',
   folds: () => 'marked',
   holdsSummaries: false,
-  renders: 'script',
   bulkTransforms: true,
   windowed: false,
 };

@@ -11,12 +11,9 @@ export const hashmap: KindBehaviour = {
   reduce: () => 'keep',
   cascadePhases: () => [],
   // Hashmaps are only touched by transforms that name them in a `custom` list.
-  protectedFromTransforms: () => false,
-  rolling: () => false,
   entries: 'keyed',
   folds: () => 'marked',
   holdsSummaries: false,
-  renders: 'system',
   bulkTransforms: false,
   windowed: false,
 };

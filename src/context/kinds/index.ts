@@ -58,5 +58,4 @@ export type {
   KindBehaviour,
   OverflowRule,
   ReduceRule,
-  RenderForm,
 } from './behaviour.js';

@@ -6,12 +6,9 @@ export const pinned: KindBehaviour = {
   overflow: () => 'refuse',
   reduce: () => 'keep',
   cascadePhases: () => [],
-  protectedFromTransforms: () => true,
-  rolling: () => false,
   entries: 'log',
   folds: () => 'marked',
   holdsSummaries: false,
-  renders: 'system',
   bulkTransforms: true,
   windowed: false,
 };

@@ -21,12 +21,9 @@ export const slidingWindow: KindBehaviour = {
   overflow: (def) => (compactStrategy(def) ? 'pending' : 'discard'),
   reduce: (def) => (compactStrategy(def) ? 'pending' : 'discard'),
   cascadePhases: () => [],
-  protectedFromTransforms: () => false,
-  rolling: () => true,
   entries: 'log',
   folds: (def) => (compactStrategy(def) ? 'pending' : 'marked'),
   holdsSummaries: false,
-  renders: 'messages',
   bulkTransforms: true,
   windowed: true,
 };

@@ -6,12 +6,9 @@ export const temporary: KindBehaviour = {
   overflow: () => 'discard',
   reduce: () => 'discard',
   cascadePhases: () => [3],
-  protectedFromTransforms: () => false,
-  rolling: () => true,
   entries: 'log',
   folds: () => 'marked',
   holdsSummaries: false,
-  renders: 'system',
   bulkTransforms: true,
   windowed: false,
 };

@@ -5,7 +5,7 @@
  */
 import { CONVERSATION, type RunState, visibleRegions } from '../../context/state.js';
 import type { EntryKind } from '../../shapes/content.js';
-import type { Blueprint } from '../../shapes/frozen-blueprint.js';
+import { type Blueprint, FINAL_OUTPUT, STAGE_INSTRUCTIONS } from '../../shapes/frozen-blueprint.js';
 import type { ChildRun, Lineage } from '../types.js';
 
 /** Longest workflow-id segment an item id may become once encoded. */
@@ -128,7 +128,7 @@ export function shardRunId(runId: string, k: number): string {
  */
 export function seedContextTarget(state: RunState): { region: string; kind: EntryKind } {
   const pinned = visibleRegions(state).find(
-    (r) => r.kind === 'pinned' && r.name !== 'stage_instructions' && r.name !== 'final_output',
+    (r) => r.kind === 'pinned' && r.name !== STAGE_INSTRUCTIONS && r.name !== FINAL_OUTPUT,
   );
   return pinned ? { region: pinned.name, kind: 'text' } : { region: CONVERSATION, kind: 'user' };
 }

@@ -8,8 +8,8 @@
 
 import type { RunDiagnostic } from '../../context/state.js';
 import { parseModelRef } from '../../providers/builtin-models.js';
-import { OPENAI_COMPATIBLE } from '../../providers/index.js';
 import type { Blueprint } from '../../shapes/frozen-blueprint.js';
+import { providerFacts } from '../../shapes/providers.js';
 import { isUnusable, stageChain, unusableModels } from '../model-fallback.js';
 
 function present(value: string | undefined): boolean {
@@ -17,13 +17,10 @@ function present(value: string | undefined): boolean {
 }
 
 export function providerConfigured(ref: string, env: NodeJS.ProcessEnv): boolean {
-  const { provider } = parseModelRef(ref);
-  if (provider === 'scripted') return true;
-  if (provider === 'anthropic') return present(env.ANTHROPIC_API_KEY);
-  if (provider === 'google') return present(env.GOOGLE_API_KEY);
-  const endpoint = OPENAI_COMPATIBLE[provider];
-  if (!endpoint) return false;
-  return endpoint.dummyKey !== undefined || present(env[endpoint.keyEnv]);
+  const facts = providerFacts(parseModelRef(ref).provider);
+  if (!facts) return false;
+  if (facts.wire === 'scripted') return true;
+  return facts.dummyKey !== undefined || present(env[facts.keyEnv]);
 }
 
 /**
