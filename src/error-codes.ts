@@ -503,6 +503,11 @@ export const RUNTIME_CODES = {
     surface: 'simulator',
     meaning: 'A seed form the simulator does not resolve; a `seed` event fills the region.',
   },
+  // One door for every input (issue 39): loading and connecting
+  'config-invalid': {
+    surface: 'cli',
+    meaning: 'Your user config has errors, so no command loads a blueprint against it; `lev validate` lists them.',
+  },
 } as const satisfies Record<string, RuntimeCodeInfo>;
 
 export type RuntimeCode = keyof typeof RUNTIME_CODES;

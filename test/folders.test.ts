@@ -10,6 +10,7 @@
  * `workflows/messages.ts`, and model-facing texts in `src/runtime/`; so do a
  * sub-agent worker's input shapes and the merged report's labels
  * (`src/runtime/agents/`). No two modules share a file name (`index.ts` aside).
+ * Commands load blueprints through one loader (`src/cli/blueprint-loader.ts`).
  * And no test sleeps longer than 2 s (CONTRIBUTING.md#tests-that-wait).
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
@@ -167,6 +168,11 @@ describe('folder imports', () => {
     expect(filesMatching(/\b(FAILED|CANCELLED|NOT STARTED)\b/, ['src/runtime', 'workflows', 'activities'])).toEqual([
       'src/runtime/agents/fan-out-report.ts',
     ]);
+  });
+
+  it('load blueprints for commands in one place, against the user config (src/cli/blueprint-loader.ts)', () => {
+    // docs/reference/blueprint.md#user-config: every command loads a blueprint with the config `lev validate` reads.
+    expect(filesMatching(/\bloadBlueprint(FromString)?\b/, ['src/cli'])).toEqual(['src/cli/blueprint-loader.ts']);
   });
 
   it('name each module once: no two files share a basename, index.ts aside', () => {

@@ -8,11 +8,11 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadBlueprintFromString } from '../blueprint/load.js';
 import { loadUserConfig, userConfigPath } from '../blueprint/user-config.js';
 import { BUILTIN_MODELS } from '../providers/builtin-models.js';
 import { getProvider } from '../providers/index.js';
 import { providerConfigured } from '../runtime/node/model-choice.js';
+import { blueprintLoader } from './blueprint-loader.js';
 
 export interface DoctorFlags {
   model?: string;
@@ -111,7 +111,7 @@ async function roundTrip(address: string, say: (line: string) => void): Promise<
     hosted.workers.push({ ...main, running: main.worker.run() });
     const tools = await createToolWorker({ address, workdir, deployment: unversioned });
     hosted.workers.push({ ...tools, running: tools.worker.run() });
-    const loaded = loadBlueprintFromString(ONE_STAGE, workdir, join(workdir, 'agent.toml'));
+    const loaded = blueprintLoader().loadText(ONE_STAGE, join(workdir, 'agent.toml'), { workdir });
     if (!loaded.blueprint) throw new Error('the built-in check blueprint does not load');
     const client = new Client({ connection });
     const handle = await startRun(

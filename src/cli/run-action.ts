@@ -70,7 +70,9 @@ export async function runAgentCommand(path: string, flags: RunFlags): Promise<vo
     throw new LevError('bad-input', '--yolo runs without a person and --attended with one; give only one of them.');
   const task = flags.task === undefined ? undefined : valueOrFile(flags.task, '--task');
   const schema = flags.outputSchema === undefined ? undefined : parseOutputSchema(flags.outputSchema);
-  let bp = await blueprintArgument(path);
+  const workdir = resolve(flags.workdir);
+  checkWorkdir(workdir);
+  let bp = await blueprintArgument(path, { workdir });
   if (flags.model) bp = withModel(bp, flags.model);
   bp = withLaunchOutput(bp, {
     ...(flags.outputFormat ? { format: flags.outputFormat } : schema ? { format: 'json' } : {}),
@@ -78,8 +80,6 @@ export async function runAgentCommand(path: string, flags: RunFlags): Promise<vo
     ...(schema ? { schema } : {}),
   });
   bp = withApprovals(bp, { ...(flags.yolo ? { yolo: true } : {}), allow: flags.allow ?? [] });
-  const workdir = resolve(flags.workdir);
-  checkWorkdir(workdir);
   checkSandbox(bp, process.env, say, !flags.seedCommands);
   const caller = callerValues(flags.input);
   const toolTaskQueue = flags.toolQueue ?? toolQueueName(workdir);
