@@ -101,7 +101,7 @@ async function roundTrip(address: string, say: (line: string) => void): Promise<
   const workdir = mkdtempSync(join(tmpdir(), 'lev-doctor-'));
   const hosted: import('./follow-terminal.js').Hosted = { workers: [] };
   try {
-    hosted.server = await ensureServer(address, say);
+    hosted.server = await ensureServer({ address, namespace: 'default' }, say);
     const connection = await Connection.connect({ address, ...tlsOption() });
     installRuntime('ERROR');
     const taskQueue = `lev-doctor-${process.pid}`;

@@ -20,7 +20,7 @@ import { checkWorkdir } from '../runtime/node/workdir.js';
 import { toolWorkerCommand } from '../runtime/tool-queue.js';
 import { DEFAULT_RUN_OPTIONS } from '../runtime/types.js';
 import { flushTracing, startTracing, tracingClientInterceptors } from '../telemetry/tracing.js';
-import { connectOptions, isSecured, serverChoice, serverSettings } from '../worker/connection.js';
+import { connectOptions, serverChoice, serverSettings } from '../worker/connection.js';
 import { bundleFromEnv, createWorker, installRuntime } from '../worker/create-worker.js';
 import { versionPolled, workerDeployment } from '../worker/deployment.js';
 import { startRun } from '../worker/run-client.js';
@@ -114,11 +114,10 @@ export async function runAgentCommand(path: string, flags: RunFlags): Promise<vo
     return;
   }
 
-  // A frontend behind TLS is never the embedded dev server, and the plain probe cannot reach it.
   const hosted: Hosted = { workers: [] };
   const choice = serverChoice(flags);
   const server = serverSettings(choice);
-  hosted.server = isSecured(server) ? undefined : await ensureServer(flags.address, say);
+  hosted.server = await ensureServer(server, say);
   const connection = await Connection.connect(connectOptions(server));
   // The run's own report says what failed; the SDK's warnings would repeat it with stack traces.
   // Ctrl-C is this command's to handle: the first detaches, so the workers must not stop on it.

@@ -79,6 +79,10 @@ export function registerWorker(program: Command): void {
         if (checks.some((c) => !c.ok)) process.exitCode = 1;
         return;
       }
+      // A stopped server, an unknown namespace or refused credentials: one coded line at once, not a stack trace.
+      const { serverChoice, serverSettings } = await import('../../worker/connection.js');
+      const { probeServer } = await import('../../worker/server-probe.js');
+      await probeServer(serverSettings(serverChoice(flags), runtime.env));
       const { bundleFromEnv, createWorker, installRuntime } = await import('../../worker/create-worker.js');
       const { workerSandboxNote } = await import('../../runtime/node/tool-context.js');
       const note = workerSandboxNote(process.env);
