@@ -7,7 +7,7 @@
  * function, into one coded line that says what to do; the SDK alone retries
  * for seconds and ends with a stack trace that names none of it.
  */
-import { connect as tcpConnect } from 'node:net';
+import { type Socket, connect as tcpConnect } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
 import { Connection } from '@temporalio/client';
 import { LevError, type RuntimeCode } from '../errors.js';
@@ -97,7 +97,7 @@ export function hostPort(address: string): { host: string; port: number } | unde
 
 /** Resolves with the socket error's code when the step fails, undefined when it succeeds. */
 function socketStep(
-  open: () => import('node:net').Socket,
+  open: () => Socket,
   ready: 'connect' | 'secureConnect',
   timeoutMs: number,
 ): Promise<{ errno: string; message: string } | undefined> {

@@ -37,6 +37,9 @@ describe('connection problems', () => {
         /^error \[server-unreachable\] No Temporal server answers at .*connection refused/,
       );
     }
+    // An API key (which turns TLS on) against a stopped server: the same line, not a TLS or SDK trace.
+    const keyed = await lev(['ps', '--address', address], { env: { TEMPORAL_API_KEY: 'key' } });
+    expect(oneLine(keyed.stderr)).toMatch(/^error \[server-unreachable\] .*connection refused/);
   });
 
   it('TLS or an API key against a plaintext server is server-tls-mismatch, not "no server answers"', async () => {
