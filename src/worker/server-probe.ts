@@ -118,13 +118,18 @@ function socketStep(
   });
 }
 
-function tlsHandshake(host: string, port: number, timeoutMs: number) {
-  return socketStep(
-    // Only whether the peer speaks TLS is asked here; the SDK checks the certificate when it connects.
+/**
+ * Whether the peer speaks TLS: undefined when it does. Only that is asked here; the SDK checks the
+ * certificate when it connects. A TLS alert (a server that wants a client certificate this probe
+ * does not send) is an answer in TLS too.
+ */
+async function tlsHandshake(host: string, port: number, timeoutMs: number) {
+  const failure = await socketStep(
     () => tlsConnect({ host, port, rejectUnauthorized: false, ALPNProtocols: ['h2'] }),
     'secureConnect',
     timeoutMs,
   );
+  return failure && /ALERT/i.test(`${failure.errno} ${failure.message}`) ? undefined : failure;
 }
 
 function grpcStatusOf(err: unknown): number | undefined {

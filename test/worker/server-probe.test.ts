@@ -7,7 +7,11 @@
  * for TLS. The lane's dev server with an unknown namespace is
  * test/integration/connection-problems.test.ts.
  */
-import { createServer, type Http2Server } from 'node:http2';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { createSecureServer, createServer, type Http2SecureServer, type Http2Server } from 'node:http2';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../src/devserver/net.js';
 import { LevError } from '../../src/errors.js';
@@ -122,6 +126,42 @@ describe('probeServer', () => {
       const r = await codeOf(probeServer({ address: fake.address, namespace: 'default', ...settings }));
       expect(r.code).toBe('server-tls-mismatch');
       expect(r.message).toContain('does not complete a TLS handshake');
+    }
+  });
+
+  it('takes a TLS server that wants a client certificate for one that speaks TLS', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'lev-probe-tls-'));
+    execFileSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'ec',
+        '-pkeyopt',
+        'ec_paramgen_curve:prime256v1',
+        '-nodes',
+        '-subj',
+        '/CN=localhost',
+      ].concat(['-days', '1', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem')]),
+      { stdio: 'ignore' },
+    );
+    // TLS 1.2 refuses the missing client certificate inside the handshake, with an alert.
+    const mtls: Http2SecureServer = createSecureServer({
+      key: readFileSync(join(dir, 'key.pem')),
+      cert: readFileSync(join(dir, 'cert.pem')),
+      requestCert: true,
+      rejectUnauthorized: true,
+      maxVersion: 'TLSv1.2',
+    });
+    await new Promise<void>((r) => mtls.listen(0, '127.0.0.1', () => r()));
+    const address = `127.0.0.1:${(mtls.address() as { port: number }).port}`;
+    try {
+      const r = await codeOf(probeServer({ address, namespace: 'default', tls: true }, { callTimeoutMs: 1000 }));
+      expect(r.code).not.toBe('server-tls-mismatch');
+      expect(r.code).not.toBe('none');
+    } finally {
+      mtls.close();
     }
   });
 
