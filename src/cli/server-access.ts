@@ -8,8 +8,7 @@ import { join } from 'node:path';
 import { type DevServer, startDevServer, temporalAnswers } from '../devserver/dev-server.js';
 import { dataDir } from '../devserver/paths.js';
 import { findTemporalCli } from '../devserver/temporal-cli.js';
-import type { ServerSettings } from '../worker/connection.js';
-import { isSecured } from '../worker/connection.js';
+import { isSecured, type ServerSettings } from '../worker/connection.js';
 import { probeServer } from '../worker/server-probe.js';
 
 export function isLocal(address: string): boolean {
