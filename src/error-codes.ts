@@ -503,6 +503,24 @@ export const RUNTIME_CODES = {
     surface: 'simulator',
     meaning: 'A seed form the simulator does not resolve; a `seed` event fills the region.',
   },
+  // One door for every input (issue 39): loading and connecting
+  'config-invalid': {
+    surface: 'cli',
+    meaning: 'Your user config has errors, so no command loads a blueprint against it; `lev validate` lists them.',
+  },
+  'run-id-bad': {
+    surface: 'cli',
+    meaning: 'A run id given to a command is empty, holds spaces or control characters, or is too long (exit 2).',
+  },
+  'namespace-not-found': { surface: 'cli', meaning: 'The Temporal server answers but has no namespace of that name.' },
+  'server-tls-mismatch': {
+    surface: 'cli',
+    meaning: 'TLS (or an API key) was set for a server that speaks plaintext, or none for one that speaks TLS.',
+  },
+  'server-auth-refused': {
+    surface: 'cli',
+    meaning: 'The Temporal server refused the API key, the client certificate or the authorization header.',
+  },
 } as const satisfies Record<string, RuntimeCodeInfo>;
 
 export type RuntimeCode = keyof typeof RUNTIME_CODES;

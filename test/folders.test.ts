@@ -12,6 +12,7 @@
  * (`src/runtime/agents/`). No two modules share a file name (`index.ts` aside).
  * The tools, region kinds and providers are each listed in one table on the
  * ground floor, and nowhere else (`parallelLists`).
+ * Commands load blueprints through one loader (`src/cli/blueprint-loader.ts`).
  * And no test sleeps longer than 2 s (CONTRIBUTING.md#tests-that-wait).
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
@@ -172,6 +173,11 @@ describe('folder imports', () => {
     expect(filesMatching(/\b(FAILED|CANCELLED|NOT STARTED)\b/, ['src/runtime', 'workflows', 'activities'])).toEqual([
       'src/runtime/agents/fan-out-report.ts',
     ]);
+  });
+
+  it('load blueprints for commands in one place, against the user config (src/cli/blueprint-loader.ts)', () => {
+    // docs/reference/blueprint.md#user-config: every command loads a blueprint with the config `lev validate` reads.
+    expect(filesMatching(/\bloadBlueprint(FromString)?\b/, ['src/cli'])).toEqual(['src/cli/blueprint-loader.ts']);
   });
 
   it('name each module once: no two files share a basename, index.ts aside', () => {

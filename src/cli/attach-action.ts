@@ -10,7 +10,7 @@ import { Client, Connection } from '@temporalio/client';
 import { codecOption } from '../codec/payload-codec.js';
 import { servesHere } from '../runtime/node/tool-queue-name.js';
 import { toolWorkerCommand } from '../runtime/tool-queue.js';
-import { connectOptions, isSecured, serverChoice, serverSettings } from '../worker/connection.js';
+import { connectOptions, serverChoice, serverSettings } from '../worker/connection.js';
 import { bundleFromEnv, createWorker, installRuntime } from '../worker/create-worker.js';
 import { runProgress } from '../worker/operators.js';
 import { runOutcome, type ToolWait } from '../worker/run-client.js';
@@ -36,7 +36,7 @@ export async function attachToRun(runId: string, flags: AttachFlags): Promise<vo
   const hosted: Hosted = { workers: [] };
   const choice = serverChoice(flags);
   const server = serverSettings(choice);
-  hosted.server = isSecured(server) ? undefined : await ensureServer(flags.address, say);
+  hosted.server = await ensureServer(server, say);
   const connection = await Connection.connect(connectOptions(server));
   const client = new Client({ connection, namespace: server.namespace, ...codecOption() });
   let exitCode: number | undefined;

@@ -4,10 +4,10 @@
  */
 import { Client, type ClientOptions, Connection } from '@temporalio/client';
 import { codecOption } from '../codec/payload-codec.js';
-import { mayAnswer } from '../devserver/net.js';
 import { LevError } from '../errors.js';
 import { connectOptions, serverSettings } from '../worker/connection.js';
-import { embeddedDatabase, isLocal } from './server-access.js';
+import { probeServer } from '../worker/server-probe.js';
+import { startHint } from './server-access.js';
 
 /** How long a command waits for the server to answer before it says none does. */
 const CONNECT_TIMEOUT_MS = 5000;
@@ -23,22 +23,17 @@ export async function withClient<T>(
   work: (client: Client) => Promise<T>,
   extra: Pick<ClientOptions, 'interceptors'> = {},
 ): Promise<T> {
-  const unreachable = () =>
-    new LevError(
-      'server-unreachable',
-      isLocal(flags.address)
-        ? `No Temporal server answers at ${flags.address}; \`lev server\` starts one on the runs \`lev run\` kept in ${embeddedDatabase()}, or pass --address.`
-        : `No Temporal server answers at ${flags.address}; start one (lev server) or pass --address.`,
-    );
-  if (!(await mayAnswer(flags.address, CONNECT_TIMEOUT_MS))) throw unreachable();
+  const settings = serverSettings(flags);
+  // Unknown namespace, TLS mismatch, refused credentials and nothing listening are each one coded line.
+  await probeServer(settings, { startHint: startHint(flags.address), callTimeoutMs: CONNECT_TIMEOUT_MS });
   let connection: Connection;
   try {
-    connection = await Connection.connect({
-      ...connectOptions(serverSettings(flags)),
-      connectTimeout: CONNECT_TIMEOUT_MS,
-    });
-  } catch {
-    throw unreachable();
+    connection = await Connection.connect({ ...connectOptions(settings), connectTimeout: CONNECT_TIMEOUT_MS });
+  } catch (err) {
+    throw new LevError(
+      'server-unreachable',
+      `The Temporal server at ${flags.address} stopped answering (${(err as Error).message}); ${startHint(flags.address)}.`,
+    );
   }
   try {
     return await work(new Client({ connection, namespace: flags.namespace, ...codecOption(), ...extra }));

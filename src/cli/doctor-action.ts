@@ -1,31 +1,35 @@
 /**
- * `lev doctor` (docs/reference/commands.md#lev-doctor): four checks in
- * order, the first failure stopping the rest: the user config parses, a
- * model is chosen whose provider has its key, one real inference reaches
- * it, and a one-stage run goes through a Temporal server and a worker.
- * Loaded only when `lev doctor` runs.
+ * `lev doctor` (docs/reference/commands.md#lev-doctor): every check of a
+ * setup, each run whatever the others found, in one table: the user config,
+ * the Temporal CLI, the server, a worker's round trip, the provider keys, one
+ * real inference, the codec key, the metrics address, the sandbox and each
+ * MCP server. Exit 1 when any failed. Loaded only when `lev doctor` runs.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadBlueprintFromString } from '../blueprint/load.js';
 import { loadUserConfig, userConfigPath } from '../blueprint/user-config.js';
 import { BUILTIN_MODELS } from '../providers/builtin-models.js';
 import { getProvider } from '../providers/index.js';
 import { providerConfigured } from '../runtime/node/model-choice.js';
-import { keyEnvOf, providersRanked } from '../shapes/providers.js';
+import { keyEnvOf, PROVIDER_PREFIXES, providerFacts, providersRanked } from '../shapes/providers.js';
+import { blueprintLoader } from './blueprint-loader.js';
+import { columnWidths } from './columns.js';
 
 export interface DoctorFlags {
   model?: string;
-  /** Stop after the inference: no server, no worker, no run. */
+  /** `--no-server`: no server, no worker, no run. */
   server: boolean;
   address: string;
   json?: boolean;
 }
 
 export interface Check {
-  name: 'config' | 'model' | 'inference' | 'server';
+  /** `config`, `temporal-cli`, `server`, `worker`, `provider-keys`, `model`, `inference`, `codec-key`, `metrics`, `sandbox`, `mcp:<name>`. */
+  name: string;
   ok: boolean;
+  /** Not checked (by `--no-server`, or because what it needs failed); never a failure by itself. */
+  skipped?: true;
   detail: string;
 }
 
@@ -82,25 +86,145 @@ max_iterations = 1
 available_tools = []
 `;
 
-/** A one-stage run on the scripted provider through the server and an in-process worker. */
-async function roundTrip(address: string, say: (line: string) => void): Promise<Check> {
+/** A check's failure as its detail: the code when it has one, and its sentence. */
+function failed(name: string, err: unknown): Check {
+  const code = (err as { code?: unknown }).code;
+  return { name, ok: false, detail: `${typeof code === 'string' ? `[${code}] ` : ''}${(err as Error).message}` };
+}
+
+function skipped(name: string, detail: string): Check {
+  return { name, ok: true, skipped: true, detail };
+}
+
+/** The servers' own check: the embedded server is needed only at a local address. */
+async function temporalCli(address: string, env: NodeJS.ProcessEnv): Promise<Check> {
+  const { findTemporalCli } = await import('../devserver/temporal-cli.js');
+  const { isLocal } = await import('./server-access.js');
+  try {
+    return { name: 'temporal-cli', ok: true, detail: await findTemporalCli({ env, install: false }) };
+  } catch (err) {
+    if (!isLocal(address))
+      return skipped('temporal-cli', `not found, and not needed: ${address} is no embedded server's address`);
+    return failed('temporal-cli', err);
+  }
+}
+
+/** The provider keys set here; at least one, or a `--model` whose provider is configured. */
+function providerKeys(flag: string | undefined, env: NodeJS.ProcessEnv): Check {
+  // Local servers (ollama, vllm, lmstudio) and the scripted provider need no key.
+  const needKeys = PROVIDER_PREFIXES.filter((p) => {
+    const facts = providerFacts(p);
+    return facts !== undefined && facts.wire !== 'scripted' && facts.dummyKey === undefined;
+  });
+  const keyed = needKeys.filter((p) => providerConfigured(`${p}:any`, env));
+  if (keyed.length > 0) return { name: 'provider-keys', ok: true, detail: `configured: ${keyed.join(', ')}` };
+  if (flag && providerConfigured(flag, env))
+    return { name: 'provider-keys', ok: true, detail: `none needed for ${flag}` };
+  return {
+    name: 'provider-keys',
+    ok: false,
+    detail: `no provider key is set (${providersRanked('doctorRank').map(keyEnvOf).join(', ')}); set one, or pass --model for a local server`,
+  };
+}
+
+async function codecKey(env: NodeJS.ProcessEnv): Promise<Check> {
+  const { configuredKeyFile, configuredKeyring } = await import('../codec/keys.js');
+  try {
+    const file = configuredKeyFile(env);
+    if (!configuredKeyring(env) || !file) return { name: 'codec-key', ok: true, detail: 'none: payloads in the clear' };
+    return { name: 'codec-key', ok: true, detail: `${file} holds a usable key` };
+  } catch (err) {
+    return failed('codec-key', err);
+  }
+}
+
+async function metrics(env: NodeJS.ProcessEnv): Promise<Check> {
+  const { metricsAddress } = await import('./options.js');
+  try {
+    const address = metricsAddress(undefined, env);
+    return { name: 'metrics', ok: true, detail: address ? `workers serve metrics at ${address}` : 'none served' };
+  } catch (err) {
+    return failed('metrics', err);
+  }
+}
+
+async function sandbox(env: NodeJS.ProcessEnv): Promise<Check> {
+  const { probeSandbox, SANDBOX_OFF_WARNING, SANDBOX_UNAVAILABLE, sandboxUnavailableMessage } = await import(
+    '../tools/sandbox.js'
+  );
+  if (loadUserConfig(env).config.sandbox.kind === 'none')
+    return { name: 'sandbox', ok: true, detail: SANDBOX_OFF_WARNING };
+  const probe = probeSandbox(env);
+  return probe.ok
+    ? { name: 'sandbox', ok: true, detail: 'bubblewrap builds the sandbox' }
+    : { name: 'sandbox', ok: false, detail: `[${SANDBOX_UNAVAILABLE}] ${sandboxUnavailableMessage(probe.reason)}` };
+}
+
+/** Each configured MCP server, reached (or started) and asked for its tools. */
+async function mcpServers(env: NodeJS.ProcessEnv): Promise<Check[]> {
+  const { config } = loadUserConfig(env);
+  if (config.mcpServers.length === 0) return [];
+  const { expandServer } = await import('../blueprint/mcp-servers.js');
+  const { discoverCatalog } = await import('../runtime/node/mcp-tools.js');
+  const { workerPool } = await import('../mcp/pool.js');
+  const place = {
+    workdir: process.cwd(),
+    sandbox: { kind: config.sandbox.kind, env: config.sandbox.env, readRoots: [] },
+  };
+  const checks: Check[] = [];
+  try {
+    for (const server of config.mcpServers) {
+      const name = `mcp:${server.name}`;
+      try {
+        const catalog = await discoverCatalog([expandServer(server, env)], place);
+        const down = catalog.unreachable[0];
+        checks.push(
+          down
+            ? { name, ok: false, detail: `[mcp-unavailable] ${down.reason}` }
+            : { name, ok: true, detail: `${catalog.tools.length} tool${catalog.tools.length === 1 ? '' : 's'}` },
+        );
+      } catch (err) {
+        checks.push(failed(name, err));
+      }
+    }
+  } finally {
+    await workerPool.closeAll();
+  }
+  return checks;
+}
+
+/** The server (the embedded one started when none answers locally, as `lev run` does) and a one-stage run through it and a worker. */
+async function serverAndWorker(address: string, say: (line: string) => void): Promise<Check[]> {
   const started = Date.now();
   const { Client, Connection } = await import('@temporalio/client');
   const { ensureServer } = await import('./server-access.js');
+  const { connectOptions, serverSettings } = await import('../worker/connection.js');
   const { installRuntime, createWorker, bundleFromEnv } = await import('../worker/create-worker.js');
   const { createToolWorker } = await import('../worker/tool-worker.js');
   const { startRun } = await import('../worker/run-client.js');
   const { stopHosted } = await import('./follow-terminal.js');
   const { DEFAULT_RUN_OPTIONS } = await import('../runtime/types.js');
   const { toolQueueName } = await import('../runtime/node/tool-queue-name.js');
-  const { tlsOption } = await import('../worker/tls.js');
   const { registerScript } = await import('../providers/index.js');
+  const hosted: import('./follow-terminal.js').Hosted = { workers: [] };
+  const settings = serverSettings({ address });
+  let server: Check;
+  try {
+    hosted.server = await ensureServer(settings, say);
+    server = {
+      name: 'server',
+      ok: true,
+      detail: hosted.server
+        ? `started the embedded dev server at ${address}`
+        : `${address} answers, namespace "${settings.namespace}"`,
+    };
+  } catch (err) {
+    return [failed('server', err), skipped('worker', 'not checked: no server')];
+  }
   registerScript(SCRIPT, { turns: [{ text: 'PONG' }] });
   const workdir = mkdtempSync(join(tmpdir(), 'lev-doctor-'));
-  const hosted: import('./follow-terminal.js').Hosted = { workers: [] };
   try {
-    hosted.server = await ensureServer(address, say);
-    const connection = await Connection.connect({ address, ...tlsOption() });
+    const connection = await Connection.connect(connectOptions(settings));
     installRuntime('ERROR');
     const taskQueue = `lev-doctor-${process.pid}`;
     // The check's workers take its run whatever deployment the environment names (docs/reference/operating.md#safe-deploys).
@@ -109,9 +233,9 @@ async function roundTrip(address: string, say: (line: string) => void): Promise<
     hosted.workers.push({ ...main, running: main.worker.run() });
     const tools = await createToolWorker({ address, workdir, deployment: unversioned });
     hosted.workers.push({ ...tools, running: tools.worker.run() });
-    const loaded = loadBlueprintFromString(ONE_STAGE, workdir, join(workdir, 'agent.toml'));
+    const loaded = blueprintLoader().loadText(ONE_STAGE, join(workdir, 'agent.toml'), { workdir });
     if (!loaded.blueprint) throw new Error('the built-in check blueprint does not load');
-    const client = new Client({ connection });
+    const client = new Client({ connection, namespace: settings.namespace });
     const handle = await startRun(
       client,
       {
@@ -125,23 +249,25 @@ async function roundTrip(address: string, say: (line: string) => void): Promise<
     const result = (await handle.result()) as { status: string; error?: string };
     await connection.close();
     const secs = ((Date.now() - started) / 1000).toFixed(1);
-    return result.status === 'completed'
-      ? { name: 'server', ok: true, detail: `run ${handle.workflowId} completed on ${address} (${secs}s)` }
-      : { name: 'server', ok: false, detail: `run ${handle.workflowId} ended ${result.status}: ${result.error ?? ''}` };
+    return [
+      server,
+      result.status === 'completed'
+        ? { name: 'worker', ok: true, detail: `run ${handle.workflowId} completed on ${address} (${secs}s)` }
+        : {
+            name: 'worker',
+            ok: false,
+            detail: `run ${handle.workflowId} ended ${result.status}: ${result.error ?? ''}`,
+          },
+    ];
   } catch (err) {
-    const code = (err as { code?: unknown }).code;
-    return {
-      name: 'server',
-      ok: false,
-      detail: `${typeof code === 'string' ? `[${code}] ` : ''}${(err as Error).message}`,
-    };
+    return [server, failed('worker', err)];
   } finally {
     await stopHosted(hosted);
     rmSync(workdir, { recursive: true, force: true });
   }
 }
 
-/** Runs the checks in order and stops at the first failure. */
+/** Runs every check; one that needs another's success is skipped, with why, when that one failed. */
 export async function runChecks(
   flags: DoctorFlags,
   env: NodeJS.ProcessEnv,
@@ -155,42 +281,45 @@ export async function runChecks(
       ? { name: 'config', ok: false, detail: errors.map((d) => `${d.message} [${d.code}]`).join('; ') }
       : { name: 'config', ok: true, detail: `${userConfigPath(env)} parses (or is absent)` },
   );
-  if (errors.length > 0) return checks;
+  checks.push(await temporalCli(flags.address, env));
+  if (flags.server) checks.push(...(await serverAndWorker(flags.address, say)));
+  else checks.push(skipped('server', 'not checked (--no-server)'), skipped('worker', 'not checked (--no-server)'));
+  checks.push(providerKeys(flags.model, env));
   const chosen = doctorModel(flags.model, env);
-  if (!chosen) {
-    checks.push({
-      name: 'model',
-      ok: false,
-      detail: `no provider key is set (${providersRanked('doctorRank').map(keyEnvOf).join(', ')}); set one, or pass --model for a local server`,
-    });
-    return checks;
-  }
-  const { model, why } = chosen;
-  const configured = providerConfigured(model, env);
-  checks.push({
-    name: 'model',
-    ok: configured,
-    detail: configured
-      ? `${model} (${why})`
-      : `${model}: its provider's API key is not set here; set it, or pass --model`,
-  });
-  if (!configured) return checks;
-  const called = await inference(model, env);
-  checks.push(called);
-  if (!called.ok || !flags.server) return checks;
-  checks.push(await roundTrip(flags.address, say));
+  const configured = chosen !== undefined && providerConfigured(chosen.model, env);
+  checks.push(
+    !chosen
+      ? skipped('model', 'no model to check: no provider key is set and no --model given')
+      : {
+          name: 'model',
+          ok: configured,
+          detail: configured
+            ? `${chosen.model} (${chosen.why})`
+            : `${chosen.model}: its provider's API key is not set here; set it, or pass --model`,
+        },
+  );
+  checks.push(
+    chosen && configured ? await inference(chosen.model, env) : skipped('inference', 'not checked: no usable model'),
+  );
+  checks.push(await codecKey(env), await metrics(env), await sandbox(env), ...(await mcpServers(env)));
   return checks;
+}
+
+/** The table `lev doctor` prints: one row per check. */
+export function doctorTable(checks: Check[]): string {
+  const rows = checks.map((c) => [c.name, c.skipped ? 'SKIP' : c.ok ? 'OK' : 'FAIL', c.detail]);
+  const widths = columnWidths(['check', 'status'], rows);
+  const line = (cells: string[]) =>
+    `  ${(cells[0] ?? '').padEnd(widths[0] ?? 0)}  ${(cells[1] ?? '').padEnd(widths[1] ?? 0)}  ${cells[2] ?? ''}`.trimEnd();
+  const failures = checks.filter((c) => !c.ok).length;
+  return `${[line(['check', 'status', 'detail']), ...rows.map(line)].join('\n')}\n\n${failures === 0 ? 'doctor passed' : `doctor failed: ${failures} check${failures === 1 ? '' : 's'} failed`}\n`;
 }
 
 export async function doctorCommand(flags: DoctorFlags): Promise<void> {
   const say = (line: string) => process.stderr.write(`${line}\n`);
   const checks = await runChecks(flags, process.env, say);
-  const passed = checks.every((c) => c.ok) && checks.length === (flags.server ? 4 : 3);
-  if (flags.json) process.stdout.write(`${JSON.stringify({ checks, passed })}\n`);
-  else {
-    for (const c of checks) process.stdout.write(`  ${c.name.padEnd(10)} ${c.ok ? 'OK  ' : 'FAIL'}  ${c.detail}\n`);
-    process.stdout.write(passed ? '\ndoctor passed\n' : '\ndoctor failed\n');
-  }
+  const passed = checks.every((c) => c.ok);
+  process.stdout.write(flags.json ? `${JSON.stringify({ checks, passed })}\n` : doctorTable(checks));
   process.exitCode = passed ? 0 : 1;
   // The worker's native runtime keeps the process alive after the round trip.
   if (flags.server) process.exit(process.exitCode);

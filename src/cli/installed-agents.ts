@@ -7,8 +7,9 @@
 import { cpSync, existsSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { agentsDir } from '../blueprint/agents-dir.js';
-import { BLUEPRINT_FILE_NAMES, type LoadResult, loadBlueprint } from '../blueprint/load.js';
+import { BLUEPRINT_FILE_NAMES, type LoadResult } from '../blueprint/load.js';
 import { LevError } from '../errors.js';
+import { blueprintLoader } from './blueprint-loader.js';
 
 export { agentsDir };
 
@@ -58,13 +59,14 @@ export interface InstalledAgent {
 export function listInstalled(env: NodeJS.ProcessEnv = process.env): InstalledAgent[] {
   const root = agentsDir(env);
   if (!existsSync(root)) return [];
+  const loader = blueprintLoader(env);
   return readdirSync(root, { withFileTypes: true })
     .filter((e) => e.isDirectory() && holdsBlueprint(join(root, e.name)))
     .map((e) => e.name)
     .sort()
     .map((name) => {
       const dir = join(root, name);
-      const r = loadBlueprint(dir, { workdir: dir });
+      const r = loader.load(dir, { workdir: dir });
       const error = r.diagnostics.find((d) => d.severity === 'error');
       return {
         name,
@@ -101,7 +103,14 @@ export function addAgent(
       'blueprint-invalid',
       `${source} is not a blueprint directory: give a directory holding agent.toml or agent.leviath.`,
     );
-  const checked = loadBlueprint(from, { workdir: from });
+  const loader = blueprintLoader(env);
+  const checked = loader.load(from, { workdir: from });
+  const configError = loader.configDiagnostics.find((d) => d.severity === 'error');
+  if (configError)
+    throw new LevError(
+      'config-invalid',
+      `Your config ${configError.file ?? ''} has an error (${configError.message} [${configError.code}]); fix it, then add the agent again.`,
+    );
   const error = checked.diagnostics.find((d) => d.severity === 'error');
   if (!checked.blueprint || error)
     throw new LevError(
@@ -128,7 +137,7 @@ export function addAgent(
   rmSync(dir, { recursive: true, force: true });
   cpSync(staging, dir, { recursive: true });
   rmSync(staging, { recursive: true, force: true });
-  return { name, dir, result: loadBlueprint(dir, { workdir: dir }), replaced };
+  return { name, dir, result: loader.load(dir, { workdir: dir }), replaced };
 }
 
 /** Deletes the installed agent `name`; returns the directory it was in. */

@@ -1,23 +1,38 @@
 /**
  * The blueprint a command names: a directory or file, loaded and validated
- * (its findings printed, exit 2), or the reference of a pushed blueprint
+ * against the user's config (the errors of both printed, exit 2), or the
+ * reference of a pushed blueprint
  * (docs/reference/cluster-runs.md#blueprints-by-reference).
  */
-import { loadBlueprint } from '../blueprint/load.js';
 import { withBlueprintStore } from '../blueprints-store/configured.js';
 import { isStoredRef } from '../blueprints-store/run-input.js';
-import { LevError } from '../errors.js';
+import { type Diagnostic, LevError } from '../errors.js';
 import type { Blueprint } from '../shapes/frozen-blueprint.js';
+import { blueprintLoader } from './blueprint-loader.js';
 import { resolveBlueprintArg } from './installed-agents.js';
 
-export function loadOrExplain(path: string): Blueprint {
-  const loaded = loadBlueprint(path);
+function printErrors(errors: Diagnostic[], file: string): void {
+  for (const d of errors)
+    process.stderr.write(
+      `${d.file ?? file}${d.line ? `:${d.line}:${d.column ?? 1}` : ''}: error ${d.message} [${d.code}]\n`,
+    );
+}
+
+export function loadOrExplain(path: string, opts: { workdir?: string } = {}): Blueprint {
+  const loader = blueprintLoader();
+  const configErrors = loader.configDiagnostics.filter((d) => d.severity === 'error');
+  if (configErrors.length > 0) {
+    printErrors(configErrors, 'config');
+    process.exitCode = 2;
+    throw new LevError(
+      'config-invalid',
+      `Your config has ${configErrors.length === 1 ? 'an error' : 'errors'} (above); fix ${configErrors.length === 1 ? 'it' : 'them'}, and \`lev validate ${path}\` shows every finding.`,
+    );
+  }
+  const loaded = loader.load(path, opts);
   const errors = loaded.diagnostics.filter((d) => d.severity === 'error');
   if (!loaded.blueprint || errors.length > 0) {
-    for (const d of errors)
-      process.stderr.write(
-        `${d.file ?? loaded.file}${d.line ? `:${d.line}:${d.column ?? 1}` : ''}: error ${d.message} [${d.code}]\n`,
-      );
+    printErrors(errors, loaded.file);
     process.exitCode = 2;
     throw new LevError(
       'blueprint-invalid',
@@ -30,11 +45,11 @@ export function loadOrExplain(path: string): Blueprint {
 /**
  * `lev run`'s argument: a path on disk, else an installed agent
  * (docs/reference/installed-agents.md), else `name` or `name@version` from the
- * blueprint store.
+ * blueprint store. `workdir` is where the run's read paths resolve.
  */
-export async function blueprintArgument(arg: string): Promise<Blueprint> {
+export async function blueprintArgument(arg: string, opts: { workdir?: string } = {}): Promise<Blueprint> {
   const path = resolveBlueprintArg(arg);
-  if (path !== arg || !isStoredRef(arg)) return loadOrExplain(path);
+  if (path !== arg || !isStoredRef(arg)) return loadOrExplain(path, opts);
   try {
     return (await withBlueprintStore((store) => store.resolve(arg))).bp;
   } catch (err) {

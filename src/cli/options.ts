@@ -1,6 +1,6 @@
 /** Option parsers shared by `lev` commands; a bad value is a usage error (exit 2). */
 import { type Command, InvalidArgumentError } from 'commander';
-import { LevError } from '../errors.js';
+import { formatCoded, LevError } from '../errors.js';
 import { DEFAULT_ADDRESS, DEFAULT_NAMESPACE } from '../runtime/defaults.js';
 
 export function parsePort(value: string): number {
@@ -14,6 +14,26 @@ export function parseCount(value: string): number {
   const n = Number(value);
   if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError('expected a whole number of at least 1.');
   return n;
+}
+
+/** The longest workflow id a Temporal server takes by default (`limit.maxIDLength`). */
+const MAX_RUN_ID = 1000;
+
+/**
+ * A run id as a command takes it (`<run-id>`, `lev run --id`): not empty, no
+ * spaces or control characters at either end or inside, at most 1000
+ * characters. Anything else would reach the server as a request it refuses
+ * with a gRPC trace; here it is a usage error (exit 2).
+ */
+export function parseRunId(value: string): string {
+  if (value.length === 0 || value.length > MAX_RUN_ID || /[\s\p{Cc}]/u.test(value))
+    throw new InvalidArgumentError(
+      formatCoded(
+        'run-id-bad',
+        `"${value.length > 40 ? `${value.slice(0, 40)}…` : value}" is not a run id; give the id \`lev run\` or \`lev ps\` printed (no spaces, at most ${MAX_RUN_ID} characters).`,
+      ),
+    );
+  return value;
 }
 
 /**

@@ -20,7 +20,7 @@ import { checkWorkdir } from '../runtime/node/workdir.js';
 import { toolWorkerCommand } from '../runtime/tool-queue.js';
 import { DEFAULT_RUN_OPTIONS } from '../runtime/types.js';
 import { flushTracing, startTracing, tracingClientInterceptors } from '../telemetry/tracing.js';
-import { connectOptions, isSecured, serverChoice, serverSettings } from '../worker/connection.js';
+import { connectOptions, serverChoice, serverSettings } from '../worker/connection.js';
 import { bundleFromEnv, createWorker, installRuntime } from '../worker/create-worker.js';
 import { versionPolled, workerDeployment } from '../worker/deployment.js';
 import { startRun } from '../worker/run-client.js';
@@ -70,7 +70,9 @@ export async function runAgentCommand(path: string, flags: RunFlags): Promise<vo
     throw new LevError('bad-input', '--yolo runs without a person and --attended with one; give only one of them.');
   const task = flags.task === undefined ? undefined : valueOrFile(flags.task, '--task');
   const schema = flags.outputSchema === undefined ? undefined : parseOutputSchema(flags.outputSchema);
-  let bp = await blueprintArgument(path);
+  const workdir = resolve(flags.workdir);
+  checkWorkdir(workdir);
+  let bp = await blueprintArgument(path, { workdir });
   if (flags.model) bp = withModel(bp, flags.model);
   bp = withLaunchOutput(bp, {
     ...(flags.outputFormat ? { format: flags.outputFormat } : schema ? { format: 'json' } : {}),
@@ -78,8 +80,6 @@ export async function runAgentCommand(path: string, flags: RunFlags): Promise<vo
     ...(schema ? { schema } : {}),
   });
   bp = withApprovals(bp, { ...(flags.yolo ? { yolo: true } : {}), allow: flags.allow ?? [] });
-  const workdir = resolve(flags.workdir);
-  checkWorkdir(workdir);
   checkSandbox(bp, process.env, say, !flags.seedCommands);
   const caller = callerValues(flags.input);
   const toolTaskQueue = flags.toolQueue ?? toolQueueName(workdir);
@@ -114,11 +114,10 @@ export async function runAgentCommand(path: string, flags: RunFlags): Promise<vo
     return;
   }
 
-  // A frontend behind TLS is never the embedded dev server, and the plain probe cannot reach it.
   const hosted: Hosted = { workers: [] };
   const choice = serverChoice(flags);
   const server = serverSettings(choice);
-  hosted.server = isSecured(server) ? undefined : await ensureServer(flags.address, say);
+  hosted.server = await ensureServer(server, say);
   const connection = await Connection.connect(connectOptions(server));
   // The run's own report says what failed; the SDK's warnings would repeat it with stack traces.
   // Ctrl-C is this command's to handle: the first detaches, so the workers must not stop on it.

@@ -8,7 +8,8 @@ import { join } from 'node:path';
 import { type DevServer, startDevServer, temporalAnswers } from '../devserver/dev-server.js';
 import { dataDir } from '../devserver/paths.js';
 import { findTemporalCli } from '../devserver/temporal-cli.js';
-import { LevError } from '../errors.js';
+import { isSecured, type ServerSettings } from '../worker/connection.js';
+import { probeServer } from '../worker/server-probe.js';
 
 export function isLocal(address: string): boolean {
   return /^(127\.0\.0\.1|localhost|\[::1\]):\d+$/.test(address);
@@ -19,14 +20,38 @@ export function embeddedDatabase(): string {
   return join(dataDir(), 'temporal.sqlite');
 }
 
-/** Starts the embedded dev server when nothing answers at a local address; its Web UI listens 1000 ports up. */
-export async function ensureServer(address: string, say: (line: string) => void): Promise<DevServer | undefined> {
-  if (await temporalAnswers(address)) return undefined;
-  if (!isLocal(address))
-    throw new LevError(
-      'server-unreachable',
-      `No Temporal server answers at ${address}; start one, or pass --address for one that runs.`,
-    );
+/** How to get a server at `address`: the embedded one's database for a local address. */
+export function startHint(address: string): string {
+  return isLocal(address)
+    ? `\`lev server\` starts one on the runs \`lev run\` kept in ${embeddedDatabase()}, or pass --address`
+    : 'start it, or pass --address (or TEMPORAL_ADDRESS) for one that runs';
+}
+
+/**
+ * The server a command that hosts workers uses (`lev run`, `lev attach`, `lev doctor`): the
+ * embedded dev server is started when nothing answers at a local address without TLS or an API
+ * key; then the probe (src/worker/server-probe.ts) makes any other problem one coded line.
+ */
+export async function ensureServer(
+  settings: ServerSettings,
+  say: (line: string) => void,
+): Promise<DevServer | undefined> {
+  const { address } = settings;
+  const started =
+    !isSecured(settings) && isLocal(address) && !(await temporalAnswers(address))
+      ? await startEmbedded(address, say)
+      : undefined;
+  try {
+    await probeServer(settings, { startHint: startHint(address) });
+  } catch (err) {
+    await started?.stop();
+    throw err;
+  }
+  return started;
+}
+
+/** Starts the embedded dev server at a local address; its Web UI listens 1000 ports up. */
+async function startEmbedded(address: string, say: (line: string) => void): Promise<DevServer> {
   const port = Number(address.split(':').at(-1));
   const cli = await findTemporalCli({ log: say });
   const server = await startDevServer({

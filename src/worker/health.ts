@@ -8,8 +8,10 @@ import { hostname } from 'node:os';
 import { Client, Connection } from '@temporalio/client';
 import { hashText, openBlobStore, PostgresBlobStore, parseBlobSpec } from '../blobs/index.js';
 import { codecOption } from '../codec/payload-codec.js';
+import { LevError } from '../errors.js';
 import type { RuntimeConfig } from '../runtime/node/run-store.js';
 import { connectOptions, serverSettings } from './connection.js';
+import { probeServer } from './server-probe.js';
 
 /** `TASK_QUEUE_TYPE_ACTIVITY` in Temporal's API; every Leviath worker polls activities. */
 const ACTIVITY_QUEUE = 2;
@@ -35,11 +37,9 @@ export async function workerHealth(opts: {
   const host = opts.host ?? hostname();
   let connection: Connection | undefined;
   try {
-    connection = await Connection.connect({
-      ...connectOptions(serverSettings(opts, opts.runtime.env)),
-      connectTimeout: '5 seconds',
-    });
-    await connection.workflowService.getSystemInfo({});
+    const settings = serverSettings(opts, opts.runtime.env);
+    await probeServer(settings);
+    connection = await Connection.connect({ ...connectOptions(settings), connectTimeout: '5 seconds' });
     checks.push({ name: 'temporal', ok: true, detail: `Temporal answers at ${opts.address}` });
     const client = new Client({ connection, namespace: opts.namespace, ...codecOption() });
     const { pollers } = await client.workflowService.describeTaskQueue({
@@ -61,7 +61,12 @@ export async function workerHealth(opts: {
         : `no worker on ${host} polled task queue ${opts.taskQueue} in the last ${POLL_FRESH_MS / 1000} s`,
     });
   } catch (err) {
-    checks.push({ name: 'temporal', ok: false, detail: `Temporal at ${opts.address}: ${(err as Error).message}` });
+    const code = err instanceof LevError ? `[${err.code}] ` : '';
+    checks.push({
+      name: 'temporal',
+      ok: false,
+      detail: `${code}Temporal at ${opts.address}: ${(err as Error).message}`,
+    });
   } finally {
     await connection?.close();
   }

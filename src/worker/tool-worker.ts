@@ -74,15 +74,21 @@ export interface ToolWorkerOptions extends ServerChoice {
   deployment?: DeploymentChoice;
 }
 
-export async function createToolWorker(
-  opts: ToolWorkerOptions,
-): Promise<{ worker: Worker; connection: NativeConnection; taskQueue: string }> {
-  const workdir = resolve(opts.workdir);
+/** The workdir a tool worker serves, as an absolute path; refused when this machine has no such directory. */
+export function checkToolWorkdir(dir: string): string {
+  const workdir = resolve(dir);
   if (!statSync(workdir, { throwIfNoEntry: false })?.isDirectory())
     throw new LevError(
       'workdir-missing',
       `The workdir ${workdir} is not a directory on this machine; a tool worker serves a workdir it can see, so create it or run the tool worker where it is.`,
     );
+  return workdir;
+}
+
+export async function createToolWorker(
+  opts: ToolWorkerOptions,
+): Promise<{ worker: Worker; connection: NativeConnection; taskQueue: string }> {
+  const workdir = checkToolWorkdir(opts.workdir);
   installRuntime();
   const runtime = opts.runtime ?? defaultRuntimeConfig();
   const taskQueue = opts.taskQueue ?? toolQueueName(workdir);

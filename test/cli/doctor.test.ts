@@ -1,8 +1,8 @@
 /**
- * `lev doctor --no-server` (docs/reference/commands.md#lev-doctor): the
- * config, the model and one real inference over HTTP against a local server
- * playing Anthropic's API. The server round trip is
- * test/integration/doctor.test.ts.
+ * `lev doctor --no-server` (docs/reference/commands.md#lev-doctor): every
+ * check runs whatever the others found, one real inference over HTTP against
+ * a local server playing Anthropic's API, the table and `--json`. The server
+ * round trip is test/integration/doctor.test.ts.
  */
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -31,13 +31,31 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-/** `lev doctor --no-server --json` with no provider key but those `env` sets; the wire server in this process answers it. */
+/** A config with the sandbox off, so no verdict depends on whether this machine has bubblewrap. */
+const sandboxOff = join(scratch, 'sandbox-off.toml');
+writeFileSync(sandboxOff, '[sandbox]\nkind = "none"\n');
+
+/**
+ * `lev doctor --no-server --json` with no provider key but those `env` sets; the wire server in
+ * this process answers it. `TEMPORAL_CLI` names an executable, so the CLI check passes anywhere.
+ */
 async function doctor(env: Record<string, string>, ...args: string[]): Promise<{ code: number; out: string }> {
   const r = await lev(['doctor', '--no-server', '--json', ...args], {
-    env: { ...withoutProviderKeys(), LEVIATH_CONFIG: join(scratch, 'none.toml'), ...env },
+    env: {
+      ...withoutProviderKeys(),
+      LEVIATH_CONFIG: sandboxOff,
+      TEMPORAL_CLI: process.execPath,
+      LEVIATH_CODEC_KEY_FILE: undefined,
+      LEVIATH_METRICS_ADDRESS: undefined,
+      ...env,
+    },
   });
   return { code: r.code, out: r.stdout };
 }
+
+type Row = { name: string; ok: boolean; skipped?: boolean; detail: string };
+const row = (out: string, name: string): Row | undefined =>
+  (JSON.parse(out).checks as Row[]).find((c) => c.name === name);
 
 const anthropic = () => ({ ANTHROPIC_API_KEY: 'sk-ant-test-1', ANTHROPIC_BASE_URL: server.url });
 
@@ -48,12 +66,19 @@ describe('lev doctor', () => {
     expect(r.code).toBe(0);
     const report = JSON.parse(r.out);
     expect(report.passed).toBe(true);
-    expect(report.checks.map((c: { name: string; ok: boolean }) => [c.name, c.ok])).toEqual([
-      ['config', true],
-      ['model', true],
-      ['inference', true],
+    expect(report.checks.map((c: Row) => [c.name, c.ok, c.skipped ?? false])).toEqual([
+      ['config', true, false],
+      ['temporal-cli', true, false],
+      ['server', true, true],
+      ['worker', true, true],
+      ['provider-keys', true, false],
+      ['model', true, false],
+      ['inference', true, false],
+      ['codec-key', true, false],
+      ['metrics', true, false],
+      ['sandbox', true, false],
     ]);
-    expect(report.checks[2].detail).toMatch(/21 in \/ 2 out, replied "PONG"/);
+    expect(row(r.out, 'inference')?.detail).toMatch(/21 in \/ 2 out, replied "PONG"/);
     expect(server.requests.at(-1)?.body.max_tokens).toBe(64);
   });
 
@@ -64,18 +89,55 @@ describe('lev doctor', () => {
     }));
     const r = await doctor(anthropic());
     expect(r.code).toBe(1);
-    const failed = JSON.parse(r.out).checks.at(-1);
-    expect(failed).toMatchObject({ name: 'inference', ok: false });
-    expect(failed.detail).toMatch(/\[provider-auth\].*ANTHROPIC_API_KEY/);
+    const failed = row(r.out, 'inference');
+    expect(failed).toMatchObject({ ok: false });
+    expect(failed?.detail).toMatch(/\[provider-auth\].*ANTHROPIC_API_KEY/);
   });
 
-  it('fails at the model when no key is set, and at the config when it does not parse', async () => {
-    const none = JSON.parse((await doctor({})).out);
-    expect(none.checks.at(-1)).toMatchObject({ name: 'model', ok: false });
-    expect(none.checks.at(-1).detail).toMatch(/no provider key is set/);
+  it('runs every check past a failure: no key, a broken config, a bad codec key and metrics address all show', async () => {
     writeFileSync(join(scratch, 'broken.toml'), '[security\n');
-    const broken = await doctor({ ...anthropic(), LEVIATH_CONFIG: join(scratch, 'broken.toml') });
-    expect(broken.code).toBe(1);
-    expect(JSON.parse(broken.out).checks).toMatchObject([{ name: 'config', ok: false }]);
+    const r = await doctor({
+      LEVIATH_CONFIG: join(scratch, 'broken.toml'),
+      LEVIATH_CODEC_KEY_FILE: join(scratch, 'no-such-key'),
+      LEVIATH_METRICS_ADDRESS: 'not an address',
+    });
+    expect(r.code).toBe(1);
+    expect(row(r.out, 'config')).toMatchObject({ ok: false });
+    expect(row(r.out, 'provider-keys')).toMatchObject({
+      ok: false,
+      detail: expect.stringMatching(/no provider key is set/),
+    });
+    expect(row(r.out, 'inference')).toMatchObject({ ok: true, skipped: true });
+    expect(row(r.out, 'codec-key')).toMatchObject({
+      ok: false,
+      detail: expect.stringMatching(/^\[codec-key-unreadable\]/),
+    });
+    expect(row(r.out, 'metrics')).toMatchObject({
+      ok: false,
+      detail: expect.stringMatching(/^\[metrics-bad-address\]/),
+    });
+    expect(row(r.out, 'sandbox')).toBeDefined();
+  });
+
+  it('checks each MCP server of the config', async () => {
+    const config = join(scratch, 'mcp.toml');
+    writeFileSync(
+      config,
+      '[sandbox]\nkind = "none"\n\n[[mcp_servers]]\nname = "gone"\ncommand = "/nonexistent/mcp-server"\n',
+    );
+    const r = await doctor({ ...anthropic(), LEVIATH_CONFIG: config });
+    expect(r.code).toBe(1);
+    expect(row(r.out, 'mcp:gone')).toMatchObject({ ok: false, detail: expect.stringMatching(/^\[mcp-unavailable\]/) });
+  });
+
+  it('prints a table, FAIL on each failed row, and exits 1', async () => {
+    const r = await lev(['doctor', '--no-server'], {
+      env: { ...withoutProviderKeys(), LEVIATH_CONFIG: sandboxOff, TEMPORAL_CLI: process.execPath },
+    });
+    expect(r.code).toBe(1);
+    expect(r.stdout).toMatch(/^ {2}check +status +detail$/m);
+    expect(r.stdout).toMatch(/^ {2}provider-keys +FAIL +no provider key is set/m);
+    expect(r.stdout).toMatch(/^ {2}server +SKIP +not checked \(--no-server\)/m);
+    expect(r.stdout).toMatch(/doctor failed: 1 check failed\n$/);
   });
 });

@@ -481,7 +481,7 @@ describe('the embedded server of lev run', () => {
     const listing = await lev(['ps', '--address', embedded], { env });
     expect(listing.code).toBe(1);
     expect(listing.stderr).toContain(
-      `error [server-unreachable] No Temporal server answers at ${embedded}; \`lev server\``,
+      `error [server-unreachable] No Temporal server answers at ${embedded}; nothing listens there (connection refused): \`lev server\``,
     );
 
     // A later attach opens the same database: the run is there, finished.

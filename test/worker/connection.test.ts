@@ -136,8 +136,8 @@ describe('lev with a temporal.toml profile', () => {
       stream.on('data', (c: Buffer) => chunks.push(c));
       stream.on('end', () => {
         bodies.push(`${headers[':path']} ${Buffer.concat(chunks).toString('latin1')}`);
-        // The system info answers (empty), so the command goes on to the call that names the namespace.
-        const ok = String(headers[':path']).endsWith('/GetSystemInfo');
+        // The system info and the probe's namespace answer (empty), so the command goes on to its listing.
+        const ok = /\/(GetSystemInfo|DescribeNamespace)$/.test(String(headers[':path']));
         stream.respond({ ':status': 200, 'content-type': 'application/grpc' }, { waitForTrailers: true });
         stream.on('wantTrailers', () =>
           stream.sendTrailers(ok ? { 'grpc-status': '0' } : { 'grpc-status': '7', 'grpc-message': 'denied' }),
@@ -160,6 +160,7 @@ describe('lev with a temporal.toml profile', () => {
     }
     const call = seen.find((h) => h.authorization);
     expect(call?.authorization).toBe('Bearer cloud-key-123');
+    expect(bodies.find((b) => b.includes('/DescribeNamespace'))).toContain('my-ns.a1b2c');
     expect(bodies.find((b) => b.includes('/ListWorkflowExecutions'))).toContain('my-ns.a1b2c');
   });
 });

@@ -5,7 +5,7 @@
  */
 import type { Command } from 'commander';
 import type { AnswerFlags } from '../answer-action.js';
-import { withServerOptions } from '../options.js';
+import { parseRunId, withServerOptions } from '../options.js';
 
 export function registerAnswer(program: Command): void {
   withServerOptions(
@@ -14,7 +14,7 @@ export function registerAnswer(program: Command): void {
       .description(
         "Answer the question the run waits on: an `ask_user*` call's, a review, an edit, or an interaction point's (the run's `answer` update).",
       )
-      .argument('<run-id>', 'the run id `lev run` printed')
+      .argument('<run-id>', 'the run id `lev run` printed', parseRunId)
       .argument('[call]', 'the call id of the question; may be left out when one question waits')
       .argument('[text]', 'the answer as text: a reply, feedback on a review, or an option by its text')
       .option('--choice <option>', 'pick an option: its number as listed (1 is the first) or its text')

@@ -1,7 +1,7 @@
 /** `lev attach`: follow a running run again, resuming it when nothing serves it. */
 import type { Command } from 'commander';
 import type { AttachFlags } from '../attach-action.js';
-import { withServerOptions } from '../options.js';
+import { parseRunId, withServerOptions } from '../options.js';
 
 export function registerAttach(program: Command): void {
   withServerOptions(
@@ -10,7 +10,7 @@ export function registerAttach(program: Command): void {
       .description(
         'Follow a run with the live region bars of `lev run`; when no server or worker serves it, start them here so it resumes.',
       )
-      .argument('<run-id>', 'the run id `lev run` or `lev ps` printed'),
+      .argument('<run-id>', 'the run id `lev run` or `lev ps` printed', parseRunId),
     'print one JSON object with the result at the end instead of the turn-by-turn report',
   ).action(async (runId: string, flags: AttachFlags) => {
     const { attachToRun } = await import('../attach-action.js');

@@ -35,7 +35,11 @@ export function registerBlobs(program: Command): void {
       const { knownRuns } = await import('../../worker/run-client.js');
       const { connectOptions, serverSettings } = await import('../../worker/connection.js');
       const { codecOption } = await import('../../codec/payload-codec.js');
-      const connection = await Connection.connect(connectOptions(serverSettings(flags))).catch((err: Error) => {
+      const { probeServer } = await import('../../worker/server-probe.js');
+      const settings = serverSettings(flags);
+      // gc asks the server which runs are still open or retained; a server it cannot ask is one coded line.
+      await probeServer(settings);
+      const connection = await Connection.connect(connectOptions(settings)).catch((err: Error) => {
         throw new LevError(
           'server-unreachable',
           `No Temporal server answers at ${flags.address} (${err.message}); gc asks it which runs are still open or retained, so pass --address for one that runs.`,

@@ -7,12 +7,12 @@ export function registerDoctor(program: Command): void {
   program
     .command('doctor')
     .description(
-      'Check the setup end to end: the config parses, a provider key works (one real inference), and a run goes through the server and a worker.',
+      'Check the setup, every check in one table: config, Temporal CLI, server, worker, provider keys, one real inference, codec key, metrics, sandbox, MCP servers.',
     )
     .option('-m, --model <provider:model>', 'check this model (default: the first provider whose key is set)')
     .option('--no-server', 'stop after the inference: start no server or worker and no run')
     .option('--address <host:port>', 'Temporal frontend address', process.env.TEMPORAL_ADDRESS ?? DEFAULT_ADDRESS)
-    .option('--json', 'print {"checks": [...], "passed": bool}')
+    .option('--json', 'print {"checks": [{name, ok, skipped?, detail}], "passed": bool}')
     .action(async (flags: DoctorFlags) => {
       const { doctorCommand } = await import('../doctor-action.js');
       await doctorCommand(flags);

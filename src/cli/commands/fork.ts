@@ -1,7 +1,7 @@
 /** `lev fork`: the options; the work lives in `../fork-action.ts`. */
 import { type Command, InvalidArgumentError } from 'commander';
 import type { ForkFlags } from '../fork-action.js';
-import { withServerOptions } from '../options.js';
+import { parseRunId, withServerOptions } from '../options.js';
 
 /** A turn after which to fork: a whole number from 0 (0 is before the first turn). */
 export function parseTurn(value: string): number {
@@ -16,7 +16,7 @@ export function registerFork(program: Command): void {
     program
       .command('fork')
       .description('Start a new run from the region set a run had after one of its turns; the run itself is untouched.')
-      .argument('<run-id>', 'the run to fork, as `lev ps` lists it')
+      .argument('<run-id>', 'the run to fork, as `lev ps` lists it', parseRunId)
       .requiredOption(
         '--turn <n>',
         'fork after this turn (0: before the first), counting every turn of the run',

@@ -6,12 +6,12 @@
 import type { Command } from 'commander';
 import type { OperatorUpdate } from '../../runtime/people/updates.js';
 import type { OperatorFlags } from '../operator-action.js';
-import { withServerOptions } from '../options.js';
+import { parseRunId, withServerOptions } from '../options.js';
 
 /** `lev <update> <run-id>` with no argument of its own (`pause`, `resume`). */
 export function registerBareUpdate(program: Command, update: OperatorUpdate, description: string): void {
   withServerOptions(
-    program.command(update).description(description).argument('<run-id>', 'the run id `lev run` printed'),
+    program.command(update).description(description).argument('<run-id>', 'the run id `lev run` printed', parseRunId),
   ).action(async (runId: string, flags: OperatorFlags) => {
     const { runOperatorUpdate } = await import('../operator-action.js');
     await runOperatorUpdate(runId, update, undefined, flags);
@@ -24,7 +24,7 @@ export function registerDecision(program: Command, update: 'approve' | 'deny', d
     program
       .command(update)
       .description(description)
-      .argument('<run-id>', 'the run id `lev run` printed')
+      .argument('<run-id>', 'the run id `lev run` printed', parseRunId)
       .argument('[call]', 'the tool call id; may be left out when one call waits')
       .option('--note <text>', 'a note recorded with the decision (a denial shows it to the model)'),
   ).action(async (runId: string, call: string | undefined, flags: OperatorFlags & { note?: string }) => {

@@ -1,7 +1,7 @@
 /** `lev run`: the options; the work lives in `../run-action.ts`. */
 import type { Command } from 'commander';
 import { DEFAULT_TASK_QUEUE } from '../../runtime/defaults.js';
-import { serverOptions } from '../options.js';
+import { parseRunId, serverOptions } from '../options.js';
 import type { RunFlags } from '../run-action.js';
 
 function collect(value: string, previous: string[]): string[] {
@@ -34,7 +34,7 @@ export function registerRun(program: Command): void {
       '--tool-queue <name>',
       'send tool calls and seeds to this queue, served by `lev worker --tools` where the workdir is (default: this process)',
     )
-    .option('--id <workflow-id>', 'workflow id for the run (default: <agent>-<time>-<random>)')
+    .option('--id <workflow-id>', 'workflow id for the run (default: <agent>-<time>-<random>)', parseRunId)
     .option('--output-format <label>', 'the shape of the final answer (json, xml, yaml, csv, toml are checked)')
     .option('--output-instructions <text>', 'how the final answer should be written')
     .option(

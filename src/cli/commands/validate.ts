@@ -5,10 +5,9 @@
  */
 import { relative } from 'node:path';
 import { type Command, InvalidArgumentError } from 'commander';
-import { loadBlueprint } from '../../blueprint/load.js';
 import { type ResolvedStageBudgets, resolveStageBudgets } from '../../blueprint/stage-layouts.js';
-import { loadUserConfig } from '../../blueprint/user-config.js';
 import type { Diagnostic } from '../../errors.js';
+import { blueprintLoader } from '../blueprint-loader.js';
 import { columnWidths } from '../columns.js';
 import { resolveBlueprintArg } from '../installed-agents.js';
 
@@ -125,13 +124,14 @@ function json(reports: FileReport[]): string {
 }
 
 export function runValidate(paths: string[], opts: ValidateOptions): number {
-  const { config, diagnostics: configDiagnostics } = loadUserConfig(process.env);
+  const loader = blueprintLoader();
+  const configDiagnostics = loader.configDiagnostics;
   for (const d of configDiagnostics) {
     const where = d.line === undefined ? (d.file ?? 'config') : `${d.file}:${d.line}:${d.column ?? 1}`;
     process.stderr.write(`${where}: ${d.severity} ${d.message} [${d.code}]\n`);
   }
   const reports: FileReport[] = paths.map((path) => {
-    const result = loadBlueprint(resolveBlueprintArg(path), { window: opts.window, userConfig: config });
+    const result = loader.load(resolveBlueprintArg(path), opts.window !== undefined ? { window: opts.window } : {});
     const errors = result.diagnostics.some((d) => d.severity === 'error');
     const warnings = result.diagnostics.some((d) => d.severity === 'warning');
     return {

@@ -79,6 +79,12 @@ export function registerWorker(program: Command): void {
         if (checks.some((c) => !c.ok)) process.exitCode = 1;
         return;
       }
+      const { checkToolWorkdir, createToolWorker } = await import('../../worker/tool-worker.js');
+      if (flags.tools && flags.workdir) checkToolWorkdir(flags.workdir);
+      // A stopped server, an unknown namespace or refused credentials: one coded line at once, not a stack trace.
+      const { serverChoice, serverSettings } = await import('../../worker/connection.js');
+      const { probeServer } = await import('../../worker/server-probe.js');
+      await probeServer(serverSettings(serverChoice(flags), runtime.env));
       const { bundleFromEnv, createWorker, installRuntime } = await import('../../worker/create-worker.js');
       const { workerSandboxNote } = await import('../../runtime/node/tool-context.js');
       const note = workerSandboxNote(process.env);
@@ -88,7 +94,6 @@ export function registerWorker(program: Command): void {
       installRuntime(flags.logLevel, { ...(metrics ? { metrics } : {}), logFormat: flags.logFormat });
       const { flushTracing, startTracing } = await import('../../telemetry/tracing.js');
       startTracing();
-      const { createToolWorker } = await import('../../worker/tool-worker.js');
       const { workerDeployment } = await import('../../worker/deployment.js');
       const deployment = {
         ...(flags.deployment !== undefined ? { deployment: flags.deployment } : {}),

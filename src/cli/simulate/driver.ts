@@ -4,7 +4,6 @@
  * deterministic summariser. It calls the same engine operations a workflow
  * does, so every count and decision matches the runtime for the same input.
  */
-import { loadBlueprint } from '../../blueprint/load.js';
 import { enterStage } from '../../context/enter-stage.js';
 import { evaluateGate, type GateFacts } from '../../context/gates.js';
 import type { EngineEnv } from '../../context/kinds/custom.js';
@@ -24,6 +23,7 @@ import type { CountedText, ToolCall } from '../../shapes/content.js';
 import type { Blueprint, EdgeDef } from '../../shapes/frozen-blueprint.js';
 import { countToolCall } from '../../tokens/call-costs.js';
 import { modelEncoding } from '../../tokens/model.js';
+import { blueprintLoader } from '../blueprint-loader.js';
 import { parseEvents, type SimEvent } from './events.js';
 import { buildOutput, type EventResult, type SimOutput } from './output.js';
 import { SimulatorCounter, syntheticContent } from './sim-answers.js';
@@ -367,8 +367,9 @@ function withPromptTokens(bp: Blueprint, counter: SimulatorCounter): Blueprint {
 
 /** Runs a simulation; never throws for bad input, which is reported on `stderr` with exit 2. */
 export function simulate(blueprintPath: string, eventsText: string, opts: SimulateOptions = {}): SimulateResult {
-  const loaded = loadBlueprint(blueprintPath, opts.window !== undefined ? { window: opts.window } : {});
-  const errors = loaded.diagnostics.filter((d) => d.severity === 'error');
+  const loader = blueprintLoader();
+  const loaded = loader.load(blueprintPath, opts.window !== undefined ? { window: opts.window } : {});
+  const errors = [...loader.configDiagnostics, ...loaded.diagnostics].filter((d) => d.severity === 'error');
   if (!loaded.blueprint || errors.length > 0) return invalid(errors.length > 0 ? errors : loaded.diagnostics);
 
   const parsed = parseEvents(eventsText);
