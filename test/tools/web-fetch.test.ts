@@ -194,3 +194,30 @@ describe('non-public addresses', () => {
     expect(htmlText('<p>a&lt;b</p><!-- x --><p>c&#65;</p>')).toBe('a<b\ncA');
   });
 });
+
+describe('HTML to text (htmlparser2)', () => {
+  it('decodes every entity: named, decimal and hexadecimal', () => {
+    expect(htmlText('<p>it&#x27;s &euro;5 &eacute;t&eacute; &amp; &hellip; &#8364; a&nbsp;b &copy;</p>')).toBe(
+      "it's €5 été & … € a b ©",
+    );
+  });
+
+  it('never leaks attributes, comments, scripts or styles', () => {
+    const page = `<html><head><title>T</title><style>p { color: red }</style>
+      <script>var secret = "s1";</script></head>
+      <body><a href="https://evil.example/?leak" title="ATTR-TEXT" onclick="x()">link</a>
+      <img alt="ALT-TEXT" src="x.png"><div data-x="a>b">after</div><!-- comment -->
+      <svg><text>SVG</text></svg><noscript>NS</noscript><template>TPL</template></body></html>`;
+    const text = htmlText(page);
+    expect(text).toBe('T\nlink\nafter');
+    for (const leak of ['ATTR', 'ALT', 'evil', 'secret', 'color', 'comment', 'SVG', 'NS', 'TPL', 'b">'])
+      expect(text).not.toContain(leak);
+  });
+
+  it('puts blocks on lines of their own and folds white space as a browser does, but in <pre>', () => {
+    expect(htmlText('<h1>Title</h1><ul><li>one</li><li>two</li></ul>a<br>b\n\n\n\nc   d')).toBe(
+      'Title\none\ntwo\na\nb c d',
+    );
+    expect(htmlText('<p>x</p><pre>a\n  b\n\n\n\nc</pre>')).toBe('x\na\n  b\n\nc');
+  });
+});
