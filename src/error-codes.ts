@@ -503,6 +503,12 @@ export const RUNTIME_CODES = {
     surface: 'simulator',
     meaning: 'A seed form the simulator does not resolve; a `seed` event fills the region.',
   },
+  // Budgets see everything the model sees (issue 39)
+  'mcp-result-too-large': {
+    surface: 'tool',
+    meaning:
+      "An MCP tool's answer was larger than its server's transport carries; the call ran once and was not sent again.",
+  },
 } as const satisfies Record<string, RuntimeCodeInfo>;
 
 export type RuntimeCode = keyof typeof RUNTIME_CODES;
