@@ -509,6 +509,10 @@ export const RUNTIME_CODES = {
     meaning:
       "An MCP tool's answer was larger than its server's transport carries; the call ran once and was not sent again.",
   },
+  'mcp-tool-trimmed': {
+    surface: 'tool',
+    meaning: "An MCP tool's description or input schema was over its cap and was trimmed in what the model is offered.",
+  },
 } as const satisfies Record<string, RuntimeCodeInfo>;
 
 export type RuntimeCode = keyof typeof RUNTIME_CODES;

@@ -49,6 +49,7 @@ export interface InferOutput {
   toolCalls: CountedToolCall[];
   invalidToolCalls: InvalidToolCall[];
   usage: Usage;
+  /** The request's prompt tokens as the provider reported them, else as counted with its MCP tools' specs (`requestPromptTokens`). */
   reportedPromptTokens?: number;
   stopReason: string;
   /** Custom regions whose `render` failed and fell back to the default rendering. */

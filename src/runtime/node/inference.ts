@@ -40,7 +40,7 @@ import { HAND_BACK_RETRY_AFTER_MS } from '../provider-patience.js';
 import { replyCounts } from '../reply-counts.js';
 import { answerOnce } from './answered-calls.js';
 import { expandArguments } from './arguments.js';
-import { loadCatalog, mcpToolSpecs, stageMcpTools } from './mcp-tools.js';
+import { loadCatalog, mcpSpecTokens, mcpToolSpecs, requestPromptTokens, stageMcpTools } from './mcp-tools.js';
 import { chooseModel } from './model-choice.js';
 import { providerRef } from './model-ref.js';
 import { throughGate } from './provider-gate.js';
@@ -194,12 +194,18 @@ async function inferNow(store: RunStore, input: InferInput, ctx: InferContext): 
   if (input.question) messages.push({ role: 'user', content: input.question });
 
   const catalog = input.catalog ? await loadCatalog(store, input.catalog) : undefined;
+  const tools = input.purpose === 'turn' ? stageToolSpecs(bp, input.stage, catalog) : [];
+  // What the MCP servers put in front of the model is counted into the request, beside the regions.
+  const mcpSpecs =
+    catalog && input.purpose === 'turn' ? mcpToolSpecs(catalog, stageMcpTools(bp, input.stage, catalog)) : [];
+  const used = windowUsed(state);
+  const mcpTokens = mcpSpecTokens(mcpSpecs, (text) => countTokens(text, encoding));
   const ref = providerRef(bp, model);
   const response = await callModel(model, () => {
     const provider = getProvider(ref, store.config.env);
     const gate = {
       limits: limitsFor(store.rateLimits(), ref),
-      tokens: windowUsed(state),
+      tokens: used + mcpTokens,
       ...(signal ? { signal } : {}),
       ...(ctx.slotDeadline !== undefined ? { deadline: ctx.slotDeadline } : {}),
     };
@@ -209,7 +215,7 @@ async function inferNow(store: RunStore, input: InferInput, ctx: InferContext): 
           model: ref,
           system,
           messages,
-          tools: input.purpose === 'turn' ? stageToolSpecs(bp, input.stage, catalog) : [],
+          tools,
           maxTokens: limit,
           meta: {
             runId: input.runId,
@@ -257,10 +263,11 @@ async function inferNow(store: RunStore, input: InferInput, ctx: InferContext): 
           catalog ? stageMcpTools(bp, input.stage, catalog) : [],
         )
       : [];
+  const promptTokens = requestPromptTokens(response.reportedPromptTokens, used, mcpTokens);
   return {
     ...reply,
     usage: response.usage,
-    ...(response.reportedPromptTokens !== undefined ? { reportedPromptTokens: response.reportedPromptTokens } : {}),
+    ...(promptTokens !== undefined ? { reportedPromptTokens: promptTokens } : {}),
     stopReason: response.stopReason,
     renderFailures: rendered.failures.map((f) => f.detail),
     ...(snapshot !== undefined ? { snapshot } : {}),
