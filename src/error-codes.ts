@@ -513,6 +513,11 @@ export const RUNTIME_CODES = {
     surface: 'tool',
     meaning: "An MCP tool's description or input schema was over its cap and was trimmed in what the model is offered.",
   },
+  'custom-render-over-budget': {
+    surface: 'diagnostic',
+    meaning:
+      "A custom region's `render` returned more tokens than the region's budget; the rest was cut, with a line that says so.",
+  },
 } as const satisfies Record<string, RuntimeCodeInfo>;
 
 export type RuntimeCode = keyof typeof RUNTIME_CODES;

@@ -54,6 +54,8 @@ export interface InferOutput {
   stopReason: string;
   /** Custom regions whose `render` failed and fell back to the default rendering. */
   renderFailures: string[];
+  /** Custom regions whose `render` returned more than their budget and was cut; absent when none was. */
+  renderCuts?: string[];
   /** The snapshot of the region set this inference rendered, when the input asked for one. */
   snapshot?: string;
   /** Texts the workflow will count while it stores this reply, counted ahead (`src/runtime/reply-counts.ts`). */

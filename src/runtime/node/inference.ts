@@ -30,7 +30,7 @@ import { encodingFor, lookupModel, UNKNOWN_MODEL_WINDOW } from '../../providers/
 import { getProvider, type HandBack, isProviderError } from '../../providers/index.js';
 import type { ResolvedSystemBlock } from '../../providers/provider.js';
 import type { Blueprint } from '../../shapes/frozen-blueprint.js';
-import { countTokens, countToolCall, isLongText } from '../../tokens/index.js';
+import { countTokens, countToolCall, isLongText, tokenMeter } from '../../tokens/index.js';
 import { FAN_OUT, isAgentTool, isContextTool } from '../../tools/builtin-names.js';
 import { stageTools } from '../../tools/grants.js';
 import { type ToolSpec, toolSpecs } from '../../tools/specs.js';
@@ -177,7 +177,12 @@ async function inferNow(store: RunStore, input: InferInput, ctx: InferContext): 
   const info = lookupModel(bp.models, model);
   const encoding = encodingFor(model, info);
   const hooks = store.hooks(bp);
-  const rendered = renderPrompt(state, bp, { now: 0, ...(hooks ? { hooks } : {}) }, { iteration: input.stageTurn });
+  const rendered = renderPrompt(
+    state,
+    bp,
+    { now: 0, ...(hooks ? { hooks } : {}) },
+    { iteration: input.stageTurn, meter: tokenMeter(encoding) },
+  );
   const limit = replyLimit(
     state,
     info?.maxOutputTokens ?? Math.floor((info?.contextWindow ?? UNKNOWN_MODEL_WINDOW) / 4),
@@ -264,12 +269,14 @@ async function inferNow(store: RunStore, input: InferInput, ctx: InferContext): 
         )
       : [];
   const promptTokens = requestPromptTokens(response.reportedPromptTokens, used, mcpTokens);
+  const cuts = rendered.failures.filter((f) => f.code === 'custom-render-over-budget').map((f) => f.detail);
   return {
     ...reply,
     usage: response.usage,
     ...(promptTokens !== undefined ? { reportedPromptTokens: promptTokens } : {}),
     stopReason: response.stopReason,
-    renderFailures: rendered.failures.map((f) => f.detail),
+    renderFailures: rendered.failures.filter((f) => f.code === 'custom-render-failed').map((f) => f.detail),
+    ...(cuts.length > 0 ? { renderCuts: cuts } : {}),
     ...(snapshot !== undefined ? { snapshot } : {}),
     ...(counted.length > 0 ? { counted } : {}),
     endedAt: Date.now(),
