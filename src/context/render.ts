@@ -233,9 +233,16 @@ function customRender(
 }
 
 /**
- * A custom render within its region's budget: its system texts, then its messages, kept while
- * they fit; the first that does not is cut with a `[custom-render-over-budget]` line the model
- * reads, and the rest is left out. `cut` says what happened, for the run's diagnostics.
+ * What a custom render may add beside its region's budget: the framing around the entries (tags,
+ * a heading), which no other kind is charged for either, and room for the line that says a render
+ * was cut.
+ */
+export const CUSTOM_RENDER_FRAMING_TOKENS = 64;
+
+/**
+ * A custom render within its region's budget (plus its framing): its system texts, then its
+ * messages, kept while they fit; the first that does not is cut with a `[custom-render-over-budget]`
+ * line the model reads, and the rest is left out. `cut` says what happened, for the run's diagnostics.
  */
 function fitToBudget(
   region: RegionState,
@@ -244,10 +251,11 @@ function fitToBudget(
 ): { output: CustomOutput; cut?: string } {
   const counts = [...output.system, ...output.messages.map((m) => m.content)].map((t) => meter.count(t));
   const total = counts.reduce((a, b) => a + b, 0);
-  if (total <= region.budget) return { output };
+  const allowed = region.budget + CUSTOM_RENDER_FRAMING_TOKENS;
+  if (total <= allowed) return { output };
   const cut = `region ${region.name} rendered ${total} tokens, over its budget of ${region.budget}`;
-  const marker = `\n[custom-render-over-budget] ${cut}; the rest was cut, so its render should return less.`;
-  let left = region.budget;
+  const marker = `\n[custom-render-over-budget] ${cut}; the rest was cut.`;
+  let left = allowed;
   let i = 0;
   const within = (text: string): string => {
     const n = counts[i++] as number;

@@ -3,6 +3,7 @@ import type { CustomRegionHooks } from '../../src/context/kinds/custom.js';
 import {
   BEGIN_MESSAGE,
   CONTINUE_MESSAGE,
+  CUSTOM_RENDER_FRAMING_TOKENS,
   type RenderContext,
   renderRegions,
   systemBlockText,
@@ -238,8 +239,8 @@ describe('custom regions', () => {
     };
     const brain = (budget: number) => ({ ...region('brain', 'custom', [{ content: 'x' }]), budget });
 
-    it('passes a render within the budget as it is', () => {
-      const out = renderRegions([brain(100)], {
+    it('passes a render within the budget and its framing allowance as it is', () => {
+      const out = renderRegions([brain(100 - CUSTOM_RENDER_FRAMING_TOKENS)], {
         ...ctx,
         meter,
         hooks: hooks(() => ({
@@ -252,7 +253,7 @@ describe('custom regions', () => {
     });
 
     it('cuts a render over the budget where it runs out, says so to the model, and reports it', () => {
-      const out = renderRegions([brain(200)], {
+      const out = renderRegions([brain(200 - CUSTOM_RENDER_FRAMING_TOKENS)], {
         ...ctx,
         meter,
         hooks: hooks(() => ({
@@ -264,7 +265,7 @@ describe('custom regions', () => {
       expect(texts).toHaveLength(2);
       expect(texts[0]).toBe('a'.repeat(50));
       expect(texts[1]).toMatch(
-        /^b+\n\[custom-render-over-budget\] region brain rendered 524340 tokens, over its budget of 200; the rest was cut/,
+        /^b+\n\[custom-render-over-budget\] region brain rendered 524340 tokens, over its budget of 136; the rest was cut/,
       );
       expect(texts.join('').length).toBeLessThanOrEqual(200);
       expect(out.messages.map((m) => m.content)).not.toContain('d');
@@ -272,14 +273,14 @@ describe('custom regions', () => {
         {
           code: 'custom-render-over-budget',
           severity: 'warning',
-          detail: 'region brain rendered 524340 tokens, over its budget of 200',
+          detail: 'region brain rendered 524340 tokens, over its budget of 136',
         },
       ]);
     });
 
     it('is not measured without a meter', () => {
-      const out = renderRegions([brain(10)], { ...ctx, hooks: hooks(() => ({ ok: true, value: 'z'.repeat(50) })) });
-      expect(out.system.map(systemBlockText)).toEqual(['z'.repeat(50)]);
+      const out = renderRegions([brain(10)], { ...ctx, hooks: hooks(() => ({ ok: true, value: 'z'.repeat(500) })) });
+      expect(out.system.map(systemBlockText)).toEqual(['z'.repeat(500)]);
     });
   });
 
