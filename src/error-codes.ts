@@ -520,6 +520,20 @@ export const RUNTIME_CODES = {
   'server-auth-refused': {
     surface: 'cli',
     meaning: 'The Temporal server refused the API key, the client certificate or the authorization header.',
+  // Budgets see everything the model sees (issue 39)
+  'mcp-result-too-large': {
+    surface: 'tool',
+    meaning:
+      "An MCP tool's answer was larger than its server's transport carries; the call ran once and was not sent again.",
+  },
+  'mcp-tool-trimmed': {
+    surface: 'tool',
+    meaning: "An MCP tool's description or input schema was over its cap and was trimmed in what the model is offered.",
+  },
+  'custom-render-over-budget': {
+    surface: 'diagnostic',
+    meaning:
+      "A custom region's `render` returned more tokens than the region's budget; the rest was cut, with a line that says so.",
   },
 } as const satisfies Record<string, RuntimeCodeInfo>;
 

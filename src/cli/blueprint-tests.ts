@@ -27,6 +27,7 @@ import { providerRef } from '../runtime/node/model-ref.js';
 import { customRegionHooks } from '../runtime/region-hooks.js';
 import { effectiveSeed } from '../seeds/task.js';
 import type { Blueprint } from '../shapes/frozen-blueprint.js';
+import { tokenMeter } from '../tokens/count.js';
 import { makeSyncHandler } from '../tokens/exact-answers.js';
 import { modelEncoding } from '../tokens/model.js';
 
@@ -134,7 +135,8 @@ export function firstTurnRequest(
 ): InferenceRequest {
   const info = lookupModel(bp.models, model);
   // A first turn folds nothing, so no summary is ever asked for.
-  const handler = makeSyncHandler(modelEncoding(bp.models, model), () => ({
+  const encoding = modelEncoding(bp.models, model);
+  const handler = makeSyncHandler(encoding, () => ({
     ok: false,
     error: 'lev test makes no summaries',
   }));
@@ -157,7 +159,7 @@ export function firstTurnRequest(
     if (text !== undefined)
       sync(seedRegion(state, region.name, [{ content: text, tokens: count(text) }], env, { replaceSeeded: true }));
   }
-  const rendered = renderPrompt(state, counted, env, { iteration: 0 });
+  const rendered = renderPrompt(state, counted, env, { iteration: 0, meter: tokenMeter(encoding) });
   const ceiling = replyLimit(
     state,
     info?.maxOutputTokens ?? Math.floor((info?.contextWindow ?? UNKNOWN_MODEL_WINDOW) / 4),

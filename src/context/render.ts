@@ -27,9 +27,19 @@ export const BEGIN_MESSAGE = 'Begin working on the task described above.';
 export const CONTINUE_MESSAGE = 'Continue.';
 
 export interface RenderFailure {
-  code: 'custom-render-failed';
+  code: 'custom-render-failed' | 'custom-render-over-budget';
   severity: 'warning';
   detail: string;
+}
+
+/**
+ * How rendering measures what a custom region's `render` returns: the inference activity's
+ * tokenizer (rendering itself is pure and has none). Without one the output is not measured.
+ */
+export interface RenderMeter {
+  count(text: string): number;
+  /** The longest prefix of `text` that, with `marker` after it, counts at most `tokens` (`cutToTokens`). */
+  cut(text: string, tokens: number, marker: string): string;
 }
 
 export interface RenderedPrompt {
@@ -38,8 +48,8 @@ export interface RenderedPrompt {
   /** Changes whenever the system section's content may have changed. */
   systemKey: string;
   /**
-   * Custom renders that failed and fell back to the default rendering.
-   * Rendering never changes the state, so the caller records these as diagnostics.
+   * Custom renders that failed and fell back to the default rendering, or were cut to their
+   * region's budget. Rendering never changes the state, so the caller records these as diagnostics.
    */
   failures: RenderFailure[];
 }
@@ -51,6 +61,8 @@ export interface RenderContext {
   model: string;
   window: { used: number; max: number };
   hooks?: EngineEnv['hooks'];
+  /** Measures custom renders against their region's budget. */
+  meter?: RenderMeter;
 }
 
 export interface RenderOptions {
@@ -59,6 +71,8 @@ export interface RenderOptions {
    * in the current visit, so a visit's first prompt renders with 0 (default).
    */
   iteration?: number;
+  /** Measures custom renders against their region's budget (docs/reference/regions.md#custom-region-hooks). */
+  meter?: RenderMeter;
 }
 
 /** Renders what the next inference of the current stage receives. */
@@ -70,6 +84,7 @@ export function renderPrompt(state: RunState, bp: Blueprint, env: EngineEnv, opt
     model,
     window: { used: windowUsed(state), max: state.window.max },
     hooks: env.hooks,
+    ...(opts.meter ? { meter: opts.meter } : {}),
   });
 }
 
@@ -218,6 +233,47 @@ function customRender(
   return parseCustomOutput(result.value);
 }
 
+/**
+ * What a custom render may add beside its region's budget: the framing around the entries (tags,
+ * a heading), which no other kind is charged for either, and room for the line that says a render
+ * was cut.
+ */
+export const CUSTOM_RENDER_FRAMING_TOKENS = 64;
+
+/**
+ * A custom render within its region's budget (plus its framing): its system texts, then its
+ * messages, kept while they fit; the first that does not is cut with a `[custom-render-over-budget]`
+ * line the model reads, and the rest is left out. `cut` says what happened, for the run's diagnostics.
+ */
+function fitToBudget(
+  region: RegionState,
+  output: CustomOutput,
+  meter: RenderMeter,
+): { output: CustomOutput; cut?: string } {
+  const counts = [...output.system, ...output.messages.map((m) => m.content)].map((t) => meter.count(t));
+  const total = counts.reduce((a, b) => a + b, 0);
+  const allowed = region.budget + CUSTOM_RENDER_FRAMING_TOKENS;
+  if (total <= allowed) return { output };
+  const cut = `region ${region.name} rendered ${total} tokens, over its budget of ${region.budget}`;
+  const marker = `\n[custom-render-over-budget] ${cut}; the rest was cut.`;
+  let left = allowed;
+  let i = 0;
+  const within = (text: string): string => {
+    const n = counts[i++] as number;
+    if (left <= 0) return '';
+    if (n <= left) {
+      left -= n;
+      return text;
+    }
+    const kept = meter.cut(text, left, marker);
+    left = 0;
+    return kept;
+  };
+  const system = output.system.map(within).filter((t) => t !== '');
+  const messages = output.messages.map((m) => ({ ...m, content: within(m.content) })).filter((m) => m.content !== '');
+  return { output: { system, messages }, cut };
+}
+
 /** Cheap, deterministic fingerprint of script output; not a security hash. */
 function fingerprint(text: string): string {
   let h = 0x811c9dc5;
@@ -318,13 +374,19 @@ export function renderRegions(regions: readonly RegionState[], ctx: RenderContex
       });
     };
     if (kindFacts(region.kind).renders === 'script') {
-      const output = customRender(region, ctx.hooks?.(region.name), ctx);
-      if (typeof output !== 'string') {
+      const rendered = customRender(region, ctx.hooks?.(region.name), ctx);
+      if (typeof rendered !== 'string') {
+        const { output, cut } = ctx.meter ? fitToBudget(region, rendered, ctx.meter) : { output: rendered };
+        if (cut) failures.push({ code: 'custom-render-over-budget', severity: 'warning', detail: cut });
         for (const text of output.system) push([text], `c${fingerprint(text)}`);
         customMessages.push(...output.messages);
         return;
       }
-      failures.push({ code: 'custom-render-failed', severity: 'warning', detail: `region ${region.name}: ${output}` });
+      failures.push({
+        code: 'custom-render-failed',
+        severity: 'warning',
+        detail: `region ${region.name}: ${rendered}`,
+      });
     }
     for (const b of defaultBlocks(region)) push(b.parts, b.key);
   });

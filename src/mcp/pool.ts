@@ -2,7 +2,8 @@
  * The worker's MCP connections, one per server and workdir, opened on first
  * use and kept for the next call. A server process that died is started
  * again: on the next call, and once within a call it died during, which is
- * then sent again to the new process (at least once, as every tool call).
+ * then sent again to the new process (at least once, as every tool call),
+ * unless the call's answer was too large for the transport: it ran, so it is not sent again.
  * `closeAll` ends them when the worker shuts down
  * (docs/reference/mcp.md#server-processes).
  */
@@ -49,6 +50,7 @@ export class McpPool {
     try {
       return { value: await work(conn), resent: false };
     } catch (err) {
+      if (err instanceof McpFailure && err.code === 'mcp-result-too-large') throw err;
       if (!conn.closed && !connectionLost(err)) throw describeOrKeep(server, err);
       await conn.close();
       const fresh = await this.connection(server, place);

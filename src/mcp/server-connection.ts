@@ -18,7 +18,7 @@ import { bwrapArgs, probeSandbox, type SandboxPolicy, sandboxUnavailableMessage 
 /** A call or a connection that went wrong, as the coded tool error the model reads. */
 export class McpFailure extends Error {
   constructor(
-    readonly code: Extract<RuntimeCode, 'mcp-unavailable' | 'mcp-timeout' | 'mcp-bad-result'>,
+    readonly code: Extract<RuntimeCode, 'mcp-unavailable' | 'mcp-timeout' | 'mcp-bad-result' | 'mcp-result-too-large'>,
     message: string,
   ) {
     super(message);
@@ -39,6 +39,9 @@ export interface ListedTool {
 }
 
 const MIN_CONNECT_SECS = 30;
+
+/** What the SDK's stdio transport says when a message outgrows its buffer, before it closes the connection. */
+const OVERSIZED = /ReadBuffer exceeded maximum size of (\d+) bytes/;
 
 const CLIENT_INFO = { name: 'leviath', version: '0.3.0' };
 
@@ -120,6 +123,8 @@ function lastLines(text: string): string {
 export class McpConnection {
   private closedFlag = false;
   private stderrTail = '';
+  /** The transport's limit, once a message outgrew it: the connection closes, and the call must not be sent again. */
+  private overflowBytes: number | undefined;
 
   private constructor(
     readonly server: McpServerConfig,
@@ -159,6 +164,10 @@ export class McpConnection {
     client.onclose = () => {
       opened.closedFlag = true;
     };
+    client.onerror = (err) => {
+      const over = OVERSIZED.exec(err.message);
+      if (over) opened.overflowBytes = Number(over[1]);
+    };
     return opened;
   }
 
@@ -188,10 +197,20 @@ export class McpConnection {
   }
 
   async callTool(name: string, args: Record<string, unknown>, signal?: AbortSignal): Promise<unknown> {
-    return this.client.callTool({ name, arguments: args }, undefined, {
-      timeout: this.server.timeoutSecs * 1000,
-      ...(signal ? { signal } : {}),
-    });
+    try {
+      return await this.client.callTool({ name, arguments: args }, undefined, {
+        timeout: this.server.timeoutSecs * 1000,
+        ...(signal ? { signal } : {}),
+      });
+    } catch (err) {
+      // The call ran and answered; only its answer was too big to carry. Sending it again would run it twice.
+      if (this.overflowBytes !== undefined)
+        throw new McpFailure(
+          'mcp-result-too-large',
+          `MCP server "${this.server.name}" answered \`${name}\` with more than the ${(this.overflowBytes / 1048576).toFixed(0)} MiB its stdio transport carries; the call ran once and is not sent again, so ask the tool for less (a narrower query, one page).`,
+        );
+      throw err;
+    }
   }
 
   /** What the server last wrote to stderr, for an error that says why it died. */

@@ -23,8 +23,10 @@ export interface McpToolEntry {
   /** The name the server knows it by (what `tools/call` sends). */
   tool: string;
   description: string;
-  /** The tool's input JSON schema, as the server gave it. */
+  /** The tool's input JSON schema, as the server gave it unless it was over its cap. */
   parameters: Record<string, unknown>;
+  /** What discovery trimmed of an outsized description or schema (`src/mcp/tool-caps.ts`). */
+  trimmed?: string[];
 }
 
 /** What discovery found: every tool of every server that answered, and the servers that did not. */

@@ -49,10 +49,13 @@ export interface InferOutput {
   toolCalls: CountedToolCall[];
   invalidToolCalls: InvalidToolCall[];
   usage: Usage;
+  /** The request's prompt tokens as the provider reported them, else as counted with its MCP tools' specs (`requestPromptTokens`). */
   reportedPromptTokens?: number;
   stopReason: string;
   /** Custom regions whose `render` failed and fell back to the default rendering. */
   renderFailures: string[];
+  /** Custom regions whose `render` returned more than their budget and was cut; absent when none was. */
+  renderCuts?: string[];
   /** The snapshot of the region set this inference rendered, when the input asked for one. */
   snapshot?: string;
   /** Texts the workflow will count while it stores this reply, counted ahead (`src/runtime/reply-counts.ts`). */

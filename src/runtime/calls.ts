@@ -12,6 +12,7 @@ import type { Blueprint } from '../shapes/frozen-blueprint.js';
 import { canonicalTool, isAgentTool, isContextTool, isPersonTool } from '../tools/builtin-names.js';
 import { isGranted, notGrantedResult } from '../tools/grants.js';
 import { decidePermission, mergedPermissions, type PermissionLayer, strictestDecision } from '../tools/permissions.js';
+import type { SafeJudgement } from '../tools/safe-commands.js';
 
 export { ASK_USER, canonicalTool, FAN_OUT, isPersonTool } from '../tools/builtin-names.js';
 
@@ -43,11 +44,13 @@ export function classifyCall(
   unattended: boolean,
   /** The MCP tools the visit's discovery gave the stage (docs/reference/mcp.md#tool-names-and-grants). */
   mcp: readonly string[] = [],
+  /** How the safe list judges a shell command (`SAFE_COMMAND_ARGUMENTS`). */
+  judgement: SafeJudgement = 'arguments',
 ): CallClass {
   if (!isGranted(bp, stage, call.name, mcp)) return { kind: 'refused' };
   if (isPersonTool(call.name)) return { kind: 'question' };
   if (isContextTool(call.name)) return { kind: 'context' };
-  const approval = needsApproval(bp, stage, call, unattended);
+  const approval = needsApproval(bp, stage, call, unattended, judgement);
   return isAgentTool(call.name) ? { kind: 'agent', approval } : { kind: 'builtin', approval };
 }
 
@@ -77,6 +80,7 @@ export function needsApproval(
   stage: string,
   call: Pick<ToolCall, 'name' | 'arguments'>,
   unattended: boolean,
+  judgement: SafeJudgement = 'arguments',
 ): boolean {
   if (unattended) return false;
   const decision = decidePermission(
@@ -85,6 +89,7 @@ export function needsApproval(
     mergedPermissions(bp, stage),
     bp.safeCommands.shell,
     false,
+    judgement,
   );
   return decision.mode === 'ask';
 }

@@ -114,6 +114,8 @@ export interface VisitPatches {
   handOverReadLast?: boolean;
   /** `ASKING_TOOLS_NO_MCP_DISCOVERY`; absent: the asking tools other than `ask_user` count as MCP grants. */
   askingToolsNotMcp?: boolean;
+  /** `SAFE_COMMAND_ARGUMENTS`; asked by attended visits only, absent: the safe list judges keys only. */
+  safeArguments?: boolean;
 }
 
 /**
@@ -222,3 +224,11 @@ export const RUN_FORK = 'run-fork-seeded';
  * Runs recorded before it deliver in `notifyWebhook` activities of their own, 8 attempts.
  */
 export const RUN_NOTIFY_PATIENCE = 'run-notify-delivery-workflows';
+
+/**
+ * The safe list judges a shell command by its arguments too (`git branch -D`, `jq --rawfile`, a
+ * background `&` are no longer pre-approved), so an attended visit asks a person about them
+ * (docs/tools.md#safe-commands). Asked only by attended visits, the only ones whose workflow
+ * decides on the safe list; the tool activity applies the rules to every call whatever the visit recorded.
+ */
+export const SAFE_COMMAND_ARGUMENTS = 'safe-command-arguments';

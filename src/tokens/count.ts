@@ -130,3 +130,17 @@ function barePrefix(tokens: number[], limit: number, encoding: Encoding): CutTex
   }
   return { text: '', tokens: 0 };
 }
+
+/**
+ * Counting and cutting in one encoding, as rendering measures a custom region's output
+ * (`RenderMeter` in src/context/render.ts).
+ */
+export function tokenMeter(encoding: Encoding): {
+  count(text: string): number;
+  cut(text: string, tokens: number, marker: string): string;
+} {
+  return {
+    count: (text) => countTokens(text, encoding),
+    cut: (text, tokens, marker) => cutToTokens(text, tokens, encoding, marker).text,
+  };
+}

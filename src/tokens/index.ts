@@ -6,6 +6,7 @@ export {
   DEFAULT_CUT_MARKER,
   DROPPED_PLACEHOLDER,
   encoderFor,
+  tokenMeter,
 } from './count.js';
 export { cutMarker, type HandlerOptions, makeSyncHandler, type Summariser } from './exact-answers.js';
 export { modelEncoding } from './model.js';

@@ -6,7 +6,7 @@
 import type { RuntimeCode } from '../error-codes.js';
 import type { Blueprint, PermissionMode, ToolPermissions } from '../shapes/frozen-blueprint.js';
 import { canonicalTool } from './builtin-names.js';
-import { isPreApproved } from './safe-commands.js';
+import { isPreApproved, type SafeJudgement } from './safe-commands.js';
 
 /** The stage's `[tool_permissions]` over the blueprint's. */
 export function mergedPermissions(bp: Blueprint, stage: string): ToolPermissions {
@@ -39,6 +39,8 @@ export function decidePermission(
   permissions: ToolPermissions,
   safeCommands: readonly string[],
   unattended: boolean,
+  /** How the safe list judges a command (`SafeJudgement`). */
+  judgement: SafeJudgement = 'arguments',
 ): PermissionDecision {
   const canonical = canonicalTool(name);
   const mode = permissionMode(canonical, permissions);
@@ -52,7 +54,7 @@ export function decidePermission(
   }
   let notCovered = '';
   if (canonical === 'shell' && typeof args.command === 'string') {
-    const approval = isPreApproved(args.command, safeCommands);
+    const approval = isPreApproved(args.command, safeCommands, judgement);
     if (approval.ok) return { mode: 'allow' };
     notCovered = ` or add the command to \`[safe_commands] shell\` (not covered: ${approval.uncovered.join('; ')})`;
   }

@@ -9,6 +9,7 @@ import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import http from 'node:http';
 import https from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
+import { Parser } from 'htmlparser2';
 import { z } from 'zod';
 import { bytesLabel, defineTool, failure, success, type ToolOutcome } from './tool.js';
 import { addressRefusal, DEFAULT_WEB_POLICY, hostRefusal, type WebPolicy } from './web-policy.js';
@@ -138,22 +139,90 @@ function checkUrl(url: URL, policy: WebPolicy): void {
 const TEXT_TYPE =
   /^(text\/|application\/(json|xml|xhtml\+xml|javascript|ld\+json|rss\+xml|atom\+xml)|[^;]*\+(json|xml))/i;
 
-/** An HTML page's readable text: no scripts, styles or tags, entities decoded, blank runs folded. */
+/** Elements whose content is never read as text. */
+const UNREAD = new Set(['script', 'style', 'noscript', 'template', 'svg', 'math', 'iframe', 'object']);
+
+/** Elements that stand on lines of their own: a line break before and after them. */
+const BLOCKS = new Set([
+  'address',
+  'article',
+  'aside',
+  'blockquote',
+  'br',
+  'dd',
+  'details',
+  'div',
+  'dl',
+  'dt',
+  'figcaption',
+  'figure',
+  'footer',
+  'form',
+  'h1',
+  'h2',
+  'h3',
+  'h4',
+  'h5',
+  'h6',
+  'header',
+  'hr',
+  'li',
+  'main',
+  'nav',
+  'ol',
+  'p',
+  'pre',
+  'section',
+  'summary',
+  'table',
+  'td',
+  'th',
+  'title',
+  'tr',
+  'ul',
+]);
+
+/**
+ * An HTML page's readable text, parsed by htmlparser2: the text of its elements with every
+ * entity decoded, never an attribute, a comment or the content of scripts, styles and the like;
+ * white space folded as a browser folds it, block elements on lines of their own.
+ */
 export function htmlText(html: string): string {
-  return html
-    .replace(/<(script|style|noscript|template)\b[\s\S]*?<\/\1\s*>/gi, '')
-    .replace(/<!--[\s\S]*?-->/g, '')
-    .replace(/<(br|\/p|\/div|\/h[1-6]|\/li|\/tr|\/section|\/article)\b[^>]*>/gi, '\n')
-    .replace(/<[^>]+>/g, '')
-    .replace(/&nbsp;/g, ' ')
-    .replace(/&lt;/g, '<')
-    .replace(/&gt;/g, '>')
-    .replace(/&quot;/g, '"')
-    .replace(/&#39;|&apos;/g, "'")
-    .replace(/&#(\d+);/g, (_m, n: string) => String.fromCodePoint(Number(n)))
-    .replace(/&amp;/g, '&')
-    .replace(/[ \t]+/g, ' ')
-    .replace(/\n\s*\n\s*\n+/g, '\n\n')
+  let text = '';
+  let unread = 0;
+  let pre = 0;
+  const lineBreak = () => {
+    if (text !== '' && !text.endsWith('\n')) text += '\n';
+  };
+  const parser = new Parser(
+    {
+      onopentagname(name) {
+        if (UNREAD.has(name)) unread++;
+        else if (BLOCKS.has(name)) lineBreak();
+        if (name === 'pre') pre++;
+      },
+      onclosetag(name) {
+        if (UNREAD.has(name)) unread = Math.max(0, unread - 1);
+        else if (BLOCKS.has(name)) lineBreak();
+        if (name === 'pre') pre = Math.max(0, pre - 1);
+      },
+      ontext(data) {
+        // As a browser shows it: outside <pre>, a run of white space (line breaks too) is one space.
+        if (unread > 0) return;
+        if (pre > 0) text += data;
+        else {
+          const folded = data.replace(/\s+/g, ' ');
+          text += text === '' || text.endsWith('\n') ? folded.trimStart() : folded;
+        }
+      },
+    },
+    { decodeEntities: true },
+  );
+  parser.end(html);
+  return text
+    .replace(/\u00a0/g, ' ')
+    .replace(/[ \t]+\n/g, '\n')
+    .replace(/\n{3,}/g, '\n\n')
     .trim();
 }
 

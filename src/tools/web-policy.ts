@@ -48,22 +48,66 @@ for (const [net, bits] of [
 for (const [net, bits] of [
   ['::', 128],
   ['::1', 128],
+  ['64:ff9b:1::', 48],
+  ['100::', 64],
+  ['2001:db8::', 32],
   ['fc00::', 7],
   ['fe80::', 10],
+  ['fec0::', 10],
   ['ff00::', 8],
 ] as const)
   NON_PUBLIC.addSubnet(net, bits, 'ipv6');
 
-/** Whether `address` (an IP literal) is private, loopback, link-local or otherwise not on the public internet. */
+/** The eight 16-bit groups of an IPv6 literal (its zone dropped), or undefined when it is not one. */
+function ipv6Groups(address: string): number[] | undefined {
+  let text = address.replace(/%.*$/, '').toLowerCase();
+  if (isIP(text) !== 6) return undefined;
+  const quad = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text);
+  if (quad) {
+    const [a, b, c, d] = quad.slice(1).map(Number) as [number, number, number, number];
+    text = `${text.slice(0, quad.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+  }
+  const parse = (part: string) => (part === '' ? [] : part.split(':').map((g) => Number.parseInt(g, 16)));
+  const [head = '', tail] = text.split('::');
+  const front = parse(head);
+  if (tail === undefined) return front;
+  const back = parse(tail);
+  return [...front, ...new Array<number>(8 - front.length - back.length).fill(0), ...back];
+}
+
+const ipv4Of = (high: number, low: number) => `${high >> 8}.${high & 255}.${low >> 8}.${low & 255}`;
+
+/**
+ * The IPv4 addresses an IPv6 address carries, which is where a connection to it may end up:
+ * IPv4-mapped (`::ffff:0:0/96`, any spelling), IPv4-compatible (`::/96`), IPv4-translated
+ * (`::ffff:0:0:0/96`), NAT64 (`64:ff9b::/96`), 6to4 (`2002::/16`) and both ends of Teredo (`2001::/32`).
+ */
+function embeddedIPv4(groups: readonly number[]): string[] {
+  const [g0, g1, g2, g3, g4, g5, g6 = 0, g7 = 0] = groups;
+  const zeros = (from: number, to: number) => groups.slice(from, to).every((g) => g === 0);
+  if (zeros(0, 5) && (g5 === 0xffff || g5 === 0)) return [ipv4Of(g6, g7)];
+  if (zeros(0, 4) && g4 === 0xffff && g5 === 0) return [ipv4Of(g6, g7)];
+  if (g0 === 0x64 && g1 === 0xff9b && zeros(2, 6)) return [ipv4Of(g6, g7)];
+  if (g0 === 0x2002) return [ipv4Of(g1 ?? 0, g2 ?? 0)];
+  if (g0 === 0x2001 && g1 === 0) return [ipv4Of(g2 ?? 0, g3 ?? 0), ipv4Of(~g6 & 0xffff, ~g7 & 0xffff)];
+  return [];
+}
+
+/** The non-public addresses a connection to `address` may reach: itself, and each IPv4 address written inside it. */
+function nonPublicParts(address: string): string[] {
+  if (isIP(address) === 4) return NON_PUBLIC.check(address, 'ipv4') ? [address] : [];
+  const groups = ipv6Groups(address);
+  if (!groups) return [];
+  const own = NON_PUBLIC.check(address.replace(/%.*$/, '').toLowerCase(), 'ipv6') ? [address] : [];
+  return [...own, ...embeddedIPv4(groups).filter((v4) => NON_PUBLIC.check(v4, 'ipv4'))];
+}
+
+/**
+ * Whether `address` (an IP literal) is private, loopback, link-local or otherwise not on the
+ * public internet, or an IPv6 address that carries such an IPv4 address in any of its forms.
+ */
 export function isNonPublicAddress(address: string): boolean {
-  const family = isIP(address);
-  if (family === 4) return NON_PUBLIC.check(address, 'ipv4');
-  if (family !== 6) return false;
-  const lower = address.toLowerCase();
-  // An IPv4 address written as IPv6 (::ffff:127.0.0.1) is the IPv4 address.
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(lower);
-  if (mapped?.[1]) return NON_PUBLIC.check(mapped[1], 'ipv4');
-  return NON_PUBLIC.check(lower, 'ipv6');
+  return nonPublicParts(address).length > 0;
 }
 
 function matchesHost(host: string, patterns: readonly string[]): boolean {
@@ -88,7 +132,6 @@ export function hostRefusal(host: string, policy: WebPolicy): string | undefined
 
 /** Whether `address` is one of `allow_addresses` (an address, or `address/bits`). */
 function explicitlyAllowed(address: string, allowed: readonly string[]): boolean {
-  if (allowed.length === 0) return false;
   const list = new BlockList();
   for (const entry of allowed) {
     const [net, bits] = entry.split('/');
@@ -97,15 +140,19 @@ function explicitlyAllowed(address: string, allowed: readonly string[]): boolean
     if (bits === undefined) list.addAddress(net, type);
     else list.addSubnet(net, Number(bits), type);
   }
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address)?.[1];
-  const plain = mapped ?? address;
+  const plain = address.replace(/%.*$/, '');
   return list.check(plain, isIP(plain) === 6 ? 'ipv6' : 'ipv4');
 }
 
-/** Why the address may not be reached, or undefined when it may. */
+/**
+ * Why the address may not be reached, or undefined when it may: each non-public part of it (the
+ * address, or an IPv4 address inside an IPv6 one) must be allowed, or the address itself.
+ */
 export function addressRefusal(host: string, address: string, policy: WebPolicy): string | undefined {
-  if (policy.allowPrivate || !isNonPublicAddress(address)) return undefined;
+  const parts = nonPublicParts(address);
+  if (policy.allowPrivate || parts.length === 0) return undefined;
   if (explicitlyAllowed(address, policy.allowAddresses)) return undefined;
+  if (parts.every((part) => explicitlyAllowed(part, policy.allowAddresses))) return undefined;
   const via = host === address ? '' : ` (${host} resolves to it)`;
   return `${address}${via} is a private, loopback or link-local address, which web_fetch does not reach; to allow it, the user config needs \`[web] allow_addresses = ["${address}"]\` (or \`allow_private = true\`).`;
 }

@@ -48,6 +48,18 @@ fn on_write(ctx) {
     expect(region(out, 'brain').tokens).toBeGreaterThan(0);
   });
 
+  it('cuts a render of 524,288 characters to the region budget and records custom-render-over-budget', () => {
+    const script = 'fn render(ctx) { let s = "abcd"; for i in 0..17 { s += s; } s }\n';
+    const out = sim(TOML, [], {}, { 'brain.rhai': script });
+    const [text] = out.prompt.system as [string];
+    expect(text.length).toBeLessThan(5_000);
+    expect(text).toMatch(
+      /\n\[custom-render-over-budget\] region brain rendered \d+ tokens, over its budget of 500; the rest was cut/,
+    );
+    const recorded = out.run.diagnostics.find((d) => d.code === 'custom-render-over-budget');
+    expect(recorded?.detail).toMatch(/^region brain rendered \d+ tokens, over its budget of 500$/);
+  });
+
   it('shows render the inferences already made in the visit as stage.iteration, as the runtime does', () => {
     const script = 'fn render(ctx) { "iteration " + ctx.stage.iteration }\n';
     expect(sim(TOML, [], {}, { 'brain.rhai': script }).prompt.system).toEqual(['iteration 0']);

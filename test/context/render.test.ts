@@ -3,6 +3,7 @@ import type { CustomRegionHooks } from '../../src/context/kinds/custom.js';
 import {
   BEGIN_MESSAGE,
   CONTINUE_MESSAGE,
+  CUSTOM_RENDER_FRAMING_TOKENS,
   type RenderContext,
   renderRegions,
   systemBlockText,
@@ -227,6 +228,60 @@ describe('custom regions', () => {
     });
     expect(out.system.map(systemBlockText)).toEqual(['## brain\nraw']);
     expect(out.failures).toEqual([{ code: 'custom-render-failed', severity: 'warning', detail: 'region brain: boom' }]);
+  });
+
+  describe('measured against the region budget (docs/reference/regions.md#custom-region-hooks)', () => {
+    // One token per character; a cut keeps what fits before the marker.
+    const meter = {
+      count: (text: string) => text.length,
+      cut: (text: string, tokens: number, marker: string) =>
+        text.slice(0, Math.max(0, tokens - marker.length)) + marker,
+    };
+    const brain = (budget: number) => ({ ...region('brain', 'custom', [{ content: 'x' }]), budget });
+
+    it('passes a render within the budget and its framing allowance as it is', () => {
+      const out = renderRegions([brain(100 - CUSTOM_RENDER_FRAMING_TOKENS)], {
+        ...ctx,
+        meter,
+        hooks: hooks(() => ({
+          ok: true,
+          value: { system: ['a'.repeat(60)], messages: [{ role: 'user', content: 'b'.repeat(40) }] },
+        })),
+      });
+      expect(out.system.map(systemBlockText)).toEqual(['a'.repeat(60)]);
+      expect(out.failures).toEqual([]);
+    });
+
+    it('cuts a render over the budget where it runs out, says so to the model, and reports it', () => {
+      const out = renderRegions([brain(200 - CUSTOM_RENDER_FRAMING_TOKENS)], {
+        ...ctx,
+        meter,
+        hooks: hooks(() => ({
+          ok: true,
+          value: { system: ['a'.repeat(50), 'b'.repeat(524_288), 'c'], messages: [{ role: 'user', content: 'd' }] },
+        })),
+      });
+      const texts = out.system.map(systemBlockText);
+      expect(texts).toHaveLength(2);
+      expect(texts[0]).toBe('a'.repeat(50));
+      expect(texts[1]).toMatch(
+        /^b+\n\[custom-render-over-budget\] region brain rendered 524340 tokens, over its budget of 136; the rest was cut/,
+      );
+      expect(texts.join('').length).toBeLessThanOrEqual(200);
+      expect(out.messages.map((m) => m.content)).not.toContain('d');
+      expect(out.failures).toEqual([
+        {
+          code: 'custom-render-over-budget',
+          severity: 'warning',
+          detail: 'region brain rendered 524340 tokens, over its budget of 136',
+        },
+      ]);
+    });
+
+    it('is not measured without a meter', () => {
+      const out = renderRegions([brain(10)], { ...ctx, hooks: hooks(() => ({ ok: true, value: 'z'.repeat(500) })) });
+      expect(out.system.map(systemBlockText)).toEqual(['z'.repeat(500)]);
+    });
   });
 
   it('treats a malformed return value as a failure', () => {

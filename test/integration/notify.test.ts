@@ -2,7 +2,7 @@
  * Webhooks of a run on the real dev server (docs/reference/cluster-runs.md#notifications):
  * a local HTTP server the test starts answers the first delivery 500, and
  * the `notifyWebhook` activity delivers again, under the same delivery id,
- * with a body whose HMAC signature checks; a receiver that fails more times
+ * signed per Standard Webhooks (a fresh timestamp and signature each attempt); a receiver that fails more times
  * than the 8 attempts of earlier versions still gets the notice, from a
  * delivery workflow that outlives the run, until its patience runs out; a
  * failed run tells `failed`, and a run that waits for a person's reply tells
@@ -93,12 +93,13 @@ describe('run notifications', () => {
     await saveHistories(env.rt.client, run.result.runId);
     const [first, second] = seen as [(typeof seen)[0], (typeof seen)[0]];
     expect(second.body).toBe(first.body);
-    expect(second.headers['x-leviath-delivery']).toBe(first.headers['x-leviath-delivery']);
-    const expected = `sha256=${createHmac('sha256', SECRET).update(second.body).digest('hex')}`;
-    expect(second.headers['x-leviath-signature']).toBe(expected);
+    expect(second.headers['webhook-id']).toBe(first.headers['webhook-id']);
+    const signed = `${second.headers['webhook-id']}.${second.headers['webhook-timestamp']}.${second.body}`;
+    const expected = `v1,${createHmac('sha256', SECRET).update(signed).digest('base64')}`;
+    expect(second.headers['webhook-signature']).toBe(expected);
     const notice = JSON.parse(second.body) as Notice;
     expect(notice).toMatchObject({
-      deliveryId: second.headers['x-leviath-delivery'],
+      deliveryId: second.headers['webhook-id'],
       event: 'completed',
       runId: run.result.runId,
       blueprint: name,
@@ -152,7 +153,7 @@ describe('run notifications', () => {
       command: `lev msg ${handle.workflowId} "…"`,
     });
     // Unsigned without a secret.
-    expect(seen[0]!.headers['x-leviath-signature']).toBeUndefined();
+    expect(seen[0]!.headers['webhook-signature']).toBeUndefined();
     await sendUpdate(env.rt.client, handle.workflowId, 'message', '/done');
     expect(((await handle.result()) as RunResult).status).toBe('completed');
     await waitFor(() => seen.length === 2, 60_000);
@@ -176,7 +177,7 @@ describe('run notifications', () => {
     expect(await env.rt.client.workflow.getHandle(delivery).result()).toEqual({ delivered: 1 });
     await saveHistories(env.rt.client, runId);
     expect(seen).toHaveLength(failures + 1);
-    expect(new Set(seen.map((r) => r.headers['x-leviath-delivery'])).size).toBe(1);
+    expect(new Set(seen.map((r) => r.headers['webhook-id'])).size).toBe(1);
     expect(new Set(seen.map((r) => r.body)).size).toBe(1);
     // The run started the delivery and ended; the delivery went on after it.
     const events = (await run.handle.fetchHistory()).events ?? [];

@@ -3,7 +3,7 @@
  * over stdio: discovery, a call, a tool that errors, a large result, a slow
  * call past its timeout, a server killed between and during calls.
  */
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -126,5 +126,24 @@ describe('server-everything over stdio', () => {
       pool,
     );
     expect(out).toMatchObject({ isError: true, denied: true, code: 'permission-denied' });
+  });
+});
+
+describe('outsized answers (test/mcp/fixtures/huge-server.mjs)', () => {
+  it('ends a call whose answer outgrows the stdio transport once, with mcp-result-too-large', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'lev-mcp-huge-'));
+    const huge = stdioServer('huge', join(import.meta.dirname, 'fixtures', 'huge-server.mjs'), []);
+    const catalog = await discoverCatalog([huge], { workdir: dir }, pool);
+    const dump = catalog.tools.find((t) => t.tool === 'dump')!;
+    const out = await callMcpTool(dump, { chars: 11_000_000 }, mcpContext({ workdir: dir }, [huge]), pool);
+    expect(out).toMatchObject({ isError: true, code: 'mcp-result-too-large' });
+    expect(out.content).toMatch(
+      /^\[mcp-result-too-large\] MCP server "huge" answered `dump` with more than the 10 MiB/,
+    );
+    expect(readFileSync(join(dir, 'calls.log'), 'utf8')).toBe('dump\n');
+    // The next call starts the server anew and is answered.
+    const small = await callMcpTool(dump, { chars: 5 }, mcpContext({ workdir: dir }, [huge]), pool);
+    expect(small).toMatchObject({ isError: false, content: 'xxxxx' });
+    expect(readFileSync(join(dir, 'calls.log'), 'utf8')).toBe('dump\ndump\n');
   });
 });

@@ -55,6 +55,16 @@ describe('classifyCall', () => {
       approval: true,
     });
   });
+
+  it('asks about a default safe command whose arguments write, unless the visit was recorded before that rule', () => {
+    const deletes = call('shell', { command: 'git branch -D main' });
+    expect(classifyCall(BP, 'main', deletes, false)).toEqual({ kind: 'builtin', approval: true });
+    expect(classifyCall(BP, 'main', deletes, false, [], 'keys')).toEqual({ kind: 'builtin', approval: false });
+    expect(classifyCall(BP, 'main', call('shell', { command: 'git branch -a' }), false)).toEqual({
+      kind: 'builtin',
+      approval: false,
+    });
+  });
 });
 
 describe('a script tool of the blueprint (docs/reference/script-tools.md#how-a-call-runs)', () => {

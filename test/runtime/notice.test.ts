@@ -5,6 +5,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { afterAll, describe, expect, it } from 'vitest';
 import { isLevError } from '../../src/errors.js';
 import { notifyConfig } from '../../src/notify/config.js';
@@ -253,7 +254,7 @@ describe('the questions told, carried across continue-as-new', () => {
 });
 
 describe('delivery', () => {
-  it('posts the notice signed with HMAC-SHA256 and fails on an answer that is not 2xx', async () => {
+  it('posts the notice signed per Standard Webhooks and fails on an answer that is not 2xx', async () => {
     const seen: { headers: Record<string, unknown>; body: string }[] = [];
     let status = 500;
     const server = createServer((req, res) => {
@@ -276,11 +277,23 @@ describe('delivery', () => {
       expect(await deliver(hook, notice, { HOOK_SECRET: 'k' })).toEqual({ status: 204 });
       const last = seen.at(-1)!;
       expect(JSON.parse(last.body)).toEqual(notice);
-      expect(last.headers['x-leviath-delivery']).toBe('d-1');
-      expect(last.headers['x-leviath-signature']).toBe(
-        `sha256=${createHmac('sha256', 'k').update(last.body).digest('hex')}`,
-      );
-      expect(signature(last.body, 'k')).toBe(last.headers['x-leviath-signature']);
+      expect(last.headers['webhook-id']).toBe('d-1');
+      const timestamp = Number(last.headers['webhook-timestamp']);
+      expect(Math.abs(timestamp - Date.now() / 1000)).toBeLessThan(60);
+      const signed = `d-1.${timestamp}.${last.body}`;
+      expect(last.headers['webhook-signature']).toBe(`v1,${createHmac('sha256', 'k').update(signed).digest('base64')}`);
+      expect(signature('d-1', timestamp, last.body, 'k')).toBe(last.headers['webhook-signature']);
+      // A receiver using the Standard Webhooks library verifies it, and refuses it replayed an hour on.
+      const receiver = new StandardWebhook(Buffer.from('k').toString('base64'));
+      expect(receiver.verify(last.body, last.headers as Record<string, string>)).toEqual(notice);
+      const replayed = { ...last.headers, 'webhook-timestamp': String(timestamp - 3600) } as Record<string, string>;
+      expect(() => receiver.verify(last.body, replayed)).toThrow(/too old/i);
+      // A `whsec_` secret is the scheme's own: its base64 is the key.
+      const whsec = `whsec_${Buffer.from('another key').toString('base64')}`;
+      await deliver(hook, notice, { HOOK_SECRET: whsec });
+      expect(
+        new StandardWebhook(whsec).verify(seen.at(-1)!.body, seen.at(-1)!.headers as Record<string, string>),
+      ).toEqual(notice);
       expect(await code(() => deliver(hook, notice, {}))).toBe('notify-secret-missing');
     } finally {
       server.close();

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dispatchTool } from '../../src/tools/dispatch.js';
 import { isGranted } from '../../src/tools/grants.js';
 import { htmlText } from '../../src/tools/web-fetch.js';
-import { DEFAULT_WEB_POLICY, isNonPublicAddress, type WebPolicy } from '../../src/tools/web-policy.js';
+import { addressRefusal, DEFAULT_WEB_POLICY, isNonPublicAddress, type WebPolicy } from '../../src/tools/web-policy.js';
 import { loadToml } from '../blueprint/helpers.js';
 import { makeSandbox } from './fixture.js';
 
@@ -150,11 +150,74 @@ describe('non-public addresses', () => {
     ['::ffff:10.0.0.1', true],
     ['93.184.215.14', false],
     ['2606:4700::1111', false],
+    ['fe80::1%eth0', true],
+    ['2001:db8::1', true],
+    ['64:ff9b:1::a00:1', true],
   ])('%s is non-public: %s', (address, expected) => {
     expect(isNonPublicAddress(address)).toBe(expected);
   });
 
+  // Classification only: no test fetches a non-loopback address.
+  it.each([
+    ['::ffff:7f00:1', 'IPv4-mapped, in hex'],
+    ['::ffff:127.0.0.1', 'IPv4-mapped'],
+    ['0:0:0:0:0:ffff:7f00:0001', 'IPv4-mapped, written out'],
+    ['::7f00:1', 'IPv4-compatible'],
+    ['::127.0.0.1', 'IPv4-compatible, dotted'],
+    ['::a9fe:a9fe', 'IPv4-compatible link-local (169.254.169.254)'],
+    ['::ffff:0:a00:1', 'IPv4-translated'],
+    ['64:ff9b::7f00:1', 'NAT64'],
+    ['64:ff9b::10.0.0.1', 'NAT64, dotted'],
+    ['64:FF9B::C0A8:0101', 'NAT64, upper case'],
+    ['2002:7f00:1::', '6to4'],
+    ['2002:a9fe:a9fe::1', '6to4 of 169.254.169.254'],
+    ['2001:0:4136:e378:8000:63bf:80ff:fffe', 'Teredo whose client is 127.0.0.1'],
+  ])('%s (%s) carries a non-public IPv4 address', (address) => {
+    expect(isNonPublicAddress(address)).toBe(true);
+  });
+
+  it.each(['::ffff:5db8:d70e', '64:ff9b::5db8:d70e', '2002:5db8:d70e::1'])(
+    '%s carries a public IPv4 address and is public',
+    (address) => {
+      expect(isNonPublicAddress(address)).toBe(false);
+    },
+  );
+
+  it('allows an IPv6 form of an allowed IPv4 address, and nothing else with it', () => {
+    const policy = { ...DEFAULT_WEB_POLICY, allowAddresses: ['127.0.0.1'] };
+    expect(addressRefusal('::ffff:7f00:1', '::ffff:7f00:1', policy)).toBeUndefined();
+    expect(addressRefusal('h', '64:ff9b::a00:1', policy)).toContain('64:ff9b::a00:1 (h resolves to it)');
+    expect(addressRefusal('h', '::7f00:2', policy)).toContain('private, loopback or link-local');
+  });
+
   it('reduces HTML to text', () => {
     expect(htmlText('<p>a&lt;b</p><!-- x --><p>c&#65;</p>')).toBe('a<b\ncA');
+  });
+});
+
+describe('HTML to text (htmlparser2)', () => {
+  it('decodes every entity: named, decimal and hexadecimal', () => {
+    expect(htmlText('<p>it&#x27;s &euro;5 &eacute;t&eacute; &amp; &hellip; &#8364; a&nbsp;b &copy;</p>')).toBe(
+      "it's €5 été & … € a b ©",
+    );
+  });
+
+  it('never leaks attributes, comments, scripts or styles', () => {
+    const page = `<html><head><title>T</title><style>p { color: red }</style>
+      <script>var secret = "s1";</script></head>
+      <body><a href="https://evil.example/?leak" title="ATTR-TEXT" onclick="x()">link</a>
+      <img alt="ALT-TEXT" src="x.png"><div data-x="a>b">after</div><!-- comment -->
+      <svg><text>SVG</text></svg><noscript>NS</noscript><template>TPL</template></body></html>`;
+    const text = htmlText(page);
+    expect(text).toBe('T\nlink\nafter');
+    for (const leak of ['ATTR', 'ALT', 'evil', 'secret', 'color', 'comment', 'SVG', 'NS', 'TPL', 'b">'])
+      expect(text).not.toContain(leak);
+  });
+
+  it('puts blocks on lines of their own and folds white space as a browser does, but in <pre>', () => {
+    expect(htmlText('<h1>Title</h1><ul><li>one</li><li>two</li></ul>a<br>b\n\n\n\nc   d')).toBe(
+      'Title\none\ntwo\na\nb c d',
+    );
+    expect(htmlText('<p>x</p><pre>a\n  b\n\n\n\nc</pre>')).toBe('x\na\n  b\n\nc');
   });
 });

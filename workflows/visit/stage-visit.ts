@@ -372,6 +372,8 @@ export class StageVisit {
       await driver.apply({ kind: 'usage', promptTokens: reply.reportedPromptTokens });
     for (const detail of reply.renderFailures)
       await driver.apply({ kind: 'diagnostic', code: 'custom-render-failed', severity: 'warning', detail });
+    for (const detail of reply.renderCuts ?? [])
+      await driver.apply({ kind: 'diagnostic', code: 'custom-render-over-budget', severity: 'warning', detail });
     const calls: ToolCall[] = reply.toolCalls.map(({ argTokens: _counted, ...call }) => call);
     const invalid = reply.invalidToolCalls.map((c) => ({ id: c.id, name: c.name, arguments: {} }));
     await driver.apply({

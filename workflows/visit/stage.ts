@@ -36,6 +36,7 @@ import {
   MCP_DISCOVERY,
   PROVIDER_PATIENCE,
   REPETITION_DETECTION,
+  SAFE_COMMAND_ARGUMENTS,
   STAGE_PATCH,
   STORED_ARGUMENTS,
   TOOL_WORKER_PATIENCE,
@@ -69,6 +70,7 @@ export async function stageWorkflow(input: StageInput): Promise<StageOutcome | H
     ...(needsDiscovery(input.blueprint, input.stage, rule) ? { reach: patched(MCP_DISCOVERY) } : {}),
     ...(input.options.toolTaskQueue ? { toolPatience: patched(TOOL_WORKER_PATIENCE) } : {}),
     ...(def && asksInForms(def) ? { points: patched(INTERACTION_POINTS) } : {}),
+    ...(input.options.unattended ? {} : { safeArguments: patched(SAFE_COMMAND_ARGUMENTS) }),
   };
   const bp = input.blueprint;
   if (!def)

@@ -110,7 +110,14 @@ export async function answerCalls(v: CallingVisit, reply: InferOutput): Promise<
     is:
       isPersonTool(call.name) && canonicalTool(call.name) !== ASK_USER && !v.patches.points
         ? { kind: 'refused' }
-        : classifyCall(blueprint, v.stage, call, options.unattended, v.reach?.granted),
+        : classifyCall(
+            blueprint,
+            v.stage,
+            call,
+            options.unattended,
+            v.reach?.granted,
+            v.patches.safeArguments ? 'arguments' : 'keys',
+          ),
   }));
   const asked = await askPeople(v, calls);
   const running = startBuiltins(v, calls, asked);

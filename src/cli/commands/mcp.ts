@@ -39,8 +39,10 @@ export function registerMcp(program: Command): void {
           process.stdout.write(`${server.name}  ${server.url ? 'http' : 'stdio'}  ${where}\n`);
           const down = catalog.unreachable.find((u) => u.server === server.name);
           if (down) process.stdout.write(`  unreachable: ${down.reason}\n`);
-          for (const tool of catalog.tools.filter((t) => t.server === server.name))
+          for (const tool of catalog.tools.filter((t) => t.server === server.name)) {
             process.stdout.write(`  ${tool.advertised}${tool.description ? `  ${firstLine(tool.description)}` : ''}\n`);
+            for (const note of tool.trimmed ?? []) process.stdout.write(`    warning [mcp-tool-trimmed]: ${note}\n`);
+          }
         }
       } finally {
         await workerPool.closeAll();
@@ -68,6 +70,9 @@ export function registerMcp(program: Command): void {
         process.stdout.write(
           `ok: MCP server "${name}" answered in ${Date.now() - started} ms with ${catalog.tools.length} tool${catalog.tools.length === 1 ? '' : 's'}: ${catalog.tools.map((t) => t.advertised).join(', ')}\n`,
         );
+        for (const tool of catalog.tools)
+          for (const note of tool.trimmed ?? [])
+            process.stdout.write(`warning [mcp-tool-trimmed]: ${tool.advertised}: ${note}\n`);
       } finally {
         await workerPool.closeAll();
       }

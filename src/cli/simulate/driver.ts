@@ -22,6 +22,7 @@ import { customRegionHooks } from '../../runtime/region-hooks.js';
 import type { CountedText, ToolCall } from '../../shapes/content.js';
 import type { Blueprint, EdgeDef } from '../../shapes/frozen-blueprint.js';
 import { countToolCall } from '../../tokens/call-costs.js';
+import { tokenMeter } from '../../tokens/count.js';
 import { modelEncoding } from '../../tokens/model.js';
 import { blueprintLoader } from '../blueprint-loader.js';
 import { parseEvents, type SimEvent } from './events.js';
@@ -399,7 +400,8 @@ export function simulate(blueprintPath: string, eventsText: string, opts: Simula
     ]);
   }
 
-  const counter = new SimulatorCounter(modelEncoding(loaded.blueprint.models, startStage.model));
+  const encoding = modelEncoding(loaded.blueprint.models, startStage.model);
+  const counter = new SimulatorCounter(encoding);
   const bp = withPromptTokens(loaded.blueprint, counter);
   const env: EngineEnv = { now: 0, hooks: customRegionHooks(bp) };
   const state = createRunState(bp, opts.window !== undefined ? { window: opts.window } : {});
@@ -415,7 +417,7 @@ export function simulate(blueprintPath: string, eventsText: string, opts: Simula
   for (const event of parsed.events) sim.results.push(sim.apply(event));
 
   sim.maintain();
-  const prompt = renderPrompt(state, bp, env, { iteration: sim.visitTurns });
+  const prompt = renderPrompt(state, bp, env, { iteration: sim.visitTurns, meter: tokenMeter(encoding) });
   for (const f of prompt.failures) addDiagnostic(state, f.code, f.severity, f.detail);
   return { exitCode: 0, json: buildOutput(state, sim.results, prompt), stderr: '' };
 }

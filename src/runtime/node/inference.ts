@@ -30,7 +30,7 @@ import { encodingFor, lookupModel, UNKNOWN_MODEL_WINDOW } from '../../providers/
 import { getProvider, type HandBack, isProviderError } from '../../providers/index.js';
 import type { ResolvedSystemBlock } from '../../providers/provider.js';
 import type { Blueprint } from '../../shapes/frozen-blueprint.js';
-import { countTokens, countToolCall, isLongText } from '../../tokens/index.js';
+import { countTokens, countToolCall, isLongText, tokenMeter } from '../../tokens/index.js';
 import { FAN_OUT, isAgentTool, isContextTool } from '../../tools/builtin-names.js';
 import { stageTools } from '../../tools/grants.js';
 import { type ToolSpec, toolSpecs } from '../../tools/specs.js';
@@ -40,7 +40,7 @@ import { HAND_BACK_RETRY_AFTER_MS } from '../provider-patience.js';
 import { replyCounts } from '../reply-counts.js';
 import { answerOnce } from './answered-calls.js';
 import { expandArguments } from './arguments.js';
-import { loadCatalog, mcpToolSpecs, stageMcpTools } from './mcp-tools.js';
+import { loadCatalog, mcpSpecTokens, mcpToolSpecs, requestPromptTokens, stageMcpTools } from './mcp-tools.js';
 import { chooseModel } from './model-choice.js';
 import { providerRef } from './model-ref.js';
 import { throughGate } from './provider-gate.js';
@@ -177,7 +177,12 @@ async function inferNow(store: RunStore, input: InferInput, ctx: InferContext): 
   const info = lookupModel(bp.models, model);
   const encoding = encodingFor(model, info);
   const hooks = store.hooks(bp);
-  const rendered = renderPrompt(state, bp, { now: 0, ...(hooks ? { hooks } : {}) }, { iteration: input.stageTurn });
+  const rendered = renderPrompt(
+    state,
+    bp,
+    { now: 0, ...(hooks ? { hooks } : {}) },
+    { iteration: input.stageTurn, meter: tokenMeter(encoding) },
+  );
   const limit = replyLimit(
     state,
     info?.maxOutputTokens ?? Math.floor((info?.contextWindow ?? UNKNOWN_MODEL_WINDOW) / 4),
@@ -194,12 +199,18 @@ async function inferNow(store: RunStore, input: InferInput, ctx: InferContext): 
   if (input.question) messages.push({ role: 'user', content: input.question });
 
   const catalog = input.catalog ? await loadCatalog(store, input.catalog) : undefined;
+  const tools = input.purpose === 'turn' ? stageToolSpecs(bp, input.stage, catalog) : [];
+  // What the MCP servers put in front of the model is counted into the request, beside the regions.
+  const mcpSpecs =
+    catalog && input.purpose === 'turn' ? mcpToolSpecs(catalog, stageMcpTools(bp, input.stage, catalog)) : [];
+  const used = windowUsed(state);
+  const mcpTokens = mcpSpecTokens(mcpSpecs, (text) => countTokens(text, encoding));
   const ref = providerRef(bp, model);
   const response = await callModel(model, () => {
     const provider = getProvider(ref, store.config.env);
     const gate = {
       limits: limitsFor(store.rateLimits(), ref),
-      tokens: windowUsed(state),
+      tokens: used + mcpTokens,
       ...(signal ? { signal } : {}),
       ...(ctx.slotDeadline !== undefined ? { deadline: ctx.slotDeadline } : {}),
     };
@@ -209,7 +220,7 @@ async function inferNow(store: RunStore, input: InferInput, ctx: InferContext): 
           model: ref,
           system,
           messages,
-          tools: input.purpose === 'turn' ? stageToolSpecs(bp, input.stage, catalog) : [],
+          tools,
           maxTokens: limit,
           meta: {
             runId: input.runId,
@@ -257,12 +268,15 @@ async function inferNow(store: RunStore, input: InferInput, ctx: InferContext): 
           catalog ? stageMcpTools(bp, input.stage, catalog) : [],
         )
       : [];
+  const promptTokens = requestPromptTokens(response.reportedPromptTokens, used, mcpTokens);
+  const cuts = rendered.failures.filter((f) => f.code === 'custom-render-over-budget').map((f) => f.detail);
   return {
     ...reply,
     usage: response.usage,
-    ...(response.reportedPromptTokens !== undefined ? { reportedPromptTokens: response.reportedPromptTokens } : {}),
+    ...(promptTokens !== undefined ? { reportedPromptTokens: promptTokens } : {}),
     stopReason: response.stopReason,
-    renderFailures: rendered.failures.map((f) => f.detail),
+    renderFailures: rendered.failures.filter((f) => f.code === 'custom-render-failed').map((f) => f.detail),
+    ...(cuts.length > 0 ? { renderCuts: cuts } : {}),
     ...(snapshot !== undefined ? { snapshot } : {}),
     ...(counted.length > 0 ? { counted } : {}),
     endedAt: Date.now(),

@@ -13,6 +13,7 @@ import { mcpResultText } from '../../mcp/call-result.js';
 import { type McpPool, workerPool } from '../../mcp/pool.js';
 import type { LaunchPlace, ListedTool } from '../../mcp/server-connection.js';
 import { McpFailure } from '../../mcp/server-connection.js';
+import { capListedTool } from '../../mcp/tool-caps.js';
 import {
   advertisedNames,
   type DiscoveredTools,
@@ -41,7 +42,7 @@ export function launchPlace(bp: Blueprint, workdir: string, env: NodeJS.ProcessE
   return { workdir, sandbox: sandboxPolicy(bp, readPolicy(bp, workdir, env), env) };
 }
 
-/** Every tool of every server that answers, each under its advertised name. */
+/** Every tool of every server that answers, each under its advertised name, its description and schema capped. */
 export async function discoverCatalog(
   servers: readonly McpServerConfig[],
   place: LaunchPlace,
@@ -63,13 +64,17 @@ export async function discoverCatalog(
     RESERVED_TOOL_NAMES,
   );
   return {
-    tools: found.map((f, i) => ({
-      advertised: names[i] as string,
-      server: f.server,
-      tool: f.listed.name,
-      description: f.listed.description,
-      parameters: f.listed.inputSchema,
-    })),
+    tools: found.map((f, i) => {
+      const { tool, trimmed } = capListedTool(f.listed);
+      return {
+        advertised: names[i] as string,
+        server: f.server,
+        tool: tool.name,
+        description: tool.description,
+        parameters: tool.inputSchema,
+        ...(trimmed.length > 0 ? { trimmed } : {}),
+      };
+    }),
     unreachable: listed.flatMap((l) => ('reason' in l ? [{ server: l.server, reason: l.reason }] : [])),
   };
 }
@@ -97,6 +102,20 @@ export function mcpToolSpecs(catalog: ToolCatalog, granted: readonly string[]): 
       description: t.description || `${t.tool} (MCP server "${t.server}")`,
       parameters: t.parameters,
     }));
+}
+
+/** The tokens of the MCP tools' specs a request offers the model: text no region holds. */
+export function mcpSpecTokens(specs: readonly JsonSchemaSpec[], count: (text: string) => number): number {
+  return specs.length === 0 ? 0 : count(JSON.stringify(specs));
+}
+
+/**
+ * The prompt tokens of a request: the provider's count when it reports one; else, when the
+ * request offers MCP tools, the regions' `used` plus those tools' specs, so the calibration gap
+ * (docs/reference/regions.md#calibration-gap) covers them as a provider's count would.
+ */
+export function requestPromptTokens(reported: number | undefined, used: number, mcpTokens: number): number | undefined {
+  return reported ?? (mcpTokens > 0 ? used + mcpTokens : undefined);
 }
 
 const catalogs = new Map<string, ToolCatalog>();
