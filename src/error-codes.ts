@@ -520,6 +520,7 @@ export const RUNTIME_CODES = {
   'server-auth-refused': {
     surface: 'cli',
     meaning: 'The Temporal server refused the API key, the client certificate or the authorization header.',
+  },
   // Budgets see everything the model sees (issue 39)
   'mcp-result-too-large': {
     surface: 'tool',
