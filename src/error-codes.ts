@@ -503,6 +503,11 @@ export const RUNTIME_CODES = {
     surface: 'simulator',
     meaning: 'A seed form the simulator does not resolve; a `seed` event fills the region.',
   },
+  'codec-key-missing': {
+    surface: 'cli',
+    meaning:
+      'A process without the codec key met an encrypted payload: a command stops, a worker fails that task retryably and stops polling.',
+  },
 } as const satisfies Record<string, RuntimeCodeInfo>;
 
 export type RuntimeCode = keyof typeof RUNTIME_CODES;
