@@ -47,7 +47,9 @@ async function factsOf(client: Client, workflowId: string): Promise<CodecFacts> 
     activities: (raw.pendingActivities ?? []).map((a) => ({
       type: a.activityType?.name ?? '',
       state: a.state ?? 0,
-      ...(a.lastFailure?.applicationFailureInfo?.type ? { failureType: a.lastFailure.applicationFailureInfo.type } : {}),
+      ...(a.lastFailure?.applicationFailureInfo?.type
+        ? { failureType: a.lastFailure.applicationFailureInfo.type }
+        : {}),
     })),
   };
   if (!task || (task.attempt ?? 0) <= 1) return facts;

@@ -44,6 +44,9 @@ export function stopWithoutKey(): { onMissing: () => void; attach: (worker: Work
 /** `codec-key-missing` when the worker stopped because it met a payload it has no key for. */
 export function stoppedWithoutKey(worker: Worker): LevError | undefined {
   return stopped.has(worker)
-    ? new LevError('codec-key-missing', `${KEY_MISSING_SENTENCE} This worker stopped polling so that one with the key takes its tasks.`)
+    ? new LevError(
+        'codec-key-missing',
+        `${KEY_MISSING_SENTENCE} This worker stopped polling so that one with the key takes its tasks.`,
+      )
     : undefined;
 }

@@ -122,7 +122,9 @@ export async function listRuns(
   }
   const rows = await inLanes(infos, 8, async (info) => {
     const open = info.status.name === 'RUNNING';
-    const progress = open ? await runProgress(client, client.workflow.getHandle(info.workflowId), deadlineMs) : undefined;
+    const progress = open
+      ? await runProgress(client, client.workflow.getHandle(info.workflowId), deadlineMs)
+      : undefined;
     // Only a run no worker answers for can be held by a worker without the key.
     const keyWait = open && !progress ? await codecKeyWait(client, info.workflowId) : undefined;
     return rowOf(info, progress, now, keyWait);

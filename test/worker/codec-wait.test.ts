@@ -20,7 +20,7 @@ describe('a run waiting for a worker with the codec key (docs/reference/operatin
     expect(codecKeyWaitOf([{ ...failed, workflowTask: { state: SCHEDULED, attempt: 1 } }])).toBeUndefined();
   });
 
-  it("is one with a call whose last attempt failed for want of the key and that nobody has taken again, in the run or a live visit", () => {
+  it('is one with a call whose last attempt failed for want of the key and that nobody has taken again, in the run or a live visit', () => {
     const visit: CodecFacts = {
       workflowId: 'run-1.work.1',
       activities: [
