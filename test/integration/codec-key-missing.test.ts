@@ -99,10 +99,13 @@ available_tools = ["read_file"]
     const tools = (env: NodeJS.ProcessEnv) =>
       createToolWorker({ address: temporalAddress(), workdir, taskQueue: toolTaskQueue, runtime: { blobDir, env } });
 
-    // The only worker has no key: it fails the run's first workflow task (not the run) and stops polling.
-    const blind = host(await main(keyless()));
-    await blind.running;
-    expect(stoppedWithoutKey(blind.worker)).toMatchObject({ code: 'codec-key-missing' });
+    // The only worker, `lev worker` without the key: it fails the run's first workflow task (not the
+    // run), stops polling and says why in its last line.
+    const blind = await lev(['worker', '--task-queue', taskQueue, ...at()], {
+      env: { ...keyless(), LEVIATH_BUNDLE: inject('workflowBundlePath'), LEVIATH_BLOB_DIR: blobDir },
+    });
+    expect(blind.code).toBe(1);
+    expect(blind.stderr).toMatch(/(^|\n)error \[codec-key-missing\] [^\n]+ This worker stopped polling [^\n]+\n$/);
 
     // With the key, the run shows what it waits for.
     await waitFor(
