@@ -9,7 +9,7 @@
  */
 import type { Client } from '@temporalio/client';
 
-/** `PENDING_WORKFLOW_TASK_STATE_SCHEDULED` and `PENDING_ACTIVITY_STATE_SCHEDULED` in Temporal's API: not taken by any worker. */
+/** `PENDING_ACTIVITY_STATE_SCHEDULED` in Temporal's API: not taken by any worker. */
 const SCHEDULED = 1;
 const KEY_MISSING = 'codec-key-missing';
 /** Enough of the newest events to hold the last workflow task's failure: scheduled, started, failed and a few signals. */
@@ -18,19 +18,24 @@ const RECENT_EVENTS = 20;
 /** What Temporal says of one workflow, as far as the codec key goes. */
 export interface CodecFacts {
   workflowId: string;
-  /** The workflow task not yet completed, if any. */
-  workflowTask?: { state: number; attempt: number };
+  /** The attempt of the workflow task not yet completed, if any. */
+  workflowTaskAttempt?: number;
   /** The failure type of the newest failed workflow task in history, if any. */
   lastTaskFailure?: string;
   activities: readonly { type: string; state: number; failureType?: string }[];
 }
 
-/** What waits for the key, as `lev show` names it; undefined when nothing does. */
+/**
+ * What waits for the key, as `lev show` names it; undefined when nothing
+ * does. Asked only of a run no worker answers for, whose workflow tasks are
+ * not being worked on: a keyless worker that stops has often taken the
+ * task's next try already, which then stays started until the workflow task
+ * timeout (10 s) hands it on, so a started try counts too.
+ */
 export function codecKeyWaitOf(facts: readonly CodecFacts[]): string | undefined {
   for (const f of facts) {
-    const task = f.workflowTask;
     // A workflow task on its second try or later failed before; the newest failure says why.
-    if (task && task.state === SCHEDULED && task.attempt > 1 && f.lastTaskFailure === KEY_MISSING)
+    if ((f.workflowTaskAttempt ?? 0) > 1 && f.lastTaskFailure === KEY_MISSING)
       return `the workflow task of ${f.workflowId}`;
     const call = f.activities.find((a) => a.state === SCHEDULED && a.failureType === KEY_MISSING);
     if (call) return `${call.type} of ${f.workflowId}`;
@@ -43,7 +48,7 @@ async function factsOf(client: Client, workflowId: string): Promise<CodecFacts> 
   const task = raw.pendingWorkflowTask;
   const facts: CodecFacts = {
     workflowId,
-    ...(task ? { workflowTask: { state: task.state ?? 0, attempt: task.attempt ?? 0 } } : {}),
+    ...(task ? { workflowTaskAttempt: task.attempt ?? 0 } : {}),
     activities: (raw.pendingActivities ?? []).map((a) => ({
       type: a.activityType?.name ?? '',
       state: a.state ?? 0,

@@ -24,10 +24,9 @@ export function stopWithoutKey(): { onMissing: () => void; attach: (worker: Work
     const w = worker;
     if (!w || stopped.has(w)) return;
     stopped.add(w);
-    // After the codec's failure has answered the task in hand, not from inside its decoding.
-    setImmediate(() => {
-      if (w.getState() === 'RUNNING') w.shutdown();
-    });
+    // At once, before the codec's failure answers the task in hand: the server hands the task's next
+    // try to whichever poll is waiting, and this worker's own should be gone by then.
+    if (w.getState() === 'RUNNING') w.shutdown();
   };
   return {
     onMissing: () => {

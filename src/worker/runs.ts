@@ -243,7 +243,7 @@ export async function viewRun(
     if (keyWait)
       waitingFor.push({
         kind: 'codec-key-missing',
-        detail: `a worker with the codec key: ${keyWait} was last tried by a worker without it; start a worker with LEVIATH_CODEC_KEY_FILE set to the deployment's key file`,
+        detail: `a worker with the codec key (codec-key-missing): ${keyWait} was last tried by a worker without it; start a worker with LEVIATH_CODEC_KEY_FILE set to the deployment's key file`,
       });
     else if (!progress)
       waitingFor.push({

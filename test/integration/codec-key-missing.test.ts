@@ -1,18 +1,20 @@
 /**
- * A deployment whose payloads are encrypted, with a worker that lacks the key
- * (docs/reference/operating.md#without-the-key): the keyless worker fails the
+ * A deployment whose payloads are encrypted, with workers that lack the key
+ * (docs/reference/operating.md#without-the-key): a keyless worker fails the
  * one task it took retryably and stops polling, the run waits as
  * `waiting (codec-key-missing)` until a worker with the key takes over, and
- * then completes; a command without the key says `codec-key-missing` in one line.
+ * then completes; a command without the key says `codec-key-missing` in one
+ * line. The workers with the key are made before the tests, which only run them.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
+import { Client, Connection } from '@temporalio/client';
 import type { NativeConnection, Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { codecOption } from '../../src/codec/payload-codec.js';
 import { DEFAULT_RUN_OPTIONS } from '../../src/runtime/types.js';
+import type { Blueprint } from '../../src/shapes/frozen-blueprint.js';
 import { createWorker } from '../../src/worker/create-worker.js';
 import { stoppedWithoutKey } from '../../src/worker/key-stop.js';
 import { runOutcome, startRun } from '../../src/worker/run-client.js';
@@ -25,43 +27,49 @@ import { waitFor } from './worker-processes.js';
 
 const ANSWER = 'The notes say the deploy is on Tuesday.';
 
-describe('a worker without the codec key on an encrypted deployment', () => {
+describe('workers without the codec key on an encrypted deployment', () => {
   let connection: Connection;
   let client: Client;
   let keyFile: string;
   let blobDir: string;
-  const started: { worker: Worker; connection: NativeConnection; running: Promise<void> }[] = [];
+  let workdir: string;
+  let blueprint: Blueprint;
+  const queues = {
+    first: `codec-${randomUUID()}`,
+    second: `codec-${randomUUID()}`,
+    tools: `codec-tools-${randomUUID()}`,
+  };
+  const made: { worker: Worker; connection: NativeConnection; running?: Promise<void> }[] = [];
+  const workers = {} as Record<'first' | 'second' | 'tools' | 'blindTools', (typeof made)[number]>;
 
-  /** The worker runs until it stops by itself or the file ends. */
-  function host(made: { worker: Worker; connection: NativeConnection }) {
-    const entry = { ...made, running: made.worker.run() };
-    started.push(entry);
-    return entry;
-  }
   const keyed = () => ({ ...process.env, LEVIATH_CODEC_KEY_FILE: keyFile });
   const keyless = () => ({ ...process.env, LEVIATH_CODEC_KEY_FILE: '' });
   const at = () => ['--address', temporalAddress()];
+  /** Runs a worker made before; resolves when it stops. */
+  const run = (w: (typeof made)[number]) => {
+    w.running = w.worker.run();
+    return w.running;
+  };
+  const start = (taskQueue: string, toolTaskQueue?: string) =>
+    startRun(
+      client,
+      {
+        blueprint,
+        task: 'When is the deploy?',
+        caller: {},
+        workdir,
+        options: { ...DEFAULT_RUN_OPTIONS, ...(toolTaskQueue ? { toolTaskQueue } : {}) },
+      },
+      { taskQueue },
+    );
 
   beforeAll(async () => {
     keyFile = join(tempDir('codec-keys'), 'keys');
     writeFileSync(keyFile, `k1 ${randomBytes(32).toString('base64')}\n`);
     blobDir = tempDir('codec-blobs');
-    connection = await Connection.connect({ address: temporalAddress() });
-    client = new Client({ connection, ...codecOption(keyed()) });
-  });
-  afterAll(async () => {
-    for (const { worker } of started) if (worker.getState() === 'RUNNING') worker.shutdown();
-    for (const { running, connection: c } of started) {
-      await running.catch(() => {});
-      await c.close();
-    }
-    await connection?.close();
-  });
-
-  it('fails no run: it steps aside, the run waits for the key, and a worker with the key completes it', async () => {
-    const workdir = tempDir('codec-work');
+    workdir = tempDir('codec-work');
     writeFileSync(join(workdir, 'notes.md'), 'deploy: Tuesday\n');
-    const blueprint = writeBlueprint(
+    blueprint = writeBlueprint(
       `
 [agent]
 name = "keyed"
@@ -76,46 +84,50 @@ available_tools = ["read_file"]
         'script.toml': `[[turns]]\n[[turns.tool_calls]]\nname = "read_file"\narguments = { path = "notes.md" }\n\n[[turns]]\ntext = "${ANSWER}"\n`,
       },
     );
-    const taskQueue = `codec-${randomUUID()}`;
-    const toolTaskQueue = `codec-tools-${randomUUID()}`;
-    const handle: WorkflowHandle = await startRun(
-      client,
-      {
-        blueprint,
-        task: 'When is the deploy?',
-        caller: {},
-        workdir,
-        options: { ...DEFAULT_RUN_OPTIONS, toolTaskQueue },
-      },
-      { taskQueue },
-    );
-    const main = (env: NodeJS.ProcessEnv) =>
+    connection = await Connection.connect({ address: temporalAddress() });
+    client = new Client({ connection, ...codecOption(keyed()) });
+    const main = (taskQueue: string) =>
       createWorker({
         address: temporalAddress(),
         taskQueue,
         bundle: { codePath: inject('workflowBundlePath') },
-        runtime: { blobDir, env },
+        runtime: { blobDir, env: keyed() },
       });
     const tools = (env: NodeJS.ProcessEnv) =>
-      createToolWorker({ address: temporalAddress(), workdir, taskQueue: toolTaskQueue, runtime: { blobDir, env } });
+      createToolWorker({ address: temporalAddress(), workdir, taskQueue: queues.tools, runtime: { blobDir, env } });
+    workers.first = await main(queues.first);
+    workers.second = await main(queues.second);
+    workers.tools = await tools(keyed());
+    workers.blindTools = await tools(keyless());
+    made.push(...Object.values(workers));
+  });
+  afterAll(async () => {
+    for (const w of made) if (w.worker.getState() === 'RUNNING') w.worker.shutdown();
+    for (const w of made) {
+      await w.running?.catch(() => {});
+      await w.connection.close();
+    }
+    await connection?.close();
+  });
 
+  it('a keyless lev worker steps aside, the run waits for the key and says so, then a worker with it completes the run', async () => {
+    const handle = await start(queues.first);
     // The only worker, `lev worker` without the key: it fails the run's first workflow task (not the
     // run), stops polling and says why in its last line.
-    const blind = await lev(['worker', '--task-queue', taskQueue, ...at()], {
+    const blind = await lev(['worker', '--task-queue', queues.first, ...at()], {
       env: { ...keyless(), LEVIATH_BUNDLE: inject('workflowBundlePath'), LEVIATH_BLOB_DIR: blobDir },
     });
     expect(blind.code).toBe(1);
     expect(blind.stderr).toMatch(/(^|\n)error \[codec-key-missing\] [^\n]+ This worker stopped polling [^\n]+\n$/);
 
     // With the key, the run shows what it waits for.
-    await waitFor(
-      async () =>
-        (await lev(['show', handle.workflowId, ...at()], { env: keyed() })).stdout.includes('codec-key-missing'),
-      20_000,
-    );
-    const show = await lev(['show', handle.workflowId, ...at()], { env: keyed() });
-    expect(show.stdout).toMatch(/Status: {3}waiting/);
-    expect(show.stdout).toContain('a worker with the codec key: the workflow task of');
+    let show = '';
+    await waitFor(async () => {
+      show = (await lev(['show', handle.workflowId, ...at()], { env: keyed() })).stdout;
+      return show.includes('codec-key-missing');
+    }, 20_000);
+    expect(show).toMatch(/Status: {3}waiting/);
+    expect(show).toContain('a worker with the codec key (codec-key-missing): the workflow task of');
     const ps = await lev(['ps', '--json', ...at()], { env: keyed() });
     const row = (JSON.parse(ps.stdout) as RunRow[]).find((r) => r.runId === handle.workflowId);
     expect(row).toMatchObject({ status: 'waiting', waiting: 'codec-key-missing', executionStatus: 'RUNNING' });
@@ -127,25 +139,31 @@ available_tools = ["read_file"]
       expect(out.stderr).toMatch(/^error \[codec-key-missing\] [^\n]+\n$/);
     }
 
-    // A worker with the key takes over; the tool call goes first to a tool worker without it, which steps aside too.
-    host(await main(keyed()));
-    const blindTools = host(await tools(keyless()));
-    await blindTools.running;
-    expect(stoppedWithoutKey(blindTools.worker)).toMatchObject({ code: 'codec-key-missing' });
-    host(await tools(keyed()));
-
+    // A worker with the key takes the workflow task over and the run completes.
+    void run(workers.first);
     const result = await runOutcome(handle);
     expect(result.status).toBe('completed');
     expect(result.output).toContain(ANSWER);
-    // The tool call's first attempt was the keyless tool worker's, failed retryably for want of the key; the second completed.
-    const visit = await client.workflow.getHandle(`${handle.workflowId}.1.work`).fetchHistory();
-    const starts = (visit.events ?? []).flatMap((e) =>
-      e.activityTaskStartedEventAttributes ? [e.activityTaskStartedEventAttributes] : [],
-    );
-    expect(starts.map((s) => [s.attempt, s.lastFailure?.applicationFailureInfo?.type ?? null])).toContainEqual([
-      2,
-      'codec-key-missing',
-    ]);
-    expect((visit.events ?? []).filter((e) => e.activityTaskFailedEventAttributes)).toEqual([]);
+  });
+
+  it('a keyless tool worker fails the call it took retryably and stops; the retry goes to the tool worker with the key', async () => {
+    void run(workers.second);
+    const handle = await start(queues.second, queues.tools);
+    await run(workers.blindTools);
+    expect(stoppedWithoutKey(workers.blindTools.worker)).toMatchObject({ code: 'codec-key-missing' });
+    void run(workers.tools);
+    const result = await runOutcome(handle);
+    expect(result.status).toBe('completed');
+    expect(result.output).toContain(ANSWER);
+
+    // Nothing failed for good; the one attempt the keyless worker had failed for want of the key, and the next ran.
+    const starts: [number | null | undefined, string | null][] = [];
+    for (const id of [handle.workflowId, `${handle.workflowId}.1.work`])
+      for (const e of (await client.workflow.getHandle(id).fetchHistory()).events ?? []) {
+        expect(e.activityTaskFailedEventAttributes ?? null).toBeNull();
+        const started = e.activityTaskStartedEventAttributes;
+        if (started) starts.push([started.attempt, started.lastFailure?.applicationFailureInfo?.type ?? null]);
+      }
+    expect(starts).toContainEqual([2, 'codec-key-missing']);
   });
 });

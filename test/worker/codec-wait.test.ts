@@ -7,17 +7,14 @@ const quiet: CodecFacts = { workflowId: 'run-1', activities: [] };
 
 describe('a run waiting for a worker with the codec key (docs/reference/operating.md#without-the-key)', () => {
   it('is one whose workflow task, failed for want of the key, waits to be tried again', () => {
-    const failed: CodecFacts = {
-      ...quiet,
-      workflowTask: { state: SCHEDULED, attempt: 2 },
-      lastTaskFailure: 'codec-key-missing',
-    };
+    const failed: CodecFacts = { ...quiet, workflowTaskAttempt: 2, lastTaskFailure: 'codec-key-missing' };
     expect(codecKeyWaitOf([failed])).toBe('the workflow task of run-1');
-    // Taken again (by a worker with the key, as far as anyone knows yet), or failed for another reason: no.
-    expect(codecKeyWaitOf([{ ...failed, workflowTask: { state: STARTED, attempt: 2 } }])).toBeUndefined();
+    // Failed for another reason: no.
     expect(codecKeyWaitOf([{ ...failed, lastTaskFailure: 'TypeError' }])).toBeUndefined();
-    // A first try has no failure behind it, whatever an older one in history says.
-    expect(codecKeyWaitOf([{ ...failed, workflowTask: { state: SCHEDULED, attempt: 1 } }])).toBeUndefined();
+    // A first try has no failure behind it, whatever an older one in history says; nor has a completed task.
+    expect(codecKeyWaitOf([{ ...failed, workflowTaskAttempt: 1 }])).toBeUndefined();
+    const { workflowTaskAttempt: _, ...completed } = failed;
+    expect(codecKeyWaitOf([completed])).toBeUndefined();
   });
 
   it('is one with a call whose last attempt failed for want of the key and that nobody has taken again, in the run or a live visit', () => {
