@@ -536,6 +536,11 @@ export const RUNTIME_CODES = {
     meaning:
       "A custom region's `render` returned more tokens than the region's budget; the rest was cut, with a line that says so.",
   },
+  'codec-key-missing': {
+    surface: 'cli',
+    meaning:
+      'A process without the codec key met an encrypted payload: a command stops, a worker fails that task retryably and stops polling.',
+  },
 } as const satisfies Record<string, RuntimeCodeInfo>;
 
 export type RuntimeCode = keyof typeof RUNTIME_CODES;

@@ -4,6 +4,7 @@
  * them together and turns user errors into one readable line.
  */
 import { Command, CommanderError } from 'commander';
+import { keyMissingError } from '../codec/key-missing.js';
 import { isLevError } from '../errors.js';
 import { LEVIATH_VERSION } from '../version.js';
 import { registerCommands } from './commands/index.js';
@@ -26,8 +27,10 @@ export async function main(argv: string[]): Promise<number> {
       // which we report as 2 so scripts can tell bad usage from a failed check.
       return err.exitCode === 0 ? 0 : 2;
     }
-    if (isLevError(err)) {
-      process.stderr.write(`error [${err.code}] ${err.message}\n`);
+    // A payload this process has no key for fails inside the SDK's decoding, wherever a command reads one.
+    const coded = isLevError(err) ? err : keyMissingError(err);
+    if (coded) {
+      process.stderr.write(`error [${coded.code}] ${coded.message}\n`);
       return typeof process.exitCode === 'number' && process.exitCode !== 0 ? process.exitCode : 1;
     }
     throw err;

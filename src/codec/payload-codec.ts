@@ -6,8 +6,9 @@
  * encrypted pass through decoding untouched, so histories written before
  * the key was set still read.
  */
-import type { Payload, PayloadCodec } from '@temporalio/common';
+import { ApplicationFailure, type Payload, type PayloadCodec } from '@temporalio/common';
 import proto from '@temporalio/proto';
+import { KEY_MISSING_SENTENCE, markThrownHere } from './key-missing.js';
 import { configuredKeyring, type Keyring } from './keys.js';
 
 export const ENCRYPTED_ENCODING = 'binary/encrypted';
@@ -33,8 +34,8 @@ export class AesGcmPayloadCodec implements PayloadCodec {
 
   async decode(payloads: Payload[]): Promise<Payload[]> {
     return payloads.map((payload) => {
+      if (!isEncrypted(payload)) return payload;
       const meta = payload.metadata ?? {};
-      if (!meta.encoding || fromText.decode(meta.encoding) !== ENCRYPTED_ENCODING) return payload;
       const keyId = meta[KEY_ID_FIELD] ? fromText.decode(meta[KEY_ID_FIELD]) : '';
       const plain = this.keys.open({ keyId, bytes: Buffer.from(payload.data ?? new Uint8Array()) });
       return PayloadMessage.decode(plain);
@@ -42,14 +43,51 @@ export class AesGcmPayloadCodec implements PayloadCodec {
   }
 }
 
+function isEncrypted(payload: Payload): boolean {
+  const encoding = payload.metadata?.encoding;
+  return encoding !== undefined && encoding !== null && fromText.decode(encoding) === ENCRYPTED_ENCODING;
+}
+
+/**
+ * The codec of a process without the key (docs/reference/operating.md#without-the-key):
+ * it writes payloads as they are and reads the plain ones, and refuses an
+ * encrypted one with a retryable `codec-key-missing` failure instead of
+ * letting the payload converter meet it. Where that failure lands is what
+ * keeps runs alive: in a worker's decoding of a workflow activation it fails
+ * the workflow task, not the workflow, and the server hands the task out
+ * again; in an activity's input it fails that attempt retryably (the SDK
+ * never marks an input it could not decode non-retryable). Without this
+ * codec the converter's "Unknown encoding" surfaced inside workflow code,
+ * which failed the run. `onMissing` lets a worker stop polling
+ * (`src/worker/key-stop.ts`), so the retries go to a worker with the key.
+ */
+export class KeylessCodec implements PayloadCodec {
+  constructor(private readonly onMissing: () => void = () => {}) {}
+
+  async encode(payloads: Payload[]): Promise<Payload[]> {
+    return payloads;
+  }
+
+  async decode(payloads: Payload[]): Promise<Payload[]> {
+    if (!payloads.some(isEncrypted)) return payloads;
+    this.onMissing();
+    throw markThrownHere(
+      ApplicationFailure.create({ message: KEY_MISSING_SENTENCE, type: 'codec-key-missing', nonRetryable: false }),
+    );
+  }
+}
+
 /**
  * `{ dataConverter }` to spread into a client's or worker's options: the
- * codec when a key file is configured, nothing otherwise. Every client and
- * worker Leviath makes goes through here, so one setting covers them all.
+ * AES codec when a key file is configured, the keyless one otherwise. Every
+ * client and worker Leviath makes goes through here, so one setting covers
+ * them all; a worker passes `onMissing` to hear when it met a payload it
+ * cannot read.
  */
-export function codecOption(env: NodeJS.ProcessEnv = process.env): {
-  dataConverter?: { payloadCodecs: PayloadCodec[] };
-} {
+export function codecOption(
+  env: NodeJS.ProcessEnv = process.env,
+  onMissing?: () => void,
+): { dataConverter: { payloadCodecs: PayloadCodec[] } } {
   const keys = configuredKeyring(env);
-  return keys ? { dataConverter: { payloadCodecs: [new AesGcmPayloadCodec(keys)] } } : {};
+  return { dataConverter: { payloadCodecs: [keys ? new AesGcmPayloadCodec(keys) : new KeylessCodec(onMissing)] } };
 }

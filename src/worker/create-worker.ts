@@ -30,6 +30,7 @@ import { jsonLine, type LogFormat, runLogInterceptor } from '../telemetry/logs.j
 import { tracingActivityInterceptors, workflowSinks } from '../telemetry/tracing.js';
 import { connectOptions, type ServerChoice, serverSettings } from './connection.js';
 import { type DeploymentChoice, versioningOptions, workerDeployment } from './deployment.js';
+import { stopWithoutKey } from './key-stop.js';
 
 export { DEFAULT_ADDRESS, DEFAULT_NAMESPACE, DEFAULT_TASK_QUEUE } from '../runtime/defaults.js';
 
@@ -169,6 +170,7 @@ export async function createWorker(
   const server = serverSettings(opts, runtime.env);
   const connection = await NativeConnection.connect(connectOptions(server));
   const workflowBundle = opts.bundle ?? prebuiltBundle() ?? (await bundleWorkflows());
+  const keyStop = stopWithoutKey();
   const worker = await Worker.create({
     connection,
     namespace: server.namespace,
@@ -187,10 +189,11 @@ export async function createWorker(
     // instead of the SDK's 10 s, so runs resume soon after a crash (docs/architecture.md#temporal-limits).
     stickyQueueScheduleToStartTimeout: '3 seconds',
     ...(opts.identity ? { identity: opts.identity } : {}),
-    ...codecOption(runtime.env),
+    ...codecOption(runtime.env, keyStop.onMissing),
     ...versioningOptions(workerDeployment(opts.deployment, runtime.env)),
     interceptors: { activity: activityInterceptors() },
     sinks: workflowSinks(),
   });
+  keyStop.attach(worker);
   return { worker, connection };
 }

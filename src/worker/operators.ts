@@ -6,6 +6,7 @@
  */
 import { type Client, type WorkflowHandle, WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
+import { keyMissingError } from '../codec/key-missing.js';
 import { LevError } from '../errors.js';
 import { withVisitProgress } from '../runtime/live-progress.js';
 import type { OperatorReturn, OperatorUpdate } from '../runtime/people/updates.js';
@@ -97,13 +98,18 @@ export async function runProgress(
   let run: Progress;
   try {
     run = await queryProgress(client, handle.workflowId, deadlineMs);
-  } catch {
+  } catch (err) {
+    // An answer this client cannot read is not a run nobody serves.
+    const missing = keyMissingError(err);
+    if (missing) throw missing;
     return undefined;
   }
   if (!run.stageWorkflowId) return run;
   try {
     return withVisitProgress(run, await queryProgress(client, run.stageWorkflowId, deadlineMs));
-  } catch {
+  } catch (err) {
+    const missing = keyMissingError(err);
+    if (missing) throw missing;
     return run;
   }
 }

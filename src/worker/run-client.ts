@@ -12,6 +12,7 @@ import {
   type WorkerDeploymentVersion,
 } from '@temporalio/common';
 import { DEFAULT_ASK_TIMEOUT_SECS } from '../blueprint/duration.js';
+import { keyMissingError } from '../codec/key-missing.js';
 import { staticDetails, staticSummary } from '../runtime/details.js';
 import { checkWorkdir } from '../runtime/node/workdir.js';
 import { asksAPerson, questionKey, questionOf } from '../runtime/notice.js';
@@ -232,6 +233,9 @@ export async function runOutcome(handle: WorkflowHandle): Promise<RunResult> {
  */
 async function failedResult(handle: WorkflowHandle, error: unknown): Promise<RunResult> {
   const runId = handle.workflowId;
+  // A result this client cannot read is no failure of the run, which goes on for the workers with the key.
+  const missing = keyMissingError(error);
+  if (missing) throw missing;
   if (error instanceof WorkflowFailedError && error.cause instanceof CancelledFailure)
     return { ...emptyFailure(runId, 'the run was cancelled'), ...(await memoResult(handle)), status: 'cancelled' };
   if (error instanceof WorkflowFailedError && error.cause instanceof ApplicationFailure) {

@@ -25,6 +25,7 @@ import type {
   RunResult,
   UsageTotals,
 } from '../runtime/types.js';
+import { codecKeyWait } from './codec-wait.js';
 import { runProgress } from './operators.js';
 import { runOutcome, type ToolWait, toolWorkerWait } from './run-client.js';
 import { listQuery, type RunFilter, type ShownStatus, shownStatus, stagePath } from './run-list.js';
@@ -51,7 +52,7 @@ export interface RunRow {
   ageSeconds: number;
   /** True when a worker answered the `progress` query just now. */
   live: boolean;
-  /** What an open run waits for (`Progress.waiting`: `approval`, `tool-worker-missing`, `provider-unavailable`, …); null when nothing, or unknown. */
+  /** What an open run waits for (`Progress.waiting`: `approval`, `tool-worker-missing`, `provider-unavailable`, …, or `codec-key-missing`); null when nothing, or unknown. */
   waiting: string | null;
   /** Why a live run is `waiting` for no person, naming what it waits for: `provider-unavailable <provider>`. */
   reason?: string;
@@ -61,7 +62,16 @@ function usageTokens(usage: UsageTotals | undefined): number | null {
   return usage ? usage.promptTokens + usage.completionTokens : null;
 }
 
-function rowOf(info: Omit<WorkflowExecutionInfo, 'raw'>, progress: Progress | undefined, now: number): RunRow {
+/**
+ * One row; `keyWait` is what of a run no worker answers for waits for a
+ * worker with the codec key (`codec-wait.ts`), which makes it `waiting`.
+ */
+function rowOf(
+  info: Omit<WorkflowExecutionInfo, 'raw'>,
+  progress: Progress | undefined,
+  now: number,
+  keyWait?: string,
+): RunRow {
   const memo = (info.memo ?? {}) as RunMemo;
   const attrs = info.typedSearchAttributes;
   const usage = progress?.usage ?? memo.usage;
@@ -70,7 +80,7 @@ function rowOf(info: Omit<WorkflowExecutionInfo, 'raw'>, progress: Progress | un
     runId: info.workflowId,
     blueprint: attrs.get(BLUEPRINT_KEY) ?? memo.blueprint ?? null,
     stage: progress?.stage ?? attrs.get(STAGE_KEY) ?? null,
-    status: shownStatus(info.status.name, attrs.get(STATUS_KEY)),
+    status: keyWait ? 'waiting' : shownStatus(info.status.name, attrs.get(STATUS_KEY)),
     executionStatus: info.status.name,
     turns,
     tokens: usageTokens(usage),
@@ -79,7 +89,7 @@ function rowOf(info: Omit<WorkflowExecutionInfo, 'raw'>, progress: Progress | un
     closedAt: info.closeTime ? info.closeTime.toISOString() : null,
     ageSeconds: Math.max(0, Math.floor((now - info.startTime.getTime()) / 1000)),
     live: progress !== undefined,
-    waiting: progress?.waiting ?? null,
+    waiting: progress?.waiting ?? (keyWait ? 'codec-key-missing' : null),
     ...(progress?.provider ? { reason: `provider-unavailable ${progress.provider.provider}` } : {}),
   };
 }
@@ -111,11 +121,13 @@ export async function listRuns(
     if (infos.length >= limit && !wanted) break;
   }
   const rows = await inLanes(infos, 8, async (info) => {
-    const progress =
-      info.status.name === 'RUNNING'
-        ? await runProgress(client, client.workflow.getHandle(info.workflowId), deadlineMs)
-        : undefined;
-    return rowOf(info, progress, now);
+    const open = info.status.name === 'RUNNING';
+    const progress = open
+      ? await runProgress(client, client.workflow.getHandle(info.workflowId), deadlineMs)
+      : undefined;
+    // Only a run no worker answers for can be held by a worker without the key.
+    const keyWait = open && !progress ? await codecKeyWait(client, info.workflowId) : undefined;
+    return rowOf(info, progress, now, keyWait);
   });
   return (wanted ? rows.filter((r) => r.status === wanted) : rows).slice(0, limit);
 }
@@ -131,7 +143,8 @@ export interface Waiting {
     | 'provider'
     | 'tool-worker'
     | 'tool-worker-missing'
-    | 'worker';
+    | 'worker'
+    | 'codec-key-missing';
   detail: string;
 }
 
@@ -221,12 +234,18 @@ export async function viewRun(
   const open = info.status.name === 'RUNNING';
   const progress = open ? await runProgress(client, client.workflow.getHandle(runId), deadlineMs) : undefined;
   const result: RunResult | undefined = open ? undefined : await runOutcome(client.workflow.getHandle(runId));
-  const row = rowOf(info, progress, now);
+  const keyWait = open && !progress ? await codecKeyWait(client, runId) : undefined;
+  const row = rowOf(info, progress, now, keyWait);
   const usage = progress?.usage ?? result?.usage ?? memo.usage ?? null;
   const stages = result?.stages.length ? result.stages : stagePath(runId, await visitIds(client, runId));
   const waitingFor: Waiting[] = [];
   if (open) {
-    if (!progress)
+    if (keyWait)
+      waitingFor.push({
+        kind: 'codec-key-missing',
+        detail: `a worker with the codec key (codec-key-missing): ${keyWait} was last tried by a worker without it; start a worker with LEVIATH_CODEC_KEY_FILE set to the deployment's key file`,
+      });
+    else if (!progress)
       waitingFor.push({
         kind: 'worker',
         detail: `a worker on task queue "${info.taskQueue}": none answered within ${deadlineMs / 1000} s; \`lev attach ${runId}\` runs one`,

@@ -21,6 +21,7 @@ import { workdirQueue } from '../runtime/tool-queue.js';
 import { connectOptions, type ServerChoice, serverSettings } from './connection.js';
 import { activityInterceptors, installRuntime } from './create-worker.js';
 import { type DeploymentChoice, versioningOptions, workerDeployment } from './deployment.js';
+import { stopWithoutKey } from './key-stop.js';
 
 /**
  * The workdir activities, refusing any call made for another workdir. On
@@ -94,6 +95,7 @@ export async function createToolWorker(
   const taskQueue = opts.taskQueue ?? toolQueueName(workdir);
   const server = serverSettings(opts, runtime.env);
   const connection = await NativeConnection.connect(connectOptions(server));
+  const keyStop = stopWithoutKey();
   const worker = await Worker.create({
     connection,
     namespace: server.namespace,
@@ -103,9 +105,10 @@ export async function createToolWorker(
     // As the shared worker: calls in flight go back at once on shutdown, the rest is bounded.
     shutdownForceTime: '5 seconds',
     ...(opts.identity ? { identity: opts.identity } : {}),
-    ...codecOption(runtime.env),
+    ...codecOption(runtime.env, keyStop.onMissing),
     ...versioningOptions(workerDeployment(opts.deployment, runtime.env)),
     interceptors: { activity: activityInterceptors() },
   });
+  keyStop.attach(worker);
   return { worker, connection, taskQueue };
 }

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { defaultPayloadConverter } from '@temporalio/common';
 import { describe, expect, it } from 'vitest';
 import { configuredKeyFile, configuredKeyring, parseKeyFile } from '../../src/codec/keys.js';
-import { AesGcmPayloadCodec, codecOption, ENCRYPTED_ENCODING } from '../../src/codec/payload-codec.js';
+import { AesGcmPayloadCodec, codecOption, ENCRYPTED_ENCODING, KeylessCodec } from '../../src/codec/payload-codec.js';
 import type { LevError } from '../../src/errors.js';
 
 const keyLine = (id: string) => `${id} ${randomBytes(32).toString('base64')}`;
@@ -39,7 +39,9 @@ describe('the codec key file', () => {
       '/etc/lev/keys',
     );
     expect(configuredKeyFile({ LEVIATH_CONFIG: file('none.toml', '') })).toBeUndefined();
-    expect(codecOption({ LEVIATH_CONFIG: file('none.toml', '') })).toEqual({});
+    expect(codecOption({ LEVIATH_CONFIG: file('none.toml', '') }).dataConverter.payloadCodecs).toEqual([
+      expect.any(KeylessCodec),
+    ]);
     expect(configuredKeyring({ LEVIATH_CONFIG: config })?.current).toBe('a');
   });
 

@@ -95,6 +95,7 @@ export function registerWorker(program: Command): void {
       const { flushTracing, startTracing } = await import('../../telemetry/tracing.js');
       startTracing();
       const { workerDeployment } = await import('../../worker/deployment.js');
+      const { stoppedWithoutKey } = await import('../../worker/key-stop.js');
       const deployment = {
         ...(flags.deployment !== undefined ? { deployment: flags.deployment } : {}),
         ...(flags.buildId !== undefined ? { buildId: flags.buildId } : {}),
@@ -117,6 +118,8 @@ export function registerWorker(program: Command): void {
       // Worker.run() already shuts down on SIGINT and SIGTERM: calls in flight are cancelled and handed back.
       try {
         await worker.run();
+        const stopped = stoppedWithoutKey(worker);
+        if (stopped) throw stopped;
       } finally {
         await connection.close();
         await flushTracing();
