@@ -48,6 +48,10 @@ export function formatRun(v: RunView): string {
   );
   if (v.recentCalls.length > 0)
     lines.push(`Calls:    ${v.recentCalls.map((c) => `${c.subject} ${c.ok ? '✓' : '✗'}`).join(' · ')}`);
+  if (v.rejected)
+    lines.push(
+      `Dropped:  ${v.rejected.count} malformed signal${v.rejected.count === 1 ? '' : 's'}; the last: ${v.rejected.recent.at(-1) ?? ''}`,
+    );
   if (v.heldMessages > 0)
     lines.push(
       `Held:     ${v.heldMessages} message${v.heldMessages === 1 ? '' : 's'} for the next stage that accepts them`,

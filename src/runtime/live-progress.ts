@@ -7,6 +7,7 @@
  * update). The run merges the last report into what it knows of its
  * finished visits. Pure: imported by workflow code.
  */
+import { mergeRejected } from './message-checks.js';
 import { addCost } from './spend.js';
 import type { Progress } from './types.js';
 import { addUsage } from './types.js';
@@ -116,5 +117,11 @@ export function withVisitProgress(run: Progress, visit: Progress): Progress {
     stageWorkflowId: run.stageWorkflowId,
     usage: addUsage(run.finishedVisits?.usage ?? run.usage, visit.usage),
     cost: addCost(run.finishedVisits?.cost ?? run.cost, visit.cost),
+    ...rejectedOf(run, visit),
   };
+}
+
+function rejectedOf(run: Progress, visit: Progress): Pick<Progress, 'rejected'> {
+  const rejected = mergeRejected(run.rejected, visit.rejected);
+  return rejected ? { rejected } : {};
 }

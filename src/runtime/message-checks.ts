@@ -12,11 +12,12 @@
  * visit's report reaches an older run. Pure: imported by workflow code.
  */
 
+import { formatCoded } from '../errors.js';
 import { cutBytes } from '../truncate.js';
 import type { MetricAdd } from './fleet-metrics.js';
 import { isRefusal, OPERATOR_UPDATES, type OperatorUpdate, parseOperatorRequest } from './people/updates.js';
 import type { ForwardedRequest, StageReport } from './people/visit-side.js';
-import type { StageOutcome } from './types.js';
+import type { RejectedMessages, StageOutcome } from './types.js';
 
 /** A message's argument read as what its handler takes, or what is wrong with it. */
 export type Checked<T> = { ok: true; value: T } | { ok: false; problem: string };
@@ -189,12 +190,6 @@ export function checkMessageText(arg: unknown): Checked<string> {
   return isRefusal(read) ? { ok: false, problem: read.message } : { ok: true, value: arg as string };
 }
 
-/** The messages a workflow dropped: how many, and the last few, newest last. */
-export interface RejectedMessages {
-  count: number;
-  recent: string[];
-}
-
 /** How many dropped messages the details name one by one. */
 export const RECENT_REJECTED = 3;
 /** The longest line a dropped message leaves, in bytes. */
@@ -202,7 +197,7 @@ const REJECTED_LINE_BYTES = 300;
 
 /** The line a dropped signal leaves in the worker's log and the workflow's details. */
 export function rejectedLine(message: string, problem: string): string {
-  return cutBytes(`\`${message}\` signal dropped: ${problem}`, REJECTED_LINE_BYTES);
+  return cutBytes(formatCoded('bad-signal', `\`${message}\` signal dropped: ${problem}`), REJECTED_LINE_BYTES);
 }
 
 /** The record with one more dropped message. */

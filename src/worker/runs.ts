@@ -20,6 +20,7 @@ import type {
   PendingAsk,
   Progress,
   RegionBar,
+  RejectedMessages,
   RunInput,
   RunMemo,
   RunResult,
@@ -152,6 +153,8 @@ export interface RunView extends RunRow {
   paused: boolean;
   /** Messages held for a stage that accepts them. */
   heldMessages: number;
+  /** Signals the run and its live visit dropped for their shape (docs/reference/operators.md#rejected-messages). */
+  rejected: RejectedMessages | null;
   usage: UsageTotals | null;
   waitingFor: Waiting[];
   taskQueue: string;
@@ -267,6 +270,7 @@ export async function viewRun(
     asks: progress?.asks ?? [],
     paused: progress?.paused ?? false,
     heldMessages: progress?.heldMessages ?? 0,
+    rejected: progress?.rejected ?? null,
     usage,
     waitingFor,
     taskQueue: info.taskQueue,

@@ -87,6 +87,7 @@ describe('lev show report', () => {
     asks: [],
     paused: false,
     heldMessages: 0,
+    rejected: null,
     usage: { calls: 4, promptTokens: 12_000, completionTokens: 345, cacheReadTokens: 0, cacheWriteTokens: 0 },
     waitingFor: [],
     taskQueue: 'leviath',
@@ -149,6 +150,13 @@ describe('lev show report', () => {
       'Forks:    demo-fork-a (after turn 3, completed), demo-fork-b (after turn 1 of stage "build", running)',
     );
     expect(formatRun(view)).not.toMatch(/Fork/);
+  });
+
+  it('says how many malformed signals the run dropped, and the last (docs/reference/operators.md#rejected-messages)', () => {
+    const line = '[bad-signal] `operator` signal dropped: the request should be an object; it is a string';
+    const text = formatRun({ ...view, rejected: { count: 2, recent: ['`stage-report` signal dropped: …', line] } });
+    expect(text).toContain(`Dropped:  2 malformed signals; the last: ${line}`);
+    expect(formatRun(view)).not.toContain('Dropped');
   });
 });
 

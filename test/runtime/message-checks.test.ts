@@ -166,7 +166,7 @@ describe('checkMessageText', () => {
 describe('what a dropped message leaves', () => {
   it('a short line naming the message and the problem', () => {
     expect(rejectedLine('stage-report', 'the report should be an object; it is a string')).toBe(
-      '`stage-report` signal dropped: the report should be an object; it is a string',
+      '[bad-signal] `stage-report` signal dropped: the report should be an object; it is a string',
     );
     expect(utf8Bytes(rejectedLine('operator', 'é'.repeat(1 << 20)))).toBeLessThanOrEqual(300);
   });

@@ -19,10 +19,13 @@ import {
 } from '@temporalio/workflow';
 import {
   applyBetweenVisits,
+  checkMessageText,
+  checkStageReport,
   type ForwardedRequest,
   isRefusal,
   type LeviathStatus,
   NO_WAITS,
+  noteRejected,
   type OperatorCarry,
   type OperatorReply,
   type OperatorRequest,
@@ -30,8 +33,11 @@ import {
   type OperatorView,
   type Progress,
   parseOperatorRequest,
+  type RejectedMessages,
   type ReportOrder,
   refusalText,
+  rejectedLine,
+  rejectedMetric,
   reportIsStale,
   runStatus,
   STATUS_KEY,
@@ -93,6 +99,8 @@ export class RunOperators {
   ended = false;
   /** The region set a cancelled visit reported. */
   cancelledOutcome: StageOutcome | undefined;
+  /** Signals dropped for their shape (docs/reference/operators.md#rejected-messages). */
+  private rejected: RejectedMessages | undefined;
 
   constructor(private readonly changed: () => void) {}
 
@@ -103,13 +111,28 @@ export class RunOperators {
     this.onUpdate(answerUpdate, 'answer');
     this.onUpdate(pauseUpdate, 'pause');
     this.onUpdate(resumeUpdate, 'resume');
-    setHandler(runMessageSignal, async (text) => {
-      const op = validateOperatorRequest('message', text, this.view());
-      // A signal has nobody to answer: a refused one is dropped, and the worker log says why.
+    // A signal has nobody to answer: a malformed one is dropped before it touches state, and shown.
+    setHandler(runMessageSignal, async (arg: unknown) => {
+      const text = checkMessageText(arg);
+      if (!text.ok) return this.reject(runMessageSignal.name, text.problem);
+      const op = validateOperatorRequest('message', text.value, this.view());
       if (isRefusal(op)) log.warn(`message signal dropped: ${refusalText(op)}`);
       else await this.forward(op);
     });
-    setHandler(stageReportSignal, (report) => this.report(report));
+    setHandler(stageReportSignal, (arg: unknown) => {
+      const report = checkStageReport(arg);
+      if (report.ok) this.report(report.value);
+      else this.reject(stageReportSignal.name, report.problem);
+    });
+  }
+
+  /** A signal dropped for its shape: in the worker's log, the metric and the run's details. */
+  private reject(message: string, problem: string): void {
+    const line = rejectedLine(message, problem);
+    log.warn(line);
+    emit([rejectedMetric('run', message)]);
+    this.rejected = noteRejected(this.rejected, line);
+    this.changed();
   }
 
   private onUpdate<Ret, Args extends unknown[]>(def: UpdateDefinition<Ret, Args>, update: OperatorUpdate): void {
@@ -310,7 +333,10 @@ export class RunOperators {
   }
 
   /** The run's part of its progress: status, waits, pause and held messages. */
-  progress(): Pick<Progress, 'status' | 'waiting' | 'toolWorker' | 'provider' | 'asks' | 'paused' | 'heldMessages'> {
+  progress(): Pick<
+    Progress,
+    'status' | 'waiting' | 'toolWorker' | 'provider' | 'asks' | 'paused' | 'heldMessages' | 'rejected'
+  > {
     const view = this.view();
     const toolWorker = this.absentToolWorker();
     const provider = this.live ? this.waits.provider : undefined;
@@ -329,6 +355,7 @@ export class RunOperators {
       asks: [...view.asks],
       paused: view.paused,
       heldMessages: this.carry.held.length + (this.live ? this.waits.heldMessages : 0),
+      ...(this.rejected ? { rejected: this.rejected } : {}),
     };
   }
 }

@@ -20,6 +20,7 @@ import {
 } from '@temporalio/workflow';
 import type { HandedOver, StageInput, StageOutcome } from '../../src/runtime/index.js';
 import {
+  checkMessageText,
   handsOver,
   inferenceFailedNote,
   STAGE_KEY,
@@ -66,7 +67,11 @@ export async function stageWorkflow(input: StageInput): Promise<StageOutcome | H
   const visit = new StageVisit(input, def, patches);
   upsertSearchAttributes([{ key: STAGE_KEY, value: def.name }]);
   setHandler(progressQuery, () => visit.progress());
-  setHandler(stageMessageSignal, (text) => void visit.inbox.push(text));
+  setHandler(stageMessageSignal, (arg: unknown) => {
+    const text = checkMessageText(arg);
+    if (text.ok) visit.inbox.push(text.value);
+    else visit.operators.reject(stageMessageSignal.name, text.problem);
+  });
   visit.operators.install();
   visit.showDetails();
   try {
