@@ -15,6 +15,7 @@
 import { formatCoded } from '../errors.js';
 import { cutBytes } from '../truncate.js';
 import type { MetricAdd } from './fleet-metrics.js';
+import { RECENT_REJECTED } from './live-progress.js';
 import { isRefusal, OPERATOR_UPDATES, type OperatorUpdate, parseOperatorRequest } from './people/updates.js';
 import type { ForwardedRequest, StageReport } from './people/visit-side.js';
 import type { RejectedMessages, StageOutcome } from './types.js';
@@ -190,8 +191,6 @@ export function checkMessageText(arg: unknown): Checked<string> {
   return isRefusal(read) ? { ok: false, problem: read.message } : { ok: true, value: arg as string };
 }
 
-/** How many dropped messages the details name one by one. */
-export const RECENT_REJECTED = 3;
 /** The longest line a dropped message leaves, in bytes. */
 const REJECTED_LINE_BYTES = 300;
 
@@ -203,15 +202,6 @@ export function rejectedLine(message: string, problem: string): string {
 /** The record with one more dropped message. */
 export function noteRejected(before: RejectedMessages | undefined, line: string): RejectedMessages {
   return { count: (before?.count ?? 0) + 1, recent: [...(before?.recent ?? []), line].slice(-RECENT_REJECTED) };
-}
-
-/** A run's and its live visit's dropped messages together, as `lev show` reports them. */
-export function mergeRejected(
-  a: RejectedMessages | undefined,
-  b: RejectedMessages | undefined,
-): RejectedMessages | undefined {
-  if (!a || !b) return a ?? b;
-  return { count: a.count + b.count, recent: [...a.recent, ...b.recent].slice(-RECENT_REJECTED) };
 }
 
 /** The count of a dropped message (`leviath_rejected_messages_total`), by workflow and message name. */

@@ -5,9 +5,10 @@
  * `lev msg`, `lev approve`, ..., `lev run --attended` and the tests use these.
  */
 import { type Client, type WorkflowHandle, WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
-import { ApplicationFailure } from '@temporalio/common';
+import { ApplicationFailure, type UpdateDefinition } from '@temporalio/common';
 import { LevError } from '../errors.js';
 import { withVisitProgress } from '../runtime/live-progress.js';
+import { operatorUpdates, progressQuery } from '../runtime/messages.js';
 import type { OperatorReturn, OperatorUpdate } from '../runtime/people/updates.js';
 import type { Progress } from '../runtime/types.js';
 
@@ -49,10 +50,10 @@ export async function sendUpdate<T extends OperatorReturn>(
   arg?: unknown,
 ): Promise<T> {
   const handle = await openRun(client, runId);
+  // The definitions' argument types are what a person may send; `arg` is checked by the run's validator.
+  const def = operatorUpdates[update] as UpdateDefinition<T, [unknown?]>;
   try {
-    return arg === undefined
-      ? await handle.executeUpdate<T, []>(update)
-      : await handle.executeUpdate<T, [unknown]>(update, { args: [arg] });
+    return await handle.executeUpdate(def, { args: arg === undefined ? [] : [arg] });
   } catch (err) {
     const coded = refusal(err);
     if (coded) throw coded;
@@ -78,7 +79,7 @@ export async function cancelRun(client: Client, runId: string, wait = false): Pr
 
 /** A query, given up after `deadlineMs` when set: a run nobody serves never answers. */
 function queryProgress(client: Client, workflowId: string, deadlineMs: number | undefined): Promise<Progress> {
-  const ask = () => client.workflow.getHandle(workflowId).query<Progress>('progress');
+  const ask = () => client.workflow.getHandle(workflowId).query(progressQuery);
   return deadlineMs === undefined ? ask() : client.connection.withDeadline(Date.now() + deadlineMs, ask);
 }
 

@@ -2,13 +2,12 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { LEVIATH_METRICS } from '../../src/runtime/fleet-metrics.js';
+import { mergeRejected, RECENT_REJECTED } from '../../src/runtime/live-progress.js';
 import {
   checkForwardedRequest,
   checkMessageText,
   checkStageReport,
-  mergeRejected,
   noteRejected,
-  RECENT_REJECTED,
   rejectedLine,
   rejectedMetric,
 } from '../../src/runtime/message-checks.js';

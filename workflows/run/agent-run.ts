@@ -41,6 +41,7 @@ import {
   upgradesOnContinue,
   workerRunInput,
 } from '../../src/runtime/index.js';
+import { progressQuery } from '../../src/runtime/messages.js';
 import {
   INLINE_WORKER,
   NOTIFY_TOLD_CARRIED,
@@ -59,7 +60,6 @@ import { endsWithOutput } from '../../src/runtime/stage-modes.js';
 import type { Blueprint } from '../../src/shapes/frozen-blueprint.js';
 import type { PermissionLayer } from '../../src/tools/permissions.js';
 import { activities, localActivities, quickOptions, referenceOptions } from '../activities.js';
-import { progressQuery } from '../messages.js';
 import { toolWatch } from '../tool-worker-watch.js';
 import { continueIfDue, stopIfOverBudget } from './continue-as-new.js';
 import { notifyEnd, runWebhooks, watchQuestions } from './notify.js';

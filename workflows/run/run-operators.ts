@@ -26,6 +26,7 @@ import {
   type LeviathStatus,
   NO_WAITS,
   noteRejected,
+  OPERATOR_UPDATES,
   type OperatorCarry,
   type OperatorReply,
   type OperatorRequest,
@@ -51,17 +52,7 @@ import {
   waitChange,
   waitingKind,
 } from '../../src/runtime/index.js';
-import {
-  answerUpdate,
-  approveUpdate,
-  denyUpdate,
-  messageUpdate,
-  operatorSignal,
-  pauseUpdate,
-  resumeUpdate,
-  runMessageSignal,
-  stageReportSignal,
-} from '../messages.js';
+import { operatorSignal, operatorUpdates, runMessageSignal, stageReportSignal } from '../../src/runtime/messages.js';
 import { emit } from '../meter.js';
 
 /**
@@ -105,12 +96,7 @@ export class RunOperators {
   constructor(private readonly changed: () => void) {}
 
   install(): void {
-    this.onUpdate(messageUpdate, 'message');
-    this.onUpdate(approveUpdate, 'approve');
-    this.onUpdate(denyUpdate, 'deny');
-    this.onUpdate(answerUpdate, 'answer');
-    this.onUpdate(pauseUpdate, 'pause');
-    this.onUpdate(resumeUpdate, 'resume');
+    for (const update of OPERATOR_UPDATES) this.onUpdate(operatorUpdates[update], update);
     // A signal has nobody to answer: a malformed one is dropped before it touches state, and shown.
     setHandler(runMessageSignal, async (arg: unknown) => {
       const text = checkMessageText(arg);

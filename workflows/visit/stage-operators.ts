@@ -32,7 +32,7 @@ import {
   type ToolWorkerAbsence,
   type VisitCounters,
 } from '../../src/runtime/index.js';
-import { handOverSignal, operatorSignal, stageReportSignal } from '../messages.js';
+import { handOverSignal, operatorSignal, stageReportSignal } from '../../src/runtime/messages.js';
 import { emit } from '../meter.js';
 
 /** What the operator side needs of its visit. */

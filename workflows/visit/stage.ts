@@ -29,6 +29,7 @@ import {
   visitOverBudget,
 } from '../../src/runtime/index.js';
 import { needsDiscovery } from '../../src/runtime/mcp-grants.js';
+import { progressQuery, stageMessageSignal } from '../../src/runtime/messages.js';
 import {
   HAND_OVER_READ_LAST,
   INFERENCE_BOOKKEEPING,
@@ -43,7 +44,6 @@ import {
 import { asksInForms } from '../../src/runtime/people/interaction-points.js';
 import { endsWithOutput, fanOutEnd } from '../../src/runtime/stage-modes.js';
 import type { StageDef } from '../../src/shapes/frozen-blueprint.js';
-import { progressQuery, stageMessageSignal } from '../messages.js';
 import { StageVisit } from './stage-visit.js';
 import { answerCalls, watchRepetition } from './tool-calls.js';
 
