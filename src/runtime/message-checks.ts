@@ -191,6 +191,14 @@ export function checkMessageText(arg: unknown): Checked<string> {
   return isRefusal(read) ? { ok: false, problem: read.message } : { ok: true, value: arg as string };
 }
 
+/** The arguments of a signal that takes none (`hand-over`): any given is not what its sender meant. */
+export function checkNoArgument(args: readonly unknown[]): Checked<undefined> {
+  const given = args.find((a) => a !== undefined);
+  return args.every((a) => a === undefined)
+    ? { ok: true, value: undefined }
+    : { ok: false, problem: `it takes no argument; it was given ${kindOf(given)}` };
+}
+
 /** The longest line a dropped message leaves, in bytes. */
 const REJECTED_LINE_BYTES = 300;
 

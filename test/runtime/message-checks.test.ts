@@ -6,6 +6,7 @@ import { mergeRejected, RECENT_REJECTED } from '../../src/runtime/live-progress.
 import {
   checkForwardedRequest,
   checkMessageText,
+  checkNoArgument,
   checkStageReport,
   noteRejected,
   rejectedLine,
@@ -159,6 +160,16 @@ describe('checkMessageText', () => {
     expect(checkMessageText('/done')).toEqual({ ok: true, value: '/done' });
     expect(checkMessageText('garbage')).toEqual({ ok: true, value: 'garbage' });
     for (const arg of [...WRONG.filter((a) => a !== 'garbage'), '  ']) expect(checkMessageText(arg).ok).toBe(false);
+  });
+});
+
+describe('checkNoArgument', () => {
+  it('takes a `hand-over` as the run sends it, with nothing, and drops one with anything', () => {
+    expect(checkNoArgument([])).toEqual({ ok: true, value: undefined });
+    expect(checkNoArgument([undefined])).toEqual({ ok: true, value: undefined });
+    expect(checkNoArgument([null])).toEqual({ ok: false, problem: 'it takes no argument; it was given null' });
+    for (const arg of WRONG) expect(checkNoArgument([arg]).ok).toBe(false);
+    expect(checkNoArgument([undefined, 'x'])).toMatchObject({ problem: 'it takes no argument; it was given a string' });
   });
 });
 

@@ -11,6 +11,7 @@ import {
   type AskDecision,
   applyOperatorRequest,
   checkForwardedRequest,
+  checkNoArgument,
   type ForwardedRequest,
   freshMark,
   freshStageOperators,
@@ -82,9 +83,10 @@ export class StageOperators {
       if (forwarded.ok) await this.receive(forwarded.value);
       else this.reject(operatorSignal.name, forwarded.problem);
     });
-    // Takes no argument, so none can be wrong.
-    setHandler(handOverSignal, () => {
-      this.handOverAsked = true;
+    setHandler(handOverSignal, (...args: unknown[]) => {
+      const none = checkNoArgument(args);
+      if (none.ok) this.handOverAsked = true;
+      else this.reject(handOverSignal.name, none.problem);
     });
   }
 
