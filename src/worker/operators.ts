@@ -11,6 +11,13 @@ import { withVisitProgress } from '../runtime/live-progress.js';
 import { operatorUpdates, progressQuery } from '../runtime/messages.js';
 import type { OperatorReturn, OperatorUpdate } from '../runtime/people/updates.js';
 import type { Progress } from '../runtime/types.js';
+import {
+  cancelStep,
+  DEFAULT_CANCEL_GRACE_SECS,
+  readTaskFailure,
+  type TaskFailure,
+  terminatedReason,
+} from './task-failures.js';
 
 /** The run, refused with `run-not-found` when Temporal does not know it and `run-finished` when it has ended. */
 async function openRun(client: Client, runId: string): Promise<WorkflowHandle> {
@@ -64,17 +71,45 @@ export async function sendUpdate<T extends OperatorReturn>(
   }
 }
 
+/** How a cancellation went: the run's Temporal status once it ended, and the reason when it had to be terminated. */
+export interface CancelEnd {
+  status?: string;
+  terminated?: string;
+}
+
 /**
  * Requests the run's cancellation (docs/reference/operators.md#cancellation);
- * with `wait`, resolves once the run has ended, with its Temporal status.
+ * with `wait`, resolves once the run has ended, with its Temporal status. A run
+ * whose workflow task keeps failing cannot take the request: it is terminated
+ * once `graceMs` has passed (docs/reference/operators.md#a-wedged-run).
  */
-export async function cancelRun(client: Client, runId: string, wait = false): Promise<string | undefined> {
+export async function cancelRun(
+  client: Client,
+  runId: string,
+  opts: { wait?: boolean; graceMs?: number; pollMs?: number } = {},
+): Promise<CancelEnd> {
+  const { wait = false, graceMs = DEFAULT_CANCEL_GRACE_SECS * 1000, pollMs = 250 } = opts;
   const handle = await openRun(client, runId);
   await handle.cancel();
-  if (!wait) return undefined;
-  // The run's end is what `--wait` reports, however it ended.
-  await handle.result().catch(() => undefined);
-  return (await handle.describe()).status.name;
+  const started = Date.now();
+  for (;;) {
+    const status = (await handle.describe()).status.name;
+    const failure = status === 'RUNNING' ? await readTaskFailure(client, runId) : undefined;
+    const elapsedMs = Date.now() - started;
+    switch (cancelStep({ ended: status !== 'RUNNING', failing: failure !== undefined, elapsedMs, graceMs, wait })) {
+      case 'ended':
+        return wait || failure ? { status } : {};
+      case 'leave':
+        return {};
+      case 'terminate': {
+        const reason = terminatedReason(graceMs / 1000, failure as TaskFailure);
+        await handle.terminate(reason);
+        return { status: 'TERMINATED', terminated: reason };
+      }
+      case 'wait':
+        await new Promise((r) => setTimeout(r, pollMs));
+    }
+  }
 }
 
 /** A query, given up after `deadlineMs` when set: a run nobody serves never answers. */

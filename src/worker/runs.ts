@@ -29,6 +29,7 @@ import type {
 import { runProgress } from './operators.js';
 import { runOutcome, type ToolWait, toolWorkerWait } from './run-client.js';
 import { listQuery, type RunFilter, type ShownStatus, shownStatus, stagePath } from './run-list.js';
+import { readTaskFailure, type TaskFailure } from './task-failures.js';
 
 /** How long `lev ps` and `lev show` wait for a worker to answer the `progress` query of an open run. */
 export const PROGRESS_DEADLINE_MS = 2000;
@@ -155,6 +156,8 @@ export interface RunView extends RunRow {
   heldMessages: number;
   /** Signals the run and its live visit dropped for their shape (docs/reference/operators.md#rejected-messages). */
   rejected: RejectedMessages | null;
+  /** The run's and its open visits' workflow tasks that keep failing (docs/reference/operators.md#a-wedged-run). */
+  taskFailures: TaskFailure[];
   usage: UsageTotals | null;
   waitingFor: Waiting[];
   taskQueue: string;
@@ -209,6 +212,15 @@ export async function describeRun(client: Client, runId: string, address: string
       throw new LevError('run-not-found', `No run "${runId}" on ${address}; \`lev ps\` lists the runs there are.`);
     throw err;
   }
+}
+
+/** The failing workflow tasks of the run and of its visits that are still open; a workflow that vanished meanwhile has none. */
+async function failingTasks(client: Client, runId: string): Promise<TaskFailure[]> {
+  const ids = [runId];
+  const query = `WorkflowId STARTS_WITH '${runId.replace(/'/g, "\\'")}.' AND ExecutionStatus = 'Running'`;
+  for await (const wf of client.workflow.list({ query })) ids.push(wf.workflowId);
+  const found = await Promise.all(ids.map((id) => readTaskFailure(client, id).catch(() => undefined)));
+  return found.filter((f): f is TaskFailure => f !== undefined);
 }
 
 /** One run in full: from its result when it has ended, else from the live `progress` query and visibility. */
@@ -271,6 +283,7 @@ export async function viewRun(
     paused: progress?.paused ?? false,
     heldMessages: progress?.heldMessages ?? 0,
     rejected: progress?.rejected ?? null,
+    taskFailures: open ? await failingTasks(client, runId) : [],
     usage,
     waitingFor,
     taskQueue: info.taskQueue,

@@ -88,6 +88,7 @@ describe('lev show report', () => {
     paused: false,
     heldMessages: 0,
     rejected: null,
+    taskFailures: [],
     usage: { calls: 4, promptTokens: 12_000, completionTokens: 345, cacheReadTokens: 0, cacheWriteTokens: 0 },
     waitingFor: [],
     taskQueue: 'leviath',
@@ -150,6 +151,18 @@ describe('lev show report', () => {
       'Forks:    demo-fork-a (after turn 3, completed), demo-fork-b (after turn 1 of stage "build", running)',
     );
     expect(formatRun(view)).not.toMatch(/Fork/);
+  });
+
+  it('says when the workflow task of the run or a visit keeps failing, instead of blaming a missing worker', () => {
+    const message = "Cannot read properties of undefined (reading 'kind')";
+    const wedged = formatRun({
+      ...view,
+      live: false,
+      taskFailures: [{ workflowId: `${view.runId}.1.investigate`, attempt: 12, message }],
+    });
+    expect(wedged).toContain('started 3m ago; its workflow task keeps failing');
+    expect(wedged).not.toContain('no worker answered');
+    expect(wedged).toContain(`Failing:  workflow task failing in ${view.runId}.1.investigate (attempt 12): ${message}`);
   });
 
   it('says how many malformed signals the run dropped, and the last (docs/reference/operators.md#rejected-messages)', () => {
