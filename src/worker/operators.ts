@@ -58,9 +58,9 @@ export async function sendUpdate<T extends OperatorReturn>(
 ): Promise<T> {
   const handle = await openRun(client, runId);
   // The definitions' argument types are what a person may send; `arg` is checked by the run's validator.
-  const def = operatorUpdates[update] as UpdateDefinition<T, [unknown?]>;
+  const def: UpdateDefinition<OperatorReturn, [unknown?]> = operatorUpdates[update];
   try {
-    return await handle.executeUpdate(def, { args: arg === undefined ? [] : [arg] });
+    return (await handle.executeUpdate(def, { args: arg === undefined ? [] : [arg] })) as T;
   } catch (err) {
     const coded = refusal(err);
     if (coded) throw coded;

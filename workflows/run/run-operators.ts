@@ -121,10 +121,10 @@ export class RunOperators {
     this.changed();
   }
 
-  private onUpdate<Ret, Args extends unknown[]>(def: UpdateDefinition<Ret, Args>, update: OperatorUpdate): void {
-    setHandler(def, (async (...args: Args) => this.handle(update, args[0])) as (...args: Args) => Promise<Ret>, {
-      validator: (...args: Args) => {
-        const op = validateOperatorRequest(update, args[0], this.view());
+  private onUpdate(def: UpdateDefinition<unknown, [unknown?]>, update: OperatorUpdate): void {
+    setHandler(def, (arg?: unknown) => this.handle(update, arg), {
+      validator: (arg?: unknown) => {
+        const op = validateOperatorRequest(update, arg, this.view());
         if (isRefusal(op)) throw ApplicationFailure.nonRetryable(refusalText(op), op.code);
       },
     });
