@@ -9,6 +9,7 @@ import { formatCost, formatRuns } from '../../src/cli/ps-action.js';
 import { formatRun } from '../../src/cli/show-action.js';
 import { emptyUsage } from '../../src/runtime/types.js';
 import type { RunRow, RunView } from '../../src/worker/runs.js';
+import { lev } from './lev-in-process.js';
 
 const row: RunRow = {
   runId: 'demo-20261202T010000-ab12cd34',
@@ -198,5 +199,15 @@ describe('the end of lev run', () => {
     expect(out.join('')).toContain(
       'Messages: 2 messages were never delivered: no later stage accepts messages (`accepts_messages = false`); send them while a stage that accepts messages runs.\n',
     );
+  });
+});
+
+describe('lev cancel --grace', () => {
+  it('takes a number of seconds; anything else is a usage error before any server is asked', async () => {
+    for (const grace of ['soon', '-1', '']) {
+      const out = await lev(['cancel', 'some-run', '--grace', grace, '--address', '127.0.0.1:1']);
+      expect(out.code).toBe(2);
+      expect(out.stderr).toContain('expected a number of seconds of at least 0, such as 10 or 0.5.');
+    }
   });
 });
