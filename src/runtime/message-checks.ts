@@ -16,8 +16,14 @@ import { formatCoded } from '../errors.js';
 import { cutBytes } from '../truncate.js';
 import type { MetricAdd } from './fleet-metrics.js';
 import { RECENT_REJECTED } from './live-progress.js';
-import { isRefusal, OPERATOR_UPDATES, type OperatorUpdate, parseOperatorRequest } from './people/updates.js';
-import type { ForwardedRequest, StageReport } from './people/visit-side.js';
+import {
+  type ForwardedRequest,
+  isRefusal,
+  OPERATOR_UPDATES,
+  type OperatorUpdate,
+  parseOperatorRequest,
+} from './people/updates.js';
+import type { StageReport } from './people/visit-side.js';
 import type { RejectedMessages, StageOutcome } from './types.js';
 
 /** A message's argument read as what its handler takes, or what is wrong with it. */

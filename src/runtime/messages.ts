@@ -43,7 +43,7 @@ export const operatorUpdates = {
   answer: answerUpdate,
   pause: pauseUpdate,
   resume: resumeUpdate,
-} as const satisfies Record<OperatorUpdate, { name: OperatorUpdate }>;
+} as const satisfies Record<OperatorUpdate, { type: 'update'; name: string }>;
 
 /** A message sent as a signal to the run: the `message` update without an answer. */
 export const runMessageSignal = defineSignal<[string]>('message');

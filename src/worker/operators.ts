@@ -58,9 +58,13 @@ export async function sendUpdate<T extends OperatorReturn>(
 ): Promise<T> {
   const handle = await openRun(client, runId);
   // The definitions' argument types are what a person may send; `arg` is checked by the run's validator.
-  const def: UpdateDefinition<OperatorReturn, [unknown?]> = operatorUpdates[update];
+  const def: UpdateDefinition<OperatorReturn, unknown[]> = operatorUpdates[update];
   try {
-    return (await handle.executeUpdate(def, { args: arg === undefined ? [] : [arg] })) as T;
+    const answer =
+      arg === undefined
+        ? await handle.executeUpdate(def as UpdateDefinition<OperatorReturn, []>)
+        : await handle.executeUpdate(def as UpdateDefinition<OperatorReturn, [unknown]>, { args: [arg] });
+    return answer as T;
   } catch (err) {
     const coded = refusal(err);
     if (coded) throw coded;

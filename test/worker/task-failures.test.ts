@@ -5,17 +5,16 @@ import { cancelStep, taskFailingLine, taskFailure, terminatedReason } from '../.
 
 /** The newest events of a run wedged by a malformed `stage-report` before this version checked it. */
 const wedged = [
-  { eventId: 12, workflowExecutionSignaledEventAttributes: { signalName: 'stage-report' } },
+  { workflowExecutionSignaledEventAttributes: { signalName: 'stage-report' } },
   {
-    eventId: 11,
     workflowTaskFailedEventAttributes: {
       failure: {
         message: "Cannot read properties of undefined (reading 'paused')\n    at RunOperators.report (…)",
       },
     },
   },
-  { eventId: 10, workflowTaskStartedEventAttributes: {} },
-  { eventId: 7, workflowTaskFailedEventAttributes: { failure: { message: 'an older failure' } } },
+  { workflowTaskStartedEventAttributes: {} },
+  { workflowTaskFailedEventAttributes: { failure: { message: 'an older failure' } } },
 ];
 
 describe('taskFailure', () => {
