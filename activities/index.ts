@@ -16,6 +16,7 @@ import { deliver } from '../src/notify/deliver.js';
 import { type HandBack, isProviderError, providerTimeoutMs, toActivityFailure } from '../src/providers/index.js';
 import type { ForkStart, ForkStartRequest } from '../src/runtime/activity-types.js';
 import type { WorkerShare } from '../src/runtime/agents/worker-spec.js';
+import { messageUpdate } from '../src/runtime/messages.js';
 import { answerKey } from '../src/runtime/node/answered-calls.js';
 import {
   type ChildBlueprintRequest,
@@ -242,7 +243,7 @@ export function createActivities(config: RuntimeConfig = defaultRuntimeConfig())
     async sendToAgent(req: { id: string; message: string }): Promise<void> {
       await Context.current()
         .client.workflow.getHandle(req.id)
-        .executeUpdate('message', { args: [req.message] });
+        .executeUpdate(messageUpdate, { args: [req.message] });
     },
 
     /** The merged report of a sharded fan-out, from its shards' parts. */

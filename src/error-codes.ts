@@ -492,6 +492,10 @@ export const RUNTIME_CODES = {
   },
   'already-paused': { surface: 'operator', meaning: '`pause` was sent to a paused run.' },
   'not-paused': { surface: 'operator', meaning: '`resume` was sent to a run that is not paused.' },
+  'bad-signal': {
+    surface: 'operator',
+    meaning: "A signal's argument had the wrong shape; the run or visit dropped it and went on.",
+  },
   // Simulator
   'bad-event': { surface: 'simulator', meaning: 'A line of the events file is not a JSON event.' },
   'unknown-call': {

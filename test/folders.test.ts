@@ -7,7 +7,7 @@
  * runtime's Node-only half), `workflows` and `activities`. The shared shapes
  * (`src/shapes/`) import nothing; the workflows' wiring has one home each:
  * activity proxies in `workflows/activities.ts`, wire names in
- * `workflows/messages.ts`, and model-facing texts in `src/runtime/`; so do a
+ * `src/runtime/messages.ts` (which the workflows and the clients import), and model-facing texts in `src/runtime/`; so do a
  * sub-agent worker's input shapes and the merged report's labels
  * (`src/runtime/agents/`). No two modules share a file name (`index.ts` aside).
  * The tools, region kinds and providers are each listed in one table on the
@@ -159,7 +159,12 @@ describe('folder imports', () => {
 
   it('wire the workflows in one place each: activity proxies, wire names, and no model-facing text built there', () => {
     expect(filesMatching(/\bproxy(Local)?Activities\b/, ['workflows'])).toEqual(['workflows/activities.ts']);
-    expect(filesMatching(/\bdefine(Signal|Query|Update)\b/, ['workflows'])).toEqual(['workflows/messages.ts']);
+    expect(filesMatching(/\bdefine(Signal|Query|Update)\b/, ['src', 'workflows', 'activities'])).toEqual([
+      'src/runtime/messages.ts',
+    ]);
+    // Clients send and ask through those definitions, never by spelling a wire name again.
+    const spelled = /\.(query|executeUpdate|startUpdate|signal|signalWithStart)(<[^>]*>)?\(\s*['"`]/;
+    expect(filesMatching(spelled, ['src/worker', 'src/cli', 'workflows', 'activities'])).toEqual([]);
     expect(filesMatching(/\bformatCoded\b/, ['workflows'])).toEqual([]);
   });
 

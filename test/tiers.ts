@@ -60,6 +60,10 @@ export const SLOW_FILES: string[] = [
   'test/integration/fork.test.ts',
   // Seeds of every kind, a worker taken away mid-run.
   'test/integration/seeds.test.ts',
+  // Every message in seven wrong shapes, megabyte ones included, to a run, its visit and a sub-agent's two.
+  'test/integration/bad-messages.test.ts',
+  // A wedged workflow's task retried on the server's backoff until lev show and lev cancel see it.
+  'test/integration/wedged-runs.test.ts',
 ];
 
 /**

@@ -64,14 +64,18 @@ export async function runOperatorUpdate(
   );
 }
 
-export async function runCancel(runId: string, flags: OperatorFlags & { wait?: boolean }): Promise<void> {
-  const status = await withClient(flags, (client) => cancelRun(client, runId, flags.wait === true));
-  if (flags.json)
-    process.stdout.write(`${JSON.stringify({ runId, requested: true, ...(status ? { status } : {}) })}\n`);
+export async function runCancel(
+  runId: string,
+  flags: OperatorFlags & { wait?: boolean; grace: number },
+): Promise<void> {
+  const graceMs = flags.grace * 1000;
+  const end = await withClient(flags, (client) => cancelRun(client, runId, { wait: flags.wait === true, graceMs }));
+  if (flags.json) process.stdout.write(`${JSON.stringify({ runId, requested: true, ...end })}\n`);
+  else if (end.terminated) process.stdout.write(`run ${runId} terminated: ${end.terminated}\n`);
   else
     process.stdout.write(
-      status
-        ? `run ${runId} ended: ${status}\n`
+      end.status
+        ? `run ${runId} ended: ${end.status}\n`
         : `cancellation requested for run ${runId}: it stops at its next safe point and ends CANCELED\n`,
     );
 }

@@ -10,6 +10,13 @@ export function parsePort(value: string): number {
   return n;
 }
 
+export function parseSeconds(value: string): number {
+  const n = Number(value);
+  if (value.trim() === '' || !Number.isFinite(n) || n < 0)
+    throw new InvalidArgumentError('expected a number of seconds of at least 0, such as 10 or 0.5.');
+  return n;
+}
+
 export function parseCount(value: string): number {
   const n = Number(value);
   if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError('expected a whole number of at least 1.');

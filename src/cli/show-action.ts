@@ -6,6 +6,7 @@
 import { forkTurn } from '../runtime/details.js';
 import { age } from '../worker/run-list.js';
 import { type RunView, viewRun } from '../worker/runs.js';
+import { taskFailingLine } from '../worker/task-failures.js';
 import { formatBars } from './bars.js';
 import { withClient } from './connect.js';
 import { formatCost } from './ps-action.js';
@@ -20,7 +21,8 @@ export interface ShowFlags {
 export function formatRun(v: RunView): string {
   const lines = [
     `Run ${v.runId}${v.blueprint ? ` (blueprint ${v.blueprint})` : ''}`,
-    `Status:   ${v.status} (Temporal ${v.executionStatus}), started ${age(v.ageSeconds)} ago${v.live ? '' : v.executionStatus === 'RUNNING' ? '; no worker answered' : ''}`,
+    `Status:   ${v.status} (Temporal ${v.executionStatus}), started ${age(v.ageSeconds)} ago${v.live || v.executionStatus !== 'RUNNING' ? '' : v.taskFailures.length > 0 ? '; its workflow task keeps failing' : '; no worker answered'}`,
+    ...v.taskFailures.map((f) => `Failing:  ${taskFailingLine(f, v.runId)}`),
   ];
   if (v.task) lines.push(`Task:     ${v.task}`);
   if (v.forkedFrom)
@@ -48,6 +50,10 @@ export function formatRun(v: RunView): string {
   );
   if (v.recentCalls.length > 0)
     lines.push(`Calls:    ${v.recentCalls.map((c) => `${c.subject} ${c.ok ? '✓' : '✗'}`).join(' · ')}`);
+  if (v.rejected)
+    lines.push(
+      `Dropped:  ${v.rejected.count} malformed signal${v.rejected.count === 1 ? '' : 's'}; the last: ${v.rejected.recent.at(-1) ?? ''}`,
+    );
   if (v.heldMessages > 0)
     lines.push(
       `Held:     ${v.heldMessages} message${v.heldMessages === 1 ? '' : 's'} for the next stage that accepts them`,

@@ -204,7 +204,13 @@ function callsLine(p: Progress): string {
   return `**Last tool calls**: ${p.recentCalls.map((c) => `\`${c.subject.replace(/`/g, "'")}\` ${c.ok ? '✓' : '✗'}`).join(' · ')}`;
 }
 
-/** A stage visit's current details (docs/reference/operators.md#current-details). */
+/** Signals the workflow dropped for their shape (docs/reference/operators.md#rejected-messages): how many, and the last. */
+export function rejectedLines(p: Pick<Progress, 'rejected'>): string[] {
+  const r = p.rejected;
+  if (!r) return [];
+  return [`**Dropped messages**: ${r.count}; the last: ${r.recent.at(-1)?.replace(/`/g, "'") ?? ''}`];
+}
+
 /** While a visit's sub-agents run: how many are queued, running, done and failed (docs/reference/sub-agents.md#watching-sub-agents). */
 function workersLines(p: Progress): string[] {
   const w = p.workers;
@@ -214,11 +220,13 @@ function workersLines(p: Progress): string[] {
   ];
 }
 
+/** A stage visit's current details (docs/reference/operators.md#current-details). */
 export function stageDetails(p: Progress): string {
   return [
     `**${p.stage}** · turn ${p.visitTurns} (run inference ${p.inferences}) · ${p.status}`,
     ...waitingLines(p),
     ...workersLines(p),
+    ...rejectedLines(p),
     ...(p.heldMessages > 0 ? [`**Held messages**: ${p.heldMessages} (this stage does not accept messages)`] : []),
     '',
     ...regionTable(p.regions, p.window),
@@ -242,6 +250,7 @@ export function runDetails(p: Progress, stages: readonly string[]): string {
     `**Run** \`${p.runId}\` · ${p.status} · ${p.inferences} inference${p.inferences === 1 ? '' : 's'}`,
     live,
     ...waitingLines(p),
+    ...rejectedLines(p),
     ...(p.heldMessages > 0 ? [`**Held messages**: ${p.heldMessages}, for the next stage that accepts messages`] : []),
     '',
     `**Stages**: ${stages.join(' → ') || '(none yet)'}`,

@@ -85,6 +85,12 @@ export const LEVIATH_METRICS = {
     unit: 'waits',
     description: 'Times a run stopped waiting for a person, by reason.',
   },
+  rejectedMessages: {
+    name: 'leviath_rejected_messages_total',
+    unit: 'messages',
+    description:
+      'Signals a run or a stage visit dropped because their argument had the wrong shape, by workflow and message.',
+  },
 } as const satisfies Record<string, MetricDef>;
 
 export type MetricName = keyof typeof LEVIATH_METRICS;

@@ -40,6 +40,7 @@ export * from './fleet-metrics.js';
 export * from './fork-carry.js';
 export * from './guardrails.js';
 export * from './live-progress.js';
+export * from './message-checks.js';
 export * from './notice.js';
 export * from './ops.js';
 export * from './people/asks.js';

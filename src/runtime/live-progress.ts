@@ -8,7 +8,7 @@
  * finished visits. Pure: imported by workflow code.
  */
 import { addCost } from './spend.js';
-import type { Progress } from './types.js';
+import type { Progress, RejectedMessages } from './types.js';
 import { addUsage } from './types.js';
 
 /** At most one report for counting alone per this much workflow time (10 s). */
@@ -116,5 +116,23 @@ export function withVisitProgress(run: Progress, visit: Progress): Progress {
     stageWorkflowId: run.stageWorkflowId,
     usage: addUsage(run.finishedVisits?.usage ?? run.usage, visit.usage),
     cost: addCost(run.finishedVisits?.cost ?? run.cost, visit.cost),
+    ...rejectedOf(run, visit),
   };
+}
+
+function rejectedOf(run: Progress, visit: Progress): Pick<Progress, 'rejected'> {
+  const rejected = mergeRejected(run.rejected, visit.rejected);
+  return rejected ? { rejected } : {};
+}
+
+/** How many dropped messages (docs/reference/operators.md#rejected-messages) the details name one by one. */
+export const RECENT_REJECTED = 3;
+
+/** A run's and its live visit's dropped messages together, as `lev show` reports them. */
+export function mergeRejected(
+  a: RejectedMessages | undefined,
+  b: RejectedMessages | undefined,
+): RejectedMessages | undefined {
+  if (!a || !b) return a ?? b;
+  return { count: a.count + b.count, recent: [...a.recent, ...b.recent].slice(-RECENT_REJECTED) };
 }

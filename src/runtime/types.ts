@@ -293,6 +293,14 @@ export interface Progress {
   gates: { attempts: number; blocked: number };
   /** Workers of the fan-out (and agents started without waiting) of the visit, while any is not done. */
   workers?: WorkerCounts;
+  /** Signals the workflow dropped for their shape (docs/reference/operators.md#rejected-messages). */
+  rejected?: RejectedMessages;
+}
+
+/** The messages a workflow dropped: how many, and the last few, newest last. */
+export interface RejectedMessages {
+  count: number;
+  recent: string[];
 }
 
 /** How a finished run ended, as its result says; a cancelled run has no result, and the client says `cancelled`. */

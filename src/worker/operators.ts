@@ -5,12 +5,20 @@
  * `lev msg`, `lev approve`, ..., `lev run --attended` and the tests use these.
  */
 import { type Client, type WorkflowHandle, WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
-import { ApplicationFailure } from '@temporalio/common';
+import { ApplicationFailure, type UpdateDefinition } from '@temporalio/common';
 import { keyMissingError } from '../codec/key-missing.js';
 import { LevError } from '../errors.js';
 import { withVisitProgress } from '../runtime/live-progress.js';
+import { operatorUpdates, progressQuery } from '../runtime/messages.js';
 import type { OperatorReturn, OperatorUpdate } from '../runtime/people/updates.js';
 import type { Progress } from '../runtime/types.js';
+import {
+  cancelStep,
+  DEFAULT_CANCEL_GRACE_SECS,
+  readTaskFailure,
+  type TaskFailure,
+  terminatedReason,
+} from './task-failures.js';
 
 /** The run, refused with `run-not-found` when Temporal does not know it and `run-finished` when it has ended. */
 async function openRun(client: Client, runId: string): Promise<WorkflowHandle> {
@@ -50,10 +58,14 @@ export async function sendUpdate<T extends OperatorReturn>(
   arg?: unknown,
 ): Promise<T> {
   const handle = await openRun(client, runId);
+  // The definitions' argument types are what a person may send; `arg` is checked by the run's validator.
+  const def: UpdateDefinition<OperatorReturn, unknown[]> = operatorUpdates[update];
   try {
-    return arg === undefined
-      ? await handle.executeUpdate<T, []>(update)
-      : await handle.executeUpdate<T, [unknown]>(update, { args: [arg] });
+    const answer =
+      arg === undefined
+        ? await handle.executeUpdate(def as UpdateDefinition<OperatorReturn, []>)
+        : await handle.executeUpdate(def as UpdateDefinition<OperatorReturn, [unknown]>, { args: [arg] });
+    return answer as T;
   } catch (err) {
     const coded = refusal(err);
     if (coded) throw coded;
@@ -64,22 +76,50 @@ export async function sendUpdate<T extends OperatorReturn>(
   }
 }
 
+/** How a cancellation went: the run's Temporal status once it ended, and the reason when it had to be terminated. */
+export interface CancelEnd {
+  status?: string;
+  terminated?: string;
+}
+
 /**
  * Requests the run's cancellation (docs/reference/operators.md#cancellation);
- * with `wait`, resolves once the run has ended, with its Temporal status.
+ * with `wait`, resolves once the run has ended, with its Temporal status. A run
+ * whose workflow task keeps failing cannot take the request: it is terminated
+ * once `graceMs` has passed (docs/reference/operators.md#a-wedged-run).
  */
-export async function cancelRun(client: Client, runId: string, wait = false): Promise<string | undefined> {
+export async function cancelRun(
+  client: Client,
+  runId: string,
+  opts: { wait?: boolean; graceMs?: number; pollMs?: number } = {},
+): Promise<CancelEnd> {
+  const { wait = false, graceMs = DEFAULT_CANCEL_GRACE_SECS * 1000, pollMs = 250 } = opts;
   const handle = await openRun(client, runId);
   await handle.cancel();
-  if (!wait) return undefined;
-  // The run's end is what `--wait` reports, however it ended.
-  await handle.result().catch(() => undefined);
-  return (await handle.describe()).status.name;
+  const started = Date.now();
+  for (;;) {
+    const status = (await handle.describe()).status.name;
+    const failure = status === 'RUNNING' ? await readTaskFailure(client, runId) : undefined;
+    const elapsedMs = Date.now() - started;
+    switch (cancelStep({ ended: status !== 'RUNNING', failing: failure !== undefined, elapsedMs, graceMs, wait })) {
+      case 'ended':
+        return wait || failure ? { status } : {};
+      case 'leave':
+        return {};
+      case 'terminate': {
+        const reason = terminatedReason(graceMs / 1000, failure as TaskFailure);
+        await handle.terminate(reason);
+        return { status: 'TERMINATED', terminated: reason };
+      }
+      case 'wait':
+        await new Promise((r) => setTimeout(r, pollMs));
+    }
+  }
 }
 
 /** A query, given up after `deadlineMs` when set: a run nobody serves never answers. */
 function queryProgress(client: Client, workflowId: string, deadlineMs: number | undefined): Promise<Progress> {
-  const ask = () => client.workflow.getHandle(workflowId).query<Progress>('progress');
+  const ask = () => client.workflow.getHandle(workflowId).query(progressQuery);
   return deadlineMs === undefined ? ask() : client.connection.withDeadline(Date.now() + deadlineMs, ask);
 }
 

@@ -20,6 +20,7 @@ import type {
   PendingAsk,
   Progress,
   RegionBar,
+  RejectedMessages,
   RunInput,
   RunMemo,
   RunResult,
@@ -29,6 +30,7 @@ import { codecKeyWait } from './codec-wait.js';
 import { runProgress } from './operators.js';
 import { runOutcome, type ToolWait, toolWorkerWait } from './run-client.js';
 import { listQuery, type RunFilter, type ShownStatus, shownStatus, stagePath } from './run-list.js';
+import { readTaskFailure, type TaskFailure } from './task-failures.js';
 
 /** How long `lev ps` and `lev show` wait for a worker to answer the `progress` query of an open run. */
 export const PROGRESS_DEADLINE_MS = 2000;
@@ -165,6 +167,10 @@ export interface RunView extends RunRow {
   paused: boolean;
   /** Messages held for a stage that accepts them. */
   heldMessages: number;
+  /** Signals the run and its live visit dropped for their shape (docs/reference/operators.md#rejected-messages). */
+  rejected: RejectedMessages | null;
+  /** The run's and its open visits' workflow tasks that keep failing (docs/reference/operators.md#a-wedged-run). */
+  taskFailures: TaskFailure[];
   usage: UsageTotals | null;
   waitingFor: Waiting[];
   taskQueue: string;
@@ -219,6 +225,15 @@ export async function describeRun(client: Client, runId: string, address: string
       throw new LevError('run-not-found', `No run "${runId}" on ${address}; \`lev ps\` lists the runs there are.`);
     throw err;
   }
+}
+
+/** The failing workflow tasks of the run and of its visits that are still open; a workflow that vanished meanwhile has none. */
+async function failingTasks(client: Client, runId: string): Promise<TaskFailure[]> {
+  const ids = [runId];
+  const query = `WorkflowId STARTS_WITH '${runId.replace(/'/g, "\\'")}.' AND ExecutionStatus = 'Running'`;
+  for await (const wf of client.workflow.list({ query })) ids.push(wf.workflowId);
+  const found = await Promise.all(ids.map((id) => readTaskFailure(client, id).catch(() => undefined)));
+  return found.filter((f): f is TaskFailure => f !== undefined);
 }
 
 /** One run in full: from its result when it has ended, else from the live `progress` query and visibility. */
@@ -286,6 +301,8 @@ export async function viewRun(
     asks: progress?.asks ?? [],
     paused: progress?.paused ?? false,
     heldMessages: progress?.heldMessages ?? 0,
+    rejected: progress?.rejected ?? null,
+    taskFailures: open ? await failingTasks(client, runId) : [],
     usage,
     waitingFor,
     taskQueue: info.taskQueue,

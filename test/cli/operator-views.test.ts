@@ -9,6 +9,7 @@ import { formatCost, formatRuns } from '../../src/cli/ps-action.js';
 import { formatRun } from '../../src/cli/show-action.js';
 import { emptyUsage } from '../../src/runtime/types.js';
 import type { RunRow, RunView } from '../../src/worker/runs.js';
+import { lev } from './lev-in-process.js';
 
 const row: RunRow = {
   runId: 'demo-20261202T010000-ab12cd34',
@@ -87,6 +88,8 @@ describe('lev show report', () => {
     asks: [],
     paused: false,
     heldMessages: 0,
+    rejected: null,
+    taskFailures: [],
     usage: { calls: 4, promptTokens: 12_000, completionTokens: 345, cacheReadTokens: 0, cacheWriteTokens: 0 },
     waitingFor: [],
     taskQueue: 'leviath',
@@ -150,6 +153,25 @@ describe('lev show report', () => {
     );
     expect(formatRun(view)).not.toMatch(/Fork/);
   });
+
+  it('says when the workflow task of the run or a visit keeps failing, instead of blaming a missing worker', () => {
+    const message = "Cannot read properties of undefined (reading 'kind')";
+    const wedged = formatRun({
+      ...view,
+      live: false,
+      taskFailures: [{ workflowId: `${view.runId}.1.investigate`, attempt: 12, message }],
+    });
+    expect(wedged).toContain('started 3m ago; its workflow task keeps failing');
+    expect(wedged).not.toContain('no worker answered');
+    expect(wedged).toContain(`Failing:  workflow task failing in ${view.runId}.1.investigate (attempt 12): ${message}`);
+  });
+
+  it('says how many malformed signals the run dropped, and the last (docs/reference/operators.md#rejected-messages)', () => {
+    const line = '[bad-signal] `operator` signal dropped: the request should be an object; it is a string';
+    const text = formatRun({ ...view, rejected: { count: 2, recent: ['`stage-report` signal dropped: …', line] } });
+    expect(text).toContain(`Dropped:  2 malformed signals; the last: ${line}`);
+    expect(formatRun(view)).not.toContain('Dropped');
+  });
 });
 
 describe('the end of lev run', () => {
@@ -177,5 +199,15 @@ describe('the end of lev run', () => {
     expect(out.join('')).toContain(
       'Messages: 2 messages were never delivered: no later stage accepts messages (`accepts_messages = false`); send them while a stage that accepts messages runs.\n',
     );
+  });
+});
+
+describe('lev cancel --grace', () => {
+  it('takes a number of seconds; anything else is a usage error before any server is asked', async () => {
+    for (const grace of ['soon', '-1', '']) {
+      const out = await lev(['cancel', 'some-run', '--grace', grace, '--address', '127.0.0.1:1']);
+      expect(out.code).toBe(2);
+      expect(out.stderr).toContain('expected a number of seconds of at least 0, such as 10 or 0.5.');
+    }
   });
 });

@@ -205,6 +205,18 @@ describe('runDetails', () => {
     expect(md).toContain('**Held messages**: 2');
     expect(md).toContain('**Stages**: investigate');
   });
+
+  it('says how many signals the run and the visit dropped for their shape, and the last (docs/reference/operators.md#rejected-messages)', () => {
+    const rejected = {
+      count: 2,
+      recent: ['a', '[bad-signal] `stage-report` signal dropped: the report should be an object; it is a string'],
+    };
+    const line =
+      "**Dropped messages**: 2; the last: [bad-signal] 'stage-report' signal dropped: the report should be an object; it is a string";
+    expect(runDetails(progress({ rejected }), []).split('\n')).toContain(line);
+    expect(stageDetails(progress({ rejected })).split('\n')).toContain(line);
+    expect(runDetails(progress(), [])).not.toContain('Dropped');
+  });
 });
 
 describe('utcMinute', () => {

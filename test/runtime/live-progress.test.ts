@@ -145,6 +145,15 @@ describe('withVisitProgress', () => {
     expect(merged.cost.usd).toBeCloseTo(0.03);
   });
 
+  it('counts the signals the run and the visit dropped together', () => {
+    expect(withVisitProgress(run, visit).rejected).toBeUndefined();
+    const merged = withVisitProgress(
+      { ...run, rejected: { count: 1, recent: ['run'] } },
+      { ...visit, rejected: { count: 2, recent: ['v1', 'v2'] } },
+    );
+    expect(merged.rejected).toEqual({ count: 3, recent: ['run', 'v1', 'v2'] });
+  });
+
   it("adds the visit's usage to the finished visits alone when the run already merged a report", () => {
     const reported = withLiveVisit(run, counters);
     expect(withVisitProgress(reported, visit).usage).toMatchObject({ calls: 9, promptTokens: 1300 });

@@ -80,6 +80,12 @@ describe('parseOperatorRequest', () => {
     );
     expect(code(parseOperatorRequest('answer', { call: 'q' }))).toBe('bad-update');
     expect(code(parseOperatorRequest('answer', ''))).toBe('text-empty');
+    // `pause` and `resume` take nothing: an argument would pause a run by accident of a typo.
+    expect(parseOperatorRequest('pause', {})).toEqual({ kind: 'pause' });
+    for (const arg of ['garbage', 0, [], { extra: 1 }]) {
+      expect(code(parseOperatorRequest('pause', arg))).toBe('bad-update');
+      expect(code(parseOperatorRequest('resume', arg))).toBe('bad-update');
+    }
   });
 
   it('never throws, whatever the argument', () => {

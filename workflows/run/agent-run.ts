@@ -42,6 +42,7 @@ import {
   workerRunInput,
 } from '../../src/runtime/index.js';
 import { anyDiscoveryRulesDiffer } from '../../src/runtime/mcp-grants.js';
+import { progressQuery } from '../../src/runtime/messages.js';
 import {
   ASKING_TOOLS_NO_MCP_DISCOVERY,
   INLINE_WORKER,
@@ -61,7 +62,6 @@ import { endsWithOutput } from '../../src/runtime/stage-modes.js';
 import type { Blueprint } from '../../src/shapes/frozen-blueprint.js';
 import type { PermissionLayer } from '../../src/tools/permissions.js';
 import { activities, localActivities, quickOptions, referenceOptions } from '../activities.js';
-import { progressQuery } from '../messages.js';
 import { toolWatch } from '../tool-worker-watch.js';
 import { continueIfDue, stopIfOverBudget } from './continue-as-new.js';
 import { notifyEnd, runWebhooks, watchQuestions } from './notify.js';

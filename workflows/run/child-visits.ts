@@ -26,8 +26,8 @@ import {
   stageFailedText,
   visitSummary,
 } from '../../src/runtime/index.js';
+import { handOverSignal } from '../../src/runtime/messages.js';
 import type { StageDef } from '../../src/shapes/frozen-blueprint.js';
-import { handOverSignal } from '../messages.js';
 import { stageWorkflow } from '../visit/stage.js';
 import { visitFailure } from '../visit/stage-visit.js';
 import { type ContinuingRun, continueAsNew, continueDue } from './continue-as-new.js';

@@ -19,10 +19,14 @@ import {
 } from '@temporalio/workflow';
 import {
   applyBetweenVisits,
+  checkMessageText,
+  checkStageReport,
   type ForwardedRequest,
   isRefusal,
   type LeviathStatus,
   NO_WAITS,
+  noteRejected,
+  OPERATOR_UPDATES,
   type OperatorCarry,
   type OperatorReply,
   type OperatorRequest,
@@ -30,8 +34,11 @@ import {
   type OperatorView,
   type Progress,
   parseOperatorRequest,
+  type RejectedMessages,
   type ReportOrder,
   refusalText,
+  rejectedLine,
+  rejectedMetric,
   reportIsStale,
   runStatus,
   STATUS_KEY,
@@ -45,17 +52,7 @@ import {
   waitChange,
   waitingKind,
 } from '../../src/runtime/index.js';
-import {
-  answerUpdate,
-  approveUpdate,
-  denyUpdate,
-  messageUpdate,
-  operatorSignal,
-  pauseUpdate,
-  resumeUpdate,
-  runMessageSignal,
-  stageReportSignal,
-} from '../messages.js';
+import { operatorSignal, operatorUpdates, runMessageSignal, stageReportSignal } from '../../src/runtime/messages.js';
 import { emit } from '../meter.js';
 
 /**
@@ -93,29 +90,41 @@ export class RunOperators {
   ended = false;
   /** The region set a cancelled visit reported. */
   cancelledOutcome: StageOutcome | undefined;
+  /** Signals dropped for their shape (docs/reference/operators.md#rejected-messages). */
+  private rejected: RejectedMessages | undefined;
 
   constructor(private readonly changed: () => void) {}
 
   install(): void {
-    this.onUpdate(messageUpdate, 'message');
-    this.onUpdate(approveUpdate, 'approve');
-    this.onUpdate(denyUpdate, 'deny');
-    this.onUpdate(answerUpdate, 'answer');
-    this.onUpdate(pauseUpdate, 'pause');
-    this.onUpdate(resumeUpdate, 'resume');
-    setHandler(runMessageSignal, async (text) => {
-      const op = validateOperatorRequest('message', text, this.view());
-      // A signal has nobody to answer: a refused one is dropped, and the worker log says why.
+    for (const update of OPERATOR_UPDATES) this.onUpdate(operatorUpdates[update], update);
+    // A signal has nobody to answer: a malformed one is dropped before it touches state, and shown.
+    setHandler(runMessageSignal, async (arg: unknown) => {
+      const text = checkMessageText(arg);
+      if (!text.ok) return this.reject(runMessageSignal.name, text.problem);
+      const op = validateOperatorRequest('message', text.value, this.view());
       if (isRefusal(op)) log.warn(`message signal dropped: ${refusalText(op)}`);
       else await this.forward(op);
     });
-    setHandler(stageReportSignal, (report) => this.report(report));
+    setHandler(stageReportSignal, (arg: unknown) => {
+      const report = checkStageReport(arg);
+      if (report.ok) this.report(report.value);
+      else this.reject(stageReportSignal.name, report.problem);
+    });
   }
 
-  private onUpdate<Ret, Args extends unknown[]>(def: UpdateDefinition<Ret, Args>, update: OperatorUpdate): void {
-    setHandler(def, (async (...args: Args) => this.handle(update, args[0])) as (...args: Args) => Promise<Ret>, {
-      validator: (...args: Args) => {
-        const op = validateOperatorRequest(update, args[0], this.view());
+  /** A signal dropped for its shape: in the worker's log, the metric and the run's details. */
+  private reject(message: string, problem: string): void {
+    const line = rejectedLine(message, problem);
+    log.warn(line);
+    emit([rejectedMetric('run', message)]);
+    this.rejected = noteRejected(this.rejected, line);
+    this.changed();
+  }
+
+  private onUpdate(def: UpdateDefinition<unknown, [unknown?]>, update: OperatorUpdate): void {
+    setHandler(def, (arg?: unknown) => this.handle(update, arg), {
+      validator: (arg?: unknown) => {
+        const op = validateOperatorRequest(update, arg, this.view());
         if (isRefusal(op)) throw ApplicationFailure.nonRetryable(refusalText(op), op.code);
       },
     });
@@ -310,7 +319,10 @@ export class RunOperators {
   }
 
   /** The run's part of its progress: status, waits, pause and held messages. */
-  progress(): Pick<Progress, 'status' | 'waiting' | 'toolWorker' | 'provider' | 'asks' | 'paused' | 'heldMessages'> {
+  progress(): Pick<
+    Progress,
+    'status' | 'waiting' | 'toolWorker' | 'provider' | 'asks' | 'paused' | 'heldMessages' | 'rejected'
+  > {
     const view = this.view();
     const toolWorker = this.absentToolWorker();
     const provider = this.live ? this.waits.provider : undefined;
@@ -329,6 +341,7 @@ export class RunOperators {
       asks: [...view.asks],
       paused: view.paused,
       heldMessages: this.carry.held.length + (this.live ? this.waits.heldMessages : 0),
+      ...(this.rejected ? { rejected: this.rejected } : {}),
     };
   }
 }

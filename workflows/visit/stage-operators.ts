@@ -6,19 +6,25 @@
  * and gives the visit its messages, its pause and the decisions on its asks. What each update does is `applyOperatorRequest` in
  * `src/runtime/people/`.
  */
-import { condition, getExternalWorkflowHandle, setHandler } from '@temporalio/workflow';
+import { condition, getExternalWorkflowHandle, log, setHandler } from '@temporalio/workflow';
 import {
   type AskDecision,
   applyOperatorRequest,
+  checkForwardedRequest,
+  checkNoArgument,
   type ForwardedRequest,
   freshMark,
   freshStageOperators,
+  noteRejected,
   type OperatorCarry,
   operatorCarry,
   type PendingAsk,
   type ProviderWait,
   progressReportDue,
+  type RejectedMessages,
   type ReportMark,
+  rejectedLine,
+  rejectedMetric,
   type StageOperatorState,
   type StageOutcome,
   type StageReport,
@@ -27,7 +33,8 @@ import {
   type ToolWorkerAbsence,
   type VisitCounters,
 } from '../../src/runtime/index.js';
-import { handOverSignal, operatorSignal, stageReportSignal } from '../messages.js';
+import { handOverSignal, operatorSignal, stageReportSignal } from '../../src/runtime/messages.js';
+import { emit } from '../meter.js';
 
 /** What the operator side needs of its visit. */
 export interface OperatorHost {
@@ -59,6 +66,8 @@ export class StageOperators {
   provider: ProviderWait | undefined;
   /** Reports sent by this run of the visit, which number them. */
   private reports = 0;
+  /** Signals dropped for their shape (docs/reference/operators.md#rejected-messages). */
+  rejected: RejectedMessages | undefined;
 
   constructor(
     private readonly host: OperatorHost,
@@ -69,10 +78,25 @@ export class StageOperators {
   }
 
   install(): void {
-    setHandler(operatorSignal, (forwarded) => this.receive(forwarded));
-    setHandler(handOverSignal, () => {
-      this.handOverAsked = true;
+    setHandler(operatorSignal, async (arg: unknown) => {
+      const forwarded = checkForwardedRequest(arg);
+      if (forwarded.ok) await this.receive(forwarded.value);
+      else this.reject(operatorSignal.name, forwarded.problem);
     });
+    setHandler(handOverSignal, (...args: unknown[]) => {
+      const none = checkNoArgument(args);
+      if (none.ok) this.handOverAsked = true;
+      else this.reject(handOverSignal.name, none.problem);
+    });
+  }
+
+  /** A signal dropped for its shape: in the worker's log, the metric and the visit's details. */
+  reject(message: string, problem: string): void {
+    const line = rejectedLine(message, problem);
+    log.warn(line);
+    emit([rejectedMetric('visit', message)]);
+    this.rejected = noteRejected(this.rejected, line);
+    this.host.changed();
   }
 
   waits(): StageWaits {

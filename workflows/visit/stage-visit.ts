@@ -167,6 +167,7 @@ export class StageVisit {
       heldMessages: people.held.length,
       recentCalls: [...this.recentCalls],
       ...this.workers(),
+      ...(this.operators.rejected ? { rejected: this.operators.rejected } : {}),
     });
   }
 

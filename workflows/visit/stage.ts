@@ -20,6 +20,7 @@ import {
 } from '@temporalio/workflow';
 import type { HandedOver, StageInput, StageOutcome } from '../../src/runtime/index.js';
 import {
+  checkMessageText,
   handsOver,
   inferenceFailedNote,
   STAGE_KEY,
@@ -28,6 +29,7 @@ import {
   visitOverBudget,
 } from '../../src/runtime/index.js';
 import { discoveryRulesDiffer, grantRule, needsDiscovery } from '../../src/runtime/mcp-grants.js';
+import { progressQuery, stageMessageSignal } from '../../src/runtime/messages.js';
 import {
   ASKING_TOOLS_NO_MCP_DISCOVERY,
   HAND_OVER_READ_LAST,
@@ -45,7 +47,6 @@ import {
 import { asksInForms } from '../../src/runtime/people/interaction-points.js';
 import { endsWithOutput, fanOutEnd } from '../../src/runtime/stage-modes.js';
 import type { StageDef } from '../../src/shapes/frozen-blueprint.js';
-import { progressQuery, stageMessageSignal } from '../messages.js';
 import { StageVisit } from './stage-visit.js';
 import { answerCalls, watchRepetition } from './tool-calls.js';
 
@@ -78,7 +79,11 @@ export async function stageWorkflow(input: StageInput): Promise<StageOutcome | H
   const visit = new StageVisit(input, def, patches);
   upsertSearchAttributes([{ key: STAGE_KEY, value: def.name }]);
   setHandler(progressQuery, () => visit.progress());
-  setHandler(stageMessageSignal, (text) => void visit.inbox.push(text));
+  setHandler(stageMessageSignal, (arg: unknown) => {
+    const text = checkMessageText(arg);
+    if (text.ok) visit.inbox.push(text.value);
+    else visit.operators.reject(stageMessageSignal.name, text.problem);
+  });
   visit.operators.install();
   visit.showDetails();
   try {

@@ -132,7 +132,10 @@ export function parseOperatorRequest(update: OperatorUpdate, arg: unknown): Oper
       return parseAnswer(arg);
     case 'pause':
     case 'resume':
-      return { kind: update };
+      // Nothing, or the empty object a form sends; anything else is a mistake worth saying.
+      if (arg === undefined || arg === null || (isRecord(arg) && Object.keys(arg).length === 0))
+        return { kind: update };
+      return refuse('bad-update', `\`${update}\` takes no argument.`);
   }
 }
 

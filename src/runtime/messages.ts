@@ -3,7 +3,11 @@
  * the `progress` query a run and a stage visit both answer, the run's
  * updates and `message` signal, the two internal signals between the run and
  * its live stage visit, and the visit's own `message` signal of earlier
- * versions. The only home of wire names (`test/folders.test.ts`).
+ * versions. The only home of wire names (`test/folders.test.ts`): the
+ * workflows install their handlers on these definitions, and the clients
+ * (`src/worker/operators.ts`, the `send_to_agent` activity) send and ask
+ * through them. Pure data; deliberately not in `index.ts`, so only what
+ * talks to workflows loads `@temporalio/workflow`.
  */
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type {
@@ -11,11 +15,11 @@ import type {
   Decision,
   ForwardedRequest,
   MessageReceipt,
+  OperatorUpdate,
   PauseState,
-  Progress,
-  StageOutcome,
-  StageReport,
-} from '../src/runtime/index.js';
+} from './people/updates.js';
+import type { StageReport } from './people/visit-side.js';
+import type { Progress, StageOutcome } from './types.js';
 
 /** What a run or a stage visit shows of itself (`lev ps`, `lev show`, the Web UI). */
 export const progressQuery = defineQuery<Progress>('progress');
@@ -30,6 +34,16 @@ export const answerUpdate = defineUpdate<
 >('answer');
 export const pauseUpdate = defineUpdate<PauseState, []>('pause');
 export const resumeUpdate = defineUpdate<PauseState, []>('resume');
+
+/** The run's updates by the name a person sends (`OPERATOR_UPDATES`): the run installs each, a client sends through it. */
+export const operatorUpdates = {
+  message: messageUpdate,
+  approve: approveUpdate,
+  deny: denyUpdate,
+  answer: answerUpdate,
+  pause: pauseUpdate,
+  resume: resumeUpdate,
+} as const satisfies Record<OperatorUpdate, { type: 'update'; name: string }>;
 
 /** A message sent as a signal to the run: the `message` update without an answer. */
 export const runMessageSignal = defineSignal<[string]>('message');
