@@ -13,6 +13,7 @@
  * The tools, region kinds and providers are each listed in one table on the
  * ground floor, and nowhere else (`parallelLists`).
  * Commands load blueprints through one loader (`src/cli/blueprint-loader.ts`).
+ * A stage visit's state is written in one module (`workflows/visit/stage-visit.ts`).
  * And no test sleeps longer than 2 s (CONTRIBUTING.md#tests-that-wait).
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
@@ -277,6 +278,58 @@ describe('facts with one home', () => {
       { of: 'region kinds', names: ['temporary', 'clearable', 'sliding_window'] },
       { of: 'providers', names: ['anthropic', 'openai', 'google'] },
     ]);
+  });
+});
+
+/** The module that owns a stage visit's mutable state, and the fields it alone writes. */
+const VISIT_STATE_HOME = 'workflows/visit/stage-visit.ts';
+const VISIT_STATE_FIELDS = [
+  'inferences',
+  'visitTurns',
+  'runTurns',
+  'usage',
+  'facts',
+  'finalContent',
+  'finalTokens',
+  'recentCalls',
+  'lastInferenceEnd',
+  'reach',
+  'patience',
+];
+
+/** Writes to a visit's state field through `v.` or `visit.`: assignments, compound ones, `++` and `--`. */
+function visitStateWrites(text: string): { line: number; text: string }[] {
+  const fields = VISIT_STATE_FIELDS.join('|');
+  const patterns = [
+    new RegExp(`\\bv(?:isit)?\\.(?:${fields})\\s*(?:\\+\\+|--|[-+*/]?=(?![=>]))`),
+    new RegExp(`(?:\\+\\+|--)\\s*v(?:isit)?\\.(?:${fields})\\b`),
+  ];
+  return text
+    .split('\n')
+    .flatMap((line, i) => (patterns.some((p) => p.test(line)) ? [{ line: i + 1, text: line.trim() }] : []));
+}
+
+describe("the visit's state", () => {
+  it(`is written only by the transitions of ${VISIT_STATE_HOME}; other files read it`, () => {
+    const found = files(join(ROOT, 'workflows'))
+      .filter((f) => relative(ROOT, f) !== VISIT_STATE_HOME)
+      .flatMap((f) => visitStateWrites(readFileSync(f, 'utf8')).map((w) => `${relative(ROOT, f)}:${w.line} ${w.text}`));
+    expect(found).toEqual([]);
+  });
+
+  it('finds a write when there is one', () => {
+    const code = [
+      'visit.inferences++;',
+      '  v.facts = { ...v.facts, fanOutDone: true };',
+      'visit.usage += 1;',
+      '++v.runTurns;',
+      'if (v.facts === before) return;',
+      'const seen = v.facts.repetition;',
+      'this.book.visitTurns = 0;',
+      'prev.facts = x;',
+      'visit.countInference(reply);',
+    ].join('\n');
+    expect(visitStateWrites(code).map((w) => w.line)).toEqual([1, 2, 3, 4]);
   });
 });
 

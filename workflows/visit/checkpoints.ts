@@ -36,7 +36,7 @@ export interface CheckpointVisit {
   readonly def: StageDef;
   readonly driver: EngineDriver;
   readonly operators: { decide(asks: PendingAsk[], timeoutMs: number): Promise<Map<string, AskDecision>> };
-  facts: VisitFacts;
+  readonly facts: VisitFacts;
   /** The stage's last reply, the document a point is about until a person edits it. */
   readonly finalContent: Content;
   /** Its tokens, which a stored (blob) reply is written with. */
@@ -44,6 +44,8 @@ export interface CheckpointVisit {
   readonly patches: VisitPatches;
   /** A user turn of the conversation; `runtime`: the runtime's words, not a person's. */
   userTurn(text: string, runtime?: boolean): Promise<void>;
+  /** Moves the stage's checkpoint on; none once every point passed. */
+  atCheckpoint(at: VisitFacts['checkpoint']): void;
 }
 
 /** How a visit's checkpoints ended: every point passed, the stage runs again, or the run ends. */
@@ -85,7 +87,7 @@ export async function askCheckpoints(v: CheckpointVisit): Promise<CheckpointEnd>
     for (const line of step.say) await v.userTurn(line);
     if (step.kind === 'pass' && step.note) await v.userTurn(step.note, true);
     const next = nextCheckpoint(v.def, index, round, step);
-    v.facts = withCheckpoint(v.facts, next);
+    v.atCheckpoint(next);
     if (!next) return { kind: 'passed' };
     if (step.kind === 'revise') return { kind: 'revise' };
     if (step.kind === 'edit') {
@@ -98,11 +100,6 @@ export async function askCheckpoints(v: CheckpointVisit): Promise<CheckpointEnd>
       }
     }
   }
-}
-
-function withCheckpoint(facts: VisitFacts, at: VisitFacts['checkpoint']): VisitFacts {
-  const { checkpoint: _left, ...rest } = facts;
-  return at ? { ...rest, checkpoint: at } : rest;
 }
 
 function times(timeoutMs: number): { since: number; deadline: number } {

@@ -8,11 +8,10 @@
  * the activity's retries or fall back for good. Workflow code.
  */
 import { ActivityFailure, ApplicationFailure, condition, isCancellation, workflowInfo } from '@temporalio/workflow';
-import type { InferInput, InferOutput, Patience, StageInput } from '../../src/runtime/index.js';
-import { addUsage, failureCode } from '../../src/runtime/index.js';
+import type { InferInput, InferOutput, Patience } from '../../src/runtime/index.js';
+import { failureCode } from '../../src/runtime/index.js';
 import { fallbackDetail, MODEL_FALLBACK, stageChain } from '../../src/runtime/model-fallback.js';
 import {
-  afterAnswer,
   afterFailure,
   avoidedEntries,
   HAND_BACK_AFTER,
@@ -25,17 +24,16 @@ import type { SubAgents } from '../agents/sub-agents.js';
 import type { StageOperators } from './stage-operators.js';
 import { type CallingVisit, discoverTools } from './tool-calls.js';
 
-/** What an inference needs of its visit (`StageVisit`), and the counters it moves. */
+/** What an inference needs of its visit (`StageVisit`), and the transitions it moves the visit's state by. */
 export interface InferringVisit extends Pick<CallingVisit, 'input' | 'def' | 'stage' | 'driver' | 'patches' | 'reach'> {
   readonly operators: Pick<StageOperators, 'inferring' | 'state' | 'handOverAsked' | 'waitForProvider'>;
   readonly agents: Pick<SubAgents, 'open'>;
-  facts: StageInput['facts'];
-  patience: Patience;
-  inferences: number;
-  visitTurns: number;
-  runTurns: number;
-  usage: StageInput['usage'];
-  lastInferenceEnd: number | null;
+  readonly patience: Patience;
+  readonly inferences: number;
+  readonly visitTurns: number;
+  countInference(reply: InferOutput): void;
+  providerAnswered(model: string | undefined): void;
+  keepPatience(patience: Patience): void;
 }
 
 /** A reply; a failure the visit ends on; or `again`: the chain moved on, or a wait was cut short, and the turn starts over. */
@@ -95,16 +93,10 @@ export async function inferTurn(visit: InferringVisit & CallingVisit): Promise<T
     }
     if (bookkeeping) visit.driver.afterInference(reply, sent);
     if (patient && (visit.patience.outage || visit.patience.detours.length > 0)) {
-      // The stuck clock does not run while a provider is down, as it does not while paused.
-      if (visit.patience.outage) visit.facts = { ...visit.facts, lastProgressAt: Date.now() };
-      visit.patience = afterAnswer(visit.patience, reply.model);
+      visit.providerAnswered(reply.model);
       await visit.operators.waitForProvider(undefined);
     }
-    visit.lastInferenceEnd = reply.endedAt ?? null;
-    visit.inferences++;
-    visit.visitTurns++;
-    visit.runTurns++;
-    visit.usage = addUsage(visit.usage, { calls: 1, ...reply.usage });
+    visit.countInference(reply);
     return reply;
   }
 }
@@ -130,7 +122,7 @@ async function waitOut(
     await visit.operators.waitForProvider(undefined);
     return { failed: step.message, code: PROVIDER_UNAVAILABLE };
   }
-  visit.patience = step.patience;
+  visit.keepPatience(step.patience);
   if (step.kind === 'switch') {
     await visit.driver.apply({
       kind: 'diagnostic',

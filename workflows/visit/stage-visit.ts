@@ -7,10 +7,20 @@
 import { ApplicationFailure, allHandlersFinished, CancellationScope, condition, log } from '@temporalio/workflow';
 import type { ToolCall } from '../../src/context/index.js';
 import type { DiscoveredTools } from '../../src/mcp/tool-names.js';
-import type { InferOutput, Patience, RecentCall } from '../../src/runtime/index.js';
+import type {
+  CallEffect,
+  InferOutput,
+  Patience,
+  RecentCall,
+  RepetitionWatch,
+  SubmittedOutput,
+  VisitFacts,
+} from '../../src/runtime/index.js';
 import {
   addSpend,
   addUsage,
+  callSubject,
+  endInference,
   estimateCost,
   modifyingTools,
   noSpend,
@@ -26,13 +36,14 @@ import {
   type StuckLimits,
   stageDetails,
   stuckLimits,
+  tallyCall,
   textWrite,
   USER_TURN,
   type VisitCounters,
   waitingKind,
 } from '../../src/runtime/index.js';
 import type { VisitPatches } from '../../src/runtime/patches.js';
-import { CALM } from '../../src/runtime/provider-patience.js';
+import { afterAnswer, CALM } from '../../src/runtime/provider-patience.js';
 import { afterPlainReply, interactiveReply, missedFanOut } from '../../src/runtime/stage-modes.js';
 import type { StageDef } from '../../src/shapes/frozen-blueprint.js';
 import { SubAgents } from '../agents/sub-agents.js';
@@ -68,6 +79,17 @@ export function visitFailure(message: string, code: string | undefined, outcome?
   });
 }
 
+/** Tool calls a visit keeps for its details. */
+const RECENT_CALLS = 5;
+
+/**
+ * A stage visit: its state and its steps. The mutable fields below are
+ * written only here, through the named transitions at the end of the class;
+ * the steps in other files (`model-turn.ts`, `tool-calls.ts`,
+ * `checkpoints.ts`, `stage.ts`) read them and call those transitions
+ * (`test/folders.test.ts` holds them to it), so what a turn changes can be
+ * read in one place.
+ */
 export class StageVisit {
   readonly driver: EngineDriver;
   readonly limits: StuckLimits;
@@ -327,7 +349,7 @@ export class StageVisit {
       return true;
     }
     if (step.kind === 'fan-out-empty' || step.kind === 'ask-fan-out') {
-      this.facts = { ...this.facts, ...missedFanOut(this.def, this.facts).facts };
+      this.missFanOut();
       if (step.kind === 'fan-out-empty') {
         await this.fanOutEmpty(step.detail);
         return true;
@@ -385,5 +407,78 @@ export class StageVisit {
     this.finalContent = reply.content;
     this.finalTokens = reply.tokens;
     return calls.length > 0 || invalid.length > 0;
+  }
+
+  // The transitions: every write to the visit's state after its constructor, each named for what happened.
+
+  /** An inference answered: the counters move on and its usage is added. */
+  countInference(reply: InferOutput): void {
+    this.lastInferenceEnd = reply.endedAt ?? null;
+    this.inferences++;
+    this.visitTurns++;
+    this.runTurns++;
+    this.usage = addUsage(this.usage, { calls: 1, ...reply.usage });
+  }
+
+  /** A provider answered after an outage or a detour: the stuck clock skips the outage, the chain moves back. */
+  providerAnswered(model: string | undefined): void {
+    // The stuck clock does not run while a provider is down, as it does not while paused.
+    if (this.patience.outage) this.facts = { ...this.facts, lastProgressAt: Date.now() };
+    this.patience = afterAnswer(this.patience, model);
+  }
+
+  /** Where the visit's patience with its providers stands after a failed inference. */
+  keepPatience(patience: Patience): void {
+    this.patience = patience;
+  }
+
+  /** What the MCP servers offered, asked once per visit. */
+  discovered(reach: DiscoveredTools): void {
+    this.reach = reach;
+  }
+
+  /** One answered call counted into the stuck facts; true when it made progress. */
+  countCall(effect: CallEffect): boolean {
+    const tally = tallyCall(this.facts, this.modifying, effect);
+    this.facts = tally.facts;
+    return tally.progressed;
+  }
+
+  /** The inference's calls are answered: the idle count or the progress clock moves. */
+  closeInference(progressed: boolean): void {
+    this.facts = endInference(this.facts, progressed, Date.now());
+  }
+
+  /** A call the details list among the last few. */
+  rememberCall(call: Pick<ToolCall, 'name' | 'arguments'>, ok: boolean): void {
+    this.recentCalls = [...this.recentCalls, { tool: call.name, subject: callSubject(call), ok }].slice(-RECENT_CALLS);
+  }
+
+  /** A valid submission of an `output` stage. */
+  keepOutput(output: Omit<SubmittedOutput, 'stage'>): void {
+    this.facts = { ...this.facts, output: { ...output, stage: this.stage } };
+  }
+
+  /** The stage's `fan_out` ran its workers; `failed` when one of them failed. */
+  fanOutRan(failed: string | undefined): void {
+    this.facts = { ...this.facts, fanOutDone: true, ...(failed ? { fanOutFailed: failed } : {}) };
+  }
+
+  /** A fan-out stage missed its `fan_out` once more; what `missedFanOut` says of it. */
+  missFanOut(): ReturnType<typeof missedFanOut> {
+    const missed = missedFanOut(this.def, this.facts);
+    this.facts = { ...this.facts, ...missed.facts };
+    return missed;
+  }
+
+  /** Where the repetition watch stands after a turn's calls. */
+  keepRepetition(watch: RepetitionWatch): void {
+    this.facts = { ...this.facts, repetition: watch };
+  }
+
+  /** The checkpoint the stage stands at next; none once every point passed. */
+  atCheckpoint(at: VisitFacts['checkpoint']): void {
+    const { checkpoint: _left, ...rest } = this.facts;
+    this.facts = at ? { ...rest, checkpoint: at } : rest;
   }
 }

@@ -16,9 +16,10 @@ import type {
   CallEffect,
   InferOutput,
   PendingAsk,
-  RecentCall,
+  RepetitionWatch,
   RuntimeNote,
   StageInput,
+  SubmittedOutput,
   ToolResultOut,
 } from '../../src/runtime/index.js';
 import {
@@ -30,7 +31,6 @@ import {
   classifyCall,
   DEFAULT_ASK_TIMEOUT_SECS,
   deniedText,
-  endInference,
   FAN_OUT,
   invalidArgumentsText,
   isPersonTool,
@@ -38,7 +38,6 @@ import {
   questionResult,
   questionWaits,
   routedCall,
-  tallyCall,
   toolAsk,
   toolCallSummary,
   toolFailedText,
@@ -48,7 +47,6 @@ import {
 import { grantRule, needsDiscovery } from '../../src/runtime/mcp-grants.js';
 import type { VisitPatches } from '../../src/runtime/patches.js';
 import { repetitionConfig, watchCalls } from '../../src/runtime/repetition.js';
-import { missedFanOut } from '../../src/runtime/stage-modes.js';
 import type { StageDef } from '../../src/shapes/frozen-blueprint.js';
 import { activities, toolOptions } from '../activities.js';
 import type { SubAgents } from '../agents/sub-agents.js';
@@ -56,9 +54,6 @@ import type { EngineDriver } from '../engine-driver.js';
 import { emit } from '../meter.js';
 import { onToolWorker, type ToolWorkerWatch, toolWorkerGone } from '../tool-worker-watch.js';
 import type { StageOperators } from './stage-operators.js';
-
-/** Tool calls a visit keeps for its details. */
-const RECENT_CALLS = 5;
 
 /** What of the visit its tool calls read and change (`StageVisit` is one). */
 export interface CallingVisit {
@@ -70,15 +65,23 @@ export interface CallingVisit {
   readonly modifying: Set<string>;
   readonly operators: Pick<StageOperators, 'decide'>;
   readonly agents: Pick<SubAgents, 'answer'>;
-  facts: StageInput['facts'];
-  recentCalls: RecentCall[];
+  readonly facts: StageInput['facts'];
   /** What the MCP servers offered the visit (docs/reference/mcp.md#discovery); unset when it asked none. */
-  reach?: DiscoveredTools;
+  readonly reach?: DiscoveredTools;
   /** Its patience with the workdir's tool worker; unset in a visit recorded before it. */
   readonly toolWatch: ToolWorkerWatch | undefined;
   userTurn(text: string): Promise<void>;
   note(note: RuntimeNote): Promise<void>;
   fanOutEmpty(detail: string): Promise<void>;
+  // The transitions of the visit's state its calls make (`StageVisit`).
+  countCall(effect: CallEffect): boolean;
+  closeInference(progressed: boolean): void;
+  rememberCall(call: Pick<ToolCall, 'name' | 'arguments'>, ok: boolean): void;
+  keepOutput(output: Omit<SubmittedOutput, 'stage'>): void;
+  fanOutRan(failed: string | undefined): void;
+  missFanOut(): { gaveUp?: string };
+  keepRepetition(watch: RepetitionWatch): void;
+  discovered(reach: DiscoveredTools): void;
 }
 
 /** One call of the reply with what it is. */
@@ -99,7 +102,7 @@ interface Asked {
 export async function answerCalls(v: CallingVisit, reply: InferOutput): Promise<void> {
   for (const bad of reply.invalidToolCalls) {
     await routeError(v, { id: bad.id, name: bad.name, arguments: {} }, invalidArgumentsText(bad.name, bad.error));
-    remember(v, { name: bad.name, arguments: {} }, false);
+    v.rememberCall({ name: bad.name, arguments: {} }, false);
     emit([workflowToolCall(bad.name, 'invalid', false)]);
   }
   const { blueprint, options } = v.input;
@@ -125,18 +128,12 @@ export async function answerCalls(v: CallingVisit, reply: InferOutput): Promise<
   let progressed = false;
   for (const classified of calls) {
     const effect = await answerCall(v, classified, running, asked, alone);
-    const tally = tallyCall(v.facts, v.modifying, effect);
-    v.facts = tally.facts;
-    progressed ||= tally.progressed;
-    remember(v, classified.call, effect.kind !== 'refused' && !effect.isError);
+    progressed = v.countCall(effect) || progressed;
+    v.rememberCall(classified.call, effect.kind !== 'refused' && !effect.isError);
     // The tool activity counts the calls it runs; the workflow counts those it answers itself.
     emit([workflowToolCall(classified.call.name, effect, running.has(classified.call.id))]);
   }
-  v.facts = endInference(v.facts, progressed, Date.now());
-}
-
-function remember(v: CallingVisit, call: Pick<ToolCall, 'name' | 'arguments'>, ok: boolean): void {
-  v.recentCalls = [...v.recentCalls, { tool: call.name, subject: callSubject(call), ok }].slice(-RECENT_CALLS);
+  v.closeInference(progressed);
 }
 
 /**
@@ -276,7 +273,7 @@ async function answerCall(
     tokens += await driver.count(`\n${hint}`);
   }
   await driver.apply({ kind: 'route', call: routedCall(call), result: { content, tokens, isError: result.isError } });
-  if (result.output) v.facts = { ...v.facts, output: { ...result.output, stage } };
+  if (result.output) v.keepOutput(result.output);
   return { kind: 'builtin', tool: call.name, ...result };
 }
 
@@ -299,14 +296,13 @@ async function answerAgent(v: CallingVisit, call: ToolCall, alone: boolean, appr
   if (v.def.fanOut && call.name === FAN_OUT && !v.facts.fanOutDone) {
     if (answer.fannedOut) {
       const failed = answer.isError ? `a worker of stage "${stage}" failed, so its fan-out failed` : undefined;
-      v.facts = { ...v.facts, fanOutDone: true, ...(failed ? { fanOutFailed: failed } : {}) };
+      v.fanOutRan(failed);
       if (failed) {
         await driver.apply({ kind: 'diagnostic', code: 'fan-out-failed', severity: 'warning', detail: failed });
         await v.note({ region: 'error_report', text: `[fan-out-failed] ${failed}; the report names the worker.` });
       }
     } else {
-      const missed = missedFanOut(v.def, v.facts);
-      v.facts = { ...v.facts, ...missed.facts };
+      const missed = v.missFanOut();
       if (missed.gaveUp) await v.fanOutEmpty(missed.gaveUp);
     }
   }
@@ -350,8 +346,10 @@ export async function discoverTools(v: CallingVisit): Promise<void> {
     return;
   const discover = { runId: input.runId, blueprintHash: input.blueprintHash, stage, workdir: input.workdir };
   // Given up on for want of a tool worker, the visit fails `tool-worker-missing`, and so does its run.
-  v.reach = await onToolWorker(v.toolWatch, toolOptions(input.options, `tool discovery: ${stage}`), (options) =>
-    activities.discoverTools.executeWithOptions(options, [discover]),
+  v.discovered(
+    await onToolWorker(v.toolWatch, toolOptions(input.options, `tool discovery: ${stage}`), (options) =>
+      activities.discoverTools.executeWithOptions(options, [discover]),
+    ),
   );
 }
 
@@ -363,6 +361,6 @@ export async function watchRepetition(v: CallingVisit, reply: InferOutput): Prom
   if (!v.patches.repetition) return;
   const calls = reply.toolCalls.map(({ name, arguments: args }) => ({ name, arguments: args }));
   const seen = watchCalls(v.facts.repetition, calls, v.modifying, repetitionConfig(v.input.blueprint));
-  v.facts = { ...v.facts, repetition: seen.watch };
+  v.keepRepetition(seen.watch);
   if (seen.nudge) await v.userTurn(seen.nudge);
 }
