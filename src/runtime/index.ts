@@ -24,6 +24,7 @@ export { DEFAULT_ASK_TIMEOUT_SECS } from '../blueprint/duration.js';
 export { stageModel } from '../blueprint/stage-layouts.js';
 export { encodingFor, lookupModel } from '../providers/builtin-models.js';
 export * from './activity-types.js';
+export * from './after-turn.js';
 export * from './agents/agent-tool-args.js';
 export * from './agents/fan-out-report.js';
 export * from './agents/lineage.js';

@@ -6,8 +6,9 @@
  * Continues as new when Temporal suggests it or after a turn cap, carrying
  * the region set. Before each inference it takes what people sent through
  * the run (messages, a pause). The steps live in `stage-visit.ts` and
- * `stage-operators.ts`, the decisions in `src/runtime/visit.ts` and
- * `src/runtime/people/`.
+ * `stage-operators.ts`, what comes after each point of a turn in
+ * `src/runtime/after-turn.ts`, the other decisions in `src/runtime/visit.ts`
+ * and `src/runtime/people/`.
  */
 import {
   ApplicationFailure,
@@ -18,11 +19,11 @@ import {
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
-import type { HandedOver, StageInput, StageOutcome } from '../../src/runtime/index.js';
+import type { HandedOver, StageInput, StageOutcome, TurnEnd } from '../../src/runtime/index.js';
 import {
+  afterTurn,
   checkMessageText,
   handsOver,
-  inferenceFailedNote,
   STAGE_KEY,
   stopReason,
   visitGoesOn,
@@ -107,65 +108,56 @@ export type TurnsEnd = StageOutcome | { continueWith: StageInput; handOver?: boo
  */
 export async function turns(visit: StageVisit, def: StageDef, input: StageInput): Promise<TurnsEnd> {
   for (;;) {
-    visit.showDetails();
-    // The run's own progress follows the visit, throttled (docs/reference/operators.md#the-progress-query).
-    if (visit.steerable) visit.operators.reportProgressIfDue();
-    const stop = stopReason(def, visit.limits, visit.facts, visit.visitTurns, Date.now());
-    if (stop) {
-      await visit.note(stop.note);
-      return visit.finish(stop.end);
+    const step = await turn(visit, def, input);
+    if (step.kind === 'continue') continue;
+    if (step.kind === 'go-on-as-new') {
+      // The run's request is read again once the continuation is ready, since it may come while the log is compacted.
+      await visit.driver.compactLog(true);
+      const continueWith = await visit.continuation();
+      const handOver = handsOver(step.handOverAsked, visit.operators.handOverAsked, visit.patches.handOverReadLast);
+      return { continueWith, ...(handOver ? { handOver } : {}) };
     }
-    // A run with a spend cap stops before the inference that would go past it.
-    const over = visitOverBudget(input, visit.spent());
-    if (over) {
-      await visit.note({ region: 'error_report', text: `[budget-exhausted] ${over}` });
-      return visit.endInError({ failed: over, code: 'budget-exhausted' });
-    }
-    // Going on as new (src/runtime/continuation.ts): the run's request is read again once the
-    // continuation is ready, since it may come while the log is compacted.
-    const asked = visit.operators.handOverAsked;
-    const clock = {
-      handOverAsked: asked,
+    if (step.note) await visit.note(step.note);
+    if (step.kind === 'finish') return visit.finish(step.end, step.detail);
+    return visit.endInError({ failed: step.failed, ...(step.code !== undefined ? { code: step.code } : {}) });
+  }
+}
+
+/**
+ * One turn: at each of its points the facts go to `afterTurn` (`src/runtime/after-turn.ts`),
+ * which says whether the turn goes on to its next step or how it ends.
+ */
+async function turn(visit: StageVisit, def: StageDef, input: StageInput): Promise<TurnEnd> {
+  visit.showDetails();
+  // The run's own progress follows the visit, throttled (docs/reference/operators.md#the-progress-query).
+  if (visit.steerable) visit.operators.reportProgressIfDue();
+  const handOverAsked = visit.operators.handOverAsked;
+  const start = afterTurn({
+    at: 'start',
+    stop: stopReason(def, visit.limits, visit.facts, visit.visitTurns, Date.now()),
+    overBudget: visitOverBudget(input, visit.spent()),
+    goesOn: visitGoesOn({
+      handOverAsked,
       runTurns: visit.runTurns,
       turnsPerRun: input.options.turnsPerRun,
       suggested: workflowInfo().continueAsNewSuggested,
       agentsOpen: visit.agents.open,
-    };
-    if (visitGoesOn(clock)) {
-      await visit.driver.compactLog(true);
-      const continueWith = await visit.continuation();
-      const handOver = handsOver(asked, visit.operators.handOverAsked, visit.patches.handOverReadLast);
-      return { continueWith, ...(handOver ? { handOver } : {}) };
-    }
-    await visit.beforeInference();
-    await visit.maintain();
-    const reply = await visit.infer();
-    if ('again' in reply) continue;
-    if ('failed' in reply) {
-      await visit.note(inferenceFailedNote(def.name, reply.failed));
-      return visit.endInError(reply);
-    }
-    // A reply without tool calls ends the stage, unless its mode asks for an answer, a person or a fan-out.
-    if (!(await visit.storeReply(reply))) {
-      const after = await visit.afterPlainReply();
-      if (after === true) return visit.finish('completed');
-      // A checkpoint's abort option ends the visit cancelled, and its run with it; an unanswered one, in error.
-      if (after !== false)
-        return after.kind === 'abort'
-          ? visit.finish('cancelled', after.detail)
-          : visit.endInError({ failed: after.detail, code: 'checkpoint-unanswered' });
-      continue;
-    }
-    await answerCalls(visit, reply);
-    // No tool worker took the calls for the run's patience: the visit ends in error, and so does its run.
-    const gone = visit.toolWatch?.gone;
-    if (gone !== undefined) {
-      await visit.note({ region: 'error_report', text: `[tool-worker-missing] ${gone}` });
-      return visit.endInError({ failed: gone, code: 'tool-worker-missing' });
-    }
-    await watchRepetition(visit, reply);
-    if (endsWithOutput(def, visit.facts)) return visit.finish('completed');
-    const fanned = fanOutEnd(def, visit.facts);
-    if (fanned) return fanned.error ? visit.endInError({ failed: fanned.error }) : visit.finish('completed');
-  }
+    }),
+    handOverAsked,
+  });
+  if (start.kind !== 'next') return start;
+  await visit.beforeInference();
+  await visit.maintain();
+  const reply = await visit.infer();
+  if ('again' in reply || 'failed' in reply) return afterTurn({ at: 'no-reply', stage: def.name, reply });
+  if (!(await visit.storeReply(reply))) return afterTurn({ at: 'plain-reply', after: await visit.afterPlainReply() });
+  await answerCalls(visit, reply);
+  const answered = afterTurn({ at: 'calls-answered', toolWorkerGone: visit.toolWatch?.gone });
+  if (answered.kind !== 'next') return answered;
+  await watchRepetition(visit, reply);
+  return afterTurn({
+    at: 'turn-done',
+    endsWithOutput: endsWithOutput(def, visit.facts),
+    fanOut: fanOutEnd(def, visit.facts),
+  });
 }
