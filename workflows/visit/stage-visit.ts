@@ -409,7 +409,7 @@ export class StageVisit {
     return calls.length > 0 || invalid.length > 0;
   }
 
-  // The transitions: every write to the visit's state after its constructor, each named for what happened.
+  // The transitions the steps in other files move the visit's state by, each named for what happened.
 
   /** An inference answered: the counters move on and its usage is added. */
   countInference(reply: InferOutput): void {
