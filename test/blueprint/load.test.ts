@@ -393,3 +393,17 @@ describe('validation scenarios (docs/reference/simulator.md#scenarios)', () => {
     expect(codesOf(loadToml(toml, {}, { window: 19999 }))).not.toContain('working-space');
   });
 });
+
+describe('shapes refused where they are read', () => {
+  it('refuses a transform_config that is not a table', () => {
+    const r = loadToml(
+      '[context.regions]\ntask = { kind = "pinned" }\n[stages.a.transitions.b]\ntransform = "custom"\ntransform_config = "x"\n[stages.b]',
+    );
+    expect(errorsOf(r).join('\n')).toMatch(/^bad-transform-config: transform_config must be a table/m);
+  });
+
+  it('refuses a compact_history region that names no source_region', () => {
+    const r = loadToml('[context.regions]\nh = { kind = "compact_history" }');
+    expect(errorsOf(r).join('\n')).toMatch(/^source-region-invalid: compact_history region "h" needs source_region/m);
+  });
+});

@@ -73,6 +73,7 @@ describe('arithmetic', () => {
     ['type_of(4 / 2)', 'i64'],
     ['10 - 20', -10],
     ['-(3)', -3],
+    ['-(2.5)', -2.5],
     ['- -3', 3],
     ['let x = 1; x++;', err('rhai-syntax', /'\+\+' is a reserved symbol/, [1, 13])],
     ['1 / 0', err('rhai-runtime', /Division by zero/)],
