@@ -2,8 +2,7 @@
  * A Temporal client for one `lev` command, closed when the command is done.
  * Commands that only read or steer a run never start a server.
  */
-import { Client, type ClientOptions, Connection } from '@temporalio/client';
-import { codecOption } from '../codec/payload-codec.js';
+import type { Client, ClientOptions, Connection } from '@temporalio/client';
 import { LevError } from '../errors.js';
 import { connectOptions, serverSettings } from '../worker/connection.js';
 import { probeServer } from '../worker/server-probe.js';
@@ -26,6 +25,11 @@ export async function withClient<T>(
   const settings = serverSettings(flags);
   // Unknown namespace, TLS mismatch, refused credentials and nothing listening are each one coded line.
   await probeServer(settings, { startHint: startHint(flags.address), callTimeoutMs: CONNECT_TIMEOUT_MS });
+  // The SDK and the codec load after the probe, so a server that is not there is said at once.
+  const [{ Client, Connection }, { codecOption }] = await Promise.all([
+    import('@temporalio/client'),
+    import('../codec/payload-codec.js'),
+  ]);
   let connection: Connection;
   try {
     connection = await Connection.connect({ ...connectOptions(settings), connectTimeout: CONNECT_TIMEOUT_MS });

@@ -9,7 +9,7 @@
  */
 import { type Socket, connect as tcpConnect } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
-import { Connection } from '@temporalio/client';
+import type { Connection } from '@temporalio/client';
 import { LevError, type RuntimeCode } from '../errors.js';
 import { connectOptions, isSecured, type ServerSettings } from './connection.js';
 
@@ -184,6 +184,8 @@ export async function probeServer(
   }
   let connection: Connection | undefined;
   try {
+    // Loaded only once something listens: the SDK takes longer to load than a refused connection takes to fail.
+    const { Connection } = await import('@temporalio/client');
     connection = await Connection.connect({ ...connectOptions(settings), connectTimeout: callMs });
     const conn = connection;
     await conn.withDeadline(Date.now() + callMs, () =>
