@@ -8,6 +8,7 @@
 import { ActivityFailure, ApplicationFailure, ChildWorkflowFailure } from '@temporalio/common';
 import { isRuntimeCode, type RuntimeCode } from '../error-codes.js';
 import { formatCoded } from '../errors.js';
+import type { StageOutcome } from './types.js';
 
 export interface FailureCause {
   /** The `ApplicationFailure` type, which carries the runtime error code; `fallback` when there is none. */
@@ -52,4 +53,18 @@ export function stageFailedText(stage: string, cause: FailureCause): string {
 /** How a run says that one of its stage workflows was cancelled alone (people cancel the run). */
 export function stageCancelledAloneText(stage: string, workflowId: string, runId: string): string {
   return `stage "${stage}" (workflow ${workflowId}) was cancelled on its own; cancel the run ${runId} instead.`;
+}
+
+/**
+ * How a visit that ended in error fails: with its error's code (else
+ * `stage-failed`), never retried, and its outcome as details when the run
+ * reads it from there (a stage workflow's failure).
+ */
+export function visitFailure(message: string, code: string | undefined, outcome?: StageOutcome): ApplicationFailure {
+  return ApplicationFailure.create({
+    message,
+    type: code ?? 'stage-failed',
+    nonRetryable: true,
+    ...(outcome ? { details: [outcome] } : {}),
+  });
 }

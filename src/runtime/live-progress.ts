@@ -23,6 +23,23 @@ export type VisitCounters = Pick<
   at: number;
 };
 
+/** The counters of a visit's progress it reports to its run, at workflow time `at`. */
+export function countersOf(progress: Progress, at: number): VisitCounters {
+  const { inferences, visitTurns, usage, cost, regions, window, recentCalls, gates, workers } = progress;
+  return {
+    at,
+    inferences,
+    visitTurns,
+    usage,
+    cost,
+    regions,
+    window,
+    recentCalls,
+    gates,
+    ...(workers ? { workers } : {}),
+  };
+}
+
 /** Where a report stands among its visit's reports: its time, then the order it was sent in. */
 export interface ReportOrder {
   at: number;

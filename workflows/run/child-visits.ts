@@ -24,12 +24,12 @@ import {
   type StageOutcome,
   stageCancelledAloneText,
   stageFailedText,
+  visitFailure,
   visitSummary,
 } from '../../src/runtime/index.js';
 import { handOverSignal } from '../../src/runtime/messages.js';
 import type { StageDef } from '../../src/shapes/frozen-blueprint.js';
 import { stageWorkflow } from '../visit/stage.js';
-import { visitFailure } from '../visit/stage-visit.js';
 import { type ContinuingRun, continueAsNew, continueDue } from './continue-as-new.js';
 import { visitInline } from './inline-visit.js';
 import type { RunOperators } from './run-operators.js';

@@ -4,7 +4,7 @@
  * from `src/runtime/visit.ts`. Workflow code: the order of activities and
  * operations here is what recorded histories replay.
  */
-import { ApplicationFailure, allHandlersFinished, CancellationScope, condition, log } from '@temporalio/workflow';
+import { allHandlersFinished, CancellationScope, condition, log } from '@temporalio/workflow';
 import type { ToolCall } from '../../src/context/index.js';
 import type { DiscoveredTools } from '../../src/mcp/tool-names.js';
 import type {
@@ -20,15 +20,16 @@ import {
   addSpend,
   addUsage,
   callSubject,
+  countersOf,
   endInference,
   estimateCost,
   modifyingTools,
   noSpend,
   noteTarget,
   type Progress,
+  peopleProgress,
   progressOf,
   type RuntimeNote,
-  runStatus,
   type Spend,
   type StageInput,
   type StageOutcome,
@@ -40,7 +41,7 @@ import {
   textWrite,
   USER_TURN,
   type VisitCounters,
-  waitingKind,
+  visitFailure,
 } from '../../src/runtime/index.js';
 import type { VisitPatches } from '../../src/runtime/patches.js';
 import { afterAnswer, CALM } from '../../src/runtime/provider-patience.js';
@@ -63,20 +64,6 @@ export interface HostRun {
   report(report: StageReport<StageOutcome>): void;
   /** Something a person can see changed: the run rewrites its details, the visit's included. */
   changed(): void;
-}
-
-/**
- * How a visit that ended in error fails: with its error's code (else
- * `stage-failed`), never retried, and its outcome as details when the run
- * reads it from there (a stage workflow's failure).
- */
-export function visitFailure(message: string, code: string | undefined, outcome?: StageOutcome): ApplicationFailure {
-  return ApplicationFailure.create({
-    message,
-    type: code ?? 'stage-failed',
-    nonRetryable: true,
-    ...(outcome ? { details: [outcome] } : {}),
-  });
 }
 
 /** Tool calls a visit keeps for its details. */
@@ -171,22 +158,13 @@ export class StageVisit {
   }
 
   progress(): Progress {
-    const people = this.operators.state;
-    const provider = this.operators.provider;
-    const waiting = waitingKind({ ...people, provider });
     return progressOf(this.driver.state, {
       runId: this.input.runId,
-      status: runStatus({ ...people, stuck: false, provider }),
       stage: this.stage,
       inferences: this.inferences,
       visitTurns: this.visitTurns,
       ...this.spent(),
-      ...(waiting ? { waiting } : {}),
-      ...(people.toolWorker ? { toolWorker: people.toolWorker } : {}),
-      ...(provider ? { provider } : {}),
-      asks: [...people.asks],
-      paused: people.paused,
-      heldMessages: people.held.length,
+      ...peopleProgress({ ...this.operators.state, provider: this.operators.provider }),
       recentCalls: [...this.recentCalls],
       ...this.workers(),
       ...(this.operators.rejected ? { rejected: this.operators.rejected } : {}),
@@ -195,19 +173,7 @@ export class StageVisit {
 
   /** What the run's own progress shows of this visit (docs/reference/operators.md#the-progress-query). */
   liveCounters(): VisitCounters {
-    const { inferences, visitTurns, usage, cost, regions, window, recentCalls, gates, workers } = this.progress();
-    return {
-      at: Date.now(),
-      inferences,
-      visitTurns,
-      usage,
-      cost,
-      regions,
-      window,
-      recentCalls,
-      gates,
-      ...(workers ? { workers } : {}),
-    };
+    return countersOf(this.progress(), Date.now());
   }
 
   /** The visit's own usage and cost plus what its sub-agents spent (docs/reference/sub-agents.md#usage). */

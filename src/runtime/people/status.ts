@@ -2,7 +2,7 @@
  * What a run shows people of itself (docs/reference/operators.md#statuses): what it waits
  * for and its `LeviathStatus` search attribute while it goes on. Pure.
  */
-import type { LeviathStatus, PendingAsk, ProviderWait, ToolWorkerAbsence, WaitingKind } from '../types.js';
+import type { LeviathStatus, PendingAsk, Progress, ProviderWait, ToolWorkerAbsence, WaitingKind } from '../types.js';
 
 /** What a run waits for: a person first, then its tool worker, then `resume`, then a provider that is down. */
 export function waitingKind(w: {
@@ -42,4 +42,20 @@ export function runStatus(w: {
   if (w.paused) return 'paused';
   if (waiting === 'provider-unavailable') return 'waiting';
   return w.stuck ? 'stuck' : 'running';
+}
+
+/** What the people around a visit and its provider add to its progress: its status, what it waits for, the asks and the held messages. */
+export function peopleProgress(
+  people: Parameters<typeof waitingKind>[0] & { held: readonly unknown[] },
+): Pick<Progress, 'status' | 'asks' | 'paused' | 'heldMessages' | 'waiting' | 'toolWorker' | 'provider'> {
+  const waiting = waitingKind(people);
+  return {
+    status: runStatus({ ...people, stuck: false }),
+    ...(waiting ? { waiting } : {}),
+    ...(people.toolWorker ? { toolWorker: people.toolWorker } : {}),
+    ...(people.provider ? { provider: people.provider } : {}),
+    asks: [...people.asks],
+    paused: people.paused,
+    heldMessages: people.held.length,
+  };
 }
