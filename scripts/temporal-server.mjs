@@ -74,8 +74,8 @@ export function cachedBinaries(env = process.env) {
   return existsSync(bins.server) && existsSync(bins.sqlTool) ? bins : undefined;
 }
 
-/** `go version`'s minor number, or undefined when there is no go on PATH. */
-function goMinor(env) {
+/** `go version`'s minor number, or undefined when there is no go on PATH (scripts/compose-config.mjs asks too). */
+export function goMinor(env = process.env) {
   const out = spawnSync('go', ['env', 'GOVERSION'], { encoding: 'utf8', env: { ...env, GOTOOLCHAIN: 'local' } });
   if (out.error || out.status !== 0) return undefined;
   const match = /^go1\.(\d+)/.exec(out.stdout.trim());
