@@ -1,19 +1,30 @@
 /**
- * docker-compose.yml cannot run here (no Docker engine), so its shape is
- * checked instead: the services exist, every image is pinned to a tag its
- * registry publishes, Temporal's at the version the real-server tests build
- * from source, schemas are set up by one-shot jobs instead of the server,
- * every published port is on loopback unless the operator says otherwise,
- * the Web UI takes its sign-in and read-only settings from the environment,
- * services restart, workers run unprivileged with a healthcheck, and every
- * Leviath process shares the compose PostgreSQL as its blob store.
+ * docker-compose.yml cannot run here (no Docker engine), so it is loaded the
+ * way Docker Compose loads it, by compose-go (scripts/compose-config.mjs), and
+ * its shape is checked: the services exist, every image is pinned to a tag its
+ * registry publishes (Leviath's to package.json's version, Temporal's to the
+ * version the real-server tests build from source), schemas are set up by
+ * one-shot jobs instead of the server, every published port is on loopback
+ * unless the operator says otherwise, the Web UI takes its sign-in and
+ * read-only settings from the environment, services restart and have a health
+ * check the services after them wait for, workers run unprivileged, every
+ * Leviath process shares the compose PostgreSQL as its blob store and the
+ * codec key secret, the metrics and OpenTelemetry settings reach the workers,
+ * the containers that run commands get what bubblewrap needs, and the
+ * monitoring profile scrapes the workers and loads the repository's dashboard.
+ * The raw file is read too, for what Compose's model no longer shows
+ * (`${VAR:-default}` as written).
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
+import { type ComposeModel, ensureComposeConfig, loadCompose } from '../../scripts/compose-config.mjs';
 import { serverVersion } from '../../scripts/temporal-server.mjs';
 import { parseBlobSpec } from '../../src/blobs/index.js';
+import { metricsAddress } from '../../src/cli/options.js';
+import { tracingWanted } from '../../src/telemetry/tracing.js';
 
 interface Service {
   image?: string;
@@ -32,6 +43,7 @@ interface Service {
 }
 
 const root = join(import.meta.dirname, '..', '..');
+const composeFile = join(root, 'docker-compose.yml');
 const compose = parse(readFileSync(join(root, 'docker-compose.yml'), 'utf8'), { merge: true }) as {
   services: Record<string, Service>;
 };
@@ -51,7 +63,12 @@ const PUBLISHED: Record<string, RegExp> = {
   'temporalio/admin-tools': new RegExp(`^${SERVER.replaceAll('.', '\\.')}$`),
   'temporalio/ui': /^2\.54\.1$/,
   postgres: /^16\.4-bookworm$/,
+  'prom/prometheus': /^v3\.5\.0$/,
+  'grafana/grafana': /^12\.1\.1$/,
 };
+/** What Leviath's own image is tagged: the package's version. */
+const VERSION = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).version as string;
+const PROFILES = ['cli', 'monitoring'];
 
 /** Compose's `${NAME:-fallback}`: the variable's value, or the fallback when it is not set. */
 function variable(name: string, fallback = ''): string {
@@ -68,6 +85,41 @@ function dependsOn(service: Service): Record<string, { condition: string }> {
   return Array.isArray(deps) ? Object.fromEntries(deps.map((d) => [d, { condition: 'service_started' }])) : deps;
 }
 
+/** A service as compose-go's model has it: defaults filled in, variables interpolated, short forms expanded. */
+interface Loaded {
+  image?: string;
+  environment?: Record<string, string | null>;
+  depends_on?: Record<string, { condition: string }>;
+  healthcheck?: { test?: string[]; disable?: boolean };
+  restart?: string;
+  secrets?: { source: string; target: string }[];
+  security_opt?: string[];
+  cap_add?: string[];
+  privileged?: boolean;
+  volumes?: { type: string; source: string; target: string; read_only?: boolean }[];
+  command?: string[] | null;
+}
+
+let binary: string;
+// Built once and cached outside the clone (CI builds it in .ci/run before the tests); a minute the first time.
+beforeAll(() => {
+  binary = ensureComposeConfig({ log: (line) => process.stderr.write(`${line}\n`) });
+}, 600_000);
+
+type Model = ComposeModel & { services: Record<string, Loaded> };
+const loads = new Map<string, Model>();
+
+/** docker-compose.yml as `docker compose` would load it with these profiles, in an environment of only `env`. */
+function load({ profiles = [], env = {} }: { profiles?: string[]; env?: Record<string, string> } = {}): Model {
+  const key = JSON.stringify([profiles, env]);
+  const cached = loads.get(key);
+  if (cached) return cached;
+  const loaded = loadCompose(composeFile, { profiles, env, binary });
+  if (loaded.error !== undefined) throw new Error(loaded.error);
+  loads.set(key, loaded.model as Model);
+  return loaded.model as Model;
+}
+
 describe('docker-compose.yml', () => {
   it('has Temporal on PostgreSQL, the Web UI and a Leviath worker', () => {
     expect(Object.keys(services)).toEqual(
@@ -77,14 +129,21 @@ describe('docker-compose.yml', () => {
     expect(services.temporal?.environment?.POSTGRES_SEEDS).toBe('postgresql');
   });
 
-  it('pins every image to a tag its registry publishes, and never uses auto-setup', () => {
-    for (const [name, service] of Object.entries(services)) {
-      expect(service.image, `${name} has an image`).toBeTruthy();
-      const [repo, tag] = (service.image ?? '').split(':');
-      expect(tag, `${name} image ${service.image} is pinned`).toMatch(/^\d+(\.\d+)+/);
-      if (repo !== 'leviath/worker') expect(tag, `${name}: ${service.image}`).toMatch(PUBLISHED[repo ?? ''] ?? /^$/);
+  it("pins every image to a tag its registry publishes, Leviath's to the package's version, and never uses auto-setup", () => {
+    for (const [name, service] of Object.entries(load({ profiles: PROFILES }).services)) {
+      const image = service.image as string;
+      expect(image, `${name} has an image`).toBeTruthy();
+      const [repo, tag] = image.split(':');
+      expect(tag, `${name}: ${image}`).toMatch(
+        repo === 'leviath/worker' ? new RegExp(`^${VERSION}$`) : (PUBLISHED[repo ?? ''] ?? /^$/),
+      );
       expect(repo).not.toBe('temporalio/auto-setup');
     }
+    // One home for the version: the tag is LEVIATH_VERSION, whose default this test keeps equal to package.json's.
+    for (const name of ['worker', 'tool-worker', 'codec-server', 'lev'])
+      expect(services[name]?.image, name).toBe(`leviath/worker:${variable('LEVIATH_VERSION', VERSION)}`);
+    const pinned = load({ profiles: PROFILES, env: { LEVIATH_VERSION: '9.8.7' } }).services;
+    expect(pinned['tool-worker']?.image).toBe('leviath/worker:9.8.7');
   });
 
   it('sets up schemas in one-shot jobs the server and the workers wait for', () => {
@@ -113,9 +172,16 @@ describe('docker-compose.yml', () => {
     expect(temporal.environment?.DYNAMIC_CONFIG_FILE_PATH).toBe(inside);
   });
 
-  it('publishes the frontend, the Web UI and PostgreSQL on loopback unless PUBLISH_IP says otherwise', () => {
+  it('publishes the frontend, the Web UI, its codec server, PostgreSQL and monitoring on loopback unless PUBLISH_IP says otherwise', () => {
     const published = Object.entries(services).flatMap(([name, s]) => (s.ports ?? []).map((p) => [name, p] as const));
-    expect(published.map(([name]) => name).sort()).toEqual(['postgresql', 'temporal', 'temporal-ui']);
+    expect(published.map(([name]) => name).sort()).toEqual([
+      'codec-server',
+      'grafana',
+      'postgresql',
+      'prometheus',
+      'temporal',
+      'temporal-ui',
+    ]);
     for (const [name, port] of published) {
       const parts = unset(port).split(':');
       expect(parts, `${name} publishes ${port} on an address`).toHaveLength(3);
@@ -123,6 +189,7 @@ describe('docker-compose.yml', () => {
     }
     expect(services.temporal?.ports).toEqual([`${variable('PUBLISH_IP', '127.0.0.1')}:7233:7233`]);
     expect(services['temporal-ui']?.ports).toEqual([`${variable('PUBLISH_IP', '127.0.0.1')}:8233:8080`]);
+    expect(services['codec-server']?.ports).toEqual([`${variable('PUBLISH_IP', '127.0.0.1')}:8888:8888`]);
   });
 
   it("passes the Web UI's OIDC sign-in and read-only switch through from the environment, off by default", () => {
@@ -143,7 +210,16 @@ describe('docker-compose.yml', () => {
   });
 
   it('restarts long-running services and runs the one-shot jobs once', () => {
-    for (const name of ['postgresql', 'temporal', 'temporal-ui', 'worker'])
+    for (const name of [
+      'postgresql',
+      'temporal',
+      'temporal-ui',
+      'worker',
+      'tool-worker',
+      'codec-server',
+      'prometheus',
+      'grafana',
+    ])
       expect(services[name]?.restart, name).toBe('unless-stopped');
     for (const name of ['temporal-schema', 'temporal-setup']) expect(services[name]?.restart, name).toBe('no');
   });
@@ -189,17 +265,158 @@ describe('docker-compose.yml', () => {
     expect(services.postgresql?.ports).toEqual(['127.0.0.1:5432:5432']);
   });
 
-  it('runs `lev run` inside the network only on request (the cli profile)', () => {
+  it('runs `lev run` inside the network and the monitoring only on request (the cli and monitoring profiles)', () => {
     const lev = services.lev!;
-    expect(lev.profiles).toEqual(['cli']);
     expect(lev.image).toBe(services.worker?.image);
     expect(lev.user).toBe('node');
+    const onRequest: Record<string, string[]> = { lev: ['cli'], prometheus: ['monitoring'], grafana: ['monitoring'] };
     for (const [name, service] of Object.entries(services))
-      if (name !== 'lev') expect(service.profiles, `${name} starts by default`).toBeUndefined();
+      expect(service.profiles, `${name}'s profiles`).toEqual(onRequest[name]);
+    // What Compose starts without a profile, and with each.
+    expect(Object.keys(load().services)).not.toEqual(expect.arrayContaining(['lev']));
+    expect(Object.keys(load().services)).not.toContain('prometheus');
+    expect(Object.keys(load({ profiles: ['monitoring'] }).services)).toEqual(
+      expect.arrayContaining(['prometheus', 'grafana', 'worker']),
+    );
   });
 
   it('never writes provider keys into the file', () => {
     for (const [key, value] of Object.entries(services.worker?.environment ?? {}))
       if (/_KEY$/.test(key)) expect(value).toBe(`\${${key}:-}`);
+  });
+});
+
+describe('docker-compose.yml as Docker Compose loads it (compose-go)', () => {
+  /** The services that run until stopped; the one-shot jobs (restart "no") end instead. */
+  const longRunning = (model: Model) => Object.entries(model.services).filter(([, s]) => s.restart !== 'no');
+
+  it('loads with no profile, with each, and with both', () => {
+    for (const profiles of [[], ['cli'], ['monitoring'], PROFILES]) expect(load({ profiles }).name).toBe('leviath');
+  });
+
+  it('refuses what Compose refuses, so a load that passes means something', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'lev-compose-'));
+    try {
+      const broken = join(dir, 'docker-compose.yml');
+      writeFileSync(broken, 'services:\n  a:\n    image: x:1\n    secrets: [nowhere]\n');
+      expect(loadCompose(broken, { binary }).error).toMatch(/undefined secret nowhere/);
+      writeFileSync(broken, 'services:\n  a:\n    image: x:1\n    healthcheck:\n      tests: [CMD, "true"]\n');
+      expect(loadCompose(broken, { binary }).error).toMatch(/tests/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('gives every long-running service a health check, and the services after them wait for it', () => {
+    const model = load({ profiles: PROFILES });
+    for (const [name, service] of longRunning(model)) {
+      if (name === 'lev') continue; // a command run on request (`docker compose run`), not a service others wait for
+      expect(service.healthcheck?.test?.length, `${name} has a health check`).toBeGreaterThan(1);
+      expect(service.healthcheck?.disable, name).toBeFalsy();
+    }
+    const { services: s } = model;
+    expect(s.temporal?.healthcheck?.test).toEqual([
+      'CMD-SHELL',
+      // $$ in the file is a literal $ for the container's shell.
+      'wget -q -O /dev/null http://$(hostname):7243/api/v1/cluster-info',
+    ]);
+    expect(s['temporal-ui']?.healthcheck?.test).toEqual([
+      'CMD-SHELL',
+      'wget -q -O /dev/null http://$(hostname):8080/healthz',
+    ]);
+    expect(s.worker?.healthcheck?.test).toEqual(['CMD', 'node', 'bin/lev.mjs', 'worker', '--health']);
+    // The tool worker's own command and workdir, so the check looks at the queue it polls.
+    expect(s['tool-worker']?.healthcheck?.test).toEqual([
+      'CMD',
+      'node',
+      'bin/lev.mjs',
+      ...(s['tool-worker']?.command ?? []),
+      '--health',
+    ]);
+    for (const [service, dependency] of [
+      ['temporal-setup', 'temporal'],
+      ['temporal-ui', 'temporal'],
+      ['grafana', 'prometheus'],
+    ] as const)
+      expect(s[service]?.depends_on?.[dependency]?.condition, `${service} waits for ${dependency}`).toBe(
+        'service_healthy',
+      );
+  });
+
+  it('mounts the codec key secret into every Leviath container and points LEVIATH_CODEC_KEY_FILE at it', () => {
+    const model = load({ profiles: PROFILES });
+    expect(model.secrets?.codec_key?.file).toBe(join(root, 'codec.key'));
+    expect(load({ env: { CODEC_KEY_FILE: '/etc/leviath/keys' } }).secrets?.codec_key?.file).toBe('/etc/leviath/keys');
+    const leviath = Object.entries(model.services).filter(([, s]) => s.image?.startsWith('leviath/worker:'));
+    expect(leviath.map(([name]) => name).sort()).toEqual(['codec-server', 'lev', 'tool-worker', 'worker']);
+    for (const [name, service] of leviath) {
+      expect(service.secrets, name).toEqual([{ source: 'codec_key', target: '/run/secrets/codec_key' }]);
+      expect(service.environment?.LEVIATH_CODEC_KEY_FILE, name).toBe('/run/secrets/codec_key');
+    }
+    expect(model.services['codec-server']?.command).toEqual(['codec-server', '--listen', '0.0.0.0:8888']);
+    expect(model.services['temporal-ui']?.environment?.TEMPORAL_CODEC_ENDPOINT).toBe('http://localhost:8888');
+    expect(readFileSync(join(root, '.gitignore'), 'utf8')).toMatch(/^\/codec\.key$/m);
+  });
+
+  it('serves metrics from both workers where the monitoring profile scrapes them, and passes the OTLP endpoint through', () => {
+    const { services: s } = load({ profiles: PROFILES, env: { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318' } });
+    const prometheus = parse(readFileSync(join(root, 'deploy', 'prometheus', 'prometheus.yml'), 'utf8')) as {
+      scrape_configs: { job_name: string; dns_sd_configs?: { names: string[]; type: string; port: number }[] }[];
+    };
+    const scraped = prometheus.scrape_configs.flatMap((job) => job.dns_sd_configs ?? []);
+    for (const name of ['worker', 'tool-worker']) {
+      const env = s[name]?.environment ?? {};
+      const address = metricsAddress(undefined, env as NodeJS.ProcessEnv);
+      expect(address, name).toBe('0.0.0.0:9464');
+      expect(
+        scraped.some((sd) => sd.names.includes(name) && sd.type === 'A' && sd.port === 9464),
+        name,
+      ).toBe(true);
+      expect(env.OTEL_EXPORTER_OTLP_ENDPOINT, name).toBe('http://collector:4318');
+      expect(tracingWanted(env as NodeJS.ProcessEnv), name).toBe(true);
+      expect(env.OTEL_SERVICE_NAME, name).toBe(`leviath-${name}`);
+    }
+    // Unset on the host, no traces are sent.
+    expect(tracingWanted(load().services.worker?.environment as NodeJS.ProcessEnv)).toBe(false);
+  });
+
+  it('gives the containers that run commands what bubblewrap needs, and nothing more', () => {
+    const { services: s } = load({ profiles: PROFILES });
+    const sandbox = ['seccomp=unconfined', 'apparmor=unconfined', 'systempaths=unconfined'];
+    for (const name of ['tool-worker', 'lev']) expect(s[name]?.security_opt, name).toEqual(sandbox);
+    for (const [name, service] of Object.entries(s)) {
+      if (name !== 'tool-worker' && name !== 'lev') expect(service.security_opt, name).toBeUndefined();
+      expect(service.cap_add, name).toBeUndefined();
+      expect(service.privileged, name).toBeFalsy();
+    }
+  });
+
+  it("loads the repository's dashboard in the monitoring profile's Grafana, on its Prometheus", () => {
+    const { services: s } = load({ profiles: ['monitoring'] });
+    const grafana = s.grafana!;
+    const mounted = (target: string) => grafana.volumes?.find((v) => v.target === target);
+    const dashboard = mounted('/var/lib/grafana/dashboards/leviath-dashboard.json');
+    expect(dashboard?.source).toBe(join(root, 'deploy', 'grafana', 'leviath-dashboard.json'));
+    expect(existsSync(dashboard?.source ?? '')).toBe(true);
+    const provisioning = mounted('/etc/grafana/provisioning')?.source ?? '';
+    const providers = parse(readFileSync(join(provisioning, 'dashboards', 'leviath.yml'), 'utf8')) as {
+      providers: { type: string; options: { path: string } }[];
+    };
+    expect(providers.providers).toEqual([
+      expect.objectContaining({ type: 'file', options: { path: '/var/lib/grafana/dashboards' } }),
+    ]);
+    const sources = parse(readFileSync(join(provisioning, 'datasources', 'prometheus.yml'), 'utf8')) as {
+      datasources: { type: string; url: string; isDefault: boolean }[];
+    };
+    expect(sources.datasources).toEqual([
+      expect.objectContaining({ type: 'prometheus', url: 'http://prometheus:9090', isDefault: true }),
+    ]);
+    // The dashboard picks its data source through a variable of that type.
+    const json = JSON.parse(readFileSync(dashboard?.source ?? '', 'utf8')) as {
+      templating: { list: { type: string; query: string }[] };
+    };
+    expect(json.templating.list).toContainEqual(expect.objectContaining({ type: 'datasource', query: 'prometheus' }));
+    const config = s.prometheus?.volumes?.find((v) => v.target === '/etc/prometheus/prometheus.yml');
+    expect(config?.source).toBe(join(root, 'deploy', 'prometheus', 'prometheus.yml'));
   });
 });
