@@ -239,6 +239,12 @@ describe('tool calls on the tool queue of the workdir', () => {
     expect(waits[0]).toMatchObject({ taskQueue: toolQueue, activity: 'resolveSeeds' });
     expect(waits).toContain(undefined);
     const toolWorker = await tools;
+    // The compose file's tool-worker healthcheck: the tool worker's own command with --health, which looks
+    // for a poller of this host on the queue of the workdir's identity.
+    expect(await lev(['worker', '--tools', '--workdir', workdir, '--health'], { env: levEnv() })).toMatchObject({
+      code: 0,
+      stdout: expect.stringContaining(`ok   poller: a worker on ${hostname()} polls task queue ${toolQueue}`),
+    });
     await saveHistories(conn.client, handle.workflowId);
     expect(result.status).toBe('completed');
     expect(result.regions.find((r) => r.name === 'brief')?.entries).toBe(1);
