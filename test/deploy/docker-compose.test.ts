@@ -395,7 +395,7 @@ describe('docker-compose.yml as Docker Compose loads it (compose-go)', () => {
     const { services: s } = load({ profiles: ['monitoring'] });
     const grafana = s.grafana!;
     const mounted = (target: string) => grafana.volumes?.find((v) => v.target === target);
-    const dashboard = mounted('/var/lib/grafana/dashboards/leviath-dashboard.json');
+    const dashboard = mounted('/etc/grafana/dashboards/leviath-dashboard.json');
     expect(dashboard?.source).toBe(join(root, 'deploy', 'grafana', 'leviath-dashboard.json'));
     expect(existsSync(dashboard?.source ?? '')).toBe(true);
     const provisioning = mounted('/etc/grafana/provisioning')?.source ?? '';
@@ -403,7 +403,7 @@ describe('docker-compose.yml as Docker Compose loads it (compose-go)', () => {
       providers: { type: string; options: { path: string } }[];
     };
     expect(providers.providers).toEqual([
-      expect.objectContaining({ type: 'file', options: { path: '/var/lib/grafana/dashboards' } }),
+      expect.objectContaining({ type: 'file', options: { path: '/etc/grafana/dashboards' } }),
     ]);
     const sources = parse(readFileSync(join(provisioning, 'datasources', 'prometheus.yml'), 'utf8')) as {
       datasources: { type: string; url: string; isDefault: boolean }[];
