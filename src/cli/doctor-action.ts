@@ -107,7 +107,7 @@ const SOURCES: Record<StateDirs['source'], string> = {
 export function stateCheck(dirs: StateDirs, writable: (dir: string) => boolean): Check {
   const where = `data ${dirs.data} (${SOURCES[dirs.source]}), config ${dirs.configFile}, cache ${dirs.cache}`;
   if (!writable(dirs.data)) return { name: 'state', ok: false, detail: `${where}: the data folder cannot be written` };
-  return { name: 'state', ok: true, detail: dirs.notice ? `${where}; ${dirs.notice}` : where };
+  return { name: 'state', ok: true, detail: [where, ...dirs.notices].join('; ') };
 }
 
 /** A folder this process may create or write in: it, or the nearest folder above it that exists. */

@@ -19,9 +19,8 @@ export async function main(argv: string[]): Promise<number> {
     .exitOverride();
   registerCommands(program);
   program.hook('preAction', (_program, command) => {
-    // State found in the old place is used, and said once, so it is never lost unnoticed.
-    const { notice } = stateDirs();
-    if (notice) process.stderr.write(`${notice}\n`);
+    // State or config found in the old place is used, and said once, so it is never lost unnoticed.
+    for (const notice of stateDirs().notices) process.stderr.write(`${notice}\n`);
     resolveServerFlags(command);
   });
   try {

@@ -40,8 +40,8 @@ export interface StateDirs {
   cache: string;
   /** Why the data folder is where it is. */
   source: 'LEVIATH_HOME' | 'legacy' | 'XDG';
-  /** With `source` legacy: the one line that says where the state is and how to move it. */
-  notice?: string;
+  /** A line for each thing found in an old place (state, config): where it is and how to move it. */
+  notices: string[];
 }
 
 /** What the answer depends on besides the environment. */
@@ -71,13 +71,36 @@ function holdsState(dir: string, exists: (path: string) => boolean): boolean {
  */
 export function resolveStateDirs(env: NodeJS.ProcessEnv, at: Surroundings): StateDirs {
   const dirs = userDirs(env, at.home);
-  const base = { configFile: configIn(env, dirs.config), cache: dirs.cache };
-  if (env.LEVIATH_HOME?.trim()) return { ...base, data: dirs.data, source: 'LEVIATH_HOME' };
+  const config = resolveConfigFile(env, at.home, at.exists);
+  const base = { configFile: config.file, cache: dirs.cache };
+  const configNotices = config.notice ? [config.notice] : [];
+  if (env.LEVIATH_HOME?.trim()) return { ...base, data: dirs.data, source: 'LEVIATH_HOME', notices: configNotices };
   const legacy = [...new Set([at.cwd, at.checkout].map((dir) => join(resolve(dir), LEGACY_FOLDER)))].find((dir) =>
     holdsState(dir, at.exists),
   );
-  if (!legacy) return { ...base, data: dirs.data, source: 'XDG' };
-  return { ...base, data: legacy, source: 'legacy', notice: legacyNotice(legacy, dirs.data) };
+  if (!legacy) return { ...base, data: dirs.data, source: 'XDG', notices: configNotices };
+  return { ...base, data: legacy, source: 'legacy', notices: [legacyNotice(legacy, dirs.data), ...configNotices] };
+}
+
+/**
+ * The config file: `$LEVIATH_CONFIG`, else config.toml in the config folder. Earlier versions
+ * read `~/.config/leviath/config.toml` whatever `XDG_CONFIG_HOME` said; when that variable
+ * moves the folder, and the file is there but not in the new folder, it is still read, with a notice.
+ */
+export function resolveConfigFile(
+  env: NodeJS.ProcessEnv,
+  home: string,
+  exists: (path: string) => boolean,
+): { file: string; notice?: string } {
+  const explicit = env.LEVIATH_CONFIG?.trim();
+  if (explicit) return { file: explicit };
+  const file = join(userDirs(env, home).config, 'config.toml');
+  const old = join(home, '.config', 'leviath', 'config.toml');
+  if (env.LEVIATH_HOME?.trim() || old === file || exists(file) || !exists(old)) return { file };
+  return {
+    file: old,
+    notice: `lev: reading the config from ${old} (the old location); move it to ${file} (mkdir -p ${dirname(file)} && mv ${old} ${file}).`,
+  };
 }
 
 /** The notice for state found in the old place: where it is, and both ways to settle it. */
@@ -86,10 +109,6 @@ export function legacyNotice(legacy: string, data: string): string {
     `lev: using the state in ${legacy} (the old location); move it to ${data} ` +
     `(mkdir -p ${dirname(data)} && mv ${legacy} ${data}) or set LEVIATH_HOME=${legacy} to keep it there.`
   );
-}
-
-function configIn(env: NodeJS.ProcessEnv, folder: string): string {
-  return env.LEVIATH_CONFIG?.trim() || join(folder, 'config.toml');
 }
 
 /** The folders for this process: its environment, home folder, current folder and checkout. */
@@ -113,9 +132,9 @@ export function embeddedServerFiles(env: NodeJS.ProcessEnv = process.env): { dat
   return { database: join(dir, 'temporal.sqlite'), log: join(dir, 'temporal.log') };
 }
 
-/** The user config file: `$LEVIATH_CONFIG`, else config.toml in the config folder. */
+/** The user config file (resolveConfigFile). */
 export function userConfigPath(env: NodeJS.ProcessEnv = process.env): string {
-  return configIn(env, userDirs(env).config);
+  return resolveConfigFile(env, homeOf(env), existsSync).file;
 }
 
 /** The cache of fetched tools. */

@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stateCheck } from '../../src/cli/doctor-action.js';
+import type { StateDirs } from '../../src/state/locations.js';
 import { type Reply, startWireServer, type WireServer } from '../providers/wire-server.js';
 import { lev, withoutProviderKeys } from './lev-in-process.js';
 
@@ -133,7 +134,7 @@ describe('lev doctor', () => {
   });
 
   it('shows where data, config and cache are, and fails when the data folder cannot be written', () => {
-    const dirs = { data: '/d', configFile: '/c/config.toml', cache: '/k', source: 'XDG' } as const;
+    const dirs: StateDirs = { data: '/d', configFile: '/c/config.toml', cache: '/k', source: 'XDG', notices: [] };
     expect(stateCheck(dirs, () => true)).toEqual({
       name: 'state',
       ok: true,
@@ -143,7 +144,10 @@ describe('lev doctor', () => {
       ok: false,
       detail: expect.stringMatching(/: the data folder cannot be written$/),
     });
-    const old = stateCheck({ ...dirs, source: 'legacy', notice: 'lev: using the state in /w/.leviath …' }, () => true);
+    const old = stateCheck(
+      { ...dirs, source: 'legacy', notices: ['lev: using the state in /w/.leviath …'] },
+      () => true,
+    );
     expect(old.detail).toMatch(/^data \/d \(an old \.leviath\/ found here\), .*; lev: using the state in/);
   });
 

@@ -51,13 +51,19 @@ describe('where state is kept', () => {
       configFile: '/home/u/.config/leviath/config.toml',
       cache: '/home/u/.cache/leviath',
       source: 'XDG',
+      notices: [],
     });
   });
 
   it('is LEVIATH_HOME, with its config.toml, before any old .leviath/, and without a notice', () => {
     const dirs = resolveStateDirs({ LEVIATH_HOME: '/srv/lev' }, at(['/work/project/.leviath/data']));
-    expect(dirs).toMatchObject({ data: '/srv/lev', configFile: '/srv/lev/config.toml', source: 'LEVIATH_HOME' });
-    expect(dirs.notice).toBeUndefined();
+    expect(dirs).toEqual({
+      data: '/srv/lev',
+      configFile: '/srv/lev/config.toml',
+      cache: '/home/u/.cache/leviath',
+      source: 'LEVIATH_HOME',
+      notices: [],
+    });
   });
 
   it('reads the config from LEVIATH_CONFIG whatever else is set', () => {
@@ -75,13 +81,32 @@ describe('where state is kept', () => {
     expect(dirs.source).toBe('legacy');
     expect(dirs.data).toBe('/work/project/.leviath');
     expect(dirs.configFile).toBe('/home/u/.config/leviath/config.toml');
-    expect(dirs.notice).toBe(
+    expect(dirs.notices).toEqual([
       'lev: using the state in /work/project/.leviath (the old location); move it to /home/u/.local/share/leviath ' +
         '(mkdir -p /home/u/.local/share && mv /work/project/.leviath /home/u/.local/share/leviath) ' +
         'or set LEVIATH_HOME=/work/project/.leviath to keep it there.',
-    );
+    ]);
     expect(resolveStateDirs({}, at(both.slice(1))).data).toBe('/opt/leviath/.leviath');
-    expect(resolveStateDirs({}, at(both.slice(1))).notice).toContain('LEVIATH_HOME=/opt/leviath/.leviath');
+    expect(resolveStateDirs({}, at(both.slice(1))).notices[0]).toContain('LEVIATH_HOME=/opt/leviath/.leviath');
+  });
+
+  it('reads the old ~/.config/leviath/config.toml, with a notice, when XDG_CONFIG_HOME moved the folder and it has none', () => {
+    const old = '/home/u/.config/leviath/config.toml';
+    const moved = { XDG_CONFIG_HOME: '/c' };
+    expect(resolveStateDirs(moved, at([old]))).toMatchObject({
+      configFile: old,
+      notices: [
+        `lev: reading the config from ${old} (the old location); move it to /c/leviath/config.toml ` +
+          `(mkdir -p /c/leviath && mv ${old} /c/leviath/config.toml).`,
+      ],
+    });
+    expect(resolveStateDirs(moved, at([old, '/c/leviath/config.toml']))).toMatchObject({
+      configFile: '/c/leviath/config.toml',
+      notices: [],
+    });
+    expect(resolveStateDirs(moved, at())).toMatchObject({ configFile: '/c/leviath/config.toml', notices: [] });
+    expect(resolveStateDirs({ ...moved, LEVIATH_HOME: '/srv' }, at([old])).configFile).toBe('/srv/config.toml');
+    expect(resolveStateDirs({ ...moved, LEVIATH_CONFIG: '/etc/l.toml' }, at([old])).configFile).toBe('/etc/l.toml');
   });
 
   it('counts every data subfolder as state, and nothing else a .leviath/ may hold', () => {
