@@ -104,7 +104,7 @@ export function resolveConfigFile(
 }
 
 /** The notice for state found in the old place: where it is, and both ways to settle it. */
-export function legacyNotice(legacy: string, data: string): string {
+function legacyNotice(legacy: string, data: string): string {
   return (
     `lev: using the state in ${legacy} (the old location); move it to ${data} ` +
     `(mkdir -p ${dirname(data)} && mv ${legacy} ${data}) or set LEVIATH_HOME=${legacy} to keep it there.`
