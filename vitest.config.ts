@@ -1,9 +1,16 @@
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 import { LANES } from './test/integration/lanes.js';
 import { SLOW_FILES } from './test/tiers.js';
 
 // A `lev` the tests start runs the sources when dist/ is stale (bin/lev.mjs); the notice it prints then is not under test.
-const env = { LEVIATH_QUIET_BUILD: '1' };
+// What a test leaves in the data folder, and the config it reads, stay in the checkout's ignored `.leviath/test-home`,
+// never the user's own folders (src/state/locations.ts); tests that need a home of their own set LEVIATH_HOME.
+const env = {
+  LEVIATH_QUIET_BUILD: '1',
+  LEVIATH_HOME: join(dirname(fileURLToPath(import.meta.url)), '.leviath', 'test-home'),
+};
 
 // `vitest run --mode fast` (`npm run test:fast`) leaves out the slow tier (test/tiers.ts); `npm test` runs everything.
 export default defineConfig(({ mode }) => ({

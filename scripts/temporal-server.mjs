@@ -15,9 +15,9 @@ import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { userDirs } from '../src/state/user-dirs.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 /** The Go module whose `tool` lines name the two upstream commands. */
@@ -53,14 +53,14 @@ export function serverVersion(moduleDir = MODULE_DIR) {
 
 /**
  * Where the binaries of this go.mod and go.sum live:
- * `${XDG_CACHE_HOME:-~/.cache}/leviath/temporal-server-<version>-<hash>`, so a
- * change of version or of any dependency builds anew and never reuses a stale build.
+ * `temporal-server-<version>-<hash>` in Leviath's cache (`${XDG_CACHE_HOME:-~/.cache}/leviath`,
+ * src/state/user-dirs.mjs), so a change of version or of any dependency builds anew and
+ * never reuses a stale build.
  */
 export function cacheDir(env = process.env, moduleDir = MODULE_DIR) {
   const hash = createHash('sha256');
   for (const file of ['go.mod', 'go.sum']) hash.update(readFileSync(join(moduleDir, file)));
-  const base = env.XDG_CACHE_HOME ? resolve(env.XDG_CACHE_HOME) : join(homedir(), '.cache');
-  return join(base, 'leviath', `temporal-server-${serverVersion(moduleDir)}-${hash.digest('hex').slice(0, 12)}`);
+  return join(userDirs(env).cache, `temporal-server-${serverVersion(moduleDir)}-${hash.digest('hex').slice(0, 12)}`);
 }
 
 /** The two binaries in `dir`. */

@@ -10,9 +10,9 @@
 //   node scripts/test-server.mjs      fetch (or find) the server, print the wrapper's path
 import { spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { userDirs } from '../src/state/user-dirs.mjs';
 
 /** The release of Temporal's Java SDK whose test server the tests run. */
 export const TEST_SERVER_VERSION = '1.38.0';
@@ -23,10 +23,9 @@ const HELP =
   "The time-skipping tests run Temporal's Java test server, which needs Java 17 or newer and Maven on PATH " +
   '(Debian: apt-get install default-jre-headless maven), then `node scripts/test-server.mjs` (CONTRIBUTING.md#set-up-and-checks).';
 
-/** `${XDG_CACHE_HOME:-~/.cache}/leviath/temporal-test-server-<version>`. */
+/** `temporal-test-server-<version>` in Leviath's cache (`${XDG_CACHE_HOME:-~/.cache}/leviath`, src/state/user-dirs.mjs). */
 export function testServerDir(env = process.env) {
-  const base = env.XDG_CACHE_HOME ? resolve(env.XDG_CACHE_HOME) : join(homedir(), '.cache');
-  return join(base, 'leviath', `temporal-test-server-${TEST_SERVER_VERSION}`);
+  return join(userDirs(env).cache, `temporal-test-server-${TEST_SERVER_VERSION}`);
 }
 
 /** The wrapper the SDK starts as `<wrapper> <port> --enable-time-skipping`. */

@@ -1,7 +1,7 @@
 /**
  * Which blob store a process uses: `LEVIATH_BLOBS`, else `[runtime] blobs`
- * in the user config, else the local folder (`$LEVIATH_BLOB_DIR` or
- * `<LEVIATH_HOME>/blobs`). `local` names the folder explicitly; a
+ * in the user config, else the local folder (`$LEVIATH_BLOB_DIR`, else
+ * `blobs/` of the data folder, src/state/locations.ts). `local` names the folder explicitly; a
  * `postgres://` or `postgresql://` URL names a shared PostgreSQL store.
  */
 import { configuredKeyring, type Keyring } from '../codec/keys.js';

@@ -1,18 +1,17 @@
 /**
- * The user's own config: `$LEVIATH_CONFIG`, else
- * `~/.config/leviath/config.toml` (a missing file is an empty config). It
+ * The user's own config: `$LEVIATH_CONFIG`, else config.toml in the config
+ * folder (src/state/locations.ts; a missing file is an empty config). It
  * extends the model table and holds the grants a blueprint's `[read_paths]`
  * needs. Only the tables read here are checked; other tools may keep their
  * own tables in the same file.
  */
 import { readFileSync } from 'node:fs';
-import { homedir } from 'node:os';
-import { join } from 'node:path';
 import { parse, TomlError } from 'smol-toml';
 import type { Diagnostic } from '../errors.js';
 import { BUILTIN_MODELS } from '../providers/builtin-models.js';
 import type { RateLimit } from '../providers/flow-control.js';
 import type { ModelInfo } from '../shapes/model-info.js';
+import { userConfigPath } from '../state/locations.js';
 import { SCRIPT_IO_FUNCTIONS, SCRIPT_PERMISSIONS, type ScriptPermissions } from '../tools/builtin-names.js';
 import type { SandboxKind } from '../tools/sandbox.js';
 import type { SearchConfig } from '../tools/web-policy.js';
@@ -66,12 +65,6 @@ export const SANDBOX_KINDS: readonly SandboxKind[] = ['namespace', 'none'];
 
 /** A variable name a command's environment may carry. */
 export const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
-
-export function userConfigPath(env: NodeJS.ProcessEnv = process.env): string {
-  const explicit = env.LEVIATH_CONFIG?.trim();
-  if (explicit) return explicit;
-  return join(env.HOME?.trim() || homedir(), '.config', 'leviath', 'config.toml');
-}
 
 export function parseUserConfig(text: string, file: string): { config: UserConfig; diagnostics: Diagnostic[] } {
   const config = emptyUserConfig();

@@ -17,9 +17,9 @@
 import { createHash } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { leviathHome } from '../devserver/paths.js';
 import { LevError } from '../errors.js';
 import type { Blueprint } from '../shapes/frozen-blueprint.js';
+import { dataPath } from '../state/locations.js';
 
 /** One version of a name. */
 export interface BlueprintVersion {
@@ -40,9 +40,9 @@ export interface BlueprintRef {
 
 const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
 
-/** The store's folder: `LEVIATH_BLUEPRINT_DIR`, else `<LEVIATH_HOME>/blueprints`. */
+/** The store's folder: `LEVIATH_BLUEPRINT_DIR`, else `blueprints/` in the data folder. */
 export function blueprintStoreDir(env: NodeJS.ProcessEnv = process.env): string {
-  return env.LEVIATH_BLUEPRINT_DIR ?? join(leviathHome(env), 'blueprints');
+  return env.LEVIATH_BLUEPRINT_DIR ?? dataPath('blueprints', env);
 }
 
 export function checkName(name: string): string {
@@ -128,7 +128,7 @@ export abstract class BlueprintStore {
   }
 }
 
-/** Pushed blueprints in a folder (`$LEVIATH_BLUEPRINT_DIR`, else `<LEVIATH_HOME>/blueprints`). */
+/** Pushed blueprints in a folder (`$LEVIATH_BLUEPRINT_DIR`, else `blueprints/` in the data folder). */
 export class FolderBlueprintStore extends BlueprintStore {
   constructor(readonly root: string = blueprintStoreDir()) {
     super();

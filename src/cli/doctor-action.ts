@@ -1,18 +1,19 @@
 /**
  * `lev doctor` (docs/reference/commands.md#lev-doctor): every check of a
  * setup, each run whatever the others found, in one table: the user config,
- * the Temporal CLI, the server, a worker's round trip, the provider keys, one
+ * where state is kept, the Temporal CLI, the server, a worker's round trip, the provider keys, one
  * real inference, the codec key, the metrics address, the sandbox and each
  * MCP server. Exit 1 when any failed. Loaded only when `lev doctor` runs.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { accessSync, constants, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { loadUserConfig, userConfigPath } from '../blueprint/user-config.js';
+import { dirname, join } from 'node:path';
+import { loadUserConfig } from '../blueprint/user-config.js';
 import { BUILTIN_MODELS } from '../providers/builtin-models.js';
 import { getProvider } from '../providers/index.js';
 import { providerConfigured } from '../runtime/node/model-choice.js';
 import { keyEnvOf, PROVIDER_PREFIXES, providerFacts, providersRanked } from '../shapes/providers.js';
+import { type StateDirs, stateDirs, userConfigPath } from '../state/locations.js';
 import { blueprintLoader } from './blueprint-loader.js';
 import { columnWidths } from './columns.js';
 
@@ -25,7 +26,7 @@ export interface DoctorFlags {
 }
 
 export interface Check {
-  /** `config`, `temporal-cli`, `server`, `worker`, `provider-keys`, `model`, `inference`, `codec-key`, `metrics`, `sandbox`, `mcp:<name>`. */
+  /** `config`, `state`, `temporal-cli`, `server`, `worker`, `provider-keys`, `model`, `inference`, `codec-key`, `metrics`, `sandbox`, `mcp:<name>`. */
   name: string;
   ok: boolean;
   /** Not checked (by `--no-server`, or because what it needs failed); never a failure by itself. */
@@ -94,6 +95,31 @@ function failed(name: string, err: unknown): Check {
 
 function skipped(name: string, detail: string): Check {
   return { name, ok: true, skipped: true, detail };
+}
+
+const SOURCES: Record<StateDirs['source'], string> = {
+  LEVIATH_HOME: 'LEVIATH_HOME',
+  XDG: 'XDG_DATA_HOME or ~/.local/share',
+  legacy: 'an old .leviath/ found here',
+};
+
+/** Where data, config and cache are, and why; it fails when the data folder cannot be written. */
+export function stateCheck(dirs: StateDirs, writable: (dir: string) => boolean): Check {
+  const where = `data ${dirs.data} (${SOURCES[dirs.source]}), config ${dirs.configFile}, cache ${dirs.cache}`;
+  if (!writable(dirs.data)) return { name: 'state', ok: false, detail: `${where}: the data folder cannot be written` };
+  return { name: 'state', ok: true, detail: [where, ...dirs.notices].join('; ') };
+}
+
+/** A folder this process may create or write in: it, or the nearest folder above it that exists. */
+function writableFolder(dir: string): boolean {
+  let at = dir;
+  while (!existsSync(at) && dirname(at) !== at) at = dirname(at);
+  try {
+    accessSync(at, constants.W_OK);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** The servers' own check: the embedded server is needed only at a local address. */
@@ -280,6 +306,7 @@ export async function runChecks(
     errors.length > 0
       ? { name: 'config', ok: false, detail: errors.map((d) => `${d.message} [${d.code}]`).join('; ') }
       : { name: 'config', ok: true, detail: `${userConfigPath(env)} parses (or is absent)` },
+    stateCheck(stateDirs(env), writableFolder),
   );
   checks.push(await temporalCli(flags.address, env));
   if (flags.server) checks.push(...(await serverAndWorker(flags.address, say)));

@@ -12,11 +12,12 @@ import { join } from 'node:path';
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import type { NativeConnection, Worker } from '@temporalio/worker';
 import type { DevServer } from '../devserver/dev-server.js';
-import { leviathHome, PROJECT_ROOT } from '../devserver/paths.js';
 import { workerPool } from '../mcp/pool.js';
 import { addressFlag } from '../runtime/defaults.js';
 import { undeliveredText } from '../runtime/texts.js';
 import type { Progress, RunResult } from '../runtime/types.js';
+import { dataPath } from '../state/locations.js';
+import { PROJECT_ROOT } from '../state/project-root.js';
 import { type FollowOptions, followRun } from '../worker/run-client.js';
 import { formatBars } from './bars.js';
 
@@ -186,10 +187,10 @@ export function attachCommand(runId: string, address: string): string {
 /**
  * Hands the run over to a `lev attach` in the background, which starts the
  * embedded server and a worker again when none answers, follows the run to
- * its end and stops. Its output goes to `.leviath/logs/<run>.log`.
+ * its end and stops. Its output goes to `logs/<run>.log` in the data folder.
  */
 export function continueInBackground(runId: string, address: string): { pid: number | undefined; log: string } {
-  const dir = join(leviathHome(), 'logs');
+  const dir = dataPath('logs');
   mkdirSync(dir, { recursive: true });
   const log = join(dir, `${runId}.log`);
   const out = openSync(log, 'a');

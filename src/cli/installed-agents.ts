@@ -1,8 +1,8 @@
 /**
  * Installed agents (docs/reference/installed-agents.md): blueprint
- * directories copied under `<LEVIATH_HOME>/agents/<name>/` by `lev add`, so
- * `lev run researcher` and `worker_agent = "researcher"` find them by name
- * wherever the run starts, as in the original Leviath.
+ * directories copied under `agents/<name>/` of the data folder
+ * (src/state/locations.ts) by `lev add`, so `lev run researcher` and
+ * `worker_agent = "researcher"` find them by name wherever the run starts, as in the original Leviath.
  */
 import { cpSync, existsSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';

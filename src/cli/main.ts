@@ -6,6 +6,7 @@
 import { Command, CommanderError } from 'commander';
 import { keyMissingError } from '../codec/key-missing.js';
 import { isLevError } from '../errors.js';
+import { stateDirs } from '../state/locations.js';
 import { LEVIATH_VERSION } from '../version.js';
 import { registerCommands } from './commands/index.js';
 import { resolveServerFlags } from './options.js';
@@ -17,7 +18,11 @@ export async function main(argv: string[]): Promise<number> {
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride();
   registerCommands(program);
-  program.hook('preAction', (_program, command) => resolveServerFlags(command));
+  program.hook('preAction', (_program, command) => {
+    // State or config found in the old place is used, and said once, so it is never lost unnoticed.
+    for (const notice of stateDirs().notices) process.stderr.write(`${notice}\n`);
+    resolveServerFlags(command);
+  });
   try {
     await program.parseAsync(argv, { from: 'node' });
     return typeof process.exitCode === 'number' ? process.exitCode : 0;

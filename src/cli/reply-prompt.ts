@@ -14,13 +14,13 @@ import { createInterface } from 'node:readline/promises';
 import type { Client } from '@temporalio/client';
 import { openBlobStore, parseBlobSpec } from '../blobs/index.js';
 import { matchLabel } from '../blueprint/option-labels.js';
-import { leviathHome } from '../devserver/paths.js';
 import { isLevError } from '../errors.js';
 import { addressFlag } from '../runtime/defaults.js';
 import { defaultRuntimeConfig } from '../runtime/node/run-store.js';
 import { answerArguments } from '../runtime/people/asks.js';
 import type { PendingAsk, Progress } from '../runtime/types.js';
 import type { Content } from '../shapes/content.js';
+import { dataPath } from '../state/locations.js';
 import { sendUpdate } from '../worker/operators.js';
 import { DETACHED } from './follow-terminal.js';
 
@@ -168,9 +168,9 @@ async function wholeText(document: Content): Promise<string> {
   }
 }
 
-/** Writes the document to edit into a file under the Leviath home, named for the run and the call. */
+/** Writes the document to edit into a file in the data folder's `edits/`, named for the run and the call. */
 async function editFile(runId: string, q: PendingAsk): Promise<string> {
-  const dir = join(leviathHome(), 'edits');
+  const dir = dataPath('edits');
   mkdirSync(dir, { recursive: true });
   const file = join(dir, `${runId}-${q.call}.md`.replace(/[^A-Za-z0-9._-]/g, '_'));
   writeFileSync(file, await wholeText(q.document ?? ''));

@@ -4,10 +4,9 @@
  * left there resumes (docs/reference/operators.md#the-embedded-servers-database).
  * The commands that only read or steer (`connect.ts`) never start one.
  */
-import { join } from 'node:path';
 import { type DevServer, startDevServer, temporalAnswers } from '../devserver/dev-server.js';
-import { dataDir } from '../devserver/paths.js';
 import { findTemporalCli } from '../devserver/temporal-cli.js';
+import { embeddedServerFiles } from '../state/locations.js';
 import { isSecured, type ServerSettings } from '../worker/connection.js';
 import { probeServer } from '../worker/server-probe.js';
 
@@ -17,7 +16,7 @@ export function isLocal(address: string): boolean {
 
 /** The SQLite file the embedded server keeps its runs in. */
 export function embeddedDatabase(): string {
-  return join(dataDir(), 'temporal.sqlite');
+  return embeddedServerFiles().database;
 }
 
 /** How to get a server at `address`: the embedded one's database for a local address. */
@@ -59,7 +58,7 @@ async function startEmbedded(address: string, say: (line: string) => void): Prom
     dbFile: embeddedDatabase(),
     port,
     uiPort: port + 1000,
-    logFile: join(dataDir(), 'temporal.log'),
+    logFile: embeddedServerFiles().log,
   });
   say(
     `started the Temporal dev server at ${server.address} on ${embeddedDatabase()}; Web UI ${server.uiUrl} (it stops with this command; \`lev server\` keeps it up)`,

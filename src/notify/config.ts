@@ -12,10 +12,10 @@
 import { readFileSync } from 'node:fs';
 import { parse } from 'smol-toml';
 import { NOTIFY_EXAMPLE, readWebhooks } from '../blueprint/notify-table.js';
-import { userConfigPath } from '../blueprint/user-config.js';
 import { LevError } from '../errors.js';
 import type { Blueprint } from '../shapes/frozen-blueprint.js';
 import type { Webhook } from '../shapes/webhooks.js';
+import { userConfigPath } from '../state/locations.js';
 
 export function parseNotify(doc: Record<string, unknown>, file: string): Webhook[] {
   return readWebhooks(doc.notify, (problem) => {

@@ -18,7 +18,6 @@ import {
 } from '@temporalio/worker';
 import { createActivities } from '../../activities/index.js';
 import { codecOption } from '../codec/payload-codec.js';
-import { PROJECT_ROOT } from '../devserver/paths.js';
 import { DEFAULT_TASK_QUEUE } from '../runtime/defaults.js';
 import {
   DEFAULT_ACTIVITY_SLOTS,
@@ -26,6 +25,7 @@ import {
   defaultRuntimeConfig,
   type RuntimeConfig,
 } from '../runtime/node/run-store.js';
+import { PROJECT_ROOT } from '../state/project-root.js';
 import { jsonLine, type LogFormat, runLogInterceptor } from '../telemetry/logs.js';
 import { tracingActivityInterceptors, workflowSinks } from '../telemetry/tracing.js';
 import { connectOptions, type ServerChoice, serverSettings } from './connection.js';

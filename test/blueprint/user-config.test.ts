@@ -3,15 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { limitsFor } from '../../src/blueprint/rate-limits-table.js';
-import { loadUserConfig, parseUserConfig, userConfigPath } from '../../src/blueprint/user-config.js';
+import { loadUserConfig, parseUserConfig } from '../../src/blueprint/user-config.js';
 import { codesOf, loadToml } from './helpers.js';
 
 describe('user config', () => {
-  it('is found at $LEVIATH_CONFIG, else under ~/.config/leviath', () => {
-    expect(userConfigPath({ LEVIATH_CONFIG: '/etc/lev.toml', HOME: '/home/u' })).toBe('/etc/lev.toml');
-    expect(userConfigPath({ HOME: '/home/u' })).toBe('/home/u/.config/leviath/config.toml');
-  });
-
   it('reads models, security grants and per-agent grants, ignoring tables it does not own', () => {
     const dir = mkdtempSync(join(tmpdir(), 'lev-cfg-'));
     const file = join(dir, 'config.toml');

@@ -8,6 +8,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { stateCheck } from '../../src/cli/doctor-action.js';
+import type { StateDirs } from '../../src/state/locations.js';
 import { type Reply, startWireServer, type WireServer } from '../providers/wire-server.js';
 import { lev, withoutProviderKeys } from './lev-in-process.js';
 
@@ -68,6 +70,7 @@ describe('lev doctor', () => {
     expect(report.passed).toBe(true);
     expect(report.checks.map((c: Row) => [c.name, c.ok, c.skipped ?? false])).toEqual([
       ['config', true, false],
+      ['state', true, false],
       ['temporal-cli', true, false],
       ['server', true, true],
       ['worker', true, true],
@@ -128,6 +131,24 @@ describe('lev doctor', () => {
     const r = await doctor({ ...anthropic(), LEVIATH_CONFIG: config });
     expect(r.code).toBe(1);
     expect(row(r.out, 'mcp:gone')).toMatchObject({ ok: false, detail: expect.stringMatching(/^\[mcp-unavailable\]/) });
+  });
+
+  it('shows where data, config and cache are, and fails when the data folder cannot be written', () => {
+    const dirs: StateDirs = { data: '/d', configFile: '/c/config.toml', cache: '/k', source: 'XDG', notices: [] };
+    expect(stateCheck(dirs, () => true)).toEqual({
+      name: 'state',
+      ok: true,
+      detail: 'data /d (XDG_DATA_HOME or ~/.local/share), config /c/config.toml, cache /k',
+    });
+    expect(stateCheck(dirs, () => false)).toMatchObject({
+      ok: false,
+      detail: expect.stringMatching(/: the data folder cannot be written$/),
+    });
+    const old = stateCheck(
+      { ...dirs, source: 'legacy', notices: ['lev: using the state in /w/.leviath …'] },
+      () => true,
+    );
+    expect(old.detail).toMatch(/^data \/d \(an old \.leviath\/ found here\), .*; lev: using the state in/);
   });
 
   it('prints a table, FAIL on each failed row, and exits 1', async () => {

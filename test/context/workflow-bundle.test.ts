@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 // @ts-expect-error: plain JavaScript without declarations, run before anything is compiled.
 import { buildState } from '../../scripts/build.mjs';
-import { PROJECT_ROOT } from '../../src/devserver/paths.js';
+import { PROJECT_ROOT } from '../../src/state/project-root.js';
 import { bundleWorkflows, libraryModules } from '../../src/worker/create-worker.js';
 
 /**

@@ -9,7 +9,7 @@ import { existsSync, mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { type BrowserContext, chromium } from 'playwright-core';
-import { PROJECT_ROOT } from '../../src/devserver/paths.js';
+import { PROJECT_ROOT } from '../../src/state/project-root.js';
 
 /** Where the screenshots of the Web UI test go (the closing note of issue 12 lists them). */
 export const SCREENSHOTS = join(PROJECT_ROOT, '.leviath', 'screenshots');

@@ -45,6 +45,13 @@ describe('buildState', () => {
     expect(buildState(mkdtempSync(join(tmpdir(), 'lev-build-')))).toMatchObject({ fresh: false });
   });
 
+  it('counts a plain .mjs source the build bundles (src/state/user-dirs.mjs) like a .ts one', () => {
+    const root = tree();
+    writeFileSync(join(root, 'src/cli/shared.mjs'), '');
+    utimesSync(join(root, 'src/cli/shared.mjs'), 1000, 1000);
+    expect(buildState(root)).toMatchObject({ fresh: false, reason: 'source files were added or removed' });
+  });
+
   it('is stale when the dependencies change', () => {
     const root = tree();
     utimesSync(join(root, 'package-lock.json'), 3000, 3000);

@@ -1,14 +1,13 @@
 /** `lev server`: the embedded Temporal dev server, kept in the foreground. */
-import { join } from 'node:path';
 import type { Command } from 'commander';
-import { dataDir } from '../../devserver/paths.js';
+import { embeddedServerFiles } from '../../state/locations.js';
 import { parsePort } from '../options.js';
 
 export function registerServer(program: Command): void {
   program
     .command('server')
     .description('Run a local Temporal dev server with SQLite persistence until Ctrl-C.')
-    .option('--db <file>', 'SQLite file that keeps workflows across restarts', join(dataDir(), 'temporal.sqlite'))
+    .option('--db <file>', 'SQLite file that keeps workflows across restarts', embeddedServerFiles().database)
     .option('--port <port>', 'gRPC port of the Temporal frontend', parsePort, 7233)
     .option('--ui-port <port>', 'port of the Temporal Web UI', parsePort, 8233)
     .option('--ip <ip>', 'address to bind', '127.0.0.1')

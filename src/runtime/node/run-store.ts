@@ -4,15 +4,14 @@
  * latest snapshot plus the operations recorded since, and the last rebuild
  * per run is cached so consecutive turns replay only what is new.
  */
-import { join } from 'node:path';
 import { openBlobStore, parseBlobSpec } from '../../blobs/index.js';
 import { ReadCachedBlobStore } from '../../blobs/read-cache.js';
-import { loadUserConfig, userConfigPath } from '../../blueprint/user-config.js';
+import { loadUserConfig } from '../../blueprint/user-config.js';
 import { configuredKeyring } from '../../codec/keys.js';
 import { cloneData, createRunState, type RunState } from '../../context/index.js';
-import { leviathHome } from '../../devserver/paths.js';
 import type { RateLimit } from '../../providers/flow-control.js';
 import type { Blueprint } from '../../shapes/frozen-blueprint.js';
+import { dataPath, userConfigPath } from '../../state/locations.js';
 import { ENGINE } from '../engine-calls.js';
 import { type RecordedOp, replayOps } from '../ops.js';
 import { customRegionHooks } from '../region-hooks.js';
@@ -53,7 +52,7 @@ export function configuredBlobs(env: NodeJS.ProcessEnv = process.env): string | 
 export function defaultRuntimeConfig(env: NodeJS.ProcessEnv = process.env): RuntimeConfig {
   const blobs = configuredBlobs(env);
   return {
-    blobDir: env.LEVIATH_BLOB_DIR ?? join(leviathHome(env), 'blobs'),
+    blobDir: env.LEVIATH_BLOB_DIR ?? dataPath('blobs', env),
     ...(blobs ? { blobs } : {}),
     activitySlots: positiveInteger(env.LEVIATH_ACTIVITY_SLOTS) ?? DEFAULT_ACTIVITY_SLOTS,
     workflowThreads: positiveInteger(env.LEVIATH_WORKFLOW_THREADS) ?? DEFAULT_WORKFLOW_THREADS,
