@@ -9,6 +9,8 @@
  * every other, slowest first, with what takes the time.
  */
 export const SLOW_FILES: string[] = [
+  // npm pack (its prepack builds dist/) and an offline npm ci of the tarball, then the demo and lev doctor from there.
+  'test/integration/installed-package.test.ts',
   // `lev` processes: Ctrl-C, detaching, the embedded server, attaching after a SIGKILL.
   'test/integration/operator-cli.test.ts',
   // Three benches, each with its own dev server and worker processes.
