@@ -20,7 +20,7 @@ function installedRoot(withBuild: boolean): string {
     mkdirSync(join(root, 'dist'));
     writeFileSync(
       join(root, 'dist', 'lev.mjs'),
-      'export async function main(argv) { process.stdout.write(`dist ${argv.slice(2).join(" ")}\\n`); return 3; }\n',
+      'export async function main(argv) { process.stdout.write("dist " + argv.slice(2).join(" ") + "\\n"); return 3; }\n',
     );
   }
   return root;
