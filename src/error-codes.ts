@@ -551,6 +551,11 @@ export const RUNTIME_CODES = {
     meaning:
       'An installed leviath package has no compiled build in `dist/` (it was packed without its prepack); `lev` stops before running anything.',
   },
+  'sdk-not-installed': {
+    surface: 'provider',
+    meaning:
+      "A provider's npm SDK (`openai`, `@anthropic-ai/sdk`, `@google/genai`) was left out of the install with --omit=optional; the inference call fails without a retry.",
+  },
 } as const satisfies Record<string, RuntimeCodeInfo>;
 
 export type RuntimeCode = keyof typeof RUNTIME_CODES;
