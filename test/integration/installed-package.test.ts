@@ -1,10 +1,12 @@
 /**
  * Leviath as a user installs it (issue 40): the tarball `npm pack` makes, installed offline into a
  * folder outside the checkout, then `lev validate` of a copied example, the demo on the embedded
- * dev server as `lev run` starts it, and `lev doctor` against the lane's server, all from there.
+ * dev server as `lev run` starts it, `lev doctor` against the lane's server, and docs/library.md's
+ * program as TypeScript, compiled against the package's declarations and run, all from there.
  */
-import { spawn } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -34,8 +36,12 @@ function userEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
 }
 
 function npx(args: string[], env = userEnv()): Promise<{ code: number | null; out: string; err: string }> {
-  return new Promise((resolve) => {
-    const child = spawn('npx', args, { cwd: project, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  return spawned('npx', args, env);
+}
+
+function spawned(command: string, args: string[], env: NodeJS.ProcessEnv) {
+  return new Promise<{ code: number | null; out: string; err: string }>((resolve) => {
+    const child = spawn(command, args, { cwd: project, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     let err = '';
     child.stdout.on('data', (d) => {
@@ -138,6 +144,61 @@ describe('the installed package', () => {
       expect(report.checks.filter((c) => !c.ok)).toEqual([]);
       expect(report.checks.map((c) => c.name)).toEqual(expect.arrayContaining(['server', 'worker', 'inference']));
       expect(err).not.toMatch(/TypeScript sources/);
+      expect(code).toBe(0);
+    }, 300_000);
+  });
+
+  describe("docs/library.md's program, in TypeScript", () => {
+    let tsc: { status: number | null; out: string };
+    beforeAll(() => {
+      // The page's program, as test/integration/library.test.ts takes it, saved as embed.ts; misuse.ts passes a wrong type.
+      const page = readFileSync(join(ROOT, 'docs', 'library.md'), 'utf8');
+      writeFileSync(join(project, 'embed.ts'), page.match(/^```js\n([\s\S]*?)^```$/m)?.[1] ?? '');
+      writeFileSync(
+        join(project, 'misuse.ts'),
+        "import { connect } from 'leviath';\nconst client = await connect();\nawait client.start(42, { task: 'x' });\n",
+      );
+      // A user's usual settings; skipLibCheck because @temporalio/common's own declarations import `ms`, which has none.
+      const compilerOptions = {
+        module: 'NodeNext',
+        target: 'ES2022',
+        strict: true,
+        skipLibCheck: true,
+        outDir: 'out',
+        types: ['node'],
+        typeRoots: [join(ROOT, 'node_modules', '@types')],
+      };
+      writeFileSync(
+        join(project, 'tsconfig.json'),
+        JSON.stringify({ compilerOptions, files: ['embed.ts', 'misuse.ts'] }),
+      );
+      const run = spawnSync(
+        process.execPath,
+        [createRequire(import.meta.url).resolve('typescript/bin/tsc'), '-p', '.'],
+        {
+          cwd: project,
+          encoding: 'utf8',
+        },
+      );
+      tsc = { status: run.status, out: `${run.stdout}${run.stderr}` };
+    }, 300_000);
+
+    it("type-checks against the package's declarations, which refuse a wrong argument", () => {
+      expect(tsc.out.trim().split('\n')).toEqual([
+        expect.stringMatching(/^misuse\.ts\(3,\d+\): error TS2345: .*'string \| Blueprint'/),
+      ]);
+      expect(tsc.status).not.toBe(0);
+    });
+
+    it("runs the demo to completion through the package's exports and its prebuilt workflow bundle", async () => {
+      const { code, out, err } = await spawned(
+        process.execPath,
+        ['out/embed.js'],
+        userEnv({ TEMPORAL_ADDRESS: temporalAddress() }),
+      );
+      expect(err).toBe('');
+      expect(out.split('\n').filter((l) => l.startsWith('['))[0]).toMatch(/^\[investigate\] turn 1: \d+\/\d+ tokens$/);
+      expect(out).toMatch(/^completed Incident 2026-11-28.*connection pool/m);
       expect(code).toBe(0);
     }, 300_000);
   });

@@ -84,7 +84,7 @@ export function installOffline(dir: string, tarballPath: string): string {
   const own = lock.packages[''] as LockEntry;
   writeFileSync(
     join(dir, 'package.json'),
-    `${JSON.stringify({ name: 'installed-leviath', private: true, dependencies: { [own.name as string]: `file:${tarball}` } }, null, 2)}\n`,
+    `${JSON.stringify({ name: 'installed-leviath', private: true, type: 'module', dependencies: { [own.name as string]: `file:${tarball}` } }, null, 2)}\n`,
   );
   writeFileSync(
     join(dir, 'package-lock.json'),
