@@ -13,6 +13,8 @@ export const SLOW_FILES: string[] = [
   'test/integration/installed-package.test.ts',
   // `lev` processes: Ctrl-C, detaching, the embedded server, attaching after a SIGKILL.
   'test/integration/operator-cli.test.ts',
+  // Programs that import the package, each a process with a worker of its own running the demo.
+  'test/integration/library.test.ts',
   // Three benches, each with its own dev server and worker processes.
   'test/integration/bench-smoke.test.ts',
   // Runs and visits that go on as new every few turns.

@@ -125,7 +125,8 @@ export function installRuntime(
     logFormat?: LogFormat;
   } = {},
 ): void {
-  if (runtimeInstalled) return;
+  // A program that installed a runtime of its own before making a worker here keeps it (docs/library.md#the-worker).
+  if (runtimeInstalled || Runtime._instance) return;
   runtimeInstalled = true;
   Runtime.install({
     logger:
