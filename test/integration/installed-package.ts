@@ -46,8 +46,9 @@ export function packCheckout(dest: string): string {
     encoding: 'utf8',
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  const [packed] = JSON.parse(out.slice(out.indexOf('['))) as { filename: string }[];
-  return join(dest, (packed as { filename: string }).filename);
+  // The prepack's build writes its progress before npm's JSON.
+  const [packed] = JSON.parse(out.slice(out.indexOf('['))) as [{ filename: string }];
+  return join(dest, packed.filename);
 }
 
 /**
