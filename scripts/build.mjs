@@ -2,11 +2,14 @@
 // The compiled build `lev` runs: the CLI bundled by esbuild into dist/lev.mjs
 // (its commands split into chunks loaded when used, most npm packages left to
 // node_modules), plus the workflow bundle prebuilt, so neither the CLI nor a
-// worker compiles anything at start. `dist/build-stamp.json` records what was built;
+// worker compiles anything at start. The library (`import 'leviath'`,
+// docs/library.md) is dist/index.mjs, sharing those chunks, with its type
+// declarations in dist/types/. `dist/build-stamp.json` records what was built;
 // `buildState()` compares it with the sources, so a stale build is never
 // used: `bin/lev.mjs` runs the sources through tsx instead and says so, and
 // `scripts/setup.mjs` (the first step of `npm test` and `npm run demo`)
 // rebuilds. Plain JavaScript: it runs before anything is compiled.
+import { spawn } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -16,7 +19,7 @@ export const DIST = join(ROOT, 'dist');
 const STAMP = join(DIST, 'build-stamp.json');
 const SOURCE_DIRS = ['src', 'workflows', 'activities'];
 /** Files whose change changes the build besides the sources. */
-const BUILD_INPUTS = ['package-lock.json', 'tsconfig.json', 'scripts/build.mjs'];
+const BUILD_INPUTS = ['package-lock.json', 'tsconfig.json', 'tsconfig.build.json', 'scripts/build.mjs'];
 
 function sourceFiles(dir, out = []) {
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
@@ -72,15 +75,47 @@ const npmPackagesOutside = {
   },
 };
 
-/** Transpiles the sources and prebuilds the workflow bundle; returns the time it took in ms. */
+/**
+ * The library's type declarations (docs/library.md), for what `src/library/index.ts` reaches
+ * (tsconfig.build.json), into dist/types/. `--noCheck` leaves type checking to `npm run
+ * typecheck`, which halves the time; it runs beside esbuild and the workflow bundler.
+ */
+function declarations() {
+  const tsc = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
+  const child = spawn(process.execPath, [tsc, '-p', join(ROOT, 'tsconfig.build.json'), '--noCheck'], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout.on('data', (d) => {
+    out += d;
+  });
+  child.stderr.on('data', (d) => {
+    out += d;
+  });
+  return new Promise((resolve, reject) => {
+    child.once('error', reject);
+    child.once('exit', (code) =>
+      code === 0 ? resolve() : reject(new Error(`type declarations failed (tsc exit ${code}):\n${out}`)),
+    );
+  });
+}
+
+/** Transpiles the sources, emits the library's declarations and prebuilds the workflow bundle; returns the time it took in ms. */
 export async function build() {
   const started = Date.now();
   const { files } = inputs(ROOT);
   const { build: esbuild } = await import('esbuild');
   rmSync(DIST, { recursive: true, force: true });
   mkdirSync(DIST, { recursive: true });
+  const types = declarations();
+  // Awaited below; a failure that comes first must not be an unhandled rejection meanwhile.
+  types.catch(() => {});
   await esbuild({
-    entryPoints: { lev: join(ROOT, 'src', 'cli', 'main.ts'), worker: join(ROOT, 'src', 'worker', 'create-worker.ts') },
+    entryPoints: {
+      lev: join(ROOT, 'src', 'cli', 'main.ts'),
+      worker: join(ROOT, 'src', 'worker', 'create-worker.ts'),
+      index: join(ROOT, 'src', 'library', 'index.ts'),
+    },
     outdir: DIST,
     bundle: true,
     splitting: true,
@@ -96,6 +131,7 @@ export async function build() {
   const { bundleWorkflows } = await import(pathToFileURL(join(DIST, 'worker.mjs')).href);
   const { code } = await bundleWorkflows();
   writeFileSync(join(DIST, 'workflow-bundle.js'), code);
+  await types;
   const names = files.map((f) => relative(ROOT, f)).sort();
   // The stamp is the build's start, so a source saved while it ran counts as newer.
   writeFileSync(STAMP, `${JSON.stringify({ builtAt: started, files: names })}\n`);

@@ -545,6 +545,17 @@ export const RUNTIME_CODES = {
     meaning:
       'A process without the codec key met an encrypted payload: a command stops, a worker fails that task retryably and stops polling.',
   },
+  // A package that runs where it is installed (issue 40)
+  'build-missing': {
+    surface: 'cli',
+    meaning:
+      'An installed leviath package has no compiled build in `dist/` (it was packed without its prepack); `lev` stops before running anything.',
+  },
+  'sdk-not-installed': {
+    surface: 'provider',
+    meaning:
+      "A provider's npm SDK (`openai`, `@anthropic-ai/sdk`, `@google/genai`) was left out of the install with --omit=optional; the inference call fails without a retry.",
+  },
 } as const satisfies Record<string, RuntimeCodeInfo>;
 
 export type RuntimeCode = keyof typeof RUNTIME_CODES;

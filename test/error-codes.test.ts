@@ -21,7 +21,13 @@ function files(dir: string): string[] {
   });
 }
 
-const sources = [...files(join(ROOT, 'src')), ...files(join(ROOT, 'workflows')), ...files(join(ROOT, 'activities'))]
+// bin/lev.mjs speaks before anything compiled loads (an installed package without its build).
+const sources = [
+  ...files(join(ROOT, 'src')),
+  ...files(join(ROOT, 'workflows')),
+  ...files(join(ROOT, 'activities')),
+  join(ROOT, 'bin', 'lev.mjs'),
+]
   .filter((f) => !f.endsWith('error-codes.ts') && !f.includes('/blueprint/'))
   .map((f) => readFileSync(f, 'utf8'))
   .join('\n');

@@ -9,8 +9,12 @@
  * every other, slowest first, with what takes the time.
  */
 export const SLOW_FILES: string[] = [
+  // npm pack (its prepack builds dist/) and an offline npm ci of the tarball, then the demo and lev doctor from there.
+  'test/integration/installed-package.test.ts',
   // `lev` processes: Ctrl-C, detaching, the embedded server, attaching after a SIGKILL.
   'test/integration/operator-cli.test.ts',
+  // Programs that import the package, each a process with a worker of its own running the demo.
+  'test/integration/library.test.ts',
   // Three benches, each with its own dev server and worker processes.
   'test/integration/bench-smoke.test.ts',
   // Runs and visits that go on as new every few turns.

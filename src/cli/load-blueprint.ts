@@ -1,8 +1,9 @@
 /**
- * The blueprint a command names: a directory or file, loaded and validated
- * against the user's config (the errors of both printed, exit 2), or the
- * reference of a pushed blueprint
- * (docs/reference/cluster-runs.md#blueprints-by-reference).
+ * The blueprint a command or a program names: a directory or file, loaded
+ * and validated against the user's config, or the reference of a pushed
+ * blueprint (docs/reference/cluster-runs.md#blueprints-by-reference). The
+ * library throws what is wrong as a coded error carrying its findings; a
+ * command prints those findings first (exit 2).
  */
 import { withBlueprintStore } from '../blueprints-store/configured.js';
 import { isStoredRef } from '../blueprints-store/run-input.js';
@@ -18,40 +19,55 @@ function printErrors(errors: Diagnostic[], file: string): void {
     );
 }
 
-export function loadOrExplain(path: string, opts: { workdir?: string } = {}): Blueprint {
-  const loader = blueprintLoader();
+/** The valid blueprint at `path`; `config-invalid` or `blueprint-invalid` with the errors found otherwise. */
+export function loadValid(path: string, opts: { workdir?: string; env?: NodeJS.ProcessEnv } = {}): Blueprint {
+  const loader = blueprintLoader(opts.env);
   const configErrors = loader.configDiagnostics.filter((d) => d.severity === 'error');
-  if (configErrors.length > 0) {
-    printErrors(configErrors, 'config');
-    process.exitCode = 2;
+  if (configErrors.length > 0)
     throw new LevError(
       'config-invalid',
-      `Your config has ${configErrors.length === 1 ? 'an error' : 'errors'} (above); fix ${configErrors.length === 1 ? 'it' : 'them'}, and \`lev validate ${path}\` shows every finding.`,
+      `Your config has ${configErrors.length === 1 ? 'an error' : 'errors'} (${configErrors.map((d) => d.code).join(', ')}); fix ${configErrors.length === 1 ? 'it' : 'them'}, and \`lev validate ${path}\` shows every finding.`,
+      configErrors.map((d) => ({ ...d, file: d.file ?? 'config' })),
     );
-  }
-  const loaded = loader.load(path, opts);
+  const loaded = loader.load(path, opts.workdir !== undefined ? { workdir: opts.workdir } : {});
   const errors = loaded.diagnostics.filter((d) => d.severity === 'error');
-  if (!loaded.blueprint || errors.length > 0) {
-    printErrors(errors, loaded.file);
-    process.exitCode = 2;
+  if (!loaded.blueprint || errors.length > 0)
     throw new LevError(
       'blueprint-invalid',
       `${path} is not a valid blueprint; run \`lev validate ${path}\` for every finding.`,
+      errors.map((d) => ({ ...d, file: d.file ?? loaded.file })),
     );
-  }
   return loaded.blueprint;
 }
 
-/**
- * `lev run`'s argument: a path on disk, else an installed agent
- * (docs/reference/installed-agents.md), else `name` or `name@version` from the
- * blueprint store. `workdir` is where the run's read paths resolve.
- */
-export async function blueprintArgument(arg: string, opts: { workdir?: string } = {}): Promise<Blueprint> {
-  const path = resolveBlueprintArg(arg);
-  if (path !== arg || !isStoredRef(arg)) return loadOrExplain(path, opts);
+/** `loadValid` for a command: the findings printed above its one-line error, exit code 2. */
+export function loadOrExplain(path: string, opts: { workdir?: string } = {}): Blueprint {
   try {
-    return (await withBlueprintStore((store) => store.resolve(arg))).bp;
+    return loadValid(path, opts);
+  } catch (err) {
+    if (err instanceof LevError && err.diagnostics.length > 0) {
+      printErrors(err.diagnostics, path);
+      process.exitCode = 2;
+    }
+    throw err;
+  }
+}
+
+/**
+ * `lev run`'s argument and a program's: a path on disk, else an installed
+ * agent (docs/reference/installed-agents.md), else `name` or `name@version`
+ * from the blueprint store. `workdir` is where the run's read paths resolve;
+ * `explain` prints a path's findings as a command does.
+ */
+export async function blueprintArgument(
+  arg: string,
+  opts: { workdir?: string; env?: NodeJS.ProcessEnv; explain?: boolean } = {},
+): Promise<Blueprint> {
+  const path = resolveBlueprintArg(arg, opts.env);
+  const { explain = true, ...load } = opts;
+  if (path !== arg || !isStoredRef(arg)) return explain ? loadOrExplain(path, load) : loadValid(path, load);
+  try {
+    return (await withBlueprintStore((store) => store.resolve(arg), opts.env)).bp;
   } catch (err) {
     // A mistyped directory reads as a reference too: say that neither was found.
     if (err instanceof LevError && err.code === 'blueprint-ref-unknown')

@@ -10,15 +10,11 @@ import { Client, Connection } from '@temporalio/client';
 import { withModel } from '../blueprint/model-switch.js';
 import { codecOption } from '../codec/payload-codec.js';
 import { LevError } from '../errors.js';
-import { notifyOption } from '../notify/config.js';
 import { withLaunchOutput } from '../outputs/spec.js';
 import { providerWaitText } from '../runtime/details.js';
-import { preflight } from '../runtime/node/seeding.js';
-import { checkSandbox } from '../runtime/node/tool-context.js';
 import { toolQueueName } from '../runtime/node/tool-queue-name.js';
 import { checkWorkdir } from '../runtime/node/workdir.js';
 import { toolWorkerCommand } from '../runtime/tool-queue.js';
-import { DEFAULT_RUN_OPTIONS } from '../runtime/types.js';
 import { flushTracing, startTracing, tracingClientInterceptors } from '../telemetry/tracing.js';
 import { connectOptions, serverChoice, serverSettings } from '../worker/connection.js';
 import { bundleFromEnv, createWorker, installRuntime } from '../worker/create-worker.js';
@@ -28,7 +24,8 @@ import { createToolWorker } from '../worker/tool-worker.js';
 import { callerValues } from './caller-values.js';
 import { startDetached } from './detach-action.js';
 import { followInTerminal, type Hosted, printTurn, printWorkers, reportEnd, stopHosted } from './follow-terminal.js';
-import { parseOutputSchema, valueOrFile, withApprovals } from './launch-flags.js';
+import { parseOutputSchema, valueOrFile } from './launch-flags.js';
+import { launchInput } from './launch-input.js';
 import { blueprintArgument } from './load-blueprint.js';
 import { metricsAddress } from './options.js';
 import { commandHint, terminalAnswers } from './reply-prompt.js';
@@ -79,35 +76,23 @@ export async function runAgentCommand(path: string, flags: RunFlags): Promise<vo
     ...(flags.outputInstructions ? { instructions: flags.outputInstructions } : {}),
     ...(schema ? { schema } : {}),
   });
-  bp = withApprovals(bp, { ...(flags.yolo ? { yolo: true } : {}), allow: flags.allow ?? [] });
-  checkSandbox(bp, process.env, say, !flags.seedCommands);
-  const caller = callerValues(flags.input);
   const toolTaskQueue = flags.toolQueue ?? toolQueueName(workdir);
-  const input = {
-    blueprint: bp,
-    ...(task !== undefined ? { task } : {}),
-    caller,
-    workdir,
-    options: {
-      ...DEFAULT_RUN_OPTIONS,
-      noSeedCommands: !flags.seedCommands,
-      unattended: flags.attended !== true,
+  const input = launchInput(
+    bp,
+    {
+      ...(task !== undefined ? { task } : {}),
+      caller: callerValues(flags.input),
+      workdir,
+      seedCommands: flags.seedCommands,
+      attended: flags.attended === true,
+      approvals: { ...(flags.yolo ? { yolo: true } : {}), allow: flags.allow ?? [] },
       toolTaskQueue,
-      ...notifyOption(bp),
+      // With a remote tool worker the workdir is on its machine, so its seeds are checked there.
+      workdirElsewhere: flags.toolQueue !== undefined,
     },
-  };
-  // With a remote tool worker the workdir is on its machine, so its seeds are checked there.
-  if (!flags.toolQueue)
-    preflight(
-      bp,
-      {
-        caller,
-        workdir,
-        noSeedCommands: !flags.seedCommands,
-        ...(task !== undefined ? { task } : {}),
-      },
-      process.env,
-    );
+    process.env,
+    say,
+  );
 
   if (flags.detach) {
     await startDetached(input, flags);

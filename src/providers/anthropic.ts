@@ -18,6 +18,7 @@ import { cutUnits } from '../truncate.js';
 import { parseModelRef } from './builtin-models.js';
 import { type CallContext, callContext, classifyFailure, displayURL, type FailureFacts } from './classify.js';
 import { answerTooLarge, bufferedFetch } from './http.js';
+import { loadSdk } from './optional-sdk.js';
 import { checkToolInput, type ParsedToolCall, splitToolCalls } from './parse-tool-args.js';
 import type {
   InferenceRequest,
@@ -33,7 +34,7 @@ const require = createRequire(import.meta.url);
 let loaded: typeof AnthropicSdk | undefined;
 /** The SDK loads with the first Anthropic client, so a worker that never calls Anthropic never holds it. */
 function sdk(): typeof AnthropicSdk {
-  loaded ??= (require('@anthropic-ai/sdk') as { default: typeof AnthropicSdk }).default;
+  loaded ??= loadSdk<{ default: typeof AnthropicSdk }>(require, '@anthropic-ai/sdk', 'Anthropic').default;
   return loaded;
 }
 

@@ -11,6 +11,7 @@ import { cutUnits } from '../truncate.js';
 import { parseModelRef } from './builtin-models.js';
 import { type CallContext, callContext, classifyFailure, displayURL, type FailureFacts } from './classify.js';
 import { answerTooLarge, bufferedFetch } from './http.js';
+import { loadSdk } from './optional-sdk.js';
 import { checkToolInput, type ParsedToolCall, splitToolCalls } from './parse-tool-args.js';
 import type {
   InferenceRequest,
@@ -26,7 +27,7 @@ const require = createRequire(import.meta.url);
 let loaded: typeof GenAI | undefined;
 /** The SDK loads with the first Gemini client, so a worker that never calls Gemini never holds it. */
 function sdk(): typeof GenAI {
-  loaded ??= require('@google/genai') as typeof GenAI;
+  loaded ??= loadSdk<typeof GenAI>(require, '@google/genai', 'Gemini');
   return loaded;
 }
 

@@ -15,6 +15,7 @@ import { cutUnits } from '../truncate.js';
 import { parseModelRef } from './builtin-models.js';
 import { type CallContext, callContext, classifyFailure, displayURL, type FailureFacts } from './classify.js';
 import { answerTooLarge, bufferedFetch } from './http.js';
+import { loadSdk } from './optional-sdk.js';
 import { checkToolInput, type ParsedToolCall, parseToolArguments, splitToolCalls } from './parse-tool-args.js';
 import type {
   InferenceRequest,
@@ -30,7 +31,7 @@ const require = createRequire(import.meta.url);
 let loaded: typeof OpenAISdk | undefined;
 /** The SDK loads with the first OpenAI-compatible client, so a worker that never calls one never holds it. */
 function sdk(): typeof OpenAISdk {
-  loaded ??= (require('openai') as { default: typeof OpenAISdk }).default;
+  loaded ??= loadSdk<{ default: typeof OpenAISdk }>(require, 'openai', 'OpenAI-compatible').default;
   return loaded;
 }
 

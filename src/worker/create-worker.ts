@@ -14,6 +14,7 @@ import {
   type LogLevel,
   NativeConnection,
   Runtime,
+  type WorkerOptions as SdkWorkerOptions,
   Worker,
 } from '@temporalio/worker';
 import { createActivities } from '../../activities/index.js';
@@ -124,7 +125,8 @@ export function installRuntime(
     logFormat?: LogFormat;
   } = {},
 ): void {
-  if (runtimeInstalled) return;
+  // A program that installed a runtime of its own before making a worker here keeps it (docs/library.md#the-worker).
+  if (runtimeInstalled || Runtime._instance) return;
   runtimeInstalled = true;
   Runtime.install({
     logger:
@@ -145,35 +147,41 @@ export function bundleFromEnv(env: NodeJS.ProcessEnv = process.env): Pick<Worker
   return env.LEVIATH_BUNDLE ? { bundle: { codePath: env.LEVIATH_BUNDLE } } : {};
 }
 
-/** Where to connect: flags over the environment over the `temporal.toml` profile (`connection.ts`). */
 /** Every worker's activity interceptors: run attributes on log lines, and spans when tracing runs. */
 export function activityInterceptors(): ActivityInterceptorsFactory[] {
   return [() => runLogInterceptor(), ...tracingActivityInterceptors()];
 }
 
-export interface WorkerOptions extends ServerChoice {
+/** Where to connect (flags over the environment over the `temporal.toml` profile, `connection.ts`), and what to serve. */
+export interface WorkerOptions extends ServerChoice, Omit<LeviathWorkerChoice, 'onKeyMissing'> {}
+
+/** What `leviathWorkerOptions` needs: where activities keep blobs, the bundle, the queue and the deployment. */
+export interface LeviathWorkerChoice {
   taskQueue?: string;
   /** The Worker Deployment version to serve (docs/reference/operating.md#safe-deploys); from the environment when unset. */
   deployment?: DeploymentChoice;
-  /** A prebuilt bundle (`bundleWorkflows`) or a path to one; bundled on demand otherwise. */
+  /** A prebuilt bundle (`bundleWorkflows`) or a path to one; the build's prebuilt one, else bundled on demand. */
   bundle?: { code: string } | { codePath: string };
   identity?: string;
   /** Where activities keep blobs and how many run at once; defaults from the environment and user config. */
   runtime?: RuntimeConfig;
+  /** Called when a payload is encrypted and this process has no key (`key-stop.ts`); a `lev` worker stops polling then. */
+  onKeyMissing?: () => void;
 }
 
-export async function createWorker(
-  opts: WorkerOptions = {},
-): Promise<{ worker: Worker; connection: NativeConnection }> {
-  installRuntime();
+/** `Worker.create`'s options without the connection and the namespace, the task queue set. */
+export type LeviathWorkerOptions = Omit<SdkWorkerOptions, 'connection' | 'namespace' | 'taskQueue'> & {
+  taskQueue: string;
+};
+
+/**
+ * Everything `Worker.create` takes for Leviath's workflows and activities but the connection
+ * and the namespace: `createWorker` and a program's own worker (docs/library.md) use it alike.
+ */
+export async function leviathWorkerOptions(opts: LeviathWorkerChoice = {}): Promise<LeviathWorkerOptions> {
   const runtime = opts.runtime ?? defaultRuntimeConfig();
-  const server = serverSettings(opts, runtime.env);
-  const connection = await NativeConnection.connect(connectOptions(server));
   const workflowBundle = opts.bundle ?? prebuiltBundle() ?? (await bundleWorkflows());
-  const keyStop = stopWithoutKey();
-  const worker = await Worker.create({
-    connection,
-    namespace: server.namespace,
+  return {
     taskQueue: opts.taskQueue ?? DEFAULT_TASK_QUEUE,
     workflowBundle,
     activities: createActivities(runtime),
@@ -189,10 +197,25 @@ export async function createWorker(
     // instead of the SDK's 10 s, so runs resume soon after a crash (docs/architecture.md#temporal-limits).
     stickyQueueScheduleToStartTimeout: '3 seconds',
     ...(opts.identity ? { identity: opts.identity } : {}),
-    ...codecOption(runtime.env, keyStop.onMissing),
+    ...codecOption(runtime.env, opts.onKeyMissing),
     ...versioningOptions(workerDeployment(opts.deployment, runtime.env)),
     interceptors: { activity: activityInterceptors() },
     sinks: workflowSinks(),
+  };
+}
+
+export async function createWorker(
+  opts: WorkerOptions = {},
+): Promise<{ worker: Worker; connection: NativeConnection }> {
+  installRuntime();
+  const runtime = opts.runtime ?? defaultRuntimeConfig();
+  const server = serverSettings(opts, runtime.env);
+  const connection = await NativeConnection.connect(connectOptions(server));
+  const keyStop = stopWithoutKey();
+  const worker = await Worker.create({
+    connection,
+    namespace: server.namespace,
+    ...(await leviathWorkerOptions({ ...opts, runtime, onKeyMissing: keyStop.onMissing })),
   });
   keyStop.attach(worker);
   return { worker, connection };

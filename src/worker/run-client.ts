@@ -132,6 +132,8 @@ export interface FollowOptions {
   onWorkers?: (workers: NonNullable<Progress['workers']>, p: Progress) => void;
   /** The run starts or stops waiting out a provider outage (docs/reference/long-runs.md#provider-outages). */
   onProvider?: (wait: Progress['provider']) => void;
+  /** Stops following (the run goes on): the call then rejects with the signal's reason. */
+  signal?: AbortSignal;
 }
 
 /** What a person is asked now, under the key its notices are told by; empty when nothing is asked. */
@@ -155,6 +157,7 @@ export async function followRun(
     onWaiting,
     onWorkers,
     onProvider,
+    signal,
   } = typeof opts === 'number' ? { intervalMs: opts } : opts;
   let settled: { ok: true; value: RunResult } | { ok: false; error: unknown } | undefined;
   const done = handle.result().then(
@@ -172,7 +175,12 @@ export async function followRun(
   let asking: AbortController | undefined;
   let workers = '';
   let outage = '';
+  const stopped = new Promise<void>((r) => signal?.addEventListener('abort', () => r(), { once: true }));
   while (!settled) {
+    if (signal?.aborted) {
+      asking?.abort();
+      throw signal.reason;
+    }
     const p = await runProgress(client, handle);
     // Describing workflows costs more than a query: look for a waiting tool call about once a second.
     if (toolTaskQueue && onWait && polls++ % Math.max(1, Math.round(1000 / intervalMs)) === 0) {
@@ -208,7 +216,7 @@ export async function followRun(
         }
       }
     }
-    await Promise.race([done, new Promise((r) => setTimeout(r, intervalMs))]);
+    await Promise.race([done, stopped, new Promise((r) => setTimeout(r, intervalMs))]);
   }
   asking?.abort();
   // A run can end between two polls of a resumed outage: its completion says the provider answered.

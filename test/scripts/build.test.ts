@@ -14,6 +14,7 @@ function tree(): string {
     'activities/index.ts',
     'package-lock.json',
     'tsconfig.json',
+    'tsconfig.build.json',
     'scripts/build.mjs',
   ]) {
     mkdirSync(dirname(join(root, file)), { recursive: true });
