@@ -545,6 +545,31 @@ export const RUNTIME_CODES = {
     meaning:
       'A process without the codec key met an encrypted payload: a command stops, a worker fails that task retryably and stops polling.',
   },
+  // lev serve, the HTTP front door (issue 41)
+  'serve-token-required': {
+    surface: 'cli',
+    meaning:
+      '`lev serve` was asked to listen beyond loopback without a bearer token (`--token` or `LEVIATH_SERVE_TOKEN`).',
+  },
+  'serve-port-busy': { surface: 'cli', meaning: 'The port `lev serve` was asked to listen on is in use.' },
+  'serve-unauthorized': {
+    surface: 'cli',
+    meaning:
+      'A request to `lev serve` lacked its bearer token or gave another, or without a token named a host that is not this machine.',
+  },
+  'serve-bad-request': {
+    surface: 'cli',
+    meaning:
+      'A request to `lev serve` has a query or body that does not fit its route, a body that is not JSON, or a bad event offset.',
+  },
+  'serve-not-found': {
+    surface: 'cli',
+    meaning: '`lev serve` has no route of that method and path, or its page no file of that name.',
+  },
+  'serve-failed': {
+    surface: 'cli',
+    meaning: '`lev serve` met an unexpected error answering a request; its log has the details.',
+  },
 } as const satisfies Record<string, RuntimeCodeInfo>;
 
 export type RuntimeCode = keyof typeof RUNTIME_CODES;

@@ -20,6 +20,7 @@ import { registerResult } from './result.js';
 import { registerResume } from './resume.js';
 import { registerRun } from './run.js';
 import { registerSchedule } from './schedule.js';
+import { registerServe } from './serve.js';
 import { registerServer } from './server.js';
 import { registerShow } from './show.js';
 import { registerTest } from './test.js';
@@ -51,6 +52,7 @@ export function registerCommands(program: Command): void {
   registerContext(program);
   registerMcp(program);
   registerServer(program);
+  registerServe(program);
   registerWorker(program);
   registerBlobs(program);
   registerCodecServer(program);
