@@ -50,7 +50,7 @@ function badRequest(message: string): LevError {
 }
 
 /** The coded error an exception stands for; anything unforeseen is `serve-failed`, logged. */
-function coded(err: unknown, say: (line: string) => void): LevError {
+export function codedError(err: unknown, say: (line: string) => void): LevError {
   if (isLevError(err)) return err;
   const missing = keyMissingError(err);
   if (missing) return missing;
@@ -158,7 +158,7 @@ async function sendEvents(
     if (!stop.signal.aborted) res.write(sseFrame('end', { reason: 'the run ended' }));
   } catch (err) {
     if (!stop.signal.aborted) {
-      const e = coded(err, say);
+      const e = codedError(err, say);
       res.write(sseFrame('error', { code: e.code, message: e.message }));
     }
   } finally {
@@ -217,7 +217,7 @@ async function answer(req: IncomingMessage, res: ServerResponse, opts: ServeOpti
 export async function startServe(opts: ServeOptions): Promise<RunningServe> {
   const server = createServer((req, res) => {
     answer(req, res, opts).catch((err) => {
-      const e = coded(err, opts.ctx.say);
+      const e = codedError(err, opts.ctx.say);
       if (res.headersSent) res.end();
       else sendError(res, e);
     });
