@@ -1,0 +1,151 @@
+/**
+ * `lev serve`'s live page in a real Chromium (docs/reference/http-api.md#the-live-page):
+ * a scripted run started over HTTP, its page opened while it works; the
+ * window's bars move turn by turn, the model's text streams in, the gated
+ * call is approved with the page's button, and the page sees the run finish.
+ * The run list links to it. Screenshots go to `.leviath/screenshots/`.
+ */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { BrowserContext } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createToolWorker } from '../../src/worker/tool-worker.js';
+import { launchChromium, SCREENSHOTS } from './browser.js';
+import { connectClient, temporalAddress } from './helpers.js';
+import { type LevProcess, startLev } from './lev-process.js';
+import { startRuntime, type TestRuntime, tempDir } from './run-helpers.js';
+
+const FINAL =
+  'The night went wrong at 02:14, when the billing job timed out against the ledger database and retried until the queue overflowed; the report in report.md says how to stop it happening again.';
+
+function pageBlueprint(name: string): string {
+  const dir = tempDir('page-bp');
+  const note = (n: number) =>
+    `[[turns]]\ntext = "Reading log ${n}."\nlatency_ms = 300\n[[turns.tool_calls]]\nname = "context_append"\narguments = { region = "notes", content = "${`log ${n}: a timeout at 02:1${n}, retries piling up. `.repeat(6)}" }\n`;
+  writeFileSync(
+    join(dir, 'script.toml'),
+    `${note(1)}\n${note(2)}\n${note(3)}
+[[turns]]
+text = "Writing the report."
+[[turns.tool_calls]]
+name = "write_file"
+arguments = { path = "report.md", content = "# Report\\nA timeout at 02:14." }
+
+[[turns]]
+text = "${FINAL}"
+latency_ms = 1500
+`,
+  );
+  writeFileSync(
+    join(dir, 'agent.toml'),
+    `[agent]
+name = "${name}"
+model = "scripted:${join(dir, 'script.toml')}"
+[context.regions]
+task = { kind = "pinned", max_tokens = 200 }
+notes = { kind = "temporary", max_tokens = 2000 }
+[stages.main]
+available_tools = ["context_append", "write_file"]
+[tool_permissions]
+write_file = "ask"
+`,
+  );
+  return dir;
+}
+
+describe("lev serve's live page", () => {
+  const stops: (() => Promise<void>)[] = [];
+  let serve: LevProcess;
+  let base = '';
+  let rt: TestRuntime;
+  let browser: BrowserContext;
+  const workdir = tempDir('page-work');
+
+  beforeAll(async () => {
+    const conn = await connectClient();
+    stops.push(() => conn.connection.close());
+    rt = await startRuntime(conn.client);
+    stops.push(() => rt.stop());
+    const tools = await createToolWorker({
+      address: temporalAddress(),
+      workdir,
+      runtime: { blobDir: rt.blobDir, env: process.env },
+    });
+    const toolsRunning = tools.worker.run();
+    stops.push(async () => {
+      tools.worker.shutdown();
+      await toolsRunning;
+      await tools.connection.close();
+    });
+    serve = startLev(['serve', '--port', '0', '--task-queue', rt.taskQueue], {
+      TEMPORAL_ADDRESS: temporalAddress(),
+      LEVIATH_HOME: tempDir('page-home'),
+      LEVIATH_SERVE_TOKEN: '',
+    });
+    stops.push(async () => {
+      serve.child.kill('SIGTERM');
+      await serve.exited;
+    });
+    base = (await serve.waitFor(/lev serve at (http:\/\/\S+) /))[1] as string;
+    browser = await launchChromium();
+    stops.push(() => browser.close());
+  });
+
+  afterAll(async () => {
+    for (const stop of stops.reverse()) await stop();
+  });
+
+  it('shows the bars move and the text stream in, approves the gated call and sees the run finish', async () => {
+    const name = `paged-${process.pid}`;
+    const res = await fetch(`${base}/api/runs`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        blueprint: pageBlueprint(name),
+        task: 'what happened at night?',
+        workdir,
+        attended: true,
+      }),
+    });
+    expect(res.status).toBe(201);
+    const { runId } = (await res.json()) as { runId: string };
+
+    const page = await browser.newPage();
+    await page.goto(`${base}/runs/${encodeURIComponent(runId)}`);
+    // Every state the streaming text was in, as the page showed it.
+    await page.evaluate(`(() => {
+      const seen = (window.seenTexts = []);
+      const live = document.getElementById('live-text');
+      new MutationObserver(() => seen.push(live.textContent)).observe(live, { childList: true, characterData: true, subtree: true });
+    })()`);
+
+    // The bars: a row per turn, the notes region's segment growing as the model appends to it.
+    await page.locator('.turn').nth(2).waitFor({ timeout: 60_000 });
+    const widths: number[] = await page
+      .locator('.turn .seg[title^="notes:"]')
+      .evaluateAll('(segs) => segs.map((s) => Number.parseFloat(s.style.width))');
+    expect(widths.length).toBeGreaterThanOrEqual(2);
+    expect(widths.at(-1)).toBeGreaterThan(widths[0] as number);
+
+    // The gated call: approved with the page's button, by keyboard.
+    const approve = page.getByRole('button', { name: 'Approve' });
+    await approve.waitFor({ timeout: 60_000 });
+    await page.screenshot({ path: join(SCREENSHOTS, 'serve-page-waiting.png'), fullPage: true });
+    await approve.focus();
+    await page.keyboard.press('Enter');
+    await page.getByRole('status').filter({ hasText: 'approve: done' }).waitFor({ timeout: 30_000 });
+
+    // The run finishes, and the last reply streamed in before it was whole.
+    await page.locator('#run-summary', { hasText: /^completed/ }).waitFor({ timeout: 60_000 });
+    await page.locator('#live-text', { hasText: FINAL }).waitFor({ timeout: 30_000 });
+    const seen = (await page.evaluate('window.seenTexts')) as string[];
+    const partial = seen.filter((t) => t.length > 0 && t.length < FINAL.length && FINAL.startsWith(t));
+    expect(partial.length, `the text never showed in part: ${JSON.stringify(seen.slice(-5))}`).toBeGreaterThan(0);
+    await page.screenshot({ path: join(SCREENSHOTS, 'serve-page-done.png'), fullPage: true });
+
+    // The list links to the run.
+    await page.goto(`${base}/`);
+    await page.getByRole('link', { name: runId }).waitFor({ timeout: 30_000 });
+    await page.close();
+  });
+});
