@@ -8,7 +8,15 @@
  * visit's last). Across continue-as-new only a bounded tail is carried.
  * Pure and deterministic; bundled into workflow code.
  */
-import { EVENTS_VERSION, type EventsAsk, type EventsPage, type NewEvent, type RunEvent } from '../shapes/run-events.js';
+import {
+  type AwayRange,
+  EVENTS_VERSION,
+  type EventsAsk,
+  type EventsPage,
+  type LogCarry,
+  type NewEvent,
+  type RunEvent,
+} from '../shapes/run-events.js';
 
 /** Events a log keeps at most; older ones are dropped (a subscriber that asks for them starts at `base`). */
 export const LOG_EVENTS = 1_000;
@@ -19,23 +27,6 @@ export const CARRY_EVENTS = 100;
 export const CARRY_BYTES = 32 * 1024;
 /** Events one query answers at most; a subscriber asks again from `next`. */
 export const PAGE_EVENTS = 200;
-
-/** Offsets a stage visit of the run holds: from `from` up to `to` (absent while it runs). */
-export interface AwayRange {
-  workflowId: string;
-  from: number;
-  to?: number;
-}
-
-/** What a log carries across continue-as-new, and what a visit starts from: plain data, bounded. */
-export interface LogCarry {
-  /** The offset the next event takes. */
-  next: number;
-  /** The newest events kept, oldest first. */
-  tail: RunEvent[];
-  /** Ranges held by visits, newest last; only those that reach into the tail or are open. */
-  away?: AwayRange[];
-}
 
 /** The JSON size of an event, which the byte bounds count. */
 function sizeOf(event: RunEvent): number {
@@ -116,6 +107,12 @@ export class EventLog {
     this.closed = true;
   }
 
+  /** The workflow ends and its run goes on from its next offset, which this returns. */
+  handBack(): number {
+    this.close();
+    return this.nextOffset;
+  }
+
   /** The `events` query's answer. */
   page(ask: EventsAsk | undefined): EventsPage {
     const base = this.base;
@@ -144,8 +141,9 @@ export class EventLog {
     };
   }
 
-  /** What a continuation carries: the bounded tail, the next offset and the ranges that still matter. */
+  /** What a continuation carries: the bounded tail, the next offset and the ranges that still matter; nothing more follows here. */
   carry(): LogCarry {
+    this.close();
     const tail = newest(this.events, CARRY_EVENTS, CARRY_BYTES);
     const base = tail[0]?.offset ?? this.nextOffset;
     const away = this.away.filter((r) => r.to === undefined || r.to > base);

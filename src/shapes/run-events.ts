@@ -41,7 +41,7 @@ export interface EventBodies {
     /** Estimated dollars of this turn alone; absent when the model has no price. */
     cost?: number;
   };
-  /** The model called a tool: its subject is the short form the details show (`read_file src/a.ts`). */
+  /** The model called a tool: `subject` is the short form the details show (`read_file src/a.ts`). */
   'tool-call': { stage: string; turn: number; call: string; tool: string; subject: string };
   /** A call was answered: a summary, and the blob of the whole result when it is stored. */
   'tool-result': {
@@ -146,6 +146,23 @@ export interface EventsPage {
   follow?: { workflowId: string; from: number };
   /** No event will follow from this workflow: it ended, or it handed its stream over. */
   done: boolean;
+}
+
+/** Offsets a stage visit of the run holds: from `from` up to `to` (absent while it runs). */
+export interface AwayRange {
+  workflowId: string;
+  from: number;
+  to?: number;
+}
+
+/** What a log carries across continue-as-new, and what a visit starts from: plain data, bounded. */
+export interface LogCarry {
+  /** The offset the next event takes. */
+  next: number;
+  /** The newest events kept, oldest first. */
+  tail: RunEvent[];
+  /** Ranges held by visits, newest last; only those that reach into the tail or are open. */
+  away?: AwayRange[];
 }
 
 /**

@@ -151,6 +151,9 @@ export function activityInterceptors(): ActivityInterceptorsFactory[] {
   return [() => runLogInterceptor(), ...tracingActivityInterceptors()];
 }
 
+/** How often at most a heartbeat reaches the server; the reply's text so far rides on them. */
+export const HEARTBEAT_THROTTLE = '200 milliseconds';
+
 export interface WorkerOptions extends ServerChoice {
   taskQueue?: string;
   /** The Worker Deployment version to serve (docs/reference/operating.md#safe-deploys); from the environment when unset. */
@@ -188,6 +191,9 @@ export async function createWorker(
     // A workflow task left on a dead worker's sticky queue moves to the shared queue after this,
     // instead of the SDK's 10 s, so runs resume soon after a crash (docs/architecture.md#temporal-limits).
     stickyQueueScheduleToStartTimeout: '3 seconds',
+    // The inference activity heartbeats the reply's text as it streams; the SDK sends the latest at most
+    // this often, which bounds token-to-subscriber latency (docs/reference/events.md#the-token-channel).
+    maxHeartbeatThrottleInterval: HEARTBEAT_THROTTLE,
     ...(opts.identity ? { identity: opts.identity } : {}),
     ...codecOption(runtime.env, keyStop.onMissing),
     ...versioningOptions(workerDeployment(opts.deployment, runtime.env)),
