@@ -123,7 +123,9 @@ describe("lev serve's live page", () => {
     await page.locator('.turn').nth(2).waitFor({ timeout: 60_000 });
     const widths: number[] = await page
       .locator('.turn .seg[title^="notes:"]')
-      .evaluateAll('(segs) => segs.map((s) => Number.parseFloat(s.style.width))');
+      .evaluateAll((segs) =>
+        segs.map((s) => Number.parseFloat((s as unknown as { style: { width: string } }).style.width)),
+      );
     expect(widths.length).toBeGreaterThanOrEqual(2);
     expect(widths.at(-1)).toBeGreaterThan(widths[0] as number);
 
@@ -135,9 +137,9 @@ describe("lev serve's live page", () => {
     await page.keyboard.press('Enter');
     await page.getByRole('status').filter({ hasText: 'approve: done' }).waitFor({ timeout: 30_000 });
 
-    // The run finishes, and the last reply streamed in before it was whole.
+    // The run finishes with its answer, which streamed in: the page showed it in part first.
     await page.locator('#run-summary', { hasText: /^completed/ }).waitFor({ timeout: 60_000 });
-    await page.locator('#live-text', { hasText: FINAL }).waitFor({ timeout: 30_000 });
+    await page.locator('#answer-text', { hasText: FINAL }).waitFor({ timeout: 30_000 });
     const seen = (await page.evaluate('window.seenTexts')) as string[];
     const partial = seen.filter((t) => t.length > 0 && t.length < FINAL.length && FINAL.startsWith(t));
     expect(partial.length, `the text never showed in part: ${JSON.stringify(seen.slice(-5))}`).toBeGreaterThan(0);

@@ -113,8 +113,9 @@ function onEvent(e) {
       break;
     case 'turn-ended':
       addTurnRow(e);
-      // A reply that did not stream (or streamed before this page opened) shows its start.
-      if (e.turn !== liveTurn || liveText === '') {
+      // A reply that did not stream (or streamed before this page opened, or whose last
+      // characters came after the last delta) shows at least its start.
+      if (e.turn !== liveTurn || liveText.length < e.preview.length) {
         liveTurn = e.turn;
         liveText = e.preview;
         $('text-turn').textContent = `turn ${e.turn} · ${e.stage}`;
@@ -242,6 +243,11 @@ async function refreshView() {
   $('run-summary').textContent =
     `${v.status}${v.stage ? ` in ${v.stage}` : ''} · ${v.turns ?? 0} turns${usage} · cost ${usd(v.costUsd)}`;
   document.body.dataset.status = v.status;
+  if (v.output) {
+    $('answer').hidden = false;
+    $('answer-format').textContent = v.output.format;
+    $('answer-text').textContent = v.output.text;
+  }
   $('asks').replaceChildren(...v.asks.map(askControls));
   $('pause').disabled = v.executionStatus !== 'RUNNING' || v.paused;
   $('resume').disabled = v.executionStatus !== 'RUNNING' || !v.paused;
