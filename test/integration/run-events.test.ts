@@ -10,6 +10,8 @@ import { DEFAULT_RUN_OPTIONS, type RunOptions } from '../../src/runtime/types.js
 import type { RunEvent, StreamItem, TextDelta } from '../../src/shapes/run-events.js';
 import { subscribeRun } from '../../src/stream/subscribe.js';
 import { startRun } from '../../src/worker/run-client.js';
+import { lev } from '../cli/lev-in-process.js';
+import { temporalAddress } from './helpers.js';
 import { scriptedModel, tempDir, useRuntime, writeBlueprint } from './run-helpers.js';
 
 async function collect(items: AsyncIterable<StreamItem>): Promise<StreamItem[]> {
@@ -101,5 +103,31 @@ describe("a run's event stream", () => {
     }
     expect(text.startsWith(seen)).toBe(true);
     expect(deltas.every((d) => d.turn === (items[endAt] as { turn: number }).turn)).toBe(true);
+  });
+
+  it('shows the text as it comes in lev attach, before the turn, and prints the stream with lev events', async () => {
+    const text = 'Attached readers see this sentence arrive before the turn summary.';
+    const model = scriptedModel({ turns: [{ text, latency_ms: 3000 }] });
+    const handle = await start(`[agent]\nname = "attached"\n[stages.main]\nmodel = "${model}"\n`, {});
+    const attach = await lev(['attach', handle.workflowId, '--address', temporalAddress()]);
+    expect(attach.code).toBe(0);
+    // The text streamed in before the turn's summary; the output at the end repeats it whole.
+    const first = attach.stdout.indexOf(text.slice(0, 20));
+    expect(first).toBeGreaterThanOrEqual(0);
+    expect(first).toBeLessThan(attach.stdout.indexOf('[main] turn 1'));
+
+    const lines = await lev(['events', handle.workflowId, '--address', temporalAddress(), '--no-follow']);
+    expect(lines.code).toBe(0);
+    expect(lines.stdout.split('\n')[0]).toBe('#0 stage-entered main (visit 1)');
+    expect(lines.stdout).toMatch(/^#\d+ run-ended completed$/m);
+    const json = await lev(['events', handle.workflowId, '--address', temporalAddress(), '--json', '--from', '1']);
+    const events = json.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as RunEvent);
+    expect(events[0]).toMatchObject({ v: 1, offset: 1, kind: 'turn-started' });
+    expect(events.at(-1)).toMatchObject({ kind: 'run-ended' });
+    const unknown = await lev(['events', 'no-such-run', '--address', temporalAddress()]);
+    expect(unknown.stderr).toContain('[run-not-found]');
   });
 });
