@@ -23,6 +23,13 @@ export function parseCount(value: string): number {
   return n;
 }
 
+/** An offset of a run's event stream (`lev events --from`): a whole number, 0 or more. */
+export function parseOffset(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError('expected a whole number of 0 or more.');
+  return n;
+}
+
 /** The longest workflow id a Temporal server takes by default (`limit.maxIDLength`). */
 const MAX_RUN_ID = 1000;
 

@@ -17,7 +17,15 @@ import { startRun } from '../worker/run-client.js';
 import { createToolWorker } from '../worker/tool-worker.js';
 import { callerValues } from './caller-values.js';
 import { startDetached } from './detach-action.js';
-import { followInTerminal, type Hosted, printTurn, printWorkers, reportEnd, stopHosted } from './follow-terminal.js';
+import {
+  followInTerminal,
+  type Hosted,
+  printTurn,
+  printWorkers,
+  reportEnd,
+  stopHosted,
+  textPrinter,
+} from './follow-terminal.js';
 import { parseOutputSchema, valueOrFile } from './launch-flags.js';
 import { launchInput } from './launch-input.js';
 import { metricsAddress } from './options.js';
@@ -124,6 +132,7 @@ export async function runAgentCommand(path: string, flags: RunFlags): Promise<vo
         : commandHint(handle.workflowId, flags.address);
     const end = await followInTerminal(client, handle, {
       onTurn: flags.json ? () => {} : printTurn,
+      ...(flags.json ? {} : { onText: textPrinter() }),
       say,
       onWaiting: reply,
       follow: {

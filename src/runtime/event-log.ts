@@ -71,8 +71,13 @@ export class EventLog {
     return this.events[0]?.offset ?? this.nextOffset;
   }
 
-  /** Appends an event at the next offset, dropping the oldest past the bounds. */
-  append(event: NewEvent): RunEvent {
+  /**
+   * Appends an event at the next offset, dropping the oldest past the bounds. While a live child
+   * visit holds the stream, the run writes nothing: the visit has the offsets (its run's going on
+   * as new is the visit's `continued` event), and the run's own events follow once it handed back.
+   */
+  append(event: NewEvent): RunEvent | undefined {
+    if (this.away.at(-1)?.to === undefined && this.away.length > 0) return undefined;
     const written = { v: EVENTS_VERSION, offset: this.nextOffset, ...event } as RunEvent;
     this.nextOffset += 1;
     this.events.push(written);

@@ -363,6 +363,6 @@ describe('scripted streaming (docs/scripted.md#streaming)', () => {
     const seen: string[] = [];
     await scripted.infer(request('scripted:emoji'), { onText: (text) => seen.push(text) });
     unregisterScript('emoji');
-    for (const text of seen) expect(text).toBe(text.toWellFormed());
+    for (const text of seen) expect(/[\uD800-\uDBFF]$/.test(text)).toBe(false);
   });
 });

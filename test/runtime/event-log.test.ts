@@ -53,6 +53,15 @@ describe('EventLog', () => {
     expect(run.page({ from: 3 })).toMatchObject({ events: [{ offset: 3, kind: 'run-ended' }], next: 4, done: true });
   });
 
+  it('writes nothing of its own while a live visit holds the stream', () => {
+    const run = new EventLog();
+    run.handTo('v');
+    expect(run.append(turn(0))).toBeUndefined();
+    expect(run.next).toBe(0);
+    run.takeBack(2);
+    expect(run.append(turn(1))?.offset).toBe(2);
+  });
+
   it('says done only once it is closed and the subscriber has read to its end', () => {
     const log = new EventLog();
     log.append(turn(0));

@@ -363,6 +363,8 @@ export class AgentRun {
 
   /** What the next run of the workflow picks the walk up from (docs/reference/long-runs.md#the-run-continues-as-new). */
   carry(visit?: StageInput): RunCarry {
+    // Between visits; a visit that hands over wrote its own `continued` (the run's stream is its then).
+    this.events.append({ kind: 'continued', workflow: 'run', time: Date.now() });
     return {
       blueprint: this.bp,
       blueprintHash: this.blueprintHash,

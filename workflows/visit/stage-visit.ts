@@ -270,7 +270,6 @@ export class StageVisit {
       ...this.agentsPart(),
       operators: this.operators.carry(),
       recentCalls: this.recentCalls,
-      events: this.host ? undefined : this.events.carry(),
       ...(this.patience.outage || this.patience.detours.length > 0 ? { patience: this.patience } : {}),
     };
   }

@@ -116,9 +116,11 @@ export async function turns(visit: StageVisit, def: StageDef, input: StageInput)
     if (step.kind === 'go-on-as-new') {
       // The run's request is read again once the continuation is ready, since it may come while the log is compacted.
       await visit.driver.compactLog(true);
-      visit.events.append({ kind: 'continued', workflow: 'visit', time: Date.now() });
       const continueWith = await visit.continuation();
       const handOver = handsOver(step.handOverAsked, visit.operators.handOverAsked, visit.patches.handOverReadLast);
+      // A visit that hands over goes on as new with its run; one inside its run (no stream of its own) carries none.
+      visit.events.append({ kind: 'continued', workflow: handOver ? 'run' : 'visit', time: Date.now() });
+      continueWith.events = input.events ? visit.events.carry() : undefined;
       return { continueWith, ...(handOver ? { handOver } : {}) };
     }
     if (step.note) await visit.note(step.note);

@@ -10,6 +10,7 @@ import { registerCodecServer } from './codec-server.js';
 import { registerContext } from './context.js';
 import { registerDeny } from './deny.js';
 import { registerDoctor } from './doctor.js';
+import { registerEvents } from './events.js';
 import { registerFork } from './fork.js';
 import { registerMcp } from './mcp.js';
 import { registerModels } from './models.js';
@@ -34,6 +35,7 @@ export function registerCommands(program: Command): void {
   registerShow(program);
   registerAttach(program);
   registerResult(program);
+  registerEvents(program);
   registerFork(program);
   registerMsg(program);
   registerApprove(program);
