@@ -1,192 +1,178 @@
 /**
- * `npm run bench -- serve-latency [--tokens N] [--gap MS] [--runs R]`: how long
- * a token of the model's text takes to reach a browser through `lev serve`
- * (goal: a median of at most 300 ms, docs/benchmarks.md#token-to-browser-latency).
+ * `npm run bench -- serve-latency [turns] [latency-ms]`: how long a piece of
+ * the model's text takes to reach a browser through `lev serve` (goal: a
+ * median of at most 300 ms, docs/benchmarks.md#token-to-browser-latency).
  *
- * A local OpenAI-compatible server streams each reply as `--tokens` chunks,
- * one every `--gap` ms, and notes when it wrote each one. A `lev worker`
- * process serves the run, `lev serve` serves its events, and the live page
- * in Debian's Chromium shows them: each token's latency is from the moment
- * the model server wrote it to the moment the page's text first held it
- * (one machine, one clock). The same tokens are also timed as a plain SSE
- * client reads them, to tell the page's share from the stream's.
+ * A scripted run on a dev server of its own, served by a worker in this
+ * process; `lev serve` in its own process; the run's live page in Debian's
+ * Chromium. The scripted provider streams each reply in `STREAM_PIECES`
+ * pieces over its latency, and logs when the call ended, so each piece is
+ * handed to the activity at a known time (the call's end less the pieces'
+ * shares of the latency after it, as `bench/stream.ts` reckons it). The page
+ * notes when its text first holds each piece; a plain SSE client of
+ * `/api/runs/{id}/events` does the same, to tell the page's share from the
+ * stream's. One machine, one clock. Timings printed, never asserted.
  */
-import { writeFileSync } from 'node:fs';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { STREAM_PIECES } from '../src/providers/scripted.js';
+import { createWorker } from '../src/worker/create-worker.js';
 import { launchChromium } from '../test/integration/browser.js';
 import { startLev } from '../test/integration/lev-process.js';
-import { numberArg, printRow, startBenchServer, startWorkerProcess } from './kit.js';
+import { numberArg, printRow, startBenchServer } from './kit.js';
 
-interface Streamed {
-  token: string;
-  sentAt: number;
+const REPLY = 'Reading the next file now, then I will compare it with what the plan region says. '.repeat(3);
+
+/** When each piece of a turn's text reached the activity (bench/stream.ts's reckoning). */
+function pieceTimes(log: string, runId: string, latency: number): Map<number, number[]> {
+  const times = new Map<number, number[]>();
+  for (const line of readFileSync(log, 'utf8').split('\n')) {
+    if (!line) continue;
+    const call = JSON.parse(line) as { runId: string; turn: number; purpose: string; served_at_ms: number };
+    if (call.runId !== runId || call.purpose !== 'turn') continue;
+    times.set(
+      call.turn,
+      Array.from(
+        { length: STREAM_PIECES },
+        (_, i) => call.served_at_ms - (latency * (STREAM_PIECES - 1 - i)) / STREAM_PIECES,
+      ),
+    );
+  }
+  return times;
 }
 
-/** An OpenAI-compatible model that streams `tokens` chunks `gapMs` apart and notes when each left. */
-function startStreamingModel(tokens: number, gapMs: number) {
-  const sent: Streamed[] = [];
-  let replies = 0;
-  const server = createServer((req, res) => {
-    let raw = '';
-    req.on('data', (d) => {
-      raw += d;
-    });
-    req.on('end', () => {
-      const reply = replies++;
-      const streaming = (JSON.parse(raw) as { stream?: boolean }).stream === true;
-      const words = Array.from({ length: tokens }, (_, k) => `r${reply}t${k} `);
-      const usage = { prompt_tokens: 200, completion_tokens: tokens, total_tokens: 200 + tokens };
-      if (!streaming) {
-        res.writeHead(200, { 'content-type': 'application/json' });
-        res.end(
-          JSON.stringify({
-            id: `c${reply}`,
-            object: 'chat.completion',
-            created: 1,
-            model: 'gpt-4o',
-            choices: [{ index: 0, message: { role: 'assistant', content: words.join('') }, finish_reason: 'stop' }],
-            usage,
-          }),
-        );
-        return;
-      }
-      res.writeHead(200, { 'content-type': 'text/event-stream' });
-      res.socket?.setNoDelay(true);
-      const chunk = (delta: object, finish: string | null, extra = {}) =>
-        `data: ${JSON.stringify({ id: `c${reply}`, object: 'chat.completion.chunk', created: 1, model: 'gpt-4o', choices: [{ index: 0, delta, finish_reason: finish }], ...extra })}\n\n`;
-      let k = 0;
-      const next = () => {
-        if (k < words.length) {
-          const token = words[k++] as string;
-          res.write(chunk(k === 1 ? { role: 'assistant', content: token } : { content: token }, null));
-          sent.push({ token, sentAt: Date.now() });
-          setTimeout(next, gapMs);
-        } else {
-          res.write(chunk({}, 'stop', { usage }));
-          res.end('data: [DONE]\n\n');
-        }
-      };
-      next();
-    });
-  });
-  return new Promise<{ baseURL: string; sent: Streamed[]; close(): Promise<void> }>((resolve) =>
-    server.listen(0, '127.0.0.1', () =>
-      resolve({
-        baseURL: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`,
-        sent,
-        close: () => new Promise((r) => server.close(() => r())),
-      }),
-    ),
-  );
-}
+const pieceEnds = (text: string) =>
+  Array.from({ length: STREAM_PIECES }, (_, i) => Math.ceil((text.length * (i + 1)) / STREAM_PIECES));
 
 function quantile(sorted: number[], q: number): number {
-  if (sorted.length === 0) return Number.NaN;
-  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] as number;
+  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? Number.NaN;
 }
 
-/** When a plain SSE client first saw each token. */
-async function readTokens(url: string, seen: Map<string, number>, signal: AbortSignal): Promise<void> {
-  const res = await fetch(url, { signal });
+interface Arrival {
+  turn: number;
+  /** The reply's characters held so far. */
+  end: number;
+  at: number;
+}
+
+/** When a plain SSE client saw how much of each turn's text. */
+async function readText(url: string, arrivals: Arrival[]): Promise<void> {
+  const res = await fetch(url);
   const reader = (res.body as ReadableStream<Uint8Array>).pipeThrough(new TextDecoderStream()).getReader();
-  let text = '';
-  try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) return;
-      const now = Date.now();
-      text += value;
-      for (const m of value.matchAll(/r\d+t\d+ /g)) if (!seen.has(m[0])) seen.set(m[0], now);
-      if (text.includes('event: end')) return;
+  let buffer = '';
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return;
+    const now = Date.now();
+    buffer += value;
+    for (let cut = buffer.indexOf('\n\n'); cut >= 0; cut = buffer.indexOf('\n\n')) {
+      const frame = buffer.slice(0, cut);
+      buffer = buffer.slice(cut + 2);
+      if (frame.includes('event: end')) return;
+      const data = frame.split('\n').find((l) => l.startsWith('data: '));
+      if (!frame.includes('event: text') || !data) continue;
+      const d = JSON.parse(data.slice(6)) as { turn: number; at: number; text: string };
+      arrivals.push({ turn: d.turn, end: d.at + d.text.length, at: now });
     }
-  } catch {
-    // Aborted at the end of the bench.
   }
 }
 
 export default async function run(args: string[]): Promise<void> {
-  const opt = (flag: string, fallback: number) => {
-    const i = args.indexOf(flag);
-    return i < 0 ? fallback : numberArg(args, i + 1, flag);
-  };
-  const tokens = opt('--tokens', 40);
-  const gapMs = opt('--gap', 50);
-  const runs = opt('--runs', 3);
+  const turns = args[0] !== undefined ? numberArg(args, 0, 'turns') : 10;
+  const latency = args[1] !== undefined ? numberArg(args, 1, 'latency-ms') : 2000;
   const bench = await startBenchServer('serve-latency');
-  const model = await startStreamingModel(tokens, gapMs);
-  const taskQueue = `serve-latency-${process.pid}`;
-  const env = { OPENAI_BASE_URL: model.baseURL, OPENAI_API_KEY: 'sk-bench' };
-  const worker = await startWorkerProcess(bench, { taskQueue, env });
-  const serve = startLev(['serve', '--port', '0', '--address', bench.server.address, '--task-queue', taskQueue], {
-    ...env,
-    LEVIATH_HOME: join(bench.tmp, 'home'),
+  const { tmp, server } = bench;
+  const workdir = join(tmp, 'work');
+  mkdirSync(workdir);
+  const log = join(tmp, 'scripted.jsonl');
+  process.env.LEVIATH_SCRIPTED_LOG = log;
+  const taskQueue = 'bench-serve';
+  const worker = await createWorker({
+    address: server.address,
+    taskQueue,
+    runtime: { blobDir: join(tmp, 'blobs'), env: process.env },
+  });
+  const running = worker.worker.run();
+  const script = join(tmp, 'script.toml');
+  writeFileSync(
+    script,
+    `latency_ms = ${latency}\n${`[[turns]]\ntext = "${REPLY}"\n[[turns.tool_calls]]\nname = "current_time"\narguments = {}\n\n`.repeat(turns)}[[turns]]\ntext = "Done."\n`,
+  );
+  const bp = join(tmp, 'agent.toml');
+  writeFileSync(
+    bp,
+    `[agent]\nname = "serve-latency"\n[stages.main]\nmodel = "scripted:${script}"\navailable_tools = ["current_time"]\nmax_iterations = 10000\n`,
+  );
+  const serve = startLev(['serve', '--port', '0', '--address', server.address, '--task-queue', taskQueue], {
+    LEVIATH_HOME: join(tmp, 'home'),
     LEVIATH_SERVE_TOKEN: '',
   });
   const base = (await serve.waitFor(/lev serve at (http:\/\/\S+) /))[1] as string;
   const browser = await launchChromium();
-  const bp = join(bench.tmp, 'agent.toml');
-  writeFileSync(
-    bp,
-    `[agent]\nname = "latency"\nmodel = "openai:gpt-4o"\n[context.regions]\ntask = { kind = "pinned", max_tokens = 200 }\n[stages.main]\navailable_tools = []\n`,
-  );
+  const page = await browser.newPage();
   const pageLatencies: number[] = [];
-  const streamLatencies: number[] = [];
+  const sseLatencies: number[] = [];
+  let sent = 0;
   try {
-    for (let r = 0; r < runs; r++) {
-      const res = await fetch(`${base}/api/runs`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ blueprint: bp, task: 'say something', workdir: bench.tmp }),
-      });
-      const { runId } = (await res.json()) as { runId: string };
-      const stop = new AbortController();
-      const streamSeen = new Map<string, number>();
-      const reading = readTokens(`${base}/api/runs/${encodeURIComponent(runId)}/events`, streamSeen, stop.signal);
-      const page = await browser.newPage();
-      await page.goto(`${base}/runs/${encodeURIComponent(runId)}`);
-      await page.evaluate(`(() => {
-        const seen = (window.seenAt = {});
-        const live = document.getElementById('live-text');
-        new MutationObserver(() => {
-          const now = Date.now();
-          for (const m of live.textContent.matchAll(/r\\d+t\\d+ /g)) seen[m[0]] ??= now;
-        }).observe(live, { childList: true, characterData: true, subtree: true });
-      })()`);
-      await page.locator('#run-summary', { hasText: /^completed/ }).waitFor({ timeout: 120_000 });
-      const pageSeen = (await page.evaluate('window.seenAt')) as Record<string, number>;
-      stop.abort();
-      await reading;
-      await page.close();
-      const prefix = `r${r}t`;
-      for (const s of model.sent.filter((x) => x.token.startsWith(prefix))) {
-        const atPage = pageSeen[s.token];
-        if (atPage !== undefined) pageLatencies.push(atPage - s.sentAt);
-        const atStream = streamSeen.get(s.token);
-        if (atStream !== undefined) streamLatencies.push(atStream - s.sentAt);
+    // The page first, so it follows the run from its start.
+    await page.goto(`${base}/`);
+    const res = await fetch(`${base}/api/runs`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      // This process's worker serves every activity on its queue, the tools and seeds included.
+      body: JSON.stringify({ blueprint: bp, task: 'Work through the files.', workdir, toolQueue: taskQueue }),
+    });
+    const { runId } = (await res.json()) as { runId: string };
+    const sseArrivals: Arrival[] = [];
+    const reading = readText(`${base}/api/runs/${encodeURIComponent(runId)}/events?from=0`, sseArrivals);
+    await page.goto(`${base}/runs/${encodeURIComponent(runId)}`);
+    await page.evaluate(`(() => {
+      const seen = (window.arrivals = []);
+      const live = document.getElementById('live-text');
+      const label = document.getElementById('text-turn');
+      new MutationObserver(() => {
+        const turn = Number(/turn (\\d+)/.exec(label.textContent)?.[1] ?? -1);
+        seen.push({ turn, end: live.textContent.length, at: Date.now() });
+      }).observe(live, { childList: true, characterData: true, subtree: true });
+    })()`);
+    await page.locator('#run-summary', { hasText: /^completed/ }).waitFor({ timeout: (turns + 2) * (latency + 5000) });
+    await reading;
+    const pageArrivals = (await page.evaluate('window.arrivals')) as Arrival[];
+    const ends = pieceEnds(REPLY);
+    for (const [turn, times] of pieceTimes(log, runId, latency)) {
+      // The last piece ends the call; the turn's end, not a delta, brings it.
+      for (let i = 0; i < STREAM_PIECES - 1; i++) {
+        sent += 1;
+        const end = ends[i] as number;
+        const atPage = pageArrivals.find((a) => a.turn === turn && a.end >= end);
+        if (atPage) pageLatencies.push(atPage.at - (times[i] as number));
+        const atSse = sseArrivals.find((a) => a.turn === turn && a.end >= end);
+        if (atSse) sseLatencies.push(atSse.at - (times[i] as number));
       }
     }
   } finally {
     await browser.close();
     serve.child.kill('SIGTERM');
     await serve.exited;
-    await worker.stop();
-    await model.close();
+    worker.worker.shutdown();
+    await running;
+    await worker.connection.close();
     await bench.close();
   }
-  const sent = model.sent.length;
+  process.stdout.write(
+    `\nToken-to-browser latency through lev serve (${turns} turns of ${latency} ms, ${STREAM_PIECES} pieces a reply)\n\n`,
+  );
   for (const [where, list] of [
-    ['browser (the page)', pageLatencies],
-    ['SSE client', streamLatencies],
+    ['the page in Chromium', pageLatencies],
+    ['an SSE client', sseLatencies],
   ] as const) {
     const sorted = [...list].sort((a, b) => a - b);
     printRow({
-      where,
-      tokens: `${list.length}/${sent}`,
-      'median ms': quantile(sorted, 0.5),
-      'p90 ms': quantile(sorted, 0.9),
-      'max ms': sorted.at(-1) ?? Number.NaN,
+      reader: where,
+      'pieces seen': `${list.length}/${sent}`,
+      'median ms': Math.round(quantile(sorted, 0.5)),
+      'p90 ms': Math.round(quantile(sorted, 0.9)),
+      'max ms': Math.round(sorted.at(-1) ?? Number.NaN),
     });
   }
 }
