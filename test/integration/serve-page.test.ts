@@ -21,7 +21,7 @@ const FINAL =
 function pageBlueprint(name: string): string {
   const dir = tempDir('page-bp');
   const note = (n: number) =>
-    `[[turns]]\ntext = "Reading log ${n}."\nlatency_ms = 300\n[[turns.tool_calls]]\nname = "context_append"\narguments = { region = "notes", content = "${`log ${n}: a timeout at 02:1${n}, retries piling up. `.repeat(6)}" }\n`;
+    `[[turns]]\ntext = "Reading log ${n}."\nlatency_ms = 300\n[[turns.tool_calls]]\nname = "context_append"\narguments = { region = "notes", content = "${`log ${n}: a timeout at 02:1${n}, retries piling up. `.repeat(3)}" }\n`;
   writeFileSync(
     join(dir, 'script.toml'),
     `${note(1)}\n${note(2)}\n${note(3)}
@@ -119,15 +119,20 @@ describe("lev serve's live page", () => {
       new MutationObserver(() => seen.push(live.textContent)).observe(live, { childList: true, characterData: true, subtree: true });
     })()`);
 
-    // The bars: a row per turn, the notes region's segment growing as the model appends to it.
+    // The bars: a row per turn, the window filling as the conversation grows.
     await page.locator('.turn').nth(2).waitFor({ timeout: 60_000 });
-    const widths: number[] = await page
-      .locator('.turn .seg[title^="notes:"]')
-      .evaluateAll((segs) =>
-        segs.map((s) => Number.parseFloat((s as unknown as { style: { width: string } }).style.width)),
+    const filled: number[] = await page
+      .locator('.turn .bar')
+      .evaluateAll((bars) =>
+        bars.map((bar) =>
+          [...(bar as unknown as { children: { style: { width: string } }[] }).children].reduce(
+            (sum, seg) => sum + Number.parseFloat(seg.style.width),
+            0,
+          ),
+        ),
       );
-    expect(widths.length).toBeGreaterThanOrEqual(2);
-    expect(widths.at(-1)).toBeGreaterThan(widths[0] as number);
+    expect(filled.length).toBeGreaterThanOrEqual(3);
+    expect(filled.at(-1)).toBeGreaterThan(filled[0] as number);
 
     // The gated call: approved with the page's button, by keyboard.
     const approve = page.getByRole('button', { name: 'Approve' });
