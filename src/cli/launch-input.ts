@@ -2,7 +2,7 @@
  * What a run starts from, built one way for `lev run` (attached or detached)
  * and `lev serve`'s `POST /api/runs`: the blueprint loaded as `lev run` loads
  * it, the launch's output and approvals applied, the sandbox and the seeds
- * checked before anything is started (docs/reference/cli.md#lev-run).
+ * checked before anything is started (docs/reference/cli.md#running-and-steering-a-run).
  */
 import { resolve } from 'node:path';
 import { withModel } from '../blueprint/model-switch.js';

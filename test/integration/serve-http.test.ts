@@ -146,10 +146,14 @@ describe('lev serve', () => {
     for (const stop of stops.reverse()) await stop();
   });
 
-  it('refuses to listen beyond loopback without a token', async () => {
+  it('refuses to listen beyond loopback without a token, or on a port in use', async () => {
     const open = startLev(['serve', '--host', '0.0.0.0', '--port', '0'], { ...env(), LEVIATH_SERVE_TOKEN: '' });
     expect(await open.exited).toBe(1);
     expect(open.stderr()).toContain('error [serve-token-required]');
+    // The port the running one holds is refused too.
+    const twice = startLev(['serve', '--port', new URL(base).port], env());
+    expect(await twice.exited).toBe(1);
+    expect(twice.stderr()).toContain('error [serve-port-busy]');
   });
 
   it('answers requests without the token with serve-unauthorized, and serves /openapi.json to anyone', async () => {
