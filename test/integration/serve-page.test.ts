@@ -3,17 +3,21 @@
  * a scripted run started over HTTP, its page opened while it works; the
  * window's bars move turn by turn, the model's text streams in, the gated
  * call is approved with the page's button, and the page sees the run finish.
- * The run list links to it. Screenshots go to `.leviath/screenshots/`.
+ * The run list links to it. The run's payloads are encrypted with a codec
+ * key that the workers and `lev serve` hold: the server decodes, the page
+ * only ever talks to its API. Screenshots go to `.leviath/screenshots/`.
  */
+import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { BrowserContext } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { createWorker } from '../../src/worker/create-worker.js';
 import { createToolWorker } from '../../src/worker/tool-worker.js';
 import { launchChromium, SCREENSHOTS } from './browser.js';
 import { connectClient, temporalAddress } from './helpers.js';
 import { type LevProcess, startLev } from './lev-process.js';
-import { startRuntime, type TestRuntime, tempDir } from './run-helpers.js';
+import { tempDir } from './run-helpers.js';
 
 const FINAL =
   'The night went wrong at 02:14, when the billing job timed out against the ledger database and retried until the queue overflowed; the report in report.md says how to stop it happening again.';
@@ -57,28 +61,40 @@ describe("lev serve's live page", () => {
   const stops: (() => Promise<void>)[] = [];
   let serve: LevProcess;
   let base = '';
-  let rt: TestRuntime;
+  const taskQueue = `serve-page-${process.pid}-${Date.now()}`;
+  const keyFile = join(tempDir('serve-keys'), 'keys');
+  writeFileSync(keyFile, `k1 ${randomBytes(32).toString('base64')}\n`);
+  const keyed = { ...process.env, LEVIATH_CODEC_KEY_FILE: keyFile };
+  let plain: Awaited<ReturnType<typeof connectClient>>;
   let browser: BrowserContext;
   const workdir = tempDir('page-work');
 
   beforeAll(async () => {
-    const conn = await connectClient();
-    stops.push(() => conn.connection.close());
-    rt = await startRuntime(conn.client);
-    stops.push(() => rt.stop());
-    const tools = await createToolWorker({
+    plain = await connectClient();
+    stops.push(() => plain.connection.close());
+    const blobDir = tempDir('serve-page-blobs');
+    const main = await createWorker({
       address: temporalAddress(),
-      workdir,
-      runtime: { blobDir: rt.blobDir, env: process.env },
+      taskQueue,
+      bundle: { codePath: inject('workflowBundlePath') },
+      runtime: { blobDir, env: keyed },
     });
+    const mainRunning = main.worker.run();
+    stops.push(async () => {
+      main.worker.shutdown();
+      await mainRunning;
+      await main.connection.close();
+    });
+    const tools = await createToolWorker({ address: temporalAddress(), workdir, runtime: { blobDir, env: keyed } });
     const toolsRunning = tools.worker.run();
     stops.push(async () => {
       tools.worker.shutdown();
       await toolsRunning;
       await tools.connection.close();
     });
-    serve = startLev(['serve', '--port', '0', '--task-queue', rt.taskQueue], {
+    serve = startLev(['serve', '--port', '0', '--task-queue', taskQueue], {
       TEMPORAL_ADDRESS: temporalAddress(),
+      LEVIATH_CODEC_KEY_FILE: keyFile,
       LEVIATH_HOME: tempDir('page-home'),
       LEVIATH_SERVE_TOKEN: '',
     });
@@ -150,8 +166,17 @@ describe("lev serve's live page", () => {
     expect(partial.length, `the text never showed in part: ${JSON.stringify(seen.slice(-5))}`).toBeGreaterThan(0);
     await page.screenshot({ path: join(SCREENSHOTS, 'serve-page-done.png'), fullPage: true });
 
-    // The list links to the run.
-    await page.goto(`${base}/`);
+    // What Temporal stores of the run is sealed: the task is not in its history's bytes.
+    const history = await plain.client.workflowService.getWorkflowExecutionHistory({
+      namespace: 'default',
+      execution: { workflowId: runId },
+    });
+    const input = history.history?.events?.[0]?.workflowExecutionStartedEventAttributes?.input?.payloads?.[0];
+    expect(Object.keys(input?.metadata ?? {})).toContain('encryption-key-id');
+    expect(Buffer.from(input?.data ?? []).toString('latin1')).not.toContain('what happened at night?');
+
+    // The list, filtered by its address, links to the run.
+    await page.goto(`${base}/?blueprint=${name}`);
     await page.getByRole('link', { name: runId }).waitFor({ timeout: 30_000 });
     await page.close();
   });

@@ -195,7 +195,11 @@ async function answer(req: IncomingMessage, res: ServerResponse, opts: ServeOpti
   }
   const request: RouteRequest = {
     params,
-    query: checked(route.query, Object.fromEntries(url.searchParams), 'query') as Record<string, string | undefined>,
+    // A page's query is its own script's to read (the run list's filters); the server leaves it be.
+    query:
+      route.kind === 'page'
+        ? {}
+        : (checked(route.query, Object.fromEntries(url.searchParams), 'query') as Record<string, string | undefined>),
     body: req.method === 'POST' ? checked(route.body, await readBody(req), 'body') : undefined,
     headers: req.headers,
   };

@@ -31,8 +31,13 @@ async function refresh() {
   }
 }
 
+// The filter lives in the address too, so a filtered list can be linked to.
+for (const [k, v] of new URLSearchParams(location.search)) if (form.elements[k]) form.elements[k].value = v;
 form.addEventListener('submit', (e) => {
   e.preventDefault();
+  const q = new URLSearchParams();
+  for (const [k, v] of new FormData(form)) if (v) q.set(k, String(v));
+  history.replaceState(null, '', q.size ? `?${q}` : location.pathname);
   refresh();
 });
 refresh();
