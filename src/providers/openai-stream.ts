@@ -100,7 +100,8 @@ export async function assembleChat(
         onText(text);
       }
       for (const part of delta.tool_calls ?? []) {
-        const call = (calls[part.index] ??= { id: '', name: '', arguments: '' });
+        const call = calls[part.index] ?? { id: '', name: '', arguments: '' };
+        calls[part.index] = call;
         if (part.id) call.id = part.id;
         if (part.function?.name) call.name += part.function.name;
         if (part.function?.arguments) call.arguments += part.function.arguments;
