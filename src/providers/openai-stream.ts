@@ -7,7 +7,7 @@
  * cut, retried as a connection failure is.
  */
 import type { ChatCompletion, ChatCompletionChunk } from 'openai/resources/chat/completions';
-import { AnswerTooLarge, MAX_ANSWER_BYTES } from './http.js';
+import { AnswerTooLarge, MAX_ANSWER_BYTES, readWhole } from './http.js';
 
 /** The body sent nothing for this long: the server stalled mid-reply. */
 export class StreamStalled extends Error {
@@ -25,11 +25,24 @@ export class StreamCut extends Error {
   }
 }
 
-/** A fetch that passes a 2xx body on as it arrives, refusing one over `limit` bytes or idle for `idleMs`. */
+/** A 2xx answer to a streamed request that is no stream: the server answered whole, as some compatible servers do. */
+export class WholeAnswer extends Error {
+  constructor(readonly body: string) {
+    super('the server answered the streamed request whole');
+    this.name = 'WholeAnswer';
+  }
+}
+
+/**
+ * A fetch that passes a 2xx event stream on as it arrives, refusing one over `limit` bytes or idle
+ * for `idleMs`; any other 2xx body is read whole (within the limit) and thrown as a `WholeAnswer`.
+ */
 export function streamingFetch(idleMs: number, limit: number = MAX_ANSWER_BYTES): typeof fetch {
   return async (input, init) => {
     const res = await fetch(input, init);
     if (!res.ok || !res.body) return res;
+    if (!(res.headers.get('content-type') ?? '').includes('text/event-stream'))
+      throw new WholeAnswer(await (await readWhole(res, limit)).text());
     const reader = res.body.getReader();
     let total = 0;
     const body = new ReadableStream<Uint8Array>({

@@ -15,7 +15,7 @@ import { cutUnits } from '../truncate.js';
 import { parseModelRef } from './builtin-models.js';
 import { type CallContext, callContext, classifyFailure, displayURL, type FailureFacts } from './classify.js';
 import { answerTooLarge, bufferedFetch } from './http.js';
-import { assembleChat, StreamCut, StreamStalled, streamingFetch } from './openai-stream.js';
+import { assembleChat, StreamCut, StreamStalled, streamingFetch, WholeAnswer } from './openai-stream.js';
 import { checkToolInput, type ParsedToolCall, parseToolArguments, splitToolCalls } from './parse-tool-args.js';
 import type {
   InferenceRequest,
@@ -226,6 +226,7 @@ export class OpenAICompatibleProvider implements ModelProvider {
     const signal = opts.signal ? { signal: opts.signal } : {};
     const onText = opts.onText;
     let res: ChatCompletion;
+    let whole: WholeAnswer | undefined;
     try {
       // A caller that reads the text as it comes gets the same reply, streamed (docs/reference/events.md#the-token-channel).
       res = onText
@@ -238,13 +239,25 @@ export class OpenAICompatibleProvider implements ModelProvider {
           )
         : await this.#client.chat.completions.create(body, signal);
     } catch (err) {
-      const facts = factsFrom(err);
-      if (!facts) throw err;
-      throw classifyFailure(facts, this.#context(req));
+      // A server that answers a streamed request whole is read as the whole answer it is.
+      whole = causeOf(err, WholeAnswer);
+      if (!whole) {
+        const facts = factsFrom(err);
+        if (!facts) throw err;
+        throw classifyFailure(facts, this.#context(req));
+      }
+      try {
+        res = JSON.parse(whole.body) as ChatCompletion;
+      } catch (bad) {
+        const serverMessage = `the body is not valid JSON (${(bad as Error).message})`;
+        throw classifyFailure({ badResponse: true, serverMessage }, this.#context(req));
+      }
     }
     const bad = badCompletion(res);
     if (bad) throw classifyFailure(bad, this.#context(req));
-    return mapChatResponse(res);
+    const reply = mapChatResponse(res);
+    if (whole && onText && reply.text !== '') onText(reply.text);
+    return reply;
   }
 
   /** The client of streamed calls: its fetch passes the body on as it comes, idle at most the request timeout. */

@@ -530,3 +530,30 @@ describe('OpenAI-compatible streaming (docs/reference/events.md#the-token-channe
     expect(err.kind).toBe('server');
   });
 });
+
+describe('OpenAI-compatible servers that answer a streamed request whole', () => {
+  it('read the whole answer as the reply and hand its text over once', async () => {
+    // The wire server streams only a request it can tell is streamed; this one answers JSON regardless.
+    server.respond(() => ({ body: JSON.stringify(chatCompletion({ content: 'Whole, not streamed.' })) }));
+    const seen: string[] = [];
+    const res = await openai().infer(sampleRequest('openai:gpt-4o'), { onText: (t) => seen.push(t) });
+    expect(server.requests.at(-1)!.body.stream).toBe(true);
+    expect(res.text).toBe('Whole, not streamed.');
+    expect(seen).toEqual(['Whole, not streamed.']);
+  });
+
+  it('still tell an HTML page and an empty answer apart, as bad responses', async () => {
+    const seen: string[] = [];
+    server.respond(() => ({ headers: { 'content-type': 'text/html' }, body: '<html>502 Bad Gateway</html>' }));
+    const html = await openai()
+      .infer(sampleRequest('openai:gpt-4o'), { onText: (t) => seen.push(t) })
+      .catch((e: unknown) => e as ProviderError);
+    expect((html as ProviderError).code).toBe('provider-bad-response');
+    server.respond(() => ({ json: { id: 'x', choices: [] } }));
+    const empty = await openai()
+      .infer(sampleRequest('openai:gpt-4o'), { onText: (t) => seen.push(t) })
+      .catch((e: unknown) => e as ProviderError);
+    expect((empty as ProviderError).retryable).toBe(true);
+    expect(seen).toEqual([]);
+  });
+});
