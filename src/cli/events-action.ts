@@ -9,7 +9,7 @@ import { subscribeRun } from '../stream/subscribe.js';
 import { describeRun } from '../worker/runs.js';
 import { withClient } from './connect.js';
 
-/** The options of `lev events` (declared in `commands/events.ts`). */
+/** The options of `lev events` (declared in `commands/event-stream.ts`). */
 export interface EventsFlags {
   address: string;
   namespace: string;

@@ -123,6 +123,9 @@ export class EventLog {
     const base = this.base;
     const from = Math.max(typeof ask?.from === 'number' && Number.isInteger(ask.from) ? ask.from : base, base);
     const held = this.away.find((r) => from >= r.from && (r.to === undefined || from < r.to));
+    // A run that ended while its visit held the stream (it failed, or was cancelled) has nothing more to say there.
+    if (held?.to === undefined && held && this.closed)
+      return { v: EVENTS_VERSION, events: [], next: from, base, done: true };
     if (held)
       return {
         v: EVENTS_VERSION,

@@ -85,8 +85,8 @@ describe("a run's event stream", () => {
 
   it("gives the model's text as it arrives, before its turn ends", async () => {
     const text = 'Streaming this reply piece by piece, so a person sees it come.';
-    // The reply's text comes in eight pieces over three seconds (docs/scripted.md#streaming).
-    const model = scriptedModel({ turns: [{ text, latency_ms: 3000 }] });
+    // The reply's text comes in eight pieces over 1.8 seconds (docs/scripted.md#streaming).
+    const model = scriptedModel({ turns: [{ text, latency_ms: 1800 }] });
     const toml = `[agent]\nname = "tokens"\n[stages.main]\nmodel = "${model}"\n`;
     const handle = await start(toml, {});
     const items = await collect(subscribeRun(env.rt.client, handle.workflowId, { tokens: true }));
@@ -107,7 +107,7 @@ describe("a run's event stream", () => {
 
   it('shows the text as it comes in lev attach, before the turn, and prints the stream with lev events', async () => {
     const text = 'Attached readers see this sentence arrive before the turn summary.';
-    const model = scriptedModel({ turns: [{ text, latency_ms: 3000 }] });
+    const model = scriptedModel({ turns: [{ text, latency_ms: 1800 }] });
     const handle = await start(`[agent]\nname = "attached"\n[stages.main]\nmodel = "${model}"\n`, {});
     const attach = await lev(['attach', handle.workflowId, '--address', temporalAddress()]);
     expect(attach.code).toBe(0);

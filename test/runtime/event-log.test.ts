@@ -62,6 +62,13 @@ describe('EventLog', () => {
     expect(run.append(turn(1))?.offset).toBe(2);
   });
 
+  it('says done, and no longer points at the visit, once it ended while the visit held the stream', () => {
+    const run = new EventLog();
+    run.handTo('v');
+    run.close();
+    expect(run.page({ from: 0 })).toEqual({ v: 1, events: [], next: 0, base: 0, done: true });
+  });
+
   it('says done only once it is closed and the subscriber has read to its end', () => {
     const log = new EventLog();
     log.append(turn(0));

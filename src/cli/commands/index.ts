@@ -10,7 +10,7 @@ import { registerCodecServer } from './codec-server.js';
 import { registerContext } from './context.js';
 import { registerDeny } from './deny.js';
 import { registerDoctor } from './doctor.js';
-import { registerEvents } from './events.js';
+import { registerEvents } from './event-stream.js';
 import { registerFork } from './fork.js';
 import { registerMcp } from './mcp.js';
 import { registerModels } from './models.js';
