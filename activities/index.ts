@@ -45,6 +45,7 @@ import type { RefRunInput } from '../src/runtime/ref-input.js';
 import type { RunInput } from '../src/runtime/types.js';
 import type { Blueprint } from '../src/shapes/frozen-blueprint.js';
 import type { Encoding } from '../src/shapes/model-info.js';
+import type { StreamBeat } from '../src/shapes/run-events.js';
 import type { Notice, Webhook } from '../src/shapes/webhooks.js';
 import { modelSpan, toolSpan } from '../src/telemetry/tracing.js';
 import { ping } from './ping-activity.js';
@@ -74,11 +75,14 @@ async function guarded<T>(work: () => Promise<T>, runId?: string, handBack?: Han
   }
 }
 
-/** Heartbeats while long work runs, so a dead worker's call is retried within the heartbeat timeout. */
-async function withHeartbeat<T>(work: () => Promise<T>, details?: unknown): Promise<T> {
+/**
+ * Heartbeats while long work runs, so a dead worker's call is retried within the heartbeat timeout,
+ * each time with what `details` says then (the reply's text so far, for an inference).
+ */
+async function withHeartbeat<T>(work: () => Promise<T>, details: () => unknown = () => undefined): Promise<T> {
   const timeout = activityInfo().heartbeatTimeoutMs;
   if (!timeout) return work();
-  const timer = setInterval(() => heartbeat(details), Math.max(500, Math.floor(timeout / 3)));
+  const timer = setInterval(() => heartbeat(details()), Math.max(500, Math.floor(timeout / 3)));
   try {
     return await work();
   } finally {
@@ -137,8 +141,15 @@ export function createActivities(config: RuntimeConfig = defaultRuntimeConfig())
       const info = activityInfo();
       // Taken now: the abort listener runs outside the activity's async context.
       const context = Context.current();
+      // A turn's text goes out on heartbeats as it streams: the server keeps the latest, not history.
+      let beat: StreamBeat | undefined;
+      const onText = (text: string) => {
+        beat = { turn: input.turn, text };
+        heartbeat(beat);
+      };
       const ctx = {
         attempt: info.attempt,
+        ...(input.purpose === 'turn' ? { onText } : {}),
         signal: providerSignal(context, () => attemptRunOpen(context)),
         ...(info.workflowExecution ? { key: answerKey(info.workflowExecution.runId, input) } : {}),
         slotDeadline:
@@ -146,7 +157,15 @@ export function createActivities(config: RuntimeConfig = defaultRuntimeConfig())
           slotWaitMs(info.startToCloseTimeoutMs, providerTimeoutMs(config.env)),
       };
       return modelSpan(input, () =>
-        guarded(() => withHeartbeat(() => infer(store, input, ctx)), input.runId, handBackOf(input)),
+        guarded(
+          () =>
+            withHeartbeat(
+              () => infer(store, input, ctx),
+              () => beat,
+            ),
+          input.runId,
+          handBackOf(input),
+        ),
       );
     },
 
@@ -158,7 +177,11 @@ export function createActivities(config: RuntimeConfig = defaultRuntimeConfig())
       try {
         const out = await toolSpan({ tool: input.call.name, runId: input.runId, stage: input.stage }, () =>
           guarded(
-            () => withHeartbeat(() => runToolCall(store, input, attempt, cancellationSignal()), { attempt }),
+            () =>
+              withHeartbeat(
+                () => runToolCall(store, input, attempt, cancellationSignal()),
+                () => ({ attempt }),
+              ),
             input.runId,
           ),
         );

@@ -10,7 +10,7 @@
 // `scripts/setup.mjs` (the first step of `npm test` and `npm run demo`)
 // rebuilds. Plain JavaScript: it runs before anything is compiled.
 import { spawn } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
@@ -25,8 +25,9 @@ function sourceFiles(dir, out = []) {
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
     const path = join(dir, entry.name);
     if (entry.isDirectory()) sourceFiles(path, out);
-    // Plain .mjs sources too (src/state/user-dirs.mjs, shared with the scripts): the build bundles them.
-    else if (/\.(ts|mjs)$/.test(entry.name) && !entry.name.endsWith('.d.ts')) out.push(path);
+    // Plain .mjs sources too (src/state/user-dirs.mjs, shared with the scripts): the build bundles them;
+    // and lev serve's page (.html, .js, .css), which it copies.
+    else if (/\.(ts|mjs|js|html|css)$/.test(entry.name) && !entry.name.endsWith('.d.ts')) out.push(path);
   }
   return out;
 }
@@ -131,6 +132,8 @@ export async function build() {
   const { bundleWorkflows } = await import(pathToFileURL(join(DIST, 'worker.mjs')).href);
   const { code } = await bundleWorkflows();
   writeFileSync(join(DIST, 'workflow-bundle.js'), code);
+  // lev serve's page is plain files, served from here by the compiled build (src/cli/serve/http-server.ts).
+  cpSync(join(ROOT, 'src', 'cli', 'serve', 'page'), join(DIST, 'page'), { recursive: true });
   await types;
   const names = files.map((f) => relative(ROOT, f)).sort();
   // The stamp is the build's start, so a source saved while it ran counts as newer.

@@ -556,6 +556,31 @@ export const RUNTIME_CODES = {
     meaning:
       "A provider's npm SDK (`openai`, `@anthropic-ai/sdk`, `@google/genai`) was left out of the install with --omit=optional; the inference call fails without a retry.",
   },
+  // lev serve, the HTTP front door (issue 41)
+  'serve-token-required': {
+    surface: 'cli',
+    meaning:
+      '`lev serve` was asked to listen beyond loopback without a bearer token (`--token` or `LEVIATH_SERVE_TOKEN`).',
+  },
+  'serve-port-busy': { surface: 'cli', meaning: 'The port `lev serve` was asked to listen on is in use.' },
+  'serve-unauthorized': {
+    surface: 'cli',
+    meaning:
+      'A request to `lev serve` lacked its bearer token or gave another, or without a token named a host that is not this machine.',
+  },
+  'serve-bad-request': {
+    surface: 'cli',
+    meaning:
+      'A request to `lev serve` has a query or body that does not fit its route, a body that is not JSON, or a bad event offset.',
+  },
+  'serve-not-found': {
+    surface: 'cli',
+    meaning: '`lev serve` has no route of that method and path, or its page no file of that name.',
+  },
+  'serve-failed': {
+    surface: 'cli',
+    meaning: '`lev serve` met an unexpected error answering a request; its log has the details.',
+  },
 } as const satisfies Record<string, RuntimeCodeInfo>;
 
 export type RuntimeCode = keyof typeof RUNTIME_CODES;

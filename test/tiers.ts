@@ -68,6 +68,10 @@ export const SLOW_FILES: string[] = [
   'test/integration/bad-messages.test.ts',
   // A wedged workflow's task retried on the server's backoff until lev show and lev cancel see it.
   'test/integration/wedged-runs.test.ts',
+  // `lev serve` processes, one refused at start, one serving a run over HTTP (issue 41).
+  'test/integration/serve-http.test.ts',
+  // `lev serve` and Chromium on an encrypted run (issue 41).
+  'test/integration/serve-page.test.ts',
 ];
 
 /**

@@ -16,7 +16,15 @@ import { runProgress } from '../worker/operators.js';
 import { runOutcome, type ToolWait } from '../worker/run-client.js';
 import { describeRun, startedInput } from '../worker/runs.js';
 import { createToolWorker } from '../worker/tool-worker.js';
-import { followInTerminal, type Hosted, printTurn, printWorkers, reportEnd, stopHosted } from './follow-terminal.js';
+import {
+  followInTerminal,
+  type Hosted,
+  printTurn,
+  printWorkers,
+  reportEnd,
+  stopHosted,
+  textPrinter,
+} from './follow-terminal.js';
 import { commandHint, terminalAnswers } from './reply-prompt.js';
 import { ensureServer } from './server-access.js';
 
@@ -93,6 +101,7 @@ export async function attachToRun(runId: string, flags: AttachFlags): Promise<vo
       process.stdin.isTTY && !flags.json ? terminalAnswers(client, runId) : commandHint(runId, flags.address);
     const end = await followInTerminal(client, handle, {
       onTurn: flags.json ? () => {} : printTurn,
+      ...(flags.json ? {} : { onText: textPrinter() }),
       say,
       onWaiting: reply,
       follow: {

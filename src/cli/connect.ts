@@ -17,11 +17,16 @@ export interface ServerFlags {
   profile?: string;
 }
 
-export async function withClient<T>(
+/** A connected client and how to close it: a command's for its one action, `lev serve`'s for its life. */
+export interface OpenClient {
+  client: Client;
+  close(): Promise<void>;
+}
+
+export async function openClient(
   flags: ServerFlags,
-  work: (client: Client) => Promise<T>,
   extra: Pick<ClientOptions, 'interceptors'> = {},
-): Promise<T> {
+): Promise<OpenClient> {
   const settings = serverSettings(flags);
   // Unknown namespace, TLS mismatch, refused credentials and nothing listening are each one coded line.
   await probeServer(settings, { startHint: startHint(flags.address), callTimeoutMs: CONNECT_TIMEOUT_MS });
@@ -39,9 +44,21 @@ export async function withClient<T>(
       `The Temporal server at ${flags.address} stopped answering (${(err as Error).message}); ${startHint(flags.address)}.`,
     );
   }
+  return {
+    client: new Client({ connection, namespace: flags.namespace, ...codecOption(), ...extra }),
+    close: () => connection.close(),
+  };
+}
+
+export async function withClient<T>(
+  flags: ServerFlags,
+  work: (client: Client) => Promise<T>,
+  extra: Pick<ClientOptions, 'interceptors'> = {},
+): Promise<T> {
+  const open = await openClient(flags, extra);
   try {
-    return await work(new Client({ connection, namespace: flags.namespace, ...codecOption(), ...extra }));
+    return await work(open.client);
   } finally {
-    await connection.close();
+    await open.close();
   }
 }

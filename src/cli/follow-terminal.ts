@@ -18,6 +18,8 @@ import { undeliveredText } from '../runtime/texts.js';
 import type { Progress, RunResult } from '../runtime/types.js';
 import { dataPath } from '../state/locations.js';
 import { PROJECT_ROOT } from '../state/project-root.js';
+import type { TextDelta } from '../shapes/run-events.js';
+import { subscribeRun } from '../stream/subscribe.js';
 import { type FollowOptions, followRun } from '../worker/run-client.js';
 import { formatBars } from './bars.js';
 
@@ -32,6 +34,21 @@ export function printTurn(p: Progress): void {
   process.stdout.write(
     `\n[${p.stage}] turn ${p.visitTurns} (run inference ${p.inferences}) — window ${p.window.used}/${p.window.max} tokens\n${formatBars(p.regions)}\n`,
   );
+}
+
+/**
+ * Prints the model's text as it arrives (docs/reference/events.md#the-token-channel): a turn's
+ * first delta starts a line, the rest follow on it; the turn's summary (`printTurn`) comes after.
+ */
+export function textPrinter(write: (text: string) => void = (t) => process.stdout.write(t)): (d: TextDelta) => void {
+  let turn: number | undefined;
+  let at = 0;
+  return (delta) => {
+    if (delta.turn !== turn || delta.at < at) write(`\n${delta.text}`);
+    else write(delta.text);
+    turn = delta.turn;
+    at = delta.at + delta.text.length;
+  };
 }
 
 export function printWorkers(w: NonNullable<Progress['workers']>, p: Progress): void {
@@ -131,10 +148,20 @@ export async function followInTerminal(
     say: (line: string) => void;
     follow?: Omit<FollowOptions, 'onWaiting'>;
     onWaiting?: FollowOptions['onWaiting'];
+    /** Takes the model's text as it arrives, read through `subscribeRun` beside the progress polls. */
+    onText?: (delta: TextDelta) => void;
   },
 ): Promise<FollowEnd> {
   const signals = signalQueue();
   let quiet = false;
+  const textStop = new AbortController();
+  const onText = opts.onText;
+  if (onText)
+    // The text is a nicety: a stream that cannot be read leaves the turn summaries as they were.
+    void (async () => {
+      for await (const item of subscribeRun(client, handle.workflowId, { tokens: true, signal: textStop.signal }))
+        if (item.kind === 'text' && !quiet) onText(item);
+    })().catch(() => {});
   // Detaching closes a question open at the prompt, as an answer from elsewhere would.
   const detaching = new AbortController();
   const onWaiting = opts.onWaiting;
@@ -175,6 +202,7 @@ export async function followInTerminal(
     if (typeof end !== 'object') return { kind: 'cancelled' };
     return { kind: 'cancelled', ended: (await handle.describe()).status.name.toLowerCase() };
   } finally {
+    textStop.abort();
     signals.dispose();
   }
 }

@@ -23,6 +23,13 @@ export function parseCount(value: string): number {
   return n;
 }
 
+/** An offset of a run's event stream (`lev events --from`): a whole number, 0 or more. */
+export function parseOffset(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError('expected a whole number of 0 or more.');
+  return n;
+}
+
 /** The longest workflow id a Temporal server takes by default (`limit.maxIDLength`). */
 const MAX_RUN_ID = 1000;
 
@@ -33,14 +40,16 @@ const MAX_RUN_ID = 1000;
  * with a gRPC trace; here it is a usage error (exit 2).
  */
 export function parseRunId(value: string): string {
-  if (value.length === 0 || value.length > MAX_RUN_ID || /[\s\p{Cc}]/u.test(value))
-    throw new InvalidArgumentError(
-      formatCoded(
-        'run-id-bad',
-        `"${value.length > 40 ? `${value.slice(0, 40)}…` : value}" is not a run id; give the id \`lev run\` or \`lev ps\` printed (no spaces, at most ${MAX_RUN_ID} characters).`,
-      ),
-    );
+  const problem = runIdProblem(value);
+  if (problem) throw new InvalidArgumentError(formatCoded('run-id-bad', problem));
   return value;
+}
+
+/** Why `value` is not a run id, as `parseRunId` and `lev serve`'s routes say it; undefined when it is one. */
+export function runIdProblem(value: string): string | undefined {
+  if (value.length === 0 || value.length > MAX_RUN_ID || /[\s\p{Cc}]/u.test(value))
+    return `"${value.length > 40 ? `${value.slice(0, 40)}…` : value}" is not a run id; give the id \`lev run\` or \`lev ps\` printed (no spaces, at most ${MAX_RUN_ID} characters).`;
+  return undefined;
 }
 
 /**

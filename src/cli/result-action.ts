@@ -3,6 +3,7 @@
  * `--wait` waited for (through continue-as-new too); an unknown one is a coded
  * error; a failed run reports the partial result its failure carries.
  */
+import type { Client } from '@temporalio/client';
 import { openBlobStore, parseBlobSpec } from '../blobs/index.js';
 import { LevError } from '../errors.js';
 import { defaultRuntimeConfig } from '../runtime/node/run-store.js';
@@ -21,27 +22,57 @@ export interface ResultFlags {
   wait?: boolean;
 }
 
+/** What `lev result --json` prints and `GET /api/runs/{id}/result` answers. */
+export interface ResultView {
+  runId: string;
+  status: RunResult['status'];
+  stages: RunResult['stages'];
+  output: { format: string; text: string };
+  usage: RunResult['usage'];
+  cost?: RunResult['cost'];
+  error?: string;
+  undeliveredMessages?: number;
+}
+
+/** The run's result; a run still going is `run-not-finished`, unless `wait` waits for it. */
+export async function readResult(
+  client: Client,
+  runId: string,
+  opts: { address: string; wait?: boolean; say: (line: string) => void },
+): Promise<ResultView> {
+  const handle = client.workflow.getHandle(runId);
+  const running = (await describeRun(client, runId, opts.address)).status.name === 'RUNNING';
+  if (running && !opts.wait)
+    throw new LevError(
+      'run-not-finished',
+      `Run "${runId}" is still running; ask again when it has finished, or wait for it with \`lev result ${runId} --wait\`.`,
+    );
+  const result = await runOutcome(handle);
+  const undelivered = result.undeliveredMessages;
+  return {
+    runId: result.runId,
+    status: result.status,
+    stages: result.stages,
+    output: { format: result.outputFormat ?? 'text', text: await answerText(result, opts.say) },
+    usage: result.usage,
+    ...(result.cost ? { cost: result.cost } : {}),
+    ...(result.error ? { error: result.error } : {}),
+    ...(undelivered ? { undeliveredMessages: undelivered } : {}),
+  };
+}
+
 export async function printRunResult(runId: string, flags: ResultFlags): Promise<void> {
   await withClient(flags, async (client) => {
-    const handle = client.workflow.getHandle(runId);
-    const running = (await describeRun(client, runId, flags.address)).status.name === 'RUNNING';
-    if (running && !flags.wait)
-      throw new LevError(
-        'run-not-finished',
-        `Run "${runId}" is still running; ask again when it has finished, or wait for it with \`lev result ${runId} --wait\`.`,
-      );
-    const result = await runOutcome(handle);
-    const output = { format: result.outputFormat ?? 'text', text: await answerText(result) };
-    const undelivered = result.undeliveredMessages;
+    const say = (line: string) => process.stderr.write(`${line}\n`);
+    const result = await readResult(client, runId, { address: flags.address, wait: flags.wait === true, say });
     if (flags.json) {
-      process.stdout.write(
-        `${JSON.stringify({ runId: result.runId, status: result.status, stages: result.stages, output, usage: result.usage, ...(result.cost ? { cost: result.cost } : {}), ...(result.error ? { error: result.error } : {}), ...(undelivered ? { undeliveredMessages: undelivered } : {}) })}\n`,
-      );
+      process.stdout.write(`${JSON.stringify(result)}\n`);
     } else {
-      if (result.status === 'cancelled') process.stderr.write('run cancelled\n');
-      else if (result.status !== 'completed') process.stderr.write(`run failed: ${result.error ?? 'unknown error'}\n`);
-      if (undelivered) process.stderr.write(`${undeliveredText(undelivered)}\n`);
-      process.stdout.write(output.text.endsWith('\n') ? output.text : `${output.text}\n`);
+      if (result.status === 'cancelled') say('run cancelled');
+      else if (result.status !== 'completed') say(`run failed: ${result.error ?? 'unknown error'}`);
+      if (result.undeliveredMessages) say(undeliveredText(result.undeliveredMessages));
+      const text = result.output.text;
+      process.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
     }
     if (result.status !== 'completed') process.exitCode = 1;
   });
@@ -53,7 +84,7 @@ export async function printRunResult(runId: string, flags: ResultFlags): Promise
  * back here from the blob store this machine is configured with; when that
  * store does not hold it, the first characters are shown and stderr says why.
  */
-async function answerText(result: RunResult): Promise<string> {
+async function answerText(result: RunResult, say: (line: string) => void): Promise<string> {
   const ref = result.outputRef;
   if (!ref) return result.output;
   const config = defaultRuntimeConfig(process.env);
@@ -61,8 +92,8 @@ async function answerText(result: RunResult): Promise<string> {
   try {
     return await store.get(ref.hash);
   } catch (err) {
-    process.stderr.write(
-      `the whole answer (${ref.bytes} bytes, blob ${ref.hash}) is not in this machine's blob store (${err instanceof Error ? err.message : String(err)}); its first characters follow\n`,
+    say(
+      `the whole answer (${ref.bytes} bytes, blob ${ref.hash}) is not in this machine's blob store (${err instanceof Error ? err.message : String(err)}); its first characters follow`,
     );
     return result.output;
   } finally {

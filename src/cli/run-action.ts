@@ -5,15 +5,9 @@
  * handles Ctrl-C). Loaded only when `lev run` runs, since the Temporal
  * worker takes seconds to import.
  */
-import { resolve } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
-import { withModel } from '../blueprint/model-switch.js';
 import { codecOption } from '../codec/payload-codec.js';
-import { LevError } from '../errors.js';
-import { withLaunchOutput } from '../outputs/spec.js';
 import { providerWaitText } from '../runtime/details.js';
-import { toolQueueName } from '../runtime/node/tool-queue-name.js';
-import { checkWorkdir } from '../runtime/node/workdir.js';
 import { toolWorkerCommand } from '../runtime/tool-queue.js';
 import { flushTracing, startTracing, tracingClientInterceptors } from '../telemetry/tracing.js';
 import { connectOptions, serverChoice, serverSettings } from '../worker/connection.js';
@@ -23,10 +17,17 @@ import { startRun } from '../worker/run-client.js';
 import { createToolWorker } from '../worker/tool-worker.js';
 import { callerValues } from './caller-values.js';
 import { startDetached } from './detach-action.js';
-import { followInTerminal, type Hosted, printTurn, printWorkers, reportEnd, stopHosted } from './follow-terminal.js';
+import {
+  followInTerminal,
+  type Hosted,
+  printTurn,
+  printWorkers,
+  reportEnd,
+  stopHosted,
+  textPrinter,
+} from './follow-terminal.js';
 import { parseOutputSchema, valueOrFile } from './launch-flags.js';
 import { launchInput } from './launch-input.js';
-import { blueprintArgument } from './load-blueprint.js';
 import { metricsAddress } from './options.js';
 import { commandHint, terminalAnswers } from './reply-prompt.js';
 import { ensureServer } from './server-access.js';
@@ -63,36 +64,26 @@ export interface RunFlags {
 
 export async function runAgentCommand(path: string, flags: RunFlags): Promise<void> {
   const say = (line: string) => process.stderr.write(`${line}\n`);
-  if (flags.yolo && flags.attended)
-    throw new LevError('bad-input', '--yolo runs without a person and --attended with one; give only one of them.');
-  const task = flags.task === undefined ? undefined : valueOrFile(flags.task, '--task');
-  const schema = flags.outputSchema === undefined ? undefined : parseOutputSchema(flags.outputSchema);
-  const workdir = resolve(flags.workdir);
-  checkWorkdir(workdir);
-  let bp = await blueprintArgument(path, { workdir });
-  if (flags.model) bp = withModel(bp, flags.model);
-  bp = withLaunchOutput(bp, {
-    ...(flags.outputFormat ? { format: flags.outputFormat } : schema ? { format: 'json' } : {}),
-    ...(flags.outputInstructions ? { instructions: flags.outputInstructions } : {}),
-    ...(schema ? { schema } : {}),
-  });
-  const toolTaskQueue = flags.toolQueue ?? toolQueueName(workdir);
-  const input = launchInput(
-    bp,
+  const input = await launchInput(
+    path,
     {
-      ...(task !== undefined ? { task } : {}),
+      ...(flags.task !== undefined ? { task: valueOrFile(flags.task, '--task') } : {}),
       caller: callerValues(flags.input),
-      workdir,
+      ...(flags.model ? { model: flags.model } : {}),
+      workdir: flags.workdir,
       seedCommands: flags.seedCommands,
-      attended: flags.attended === true,
-      approvals: { ...(flags.yolo ? { yolo: true } : {}), allow: flags.allow ?? [] },
-      toolTaskQueue,
-      // With a remote tool worker the workdir is on its machine, so its seeds are checked there.
-      workdirElsewhere: flags.toolQueue !== undefined,
+      ...(flags.toolQueue ? { toolQueue: flags.toolQueue } : {}),
+      ...(flags.outputFormat ? { outputFormat: flags.outputFormat } : {}),
+      ...(flags.outputInstructions ? { outputInstructions: flags.outputInstructions } : {}),
+      ...(flags.outputSchema !== undefined ? { outputSchema: parseOutputSchema(flags.outputSchema) } : {}),
+      allow: flags.allow ?? [],
+      ...(flags.yolo ? { yolo: true } : {}),
+      ...(flags.attended ? { attended: true } : {}),
     },
-    process.env,
-    say,
+    { say },
   );
+  const { workdir } = input;
+  const toolTaskQueue = input.options.toolTaskQueue ?? '';
 
   if (flags.detach) {
     await startDetached(input, flags);
@@ -141,6 +132,7 @@ export async function runAgentCommand(path: string, flags: RunFlags): Promise<vo
         : commandHint(handle.workflowId, flags.address);
     const end = await followInTerminal(client, handle, {
       onTurn: flags.json ? () => {} : printTurn,
+      ...(flags.json ? {} : { onText: textPrinter() }),
       say,
       onWaiting: reply,
       follow: {

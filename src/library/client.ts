@@ -1,21 +1,10 @@
-/**
- * The library's client (docs/library.md#the-client): connects as `lev` does,
- * starts runs from a blueprint path, an installed agent or a pushed reference,
- * follows their progress, sends the operators' updates through the workflows'
- * own definitions (`src/runtime/messages.ts`) and awaits their results. What
- * it refuses is a `LevError` with the code `lev` prints for the same thing.
- */
-import { resolve } from 'node:path';
 import { Client, Connection, type TLSConfig, type WorkflowHandle } from '@temporalio/client';
 import type { UpdateDefinition } from '@temporalio/common';
-import { withModel } from '../blueprint/model-switch.js';
 import { launchInput } from '../cli/launch-input.js';
-import { blueprintArgument } from '../cli/load-blueprint.js';
 import { codecOption } from '../codec/payload-codec.js';
 import { LevError } from '../errors.js';
 import { DEFAULT_TASK_QUEUE } from '../runtime/defaults.js';
 import type { operatorUpdates } from '../runtime/messages.js';
-import { checkWorkdir } from '../runtime/node/workdir.js';
 import type { OperatorReturn, OperatorUpdate } from '../runtime/people/updates.js';
 import type { Progress, RunResult } from '../runtime/types.js';
 import type { Blueprint } from '../shapes/frozen-blueprint.js';
@@ -191,29 +180,20 @@ export class LeviathClient {
    * with errors is refused with `blueprint-invalid`, its findings on the error.
    */
   async start(blueprint: string | Blueprint, opts: StartOptions = {}): Promise<LeviathRun> {
-    if (opts.yolo && opts.attended)
-      throw new LevError('bad-input', '`yolo` runs without a person and `attended` with one; give only one of them.');
-    const workdir = resolve(opts.workdir ?? process.cwd());
-    checkWorkdir(workdir);
-    let bp =
-      typeof blueprint === 'string'
-        ? await blueprintArgument(blueprint, { workdir, env: this.env, explain: false })
-        : blueprint;
-    if (opts.model) bp = withModel(bp, opts.model);
-    const input = launchInput(
-      bp,
+    const input = await launchInput(
+      blueprint,
       {
         ...(opts.task !== undefined ? { task: opts.task } : {}),
         caller: opts.input ?? {},
-        workdir,
+        ...(opts.model ? { model: opts.model } : {}),
+        workdir: opts.workdir ?? process.cwd(),
         seedCommands: opts.seedCommands !== false,
-        attended: opts.attended === true,
-        approvals: { ...(opts.yolo ? { yolo: true } : {}), allow: opts.allow ?? [] },
-        ...(opts.toolTaskQueue !== undefined ? { toolTaskQueue: opts.toolTaskQueue } : {}),
-        workdirElsewhere: opts.toolTaskQueue !== undefined,
+        ...(opts.attended ? { attended: true } : {}),
+        ...(opts.yolo ? { yolo: true } : {}),
+        allow: opts.allow ?? [],
+        ...(opts.toolTaskQueue !== undefined ? { toolQueue: opts.toolTaskQueue } : {}),
       },
-      this.env,
-      opts.onNotice ?? (() => {}),
+      { say: opts.onNotice ?? (() => {}), quiet: true, env: this.env, workdirToolQueue: false },
     );
     const handle = await startRun(this.temporal, input, {
       taskQueue: opts.taskQueue ?? DEFAULT_TASK_QUEUE,

@@ -30,8 +30,12 @@ export function answerTooLarge(err: unknown): AnswerTooLarge | undefined {
 }
 
 export function bufferedFetch(limit: number = MAX_ANSWER_BYTES): typeof fetch {
-  return async (input, init) => {
-    const res = await fetch(input, init);
+  return async (input, init) => readWhole(await fetch(input, init), limit);
+}
+
+/** The response with its whole body read, refusing a body over `limit` bytes. */
+export async function readWhole(res: Response, limit: number = MAX_ANSWER_BYTES): Promise<Response> {
+  {
     if (NO_BODY.has(res.status) || !res.body) return res;
     const declared = Number(res.headers.get('content-length') ?? Number.NaN);
     if (declared > limit) {
@@ -56,5 +60,5 @@ export function bufferedFetch(limit: number = MAX_ANSWER_BYTES): typeof fetch {
       statusText: res.statusText,
       headers: res.headers,
     });
-  };
+  }
 }

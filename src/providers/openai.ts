@@ -16,6 +16,7 @@ import { parseModelRef } from './builtin-models.js';
 import { type CallContext, callContext, classifyFailure, displayURL, type FailureFacts } from './classify.js';
 import { answerTooLarge, bufferedFetch } from './http.js';
 import { loadSdk } from './optional-sdk.js';
+import { assembleChat, StreamCut, StreamStalled, streamingFetch, WholeAnswer } from './openai-stream.js';
 import { checkToolInput, type ParsedToolCall, parseToolArguments, splitToolCalls } from './parse-tool-args.js';
 import type {
   InferenceRequest,
@@ -164,8 +165,22 @@ export function badCompletion(res: unknown): FailureFacts | undefined {
   return undefined;
 }
 
+/** The first error of `type` among an error's causes. */
+function causeOf<T extends Error>(err: unknown, type: new (...args: never[]) => T): T | undefined {
+  let cur: unknown = err;
+  for (let depth = 0; depth < 5 && cur instanceof Error; depth++) {
+    if (cur instanceof type) return cur;
+    cur = cur.cause;
+  }
+  return undefined;
+}
+
 function factsFrom(err: unknown): FailureFacts | undefined {
   if (err instanceof sdk().APIUserAbortError) return undefined;
+  const stalled = causeOf(err, StreamStalled);
+  if (stalled) return { serverMessage: stalled.message, timedOut: true };
+  const cut = causeOf(err, StreamCut);
+  if (cut) return { serverMessage: cut.message, connectionFailed: true };
   const tooLarge = answerTooLarge(err);
   if (tooLarge) return { serverMessage: tooLarge.message, tooLargeLimit: tooLarge.limit };
   if (err instanceof SyntaxError)
@@ -189,6 +204,7 @@ export class OpenAICompatibleProvider implements ModelProvider {
   readonly name: string;
   readonly endpoint: string;
   readonly #client: OpenAISdk;
+  #streaming: OpenAISdk | undefined;
   readonly #opts: OpenAICompatibleOptions;
 
   constructor(opts: OpenAICompatibleOptions) {
@@ -208,17 +224,53 @@ export class OpenAICompatibleProvider implements ModelProvider {
     const body = buildChatRequest(req, this.#opts.maxTokensField, {
       promptCacheKey: this.#opts.promptCacheKey === true,
     });
+    const signal = opts.signal ? { signal: opts.signal } : {};
+    const onText = opts.onText;
     let res: ChatCompletion;
+    let whole: WholeAnswer | undefined;
     try {
-      res = await this.#client.chat.completions.create(body, opts.signal ? { signal: opts.signal } : {});
+      // A caller that reads the text as it comes gets the same reply, streamed (docs/reference/events.md#the-token-channel).
+      res = onText
+        ? await assembleChat(
+            await this.#streamingClient().chat.completions.create(
+              { ...body, stream: true, stream_options: { include_usage: true } },
+              signal,
+            ),
+            onText,
+          )
+        : await this.#client.chat.completions.create(body, signal);
     } catch (err) {
-      const facts = factsFrom(err);
-      if (!facts) throw err;
-      throw classifyFailure(facts, this.#context(req));
+      // A server that answers a streamed request whole is read as the whole answer it is.
+      whole = causeOf(err, WholeAnswer);
+      if (!whole) {
+        const facts = factsFrom(err);
+        if (!facts) throw err;
+        throw classifyFailure(facts, this.#context(req));
+      }
+      try {
+        res = JSON.parse(whole.body) as ChatCompletion;
+      } catch (bad) {
+        const serverMessage = `the body is not valid JSON (${(bad as Error).message})`;
+        throw classifyFailure({ badResponse: true, serverMessage }, this.#context(req));
+      }
     }
     const bad = badCompletion(res);
     if (bad) throw classifyFailure(bad, this.#context(req));
-    return mapChatResponse(res);
+    const reply = mapChatResponse(res);
+    if (whole && onText && reply.text !== '') onText(reply.text);
+    return reply;
+  }
+
+  /** The client of streamed calls: its fetch passes the body on as it comes, idle at most the request timeout. */
+  #streamingClient(): OpenAISdk {
+    this.#streaming ??= new (sdk())({
+      apiKey: this.#opts.apiKey,
+      baseURL: this.#opts.baseURL,
+      maxRetries: 0,
+      timeout: this.#opts.timeoutMs,
+      fetch: streamingFetch(this.#opts.timeoutMs),
+    });
+    return this.#streaming;
   }
 
   #context(req: InferenceRequest): CallContext {

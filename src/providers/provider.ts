@@ -89,6 +89,11 @@ export interface InferenceResponse {
 
 export interface InferOptions {
   signal?: AbortSignal;
+  /**
+   * Called with the reply's text so far each time more of it arrived, by a provider that streams
+   * (docs/reference/events.md#the-token-channel); the whole reply still comes back as the answer.
+   */
+  onText?: (textSoFar: string) => void;
 }
 
 export interface ModelProvider {

@@ -8,6 +8,7 @@ import { createHash } from 'node:crypto';
 import { appendFileSync } from 'node:fs';
 import { LevError } from '../errors.js';
 import type { ToolCall } from '../shapes/content.js';
+import { cutUnits } from '../truncate.js';
 import { parseModelRef } from './builtin-models.js';
 import { type ParsedToolCall, parseToolArguments, splitToolCalls } from './parse-tool-args.js';
 import type { InferenceRequest, InferenceResponse, InferOptions, InvalidToolCall, ModelProvider } from './provider.js';
@@ -196,6 +197,23 @@ function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
   });
 }
 
+/** Pieces a reply's text streams in over its latency (docs/scripted.md#streaming). */
+export const STREAM_PIECES = 8;
+
+/**
+ * Waits out the latency; with a reader of the text (`onText`), the text arrives in `STREAM_PIECES`
+ * equal pieces, one at the end of each equal share of the latency, so tests can watch it come.
+ */
+async function paced(text: string, latency: number, opts: InferOptions): Promise<void> {
+  const onText = opts.onText;
+  if (!onText || text === '') return sleep(latency, opts.signal);
+  const pieces = Math.min(STREAM_PIECES, text.length);
+  for (let i = 1; i <= pieces; i++) {
+    await sleep(latency / pieces, opts.signal);
+    onText(i === pieces ? text : cutUnits(text, Math.ceil((text.length * i) / pieces)));
+  }
+}
+
 /** The digest of a request's prompt, so two calls can be told to have read the same bytes without keeping them. */
 export function promptDigest(req: Pick<InferenceRequest, 'system' | 'messages' | 'tools' | 'maxTokens'>): string {
   const prompt = JSON.stringify({
@@ -258,7 +276,7 @@ export class ScriptedProvider implements ModelProvider {
       }
     }
 
-    await sleep(latency, opts.signal);
+    await paced(text, latency, opts);
     record(req, this.#env);
     const anyCalls = calls.toolCalls.length + calls.invalidToolCalls.length > 0;
     const argChars = calls.toolCalls.reduce((n, c) => n + JSON.stringify(c.arguments).length, 0);

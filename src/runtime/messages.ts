@@ -1,6 +1,6 @@
 /**
  * Every name people and the workflows use to talk (docs/reference/operators.md):
- * the `progress` query a run and a stage visit both answer, the run's
+ * the `progress` and `events` queries a run and a stage visit both answer, the run's
  * updates and `message` signal, the two internal signals between the run and
  * its live stage visit, and the visit's own `message` signal of earlier
  * versions. The only home of wire names (`test/folders.test.ts`): the
@@ -10,6 +10,7 @@
  * talks to workflows loads `@temporalio/workflow`.
  */
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
+import type { EventsAsk, EventsPage } from '../shapes/run-events.js';
 import type {
   Answered,
   Decision,
@@ -23,6 +24,9 @@ import type { Progress, StageOutcome } from './types.js';
 
 /** What a run or a stage visit shows of itself (`lev ps`, `lev show`, the Web UI). */
 export const progressQuery = defineQuery<Progress>('progress');
+
+/** A run's or a stage visit's event stream from an offset (docs/reference/events.md#the-events-query). */
+export const eventsQuery = defineQuery<EventsPage, [EventsAsk?]>('events');
 
 export const messageUpdate = defineUpdate<MessageReceipt, [string]>('message');
 export const approveUpdate = defineUpdate<Decision, [{ call?: string; note?: string }?]>('approve');

@@ -9,6 +9,7 @@
 import type { RunState } from '../context/state.js';
 import type { BlobRef, Content } from '../shapes/content.js';
 import type { Blueprint, OutputSpec } from '../shapes/frozen-blueprint.js';
+import type { LogCarry } from '../shapes/run-events.js';
 import type { Webhook } from '../shapes/webhooks.js';
 import type { PermissionLayer } from '../tools/permissions.js';
 import type { RecordedOp } from './ops.js';
@@ -153,6 +154,8 @@ export interface StageInput {
   spentBefore?: Spend;
   /** The outage the visit waits out and the chain entries it skips, across continue-as-new (docs/reference/long-runs.md#provider-outages). */
   patience?: Patience;
+  /** Where its event stream starts, or the tail it carries across continue-as-new (docs/reference/events.md#offsets). */
+  events?: LogCarry;
 }
 
 /** One tool call as the details list it. */
@@ -209,6 +212,8 @@ export interface StageOutcome {
   agents?: Spend;
   /** Messages the visit did not write (its stage does not accept them, or it ended first), for the next visit. */
   operators?: OperatorCarry;
+  /** The offset after its last event: its run's stream goes on from there (docs/reference/events.md#offsets). */
+  events?: number;
 }
 
 export interface RegionBar {
@@ -579,6 +584,8 @@ export interface RunCarry {
   visit?: StageInput;
   /** What the run told its webhooks it waits for, so a question still open is not told again (`NOTIFY_TOLD_CARRIED`). */
   told?: string[];
+  /** The tail of the run's event stream and its next offset (docs/reference/events.md#offsets). */
+  events?: LogCarry;
 }
 
 /** What a stage visit hands its run when the run asked it to hand over. */

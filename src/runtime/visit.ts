@@ -136,7 +136,16 @@ export type CallEffect =
   | { kind: 'context'; tool: string; isError: boolean }
   /** A sub-agent tool: it did work when it answered without an error. */
   | { kind: 'agent'; tool: string; isError: boolean }
-  | { kind: 'builtin'; tool: string; isError: boolean; denied: boolean; modifiedPaths: readonly string[] };
+  | {
+      kind: 'builtin';
+      tool: string;
+      isError: boolean;
+      denied: boolean;
+      modifiedPaths: readonly string[];
+      /** What it answered, routed as it came (a blob reference when large), for the run's event stream. */
+      content?: Content;
+      tokens?: number;
+    };
 
 /**
  * Counts one tool call into the visit's facts and says whether it was

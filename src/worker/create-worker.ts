@@ -152,6 +152,9 @@ export function activityInterceptors(): ActivityInterceptorsFactory[] {
   return [() => runLogInterceptor(), ...tracingActivityInterceptors()];
 }
 
+/** How often at most a heartbeat reaches the server; the reply's text so far rides on them. */
+export const HEARTBEAT_THROTTLE = '200 milliseconds';
+
 /** Where to connect (flags over the environment over the `temporal.toml` profile, `connection.ts`), and what to serve. */
 export interface WorkerOptions extends ServerChoice, Omit<LeviathWorkerChoice, 'onKeyMissing'> {}
 
@@ -196,6 +199,9 @@ export async function leviathWorkerOptions(opts: LeviathWorkerChoice = {}): Prom
     // A workflow task left on a dead worker's sticky queue moves to the shared queue after this,
     // instead of the SDK's 10 s, so runs resume soon after a crash (docs/architecture.md#temporal-limits).
     stickyQueueScheduleToStartTimeout: '3 seconds',
+    // The inference activity heartbeats the reply's text as it streams; the SDK sends the latest at most
+    // this often, which bounds token-to-subscriber latency (docs/reference/events.md#the-token-channel).
+    maxHeartbeatThrottleInterval: HEARTBEAT_THROTTLE,
     ...(opts.identity ? { identity: opts.identity } : {}),
     ...codecOption(runtime.env, opts.onKeyMissing),
     ...versioningOptions(workerDeployment(opts.deployment, runtime.env)),

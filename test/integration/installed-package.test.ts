@@ -69,9 +69,16 @@ afterAll(() => {
 });
 
 describe('the installed package', () => {
-  it('holds the build, bin/ and the example blueprints, and neither sources, tests nor the TypeScript runner', () => {
+  it('holds the build (with lev serve\'s page), bin/ and the example blueprints, and neither sources, tests nor the TypeScript runner', () => {
     const pkg = join(project, 'node_modules', 'leviath');
-    for (const path of ['dist/lev.mjs', 'dist/worker.mjs', 'dist/workflow-bundle.js', 'bin/lev.mjs', 'blueprints/demo'])
+    for (const path of [
+      'dist/lev.mjs',
+      'dist/worker.mjs',
+      'dist/workflow-bundle.js',
+      'dist/page/run.html',
+      'bin/lev.mjs',
+      'blueprints/demo',
+    ])
       expect(existsSync(join(pkg, path)), path).toBe(true);
     for (const path of ['src', 'test', 'bench', '.ci', 'scripts', 'workflows', 'dist/lev.mjs.map'])
       expect(existsSync(join(pkg, path)), path).toBe(false);

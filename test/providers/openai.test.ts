@@ -456,3 +456,104 @@ describe('getProvider', () => {
     }
   });
 });
+
+describe('OpenAI-compatible streaming (docs/reference/events.md#the-token-channel)', () => {
+  async function streamed(reply: Reply, extraEnv: Record<string, string> = {}) {
+    server.respond(() => reply);
+    const seen: string[] = [];
+    const res = await openai(extraEnv).infer(sampleRequest('openai:gpt-4o'), { onText: (t) => seen.push(t) });
+    return { res, seen, body: server.requests.at(-1)!.body };
+  }
+
+  async function streamFailure(reply: Reply, extraEnv: Record<string, string> = {}): Promise<ProviderError> {
+    try {
+      await streamed(reply, extraEnv);
+    } catch (err) {
+      if (isProviderError(err)) return err;
+      throw err;
+    }
+    throw new Error('expected the call to fail');
+  }
+
+  it('asks for a stream with its usage when the caller reads the text, and assembles the same reply', async () => {
+    const completion = chatCompletion(
+      {
+        content: 'Reading both files first.',
+        tool_calls: [
+          { id: 'call_1', type: 'function', function: { name: 'read_file', arguments: '{"path":"src/a.ts"}' } },
+          { id: 'call_2', type: 'function', function: { name: 'read_file', arguments: '{"path":"src/b.ts"}' } },
+        ],
+      },
+      'tool_calls',
+      { prompt_tokens: 300, completion_tokens: 20, total_tokens: 320, prompt_tokens_details: { cached_tokens: 256 } },
+    );
+    server.respond(() => ({ json: completion }));
+    const whole = await openai().infer(sampleRequest('openai:gpt-4o'));
+    const { res, seen, body } = await streamed({ json: completion });
+    expect(body).toMatchObject({ stream: true, stream_options: { include_usage: true } });
+    expect(res).toEqual(whole);
+    expect(res.toolCalls.map((c) => c.arguments)).toEqual([{ path: 'src/a.ts' }, { path: 'src/b.ts' }]);
+    expect(res.usage.cacheReadTokens).toBe(256);
+    // The text came in its two halves, each time the text so far.
+    expect(seen).toEqual(['Reading both ', 'Reading both files first.']);
+  });
+
+  it('retries a stream cut mid-way as a connection error', async () => {
+    const head = { id: 'c', object: 'chat.completion.chunk', created: 1, model: 'gpt-4o' };
+    const err = await streamFailure({
+      sse: [{ ...head, choices: [{ index: 0, delta: { content: 'Half a rep' }, finish_reason: null }] }],
+      cut: true,
+    });
+    expect(err.kind).toBe('connection');
+    expect(err.retryable).toBe(true);
+    expect(err.message).toContain('the stream ended before the reply was complete');
+    expect(toActivityFailure(err)).toMatchObject({ nonRetryable: false, type: 'ProviderConnection' });
+  });
+
+  it('retries a stream that ends without its finish as a connection error', async () => {
+    const head = { id: 'c', object: 'chat.completion.chunk', created: 1, model: 'gpt-4o' };
+    const err = await streamFailure({
+      sse: [{ ...head, choices: [{ index: 0, delta: { content: 'No end' }, finish_reason: null }] }],
+    });
+    expect(err.kind).toBe('connection');
+    expect(err.retryable).toBe(true);
+  });
+
+  it('maps a stream that stalls mid-way to a retryable timeout', async () => {
+    const err = await streamFailure({ stall: true }, { LEVIATH_PROVIDER_TIMEOUT_MS: '300' });
+    expect(err.kind).toBe('timeout');
+    expect(err.retryable).toBe(true);
+  });
+
+  it('keeps the error a server answers a streamed request with', async () => {
+    const err = await streamFailure(openaiError(500, 'The server had an error'));
+    expect(err.kind).toBe('server');
+  });
+});
+
+describe('OpenAI-compatible servers that answer a streamed request whole', () => {
+  it('read the whole answer as the reply and hand its text over once', async () => {
+    // The wire server streams only a request it can tell is streamed; this one answers JSON regardless.
+    server.respond(() => ({ body: JSON.stringify(chatCompletion({ content: 'Whole, not streamed.' })) }));
+    const seen: string[] = [];
+    const res = await openai().infer(sampleRequest('openai:gpt-4o'), { onText: (t) => seen.push(t) });
+    expect(server.requests.at(-1)!.body.stream).toBe(true);
+    expect(res.text).toBe('Whole, not streamed.');
+    expect(seen).toEqual(['Whole, not streamed.']);
+  });
+
+  it('still tell an HTML page and an empty answer apart, as bad responses', async () => {
+    const seen: string[] = [];
+    server.respond(() => ({ headers: { 'content-type': 'text/html' }, body: '<html>502 Bad Gateway</html>' }));
+    const html = await openai()
+      .infer(sampleRequest('openai:gpt-4o'), { onText: (t) => seen.push(t) })
+      .catch((e: unknown) => e as ProviderError);
+    expect((html as ProviderError).code).toBe('provider-bad-response');
+    server.respond(() => ({ json: { id: 'x', choices: [] } }));
+    const empty = await openai()
+      .infer(sampleRequest('openai:gpt-4o'), { onText: (t) => seen.push(t) })
+      .catch((e: unknown) => e as ProviderError);
+    expect((empty as ProviderError).retryable).toBe(true);
+    expect(seen).toEqual([]);
+  });
+});

@@ -19,6 +19,7 @@ import {
   unregisterScript,
 } from '../../src/providers/index.js';
 import type { InferenceMeta, InferenceRequest } from '../../src/providers/provider.js';
+import { STREAM_PIECES } from '../../src/providers/scripted.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'lev-scripted-'));
 
@@ -335,5 +336,33 @@ describe('scripted script files', () => {
     expect(await codeOf(() => registerScript('bad', { turns: [{ tool_calls: [{ name: '' }] }] }))).toBe(
       'scripted-script-invalid',
     );
+  });
+});
+
+describe('scripted streaming (docs/scripted.md#streaming)', () => {
+  it('hands the text to a reader in growing pieces before it answers, and answers the same reply', async () => {
+    registerScript('paced', { latency_ms: 40, turns: [{ text: 'The quick brown fox jumps over the lazy dog.' }] });
+    const seen: string[] = [];
+    let answered = false;
+    const reply = await scripted.infer(request('scripted:paced'), {
+      onText: (text) => {
+        expect(answered).toBe(false);
+        seen.push(text);
+      },
+    });
+    answered = true;
+    unregisterScript('paced');
+    expect(seen).toHaveLength(STREAM_PIECES);
+    for (let i = 1; i < seen.length; i++) expect(seen[i]!.startsWith(seen[i - 1]!)).toBe(true);
+    expect(seen.at(-1)).toBe(reply.text);
+    expect(reply.text).toBe('The quick brown fox jumps over the lazy dog.');
+  });
+
+  it('never splits a character made of two UTF-16 units', async () => {
+    registerScript('emoji', { turns: [{ text: '😀😀😀' }] });
+    const seen: string[] = [];
+    await scripted.infer(request('scripted:emoji'), { onText: (text) => seen.push(text) });
+    unregisterScript('emoji');
+    for (const text of seen) expect(/[\uD800-\uDBFF]$/.test(text)).toBe(false);
   });
 });

@@ -28,7 +28,9 @@ export type Reply =
   | { reset: true }
   | { hang: true }
   /** Headers and the start of a JSON body, then silence. */
-  | { stall: true };
+  | { stall: true }
+  /** Server-Sent Events, one `data:` line per chunk, then `[DONE]`; `cut` closes the socket after them instead. */
+  | { sse: unknown[]; cut?: boolean };
 
 export type Responder = (req: RecordedRequest) => Reply;
 
@@ -86,12 +88,28 @@ export async function startWireServer(initial: Responder): Promise<WireServer> {
         res.write('{"id": "chatcmpl-1", ');
         return;
       }
+      if ('sse' in reply) {
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        for (const chunk of reply.sse) res.write(`data: ${JSON.stringify(chunk)}\n\n`);
+        if (reply.cut) setTimeout(() => req.socket.destroy(), 20);
+        else res.end('data: [DONE]\n\n');
+        return;
+      }
       if ('body' in reply) {
         res.writeHead(reply.status ?? 200, { 'content-type': 'application/json', ...(reply.headers ?? {}) });
         res.end(reply.body);
         return;
       }
+      // A streamed request gets a whole completion as its chunks (docs/reference/events.md#the-token-channel).
+      const streamed = (body as { stream?: unknown } | undefined)?.stream === true && (reply.status ?? 200) < 300;
+      const events = streamed ? completionChunks(reply.json) : undefined;
       const send = () => {
+        if (events) {
+          res.writeHead(200, { 'content-type': 'text/event-stream', ...(reply.headers ?? {}) });
+          for (const chunk of events) res.write(`data: ${JSON.stringify(chunk)}\n\n`);
+          res.end('data: [DONE]\n\n');
+          return;
+        }
         res.writeHead(reply.status ?? 200, { 'content-type': 'application/json', ...(reply.headers ?? {}) });
         res.end(JSON.stringify(reply.json));
       };
@@ -135,4 +153,59 @@ export function chatCompletion(
     choices: [{ index: 0, message: { role: 'assistant', ...message }, finish_reason: finish }],
     usage,
   };
+}
+
+/**
+ * An OpenAI chat completion as the chunks of its stream: the text in two halves, each tool call
+ * with its arguments in two halves, the finish reason, then the usage; undefined for an answer
+ * that is not a completion (the test then gets it as JSON).
+ */
+export function completionChunks(json: unknown): unknown[] | undefined {
+  // biome-ignore lint/suspicious/noExplicitAny: tests build arbitrary wire JSON
+  const completion = json as any;
+  const choice = completion?.choices?.[0];
+  if (!choice?.message) return undefined;
+  const head = {
+    id: completion.id ?? 'chatcmpl-1',
+    object: 'chat.completion.chunk',
+    created: 1,
+    model: completion.model ?? 'gpt-4o',
+  };
+  const text: string = choice.message.content ?? '';
+  const half = Math.ceil(text.length / 2);
+  const chunks: unknown[] = [];
+  for (const part of [text.slice(0, half), text.slice(half)])
+    if (part) chunks.push({ ...head, choices: [{ index: 0, delta: { content: part }, finish_reason: null }] });
+  for (const [index, call] of (choice.message.tool_calls ?? []).entries()) {
+    const args: string = call.function?.arguments ?? '';
+    const cut = Math.ceil(args.length / 2);
+    chunks.push({
+      ...head,
+      choices: [
+        {
+          index: 0,
+          delta: {
+            tool_calls: [
+              {
+                index,
+                id: call.id,
+                type: 'function',
+                function: { name: call.function?.name, arguments: args.slice(0, cut) },
+              },
+            ],
+          },
+          finish_reason: null,
+        },
+      ],
+    });
+    chunks.push({
+      ...head,
+      choices: [
+        { index: 0, delta: { tool_calls: [{ index, function: { arguments: args.slice(cut) } }] }, finish_reason: null },
+      ],
+    });
+  }
+  chunks.push({ ...head, choices: [{ index: 0, delta: {}, finish_reason: choice.finish_reason ?? 'stop' }] });
+  if (completion.usage) chunks.push({ ...head, choices: [], usage: completion.usage });
+  return chunks;
 }

@@ -20,6 +20,7 @@ import {
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
+import { EventLog } from '../../src/runtime/event-log.js';
 import type {
   ChildRunResult,
   ForkSeed,
@@ -42,7 +43,7 @@ import {
   workerRunInput,
 } from '../../src/runtime/index.js';
 import { anyDiscoveryRulesDiffer } from '../../src/runtime/mcp-grants.js';
-import { progressQuery } from '../../src/runtime/messages.js';
+import { eventsQuery, progressQuery } from '../../src/runtime/messages.js';
 import {
   ASKING_TOOLS_NO_MCP_DISCOVERY,
   INLINE_WORKER,
@@ -64,6 +65,7 @@ import type { PermissionLayer } from '../../src/tools/permissions.js';
 import { activities, localActivities, quickOptions, referenceOptions } from '../activities.js';
 import { toolWatch } from '../tool-worker-watch.js';
 import { continueIfDue, stopIfOverBudget } from './continue-as-new.js';
+import { askEdge } from './edge-choice.js';
 import { notifyEnd, runWebhooks, watchQuestions } from './notify.js';
 import { AgentRun } from './run-steps.js';
 
@@ -83,6 +85,8 @@ export async function agentRunWorkflow(
   let notifies = false;
   // Notices go out from delivery workflows of their own (`RUN_NOTIFY_PATIENCE`).
   let deliversApart = false;
+  // Answered from the start: before the run knows its blueprint its stream is empty (docs/reference/events.md).
+  setHandler(eventsQuery, (ask) => (run?.events ?? new EventLog()).page(ask));
   try {
     const { bp, hash, ceilings, input, seeded, forked } = isWorkerStart(start)
       ? await workerBlueprint(start, inline)
@@ -156,7 +160,7 @@ async function walk(run: AgentRun): Promise<RunResult | ChildRunResult> {
     // nobody asked Temporal to cancel it, so Temporal records a failure whose cause is that cancellation.
     if (route.kind === 'abort') throw new CancelledFailure(route.message);
     if (route.kind === 'fail') return run.fail(route.code, route.message, run.lastFailure);
-    if (route.kind === 'choose') route = { kind: 'leave', edge: await run.askEdge(route), checks: route.checks };
+    if (route.kind === 'choose') route = { kind: 'leave', edge: await askEdge(run, route), checks: route.checks };
     if (route.checks && !(await run.checksPass(route.edge))) continue;
     if (route.edge === null) return run.complete(finalOutput(run.driver.state, outcome.finalContent));
     await run.follow(route.edge);

@@ -17,6 +17,7 @@ import {
   startChild,
 } from '@temporalio/workflow';
 import type { RuntimeCode } from '../../src/errors.js';
+import type { EventLog } from '../../src/runtime/event-log.js';
 import {
   failureCause,
   isHandedOver,
@@ -37,6 +38,7 @@ import type { RunOperators } from './run-operators.js';
 /** What of the run its visits read and change (`AgentRun` is one). */
 export interface VisitingRun extends ContinuingRun {
   readonly runId: string;
+  readonly events: EventLog;
   readonly operators: RunOperators;
   readonly visits: number;
   /** Its visits inside it wait out provider outages (`PROVIDER_PATIENCE`). */
@@ -66,7 +68,7 @@ export async function visitHere(
   input: StageInput,
 ): Promise<StageOutcome> {
   if (CancellationScope.current().consideredCancelled) throw new CancelledFailure('the run was cancelled');
-  const here = await visitInline(workflowId, input, run.def(), run.operators, () => run.showDetails(), {
+  const here = await visitInline(workflowId, input, run.def(), run.operators, run.events, () => run.showDetails(), {
     toolPatience: run.toolWatch !== undefined,
     providerPatience: run.patient,
     askingToolsNotMcp: run.askingToolsNotMcp,
@@ -106,6 +108,8 @@ export async function visitRouted(
   if (CancellationScope.current().consideredCancelled) throw new CancelledFailure('the run was cancelled');
   input.operators = run.operators.startVisit(workflowId);
   input.visit = run.visits;
+  // The visit writes the run's stream from here on; one handed over carries its own tail.
+  input.events ??= run.events.handTo(workflowId);
   const child = await CancellationScope.nonCancellable(() =>
     startChild(stageWorkflow, {
       workflowId,
@@ -150,7 +154,7 @@ export async function visitRouted(
       run.operators.endVisit(handed.operators);
       if (!runCancelled) return continueAsNew(run, handed);
       // Cancelled as it handed over: the run keeps the region set the visit had and ends CANCELED.
-      run.take(stage, { ...handed, end: 'cancelled', finalContent: '' });
+      run.take(stage, { ...handed, end: 'cancelled', finalContent: '', events: handed.events?.next });
       throw new CancelledFailure('the run was cancelled');
     }
     run.operators.endVisit(result.operators);

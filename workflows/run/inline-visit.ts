@@ -6,6 +6,7 @@
  * operations join the run's history in the order `turns` issues them.
  */
 
+import type { EventLog } from '../../src/runtime/event-log.js';
 import type { StageInput, StageOutcome } from '../../src/runtime/index.js';
 import { CURRENT_VISIT } from '../../src/runtime/patches.js';
 import type { StageDef } from '../../src/shapes/frozen-blueprint.js';
@@ -26,6 +27,8 @@ export async function visitInline(
   input: StageInput,
   def: StageDef,
   operators: RunOperators,
+  /** The run's event stream, which the visit writes (docs/reference/events.md). */
+  events: EventLog,
   changed: () => void,
   /**
    * The patches its run asked for it: what it waits out with patience, its tool worker (`TOOL_WORKER_PATIENCE`)
@@ -41,6 +44,7 @@ export async function visitInline(
     ...(patience.askingToolsNotMcp ? { askingToolsNotMcp: true } : {}),
   };
   const visit = new StageVisit({ ...input, operators: carry }, def, patches, {
+    events,
     report: (report) => operators.report(report),
     changed,
   });

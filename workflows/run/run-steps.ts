@@ -15,15 +15,14 @@ import {
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
-import { type Content, chooseEdge, contentText, createRunState } from '../../src/context/index.js';
+import { type Content, contentText, createRunState } from '../../src/context/index.js';
 import { isRuntimeCode } from '../../src/error-codes.js';
 import type { RuntimeCode } from '../../src/errors.js';
+import { EventLog } from '../../src/runtime/event-log.js';
 import type { Continuing, SeededRegion, StageInput } from '../../src/runtime/index.js';
 import {
   addSpend,
   type ChildRunResult,
-  choiceText,
-  type Departure,
   eachStageSeeds,
   emptyUsage,
   failureCause,
@@ -46,13 +45,13 @@ import {
   stageFailedText,
   textWrite,
   undeliveredText,
-  unmatchedChoiceDetail,
   withLiveVisit,
   withVisitProgress,
 } from '../../src/runtime/index.js';
+import { gateChecked, stageEntered, stageLeft } from '../../src/runtime/stream-events.js';
 import type { Blueprint, EdgeDef, StageDef } from '../../src/shapes/frozen-blueprint.js';
 import type { PermissionLayer } from '../../src/tools/permissions.js';
-import { activities, callOptions, quickOptions, toolOptions } from '../activities.js';
+import { activities, quickOptions, toolOptions } from '../activities.js';
 import { startedId } from '../child-ids.js';
 import { currentDetails } from '../current-details.js';
 import { EngineDriver } from '../engine-driver.js';
@@ -80,6 +79,8 @@ export class AgentRun {
   toolWatch: ToolWorkerWatch | undefined;
   /** A fan-out worker started with `ASKING_TOOLS_NO_MCP_DISCOVERY`: its visits inside it read grants by the tool catalogue. */
   askingToolsNotMcp = false;
+  /** The run's event stream, which the visits inside it write too (docs/reference/events.md). */
+  events = new EventLog();
 
   constructor(
     readonly input: RunInput,
@@ -170,6 +171,7 @@ export class AgentRun {
     const state = this.driver.state;
     const answer = this.book.answer;
     this.operators.finish(status);
+    this.endStream(status);
     const { undeliveredMessages } = this.undelivered();
     if (undeliveredMessages)
       await this.driver.apply({
@@ -232,6 +234,12 @@ export class AgentRun {
     };
   }
 
+  /** The stream's last event: nothing follows it. */
+  private endStream(status: string): void {
+    this.events.append({ kind: 'run-ended', time: Date.now(), status });
+    this.events.close();
+  }
+
   async complete(output: Content): Promise<RunResult | ChildRunResult> {
     return this.result('completed', output);
   }
@@ -252,6 +260,7 @@ export class AgentRun {
   async cancelled(): Promise<void> {
     if (!this.steerable) return;
     this.operators.finish('cancelled');
+    this.endStream('cancelled');
     upsertSearchAttributes([{ key: STATUS_KEY, value: 'cancelled' }]);
     upsertMemo(this.memo());
   }
@@ -294,6 +303,7 @@ export class AgentRun {
     const entered = await this.driver.apply({ kind: 'enterStage', stage });
     if (!entered.ok) await this.fail(entered.code, entered.message);
     this.book.stagesVisited.push(stage);
+    this.events.append(stageEntered(stage, this.book.stagesVisited.length, Date.now()));
     this.book.visitTurns = 0;
     this.book.facts = freshFacts(Date.now());
     upsertSearchAttributes([{ key: STAGE_KEY, value: stage }]);
@@ -353,6 +363,8 @@ export class AgentRun {
 
   /** What the next run of the workflow picks the walk up from (docs/reference/long-runs.md#the-run-continues-as-new). */
   carry(visit?: StageInput): RunCarry {
+    // Between visits; a visit that hands over wrote its own `continued` (the run's stream is its then).
+    this.events.append({ kind: 'continued', workflow: 'run', time: Date.now() });
     return {
       blueprint: this.bp,
       blueprintHash: this.blueprintHash,
@@ -362,6 +374,7 @@ export class AgentRun {
       ...this.book.carried(),
       ...this.operators.handOver(),
       ...(visit ? { visit } : {}),
+      events: this.events.carry(),
     };
   }
 
@@ -369,12 +382,15 @@ export class AgentRun {
   resumeFrom(carry: RunCarry): void {
     this.driver.adopt(carry.carried);
     this.visits = carry.visits;
+    this.events = new EventLog(carry.events);
     this.book.resume(carry);
     this.operators.restore(carry.operators, carry.stuck);
   }
 
   /** Takes over what a visit hands back: the region set, the counters, the usage. */
   take(stage: string, outcome: StageOutcome): void {
+    this.events.takeBack(outcome.events);
+    this.events.append(stageLeft(stage, this.book.stagesVisited.length, outcome.end, Date.now()));
     this.driver.adopt(outcome.carried);
     this.book.inferences = outcome.inferences;
     this.book.visitTurns = outcome.visitTurns;
@@ -389,38 +405,6 @@ export class AgentRun {
     return outcome.errorCode && isRuntimeCode(outcome.errorCode) ? outcome.errorCode : undefined;
   }
 
-  /** Asks the stage's model which edge to take; an answer naming none takes the first and is recorded. */
-  async askEdge(route: Extract<Departure, { kind: 'choose' }>): Promise<EdgeDef | null> {
-    const stage = this.driver.stage;
-    // A pause holds this inference too (docs/reference/operators.md#pause-and-resume).
-    if (this.steerable) await this.operators.holdWhilePaused();
-    const reply = await activities.infer.executeWithOptions(callOptions(this.input.options, `edge choice: ${stage}`), [
-      {
-        runId: this.runId,
-        blueprintHash: this.blueprintHash,
-        ...this.driver.replayInput(),
-        stage,
-        turn: this.book.inferences,
-        stageTurn: this.book.visitTurns,
-        purpose: 'edge-choice',
-        question: route.prompt,
-        options: route.options,
-      },
-    ]);
-    this.book.inferences++;
-    this.book.addUsage(stage, { calls: 1, ...reply.usage });
-    const choice = chooseEdge(this.driver.state, this.bp, choiceText(reply.content));
-    if (choice.kind === 'end') return null;
-    if (choice.unmatched)
-      await this.driver.apply({
-        kind: 'diagnostic',
-        code: 'edge-choice-unmatched',
-        severity: 'warning',
-        detail: unmatchedChoiceDetail(stage, choice.edge.target),
-      });
-    return choice.edge;
-  }
-
   /** The completion checks of the edge (or of ending the run); false when they block and the stage runs again. */
   async checksPass(edge: EdgeDef | null): Promise<boolean> {
     const { modifyingCallSucceeded, modifyingCallDenied } = this.book.facts;
@@ -430,6 +414,7 @@ export class AgentRun {
       target: edge?.target ?? null,
       facts: { modifyingCallSucceeded, modifyingCallDenied },
     });
+    this.events.append(gateChecked(this.driver.stage, edge?.target ?? null, gate, Date.now()));
     return gate.outcome !== 'block';
   }
 

@@ -7,6 +7,7 @@
 import { allHandlersFinished, CancellationScope, condition, log } from '@temporalio/workflow';
 import type { ToolCall } from '../../src/context/index.js';
 import type { DiscoveredTools } from '../../src/mcp/tool-names.js';
+import { EventLog } from '../../src/runtime/event-log.js';
 import type {
   CallEffect,
   InferOutput,
@@ -55,12 +56,10 @@ import { type CheckpointStop, checkpointStep } from './checkpoints.js';
 import { inferTurn, type TurnReply } from './model-turn.js';
 import { StageOperators } from './stage-operators.js';
 
-/**
- * The run a visit runs inside, when it runs in its run's own workflow (a
- * fan-out worker's, `inline-visit.ts`): the run takes its reports and shows
- * its details.
- */
+/** The run a visit runs inside (a fan-out worker's, `inline-visit.ts`): it takes the reports and shows the details. */
 export interface HostRun {
+  /** The run's event stream, which the visit writes (docs/reference/events.md). */
+  readonly events: EventLog;
   report(report: StageReport<StageOutcome>): void;
   /** Something a person can see changed: the run rewrites its details, the visit's included. */
   changed(): void;
@@ -70,12 +69,9 @@ export interface HostRun {
 const RECENT_CALLS = 5;
 
 /**
- * A stage visit: its state and its steps. The mutable fields below are
- * written only here, through the named transitions at the end of the class;
- * the steps in other files (`model-turn.ts`, `tool-calls.ts`,
- * `checkpoints.ts`, `stage.ts`) read them and call those transitions
- * (`test/folders.test.ts` holds them to it), so what a turn changes can be
- * read in one place.
+ * A stage visit: its state and its steps. The mutable fields below are written only by the named
+ * transitions at the end of the class; the steps in other files (`model-turn.ts`, `tool-calls.ts`,
+ * `checkpoints.ts`, `stage.ts`) read them and call those (`test/folders.test.ts` holds them to it).
  */
 export class StageVisit {
   readonly driver: EngineDriver;
@@ -105,6 +101,8 @@ export class StageVisit {
   readonly toolWatch: ToolWorkerWatch | undefined;
   /** The provider outage it waits out and the chain entries it skips (docs/reference/long-runs.md#provider-outages). */
   patience: Patience;
+  /** Its event stream: its own, from where its run handed it over, or its run's when inside it (docs/reference/events.md). */
+  readonly events: EventLog;
 
   constructor(
     readonly input: StageInput,
@@ -130,6 +128,7 @@ export class StageVisit {
     this.modifying = modifyingTools(def);
     this.recentCalls = [...(input.recentCalls ?? [])];
     this.patience = input.patience ?? CALM;
+    this.events = host?.events ?? new EventLog(input.events);
     this.operators = new StageOperators(
       {
         runId: input.runId,
@@ -219,6 +218,7 @@ export class StageVisit {
       usage: this.usage,
       ...this.agentsPart(),
       operators: this.operators.carry(),
+      ...(this.host ? {} : { events: this.events.handBack() }),
     };
   }
 
@@ -236,10 +236,8 @@ export class StageVisit {
   }
 
   /**
-   * Ends the visit after an inference failed: the workflow fails with the
-   * error's code and the outcome as details, so the run can still take the
-   * stage's `error` edge (docs/reference/operators.md#failure). A visit
-   * inside its run hands the outcome back as it is.
+   * Ends the visit after an inference failed: the workflow fails with the error's code and the outcome as details,
+   * so the run can still take the stage's `error` edge (docs/reference/operators.md#failure); inside its run, as is.
    */
   async endInError(failed: { failed: string; code?: string }): Promise<StageOutcome> {
     await this.agents.settle();

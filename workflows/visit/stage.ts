@@ -23,6 +23,7 @@ import type { HandedOver, StageInput, StageOutcome, TurnEnd } from '../../src/ru
 import {
   afterTurn,
   checkMessageText,
+  estimateCost,
   handsOver,
   STAGE_KEY,
   stopReason,
@@ -30,7 +31,7 @@ import {
   visitOverBudget,
 } from '../../src/runtime/index.js';
 import { discoveryRulesDiffer, grantRule, needsDiscovery } from '../../src/runtime/mcp-grants.js';
-import { progressQuery, stageMessageSignal } from '../../src/runtime/messages.js';
+import { eventsQuery, progressQuery, stageMessageSignal } from '../../src/runtime/messages.js';
 import {
   ASKING_TOOLS_NO_MCP_DISCOVERY,
   HAND_OVER_READ_LAST,
@@ -47,6 +48,7 @@ import {
 } from '../../src/runtime/patches.js';
 import { asksInForms } from '../../src/runtime/people/interaction-points.js';
 import { endsWithOutput, fanOutEnd } from '../../src/runtime/stage-modes.js';
+import { turnEnded } from '../../src/runtime/stream-events.js';
 import type { StageDef } from '../../src/shapes/frozen-blueprint.js';
 import { StageVisit } from './stage-visit.js';
 import { answerCalls, watchRepetition } from './tool-calls.js';
@@ -80,6 +82,7 @@ export async function stageWorkflow(input: StageInput): Promise<StageOutcome | H
   const visit = new StageVisit(input, def, patches);
   upsertSearchAttributes([{ key: STAGE_KEY, value: def.name }]);
   setHandler(progressQuery, () => visit.progress());
+  setHandler(eventsQuery, (ask) => visit.events.page(ask));
   setHandler(stageMessageSignal, (arg: unknown) => {
     const text = checkMessageText(arg);
     if (text.ok) visit.inbox.push(text.value);
@@ -115,6 +118,9 @@ export async function turns(visit: StageVisit, def: StageDef, input: StageInput)
       await visit.driver.compactLog(true);
       const continueWith = await visit.continuation();
       const handOver = handsOver(step.handOverAsked, visit.operators.handOverAsked, visit.patches.handOverReadLast);
+      // A visit that hands over goes on as new with its run; one inside its run (no stream of its own) carries none.
+      visit.events.append({ kind: 'continued', workflow: handOver ? 'run' : 'visit', time: Date.now() });
+      continueWith.events = input.events ? visit.events.carry() : undefined;
       return { continueWith, ...(handOver ? { handOver } : {}) };
     }
     if (step.note) await visit.note(step.note);
@@ -148,9 +154,15 @@ async function turn(visit: StageVisit, def: StageDef, input: StageInput): Promis
   if (start.kind !== 'next') return start;
   await visit.beforeInference();
   await visit.maintain();
+  const at = { stage: def.name, turn: visit.inferences, time: Date.now() };
+  visit.events.append({ kind: 'turn-started', ...at });
   const reply = await visit.infer();
   if ('again' in reply || 'failed' in reply) return afterTurn({ at: 'no-reply', stage: def.name, reply });
-  if (!(await visit.storeReply(reply))) return afterTurn({ at: 'plain-reply', after: await visit.afterPlainReply() });
+  const called = await visit.storeReply(reply);
+  const usage = { calls: 1, ...reply.usage };
+  const cost = estimateCost([{ model: reply.model ?? def.model, usage }], input.blueprint.models).usd;
+  visit.events.append(turnEnded({ ...at, time: Date.now() }, reply, visit.progress(), cost));
+  if (!called) return afterTurn({ at: 'plain-reply', after: await visit.afterPlainReply() });
   await answerCalls(visit, reply);
   const answered = afterTurn({ at: 'calls-answered', toolWorkerGone: visit.toolWatch?.gone });
   if (answered.kind !== 'next') return answered;

@@ -10,6 +10,7 @@ import { ActivityFailure, isCancellation } from '@temporalio/workflow';
 import { contentText, type ToolCall } from '../../src/context/index.js';
 import { pathToolHint } from '../../src/context/routing.js';
 import type { DiscoveredTools } from '../../src/mcp/tool-names.js';
+import type { EventLog } from '../../src/runtime/event-log.js';
 import type {
   AskDecision,
   CallClass,
@@ -47,6 +48,7 @@ import {
 import { grantRule, needsDiscovery } from '../../src/runtime/mcp-grants.js';
 import type { VisitPatches } from '../../src/runtime/patches.js';
 import { repetitionConfig, watchCalls } from '../../src/runtime/repetition.js';
+import { toolAnswered, toolCalled } from '../../src/runtime/stream-events.js';
 import type { StageDef } from '../../src/shapes/frozen-blueprint.js';
 import { activities, toolOptions } from '../activities.js';
 import type { SubAgents } from '../agents/sub-agents.js';
@@ -58,6 +60,9 @@ import type { StageOperators } from './stage-operators.js';
 /** What of the visit its tool calls read and change (`StageVisit` is one). */
 export interface CallingVisit {
   readonly input: StageInput;
+  /** The visit's event stream (docs/reference/events.md); `inferences` is one past the turn whose calls it answers. */
+  readonly events: EventLog;
+  readonly inferences: number;
   readonly def: StageDef;
   readonly stage: string;
   readonly driver: EngineDriver;
@@ -126,8 +131,11 @@ export async function answerCalls(v: CallingVisit, reply: InferOutput): Promise<
   const running = startBuiltins(v, calls, asked);
   const alone = reply.toolCalls.length + reply.invalidToolCalls.length === 1;
   let progressed = false;
+  const turn = v.inferences - 1;
   for (const classified of calls) {
+    v.events.append(toolCalled({ stage: v.stage, turn, time: Date.now() }, classified.call));
     const effect = await answerCall(v, classified, running, asked, alone);
+    v.events.append(toolAnswered({ stage: v.stage, turn, time: Date.now() }, classified.call, effect));
     progressed = v.countCall(effect) || progressed;
     v.rememberCall(classified.call, effect.kind !== 'refused' && !effect.isError);
     // The tool activity counts the calls it runs; the workflow counts those it answers itself.

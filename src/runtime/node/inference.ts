@@ -163,6 +163,8 @@ export interface InferContext {
   key?: string;
   /** When waiting for a `[rate_limits]` slot gives up (ms since the epoch). */
   slotDeadline?: number;
+  /** Takes the reply's text so far while it streams (the activity heartbeats it). */
+  onText?: (textSoFar: string) => void;
 }
 
 export async function infer(store: RunStore, input: InferInput, ctx: InferContext): Promise<InferOutput> {
@@ -232,7 +234,7 @@ async function inferNow(store: RunStore, input: InferInput, ctx: InferContext): 
             ...(input.options ? { options: input.options } : {}),
           },
         },
-        signal ? { signal } : {},
+        { ...(signal ? { signal } : {}), ...(ctx.onText ? { onText: ctx.onText } : {}) },
       ),
     );
   });

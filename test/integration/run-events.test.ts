@@ -1,0 +1,133 @@
+/**
+ * A run's event stream (docs/reference/events.md) read through `subscribeRun`
+ * against the real dev server: followed live across continue-as-new of the run
+ * and of its visits, its offsets come in order without a gap and end with
+ * `run-ended`; read again once the run ended, it holds the same events; and
+ * the model's text arrives on the token channel before its turn ends.
+ */
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_RUN_OPTIONS, type RunOptions } from '../../src/runtime/types.js';
+import type { RunEvent, StreamItem, TextDelta } from '../../src/shapes/run-events.js';
+import { subscribeRun } from '../../src/stream/subscribe.js';
+import { startRun } from '../../src/worker/run-client.js';
+import { lev } from '../cli/lev-in-process.js';
+import { temporalAddress } from './helpers.js';
+import { scriptedModel, tempDir, useRuntime, writeBlueprint } from './run-helpers.js';
+
+async function collect(items: AsyncIterable<StreamItem>): Promise<StreamItem[]> {
+  const out: StreamItem[] = [];
+  for await (const item of items) out.push(item);
+  return out;
+}
+
+const durable = (items: StreamItem[]) => items.filter((i): i is RunEvent => i.kind !== 'text');
+
+describe("a run's event stream", () => {
+  const env = useRuntime();
+
+  async function start(toml: string, options: Partial<RunOptions>) {
+    return startRun(
+      env.rt.client,
+      {
+        blueprint: writeBlueprint(toml),
+        task: 'Keep working.',
+        caller: {},
+        workdir: tempDir('events'),
+        options: { ...DEFAULT_RUN_OPTIONS, ...options },
+      },
+      { taskQueue: env.rt.taskQueue },
+    );
+  }
+
+  it('comes in offset order without a gap across continue-as-new of the run and of its visits', async () => {
+    const turns = 10;
+    const model = scriptedModel({
+      latency_ms: 10,
+      turns: [
+        ...Array.from({ length: turns }, (_, i) => ({
+          stage: 'main',
+          text: `Pass ${i + 1}.`,
+          tool_calls: [{ name: 'current_time', arguments: {} }],
+        })),
+        { stage: 'main', text: 'All passes done.' },
+        { stage: 'wrap', text: 'Wrapped.' },
+      ],
+    });
+    const toml = `[agent]\nname = "streamed"\n[stages.main]\nmodel = "${model}"\navailable_tools = ["current_time"]\nmax_iterations = 100\n[stages.main.transitions.wrap]\n[stages.wrap]\nmodel = "${model}"\n`;
+    // The visit goes on as new every 3 turns, the run past 40 events of history.
+    const handle = await start(toml, { runHistoryEvents: 40, turnsPerRun: 3, progressReportMs: 0 });
+    const live = durable(await collect(subscribeRun(env.rt.client, handle.workflowId, { from: 0 })));
+    await handle.result();
+
+    expect(live.map((e) => e.offset)).toEqual(live.map((_, i) => i));
+    expect(live.every((e) => e.v === 1)).toBe(true);
+    expect(live.at(-1)).toMatchObject({ kind: 'run-ended', status: 'completed' });
+    const kinds = live.map((e) => e.kind);
+    expect(kinds.filter((k) => k === 'turn-ended')).toHaveLength(turns + 2);
+    expect(kinds.filter((k) => k === 'tool-call')).toHaveLength(turns);
+    expect(kinds.filter((k) => k === 'tool-result')).toHaveLength(turns);
+    const continued = live.filter((e) => e.kind === 'continued').map((e) => (e as { workflow: string }).workflow);
+    expect(continued).toContain('visit');
+    expect(continued).toContain('run');
+    expect(live.filter((e) => e.kind === 'stage-entered').map((e) => (e as { stage: string }).stage)).toEqual([
+      'main',
+      'wrap',
+    ]);
+    // Each turn's end follows its start, with the window by region.
+    const ended = live.find((e) => e.kind === 'turn-ended');
+    expect(ended).toMatchObject({ stage: 'main', window: { regions: expect.any(Array) } });
+
+    // Read again after the end, from an offset: the same events, from the workflows' carried tails.
+    const from = live.length - 12;
+    const again = durable(await collect(subscribeRun(env.rt.client, handle.workflowId, { from, follow: false })));
+    expect(again).toEqual(live.slice(from));
+  });
+
+  it("gives the model's text as it arrives, before its turn ends", async () => {
+    const text = 'Streaming this reply piece by piece, so a person sees it come.';
+    // The reply's text comes in eight pieces over 1.8 seconds (docs/scripted.md#streaming).
+    const model = scriptedModel({ turns: [{ text, latency_ms: 1800 }] });
+    const toml = `[agent]\nname = "tokens"\n[stages.main]\nmodel = "${model}"\n`;
+    const handle = await start(toml, {});
+    const items = await collect(subscribeRun(env.rt.client, handle.workflowId, { tokens: true }));
+    await handle.result();
+    const endAt = items.findIndex((i) => i.kind === 'turn-ended');
+    const deltas = items.filter((i): i is TextDelta => i.kind === 'text');
+    expect(deltas.length).toBeGreaterThan(0);
+    // Every delta came before the turn's end, in order, and together they are a prefix of the reply.
+    expect(items.findLastIndex((i) => i.kind === 'text')).toBeLessThan(endAt);
+    let seen = '';
+    for (const d of deltas) {
+      expect(d.at).toBe(seen.length);
+      seen += d.text;
+    }
+    expect(text.startsWith(seen)).toBe(true);
+    expect(deltas.every((d) => d.turn === (items[endAt] as { turn: number }).turn)).toBe(true);
+  });
+
+  it('shows the text as it comes in lev attach, before the turn, and prints the stream with lev events', async () => {
+    const text = 'Attached readers see this sentence arrive before the turn summary.';
+    const model = scriptedModel({ turns: [{ text, latency_ms: 1800 }] });
+    const handle = await start(`[agent]\nname = "attached"\n[stages.main]\nmodel = "${model}"\n`, {});
+    const attach = await lev(['attach', handle.workflowId, '--address', temporalAddress()]);
+    expect(attach.code).toBe(0);
+    // The text streamed in before the turn's summary; the output at the end repeats it whole.
+    const first = attach.stdout.indexOf(text.slice(0, 20));
+    expect(first).toBeGreaterThanOrEqual(0);
+    expect(first).toBeLessThan(attach.stdout.indexOf('[main] turn 1'));
+
+    const lines = await lev(['events', handle.workflowId, '--address', temporalAddress(), '--no-follow']);
+    expect(lines.code).toBe(0);
+    expect(lines.stdout.split('\n')[0]).toBe('#0 stage-entered main (visit 1)');
+    expect(lines.stdout).toMatch(/^#\d+ run-ended completed$/m);
+    const json = await lev(['events', handle.workflowId, '--address', temporalAddress(), '--json', '--from', '1']);
+    const events = json.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as RunEvent);
+    expect(events[0]).toMatchObject({ v: 1, offset: 1, kind: 'turn-started' });
+    expect(events.at(-1)).toMatchObject({ kind: 'run-ended' });
+    const unknown = await lev(['events', 'no-such-run', '--address', temporalAddress()]);
+    expect(unknown.stderr).toContain('[run-not-found]');
+  });
+});
