@@ -48,7 +48,7 @@ describe('the workflow bundle', () => {
   it('preloads every library module the workflows import, in the wings (run/, visit/, agents/) too', () => {
     const modules = libraryModules();
     // A preload that silently shrank would bring back the fan-out start cost bench/fanout.ts measured.
-    expect(modules).toHaveLength(17);
+    expect(modules).toHaveLength(19);
     expect(modules.every((m) => m.startsWith('../src/'))).toBe(true);
     // Imported only from workflows/visit/ and workflows/agents/.
     expect(modules).toContain('../src/runtime/stage-modes.js');
@@ -56,6 +56,9 @@ describe('the workflow bundle', () => {
     // Imported only from workflows/tool-worker-watch.ts, at the top of workflows/.
     expect(modules).toContain('../src/runtime/tool-patience.js');
     expect(modules).toContain('../src/runtime/people/interaction-points.js');
+    // The run's event stream: the log the workflows keep and the events they write (docs/reference/events.md).
+    expect(modules).toContain('../src/runtime/event-log.js');
+    expect(modules).toContain('../src/runtime/stream-events.js');
     // The message definitions, which the clients import too.
     expect(modules).toContain('../src/runtime/messages.js');
   });
