@@ -16,9 +16,9 @@ import { workerPool } from '../mcp/pool.js';
 import { addressFlag } from '../runtime/defaults.js';
 import { undeliveredText } from '../runtime/texts.js';
 import type { Progress, RunResult } from '../runtime/types.js';
+import type { TextDelta } from '../shapes/run-events.js';
 import { dataPath } from '../state/locations.js';
 import { PROJECT_ROOT } from '../state/project-root.js';
-import type { TextDelta } from '../shapes/run-events.js';
 import { subscribeRun } from '../stream/subscribe.js';
 import { type FollowOptions, followRun } from '../worker/run-client.js';
 import { formatBars } from './bars.js';
@@ -156,12 +156,13 @@ export async function followInTerminal(
   let quiet = false;
   const textStop = new AbortController();
   const onText = opts.onText;
-  if (onText)
-    // The text is a nicety: a stream that cannot be read leaves the turn summaries as they were.
-    void (async () => {
-      for await (const item of subscribeRun(client, handle.workflowId, { tokens: true, signal: textStop.signal }))
-        if (item.kind === 'text' && !quiet) onText(item);
-    })().catch(() => {});
+  // The text is a nicety: a stream that cannot be read leaves the turn summaries as they were.
+  const texts = onText
+    ? (async () => {
+        for await (const item of subscribeRun(client, handle.workflowId, { tokens: true, signal: textStop.signal }))
+          if (item.kind === 'text' && !quiet) onText(item);
+      })().catch(() => {})
+    : undefined;
   // Detaching closes a question open at the prompt, as an answer from elsewhere would.
   const detaching = new AbortController();
   const onWaiting = opts.onWaiting;
@@ -202,7 +203,10 @@ export async function followInTerminal(
     if (typeof end !== 'object') return { kind: 'cancelled' };
     return { kind: 'cancelled', ended: (await handle.describe()).status.name.toLowerCase() };
   } finally {
+    // The reader ends before this returns, so none of its calls outlives the caller's connection
+    // (a call on a closed channel throws outside any promise and ends the process).
     textStop.abort();
+    await texts;
     signals.dispose();
   }
 }

@@ -123,7 +123,8 @@ export async function* subscribeRun(
       continue;
     }
     if (page.done || options.follow === false) return;
-    if (options.tokens) for (const delta of deltasOf(await beatsOf(client, target), sent, ended)) yield delta;
+    if (options.tokens && !signal?.aborted)
+      for (const delta of deltasOf(await beatsOf(client, target), sent, ended)) yield delta;
     await pause(pollMs, signal);
   }
 }
