@@ -15,7 +15,7 @@ import { cutUnits } from '../truncate.js';
 import { parseModelRef } from './builtin-models.js';
 import { type CallContext, callContext, classifyFailure, displayURL, type FailureFacts } from './classify.js';
 import { answerTooLarge, bufferedFetch } from './http.js';
-import { assembleChat, StreamCut, StreamStalled, streamingFetch, WholeAnswer } from './openai-stream.js';
+import { assembleChat } from './openai-stream.js';
 import { checkToolInput, type ParsedToolCall, parseToolArguments, splitToolCalls } from './parse-tool-args.js';
 import type {
   InferenceRequest,
@@ -25,6 +25,7 @@ import type {
   StopReason,
   ToolSpec,
 } from './provider.js';
+import { causeOf, StreamCut, StreamStalled, streamingFetch, WholeAnswer } from './stream.js';
 import { causeText } from './transport.js';
 
 const require = createRequire(import.meta.url);
@@ -161,16 +162,6 @@ export function badCompletion(res: unknown): FailureFacts | undefined {
   const message = (choices[0] as { message?: unknown } | null)?.message;
   if (typeof message !== 'object' || message === null)
     return { badResponse: true, serverMessage: 'the first choice has no "message" object' };
-  return undefined;
-}
-
-/** The first error of `type` among an error's causes. */
-function causeOf<T extends Error>(err: unknown, type: new (...args: never[]) => T): T | undefined {
-  let cur: unknown = err;
-  for (let depth = 0; depth < 5 && cur instanceof Error; depth++) {
-    if (cur instanceof type) return cur;
-    cur = cur.cause;
-  }
   return undefined;
 }
 
