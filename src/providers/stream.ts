@@ -96,7 +96,8 @@ export async function readEvents<T>(
     }
   } catch (err) {
     if (err instanceof AnswerTooLarge || err instanceof StreamStalled || meant(err)) throw err;
-    if (err instanceof Error && err.name.includes('Abort')) throw err;
+    // An abort (the caller's) or a timeout (the SDK's own clock) is what it says, not a cut.
+    if (err instanceof Error && (err.name.includes('Abort') || err.name === 'TimeoutError')) throw err;
     throw new StreamCut(`after ${seen} events: ${err instanceof Error ? err.message : String(err)}`, err);
   }
   return seen;
