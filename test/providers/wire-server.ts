@@ -31,9 +31,10 @@ export type Reply =
   | { stall: true }
   /**
    * Server-Sent Events, one `data:` line per chunk (a `Named` chunk with its `event:` line), then
-   * OpenAI's `[DONE]` unless `done` is false; `cut` closes the socket after them instead.
+   * OpenAI's `[DONE]` unless `done` is false; `cut` closes the socket after them instead, `hold`
+   * keeps it open and silent.
    */
-  | { sse: unknown[]; cut?: boolean; done?: boolean };
+  | { sse: unknown[]; cut?: boolean; hold?: boolean; done?: boolean };
 
 /** An SSE event with a name, as Anthropic sends them. */
 export class Named {
@@ -108,7 +109,7 @@ export async function startWireServer(initial: Responder): Promise<WireServer> {
         res.writeHead(200, { 'content-type': 'text/event-stream' });
         for (const chunk of reply.sse) res.write(sseText(chunk));
         if (reply.cut) setTimeout(() => req.socket.destroy(), 20);
-        else res.end(reply.done === false ? '' : 'data: [DONE]\n\n');
+        else if (!reply.hold) res.end(reply.done === false ? '' : 'data: [DONE]\n\n');
         return;
       }
       if ('body' in reply) {
