@@ -528,6 +528,16 @@ describe('Anthropic streaming (docs/reference/events.md#the-token-channel)', () 
     expect(refused.retryable).toBe(false);
   });
 
+  it('lets a caller that aborts mid-stream see its abort, not a provider failure', async () => {
+    server.respond(() => ({ sse: [start, textBlock, delta('Stop me')], hold: true }));
+    const abort = new AbortController();
+    const err = await anthropic()
+      .infer(sampleRequest(MODEL), { signal: abort.signal, onText: () => abort.abort() })
+      .catch((e: unknown) => e);
+    expect(abort.signal.aborted).toBe(true);
+    expect(isProviderError(err)).toBe(false);
+  });
+
   it('keeps the error a server answers a streamed request with', async () => {
     const err = await streamFailure(anthropicError(529, 'overloaded_error', 'try later'));
     expect(err.kind).toBe('server');
