@@ -1,5 +1,6 @@
 /**
- * Anthropic Messages through the official SDK. The neutral prompt becomes
+ * Anthropic Messages through the official SDK, streamed when the caller reads the text as it
+ * comes (src/providers/anthropic-stream.ts). The neutral prompt becomes
  * system text blocks (in the engine's order, with the cache breakpoints it
  * chose) and strictly alternating messages in which every tool_use is
  * answered by a tool_result in the next user message.
@@ -15,6 +16,7 @@ import type {
   Tool,
 } from '@anthropic-ai/sdk/resources/messages';
 import { cutUnits } from '../truncate.js';
+import { assembleMessage } from './anthropic-stream.js';
 import { parseModelRef } from './builtin-models.js';
 import { type CallContext, callContext, classifyFailure, displayURL, type FailureFacts } from './classify.js';
 import { answerTooLarge, bufferedFetch } from './http.js';
@@ -28,6 +30,7 @@ import type {
   StopReason,
   ToolSpec,
 } from './provider.js';
+import { causeOf, StreamCut, StreamStalled, streamingFetch, WholeAnswer } from './stream.js';
 import { causeText } from './transport.js';
 
 const require = createRequire(import.meta.url);
@@ -244,8 +247,32 @@ function badMessage(res: unknown): FailureFacts | undefined {
   return undefined;
 }
 
+/**
+ * The HTTP status Anthropic gives each error type (https://docs.anthropic.com/en/api/errors), for an
+ * error event inside a stream, which comes with the type and no status.
+ */
+const STATUS_OF_TYPE: Record<string, number> = {
+  invalid_request_error: 400,
+  authentication_error: 401,
+  permission_error: 403,
+  not_found_error: 404,
+  request_too_large: 413,
+  rate_limit_error: 429,
+  api_error: 500,
+  overloaded_error: 529,
+};
+
+/** An error the server sent (an error answer or an error event in the stream), not the stream breaking off. */
+function serverSent(err: unknown): boolean {
+  return err instanceof sdk().APIError && !(err instanceof sdk().APIConnectionError);
+}
+
 function factsFrom(err: unknown): FailureFacts | undefined {
   if (err instanceof sdk().APIUserAbortError) return undefined;
+  const stalled = causeOf(err, StreamStalled);
+  if (stalled) return { serverMessage: stalled.message, timedOut: true };
+  const cut = causeOf(err, StreamCut);
+  if (cut) return { serverMessage: cut.message, connectionFailed: true };
   const tooLarge = answerTooLarge(err);
   if (tooLarge) return { serverMessage: tooLarge.message, tooLargeLimit: tooLarge.limit };
   if (err instanceof SyntaxError)
@@ -253,8 +280,9 @@ function factsFrom(err: unknown): FailureFacts | undefined {
   if (err instanceof sdk().APIConnectionTimeoutError) return { serverMessage: 'timed out', timedOut: true };
   if (err instanceof sdk().APIConnectionError) return { serverMessage: causeText(err), connectionFailed: true };
   if (err instanceof sdk().APIError) {
+    const status = err.status ?? (err.type ? STATUS_OF_TYPE[err.type] : undefined);
     return {
-      ...(err.status !== undefined ? { status: err.status } : {}),
+      ...(status !== undefined ? { status } : {}),
       ...(err.headers ? { headers: err.headers } : {}),
       serverMessage: err.apiMessage ?? err.message,
       code: err.errorCode ?? err.type,
@@ -267,6 +295,7 @@ export class AnthropicProvider implements ModelProvider {
   readonly name: string;
   readonly endpoint: string;
   readonly #client: AnthropicSdk;
+  #streaming: AnthropicSdk | undefined;
   readonly #opts: AnthropicOptions;
 
   constructor(opts: AnthropicOptions) {
@@ -284,17 +313,52 @@ export class AnthropicProvider implements ModelProvider {
 
   async infer(req: InferenceRequest, opts: InferOptions = {}): Promise<InferenceResponse> {
     const body = buildMessagesRequest(req);
+    const signal = opts.signal ? { signal: opts.signal } : {};
+    const onText = opts.onText;
     let res: Message;
+    let whole: WholeAnswer | undefined;
     try {
-      res = await this.#client.messages.create(body, opts.signal ? { signal: opts.signal } : {});
+      // A caller that reads the text as it comes gets the same reply, streamed (docs/reference/events.md#the-token-channel).
+      res = onText
+        ? await assembleMessage(
+            await this.#streamingClient().messages.create({ ...body, stream: true }, signal),
+            onText,
+            serverSent,
+          )
+        : await this.#client.messages.create(body, signal);
     } catch (err) {
-      const facts = factsFrom(err);
-      if (!facts) throw err;
-      throw classifyFailure(facts, this.#context(req));
+      // A server that answers a streamed request whole is read as the whole answer it is.
+      whole = causeOf(err, WholeAnswer);
+      if (!whole) {
+        const facts = factsFrom(err);
+        // The SDK ends a stream the caller aborted quietly, which reads as a cut: the abort is the news.
+        if (!facts || opts.signal?.aborted) throw err;
+        throw classifyFailure(facts, this.#context(req));
+      }
+      try {
+        res = JSON.parse(whole.body) as Message;
+      } catch (bad) {
+        const serverMessage = `the body is not valid JSON (${(bad as Error).message})`;
+        throw classifyFailure({ badResponse: true, serverMessage }, this.#context(req));
+      }
     }
     const bad = badMessage(res);
     if (bad) throw classifyFailure(bad, this.#context(req));
-    return mapMessageResponse(res);
+    const reply = mapMessageResponse(res);
+    if (whole && onText && reply.text !== '') onText(reply.text);
+    return reply;
+  }
+
+  /** The client of streamed calls: its fetch passes the body on as it comes, idle at most the request timeout. */
+  #streamingClient(): AnthropicSdk {
+    this.#streaming ??= new (sdk())({
+      apiKey: this.#opts.apiKey,
+      baseURL: this.#opts.baseURL,
+      maxRetries: 0,
+      timeout: this.#opts.timeoutMs,
+      fetch: streamingFetch(this.#opts.timeoutMs),
+    });
+    return this.#streaming;
   }
 
   #context(req: InferenceRequest): CallContext {

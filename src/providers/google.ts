@@ -1,6 +1,7 @@
 /**
  * Google Gemini through the official SDK (`@google/genai`), on the Gemini
- * API's `generateContent`. The neutral prompt becomes one system
+ * API's `generateContent`, or `streamGenerateContent` when the caller reads the text as it comes
+ * (src/providers/google-stream.ts). The neutral prompt becomes one system
  * instruction and alternating `user` / `model` contents, in which every
  * function call is answered by a function response in the next user turn
  * (docs/providers.md#google-gemini).
@@ -10,6 +11,7 @@ import type * as GenAI from '@google/genai';
 import { cutUnits } from '../truncate.js';
 import { parseModelRef } from './builtin-models.js';
 import { type CallContext, callContext, classifyFailure, displayURL, type FailureFacts } from './classify.js';
+import { assembleGenerate } from './google-stream.js';
 import { answerTooLarge, bufferedFetch } from './http.js';
 import { loadSdk } from './optional-sdk.js';
 import { checkToolInput, type ParsedToolCall, splitToolCalls } from './parse-tool-args.js';
@@ -21,6 +23,7 @@ import type {
   StopReason,
   ToolSpec,
 } from './provider.js';
+import { causeOf, StreamCut, StreamStalled, streamingFetch, WholeAnswer } from './stream.js';
 import { causeText } from './transport.js';
 
 const require = createRequire(import.meta.url);
@@ -182,6 +185,10 @@ function serverError(message: string): { message: string; status?: string } {
 
 function factsFrom(err: unknown, signal: AbortSignal | undefined): FailureFacts | undefined {
   if (signal?.aborted) return undefined;
+  const stalled = causeOf(err, StreamStalled);
+  if (stalled) return { serverMessage: stalled.message, timedOut: true };
+  const cut = causeOf(err, StreamCut);
+  if (cut) return { serverMessage: cut.message, connectionFailed: true };
   const tooLarge = answerTooLarge(err);
   if (tooLarge) return { serverMessage: tooLarge.message, tooLargeLimit: tooLarge.limit };
   if (err instanceof sdk().ApiError) {
@@ -196,42 +203,78 @@ function factsFrom(err: unknown, signal: AbortSignal | undefined): FailureFacts 
   return undefined;
 }
 
+function client(opts: GoogleOptions, fetch: typeof globalThis.fetch): GenAI.GoogleGenAI {
+  return new (sdk().GoogleGenAI)({
+    apiKey: opts.apiKey,
+    httpOptions: {
+      baseUrl: opts.baseURL,
+      timeout: opts.timeoutMs,
+      // Temporal retries the activity; the SDK must not retry inside it.
+      retryOptions: { attempts: 1 },
+      fetch,
+    },
+  });
+}
+
 export class GoogleProvider implements ModelProvider {
   readonly name: string;
   readonly endpoint: string;
   readonly #client: GenAI.GoogleGenAI;
+  #streaming: GenAI.GoogleGenAI | undefined;
   readonly #opts: GoogleOptions;
 
   constructor(opts: GoogleOptions) {
     this.name = opts.name;
     this.endpoint = displayURL(opts.baseURL);
     this.#opts = opts;
-    this.#client = new (sdk().GoogleGenAI)({
-      apiKey: opts.apiKey,
-      httpOptions: {
-        baseUrl: opts.baseURL,
-        timeout: opts.timeoutMs,
-        // Temporal retries the activity; the SDK must not retry inside it.
-        retryOptions: { attempts: 1 },
-        fetch: bufferedFetch(),
-      },
-    });
+    this.#client = client(opts, bufferedFetch());
   }
 
   async infer(req: InferenceRequest, opts: InferOptions = {}): Promise<InferenceResponse> {
     const params = buildGenerateRequest(req);
     if (opts.signal) params.config = { ...params.config, abortSignal: opts.signal };
+    const onText = opts.onText;
     let res: GenAI.GenerateContentResponse;
+    let whole: WholeAnswer | undefined;
     try {
-      res = await this.#client.models.generateContent(params);
+      // A caller that reads the text as it comes gets the same reply, streamed (docs/reference/events.md#the-token-channel).
+      res = onText
+        ? await assembleGenerate(
+            await this.#streamingClient().models.generateContentStream({
+              ...params,
+              // Temporal retries the activity; the SDK must not resume a broken stream inside it.
+              config: { ...params.config, automaticContinuation: false },
+            }),
+            onText,
+            (err) => err instanceof sdk().ApiError,
+          )
+        : await this.#client.models.generateContent(params);
     } catch (err) {
-      const facts = factsFrom(err, opts.signal);
-      if (!facts) throw err;
-      throw classifyFailure(facts, this.#context(req));
+      // A server that answers a streamed request whole is read as the whole answer it is.
+      whole = causeOf(err, WholeAnswer);
+      if (!whole) {
+        const facts = factsFrom(err, opts.signal);
+        if (!facts) throw err;
+        throw classifyFailure(facts, this.#context(req));
+      }
+      try {
+        res = JSON.parse(whole.body) as GenAI.GenerateContentResponse;
+      } catch (bad) {
+        const serverMessage = `the body is not valid JSON (${(bad as Error).message})`;
+        throw classifyFailure({ badResponse: true, serverMessage }, this.#context(req));
+      }
     }
     const bad = badGenerate(res);
     if (bad) throw classifyFailure(bad, this.#context(req));
-    return mapGenerateResponse(res);
+    const reply = mapGenerateResponse(res);
+    if (whole && onText && reply.text !== '') onText(reply.text);
+    return reply;
+  }
+
+  /** The client of streamed calls: its fetch passes the body on as it comes, idle at most the request timeout. */
+  #streamingClient(): GenAI.GoogleGenAI {
+    this.#streaming ??= client(this.#opts, streamingFetch(this.#opts.timeoutMs));
+    return this.#streaming;
   }
 
   #context(req: InferenceRequest): CallContext {

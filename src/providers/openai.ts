@@ -16,7 +16,7 @@ import { parseModelRef } from './builtin-models.js';
 import { type CallContext, callContext, classifyFailure, displayURL, type FailureFacts } from './classify.js';
 import { answerTooLarge, bufferedFetch } from './http.js';
 import { loadSdk } from './optional-sdk.js';
-import { assembleChat, StreamCut, StreamStalled, streamingFetch, WholeAnswer } from './openai-stream.js';
+import { assembleChat } from './openai-stream.js';
 import { checkToolInput, type ParsedToolCall, parseToolArguments, splitToolCalls } from './parse-tool-args.js';
 import type {
   InferenceRequest,
@@ -26,6 +26,7 @@ import type {
   StopReason,
   ToolSpec,
 } from './provider.js';
+import { causeOf, StreamCut, StreamStalled, streamingFetch, WholeAnswer } from './stream.js';
 import { causeText } from './transport.js';
 
 const require = createRequire(import.meta.url);
@@ -162,16 +163,6 @@ export function badCompletion(res: unknown): FailureFacts | undefined {
   const message = (choices[0] as { message?: unknown } | null)?.message;
   if (typeof message !== 'object' || message === null)
     return { badResponse: true, serverMessage: 'the first choice has no "message" object' };
-  return undefined;
-}
-
-/** The first error of `type` among an error's causes. */
-function causeOf<T extends Error>(err: unknown, type: new (...args: never[]) => T): T | undefined {
-  let cur: unknown = err;
-  for (let depth = 0; depth < 5 && cur instanceof Error; depth++) {
-    if (cur instanceof type) return cur;
-    cur = cur.cause;
-  }
   return undefined;
 }
 

@@ -10,7 +10,7 @@ import {
 } from '../../src/providers/index.js';
 import type { PromptMessage } from '../../src/shapes/content.js';
 import { sampleRequest } from './fixtures.js';
-import { type Reply, startWireServer, type WireServer } from './wire-server.js';
+import { Named, type Reply, startWireServer, type WireServer } from './wire-server.js';
 
 const KEY = 'sk-ant-api03-Zq8Xw2Lm5Np7Rt9Vy1Bc';
 const MODEL = 'anthropic:claude-sonnet-5-5';
@@ -400,5 +400,155 @@ describe('Anthropic failures', () => {
 
   it('asks for ANTHROPIC_API_KEY when it is missing', () => {
     expect(() => getProvider(MODEL, {})).toThrow(/set ANTHROPIC_API_KEY/);
+  });
+});
+
+describe('Anthropic streaming (docs/reference/events.md#the-token-channel)', () => {
+  async function streamed(reply: Reply, extraEnv: Record<string, string> = {}) {
+    server.respond(() => reply);
+    const seen: string[] = [];
+    const res = await anthropic(extraEnv).infer(sampleRequest(MODEL), { onText: (t) => seen.push(t) });
+    return { res, seen, body: server.requests.at(-1)!.body };
+  }
+
+  async function streamFailure(reply: Reply, extraEnv: Record<string, string> = {}): Promise<ProviderError> {
+    try {
+      await streamed(reply, extraEnv);
+    } catch (err) {
+      if (isProviderError(err)) return err;
+      throw err;
+    }
+    throw new Error('expected the call to fail');
+  }
+
+  const start = new Named('message_start', {
+    type: 'message_start',
+    message: { ...message([]), stop_reason: null, usage: { input_tokens: 10, output_tokens: 1 } },
+  });
+  const textBlock = new Named('content_block_start', {
+    type: 'content_block_start',
+    index: 0,
+    content_block: { type: 'text', text: '' },
+  });
+  const delta = (text: string) =>
+    new Named('content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text } });
+
+  it('asks for a stream when the caller reads the text, and assembles the same reply: text only', async () => {
+    const whole = message([{ type: 'text', text: 'All done here.' }], 'end_turn', { output_tokens: 5 });
+    server.respond(() => ({ json: whole }));
+    const plain = await anthropic().infer(sampleRequest(MODEL));
+    expect(server.requests.at(-1)!.body.stream).toBe(false);
+    const { res, seen, body } = await streamed({ json: whole });
+    expect(body.stream).toBe(true);
+    expect(res).toEqual(plain);
+    expect(seen).toEqual(['All don', 'All done here.']);
+  });
+
+  it('assembles text, tool calls from their input JSON, the stop reason and usage with cache figures', async () => {
+    const whole = message(
+      [
+        { type: 'text', text: 'Checking.' },
+        { type: 'tool_use', id: 'toolu_1', name: 'read_file', input: { path: 'b.ts' } },
+        { type: 'tool_use', id: 'toolu_2', name: 'grep', input: 'not an object' },
+        { type: 'tool_use', id: 'toolu_3', name: 'list', input: {} },
+        { type: 'text', text: 'Then more.' },
+      ],
+      'tool_use',
+      { input_tokens: 100, output_tokens: 40, cache_read_input_tokens: 800, cache_creation_input_tokens: 50 },
+    );
+    server.respond(() => ({ json: whole }));
+    const plain = await anthropic().infer(sampleRequest(MODEL));
+    const { res, seen } = await streamed({ json: whole });
+    expect(res).toEqual(plain);
+    expect(res.toolCalls).toEqual([
+      { id: 'toolu_1', name: 'read_file', arguments: { path: 'b.ts' } },
+      { id: 'toolu_3', name: 'list', arguments: {} },
+    ]);
+    expect(res.invalidToolCalls).toEqual([expect.objectContaining({ id: 'toolu_2', raw: '"not an object"' })]);
+    expect(res.usage).toEqual({ promptTokens: 950, completionTokens: 40, cacheReadTokens: 800, cacheWriteTokens: 50 });
+    // Each time the text so far, its blocks joined as the whole reply's are.
+    expect(seen).toEqual(['Check', 'Checking.', 'Checking.\nThen ', 'Checking.\nThen more.']);
+  });
+
+  it('takes the usage message_delta reports over message_start', async () => {
+    const { res } = await streamed({
+      sse: [
+        start,
+        textBlock,
+        delta('Hi'),
+        new Named('message_delta', {
+          type: 'message_delta',
+          delta: { stop_reason: 'max_tokens', stop_sequence: null },
+          usage: { output_tokens: 9, input_tokens: 12, cache_read_input_tokens: 30, cache_creation_input_tokens: 4 },
+        }),
+        new Named('message_stop', { type: 'message_stop' }),
+      ],
+      done: false,
+    });
+    expect(res.stopReason).toBe('max_tokens');
+    expect(res.usage).toEqual({ promptTokens: 46, completionTokens: 9, cacheReadTokens: 30, cacheWriteTokens: 4 });
+  });
+
+  it('retries a stream cut mid-way, or one that ends without its stop reason, as a connection error', async () => {
+    const cut = await streamFailure({ sse: [start, textBlock, delta('Half a rep')], cut: true });
+    expect(cut.kind).toBe('connection');
+    expect(cut.retryable).toBe(true);
+    expect(cut.message).toContain('the stream ended before the reply was complete');
+    expect(toActivityFailure(cut)).toMatchObject({ nonRetryable: false, type: 'ProviderConnection' });
+    const unfinished = await streamFailure({ sse: [start, textBlock, delta('No end')], done: false });
+    expect(unfinished.kind).toBe('connection');
+    expect(unfinished.retryable).toBe(true);
+  });
+
+  it('maps a stream that stalls mid-way to a retryable timeout', async () => {
+    const err = await streamFailure({ stall: true }, { LEVIATH_PROVIDER_TIMEOUT_MS: '300' });
+    expect(err.kind).toBe('timeout');
+    expect(err.retryable).toBe(true);
+  });
+
+  it('classifies an error event by its type: overloaded is a retryable server error, a bad request is not', async () => {
+    const overloaded = await streamFailure({
+      sse: [
+        start,
+        textBlock,
+        delta('Wor'),
+        new Named('error', { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } }),
+      ],
+      done: false,
+    });
+    expect(overloaded.kind).toBe('server');
+    expect(overloaded.status).toBe(529);
+    expect(overloaded.retryable).toBe(true);
+    expect(overloaded.message).toContain('Overloaded');
+    const refused = await streamFailure({
+      sse: [new Named('error', { type: 'error', error: { type: 'invalid_request_error', message: 'bad tools' } })],
+      done: false,
+    });
+    expect(refused.kind).toBe('bad-request');
+    expect(refused.retryable).toBe(false);
+  });
+
+  it('lets a caller that aborts mid-stream see its abort, not a provider failure', async () => {
+    server.respond(() => ({ sse: [start, textBlock, delta('Stop me')], hold: true }));
+    const abort = new AbortController();
+    const err = await anthropic()
+      .infer(sampleRequest(MODEL), { signal: abort.signal, onText: () => abort.abort() })
+      .catch((e: unknown) => e);
+    expect(abort.signal.aborted).toBe(true);
+    expect(isProviderError(err)).toBe(false);
+  });
+
+  it('keeps the error a server answers a streamed request with', async () => {
+    const err = await streamFailure(anthropicError(529, 'overloaded_error', 'try later'));
+    expect(err.kind).toBe('server');
+  });
+
+  it('reads an answer that comes whole as the reply and hands its text over once', async () => {
+    server.respond(() => ({ body: JSON.stringify(message([{ type: 'text', text: 'Whole, not streamed.' }])) }));
+    const seen: string[] = [];
+    const res = await anthropic().infer(sampleRequest(MODEL), { onText: (t) => seen.push(t) });
+    expect(server.requests.at(-1)!.body.stream).toBe(true);
+    expect(res.text).toBe('Whole, not streamed.');
+    expect(seen).toEqual(['Whole, not streamed.']);
   });
 });

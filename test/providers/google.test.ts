@@ -198,3 +198,103 @@ describe("the original's chains name google models", () => {
     expect(r.diagnostics.filter((d) => d.code === 'unknown-model-window' && d.message.includes('google:'))).toEqual([]);
   });
 });
+
+describe('Gemini streaming (docs/reference/events.md#the-token-channel)', () => {
+  async function streamed(reply: Reply, extraEnv: Record<string, string> = {}) {
+    server.respond(() => reply);
+    const seen: string[] = [];
+    const res = await google(extraEnv).infer(sampleRequest(MODEL), { onText: (t) => seen.push(t) });
+    return { res, seen, req: server.requests.at(-1)! };
+  }
+
+  async function streamFailure(reply: Reply, extraEnv: Record<string, string> = {}): Promise<ProviderError> {
+    try {
+      await streamed(reply, extraEnv);
+    } catch (err) {
+      if (isProviderError(err)) return err;
+      throw err;
+    }
+    throw new Error('expected the call to fail');
+  }
+
+  const piece = (text: string) => ({ candidates: [{ index: 0, content: { role: 'model', parts: [{ text }] } }] });
+
+  it('asks streamGenerateContent with alt=sse when the caller reads the text, and assembles the same reply', async () => {
+    const whole = generated([{ text: 'Looking into it now.' }], 'STOP', { cachedContentTokenCount: 64 });
+    server.respond(() => whole);
+    const plain = await google().infer(sampleRequest(MODEL));
+    const { res, seen, req } = await streamed(whole);
+    expect(req.url).toMatch(/^\/v1beta\/models\/gemini-3\.5-flash:streamGenerateContent\?alt=sse/);
+    expect(res).toEqual(plain);
+    expect(res.usage.cacheReadTokens).toBe(64);
+    expect(seen).toEqual(['Looking in', 'Looking into it now.']);
+  });
+
+  it('assembles text around thoughts and function calls, the usage and the stop for tools', async () => {
+    const whole = generated(
+      [
+        { text: 'thinking...', thought: true },
+        { text: 'Reading ' },
+        { functionCall: { id: 'fc-9', name: 'read_file', args: { path: 'b.ts' } } },
+        { functionCall: { name: 'grep', args: { pattern: 'x' } } },
+        { text: 'both.' },
+      ],
+      'STOP',
+      { thoughtsTokenCount: 5 },
+    );
+    server.respond(() => whole);
+    const plain = await google().infer(sampleRequest(MODEL));
+    const { res, seen } = await streamed(whole);
+    expect(res).toEqual(plain);
+    expect(res.stopReason).toBe('tool_calls');
+    expect(res.toolCalls).toEqual([
+      { id: 'fc-9', name: 'read_file', arguments: { path: 'b.ts' } },
+      { id: 'call_1', name: 'grep', arguments: { pattern: 'x' } },
+    ]);
+    expect(res.usage).toEqual({ promptTokens: 120, completionTokens: 12, cacheReadTokens: 0, cacheWriteTokens: 0 });
+    // Thoughts never reach the text so far.
+    expect(seen).toEqual(['Read', 'Reading ', 'Reading bot', 'Reading both.']);
+  });
+
+  it('retries a stream cut mid-way, or one that ends without its finish reason, as a connection error', async () => {
+    const cut = await streamFailure({ sse: [piece('Half a rep')], cut: true });
+    expect(cut.kind).toBe('connection');
+    expect(cut.retryable).toBe(true);
+    expect(cut.message).toContain('the stream ended before the reply was complete');
+    const unfinished = await streamFailure({ sse: [piece('No end')], done: false });
+    expect(unfinished.kind).toBe('connection');
+    expect(unfinished.message).toContain('the stream ended before the reply was complete');
+  });
+
+  it('maps a stream that stalls mid-way to a retryable timeout', async () => {
+    const err = await streamFailure(
+      { sse: [piece('Then nothing')], hold: true },
+      { LEVIATH_PROVIDER_TIMEOUT_MS: '300' },
+    );
+    expect(err.kind).toBe('timeout');
+    expect(err.retryable).toBe(true);
+  });
+
+  it('classifies an error the stream carries by its code, and a blocked prompt as a bad request', async () => {
+    const overloaded = await streamFailure({
+      sse: [piece('Wor'), { error: { code: 503, message: 'The model is overloaded.', status: 'UNAVAILABLE' } }],
+      done: false,
+    });
+    expect(overloaded.kind).toBe('server');
+    expect(overloaded.message).toContain('The model is overloaded.');
+    const blocked = await streamFailure({
+      sse: [{ promptFeedback: { blockReason: 'SAFETY' }, usageMetadata: { promptTokenCount: 5 } }],
+      done: false,
+    });
+    expect(blocked.kind).toBe('bad-request');
+    expect(blocked.message).toContain('the prompt was blocked (SAFETY)');
+  });
+
+  it('reads an answer that comes whole as the reply and hands its text over once', async () => {
+    const whole = generated([{ text: 'Whole, not streamed.' }]) as { json: unknown };
+    const { res, seen, req } = await streamed({ body: JSON.stringify(whole.json) });
+    expect(req.url).toContain(':streamGenerateContent');
+    expect(res.text).toBe('Whole, not streamed.');
+    expect(seen).toEqual(['Whole, not streamed.']);
+  });
+});

@@ -29,8 +29,25 @@ export type Reply =
   | { hang: true }
   /** Headers and the start of a JSON body, then silence. */
   | { stall: true }
-  /** Server-Sent Events, one `data:` line per chunk, then `[DONE]`; `cut` closes the socket after them instead. */
-  | { sse: unknown[]; cut?: boolean };
+  /**
+   * Server-Sent Events, one `data:` line per chunk (a `Named` chunk with its `event:` line), then
+   * OpenAI's `[DONE]` unless `done` is false; `cut` closes the socket after them instead, `hold`
+   * keeps it open and silent.
+   */
+  | { sse: unknown[]; cut?: boolean; hold?: boolean; done?: boolean };
+
+/** An SSE event with a name, as Anthropic sends them. */
+export class Named {
+  constructor(
+    readonly event: string,
+    readonly data: unknown,
+  ) {}
+}
+
+function sseText(chunk: unknown): string {
+  const data = `data: ${JSON.stringify(chunk instanceof Named ? chunk.data : chunk)}\n\n`;
+  return chunk instanceof Named ? `event: ${chunk.event}\n${data}` : data;
+}
 
 export type Responder = (req: RecordedRequest) => Reply;
 
@@ -90,9 +107,9 @@ export async function startWireServer(initial: Responder): Promise<WireServer> {
       }
       if ('sse' in reply) {
         res.writeHead(200, { 'content-type': 'text/event-stream' });
-        for (const chunk of reply.sse) res.write(`data: ${JSON.stringify(chunk)}\n\n`);
+        for (const chunk of reply.sse) res.write(sseText(chunk));
         if (reply.cut) setTimeout(() => req.socket.destroy(), 20);
-        else res.end('data: [DONE]\n\n');
+        else if (!reply.hold) res.end(reply.done === false ? '' : 'data: [DONE]\n\n');
         return;
       }
       if ('body' in reply) {
@@ -100,14 +117,13 @@ export async function startWireServer(initial: Responder): Promise<WireServer> {
         res.end(reply.body);
         return;
       }
-      // A streamed request gets a whole completion as its chunks (docs/reference/events.md#the-token-channel).
-      const streamed = (body as { stream?: unknown } | undefined)?.stream === true && (reply.status ?? 200) < 300;
-      const events = streamed ? completionChunks(reply.json) : undefined;
+      // A streamed request gets a whole answer as its events (docs/reference/events.md#the-token-channel).
+      const events = (reply.status ?? 200) < 300 ? streamOf(recorded, reply.json) : undefined;
       const send = () => {
         if (events) {
           res.writeHead(200, { 'content-type': 'text/event-stream', ...(reply.headers ?? {}) });
-          for (const chunk of events) res.write(`data: ${JSON.stringify(chunk)}\n\n`);
-          res.end('data: [DONE]\n\n');
+          for (const chunk of events.chunks) res.write(sseText(chunk));
+          res.end(events.done ? 'data: [DONE]\n\n' : '');
           return;
         }
         res.writeHead(reply.status ?? 200, { 'content-type': 'application/json', ...(reply.headers ?? {}) });
@@ -207,5 +223,120 @@ export function completionChunks(json: unknown): unknown[] | undefined {
   }
   chunks.push({ ...head, choices: [{ index: 0, delta: {}, finish_reason: choice.finish_reason ?? 'stop' }] });
   if (completion.usage) chunks.push({ ...head, choices: [], usage: completion.usage });
+  return chunks;
+}
+
+/** A whole answer as the events of its stream, when the request asked for one in its provider's way. */
+function streamOf(req: RecordedRequest, json: unknown): { chunks: unknown[]; done: boolean } | undefined {
+  if (req.url.includes(':streamGenerateContent')) {
+    const chunks = generateChunks(json);
+    return chunks && { chunks, done: false };
+  }
+  if (req.body?.stream !== true) return undefined;
+  // Only OpenAI ends its stream with `[DONE]`.
+  const chat = completionChunks(json);
+  if (chat) return { chunks: chat, done: true };
+  const events = messageEvents(json);
+  return events && { chunks: events, done: false };
+}
+
+function isMessage(json: unknown): boolean {
+  return (json as { type?: unknown } | null)?.type === 'message';
+}
+
+function halves(text: string): string[] {
+  const half = Math.ceil(text.length / 2);
+  return [text.slice(0, half), text.slice(half)].filter((p) => p !== '');
+}
+
+/**
+ * An Anthropic message as its named events: message_start (with the input usage), a ping, each
+ * block started, its text or its input JSON in two halves, stopped, then message_delta with the
+ * stop reason and the output usage, and message_stop; undefined for an answer that is no message.
+ */
+export function messageEvents(json: unknown): Named[] | undefined {
+  if (!isMessage(json)) return undefined;
+  // biome-ignore lint/suspicious/noExplicitAny: tests build arbitrary wire JSON
+  const message = json as any;
+  const { output_tokens, ...inputUsage } = message.usage ?? {};
+  const events = [
+    new Named('message_start', {
+      type: 'message_start',
+      message: {
+        ...message,
+        content: [],
+        stop_reason: null,
+        stop_sequence: null,
+        usage: { ...inputUsage, output_tokens: 1 },
+      },
+    }),
+    new Named('ping', { type: 'ping' }),
+  ];
+  for (const [index, block] of (message.content ?? []).entries()) {
+    if (block.type === 'text') {
+      events.push(
+        new Named('content_block_start', {
+          type: 'content_block_start',
+          index,
+          content_block: { type: 'text', text: '' },
+        }),
+      );
+      for (const text of halves(block.text))
+        events.push(
+          new Named('content_block_delta', { type: 'content_block_delta', index, delta: { type: 'text_delta', text } }),
+        );
+    } else {
+      events.push(
+        new Named('content_block_start', {
+          type: 'content_block_start',
+          index,
+          content_block: { type: 'tool_use', id: block.id, name: block.name, input: {} },
+        }),
+      );
+      for (const partial_json of halves(JSON.stringify(block.input)))
+        events.push(
+          new Named('content_block_delta', {
+            type: 'content_block_delta',
+            index,
+            delta: { type: 'input_json_delta', partial_json },
+          }),
+        );
+    }
+    events.push(new Named('content_block_stop', { type: 'content_block_stop', index }));
+  }
+  events.push(
+    new Named('message_delta', {
+      type: 'message_delta',
+      delta: { stop_reason: message.stop_reason, stop_sequence: message.stop_sequence ?? null },
+      usage: { output_tokens: output_tokens ?? 0 },
+    }),
+    new Named('message_stop', { type: 'message_stop' }),
+  );
+  return events;
+}
+
+/**
+ * A Gemini response as the chunks of its stream: each text part in two halves, every other part
+ * in a chunk of its own, the finish reason and the usage on the last; undefined for an answer with
+ * no candidates.
+ */
+export function generateChunks(json: unknown): unknown[] | undefined {
+  // biome-ignore lint/suspicious/noExplicitAny: tests build arbitrary wire JSON
+  const response = json as any;
+  const candidate = response?.candidates?.[0];
+  if (!candidate) return undefined;
+  const chunk = (parts: unknown[]) => ({
+    candidates: [{ index: 0, content: { role: 'model', parts } }],
+    ...(response.modelVersion ? { modelVersion: response.modelVersion } : {}),
+  });
+  const chunks = [];
+  for (const part of candidate.content?.parts ?? []) {
+    if (typeof part.text === 'string' && !part.thought)
+      for (const text of halves(part.text)) chunks.push(chunk([{ ...part, text }]));
+    else chunks.push(chunk([part]));
+  }
+  const last = chunk([]);
+  last.candidates[0] = { ...last.candidates[0], finishReason: candidate.finishReason } as (typeof last.candidates)[0];
+  chunks.push({ ...last, ...(response.usageMetadata ? { usageMetadata: response.usageMetadata } : {}) });
   return chunks;
 }
