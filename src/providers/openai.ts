@@ -15,8 +15,8 @@ import { cutUnits } from '../truncate.js';
 import { parseModelRef } from './builtin-models.js';
 import { type CallContext, callContext, classifyFailure, displayURL, type FailureFacts } from './classify.js';
 import { answerTooLarge, bufferedFetch } from './http.js';
-import { loadSdk } from './optional-sdk.js';
 import { assembleChat } from './openai-stream.js';
+import { loadSdk } from './optional-sdk.js';
 import { checkToolInput, type ParsedToolCall, parseToolArguments, splitToolCalls } from './parse-tool-args.js';
 import type {
   InferenceRequest,

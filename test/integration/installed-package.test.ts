@@ -69,7 +69,7 @@ afterAll(() => {
 });
 
 describe('the installed package', () => {
-  it('holds the build (with lev serve\'s page), bin/ and the example blueprints, and neither sources, tests nor the TypeScript runner', () => {
+  it("holds the build (with lev serve's page), bin/ and the example blueprints, and neither sources, tests nor the TypeScript runner", () => {
     const pkg = join(project, 'node_modules', 'leviath');
     for (const path of [
       'dist/lev.mjs',
