@@ -266,7 +266,8 @@ async function runCase(
   const request = firstTurnRequest(bp, stage, model, c.input, c.max_tokens);
   let response: InferenceResponse;
   try {
-    response = await getProvider(request.model, env).infer(request);
+    // Streamed as a run's turn is (its text read as it comes), so the body sent is the one a run sends.
+    response = await getProvider(request.model, env).infer(request, { onText: () => {} });
   } catch (err) {
     const code = (err as { code?: unknown }).code;
     return failure(file, c.name, typeof code === 'string' ? code : 'test-case-failed', [

@@ -128,7 +128,9 @@ available_tools = ["read_file"]
     }, 20_000);
     expect(show).toMatch(/Status: {3}waiting/);
     expect(show).toContain('a worker with the codec key (codec-key-missing): the workflow task of');
-    const ps = await lev(['ps', '--json', ...at()], { env: keyed() });
+    // Only this file's runs: the lane's namespace also holds other files' runs, sealed with their own keys.
+    const ps = await lev(['ps', '--json', '--blueprint', 'keyed', ...at()], { env: keyed() });
+    expect(ps.stderr).toBe('');
     const row = (JSON.parse(ps.stdout) as RunRow[]).find((r) => r.runId === handle.workflowId);
     expect(row).toMatchObject({ status: 'waiting', waiting: 'codec-key-missing', executionStatus: 'RUNNING' });
 
