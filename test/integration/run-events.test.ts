@@ -188,7 +188,9 @@ write_file = "ask"
       .trim()
       .split('\n')
       .map((l) => JSON.parse(l) as RunEvent);
-    expect(events[0]).toMatchObject({ v: 1, offset: 1, kind: 'turn-started' });
+    // The task seeded into its region comes before the first turn.
+    expect(events[0]).toMatchObject({ v: 1, offset: 1, kind: 'region-write', preview: expect.any(String) });
+    expect(events[1]).toMatchObject({ v: 1, offset: 2, kind: 'turn-started' });
     expect(events.at(-1)).toMatchObject({ kind: 'run-ended' });
     const unknown = await lev(['events', 'no-such-run', '--address', temporalAddress()]);
     expect(unknown.stderr).toContain('[run-not-found]');
