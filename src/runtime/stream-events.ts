@@ -8,7 +8,7 @@
  */
 import { contentText } from '../context/measure.js';
 import { CONVERSATION, type RunState } from '../context/state.js';
-import type { Entry, ToolCall } from '../shapes/content.js';
+import type { Entry, RegionState, ToolCall } from '../shapes/content.js';
 import type { NewEvent, RegionTokens } from '../shapes/run-events.js';
 import { clipUnits } from '../truncate.js';
 import type { InferOutput } from './activity-types.js';
@@ -120,14 +120,31 @@ export function gateChecked(
 /** Characters of a region write's text an event previews: enough to tell one entry from another. */
 export const WRITE_PREVIEW_CHARS = 80;
 
-/** What the region set held before an operation, to tell what it wrote: each entry's content by id. */
-export type WrittenBefore = ReadonlyMap<number, Entry['content']>;
+/**
+ * What the region set held before an operation, to tell what it wrote: the next entry id, and each
+ * region's list of entries (a reference: a write replaces a region's list rather than change it).
+ */
+export interface WrittenBefore {
+  nextId: number;
+  entries: ReadonlyMap<string, readonly Entry[]>;
+}
 
-/** Takes the region set's entries before an operation (`regionEvents` compares against it). */
-export function entriesBefore(state: Pick<RunState, 'regions'>): WrittenBefore {
-  const held = new Map<number, Entry['content']>();
-  for (const region of state.regions) for (const e of region.entries) held.set(e.id, e.content);
-  return held;
+/** Takes the region set before an operation (`regionEvents` compares against it); costs one reference a region. */
+export function entriesBefore(state: Pick<RunState, 'regions' | 'nextEntryId'>): WrittenBefore {
+  return { nextId: state.nextEntryId, entries: new Map(state.regions.map((r) => [r.name, r.entries])) };
+}
+
+/** The entries of a region an operation wrote: new ones, and ones whose text it replaced (a key written again). */
+function writtenIn(region: Pick<RegionState, 'name' | 'entries'>, before: WrittenBefore): Entry[] {
+  const old = before.entries.get(region.name);
+  if (old === undefined || old === region.entries) {
+    // A list changed in place only had entries pushed onto its end (a seed, a checklist item).
+    let from = region.entries.length;
+    while (from > 0 && region.entries[from - 1]!.id >= before.nextId) from--;
+    return region.entries.slice(from);
+  }
+  const held = new Map(old.map((e) => [e.id, e.content]));
+  return region.entries.filter((e) => held.get(e.id) !== e.content);
 }
 
 const tokensOf = (entries: readonly Entry[]) => entries.reduce((sum, e) => sum + e.tokens, 0);
@@ -156,7 +173,7 @@ export function regionEvents(
   if (op.call.kind !== 'maintain' && op.call.kind !== 'enterStage') {
     for (const region of state.regions) {
       if (region.name === CONVERSATION) continue;
-      const written = region.entries.filter((e) => before.get(e.id) !== e.content);
+      const written = writtenIn(region, before);
       const last = written.at(-1);
       if (!last) continue;
       events.push({

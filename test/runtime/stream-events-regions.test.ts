@@ -59,6 +59,21 @@ describe('the region events of an engine operation', () => {
     ]);
   });
 
+  it('tell an item added to a checklist, whose list grows in place', async () => {
+    const bp = blueprint([def('todos', 'checklist')]);
+    const state = await entered(bp);
+    const add = (item: string): OpCall => ({
+      kind: 'contextTool',
+      tool: 'todo_add',
+      args: { region: 'todos', item },
+      counts: { item: 2 },
+    });
+    await told(state, bp, add('write tests'));
+    expect(await told(state, bp, add('run them'))).toMatchObject([
+      { kind: 'region-write', region: 'todos', entries: 1, preview: expect.stringContaining('run them') },
+    ]);
+  });
+
   it("leave the conversation's writes to the turn and tool events", async () => {
     const bp = blueprint([]);
     const state = await entered(bp);
