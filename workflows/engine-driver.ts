@@ -25,9 +25,11 @@ import {
   type WriteEviction,
 } from '../src/runtime/index.js';
 import { customRegionHooks } from '../src/runtime/region-hooks.js';
+import { entriesBefore, regionEvents } from '../src/runtime/stream-events.js';
 import type { EngineRequest, SummaryAnswer } from '../src/shapes/engine-requests.js';
 import type { Blueprint } from '../src/shapes/frozen-blueprint.js';
 import type { Encoding } from '../src/shapes/model-info.js';
+import type { NewEvent } from '../src/shapes/run-events.js';
 import { activities, callOptions, countOptions, localActivities, stepOptions } from './activities.js';
 import { emit } from './meter.js';
 
@@ -42,6 +44,8 @@ export interface DriverContext {
   bp: Blueprint;
   options: RunOptions;
   log: (line: string) => void;
+  /** Where what an operation wrote, evicted and folded is told (the run's event stream). */
+  events?: (event: NewEvent) => void;
 }
 
 /** One run's region set as the workflow holds it, plus how to replay it elsewhere. */
@@ -131,13 +135,16 @@ export class EngineDriver {
     const env: EngineEnv = {
       now: Math.floor(Date.now() / 1000),
       ...(this.hooks ? { hooks: this.hooks } : {}),
-      onEvict: (region, entries) => writes.push({ kind: region.kind, entries }),
+      onEvict: (region, entries) => writes.push({ region: region.name, kind: region.kind, entries }),
     };
+    const before = this.ctx.events ? entriesBefore(this.state) : undefined;
     const { result, record } = await applyLive(ENGINE, this.state, this.ctx.bp, call, env, (req) => this.answer(req));
     this.ops.push(record);
     this.opsBytes += JSON.stringify(record).length;
     if (this.state.stage) this.stage = this.state.stage;
-    emit(opMetrics(this.state, this.ctx.bp.agent.name, { call, result } as AppliedOp, writes));
+    const applied = { call, result } as AppliedOp;
+    emit(opMetrics(this.state, this.ctx.bp.agent.name, applied, writes));
+    if (before) for (const e of regionEvents(before, this.state, applied, writes, Date.now())) this.ctx.events?.(e);
     return result;
   }
 

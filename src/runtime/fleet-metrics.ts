@@ -107,6 +107,8 @@ export type EvictionCause = 'write' | 'cascade' | 'stage-entry' | 'fold-failure'
 
 /** What a write evicted, as the engine told it (`EngineEnv.onEvict`). */
 export interface WriteEviction {
+  /** The region's name and kind. */
+  region: string;
   kind: string;
   entries: readonly Entry[];
 }

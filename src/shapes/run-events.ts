@@ -54,18 +54,33 @@ export interface EventBodies {
     tokens?: number;
     blob?: string;
   };
-  /** Text was written to a region. */
-  'region-write': { region: string; tokens: number; entries: number };
-  /** Entries left a region to keep it within budget. */
-  evicted: { region: string; entries: number; tokens: number };
-  /** Entries of a region were folded into a summary. */
-  folded: { region: string; entries: number; tokens: number };
+  /**
+   * A tool, a seed or the runtime wrote to a region other than the conversation (whose writes are
+   * the turns and tool results): the entries written or rewritten by one operation, their tokens,
+   * and the key and a preview of the last of them, never its whole text.
+   */
+  'region-write': { region: string; tokens: number; entries: number; key?: string; preview: string };
+  /**
+   * Entries left a region to keep it within budget: `cause` is what shed them (`write`: a write
+   * made room, `cascade`: the window made room for the reply, `stage-entry`: a stage gave the
+   * region a smaller budget, `fold-failure`: pending entries a fold kept failing on were dropped).
+   */
+  evicted: { region: string; entries: number; tokens: number; cause: string };
+  /**
+   * Entries of a region were folded into a summary: `tokens` before, `summaryTokens` after; a fold
+   * that failed keeps its entries (`ok: false`, `error`).
+   */
+  folded: { region: string; entries: number; tokens: number; ok: boolean; summaryTokens?: number; error?: string };
   /** A gate of a stage was checked as the stage wanted to leave. */
   gate: { stage: string; gate: string; passed: boolean; detail?: string };
-  /** The run began to wait for something outside it (a person, a provider, its tool worker). */
+  /**
+   * The run began to wait for something outside it: `wait` is what the progress query calls it
+   * (`approval`, `answer`, `checkpoint`, `message`, `resume`, `tool-worker-missing`,
+   * `provider-unavailable`), `detail` what it waits on (the call, the question, the model).
+   */
   'wait-started': { wait: string; detail?: string };
-  /** The wait ended. */
-  'wait-ended': { wait: string };
+  /** The wait ended: `ended` says how (`approved`, `denied`, `answered`, `timed-out`, `message`, `resumed`, `over`). */
+  'wait-ended': { wait: string; ended: string };
   /** The workflow that writes the stream went on as new; the stream goes on without a gap. */
   continued: { workflow: 'run' | 'visit' };
   /** The run ended; nothing follows. */

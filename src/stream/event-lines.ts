@@ -8,6 +8,8 @@ import type { RunEvent } from '../shapes/run-events.js';
 
 const quoted = (text: string) => JSON.stringify(text.replace(/\s+/g, ' ').trim());
 
+const entries = (n: number) => `${n} entr${n === 1 ? 'y' : 'ies'}`;
+
 /** What one event says, after its offset and kind. */
 function detail(e: RunEvent): string {
   switch (e.kind) {
@@ -28,16 +30,19 @@ function detail(e: RunEvent): string {
     case 'tool-result':
       return `${e.call} ${e.tool} ${e.ok ? 'ok' : 'failed'}${e.tokens !== undefined ? ` (${e.tokens} tokens)` : ''}${e.blob ? ` blob ${e.blob.slice(0, 12)}` : ''} ${quoted(e.summary)}`;
     case 'region-write':
-      return `${e.region}: ${e.entries} entr${e.entries === 1 ? 'y' : 'ies'}, ${e.tokens} tokens`;
+      return `${e.region}: ${entries(e.entries)}, ${e.tokens} tokens${e.key !== undefined ? ` key ${quoted(e.key)}` : ''} ${quoted(e.preview)}`;
     case 'evicted':
+      return `${e.region}: ${entries(e.entries)}, ${e.tokens} tokens (${e.cause})`;
     case 'folded':
-      return `${e.region}: ${e.entries} entr${e.entries === 1 ? 'y' : 'ies'}, ${e.tokens} tokens`;
+      return e.ok
+        ? `${e.region}: ${entries(e.entries)}, ${e.tokens} tokens into ${e.summaryTokens ?? 0}`
+        : `${e.region}: ${entries(e.entries)} kept, the fold failed${e.error ? `: ${e.error}` : ''}`;
     case 'gate':
       return `${e.stage} ${e.gate}: ${e.passed ? 'passed' : 'blocked'}${e.detail ? ` (${e.detail})` : ''}`;
     case 'wait-started':
       return `${e.wait}${e.detail ? `: ${e.detail}` : ''}`;
     case 'wait-ended':
-      return e.wait;
+      return `${e.wait}: ${e.ended}`;
     case 'continued':
       return `the ${e.workflow} went on as new`;
     case 'run-ended':

@@ -9,7 +9,8 @@ import { describe, expect, it } from 'vitest';
 import { DEFAULT_RUN_OPTIONS, type RunOptions } from '../../src/runtime/types.js';
 import type { RunEvent, StreamItem, TextDelta } from '../../src/shapes/run-events.js';
 import { subscribeRun } from '../../src/stream/subscribe.js';
-import { startRun } from '../../src/worker/run-client.js';
+import { runProgress, sendUpdate } from '../../src/worker/operators.js';
+import { runOutcome, startRun } from '../../src/worker/run-client.js';
 import { lev } from '../cli/lev-in-process.js';
 import { temporalAddress } from './helpers.js';
 import { scriptedModel, tempDir, useRuntime, writeBlueprint } from './run-helpers.js';
@@ -85,6 +86,66 @@ describe("a run's event stream", () => {
     expect(timeless(again)).toEqual(timeless(live.slice(from)));
   });
 
+  it('tells region writes, an eviction, a wait for approval and its end, and a fold, in order', async () => {
+    const note = 'A note long enough to fill most of the notes region on its own. '.repeat(3);
+    const model = scriptedModel({
+      turns: [
+        { text: 'Noting.', tool_calls: [{ name: 'context_append', arguments: { region: 'notes', content: note } }] },
+        {
+          text: 'Noting again and writing.',
+          tool_calls: [
+            { name: 'context_append', arguments: { region: 'notes', content: note } },
+            { name: 'write_file', arguments: { path: 'out.txt', content: 'two' } },
+          ],
+        },
+        { text: 'Looking once more.' },
+        { text: 'Still here.' },
+        { text: 'Done.' },
+      ],
+    });
+    const toml = `[agent]\nname = "regions"\nmodel = "${model}"
+[context.regions]
+task         = { kind = "pinned", max_tokens = 500 }
+notes        = { kind = "temporary", max_tokens = 80 }
+conversation = { kind = "sliding_window", max_tokens = 4000, max_items = 4, strategy = "compact", compact_count = 2 }
+[stages.work]
+available_tools = ["write_file", "context_append"]
+[tool_permissions]
+write_file = "ask"
+`;
+    // Attended, so the write waits for a person's approval.
+    const handle = await start(toml, { unattended: false });
+    await expect
+      .poll(async () => (await runProgress(env.rt.client, handle))?.waiting, { timeout: 60_000 })
+      .toBe('approval');
+    await sendUpdate(env.rt.client, handle.workflowId, 'approve');
+    const events = durable(await collect(subscribeRun(env.rt.client, handle.workflowId, { from: 0 })));
+    expect((await runOutcome(handle)).status).toBe('completed');
+
+    expect(events.map((e) => e.offset)).toEqual(events.map((_, i) => i));
+    const at = (kind: RunEvent['kind'], fields: Record<string, unknown> = {}) =>
+      events.findIndex((e) => e.kind === kind && Object.entries(fields).every(([k, v]) => (e as never)[k] === v));
+    const written = at('region-write', { region: 'notes' });
+    expect(events[written]).toMatchObject({ entries: 1, tokens: expect.any(Number), preview: note.slice(0, 80) + '…' });
+    const evicted = at('evicted', { region: 'notes', cause: 'write' });
+    expect(events[evicted]).toMatchObject({ entries: 1 });
+    const started = at('wait-started', { wait: 'approval' });
+    expect(events[started]).toMatchObject({ detail: expect.stringContaining('write_file') });
+    const ended = at('wait-ended', { wait: 'approval' });
+    expect(events[ended]).toMatchObject({ ended: 'approved' });
+    const folded = at('folded', { region: 'conversation', ok: true });
+    expect(events[folded]).toMatchObject({ entries: expect.any(Number), summaryTokens: expect.any(Number) });
+    // The first note is written in turn 1; the second turn waits for the approval, then writes the note that sheds the first.
+    const secondTurn = events.flatMap((e, i) => (e.kind === 'turn-ended' ? [i] : []))[1]!;
+    expect(written).toBeGreaterThan(0);
+    expect(written).toBeLessThan(secondTurn);
+    expect(secondTurn).toBeLessThan(started);
+    expect(started).toBeLessThan(ended);
+    expect(ended).toBeLessThan(evicted);
+    expect(evicted).toBeLessThan(folded);
+    expect(events.at(-1)).toMatchObject({ kind: 'run-ended', status: 'completed' });
+  });
+
   it("gives the model's text as it arrives, before its turn ends", async () => {
     const text = 'Streaming this reply piece by piece, so a person sees it come.';
     // The reply's text comes in eight pieces over 1.8 seconds (docs/scripted.md#streaming).
@@ -127,7 +188,9 @@ describe("a run's event stream", () => {
       .trim()
       .split('\n')
       .map((l) => JSON.parse(l) as RunEvent);
-    expect(events[0]).toMatchObject({ v: 1, offset: 1, kind: 'turn-started' });
+    // The task seeded into its region comes before the first turn.
+    expect(events[0]).toMatchObject({ v: 1, offset: 1, kind: 'region-write', preview: expect.any(String) });
+    expect(events[1]).toMatchObject({ v: 1, offset: 2, kind: 'turn-started' });
     expect(events.at(-1)).toMatchObject({ kind: 'run-ended' });
     const unknown = await lev(['events', 'no-such-run', '--address', temporalAddress()]);
     expect(unknown.stderr).toContain('[run-not-found]');

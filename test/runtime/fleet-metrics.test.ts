@@ -25,8 +25,8 @@ async function counted(state: ReturnType<typeof createRunState>, bp: Blueprint, 
   const writes: WriteEviction[] = [];
   const env = {
     now: 0,
-    onEvict: (region: { kind: string }, entries: readonly unknown[]) =>
-      writes.push({ kind: region.kind, entries: entries as WriteEviction['entries'] }),
+    onEvict: (region: { name: string; kind: string }, entries: readonly unknown[]) =>
+      writes.push({ region: region.name, kind: region.kind, entries: entries as WriteEviction['entries'] }),
   };
   const { result } = await applyLive(ENGINE, state, bp, call, env, async (req) => handle(req));
   return opMetrics(state, bp.agent.name, { call, result } as AppliedOp, writes);

@@ -98,7 +98,14 @@ export class AgentRun {
     readonly patient = false,
   ) {
     this.driver = new EngineDriver(
-      { runId: this.runId, blueprintHash, bp: this.bp, options: input.options, log: (line) => log.info(line) },
+      {
+        runId: this.runId,
+        blueprintHash,
+        bp: this.bp,
+        options: input.options,
+        log: (line) => log.info(line),
+        events: (event) => this.events.append(event),
+      },
       { state: createRunState(this.bp), snapshot: null, ops: [] },
     );
     this.operators = new RunOperators(() => this.showDetails());

@@ -7,6 +7,7 @@
  * `src/runtime/people/`.
  */
 import { condition, getExternalWorkflowHandle, log, setHandler } from '@temporalio/workflow';
+import type { EventLog } from '../../src/runtime/event-log.js';
 import {
   type AskDecision,
   applyOperatorRequest,
@@ -34,6 +35,7 @@ import {
   type VisitCounters,
 } from '../../src/runtime/index.js';
 import { handOverSignal, operatorSignal, stageReportSignal } from '../../src/runtime/messages.js';
+import { type WaitMark, waitEvents, waitOf } from '../../src/runtime/stream-events.js';
 import { emit } from '../meter.js';
 
 /** What the operator side needs of its visit. */
@@ -48,6 +50,8 @@ export interface OperatorHost {
   live(): VisitCounters;
   /** Something a person can see changed: rewrite the current details. */
   changed(): void;
+  /** The visit's event stream, told when what it waits for changes (docs/reference/events.md). */
+  events?: Pick<EventLog, 'append'>;
   /** A visit inside its run's own workflow hands its reports to the run directly instead of signalling it. */
   report?(report: StageReport<StageOutcome>): void;
   /** `RunOptions.progressReportMs`, when set. */
@@ -96,6 +100,17 @@ export class StageOperators {
     log.warn(line);
     emit([rejectedMetric('visit', message)]);
     this.rejected = noteRejected(this.rejected, line);
+    this.changed();
+  }
+
+  /** What the visit waits for, as its stream last told it. */
+  private waiting: WaitMark | undefined;
+
+  /** Something a person can see changed: a wait that began or ended is told to the stream, and the details rewritten. */
+  private changed(): void {
+    const now = waitOf({ ...this.state, provider: this.provider });
+    for (const e of waitEvents(this.waiting, now, this.state.decisions, Date.now())) this.host.events?.append(e);
+    this.waiting = now;
     this.host.changed();
   }
 
@@ -112,7 +127,7 @@ export class StageOperators {
   async waitForProvider(wait: ProviderWait | undefined): Promise<void> {
     const before = this.provider;
     this.provider = wait;
-    this.host.changed();
+    this.changed();
     if (!before || !wait ? before !== wait : waitNews(before, wait)) await this.reportWaits();
   }
 
@@ -129,7 +144,7 @@ export class StageOperators {
       inferring: this.inferring,
     });
     this.state = state;
-    this.host.changed();
+    this.changed();
     await this.send({ kind: 'ack', id, reply, waits: this.waits() });
   }
 
@@ -142,7 +157,7 @@ export class StageOperators {
   async showToolWorker(absence: ToolWorkerAbsence | undefined): Promise<void> {
     const { toolWorker: _shown, ...rest } = this.state;
     this.state = absence ? { ...rest, toolWorker: absence } : rest;
-    this.host.changed();
+    this.changed();
     await this.reportWaits();
   }
 
@@ -188,9 +203,9 @@ export class StageOperators {
   /** Waits while the visit is paused; true when it was. */
   async holdWhilePaused(): Promise<boolean> {
     if (!this.state.paused) return false;
-    this.host.changed();
+    this.changed();
     await condition(() => !this.state.paused);
-    this.host.changed();
+    this.changed();
     return true;
   }
 
@@ -200,7 +215,7 @@ export class StageOperators {
    */
   async decide(asks: PendingAsk[], timeoutMs: number): Promise<Map<string, AskDecision>> {
     this.state = { ...this.state, asks: [...this.state.asks, ...asks] };
-    this.host.changed();
+    this.changed();
     await this.reportWaits();
     const calls = asks.map((a) => a.call);
     await condition(() => calls.every((c) => this.state.decisions[c] !== undefined), timeoutMs);
@@ -213,7 +228,7 @@ export class StageOperators {
     }
     const timedOut = this.state.asks.some((a) => calls.includes(a.call));
     this.state = { ...this.state, asks: this.state.asks.filter((a) => !calls.includes(a.call)), decisions };
-    this.host.changed();
+    this.changed();
     // A decision's answer already told the run; only asks that timed out are news to it.
     if (timedOut) await this.reportWaits();
     return decided;
@@ -222,11 +237,11 @@ export class StageOperators {
   /** An interactive stage waits for a person's reply: a forwarded message, or `legacy()` (the stage's own signal). */
   async awaitReply(legacy: () => boolean, report: boolean): Promise<void> {
     this.state = { ...this.state, waitingReply: true };
-    this.host.changed();
+    this.changed();
     if (report) await this.reportWaits();
     await condition(() => legacy() || this.state.inbox.length > 0);
     this.state = { ...this.state, waitingReply: false };
-    this.host.changed();
+    this.changed();
     if (report) await this.reportWaits();
   }
 }

@@ -119,6 +119,7 @@ export class StageVisit {
         bp: input.blueprint,
         options: input.options,
         log: (line) => log.info(line),
+        events: (event) => this.events.append(event),
       },
       input.carried,
     );
@@ -138,6 +139,7 @@ export class StageVisit {
         live: () => this.liveCounters(),
         lastInferenceEnd: () => this.lastInferenceEnd,
         changed: () => this.showDetails(),
+        events: this.events,
         ...(host ? { report: (report: StageReport<StageOutcome>) => host.report(report) } : {}),
         ...(input.options.progressReportMs !== undefined ? { reportIntervalMs: input.options.progressReportMs } : {}),
       },
