@@ -80,7 +80,7 @@ describe('HTTP statuses of coded errors', () => {
 describe('Server-Sent Events', () => {
   it('frames a durable event with its offset and a text delta without one', () => {
     expect(sseFrame('end', { a: 1 })).toBe('event: end\ndata: {"a":1}\n\n');
-    const durable = itemFrame({ v: 1, kind: 'wait-ended', offset: 7, time: 0, wait: 'approval' });
+    const durable = itemFrame({ v: 1, kind: 'wait-ended', offset: 7, time: 0, wait: 'approval', ended: 'approved' });
     expect(durable.startsWith('id: 7\nevent: event\n')).toBe(true);
     const delta = itemFrame({ kind: 'text', turn: 2, at: 0, text: 'line one\nline two' });
     expect(delta).toBe('event: text\ndata: {"kind":"text","turn":2,"at":0,"text":"line one\\nline two"}\n\n');

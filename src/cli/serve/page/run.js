@@ -146,7 +146,7 @@ function onEvent(e) {
       refreshView();
       break;
     case 'wait-ended':
-      activity(`wait over: ${e.wait}`, 'wait');
+      activity(`wait over: ${e.wait} (${e.ended})`, 'wait');
       refreshView();
       break;
     case 'stage-entered':
