@@ -13,40 +13,16 @@
  * `/api/runs/{id}/events` does the same, to tell the page's share from the
  * stream's. One machine, one clock. Timings printed, never asserted.
  */
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { STREAM_PIECES } from '../src/providers/scripted.js';
 import { createWorker } from '../src/worker/create-worker.js';
 import { launchChromium } from '../test/integration/browser.js';
 import { startLev } from '../test/integration/lev-process.js';
 import { numberArg, printRow, startBenchServer } from './kit.js';
+import { pieceEnds, pieceTimes, quantile } from './piece-times.js';
 
 const REPLY = 'Reading the next file now, then I will compare it with what the plan region says. '.repeat(3);
-
-/** When each piece of a turn's text reached the activity (bench/stream.ts's reckoning). */
-function pieceTimes(log: string, runId: string, latency: number): Map<number, number[]> {
-  const times = new Map<number, number[]>();
-  for (const line of readFileSync(log, 'utf8').split('\n')) {
-    if (!line) continue;
-    const call = JSON.parse(line) as { runId: string; turn: number; purpose: string; served_at_ms: number };
-    if (call.runId !== runId || call.purpose !== 'turn') continue;
-    times.set(
-      call.turn,
-      Array.from(
-        { length: STREAM_PIECES },
-        (_, i) => call.served_at_ms - (latency * (STREAM_PIECES - 1 - i)) / STREAM_PIECES,
-      ),
-    );
-  }
-  return times;
-}
-
-const pieceEnds = (text: string) =>
-  Array.from({ length: STREAM_PIECES }, (_, i) => Math.ceil((text.length * (i + 1)) / STREAM_PIECES));
-
-function quantile(sorted: number[], q: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? Number.NaN;
-}
 
 interface Arrival {
   turn: number;

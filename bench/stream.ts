@@ -11,7 +11,7 @@
  * subscriber notes when the delta that holds it arrives. Timings printed,
  * never asserted.
  */
-import { mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Client } from '@temporalio/client';
 import { loadBlueprintFromString } from '../src/blueprint/load.js';
@@ -22,6 +22,7 @@ import { subscribeRun } from '../src/stream/subscribe.js';
 import { createWorker } from '../src/worker/create-worker.js';
 import { startRun } from '../src/worker/run-client.js';
 import { historyTotals, Meter, numberArg, startBenchServer, withChildren } from './kit.js';
+import { pieceEnds, pieceTimes, quantile } from './piece-times.js';
 
 const REPLY = 'Reading the next file now, then I will compare it with what the plan region says. '.repeat(3);
 
@@ -30,32 +31,6 @@ function blueprint(model: string) {
   const loaded = loadBlueprintFromString(toml, process.cwd(), 'stream-bench.toml');
   if (!loaded.blueprint) throw new Error(loaded.diagnostics.map((d) => d.message).join('\n'));
   return loaded.blueprint;
-}
-
-/** When each piece of a turn's text reached the activity: the call's end less the shares of the latency after it. */
-function pieceTimes(log: string, runId: string, latency: number): Map<number, number[]> {
-  const times = new Map<number, number[]>();
-  for (const line of readFileSync(log, 'utf8').split('\n')) {
-    if (!line) continue;
-    const call = JSON.parse(line) as { runId: string; turn: number; purpose: string; served_at_ms: number };
-    if (call.runId !== runId || call.purpose !== 'turn') continue;
-    times.set(
-      call.turn,
-      Array.from(
-        { length: STREAM_PIECES },
-        (_, i) => call.served_at_ms - (latency * (STREAM_PIECES - 1 - i)) / STREAM_PIECES,
-      ),
-    );
-  }
-  return times;
-}
-
-/** The character each piece of the reply ends at. */
-const pieceEnds = (text: string) =>
-  Array.from({ length: STREAM_PIECES }, (_, i) => Math.ceil((text.length * (i + 1)) / STREAM_PIECES));
-
-function quantile(sorted: number[], q: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? Number.NaN;
 }
 
 async function oneRun(client: Client, taskQueue: string, model: string, workdir: string, id: string) {
