@@ -38,6 +38,8 @@ const TurnSchema = z.strictObject({
   latency_ms: nonNegativeInt.optional(),
   /** Answered only once this gate is open (docs/scripted.md#gates). */
   gate: z.string().regex(GATE_NAME, GATE_NAME_RULE).optional(),
+  /** The reply's text streams up to its middle, then waits for this gate (docs/scripted.md#gates). */
+  text_gate: z.string().regex(GATE_NAME, GATE_NAME_RULE).optional(),
   reported_prompt_tokens: nonNegativeInt.optional(),
   fail: FailSchema.optional(),
 });

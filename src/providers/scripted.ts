@@ -203,14 +203,25 @@ export const STREAM_PIECES = 8;
 /**
  * Waits out the latency; with a reader of the text (`onText`), the text arrives in `STREAM_PIECES`
  * equal pieces, one at the end of each equal share of the latency, so tests can watch it come.
+ * `midway` is awaited once half the pieces are out (before the latency, for a caller that does not read).
  */
-async function paced(text: string, latency: number, opts: InferOptions): Promise<void> {
+async function paced(
+  text: string,
+  latency: number,
+  opts: InferOptions,
+  midway: () => Promise<void> = async () => {},
+): Promise<void> {
   const onText = opts.onText;
-  if (!onText || text === '') return sleep(latency, opts.signal);
+  if (!onText || text === '') {
+    await midway();
+    return sleep(latency, opts.signal);
+  }
   const pieces = Math.min(STREAM_PIECES, text.length);
   for (let i = 1; i <= pieces; i++) {
     await sleep(latency / pieces, opts.signal);
     onText(i === pieces ? text : cutUnits(text, Math.ceil((text.length * i) / pieces)));
+    // Held with half the text out, a reader is seen to have shown it in part (a turn's `text_gate`).
+    if (i === Math.max(1, Math.floor(pieces / 2))) await midway();
   }
 }
 
@@ -257,6 +268,7 @@ export class ScriptedProvider implements ModelProvider {
     let calls: { toolCalls: ToolCall[]; invalidToolCalls: InvalidToolCall[] } = { toolCalls: [], invalidToolCalls: [] };
     let latency = script.latency_ms ?? 0;
     let reported: number | undefined;
+    let textGate: string | undefined;
 
     if (req.meta.purpose === 'summary') {
       text = summarise(req);
@@ -271,12 +283,15 @@ export class ScriptedProvider implements ModelProvider {
         calls = scriptedToolCalls(turn, req);
         latency = turn.latency_ms ?? latency;
         reported = turn.reported_prompt_tokens;
+        textGate = turn.text_gate;
       } else {
         text = SCRIPT_FINISHED_TEXT;
       }
     }
 
-    await paced(text, latency, opts);
+    await paced(text, latency, opts, async () => {
+      if (textGate !== undefined) await passGate(textGate, this.#env, opts.signal);
+    });
     record(req, this.#env);
     const anyCalls = calls.toolCalls.length + calls.invalidToolCalls.length > 0;
     const argChars = calls.toolCalls.reduce((n, c) => n + JSON.stringify(c.arguments).length, 0);

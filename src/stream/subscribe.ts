@@ -8,7 +8,7 @@
  * the run a history event. `lev events`, `lev attach`, `lev run` and
  * `lev serve` all read a run through it.
  */
-import type { Client } from '@temporalio/client';
+import { type Client, WorkflowNotFoundError } from '@temporalio/client';
 import { eventsQuery } from '../runtime/messages.js';
 import type { EventsPage, StreamBeat, StreamItem, TextDelta } from '../shapes/run-events.js';
 import { decoded } from '../worker/run-history.js';
@@ -28,7 +28,20 @@ export interface SubscribeOptions {
 
 /** The activity whose heartbeats carry the reply's text so far. */
 const INFERENCE_ACTIVITY = 'infer';
-const POLL_MS = 100;
+/** The pace while something happens: after news, and while a turn's text streams to a reader of tokens. */
+export const POLL_MS = 100;
+/** The slowest pace a quiet run slows to, and the longest a reader of a live turn's text goes without asking for events. */
+export const IDLE_POLL_MS = 1000;
+
+/**
+ * The wait before the next ask (docs/reference/events.md#reading-it-subscriberun): the base pace
+ * after news or while a turn's text streams to the reader, else twice the last wait, up to
+ * `IDLE_POLL_MS`. A run waiting for a person, a tool or a timer costs its readers a query a second.
+ */
+export function nextWait(last: number, news: boolean, streaming: boolean, base: number): number {
+  if (news || streaming) return base;
+  return Math.min(Math.max(last, base) * 2, Math.max(IDLE_POLL_MS, base));
+}
 
 /** Resolves after `ms`, or at once when `signal` aborts. */
 function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
@@ -44,18 +57,38 @@ function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
   });
 }
 
-/** The text so far of the inference each pending `infer` activity of a workflow heartbeats. */
-async function beatsOf(client: Client, workflowId: string): Promise<StreamBeat[]> {
+/**
+ * The text so far of the inference each pending `infer` activity of a workflow heartbeats, and
+ * whether one is pending at all (while it is, the turn has not ended).
+ */
+async function beatsOf(client: Client, workflowId: string): Promise<{ beats: StreamBeat[]; inferring: boolean }> {
   const described = await client.workflow.getHandle(workflowId).describe();
   const beats: StreamBeat[] = [];
+  let inferring = false;
   for (const pending of described.raw.pendingActivities ?? []) {
     if (pending.activityType?.name !== INFERENCE_ACTIVITY) continue;
+    inferring = true;
     const payload = pending.heartbeatDetails?.payloads?.[0];
     if (!payload) continue;
     const beat = await decoded<unknown>(client, payload).catch(() => undefined);
     if (isBeat(beat)) beats.push(beat);
   }
-  return beats;
+  return { beats, inferring };
+}
+
+/** A workflow's events from `from`; none (undefined) when a visit the run follows is not there yet. */
+async function pageOf(
+  client: Client,
+  workflowId: string,
+  from: number | undefined,
+  followed: boolean,
+): Promise<EventsPage | undefined> {
+  try {
+    return await client.workflow.getHandle(workflowId).query(eventsQuery, from === undefined ? {} : { from });
+  } catch (err) {
+    if (followed && err instanceof WorkflowNotFoundError) return undefined;
+    throw err;
+  }
 }
 
 function isBeat(value: unknown): value is StreamBeat {
@@ -98,33 +131,67 @@ export async function* subscribeRun(
   let from = options.from;
   const sent = new Map<number, string>();
   let ended = -1;
+  /** A turn started and has not ended: its text streams, and with it pending, its end cannot have come. */
+  let live = false;
+  /** A reader that joins a workflow may have missed its turn's start: it looks once whether one is live. */
+  let probe = true;
+  let inferring = false;
+  let askedAt = 0;
+  let wait = pollMs;
   while (!signal?.aborted) {
     const target = path.at(-1)!;
-    const page: EventsPage = await client.workflow
-      .getHandle(target)
-      .query(eventsQuery, from === undefined ? {} : { from });
-    for (const event of page.events) {
-      if (event.kind === 'turn-ended') ended = Math.max(ended, event.turn);
-      yield event;
-      if (event.kind === 'run-ended') return;
+    let news = false;
+    // While the reader follows a live turn's text, the events query waits until its inference ends (or a second passed).
+    if (!(options.tokens && live && inferring && Date.now() - askedAt < IDLE_POLL_MS)) {
+      askedAt = Date.now();
+      const page = await pageOf(client, target, from, path.length > 1);
+      if (!page) {
+        // The visit the run handed its stream to has not started yet: ask the run again shortly.
+        path.pop();
+        await pause(pollMs, signal);
+        continue;
+      }
+      for (const event of page.events) {
+        if (event.kind === 'turn-started') live = true;
+        if (event.kind === 'turn-ended') {
+          ended = Math.max(ended, event.turn);
+          live = false;
+        }
+        yield event;
+        if (event.kind === 'run-ended') return;
+      }
+      from = page.next;
+      if (page.follow && page.follow.workflowId !== target) {
+        path.push(page.follow.workflowId);
+        from = page.follow.from;
+        probe = true;
+        continue;
+      }
+      if (page.events.length > 0) {
+        wait = pollMs;
+        continue;
+      }
+      if (page.done && path.length > 1) {
+        // The visit ended or handed over: its run goes on from where it stopped (a handed-over
+        // visit starts again under its id once the run went on as new, hence the pause).
+        path.pop();
+        live = false;
+        await pause(pollMs, signal);
+        continue;
+      }
+      if (page.done || options.follow === false) return;
     }
-    from = page.next;
-    if (page.follow && page.follow.workflowId !== target) {
-      path.push(page.follow.workflowId);
-      from = page.follow.from;
-      continue;
-    }
-    if (page.events.length > 0) continue;
-    if (page.done && path.length > 1) {
-      // The visit ended or handed over: its run goes on from where it stopped (a handed-over
-      // visit starts again under its id once the run went on as new, hence the pause).
-      path.pop();
-      await pause(pollMs, signal);
-      continue;
-    }
-    if (page.done || options.follow === false) return;
-    if (options.tokens && !signal?.aborted)
-      for (const delta of deltasOf(await beatsOf(client, target), sent, ended)) yield delta;
-    await pause(pollMs, signal);
+    if (options.tokens && (live || probe) && !signal?.aborted) {
+      const beats = await beatsOf(client, target);
+      inferring = beats.inferring;
+      live ||= inferring;
+      probe = false;
+      for (const delta of deltasOf(beats.beats, sent, ended)) {
+        news = true;
+        yield delta;
+      }
+    } else inferring = false;
+    wait = nextWait(wait, news, Boolean(options.tokens) && live, pollMs);
+    await pause(wait, signal);
   }
 }

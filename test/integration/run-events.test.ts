@@ -5,7 +5,9 @@
  * `run-ended`; read again once the run ended, it holds the same events; and
  * the model's text arrives on the token channel before its turn ends.
  */
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { openGate } from '../../src/providers/index.js';
 import { DEFAULT_RUN_OPTIONS, type RunOptions } from '../../src/runtime/types.js';
 import type { RunEvent, StreamItem, TextDelta } from '../../src/shapes/run-events.js';
 import { subscribeRun } from '../../src/stream/subscribe.js';
@@ -13,6 +15,7 @@ import { runProgress, sendUpdate } from '../../src/worker/operators.js';
 import { runOutcome, startRun } from '../../src/worker/run-client.js';
 import { lev } from '../cli/lev-in-process.js';
 import { temporalAddress } from './helpers.js';
+import { startLev } from './lev-process.js';
 import { scriptedModel, tempDir, useRuntime, writeBlueprint } from './run-helpers.js';
 
 async function collect(items: AsyncIterable<StreamItem>): Promise<StreamItem[]> {
@@ -148,11 +151,20 @@ write_file = "ask"
 
   it("gives the model's text as it arrives, before its turn ends", async () => {
     const text = 'Streaming this reply piece by piece, so a person sees it come.';
-    // The reply's text comes in eight pieces over 1.8 seconds (docs/scripted.md#streaming).
-    const model = scriptedModel({ turns: [{ text, latency_ms: 1800 }] });
+    // The reply streams half its text, then waits at its gate until the reader saw some of it.
+    const gate = `tokens-half-${process.pid}`;
+    const model = scriptedModel({ turns: [{ text, text_gate: gate }] });
     const toml = `[agent]\nname = "tokens"\n[stages.main]\nmodel = "${model}"\n`;
     const handle = await start(toml, {});
-    const items = await collect(subscribeRun(env.rt.client, handle.workflowId, { tokens: true }));
+    const items: StreamItem[] = [];
+    try {
+      for await (const item of subscribeRun(env.rt.client, handle.workflowId, { tokens: true })) {
+        items.push(item);
+        if (item.kind === 'text') openGate(gate);
+      }
+    } finally {
+      openGate(gate);
+    }
     await handle.result();
     const endAt = items.findIndex((i) => i.kind === 'turn-ended');
     const deltas = items.filter((i): i is TextDelta => i.kind === 'text');
@@ -170,14 +182,24 @@ write_file = "ask"
 
   it("shows the text as it comes in lev attach, before the run's end, and prints the stream with lev events", async () => {
     const text = 'Attached readers see this sentence arrive before the turn summary.';
-    const model = scriptedModel({ turns: [{ text, latency_ms: 1800 }] });
+    // The reply streams half its text and waits at its gate until lev attach has printed that half.
+    const gate = `attach-half-${process.pid}`;
+    const model = scriptedModel({ turns: [{ text, text_gate: gate }] });
     const handle = await start(`[agent]\nname = "attached"\n[stages.main]\nmodel = "${model}"\n`, {});
-    const attach = await lev(['attach', handle.workflowId, '--address', temporalAddress()]);
-    expect(attach.code).toBe(0);
-    // The text streamed in before the run's end was reported; the output after it repeats the text whole.
-    const first = attach.stdout.indexOf(text.slice(0, 20));
-    expect(first).toBeGreaterThanOrEqual(0);
-    expect(first).toBeLessThan(attach.stdout.indexOf('Run completed'));
+    const attach = startLev(['attach', handle.workflowId, '--address', temporalAddress()], {
+      LEVIATH_HOME: tempDir('attach-home'),
+      LEVIATH_CONFIG: join(tempDir('no-config'), 'config.toml'),
+    });
+    try {
+      await attach.waitFor(new RegExp(text.slice(0, 20)));
+      expect(attach.stdout()).not.toContain('Run completed');
+    } finally {
+      openGate(gate);
+    }
+    expect(await attach.exited).toBe(0);
+    // The output after the turn's end repeats the text whole.
+    expect(attach.stdout()).toContain(text);
+    expect(attach.stdout()).toContain('Run completed');
 
     const lines = await lev(['events', handle.workflowId, '--address', temporalAddress(), '--no-follow']);
     expect(lines.code).toBe(0);

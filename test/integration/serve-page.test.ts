@@ -12,6 +12,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { BrowserContext } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { openGate, resetGates } from '../../src/providers/index.js';
 import { createWorker } from '../../src/worker/create-worker.js';
 import { createToolWorker } from '../../src/worker/tool-worker.js';
 import { launchChromium, SCREENSHOTS } from './browser.js';
@@ -22,6 +23,10 @@ import { tempDir } from './run-helpers.js';
 const FINAL =
   'The night went wrong at 02:14, when the billing job timed out against the ledger database and retried until the queue overflowed; the report in report.md says how to stop it happening again.';
 
+/** The final reply streams half its text, then waits here until the test saw the page show it in part. */
+const FINAL_GATE = 'page-final';
+
+/** Three notes of about 40 tokens each: the third evicts the first from the 100-token region. */
 function pageBlueprint(name: string): string {
   const dir = tempDir('page-bp');
   const note = (n: number) =>
@@ -37,7 +42,7 @@ arguments = { path = "report.md", content = "# Report\\nA timeout at 02:14." }
 
 [[turns]]
 text = "${FINAL}"
-latency_ms = 1500
+text_gate = "${FINAL_GATE}"
 `,
   );
   writeFileSync(
@@ -47,7 +52,7 @@ name = "${name}"
 model = "scripted:${join(dir, 'script.toml')}"
 [context.regions]
 task = { kind = "pinned", max_tokens = 200 }
-notes = { kind = "temporary", max_tokens = 2000 }
+notes = { kind = "temporary", max_tokens = 100 }
 [stages.main]
 available_tools = ["context_append", "write_file"]
 [tool_permissions]
@@ -108,7 +113,9 @@ describe("lev serve's live page", () => {
   });
 
   afterAll(async () => {
+    openGate(FINAL_GATE);
     for (const stop of stops.reverse()) await stop();
+    resetGates();
   });
 
   it('shows the bars move and the text stream in, approves the gated call and sees the run finish', async () => {
@@ -157,6 +164,13 @@ describe("lev serve's live page", () => {
     await approve.focus();
     await page.keyboard.press('Enter');
     await page.getByRole('status').filter({ hasText: 'approve: done' }).waitFor({ timeout: 30_000 });
+    // The third note pushed the first out of its region: the next turn's row says so.
+    await page.locator('.turn .mark.evicted', { hasText: /^evicted 1 entry \(\d+ tokens\) of notes$/ }).waitFor();
+
+    // The answer streams half its text and waits: the page shows it in part, then whole.
+    await page.locator('#live-text', { hasText: FINAL.slice(0, 20) }).waitFor({ timeout: 60_000 });
+    expect(((await page.locator('#live-text').textContent()) ?? '').length).toBeLessThan(FINAL.length);
+    openGate(FINAL_GATE);
 
     // The run finishes with its answer, which streamed in: the page showed it in part first.
     await page.locator('#run-summary', { hasText: /^completed/ }).waitFor({ timeout: 60_000 });

@@ -58,6 +58,18 @@ describe('scripted gates (docs/scripted.md#gates)', () => {
     expect((await scripted.infer(request(1))).text).toBe('second');
   });
 
+  it('hold a streaming reply halfway at its text gate, with half its text out', async () => {
+    registerScript('gated', { turns: [{ text: 'abcdefgh', text_gate: 'g4' }] });
+    const shown: string[] = [];
+    const call = getProvider('scripted:gated', {}).infer(request(0), { onText: (t) => shown.push(t) });
+    await gateReached('g4');
+    expect(await settled(call)).toBe(false);
+    expect(shown).toEqual(['a', 'ab', 'abc', 'abcd']);
+    openGate('g4');
+    expect((await call).text).toBe('abcdefgh');
+    expect(shown.at(-1)).toBe('abcdefgh');
+  });
+
   it('let a cancelled call go while it waits', async () => {
     registerScript('gated', { turns: [{ text: 'never', gate: 'g2' }] });
     const ctrl = new AbortController();
