@@ -13,6 +13,7 @@ import type { Client, WorkflowHandle } from '@temporalio/client';
 import type { NativeConnection, Worker } from '@temporalio/worker';
 import type { DevServer } from '../devserver/dev-server.js';
 import { workerPool } from '../mcp/pool.js';
+import { artifactLines } from '../outputs/artifacts.js';
 import { addressFlag } from '../runtime/defaults.js';
 import { undeliveredText } from '../runtime/texts.js';
 import type { Progress, RunResult } from '../runtime/types.js';
@@ -67,15 +68,17 @@ export function printResult(r: RunResult): void {
     );
   if (r.undeliveredMessages) process.stdout.write(`Messages: ${undeliveredText(r.undeliveredMessages)}\n`);
   if (r.output) process.stdout.write(`\nOutput${r.outputFormat ? ` (${r.outputFormat})` : ''}:\n${r.output}\n`);
+  const files = artifactLines(r.artifacts);
+  if (files.length > 0) process.stdout.write(`\n${files.join('\n')}\n`);
   process.stdout.write(`\nRun id: ${r.runId}\n`);
 }
 
 /** The one JSON object `lev run --json` and `lev attach --json` print. */
 export function printResultJson(result: RunResult): void {
-  const { runId, status, regions, gatesForced, usage, cost, undeliveredMessages } = result;
+  const { runId, status, regions, gatesForced, usage, cost, undeliveredMessages, artifacts } = result;
   const output = { format: result.outputFormat ?? 'text', text: result.output };
   process.stdout.write(
-    `${JSON.stringify({ runId, status, output, regions: regions.map(({ name, kind, tokens, budget }) => ({ name, kind, tokens, budget })), gatesForced, usage, ...(cost ? { cost } : {}), ...(result.error ? { error: result.error } : {}), ...(undeliveredMessages ? { undeliveredMessages } : {}) })}\n`,
+    `${JSON.stringify({ runId, status, output, regions: regions.map(({ name, kind, tokens, budget }) => ({ name, kind, tokens, budget })), gatesForced, usage, ...(cost ? { cost } : {}), ...(artifacts?.length ? { artifacts } : {}), ...(result.error ? { error: result.error } : {}), ...(undeliveredMessages ? { undeliveredMessages } : {}) })}\n`,
   );
 }
 

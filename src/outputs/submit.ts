@@ -7,15 +7,24 @@
 
 import { formatCoded } from '../errors.js';
 import type { Blueprint } from '../shapes/frozen-blueprint.js';
+import { checkArtifacts } from './artifacts.js';
 import { checkAnswer } from './check.js';
 import { stageOutputSpec } from './spec.js';
 
 /** Largest answer accepted: an answer is one model response, not a file. */
 export const MAX_ANSWER_BYTES = 256 * 1024;
 
-export type Submission = { ok: true; format: string; text: string; reply: string } | { ok: false; reply: string };
+export type Submission =
+  | { ok: true; format: string; text: string; artifacts: string[]; reply: string }
+  | { ok: false; reply: string };
 
-export function submitOutput(bp: Blueprint, stage: string, args: Record<string, unknown>): Submission {
+/** `workdir` resolves the `artifacts` the call names; without one, naming any is refused. */
+export function submitOutput(
+  bp: Blueprint,
+  stage: string,
+  args: Record<string, unknown>,
+  workdir?: string,
+): Submission {
   const content = args.content;
   if (typeof content !== 'string')
     return {
@@ -37,6 +46,15 @@ export function submitOutput(bp: Blueprint, stage: string, args: Record<string, 
       ok: false,
       reply: formatCoded('output-invalid', `${verdict.reason}; fix the answer and call submit_output again.`),
     };
+  const artifacts = checkArtifacts(args.artifacts, workdir);
+  if (!artifacts.ok) return artifacts;
   const format = spec?.format ?? 'text';
-  return { ok: true, format, text: content, reply: `Final output accepted (${format}, ${content.length} characters).` };
+  const files = artifacts.paths.length;
+  return {
+    ok: true,
+    format,
+    text: content,
+    artifacts: artifacts.paths,
+    reply: `Final output accepted (${format}, ${content.length} characters${files > 0 ? `, ${files} artifact${files === 1 ? '' : 's'}` : ''}).`,
+  };
 }

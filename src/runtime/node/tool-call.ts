@@ -115,7 +115,7 @@ export async function runToolCall(
     return { content: text, tokens: countTokens(text, encoding), isError: true, modifiedPaths: [], denied: false };
   }
   if (canonicalTool(input.call.name) === SUBMIT_OUTPUT) {
-    const submission = submitOutput(bp, input.stage, input.call.arguments);
+    const submission = submitOutput(bp, input.stage, input.call.arguments, input.workdir);
     return {
       content: submission.reply,
       tokens: countTokens(submission.reply, encoding),
@@ -123,7 +123,13 @@ export async function runToolCall(
       modifiedPaths: [],
       denied: false,
       ...(submission.ok
-        ? { output: { format: submission.format, content: await toContent(store.blobs, submission.text) } }
+        ? {
+            output: {
+              format: submission.format,
+              content: await toContent(store.blobs, submission.text),
+              ...(submission.artifacts.length > 0 ? { artifacts: submission.artifacts } : {}),
+            },
+          }
         : {}),
     };
   }
