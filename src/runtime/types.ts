@@ -347,6 +347,8 @@ export type RunMemo = Partial<
   Pick<RunResult, 'stages' | 'usage' | 'cost' | 'gatesForced' | 'undeliveredMessages'> & {
     blueprint: string;
     task: string;
+    /** The title the run was started with (docs/reference/cli.md#run-titles). */
+    title: string;
     inferences: number;
     /** Set on a fork's run when `lev fork` starts it (docs/reference/cluster-runs.md#fork). */
     forkedFrom: ForkOrigin;
