@@ -399,7 +399,14 @@ export class AgentRun {
   /** Takes over what a visit hands back: the region set, the counters, the usage. */
   take(stage: string, outcome: StageOutcome): void {
     this.events.takeBack(outcome.events);
-    this.events.append(stageLeft(stage, this.book.stagesVisited.length, outcome.end, Date.now()));
+    this.events.append(
+      stageLeft(stage, this.book.stagesVisited.length, outcome.end, Date.now(), {
+        // The turns of this call of the visit: a gate's re-run and a hand-over keep counting the visit's.
+        turns: Math.max(0, outcome.visitTurns - this.book.visitTurns),
+        usage: outcome.usage,
+        cost: runCost(this.bp, { [stage]: outcome.usage }).usd,
+      }),
+    );
     this.driver.adopt(outcome.carried);
     this.book.inferences = outcome.inferences;
     this.book.visitTurns = outcome.visitTurns;

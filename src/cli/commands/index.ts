@@ -24,6 +24,7 @@ import { registerSchedule } from './schedule.js';
 import { registerServe } from './serve.js';
 import { registerServer } from './server.js';
 import { registerShow } from './show.js';
+import { registerStages } from './stages.js';
 import { registerTest } from './test.js';
 import { registerValidate } from './validate.js';
 import { registerWorker } from './worker.js';
@@ -36,6 +37,7 @@ export function registerCommands(program: Command): void {
   registerAttach(program);
   registerResult(program);
   registerEvents(program);
+  registerStages(program);
   registerFork(program);
   registerMsg(program);
   registerApprove(program);
