@@ -13,7 +13,6 @@ import type { Client, WorkflowHandle } from '@temporalio/client';
 import type { NativeConnection, Worker } from '@temporalio/worker';
 import type { DevServer } from '../devserver/dev-server.js';
 import { workerPool } from '../mcp/pool.js';
-import { artifactLines } from '../outputs/artifacts.js';
 import { addressFlag } from '../runtime/defaults.js';
 import { undeliveredText } from '../runtime/texts.js';
 import type { Progress, RunResult } from '../runtime/types.js';
@@ -21,6 +20,7 @@ import type { TextDelta } from '../shapes/run-events.js';
 import { dataPath } from '../state/locations.js';
 import { PROJECT_ROOT } from '../state/project-root.js';
 import { subscribeRun } from '../stream/subscribe.js';
+import { artifactLines } from '../tools/artifacts.js';
 import { type FollowOptions, followRun } from '../worker/run-client.js';
 import { formatBars } from './bars.js';
 

@@ -6,10 +6,10 @@
 import type { Client } from '@temporalio/client';
 import { openBlobStore, parseBlobSpec } from '../blobs/index.js';
 import { LevError } from '../errors.js';
-import { artifactLines } from '../outputs/artifacts.js';
 import { defaultRuntimeConfig } from '../runtime/node/run-store.js';
 import { undeliveredText } from '../runtime/texts.js';
 import type { RunResult } from '../runtime/types.js';
+import { artifactLines } from '../tools/artifacts.js';
 import { runOutcome } from '../worker/run-client.js';
 import { describeRun } from '../worker/runs.js';
 import { withClient } from './connect.js';

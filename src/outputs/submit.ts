@@ -7,23 +7,25 @@
 
 import { formatCoded } from '../errors.js';
 import type { Blueprint } from '../shapes/frozen-blueprint.js';
-import { checkArtifacts } from './artifacts.js';
 import { checkAnswer } from './check.js';
 import { stageOutputSpec } from './spec.js';
 
 /** Largest answer accepted: an answer is one model response, not a file. */
 export const MAX_ANSWER_BYTES = 256 * 1024;
 
+/** The `artifacts` a call names, as the tool worker checked them against the workdir (`src/tools/artifacts.ts`). */
+export type Artifacts = { ok: true; paths: string[] } | { ok: false; reply: string };
+
 export type Submission =
   | { ok: true; format: string; text: string; artifacts: string[]; reply: string }
   | { ok: false; reply: string };
 
-/** `workdir` resolves the `artifacts` the call names; without one, naming any is refused. */
+/** `artifacts`: the checked paths the call names, which refuse an otherwise valid answer when they are refused; none when absent. */
 export function submitOutput(
   bp: Blueprint,
   stage: string,
   args: Record<string, unknown>,
-  workdir?: string,
+  artifacts: Artifacts = { ok: true, paths: [] },
 ): Submission {
   const content = args.content;
   if (typeof content !== 'string')
@@ -46,7 +48,6 @@ export function submitOutput(
       ok: false,
       reply: formatCoded('output-invalid', `${verdict.reason}; fix the answer and call submit_output again.`),
     };
-  const artifacts = checkArtifacts(args.artifacts, workdir);
   if (!artifacts.ok) return artifacts;
   const format = spec?.format ?? 'text';
   const files = artifacts.paths.length;

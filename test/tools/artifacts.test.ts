@@ -3,8 +3,8 @@ import { mkdirSync, mkdtempSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { artifactLines, checkArtifacts, MAX_ARTIFACTS } from '../../src/outputs/artifacts.js';
 import { submitOutput } from '../../src/outputs/submit.js';
+import { artifactLines, checkArtifacts, MAX_ARTIFACTS } from '../../src/tools/artifacts.js';
 import { loadToml } from '../blueprint/helpers.js';
 
 const workdir = () => {
@@ -47,10 +47,10 @@ describe('artifacts', () => {
     const r = loadToml('[stages.a]\nmode = "output"\n');
     if (!r.blueprint) throw new Error(JSON.stringify(r.diagnostics));
     const dir = workdir();
-    const ok = submitOutput(r.blueprint, 'a', { content: 'See the table.', artifacts: ['data/t.csv'] }, dir);
+    const ok = submitOutput(r.blueprint, 'a', { content: 'See the table.' }, checkArtifacts(['data/t.csv'], dir));
     expect(ok).toMatchObject({ ok: true, artifacts: ['data/t.csv'], reply: expect.stringContaining('1 artifact)') });
-    expect(submitOutput(r.blueprint, 'a', { content: 'x' }, dir)).toMatchObject({ ok: true, artifacts: [] });
-    expect(submitOutput(r.blueprint, 'a', { content: 'x', artifacts: ['../up'] }, dir).ok).toBe(false);
+    expect(submitOutput(r.blueprint, 'a', { content: 'x' })).toMatchObject({ ok: true, artifacts: [] });
+    expect(submitOutput(r.blueprint, 'a', { content: 'x' }, checkArtifacts(['../up'], dir)).ok).toBe(false);
   });
 
   it('are listed under a heading with their count', () => {

@@ -4,16 +4,16 @@
  * directory. Each must resolve inside it, by the confinement every path tool uses
  * (`src/tools/confine.ts`); a file need not exist yet. One path that escapes refuses
  * the whole submission, as in the original, so a named file is always one the
- * caller can fetch.
+ * caller can fetch. The tool worker checks them (`src/runtime/node/tool-call.ts`) and hands
+ * `submitOutput` the verdict.
  */
 import { formatCoded } from '../errors.js';
-import { confinePathSync } from '../tools/confine.js';
-import { NO_READ_PATHS } from '../tools/read-paths.js';
+import type { Artifacts } from '../outputs/submit.js';
+import { confinePathSync } from './confine.js';
+import { NO_READ_PATHS } from './read-paths.js';
 
 /** Paths one submission may name; an answer that points at more files is a listing, not a list of artifacts. */
 export const MAX_ARTIFACTS = 100;
-
-export type Artifacts = { ok: true; paths: string[] } | { ok: false; reply: string };
 
 /** The workdir-relative paths `artifacts` names (blank ones skipped, duplicates once), or why the submission is refused. */
 export function checkArtifacts(value: unknown, workdir: string | undefined): Artifacts {
