@@ -43,37 +43,26 @@ function when(ms: number | null): string {
 
 /** The ledger as a table: a row per visit, then the total, and a note when earlier visits are gone. */
 export function formatLedger(ledger: StageLedger): string {
-  const cost = (usd: number | null) => (usd === null ? '-' : dollars(usd));
+  // What a visit, or all of them, spent: the columns TURNS to COST.
+  const spent = (s: Pick<StageLedger['total'], 'turns' | 'usage' | 'cost'>) => [
+    String(s.turns),
+    String(s.usage.promptTokens),
+    String(s.usage.completionTokens),
+    String(s.usage.cacheReadTokens),
+    String(s.usage.cacheWriteTokens),
+    s.cost === null ? '-' : dollars(s.cost),
+  ];
   const last = ledger.visits.length - 1;
   const rows = ledger.visits.map((v, i) => [
     String(v.visit),
     v.stage,
     when(v.startedAt),
     v.startedAt !== null && v.endedAt !== null ? formatDuration((v.endedAt - v.startedAt) / 1000) : '-',
-    String(v.turns),
-    String(v.usage.promptTokens),
-    String(v.usage.completionTokens),
-    String(v.usage.cacheReadTokens),
-    String(v.usage.cacheWriteTokens),
-    cost(v.cost),
+    ...spent(v),
     v.end ?? 'running',
     v.next ?? (i === last && ledger.runEnded ? `(run ${ledger.runEnded.status})` : '-'),
   ]);
-  const t = ledger.total;
-  const total = [
-    '',
-    'TOTAL',
-    '',
-    '',
-    String(t.turns),
-    String(t.usage.promptTokens),
-    String(t.usage.completionTokens),
-    String(t.usage.cacheReadTokens),
-    String(t.usage.cacheWriteTokens),
-    cost(t.cost),
-    '',
-    '',
-  ];
+  const total = ['', 'TOTAL', '', '', ...spent(ledger.total), '', ''];
   const widths = columnWidths(HEADER, [...rows, total]);
   const line = (row: string[]) =>
     row

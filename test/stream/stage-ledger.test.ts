@@ -28,47 +28,35 @@ const turn = (stage: string, n: number, p: number, c: number, cost?: number): Ne
     ...(cost !== undefined ? { cost } : {}),
   }) as NewEvent;
 
+const left = (
+  stage: string,
+  visit: number,
+  end: string,
+  spent?: { turns: number; usage: ReturnType<typeof usage>; cost?: number },
+): NewEvent => ({
+  kind: 'stage-left',
+  time: 0,
+  stage,
+  visit,
+  end,
+  ...spent,
+});
+
 describe('stageLedger', () => {
   it('has a row per visit with what its stage-left reports, its gates and the stage entered next', () => {
     const ledger = stageLedger(
       stream([
         { kind: 'stage-entered', time: 0, stage: 'plan', visit: 1 },
         turn('plan', 0, 100, 10, 0.01),
-        {
-          kind: 'stage-left',
-          time: 0,
-          stage: 'plan',
-          visit: 1,
-          end: 'completed',
-          turns: 1,
-          usage: usage(100, 10, 5, 2),
-          cost: 0.01,
-        },
+        left('plan', 1, 'completed', { turns: 1, usage: usage(100, 10, 5, 2), cost: 0.01 }),
         { kind: 'gate', time: 0, stage: 'plan', gate: 'require_todos_complete', passed: false },
         // The blocked gate runs the visit again: its second stage-left adds to the same row.
         turn('plan', 1, 120, 12, 0.02),
-        {
-          kind: 'stage-left',
-          time: 0,
-          stage: 'plan',
-          visit: 1,
-          end: 'completed',
-          turns: 1,
-          usage: usage(120, 12),
-          cost: 0.02,
-        },
+        left('plan', 1, 'completed', { turns: 1, usage: usage(120, 12), cost: 0.02 }),
         { kind: 'gate', time: 0, stage: 'plan', gate: 'to build', passed: true },
         { kind: 'stage-entered', time: 0, stage: 'build', visit: 2 },
         turn('build', 2, 200, 20),
-        {
-          kind: 'stage-left',
-          time: 0,
-          stage: 'build',
-          visit: 2,
-          end: 'max_iterations',
-          turns: 1,
-          usage: usage(200, 20),
-        },
+        left('build', 2, 'max_iterations', { turns: 1, usage: usage(200, 20) }),
         { kind: 'run-ended', time: 0, status: 'completed' },
       ]),
     );
@@ -109,7 +97,7 @@ describe('stageLedger', () => {
         { kind: 'stage-entered', time: 0, stage: 'a', visit: 1 },
         turn('a', 0, 10, 1, 0.5),
         turn('a', 1, 20, 2, 0.25),
-        { kind: 'stage-left', time: 0, stage: 'a', visit: 1, end: 'completed' },
+        left('a', 1, 'completed'),
         { kind: 'stage-entered', time: 0, stage: 'a', visit: 2 },
         turn('a', 2, 30, 3),
       ]),
@@ -126,7 +114,7 @@ describe('stageLedger', () => {
       stream(
         [
           turn('a', 7, 10, 1),
-          { kind: 'stage-left', time: 0, stage: 'a', visit: 3, end: 'completed', turns: 8, usage: usage(80, 8) },
+          left('a', 3, 'completed', { turns: 8, usage: usage(80, 8) }),
           { kind: 'stage-entered', time: 0, stage: 'b', visit: 4 },
         ],
         40,
