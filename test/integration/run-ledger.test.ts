@@ -91,6 +91,42 @@ mode = "output"
     expect(unknown.stderr).toContain('[run-not-found]');
   });
 
+  it('counts every turn of a visit that went on as new, and was handed over when its run did', async () => {
+    const model = scriptedModel({
+      turns: [
+        ...Array.from({ length: 10 }, (_, i) => ({
+          stage: 'main',
+          text: `Pass ${i + 1}.`,
+          tool_calls: [{ name: 'current_time', arguments: {} }],
+        })),
+        { stage: 'main', text: 'All passes done.' },
+        { stage: 'wrap', text: 'Wrapped.' },
+      ],
+    });
+    const bp = writeBlueprint(
+      `[agent]\nname = "long-ledger"\nmodel = "${model}"\n[stages.main]\navailable_tools = ["current_time"]\nmax_iterations = 100\n[stages.main.transitions.wrap]\n[stages.wrap]\n`,
+    );
+    // The visit goes on as new every 3 turns, the run past 40 events of history (handing its visit over).
+    const options = { ...DEFAULT_RUN_OPTIONS, runHistoryEvents: 40, turnsPerRun: 3, progressReportMs: 0 };
+    const handle = await startRun(
+      env.rt.client,
+      { blueprint: bp, task: 'Keep working.', caller: {}, workdir: tempDir('ledger'), options },
+      { taskQueue: env.rt.taskQueue },
+    );
+    const result = await runOutcome(handle);
+    const ledger = JSON.parse((await lev(['stages', handle.workflowId, '--json', ...at()])).stdout);
+    expect(ledger.visits.map((v: Record<string, unknown>) => [v.stage, v.turns, v.end, v.next])).toEqual([
+      ['main', 11, 'completed', 'wrap'],
+      ['wrap', 1, 'completed', null],
+    ]);
+    expect(ledger.total.usage).toEqual({
+      promptTokens: result.usage.promptTokens,
+      completionTokens: result.usage.completionTokens,
+      cacheReadTokens: result.usage.cacheReadTokens,
+      cacheWriteTokens: result.usage.cacheWriteTokens,
+    });
+  });
+
   it("shows the window after each turn, and the regions and prompt one turn read, rebuilt from the run's histories", async () => {
     const { runId } = await finishedRun();
     const history = JSON.parse((await lev(['context', runId, '--json', ...at()])).stdout);
