@@ -475,6 +475,14 @@ export const RUNTIME_CODES = {
     meaning: '`lev fork --turn` names no turn of the run, or one that is followed by no stage turn to start from.',
   },
   'fork-stage-unknown': { surface: 'cli', meaning: '`lev fork --stage` names a stage the run made no turn in.' },
+  'title-invalid': {
+    surface: 'cli',
+    meaning: 'A run title (`--title`, `title` of a start request) is empty, spans lines or is over 200 bytes.',
+  },
+  'context-turn-unknown': {
+    surface: 'cli',
+    meaning: '`lev context --turn` names no turn of the run, or one whose inference its histories no longer hold.',
+  },
   // Operator updates
   'run-finished': {
     surface: 'operator',

@@ -20,6 +20,7 @@ import type { TextDelta } from '../shapes/run-events.js';
 import { dataPath } from '../state/locations.js';
 import { PROJECT_ROOT } from '../state/project-root.js';
 import { subscribeRun } from '../stream/subscribe.js';
+import { artifactLines } from '../tools/artifacts.js';
 import { type FollowOptions, followRun } from '../worker/run-client.js';
 import { formatBars } from './bars.js';
 
@@ -67,15 +68,17 @@ export function printResult(r: RunResult): void {
     );
   if (r.undeliveredMessages) process.stdout.write(`Messages: ${undeliveredText(r.undeliveredMessages)}\n`);
   if (r.output) process.stdout.write(`\nOutput${r.outputFormat ? ` (${r.outputFormat})` : ''}:\n${r.output}\n`);
+  const files = artifactLines(r.artifacts);
+  if (files.length > 0) process.stdout.write(`\n${files.join('\n')}\n`);
   process.stdout.write(`\nRun id: ${r.runId}\n`);
 }
 
 /** The one JSON object `lev run --json` and `lev attach --json` print. */
 export function printResultJson(result: RunResult): void {
-  const { runId, status, regions, gatesForced, usage, cost, undeliveredMessages } = result;
+  const { runId, status, regions, gatesForced, usage, cost, undeliveredMessages, artifacts } = result;
   const output = { format: result.outputFormat ?? 'text', text: result.output };
   process.stdout.write(
-    `${JSON.stringify({ runId, status, output, regions: regions.map(({ name, kind, tokens, budget }) => ({ name, kind, tokens, budget })), gatesForced, usage, ...(cost ? { cost } : {}), ...(result.error ? { error: result.error } : {}), ...(undeliveredMessages ? { undeliveredMessages } : {}) })}\n`,
+    `${JSON.stringify({ runId, status, output, regions: regions.map(({ name, kind, tokens, budget }) => ({ name, kind, tokens, budget })), gatesForced, usage, ...(cost ? { cost } : {}), ...(artifacts?.length ? { artifacts } : {}), ...(result.error ? { error: result.error } : {}), ...(undeliveredMessages ? { undeliveredMessages } : {}) })}\n`,
   );
 }
 

@@ -10,6 +10,7 @@ import { withModel } from '../blueprint/model-switch.js';
 import { LevError } from '../errors.js';
 import { notifyOption } from '../notify/config.js';
 import { withLaunchOutput } from '../outputs/spec.js';
+import { SUMMARY_BYTES } from '../runtime/details.js';
 import { preflight } from '../runtime/node/seeding.js';
 import { checkSandbox } from '../runtime/node/tool-context.js';
 import { toolQueueName } from '../runtime/node/tool-queue-name.js';
@@ -37,6 +38,8 @@ export interface Launch {
   allow?: string[];
   yolo?: boolean;
   attended?: boolean;
+  /** What people call the run: `lev ps` and the Web UI show it (docs/reference/cli.md#run-titles). */
+  title?: string;
 }
 
 export interface LaunchOptions {
@@ -53,6 +56,22 @@ export interface LaunchOptions {
   workdirToolQueue?: boolean;
 }
 
+/** A run's title, trimmed; one that is empty, spans lines or would not fit the Web UI's summary is `title-invalid`. */
+export function checkTitle(title: string): string {
+  const trimmed = title.trim();
+  const problem =
+    trimmed === ''
+      ? 'is empty'
+      : /[\r\n]/.test(trimmed)
+        ? 'spans lines'
+        : Buffer.byteLength(trimmed, 'utf8') > SUMMARY_BYTES
+          ? `is over ${SUMMARY_BYTES} bytes`
+          : undefined;
+  if (problem)
+    throw new LevError('title-invalid', `The run's title ${problem}; give one line of at most ${SUMMARY_BYTES} bytes.`);
+  return trimmed;
+}
+
 /** The run's input from a blueprint argument (path, installed agent or pushed reference) or a loaded blueprint. */
 export async function launchInput(
   blueprint: string | Blueprint,
@@ -63,6 +82,7 @@ export async function launchInput(
     throw new LevError('bad-input', '--yolo runs without a person and --attended with one; give only one of them.');
   const env = opts.env ?? process.env;
   const { task, caller, outputSchema: schema } = launch;
+  const title = launch.title === undefined ? undefined : checkTitle(launch.title);
   const workdir = resolve(launch.workdir);
   checkWorkdir(workdir);
   let bp =
@@ -87,6 +107,7 @@ export async function launchInput(
     );
   return {
     blueprint: bp,
+    ...(title !== undefined ? { title } : {}),
     ...(task !== undefined ? { task } : {}),
     caller,
     workdir,

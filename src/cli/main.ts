@@ -16,6 +16,8 @@ export async function main(argv: string[]): Promise<number> {
     .description('Leviath: durable AI agents with structured context memory, on Temporal.')
     .version(LEVIATH_VERSION)
     .showHelpAfterError('(run with --help for usage)')
+    // A command's options are its own: `lev context <run> --json` and `lev context simulate … --json` differ.
+    .enablePositionalOptions()
     .exitOverride();
   registerCommands(program);
   program.hook('preAction', (_program, command) => {

@@ -23,13 +23,17 @@ export function formatCost(usd: number | null): string {
   return usd === null ? '-' : dollars(usd);
 }
 
-const HEADER = ['RUN ID', 'BLUEPRINT', 'STAGE', 'STATUS', 'TURNS', 'TOKENS', 'COST', 'AGE'];
+const HEADER = ['RUN ID', 'TITLE', 'BLUEPRINT', 'STAGE', 'STATUS', 'TURNS', 'TOKENS', 'COST', 'AGE'];
 /** Counts read right-aligned. */
-const NUMERIC = new Set([4, 5, 6, 7]);
+const NUMERIC = new Set([5, 6, 7, 8]);
+/** The TITLE column, shown only when a listed run has a title (as the original's `lev ps`). */
+const TITLE = 1;
 
 export function formatRuns(rows: RunRow[]): string {
+  const titled = rows.some((r) => r.title !== null);
   const cells = rows.map((r) => [
     r.runId,
+    r.title ?? '',
     r.blueprint ?? '-',
     r.stage ?? '-',
     // What a waiting run waits for, as the progress query says, naming the provider of an outage (docs/reference/operators.md#lev-ps).
@@ -43,6 +47,7 @@ export function formatRuns(rows: RunRow[]): string {
   const line = (row: string[]) =>
     row
       .map((cell, i) => (NUMERIC.has(i) ? cell.padStart(widths[i] ?? 0) : cell.padEnd(widths[i] ?? 0)))
+      .filter((_, i) => titled || i !== TITLE)
       .join('  ')
       .trimEnd();
   return [line(HEADER), ...cells.map(line)].join('\n');

@@ -9,6 +9,7 @@ import { LevError } from '../errors.js';
 import { defaultRuntimeConfig } from '../runtime/node/run-store.js';
 import { undeliveredText } from '../runtime/texts.js';
 import type { RunResult } from '../runtime/types.js';
+import { artifactLines } from '../tools/artifacts.js';
 import { runOutcome } from '../worker/run-client.js';
 import { describeRun } from '../worker/runs.js';
 import { withClient } from './connect.js';
@@ -28,6 +29,8 @@ export interface ResultView {
   status: RunResult['status'];
   stages: RunResult['stages'];
   output: { format: string; text: string };
+  /** The files the answer names, relative to the run's workdir (docs/reference/stages.md#artifacts); absent when none. */
+  artifacts?: string[];
   usage: RunResult['usage'];
   cost?: RunResult['cost'];
   error?: string;
@@ -54,6 +57,7 @@ export async function readResult(
     status: result.status,
     stages: result.stages,
     output: { format: result.outputFormat ?? 'text', text: await answerText(result, opts.say) },
+    ...(result.artifacts?.length ? { artifacts: result.artifacts } : {}),
     usage: result.usage,
     ...(result.cost ? { cost: result.cost } : {}),
     ...(result.error ? { error: result.error } : {}),
@@ -73,6 +77,8 @@ export async function printRunResult(runId: string, flags: ResultFlags): Promise
       if (result.undeliveredMessages) say(undeliveredText(result.undeliveredMessages));
       const text = result.output.text;
       process.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
+      // On stderr, so stdout stays the answer alone (docs/reference/stages.md#artifacts).
+      for (const line of artifactLines(result.artifacts)) say(line);
     }
     if (result.status !== 'completed') process.exitCode = 1;
   });

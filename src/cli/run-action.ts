@@ -46,6 +46,8 @@ export interface RunFlags {
   json?: boolean;
   seedCommands: boolean;
   id?: string;
+  /** What people call the run (docs/reference/cli.md#run-titles). */
+  title?: string;
   /** A tool queue served elsewhere (`lev worker --tools`); none means one in this process for the workdir. */
   toolQueue?: string;
   outputFormat?: string;
@@ -79,6 +81,7 @@ export async function runAgentCommand(path: string, flags: RunFlags): Promise<vo
       allow: flags.allow ?? [],
       ...(flags.yolo ? { yolo: true } : {}),
       ...(flags.attended ? { attended: true } : {}),
+      ...(flags.title !== undefined ? { title: flags.title } : {}),
     },
     { say },
   );

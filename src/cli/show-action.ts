@@ -24,6 +24,7 @@ export function formatRun(v: RunView): string {
     `Status:   ${v.status} (Temporal ${v.executionStatus}), started ${age(v.ageSeconds)} ago${v.live || v.executionStatus !== 'RUNNING' ? '' : v.taskFailures.length > 0 ? '; its workflow task keeps failing' : '; no worker answered'}`,
     ...v.taskFailures.map((f) => `Failing:  ${taskFailingLine(f, v.runId)}`),
   ];
+  if (v.title) lines.push(`Title:    ${v.title}`);
   if (v.task) lines.push(`Task:     ${v.task}`);
   if (v.forkedFrom)
     lines.push(

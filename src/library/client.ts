@@ -49,6 +49,8 @@ export interface StartOptions {
   toolTaskQueue?: string;
   /** The run id (`--id`); one is made from the agent's name otherwise. */
   runId?: string;
+  /** What people call the run (`--title`): `lev ps` and the Web UI show it. */
+  title?: string;
   /** A person attends the run (docs/reference/operators.md#attended-runs). */
   attended?: boolean;
   /** Tools whose `ask` becomes `allow` (`--allow`). */
@@ -192,6 +194,7 @@ export class LeviathClient {
         ...(opts.yolo ? { yolo: true } : {}),
         allow: opts.allow ?? [],
         ...(opts.toolTaskQueue !== undefined ? { toolQueue: opts.toolTaskQueue } : {}),
+        ...(opts.title !== undefined ? { title: opts.title } : {}),
       },
       { say: opts.onNotice ?? (() => {}), quiet: true, env: this.env, workdirToolQueue: false },
     );

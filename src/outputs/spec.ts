@@ -32,6 +32,12 @@ export const SUBMIT_OUTPUT_PARAMETERS: Record<string, unknown> = {
   type: 'object',
   properties: {
     content: { type: 'string', description: 'The final answer, in the requested format.' },
+    artifacts: {
+      type: 'array',
+      items: { type: 'string' },
+      description:
+        'Files you produced that the caller should read, as paths relative to the working directory: a dataset, a long report, a generated file. Name anything too large for the answer here, and describe it in `content`.',
+    },
   },
   required: ['content'],
   additionalProperties: false,

@@ -13,9 +13,20 @@ import { stageOutputSpec } from './spec.js';
 /** Largest answer accepted: an answer is one model response, not a file. */
 export const MAX_ANSWER_BYTES = 256 * 1024;
 
-export type Submission = { ok: true; format: string; text: string; reply: string } | { ok: false; reply: string };
+/** The `artifacts` a call names, as the tool worker checked them against the workdir (`src/tools/artifacts.ts`). */
+export type Artifacts = { ok: true; paths: string[] } | { ok: false; reply: string };
 
-export function submitOutput(bp: Blueprint, stage: string, args: Record<string, unknown>): Submission {
+export type Submission =
+  | { ok: true; format: string; text: string; artifacts: string[]; reply: string }
+  | { ok: false; reply: string };
+
+/** `artifacts`: the checked paths the call names, which refuse an otherwise valid answer when they are refused; none when absent. */
+export function submitOutput(
+  bp: Blueprint,
+  stage: string,
+  args: Record<string, unknown>,
+  artifacts: Artifacts = { ok: true, paths: [] },
+): Submission {
   const content = args.content;
   if (typeof content !== 'string')
     return {
@@ -37,6 +48,14 @@ export function submitOutput(bp: Blueprint, stage: string, args: Record<string, 
       ok: false,
       reply: formatCoded('output-invalid', `${verdict.reason}; fix the answer and call submit_output again.`),
     };
+  if (!artifacts.ok) return artifacts;
   const format = spec?.format ?? 'text';
-  return { ok: true, format, text: content, reply: `Final output accepted (${format}, ${content.length} characters).` };
+  const files = artifacts.paths.length;
+  return {
+    ok: true,
+    format,
+    text: content,
+    artifacts: artifacts.paths,
+    reply: `Final output accepted (${format}, ${content.length} characters${files > 0 ? `, ${files} artifact${files === 1 ? '' : 's'}` : ''}).`,
+  };
 }

@@ -104,8 +104,8 @@ export interface ToolResultOut {
   modifiedPaths: string[];
   denied: boolean;
   tracked?: TrackedFile;
-  /** A `submit_output` call that passed its checks: the answer and its format label. */
-  output?: { format: string; content: Content };
+  /** A `submit_output` call that passed its checks: the answer, its format label and the files it names. */
+  output?: { format: string; content: Content; artifacts?: string[] };
 }
 
 /** What a run gives its seeds. */

@@ -20,9 +20,9 @@ export const SUMMARY_BYTES = 200;
 /** Characters of the bar that shows a region's fill. */
 export const BAR_WIDTH = 20;
 
-/** `<blueprint>: <first line of the task>`, at most 200 bytes. */
-export function staticSummary(agent: string, task: string | undefined): string {
-  const line = (task ?? '').trim().split('\n')[0]?.trim() ?? '';
+/** `<blueprint>: <title>`, else `<blueprint>: <first line of the task>`, at most 200 bytes. */
+export function staticSummary(agent: string, task: string | undefined, title?: string): string {
+  const line = title ?? (task ?? '').trim().split('\n')[0]?.trim() ?? '';
   return cutBytes(line ? `${agent}: ${line}` : agent, SUMMARY_BYTES);
 }
 

@@ -17,7 +17,7 @@ import type { AppliedOp, EvictionCause, WriteEviction } from './fleet-metrics.js
 import type { OpResults } from './ops.js';
 import { waitingKind } from './people/status.js';
 import type { AskDecision } from './people/updates.js';
-import type { Progress, WaitingKind } from './types.js';
+import type { Progress, UsageTotals, WaitingKind } from './types.js';
 import type { CallEffect } from './visit.js';
 
 /** Characters of a reply or a result an event previews. */
@@ -95,9 +95,25 @@ export function stageEntered(stage: string, visit: number, time: number): NewEve
   return { kind: 'stage-entered', time, stage, visit };
 }
 
-/** A stage visit ended, as its outcome says. */
-export function stageLeft(stage: string, visit: number, end: string, time: number): NewEvent {
-  return { kind: 'stage-left', time, stage, visit, end };
+/** A stage visit ended, as its outcome says, with its turns, their usage and their cost (null: unpriced). */
+export function stageLeft(
+  stage: string,
+  visit: number,
+  end: string,
+  time: number,
+  spent: { turns: number; usage: UsageTotals; cost: number | null },
+): NewEvent {
+  const { promptTokens, completionTokens, cacheReadTokens, cacheWriteTokens } = spent.usage;
+  return {
+    kind: 'stage-left',
+    time,
+    stage,
+    visit,
+    end,
+    turns: spent.turns,
+    usage: { promptTokens, completionTokens, cacheReadTokens, cacheWriteTokens },
+    ...(spent.cost !== null ? { cost: spent.cost } : {}),
+  };
 }
 
 /** A stage's completion checks as it wanted to leave: passed, blocked, or let through after too many blocks. */

@@ -322,6 +322,8 @@ export interface RunResult {
   outputMissing?: boolean;
   /** The label of the answer handed back with `submit_output`; absent when the run submitted none. */
   outputFormat?: string;
+  /** The files that answer names, relative to the run's workdir (docs/reference/stages.md#artifacts); absent when none. */
+  artifacts?: string[];
   error?: string;
   /** Messages people sent that the run ended holding: no later stage accepted messages. */
   undeliveredMessages?: number;
@@ -345,6 +347,8 @@ export type RunMemo = Partial<
   Pick<RunResult, 'stages' | 'usage' | 'cost' | 'gatesForced' | 'undeliveredMessages'> & {
     blueprint: string;
     task: string;
+    /** The title the run was started with (docs/reference/cli.md#run-titles). */
+    title: string;
     inferences: number;
     /** Set on a fork's run when `lev fork` starts it (docs/reference/cluster-runs.md#fork). */
     forkedFrom: ForkOrigin;
@@ -363,6 +367,7 @@ export type ChildRunResult = Pick<
   | 'outputRef'
   | 'outputMissing'
   | 'outputFormat'
+  | 'artifacts'
   | 'error'
   | 'cost'
   | 'stages'
@@ -541,11 +546,13 @@ export interface OperatorCarry {
   paused?: boolean;
 }
 
-/** A valid `submit_output` call: the answer (a blob reference when large) and its label. */
+/** A valid `submit_output` call: the answer (a blob reference when large), its label and the files it names. */
 export interface SubmittedOutput {
   format: string;
   content: Content;
   stage: string;
+  /** Workdir-relative paths of the files the answer names (docs/reference/stages.md#artifacts); absent when none. */
+  artifacts?: string[];
 }
 
 /** The part of a visit's facts these decisions read and update. */

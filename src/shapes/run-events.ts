@@ -20,12 +20,31 @@ export interface RegionTokens {
   budget?: number;
 }
 
+/** Tokens of a turn, or of the turns of a visit. */
+export interface TurnUsage {
+  promptTokens: number;
+  completionTokens: number;
+  cacheReadTokens: number;
+  cacheWriteTokens: number;
+}
+
 /** What each durable event kind carries besides the fields every event has. */
 export interface EventBodies {
   /** A stage visit began (or began again after a gate sent it back). */
   'stage-entered': { stage: string; visit: number };
-  /** A stage visit ended: `end` is how (`done`, `stuck`, `failed`, ...). */
-  'stage-left': { stage: string; visit: number; end: string };
+  /**
+   * A stage visit ended: `end` is how (`completed`, `stuck`, `error`, ...); with what it spent, its
+   * sub-agents' apart (absent in streams of earlier versions): its turns, their usage and their cost
+   * at the stage's model's prices (absent when it has none).
+   */
+  'stage-left': {
+    stage: string;
+    visit: number;
+    end: string;
+    turns?: number;
+    usage?: TurnUsage;
+    cost?: number;
+  };
   /** An inference is about to be asked for; its text arrives as `text` deltas on the token channel. */
   'turn-started': { stage: string; turn: number };
   /** A reply is stored: the window by region after it, the turn's usage, cost and cache use. */
@@ -37,7 +56,7 @@ export interface EventBodies {
     preview: string;
     calls: number;
     window: { used: number; max: number; regions: RegionTokens[] };
-    usage: { promptTokens: number; completionTokens: number; cacheReadTokens: number; cacheWriteTokens: number };
+    usage: TurnUsage;
     /** Estimated dollars of this turn alone; absent when the model has no price. */
     cost?: number;
   };

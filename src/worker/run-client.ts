@@ -24,8 +24,11 @@ import { cutUnits } from '../truncate.js';
 import { DEFAULT_TASK_QUEUE } from './create-worker.js';
 import { runProgress } from './operators.js';
 
-/** A run started from a blueprint, as `lev run` and the tests start one (a sub-agent's run is started by its parent). */
-export type StartInput = RunInput & { blueprint: Blueprint };
+/**
+ * A run started from a blueprint, as `lev run` and the tests start one (a sub-agent's run is started by its parent).
+ * Its `title` goes to the memo and the Web UI's summary, not to the workflow (docs/reference/cli.md#run-titles).
+ */
+export type StartInput = RunInput & { blueprint: Blueprint; title?: string };
 
 export function newRunId(agent: string): string {
   return `${agent}-${new Date().toISOString().replace(/[-:]/g, '').replace(/\..*/, '')}-${randomUUID().slice(0, 8)}`;
@@ -42,10 +45,11 @@ export async function startRun(
   } = {},
 ): Promise<WorkflowHandle> {
   checkWorkdir(input.workdir);
+  const { title, ...args } = input;
   return client.workflow.start('agentRunWorkflow', {
     taskQueue: opts.taskQueue ?? DEFAULT_TASK_QUEUE,
     workflowId: opts.workflowId ?? newRunId(input.blueprint.agent.name),
-    args: [input],
+    args: [args],
     ...(opts.pinnedTo ? { versioningOverride: { pinnedTo: opts.pinnedTo } } : {}),
     typedSearchAttributes: new TypedSearchAttributes([
       { key: BLUEPRINT_KEY, value: input.blueprint.agent.name },
@@ -55,8 +59,9 @@ export async function startRun(
       blueprint: input.blueprint.agent.name,
       task: cutUnits(input.task ?? '', 200),
       attended: !input.options.unattended,
+      ...(title !== undefined ? { title } : {}),
     },
-    staticSummary: staticSummary(input.blueprint.agent.name, input.task),
+    staticSummary: staticSummary(input.blueprint.agent.name, input.task, title),
     staticDetails: staticDetails({
       blueprint: input.blueprint,
       ...(input.task !== undefined ? { task: input.task } : {}),

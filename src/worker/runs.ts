@@ -38,6 +38,8 @@ export const PROGRESS_DEADLINE_MS = 2000;
 /** One line of `lev ps` (docs/reference/operators.md#lev-ps). */
 export interface RunRow {
   runId: string;
+  /** The title the run was started with (docs/reference/cli.md#run-titles); null when none. */
+  title: string | null;
   blueprint: string | null;
   stage: string | null;
   status: ShownStatus;
@@ -80,6 +82,7 @@ function rowOf(
   const turns = progress ? progress.inferences : (memo.inferences ?? null);
   return {
     runId: info.workflowId,
+    title: memo.title ?? null,
     blueprint: attrs.get(BLUEPRINT_KEY) ?? memo.blueprint ?? null,
     stage: progress?.stage ?? attrs.get(STAGE_KEY) ?? null,
     status: keyWait ? 'waiting' : shownStatus(info.status.name, attrs.get(STATUS_KEY)),

@@ -13,6 +13,7 @@ import { lev } from './lev-in-process.js';
 
 const row: RunRow = {
   runId: 'demo-20261202T010000-ab12cd34',
+  title: null,
   blueprint: 'demo',
   stage: 'investigate',
   status: 'running',
@@ -47,6 +48,17 @@ describe('lev ps table', () => {
     // What nobody could tell prints as a dash, in the same columns.
     expect(lines[2]).toMatch(/^x\s+-\s+investigate\s+running\s+-\s+-\s+-\s+2h$/);
     expect(lines[1]?.indexOf('running')).toBe(lines[2]?.indexOf('running'));
+  });
+
+  it('shows a TITLE column only when a listed run has a title (docs/reference/cli.md#run-titles)', () => {
+    const titled: RunRow = { ...row, runId: 'y', title: 'Retry backoff audit' };
+    const lines = formatRuns([titled, row]).split('\n');
+    expect(lines[0]).toMatch(/^RUN ID\s+TITLE\s+BLUEPRINT\s+STAGE\s/);
+    expect(lines[1]).toMatch(/^y\s+Retry backoff audit\s+demo\s+investigate\s/);
+    // An untitled run leaves the cell empty, in the same columns.
+    expect(lines[2]).toMatch(/^demo-20261202T010000-ab12cd34\s+demo\s+investigate\s/);
+    expect(lines[1]?.indexOf('demo ')).toBe(lines[2]?.indexOf('demo '));
+    expect(formatRuns([row]).split('\n')[0]).not.toContain('TITLE');
   });
 
   it('says what a waiting run waits for (docs/reference/long-runs.md#tool_worker_patience)', () => {

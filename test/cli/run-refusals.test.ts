@@ -29,6 +29,14 @@ describe('lev run refuses before starting', () => {
     expect(notDir.stderr).toContain('[workdir-not-a-directory]');
   });
 
+  it('a --title that is empty, spans lines or is over 200 bytes (docs/reference/cli.md#run-titles)', async () => {
+    for (const title of ['  ', 'one\ntwo', 'é'.repeat(101)]) {
+      const r = await levRun(['blueprints/demo', '--task', 'x', '--workdir', scratch, '--title', title]);
+      expect(r.code).toBe(1);
+      expect(r.stderr).toContain('[title-invalid]');
+    }
+  });
+
   it('a blueprint that runs commands, when bubblewrap cannot be found', async () => {
     const bp = join(scratch, 'shell.toml');
     writeFileSync(bp, '[stages.main]\navailable_tools = ["shell"]\n');

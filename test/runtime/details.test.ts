@@ -56,6 +56,8 @@ describe('staticSummary', () => {
   it('is the blueprint and the first line of the task, at most 200 bytes', () => {
     expect(staticSummary('demo', 'Find the bug.\nThen fix it.')).toBe('demo: Find the bug.');
     expect(staticSummary('demo', undefined)).toBe('demo');
+    // A title stands in for the task (docs/reference/cli.md#run-titles).
+    expect(staticSummary('demo', 'Find the bug.', 'Billing outage')).toBe('demo: Billing outage');
     fc.assert(
       fc.property(fc.string({ unit: 'binary' }), (task) => {
         const s = staticSummary('demo', task);

@@ -202,6 +202,7 @@ export class AgentRun {
       status,
       output: text,
       ...(answer ? { outputFormat: answer.format } : {}),
+      ...(answer?.artifacts?.length ? { artifacts: answer.artifacts } : {}),
       ...(error ? { error } : {}),
       ...this.undelivered(),
       regions: regionBars(state),
@@ -232,6 +233,7 @@ export class AgentRun {
       output: contentText(output),
       ...(typeof output === 'string' ? {} : { outputRef: output }),
       ...(answer ? { outputFormat: answer.format } : {}),
+      ...(answer?.artifacts?.length ? { artifacts: answer.artifacts } : {}),
       ...(start?.requireOutput && !answer ? { outputMissing: true } : {}),
       ...(error ? { error } : {}),
       ...this.undelivered(),
@@ -397,7 +399,14 @@ export class AgentRun {
   /** Takes over what a visit hands back: the region set, the counters, the usage. */
   take(stage: string, outcome: StageOutcome): void {
     this.events.takeBack(outcome.events);
-    this.events.append(stageLeft(stage, this.book.stagesVisited.length, outcome.end, Date.now()));
+    this.events.append(
+      stageLeft(stage, this.book.stagesVisited.length, outcome.end, Date.now(), {
+        // The turns of this call of the visit: a gate's re-run and a hand-over keep counting the visit's.
+        turns: Math.max(0, outcome.visitTurns - this.book.visitTurns),
+        usage: outcome.usage,
+        cost: runCost(this.bp, { [stage]: outcome.usage }).usd,
+      }),
+    );
     this.driver.adopt(outcome.carried);
     this.book.inferences = outcome.inferences;
     this.book.visitTurns = outcome.visitTurns;

@@ -1,9 +1,12 @@
 /**
- * `lev context ...`: tools for looking at the region engine without a
- * model or a server. `simulate` replays a file of events (docs/reference/simulator.md).
+ * `lev context <run> [--turn N]`: a run's window over its turns (docs/reference/cli.md#lev-context);
+ * `lev context simulate`: the region engine without a model or a server, replaying a file of
+ * events (docs/reference/simulator.md).
  */
 import { readFileSync } from 'node:fs';
 import { type Command, InvalidArgumentError } from 'commander';
+import type { ContextFlags } from '../context-action.js';
+import { parseOffset, parseRunId, serverOptions } from '../options.js';
 import { formatReport, simulate } from '../simulate/index.js';
 
 interface SimulateFlags {
@@ -22,7 +25,26 @@ function parseWindow(value: string): number {
 }
 
 export function registerContext(program: Command): void {
-  const context = program.command('context').description('Inspect and simulate structured context memory.');
+  // `simulate` has options of its own (`--json`): the run's options are read only before it.
+  const context = serverOptions(program.command('context').enablePositionalOptions())
+    .description(
+      "Show a run's window over its turns (with --turn N: the regions and the prompt of that turn), or simulate structured context memory.",
+    )
+    .argument('[run-id]', 'the run id `lev run` or `lev ps` printed', parseRunId)
+    .option(
+      '--turn <n>',
+      "the window that turn read, rebuilt from the run's histories: its regions and the rendered prompt",
+      parseOffset,
+    )
+    .option('--json', 'print the history, or the turn, as one JSON object')
+    .action(async (runId: string | undefined, flags: ContextFlags) => {
+      if (runId === undefined) {
+        context.help({ error: true });
+        return;
+      }
+      const { printContext } = await import('../context-action.js');
+      await printContext(runId, flags);
+    });
   context
     .command('simulate')
     .description('Replay a JSONL file of events through the region engine and print the resulting regions and prompt.')

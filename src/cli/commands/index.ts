@@ -12,6 +12,7 @@ import { registerDeny } from './deny.js';
 import { registerDoctor } from './doctor.js';
 import { registerEvents } from './event-stream.js';
 import { registerFork } from './fork.js';
+import { registerStages } from './ledger.js';
 import { registerMcp } from './mcp.js';
 import { registerModels } from './models.js';
 import { registerMsg } from './msg.js';
@@ -36,6 +37,7 @@ export function registerCommands(program: Command): void {
   registerAttach(program);
   registerResult(program);
   registerEvents(program);
+  registerStages(program);
   registerFork(program);
   registerMsg(program);
   registerApprove(program);

@@ -35,6 +35,7 @@ export function registerRun(program: Command): void {
       'send tool calls and seeds to this queue, served by `lev worker --tools` where the workdir is (default: this process)',
     )
     .option('--id <workflow-id>', 'workflow id for the run (default: <agent>-<time>-<random>)', parseRunId)
+    .option('--title <text>', 'what people call the run: `lev ps` and the Web UI show it (one line, at most 200 bytes)')
     .option('--output-format <label>', 'the shape of the final answer (json, xml, yaml, csv, toml are checked)')
     .option('--output-instructions <text>', 'how the final answer should be written')
     .option(

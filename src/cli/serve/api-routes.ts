@@ -106,6 +106,7 @@ const StartBody = z
     taskQueue: z.string().optional().describe("The run's task queue (default: lev serve's --task-queue)"),
     toolQueue: z.string().optional().describe("A tool queue served by `lev worker --tools` (default: the workdir's)"),
     id: z.string().optional().describe('The run id (default: <agent>-<time>-<random>)'),
+    title: z.string().optional().describe('What people call the run: `lev ps` and the Web UI show it'),
     outputFormat: z.string().optional(),
     outputInstructions: z.string().optional(),
     outputSchema: z.record(z.string(), z.unknown()).optional().describe('A JSON Schema the final answer must satisfy'),
@@ -299,6 +300,7 @@ export const ROUTES: readonly Route[] = [
           allow: b.allow ?? [],
           ...(b.yolo ? { yolo: true } : {}),
           ...(b.attended ? { attended: true } : {}),
+          ...(b.title !== undefined ? { title: b.title } : {}),
         },
         { say: ctx.say, quiet: true },
       );

@@ -60,7 +60,7 @@ export interface SimOutput {
 
 export const PREVIEW_CHARS = 60;
 
-function regionView(region: RunState['regions'][number]): RegionView {
+export function regionView(region: RunState['regions'][number]): RegionView {
   const view: RegionView = {
     name: region.name,
     kind: region.kind,
@@ -92,7 +92,7 @@ function regionView(region: RunState['regions'][number]): RegionView {
   return view;
 }
 
-function messageView(message: PromptMessage): MessageView {
+export function messageView(message: PromptMessage): MessageView {
   const view: MessageView = { role: message.role, content: message.content };
   if (message.role === 'assistant' && message.toolCalls?.length) view.tool_calls = message.toolCalls;
   if (message.role === 'tool') view.tool_call_id = message.toolCallId;

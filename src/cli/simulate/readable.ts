@@ -1,10 +1,11 @@
 /**
  * The readable form of a simulation (`lev context simulate` without
  * `--json`): the same facts as docs/reference/simulator.md#json-output, laid out for a terminal.
+ * Its regions and prompt sections are also how `lev context <run> --turn N` shows a run's window.
  */
 
 import { columnWidths } from '../columns.js';
-import type { SimOutput } from './output.js';
+import type { RegionView, SimOutput } from './output.js';
 
 function indent(text: string, prefix: string): string {
   return text
@@ -34,9 +35,25 @@ export function formatReport(out: SimOutput): string {
     '',
     `Window: ${out.window.used} of ${out.window.max} tokens used, calibration gap ${out.window.gap}`,
     '',
-    'Regions:',
+    ...regionLines(out.regions),
+    '',
+    ...promptLines(out.prompt),
   );
-  const rows = out.regions.map((r) => [
+
+  lines.push(
+    '',
+    `Run: stage ${out.run.stage}, attempts ${out.run.attempts}, gates forced ${out.run.gates_forced.length}`,
+  );
+  for (const g of out.run.gates_forced)
+    lines.push(`  forced ${g.stage} → ${g.target ?? '(end)'}: ${g.check}: ${g.detail}`);
+  for (const d of out.run.diagnostics) lines.push(`  ${d.severity} [${d.code}] ${d.detail}`);
+  return `${lines.join('\n')}\n`;
+}
+
+/** `Regions:`, a table of every region, then each region's entries with a preview. */
+export function regionLines(regions: readonly RegionView[]): string[] {
+  const lines = ['Regions:'];
+  const rows = regions.map((r) => [
     r.name,
     r.kind,
     String(r.tokens),
@@ -50,7 +67,7 @@ export function formatReport(out: SimOutput): string {
       (l) => `  ${l}`,
     ),
   );
-  for (const r of out.regions) {
+  for (const r of regions) {
     if (r.entries.length === 0) continue;
     lines.push('', `  ${r.name}:`);
     for (const e of r.entries) {
@@ -64,24 +81,20 @@ export function formatReport(out: SimOutput): string {
         `    open items: ${r.open_items.map((i) => `#${i.id}${i.note === undefined ? '' : ` (note: ${i.note})`}`).join(', ')}`,
       );
   }
+  return lines;
+}
 
-  lines.push('', `Prompt: ${out.prompt.system.length} system blocks, ${out.prompt.messages.length} messages`);
-  out.prompt.system.forEach((block, i) => {
+/** `Prompt:` with every system block and message, each under a `--- role ---` line. */
+export function promptLines(prompt: SimOutput['prompt']): string[] {
+  const lines = [`Prompt: ${prompt.system.length} system blocks, ${prompt.messages.length} messages`];
+  prompt.system.forEach((block, i) => {
     lines.push(`  --- system ${i + 1} ---`, indent(block, '  '));
   });
-  for (const m of out.prompt.messages) {
+  for (const m of prompt.messages) {
     const calls = m.tool_calls?.length ? ` calls ${m.tool_calls.map((c) => `${c.id}:${c.name}`).join(', ')}` : '';
     const reply = m.tool_call_id ? ` for ${m.tool_call_id}` : '';
     const tail = m.tail ? ' (tail)' : '';
     lines.push(`  --- ${m.role}${tail}${reply}${calls} ---`, indent(m.content, '  '));
   }
-
-  lines.push(
-    '',
-    `Run: stage ${out.run.stage}, attempts ${out.run.attempts}, gates forced ${out.run.gates_forced.length}`,
-  );
-  for (const g of out.run.gates_forced)
-    lines.push(`  forced ${g.stage} → ${g.target ?? '(end)'}: ${g.check}: ${g.detail}`);
-  for (const d of out.run.diagnostics) lines.push(`  ${d.severity} [${d.code}] ${d.detail}`);
-  return `${lines.join('\n')}\n`;
+  return lines;
 }

@@ -171,8 +171,13 @@ export async function infer(store: RunStore, input: InferInput, ctx: InferContex
   return ctx.key ? answerOnce(store, ctx.key, () => inferNow(store, input, ctx)) : inferNow(store, input, ctx);
 }
 
-async function inferNow(store: RunStore, input: InferInput, ctx: InferContext): Promise<InferOutput> {
-  const { attempt, signal } = ctx;
+/**
+ * What an inference puts in front of the model: the region set its snapshot and operations
+ * rebuild, the chain entry it asks, and the prompt rendered from them with every blob
+ * resolved. `lev context --turn` shows a past turn's window with it
+ * (docs/reference/cli.md#lev-context).
+ */
+export async function renderedRequest(store: RunStore, input: InferInput) {
   const bp = await store.blueprint(input.blueprintHash);
   const state = await store.state(input.runId, bp, input.base, input.ops);
   const model = chooseModel(bp, input.stage, state.diagnostics, store.config.env, input.avoid);
@@ -185,12 +190,6 @@ async function inferNow(store: RunStore, input: InferInput, ctx: InferContext): 
     { now: 0, ...(hooks ? { hooks } : {}) },
     { iteration: input.stageTurn, meter: tokenMeter(encoding) },
   );
-  const limit = replyLimit(
-    state,
-    info?.maxOutputTokens ?? Math.floor((info?.contextWindow ?? UNKNOWN_MODEL_WINDOW) / 4),
-  );
-  const snapshot = input.snapshot ? await store.snapshotOf(input.runId, state) : undefined;
-
   const system: ResolvedSystemBlock[] = await Promise.all(
     rendered.system.map(async (block) => ({
       text: await resolve(store.blobs, block.text),
@@ -199,6 +198,17 @@ async function inferNow(store: RunStore, input: InferInput, ctx: InferContext): 
   );
   const messages = await resolveMessages(store.blobs, rendered.messages);
   if (input.question) messages.push({ role: 'user', content: input.question });
+  return { bp, state, model, info, encoding, hooks, rendered, system, messages };
+}
+
+async function inferNow(store: RunStore, input: InferInput, ctx: InferContext): Promise<InferOutput> {
+  const { attempt, signal } = ctx;
+  const { bp, state, model, info, encoding, hooks, rendered, system, messages } = await renderedRequest(store, input);
+  const limit = replyLimit(
+    state,
+    info?.maxOutputTokens ?? Math.floor((info?.contextWindow ?? UNKNOWN_MODEL_WINDOW) / 4),
+  );
+  const snapshot = input.snapshot ? await store.snapshotOf(input.runId, state) : undefined;
 
   const catalog = input.catalog ? await loadCatalog(store, input.catalog) : undefined;
   const tools = input.purpose === 'turn' ? stageToolSpecs(bp, input.stage, catalog) : [];

@@ -13,6 +13,7 @@ import { encodingFor, lookupModel } from '../../providers/builtin-models.js';
 import type { Blueprint } from '../../shapes/frozen-blueprint.js';
 import type { Encoding } from '../../shapes/model-info.js';
 import { countTokens, cutMarker, cutToTokens } from '../../tokens/index.js';
+import { checkArtifacts } from '../../tools/artifacts.js';
 import { canonicalTool } from '../../tools/builtin-names.js';
 import { dispatchTool, type ToolContext, type ToolOutcome } from '../../tools/dispatch.js';
 import { runFactsFor } from '../../tools/env-info.js';
@@ -115,7 +116,8 @@ export async function runToolCall(
     return { content: text, tokens: countTokens(text, encoding), isError: true, modifiedPaths: [], denied: false };
   }
   if (canonicalTool(input.call.name) === SUBMIT_OUTPUT) {
-    const submission = submitOutput(bp, input.stage, input.call.arguments);
+    const args = input.call.arguments;
+    const submission = submitOutput(bp, input.stage, args, checkArtifacts(args.artifacts, input.workdir));
     return {
       content: submission.reply,
       tokens: countTokens(submission.reply, encoding),
@@ -123,7 +125,13 @@ export async function runToolCall(
       modifiedPaths: [],
       denied: false,
       ...(submission.ok
-        ? { output: { format: submission.format, content: await toContent(store.blobs, submission.text) } }
+        ? {
+            output: {
+              format: submission.format,
+              content: await toContent(store.blobs, submission.text),
+              ...(submission.artifacts.length > 0 ? { artifacts: submission.artifacts } : {}),
+            },
+          }
         : {}),
     };
   }
