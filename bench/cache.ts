@@ -20,8 +20,10 @@ import {
   OPENAI_MODEL,
   pct,
   runSession,
+  type SessionSummary,
   sessionCost,
   sourceFile,
+  summarize,
   type Turn,
 } from './prompt-session.js';
 
@@ -115,7 +117,13 @@ export default async function run(args: string[] = []): Promise<void> {
     throw new Error(`--placement takes "system" (the 0.1 layout), not ${placement}`);
   const counted = countStagePrompts(loaded.blueprint);
   const bp = placement === 'system' ? allInSystem(counted) : counted;
-  const { rows, compactions } = await runSession({ bp, stage: STAGE, task: TASK, turns: SESSION, toolOutput });
+  const { rows, flatRows, compactions, overBudget } = await runSession({
+    bp,
+    stage: STAGE,
+    task: TASK,
+    turns: SESSION,
+    toolOutput,
+  });
 
   const header = [
     'turn',
@@ -193,4 +201,39 @@ export default async function run(args: string[] = []): Promise<void> {
         `(${c.read} tokens read from cache, ${c.write} written)`,
     );
   }
+  console.log('');
+  printFlatComparison(summarize(rows), summarize(flatRows));
+  console.log(
+    overBudget.length === 0
+      ? 'no region over its budget at any request'
+      : `regions over their budget (turn region held/budget): ${overBudget.join('; ')}`,
+  );
+}
+
+/** Issue 42's table: this session against the same session as a flat list (task pinned, every result in one conversation). */
+function printFlatComparison(here: SessionSummary, flat: SessionSummary): void {
+  const k = (n: number) => `${Math.round(n / 1000)}k`;
+  const ratio = (a: number, b: number) => `${(a / b).toFixed(2)}×`;
+  const table: string[][] = [
+    ['', 'regions', 'flat list', 'regions / flat'],
+    ['input tokens sent over the session', k(here.tokens), k(flat.tokens), ratio(here.tokens, flat.tokens)],
+    ['previous request kept as prefix, median', here.keptMedian.toFixed(3), flat.keptMedian.toFixed(3), ''],
+    ['requests keeping < 10 % of the previous', String(here.broken), String(flat.broken), ''],
+    ['Anthropic cost as a share of uncached', here.anthropicShare.toFixed(3), flat.anthropicShare.toFixed(3), ''],
+    [
+      'Anthropic cost, in uncached tokens',
+      k(here.anthropicTokens),
+      k(flat.anthropicTokens),
+      ratio(here.anthropicTokens, flat.anthropicTokens),
+    ],
+    [
+      'OpenAI cost, in uncached tokens',
+      k(here.openaiTokens),
+      k(flat.openaiTokens),
+      ratio(here.openaiTokens, flat.openaiTokens),
+    ],
+  ];
+  const widths = table[0]!.map((_, c) => Math.max(...table.map((row) => row[c]!.length)));
+  for (const row of table)
+    console.log(row.map((x, c) => (c === 0 ? x.padEnd(widths[c]!) : x.padStart(widths[c]!))).join('  '));
 }
