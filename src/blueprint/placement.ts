@@ -29,9 +29,18 @@ export function defaultPlacement(
   return def.volatility === 'rewritten' ? 'tail' : 'system';
 }
 
-/** Fills in the placement of every region that renders blocks and declared none. */
+/**
+ * Whether a region's new entries render at the point of their write (docs/reference/rendering.md#writes-in-place):
+ * regions of kinds that only append, except under `[context] placement = "system"` (the 0.1 layout).
+ */
+export function writesInPlace(def: Pick<RegionDef, 'name' | 'kind'>, context: ContextPlacement): boolean {
+  return context === 'auto' && def.name !== STAGE_INSTRUCTIONS && kindFacts(def.kind).appends;
+}
+
+/** Fills in the placement of every region that renders blocks and declared none, and marks writes in place. */
 export function assignPlacements(defs: Iterable<RegionDef>, context: ContextPlacement): void {
   for (const def of defs) {
+    if (writesInPlace(def, context)) def.writesInPlace = true;
     if (def.placement !== undefined) continue;
     const placement = defaultPlacement(def, context);
     if (placement !== undefined) def.placement = placement;
