@@ -84,9 +84,66 @@ const SESSION: Turn[] = [
   { say: 'The plan is complete: every step is in the todos checklist.' },
 ];
 
+const edit = (path: string): Turn => ({
+  say: `Changing ${path}.`,
+  call: { name: 'edit_file', args: { path, old: 'postCharge(charge)', new: 'postCharge(charge, key)' } },
+});
+const test = (failing: number): Turn => ({
+  say: 'Running the tests.',
+  call: { name: 'shell', args: { command: 'npm test' } },
+  file: failing,
+});
+const done = (id: number): Turn => ({
+  say: `Step ${id} is finished.`,
+  call: { name: 'todo_done', args: { region: 'todos', id } },
+});
+
+/**
+ * The plan session, then 20 implement turns (edits, test runs, todos closed, files read again)
+ * and 8 review turns: 58 turns over three stages.
+ */
+const CODING: Turn[] = [
+  ...SESSION.slice(0, -1),
+  { ...read('src/db/schema.ts', 3300), enter: 'implement', say: 'Starting with the schema.' },
+  edit('src/db/schema.ts'),
+  {
+    say: 'Adding the migration.',
+    call: { name: 'write_file', args: { path: 'src/db/migrations/0042_idempotency.ts', content: 'ALTER TABLE' } },
+  },
+  test(1800),
+  done(1),
+  read('src/billing/charge.ts', 3600),
+  edit('src/billing/charge.ts'),
+  edit('src/billing/ledger.ts'),
+  done(2),
+  read('src/api/handlers.ts', 3800),
+  edit('src/api/handlers.ts'),
+  test(1500),
+  done(3),
+  done(4),
+  edit('src/billing/retry.ts'),
+  done(5),
+  { say: 'Writing the retry test.', call: { name: 'write_file', args: { path: 'test/retry.test.ts', content: 'it' } } },
+  test(1200),
+  done(6),
+  done(7),
+  { enter: 'review', say: 'Reviewing the diff.', call: { name: 'shell', args: { command: 'git diff' } }, file: 2500 },
+  read('test/retry.test.ts', 1500),
+  test(900),
+  { say: 'Looking for callers left behind.', call: { name: 'grep', args: { pattern: 'postCharge(' } } },
+  read('src/billing/retry.ts', 3100),
+  read('src/api/routes.ts', 4400),
+  test(900),
+  { say: 'DONE: charges carry an idempotency key and a retried post returns the first charge.' },
+];
+
+const SESSIONS: Record<string, Turn[]> = { plan: SESSION, coding: CODING };
+
 function toolOutput(turn: Turn): string {
   const call = turn.call!;
   if (call.name === 'read_file') return sourceFile(String(call.args.path), turn.file ?? 1000);
+  if (call.name === 'shell') return sourceFile(`$ ${String(call.args.command)}`, turn.file ?? 500);
+  if (call.name === 'edit_file' || call.name === 'write_file') return `Wrote ${String(call.args.path)}.`;
   if (call.name === 'list_dir') return 'api/\nbilling/\ndb/\nqueue/\nconfig.ts\nindex.ts';
   const pattern = String(call.args.pattern);
   return [1, 2, 3, 4, 5].map((n) => `src/billing/file${n}.ts:${n * 17}:  ${pattern}(charge, opts)`).join('\n');
@@ -101,7 +158,9 @@ function describe(turn: Turn | undefined): string {
 /** Every region in the system section, as `[context] placement = "system"` renders it. */
 function allInSystem(bp: Blueprint): Blueprint {
   const system = (defs: readonly RegionDef[]) =>
-    defs.map((d) => (d.placement === undefined ? d : { ...d, placement: 'system' as const }));
+    defs.map(({ writesInPlace: _inPlace, ...d }) =>
+      d.placement === undefined ? d : { ...d, placement: 'system' as const },
+    );
   return {
     ...bp,
     regions: system(bp.regions),
@@ -115,8 +174,20 @@ export default async function run(args: string[] = []): Promise<void> {
   const placement = args[0] === '--placement' ? args[1] : undefined;
   if (placement !== undefined && placement !== 'system')
     throw new Error(`--placement takes "system" (the 0.1 layout), not ${placement}`);
+  const at = args.indexOf('--session');
+  const only = at >= 0 ? args[at + 1] : undefined;
+  if (only !== undefined && !SESSIONS[only])
+    throw new Error(`--session takes ${Object.keys(SESSIONS).join(' or ')}, not ${only}`);
   const counted = countStagePrompts(loaded.blueprint);
   const bp = placement === 'system' ? allInSystem(counted) : counted;
+  for (const [name, turns] of Object.entries(SESSIONS)) {
+    if (only !== undefined && name !== only) continue;
+    await report(bp, name, turns, placement);
+    console.log('');
+  }
+}
+
+async function report(bp: Blueprint, name: string, SESSION: Turn[], placement: string | undefined): Promise<void> {
   const { rows, flatRows, compactions, overBudget } = await runSession({
     bp,
     stage: STAGE,
@@ -124,6 +195,7 @@ export default async function run(args: string[] = []): Promise<void> {
     turns: SESSION,
     toolOutput,
   });
+  const stages = [STAGE, ...SESSION.flatMap((t) => (t.enter ? [t.enter] : []))];
 
   const header = [
     'turn',
@@ -139,7 +211,7 @@ export default async function run(args: string[] = []): Promise<void> {
   ];
   const lines = rows.map((r) => [
     String(r.turn),
-    describe(SESSION[r.turn - 2]),
+    `${SESSION[r.turn - 1]?.enter ? `(→ ${SESSION[r.turn - 1]!.enter}) ` : ''}${describe(SESSION[r.turn - 2])}`,
     String(r.tokens),
     pct(r.share),
     pct(r.bound),
@@ -153,7 +225,7 @@ export default async function run(args: string[] = []): Promise<void> {
   const fmt = (cells: string[]) =>
     cells.map((x, c) => (c === 1 || c === 8 ? x.padEnd(widths[c]!) : x.padStart(widths[c]!)));
   console.log(
-    `cache bench: blueprints/coder, stage ${STAGE}, ${SESSION.length} turns, compaction before turn(s) ${compactions.join(', ') || 'none'}, ` +
+    `cache bench, session ${name}: blueprints/coder, stage${stages.length > 1 ? 's' : ''} ${stages.join(' → ')}, ${SESSION.length} turns, compaction before turn(s) ${compactions.join(', ') || 'none'}, ` +
       (placement === 'system' ? 'every region in the system section (--placement system)' : 'default placement'),
   );
   console.log(fmt(header).join('  '));
@@ -217,6 +289,7 @@ function printFlatComparison(here: SessionSummary, flat: SessionSummary): void {
   const table: string[][] = [
     ['', 'regions', 'flat list', 'regions / flat'],
     ['input tokens sent over the session', k(here.tokens), k(flat.tokens), ratio(here.tokens, flat.tokens)],
+    ['of which in the tail (never a later prefix)', k(here.tail), k(flat.tail), ''],
     ['previous request kept as prefix, median', here.keptMedian.toFixed(3), flat.keptMedian.toFixed(3), ''],
     ['requests keeping < 10 % of the previous', String(here.broken), String(flat.broken), ''],
     ['Anthropic cost as a share of uncached', here.anthropicShare.toFixed(3), flat.anthropicShare.toFixed(3), ''],

@@ -16,6 +16,7 @@ import { routeToolResult } from '../src/context/routing.js';
 import { seedRegion } from '../src/context/seed-fit.js';
 import { createRunState, visibleRegions } from '../src/context/state.js';
 import { applyContextTool } from '../src/context/tools.js';
+import { applyTransform } from '../src/context/transforms.js';
 import { writeEntry } from '../src/context/write.js';
 import { BUILTIN_MODELS, getProvider, type InferenceRequest, parseModelRef } from '../src/providers/index.js';
 import type { PromptMessage, ToolCall } from '../src/shapes/content.js';
@@ -35,6 +36,7 @@ import {
   openaiSegments,
   prefixShare,
   type Segment,
+  tokensOf,
 } from './prefix.js';
 import { type Recorded, startRecordingServer } from './recording-server.js';
 
@@ -43,6 +45,8 @@ export const OPENAI_MODEL = 'openai:gpt-4.1';
 export const ANTHROPIC_MODEL = 'anthropic:claude-sonnet-5-5';
 
 export interface Turn {
+  /** The stage this turn starts, through the current stage's edge to it. */
+  enter?: string;
   say: string;
   call?: { name: string; args: Record<string, unknown> };
   /** Size in tokens of a read_file result. */
@@ -68,6 +72,8 @@ export interface Row {
    * Anthropic's minimum cacheable size.
    */
   costsOnlyAfter?: boolean;
+  /** Tokens of the tail message, when the request ends in one. */
+  tail: number;
   openai: CacheCharge;
   anthropic: CacheCharge;
 }
@@ -200,16 +206,30 @@ export async function runSession(session: Session): Promise<SessionResult> {
   };
   const [openai, anthropic] = providers(server.url);
   const [flatOpenai, flatAnthropic] = providers(flatServer.url);
-  const tools = toolSpecs(stageTools(bp, stage));
+  let current = stage;
+  let tools = toolSpecs(stageTools(bp, stage));
   const compactions: number[] = [];
   const tails: boolean[] = [];
   const overBudget: string[] = [];
   const flat: PromptMessage[] = [{ role: 'user', content: BEGIN_MESSAGE }];
-  const flatSystem = [{ text: `## task\n${session.task}`, cache: true }];
+  const entryPrompt = bp.stages.find((s) => s.name === stage)?.systemPrompt?.trim();
+  const flatSystem = [{ text: `## task\n${session.task}${entryPrompt ? `\n\n${entryPrompt}` : ''}`, cache: true }];
 
   try {
     for (turnIndex = 0; turnIndex < turns.length; turnIndex++) {
       const turn = turns[turnIndex]!;
+      if (turn.enter !== undefined) {
+        const edge = bp.stages.find((s) => s.name === current)?.transitions.find((e) => e.target === turn.enter);
+        if (!edge) throw new Error(`stage ${current} has no edge to ${turn.enter}`);
+        applyTransform(state, bp, edge);
+        const next = sync(enterStage(state, bp, turn.enter, env));
+        if (!next.ok) throw new Error(next.message);
+        current = turn.enter;
+        tools = toolSpecs(stageTools(bp, current));
+        // A flat list has no instructions region: the stage's prompt arrives as a user message.
+        const prompt = bp.stages.find((s) => s.name === current)?.systemPrompt;
+        if (prompt) flat.push({ role: 'user', content: prompt.trim() });
+      }
       const report = sync(maintain(state, bp, env));
       if (report.folds.some((f) => f.ok)) compactions.push(turnIndex + 1);
       for (const r of visibleRegions(state)) {
@@ -225,7 +245,14 @@ export async function runSession(session: Session): Promise<SessionResult> {
         messages: rendered.messages,
         tools,
         maxTokens: 4096,
-        meta: { runId: 'bench-session', stage, turn: turnIndex, purpose: 'turn', attempt: 1, stageTurn: turnIndex },
+        meta: {
+          runId: 'bench-session',
+          stage: current,
+          turn: turnIndex,
+          purpose: 'turn',
+          attempt: 1,
+          stageTurn: turnIndex,
+        },
       });
       const reply = await openai.infer(request(OPENAI_MODEL));
       await anthropic.infer(request(ANTHROPIC_MODEL));
@@ -295,6 +322,7 @@ function compare(requests: readonly Recorded[], tails: readonly boolean[]): Row[
     const row: Row = {
       turn: i + 1,
       tokens: prefixShare([], o).total,
+      tail: tails[i] === true ? tokensOf(o[o.length - 1]!.text) : 0,
       openai: openaiCharge(prevO, o),
       anthropic: cache.charge(a),
     };
@@ -346,6 +374,8 @@ export function sessionCost(
 /** One session's totals, as the comparison with the flat list prints them (issue 42's table). */
 export interface SessionSummary {
   tokens: number;
+  /** Tokens sent in tail messages, which no later request repeats as its prefix. */
+  tail: number;
   keptMedian: number;
   /** Requests keeping less than 10 % of the previous request as their prefix. */
   broken: number;
@@ -365,6 +395,7 @@ export function summarize(rows: readonly Row[]): SessionSummary {
   const a = inTokens(ANTHROPIC_MODEL);
   return {
     tokens: rows.reduce((sum, r) => sum + r.tokens, 0),
+    tail: rows.reduce((sum, r) => sum + r.tail, 0),
     keptMedian: median(kept),
     broken: kept.filter((k) => k < 0.1).length,
     anthropicShare: a.cached / a.uncached,
