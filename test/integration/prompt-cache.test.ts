@@ -125,7 +125,8 @@ read_file = "codebase"
     expect(received).toHaveLength(SCRIPT.length);
 
     // The tail is the last message once todos hold something; the conversation is the rest.
-    const isTail = (m: Body['messages'][number] | undefined) => m?.role === 'user' && /^## todos\n/.test(m.content ?? '');
+    const isTail = (m: Body['messages'][number] | undefined) =>
+      m?.role === 'user' && /^## todos\n/.test(m.content ?? '');
     const conversation = (b: Body) => {
       const messages = b.messages.filter((m) => m.role !== 'system');
       return isTail(messages.at(-1)) ? messages.slice(0, -1) : messages;
