@@ -1,15 +1,18 @@
 /**
- * `npm run bench -- cache [--placement system]`: how much of each prompt a
- * provider's prompt cache can reuse. A scripted 30-turn plan session on
- * `blueprints/coder` (file reads into the compacting codebase, todos,
- * scratch notes, one compaction) drives the region engine the way a stage
- * workflow does; every turn's prompt is sent by the real OpenAI and
- * Anthropic adapters to a local recording server, and the recorded bodies
- * are compared request to request. `--placement system` renders every
- * region in the system section (`[context] placement = "system"`, the 0.1
- * layout) for comparison.
+ * `npm run bench -- cache [--session plan|coding] [--placement system | --blocks]`: how much of
+ * each prompt a provider's prompt cache can reuse, and what the session costs beside the same
+ * session as a flat list (the task pinned, one conversation receiving every result). Two scripted
+ * `blueprints/coder` sessions: `plan`, 30 turns of the plan stage (file reads into the compacting
+ * codebase, todos, scratch notes, one compaction), and `coding`, the same plan followed by
+ * implement and review stages (58 turns). Each drives the region engine the way a stage workflow
+ * does; every turn's prompt is sent by the real OpenAI and Anthropic adapters to a local
+ * recording server, and the recorded bodies are compared request to request. `--placement system`
+ * renders every region in the system section (`[context] placement = "system"`, the 0.1 layout);
+ * `--blocks` keeps the default placement but re-renders whole blocks on every write (the layout
+ * before writes in place, docs/reference/rendering.md#writes-in-place).
  */
 import { loadBlueprint } from '../src/blueprint/load.js';
+import { assignPlacements } from '../src/blueprint/placement.js';
 import { BUILTIN_MODELS } from '../src/providers/index.js';
 import type { Blueprint, RegionDef } from '../src/shapes/frozen-blueprint.js';
 import { ANTHROPIC_MIN_CACHED } from './prefix.js';
@@ -168,18 +171,48 @@ function allInSystem(bp: Blueprint): Blueprint {
   };
 }
 
+/** Whole blocks re-rendered on every write, as blueprints recorded before writes in place render. */
+function withoutWritesInPlace(bp: Blueprint): Blueprint {
+  const blocks = (defs: readonly RegionDef[]) => defs.map(({ writesInPlace: _inPlace, ...d }) => d);
+  return {
+    ...bp,
+    regions: blocks(bp.regions),
+    stages: bp.stages.map((s) => (s.regions ? { ...s, regions: blocks(s.regions) } : s)),
+  };
+}
+
+/**
+ * The blueprint with its conversation shedding one turn per write once full, marked for writes in
+ * place as the loader marks such a blueprint (none, beside a per-item conversation).
+ */
+function perItemConversation(bp: Blueprint): Blueprint {
+  const perItem = (defs: readonly RegionDef[]) =>
+    defs.map(({ writesInPlace: _inPlace, ...d }): RegionDef => {
+      if (d.name !== 'conversation') return d;
+      const { overflow: _overflow, shedTo: _shedTo, ...window } = d;
+      return { ...window, strategy: 'per_item' };
+    });
+  const regions = perItem(bp.regions);
+  const stages = bp.stages.map((s) => (s.regions ? { ...s, regions: perItem(s.regions) } : s));
+  assignPlacements([...regions, ...stages.flatMap((s) => s.regions ?? [])], 'auto');
+  return { ...bp, regions, stages };
+}
+
 export default async function run(args: string[] = []): Promise<void> {
   const loaded = loadBlueprint('blueprints/coder');
   if (!loaded.blueprint) throw new Error(loaded.diagnostics.map((d) => d.message).join('\n'));
-  const placement = args[0] === '--placement' ? args[1] : undefined;
-  if (placement !== undefined && placement !== 'system')
+  const placed = args.indexOf('--placement');
+  const blocks = args.includes('--blocks');
+  const placement = placed >= 0 ? args[placed + 1] : blocks ? 'blocks' : undefined;
+  if (placed >= 0 && placement !== 'system')
     throw new Error(`--placement takes "system" (the 0.1 layout), not ${placement}`);
   const at = args.indexOf('--session');
   const only = at >= 0 ? args[at + 1] : undefined;
   if (only !== undefined && !SESSIONS[only])
     throw new Error(`--session takes ${Object.keys(SESSIONS).join(' or ')}, not ${only}`);
   const counted = countStagePrompts(loaded.blueprint);
-  const bp = placement === 'system' ? allInSystem(counted) : counted;
+  const bp =
+    placement === 'system' ? allInSystem(counted) : placement === 'blocks' ? withoutWritesInPlace(counted) : counted;
   for (const [name, turns] of Object.entries(SESSIONS)) {
     if (only !== undefined && name !== only) continue;
     await report(bp, name, turns, placement);
@@ -226,7 +259,11 @@ async function report(bp: Blueprint, name: string, SESSION: Turn[], placement: s
     cells.map((x, c) => (c === 1 || c === 8 ? x.padEnd(widths[c]!) : x.padStart(widths[c]!)));
   console.log(
     `cache bench, session ${name}: blueprints/coder, stage${stages.length > 1 ? 's' : ''} ${stages.join(' → ')}, ${SESSION.length} turns, compaction before turn(s) ${compactions.join(', ') || 'none'}, ` +
-      (placement === 'system' ? 'every region in the system section (--placement system)' : 'default placement'),
+      (placement === 'system'
+        ? 'every region in the system section (--placement system)'
+        : placement === 'blocks'
+          ? 'default placement, whole blocks re-rendered on every write (--blocks)'
+          : 'default placement, writes in place'),
   );
   console.log(fmt(header).join('  '));
   for (const l of lines) console.log(fmt(l).join('  '));
@@ -274,7 +311,18 @@ async function report(bp: Blueprint, name: string, SESSION: Turn[], placement: s
     );
   }
   console.log('');
-  printFlatComparison(summarize(rows), summarize(flatRows));
+  const here = summarize(rows);
+  printFlatComparison(here, summarize(flatRows));
+  // The price `lev validate`'s per-item-conversation note quotes: the same session with a conversation
+  // that drops its oldest turn on every write once full.
+  const perItem = summarize(
+    (await runSession({ bp: perItemConversation(bp), stage: STAGE, task: TASK, turns: SESSION, toolOutput })).rows,
+  );
+  console.log(
+    `conversation with strategy = "per_item" instead of "bulk": Anthropic cost ${(perItem.anthropicTokens / here.anthropicTokens).toFixed(2)}×, ` +
+      `OpenAI ${(perItem.openaiTokens / here.openaiTokens).toFixed(2)}×, tokens sent ${(perItem.tokens / here.tokens).toFixed(2)}×, ` +
+      `requests keeping < 10 % of the previous: ${perItem.broken} (bulk: ${here.broken})`,
+  );
   console.log(
     overBudget.length === 0
       ? 'no region over its budget at any request'

@@ -54,7 +54,6 @@ describe('defaults', () => {
       required: false,
       describeInPrompt: false,
       placement: 'tail',
-      writesInPlace: true,
     });
     expect(bp.regions[1]).toMatchObject({ maxItems: 5, strategy: 'per_item' });
     expect(bp.regions[1]?.maxTokens).toBeUndefined();

@@ -40,13 +40,6 @@ describe('lev context simulate', () => {
       'tool',
       'tool',
       'user',
-      'user',
-      'user',
-    ]);
-    // The read and the search are written in place after both results (docs/reference/rendering.md#writes-in-place).
-    expect(json.prompt.messages.slice(4, 6).map((m: { content: string }) => m.content.split('\n')[0])).toEqual([
-      '## codebase (new entry)',
-      '## scratch (new entry)',
     ]);
     expect(json.prompt.messages.at(-1)).toMatchObject({ role: 'user', tail: true });
     expect(json.prompt.messages[1].tool_calls.map((c: { id: string }) => c.id)).toEqual(['c1', 'c2']);

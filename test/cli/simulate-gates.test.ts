@@ -43,9 +43,7 @@ function blockedThenFixed(gate: string, fix: object, notesSeed = ''): { nudge: s
   expect(blocked.results[1]?.ok).toBe(false);
   const nudge = blocked.results[1]?.text ?? '';
   expect(region(blocked, 'conversation').entries.map((e) => e.kind)).toEqual(['user']);
-  // Region blocks laid out among the messages (docs/reference/rendering.md#writes-in-place) aside.
-  const said = blocked.prompt.messages.filter((m) => !m.tail && !m.content.startsWith('## '));
-  expect(said.at(-1)).toMatchObject({ role: 'user', content: nudge });
+  expect(blocked.prompt.messages.filter((m) => !m.tail).at(-1)).toMatchObject({ role: 'user', content: nudge });
 
   const out = sim(gated(gate, notesSeed), [task, toReview, fix, toReview]);
   expect(out.results.map((r) => r.ok)).toEqual([true, false, true, true]);

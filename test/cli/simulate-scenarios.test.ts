@@ -771,8 +771,7 @@ describe('event details (docs/reference/simulator.md#events and docs/reference/s
     expect(stored).toMatchObject({ kind: 'tool_result' });
     expect(out.prompt.messages.map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'user']);
     expect(out.prompt.messages[2]).toMatchObject({ role: 'tool', tool_call_id: 'n1' });
-    // notes only appends, so its entry is written in place after the turn (docs/reference/rendering.md#writes-in-place).
-    expect(out.prompt.messages[3]).toEqual({ role: 'user', content: '## notes (new entry)\nfact' });
+    expect(out.prompt.messages[3]).toEqual({ role: 'user', content: '## notes\nfact', tail: true });
     expect(previews(out, 'notes')).toEqual(['fact']);
   });
 

@@ -63,12 +63,15 @@ function turn(state: RunState, bp: Blueprint, name: string, args: Record<string,
 }
 
 describe('which regions write in place', () => {
-  it('marks the regions of kinds that only append, and none under [context] placement = "system"', () => {
+  it('marks the regions of kinds that only append, none under [context] placement = "system" or beside a per-item conversation', () => {
     const marked = (bp: Blueprint) => bp.regions.filter((r) => r.writesInPlace).map((r) => r.name);
     expect(marked(load(LAYOUT))).toEqual(['codebase', 'history', 'scratch', 'inbox', 'tool_results']);
     expect(
       marked(load(LAYOUT.replace('[context.regions]', '[context]\nplacement = "system"\n[context.regions]'))),
     ).toEqual([]);
+    // Beside a conversation whose head moves every turn, blocks in the system section stay cached instead.
+    expect(marked(load(LAYOUT.replace('strategy = "bulk", overflow = 20', 'strategy = "per_item"')))).toEqual([]);
+    expect(marked(load(LAYOUT.replace(/conversation *= .*\n/, '')))).toEqual([]);
   });
 });
 

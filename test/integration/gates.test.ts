@@ -31,8 +31,6 @@ interface Seen {
   system: string;
   /** The tail after the conversation (docs/reference/rendering.md#tail): the regions rewritten on every change. */
   tail: string;
-  /** Region text among the messages: entries and blocks written in place (docs/reference/rendering.md#writes-in-place). */
-  inPlace: string;
   /** The messages before the tail. */
   messages: PromptMessage[];
   state: RunState;
@@ -84,13 +82,6 @@ async function promptsSeen(rt: TestRuntime, bp: Blueprint, runId: string): Promi
       ...(input.question ? { question: input.question } : {}),
       system,
       tail: tail ? (tail.parts ? await text(tail.parts) : tail.content) : '',
-      inPlace: (
-        await Promise.all(
-          rendered.messages
-            .filter((m) => m.role === 'user' && !m.tail && m.content.startsWith('## '))
-            .map((m) => (m.role === 'user' && m.parts ? text(m.parts) : m.content)),
-        )
-      ).join('\n'),
       messages: tail ? rendered.messages.slice(0, -1) : rendered.messages,
       state,
     });
@@ -608,9 +599,8 @@ transform = "compact"
     expect(scratch[0]?.summary).toBe(true);
     const seen = await promptsSeen(env.rt, bp, run.handle.workflowId);
     const write = seen.find((s) => s.stage === 'write' && s.purpose === 'turn');
-    // The fold laid scratch out again, among the messages (docs/reference/rendering.md#writes-in-place).
-    expect(write?.inPlace).toContain('summary of 3');
-    expect(`${write?.system}\n${write?.tail}\n${write?.inPlace}`).not.toContain('observation 2: detail');
+    expect(write?.tail).toContain('summary of 3');
+    expect(`${write?.system}\n${write?.tail}`).not.toContain('observation 2: detail');
   });
 
   it('require_modifications passes when the modifying call was denied by policy', async () => {
@@ -739,7 +729,7 @@ transform = "clear"
     expect(entering?.messages.filter((m) => m.role !== 'user' || /Gather/.test(m.content))).toEqual([]);
     expect(entering?.system).toContain('summarise the findings');
     expect(entering?.tail).toContain('#1 write the summary');
-    expect(`${entering?.system}\n${entering?.tail}\n${entering?.inPlace}`).not.toContain('raw observations');
+    expect(`${entering?.system}\n${entering?.tail}`).not.toContain('raw observations');
     const state = await finalState(env.conn.client, run.handle.workflowId);
     expect(entriesText(state, 'conversation').some((t) => t.startsWith('Gather'))).toBe(false);
     expect(entriesText(state, 'todos')).toEqual(['write the summary', 'second item']);

@@ -91,15 +91,11 @@ const systemText = (r: Received) =>
     .filter((m) => m.role === 'system')
     .map((m) => m.content ?? '')
     .join('\n');
-/**
- * What the temporary `notes` region shows: it only appends, so its entries are written in place
- * among the messages, after the turn that wrote them (docs/reference/rendering.md#writes-in-place).
- */
-const notesText = (r: Received) =>
-  r.body.messages
-    .filter((m) => m.role === 'user' && m.content?.startsWith('## notes'))
-    .map((m) => m.content)
-    .join('\n');
+/** The tail after the conversation, where the temporary `notes` region renders (docs/reference/rendering.md#tail). */
+const tailText = (r: Received) => {
+  const last = r.body.messages.at(-1);
+  return last?.role === 'user' && last.content?.startsWith('## notes') ? last.content : '';
+};
 const toolNames = (r: Received) => (r.body.tools ?? []).map((t) => t.function.name).sort();
 
 describe('a run on the OpenAI-compatible provider', () => {
@@ -184,13 +180,13 @@ available_tools = ["context_write"]
     ]);
     const secondText = `${systemText(second)}\n${msgs.map((m) => m.content ?? '').join('\n')}`;
     expect(secondText).toContain('every answer in this project is 42');
-    expect(notesText(second)).toContain('The spec fixes the answer at 42.');
+    expect(tailText(second)).toContain('The spec fixes the answer at 42.');
     expect(systemText(second)).not.toContain('The spec fixes the answer at 42.');
 
     // Write: the new stage's instructions replace the old ones; the note carried over.
     expect(systemText(third)).toContain('Write the answer to final_output.');
     expect(systemText(third)).not.toContain('Read the spec and note what matters.');
-    expect(notesText(third)).toContain('The spec fixes the answer at 42.');
+    expect(tailText(third)).toContain('The spec fixes the answer at 42.');
     expect(toolNames(third)).toEqual(['context_write']);
     expect(systemText(fourth)).toContain('The answer is 42.');
 
