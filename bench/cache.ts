@@ -4,7 +4,7 @@
  * session as a flat list (the task pinned, one conversation receiving every result). Two scripted
  * `blueprints/coder` sessions: `plan`, 30 turns of the plan stage (file reads into the compacting
  * codebase, todos, scratch notes, one compaction), and `coding`, the same plan followed by
- * implement and review stages (58 turns). Each drives the region engine the way a stage workflow
+ * implement and review stages (57 turns). Each drives the region engine the way a stage workflow
  * does; every turn's prompt is sent by the real OpenAI and Anthropic adapters to a local
  * recording server, and the recorded bodies are compared request to request. `--placement system`
  * renders every region in the system section (`[context] placement = "system"`, the 0.1 layout);
@@ -102,8 +102,8 @@ const done = (id: number): Turn => ({
 });
 
 /**
- * The plan session, then 20 implement turns (edits, test runs, todos closed, files read again)
- * and 8 review turns: 58 turns over three stages.
+ * The plan session without its final answer (29 turns), then 20 implement turns (edits, test runs, todos closed, files read again)
+ * and 8 review turns: 57 turns over three stages.
  */
 const CODING: Turn[] = [
   ...SESSION.slice(0, -1),

@@ -30,8 +30,6 @@ export interface LaidOut {
   block: Entry[];
   /** Entries shown as messages at the point of their write. */
   inPlace: Entry[];
-  /** The run's last entry id when the block was laid out, for a block placed among the messages. */
-  through?: number;
 }
 
 /** Which of a region's entries its block shows and which render where they were written. */
@@ -41,6 +39,5 @@ export function laidOut(region: RegionState): LaidOut {
   return {
     block: region.entries.filter((e) => e.id <= layout.through),
     inPlace: region.entries.filter((e) => e.id > layout.through),
-    through: layout.through,
   };
 }

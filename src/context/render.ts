@@ -394,12 +394,7 @@ export function renderRegions(regions: readonly RegionState[], ctx: RenderContex
     }
     const shown = laidOut(region);
     for (const entry of shown.inPlace) inPlace.push({ at: entry.id, message: inPlaceMessage(region, entry) });
-    for (const b of defaultBlocks(region, shown.block)) {
-      // A tail region writing in place keeps its block where it was laid out, among the messages.
-      if (placement === 'tail' && shown.through !== undefined)
-        inPlace.push({ at: shown.through + 0.5, message: userMessage(b.parts) });
-      else push(b.parts, b.key);
-    }
+    for (const b of defaultBlocks(region, shown.block)) push(b.parts, b.key);
   });
 
   blocks.sort((a, b) => a.rank - b.rank || a.cls - b.cls || a.order - b.order);
@@ -422,7 +417,7 @@ export function renderRegions(regions: readonly RegionState[], ctx: RenderContex
 
 /** A message of the conversation, or one rendered where a region's write happened, by entry id. */
 interface StreamItem {
-  /** The entry id it follows: its own, or a laid-out block's `through` plus a half. */
+  /** The entry id it follows. */
   at: number;
   message: PromptMessage;
 }
