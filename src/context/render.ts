@@ -4,8 +4,9 @@
  * cache-friendly content comes first; each goes to the system section or,
  * by its region's placement, to the tail message rebuilt after the
  * conversation. Messages come from sliding windows, with `conversation`
- * last. Blob references pass through untouched; the inference activity
- * resolves them.
+ * last and the entries of regions that write in place among its messages
+ * (`layout.ts`). Blob references pass through untouched; the inference
+ * activity resolves them.
  */
 
 import { systemSortKey } from '../blueprint/block-order.js';
@@ -423,7 +424,7 @@ interface StreamItem {
 }
 
 /** A user message of block text, with its blob references in `parts` for the inference activity. */
-function userMessage(parts: readonly Content[]): PromptMessage {
+function userMessage(parts: readonly Content[]): Extract<PromptMessage, { role: 'user' }> {
   const content = parts.map(contentText).join('');
   return parts.every((p) => typeof p === 'string')
     ? { role: 'user', content }
@@ -483,10 +484,7 @@ function tailMessage(blocks: readonly PromptSystemBlock[]): PromptMessage {
     if (i > 0) text.add('\n\n');
     for (const part of block.text) text.add(part);
   });
-  const content = text.parts.map(contentText).join('');
-  return text.parts.every((p) => typeof p === 'string')
-    ? { role: 'user', content, tail: true }
-    : { role: 'user', content, parts: text.parts, tail: true };
+  return { ...userMessage(text.parts), tail: true };
 }
 
 /** A system block as one string, with blob references shown by their preview. */
