@@ -85,6 +85,11 @@ export interface Session {
   turns: readonly Turn[];
   /** What a tool other than a context tool answers. */
   toolOutput: (turn: Turn) => string;
+  /**
+   * Send every stage's tools on every request (a what-if for issue 42's stable tool list; the
+   * runtime sends the stage's own), to the regions' requests only.
+   */
+  stableTools?: boolean;
 }
 
 export interface SessionResult {
@@ -207,7 +212,10 @@ export async function runSession(session: Session): Promise<SessionResult> {
   const [openai, anthropic] = providers(server.url);
   const [flatOpenai, flatAnthropic] = providers(flatServer.url);
   let current = stage;
-  let tools = toolSpecs(stageTools(bp, stage));
+  const allStages = [...new Set(bp.stages.flatMap((s) => stageTools(bp, s.name)))];
+  const toolsOf = (name: string) => toolSpecs(stageTools(bp, name));
+  let tools = session.stableTools ? toolSpecs(allStages) : toolsOf(stage);
+  let flatToolList = toolsOf(stage);
   const compactions: number[] = [];
   const tails: boolean[] = [];
   const overBudget: string[] = [];
@@ -225,7 +233,8 @@ export async function runSession(session: Session): Promise<SessionResult> {
         const next = sync(enterStage(state, bp, turn.enter, env));
         if (!next.ok) throw new Error(next.message);
         current = turn.enter;
-        tools = toolSpecs(stageTools(bp, current));
+        if (!session.stableTools) tools = toolsOf(current);
+        flatToolList = toolsOf(current);
         // A flat list has no instructions region: the stage's prompt arrives as a user message.
         const prompt = bp.stages.find((s) => s.name === current)?.systemPrompt;
         if (prompt) flat.push({ role: 'user', content: prompt.trim() });
@@ -259,6 +268,7 @@ export async function runSession(session: Session): Promise<SessionResult> {
       const flatRequest = (model: string): InferenceRequest => ({
         ...request(model),
         system: flatSystem,
+        tools: flatToolList,
         messages: flat.map((m, i) => (i === flat.length - 1 ? { ...m, cache: true } : m)),
       });
       await flatOpenai.infer(flatRequest(OPENAI_MODEL));
