@@ -1,15 +1,20 @@
 /**
- * `npm run bench -- cache [--placement system]`: how much of each prompt a
- * provider's prompt cache can reuse. A scripted 30-turn plan session on
- * `blueprints/coder` (file reads into the compacting codebase, todos,
- * scratch notes, one compaction) drives the region engine the way a stage
- * workflow does; every turn's prompt is sent by the real OpenAI and
- * Anthropic adapters to a local recording server, and the recorded bodies
- * are compared request to request. `--placement system` renders every
- * region in the system section (`[context] placement = "system"`, the 0.1
- * layout) for comparison.
+ * `npm run bench -- cache [--session plan|coding] [--placement system | --blocks] [--stable-tools]`: how much of
+ * each prompt a provider's prompt cache can reuse, and what the session costs beside the same
+ * session as a flat list (the task pinned, one conversation receiving every result). Two scripted
+ * `blueprints/coder` sessions: `plan`, 30 turns of the plan stage (file reads into the compacting
+ * codebase, todos, scratch notes, one compaction), and `coding`, the same plan followed by
+ * implement and review stages (57 turns). Each drives the region engine the way a stage workflow
+ * does; every turn's prompt is sent by the real OpenAI and Anthropic adapters to a local
+ * recording server, and the recorded bodies are compared request to request. `--placement system`
+ * renders every region in the system section (`[context] placement = "system"`, the 0.1 layout);
+ * `--blocks` keeps the default placement but re-renders whole blocks on every write (the layout
+ * before writes in place, docs/reference/rendering.md#writes-in-place). `--stable-tools` sends
+ * every stage's tools on each of the regions' requests: what a tool list kept across stages (issue
+ * 42 item 3, not built) would save.
  */
 import { loadBlueprint } from '../src/blueprint/load.js';
+import { assignPlacements } from '../src/blueprint/placement.js';
 import { BUILTIN_MODELS } from '../src/providers/index.js';
 import type { Blueprint, RegionDef } from '../src/shapes/frozen-blueprint.js';
 import { ANTHROPIC_MIN_CACHED } from './prefix.js';
@@ -20,8 +25,10 @@ import {
   OPENAI_MODEL,
   pct,
   runSession,
+  type SessionSummary,
   sessionCost,
   sourceFile,
+  summarize,
   type Turn,
 } from './prompt-session.js';
 
@@ -82,9 +89,66 @@ const SESSION: Turn[] = [
   { say: 'The plan is complete: every step is in the todos checklist.' },
 ];
 
+const edit = (path: string): Turn => ({
+  say: `Changing ${path}.`,
+  call: { name: 'edit_file', args: { path, old: 'postCharge(charge)', new: 'postCharge(charge, key)' } },
+});
+const test = (failing: number): Turn => ({
+  say: 'Running the tests.',
+  call: { name: 'shell', args: { command: 'npm test' } },
+  file: failing,
+});
+const done = (id: number): Turn => ({
+  say: `Step ${id} is finished.`,
+  call: { name: 'todo_done', args: { region: 'todos', id } },
+});
+
+/**
+ * The plan session without its final answer (29 turns), then 20 implement turns (edits, test runs, todos closed, files read again)
+ * and 8 review turns: 57 turns over three stages.
+ */
+const CODING: Turn[] = [
+  ...SESSION.slice(0, -1),
+  { ...read('src/db/schema.ts', 3300), enter: 'implement', say: 'Starting with the schema.' },
+  edit('src/db/schema.ts'),
+  {
+    say: 'Adding the migration.',
+    call: { name: 'write_file', args: { path: 'src/db/migrations/0042_idempotency.ts', content: 'ALTER TABLE' } },
+  },
+  test(1800),
+  done(1),
+  read('src/billing/charge.ts', 3600),
+  edit('src/billing/charge.ts'),
+  edit('src/billing/ledger.ts'),
+  done(2),
+  read('src/api/handlers.ts', 3800),
+  edit('src/api/handlers.ts'),
+  test(1500),
+  done(3),
+  done(4),
+  edit('src/billing/retry.ts'),
+  done(5),
+  { say: 'Writing the retry test.', call: { name: 'write_file', args: { path: 'test/retry.test.ts', content: 'it' } } },
+  test(1200),
+  done(6),
+  done(7),
+  { enter: 'review', say: 'Reviewing the diff.', call: { name: 'shell', args: { command: 'git diff' } }, file: 2500 },
+  read('test/retry.test.ts', 1500),
+  test(900),
+  { say: 'Looking for callers left behind.', call: { name: 'grep', args: { pattern: 'postCharge(' } } },
+  read('src/billing/retry.ts', 3100),
+  read('src/api/routes.ts', 4400),
+  test(900),
+  { say: 'DONE: charges carry an idempotency key and a retried post returns the first charge.' },
+];
+
+const SESSIONS: Record<string, Turn[]> = { plan: SESSION, coding: CODING };
+
 function toolOutput(turn: Turn): string {
   const call = turn.call!;
   if (call.name === 'read_file') return sourceFile(String(call.args.path), turn.file ?? 1000);
+  if (call.name === 'shell') return sourceFile(`$ ${String(call.args.command)}`, turn.file ?? 500);
+  if (call.name === 'edit_file' || call.name === 'write_file') return `Wrote ${String(call.args.path)}.`;
   if (call.name === 'list_dir') return 'api/\nbilling/\ndb/\nqueue/\nconfig.ts\nindex.ts';
   const pattern = String(call.args.pattern);
   return [1, 2, 3, 4, 5].map((n) => `src/billing/file${n}.ts:${n * 17}:  ${pattern}(charge, opts)`).join('\n');
@@ -99,7 +163,9 @@ function describe(turn: Turn | undefined): string {
 /** Every region in the system section, as `[context] placement = "system"` renders it. */
 function allInSystem(bp: Blueprint): Blueprint {
   const system = (defs: readonly RegionDef[]) =>
-    defs.map((d) => (d.placement === undefined ? d : { ...d, placement: 'system' as const }));
+    defs.map(({ writesInPlace: _inPlace, ...d }) =>
+      d.placement === undefined ? d : { ...d, placement: 'system' as const },
+    );
   return {
     ...bp,
     regions: system(bp.regions),
@@ -107,15 +173,71 @@ function allInSystem(bp: Blueprint): Blueprint {
   };
 }
 
+/** Whole blocks re-rendered on every write, as blueprints recorded before writes in place render. */
+function withoutWritesInPlace(bp: Blueprint): Blueprint {
+  const blocks = (defs: readonly RegionDef[]) => defs.map(({ writesInPlace: _inPlace, ...d }) => d);
+  return {
+    ...bp,
+    regions: blocks(bp.regions),
+    stages: bp.stages.map((s) => (s.regions ? { ...s, regions: blocks(s.regions) } : s)),
+  };
+}
+
+/**
+ * The blueprint with its conversation shedding one turn per write once full, marked for writes in
+ * place as the loader marks such a blueprint (none, beside a per-item conversation).
+ */
+function perItemConversation(bp: Blueprint): Blueprint {
+  const perItem = (defs: readonly RegionDef[]) =>
+    defs.map(({ writesInPlace: _inPlace, ...d }): RegionDef => {
+      if (d.name !== 'conversation') return d;
+      const { overflow: _overflow, shedTo: _shedTo, ...window } = d;
+      return { ...window, strategy: 'per_item' };
+    });
+  const regions = perItem(bp.regions);
+  const stages = bp.stages.map((s) => (s.regions ? { ...s, regions: perItem(s.regions) } : s));
+  assignPlacements([...regions, ...stages.flatMap((s) => s.regions ?? [])], 'auto');
+  return { ...bp, regions, stages };
+}
+
 export default async function run(args: string[] = []): Promise<void> {
   const loaded = loadBlueprint('blueprints/coder');
   if (!loaded.blueprint) throw new Error(loaded.diagnostics.map((d) => d.message).join('\n'));
-  const placement = args[0] === '--placement' ? args[1] : undefined;
-  if (placement !== undefined && placement !== 'system')
+  const placed = args.indexOf('--placement');
+  const blocks = args.includes('--blocks');
+  const placement = placed >= 0 ? args[placed + 1] : blocks ? 'blocks' : undefined;
+  if (placed >= 0 && placement !== 'system')
     throw new Error(`--placement takes "system" (the 0.1 layout), not ${placement}`);
+  const at = args.indexOf('--session');
+  const only = at >= 0 ? args[at + 1] : undefined;
+  if (only !== undefined && !SESSIONS[only])
+    throw new Error(`--session takes ${Object.keys(SESSIONS).join(' or ')}, not ${only}`);
   const counted = countStagePrompts(loaded.blueprint);
-  const bp = placement === 'system' ? allInSystem(counted) : counted;
-  const { rows, compactions } = await runSession({ bp, stage: STAGE, task: TASK, turns: SESSION, toolOutput });
+  const bp =
+    placement === 'system' ? allInSystem(counted) : placement === 'blocks' ? withoutWritesInPlace(counted) : counted;
+  for (const [name, turns] of Object.entries(SESSIONS)) {
+    if (only !== undefined && name !== only) continue;
+    await report(bp, name, turns, placement, args.includes('--stable-tools'));
+    console.log('');
+  }
+}
+
+async function report(
+  bp: Blueprint,
+  name: string,
+  SESSION: Turn[],
+  placement: string | undefined,
+  stableTools: boolean,
+): Promise<void> {
+  const { rows, flatRows, compactions, overBudget } = await runSession({
+    bp,
+    stage: STAGE,
+    task: TASK,
+    turns: SESSION,
+    toolOutput,
+    stableTools,
+  });
+  const stages = [STAGE, ...SESSION.flatMap((t) => (t.enter ? [t.enter] : []))];
 
   const header = [
     'turn',
@@ -131,7 +253,7 @@ export default async function run(args: string[] = []): Promise<void> {
   ];
   const lines = rows.map((r) => [
     String(r.turn),
-    describe(SESSION[r.turn - 2]),
+    `${SESSION[r.turn - 1]?.enter ? `(→ ${SESSION[r.turn - 1]!.enter}) ` : ''}${describe(SESSION[r.turn - 2])}`,
     String(r.tokens),
     pct(r.share),
     pct(r.bound),
@@ -145,8 +267,12 @@ export default async function run(args: string[] = []): Promise<void> {
   const fmt = (cells: string[]) =>
     cells.map((x, c) => (c === 1 || c === 8 ? x.padEnd(widths[c]!) : x.padStart(widths[c]!)));
   console.log(
-    `cache bench: blueprints/coder, stage ${STAGE}, ${SESSION.length} turns, compaction before turn(s) ${compactions.join(', ') || 'none'}, ` +
-      (placement === 'system' ? 'every region in the system section (--placement system)' : 'default placement'),
+    `cache bench, session ${name}: blueprints/coder, stage${stages.length > 1 ? 's' : ''} ${stages.join(' → ')}, ${SESSION.length} turns, compaction before turn(s) ${compactions.join(', ') || 'none'}, ` +
+      (placement === 'system'
+        ? 'every region in the system section (--placement system)'
+        : placement === 'blocks'
+          ? 'default placement, whole blocks re-rendered on every write (--blocks)'
+          : 'default placement, writes in place'),
   );
   console.log(fmt(header).join('  '));
   for (const l of lines) console.log(fmt(l).join('  '));
@@ -193,4 +319,51 @@ export default async function run(args: string[] = []): Promise<void> {
         `(${c.read} tokens read from cache, ${c.write} written)`,
     );
   }
+  console.log('');
+  const here = summarize(rows);
+  printFlatComparison(here, summarize(flatRows));
+  // The price `lev validate`'s per-item-conversation note quotes: the same session with a conversation
+  // that drops its oldest turn on every write once full.
+  const perItem = summarize(
+    (await runSession({ bp: perItemConversation(bp), stage: STAGE, task: TASK, turns: SESSION, toolOutput })).rows,
+  );
+  console.log(
+    `conversation with strategy = "per_item" instead of "bulk": Anthropic cost ${(perItem.anthropicTokens / here.anthropicTokens).toFixed(2)}×, ` +
+      `OpenAI ${(perItem.openaiTokens / here.openaiTokens).toFixed(2)}×, tokens sent ${(perItem.tokens / here.tokens).toFixed(2)}×, ` +
+      `requests keeping < 10 % of the previous: ${perItem.broken} (bulk: ${here.broken})`,
+  );
+  console.log(
+    overBudget.length === 0
+      ? 'no region over its budget at any request'
+      : `regions over their budget (turn region held/budget): ${overBudget.join('; ')}`,
+  );
+}
+
+/** Issue 42's table: this session against the same session as a flat list (task pinned, every result in one conversation). */
+function printFlatComparison(here: SessionSummary, flat: SessionSummary): void {
+  const k = (n: number) => `${Math.round(n / 1000)}k`;
+  const ratio = (a: number, b: number) => `${(a / b).toFixed(2)}×`;
+  const table: string[][] = [
+    ['', 'regions', 'flat list', 'regions / flat'],
+    ['input tokens sent over the session', k(here.tokens), k(flat.tokens), ratio(here.tokens, flat.tokens)],
+    ['of which in the tail (never a later prefix)', k(here.tail), k(flat.tail), ''],
+    ['previous request kept as prefix, median', here.keptMedian.toFixed(3), flat.keptMedian.toFixed(3), ''],
+    ['requests keeping < 10 % of the previous', String(here.broken), String(flat.broken), ''],
+    ['Anthropic cost as a share of uncached', here.anthropicShare.toFixed(3), flat.anthropicShare.toFixed(3), ''],
+    [
+      'Anthropic cost, in uncached tokens',
+      k(here.anthropicTokens),
+      k(flat.anthropicTokens),
+      ratio(here.anthropicTokens, flat.anthropicTokens),
+    ],
+    [
+      'OpenAI cost, in uncached tokens',
+      k(here.openaiTokens),
+      k(flat.openaiTokens),
+      ratio(here.openaiTokens, flat.openaiTokens),
+    ],
+  ];
+  const widths = table[0]!.map((_, c) => Math.max(...table.map((row) => row[c]!.length)));
+  for (const row of table)
+    console.log(row.map((x, c) => (c === 0 ? x.padEnd(widths[c]!) : x.padStart(widths[c]!))).join('  '));
 }

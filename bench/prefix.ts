@@ -1,8 +1,8 @@
 /**
  * How much of a request a provider's prompt cache could reuse from earlier
  * requests, measured on the recorded wire bodies. A body is split into
- * segments in the order the provider reads them (system, then each message
- * or content block); tokens are counted on each segment's serialized JSON.
+ * segments in the order the provider reads them (the tool list, the system,
+ * then each message or content block); tokens are counted on each segment's serialized JSON.
  */
 import type { ModelPrices } from '../src/shapes/model-info.js';
 import { countTokens } from '../src/tokens/count.js';
@@ -35,13 +35,21 @@ function heading(text: string): string {
   return /^## (\S+)/.exec(text)?.[1] ?? 'system';
 }
 
+/** The tool list, which both providers read before anything else. */
+function toolsSegment(body: Body): Segment[] {
+  return body.tools ? [{ text: JSON.stringify(body.tools), system: false, breakpoint: false, label: 'tools' }] : [];
+}
+
 export function openaiSegments(body: Body): Segment[] {
-  return (body.messages as Body[]).map((m) => ({
-    text: JSON.stringify(m),
-    system: m.role === 'system',
-    breakpoint: false,
-    label: m.role,
-  }));
+  return [
+    ...toolsSegment(body),
+    ...(body.messages as Body[]).map((m) => ({
+      text: JSON.stringify(m),
+      system: m.role === 'system',
+      breakpoint: false,
+      label: m.role,
+    })),
+  ];
 }
 
 function withoutCacheControl(block: Body): Body {
@@ -50,7 +58,7 @@ function withoutCacheControl(block: Body): Body {
 }
 
 export function anthropicSegments(body: Body): Segment[] {
-  const out: Segment[] = [];
+  const out: Segment[] = toolsSegment(body);
   for (const b of (body.system ?? []) as Body[]) {
     out.push({
       text: JSON.stringify(withoutCacheControl(b)),

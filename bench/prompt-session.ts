@@ -9,16 +9,17 @@ import { deterministicSummary } from '../src/context/deterministic-summary.js';
 import { enterStage } from '../src/context/enter-stage.js';
 import type { EngineEnv } from '../src/context/kinds/custom.js';
 import { maintain } from '../src/context/maintenance.js';
-import { contentText } from '../src/context/measure.js';
-import { renderPrompt, systemBlockText } from '../src/context/render.js';
+import { contentText, regionTokens } from '../src/context/measure.js';
+import { BEGIN_MESSAGE, renderPrompt, systemBlockText } from '../src/context/render.js';
 import { type EngineOp, runSync } from '../src/context/requests.js';
 import { routeToolResult } from '../src/context/routing.js';
 import { seedRegion } from '../src/context/seed-fit.js';
-import { createRunState } from '../src/context/state.js';
+import { createRunState, visibleRegions } from '../src/context/state.js';
 import { applyContextTool } from '../src/context/tools.js';
+import { applyTransform } from '../src/context/transforms.js';
 import { writeEntry } from '../src/context/write.js';
 import { BUILTIN_MODELS, getProvider, type InferenceRequest, parseModelRef } from '../src/providers/index.js';
-import type { ToolCall } from '../src/shapes/content.js';
+import type { PromptMessage, ToolCall } from '../src/shapes/content.js';
 import type { Blueprint } from '../src/shapes/frozen-blueprint.js';
 import { countTokens } from '../src/tokens/count.js';
 import { makeSyncHandler } from '../src/tokens/exact-answers.js';
@@ -35,6 +36,7 @@ import {
   openaiSegments,
   prefixShare,
   type Segment,
+  tokensOf,
 } from './prefix.js';
 import { type Recorded, startRecordingServer } from './recording-server.js';
 
@@ -43,6 +45,8 @@ export const OPENAI_MODEL = 'openai:gpt-4.1';
 export const ANTHROPIC_MODEL = 'anthropic:claude-sonnet-5-5';
 
 export interface Turn {
+  /** The stage this turn starts, through the current stage's edge to it. */
+  enter?: string;
   say: string;
   call?: { name: string; args: Record<string, unknown> };
   /** Size in tokens of a read_file result. */
@@ -68,6 +72,8 @@ export interface Row {
    * Anthropic's minimum cacheable size.
    */
   costsOnlyAfter?: boolean;
+  /** Tokens of the tail message, when the request ends in one. */
+  tail: number;
   openai: CacheCharge;
   anthropic: CacheCharge;
 }
@@ -79,12 +85,24 @@ export interface Session {
   turns: readonly Turn[];
   /** What a tool other than a context tool answers. */
   toolOutput: (turn: Turn) => string;
+  /**
+   * Send every stage's tools on every request (a what-if for issue 42's stable tool list; the
+   * runtime sends the stage's own), to the regions' requests only.
+   */
+  stableTools?: boolean;
 }
 
 export interface SessionResult {
   rows: Row[];
+  /**
+   * The same session as a flat list: the task pinned in the system section and one conversation
+   * that receives every result, with the same tools and replies (the baseline of issue 42).
+   */
+  flatRows: Row[];
   /** Turns (1-based) that a compaction preceded. */
   compactions: number[];
+  /** `turn region tokens/budget` for each request that held a region over its budget. */
+  overBudget: string[];
 }
 
 function openaiReply(turn: Turn, i: number): unknown {
@@ -176,27 +194,57 @@ export async function runSession(session: Session): Promise<SessionResult> {
   );
 
   let turnIndex = 0;
-  const server = await startRecordingServer((req: Recorded) => {
+  const respond = (req: Recorded) => {
     const turn = turns[turnIndex]!;
     return req.url.includes('/chat/completions') ? openaiReply(turn, turnIndex) : anthropicReply(turn, turnIndex);
-  });
-  const providerEnv = {
-    OPENAI_API_KEY: 'bench',
-    OPENAI_BASE_URL: `${server.url}/v1`,
-    ANTHROPIC_API_KEY: 'bench',
-    ANTHROPIC_BASE_URL: server.url,
   };
-  const openai = getProvider(OPENAI_MODEL, providerEnv);
-  const anthropic = getProvider(ANTHROPIC_MODEL, providerEnv);
-  const tools = toolSpecs(stageTools(bp, stage));
+  const server = await startRecordingServer(respond);
+  const flatServer = await startRecordingServer(respond);
+  const providers = (url: string) => {
+    const providerEnv = {
+      OPENAI_API_KEY: 'bench',
+      OPENAI_BASE_URL: `${url}/v1`,
+      ANTHROPIC_API_KEY: 'bench',
+      ANTHROPIC_BASE_URL: url,
+    };
+    return [getProvider(OPENAI_MODEL, providerEnv), getProvider(ANTHROPIC_MODEL, providerEnv)] as const;
+  };
+  const [openai, anthropic] = providers(server.url);
+  const [flatOpenai, flatAnthropic] = providers(flatServer.url);
+  let current = stage;
+  const allStages = [...new Set(bp.stages.flatMap((s) => stageTools(bp, s.name)))];
+  const toolsOf = (name: string) => toolSpecs(stageTools(bp, name));
+  let tools = session.stableTools ? toolSpecs(allStages) : toolsOf(stage);
+  let flatToolList = toolsOf(stage);
   const compactions: number[] = [];
   const tails: boolean[] = [];
+  const overBudget: string[] = [];
+  const flat: PromptMessage[] = [{ role: 'user', content: BEGIN_MESSAGE }];
+  const entryPrompt = bp.stages.find((s) => s.name === stage)?.systemPrompt?.trim();
+  const flatSystem = [{ text: `## task\n${session.task}${entryPrompt ? `\n\n${entryPrompt}` : ''}`, cache: true }];
 
   try {
     for (turnIndex = 0; turnIndex < turns.length; turnIndex++) {
       const turn = turns[turnIndex]!;
+      if (turn.enter !== undefined) {
+        const edge = bp.stages.find((s) => s.name === current)?.transitions.find((e) => e.target === turn.enter);
+        if (!edge) throw new Error(`stage ${current} has no edge to ${turn.enter}`);
+        applyTransform(state, bp, edge);
+        const next = sync(enterStage(state, bp, turn.enter, env));
+        if (!next.ok) throw new Error(next.message);
+        current = turn.enter;
+        if (!session.stableTools) tools = toolsOf(current);
+        flatToolList = toolsOf(current);
+        // A flat list has no instructions region: the stage's prompt arrives as a user message.
+        const prompt = bp.stages.find((s) => s.name === current)?.systemPrompt;
+        if (prompt) flat.push({ role: 'user', content: prompt.trim() });
+      }
       const report = sync(maintain(state, bp, env));
       if (report.folds.some((f) => f.ok)) compactions.push(turnIndex + 1);
+      for (const r of visibleRegions(state)) {
+        const held = regionTokens(r);
+        if (held > r.budget) overBudget.push(`${turnIndex + 1} ${r.name} ${held}/${r.budget}`);
+      }
       const rendered = renderPrompt(state, bp, env, { iteration: turnIndex });
       const last = rendered.messages[rendered.messages.length - 1];
       tails.push(last?.role === 'user' && last.tail === true);
@@ -206,10 +254,25 @@ export async function runSession(session: Session): Promise<SessionResult> {
         messages: rendered.messages,
         tools,
         maxTokens: 4096,
-        meta: { runId: 'bench-session', stage, turn: turnIndex, purpose: 'turn', attempt: 1, stageTurn: turnIndex },
+        meta: {
+          runId: 'bench-session',
+          stage: current,
+          turn: turnIndex,
+          purpose: 'turn',
+          attempt: 1,
+          stageTurn: turnIndex,
+        },
       });
       const reply = await openai.infer(request(OPENAI_MODEL));
       await anthropic.infer(request(ANTHROPIC_MODEL));
+      const flatRequest = (model: string): InferenceRequest => ({
+        ...request(model),
+        system: flatSystem,
+        tools: flatToolList,
+        messages: flat.map((m, i) => (i === flat.length - 1 ? { ...m, cache: true } : m)),
+      });
+      await flatOpenai.infer(flatRequest(OPENAI_MODEL));
+      await flatAnthropic.infer(flatRequest(ANTHROPIC_MODEL));
 
       const calls: ToolCall[] = reply.toolCalls;
       const callsText = calls.map((c) => `${c.name}${JSON.stringify(c.arguments)}`).join('\n');
@@ -220,6 +283,11 @@ export async function runSession(session: Session): Promise<SessionResult> {
           { kind: 'assistant', content: reply.text, tokens: count(reply.text) + count(callsText), toolCalls: calls },
           env,
         ),
+      );
+      flat.push(
+        calls.length > 0
+          ? { role: 'assistant', content: reply.text, toolCalls: calls }
+          : { role: 'assistant', content: reply.text },
       );
       for (const call of calls) {
         let content: string;
@@ -232,12 +300,22 @@ export async function runSession(session: Session): Promise<SessionResult> {
           content = session.toolOutput(turn);
         }
         sync(routeToolResult(state, bp, call, { content, tokens: count(content), isError }, env));
+        flat.push({ role: 'tool', toolCallId: call.id, toolName: call.name, content, ...(isError ? { isError } : {}) });
       }
     }
   } finally {
     await server.close();
+    await flatServer.close();
   }
-  return { rows: compare(server.requests, tails), compactions };
+  return {
+    rows: compare(server.requests, tails),
+    flatRows: compare(
+      flatServer.requests,
+      turns.map(() => false),
+    ),
+    compactions,
+    overBudget,
+  };
 }
 
 /** Each recorded request against the one before it. */
@@ -254,6 +332,7 @@ function compare(requests: readonly Recorded[], tails: readonly boolean[]): Row[
     const row: Row = {
       turn: i + 1,
       tokens: prefixShare([], o).total,
+      tail: tails[i] === true ? tokensOf(o[o.length - 1]!.text) : 0,
       openai: openaiCharge(prevO, o),
       anthropic: cache.charge(a),
     };
@@ -299,6 +378,39 @@ export function sessionCost(
     uncached: rows.reduce((sum, r) => sum + (r.tokens * p.input) / 1_000_000, 0),
     read: rows.reduce((sum, r) => sum + pick(r).read, 0),
     write: rows.reduce((sum, r) => sum + pick(r).write, 0),
+  };
+}
+
+/** One session's totals, as the comparison with the flat list prints them (issue 42's table). */
+export interface SessionSummary {
+  tokens: number;
+  /** Tokens sent in tail messages, which no later request repeats as its prefix. */
+  tail: number;
+  keptMedian: number;
+  /** Requests keeping less than 10 % of the previous request as their prefix. */
+  broken: number;
+  /** Modelled Anthropic cost as a share of the uncached cost. */
+  anthropicShare: number;
+  /** Modelled costs in uncached input tokens (cost / input price). */
+  anthropicTokens: number;
+  openaiTokens: number;
+}
+
+export function summarize(rows: readonly Row[]): SessionSummary {
+  const kept = rows.filter((r) => r.kept !== undefined).map((r) => r.kept!);
+  const inTokens = (model: typeof OPENAI_MODEL | typeof ANTHROPIC_MODEL) => {
+    const c = sessionCost(rows, model)!;
+    return { ...c, tokens: (c.cached / BUILTIN_MODELS[model]!.prices!.input) * 1_000_000 };
+  };
+  const a = inTokens(ANTHROPIC_MODEL);
+  return {
+    tokens: rows.reduce((sum, r) => sum + r.tokens, 0),
+    tail: rows.reduce((sum, r) => sum + r.tail, 0),
+    keptMedian: median(kept),
+    broken: kept.filter((k) => k < 0.1).length,
+    anthropicShare: a.cached / a.uncached,
+    anthropicTokens: a.tokens,
+    openaiTokens: inTokens(OPENAI_MODEL).tokens,
   };
 }
 

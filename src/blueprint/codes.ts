@@ -308,7 +308,8 @@ export const CODES = {
   },
   'per-item-conversation': {
     severity: 'note',
-    meaning: 'The conversation drops one turn per write once full, so the message prefix changes every turn.',
+    meaning:
+      'The conversation drops one turn per write once full, so the message prefix changes every turn and no region writes in place.',
   },
 } as const satisfies Record<string, CodeInfo>;
 

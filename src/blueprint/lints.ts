@@ -12,7 +12,7 @@ import { isPreApproved } from '../tools/safe-commands.js';
 import { systemSortKey } from './block-order.js';
 import { resolveBudget } from './budget.js';
 import type { Findings } from './findings.js';
-import { promptPlace } from './placement.js';
+import { dropsTurnPerWrite, promptPlace } from './placement.js';
 import { tokensAbove } from './prompt-tokens.js';
 import { isCallerSeed } from './seeds.js';
 import { appendedRuntimeRegions, stageLayout, stageWindow } from './stage-layouts.js';
@@ -348,11 +348,10 @@ function lintCacheOrder(bp: Blueprint, findings: Findings): void {
   }
   const runtimeDefault = JSON.stringify(appendedRuntimeRegions().find((r) => r.name === 'conversation'));
   for (const { def, stage } of allRegionDefs(bp)) {
-    if (def.name !== 'conversation' || def.kind !== 'sliding_window' || def.admission === 'reject') continue;
-    if ((def.strategy ?? 'per_item') !== 'per_item' || JSON.stringify(def) === runtimeDefault) continue;
+    if (def.name !== 'conversation' || !dropsTurnPerWrite(def) || JSON.stringify(def) === runtimeDefault) continue;
     findings.add(
       'per-item-conversation',
-      `Region "conversation" drops its oldest turn on every write once full, so the prompt's messages change from the start each turn and miss the provider's cache; set strategy = "bulk" (with overflow) to shed turns in chunks.`,
+      `Region "conversation" drops its oldest turn on every write once full, so the prompt's messages change from the start each turn and miss the provider's cache, and no region writes in place (on the cache bench's coding session: 1.22× the modelled Anthropic input cost, 1.12× OpenAI's); set strategy = "bulk" (with overflow) to shed turns in chunks.`,
       regionPath(def.name, stage),
     );
   }

@@ -9,6 +9,7 @@
  */
 
 import {
+  CONVERSATION,
   type ContextPlacement,
   type Placement,
   type RegionDef,
@@ -29,9 +30,35 @@ export function defaultPlacement(
   return def.volatility === 'rewritten' ? 'tail' : 'system';
 }
 
-/** Fills in the placement of every region that renders blocks and declared none. */
-export function assignPlacements(defs: Iterable<RegionDef>, context: ContextPlacement): void {
+/** A sliding window that drops its oldest turn on every write once full (`per_item`, not `reject`). */
+export function dropsTurnPerWrite(def: Pick<RegionDef, 'kind' | 'admission' | 'strategy'>): boolean {
+  return def.kind === 'sliding_window' && def.admission !== 'reject' && (def.strategy ?? 'per_item') === 'per_item';
+}
+
+/**
+ * Whether a region's new entries render at the point of their write (docs/reference/rendering.md#writes-in-place):
+ * regions of kinds that only append, except under `[context] placement = "system"` (the 0.1 layout)
+ * and beside a conversation that drops a turn per write, whose head moves every turn: entries
+ * written among its messages would be re-sent with them on every request, where a block in the
+ * system section stays cached.
+ */
+export function writesInPlace(
+  def: Pick<RegionDef, 'name' | 'kind'>,
+  context: ContextPlacement,
+  conversation: RegionDef | undefined,
+): boolean {
+  if (context !== 'auto' || (conversation !== undefined && dropsTurnPerWrite(conversation))) return false;
+  return def.name !== STAGE_INSTRUCTIONS && kindFacts(def.kind).appends;
+}
+
+/**
+ * Fills in the placement of every region that renders blocks and declared none, and marks writes
+ * in place; `defs` start with the global layout, whose `conversation` decides the latter.
+ */
+export function assignPlacements(defs: readonly RegionDef[], context: ContextPlacement): void {
+  const conversation = defs.find((d) => d.name === CONVERSATION);
   for (const def of defs) {
+    if (writesInPlace(def, context, conversation)) def.writesInPlace = true;
     if (def.placement !== undefined) continue;
     const placement = defaultPlacement(def, context);
     if (placement !== undefined) def.placement = placement;

@@ -10,6 +10,7 @@ import { type FoldReport, fold } from './fold.js';
 import { groupAt, groupCount, shiftGroup } from './groups.js';
 import { callOnOverflow, type EngineEnv, hooksFor } from './kinds/custom.js';
 import { behaviourOf, type CascadePhase, kindBehaviour } from './kinds/index.js';
+import { settleLayouts } from './layout.js';
 import { regionTokens } from './measure.js';
 import type { EngineOp } from './requests.js';
 import { addDiagnostic, type RunState, visibleRegions, windowUsed } from './state.js';
@@ -139,6 +140,7 @@ export function* maintain(state: RunState, bp: Blueprint, env: EngineEnv): Engin
   const report: MaintenanceReport = { folds: [], removed: [], used: 0, gap: 0 };
   report.folds = yield* compactionPass(state, bp, env);
   yield* cascade(state, bp, env, report);
+  settleLayouts(state);
   const used = windowUsed(state);
   report.used = used;
   report.gap = state.window.gap;

@@ -4,8 +4,9 @@
  * cache-friendly content comes first; each goes to the system section or,
  * by its region's placement, to the tail message rebuilt after the
  * conversation. Messages come from sliding windows, with `conversation`
- * last. Blob references pass through untouched; the inference activity
- * resolves them.
+ * last and the entries of regions that write in place among its messages
+ * (`layout.ts`). Blob references pass through untouched; the inference
+ * activity resolves them.
  */
 
 import { systemSortKey } from '../blueprint/block-order.js';
@@ -17,6 +18,7 @@ import { type MarkedBlock, placeCacheMarkers } from './cache-markers.js';
 import { checklistBody } from './kinds/checklist.js';
 import { type CustomRegionHooks, type EngineEnv, regionCtx } from './kinds/custom.js';
 import { behaviourOf } from './kinds/index.js';
+import { laidOut } from './layout.js';
 import { contentText } from './measure.js';
 import { CONVERSATION, type RunState, STAGE_INSTRUCTIONS, visibleRegions, windowUsed } from './state.js';
 
@@ -134,7 +136,7 @@ function addEntry(text: BlockText, entry: Entry, first: boolean): void {
 }
 
 /** Default rendering of one system-block region: one block, or several for `grows`. */
-function defaultBlocks(region: RegionState): { parts: Content[]; key: string }[] {
+function defaultBlocks(region: RegionState, shown: readonly Entry[]): { parts: Content[]; key: string }[] {
   if (behaviourOf(region).entries === 'items') {
     const body = checklistBody(region);
     if (body === '') return [];
@@ -147,12 +149,12 @@ function defaultBlocks(region: RegionState): { parts: Content[]; key: string }[]
       .join(',');
     return [{ parts: [heading(region, false) + body], key }];
   }
-  if (region.entries.length === 0) return [];
+  if (shown.length === 0) return [];
   const groups: Entry[][] = [];
   if (region.def.volatility === 'grows' && !isStageInstructions(region)) {
     let current: Entry[] = [];
     let tokens = 0;
-    for (const entry of region.entries) {
+    for (const entry of shown) {
       if (current.length > 0 && tokens + entry.tokens > GROWS_BLOCK_TOKENS) {
         groups.push(current);
         current = [];
@@ -163,7 +165,7 @@ function defaultBlocks(region: RegionState): { parts: Content[]; key: string }[]
     }
     if (current.length > 0) groups.push(current);
   } else {
-    groups.push(region.entries);
+    groups.push([...shown]);
   }
   return groups.map((entries, i) => {
     const text = new BlockText();
@@ -351,13 +353,16 @@ export function renderRegions(regions: readonly RegionState[], ctx: RenderContex
   const blocks: SortedBlock[] = [];
   const customMessages: PromptMessage[] = [];
   const windowMessages: PromptMessage[] = [];
-  const conversation: PromptMessage[] = [];
+  const conversation: StreamItem[] = [];
+  const inPlace: StreamItem[] = [];
   const failures: RenderFailure[] = [];
 
   regions.forEach((region, order) => {
     if (kindFacts(region.kind).renders === 'messages') {
-      const target = region.name === CONVERSATION ? conversation : windowMessages;
-      for (const entry of region.entries) target.push(entryMessage(entry));
+      for (const entry of region.entries) {
+        if (region.name === CONVERSATION) conversation.push({ at: entry.id, message: entryMessage(entry) });
+        else windowMessages.push(entryMessage(entry));
+      }
       return;
     }
     const [rank, cls] = systemSortKey(region.def, order);
@@ -388,7 +393,9 @@ export function renderRegions(regions: readonly RegionState[], ctx: RenderContex
         detail: `region ${region.name}: ${rendered}`,
       });
     }
-    for (const b of defaultBlocks(region)) push(b.parts, b.key);
+    const shown = laidOut(region);
+    for (const entry of shown.inPlace) inPlace.push({ at: entry.id, message: inPlaceMessage(region, entry) });
+    for (const b of defaultBlocks(region, shown.block)) push(b.parts, b.key);
   });
 
   blocks.sort((a, b) => a.rank - b.rank || a.cls - b.cls || a.order - b.order);
@@ -396,16 +403,74 @@ export function renderRegions(regions: readonly RegionState[], ctx: RenderContex
   const tail = blocks.filter((b) => b.placement === 'tail');
   const systemKey = system.map((b) => `${b.block.region}[${b.key}]`).join('|');
 
-  let messages = postProcessMessages([...customMessages, ...windowMessages, ...conversation]);
+  let messages = postProcessMessages([...customMessages, ...windowMessages, ...conversation.map((c) => c.message)]);
   // The kick-off leads the messages rather than trailing them, so each turn is appended after
   // the previous request's messages instead of being inserted before a re-added last message.
   if (messages[0]?.role !== 'user') messages = [{ role: 'user', content: BEGIN_MESSAGE }, ...messages];
+  if (inPlace.length > 0) messages = interleave(messages, conversation, inPlace);
   if (messages[messages.length - 1]?.role === 'assistant')
     messages = [...messages, { role: 'user', content: CONTINUE_MESSAGE }];
 
   placeCacheMarkers(system, messages);
   if (tail.length > 0) messages = [...messages, tailMessage(tail.map((b) => b.block))];
   return { system: system.map((b) => b.block), messages, systemKey, failures };
+}
+
+/** A message of the conversation, or one rendered where a region's write happened, by entry id. */
+interface StreamItem {
+  /** The entry id it follows. */
+  at: number;
+  message: PromptMessage;
+}
+
+/** A user message of block text, with its blob references in `parts` for the inference activity. */
+function userMessage(parts: readonly Content[]): Extract<PromptMessage, { role: 'user' }> {
+  const content = parts.map(contentText).join('');
+  return parts.every((p) => typeof p === 'string')
+    ? { role: 'user', content }
+    : { role: 'user', content, parts: [...parts] };
+}
+
+/** An entry written in place, headed by its region (docs/reference/rendering.md#writes-in-place). */
+function inPlaceMessage(region: RegionState, entry: Entry): PromptMessage {
+  const text = new BlockText();
+  text.add(`## ${region.name} (new entry)\n`);
+  addEntry(text, entry, true);
+  return userMessage(text.parts);
+}
+
+/**
+ * docs/reference/rendering.md#writes-in-place: puts each in-place message after the conversation
+ * messages written before it. One that falls among an assistant's tool calls and their results
+ * waits until the results are all in, since providers want them together.
+ */
+function interleave(
+  messages: PromptMessage[],
+  conversation: readonly StreamItem[],
+  inPlace: StreamItem[],
+): PromptMessage[] {
+  const at = new Map(conversation.map((c) => [c.message, c.at]));
+  const pending = inPlace.sort((a, b) => a.at - b.at);
+  const out: PromptMessage[] = [];
+  let held: PromptMessage[] = [];
+  let next = 0;
+  const inToolRun = () => {
+    const last = out[out.length - 1];
+    return last?.role === 'tool' || (last?.role === 'assistant' && (last.toolCalls?.length ?? 0) > 0);
+  };
+  for (const message of messages) {
+    const id = at.get(message);
+    if (id !== undefined) {
+      while (next < pending.length && pending[next]!.at < id) held.push(pending[next++]!.message);
+    }
+    if (held.length > 0 && !(inToolRun() && message.role === 'tool')) {
+      out.push(...held);
+      held = [];
+    }
+    out.push(message);
+  }
+  while (next < pending.length) held.push(pending[next++]!.message);
+  return [...out, ...held];
 }
 
 /**
@@ -419,10 +484,7 @@ function tailMessage(blocks: readonly PromptSystemBlock[]): PromptMessage {
     if (i > 0) text.add('\n\n');
     for (const part of block.text) text.add(part);
   });
-  const content = text.parts.map(contentText).join('');
-  return text.parts.every((p) => typeof p === 'string')
-    ? { role: 'user', content, tail: true }
-    : { role: 'user', content, parts: text.parts, tail: true };
+  return { ...userMessage(text.parts), tail: true };
 }
 
 /** A system block as one string, with blob references shown by their preview. */

@@ -91,6 +91,13 @@ export interface RegionState {
   foldFailures: number;
   /** True while the current stage does not carry the region (docs/reference/stages.md#visibility). */
   hidden?: boolean;
+  /**
+   * A `writesInPlace` region's layout (docs/reference/rendering.md#writes-in-place): entries up to
+   * `through` render in its block, later ones at the point of their write. `seen` and `count` are
+   * the run's last entry id and the region's entry count at the last maintenance point, which
+   * tells the next one whether entries left the region since.
+   */
+  layout?: { through: number; seen: number; count: number };
   /** Marked by an edge `compact` transform for `fold_all` at the next maintenance point. */
   markedForFold?: boolean;
   /** Instructions that replace the built-in summariser prompt for the marked fold. */

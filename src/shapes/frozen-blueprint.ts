@@ -97,6 +97,13 @@ export interface RegionDef {
    * recorded before it existed lack it and keep rendering in the system section.
    */
   placement?: Placement;
+  /**
+   * New entries render as messages at the point of their write, and the region's block is laid
+   * out again only when entries leave it (docs/reference/rendering.md#writes-in-place). The loader
+   * sets it on regions of kinds that only append (`[context] placement = "auto"`); blueprints
+   * recorded before it existed lack it and re-render the whole block on every write.
+   */
+  writesInPlace?: true;
 
   // sliding_window
   maxItems?: number;

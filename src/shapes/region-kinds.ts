@@ -33,6 +33,11 @@ export interface KindFacts {
   renders: RenderForm;
   /** Makes room by taking its oldest groups out (docs/reference/regions.md#vocabulary). */
   rolling: boolean;
+  /**
+   * Entries only arrive at its end and leave whole (eviction, fold, deletion): none is edited in
+   * place, so a write can render where it happened (docs/reference/rendering.md#writes-in-place).
+   */
+  appends: boolean;
 }
 
 export const REGION_KIND_FACTS: Readonly<Record<RegionKind, KindFacts>> = {
@@ -44,6 +49,7 @@ export const REGION_KIND_FACTS: Readonly<Record<RegionKind, KindFacts>> = {
     blockClass: { usual: 0 },
     renders: 'system',
     rolling: false,
+    appends: false,
   },
   // Appended to; a fold or an eviction takes entries from the front only now and then.
   compact_history: {
@@ -53,6 +59,7 @@ export const REGION_KIND_FACTS: Readonly<Record<RegionKind, KindFacts>> = {
     blockClass: { usual: 0 },
     renders: 'system',
     rolling: false,
+    appends: true,
   },
   compacting: {
     protected: 'never',
@@ -61,6 +68,7 @@ export const REGION_KIND_FACTS: Readonly<Record<RegionKind, KindFacts>> = {
     blockClass: { usual: 2 },
     renders: 'system',
     rolling: true,
+    appends: true,
   },
   hashmap: {
     protected: 'never',
@@ -69,6 +77,7 @@ export const REGION_KIND_FACTS: Readonly<Record<RegionKind, KindFacts>> = {
     blockClass: { usual: 2 },
     renders: 'system',
     rolling: false,
+    appends: false,
   },
   // Re-rendered on every change: a checklist's counts line heads its block; scratch space turns over.
   checklist: {
@@ -78,6 +87,7 @@ export const REGION_KIND_FACTS: Readonly<Record<RegionKind, KindFacts>> = {
     blockClass: { usual: 2 },
     renders: 'system',
     rolling: false,
+    appends: false,
   },
   temporary: {
     protected: 'never',
@@ -86,6 +96,7 @@ export const REGION_KIND_FACTS: Readonly<Record<RegionKind, KindFacts>> = {
     blockClass: { usual: 2, rewritten: 3 },
     renders: 'system',
     rolling: true,
+    appends: true,
   },
   clearable: {
     protected: 'never',
@@ -94,6 +105,7 @@ export const REGION_KIND_FACTS: Readonly<Record<RegionKind, KindFacts>> = {
     blockClass: { usual: 2, rewritten: 3 },
     renders: 'system',
     rolling: true,
+    appends: true,
   },
   // A script renders whatever it likes, and a persistent one is held like a pinned region.
   custom: {
@@ -103,6 +115,7 @@ export const REGION_KIND_FACTS: Readonly<Record<RegionKind, KindFacts>> = {
     blockClass: { usual: 2, persistent: 0 },
     renders: 'script',
     rolling: false,
+    appends: false,
   },
   // Rendered as the messages, not as system blocks.
   sliding_window: {
@@ -112,6 +125,7 @@ export const REGION_KIND_FACTS: Readonly<Record<RegionKind, KindFacts>> = {
     blockClass: { usual: 2 },
     renders: 'messages',
     rolling: true,
+    appends: false,
   },
 };
 

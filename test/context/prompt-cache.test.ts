@@ -156,9 +156,18 @@ function step(state: RunState, bp: ReturnType<typeof load>, i: number, kind: Ste
   else turn(state, bp, i, 'grep', { pattern: `p${i}` });
 }
 
-describe('a change costs at most the blocks after it (docs/reference/rendering.md#tail)', () => {
-  it('holds for any sequence of reads, todos, notes and searches, compactions included', () => {
-    let compactions = 0;
+/** Every entry id each region holds, to tell which regions lost entries between two requests. */
+function held(state: RunState): Map<string, Set<number>> {
+  return new Map(state.regions.map((r) => [r.name, new Set(r.entries.map((e) => e.id))]));
+}
+
+function lostEntries(before: Map<string, Set<number>>, after: Map<string, Set<number>>): string[] {
+  return [...before].filter(([name, ids]) => [...ids].some((id) => !after.get(name)?.has(id))).map(([name]) => name);
+}
+
+describe('the previous request stays the prefix except where a region lost entries (docs/reference/rendering.md#writes-in-place)', () => {
+  it('holds for any sequence of reads, todos, notes and searches, compactions and sheds included', () => {
+    let relayouts = 0;
     fc.assert(
       fc.property(
         fc.array(fc.constantFrom<Step>('read', 'read', 'todo', 'note', 'grep'), { minLength: 10, maxLength: 60 }),
@@ -166,32 +175,41 @@ describe('a change costs at most the blocks after it (docs/reference/rendering.m
           const bp = load(CODER_LAYOUT);
           const state = start(bp);
           put(state, 'task', 'Fix the bug.', 4);
-          let previous = parts(state, bp);
+          let previous: ReturnType<typeof parts> | undefined;
+          let before = held(state);
+          let scratchShed = false;
           steps.forEach((kind, i) => {
-            const folds = run(maintain(state, bp, env)).folds.some((f) => f.ok);
-            if (folds) compactions++;
-            step(state, bp, i + 1, kind);
+            // A request as a run makes it: the maintenance point, then the prompt.
+            run(maintain(state, bp, env));
             const now = parts(state, bp);
-            // The conversation only grows at its end, and the tail is always its last message.
-            expect(now.conversation.slice(0, previous.conversation.length)).toEqual(previous.conversation);
-            expect(now.conversation.length).toBe(previous.conversation.length + 2);
+            const lost = lostEntries(before, held(state));
             expect(now.conversation.some((m) => m.role === 'user' && m.tail)).toBe(false);
-            if (kind !== 'read' && !folds) {
-              // Only tail regions changed: everything before the tail is the previous request.
+            if (previous && lost.length === 0) {
+              // Nothing left a region: the request only adds to the end of the previous one, up to its tail.
               expect(now.system).toEqual(previous.system);
-            } else {
-              // The change starts at the first changed block: every block before it is kept as it was.
-              const first = now.system.findIndex((b, j) => b !== previous.system[j]);
-              const changed = now.system[first]?.split(':')[0];
-              expect(folds ? ['history', 'codebase'] : ['codebase', 'stage_instructions']).toContain(changed);
-              expect(now.system.slice(0, first)).toEqual(previous.system.slice(0, first));
+              expect(now.conversation.slice(0, previous.conversation.length)).toEqual(previous.conversation);
+              expect(now.conversation.length).toBeGreaterThan(previous.conversation.length);
+            } else if (previous) {
+              relayouts++;
+              // Only a region that lost entries is laid out again; the system blocks before it stay.
+              const first = now.system.findIndex((b, j) => b !== previous!.system[j]);
+              if (first >= 0) {
+                expect(lost).toContain(now.system[first]!.split(':')[0]);
+                expect(now.system.slice(0, first)).toEqual(previous.system.slice(0, first));
+              }
             }
+            // Scratch writes in place: its block in the tail fills only when it sheds, and then
+            // holds what it kept; until then the tail holds only the checklist.
+            if (lost.includes('scratch')) scratchShed = true;
+            if (!scratchShed && now.tail) expect(now.tail.content).not.toContain('## scratch');
             previous = now;
+            before = held(state);
+            step(state, bp, i + 1, kind);
           });
         },
       ),
       { numRuns: 60 },
     );
-    expect(compactions).toBeGreaterThan(0);
+    expect(relayouts).toBeGreaterThan(0);
   });
 });

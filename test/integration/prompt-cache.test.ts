@@ -2,8 +2,9 @@
  * Prompt caching through the real runtime: a run on the OpenAI-compatible
  * provider against a local server that records every request. Each
  * request's conversation extends the previous one's, the system section
- * keeps its order from steady to changing, the regions rewritten on every
- * change arrive last in the tail (blob-held text filled in), every request
+ * keeps its order from steady to changing, what codebase and scratch take is
+ * written in place after the turn that wrote it (blob-held text filled in),
+ * the checklist arrives last in the tail, every request
  * of a stage carries one `prompt_cache_key`, and the cached tokens the
  * server reports reach the run's usage and memo.
  */
@@ -123,9 +124,9 @@ read_file = "codebase"
     expect(run.result.status).toBe('completed');
     expect(received).toHaveLength(SCRIPT.length);
 
-    // The tail is the last message once todos or scratch hold something; the conversation is the rest.
+    // The tail is the last message once todos hold something; the conversation is the rest.
     const isTail = (m: Body['messages'][number] | undefined) =>
-      m?.role === 'user' && /^## (todos|scratch)\n/.test(m.content ?? '');
+      m?.role === 'user' && /^## todos\n/.test(m.content ?? '');
     const conversation = (b: Body) => {
       const messages = b.messages.filter((m) => m.role !== 'system');
       return isTail(messages.at(-1)) ? messages.slice(0, -1) : messages;
@@ -141,13 +142,17 @@ read_file = "codebase"
 
     const headings = (text: string) => [...text.matchAll(/^## (\w+)/gm)].map((m) => m[1]);
     const last = received.at(-1)!.messages;
-    expect(headings(last[0]!.content ?? '')).toEqual(['task', 'codebase']);
+    // codebase and scratch only append, so their entries are written in place, after the turn that
+    // wrote them (docs/reference/rendering.md#writes-in-place); the system section keeps the task.
+    expect(headings(last[0]!.content ?? '')).toEqual(['task']);
+    const inPlace = last.filter((m) => m.role === 'user' && / \(new entry\)\n/.test(m.content ?? ''));
+    expect(inPlace.map((m) => headings(m.content ?? '')[0])).toEqual(['codebase', 'scratch', 'scratch', 'codebase']);
     expect(last.at(-2)?.role).toBe('tool');
     const tail = last.at(-1)!;
     expect(tail.role).toBe('user');
-    expect(headings(tail.content ?? '')).toEqual(['todos', 'scratch']);
+    expect(headings(tail.content ?? '')).toEqual(['todos']);
     // The search result went to scratch as a blob; the model reads all of it, not the preview.
-    expect(tail.content?.match(/needle \d+ in a haystack/g)).toHaveLength(NEEDLES);
+    expect(inPlace[2]?.content?.match(/needle \d+ in a haystack/g)).toHaveLength(NEEDLES);
 
     const keys = new Set(received.map((b) => b.prompt_cache_key));
     expect(keys.size).toBe(1);
