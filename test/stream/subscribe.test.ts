@@ -28,7 +28,10 @@ describe('nextWait', () => {
   it('slows a quiet run down by half each ask, to a query a second', () => {
     const waits: number[] = [];
     let wait = POLL_MS;
-    for (let i = 0; i < 6; i++) waits.push((wait = nextWait(wait, false, false, POLL_MS)));
+    for (let i = 0; i < 6; i++) {
+      wait = nextWait(wait, false, false, POLL_MS);
+      waits.push(wait);
+    }
     expect(waits).toEqual([200, 400, 800, IDLE_POLL_MS, IDLE_POLL_MS, IDLE_POLL_MS]);
   });
 
