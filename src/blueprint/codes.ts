@@ -152,6 +152,11 @@ export const CODES = {
     severity: 'error',
     meaning: 'A blueprint named by `worker_agent` or `[agent] sub_agents` has validation errors of its own.',
   },
+  'model-parameter-unsupported': {
+    severity: 'error',
+    meaning:
+      "A model parameter is not one this runtime passes on, or a provider of the stage's model chain has no setting for it or its value.",
+  },
   'unknown-tool': {
     severity: 'error',
     meaning: '`available_tools` names a tool that is neither built in nor a context tool.',

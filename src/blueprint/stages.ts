@@ -25,6 +25,7 @@ import { FAN_OUT_KEYS, type ParsedFanOut, parseFanOut, reportUnusedFanOutKeys } 
 import { isTable, TableReader } from './fields.js';
 import { describeValue, type Findings, type KeyPath } from './findings.js';
 import { parseModelValue } from './model-chain.js';
+import { checkParameterProviders, parseModelParameters } from './model-parameters.js';
 import { parseOutputSpec } from './output-spec.js';
 import { parsePoints } from './points.js';
 import { type ParsedRegion, parseRegion } from './regions.js';
@@ -442,6 +443,11 @@ export function parseStage(
     if (chain?.[0] !== undefined) {
       def.model = chain[0];
       if (chain.length > 1) def.models = chain;
+    }
+    const params = parseModelParameters(s.raw('model'), s.at('model'), findings);
+    if (params) {
+      def.modelParameters = params;
+      checkParameterProviders(chain ?? [def.model], params, s.at('model'), findings);
     }
   }
   const mode = readMode(s, name);

@@ -62,7 +62,6 @@ export const UNBUILT_SECURITY_KEYS: Readonly<Record<string, string>> = {
 
 /** Keys of a stage's model table. */
 export const UNBUILT_MODEL_KEYS: Readonly<Record<string, string>> = {
-  parameters: 'they are not passed to the provider, which uses its defaults',
   request_timeout_secs: "requests keep the provider's own timeout",
   allow_user_default: 'a stage whose models are all unconfigured fails rather than using your default model',
 };

@@ -60,8 +60,7 @@ export function edgeChoicePrompt(edges: EdgeDef[], allowComplete: boolean, trans
   const lines = edges.map((e) => (e.hint ? `${e.target}: ${e.hint}` : e.target));
   if (allowComplete) lines.push('DONE: finish the run here');
   const custom = transitionPrompt?.trim();
-  if (!custom)
-    return `Choose where to go next. Reply with one of these names on the first line:\n${lines.join('\n')}`;
+  if (!custom) return `Choose where to go next. Reply with one of these names on the first line:\n${lines.join('\n')}`;
   return `${custom}\n\nAvailable transitions:\n${lines.join('\n')}\n\nReply with one of these names on the first line.`;
 }
 

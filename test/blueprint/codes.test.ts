@@ -337,6 +337,11 @@ const cases: Case[] = [
     fixed: '[stages.a]\nmode = "fan_out"\nworker_stage = "b"\nmax_workers = 4\n[stages.b]\nallow_as_worker = true',
   },
   {
+    code: 'model-parameter-unsupported',
+    bad: '[stages.a]\nmodel = { provider = "anthropic", model = "claude-opus-5", parameters = { temperature = 0.2 } }',
+    fixed: '[stages.a]\nmodel = { provider = "openai", model = "gpt-5.5", parameters = { temperature = 0.2 } }',
+  },
+  {
     code: 'unknown-tool',
     bad: '[stages.a]\navailable_tools = ["read_flie"]',
     fixed: '[stages.a]\navailable_tools = ["read_file"]',

@@ -107,14 +107,15 @@ describe("the original's model table forms", () => {
     });
   });
 
-  it('models wins over the shorthand; parameters warns that it is not passed on', () => {
+  it('models wins over the shorthand; parameters are checked against the chain models names', () => {
     const r = loadLeviath(
       STAGE(
         'model = { models = [{ provider = "openai", model = "gpt-5.5" }], provider = "anthropic", model = "claude-sonnet-5", parameters = { temperature = 0.1 } }',
       ),
     );
-    expect(r.blueprint?.stages[0]?.model).toBe('openai:gpt-5.5');
-    expect(r.diagnostics.find((d) => d.code === 'unsupported-feature')?.message).toMatch(/not passed to the provider/);
+    expect(errorsOf(r)).toEqual([]);
+    expect(r.blueprint?.stages[0]).toMatchObject({ model: 'openai:gpt-5.5', modelParameters: { temperature: 0.1 } });
+    expect(codesOf(r)).not.toContain('unsupported-feature');
   });
 
   it('a provider without a model is refused', () => {

@@ -185,10 +185,10 @@ async function inferNow(store: RunStore, input: InferInput, ctx: InferContext): 
     { now: 0, ...(hooks ? { hooks } : {}) },
     { iteration: input.stageTurn, meter: tokenMeter(encoding) },
   );
-  const limit = replyLimit(
-    state,
-    info?.maxOutputTokens ?? Math.floor((info?.contextWindow ?? UNKNOWN_MODEL_WINDOW) / 4),
-  );
+  // A stage's `max_tokens` parameter lowers the model's own cap; the window's room still bounds both.
+  const parameters = bp.stages.find((s) => s.name === input.stage)?.modelParameters;
+  const modelCap = info?.maxOutputTokens ?? Math.floor((info?.contextWindow ?? UNKNOWN_MODEL_WINDOW) / 4);
+  const limit = replyLimit(state, Math.min(modelCap, parameters?.max_tokens ?? modelCap));
   const snapshot = input.snapshot ? await store.snapshotOf(input.runId, state) : undefined;
 
   const system: ResolvedSystemBlock[] = await Promise.all(
@@ -224,6 +224,7 @@ async function inferNow(store: RunStore, input: InferInput, ctx: InferContext): 
           messages,
           tools,
           maxTokens: limit,
+          ...(parameters ? { parameters } : {}),
           meta: {
             runId: input.runId,
             stage: input.stage,
