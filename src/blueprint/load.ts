@@ -54,6 +54,7 @@ import {
   UNBUILT_TOP_KEYS,
 } from './unsupported.js';
 import { emptyUserConfig, envNames, type UserConfig } from './user-config.js';
+import { discoverWorker } from './worker-query.js';
 
 export interface LoadOptions {
   /** `--window`: overrides every stage's window for window-dependent checks. */
@@ -382,7 +383,8 @@ function build(
   const catalogue = new Map(globalByName);
   const stagesTable = root.table_('stages', '[stages.main]');
   for (const [name, value] of Object.entries(stagesTable?.table ?? {})) {
-    const parsed = parseStage(name, value, findings, { model: stageModel, models }, (region) =>
+    const findWorker = (query: string) => discoverWorker(opts.agentsDir ?? agentsDir(), query, BLUEPRINT_FILE_NAMES);
+    const parsed = parseStage(name, value, findings, { model: stageModel, models, findWorker }, (region) =>
       globalByName.get(region),
     );
     if (!parsed) continue;
