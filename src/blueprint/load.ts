@@ -469,7 +469,9 @@ function build(
   const scripts = readScriptTools(blueprint, findings, RUNTIME_TOOLS, mcpServers);
   // Only when there are some, so the blueprints of earlier versions keep their JSON (and their hash).
   if (scripts.tools.length > 0) blueprint.scriptTools = scripts.tools;
-  checkStageTools(blueprint, findings, mcpServers, scripts.refused);
+  // The original's own file: its web tools are scripts there, so one without the script is refused as there.
+  const original = blueprint.file.endsWith('.leviath') ? scripts.shadowed : undefined;
+  checkStageTools(blueprint, findings, mcpServers, scripts.refused, original);
   checkFanOuts(blueprint, findings);
   checkPointRegions(blueprint, findings);
   readAgents(blueprint, agentTable, findings, opts);

@@ -76,6 +76,18 @@ export const UNBUILT_TOOLS: Readonly<Record<string, string>> = {
   which_command: 'the agent cannot ask whether a program is installed except through the shell',
 };
 
+/**
+ * Tools the original ships as `tools/<name>.rhai` scripts beside the agents
+ * that use them, not built in: there a blueprint without the script is refused
+ * with `unknown-tool`. An `agent.leviath` is held to that, so it validates here
+ * as it does there; with the script present the built-in here answers
+ * (`script-tool-shadowed`), and an `agent.toml` gets the built-in without one.
+ */
+export const ORIGINAL_SCRIPT_TOOLS: Readonly<Record<string, string>> = {
+  web_search: 'tools/web_search.rhai',
+  web_fetch: 'tools/web_fetch.rhai',
+};
+
 /** Reports each unbuilt key present in `t`, naming what will not happen. */
 export function reportUnbuiltKeys(t: TableReader, keys: Readonly<Record<string, string>>, where: string): void {
   for (const [key, lost] of Object.entries(keys)) {

@@ -4,7 +4,10 @@
  * beside it), as a dotted path with `*` for a name the user picks, and a
  * blueprint that sets it to a value the schema allows.
  */
-import { readFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { brotliDecompressSync } from 'node:zlib';
 import { parse, stringify } from 'smol-toml';
 
 type Schema = {
@@ -261,4 +264,20 @@ export function blueprintSetting(path: string): string {
     for (const [at, v] of Object.entries(extra)) if (at !== path) setAt(doc, at, v);
   }
   return stringify(doc);
+}
+
+/**
+ * The benchmark repository's 70 blueprints (test/fixtures/README.md), written
+ * out from their bundle into a fresh temporary directory, as its repository
+ * lays them out; returns that directory.
+ */
+export function benchmarkBlueprints(): string {
+  const bundle = readFileSync('test/fixtures/leviath-benchmarks/blueprints.json.br');
+  const files = JSON.parse(brotliDecompressSync(bundle).toString('utf8')) as Record<string, string>;
+  const root = mkdtempSync(join(tmpdir(), 'lev-benchmarks-'));
+  for (const [path, text] of Object.entries(files)) {
+    mkdirSync(dirname(join(root, path)), { recursive: true });
+    writeFileSync(join(root, path), text);
+  }
+  return root;
 }
