@@ -11,7 +11,7 @@ import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadBlueprint } from '../../src/blueprint/load.js';
 import { codesOf, errorsOf } from './helpers.js';
-import { benchmarkBlueprints, blueprintSetting, FILES, schemaKeyPaths } from './original-schema.js';
+import { benchmarkBlueprints, blueprintSetting, FILES, schemaKeyPaths, workerAgentsDir } from './original-schema.js';
 
 function loadLeviath(text: string, files: Record<string, string> = {}) {
   const dir = mkdtempSync(join(tmpdir(), 'lev-schema-'));
@@ -20,8 +20,10 @@ function loadLeviath(text: string, files: Record<string, string> = {}) {
     mkdirSync(dirname(join(dir, name)), { recursive: true });
     writeFileSync(join(dir, name), body);
   }
-  return loadBlueprint(dir, { workdir: dir });
+  return loadBlueprint(dir, { workdir: dir, agentsDir: AGENTS });
 }
+
+const AGENTS = workerAgentsDir();
 
 const STAGE = (body: string, top = '') => `${top}\n[agent]\nname = "x"\n\n[stages.work]\nmax_iterations = 3\n${body}\n`;
 
