@@ -25,10 +25,10 @@ import { FAN_OUT_KEYS, type ParsedFanOut, parseFanOut, reportUnusedFanOutKeys } 
 import { isTable, TableReader } from './fields.js';
 import { describeValue, type Findings, type KeyPath } from './findings.js';
 import { parseModelValue } from './model-chain.js';
-import { checkParameterProviders, parseModelParameters } from './model-parameters.js';
 import { parseOutputSpec } from './output-spec.js';
 import { parsePoints } from './points.js';
 import { type ParsedRegion, parseRegion } from './regions.js';
+import { checkParameterProviders, parseModelParameters } from './stage-parameters.js';
 import { reportUnbuiltKeys, UNBUILT_STAGE_KEYS } from './unsupported.js';
 
 /** `max_iterations` of a stage that sets none (docs/reference/blueprint.md#stages). */
