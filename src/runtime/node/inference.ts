@@ -26,7 +26,7 @@ import {
   stageOutputSpec,
   submitOutputDescription,
 } from '../../outputs/spec.js';
-import { encodingFor, lookupModel, UNKNOWN_MODEL_WINDOW } from '../../providers/builtin-models.js';
+import { encodingFor, lookupModel, replyCap } from '../../providers/builtin-models.js';
 import { getProvider, type HandBack, isProviderError } from '../../providers/index.js';
 import type { ResolvedSystemBlock } from '../../providers/provider.js';
 import type { Blueprint } from '../../shapes/frozen-blueprint.js';
@@ -185,10 +185,8 @@ async function inferNow(store: RunStore, input: InferInput, ctx: InferContext): 
     { now: 0, ...(hooks ? { hooks } : {}) },
     { iteration: input.stageTurn, meter: tokenMeter(encoding) },
   );
-  // A stage's `max_tokens` parameter lowers the model's own cap; the window's room still bounds both.
   const parameters = bp.stages.find((s) => s.name === input.stage)?.modelParameters;
-  const modelCap = info?.maxOutputTokens ?? Math.floor((info?.contextWindow ?? UNKNOWN_MODEL_WINDOW) / 4);
-  const limit = replyLimit(state, Math.min(modelCap, parameters?.max_tokens ?? modelCap));
+  const limit = replyLimit(state, replyCap(info, parameters?.max_tokens));
   const snapshot = input.snapshot ? await store.snapshotOf(input.runId, state) : undefined;
 
   const system: ResolvedSystemBlock[] = await Promise.all(
