@@ -253,6 +253,10 @@ export const RUNTIME_CODES = {
     meaning: 'The provider answer is over 8 MiB; the call is not retried.',
   },
   'unknown-provider': { surface: 'provider', meaning: 'A model reference names no known provider.' },
+  'model-parameter-unsupported': {
+    surface: 'provider',
+    meaning: "A stage's model parameter is one the provider of the model it runs on has no setting for.",
+  },
   'provider-timeout-invalid': { surface: 'provider', meaning: 'A provider timeout setting is not a positive number.' },
   'scripted-script-missing': { surface: 'provider', meaning: 'The `scripted` provider has no script file.' },
   'scripted-script-invalid': { surface: 'provider', meaning: "The `scripted` provider's script does not parse." },

@@ -129,14 +129,13 @@ export const CODES = {
     severity: 'error',
     meaning: 'A blueprint directory holds both `agent.toml` and `agent.leviath`.',
   },
-  'fan-out-unsupported': {
+  'worker-query-unmatched': {
     severity: 'error',
-    meaning:
-      'A fan-out stage chooses its worker with `worker_query`, which is not built; name `worker_agent` or `worker_stage`.',
+    meaning: "A fan-out stage's `worker_query` is in the directory name or description of no installed agent.",
   },
   'bad-fan-out-worker': {
     severity: 'error',
-    meaning: 'A fan-out stage names neither `worker_agent` nor `worker_stage`, or both.',
+    meaning: 'A fan-out stage names none of `worker_agent`, `worker_stage` and `worker_query`, or more than one.',
   },
   'worker-stage-unknown': { severity: 'error', meaning: '`worker_stage` is not a declared stage.' },
   'worker-stage-not-allowed': {
@@ -151,6 +150,11 @@ export const CODES = {
   'worker-agent-invalid': {
     severity: 'error',
     meaning: 'A blueprint named by `worker_agent` or `[agent] sub_agents` has validation errors of its own.',
+  },
+  'model-parameter-unsupported': {
+    severity: 'error',
+    meaning:
+      "A model parameter is not one this runtime passes on, or a provider of the stage's model chain has no setting for it or its value.",
   },
   'unknown-tool': {
     severity: 'error',

@@ -34,9 +34,14 @@ export interface ParsedFanOut {
 /**
  * The fan-out keys of stage `stage`: from the stage table `s`, with those of
  * the `{ fan_out = {...} }` mode table (when written) underneath. Undefined
- * when no worker can be named; the finding says why.
+ * when no worker can be named; the finding says why. `findWorker` is the
+ * installed agent a `worker_query` chooses (src/blueprint/worker-query.ts).
  */
-export function parseFanOut(s: TableReader, stage: string): ParsedFanOut | undefined {
+export function parseFanOut(
+  s: TableReader,
+  stage: string,
+  findWorker: (query: string) => string | undefined,
+): ParsedFanOut | undefined {
   const modeTable = isTable(s.raw('mode')) ? (s.raw('mode') as Record<string, unknown>) : undefined;
   const inner = modeTable?.fan_out;
   const sources: TableReader[] = [s];
@@ -50,34 +55,37 @@ export function parseFanOut(s: TableReader, stage: string): ParsedFanOut | undef
 
   const agent = from('worker_agent')?.string('worker_agent')?.trim();
   const workerStage = from('worker_stage')?.string('worker_stage')?.trim();
-  const query = from('worker_query');
+  const queryTable = from('worker_query');
+  const query = queryTable?.string('worker_query')?.trim();
+  const named = [
+    agent && `worker_agent "${agent}"`,
+    workerStage && `worker_stage "${workerStage}"`,
+    query && `worker_query "${query}"`,
+  ].filter((x): x is string => Boolean(x));
   let worker: WorkerRef | undefined;
-  if (agent && workerStage) {
+  if (named.length > 1) {
+    // The original refuses this too: exactly one of the three names the worker.
     s.findings.add(
       'bad-fan-out-worker',
-      `Stage "${stage}" names both worker_agent "${agent}" and worker_stage "${workerStage}"; keep the one that should do each item's work.`,
+      `Stage "${stage}" names ${named.join(' and ')}; keep the one that should do each item's work.`,
       s.at('mode'),
     );
   } else if (agent) worker = { agent };
   else if (workerStage) worker = { stage: workerStage };
-  else if (query) {
-    query.findings.add(
-      'fan-out-unsupported',
-      `Stage "${stage}" chooses its worker with worker_query, which matches installed agents and is not built here; name the worker with worker_agent = "<blueprint>" or worker_stage = "<stage>".`,
-      query.at('worker_query'),
-    );
-  } else {
+  else if (query && queryTable) {
+    const dir = findWorker(query);
+    if (dir) worker = { agent: dir };
+    else
+      queryTable.findings.add(
+        'worker-query-unmatched',
+        `worker_query "${query}" of stage "${stage}" matches no installed agent: none has it in its directory name or [agent] description. Install the worker with lev add, or name it with worker_agent = "<blueprint>".`,
+        queryTable.at('worker_query'),
+      );
+  } else if (!queryTable) {
     s.findings.add(
       'bad-fan-out-worker',
-      `Fan-out stage "${stage}" names no worker; add worker_stage = "<a stage with allow_as_worker = true>" or worker_agent = "<another blueprint>".`,
+      `Fan-out stage "${stage}" names no worker; add worker_stage = "<a stage with allow_as_worker = true>", worker_agent = "<another blueprint>" or worker_query = "<words of an installed agent's description>".`,
       s.at('mode'),
-    );
-  }
-  if (query && worker) {
-    query.findings.add(
-      'unsupported-feature',
-      `Stage "${stage}": worker_query is not built here and is ignored; the worker is the one worker_${'agent' in worker ? 'agent' : 'stage'} names.`,
-      query.at('worker_query'),
     );
   }
 

@@ -54,6 +54,7 @@ import {
   UNBUILT_TOP_KEYS,
 } from './unsupported.js';
 import { emptyUserConfig, envNames, type UserConfig } from './user-config.js';
+import { discoverWorker } from './worker-query.js';
 
 export interface LoadOptions {
   /** `--window`: overrides every stage's window for window-dependent checks. */
@@ -382,7 +383,8 @@ function build(
   const catalogue = new Map(globalByName);
   const stagesTable = root.table_('stages', '[stages.main]');
   for (const [name, value] of Object.entries(stagesTable?.table ?? {})) {
-    const parsed = parseStage(name, value, findings, { model: stageModel, models }, (region) =>
+    const findWorker = (query: string) => discoverWorker(opts.agentsDir ?? agentsDir(), query, BLUEPRINT_FILE_NAMES);
+    const parsed = parseStage(name, value, findings, { model: stageModel, models, findWorker }, (region) =>
       globalByName.get(region),
     );
     if (!parsed) continue;
@@ -467,7 +469,9 @@ function build(
   const scripts = readScriptTools(blueprint, findings, RUNTIME_TOOLS, mcpServers);
   // Only when there are some, so the blueprints of earlier versions keep their JSON (and their hash).
   if (scripts.tools.length > 0) blueprint.scriptTools = scripts.tools;
-  checkStageTools(blueprint, findings, mcpServers, scripts.refused);
+  // The original's own file: its web tools are scripts there, so one without the script is refused as there.
+  const original = blueprint.file.endsWith('.leviath') ? scripts.shadowed : undefined;
+  checkStageTools(blueprint, findings, mcpServers, scripts.refused, original);
   checkFanOuts(blueprint, findings);
   checkPointRegions(blueprint, findings);
   readAgents(blueprint, agentTable, findings, opts);

@@ -10,8 +10,8 @@ import { isTable, TableReader } from './fields.js';
 import { describeValue, type Findings, type KeyPath } from './findings.js';
 import { reportUnbuiltKeys, UNBUILT_MODEL_KEYS } from './unsupported.js';
 
-/** Keys of the original's model table that pick models; the rest are in UNBUILT_MODEL_KEYS. */
-const CHAIN_KEYS = ['models', 'provider', 'model', 'fallbacks'] as const;
+/** Keys of the original's model table that pick models, and `parameters` (src/blueprint/stage-parameters.ts); the rest are in UNBUILT_MODEL_KEYS. */
+const CHAIN_KEYS = ['models', 'provider', 'model', 'fallbacks', 'parameters'] as const;
 const ENTRY_KEYS = ['provider', 'model'] as const;
 
 /** `provider:model` for an entry without a provider: the provider whose table row names it, else OpenAI-compatible. */

@@ -28,6 +28,7 @@ import { parseModelValue } from './model-chain.js';
 import { parseOutputSpec } from './output-spec.js';
 import { parsePoints } from './points.js';
 import { type ParsedRegion, parseRegion } from './regions.js';
+import { checkParameterProviders, parseModelParameters } from './stage-parameters.js';
 import { reportUnbuiltKeys, UNBUILT_STAGE_KEYS } from './unsupported.js';
 
 /** `max_iterations` of a stage that sets none (docs/reference/blueprint.md#stages). */
@@ -387,12 +388,17 @@ function readPoints(s: TableReader, stage: string, mode: StageMode): Interaction
 }
 
 /** The fan-out keys of a fan-out stage; on any other stage they are reported as doing nothing. */
-function readFanOut(s: TableReader, stage: string, mode: StageMode): ParsedFanOut | undefined {
+function readFanOut(
+  s: TableReader,
+  stage: string,
+  mode: StageMode,
+  findWorker: (query: string) => string | undefined,
+): ParsedFanOut | undefined {
   if (mode !== 'fan_out') {
     reportUnusedFanOutKeys(s, stage);
     return undefined;
   }
-  return parseFanOut(s, stage);
+  return parseFanOut(s, stage, findWorker);
 }
 
 /**
@@ -417,7 +423,7 @@ export function parseStage(
   name: string,
   value: unknown,
   findings: Findings,
-  defaults: { model: string; models: ModelTable },
+  defaults: { model: string; models: ModelTable; findWorker: (query: string) => string | undefined },
   globalDef: (region: string) => RegionDef | undefined,
 ): ParsedStage | undefined {
   const at = ['stages', name];
@@ -443,12 +449,17 @@ export function parseStage(
       def.model = chain[0];
       if (chain.length > 1) def.models = chain;
     }
+    const params = parseModelParameters(s.raw('model'), s.at('model'), findings);
+    if (params) {
+      def.modelParameters = params;
+      checkParameterProviders(chain ?? [def.model], params, s.at('model'), findings);
+    }
   }
   const mode = readMode(s, name);
   if (mode !== 'autonomous') def.mode = mode;
   const points = readPoints(s, name, mode);
   if (points && points.length > 0) def.interactionPoints = points;
-  const fan = readFanOut(s, name, mode);
+  const fan = readFanOut(s, name, mode, defaults.findWorker);
   if (fan) def.fanOut = fan.def;
   if (mode === 'fan_out' && !fan) def.mode = 'autonomous';
   const asWorker = s.boolean('allow_as_worker');

@@ -14,7 +14,7 @@ import { DEFAULT_GRANT, RUNTIME_TOOLS } from '../shapes/tool-catalogue.js';
 import { canonicalTool, FAN_OUT, isPersonTool, TOOL_ALIASES } from '../tools/builtin-names.js';
 import { didYouMean, type Findings } from './findings.js';
 import { serverOfName } from './mcp-servers.js';
-import { UNBUILT_TOOLS } from './unsupported.js';
+import { ORIGINAL_SCRIPT_TOOLS, UNBUILT_TOOLS } from './unsupported.js';
 
 const KNOWN: readonly string[] = RUNTIME_TOOLS;
 
@@ -31,6 +31,8 @@ export function checkStageTools(
   mcpServers: readonly string[] = [],
   /** Names of `tools/` scripts already reported as broken: a stage listing one is not told twice. */
   refusedScripts: ReadonlySet<string> = new Set(),
+  /** For an `agent.leviath`: the names its `tools/` scripts declare, which ORIGINAL_SCRIPT_TOOLS need. */
+  originalScripts?: ReadonlySet<string>,
 ): void {
   const scripts = (bp.scriptTools ?? []).map((t) => t.name);
   for (const stage of bp.stages) {
@@ -52,6 +54,15 @@ export function checkStageTools(
           findings.add(
             'blocking-tool-not-allowed',
             `Stage "${stage.name}" lists \`${tool}\`, which waits for a person, without \`allow_blocking_tools = true\`, so the autonomous stage is not offered it; set the key to say the stage may wait.`,
+            at,
+          );
+          continue;
+        }
+        const script = ORIGINAL_SCRIPT_TOOLS[tool];
+        if (originalScripts && script !== undefined && !originalScripts.has(tool) && !scripts.includes(tool)) {
+          findings.add(
+            'unknown-tool',
+            `Stage "${stage.name}" lists \`${tool}\`, which the original Leviath does not build in: its agents carry it as ${script}, and this blueprint has none, so the original refuses it too. Copy ${script} from the original's agents into this blueprint (the built-in ${tool} then answers), or write the blueprint as agent.toml, where ${tool} is built in.`,
             at,
           );
           continue;

@@ -21,10 +21,15 @@ import { UNBUILT_TOOLS } from './unsupported.js';
 
 export const TOOLS_DIR = 'tools';
 
-/** What reading the folder found: the tools, and the names whose script was refused (already reported). */
+/**
+ * What reading the folder found: the tools, the names whose script was
+ * refused (already reported), and the names a script declares that a tool of
+ * the runtime answers instead (`script-tool-shadowed`).
+ */
 export interface ScriptTools {
   tools: ScriptToolDef[];
   refused: Set<string>;
+  shadowed: Set<string>;
 }
 
 function entries(dir: string): Dirent[] {
@@ -46,7 +51,7 @@ export function readScriptTools(
   reserved: readonly string[],
   mcpServers: readonly string[],
 ): ScriptTools {
-  const found: ScriptTools = { tools: [], refused: new Set() };
+  const found: ScriptTools = { tools: [], refused: new Set(), shadowed: new Set() };
   const dir = join(bp.dir, TOOLS_DIR);
   const files = entries(dir)
     .filter((e) => !e.isDirectory())
@@ -81,6 +86,7 @@ export function readScriptTools(
     // A name already taken means the script never runs, so it is not compiled either.
     const taken = takenBy(declared.decl.name, reserved, mcpServers, found.tools);
     if (taken) {
+      found.shadowed.add(declared.decl.name);
       report(
         'script-tool-shadowed',
         file,

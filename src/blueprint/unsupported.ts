@@ -62,7 +62,6 @@ export const UNBUILT_SECURITY_KEYS: Readonly<Record<string, string>> = {
 
 /** Keys of a stage's model table. */
 export const UNBUILT_MODEL_KEYS: Readonly<Record<string, string>> = {
-  parameters: 'they are not passed to the provider, which uses its defaults',
   request_timeout_secs: "requests keep the provider's own timeout",
   allow_user_default: 'a stage whose models are all unconfigured fails rather than using your default model',
 };
@@ -75,6 +74,18 @@ export const UNBUILT_TOOLS: Readonly<Record<string, string>> = {
   read_files: 'use read_file once per file',
   environment_info: 'the agent is not told its environment variables',
   which_command: 'the agent cannot ask whether a program is installed except through the shell',
+};
+
+/**
+ * Tools the original ships as `tools/<name>.rhai` scripts beside the agents
+ * that use them, not built in: there a blueprint without the script is refused
+ * with `unknown-tool`. An `agent.leviath` is held to that, so it validates here
+ * as it does there; with the script present the built-in here answers
+ * (`script-tool-shadowed`), and an `agent.toml` gets the built-in without one.
+ */
+export const ORIGINAL_SCRIPT_TOOLS: Readonly<Record<string, string>> = {
+  web_search: 'tools/web_search.rhai',
+  web_fetch: 'tools/web_fetch.rhai',
 };
 
 /** Reports each unbuilt key present in `t`, naming what will not happen. */

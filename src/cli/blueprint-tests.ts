@@ -18,7 +18,7 @@ import { type EngineOp, runSync } from '../context/requests.js';
 import { seedRegion } from '../context/seed-fit.js';
 import { createRunState, type RunState } from '../context/state.js';
 import { formatCoded, type RuntimeCode } from '../errors.js';
-import { lookupModel, UNKNOWN_MODEL_WINDOW } from '../providers/builtin-models.js';
+import { lookupModel, replyCap } from '../providers/builtin-models.js';
 import { getProvider, type InferenceRequest, type InferenceResponse } from '../providers/index.js';
 import { compile } from '../rhai/index.js';
 import { stageToolSpecs } from '../runtime/node/inference.js';
@@ -160,16 +160,16 @@ export function firstTurnRequest(
       sync(seedRegion(state, region.name, [{ content: text, tokens: count(text) }], env, { replaceSeeded: true }));
   }
   const rendered = renderPrompt(state, counted, env, { iteration: 0, meter: tokenMeter(encoding) });
-  const ceiling = replyLimit(
-    state,
-    info?.maxOutputTokens ?? Math.floor((info?.contextWindow ?? UNKNOWN_MODEL_WINDOW) / 4),
-  );
+  // The stage's model parameters go with the turn, as with a run's (docs/providers.md#model-parameters).
+  const parameters = counted.stages.find((s) => s.name === stage)?.modelParameters;
+  const ceiling = replyLimit(state, replyCap(info, parameters?.max_tokens));
   return {
     model: providerRef(counted, model),
     system: rendered.system.map((b) => ({ text: systemBlockText(b), ...(b.cache ? { cache: true } : {}) })),
     messages: rendered.messages,
     tools: stageToolSpecs(counted, stage, undefined),
     maxTokens: maxTokens === undefined ? ceiling : Math.min(maxTokens, ceiling),
+    ...(parameters ? { parameters } : {}),
     meta: { runId: `lev-test-${counted.agent.name}`, stage, turn: 0, purpose: 'turn', attempt: 1, stageTurn: 0 },
   };
 }

@@ -50,11 +50,18 @@ function firstWithCondition(stage: StageDef, ...conditions: string[]): EdgeDef |
   return null;
 }
 
-/** The choice shown to the model: one line per edge, plus DONE when the stage may complete. */
-export function edgeChoicePrompt(edges: EdgeDef[], allowComplete: boolean): string {
+/**
+ * The choice shown to the model: one line per edge, plus DONE when the stage
+ * may complete. A stage's `transition_prompt` replaces the opening question,
+ * as in the original Leviath: the edges and the reply rule still follow it, so
+ * the answer is matched the same way (docs/reference/stages.md#normal-completion).
+ */
+export function edgeChoicePrompt(edges: EdgeDef[], allowComplete: boolean, transitionPrompt?: string): string {
   const lines = edges.map((e) => (e.hint ? `${e.target}: ${e.hint}` : e.target));
   if (allowComplete) lines.push('DONE: finish the run here');
-  return `Choose where to go next. Reply with one of these names on the first line:\n${lines.join('\n')}`;
+  const custom = transitionPrompt?.trim();
+  if (!custom) return `Choose where to go next. Reply with one of these names on the first line:\n${lines.join('\n')}`;
+  return `${custom}\n\nAvailable transitions:\n${lines.join('\n')}\n\nReply with one of these names on the first line.`;
 }
 
 /** Normal completion of the current stage (docs/reference/stages.md#normal-completion). */
@@ -69,7 +76,7 @@ export function completionEdges(state: RunState, bp: Blueprint): CompletionRoute
     kind: 'choose',
     edges: available,
     allowComplete: stage.allowComplete,
-    prompt: edgeChoicePrompt(available, stage.allowComplete),
+    prompt: edgeChoicePrompt(available, stage.allowComplete, stage.transitionPrompt),
   };
 }
 

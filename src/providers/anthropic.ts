@@ -5,6 +5,7 @@
  * chose) and strictly alternating messages in which every tool_use is
  * answered by a tool_result in the next user message.
  */
+
 import { createRequire } from 'node:module';
 import type AnthropicSdk from '@anthropic-ai/sdk';
 import type {
@@ -15,12 +16,14 @@ import type {
   TextBlockParam,
   Tool,
 } from '@anthropic-ai/sdk/resources/messages';
+import { setWireFields } from '../shapes/parameter-wires.js';
 import { cutUnits } from '../truncate.js';
 import { assembleMessage } from './anthropic-stream.js';
 import { parseModelRef } from './builtin-models.js';
 import { type CallContext, callContext, classifyFailure, displayURL, type FailureFacts } from './classify.js';
 import { answerTooLarge, bufferedFetch } from './http.js';
 import { loadSdk } from './optional-sdk.js';
+import { parameterFields } from './parameters.js';
 import { checkToolInput, type ParsedToolCall, splitToolCalls } from './parse-tool-args.js';
 import type {
   InferenceRequest,
@@ -191,6 +194,7 @@ export function buildMessagesRequest(req: InferenceRequest): MessageCreateParams
   }
   if (req.tools.length > 0) body.tools = toWireTools(req.tools);
   // The Messages API this SDK targets has no `temperature`, so the request's is not sent.
+  setWireFields(body as unknown as Record<string, unknown>, parameterFields(req));
   return body;
 }
 

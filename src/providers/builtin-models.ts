@@ -14,6 +14,16 @@ function prices(input: number, cachedRead: number, cacheWrite = input): ModelPri
 export const UNKNOWN_MODEL_WINDOW = 8192;
 
 /**
+ * The most a reply of the model may be before the window's room is counted:
+ * its own output cap, else a quarter of its window, lowered by a stage's
+ * `max_tokens` parameter (docs/providers.md#model-parameters).
+ */
+export function replyCap(info: ModelInfo | undefined, maxTokens?: number): number {
+  const cap = info?.maxOutputTokens ?? Math.floor((info?.contextWindow ?? UNKNOWN_MODEL_WINDOW) / 4);
+  return maxTokens === undefined ? cap : Math.min(cap, maxTokens);
+}
+
+/**
  * Keys are `provider:model`. Prices are list prices (standard tier, prompts
  * up to 200k tokens), checked on 2026-12-02 against what the reference
  * library holds of the vendors' pages; a model whose price could not be

@@ -6,14 +6,17 @@
  * function call is answered by a function response in the next user turn
  * (docs/providers.md#google-gemini).
  */
+
 import { createRequire } from 'node:module';
 import type * as GenAI from '@google/genai';
+import { setWireFields } from '../shapes/parameter-wires.js';
 import { cutUnits } from '../truncate.js';
 import { parseModelRef } from './builtin-models.js';
 import { type CallContext, callContext, classifyFailure, displayURL, type FailureFacts } from './classify.js';
 import { assembleGenerate } from './google-stream.js';
 import { answerTooLarge, bufferedFetch } from './http.js';
 import { loadSdk } from './optional-sdk.js';
+import { parameterFields } from './parameters.js';
 import { checkToolInput, type ParsedToolCall, splitToolCalls } from './parse-tool-args.js';
 import type {
   InferenceRequest,
@@ -109,7 +112,9 @@ export function buildGenerateRequest(req: InferenceRequest): GenAI.GenerateConte
   const tools = toTools(req.tools);
   if (tools.length > 0) config.tools = tools;
   if (req.temperature !== undefined) config.temperature = req.temperature;
-  return { model: parseModelRef(req.model).model, contents: toContents(req), config };
+  const params = { model: parseModelRef(req.model).model, contents: toContents(req), config };
+  setWireFields(params as unknown as Record<string, unknown>, parameterFields(req));
+  return params;
 }
 
 function stopReasonFor(finish: string | undefined, anyCalls: boolean): StopReason {

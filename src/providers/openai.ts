@@ -2,6 +2,7 @@
  * OpenAI-compatible chat completions (OpenAI, Ollama, vLLM, OpenRouter,
  * LM Studio) through the official SDK pointed at each server's base URL.
  */
+
 import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
 import type OpenAISdk from 'openai';
@@ -11,12 +12,14 @@ import type {
   ChatCompletionMessageParam,
   ChatCompletionTool,
 } from 'openai/resources/chat/completions';
+import { setWireFields } from '../shapes/parameter-wires.js';
 import { cutUnits } from '../truncate.js';
 import { parseModelRef } from './builtin-models.js';
 import { type CallContext, callContext, classifyFailure, displayURL, type FailureFacts } from './classify.js';
 import { answerTooLarge, bufferedFetch } from './http.js';
 import { assembleChat } from './openai-stream.js';
 import { loadSdk } from './optional-sdk.js';
+import { parameterFields } from './parameters.js';
 import { checkToolInput, type ParsedToolCall, parseToolArguments, splitToolCalls } from './parse-tool-args.js';
 import type {
   InferenceRequest,
@@ -113,6 +116,7 @@ export function buildChatRequest(
   if (opts.promptCacheKey) body.prompt_cache_key = promptCacheKey(req.meta.runId, req.meta.stage);
   if (req.tools.length > 0) body.tools = toWireTools(req.tools);
   if (req.temperature !== undefined) body.temperature = req.temperature;
+  setWireFields(body as unknown as Record<string, unknown>, parameterFields(req));
   return body;
 }
 

@@ -4,6 +4,7 @@
  * knows which vendor answered.
  */
 import type { PromptMessage, ToolCall } from '../shapes/content.js';
+import type { ModelParameters } from '../shapes/model-parameters.js';
 
 export interface ToolSpec {
   name: string;
@@ -51,6 +52,8 @@ export interface InferenceRequest {
   tools: ToolSpec[];
   maxTokens: number;
   temperature?: number;
+  /** The stage's model parameters (docs/providers.md#model-parameters); `max_tokens` is already in `maxTokens`. */
+  parameters?: ModelParameters;
   meta: InferenceMeta;
 }
 

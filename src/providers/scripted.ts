@@ -8,6 +8,7 @@ import { createHash } from 'node:crypto';
 import { appendFileSync } from 'node:fs';
 import { LevError } from '../errors.js';
 import type { ToolCall } from '../shapes/content.js';
+import type { ModelParameters } from '../shapes/model-parameters.js';
 import { cutUnits } from '../truncate.js';
 import { parseModelRef } from './builtin-models.js';
 import { type ParsedToolCall, parseToolArguments, splitToolCalls } from './parse-tool-args.js';
@@ -32,6 +33,8 @@ export interface ScriptedCall {
   served_at_ms: number;
   /** sha256 (hex) of what the model was given: the system blocks, the messages, the tool schemas and the reply limit. */
   prompt: string;
+  /** The stage's model parameters, when it sets any (docs/providers.md#model-parameters): what a real provider would have been sent. */
+  parameters?: ModelParameters;
 }
 
 const registry = new Map<string, Script>();
@@ -246,6 +249,7 @@ function record(req: InferenceRequest, env: NodeJS.ProcessEnv): void {
     attempt,
     served_at_ms: Date.now(),
     prompt: promptDigest(req),
+    ...(req.parameters ? { parameters: req.parameters } : {}),
   };
   served.push(call);
   const log = env.LEVIATH_SCRIPTED_LOG;

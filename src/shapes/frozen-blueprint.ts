@@ -7,6 +7,7 @@
  * TOML keys.
  */
 import type { Encoding, ModelInfo } from './model-info.js';
+import type { ModelParameters } from './model-parameters.js';
 import type { Webhook } from './webhooks.js';
 
 export const REGION_KINDS = [
@@ -265,6 +266,8 @@ export interface StageDef {
   model: string;
   /** `model = { models = [...] }`: every entry in order, the first one equal to `model`. */
   models?: string[];
+  /** `model = { parameters = {...} }`, checked against every provider of the chain (docs/providers.md#model-parameters). */
+  modelParameters?: ModelParameters;
   /** Absent means `autonomous`. */
   mode?: StageMode;
   description?: string;

@@ -7,10 +7,17 @@
  * (docs/providers.md). It sits on the ground floor because they all import it.
  */
 
+import { type ParameterWires, sameEfforts } from './model-parameters.js';
+
 /** The wire a provider speaks: OpenAI's chat completions, Anthropic's messages, Google's generateContent, or the offline scripted provider. */
 export type ProviderWire = 'openai' | 'anthropic' | 'google' | 'scripted';
 
-/** The offline scripted provider (docs/scripted.md): no key, no address. */
+/**
+ * The offline scripted provider (docs/scripted.md): no key, no address. It
+ * takes every model parameter and answers from its script whatever they are;
+ * it records them with each call (`scriptedCalls()`), which is how a test sees
+ * what a stage would send.
+ */
 export interface ScriptedFacts {
   wire: 'scripted';
 }
@@ -33,7 +40,12 @@ export interface ServedFacts {
   guessRank?: number;
   /** Its place among the providers `lev doctor` picks a model of when its key is set (1 first). */
   doctorRank?: number;
+  /** Where its requests carry a stage's model parameters (docs/providers.md#model-parameters); one left out is refused. */
+  parameters: ParameterWires;
 }
+
+/** What every OpenAI-compatible server reads at the top level of a chat completion. */
+const SAMPLING = { temperature: { path: 'temperature' }, top_p: { path: 'top_p' }, stop: { path: 'stop' } } as const;
 
 export type ProviderFacts = ScriptedFacts | ServedFacts;
 
@@ -47,6 +59,13 @@ export const PROVIDERS = {
     promptCacheKey: true,
     guessRank: 2,
     doctorRank: 2,
+    parameters: {
+      ...SAMPLING,
+      reasoning_effort: {
+        path: 'reasoning_effort',
+        values: sameEfforts('none', 'minimal', 'low', 'medium', 'high', 'xhigh'),
+      },
+    },
   },
   openrouter: {
     wire: 'openai',
@@ -56,6 +75,13 @@ export const PROVIDERS = {
     maxTokensField: 'max_tokens',
     guessRank: 4,
     doctorRank: 4,
+    parameters: {
+      ...SAMPLING,
+      reasoning_effort: {
+        path: 'reasoning.effort',
+        values: sameEfforts('none', 'minimal', 'low', 'medium', 'high', 'xhigh'),
+      },
+    },
   },
   ollama: {
     wire: 'openai',
@@ -65,6 +91,12 @@ export const PROVIDERS = {
     dummyKey: 'ollama',
     maxTokensField: 'max_tokens',
     guessRank: 3,
+    // Its OpenAI-compatible endpoint turns `reasoning_effort` into its own `think`: "none" is off.
+    parameters: {
+      ...SAMPLING,
+      reasoning_effort: { path: 'reasoning_effort', values: sameEfforts('none', 'low', 'medium', 'high') },
+      think: { path: 'reasoning_effort', values: { false: 'none', true: 'medium' } },
+    },
   },
   vllm: {
     wire: 'openai',
@@ -73,6 +105,10 @@ export const PROVIDERS = {
     keyEnv: 'VLLM_API_KEY',
     dummyKey: 'EMPTY',
     maxTokensField: 'max_tokens',
+    parameters: {
+      ...SAMPLING,
+      reasoning_effort: { path: 'reasoning_effort', values: sameEfforts('low', 'medium', 'high') },
+    },
   },
   lmstudio: {
     wire: 'openai',
@@ -81,6 +117,7 @@ export const PROVIDERS = {
     keyEnv: 'LMSTUDIO_API_KEY',
     dummyKey: 'lm-studio',
     maxTokensField: 'max_tokens',
+    parameters: SAMPLING,
   },
   anthropic: {
     wire: 'anthropic',
@@ -89,6 +126,11 @@ export const PROVIDERS = {
     keyEnv: 'ANTHROPIC_API_KEY',
     guessRank: 1,
     doctorRank: 1,
+    // The Messages API of its current models takes no temperature or top_p.
+    parameters: {
+      stop: { path: 'stop_sequences' },
+      reasoning_effort: { path: 'output_config.effort', values: sameEfforts('low', 'medium', 'high', 'xhigh', 'max') },
+    },
   },
   // The original Leviath's names: GOOGLE_API_KEY and GOOGLE_BASE_URL (docs/providers.md#google-gemini).
   google: {
@@ -97,6 +139,16 @@ export const PROVIDERS = {
     defaultBaseURL: 'https://generativelanguage.googleapis.com',
     keyEnv: 'GOOGLE_API_KEY',
     doctorRank: 3,
+    // Paths into the SDK's arguments, which it sends as `generationConfig`.
+    parameters: {
+      temperature: { path: 'config.temperature' },
+      top_p: { path: 'config.topP' },
+      stop: { path: 'config.stopSequences' },
+      reasoning_effort: {
+        path: 'config.thinkingConfig.thinkingLevel',
+        values: { minimal: 'MINIMAL', low: 'LOW', medium: 'MEDIUM', high: 'HIGH' },
+      },
+    },
   },
   scripted: { wire: 'scripted' },
 } as const satisfies Record<string, ProviderFacts>;

@@ -29,6 +29,14 @@ const granted = {
   userConfig: { ...emptyUserConfig(), security: { readPaths: ['/opt/data'], allowBlueprintReadPaths: false } },
 };
 
+/** An agents folder with one installed agent, "reviewer", which does code reviews. */
+const INSTALLED = mkdtempSync(join(tmpdir(), 'lev-agents-'));
+mkdirSync(join(INSTALLED, 'reviewer'));
+writeFileSync(
+  join(INSTALLED, 'reviewer', 'agent.toml'),
+  '[agent]\nname = "reviewer"\ndescription = "Does code reviews"\n[stages.main]\nmax_iterations = 3\n',
+);
+
 const cases: Case[] = [
   { code: 'toml-syntax', bad: '[agent\nname = "x"', fixed: '[agent]\nname = "x"' },
   { code: 'unknown-kind', bad: 'r = { kind = "pinnned" }', fixed: 'r = { kind = "pinned" }' },
@@ -294,9 +302,11 @@ const cases: Case[] = [
     fixed: '[stages.a.transitions.b]\n[stages.b.transitions.c]\n[stages.c]',
   },
   {
-    code: 'fan-out-unsupported',
-    bad: '[stages.split]\nmode = "fan_out"\nworker_query = "reviewer"\n[stages.one]\nallow_as_worker = true',
-    fixed: '[stages.split]\nmode = "fan_out"\nworker_stage = "one"\n[stages.one]\nallow_as_worker = true',
+    code: 'worker-query-unmatched',
+    bad: '[stages.split]\nmode = "fan_out"\nworker_query = "security reviews"\n[stages.one]\nallow_as_worker = true',
+    fixed: '[stages.split]\nmode = "fan_out"\nworker_query = "code reviews"\n[stages.one]\nallow_as_worker = true',
+    badOpts: { agentsDir: INSTALLED },
+    fixedOpts: { agentsDir: INSTALLED },
   },
   {
     code: 'bad-fan-out-worker',
@@ -335,6 +345,11 @@ const cases: Case[] = [
     code: 'fan-out-key-unused',
     bad: '[stages.a]\nmax_workers = 4',
     fixed: '[stages.a]\nmode = "fan_out"\nworker_stage = "b"\nmax_workers = 4\n[stages.b]\nallow_as_worker = true',
+  },
+  {
+    code: 'model-parameter-unsupported',
+    bad: '[stages.a]\nmodel = { provider = "anthropic", model = "claude-opus-5", parameters = { temperature = 0.2 } }',
+    fixed: '[stages.a]\nmodel = { provider = "openai", model = "gpt-5.5", parameters = { temperature = 0.2 } }',
   },
   {
     code: 'unknown-tool',

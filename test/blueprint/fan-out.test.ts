@@ -164,3 +164,44 @@ describe('the catalog of other blueprints', () => {
     expect(r.diagnostics[1]?.message).toMatch(/broken.*bad-value/);
   });
 });
+
+describe('worker_query', () => {
+  /** An agents folder with `agents` installed: name -> description. */
+  function installed(agents: Record<string, string>): string {
+    const dir = mkdtempSync(join(tmpdir(), 'lev-agents-'));
+    for (const [name, description] of Object.entries(agents)) {
+      mkdirSync(join(dir, name));
+      writeFileSync(
+        join(dir, name, name === 'fixer' ? 'agent.leviath' : 'agent.toml'),
+        `[agent]\nname = "${name}"\ndescription = "${description}"\n[stages.main]\nmax_iterations = 3\n`,
+      );
+    }
+    return dir;
+  }
+  const QUERY = (q: string) => `[stages.split]\nmode = "fan_out"\nworker_query = "${q}"\n`;
+
+  it('chooses the first installed agent, by name, whose directory name or description holds it, ignoring case', () => {
+    const agentsDir = installed({
+      'b-reviewer': 'Reviews pull requests',
+      'a-reviewer': 'Reviews PULL requests too',
+      fixer: 'Fixes failing tests',
+    });
+    const byDescription = loadToml(QUERY('pull requests'), {}, { agentsDir });
+    expect(errorsOf(byDescription)).toEqual([]);
+    expect(byDescription.blueprint?.stages[0]?.fanOut?.worker).toEqual({ agent: join(agentsDir, 'a-reviewer') });
+    // The worker is loaded into the run's catalog like a worker_agent's.
+    expect(Object.values(byDescription.blueprint?.agents ?? {}).map((a) => a.agent.name)).toEqual(['a-reviewer']);
+    const byName = loadToml(QUERY('FIX'), {}, { agentsDir });
+    expect(byName.blueprint?.stages[0]?.fanOut?.worker).toEqual({ agent: join(agentsDir, 'fixer') });
+  });
+
+  it('is worker-query-unmatched when no installed agent matches, and bad-fan-out-worker next to another worker', () => {
+    const agentsDir = installed({ fixer: 'Fixes failing tests' });
+    const none = loadToml(QUERY('translations'), {}, { agentsDir });
+    expect(codesOf(none)).toContain('worker-query-unmatched');
+    expect(none.diagnostics.find((d) => d.code === 'worker-query-unmatched')?.message).toMatch(/lev add/);
+    const both = loadToml(`${QUERY('fixer')}worker_stage = "one"\n${WORKER}`, {}, { agentsDir });
+    expect(codesOf(both)).toContain('bad-fan-out-worker');
+    expect(codesOf(both)).not.toContain('unsupported-feature');
+  });
+});

@@ -4,8 +4,12 @@
  * beside it), as a dotted path with `*` for a name the user picks, and a
  * blueprint that sets it to a value the schema allows.
  */
-import { readFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { brotliDecompressSync } from 'node:zlib';
 import { parse, stringify } from 'smol-toml';
+import { FAN_OUT_KEYS } from '../../src/blueprint/fan-out.js';
 
 type Schema = {
   $ref?: string;
@@ -54,7 +58,7 @@ const SAMPLES: Record<string, unknown> = {
   'stages.*.merge_stage': 'work',
   'stages.*.results_region': 'conversation',
   'stages.*.worker_agent': 'worker',
-  'stages.*.worker_query': 'a worker',
+  'stages.*.worker_query': 'worker',
   'stages.*.available_connectors': ['fs'],
   'stages.*.available_tools': ['read_file'],
   'stages.*.model': { provider: 'anthropic', model: 'claude-sonnet-5' },
@@ -122,14 +126,22 @@ const REGION_KIND_OF: Record<string, string> = {
   compact_at: 'compacting',
   threshold_tokens: 'compacting',
   source_region: 'compact_history',
-  max_entries: 'compact_history',
+  max_entries: 'hashmap',
   script: 'custom',
-  persistent: 'hashmap',
+  persistent: 'custom',
   admission: 'temporary',
+};
+
+/** Keys of the region a region key needs beside its kind to have an effect. */
+const REGION_NEEDS: Record<string, Record<string, unknown>> = {
+  overflow: { strategy: 'bulk' },
+  compact_count: { strategy: 'compact' },
+  persistent: { script: 'render.rhai' },
 };
 
 const REGION_SAMPLES: Record<string, unknown> = {
   budget: '5%',
+  compact_count: 2,
   compact_at: '80%',
   source_region: 'notes',
   script: 'render.rhai',
@@ -215,7 +227,28 @@ const CONTEXT: [string, Record<string, unknown>][] = [
   ['stages.*.model.provider', { 'stages.*.model.model': 'claude-sonnet-5' }],
   ['stages.*.model.fallbacks[].provider', { 'stages.*.model.fallbacks[].model': 'gpt-5.5' }],
   ['stages.*.context.regions.*.script', { 'context.regions.notes.script': 'render.rhai' }],
+  ['stages.*.interaction_points', { 'stages.*.mode': 'interactive_points' }],
+  // A fan-out key does something on a fan-out stage; the stage is its own worker.
+  ...FAN_OUT_KEYS.map((key): [string, Record<string, unknown>] => [
+    `stages.*.${key}`,
+    {
+      'stages.*.mode': 'fan_out',
+      ...(key.startsWith('worker_') ? {} : { 'stages.*.worker_stage': 'work' }),
+      ...(key === 'worker_agent' || key === 'worker_query' ? {} : { 'stages.*.allow_as_worker': true }),
+    },
+  ]),
 ];
+
+/**
+ * An agents folder holding one installed agent, `worker`, that the
+ * `worker_agent` and `worker_query` samples name (pass it as `agentsDir`).
+ */
+export function workerAgentsDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'lev-agents-'));
+  mkdirSync(join(dir, 'worker'));
+  writeFileSync(join(dir, 'worker', 'agent.toml'), '[agent]\nname = "worker"\n[stages.main]\nmax_iterations = 3\n');
+  return dir;
+}
 
 /** Files a key names, written beside the blueprint. */
 export const FILES: Record<string, string> = {
@@ -239,8 +272,10 @@ export function blueprintSetting(path: string): string {
   const regionKey = /^(stages\.\*\.)?context\.regions\.\*\.(\w+)/.exec(path)?.[2];
   if (regionKey && regionKey !== 'kind') {
     const kind = REGION_KIND_OF[regionKey] ?? 'pinned';
-    setAt(doc, 'context.regions.notes.kind', kind);
-    if (path.startsWith('stages.')) setAt(doc, 'stages.*.context.regions.notes.kind', kind);
+    for (const [key, v] of Object.entries({ kind, ...REGION_NEEDS[regionKey] })) {
+      setAt(doc, `context.regions.notes.${key}`, v);
+      if (path.startsWith('stages.')) setAt(doc, `stages.*.context.regions.notes.${key}`, v);
+    }
     if (kind === 'compact_history') {
       setAt(doc, 'context.regions.src.kind', 'compacting');
       setAt(doc, 'context.regions.notes.source_region', 'src');
@@ -261,4 +296,20 @@ export function blueprintSetting(path: string): string {
     for (const [at, v] of Object.entries(extra)) if (at !== path) setAt(doc, at, v);
   }
   return stringify(doc);
+}
+
+/**
+ * The benchmark repository's 70 blueprints (test/fixtures/README.md), written
+ * out from their bundle into a fresh temporary directory, as its repository
+ * lays them out; returns that directory.
+ */
+export function benchmarkBlueprints(): string {
+  const bundle = readFileSync('test/fixtures/leviath-benchmarks/blueprints.json.br');
+  const files = JSON.parse(brotliDecompressSync(bundle).toString('utf8')) as Record<string, string>;
+  const root = mkdtempSync(join(tmpdir(), 'lev-benchmarks-'));
+  for (const [path, text] of Object.entries(files)) {
+    mkdirSync(dirname(join(root, path)), { recursive: true });
+    writeFileSync(join(root, path), text);
+  }
+  return root;
 }

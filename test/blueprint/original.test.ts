@@ -61,8 +61,8 @@ describe('stage mode', () => {
     );
     expect(errorsOf(table)).toEqual([]);
     expect(table.blueprint?.stages[0]).toMatchObject({ mode: 'fan_out', fanOut: { maxItems: 12, maxWorkers: 30 } });
-    expect(codesOf(loadLeviath(`${STAGE('mode = "fan_out"\nworker_query = "a researcher"')}`))).toContain(
-      'fan-out-unsupported',
+    expect(codesOf(loadLeviath(`${STAGE('mode = "fan_out"\nworker_query = "no agent says this"')}`))).toContain(
+      'worker-query-unmatched',
     );
     expect(codesOf(loadLeviath(STAGE('mode = "autonomus"')))).toContain('bad-value');
     expect(codesOf(loadLeviath(STAGE('mode = "output"\nrequire_output = "yes"')))).toContain('bad-value');

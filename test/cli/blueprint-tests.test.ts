@@ -7,7 +7,8 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { caseProblems, parseTestFile, replyProblems } from '../../src/cli/blueprint-tests.js';
+import { loadBlueprint } from '../../src/blueprint/load.js';
+import { caseProblems, firstTurnRequest, parseTestFile, replyProblems } from '../../src/cli/blueprint-tests.js';
 import { lev as levInProcess } from './lev-in-process.js';
 
 const AGENT = `
@@ -181,5 +182,20 @@ describe('the rules of a case', () => {
     expect(replyProblems({ name: 'a', input: 'b', expect_tool_call: 'Grep' }, reply)).toEqual([
       'the reply calls no `Grep` (it called grep)',
     ]);
+  });
+});
+
+describe('the first turn of a case', () => {
+  it("carries the stage's model parameters, its max_tokens lowering the reply limit, as a run's turn does", () => {
+    const dir = mkdtempSync(join(tmpdir(), 'lev-test-params-'));
+    writeFileSync(
+      join(dir, 'agent.toml'),
+      '[agent]\nname = "p"\n[stages.main]\nmax_iterations = 3\nmodel = { provider = "openai", model = "gpt-5.5", parameters = { temperature = 0.1, max_tokens = 321 } }\n',
+    );
+    const bp = loadBlueprint(dir, { workdir: dir }).blueprint!;
+    const req = firstTurnRequest(bp, 'main', 'openai:gpt-5.5', 'Say hi.', undefined);
+    expect(req.parameters).toEqual({ temperature: 0.1, max_tokens: 321 });
+    expect(req.maxTokens).toBe(321);
+    expect(firstTurnRequest(bp, 'main', 'openai:gpt-5.5', 'Say hi.', 100).maxTokens).toBe(100);
   });
 });

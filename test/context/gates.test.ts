@@ -172,6 +172,26 @@ describe('edges (docs/reference/stages.md#normal-completion)', () => {
     });
   });
 
+  it("asks with the stage's transition_prompt, followed by the edges and the reply rule", () => {
+    const bp = blueprint(
+      [],
+      [
+        stage('a', {
+          transitionPrompt: '  Decide the next move:\n- more sources -> gather\n',
+          allowComplete: true,
+          transitions: [edge('gather', { condition: 'llm_choice', hint: 'broaden' }), edge('write')],
+        }),
+        stage('gather'),
+        stage('write'),
+      ],
+    );
+    const route = completionEdges(start(bp), bp);
+    expect(route.kind === 'choose' && route.prompt).toBe(
+      'Decide the next move:\n- more sources -> gather\n\nAvailable transitions:\ngather: broaden\nwrite\nDONE: finish the run here\n\nReply with one of these names on the first line.',
+    );
+    expect(chooseEdge(start(bp), bp, 'gather')).toMatchObject({ edge: { target: 'gather' } });
+  });
+
   it('ends the run on DONE or no match when allow_complete is set', () => {
     const bp = blueprint([], [stage('a', { allowComplete: true, transitions: [edge('b')] }), stage('b')]);
     const s = start(bp);

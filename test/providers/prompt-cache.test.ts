@@ -7,7 +7,7 @@ import { renderRegions, systemBlockText } from '../../src/context/render.js';
 import { getProvider, type InferenceRequest } from '../../src/providers/index.js';
 import type { RegionState } from '../../src/shapes/content.js';
 import { sampleRequest } from './fixtures.js';
-import { startWireServer, type WireServer } from './wire-server.js';
+import { anthropicMessage, startWireServer, type WireServer } from './wire-server.js';
 
 const chat = {
   id: 'chatcmpl-1',
@@ -17,16 +17,7 @@ const chat = {
   choices: [{ index: 0, message: { role: 'assistant', content: 'ok' }, finish_reason: 'stop' }],
   usage: { prompt_tokens: 10, completion_tokens: 1, total_tokens: 11 },
 };
-const message = {
-  id: 'msg_1',
-  type: 'message',
-  role: 'assistant',
-  model: 'claude-sonnet-4-5',
-  content: [{ type: 'text', text: 'ok' }],
-  stop_reason: 'end_turn',
-  stop_sequence: null,
-  usage: { input_tokens: 10, output_tokens: 1 },
-};
+const message = anthropicMessage('ok');
 
 let server: WireServer;
 beforeAll(async () => {

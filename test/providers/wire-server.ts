@@ -171,6 +171,20 @@ export function chatCompletion(
   };
 }
 
+/** An Anthropic message answering `text`, as the wire server answers it. */
+export function anthropicMessage(text: string, model = 'claude-sonnet-4-5') {
+  return {
+    id: 'msg_1',
+    type: 'message',
+    role: 'assistant',
+    model,
+    content: [{ type: 'text', text }],
+    stop_reason: 'end_turn',
+    stop_sequence: null,
+    usage: { input_tokens: 10, output_tokens: 1 },
+  };
+}
+
 /**
  * An OpenAI chat completion as the chunks of its stream: the text in two halves, each tool call
  * with its arguments in two halves, the finish reason, then the usage; undefined for an answer

@@ -29,14 +29,31 @@ beforeAll(async () => {
         JSON.stringify({
           results: [
             { title: `About ${q}`, url: 'https://a.example/1', content: 'First <b>hit</b>.' },
-            { title: 'Second', url: 'https://a.example/2', content: 'Second hit.' },
+            {
+              title: 'Second',
+              url: 'https://a.example/2',
+              content: 'Second hit.',
+              publishedDate: '2026-11-30T08:00:00',
+            },
           ],
         }),
       );
     else
       res.end(
         JSON.stringify({
-          web: { results: [{ title: `Brave on ${q}`, url: 'https://b.example', description: 'From Brave.' }] },
+          web: {
+            results: [
+              { title: `Brave on ${q}`, url: 'https://b.example', description: 'From Brave.' },
+              {
+                title: 'Dated',
+                url: 'https://c.example',
+                description: 'New.',
+                page_age: '2026-12-01T10:00:00',
+                age: '6 days ago',
+              },
+              { title: 'Aged', url: 'https://d.example', description: 'Old.', age: '3 weeks ago' },
+            ],
+          },
         }),
       );
   });
@@ -67,8 +84,35 @@ describe('web_search', () => {
       { kind: 'brave', url: `http://127.0.0.1:${port}/brave`, apiKey: 'tok' },
       { query: 'temporal' },
     );
-    expect(out.content).toBe('1. Brave on temporal\n   https://b.example\n   From Brave.');
+    expect(out.content).toMatch(/^1\. Brave on temporal\n {3}https:\/\/b\.example\n {3}From Brave\.\n2\. /);
     expect(asked.at(-1)).toEqual({ url: '/brave?q=temporal&count=8', token: 'tok' });
+  });
+
+  it("passes freshness to Brave as written, and shows each result's date when the API knows it", async () => {
+    const brave: SearchConfig = { kind: 'brave', url: `http://127.0.0.1:${port}/brave`, apiKey: 'tok' };
+    const out = await search(brave, { query: 'latest temporal', count: 3, freshness: 'pw' });
+    expect(asked.at(-1)?.url).toBe('/brave?q=latest+temporal&count=3&freshness=pw');
+    expect(out.content).toContain('2. Dated\n   https://c.example\n   date: 2026-12-01T10:00:00\n   New.');
+    expect(out.content).toContain('3. Aged\n   https://d.example\n   date: 3 weeks ago\n   Old.');
+    await search(brave, { query: 'q', freshness: '2026-01-01to2026-06-30' });
+    expect(asked.at(-1)?.url).toBe('/brave?q=q&count=8&freshness=2026-01-01to2026-06-30');
+  });
+
+  it("maps freshness to SearXNG's time_range, which has no date range", async () => {
+    const searxng: SearchConfig = { kind: 'searxng', url: `http://127.0.0.1:${port}` };
+    const out = await search(searxng, { query: 'news', freshness: 'pm' });
+    expect(asked.at(-1)?.url).toBe('/search?q=news&format=json&time_range=month');
+    expect(out.content).toContain('2. Second\n   https://a.example/2\n   date: 2026-11-30T08:00:00\n   Second hit.');
+    const asks = asked.length;
+    const range = await search(searxng, { query: 'news', freshness: '2026-01-01to2026-02-01' });
+    expect(range.code).toBe('bad-argument');
+    expect(asked.length).toBe(asks);
+  });
+
+  it('refuses a freshness of another form as a bad argument', async () => {
+    const out = await search({ kind: 'searxng', url: `http://127.0.0.1:${port}` }, { query: 'x', freshness: 'week' });
+    expect(out.code).toBe('bad-argument');
+    expect(out.content).toMatch(/pd, pw, pm, py/);
   });
 
   it('keeps the API host under the address rules', async () => {

@@ -26,7 +26,7 @@ import {
   stageOutputSpec,
   submitOutputDescription,
 } from '../../outputs/spec.js';
-import { encodingFor, lookupModel, UNKNOWN_MODEL_WINDOW } from '../../providers/builtin-models.js';
+import { encodingFor, lookupModel, replyCap } from '../../providers/builtin-models.js';
 import { getProvider, type HandBack, isProviderError } from '../../providers/index.js';
 import type { ResolvedSystemBlock } from '../../providers/provider.js';
 import type { Blueprint } from '../../shapes/frozen-blueprint.js';
@@ -204,10 +204,8 @@ export async function renderedRequest(store: RunStore, input: InferInput) {
 async function inferNow(store: RunStore, input: InferInput, ctx: InferContext): Promise<InferOutput> {
   const { attempt, signal } = ctx;
   const { bp, state, model, info, encoding, hooks, rendered, system, messages } = await renderedRequest(store, input);
-  const limit = replyLimit(
-    state,
-    info?.maxOutputTokens ?? Math.floor((info?.contextWindow ?? UNKNOWN_MODEL_WINDOW) / 4),
-  );
+  const parameters = bp.stages.find((s) => s.name === input.stage)?.modelParameters;
+  const limit = replyLimit(state, replyCap(info, parameters?.max_tokens));
   const snapshot = input.snapshot ? await store.snapshotOf(input.runId, state) : undefined;
 
   const catalog = input.catalog ? await loadCatalog(store, input.catalog) : undefined;
@@ -234,6 +232,7 @@ async function inferNow(store: RunStore, input: InferInput, ctx: InferContext): 
           messages,
           tools,
           maxTokens: limit,
+          ...(parameters ? { parameters } : {}),
           meta: {
             runId: input.runId,
             stage: input.stage,
