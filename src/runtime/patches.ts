@@ -92,6 +92,16 @@ export const HAND_OVER_READ_LAST = 'visit-hand-over-read-last';
  */
 export const ASKING_TOOLS_NO_MCP_DISCOVERY = 'asking-tools-no-mcp-discovery';
 
+/**
+ * A visit's engine operations make no promise while nothing they ask needs
+ * an activity (`applyNow`, counts made ahead): the SDK's promise hook
+ * records a stack trace for every promise workflow code makes, a large share
+ * of a turn's workflow CPU (docs/benchmarks.md#the-floor). A visit recorded
+ * before awaits every step as it ran, so its commands replay in their order.
+ * A fan-out worker that runs its visits inside it asks it when it starts.
+ */
+export const SYNC_ENGINE_OPS = 'engine-ops-without-promises';
+
 /** The paths a run of a stage visit takes, decided once when it starts. */
 export interface VisitPatches {
   /** `STAGE_PATCH`. */
@@ -116,6 +126,8 @@ export interface VisitPatches {
   askingToolsNotMcp?: boolean;
   /** `SAFE_COMMAND_ARGUMENTS`; asked by attended visits only, absent: the safe list judges keys only. */
   safeArguments?: boolean;
+  /** `SYNC_ENGINE_OPS`; absent: every engine operation awaits each step. */
+  syncOps?: boolean;
 }
 
 /**

@@ -56,6 +56,7 @@ import {
   RUN_NOTIFY_PATIENCE,
   RUN_PATCH,
   RUN_UPGRADES_ON_CONTINUE,
+  SYNC_ENGINE_OPS,
   TOOL_WORKER_PATIENCE,
 } from '../../src/runtime/patches.js';
 import { isRefInput, type RefRunInput } from '../../src/runtime/ref-input.js';
@@ -77,6 +78,8 @@ export async function agentRunWorkflow(
   const inline = isWorkerStart(start) && patched(INLINE_WORKER);
   // Its visits run inside it, so it asks for them whether they wait out provider outages.
   const providerPatient = inline && patched(PROVIDER_PATIENCE);
+  // And whether their engine operations make promises only for what an activity answers.
+  const syncOps = inline && patched(SYNC_ENGINE_OPS);
   const steerable = inline || patched(RUN_PATCH);
   const continues = steerable && !inline && patched(RUN_CONTINUES_AS_NEW);
   const patient = patched(TOOL_WORKER_PATIENCE);
@@ -98,6 +101,7 @@ export async function agentRunWorkflow(
     const continuing = continues && (moves ? 'upgrade' : 'stay');
     run = new AgentRun(input, bp, hash, steerable, ceilings, inline, continuing, providerPatient);
     // Its visits inside it ask no patch, so it asks for them, once its blueprint is known and only when it matters.
+    run.syncOps = syncOps;
     run.askingToolsNotMcp = inline && anyDiscoveryRulesDiffer(bp) && patched(ASKING_TOOLS_NO_MCP_DISCOVERY);
     const live = run;
     run.toolWatch = toolWatch({ ...input, blueprint: bp }, patient, (absence) =>

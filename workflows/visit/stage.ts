@@ -43,6 +43,7 @@ import {
   SAFE_COMMAND_ARGUMENTS,
   STAGE_PATCH,
   STORED_ARGUMENTS,
+  SYNC_ENGINE_OPS,
   TOOL_WORKER_PATIENCE,
   type VisitPatches,
 } from '../../src/runtime/patches.js';
@@ -63,6 +64,7 @@ export async function stageWorkflow(input: StageInput): Promise<StageOutcome | H
     repetition: patched(REPETITION_DETECTION),
     patience: patched(PROVIDER_PATIENCE),
     handOverReadLast: patched(HAND_OVER_READ_LAST),
+    syncOps: patched(SYNC_ENGINE_OPS),
   };
   const asking: Pick<VisitPatches, 'askingToolsNotMcp'> = discoveryRulesDiffer(input.blueprint, input.stage)
     ? { askingToolsNotMcp: patched(ASKING_TOOLS_NO_MCP_DISCOVERY) }
