@@ -1,6 +1,6 @@
 /**
  * `npm run bench -- burst N [--latency ms] [--append-kb 25] [--turns 12] [--settle-ms 3000] [--profile]
- * [--no-floor] [--floor-local]`:
+ * [--no-floor] [--floor-local] [--event-types]`:
  * N agents at once against one `lev worker` process, answered by a local fake
  * OpenAI-compatible model that waits a fixed latency and replies with one
  * `context_append` of the given size until the last turn. The runs' results
@@ -14,7 +14,8 @@
  * everything (`all`, which includes each run's start: the blueprint, the
  * child visit) and from each visit's first inference on (`turn`, what one
  * more turn costs); then Leviath's row over each floor's. The idle figures are read `--settle-ms` after the worker
- * is up. `--profile` writes a `--cpu-prof` of each worker.
+ * is up. `--profile` writes a `--cpu-prof` of each worker; `--event-types` prints the events per
+ * turn by type.
  */
 import { join } from 'node:path';
 import { loadBlueprintFromString } from '../src/blueprint/load.js';
@@ -67,6 +68,7 @@ function parseArgs(args: string[]): Options {
     else if (arg === '--settle-ms') opts.settleMs = numberArg(args, ++i, arg);
     else if (arg === '--profile') opts.profile = true;
     else if (arg === '--no-floor') opts.floor = false;
+    else if (arg === '--event-types') opts.eventTypes = true;
     else if (arg === '--floor-local') opts.floorLocal = true;
     else if (arg.startsWith('--server-flag=')) opts.serverFlags.push(arg.slice('--server-flag='.length));
     else if (arg.startsWith('--worker-node-flag=')) opts.workerNodeFlags.push(arg.slice('--worker-node-flag='.length));
@@ -131,6 +133,7 @@ async function leviathRow(
     return await measureBurst(bench, worker, opts, {
       label: 'leviath',
       prefix,
+      turnsFrom: 'infer',
       modelCalls: () => model.log.length,
       drain: async () => {
         const handles = await startAgents(bench, bp, { agents: opts.agents, taskQueue, prefix });

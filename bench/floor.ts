@@ -51,7 +51,8 @@ export async function floorRow(
     return await measureBurst(bench, worker, opts, {
       label: opts.local ? 'floor (local activity)' : 'floor (activity)',
       prefix,
-      ...(opts.local ? {} : { turnsFrom: 'floorInfer' }),
+      // A local activity schedules nothing, so every event of a floor run is a turn's.
+      turnsFrom: opts.local ? null : 'floorInfer',
       modelCalls: () => model.log.length,
       drain: () => drainFloor(bench.client, { ...opts, taskQueue, prefix }),
     });

@@ -313,12 +313,13 @@ export async function historyTotals(
   client: Client,
   prefix: string,
   turnsFrom: string | null = 'infer',
-): Promise<{ events: number; bytes: number; turnEvents: number; turnBytes: number }> {
+): Promise<{ events: number; bytes: number; turnEvents: number; turnBytes: number; byType: Map<string, number> }> {
   const HistoryEvent = proto.temporal.api.history.v1.HistoryEvent;
   let events = 0;
   let bytes = 0;
   let turnEvents = 0;
   let turnBytes = 0;
+  const byType = new Map<string, number>();
   for await (const wf of client.workflow.list({ query: `WorkflowId STARTS_WITH '${prefix}'` })) {
     const history = await client.workflow.getHandle(wf.workflowId, wf.runId).fetchHistory();
     let inTurns = turnsFrom === null;
@@ -326,6 +327,8 @@ export async function historyTotals(
       const size = HistoryEvent.encode(event).finish().length;
       events += 1;
       bytes += size;
+      const type = proto.temporal.api.enums.v1.EventType[event.eventType ?? 0] ?? String(event.eventType);
+      byType.set(type, (byType.get(type) ?? 0) + 1);
       inTurns ||= event.activityTaskScheduledEventAttributes?.activityType?.name === turnsFrom;
       if (
         inTurns &&
@@ -337,7 +340,7 @@ export async function historyTotals(
       }
     }
   }
-  return { events, bytes, turnEvents, turnBytes };
+  return { events, bytes, turnEvents, turnBytes, byType };
 }
 
 /**

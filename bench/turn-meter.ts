@@ -11,19 +11,27 @@ export interface BurstShape {
   latencyMs: number;
   /** How long start-up work settles before the idle figures are read. */
   settleMs: number;
+  /** `--event-types`: print the histories' events per turn by type too. */
+  eventTypes?: boolean;
 }
 
 /**
  * Settles, then times `drain` (starting every agent and awaiting them all) and reads CPU
  * per turn, idle and peak RSS and history per turn of the runs whose ids start with `prefix`.
  * `turnsFrom`: the activity whose first call starts a run's turns (`all` against `turn`);
- * unset, every event is a turn's.
+ * null, every event is a turn's.
  */
 export async function measureBurst(
   bench: Bench,
   worker: WorkerProcess,
   shape: BurstShape,
-  run: { label: string; prefix: string; drain: () => Promise<number>; turnsFrom?: string; modelCalls: () => number },
+  run: {
+    label: string;
+    prefix: string;
+    drain: () => Promise<number>;
+    turnsFrom: string | null;
+    modelCalls: () => number;
+  },
 ): Promise<Record<string, string | number>> {
   const serverMeter = new Meter(() => withChildren(bench.server.child.pid!));
   const workerMeter = new Meter(() => [worker.pid]);
@@ -40,11 +48,15 @@ export async function measureBurst(
   workerMeter.stop();
   serverMeter.stop();
   const turns = shape.agents * shape.turns;
-  const history = await historyTotals(bench.client, run.prefix, run.turnsFrom ?? null);
+  const history = await historyTotals(bench.client, run.prefix, run.turnsFrom);
   const idealS = (shape.turns * shape.latencyMs) / 1000;
   const workerMs = (cpu1.worker - cpu0.worker) / turns;
   const serverMs = (cpu1.server - cpu0.server) / turns;
   if (failed > 0) process.stdout.write(`${run.label}: ${failed} runs did not complete\n`);
+  if (shape.eventTypes) {
+    const types = [...history.byType].sort((a, b) => b[1] - a[1]).map(([t, n]) => `${t} ${(n / turns).toFixed(2)}`);
+    process.stdout.write(`${run.label}: events per turn by type: ${types.join(', ')}\n`);
+  }
   return {
     run: run.label,
     N: shape.agents,

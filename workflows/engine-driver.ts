@@ -48,7 +48,7 @@ export interface DriverContext {
   bp: Blueprint;
   options: RunOptions;
   log: (line: string) => void;
-  /** Engine operations make no promise when nothing needs an activity (`SYNC_ENGINE_OPS`); absent in runs recorded before. */
+  /** Engine operations make no promise when nothing needs an activity (`VISIT_PATCHES_AT_ONCE`); absent in runs recorded before. */
   syncOps?: boolean;
   /** Where what an operation wrote, evicted and folded is told (the run's event stream). */
   events?: (event: NewEvent) => void;

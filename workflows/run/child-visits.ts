@@ -45,7 +45,7 @@ export interface VisitingRun extends ContinuingRun {
   readonly patient: boolean;
   /** Its visits inside it take the asking tools for the runtime's own (`ASKING_TOOLS_NO_MCP_DISCOVERY`). */
   readonly askingToolsNotMcp: boolean;
-  /** Its visits inside it apply engine operations without promises when they can (`SYNC_ENGINE_OPS`). */
+  /** Its visits inside it apply engine operations without promises when they can (`RUN_PATCHES_AT_ONCE`). */
   readonly syncOps: boolean;
   childId: string | undefined;
   lastFailure: unknown;

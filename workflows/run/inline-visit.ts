@@ -33,7 +33,7 @@ export async function visitInline(
   /**
    * The patches its run asked for it: what it waits out with patience, its tool worker (`TOOL_WORKER_PATIENCE`)
    * and a provider outage (`PROVIDER_PATIENCE`), how it reads MCP grants (`ASKING_TOOLS_NO_MCP_DISCOVERY`), and
-   * whether its engine operations make promises only for what an activity answers (`SYNC_ENGINE_OPS`).
+   * whether its engine operations make promises only for what an activity answers (`RUN_PATCHES_AT_ONCE`).
    */
   patience: { toolPatience: boolean; providerPatience: boolean; askingToolsNotMcp: boolean; syncOps: boolean },
 ): Promise<InlineEnd> {
