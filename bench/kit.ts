@@ -251,7 +251,14 @@ export interface WorkerProcess {
 /** `lev worker` in its own process, as a deployment runs it (the compiled build when it is fresh). */
 export async function startWorkerProcess(
   bench: Bench,
-  opts: { taskQueue: string; env: Record<string, string>; profileDir?: string; nodeFlags?: string[] },
+  opts: {
+    taskQueue: string;
+    env: Record<string, string>;
+    profileDir?: string;
+    nodeFlags?: string[];
+    /** What `node` runs instead of `lev worker --address A --task-queue Q` (the floor's own worker); it prints "worker polling" when ready. */
+    command?: string[];
+  },
 ): Promise<WorkerProcess> {
   const home = join(bench.tmp, 'home');
   mkdirSync(home, { recursive: true });
@@ -260,12 +267,14 @@ export async function startWorkerProcess(
     [
       ...(opts.nodeFlags ?? []),
       ...(opts.profileDir ? ['--cpu-prof', '--cpu-prof-dir', opts.profileDir] : []),
-      new URL('../bin/lev.mjs', import.meta.url).pathname,
-      'worker',
-      '--address',
-      bench.server.address,
-      '--task-queue',
-      opts.taskQueue,
+      ...(opts.command ?? [
+        new URL('../bin/lev.mjs', import.meta.url).pathname,
+        'worker',
+        '--address',
+        bench.server.address,
+        '--task-queue',
+        opts.taskQueue,
+      ]),
     ],
     { env: { ...process.env, LEVIATH_HOME: home, ...opts.env }, stdio: ['ignore', 'pipe', 'pipe'] },
   );
@@ -295,24 +304,32 @@ export async function startWorkerProcess(
   };
 }
 
-/** Events and encoded bytes of every history whose workflow id starts with `prefix`; `turn` counts from each stage visit's first inference. */
+/**
+ * Events and encoded bytes of every history whose workflow id starts with `prefix`; `turn` counts
+ * from each history's first `turnsFrom` activity (each stage visit's first inference), or from
+ * its start when `turnsFrom` is null.
+ */
 export async function historyTotals(
   client: Client,
   prefix: string,
-): Promise<{ events: number; bytes: number; turnEvents: number; turnBytes: number }> {
+  turnsFrom: string | null = 'infer',
+): Promise<{ events: number; bytes: number; turnEvents: number; turnBytes: number; byType: Map<string, number> }> {
   const HistoryEvent = proto.temporal.api.history.v1.HistoryEvent;
   let events = 0;
   let bytes = 0;
   let turnEvents = 0;
   let turnBytes = 0;
+  const byType = new Map<string, number>();
   for await (const wf of client.workflow.list({ query: `WorkflowId STARTS_WITH '${prefix}'` })) {
     const history = await client.workflow.getHandle(wf.workflowId, wf.runId).fetchHistory();
-    let inTurns = false;
+    let inTurns = turnsFrom === null;
     for (const event of history.events ?? []) {
       const size = HistoryEvent.encode(event).finish().length;
       events += 1;
       bytes += size;
-      inTurns ||= event.activityTaskScheduledEventAttributes?.activityType?.name === 'infer';
+      const type = proto.temporal.api.enums.v1.EventType[event.eventType ?? 0] ?? String(event.eventType);
+      byType.set(type, (byType.get(type) ?? 0) + 1);
+      inTurns ||= event.activityTaskScheduledEventAttributes?.activityType?.name === turnsFrom;
       if (
         inTurns &&
         !event.workflowExecutionCompletedEventAttributes &&
@@ -323,7 +340,7 @@ export async function historyTotals(
       }
     }
   }
-  return { events, bytes, turnEvents, turnBytes };
+  return { events, bytes, turnEvents, turnBytes, byType };
 }
 
 /**
@@ -349,9 +366,14 @@ export async function startAgents(
 
 /** One markdown table row, with its header. */
 export function printRow(row: Record<string, string | number>): void {
-  const keys = Object.keys(row);
+  printTable([row]);
+}
+
+/** A markdown table of rows with the same keys, the first row's keys as its header. */
+export function printTable(rows: Record<string, string | number>[]): void {
+  const keys = Object.keys(rows[0] ?? {});
   process.stdout.write(`| ${keys.join(' | ')} |\n|${keys.map(() => '---').join('|')}|\n`);
-  process.stdout.write(`| ${Object.values(row).join(' | ')} |\n`);
+  for (const row of rows) process.stdout.write(`| ${keys.map((k) => row[k] ?? '').join(' | ')} |\n`);
 }
 
 export function numberArg(args: string[], i: number, flag: string): number {

@@ -10,14 +10,18 @@ import {
   type AppliedOp,
   addUsage,
   applyLive,
+  applyNow,
   type Carried,
   ENGINE,
   emptyUsage,
   encodingFor,
+  isLater,
   lookupModel,
+  type NowOrLater,
   type OpCall,
   type OpResults,
   opMetrics,
+  type RecordedOp,
   type RunOptions,
   snapshotDue,
   stageModel,
@@ -44,6 +48,8 @@ export interface DriverContext {
   bp: Blueprint;
   options: RunOptions;
   log: (line: string) => void;
+  /** Engine operations make no promise when nothing needs an activity (`VISIT_PATCHES_AT_ONCE`); absent in runs recorded before. */
+  syncOps?: boolean;
   /** Where what an operation wrote, evicted and folded is told (the run's event stream). */
   events?: (event: NewEvent) => void;
 }
@@ -130,15 +136,46 @@ export class EngineDriver {
     this.opsBytes = ops.reduce((sum, op) => sum + JSON.stringify(op).length, 0);
   }
 
-  async apply<C extends OpCall>(call: C): Promise<OpResults[C['kind']]> {
+  /**
+   * Applies one operation and records it. With `syncOps` it makes no promise while every
+   * request is answered at hand (`applyNow`); a visit recorded before that awaits each step
+   * as it ran, so its commands replay in their order.
+   */
+  apply<C extends OpCall>(call: C): NowOrLater<OpResults[C['kind']]> {
+    if (!this.ctx.syncOps) return this.applyAwaiting(call);
     const writes: WriteEviction[] = [];
-    const env: EngineEnv = {
+    const env = this.env(writes);
+    const before = this.ctx.events ? entriesBefore(this.state) : undefined;
+    const applied = applyNow(ENGINE, this.state, this.ctx.bp, call, env, (req) => this.answerNow(req));
+    return isLater(applied)
+      ? applied.then(({ result, record }) => this.recorded(call, result, record, writes, before))
+      : this.recorded(call, applied.result, applied.record, writes, before);
+  }
+
+  private async applyAwaiting<C extends OpCall>(call: C): Promise<OpResults[C['kind']]> {
+    const writes: WriteEviction[] = [];
+    const env = this.env(writes);
+    const before = this.ctx.events ? entriesBefore(this.state) : undefined;
+    const { result, record } = await applyLive(ENGINE, this.state, this.ctx.bp, call, env, (req) => this.answer(req));
+    return this.recorded(call, result, record, writes, before);
+  }
+
+  private env(writes: WriteEviction[]): EngineEnv {
+    return {
       now: Math.floor(Date.now() / 1000),
       ...(this.hooks ? { hooks: this.hooks } : {}),
       onEvict: (region, entries) => writes.push({ region: region.name, kind: region.kind, entries }),
     };
-    const before = this.ctx.events ? entriesBefore(this.state) : undefined;
-    const { result, record } = await applyLive(ENGINE, this.state, this.ctx.bp, call, env, (req) => this.answer(req));
+  }
+
+  /** Keeps the record of an applied operation and tells its metrics and events; its result. */
+  private recorded<C extends OpCall>(
+    call: C,
+    result: OpResults[C['kind']],
+    record: RecordedOp,
+    writes: WriteEviction[],
+    before: ReturnType<typeof entriesBefore> | undefined,
+  ): OpResults[C['kind']] {
     this.ops.push(record);
     this.opsBytes += JSON.stringify(record).length;
     if (this.state.stage) this.stage = this.state.stage;
@@ -148,7 +185,21 @@ export class EngineDriver {
     return result;
   }
 
-  async count(text: string): Promise<number> {
+  /** A text's tokens: made ahead by the last inference, else counted by a `countText` local activity. */
+  count(text: string): NowOrLater<number> {
+    return this.ctx.syncOps ? this.countNow(text) : this.countAwaiting(text);
+  }
+
+  private countNow(text: string): NowOrLater<number> {
+    return (
+      this.counted.get(text) ??
+      localActivities.countText.executeWithOptions(countOptions(), [
+        { text, encoding: stageEncoding(this.ctx.bp, this.stage) },
+      ])
+    );
+  }
+
+  private async countAwaiting(text: string): Promise<number> {
     const ahead = this.counted.get(text);
     if (ahead !== undefined) return ahead;
     return localActivities.countText.executeWithOptions(countOptions(), [
@@ -156,10 +207,15 @@ export class EngineDriver {
     ]);
   }
 
+  /** `answer` without a promise for a count made ahead; what an activity answers is a promise anyway. */
+  private answerNow(req: EngineRequest): NowOrLater<unknown> {
+    return req.type === 'count' ? this.countNow(req.text) : this.answer(req);
+  }
+
   private async answer(req: EngineRequest): Promise<unknown> {
     switch (req.type) {
       case 'count':
-        return this.count(req.text);
+        return this.countAwaiting(req.text);
       case 'cut':
         return activities.cutText.executeWithOptions(
           callOptions(this.ctx.options, `cut text to ${req.target} tokens`),

@@ -251,3 +251,50 @@ export async function applyLive<C extends OpCall>(
   // Only the operations that ask nothing have no generator, and their result type is `undefined`.
   return { result: result as OpResults[C['kind']], record: { call, now: env.now, answers } };
 }
+
+/** A value at hand, or a promise of it when an activity must answer first. */
+export type NowOrLater<T> = T | Promise<T>;
+
+/** Whether `value` is still to come. */
+export function isLater<T>(value: NowOrLater<T>): value is Promise<T> {
+  return typeof (value as { then?: unknown } | null)?.then === 'function';
+}
+
+/**
+ * `applyLive` that makes no promise while every request is answered at hand
+ * (counts made ahead): in workflow code each promise costs the SDK's promise
+ * hook a stack trace, and most operations of a turn ask nothing an activity
+ * must answer (docs/architecture.md#event-sourcing). It goes on later only
+ * from the first answer that is a promise; the result and the record are
+ * the same as `applyLive`'s.
+ */
+export function applyNow<C extends OpCall>(
+  engine: EngineCalls,
+  state: RunState,
+  bp: Blueprint,
+  call: C,
+  env: EngineEnv,
+  answer: (req: EngineRequest) => NowOrLater<unknown>,
+): NowOrLater<{ result: OpResults[C['kind']]; record: RecordedOp }> {
+  const answers: unknown[] = [];
+  const record: RecordedOp = { call, now: env.now, answers };
+  const gen = opGenerator(engine, state, bp, call, env);
+  // Only the operations that ask nothing have no generator, and their result type is `undefined`.
+  if (!gen) return { result: undefined as OpResults[C['kind']], record };
+  const drive = (
+    step: IteratorResult<EngineRequest, OpResults[C['kind']]>,
+  ): NowOrLater<{ result: OpResults[C['kind']]; record: RecordedOp }> => {
+    while (!step.done) {
+      const a = answer(step.value);
+      if (isLater(a))
+        return a.then((value) => {
+          answers.push(value);
+          return drive(gen.next(value));
+        });
+      answers.push(a);
+      step = gen.next(a);
+    }
+    return { result: step.value, record };
+  };
+  return drive(gen.next());
+}

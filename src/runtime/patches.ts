@@ -92,6 +92,22 @@ export const HAND_OVER_READ_LAST = 'visit-hand-over-read-last';
  */
 export const ASKING_TOOLS_NO_MCP_DISCOVERY = 'asking-tools-no-mcp-discovery';
 
+/**
+ * A visit that records this marker takes the paths of every visit patch above
+ * without recording theirs (`workflows/patch-asker.ts`): the SDK records each
+ * patch as a marker and an upsert of the `TemporalChangeVersion` search
+ * attribute, two events and a visibility write each, which made a visit's
+ * start 14 events of markers (docs/benchmarks.md#the-floor). Its engine
+ * operations also make no promise while nothing they ask needs an activity
+ * (`applyNow`, counts made ahead): the SDK's promise hook records a stack
+ * trace for every promise workflow code makes, a large share of a turn's
+ * workflow CPU. A visit recorded before it asks each patch as it did and
+ * awaits every step of an operation, so its commands replay in their order.
+ * Patches added after it are asked after it with `patched()` itself, never
+ * through the asker, which answers true for any id once this marker is recorded.
+ */
+export const VISIT_PATCHES_AT_ONCE = 'visit-patches-at-once';
+
 /** The paths a run of a stage visit takes, decided once when it starts. */
 export interface VisitPatches {
   /** `STAGE_PATCH`. */
@@ -116,6 +132,8 @@ export interface VisitPatches {
   askingToolsNotMcp?: boolean;
   /** `SAFE_COMMAND_ARGUMENTS`; asked by attended visits only, absent: the safe list judges keys only. */
   safeArguments?: boolean;
+  /** `VISIT_PATCHES_AT_ONCE` (a fan-out worker's: `RUN_PATCHES_AT_ONCE`); absent: every engine operation awaits each step. */
+  syncOps?: boolean;
 }
 
 /**
@@ -232,3 +250,14 @@ export const RUN_NOTIFY_PATIENCE = 'run-notify-delivery-workflows';
  * decides on the safe list; the tool activity applies the rules to every call whatever the visit recorded.
  */
 export const SAFE_COMMAND_ARGUMENTS = 'safe-command-arguments';
+
+/**
+ * A run that records this marker takes the paths of every run patch it asks when
+ * it starts or later (`INLINE_WORKER`, `PROVIDER_PATIENCE`, `RUN_PATCH`,
+ * `RUN_CONTINUES_AS_NEW`, `TOOL_WORKER_PATIENCE`, `RUN_UPGRADES_ON_CONTINUE`, `RUN_NOTIFY`,
+ * `RUN_NOTIFY_PATIENCE`, `ASKING_TOOLS_NO_MCP_DISCOVERY`, `NOTIFY_TOLD_CARRIED`) without
+ * recording theirs, as `VISIT_PATCHES_AT_ONCE` does for a visit; a fan-out worker's visits
+ * inside it apply engine operations without promises as such a visit does. A run recorded
+ * before it asks each as it did.
+ */
+export const RUN_PATCHES_AT_ONCE = 'run-patches-at-once';

@@ -15,7 +15,7 @@ import { loadBlueprint } from '../../src/blueprint/load.js';
 import { printRunResult } from '../../src/cli/result-action.js';
 import { gateReached, openGate } from '../../src/providers/index.js';
 import { idSegment, type RunResult, type StageOutcome } from '../../src/runtime/index.js';
-import { INLINE_WORKER } from '../../src/runtime/patches.js';
+import { RUN_PATCHES_AT_ONCE } from '../../src/runtime/patches.js';
 import { runProgress, sendUpdate } from '../../src/worker/operators.js';
 import { temporalAddress } from './helpers.js';
 import {
@@ -177,11 +177,11 @@ describe('fan-out', () => {
     const workers = await workersOf(env.rt.client, runId);
     expect(workers.map((w) => w.id)).toEqual(work.map((w) => `${runId}/${idSegment(w.id)}`).sort());
     expect(workers.every((w) => w.status === 'COMPLETED')).toBe(true);
-    // Each worker is one workflow: its stage visit ran inside its run, under the patch that says so.
+    // Each worker is one workflow: its stage visit ran inside its run, whose one marker stands for its every patch.
     const first = `${runId}/${idSegment(work[0]!.id)}`;
     expect(await workflowIds(env.rt.client, `WorkflowId STARTS_WITH '${first}.'`)).toEqual([]);
-    expect(await patchesOf(env.rt.client, first)).toContain(INLINE_WORKER);
-    expect(await patchesOf(env.rt.client, runId)).not.toContain(INLINE_WORKER);
+    expect(await patchesOf(env.rt.client, first)).toEqual([RUN_PATCHES_AT_ONCE]);
+    expect(await patchesOf(env.rt.client, runId)).toEqual([RUN_PATCHES_AT_ONCE]);
 
     const [report] = await toolResults(env.rt, visit, 'fan_out');
     expect(report?.split('\n')[0]).toBe('[fan_out results: 25 succeeded, 0 failed]');

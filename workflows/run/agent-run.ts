@@ -55,6 +55,7 @@ import {
   RUN_NOTIFY,
   RUN_NOTIFY_PATIENCE,
   RUN_PATCH,
+  RUN_PATCHES_AT_ONCE,
   RUN_UPGRADES_ON_CONTINUE,
   TOOL_WORKER_PATIENCE,
 } from '../../src/runtime/patches.js';
@@ -63,6 +64,7 @@ import { endsWithOutput } from '../../src/runtime/stage-modes.js';
 import type { Blueprint } from '../../src/shapes/frozen-blueprint.js';
 import type { PermissionLayer } from '../../src/tools/permissions.js';
 import { activities, localActivities, quickOptions, referenceOptions } from '../activities.js';
+import { patchesAtOnce } from '../patch-asker.js';
 import { toolWatch } from '../tool-worker-watch.js';
 import { continueIfDue, stopIfOverBudget } from './continue-as-new.js';
 import { askEdge } from './edge-choice.js';
@@ -72,15 +74,19 @@ import { AgentRun } from './run-steps.js';
 export async function agentRunWorkflow(
   start: RunInput | WorkerInput | RefRunInput,
 ): Promise<RunResult | ChildRunResult> {
+  // A run that records RUN_PATCHES_AT_ONCE records none of the patches below (src/runtime/patches.ts).
+  const { atOnce, ask } = patchesAtOnce(RUN_PATCHES_AT_ONCE);
   // Only a fan-out worker runs its visits inside it, and one that does is steerable throughout:
   // it records that one marker, and other runs none for it.
-  const inline = isWorkerStart(start) && patched(INLINE_WORKER);
+  const inline = isWorkerStart(start) && ask(INLINE_WORKER);
   // Its visits run inside it, so it asks for them whether they wait out provider outages.
-  const providerPatient = inline && patched(PROVIDER_PATIENCE);
-  const steerable = inline || patched(RUN_PATCH);
-  const continues = steerable && !inline && patched(RUN_CONTINUES_AS_NEW);
-  const patient = patched(TOOL_WORKER_PATIENCE);
-  const moves = continues && upgradesOnContinue(start) && patched(RUN_UPGRADES_ON_CONTINUE);
+  const providerPatient = inline && ask(PROVIDER_PATIENCE);
+  // Their engine operations make promises only for what an activity answers (src/runtime/patches.ts).
+  const syncOps = inline && atOnce;
+  const steerable = inline || ask(RUN_PATCH);
+  const continues = steerable && !inline && ask(RUN_CONTINUES_AS_NEW);
+  const patient = ask(TOOL_WORKER_PATIENCE);
+  const moves = continues && upgradesOnContinue(start) && ask(RUN_UPGRADES_ON_CONTINUE);
   let run: AgentRun | undefined;
   let notifies = false;
   // Notices go out from delivery workflows of their own (`RUN_NOTIFY_PATIENCE`).
@@ -92,13 +98,14 @@ export async function agentRunWorkflow(
       ? await workerBlueprint(start, inline)
       : await runBlueprint(start);
     // Asked only by runs with webhooks, which no history from before them holds.
-    notifies = runWebhooks(input) && patched(RUN_NOTIFY);
+    notifies = runWebhooks(input) && ask(RUN_NOTIFY);
     // Asked by runs with webhooks only, right after RUN_NOTIFY, so older histories replay their own deliveries.
-    deliversApart = notifies && patched(RUN_NOTIFY_PATIENCE);
+    deliversApart = notifies && ask(RUN_NOTIFY_PATIENCE);
     const continuing = continues && (moves ? 'upgrade' : 'stay');
     run = new AgentRun(input, bp, hash, steerable, ceilings, inline, continuing, providerPatient);
     // Its visits inside it ask no patch, so it asks for them, once its blueprint is known and only when it matters.
-    run.askingToolsNotMcp = inline && anyDiscoveryRulesDiffer(bp) && patched(ASKING_TOOLS_NO_MCP_DISCOVERY);
+    run.syncOps = syncOps;
+    run.askingToolsNotMcp = inline && anyDiscoveryRulesDiffer(bp) && ask(ASKING_TOOLS_NO_MCP_DISCOVERY);
     const live = run;
     run.toolWatch = toolWatch({ ...input, blueprint: bp }, patient, (absence) =>
       live.operators.showToolWorker(absence),
@@ -108,7 +115,7 @@ export async function agentRunWorkflow(
     if (steerable) run.operators.install();
     // The watcher ends with the run; a cancellation is the main path's to handle.
     if (notifies) {
-      run.book.carriesTold = patched(NOTIFY_TOLD_CARRIED);
+      run.book.carriesTold = ask(NOTIFY_TOLD_CARRIED);
       void watchQuestions(run, deliversApart).catch(() => {});
     }
     let result: RunResult | ChildRunResult;

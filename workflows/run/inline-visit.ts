@@ -32,9 +32,10 @@ export async function visitInline(
   changed: () => void,
   /**
    * The patches its run asked for it: what it waits out with patience, its tool worker (`TOOL_WORKER_PATIENCE`)
-   * and a provider outage (`PROVIDER_PATIENCE`), and how it reads MCP grants (`ASKING_TOOLS_NO_MCP_DISCOVERY`).
+   * and a provider outage (`PROVIDER_PATIENCE`), how it reads MCP grants (`ASKING_TOOLS_NO_MCP_DISCOVERY`), and
+   * whether its engine operations make promises only for what an activity answers (`RUN_PATCHES_AT_ONCE`).
    */
-  patience: { toolPatience: boolean; providerPatience: boolean; askingToolsNotMcp: boolean },
+  patience: { toolPatience: boolean; providerPatience: boolean; askingToolsNotMcp: boolean; syncOps: boolean },
 ): Promise<InlineEnd> {
   const carry = operators.startVisit(id);
   const patches = {
@@ -42,6 +43,7 @@ export async function visitInline(
     ...(patience.toolPatience ? { toolPatience: true } : {}),
     ...(patience.providerPatience ? { patience: true } : {}),
     ...(patience.askingToolsNotMcp ? { askingToolsNotMcp: true } : {}),
+    ...(patience.syncOps ? { syncOps: true } : {}),
   };
   const visit = new StageVisit({ ...input, operators: carry }, def, patches, {
     events,

@@ -120,6 +120,7 @@ export class StageVisit {
         options: input.options,
         log: (line) => log.info(line),
         events: (event) => this.events.append(event),
+        syncOps: patches.syncOps === true,
       },
       input.carried,
     );
@@ -356,16 +357,15 @@ export class StageVisit {
 
   /** Records what the provider reported and stores the assistant turn; true when it called tools. */
   async storeReply(reply: InferOutput): Promise<boolean> {
-    const driver = this.driver;
     if (reply.reportedPromptTokens !== undefined)
-      await driver.apply({ kind: 'usage', promptTokens: reply.reportedPromptTokens });
+      await this.driver.apply({ kind: 'usage', promptTokens: reply.reportedPromptTokens });
     for (const detail of reply.renderFailures)
-      await driver.apply({ kind: 'diagnostic', code: 'custom-render-failed', severity: 'warning', detail });
+      await this.driver.apply({ kind: 'diagnostic', code: 'custom-render-failed', severity: 'warning', detail });
     for (const detail of reply.renderCuts ?? [])
-      await driver.apply({ kind: 'diagnostic', code: 'custom-render-over-budget', severity: 'warning', detail });
+      await this.driver.apply({ kind: 'diagnostic', code: 'custom-render-over-budget', severity: 'warning', detail });
     const calls: ToolCall[] = reply.toolCalls.map(({ argTokens: _counted, ...call }) => call);
     const invalid = reply.invalidToolCalls.map((c) => ({ id: c.id, name: c.name, arguments: {} }));
-    await driver.apply({
+    await this.driver.apply({
       kind: 'write',
       region: 'conversation',
       entry: { kind: 'assistant', content: reply.content, tokens: reply.tokens, toolCalls: [...calls, ...invalid] },

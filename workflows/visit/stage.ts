@@ -14,7 +14,6 @@ import {
   ApplicationFailure,
   continueAsNew,
   isCancellation,
-  patched,
   setHandler,
   upsertSearchAttributes,
   workflowInfo,
@@ -44,37 +43,42 @@ import {
   STAGE_PATCH,
   STORED_ARGUMENTS,
   TOOL_WORKER_PATIENCE,
+  VISIT_PATCHES_AT_ONCE,
   type VisitPatches,
 } from '../../src/runtime/patches.js';
 import { asksInForms } from '../../src/runtime/people/interaction-points.js';
 import { endsWithOutput, fanOutEnd } from '../../src/runtime/stage-modes.js';
 import { turnEnded } from '../../src/runtime/stream-events.js';
 import type { StageDef } from '../../src/shapes/frozen-blueprint.js';
+import { patchesAtOnce } from '../patch-asker.js';
 import { StageVisit } from './stage-visit.js';
 import { answerCalls, watchRepetition } from './tool-calls.js';
 
 export async function stageWorkflow(input: StageInput): Promise<StageOutcome | HandedOver> {
   const def = input.blueprint.stages.find((s) => s.name === input.stage);
-  // Every patch is asked here, before anything else runs (src/runtime/patches.ts), in the order histories record them.
+  // Every patch is asked here, before anything else runs (src/runtime/patches.ts), in the order histories record them;
+  // a visit that records VISIT_PATCHES_AT_ONCE records none of the others.
+  const { atOnce, ask } = patchesAtOnce(VISIT_PATCHES_AT_ONCE);
   const always = {
-    operators: patched(STAGE_PATCH),
-    bookkeeping: patched(INFERENCE_BOOKKEEPING),
-    storedArguments: patched(STORED_ARGUMENTS),
-    repetition: patched(REPETITION_DETECTION),
-    patience: patched(PROVIDER_PATIENCE),
-    handOverReadLast: patched(HAND_OVER_READ_LAST),
+    operators: ask(STAGE_PATCH),
+    bookkeeping: ask(INFERENCE_BOOKKEEPING),
+    storedArguments: ask(STORED_ARGUMENTS),
+    repetition: ask(REPETITION_DETECTION),
+    patience: ask(PROVIDER_PATIENCE),
+    handOverReadLast: ask(HAND_OVER_READ_LAST),
+    syncOps: atOnce,
   };
   const asking: Pick<VisitPatches, 'askingToolsNotMcp'> = discoveryRulesDiffer(input.blueprint, input.stage)
-    ? { askingToolsNotMcp: patched(ASKING_TOOLS_NO_MCP_DISCOVERY) }
+    ? { askingToolsNotMcp: ask(ASKING_TOOLS_NO_MCP_DISCOVERY) }
     : {};
   const rule = grantRule(asking.askingToolsNotMcp);
   const patches = {
     ...always,
     ...asking,
-    ...(needsDiscovery(input.blueprint, input.stage, rule) ? { reach: patched(MCP_DISCOVERY) } : {}),
-    ...(input.options.toolTaskQueue ? { toolPatience: patched(TOOL_WORKER_PATIENCE) } : {}),
-    ...(def && asksInForms(def) ? { points: patched(INTERACTION_POINTS) } : {}),
-    ...(input.options.unattended ? {} : { safeArguments: patched(SAFE_COMMAND_ARGUMENTS) }),
+    ...(needsDiscovery(input.blueprint, input.stage, rule) ? { reach: ask(MCP_DISCOVERY) } : {}),
+    ...(input.options.toolTaskQueue ? { toolPatience: ask(TOOL_WORKER_PATIENCE) } : {}),
+    ...(def && asksInForms(def) ? { points: ask(INTERACTION_POINTS) } : {}),
+    ...(input.options.unattended ? {} : { safeArguments: ask(SAFE_COMMAND_ARGUMENTS) }),
   };
   const bp = input.blueprint;
   if (!def)
