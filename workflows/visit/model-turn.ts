@@ -5,7 +5,9 @@
  * showing `waiting` for the provider, and moves its model chain on and back
  * as `src/runtime/provider-patience.ts` decides
  * (docs/reference/long-runs.md#provider-outages); earlier visits fail after
- * the activity's retries or fall back for good. Workflow code.
+ * the activity's retries or fall back for good. A visit started with
+ * `LOCAL_INFERENCE` calls it as a local activity, with the same attempts and
+ * the same failures (`src/runtime/inference-shape.ts`). Workflow code.
  */
 import { ActivityFailure, ApplicationFailure, condition, isCancellation, workflowInfo } from '@temporalio/workflow';
 import type { InferInput, InferOutput, Patience } from '../../src/runtime/index.js';
@@ -19,7 +21,7 @@ import {
   PROVIDER_UNAVAILABLE,
   patienceOptions,
 } from '../../src/runtime/provider-patience.js';
-import { activities, callOptions } from '../activities.js';
+import { activities, callOptions, localActivities, localCallOptions } from '../activities.js';
 import type { SubAgents } from '../agents/sub-agents.js';
 import type { StageOperators } from './stage-operators.js';
 import { type CallingVisit, discoverTools } from './tool-calls.js';
@@ -77,7 +79,9 @@ export async function inferTurn(visit: InferringVisit & CallingVisit): Promise<T
     let reply: InferOutput;
     visit.operators.inferring = true;
     try {
-      reply = await activities.infer.executeWithOptions(callOptions(visit.input.options, summary), [input]);
+      reply = visit.patches.localInference
+        ? await localActivities.infer.executeWithOptions(localCallOptions(visit.input.options, summary), [input])
+        : await activities.infer.executeWithOptions(callOptions(visit.input.options, summary), [input]);
     } catch (err) {
       // A cancelled run stops here: no note, no fallback (docs/reference/operators.md#cancellation).
       if (!(err instanceof ActivityFailure) || isCancellation(err)) throw err;
