@@ -152,7 +152,7 @@ export function createActivities(config: RuntimeConfig = defaultRuntimeConfig())
         attempt: info.attempt,
         ...(input.purpose === 'turn' && !info.isLocal ? { onText } : {}),
         signal: providerSignal(context, () => attemptRunOpen(context)),
-        ...(info.workflowExecution ? { key: answerKey(info.workflowExecution.runId, input) } : {}),
+        ...(info.workflowExecution ? { key: answerKey(info.workflowExecution.runId, input, info.isLocal) } : {}),
         slotDeadline:
           info.currentAttemptScheduledTimestampMs +
           slotWaitMs(info.startToCloseTimeoutMs, providerTimeoutMs(config.env)),

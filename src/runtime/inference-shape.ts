@@ -10,13 +10,21 @@
  */
 import { lookupModel } from '../providers/builtin-models.js';
 import type { Blueprint } from '../shapes/frozen-blueprint.js';
+import { stageChain } from './model-fallback.js';
 
-export type InferenceShape = 'activity' | 'local';
+/** The shapes an inference may take: the normal activity, and a local activity. */
+export const INFERENCE_SHAPES = ['activity', 'local'] as const;
+export type InferenceShape = (typeof INFERENCE_SHAPES)[number];
 
 /** The shape of a visit whose stage calls `chain` (`stageChain`). */
 export function inferenceShape(bp: Pick<Blueprint, 'runtime' | 'models'>, chain: readonly string[]): InferenceShape {
   const local = (ref: string) => lookupModel(bp.models, ref)?.localInference ?? bp.runtime?.localInference ?? false;
   return chain.length > 0 && chain.every(local) ? 'local' : 'activity';
+}
+
+/** Whether a visit of any stage of `bp` takes the local shape: a fan-out worker asks `LOCAL_INFERENCE` for them. */
+export function anyLocalStage(bp: Pick<Blueprint, 'runtime' | 'models' | 'stages'>): boolean {
+  return bp.stages.some((s) => inferenceShape(bp, stageChain(s)) === 'local');
 }
 
 /**

@@ -45,6 +45,8 @@ export interface VisitingRun extends ContinuingRun {
   readonly patient: boolean;
   /** Its visits inside it take the asking tools for the runtime's own (`ASKING_TOOLS_NO_MCP_DISCOVERY`). */
   readonly askingToolsNotMcp: boolean;
+  /** Its visits inside it of a stage that takes the local shape infer locally (`LOCAL_INFERENCE`). */
+  readonly localInference: boolean;
   childId: string | undefined;
   lastFailure: unknown;
   /** Set when the run waits for its tool worker with patience; its visits inside it do too. */
@@ -72,6 +74,7 @@ export async function visitHere(
     toolPatience: run.toolWatch !== undefined,
     providerPatience: run.patient,
     askingToolsNotMcp: run.askingToolsNotMcp,
+    localInference: run.localInference,
   });
   if ('thrown' in here) {
     const err = here.thrown;

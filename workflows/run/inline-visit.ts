@@ -8,6 +8,8 @@
 
 import type { EventLog } from '../../src/runtime/event-log.js';
 import type { StageInput, StageOutcome } from '../../src/runtime/index.js';
+import { inferenceShape } from '../../src/runtime/inference-shape.js';
+import { stageChain } from '../../src/runtime/model-fallback.js';
 import { CURRENT_VISIT } from '../../src/runtime/patches.js';
 import type { StageDef } from '../../src/shapes/frozen-blueprint.js';
 import { type TurnsEnd, turns } from '../visit/stage.js';
@@ -32,9 +34,10 @@ export async function visitInline(
   changed: () => void,
   /**
    * The patches its run asked for it: what it waits out with patience, its tool worker (`TOOL_WORKER_PATIENCE`)
-   * and a provider outage (`PROVIDER_PATIENCE`), and how it reads MCP grants (`ASKING_TOOLS_NO_MCP_DISCOVERY`).
+   * and a provider outage (`PROVIDER_PATIENCE`), how it reads MCP grants (`ASKING_TOOLS_NO_MCP_DISCOVERY`),
+   * and whether its inferences may be local (`LOCAL_INFERENCE`).
    */
-  patience: { toolPatience: boolean; providerPatience: boolean; askingToolsNotMcp: boolean },
+  patience: { toolPatience: boolean; providerPatience: boolean; askingToolsNotMcp: boolean; localInference: boolean },
 ): Promise<InlineEnd> {
   const carry = operators.startVisit(id);
   const patches = {
@@ -42,6 +45,9 @@ export async function visitInline(
     ...(patience.toolPatience ? { toolPatience: true } : {}),
     ...(patience.providerPatience ? { patience: true } : {}),
     ...(patience.askingToolsNotMcp ? { askingToolsNotMcp: true } : {}),
+    ...(patience.localInference && inferenceShape(input.blueprint, stageChain(def)) === 'local'
+      ? { localInference: true }
+      : {}),
   };
   const visit = new StageVisit({ ...input, operators: carry }, def, patches, {
     events,

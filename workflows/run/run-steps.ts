@@ -79,6 +79,8 @@ export class AgentRun {
   toolWatch: ToolWorkerWatch | undefined;
   /** A fan-out worker started with `ASKING_TOOLS_NO_MCP_DISCOVERY`: its visits inside it read grants by the tool catalogue. */
   askingToolsNotMcp = false;
+  /** A fan-out worker started with `LOCAL_INFERENCE`: its visits inside it whose stage takes the local shape infer locally. */
+  localInference = false;
   /** The run's event stream, which the visits inside it write too (docs/reference/events.md). */
   events = new EventLog();
 
