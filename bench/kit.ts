@@ -251,7 +251,14 @@ export interface WorkerProcess {
 /** `lev worker` in its own process, as a deployment runs it (the compiled build when it is fresh). */
 export async function startWorkerProcess(
   bench: Bench,
-  opts: { taskQueue: string; env: Record<string, string>; profileDir?: string; nodeFlags?: string[] },
+  opts: {
+    taskQueue: string;
+    env: Record<string, string>;
+    profileDir?: string;
+    nodeFlags?: string[];
+    /** What `node` runs instead of `lev worker --address A --task-queue Q` (the floor's own worker); it prints "worker polling" when ready. */
+    command?: string[];
+  },
 ): Promise<WorkerProcess> {
   const home = join(bench.tmp, 'home');
   mkdirSync(home, { recursive: true });
@@ -260,12 +267,14 @@ export async function startWorkerProcess(
     [
       ...(opts.nodeFlags ?? []),
       ...(opts.profileDir ? ['--cpu-prof', '--cpu-prof-dir', opts.profileDir] : []),
-      new URL('../bin/lev.mjs', import.meta.url).pathname,
-      'worker',
-      '--address',
-      bench.server.address,
-      '--task-queue',
-      opts.taskQueue,
+      ...(opts.command ?? [
+        new URL('../bin/lev.mjs', import.meta.url).pathname,
+        'worker',
+        '--address',
+        bench.server.address,
+        '--task-queue',
+        opts.taskQueue,
+      ]),
     ],
     { env: { ...process.env, LEVIATH_HOME: home, ...opts.env }, stdio: ['ignore', 'pipe', 'pipe'] },
   );
@@ -295,10 +304,15 @@ export async function startWorkerProcess(
   };
 }
 
-/** Events and encoded bytes of every history whose workflow id starts with `prefix`; `turn` counts from each stage visit's first inference. */
+/**
+ * Events and encoded bytes of every history whose workflow id starts with `prefix`; `turn` counts
+ * from each history's first `turnsFrom` activity (each stage visit's first inference), or from
+ * its start when `turnsFrom` is null.
+ */
 export async function historyTotals(
   client: Client,
   prefix: string,
+  turnsFrom: string | null = 'infer',
 ): Promise<{ events: number; bytes: number; turnEvents: number; turnBytes: number }> {
   const HistoryEvent = proto.temporal.api.history.v1.HistoryEvent;
   let events = 0;
@@ -307,12 +321,12 @@ export async function historyTotals(
   let turnBytes = 0;
   for await (const wf of client.workflow.list({ query: `WorkflowId STARTS_WITH '${prefix}'` })) {
     const history = await client.workflow.getHandle(wf.workflowId, wf.runId).fetchHistory();
-    let inTurns = false;
+    let inTurns = turnsFrom === null;
     for (const event of history.events ?? []) {
       const size = HistoryEvent.encode(event).finish().length;
       events += 1;
       bytes += size;
-      inTurns ||= event.activityTaskScheduledEventAttributes?.activityType?.name === 'infer';
+      inTurns ||= event.activityTaskScheduledEventAttributes?.activityType?.name === turnsFrom;
       if (
         inTurns &&
         !event.workflowExecutionCompletedEventAttributes &&
@@ -349,9 +363,14 @@ export async function startAgents(
 
 /** One markdown table row, with its header. */
 export function printRow(row: Record<string, string | number>): void {
-  const keys = Object.keys(row);
+  printTable([row]);
+}
+
+/** A markdown table of rows with the same keys, the first row's keys as its header. */
+export function printTable(rows: Record<string, string | number>[]): void {
+  const keys = Object.keys(rows[0] ?? {});
   process.stdout.write(`| ${keys.join(' | ')} |\n|${keys.map(() => '---').join('|')}|\n`);
-  process.stdout.write(`| ${Object.values(row).join(' | ')} |\n`);
+  for (const row of rows) process.stdout.write(`| ${keys.map((k) => row[k] ?? '').join(' | ')} |\n`);
 }
 
 export function numberArg(args: string[], i: number, flag: string): number {

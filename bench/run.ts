@@ -13,6 +13,7 @@ const KNOWN = [
   'rhai',
   'history',
   'burst',
+  'floor',
   'crash',
   'long',
   'fanout',

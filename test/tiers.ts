@@ -83,7 +83,7 @@ export const SLOW_FILES: string[] = [
  */
 export const LONG_TESTS: string[] = [
   // Three benches, each with its own dev server and worker processes (40-81 s at load 6-8).
-  'test/integration/bench-smoke.test.ts › process benches > burst runs two agents to the end and reports every column',
+  'test/integration/bench-smoke.test.ts › process benches > burst runs two agents to the end beside both floors and reports every column',
   'test/integration/bench-smoke.test.ts › process benches > days drives a run for two short simulated days, through continue-as-new',
   'test/integration/bench-smoke.test.ts › process benches > crash resumes every agent on the replacement worker',
   // A worker process killed mid-turn and replaced (31-70 s at load 6-8).

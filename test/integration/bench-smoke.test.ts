@@ -18,8 +18,8 @@ function bench(...args: string[]): string {
   return out.stdout;
 }
 
-/** The values of the one row a bench prints, by column. */
-function row(output: string): Record<string, string> {
+/** The values of each row a bench prints, by column. */
+function rows(output: string): Record<string, string>[] {
   const lines = output.split('\n').filter((l) => l.startsWith('|'));
   const cells = (l: string) =>
     l
@@ -27,19 +27,38 @@ function row(output: string): Record<string, string> {
       .slice(1, -1)
       .map((c) => c.trim());
   const header = cells(lines[0]!);
-  const values = cells(lines[2]!);
-  return Object.fromEntries(header.map((h, i) => [h, values[i]!]));
+  return lines.slice(2).map((l) => {
+    const values = cells(l);
+    return Object.fromEntries(header.map((h, i) => [h, values[i]!]));
+  });
+}
+
+/** The values of the one row a bench prints, by column. */
+function row(output: string): Record<string, string> {
+  return rows(output)[0]!;
 }
 
 describe('process benches', () => {
-  it('burst runs two agents to the end and reports every column', () => {
+  it('burst runs two agents to the end beside both floors and reports every column', () => {
     // Its idle figures are read at once: printed, never asserted.
-    const out = bench('burst', '2', '--latency', '50', '--turns', '3', '--settle-ms', '0');
+    const out = bench('burst', '2', '--latency', '50', '--turns', '3', '--settle-ms', '0', '--floor-local');
     expect(out).not.toContain('did not complete');
-    const r = row(out);
-    expect(r.N).toBe('2');
-    expect(r['model calls']).toBe('6');
-    expect(Object.keys(r)).toEqual(expect.arrayContaining(['worker CPU ms/turn', 'history bytes/turn all/turn']));
+    const byRun = Object.fromEntries(rows(out).map((r) => [r.run, r]));
+    expect(Object.keys(byRun)).toEqual([
+      'floor (activity)',
+      'floor (local activity)',
+      'leviath',
+      'leviath / floor (activity)',
+      'leviath / floor (local activity)',
+    ]);
+    for (const run of ['floor (activity)', 'floor (local activity)', 'leviath']) {
+      expect(byRun[run]!.N).toBe('2');
+      expect(byRun[run]!['model calls']).toBe('6');
+    }
+    expect(Object.keys(byRun.leviath!)).toEqual(
+      expect.arrayContaining(['worker CPU ms/turn', 'history bytes/turn all/turn']),
+    );
+    expect(byRun['leviath / floor (activity)']!['CPU ms/turn']).toMatch(/×$/);
   });
 
   it('days drives a run for two short simulated days, through continue-as-new', () => {
