@@ -309,6 +309,19 @@ export async function startWorkerProcess(
  * from each history's first `turnsFrom` activity (each stage visit's first inference), or from
  * its start when `turnsFrom` is null.
  */
+/** The activity type a local activity's marker records (`core_local_activity`, its `data` detail as JSON). */
+function localActivityType(event: proto.temporal.api.history.v1.IHistoryEvent): string | undefined {
+  const marker = event.markerRecordedEventAttributes;
+  if (marker?.markerName !== 'core_local_activity') return undefined;
+  const data = marker.details?.data?.payloads?.[0]?.data;
+  if (!data) return undefined;
+  try {
+    return (JSON.parse(Buffer.from(data).toString('utf8')) as { activity_type?: string }).activity_type;
+  } catch {
+    return undefined;
+  }
+}
+
 export async function historyTotals(
   client: Client,
   prefix: string,
@@ -326,7 +339,9 @@ export async function historyTotals(
       const size = HistoryEvent.encode(event).finish().length;
       events += 1;
       bytes += size;
-      inTurns ||= event.activityTaskScheduledEventAttributes?.activityType?.name === turnsFrom;
+      inTurns ||=
+        event.activityTaskScheduledEventAttributes?.activityType?.name === turnsFrom ||
+        localActivityType(event) === turnsFrom;
       if (
         inTurns &&
         !event.workflowExecutionCompletedEventAttributes &&

@@ -22,6 +22,11 @@ export function inferenceShape(bp: Pick<Blueprint, 'runtime' | 'models'>, chain:
   return chain.length > 0 && chain.every(local) ? 'local' : 'activity';
 }
 
+/** The `[runtime]` table a blueprint starts with to take `shape` everywhere: what tests and benches write. */
+export function shapeToml(shape: InferenceShape): string {
+  return shape === 'local' ? '[runtime]\nlocal_inference = true\n' : '';
+}
+
 /** Whether a visit of any stage of `bp` takes the local shape: a fan-out worker asks `LOCAL_INFERENCE` for them. */
 export function anyLocalStage(bp: Pick<Blueprint, 'runtime' | 'models' | 'stages'>): boolean {
   return bp.stages.some((s) => inferenceShape(bp, stageChain(s)) === 'local');

@@ -15,7 +15,6 @@ import { loadBlueprint } from '../../src/blueprint/load.js';
 import { registerScript } from '../../src/providers/index.js';
 import type { ScriptInput } from '../../src/providers/scripted-script.js';
 import type { InferInput } from '../../src/runtime/activity-types.js';
-import type { InferenceShape } from '../../src/runtime/inference-shape.js';
 import type { RecordedOp } from '../../src/runtime/ops.js';
 import {
   DEFAULT_RUN_OPTIONS,
@@ -36,11 +35,6 @@ export function historiesDir(): string {
   const dir = join(inject('integrationTmp'), 'histories');
   mkdirSync(dir, { recursive: true });
   return dir;
-}
-
-/** The `[runtime]` table of a test blueprint whose inferences take `shape` (docs/reference/blueprint.md#runtime). */
-export function shapeTable(shape: InferenceShape): string {
-  return shape === 'local' ? '\n[runtime]\nlocal_inference = true\n' : '';
 }
 
 export function tempDir(prefix: string): string {
