@@ -142,6 +142,7 @@ export function createActivities(config: RuntimeConfig = defaultRuntimeConfig())
       // Taken now: the abort listener runs outside the activity's async context.
       const context = Context.current();
       // A turn's text goes out on heartbeats as it streams: the server keeps the latest, not history.
+      // A local activity has no heartbeats, so its text reaches readers whole (docs/reference/events.md).
       let beat: StreamBeat | undefined;
       const onText = (text: string) => {
         beat = { turn: input.turn, text };
@@ -149,9 +150,9 @@ export function createActivities(config: RuntimeConfig = defaultRuntimeConfig())
       };
       const ctx = {
         attempt: info.attempt,
-        ...(input.purpose === 'turn' ? { onText } : {}),
+        ...(input.purpose === 'turn' && !info.isLocal ? { onText } : {}),
         signal: providerSignal(context, () => attemptRunOpen(context)),
-        ...(info.workflowExecution ? { key: answerKey(info.workflowExecution.runId, input) } : {}),
+        ...(info.workflowExecution ? { key: answerKey(info.workflowExecution.runId, input, info.isLocal) } : {}),
         slotDeadline:
           info.currentAttemptScheduledTimestampMs +
           slotWaitMs(info.startToCloseTimeoutMs, providerTimeoutMs(config.env)),

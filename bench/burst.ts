@@ -1,6 +1,6 @@
 /**
  * `npm run bench -- burst N [--latency ms] [--append-kb 25] [--turns 12] [--settle-ms 3000] [--profile]
- * [--no-floor] [--floor-local] [--event-types]`:
+ * [--no-floor] [--floor-local] [--event-types] [--local]`:
  * N agents at once against one `lev worker` process, answered by a local fake
  * OpenAI-compatible model that waits a fixed latency and replies with one
  * `context_append` of the given size until the last turn. The runs' results
@@ -15,10 +15,12 @@
  * child visit) and from each visit's first inference on (`turn`, what one
  * more turn costs); then Leviath's row over each floor's. The idle figures are read `--settle-ms` after the worker
  * is up. `--profile` writes a `--cpu-prof` of each worker; `--event-types` prints the events per
- * turn by type.
+ * turn by type. `--local` runs Leviath's inferences as local activities (`[runtime] local_inference
+ * = true`, docs/reference/blueprint.md#runtime).
  */
 import { join } from 'node:path';
 import { loadBlueprintFromString } from '../src/blueprint/load.js';
+import { type InferenceShape, shapeToml } from '../src/runtime/inference-shape.js';
 import { runOutcome } from '../src/worker/run-client.js';
 import { floorRow } from './floor.js';
 import {
@@ -40,6 +42,8 @@ interface Options extends BurstShape {
   /** Measure the floor (bench/floor.ts) in the same run: with an activity a turn unless `--no-floor`, with a local activity with `--floor-local`. */
   floor: boolean;
   floorLocal: boolean;
+  /** `--local`: the agents' inferences as local activities. */
+  local: boolean;
   /** `--server-flag F`, repeatable: a `temporal server start-dev` flag to try, e.g. `--server-flag=--sqlite-pragma=synchronous=off`. */
   serverFlags: string[];
   /** `--worker-node-flag F`, repeatable: a flag for the worker's `node`, e.g. `--worker-node-flag=--max-semi-space-size=2`. */
@@ -56,6 +60,7 @@ function parseArgs(args: string[]): Options {
     profile: false,
     floor: true,
     floorLocal: false,
+    local: false,
     serverFlags: [],
     workerNodeFlags: [],
   };
@@ -70,6 +75,7 @@ function parseArgs(args: string[]): Options {
     else if (arg === '--no-floor') opts.floor = false;
     else if (arg === '--event-types') opts.eventTypes = true;
     else if (arg === '--floor-local') opts.floorLocal = true;
+    else if (arg === '--local') opts.local = true;
     else if (arg.startsWith('--server-flag=')) opts.serverFlags.push(arg.slice('--server-flag='.length));
     else if (arg.startsWith('--worker-node-flag=')) opts.workerNodeFlags.push(arg.slice('--worker-node-flag='.length));
     else positional.push(arg);
@@ -79,8 +85,9 @@ function parseArgs(args: string[]): Options {
   return opts;
 }
 
-export function burstBlueprint(turns: number) {
-  const loaded = loadBlueprintFromString(burstBlueprintToml(turns), process.cwd(), 'burst-bench.toml');
+export function burstBlueprint(turns: number, shape: InferenceShape = 'activity') {
+  const toml = `${shapeToml(shape)}${burstBlueprintToml(turns)}`;
+  const loaded = loadBlueprintFromString(toml, process.cwd(), 'burst-bench.toml');
   if (!loaded.blueprint) throw new Error(loaded.diagnostics.map((d) => d.message).join('\n'));
   return loaded.blueprint;
 }
@@ -128,10 +135,10 @@ async function leviathRow(
     ...(profileDir ? { profileDir } : {}),
   });
   const prefix = `burst-${Date.now()}`;
-  const bp = burstBlueprint(opts.turns);
+  const bp = burstBlueprint(opts.turns, opts.local ? 'local' : 'activity');
   try {
     return await measureBurst(bench, worker, opts, {
-      label: 'leviath',
+      label: opts.local ? 'leviath local' : 'leviath',
       prefix,
       turnsFrom: 'infer',
       modelCalls: () => model.log.length,

@@ -309,6 +309,19 @@ export async function startWorkerProcess(
  * from each history's first `turnsFrom` activity (each stage visit's first inference), or from
  * its start when `turnsFrom` is null.
  */
+/** The activity type a local activity's marker records (`core_local_activity`, its `data` detail as JSON). */
+function localActivityType(event: proto.temporal.api.history.v1.IHistoryEvent): string | undefined {
+  const marker = event.markerRecordedEventAttributes;
+  if (marker?.markerName !== 'core_local_activity') return undefined;
+  const data = marker.details?.data?.payloads?.[0]?.data;
+  if (!data) return undefined;
+  try {
+    return (JSON.parse(Buffer.from(data).toString('utf8')) as { activity_type?: string }).activity_type;
+  } catch {
+    return undefined;
+  }
+}
+
 export async function historyTotals(
   client: Client,
   prefix: string,
@@ -329,7 +342,9 @@ export async function historyTotals(
       bytes += size;
       const type = proto.temporal.api.enums.v1.EventType[event.eventType ?? 0] ?? String(event.eventType);
       byType.set(type, (byType.get(type) ?? 0) + 1);
-      inTurns ||= event.activityTaskScheduledEventAttributes?.activityType?.name === turnsFrom;
+      inTurns ||=
+        event.activityTaskScheduledEventAttributes?.activityType?.name === turnsFrom ||
+        localActivityType(event) === turnsFrom;
       if (
         inTurns &&
         !event.workflowExecutionCompletedEventAttributes &&

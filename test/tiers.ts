@@ -86,11 +86,15 @@ export const LONG_TESTS: string[] = [
   'test/integration/bench-smoke.test.ts › process benches > burst runs two agents to the end beside both floors and reports every column',
   'test/integration/bench-smoke.test.ts › process benches > days drives a run for two short simulated days, through continue-as-new',
   'test/integration/bench-smoke.test.ts › process benches > crash resumes every agent on the replacement worker',
-  // A worker process killed mid-turn and replaced (31-70 s at load 6-8).
-  'test/integration/crash-resume.test.ts › crash and resume > finishes on a second worker with the same region set and no completed turn served twice',
-  'test/integration/crash-resume.test.ts › crash and resume > a worker stopped with SIGTERM hands its inference back at once: the retry follows a failure, not a timeout',
-  'test/integration/fan-out-crash.test.ts › fan-out across worker processes > completes on another worker process when the one running it is killed',
-  'test/integration/fan-out-crash.test.ts › fan-out across worker processes > cancels every running worker when the parent run is cancelled, and starts no more',
+  // A worker process killed mid-turn and replaced (31-70 s at load 6-8), in both inference shapes.
+  'test/integration/crash-resume.test.ts › crash and resume, inferences as activity > finishes on a second worker with the same region set and no completed turn served twice',
+  'test/integration/crash-resume.test.ts › crash and resume, inferences as activity > a worker stopped with SIGTERM hands its inference back: as an activity at once (a failure, not a timeout), as a local one with its workflow task',
+  'test/integration/crash-resume.test.ts › crash and resume, inferences as local > finishes on a second worker with the same region set and no completed turn served twice',
+  'test/integration/crash-resume.test.ts › crash and resume, inferences as local > a worker stopped with SIGTERM hands its inference back: as an activity at once (a failure, not a timeout), as a local one with its workflow task',
+  'test/integration/fan-out-crash.test.ts › fan-out across worker processes, inferences as activity > completes on another worker process when the one running it is killed',
+  'test/integration/fan-out-crash.test.ts › fan-out across worker processes, inferences as activity > cancels every running worker when the parent run is cancelled, and starts no more',
+  'test/integration/fan-out-crash.test.ts › fan-out across worker processes, inferences as local > completes on another worker process when the one running it is killed',
+  'test/integration/fan-out-crash.test.ts › fan-out across worker processes, inferences as local > cancels every running worker when the parent run is cancelled, and starts no more',
   // `lev` processes with their own workers and embedded server (30-41 s at load 6-8).
   'test/integration/operator-cli.test.ts › lev attach > resumes a run whose worker was killed, serving its workdir as well, and prints its result',
   'test/integration/operator-cli.test.ts › Ctrl-C on lev run > detaches on the first press; the run finishes in the background and can be followed again',

@@ -5,9 +5,15 @@
  * policy of each kind lives here, so changing a timeout or a retry count is
  * one edit (`test/folders.test.ts` keeps the proxies in this file).
  */
-import { type ActivityOptions, proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
+import {
+  type ActivityOptions,
+  type LocalActivityOptions,
+  proxyActivities,
+  proxyLocalActivities,
+} from '@temporalio/workflow';
 import type { Activities } from '../activities/index.js';
 import type { DeliveryRetry, RunOptions } from '../src/runtime/index.js';
+import { INFERENCE_RETRY, LOCAL_RETRY_THRESHOLD_MS, localScheduleToCloseMs } from '../src/runtime/inference-shape.js';
 import { onToolQueue } from '../src/runtime/tool-queue.js';
 
 /** Activity handles; every call passes its own options (below) so the Web UI shows what it was. */
@@ -26,7 +32,29 @@ export function callOptions(options: RunOptions, summary: string, maximumAttempt
   return {
     startToCloseTimeout: `${options.inferenceTimeoutSecs} seconds`,
     heartbeatTimeout: `${options.heartbeatTimeoutSecs} seconds`,
-    retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts },
+    retry: {
+      initialInterval: INFERENCE_RETRY.initialIntervalMs,
+      backoffCoefficient: INFERENCE_RETRY.backoffCoefficient,
+      maximumInterval: INFERENCE_RETRY.maximumIntervalMs,
+      maximumAttempts,
+    },
+    summary,
+  };
+}
+
+/**
+ * An inference as a local activity (`src/runtime/inference-shape.ts`): the same attempts, timeout and
+ * backoff as `callOptions`, no heartbeat (a dead worker's call is taken up when its workflow task times
+ * out), a bound on all attempts together, and long backoffs on workflow timers.
+ */
+export function localCallOptions(options: RunOptions, summary: string, maximumAttempts = 8): LocalActivityOptions {
+  const attemptMs = options.inferenceTimeoutSecs * 1000;
+  const { retry } = callOptions(options, summary, maximumAttempts);
+  return {
+    startToCloseTimeout: attemptMs,
+    scheduleToCloseTimeout: localScheduleToCloseMs(attemptMs, maximumAttempts),
+    localRetryThreshold: LOCAL_RETRY_THRESHOLD_MS,
+    ...(retry ? { retry } : {}),
     summary,
   };
 }

@@ -39,6 +39,7 @@ import { assignPlacements } from './placement.js';
 import { checkPointRegions } from './points.js';
 import { indexPositions } from './positions.js';
 import { type ParsedRegion, parseRegion } from './regions.js';
+import { RUN_RUNTIME_KEYS, readRunRuntime } from './runtime-table.js';
 import { checkScripts } from './scripts.js';
 import { appendedRuntimeRegions, systemRegion } from './stage-layouts.js';
 import { parsePermissions, parseStage, type RegionRef } from './stages.js';
@@ -92,6 +93,7 @@ const TOP_KEYS = [
   'limits',
   'models',
   'run',
+  'runtime',
   'repetition_detection',
   'notify',
 ] as const;
@@ -459,6 +461,8 @@ function build(
     findings.add('bad-value', `[notify] ${problem}; write ${NOTIFY_EXAMPLE}.`, root.at('notify')),
   );
   if (webhooks.length > 0) blueprint.notify = webhooks;
+  const runtime = readRuntime(root, userConfig);
+  if (runtime.localInference !== undefined) blueprint.runtime = runtime;
   if (agentTable?.has('output')) {
     const output = parseOutputSpec(agentTable.raw('output'), agentTable.at('output'), findings);
     if (output) blueprint.agent.output = output;
@@ -702,6 +706,15 @@ function readRun(root: TableReader): NonNullable<Blueprint['run']> {
     ...(providerPatienceSecs !== undefined ? { providerPatienceSecs } : {}),
     ...(fallbackAfterSecs !== undefined ? { fallbackAfterSecs } : {}),
   };
+}
+
+/** `[runtime]`: the blueprint's inference shape, else the user config's (`runtime-table.ts`). */
+function readRuntime(root: TableReader, userConfig: UserConfig): NonNullable<Blueprint['runtime']> {
+  const t = root.table_('runtime', '[runtime] local_inference = true');
+  t?.unknownKeys(RUN_RUNTIME_KEYS, 'unknown-key', '[runtime]');
+  const own = readRunRuntime(t);
+  const localInference = own.localInference ?? userConfig.runtime.localInference;
+  return localInference !== undefined ? { localInference } : {};
 }
 
 /** A duration key of `[run]` in seconds; a value that is not a duration is `bad-duration` and reads as unset. */

@@ -1,13 +1,13 @@
 /**
  * `[models."provider:model"]` tables, in a blueprint or in the user's
  * config: they add models to the built-in table or change an entry's window,
- * output cap or encoding.
+ * output cap, encoding or inference shape (`local_inference`).
  */
 import { ENCODINGS, type Encoding, type ModelInfo } from '../shapes/model-info.js';
 import { isTable, TableReader } from './fields.js';
 import { describeValue, type Findings } from './findings.js';
 
-const MODEL_KEYS = ['context_window', 'max_output_tokens', 'encoding'] as const;
+const MODEL_KEYS = ['context_window', 'max_output_tokens', 'encoding', 'local_inference'] as const;
 /** Output cap assumed for a model added without `max_output_tokens`. */
 const DEFAULT_MAX_OUTPUT = 4096;
 
@@ -42,6 +42,7 @@ export function parseModelTable(
     const contextWindow = m.integer('context_window', 1) ?? known?.contextWindow;
     const maxOutputTokens = m.integer('max_output_tokens', 1) ?? known?.maxOutputTokens ?? DEFAULT_MAX_OUTPUT;
     const encoding = m.enumeration<Encoding>('encoding', ENCODINGS, 'bad-encoding') ?? known?.encoding;
+    const localInference = m.boolean('local_inference') ?? known?.localInference;
     if (contextWindow === undefined) {
       if (!m.has('context_window'))
         findings.add('bad-model', `Model "${ref}" is not built in, so it needs context_window = <tokens>.`, at);
@@ -49,6 +50,7 @@ export function parseModelTable(
     }
     const info: ModelInfo = { contextWindow, maxOutputTokens };
     if (encoding !== undefined) info.encoding = encoding;
+    if (localInference !== undefined) info.localInference = localInference;
     table[ref] = info;
   }
   return table;

@@ -10,6 +10,7 @@ import { parse, TomlError } from 'smol-toml';
 import type { Diagnostic } from '../errors.js';
 import { BUILTIN_MODELS } from '../providers/builtin-models.js';
 import type { RateLimit } from '../providers/flow-control.js';
+import type { Blueprint } from '../shapes/frozen-blueprint.js';
 import type { ModelInfo } from '../shapes/model-info.js';
 import { userConfigPath } from '../state/locations.js';
 import { SCRIPT_IO_FUNCTIONS, SCRIPT_PERMISSIONS, type ScriptPermissions } from '../tools/builtin-names.js';
@@ -23,6 +24,7 @@ import { type McpServerConfig, parseMcpServers } from './mcp-servers.js';
 import { parseModelTable } from './model-table.js';
 import { indexPositions } from './positions.js';
 import { readRateLimits } from './rate-limits-table.js';
+import { RUN_RUNTIME_KEYS, readRunRuntime } from './runtime-table.js';
 
 export interface UserConfig {
   models: Record<string, ModelInfo>;
@@ -30,9 +32,10 @@ export interface UserConfig {
   agentReadPaths: Record<string, string[]>;
   /**
    * `[runtime] blobs`: "local" or a postgres:// URL of a shared blob store;
-   * `codec_key_file`: the keys that encrypt payloads and blob bodies (src/codec/keys.ts).
+   * `codec_key_file`: the keys that encrypt payloads and blob bodies (src/codec/keys.ts);
+   * `local_inference`: the inference shape of blueprints that do not set theirs (`runtime-table.ts`).
    */
-  runtime: { blobs?: string; codecKeyFile?: string };
+  runtime: { blobs?: string; codecKeyFile?: string } & NonNullable<Blueprint['runtime']>;
   /** `[sandbox]`: where commands run, and variables they may see besides the base allow-list. */
   sandbox: { kind: SandboxKind; env: string[]; network: boolean };
   /** `[[mcp_servers]]`: the MCP tool servers a run may use (docs/reference/mcp.md#configuring-servers). */
@@ -105,7 +108,8 @@ export function parseUserConfig(text: string, file: string): { config: UserConfi
   }
   const runtime = root.table_('runtime', '{ blobs = "postgres://leviath@db/leviath_blobs" }');
   if (runtime) {
-    runtime.unknownKeys(['blobs', 'codec_key_file'], 'unknown-key', '[runtime]');
+    runtime.unknownKeys(['blobs', 'codec_key_file', ...RUN_RUNTIME_KEYS], 'unknown-key', '[runtime]');
+    Object.assign(config.runtime, readRunRuntime(runtime));
     const blobs = runtime.string('blobs');
     if (blobs !== undefined) config.runtime.blobs = blobs;
     const codecKeyFile = runtime.string('codec_key_file');

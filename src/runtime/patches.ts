@@ -108,6 +108,15 @@ export const ASKING_TOOLS_NO_MCP_DISCOVERY = 'asking-tools-no-mcp-discovery';
  */
 export const VISIT_PATCHES_AT_ONCE = 'visit-patches-at-once';
 
+/**
+ * A visit whose stage's models may all run as local activities (`[runtime] local_inference` or the
+ * model table's `local_inference`, `src/runtime/inference-shape.ts`) calls `infer` as a local
+ * activity: one marker per turn instead of an activity's events (docs/reference/blueprint.md#runtime).
+ * Asked only by visits of such stages, so other visits record no marker; a visit recorded before
+ * it replays its activities.
+ */
+export const LOCAL_INFERENCE = 'inference-local-activity';
+
 /** The paths a run of a stage visit takes, decided once when it starts. */
 export interface VisitPatches {
   /** `STAGE_PATCH`. */
@@ -134,6 +143,8 @@ export interface VisitPatches {
   safeArguments?: boolean;
   /** `VISIT_PATCHES_AT_ONCE` (a fan-out worker's: `RUN_PATCHES_AT_ONCE`); absent: every engine operation awaits each step. */
   syncOps?: boolean;
+  /** `LOCAL_INFERENCE`; asked by visits whose stage takes the local shape only, absent: the `infer` activity. */
+  localInference?: boolean;
 }
 
 /**

@@ -17,6 +17,11 @@ export interface ModelInfo {
   encoding?: Encoding;
   /** List prices of prompt tokens; absent when unknown (local models, models without published prices). */
   prices?: ModelPrices;
+  /**
+   * `local_inference`: whether the model's calls are expected to be short enough to run as a local
+   * activity (docs/reference/blueprint.md#runtime); absent: the blueprint's `[runtime]` switch decides.
+   */
+  localInference?: boolean;
 }
 
 /**

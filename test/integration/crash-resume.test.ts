@@ -10,14 +10,13 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { gateReached, openGate } from '../../src/providers/index.js';
+import { INFERENCE_SHAPES } from '../../src/runtime/inference-shape.js';
 import { DEFAULT_RUN_OPTIONS, type RunResult } from '../../src/runtime/types.js';
 import { followRun, startRun } from '../../src/worker/run-client.js';
 import { crashBlueprint, crashScript, gatedThirdTurnScript } from './fixtures/crash-script.js';
 import { connectClient } from './helpers.js';
 import { saveHistories, tempDir, writeBlueprint } from './run-helpers.js';
 import { startStandbyWorker, startWorkerProcess, workerEnv } from './worker-processes.js';
-
-const BLUEPRINT = crashBlueprint('crashy');
 
 interface Served {
   runId: string;
@@ -39,7 +38,10 @@ function comparable(result: RunResult) {
   return result.regions.map(({ name, kind, tokens, entries }) => ({ name, kind, tokens, entries }));
 }
 
-describe('crash and resume', () => {
+// Both inference shapes (docs/reference/blueprint.md#runtime): a local inference in flight dies with
+// its worker's workflow task, which the other worker takes up once it times out.
+describe.each(INFERENCE_SHAPES)('crash and resume, inferences as %s', (shape) => {
+  const BLUEPRINT = crashBlueprint('crashy', 20, shape);
   let conn: Awaited<ReturnType<typeof connectClient>>;
   const workers: ChildProcess[] = [];
   beforeAll(async () => {
@@ -104,7 +106,7 @@ describe('crash and resume', () => {
     for (const [, attempts] of repeated) expect(new Set(attempts).size).toBe(attempts.length);
   });
 
-  it('a worker stopped with SIGTERM hands its inference back at once: the retry follows a failure, not a timeout', async () => {
+  it('a worker stopped with SIGTERM hands its inference back: as an activity at once (a failure, not a timeout), as a local one with its workflow task', async () => {
     const gate = `graceful-${process.pid}-${Date.now()}`;
     const bp = writeBlueprint(BLUEPRINT, { 'script.toml': gatedThirdTurnScript(gate) });
     const workdir = tempDir('graceful-work');
@@ -135,12 +137,18 @@ describe('crash and resume', () => {
 
     const stage = `${handle.workflowId}.1.main`;
     const history = await conn.client.workflow.getHandle(stage).fetchHistory();
-    const retried = (history.events ?? [])
-      .map((e) => e.activityTaskStartedEventAttributes)
-      .filter((a) => a && (a.attempt ?? 1) > 1);
-    expect(retried).toHaveLength(1);
-    expect(retried[0]?.lastFailure).toBeTruthy();
-    expect(retried[0]?.lastFailure?.timeoutFailureInfo).toBeFalsy();
+    const events = history.events ?? [];
+    if (shape === 'activity') {
+      const retried = events.map((e) => e.activityTaskStartedEventAttributes).filter((a) => a && (a.attempt ?? 1) > 1);
+      expect(retried).toHaveLength(1);
+      expect(retried[0]?.lastFailure).toBeTruthy();
+      expect(retried[0]?.lastFailure?.timeoutFailureInfo).toBeFalsy();
+    } else {
+      // A local inference runs inside its workflow task, which the stopped worker never completes: it is
+      // taken up as after a crash, once the task times out (docs/reference/blueprint.md#runtime).
+      expect(events.some((e) => e.workflowTaskTimedOutEventAttributes)).toBe(true);
+      expect(events.some((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'infer')).toBe(false);
+    }
     // The handed-back call was not answered, so no turn was served twice.
     const turns = served(log, handle.workflowId).map((s) => s.turn);
     expect(new Set(turns).size).toBe(turns.length);

@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LocalBlobStore } from '../../src/blobs/index.js';
 import { gateReached, openGate } from '../../src/providers/index.js';
 import { DEFAULT_RUN_OPTIONS } from '../../src/runtime/index.js';
+import { INFERENCE_SHAPES, type InferenceShape, shapeToml } from '../../src/runtime/inference-shape.js';
 import { followRun, startRun } from '../../src/worker/run-client.js';
 import { connectClient } from './helpers.js';
 import { saveHistories, tempDir, visitOps, writeBlueprint } from './run-helpers.js';
@@ -36,8 +37,8 @@ async function workers(client: Client, runId: string): Promise<{ id: string; sta
   return out;
 }
 
-/** A fan-out of `n` items whose workers each take three turns, the one at index `held` held at `gate`. */
-function gatedFanOut(n: number, held: number, gate: string): { toml: string; script: string } {
+/** A fan-out of `n` items whose workers each take three turns, the one at index `held` held at `gate`, inferring in `shape`. */
+function gatedFanOut(n: number, held: number, gate: string, shape: InferenceShape): { toml: string; script: string } {
   const script = {
     turns: [
       {
@@ -62,7 +63,7 @@ function gatedFanOut(n: number, held: number, gate: string): { toml: string; scr
       { stage: 'merge', text: 'All parts done.' },
     ],
   };
-  const toml = `
+  const toml = `${shapeToml(shape)}
 [agent]
 name = "slow-fan"
 model = "scripted:script.toml"
@@ -85,7 +86,8 @@ allow_as_worker = true
   return { toml, script: stringify(script) };
 }
 
-describe('fan-out across worker processes', () => {
+// Both inference shapes (docs/reference/blueprint.md#runtime): a worker's visits inside it infer locally when asked to.
+describe.each(INFERENCE_SHAPES)('fan-out across worker processes, inferences as %s', (shape) => {
   let conn: Awaited<ReturnType<typeof connectClient>>;
   const processes: ChildProcess[] = [];
   beforeAll(async () => {
@@ -102,7 +104,7 @@ describe('fan-out across worker processes', () => {
     // Each worker's second turn waits at the gate, after its first was served, when the process dies;
     // the second process boots meanwhile and polls only once the first is dead.
     const gate = `fan-crash-${process.pid}-${Date.now()}`;
-    const { toml, script } = gatedFanOut(7, 1, gate);
+    const { toml, script } = gatedFanOut(7, 1, gate, shape);
     const bp = writeBlueprint(toml, { 'script.toml': script });
     const blobDir = tempDir('fan-crash-blobs');
     const log = join(tempDir('fan-crash-log'), 'served.jsonl');
@@ -142,7 +144,7 @@ describe('fan-out across worker processes', () => {
   it('cancels every running worker when the parent run is cancelled, and starts no more', async () => {
     // Each worker's first turn waits at a gate nobody opens, so the cancellation lands mid-fan-out.
     const gates = tempDir('fan-cancel-gates');
-    const { toml, script } = gatedFanOut(8, 0, `fan-cancel-${process.pid}-${Date.now()}`);
+    const { toml, script } = gatedFanOut(8, 0, `fan-cancel-${process.pid}-${Date.now()}`, shape);
     const bp = writeBlueprint(toml, { 'script.toml': script });
     const queue = `fan-cancel-${Date.now()}`;
     processes.push(

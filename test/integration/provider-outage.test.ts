@@ -17,6 +17,7 @@ import type { ApplicationFailure } from '@temporalio/common';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatRuns } from '../../src/cli/ps-action.js';
 import { openGate } from '../../src/providers/index.js';
+import { INFERENCE_SHAPES, shapeToml } from '../../src/runtime/inference-shape.js';
 import { STATUS_KEY } from '../../src/runtime/search-attributes.js';
 import { DEFAULT_RUN_OPTIONS, type RunOptions } from '../../src/runtime/types.js';
 import type { Notice } from '../../src/shapes/webhooks.js';
@@ -77,7 +78,8 @@ function startOn(rt: TestRuntime, toml: string, options: Partial<RunOptions> = {
   );
 }
 
-describe('a run whose provider goes down', () => {
+// Both inference shapes (docs/reference/blueprint.md#runtime) wait out an outage the same way.
+describe.each(INFERENCE_SHAPES)('a run whose provider goes down, inferences as %s', (shape) => {
   const env = useRuntime();
   const wire = useWireModel();
   const vars = scopedEnv();
@@ -92,7 +94,8 @@ describe('a run whose provider goes down', () => {
     vars.restore();
   });
 
-  const start = (toml: string, options: Partial<RunOptions> = {}) => startOn(env.rt, toml, options);
+  const start = (toml: string, options: Partial<RunOptions> = {}) =>
+    startOn(env.rt, `${shapeToml(shape)}${toml}`, options);
 
   it('waits out 503s, shows provider-unavailable meanwhile, completes once the provider is back, and pays once per turn', async () => {
     wire.serve([]);
@@ -188,116 +191,124 @@ describe('a run whose provider goes down', () => {
     expect(result.diagnostics.filter((d: { code: string }) => d.code === 'model-fallback')).toEqual([]);
   });
 
-  it('never calls the provider again for an answer an attempt got after its timeout', async () => {
-    wire.serve([]);
-    let served = 0;
-    // The first answer comes only once the server has given up on the attempt that asked for it.
-    const late = `billed-once-${process.pid}`;
-    wire.server.respond(() => {
-      served++;
-      return served === 1
-        ? { gate: late, json: chatCompletion({ content: 'Answered once.' }) }
-        : { json: chatCompletion({ content: 'Answered twice.' }) };
+  // A local attempt that timed out shows nowhere outside its worker (it is no pending activity), so
+  // this wait cannot be arranged for it; its attempts share the call the same way (answered-calls.ts).
+  it.runIf(shape === 'activity')(
+    'never calls the provider again for an answer an attempt got after its timeout',
+    async () => {
+      wire.serve([]);
+      let served = 0;
+      // The first answer comes only once the server has given up on the attempt that asked for it.
+      const late = `billed-once-${process.pid}`;
+      wire.server.respond(() => {
+        served++;
+        return served === 1
+          ? { gate: late, json: chatCompletion({ content: 'Answered once.' }) }
+          : { json: chatCompletion({ content: 'Answered twice.' }) };
+      });
+      const handle = await start(`[agent]\nname = "billed-once"\nmodel = "openai:gpt-4o"\n[stages.main]\n`, {
+        inferenceTimeoutSecs: 1,
+      });
+      const visit = env.rt.client.workflow.getHandle(`${handle.workflowId}.1.main`);
+      await waitFor(async () => {
+        const pending = await visit.describe().then(
+          (d) => d.raw.pendingActivities ?? [],
+          () => [],
+        );
+        return pending.some((a) => (a.attempt ?? 0) >= 2);
+      }, 60_000);
+      openGate(late);
+      const result = await handle.result();
+      await saveHistories(env.rt.client, handle.workflowId);
+      expect(result.output).toBe('Answered once.');
+      expect(wire.server.requests).toHaveLength(1);
+      // The first attempt did time out: the answer came from the second.
+      const history = await env.rt.client.workflow.getHandle(`${handle.workflowId}.1.main`).fetchHistory();
+      const started = history.events?.find(
+        (e) => e.activityTaskStartedEventAttributes,
+      )?.activityTaskStartedEventAttributes;
+      expect(started?.attempt).toBeGreaterThanOrEqual(2);
+    },
+  );
+});
+
+describe.each(INFERENCE_SHAPES)(
+  'a run whose provider goes down, inferences as %s, on the time-skipping server',
+  (shape) => {
+    const ts = useTimeSkipping();
+    const wire = useWireModel();
+    const notices: Notice[] = [];
+    let hooks: Awaited<ReturnType<typeof startNoticeReceiver>>;
+
+    beforeAll(async () => {
+      hooks = await startNoticeReceiver(notices, '/hooks');
     });
-    const handle = await start(`[agent]\nname = "billed-once"\nmodel = "openai:gpt-4o"\n[stages.main]\n`, {
-      inferenceTimeoutSecs: 1,
+    afterAll(async () => {
+      await hooks.close();
     });
-    const visit = env.rt.client.workflow.getHandle(`${handle.workflowId}.1.main`);
-    await waitFor(async () => {
-      const pending = await visit.describe().then(
-        (d) => d.raw.pendingActivities ?? [],
-        () => [],
+
+    /** The failure a run ended with, its histories kept for the replay test. */
+    async function failureOf(handle: WorkflowHandle): Promise<ApplicationFailure> {
+      const err = await handle.result().then(
+        () => undefined,
+        (e: unknown) => e,
       );
-      return pending.some((a) => (a.attempt ?? 0) >= 2);
-    }, 60_000);
-    openGate(late);
-    const result = await handle.result();
-    await saveHistories(env.rt.client, handle.workflowId);
-    expect(result.output).toBe('Answered once.');
-    expect(wire.server.requests).toHaveLength(1);
-    // The first attempt did time out: the answer came from the second.
-    const history = await env.rt.client.workflow.getHandle(`${handle.workflowId}.1.main`).fetchHistory();
-    const started = history.events?.find(
-      (e) => e.activityTaskStartedEventAttributes,
-    )?.activityTaskStartedEventAttributes;
-    expect(started?.attempt).toBeGreaterThanOrEqual(2);
-  });
-});
+      await saveRunHistories(ts.rt.client, handle.workflowId);
+      expect(err).toBeInstanceOf(WorkflowFailedError);
+      return (err as WorkflowFailedError).cause as ApplicationFailure;
+    }
 
-describe('a run whose provider goes down, on the time-skipping server', () => {
-  const ts = useTimeSkipping();
-  const wire = useWireModel();
-  const notices: Notice[] = [];
-  let hooks: Awaited<ReturnType<typeof startNoticeReceiver>>;
+    it('waits out a four-minute outage on durable timers, each wait costing the visit at most twelve history events', async () => {
+      wire.serve([]);
+      wire.server.respond(() => down);
+      const handle = await startOn(
+        ts.rt,
+        `${shapeToml(shape)}[agent]\nname = "outage-4m"\nmodel = "openai:gpt-4o"\n[stages.main]\navailable_tools = ["write_file"]\n`,
+      );
+      // Four minutes of the server's clock, skipped whenever the visit only waits on its timer. The
+      // provider stays down: that the run completes once it is back is the dev server's test above.
+      const from = await ts.env.currentTimeMs();
+      await ts.env.sleep(240_000);
+      expect((await ts.env.currentTimeMs()) - from).toBeGreaterThanOrEqual(240_000);
+      const view = await runProgress(ts.rt.client, handle);
+      expect(view).toMatchObject({ status: 'waiting', provider: { provider: 'openai', model: 'openai:gpt-4o' } });
 
-  beforeAll(async () => {
-    hooks = await startNoticeReceiver(notices, '/hooks');
-  });
-  afterAll(async () => {
-    await hooks.close();
-  });
-
-  /** The failure a run ended with, its histories kept for the replay test. */
-  async function failureOf(handle: WorkflowHandle): Promise<ApplicationFailure> {
-    const err = await handle.result().then(
-      () => undefined,
-      (e: unknown) => e,
-    );
-    await saveRunHistories(ts.rt.client, handle.workflowId);
-    expect(err).toBeInstanceOf(WorkflowFailedError);
-    return (err as WorkflowFailedError).cause as ApplicationFailure;
-  }
-
-  it('waits out a four-minute outage on durable timers, each wait costing the visit at most twelve history events', async () => {
-    wire.serve([]);
-    wire.server.respond(() => down);
-    const handle = await startOn(
-      ts.rt,
-      `[agent]\nname = "outage-4m"\nmodel = "openai:gpt-4o"\n[stages.main]\navailable_tools = ["write_file"]\n`,
-    );
-    // Four minutes of the server's clock, skipped whenever the visit only waits on its timer. The
-    // provider stays down: that the run completes once it is back is the dev server's test above.
-    const from = await ts.env.currentTimeMs();
-    await ts.env.sleep(240_000);
-    expect((await ts.env.currentTimeMs()) - from).toBeGreaterThanOrEqual(240_000);
-    const view = await runProgress(ts.rt.client, handle);
-    expect(view).toMatchObject({ status: 'waiting', provider: { provider: 'openai', model: 'openai:gpt-4o' } });
-
-    // What a retry costs the visit's history: a timer, an activity, two workflow tasks (eleven events).
-    const events = (await ts.rt.client.workflow.getHandle(`${handle.workflowId}.1.main`).fetchHistory()).events ?? [];
-    const first = events.findIndex((e) => e.timerStartedEventAttributes);
-    const last = events.findLastIndex((e) => e.timerFiredEventAttributes);
-    const waits = events.filter((e) => e.timerFiredEventAttributes).length;
-    expect(waits).toBeGreaterThanOrEqual(4);
-    const perWait = (last - first + 1) / waits;
-    process.stdout.write(
-      `4-minute outage: ${events.length} events in the visit, ${waits} waits, ${perWait.toFixed(1)} events per wait, ${wire.server.requests.length} requests to the provider\n`,
-    );
-    expect(perWait).toBeLessThanOrEqual(12);
-    await handle.terminate('the outage it waits out is measured');
-    await saveRunHistories(ts.rt.client, handle.workflowId);
-  });
-
-  it("fails with provider-unavailable after the blueprint's provider_patience, telling its webhook of the wait once", async () => {
-    wire.serve([]);
-    notices.length = 0;
-    wire.server.respond(() => down);
-    const handle = await startOn(
-      ts.rt,
-      `[agent]\nname = "outage-patience"\nmodel = "openai:gpt-4o"\n[run]\nprovider_patience = "20s"\n[stages.main]\n`,
-      { notify: [{ url: hooks.url, events: ['waiting', 'failed'] }] },
-    );
-    const cause = await failureOf(handle);
-    expect(cause.type).toBe('provider-unavailable');
-    expect(cause.message).toMatch(/the provider openai \(openai:gpt-4o\) has not answered for \d+ s/);
-    await waitFor(() => notices.some((n) => n.event === 'failed'), 30_000);
-    const waiting = notices.filter((n) => n.event === 'waiting');
-    expect(waiting).toHaveLength(1);
-    expect(waiting[0]).toMatchObject({
-      runId: handle.workflowId,
-      status: 'running',
-      command: `lev show ${handle.workflowId}`,
-      waiting: { kind: 'provider', subject: expect.stringContaining('the provider "openai" (openai:gpt-4o)') },
+      // What a retry costs the visit's history: a timer, an activity, two workflow tasks (eleven events).
+      const events = (await ts.rt.client.workflow.getHandle(`${handle.workflowId}.1.main`).fetchHistory()).events ?? [];
+      const first = events.findIndex((e) => e.timerStartedEventAttributes);
+      const last = events.findLastIndex((e) => e.timerFiredEventAttributes);
+      const waits = events.filter((e) => e.timerFiredEventAttributes).length;
+      expect(waits).toBeGreaterThanOrEqual(4);
+      const perWait = (last - first + 1) / waits;
+      process.stdout.write(
+        `4-minute outage, inferences as ${shape}: ${events.length} events in the visit, ${waits} waits, ${perWait.toFixed(1)} events per wait, ${wire.server.requests.length} requests to the provider\n`,
+      );
+      expect(perWait).toBeLessThanOrEqual(12);
+      await handle.terminate('the outage it waits out is measured');
+      await saveRunHistories(ts.rt.client, handle.workflowId);
     });
-  });
-});
+
+    it("fails with provider-unavailable after the blueprint's provider_patience, telling its webhook of the wait once", async () => {
+      wire.serve([]);
+      notices.length = 0;
+      wire.server.respond(() => down);
+      const handle = await startOn(
+        ts.rt,
+        `${shapeToml(shape)}[agent]\nname = "outage-patience"\nmodel = "openai:gpt-4o"\n[run]\nprovider_patience = "20s"\n[stages.main]\n`,
+        { notify: [{ url: hooks.url, events: ['waiting', 'failed'] }] },
+      );
+      const cause = await failureOf(handle);
+      expect(cause.type).toBe('provider-unavailable');
+      expect(cause.message).toMatch(/the provider openai \(openai:gpt-4o\) has not answered for \d+ s/);
+      await waitFor(() => notices.some((n) => n.event === 'failed'), 30_000);
+      const waiting = notices.filter((n) => n.event === 'waiting');
+      expect(waiting).toHaveLength(1);
+      expect(waiting[0]).toMatchObject({
+        runId: handle.workflowId,
+        status: 'running',
+        command: `lev show ${handle.workflowId}`,
+        waiting: { kind: 'provider', subject: expect.stringContaining('the provider "openai" (openai:gpt-4o)') },
+      });
+    });
+  },
+);

@@ -82,6 +82,14 @@ describe('an inference that answered', () => {
     expect(server.requests.length - before).toBe(4);
   });
 
+  it("keys a local inference without its operations' times, which a lost workflow task rebuilds later", async () => {
+    const call = await input('run-local');
+    const later = { ...call, ops: call.ops.map((op) => ({ ...op, now: op.now + 30 })) };
+    expect(answerKey('workflow-run-5', later, true)).toBe(answerKey('workflow-run-5', call, true));
+    expect(answerKey('workflow-run-5', later)).not.toBe(answerKey('workflow-run-5', call));
+    expect(answerKey('workflow-run-5', { ...call, turn: 1 }, true)).not.toBe(answerKey('workflow-run-5', call, true));
+  });
+
   it('leaves an attempt time for the provider after its wait for a [rate_limits] slot', () => {
     expect(slotWaitMs(900_000, 600_000)).toBe(300_000);
     expect(slotWaitMs(600_000, 600_000)).toBe(300_000);

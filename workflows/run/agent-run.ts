@@ -42,11 +42,13 @@ import {
   upgradesOnContinue,
   workerRunInput,
 } from '../../src/runtime/index.js';
+import { anyLocalStage } from '../../src/runtime/inference-shape.js';
 import { anyDiscoveryRulesDiffer } from '../../src/runtime/mcp-grants.js';
 import { eventsQuery, progressQuery } from '../../src/runtime/messages.js';
 import {
   ASKING_TOOLS_NO_MCP_DISCOVERY,
   INLINE_WORKER,
+  LOCAL_INFERENCE,
   NOTIFY_TOLD_CARRIED,
   PROVIDER_PATIENCE,
   RUN_BY_REFERENCE,
@@ -106,6 +108,7 @@ export async function agentRunWorkflow(
     // Its visits inside it ask no patch, so it asks for them, once its blueprint is known and only when it matters.
     run.syncOps = syncOps;
     run.askingToolsNotMcp = inline && anyDiscoveryRulesDiffer(bp) && ask(ASKING_TOOLS_NO_MCP_DISCOVERY);
+    run.localInference = inline && anyLocalStage(bp) && patched(LOCAL_INFERENCE);
     const live = run;
     run.toolWatch = toolWatch({ ...input, blueprint: bp }, patient, (absence) =>
       live.operators.showToolWorker(absence),

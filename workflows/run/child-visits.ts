@@ -47,6 +47,8 @@ export interface VisitingRun extends ContinuingRun {
   readonly askingToolsNotMcp: boolean;
   /** Its visits inside it apply engine operations without promises when they can (`RUN_PATCHES_AT_ONCE`). */
   readonly syncOps: boolean;
+  /** Its visits inside it of a stage that takes the local shape infer locally (`LOCAL_INFERENCE`). */
+  readonly localInference: boolean;
   childId: string | undefined;
   lastFailure: unknown;
   /** Set when the run waits for its tool worker with patience; its visits inside it do too. */
@@ -75,6 +77,7 @@ export async function visitHere(
     providerPatience: run.patient,
     askingToolsNotMcp: run.askingToolsNotMcp,
     syncOps: run.syncOps,
+    localInference: run.localInference,
   });
   if ('thrown' in here) {
     const err = here.thrown;

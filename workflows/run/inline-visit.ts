@@ -8,6 +8,8 @@
 
 import type { EventLog } from '../../src/runtime/event-log.js';
 import type { StageInput, StageOutcome } from '../../src/runtime/index.js';
+import { inferenceShape } from '../../src/runtime/inference-shape.js';
+import { stageChain } from '../../src/runtime/model-fallback.js';
 import { CURRENT_VISIT } from '../../src/runtime/patches.js';
 import type { StageDef } from '../../src/shapes/frozen-blueprint.js';
 import { type TurnsEnd, turns } from '../visit/stage.js';
@@ -32,10 +34,17 @@ export async function visitInline(
   changed: () => void,
   /**
    * The patches its run asked for it: what it waits out with patience, its tool worker (`TOOL_WORKER_PATIENCE`)
-   * and a provider outage (`PROVIDER_PATIENCE`), how it reads MCP grants (`ASKING_TOOLS_NO_MCP_DISCOVERY`), and
-   * whether its engine operations make promises only for what an activity answers (`RUN_PATCHES_AT_ONCE`).
+   * and a provider outage (`PROVIDER_PATIENCE`), how it reads MCP grants (`ASKING_TOOLS_NO_MCP_DISCOVERY`),
+   * whether its engine operations make promises only for what an activity answers (`RUN_PATCHES_AT_ONCE`),
+   * and whether its inferences may be local (`LOCAL_INFERENCE`).
    */
-  patience: { toolPatience: boolean; providerPatience: boolean; askingToolsNotMcp: boolean; syncOps: boolean },
+  patience: {
+    toolPatience: boolean;
+    providerPatience: boolean;
+    askingToolsNotMcp: boolean;
+    syncOps: boolean;
+    localInference: boolean;
+  },
 ): Promise<InlineEnd> {
   const carry = operators.startVisit(id);
   const patches = {
@@ -44,6 +53,9 @@ export async function visitInline(
     ...(patience.providerPatience ? { patience: true } : {}),
     ...(patience.askingToolsNotMcp ? { askingToolsNotMcp: true } : {}),
     ...(patience.syncOps ? { syncOps: true } : {}),
+    ...(patience.localInference && inferenceShape(input.blueprint, stageChain(def)) === 'local'
+      ? { localInference: true }
+      : {}),
   };
   const visit = new StageVisit({ ...input, operators: carry }, def, patches, {
     events,

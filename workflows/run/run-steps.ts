@@ -81,6 +81,8 @@ export class AgentRun {
   askingToolsNotMcp = false;
   /** A fan-out worker started with `RUN_PATCHES_AT_ONCE`: its visits inside it apply operations without promises when they can. */
   syncOps = false;
+  /** A fan-out worker started with `LOCAL_INFERENCE`: its visits inside it whose stage takes the local shape infer locally. */
+  localInference = false;
   /** The run's event stream, which the visits inside it write too (docs/reference/events.md). */
   events = new EventLog();
 

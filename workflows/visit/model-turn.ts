@@ -5,9 +5,18 @@
  * showing `waiting` for the provider, and moves its model chain on and back
  * as `src/runtime/provider-patience.ts` decides
  * (docs/reference/long-runs.md#provider-outages); earlier visits fail after
- * the activity's retries or fall back for good. Workflow code.
+ * the activity's retries or fall back for good. A visit started with
+ * `LOCAL_INFERENCE` calls it as a local activity, with the same attempts and
+ * the same failures (`src/runtime/inference-shape.ts`). Workflow code.
  */
-import { ActivityFailure, ApplicationFailure, condition, isCancellation, workflowInfo } from '@temporalio/workflow';
+import {
+  ActivityFailure,
+  ApplicationFailure,
+  condition,
+  isCancellation,
+  TemporalFailure,
+  workflowInfo,
+} from '@temporalio/workflow';
 import type { InferInput, InferOutput, Patience } from '../../src/runtime/index.js';
 import { failureCode } from '../../src/runtime/index.js';
 import { fallbackDetail, MODEL_FALLBACK, stageChain } from '../../src/runtime/model-fallback.js';
@@ -19,7 +28,7 @@ import {
   PROVIDER_UNAVAILABLE,
   patienceOptions,
 } from '../../src/runtime/provider-patience.js';
-import { activities, callOptions } from '../activities.js';
+import { activities, callOptions, localActivities, localCallOptions } from '../activities.js';
 import type { SubAgents } from '../agents/sub-agents.js';
 import type { StageOperators } from './stage-operators.js';
 import { type CallingVisit, discoverTools } from './tool-calls.js';
@@ -39,15 +48,19 @@ export interface InferringVisit extends Pick<CallingVisit, 'input' | 'def' | 'st
 /** A reply; a failure the visit ends on; or `again`: the chain moved on, or a wait was cut short, and the turn starts over. */
 export type TurnReply = InferOutput | { failed: string; code?: string } | { again: true };
 
-/** What a failed `infer` activity said: its failure type, the chain entry that failed, and its message. */
-function failureOf(err: ActivityFailure): { type?: string; model?: string; message: string; retryAfterMs?: number } {
-  const cause = err.cause instanceof ApplicationFailure ? err.cause : undefined;
+/**
+ * What a failed `infer` call said: its failure type, the chain entry that failed, and its message. An
+ * activity's failure comes wrapped in an `ActivityFailure`; a local activity's comes as it was thrown.
+ */
+function failureOf(err: TemporalFailure): { type?: string; model?: string; message: string; retryAfterMs?: number } {
+  const source = err instanceof ActivityFailure ? err.cause : err;
+  const cause = source instanceof ApplicationFailure ? source : undefined;
   const detail = cause?.details?.[0] as { model?: unknown; retryAfterMs?: unknown } | undefined;
   return {
     ...(cause?.type ? { type: cause.type } : {}),
     ...(typeof detail?.model === 'string' ? { model: detail.model } : {}),
     ...(typeof detail?.retryAfterMs === 'number' ? { retryAfterMs: detail.retryAfterMs } : {}),
-    message: err.cause?.message ?? err.message,
+    message: source?.message ?? err.message,
   };
 }
 
@@ -77,10 +90,13 @@ export async function inferTurn(visit: InferringVisit & CallingVisit): Promise<T
     let reply: InferOutput;
     visit.operators.inferring = true;
     try {
-      reply = await activities.infer.executeWithOptions(callOptions(visit.input.options, summary), [input]);
+      reply = visit.patches.localInference
+        ? await localActivities.infer.executeWithOptions(localCallOptions(visit.input.options, summary), [input])
+        : await activities.infer.executeWithOptions(callOptions(visit.input.options, summary), [input]);
     } catch (err) {
       // A cancelled run stops here: no note, no fallback (docs/reference/operators.md#cancellation).
-      if (!(err instanceof ActivityFailure) || isCancellation(err)) throw err;
+      const failed = err instanceof ActivityFailure || (visit.patches.localInference && err instanceof TemporalFailure);
+      if (!failed || isCancellation(err)) throw err;
       const failure = failureOf(err);
       if (patient && isWaitable(failure.type)) {
         const waited = await waitOut(visit, { ...failure, type: failure.type ?? '' }, chain);

@@ -14,6 +14,7 @@ import {
   ApplicationFailure,
   continueAsNew,
   isCancellation,
+  patched,
   setHandler,
   upsertSearchAttributes,
   workflowInfo,
@@ -29,13 +30,16 @@ import {
   visitGoesOn,
   visitOverBudget,
 } from '../../src/runtime/index.js';
+import { inferenceShape } from '../../src/runtime/inference-shape.js';
 import { discoveryRulesDiffer, grantRule, needsDiscovery } from '../../src/runtime/mcp-grants.js';
 import { eventsQuery, progressQuery, stageMessageSignal } from '../../src/runtime/messages.js';
+import { stageChain } from '../../src/runtime/model-fallback.js';
 import {
   ASKING_TOOLS_NO_MCP_DISCOVERY,
   HAND_OVER_READ_LAST,
   INFERENCE_BOOKKEEPING,
   INTERACTION_POINTS,
+  LOCAL_INFERENCE,
   MCP_DISCOVERY,
   PROVIDER_PATIENCE,
   REPETITION_DETECTION,
@@ -79,6 +83,9 @@ export async function stageWorkflow(input: StageInput): Promise<StageOutcome | H
     ...(input.options.toolTaskQueue ? { toolPatience: ask(TOOL_WORKER_PATIENCE) } : {}),
     ...(def && asksInForms(def) ? { points: ask(INTERACTION_POINTS) } : {}),
     ...(input.options.unattended ? {} : { safeArguments: ask(SAFE_COMMAND_ARGUMENTS) }),
+    ...(def && inferenceShape(input.blueprint, stageChain(def)) === 'local'
+      ? { localInference: patched(LOCAL_INFERENCE) }
+      : {}),
   };
   const bp = input.blueprint;
   if (!def)

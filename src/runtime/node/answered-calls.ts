@@ -14,9 +14,15 @@ import type { RunStore } from './run-store.js';
 /** Calls of this process still waiting for their provider, by key. */
 const inFlight = new Map<string, Promise<InferOutput>>();
 
-/** The key of one inference of one workflow run: every attempt of it, and every retry of the turn, share it. */
-export function answerKey(workflowRunId: string, input: InferInput): string {
-  return createHash('sha256').update(workflowRunId).update('\n').update(JSON.stringify(input)).digest('hex');
+/**
+ * The key of one inference of one workflow run: every attempt of it, and every retry of the turn, share it.
+ * A local inference (`timeless`) is keyed without its operations' times: a workflow task lost with its
+ * worker is run again on another worker, later, and rebuilds the same operations stamped with its own
+ * time (docs/reference/blueprint.md#runtime); an activity's input is recorded, so its attempts share it whole.
+ */
+export function answerKey(workflowRunId: string, input: InferInput, timeless = false): string {
+  const keyed = timeless ? { ...input, ops: input.ops.map(({ now: _, ...op }) => op) } : input;
+  return createHash('sha256').update(workflowRunId).update('\n').update(JSON.stringify(keyed)).digest('hex');
 }
 
 export async function answerOnce(store: RunStore, key: string, call: () => Promise<InferOutput>): Promise<InferOutput> {
