@@ -160,6 +160,11 @@ export const CODES = {
     severity: 'error',
     meaning: 'An output `schema` is not a JSON Schema that compiles.',
   },
+  'output-validator-invalid': {
+    severity: 'error',
+    meaning:
+      'An output `validator` is missing, empty, outside the blueprint directory, does not compile, or lacks `validate(content)`.',
+  },
   'script-tool-missing': {
     severity: 'error',
     meaning:

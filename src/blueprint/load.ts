@@ -35,6 +35,7 @@ import { guessProvider } from './model-chain.js';
 import { parseModelTable } from './model-table.js';
 import { NOTIFY_EXAMPLE, readWebhooks } from './notify-table.js';
 import { parseOutputSpec } from './output-spec.js';
+import { checkOutputValidators } from './output-validators.js';
 import { assignPlacements } from './placement.js';
 import { checkPointRegions } from './points.js';
 import { indexPositions } from './positions.js';
@@ -475,6 +476,7 @@ function build(
   if (fileTracking) blueprint.fileTracking = fileTracking;
 
   checkScripts(blueprint, findings);
+  checkOutputValidators(blueprint, findings);
   runChecks({ bp: blueprint, findings, catalogue, unknownKinds, routingRefs, windowOverride: opts.window });
   runLints(blueprint, findings, opts.window);
   checkCarriedSize(blueprint, findings);

@@ -246,6 +246,10 @@ export interface OutputSpec {
   instructions?: string;
   example?: string;
   schema?: Record<string, unknown>;
+  /** The original's Rhai output validator: its path in the blueprint directory, as written. */
+  validator?: string;
+  /** The validator's source, read at load so no worker reads the blueprint directory. */
+  validatorSource?: string;
 }
 
 export interface StageDef {

@@ -347,6 +347,13 @@ const cases: Case[] = [
     fixed: '[stages.a]\nmode = "output"\n[stages.a.output]\nformat = "json"\nschema = { type = "object" }',
   },
   {
+    code: 'output-validator-invalid',
+    bad: '[stages.a]\nmode = "output"\n[stages.a.output]\nvalidator = "validators/check.rhai"',
+    fixed: '[stages.a]\nmode = "output"\n[stages.a.output]\nvalidator = "validators/check.rhai"',
+    files: { 'validators/check.rhai': 'fn check(content) { () }' },
+    fixedFiles: { 'validators/check.rhai': 'fn validate(content) { () }' },
+  },
+  {
     code: 'script-tool-missing',
     bad: OWNER_GRANT,
     fixed: OWNER_GRANT,
