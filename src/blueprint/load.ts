@@ -22,6 +22,7 @@ import {
 } from '../shapes/frozen-blueprint.js';
 import type { ModelTable } from '../shapes/model-info.js';
 import { RUNTIME_TOOLS } from '../shapes/tool-catalogue.js';
+import { globalToolsDir } from '../state/locations.js';
 import { compileReadPaths } from '../tools/read-paths.js';
 import { type AgentName, type Catalog, resolveAgents } from './agent-catalog.js';
 import { agentsDir } from './agents-dir.js';
@@ -69,6 +70,8 @@ export interface LoadOptions {
   catalog?: Catalog;
   /** Where agents named by a bare name are looked up after the blueprint's siblings (default: agentsDir()). */
   agentsDir?: string;
+  /** The script tools every blueprint may grant (default: globalToolsDir()). */
+  toolsDir?: string;
 }
 
 export interface LoadResult {
@@ -465,7 +468,7 @@ function build(
   const maxDepth = agentTable?.integer('max_child_depth', 0);
   if (maxDepth !== undefined) blueprint.agent.maxChildDepth = maxDepth;
   const mcpServers = userConfig.mcpServers.map((m) => m.name);
-  const scripts = readScriptTools(blueprint, findings, RUNTIME_TOOLS, mcpServers);
+  const scripts = readScriptTools(blueprint, findings, RUNTIME_TOOLS, mcpServers, opts.toolsDir ?? globalToolsDir());
   // Only when there are some, so the blueprints of earlier versions keep their JSON (and their hash).
   if (scripts.tools.length > 0) blueprint.scriptTools = scripts.tools;
   checkStageTools(blueprint, findings, mcpServers, scripts.refused);

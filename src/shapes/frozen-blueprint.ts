@@ -335,7 +335,7 @@ export interface ScriptToolDef {
   description: string;
   /** The JSON Schema of its arguments, as the model sees it: `{ type: "object", properties, required }`. */
   parameters: Record<string, unknown>;
-  /** Where the script lies inside the blueprint directory (`tools/<file>.rhai`), for messages. */
+  /** Where the script lies: `tools/<file>.rhai` in the blueprint directory, or its absolute path in the global tools folder; for messages. */
   path: string;
   /** The script, read at load, so a tool worker never reads the blueprint directory. */
   source: string;
