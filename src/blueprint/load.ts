@@ -35,6 +35,7 @@ import { runLints } from './lints.js';
 import { guessProvider } from './model-chain.js';
 import { parseModelTable } from './model-table.js';
 import { NOTIFY_EXAMPLE, readWebhooks } from './notify-table.js';
+import { readNudges } from './nudge.js';
 import { parseOutputSpec } from './output-spec.js';
 import { checkOutputValidators } from './output-validators.js';
 import { assignPlacements } from './placement.js';
@@ -108,6 +109,7 @@ const AGENT_KEYS = [
   'output',
   'max_child_depth',
   'sub_agents',
+  'nudge',
 ] as const;
 const COMPACTION_KEYS = ['provider', 'model', 'system_prompt', 'max_summary_tokens', 'temperature'] as const;
 /** The file names a blueprint directory may hold; `agent.leviath` is the original Leviath's name. */
@@ -480,6 +482,7 @@ function build(
 
   checkScripts(blueprint, findings);
   checkOutputValidators(blueprint, findings);
+  readNudges(blueprint, agentTable, stagesTable?.table, findings);
   runChecks({ bp: blueprint, findings, catalogue, unknownKinds, routingRefs, windowOverride: opts.window });
   runLints(blueprint, findings, opts.window);
   checkCarriedSize(blueprint, findings);

@@ -57,6 +57,8 @@ export const STAGE_KEYS = [
   'allow_blocking_tools',
   'interaction_points',
   'required_tools',
+  /** Read with `[agent.nudge]` once every stage is parsed (./nudge.ts). */
+  'nudge',
 ] as const;
 const MODES = ['autonomous', 'output', 'interactive', 'interactive_points', 'fan_out'] as const;
 const ROUTING_KEYS = [

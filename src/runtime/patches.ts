@@ -92,6 +92,15 @@ export const HAND_OVER_READ_LAST = 'visit-hand-over-read-last';
  */
 export const ASKING_TOOLS_NO_MCP_DISCOVERY = 'asking-tools-no-mcp-discovery';
 
+/**
+ * The original's empty-response nudge: a visit of a stage with a `nudge`
+ * (`[agent.nudge]`, `[stages.<name>.nudge]`) that answers without tool calls
+ * before its first call is told to use its tools and runs on
+ * (docs/reference/stages.md#the-empty-response-nudge). Asked only by visits of
+ * such stages.
+ */
+export const EMPTY_RESPONSE_NUDGE = 'empty-response-nudge';
+
 /** The paths a run of a stage visit takes, decided once when it starts. */
 export interface VisitPatches {
   /** `STAGE_PATCH`. */
@@ -116,6 +125,8 @@ export interface VisitPatches {
   askingToolsNotMcp?: boolean;
   /** `SAFE_COMMAND_ARGUMENTS`; asked by attended visits only, absent: the safe list judges keys only. */
   safeArguments?: boolean;
+  /** `EMPTY_RESPONSE_NUDGE`; absent in a visit of a stage without a nudge. */
+  nudge?: boolean;
 }
 
 /**
@@ -131,13 +142,15 @@ export const INLINE_WORKER = 'fan-out-worker-visits-inline';
 
 /** The paths of a visit that starts after every patch above, and of a fan-out worker's visit inside its
  * run, which asks no patch of its own. Repetition detection stays off there: a worker recorded before it
- * must replay as it ran. No worker recorded before interaction points had a stage that asks in their forms. */
+ * must replay as it ran. No worker recorded before interaction points had a stage that asks in their forms,
+ * nor one recorded before the nudge a stage with a `nudge`. */
 export const CURRENT_VISIT: VisitPatches = {
   operators: true,
   bookkeeping: true,
   storedArguments: true,
   reach: true,
   points: true,
+  nudge: true,
 };
 
 /**

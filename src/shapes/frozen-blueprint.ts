@@ -280,6 +280,12 @@ export interface StageDef {
   maxRevisits?: number;
   allowComplete: boolean;
   transitionPrompt?: string;
+  /**
+   * The empty-response nudge (`[agent.nudge]`, `nudge`): a reply without tool calls before the
+   * stage's first call is answered with `text` and the stage runs on, `max` times at most.
+   * Absent: not nudged.
+   */
+  nudge?: { max: number; text: string };
   /** The stage's own layout (docs/reference/stages.md#layout); undefined when the stage declares none. */
   regions?: RegionDef[];
   /** Undefined when the stage has no `tool_routing` table (results go to `conversation`). */

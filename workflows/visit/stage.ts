@@ -34,6 +34,7 @@ import { discoveryRulesDiffer, grantRule, needsDiscovery } from '../../src/runti
 import { eventsQuery, progressQuery, stageMessageSignal } from '../../src/runtime/messages.js';
 import {
   ASKING_TOOLS_NO_MCP_DISCOVERY,
+  EMPTY_RESPONSE_NUDGE,
   HAND_OVER_READ_LAST,
   INFERENCE_BOOKKEEPING,
   INTERACTION_POINTS,
@@ -74,6 +75,7 @@ export async function stageWorkflow(input: StageInput): Promise<StageOutcome | H
     ...(needsDiscovery(input.blueprint, input.stage, rule) ? { reach: patched(MCP_DISCOVERY) } : {}),
     ...(input.options.toolTaskQueue ? { toolPatience: patched(TOOL_WORKER_PATIENCE) } : {}),
     ...(def && asksInForms(def) ? { points: patched(INTERACTION_POINTS) } : {}),
+    ...(def?.nudge ? { nudge: patched(EMPTY_RESPONSE_NUDGE) } : {}),
     ...(input.options.unattended ? {} : { safeArguments: patched(SAFE_COMMAND_ARGUMENTS) }),
   };
   const bp = input.blueprint;
