@@ -165,6 +165,11 @@ export const CODES = {
     meaning:
       'An output `validator` is missing, empty, outside the blueprint directory, does not compile, or lacks `validate(content)`.',
   },
+  'stage-hook-invalid': {
+    severity: 'error',
+    meaning:
+      'A stage hook script is missing, empty, outside the blueprint directory, does not compile, or lacks the function of its hook.',
+  },
   'script-tool-missing': {
     severity: 'error',
     meaning:

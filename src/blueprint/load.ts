@@ -43,6 +43,7 @@ import { checkPointRegions } from './points.js';
 import { indexPositions } from './positions.js';
 import { type ParsedRegion, parseRegion } from './regions.js';
 import { checkScripts } from './scripts.js';
+import { readStageHooks } from './stage-hooks.js';
 import { appendedRuntimeRegions, systemRegion } from './stage-layouts.js';
 import { parsePermissions, parseStage, type RegionRef } from './stages.js';
 import { checkStageTools } from './tool-check.js';
@@ -483,6 +484,7 @@ function build(
   checkScripts(blueprint, findings);
   checkOutputValidators(blueprint, findings);
   readNudges(blueprint, agentTable, stagesTable?.table, findings);
+  readStageHooks(blueprint, stagesTable?.table, findings);
   runChecks({ bp: blueprint, findings, catalogue, unknownKinds, routingRefs, windowOverride: opts.window });
   runLints(blueprint, findings, opts.window);
   checkCarriedSize(blueprint, findings);

@@ -59,6 +59,8 @@ export const STAGE_KEYS = [
   'required_tools',
   /** Read with `[agent.nudge]` once every stage is parsed (./nudge.ts). */
   'nudge',
+  /** Read and compiled once every stage is parsed (./stage-hooks.ts). */
+  'hooks',
 ] as const;
 const MODES = ['autonomous', 'output', 'interactive', 'interactive_points', 'fan_out'] as const;
 const ROUTING_KEYS = [

@@ -35,7 +35,6 @@ export const UNBUILT_AGENT_KEYS: Readonly<Record<string, string>> = {
 
 /** Stage keys. */
 export const UNBUILT_STAGE_KEYS: Readonly<Record<string, string>> = {
-  hooks: 'stage hooks are not run',
   sandbox: 'tools run in the sandbox of your own config, not in one the stage asks for',
   security: 'data flow is not tracked',
   batch_tool_hint: 'the prompt hint about batching tool calls is not added',

@@ -101,6 +101,13 @@ export const ASKING_TOOLS_NO_MCP_DISCOVERY = 'asking-tools-no-mcp-discovery';
  */
 export const EMPTY_RESPONSE_NUDGE = 'empty-response-nudge';
 
+/**
+ * Stage hooks: a visit of a stage with `[stages.<name>.hooks]` runs its
+ * `after_inference` and `on_tool_call` scripts on each reply before storing
+ * it (docs/reference/stage-hooks.md). Asked only by visits of such stages.
+ */
+export const STAGE_HOOKS = 'stage-hooks';
+
 /** The paths a run of a stage visit takes, decided once when it starts. */
 export interface VisitPatches {
   /** `STAGE_PATCH`. */
@@ -127,6 +134,8 @@ export interface VisitPatches {
   safeArguments?: boolean;
   /** `EMPTY_RESPONSE_NUDGE`; absent in a visit of a stage without a nudge. */
   nudge?: boolean;
+  /** `STAGE_HOOKS`; absent in a visit of a stage without hooks. */
+  hooks?: boolean;
 }
 
 /**
@@ -143,7 +152,7 @@ export const INLINE_WORKER = 'fan-out-worker-visits-inline';
 /** The paths of a visit that starts after every patch above, and of a fan-out worker's visit inside its
  * run, which asks no patch of its own. Repetition detection stays off there: a worker recorded before it
  * must replay as it ran. No worker recorded before interaction points had a stage that asks in their forms,
- * nor one recorded before the nudge a stage with a `nudge`. */
+ * nor one recorded before the nudge or stage hooks a stage with a `nudge` or `hooks`. */
 export const CURRENT_VISIT: VisitPatches = {
   operators: true,
   bookkeeping: true,
@@ -151,6 +160,7 @@ export const CURRENT_VISIT: VisitPatches = {
   reach: true,
   points: true,
   nudge: true,
+  hooks: true,
 };
 
 /**

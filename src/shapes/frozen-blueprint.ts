@@ -286,6 +286,10 @@ export interface StageDef {
    * Absent: not nudged.
    */
   nudge?: { max: number; text: string };
+  /** `[stages.<name>.hooks]`: the script path of each hook, as written (docs/reference/stage-hooks.md). */
+  hooks?: Partial<Record<string, string>>;
+  /** The sources of those scripts by path, read at load so no worker reads the blueprint directory. */
+  hookSources?: Record<string, string>;
   /** The stage's own layout (docs/reference/stages.md#layout); undefined when the stage declares none. */
   regions?: RegionDef[];
   /** Undefined when the stage has no `tool_routing` table (results go to `conversation`). */

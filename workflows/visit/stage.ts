@@ -42,6 +42,7 @@ import {
   PROVIDER_PATIENCE,
   REPETITION_DETECTION,
   SAFE_COMMAND_ARGUMENTS,
+  STAGE_HOOKS,
   STAGE_PATCH,
   STORED_ARGUMENTS,
   TOOL_WORKER_PATIENCE,
@@ -51,6 +52,7 @@ import { asksInForms } from '../../src/runtime/people/interaction-points.js';
 import { endsWithOutput, fanOutEnd } from '../../src/runtime/stage-modes.js';
 import { turnEnded } from '../../src/runtime/stream-events.js';
 import type { StageDef } from '../../src/shapes/frozen-blueprint.js';
+import { replyHooks } from './reply-hooks.js';
 import { StageVisit } from './stage-visit.js';
 import { answerCalls, watchRepetition } from './tool-calls.js';
 
@@ -76,6 +78,7 @@ export async function stageWorkflow(input: StageInput): Promise<StageOutcome | H
     ...(input.options.toolTaskQueue ? { toolPatience: patched(TOOL_WORKER_PATIENCE) } : {}),
     ...(def && asksInForms(def) ? { points: patched(INTERACTION_POINTS) } : {}),
     ...(def?.nudge ? { nudge: patched(EMPTY_RESPONSE_NUDGE) } : {}),
+    ...(def?.hooks ? { hooks: patched(STAGE_HOOKS) } : {}),
     ...(input.options.unattended ? {} : { safeArguments: patched(SAFE_COMMAND_ARGUMENTS) }),
   };
   const bp = input.blueprint;
@@ -158,8 +161,12 @@ async function turn(visit: StageVisit, def: StageDef, input: StageInput): Promis
   await visit.maintain();
   const at = { stage: def.name, turn: visit.inferences, time: Date.now() };
   visit.events.append({ kind: 'turn-started', ...at });
-  const reply = await visit.infer();
-  if ('again' in reply || 'failed' in reply) return afterTurn({ at: 'no-reply', stage: def.name, reply });
+  const inferred = await visit.infer();
+  if ('again' in inferred || 'failed' in inferred)
+    return afterTurn({ at: 'no-reply', stage: def.name, reply: inferred });
+  const stageIndex = input.blueprint.stages.findIndex((s) => s.name === def.name);
+  const reply = visit.patches.hooks ? await replyHooks(visit, def, stageIndex, inferred) : inferred;
+  if ('hookFailed' in reply) return hookFailed(reply.hookFailed);
   const called = await visit.storeReply(reply);
   const usage = { calls: 1, ...reply.usage };
   const cost = estimateCost([{ model: reply.model ?? def.model, usage }], input.blueprint.models).usd;
@@ -174,4 +181,14 @@ async function turn(visit: StageVisit, def: StageDef, input: StageInput): Promis
     endsWithOutput: endsWithOutput(def, visit.facts),
     fanOut: fanOutEnd(def, visit.facts),
   });
+}
+
+/** A stage hook refused or failed: the visit ends in error, and its run with it. */
+function hookFailed(failed: string): TurnEnd {
+  return {
+    kind: 'fail',
+    failed,
+    code: 'stage-hook-failed',
+    note: { region: 'error_report', text: `[stage-hook-failed] ${failed}` },
+  };
 }
