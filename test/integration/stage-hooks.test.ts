@@ -1,0 +1,63 @@
+/**
+ * Stage hooks in a run (docs/reference/stage-hooks.md): on the scripted
+ * model, `on_tool_call` rewrites a call before the tool runs and refuses
+ * another, ending the run with `stage-hook-failed`; `after_inference`
+ * rewrites the text the run ends with.
+ */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { runAgent, scriptedModel, tempDir, useRuntime, writeBlueprint } from './run-helpers.js';
+
+const HOOKS = `
+fn on_tool_call(ctx) {
+    let out = [];
+    for c in ctx.tool_calls {
+        if c.name == "shell" { return #{ action: "cancel", reason: "this stage does not run commands" }; }
+        if c.name == "write_file" { c.arguments.path = "tamed.txt"; }
+        out.push(c);
+    }
+    #{ action: "modify", value: out }
+}
+
+fn after_inference(ctx) {
+    #{ action: "modify", value: ctx.response.to_upper() }
+}
+`;
+
+function blueprint(model: string): ReturnType<typeof writeBlueprint> {
+  return writeBlueprint(
+    `[agent]\nname = "hooked"\nmodel = "${model}"\n[context.regions]\ntask = { kind = "pinned" }\n[stages.work]\navailable_tools = ["write_file", "shell"]\n[stages.work.hooks]\non_tool_call = "hooks/guard.rhai"\nafter_inference = "hooks/guard.rhai"\n`,
+    { 'hooks/guard.rhai': HOOKS },
+  );
+}
+
+describe('stage hooks in a run', () => {
+  const env = useRuntime();
+
+  it('on_tool_call rewrites a call before it runs, and after_inference the final text', async () => {
+    const model = scriptedModel({
+      turns: [
+        { text: 'Writing.', tool_calls: [{ name: 'write_file', arguments: { path: 'wild.txt', content: 'x' } }] },
+        { text: 'done quietly.' },
+      ],
+    });
+    const work = tempDir('hook-work');
+    const run = await runAgent(env.rt, blueprint(model), { task: 'Write a file.', workdir: work });
+    expect(run.result.status).toBe('completed');
+    expect(existsSync(join(work, 'tamed.txt'))).toBe(true);
+    expect(existsSync(join(work, 'wild.txt'))).toBe(false);
+    expect(run.result.output).toBe('DONE QUIETLY.');
+  });
+
+  it('a refusal ends the run with stage-hook-failed, and the command never runs', async () => {
+    const model = scriptedModel({
+      turns: [{ text: 'Running.', tool_calls: [{ name: 'shell', arguments: { command: 'touch ran.txt' } }] }],
+    });
+    const work = tempDir('hook-work');
+    const run = await runAgent(env.rt, blueprint(model), { task: 'Run something.', workdir: work });
+    expect(run.result.status).toBe('failed');
+    expect(run.result.error).toContain('on_tool_call refused: this stage does not run commands');
+    expect(existsSync(join(work, 'ran.txt'))).toBe(false);
+  });
+});
