@@ -35,7 +35,7 @@ function readStage(bp: Blueprint, def: StageDef, value: unknown, findings: Findi
     if (!RUN_HOOK_EVENTS.includes(event)) {
       findings.add(
         'unsupported-feature',
-        `Stage "${def.name}": the hook \`${event}\` compiles but is not run here; the runtime runs ${RUN_HOOK_EVENTS.map((e) => `\`${e}\``).join(' and ')}. The rest of the blueprint runs; remove the key to silence this warning.`,
+        `Stage "${def.name}": the hook \`${event}\` compiles but is not run here; the runtime runs ${RUN_HOOK_EVENTS.map((e) => `\`${e}\``).join(', ')}. The rest of the blueprint runs; remove the key to silence this warning.`,
         t.at(event),
       );
       continue;

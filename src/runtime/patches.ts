@@ -104,9 +104,16 @@ export const EMPTY_RESPONSE_NUDGE = 'empty-response-nudge';
 /**
  * Stage hooks: a visit of a stage with `[stages.<name>.hooks]` runs its
  * `after_inference` and `on_tool_call` scripts on each reply before storing
- * it (docs/reference/stage-hooks.md). Asked only by visits of such stages.
+ * it (docs/reference/stage-hooks.md). Asked only by visits of stages with hooks.
  */
 export const STAGE_HOOKS = 'stage-hooks';
+
+/**
+ * A run whose blueprint has a stage with `on_completion` or `on_error` runs
+ * the hook of the stage it ends in as it ends (docs/reference/stage-hooks.md).
+ * Asked only by such runs, once their blueprint is known.
+ */
+export const TERMINAL_HOOKS = 'stage-hooks-terminal';
 
 /** The paths a run of a stage visit takes, decided once when it starts. */
 export interface VisitPatches {

@@ -25,7 +25,25 @@ export const STAGE_HOOK_EVENTS = [
 export type StageHookEvent = (typeof STAGE_HOOK_EVENTS)[number];
 
 /** The points the runtime runs; a stage naming another is warned that it is not run. */
-export const RUN_HOOK_EVENTS: readonly StageHookEvent[] = ['after_inference', 'on_tool_call'];
+export const RUN_HOOK_EVENTS: readonly StageHookEvent[] = [
+  'after_inference',
+  'on_tool_call',
+  'on_completion',
+  'on_error',
+];
+
+/** Whether a visit of the stage runs hooks on its replies (`STAGE_HOOKS`). */
+export function hasReplyHooks(def: StageDef | undefined): boolean {
+  return def?.hooks?.after_inference !== undefined || def?.hooks?.on_tool_call !== undefined;
+}
+
+/** The points a run runs as it ends, with the stage it ends in. */
+export const TERMINAL_HOOK_EVENTS = ['on_completion', 'on_error'] as const;
+
+/** Whether a stage of `stages` has a hook the run runs as it ends (`TERMINAL_HOOKS`). */
+export function hasTerminalHooks(stages: readonly StageDef[]): boolean {
+  return stages.some((s) => TERMINAL_HOOK_EVENTS.some((e) => s.hooks?.[e] !== undefined));
+}
 
 export type HookOutcome = { kind: 'allow' } | { kind: 'modify'; value: unknown } | { kind: 'fail'; message: string };
 
@@ -139,4 +157,29 @@ export function toolCallHook(
     out.push(call);
   }
   return { calls: out };
+}
+
+/**
+ * `on_completion` (the run's output) or `on_error` (its error message), of
+ * the stage the run ends in: the text as the hook leaves it, or why the run
+ * ends in error instead.
+ */
+export function terminalHook(
+  def: StageDef,
+  stageIndex: number,
+  event: (typeof TERMINAL_HOOK_EVENTS)[number],
+  subject: string,
+): { text: string } | { failed: string } | undefined {
+  const completed = event === 'on_completion';
+  const outcome = runStageHook(def, event, {
+    stage: def.name,
+    stage_index: stageIndex,
+    status: completed ? 'completed' : 'failed',
+    output: completed ? subject : '',
+    error: completed ? '' : subject,
+  });
+  if (outcome === undefined || outcome.kind === 'allow') return undefined;
+  if (outcome.kind === 'fail') return { failed: outcome.message };
+  if (typeof outcome.value !== 'string') return { failed: `${event}: \`value\` must be the replacement text` };
+  return { text: outcome.value };
 }

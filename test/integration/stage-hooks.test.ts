@@ -2,7 +2,8 @@
  * Stage hooks in a run (docs/reference/stage-hooks.md): on the scripted
  * model, `on_tool_call` rewrites a call before the tool runs and refuses
  * another, ending the run with `stage-hook-failed`; `after_inference`
- * rewrites the text the run ends with.
+ * rewrites the text the run ends with; `on_completion` and `on_error`
+ * rewrite the run's output and its error.
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -59,5 +60,31 @@ describe('stage hooks in a run', () => {
     expect(run.result.status).toBe('failed');
     expect(run.result.error).toContain('on_tool_call refused: this stage does not run commands');
     expect(existsSync(join(work, 'ran.txt'))).toBe(false);
+  });
+
+  it('on_completion rewrites the submitted answer, and on_error the message of a failed run', async () => {
+    const TERMINAL = `
+fn on_completion(ctx) { #{ action: "modify", value: ctx.output + " [checked]" } }
+fn on_error(ctx) { #{ action: "modify", value: "The run failed: " + ctx.error } }
+fn on_tool_call(ctx) { if ctx.tool_calls[0].name == "shell" { false } else { () } }
+`;
+    const bp = (model: string) =>
+      writeBlueprint(
+        `[agent]\nname = "ends"\nmodel = "${model}"\n[context.regions]\ntask = { kind = "pinned" }\n[stages.answer]\nmode = "output"\navailable_tools = ["shell"]\n[stages.answer.hooks]\non_completion = "hooks/end.rhai"\non_error = "hooks/end.rhai"\non_tool_call = "hooks/end.rhai"\n`,
+        { 'hooks/end.rhai': TERMINAL },
+      );
+    const answers = scriptedModel({
+      turns: [{ text: 'Answering.', tool_calls: [{ name: 'submit_output', arguments: { content: '42' } }] }],
+    });
+    const done = await runAgent(env.rt, bp(answers), { task: 'Six times seven?' });
+    expect(done.result.status).toBe('completed');
+    expect(done.result.output).toBe('42 [checked]');
+
+    const shells = scriptedModel({
+      turns: [{ text: 'Shell.', tool_calls: [{ name: 'shell', arguments: { command: 'true' } }] }],
+    });
+    const failed = await runAgent(env.rt, bp(shells), { task: 'Six times seven?' });
+    expect(failed.result.status).toBe('failed');
+    expect(failed.result.error).toMatch(/^The run failed: .*on_tool_call refused: no reason given/);
   });
 });

@@ -3,7 +3,13 @@
  * answer means, and what `after_inference` and `on_tool_call` make of a reply.
  */
 import { describe, expect, it } from 'vitest';
-import { afterInferenceHook, hookOutcome, toolCallHook } from '../../src/runtime/stage-hooks.js';
+import {
+  afterInferenceHook,
+  hasTerminalHooks,
+  hookOutcome,
+  terminalHook,
+  toolCallHook,
+} from '../../src/runtime/stage-hooks.js';
 import type { StageDef } from '../../src/shapes/frozen-blueprint.js';
 
 const withHook = (event: string, body: string): StageDef => ({
@@ -79,5 +85,25 @@ describe('on_tool_call', () => {
     });
     const bad = withHook('on_tool_call', '#{ action: "modify", value: [#{ arguments: #{} }] }');
     expect(toolCallHook(bad, 0, calls)).toEqual({ failed: 'on_tool_call: replacement call 0 has no `name`' });
+  });
+});
+
+describe('on_completion and on_error', () => {
+  it('replace the output or the message, or fail the run', () => {
+    const tidy = withHook(
+      'on_completion',
+      '#{ action: "modify", value: ctx.output.to_upper() + " (" + ctx.status + ")" }',
+    );
+    expect(terminalHook(tidy, 0, 'on_completion', 'done')).toEqual({ text: 'DONE (completed)' });
+    expect(hasTerminalHooks([tidy])).toBe(true);
+    expect(hasTerminalHooks([withHook('on_tool_call', '()')])).toBe(false);
+    const explain = withHook('on_error', '#{ action: "modify", value: "run failed: " + ctx.error }');
+    expect(terminalHook(explain, 0, 'on_error', 'boom')).toEqual({ text: 'run failed: boom' });
+    expect(terminalHook(explain, 0, 'on_completion', 'x')).toBeUndefined();
+    const refuse = withHook('on_completion', '#{ action: "cancel", reason: "empty answer" }');
+    expect(terminalHook(refuse, 0, 'on_completion', '')).toEqual({ failed: 'on_completion refused: empty answer' });
+    expect(terminalHook(withHook('on_error', '#{ action: "modify", value: 1 }'), 0, 'on_error', 'x')).toEqual({
+      failed: 'on_error: `value` must be the replacement text',
+    });
   });
 });

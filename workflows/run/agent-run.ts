@@ -56,9 +56,11 @@ import {
   RUN_NOTIFY_PATIENCE,
   RUN_PATCH,
   RUN_UPGRADES_ON_CONTINUE,
+  TERMINAL_HOOKS,
   TOOL_WORKER_PATIENCE,
 } from '../../src/runtime/patches.js';
 import { isRefInput, type RefRunInput } from '../../src/runtime/ref-input.js';
+import { hasTerminalHooks } from '../../src/runtime/stage-hooks.js';
 import { endsWithOutput } from '../../src/runtime/stage-modes.js';
 import type { Blueprint } from '../../src/shapes/frozen-blueprint.js';
 import type { PermissionLayer } from '../../src/tools/permissions.js';
@@ -99,6 +101,8 @@ export async function agentRunWorkflow(
     run = new AgentRun(input, bp, hash, steerable, ceilings, inline, continuing, providerPatient);
     // Its visits inside it ask no patch, so it asks for them, once its blueprint is known and only when it matters.
     run.askingToolsNotMcp = inline && anyDiscoveryRulesDiffer(bp) && patched(ASKING_TOOLS_NO_MCP_DISCOVERY);
+    // Asked only by runs whose blueprint has such hooks, which no history from before them holds.
+    run.terminalHooks = hasTerminalHooks(bp.stages) && patched(TERMINAL_HOOKS);
     const live = run;
     run.toolWatch = toolWatch({ ...input, blueprint: bp }, patient, (absence) =>
       live.operators.showToolWorker(absence),

@@ -49,6 +49,7 @@ import {
   type VisitPatches,
 } from '../../src/runtime/patches.js';
 import { asksInForms } from '../../src/runtime/people/interaction-points.js';
+import { hasReplyHooks } from '../../src/runtime/stage-hooks.js';
 import { endsWithOutput, fanOutEnd } from '../../src/runtime/stage-modes.js';
 import { turnEnded } from '../../src/runtime/stream-events.js';
 import type { StageDef } from '../../src/shapes/frozen-blueprint.js';
@@ -78,7 +79,7 @@ export async function stageWorkflow(input: StageInput): Promise<StageOutcome | H
     ...(input.options.toolTaskQueue ? { toolPatience: patched(TOOL_WORKER_PATIENCE) } : {}),
     ...(def && asksInForms(def) ? { points: patched(INTERACTION_POINTS) } : {}),
     ...(def?.nudge ? { nudge: patched(EMPTY_RESPONSE_NUDGE) } : {}),
-    ...(def?.hooks ? { hooks: patched(STAGE_HOOKS) } : {}),
+    ...(hasReplyHooks(def) ? { hooks: patched(STAGE_HOOKS) } : {}),
     ...(input.options.unattended ? {} : { safeArguments: patched(SAFE_COMMAND_ARGUMENTS) }),
   };
   const bp = input.blueprint;
