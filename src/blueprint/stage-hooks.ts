@@ -5,11 +5,10 @@
  * argument. Each is read and compiled here, at load, so a hook that could
  * never run stops `lev validate` and `lev run` before the agent starts (a
  * hook that never ran looks like one that allowed everything). The stage
- * carries the points the runtime runs and their sources; the others are
- * warned.
+ * carries the paths and their sources.
  */
 import { compile } from '../rhai/index.js';
-import { RUN_HOOK_EVENTS, STAGE_HOOK_EVENTS, type StageHookEvent } from '../runtime/stage-hooks.js';
+import { STAGE_HOOK_EVENTS, type StageHookEvent } from '../runtime/stage-hooks.js';
 import type { Blueprint, StageDef } from '../shapes/frozen-blueprint.js';
 import { isTable, TableReader } from './fields.js';
 import { describeValue, type Findings } from './findings.js';
@@ -32,14 +31,6 @@ function readStage(bp: Blueprint, def: StageDef, value: unknown, findings: Findi
     if (path === undefined) continue;
     const source = checkOne(bp, def, event, path, findings, t.at(event));
     if (source === undefined) continue;
-    if (!RUN_HOOK_EVENTS.includes(event)) {
-      findings.add(
-        'unsupported-feature',
-        `Stage "${def.name}": the hook \`${event}\` compiles but is not run here; the runtime runs ${RUN_HOOK_EVENTS.map((e) => `\`${e}\``).join(', ')}. The rest of the blueprint runs; remove the key to silence this warning.`,
-        t.at(event),
-      );
-      continue;
-    }
     def.hooks = { ...def.hooks, [event]: path };
     def.hookSources = { ...def.hookSources, [path]: source };
   }

@@ -103,8 +103,9 @@ export const EMPTY_RESPONSE_NUDGE = 'empty-response-nudge';
 
 /**
  * Stage hooks: a visit of a stage with `[stages.<name>.hooks]` runs its
- * `after_inference` and `on_tool_call` scripts on each reply before storing
- * it (docs/reference/stage-hooks.md). Asked only by visits of stages with hooks.
+ * `on_stage_enter`, `before_inference`, `after_inference`, `on_tool_call`
+ * and `on_stage_exit` scripts (docs/reference/stage-hooks.md), which may
+ * write regions. Asked only by visits of stages with such hooks.
  */
 export const STAGE_HOOKS = 'stage-hooks';
 

@@ -24,17 +24,15 @@ export const STAGE_HOOK_EVENTS = [
 ] as const;
 export type StageHookEvent = (typeof STAGE_HOOK_EVENTS)[number];
 
-/** The points the runtime runs; a stage naming another is warned that it is not run. */
-export const RUN_HOOK_EVENTS: readonly StageHookEvent[] = [
-  'after_inference',
-  'on_tool_call',
-  'on_completion',
-  'on_error',
-];
+/** The points that see the stage's regions and may rewrite them, run in the stage visit. */
+export const REGION_HOOK_EVENTS = ['on_stage_enter', 'before_inference', 'on_stage_exit'] as const;
+export type RegionHookEvent = (typeof REGION_HOOK_EVENTS)[number];
 
-/** Whether a visit of the stage runs hooks on its replies (`STAGE_HOOKS`). */
-export function hasReplyHooks(def: StageDef | undefined): boolean {
-  return def?.hooks?.after_inference !== undefined || def?.hooks?.on_tool_call !== undefined;
+/** Whether a visit of the stage runs hooks (`STAGE_HOOKS`): any point but the run's terminal ones. */
+export function hasVisitHooks(def: StageDef | undefined): boolean {
+  return STAGE_HOOK_EVENTS.some(
+    (e) => !(TERMINAL_HOOK_EVENTS as readonly string[]).includes(e) && def?.hooks?.[e] !== undefined,
+  );
 }
 
 /** The points a run runs as it ends, with the stage it ends in. */
@@ -182,4 +180,28 @@ export function terminalHook(
   if (outcome.kind === 'fail') return { failed: outcome.message };
   if (typeof outcome.value !== 'string') return { failed: `${event}: \`value\` must be the replacement text` };
   return { text: outcome.value };
+}
+
+/**
+ * `on_stage_enter`, `before_inference`, `on_stage_exit`: `ctx.regions` holds
+ * each visible region's text (its entries joined by newlines); `modify`'s
+ * value maps region names to the text each is to hold instead.
+ */
+export function regionHook(
+  def: StageDef,
+  stageIndex: number,
+  event: RegionHookEvent,
+  regions: Record<string, string>,
+): { writes: [string, string][] } | { failed: string } | undefined {
+  const outcome = runStageHook(def, event, { stage: def.name, stage_index: stageIndex, regions });
+  if (outcome === undefined || outcome.kind === 'allow') return undefined;
+  if (outcome.kind === 'fail') return { failed: outcome.message };
+  if (!isMap(outcome.value)) return { failed: `${event}: \`value\` must be a map of region name to content` };
+  const writes: [string, string][] = [];
+  for (const [name, text] of Object.entries(outcome.value)) {
+    if (typeof text !== 'string') return { failed: `${event}: region '${name}' must be given a string` };
+    if (!(name in regions)) return { failed: `${event}: no region '${name}' in this stage's layout` };
+    writes.push([name, text]);
+  }
+  return { writes };
 }

@@ -3,11 +3,14 @@
  * model, `on_tool_call` rewrites a call before the tool runs and refuses
  * another, ending the run with `stage-hook-failed`; `after_inference`
  * rewrites the text the run ends with; `on_completion` and `on_error`
- * rewrite the run's output and its error.
+ * rewrite the run's output and its error; `on_stage_enter` seeds a region
+ * the first prompt shows, `on_stage_exit` rewrites one the next stage reads,
+ * and `before_inference` refuses an inference.
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { scriptedCalls } from '../../src/providers/index.js';
 import { runAgent, scriptedModel, tempDir, useRuntime, writeBlueprint } from './run-helpers.js';
 
 const HOOKS = `
@@ -86,5 +89,27 @@ fn on_tool_call(ctx) { if ctx.tool_calls[0].name == "shell" { false } else { () 
     const failed = await runAgent(env.rt, bp(shells), { task: 'Six times seven?' });
     expect(failed.result.status).toBe('failed');
     expect(failed.result.error).toMatch(/^The run failed: .*on_tool_call refused: no reason given/);
+  });
+
+  it('on_stage_enter and on_stage_exit write regions; before_inference may refuse an inference', async () => {
+    const REGIONS = `
+fn on_stage_enter(ctx) { #{ action: "modify", value: #{ notes: "Seeded for " + ctx.stage } } }
+fn on_stage_exit(ctx) { #{ action: "modify", value: #{ notes: ctx.regions.notes + " / left " + ctx.stage } } }
+fn before_inference(ctx) {
+    if ctx.regions.notes.contains("left") { #{ action: "cancel", reason: "the notes say we are done" } } else { () }
+}
+`;
+    const model = scriptedModel({ turns: [{ text: 'First stage done.' }, { text: 'Never asked for.' }] });
+    const bp = writeBlueprint(
+      `[agent]\nname = "regions"\nmodel = "${model}"\n[context.regions]\ntask = { kind = "pinned" }\nnotes = { kind = "pinned" }\n[stages.first.hooks]\non_stage_enter = "hooks/r.rhai"\non_stage_exit = "hooks/r.rhai"\n[stages.first.transitions.second]\ncondition = "always"\n[stages.second.hooks]\nbefore_inference = "hooks/r.rhai"\n`,
+      { 'hooks/r.rhai': REGIONS },
+    );
+    const run = await runAgent(env.rt, bp, { task: 'Go.' });
+    expect(run.result.status).toBe('failed');
+    expect(run.result.error).toContain('before_inference refused: the notes say we are done');
+    const notes = run.result.regions.find((r) => r.name === 'notes');
+    expect(notes?.entries).toBe(1);
+    const turns = scriptedCalls().filter((c) => c.runId.startsWith(run.handle.workflowId) && c.purpose === 'turn');
+    expect(turns.map((c) => c.stage)).toEqual(['first']);
   });
 });

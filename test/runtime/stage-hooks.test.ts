@@ -6,7 +6,9 @@ import { describe, expect, it } from 'vitest';
 import {
   afterInferenceHook,
   hasTerminalHooks,
+  hasVisitHooks,
   hookOutcome,
+  regionHook,
   terminalHook,
   toolCallHook,
 } from '../../src/runtime/stage-hooks.js';
@@ -104,6 +106,32 @@ describe('on_completion and on_error', () => {
     expect(terminalHook(refuse, 0, 'on_completion', '')).toEqual({ failed: 'on_completion refused: empty answer' });
     expect(terminalHook(withHook('on_error', '#{ action: "modify", value: 1 }'), 0, 'on_error', 'x')).toEqual({
       failed: 'on_error: `value` must be the replacement text',
+    });
+  });
+});
+
+describe('on_stage_enter, before_inference and on_stage_exit', () => {
+  const regions = { notes: '', conversation: 'hello' };
+
+  it('see the regions, and rewrite those they name', () => {
+    const seed = withHook('on_stage_enter', '#{ action: "modify", value: #{ notes: "Focus on " + ctx.stage } }');
+    expect(regionHook(seed, 0, 'on_stage_enter', regions)).toEqual({ writes: [['notes', 'Focus on work']] });
+    expect(hasVisitHooks(seed)).toBe(true);
+    expect(hasVisitHooks(withHook('on_error', '()'))).toBe(false);
+    const gate = withHook('before_inference', 'if ctx.regions.conversation.len() > 3 { false } else { () }');
+    expect(regionHook(gate, 0, 'before_inference', regions)).toEqual({
+      failed: 'before_inference refused: no reason given',
+    });
+  });
+
+  it('fail on a region the stage does not show, or a value that is not text', () => {
+    const other = withHook('on_stage_exit', '#{ action: "modify", value: #{ elsewhere: "x" } }');
+    expect(regionHook(other, 0, 'on_stage_exit', regions)).toEqual({
+      failed: "on_stage_exit: no region 'elsewhere' in this stage's layout",
+    });
+    const number = withHook('on_stage_exit', '#{ action: "modify", value: #{ notes: 1 } }');
+    expect(regionHook(number, 0, 'on_stage_exit', regions)).toEqual({
+      failed: "on_stage_exit: region 'notes' must be given a string",
     });
   });
 });

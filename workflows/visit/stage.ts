@@ -49,10 +49,11 @@ import {
   type VisitPatches,
 } from '../../src/runtime/patches.js';
 import { asksInForms } from '../../src/runtime/people/interaction-points.js';
-import { hasReplyHooks } from '../../src/runtime/stage-hooks.js';
+import { hasVisitHooks } from '../../src/runtime/stage-hooks.js';
 import { endsWithOutput, fanOutEnd } from '../../src/runtime/stage-modes.js';
 import { turnEnded } from '../../src/runtime/stream-events.js';
 import type { StageDef } from '../../src/shapes/frozen-blueprint.js';
+import { runRegionHook } from './region-hooks.js';
 import { replyHooks } from './reply-hooks.js';
 import { StageVisit } from './stage-visit.js';
 import { answerCalls, watchRepetition } from './tool-calls.js';
@@ -79,7 +80,7 @@ export async function stageWorkflow(input: StageInput): Promise<StageOutcome | H
     ...(input.options.toolTaskQueue ? { toolPatience: patched(TOOL_WORKER_PATIENCE) } : {}),
     ...(def && asksInForms(def) ? { points: patched(INTERACTION_POINTS) } : {}),
     ...(def?.nudge ? { nudge: patched(EMPTY_RESPONSE_NUDGE) } : {}),
-    ...(hasReplyHooks(def) ? { hooks: patched(STAGE_HOOKS) } : {}),
+    ...(hasVisitHooks(def) ? { hooks: patched(STAGE_HOOKS) } : {}),
     ...(input.options.unattended ? {} : { safeArguments: patched(SAFE_COMMAND_ARGUMENTS) }),
   };
   const bp = input.blueprint;
@@ -116,8 +117,13 @@ export type TurnsEnd = StageOutcome | { continueWith: StageInput; handOver?: boo
  * (`inline-visit.ts`); the caller continues the visit where it asks to go on.
  */
 export async function turns(visit: StageVisit, def: StageDef, input: StageInput): Promise<TurnsEnd> {
+  const stageIndex = input.blueprint.stages.findIndex((s) => s.name === def.name);
+  const hook = (event: Parameters<typeof runRegionHook>[3]) =>
+    visit.patches.hooks ? runRegionHook(visit, def, stageIndex, event) : Promise.resolve(undefined);
+  // Entering the stage: a visit that has made no inference yet (not one that went on as new after some).
+  const refused = input.visitTurns === 0 ? await hook('on_stage_enter') : undefined;
   for (;;) {
-    const step = await turn(visit, def, input);
+    const step = refused ? hookFailed(refused) : await turn(visit, def, input, stageIndex);
     if (step.kind === 'continue') continue;
     if (step.kind === 'go-on-as-new') {
       // The run's request is read again once the continuation is ready, since it may come while the log is compacted.
@@ -130,6 +136,11 @@ export async function turns(visit: StageVisit, def: StageDef, input: StageInput)
       return { continueWith, ...(handOver ? { handOver } : {}) };
     }
     if (step.note) await visit.note(step.note);
+    const exitRefused = step.kind === 'finish' && step.end !== 'cancelled' ? await hook('on_stage_exit') : undefined;
+    if (exitRefused) {
+      await visit.note({ region: 'error_report', text: `[stage-hook-failed] ${exitRefused}` });
+      return visit.endInError({ failed: exitRefused, code: 'stage-hook-failed' });
+    }
     if (step.kind === 'finish') return visit.finish(step.end, step.detail);
     return visit.endInError({ failed: step.failed, ...(step.code !== undefined ? { code: step.code } : {}) });
   }
@@ -139,7 +150,7 @@ export async function turns(visit: StageVisit, def: StageDef, input: StageInput)
  * One turn: at each of its points the facts go to `afterTurn` (`src/runtime/after-turn.ts`),
  * which says whether the turn goes on to its next step or how it ends.
  */
-async function turn(visit: StageVisit, def: StageDef, input: StageInput): Promise<TurnEnd> {
+async function turn(visit: StageVisit, def: StageDef, input: StageInput, stageIndex: number): Promise<TurnEnd> {
   visit.showDetails();
   // The run's own progress follows the visit, throttled (docs/reference/operators.md#the-progress-query).
   if (visit.steerable) visit.operators.reportProgressIfDue();
@@ -160,12 +171,13 @@ async function turn(visit: StageVisit, def: StageDef, input: StageInput): Promis
   if (start.kind !== 'next') return start;
   await visit.beforeInference();
   await visit.maintain();
+  const refused = visit.patches.hooks ? await runRegionHook(visit, def, stageIndex, 'before_inference') : undefined;
+  if (refused) return hookFailed(refused);
   const at = { stage: def.name, turn: visit.inferences, time: Date.now() };
   visit.events.append({ kind: 'turn-started', ...at });
   const inferred = await visit.infer();
   if ('again' in inferred || 'failed' in inferred)
     return afterTurn({ at: 'no-reply', stage: def.name, reply: inferred });
-  const stageIndex = input.blueprint.stages.findIndex((s) => s.name === def.name);
   const reply = visit.patches.hooks ? await replyHooks(visit, def, stageIndex, inferred) : inferred;
   if ('hookFailed' in reply) return hookFailed(reply.hookFailed);
   const called = await visit.storeReply(reply);
