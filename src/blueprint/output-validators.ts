@@ -5,13 +5,11 @@
  * `validate` of the wrong arity stops `lev validate` and `lev run` before any
  * token is spent, and the blueprint carries the source to the workers.
  */
+import { VALIDATE_FUNCTION } from '../outputs/validator.js';
 import { compile } from '../rhai/index.js';
 import type { Blueprint, OutputSpec } from '../shapes/frozen-blueprint.js';
 import type { Findings, KeyPath } from './findings.js';
 import { readBlueprintScript, scriptFileProblem } from './scripts.js';
-
-/** The function a validator defines, taking the answer as a string. */
-export const VALIDATE_FUNCTION = 'validate';
 
 function checkOne(bp: Blueprint, spec: OutputSpec | undefined, at: KeyPath, findings: Findings): void {
   const path = spec?.validator;

@@ -59,7 +59,7 @@ export const STAGE_KEYS = [
   'required_tools',
   /** Read with `[agent.nudge]` once every stage is parsed (./nudge.ts). */
   'nudge',
-  /** Read and compiled once every stage is parsed (./stage-hooks.ts). */
+  /** Read and compiled once every stage is parsed (./hook-scripts.ts). */
   'hooks',
 ] as const;
 const MODES = ['autonomous', 'output', 'interactive', 'interactive_points', 'fan_out'] as const;

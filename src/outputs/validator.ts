@@ -7,9 +7,11 @@
  * agent retry against a check that never passes. Pure, on the sandboxed
  * interpreter with its default limits.
  */
-import { VALIDATE_FUNCTION } from '../blueprint/output-validators.js';
 import { compile, type RhaiScript } from '../rhai/index.js';
 import type { OutputSpec } from '../shapes/frozen-blueprint.js';
+
+/** The function a validator defines, taking the answer as a string. */
+export const VALIDATE_FUNCTION = 'validate';
 
 export type ValidatorVerdict = { ok: true; warning?: string } | { ok: false; reason: string };
 

@@ -11,18 +11,9 @@
 import { compile, type RhaiScript } from '../rhai/index.js';
 import type { ToolCall } from '../shapes/content.js';
 import type { StageDef } from '../shapes/frozen-blueprint.js';
+import { STAGE_HOOK_EVENTS, type StageHookEvent } from '../shapes/hook-events.js';
 
-/** The original's seven points, each the name of the function its script defines. */
-export const STAGE_HOOK_EVENTS = [
-  'on_stage_enter',
-  'on_stage_exit',
-  'before_inference',
-  'after_inference',
-  'on_tool_call',
-  'on_completion',
-  'on_error',
-] as const;
-export type StageHookEvent = (typeof STAGE_HOOK_EVENTS)[number];
+export { STAGE_HOOK_EVENTS, type StageHookEvent };
 
 /** The points that see the stage's regions and may rewrite them, run in the stage visit. */
 export const REGION_HOOK_EVENTS = ['on_stage_enter', 'before_inference', 'on_stage_exit'] as const;

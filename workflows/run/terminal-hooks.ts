@@ -7,17 +7,28 @@
  */
 import type { RuntimeCode } from '../../src/error-codes.js';
 import { terminalHook } from '../../src/runtime/stage-hooks.js';
+import type { SubmittedOutput } from '../../src/runtime/types.js';
 import type { Content } from '../../src/shapes/content.js';
+import type { Blueprint } from '../../src/shapes/frozen-blueprint.js';
 import { activities, quickOptions } from '../activities.js';
-import type { AgentRun } from './run-steps.js';
 
-function stageOf(run: AgentRun) {
+/** The part of a run these hooks read: where it ends, and the answer it holds. */
+interface EndingRun {
+  bp: Blueprint;
+  driver: { stage: string };
+  book: { answer?: SubmittedOutput };
+}
+
+function stageOf(run: EndingRun) {
   const def = run.bp.stages.find((s) => s.name === run.driver.stage);
   return def ? { def, index: run.bp.stages.indexOf(def) } : undefined;
 }
 
 /** The output as `on_completion` leaves it (its submitted answer too), or why the run fails instead. */
-export async function completionHook(run: AgentRun, final: Content): Promise<{ output: Content } | { failed: string }> {
+export async function completionHook(
+  run: EndingRun,
+  final: Content,
+): Promise<{ output: Content } | { failed: string }> {
   const at = stageOf(run);
   if (!at?.def.hooks?.on_completion) return { output: final };
   const answer = run.book.answer;
@@ -34,7 +45,7 @@ export async function completionHook(run: AgentRun, final: Content): Promise<{ o
 }
 
 /** The failure as `on_error` leaves it: its message replaced, or the hook's own failure. */
-export function errorHook(run: AgentRun, code: RuntimeCode, message: string): { code: RuntimeCode; message: string } {
+export function errorHook(run: EndingRun, code: RuntimeCode, message: string): { code: RuntimeCode; message: string } {
   const at = stageOf(run);
   const hooked = at ? terminalHook(at.def, at.index, 'on_error', message) : undefined;
   if (hooked === undefined) return { code, message };

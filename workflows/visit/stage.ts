@@ -53,7 +53,7 @@ import { hasVisitHooks } from '../../src/runtime/stage-hooks.js';
 import { endsWithOutput, fanOutEnd } from '../../src/runtime/stage-modes.js';
 import { turnEnded } from '../../src/runtime/stream-events.js';
 import type { StageDef } from '../../src/shapes/frozen-blueprint.js';
-import { runRegionHook } from './region-hooks.js';
+import { runRegionHook } from './point-hooks.js';
 import { replyHooks } from './reply-hooks.js';
 import { StageVisit } from './stage-visit.js';
 import { answerCalls, watchRepetition } from './tool-calls.js';

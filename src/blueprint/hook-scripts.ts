@@ -8,8 +8,8 @@
  * carries the paths and their sources.
  */
 import { compile } from '../rhai/index.js';
-import { STAGE_HOOK_EVENTS, type StageHookEvent } from '../runtime/stage-hooks.js';
 import type { Blueprint, StageDef } from '../shapes/frozen-blueprint.js';
+import { STAGE_HOOK_EVENTS, type StageHookEvent } from '../shapes/hook-events.js';
 import { isTable, TableReader } from './fields.js';
 import { describeValue, type Findings } from './findings.js';
 import { readBlueprintScript, scriptFileProblem } from './scripts.js';
