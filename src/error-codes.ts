@@ -332,6 +332,11 @@ export const RUNTIME_CODES = {
     meaning: 'A `submit_output` answer failed its format or schema check; the reason says what to fix.',
   },
   'output-too-large': { surface: 'tool', meaning: 'A `submit_output` answer is larger than 256 KiB.' },
+  'stage-hook-failed': {
+    surface: 'run',
+    meaning:
+      'A stage hook refused (`false`, `cancel`, `retry`), failed, or returned something else; the run ended in error.',
+  },
   // Blobs
   'blob-bad-hash': { surface: 'run', meaning: 'A blob reference is not a content hash.' },
   'blob-missing': { surface: 'run', meaning: 'The blob store has no blob with that hash.' },

@@ -164,6 +164,16 @@ export const CODES = {
     severity: 'error',
     meaning: 'An output `schema` is not a JSON Schema that compiles.',
   },
+  'output-validator-invalid': {
+    severity: 'error',
+    meaning:
+      'An output `validator` is missing, empty, outside the blueprint directory, does not compile, or lacks `validate(content)`.',
+  },
+  'stage-hook-invalid': {
+    severity: 'error',
+    meaning:
+      'A stage hook script is missing, empty, outside the blueprint directory, does not compile, or lacks the function of its hook.',
+  },
   'script-tool-missing': {
     severity: 'error',
     meaning:

@@ -22,6 +22,7 @@ import {
 } from '../shapes/frozen-blueprint.js';
 import type { ModelTable } from '../shapes/model-info.js';
 import { RUNTIME_TOOLS } from '../shapes/tool-catalogue.js';
+import { globalToolsDir } from '../state/locations.js';
 import { compileReadPaths } from '../tools/read-paths.js';
 import { type AgentName, type Catalog, resolveAgents } from './agent-catalog.js';
 import { agentsDir } from './agents-dir.js';
@@ -30,11 +31,14 @@ import { DEFAULT_ASK_TIMEOUT_SECS, parseDuration } from './duration.js';
 import { checkFanOuts } from './fan-out.js';
 import { isTable, TableReader } from './fields.js';
 import { didYouMean, Findings, inFileOrder } from './findings.js';
+import { readStageHooks } from './hook-scripts.js';
 import { runLints } from './lints.js';
 import { guessProvider } from './model-chain.js';
 import { parseModelTable } from './model-table.js';
 import { NOTIFY_EXAMPLE, readWebhooks } from './notify-table.js';
+import { readNudges } from './nudge.js';
 import { parseOutputSpec } from './output-spec.js';
+import { checkOutputValidators } from './output-validators.js';
 import { assignPlacements } from './placement.js';
 import { checkPointRegions } from './points.js';
 import { indexPositions } from './positions.js';
@@ -70,6 +74,8 @@ export interface LoadOptions {
   catalog?: Catalog;
   /** Where agents named by a bare name are looked up after the blueprint's siblings (default: agentsDir()). */
   agentsDir?: string;
+  /** The script tools every blueprint may grant (default: globalToolsDir()). */
+  toolsDir?: string;
 }
 
 export interface LoadResult {
@@ -107,6 +113,7 @@ const AGENT_KEYS = [
   'output',
   'max_child_depth',
   'sub_agents',
+  'nudge',
 ] as const;
 const COMPACTION_KEYS = ['provider', 'model', 'system_prompt', 'max_summary_tokens', 'temperature'] as const;
 /** The file names a blueprint directory may hold; `agent.leviath` is the original Leviath's name. */
@@ -470,7 +477,7 @@ function build(
   const maxDepth = agentTable?.integer('max_child_depth', 0);
   if (maxDepth !== undefined) blueprint.agent.maxChildDepth = maxDepth;
   const mcpServers = userConfig.mcpServers.map((m) => m.name);
-  const scripts = readScriptTools(blueprint, findings, RUNTIME_TOOLS, mcpServers);
+  const scripts = readScriptTools(blueprint, findings, RUNTIME_TOOLS, mcpServers, opts.toolsDir ?? globalToolsDir());
   // Only when there are some, so the blueprints of earlier versions keep their JSON (and their hash).
   if (scripts.tools.length > 0) blueprint.scriptTools = scripts.tools;
   // The original's own file: its web tools are scripts there, so one without the script is refused as there.
@@ -483,6 +490,9 @@ function build(
   if (fileTracking) blueprint.fileTracking = fileTracking;
 
   checkScripts(blueprint, findings);
+  checkOutputValidators(blueprint, findings);
+  readNudges(blueprint, agentTable, stagesTable?.table, findings);
+  readStageHooks(blueprint, stagesTable?.table, findings);
   runChecks({ bp: blueprint, findings, catalogue, unknownKinds, routingRefs, windowOverride: opts.window });
   runLints(blueprint, findings, opts.window);
   checkCarriedSize(blueprint, findings);

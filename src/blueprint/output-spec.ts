@@ -1,16 +1,15 @@
 /**
  * `[agent.output]` and `[stages.X.output]`: the shape a final answer takes.
  * The schema is compiled here once so a broken one is a validation error,
- * not a surprise for the model at the end of a long run.
+ * not a surprise for the model at the end of a long run; a Rhai validator
+ * likewise, in ./output-validators.ts.
  */
 import { compileSchema } from '../outputs/check.js';
 import type { OutputSpec } from '../shapes/frozen-blueprint.js';
 import { isTable, TableReader } from './fields.js';
 import { describeValue, type Findings, type KeyPath } from './findings.js';
 
-const OUTPUT_KEYS = ['format', 'instructions', 'example', 'schema'] as const;
-/** Keys of the original's output table that are not built here. */
-const UNBUILT_OUTPUT_KEYS = ['validator'] as const;
+const OUTPUT_KEYS = ['format', 'instructions', 'example', 'schema', 'validator'] as const;
 
 export function parseOutputSpec(value: unknown, at: KeyPath, findings: Findings): OutputSpec | undefined {
   if (!isTable(value)) {
@@ -22,13 +21,7 @@ export function parseOutputSpec(value: unknown, at: KeyPath, findings: Findings)
     return undefined;
   }
   const t = new TableReader(value, at, findings);
-  t.unknownKeys([...OUTPUT_KEYS, ...UNBUILT_OUTPUT_KEYS], 'unknown-key', 'An output table');
-  if (t.has('validator'))
-    findings.add(
-      'unsupported-feature',
-      'Rhai output validators are not built here, so this validator is not run; use `schema` (a JSON Schema) to check a JSON answer.',
-      t.at('validator'),
-    );
+  t.unknownKeys([...OUTPUT_KEYS], 'unknown-key', 'An output table');
   const spec: OutputSpec = {};
   const format = t.string('format')?.trim();
   if (format) spec.format = format;
@@ -36,6 +29,9 @@ export function parseOutputSpec(value: unknown, at: KeyPath, findings: Findings)
   if (instructions?.trim()) spec.instructions = instructions.trim();
   const example = t.string('example');
   if (example?.trim()) spec.example = example.trim();
+  // Read and compiled with the other scripts once the blueprint is built (./output-validators.ts).
+  const validator = t.string('validator');
+  if (validator !== undefined) spec.validator = validator;
   if (t.has('schema')) {
     const schema = t.raw('schema');
     if (!isTable(schema)) {

@@ -23,49 +23,68 @@ export function realOrSelf(path: string): string {
   }
 }
 
+/** Why a script named by the blueprint cannot be read. */
+export type ScriptFileProblem = 'empty-path' | 'outside' | 'missing' | 'unreadable' | 'empty';
+
+/**
+ * Reads a script the blueprint names by a path relative to its directory
+ * (custom regions, output validators, stage hooks): it must lie inside the
+ * directory, links resolved, and hold something.
+ */
+export function readBlueprintScript(
+  dir: string,
+  path: string,
+): { ok: true; source: string } | { ok: false; problem: ScriptFileProblem } {
+  if (path.trim() === '') return { ok: false, problem: 'empty-path' };
+  const full = resolve(dir, path);
+  if (isAbsolute(path) || !inside(dir, full) || !inside(realOrSelf(dir), realOrSelf(full)))
+    return { ok: false, problem: 'outside' };
+  let source: string;
+  try {
+    source = readFileSync(full, 'utf8');
+  } catch (err) {
+    return { ok: false, problem: (err as NodeJS.ErrnoException).code === 'ENOENT' ? 'missing' : 'unreadable' };
+  }
+  if (source.trim() === '') return { ok: false, problem: 'empty' };
+  return { ok: true, source };
+}
+
+/** What each problem means for a script at `path`, as the middle of a sentence. */
+export function scriptFileProblem(path: string, problem: ScriptFileProblem): string {
+  switch (problem) {
+    case 'empty-path':
+      return 'has an empty path';
+    case 'outside':
+      return `"${path}" lies outside the blueprint directory; scripts must live inside it, so move the file there`;
+    case 'missing':
+      return `"${path}" does not exist; create it inside the blueprint directory or fix the path`;
+    case 'unreadable':
+      return `"${path}" cannot be read; create it inside the blueprint directory or fix the path`;
+    case 'empty':
+      return `"${path}" is empty`;
+  }
+}
+
 /** Reads and compiles one script; sets `scriptSource` when it is valid. */
 function checkScript(bp: Blueprint, def: RegionDef, at: string[], findings: Findings): void {
   const script = def.script;
   if (script === undefined) return;
   const where = [...at, 'script'];
   const name = `Custom region "${def.name}"`;
-  if (script.trim() === '') {
+  const read = readBlueprintScript(bp.dir, script);
+  if (!read.ok) {
+    const hint: Partial<Record<ScriptFileProblem, string>> = {
+      'empty-path': `; write script = "context_hooks/${def.name}.rhai"`,
+      empty: '; define at least fn render(ctx) { ... }',
+    };
     findings.add(
       'custom-script-invalid',
-      `${name} has an empty script path; write script = "context_hooks/${def.name}.rhai".`,
+      `${name}'s script ${scriptFileProblem(script, read.problem)}${hint[read.problem] ?? ''}.`,
       where,
     );
     return;
   }
-  const full = resolve(bp.dir, script);
-  if (isAbsolute(script) || !inside(bp.dir, full) || !inside(realOrSelf(bp.dir), realOrSelf(full))) {
-    findings.add(
-      'custom-script-invalid',
-      `${name}'s script "${script}" lies outside the blueprint directory; scripts must live inside it, so move the file there.`,
-      where,
-    );
-    return;
-  }
-  let source: string;
-  try {
-    source = readFileSync(full, 'utf8');
-  } catch (err) {
-    const missing = (err as NodeJS.ErrnoException).code === 'ENOENT';
-    findings.add(
-      'custom-script-invalid',
-      `${name}'s script "${script}" ${missing ? 'does not exist' : 'cannot be read'}; create it inside the blueprint directory or fix the path.`,
-      where,
-    );
-    return;
-  }
-  if (source.trim() === '') {
-    findings.add(
-      'custom-script-invalid',
-      `${name}'s script "${script}" is empty; define at least fn render(ctx) { ... }.`,
-      where,
-    );
-    return;
-  }
+  const source = read.source;
   const compiled = compile(source, script);
   if (!compiled.ok) {
     findings.add(

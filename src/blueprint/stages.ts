@@ -58,6 +58,10 @@ export const STAGE_KEYS = [
   'allow_blocking_tools',
   'interaction_points',
   'required_tools',
+  /** Read with `[agent.nudge]` once every stage is parsed (./nudge.ts). */
+  'nudge',
+  /** Read and compiled once every stage is parsed (./hook-scripts.ts). */
+  'hooks',
 ] as const;
 const MODES = ['autonomous', 'output', 'interactive', 'interactive_points', 'fan_out'] as const;
 const ROUTING_KEYS = [

@@ -1,9 +1,11 @@
 /**
  * The blueprint's Rhai script tools (docs/reference/script-tools.md): every
- * `tools/*.rhai` file of the blueprint directory declares one tool, in its
- * `// @` comment lines or a sibling `.toml`. Each is read, declared, checked
- * against the names the runtime already answers and compiled here, at load,
- * so the blueprint carries the script and no worker reads the directory.
+ * `tools/*.rhai` file of the blueprint directory, then of the global tools
+ * folder every blueprint shares (the original's `~/.leviath/tools/`), declares
+ * one tool, in its `// @` comment lines or a sibling `.toml`. Each is read,
+ * declared, checked against the names the runtime already answers and
+ * compiled here, at load, so the blueprint carries the script and no worker
+ * reads either folder.
  */
 import { type Dirent, readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -21,8 +23,18 @@ import { UNBUILT_TOOLS } from './unsupported.js';
 
 export const TOOLS_DIR = 'tools';
 
+/** A folder of script tools: where it is, what its scripts must lie inside, and how messages name it. */
+interface ToolFolder {
+  dir: string;
+  root: string;
+  /** `tools` for the blueprint's own, the absolute path for the global folder. */
+  label: string;
+  /** What a script must lie inside, as messages say it. */
+  rootName: string;
+}
+
 /**
- * What reading the folder found: the tools, the names whose script was
+ * What reading the folders found: the tools, the names whose script was
  * refused (already reported), and the names a script declares that a tool of
  * the runtime answers instead (`script-tool-shadowed`).
  */
@@ -41,7 +53,9 @@ function entries(dir: string): Dirent[] {
 }
 
 /**
- * Reads `tools/` of the blueprint directory. `reserved` are the names the
+ * Reads `tools/` of the blueprint directory, then `globalDir` (undefined: none),
+ * whose tool of a name the blueprint's own folder already declares is left out:
+ * the agent's own tool shadows the shared one. `reserved` are the names the
  * runtime answers itself; `mcpServers` the user's configured servers, whose
  * `<server>__<tool>` names an MCP tool keeps.
  */
@@ -50,9 +64,33 @@ export function readScriptTools(
   findings: Findings,
   reserved: readonly string[],
   mcpServers: readonly string[],
+  globalDir?: string,
 ): ScriptTools {
   const found: ScriptTools = { tools: [], refused: new Set(), shadowed: new Set() };
-  const dir = join(bp.dir, TOOLS_DIR);
+  const own: ToolFolder = {
+    dir: join(bp.dir, TOOLS_DIR),
+    root: bp.dir,
+    label: TOOLS_DIR,
+    rootName: 'the blueprint directory',
+  };
+  readFolder(own, findings, reserved, mcpServers, found);
+  if (globalDir !== undefined && resolve(globalDir) !== resolve(own.dir)) {
+    const dir = resolve(globalDir);
+    const shared: ToolFolder = { dir, root: dir, label: dir, rootName: 'the global tools folder' };
+    readFolder(shared, findings, reserved, mcpServers, found, new Set(found.tools.map((t) => t.name)));
+  }
+  return found;
+}
+
+function readFolder(
+  folder: ToolFolder,
+  findings: Findings,
+  reserved: readonly string[],
+  mcpServers: readonly string[],
+  found: ScriptTools,
+  shadowedBy: ReadonlySet<string> = new Set(),
+): void {
+  const { dir, label } = folder;
   const files = entries(dir)
     .filter((e) => !e.isDirectory())
     .map((e) => e.name)
@@ -71,18 +109,19 @@ export function readScriptTools(
       report(
         'script-tool-missing',
         toml,
-        `${TOOLS_DIR}/${toml} declares a script tool, but its script ${TOOLS_DIR}/${stem}.rhai does not exist; add the script beside it or remove the .toml.`,
+        `${label}/${toml} declares a script tool, but its script ${label}/${stem}.rhai does not exist; add the script beside it or remove the .toml.`,
       );
       found.refused.add(stem);
     }
   }
   for (const file of files.filter((f) => f.endsWith('.rhai'))) {
     const stem = file.slice(0, -'.rhai'.length);
-    const declared = declareOne(bp, dir, file, report);
+    const declared = declareOne(folder, file, report);
     if (!declared) {
       found.refused.add(stem);
       continue;
     }
+    if (shadowedBy.has(declared.decl.name)) continue;
     // A name already taken means the script never runs, so it is not compiled either.
     const taken = takenBy(declared.decl.name, reserved, mcpServers, found.tools);
     if (taken) {
@@ -90,15 +129,14 @@ export function readScriptTools(
       report(
         'script-tool-shadowed',
         file,
-        `${TOOLS_DIR}/${file} declares the tool \`${declared.decl.name}\`, which is ${taken}, so that tool is used and this script never runs; give the script another name in its \`// @tool\` line.`,
+        `${label}/${file} declares the tool \`${declared.decl.name}\`, which is ${taken}, so that tool is used and this script never runs; give the script another name in its \`// @tool\` line.`,
       );
       continue;
     }
-    const tool = compileOne(declared, report);
+    const tool = compileOne(declared, label, report);
     if (tool) found.tools.push(tool);
     else found.refused.add(stem);
   }
-  return found;
 }
 
 /** What already answers to `name`, or undefined when a script may take it. */
@@ -130,15 +168,16 @@ interface Declared {
   ownSchemas: boolean;
 }
 
-/** One script: inside the blueprint directory, readable, and declared. */
-function declareOne(bp: Blueprint, dir: string, file: string, report: Report): Declared | undefined {
-  const rel = `${TOOLS_DIR}/${file}`;
+/** One script: inside its folder's root, readable, and declared. */
+function declareOne(folder: ToolFolder, file: string, report: Report): Declared | undefined {
+  const { dir, label } = folder;
+  const rel = `${label}/${file}`;
   const full = resolve(dir, file);
-  if (!inside(realOrSelf(bp.dir), realOrSelf(full))) {
+  if (!inside(realOrSelf(folder.root), realOrSelf(full))) {
     report(
       'script-tool-missing',
       file,
-      `${rel} lies outside the blueprint directory (it is a link out of it); script tools must live inside it, so copy the script there.`,
+      `${rel} lies outside ${folder.rootName} (it is a link out of it); script tools must live inside it, so copy the script there.`,
     );
     return undefined;
   }
@@ -150,7 +189,7 @@ function declareOne(bp: Blueprint, dir: string, file: string, report: Report): D
     report(
       'script-tool-missing',
       file,
-      `${rel} ${missing ? 'is a link to a file that does not exist' : 'cannot be read'}; put the script itself in ${TOOLS_DIR}/ or remove the entry.`,
+      `${rel} ${missing ? 'is a link to a file that does not exist' : 'cannot be read'}; put the script itself in ${label}/ or remove the entry.`,
     );
     return undefined;
   }
@@ -164,11 +203,7 @@ function declareOne(bp: Blueprint, dir: string, file: string, report: Report): D
   const declFile = tomlText === undefined ? file : tomlFile;
   const declared = tomlText === undefined ? parseAnnotations(source) : parseToolToml(tomlText);
   if (!declared.ok) {
-    report(
-      'script-tool-bad-schema',
-      declFile,
-      `${TOOLS_DIR}/${declFile} declares no usable tool: ${declared.problem}.`,
-    );
+    report('script-tool-bad-schema', declFile, `${label}/${declFile} declares no usable tool: ${declared.problem}.`);
     return undefined;
   }
   return { decl: declared.decl, file, declFile, source, ownSchemas: tomlText !== undefined };
@@ -179,8 +214,8 @@ function declareOne(bp: Blueprint, dir: string, file: string, report: Report): D
  * lines are `{ type, description }` with a checked type, always a valid
  * schema; only a `.toml`'s own tables need the JSON Schema compiler.
  */
-function compileOne(d: Declared, report: Report): ScriptToolDef | undefined {
-  const rel = `${TOOLS_DIR}/${d.file}`;
+function compileOne(d: Declared, label: string, report: Report): ScriptToolDef | undefined {
+  const rel = `${label}/${d.file}`;
   const parameters = parametersSchema(d.decl);
   if (d.ownSchemas) {
     const schema = compileSchema(parameters);
@@ -188,7 +223,7 @@ function compileOne(d: Declared, report: Report): ScriptToolDef | undefined {
       report(
         'script-tool-bad-schema',
         d.declFile,
-        `The parameters ${TOOLS_DIR}/${d.declFile} declares for \`${d.decl.name}\` are not a JSON Schema a model can be given (${schema.ok ? '' : schema.reason}); fix the parameter's type or schema.`,
+        `The parameters ${label}/${d.declFile} declares for \`${d.decl.name}\` are not a JSON Schema a model can be given (${schema.ok ? '' : schema.reason}); fix the parameter's type or schema.`,
       );
       return undefined;
     }

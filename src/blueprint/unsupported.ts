@@ -28,7 +28,6 @@ export const CONFIG_FILE_SECTIONS: Readonly<Record<string, string>> = {
 
 /** `[agent]` keys. */
 export const UNBUILT_AGENT_KEYS: Readonly<Record<string, string>> = {
-  nudge: 'a stage that answers without tool calls is not nudged',
   dynamic_tools: 'the tool list is fixed when the run starts, so the agent cannot add tools mid-run',
   batch_tool_hint: 'the prompt hint about batching tool calls is not added',
   shell_hint: 'the prompt hint about the shell is not added',
@@ -36,8 +35,6 @@ export const UNBUILT_AGENT_KEYS: Readonly<Record<string, string>> = {
 
 /** Stage keys. */
 export const UNBUILT_STAGE_KEYS: Readonly<Record<string, string>> = {
-  nudge: 'the stage is not nudged when it answers without tool calls',
-  hooks: 'stage hooks are not run',
   sandbox: 'tools run in the sandbox of your own config, not in one the stage asks for',
   security: 'data flow is not tracked',
   batch_tool_hint: 'the prompt hint about batching tool calls is not added',

@@ -44,12 +44,18 @@ export const SUBMIT_OUTPUT_PARAMETERS: Record<string, unknown> = {
 };
 
 /**
- * Later levels win per field. Naming another `format` without a schema drops
- * the earlier schema: a check written for one shape says nothing about another.
+ * Later levels win per field. Naming another `format` drops the earlier
+ * schema and validator the new level does not replace: a check written for
+ * one shape says nothing about another.
  */
 function overlay(base: OutputSpec | undefined, top: OutputSpec): OutputSpec {
   const merged: OutputSpec = { ...(base ?? {}), ...top };
-  if (top.format !== undefined && top.schema === undefined && top.format !== base?.format) delete merged.schema;
+  const otherFormat = top.format !== undefined && top.format !== base?.format;
+  if (otherFormat && top.schema === undefined) delete merged.schema;
+  if (otherFormat && top.validator === undefined) {
+    delete merged.validator;
+    delete merged.validatorSource;
+  }
   return merged;
 }
 

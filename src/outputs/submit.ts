@@ -1,6 +1,6 @@
 /**
  * The `submit_output` tool: checks the answer against the stage's output
- * spec and says why when it refuses it, so the model can fix the answer and
+ * spec (format, schema, then the Rhai validator) and says why when it refuses it, so the model can fix the answer and
  * call again. Nothing is recorded until a submission passes, so a bad
  * correction never replaces a good answer.
  */
@@ -9,6 +9,7 @@ import { formatCoded } from '../errors.js';
 import type { Blueprint } from '../shapes/frozen-blueprint.js';
 import { checkAnswer } from './check.js';
 import { stageOutputSpec } from './spec.js';
+import { runOutputValidator } from './validator.js';
 
 /** Largest answer accepted: an answer is one model response, not a file. */
 export const MAX_ANSWER_BYTES = 256 * 1024;
@@ -49,13 +50,20 @@ export function submitOutput(
       reply: formatCoded('output-invalid', `${verdict.reason}; fix the answer and call submit_output again.`),
     };
   if (!artifacts.ok) return artifacts;
+  const judged = runOutputValidator(spec, content);
+  if (!judged.ok)
+    return {
+      ok: false,
+      reply: formatCoded('output-invalid', `${judged.reason}; fix the answer and call submit_output again.`),
+    };
   const format = spec?.format ?? 'text';
   const files = artifacts.paths.length;
+  const accepted = `Final output accepted (${format}, ${content.length} characters${files > 0 ? `, ${files} artifact${files === 1 ? '' : 's'}` : ''}).`;
   return {
     ok: true,
     format,
     text: content,
     artifacts: artifacts.paths,
-    reply: `Final output accepted (${format}, ${content.length} characters${files > 0 ? `, ${files} artifact${files === 1 ? '' : 's'}` : ''}).`,
+    reply: judged.warning ? `${accepted} Warning: ${judged.warning}.` : accepted,
   };
 }

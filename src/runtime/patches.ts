@@ -117,6 +117,30 @@ export const VISIT_PATCHES_AT_ONCE = 'visit-patches-at-once';
  */
 export const LOCAL_INFERENCE = 'inference-local-activity';
 
+/**
+ * The original's empty-response nudge: a visit of a stage with a `nudge`
+ * (`[agent.nudge]`, `[stages.<name>.nudge]`) that answers without tool calls
+ * before its first call is told to use its tools and runs on
+ * (docs/reference/stages.md#the-empty-response-nudge). Asked only by visits of
+ * such stages.
+ */
+export const EMPTY_RESPONSE_NUDGE = 'empty-response-nudge';
+
+/**
+ * Stage hooks: a visit of a stage with `[stages.<name>.hooks]` runs its
+ * `on_stage_enter`, `before_inference`, `after_inference`, `on_tool_call`
+ * and `on_stage_exit` scripts (docs/reference/stage-hooks.md), which may
+ * write regions. Asked only by visits of stages with such hooks.
+ */
+export const STAGE_HOOKS = 'stage-hooks';
+
+/**
+ * A run whose blueprint has a stage with `on_completion` or `on_error` runs
+ * the hook of the stage it ends in as it ends (docs/reference/stage-hooks.md).
+ * Asked only by such runs, once their blueprint is known.
+ */
+export const TERMINAL_HOOKS = 'stage-hooks-terminal';
+
 /** The paths a run of a stage visit takes, decided once when it starts. */
 export interface VisitPatches {
   /** `STAGE_PATCH`. */
@@ -145,6 +169,10 @@ export interface VisitPatches {
   syncOps?: boolean;
   /** `LOCAL_INFERENCE`; asked by visits whose stage takes the local shape only, absent: the `infer` activity. */
   localInference?: boolean;
+  /** `EMPTY_RESPONSE_NUDGE`; absent in a visit of a stage without a nudge. */
+  nudge?: boolean;
+  /** `STAGE_HOOKS`; absent in a visit of a stage without hooks. */
+  hooks?: boolean;
 }
 
 /**
@@ -160,13 +188,16 @@ export const INLINE_WORKER = 'fan-out-worker-visits-inline';
 
 /** The paths of a visit that starts after every patch above, and of a fan-out worker's visit inside its
  * run, which asks no patch of its own. Repetition detection stays off there: a worker recorded before it
- * must replay as it ran. No worker recorded before interaction points had a stage that asks in their forms. */
+ * must replay as it ran. No worker recorded before interaction points had a stage that asks in their forms,
+ * nor one recorded before the nudge or stage hooks a stage with a `nudge` or `hooks`. */
 export const CURRENT_VISIT: VisitPatches = {
   operators: true,
   bookkeeping: true,
   storedArguments: true,
   reach: true,
   points: true,
+  nudge: true,
+  hooks: true,
 };
 
 /**

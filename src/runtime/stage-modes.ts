@@ -6,7 +6,9 @@
  * reply; an `interactive_points` stage asks its checkpoints
  * (`people/interaction-points.ts`) before it may end; a `fan_out` stage is
  * asked again for its `fan_out` call, up to its `max_attempts`. An `output` stage ends, and with it the run, right after a
- * valid submission; a `fan_out` stage right after its fan-out. Pure:
+ * valid submission; a `fan_out` stage right after its fan-out. Before any of
+ * these, a stage with the original's empty-response nudge that has called no
+ * tool yet is nudged to use its tools, `max` times at most. Pure:
  * imported by workflow code.
  */
 import type { StageDef } from '../shapes/frozen-blueprint.js';
@@ -17,6 +19,7 @@ export const OUTPUT_REMINDERS = 3;
 
 export type PlainReplyStep =
   | { kind: 'end' }
+  | { kind: 'nudge'; text: string }
   | { kind: 'remind'; text: string }
   | { kind: 'forced'; detail: string }
   | { kind: 'wait' }
@@ -24,8 +27,15 @@ export type PlainReplyStep =
   | { kind: 'ask-fan-out'; text: string }
   | { kind: 'fan-out-empty'; detail: string };
 
-/** What the stage does after an assistant turn without tool calls. */
-export function afterPlainReply(def: StageDef, facts: OutputFacts & FanOutFacts): PlainReplyStep {
+/**
+ * What the stage does after an assistant turn without tool calls. `nudging`:
+ * the visit runs the nudge (`EMPTY_RESPONSE_NUDGE`); an interactive stage's
+ * text is for the person it waits for, so it is never nudged.
+ */
+export function afterPlainReply(def: StageDef, facts: OutputFacts & FanOutFacts, nudging = false): PlainReplyStep {
+  const nudge = nudging && def.mode !== 'interactive' ? def.nudge : undefined;
+  if (nudge && !facts.calledTools && (facts.nudges ?? 0) < nudge.max)
+    return { kind: 'nudge', text: `[System] ${nudge.text}` };
   if (def.fanOut && !facts.fanOutDone) {
     const missed = missedFanOut(def, facts);
     if (missed.gaveUp) return { kind: 'fan-out-empty', detail: missed.gaveUp };
@@ -49,6 +59,13 @@ export function afterPlainReply(def: StageDef, facts: OutputFacts & FanOutFacts)
   if (def.mode === 'interactive') return { kind: 'wait' };
   if (def.mode === 'interactive_points' && (def.interactionPoints?.length ?? 0) > 0) return { kind: 'checkpoint' };
   return { kind: 'end' };
+}
+
+/** The facts once `step` is sent: a reminder or a nudge is counted. */
+export function countSent<F extends OutputFacts>(facts: F, step: PlainReplyStep): F {
+  if (step.kind === 'remind') return { ...facts, outputReminders: (facts.outputReminders ?? 0) + 1 };
+  if (step.kind === 'nudge') return { ...facts, nudges: (facts.nudges ?? 0) + 1 };
+  return facts;
 }
 
 /**

@@ -559,6 +559,10 @@ export interface SubmittedOutput {
 export interface OutputFacts {
   output?: SubmittedOutput;
   outputReminders?: number;
+  /** The visit called a tool: the empty-response nudge is over (`afterPlainReply`). */
+  calledTools?: boolean;
+  /** Empty-response nudges sent in the visit. */
+  nudges?: number;
 }
 
 /**

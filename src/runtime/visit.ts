@@ -158,7 +158,11 @@ export function tallyCall(
   modifying: ReadonlySet<string>,
   effect: CallEffect,
 ): { facts: VisitFacts; progressed: boolean } {
-  const next: VisitFacts = { ...facts, toolCallsWithoutProgress: facts.toolCallsWithoutProgress + 1 };
+  const next: VisitFacts = {
+    ...facts,
+    toolCallsWithoutProgress: facts.toolCallsWithoutProgress + 1,
+    calledTools: true,
+  };
   if (effect.kind === 'refused') return { facts: next, progressed: false };
   if (effect.kind === 'context')
     return { facts: next, progressed: !effect.isError && !READ_ONLY_CONTEXT_TOOLS.includes(effect.tool) };

@@ -254,6 +254,10 @@ export interface OutputSpec {
   instructions?: string;
   example?: string;
   schema?: Record<string, unknown>;
+  /** The original's Rhai output validator: its path in the blueprint directory, as written. */
+  validator?: string;
+  /** The validator's source, read at load so no worker reads the blueprint directory. */
+  validatorSource?: string;
 }
 
 export interface StageDef {
@@ -286,6 +290,16 @@ export interface StageDef {
   maxRevisits?: number;
   allowComplete: boolean;
   transitionPrompt?: string;
+  /**
+   * The empty-response nudge (`[agent.nudge]`, `nudge`): a reply without tool calls before the
+   * stage's first call is answered with `text` and the stage runs on, `max` times at most.
+   * Absent: not nudged.
+   */
+  nudge?: { max: number; text: string };
+  /** `[stages.<name>.hooks]`: the script path of each hook, as written (docs/reference/stage-hooks.md). */
+  hooks?: Partial<Record<string, string>>;
+  /** The sources of those scripts by path, read at load so no worker reads the blueprint directory. */
+  hookSources?: Record<string, string>;
   /** The stage's own layout (docs/reference/stages.md#layout); undefined when the stage declares none. */
   regions?: RegionDef[];
   /** Undefined when the stage has no `tool_routing` table (results go to `conversation`). */
@@ -341,7 +355,7 @@ export interface ScriptToolDef {
   description: string;
   /** The JSON Schema of its arguments, as the model sees it: `{ type: "object", properties, required }`. */
   parameters: Record<string, unknown>;
-  /** Where the script lies inside the blueprint directory (`tools/<file>.rhai`), for messages. */
+  /** Where the script lies: `tools/<file>.rhai` in the blueprint directory, or its absolute path in the global tools folder; for messages. */
   path: string;
   /** The script, read at load, so a tool worker never reads the blueprint directory. */
   source: string;

@@ -137,6 +137,14 @@ export function userConfigPath(env: NodeJS.ProcessEnv = process.env): string {
   return resolveConfigFile(env, homeOf(env), existsSync).file;
 }
 
+/**
+ * The script tools every blueprint may grant (the original's `~/.leviath/tools/`): `tools/` of the
+ * config folder, since they are the user's own code like config.toml, not what runs leave behind.
+ */
+export function globalToolsDir(env: NodeJS.ProcessEnv = process.env): string {
+  return join(userDirs(env, homeOf(env)).config, 'tools');
+}
+
 /** The cache of fetched tools. */
 export function cacheDir(env: NodeJS.ProcessEnv = process.env): string {
   return userDirs(env).cache;

@@ -362,6 +362,20 @@ const cases: Case[] = [
     fixed: '[stages.a]\nmode = "output"\n[stages.a.output]\nformat = "json"\nschema = { type = "object" }',
   },
   {
+    code: 'stage-hook-invalid',
+    bad: '[stages.a.hooks]\non_tool_call = "hooks/guard.rhai"',
+    fixed: '[stages.a.hooks]\non_tool_call = "hooks/guard.rhai"',
+    files: { 'hooks/guard.rhai': 'fn guard(ctx) { () }' },
+    fixedFiles: { 'hooks/guard.rhai': 'fn on_tool_call(ctx) { () }' },
+  },
+  {
+    code: 'output-validator-invalid',
+    bad: '[stages.a]\nmode = "output"\n[stages.a.output]\nvalidator = "validators/check.rhai"',
+    fixed: '[stages.a]\nmode = "output"\n[stages.a.output]\nvalidator = "validators/check.rhai"',
+    files: { 'validators/check.rhai': 'fn check(content) { () }' },
+    fixedFiles: { 'validators/check.rhai': 'fn validate(content) { () }' },
+  },
+  {
     code: 'script-tool-missing',
     bad: OWNER_GRANT,
     fixed: OWNER_GRANT,

@@ -254,7 +254,17 @@ export function workerAgentsDir(): string {
 export const FILES: Record<string, string> = {
   'render.rhai': 'fn render(ctx) { "x" }',
   'validate.rhai': 'fn validate(content) { () }',
-  'hooks/enter.rhai': '()',
+  'hooks/enter.rhai': [
+    'on_stage_enter',
+    'on_stage_exit',
+    'before_inference',
+    'after_inference',
+    'on_tool_call',
+    'on_completion',
+    'on_error',
+  ]
+    .map((hook) => `fn ${hook}(ctx) { () }`)
+    .join('\n'),
 };
 
 /** A small blueprint that sets `path` and whatever it depends on. */

@@ -11,6 +11,7 @@ import { loadBlueprint } from '../../src/blueprint/load.js';
 import { parametersSchema, parseAnnotations, parseToolToml } from '../../src/blueprint/tool-declaration.js';
 import { emptyUserConfig } from '../../src/blueprint/user-config.js';
 import { mcpGrants } from '../../src/runtime/mcp-grants.js';
+import { globalToolsDir } from '../../src/state/locations.js';
 import { codesOf, errorsOf, loadToml } from './helpers.js';
 
 const OWNER = `// @tool lookup_owner
@@ -242,5 +243,45 @@ describe("the original's script tools", () => {
     const r = loadBlueprint('test/fixtures/original/triage', { workdir: 'test/fixtures/original/triage' });
     expect(r.blueprint?.scriptTools?.map((t) => t.name)).toEqual(['lookup_owner']);
     expect(r.blueprint?.stages.find((s) => s.name === 'read')?.availableTools).toContain('lookup_owner');
+  });
+});
+
+describe('the global tools folder', () => {
+  const UPPER =
+    '// @tool upper\n// @description Upper-case text\n// @param text string required "input"\nparams.text.to_upper()';
+  const folder = (files: Record<string, string>) => {
+    const dir = mkdtempSync(join(tmpdir(), 'lev-global-tools-'));
+    for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text);
+    return dir;
+  };
+
+  it('offers its tools to every blueprint that grants them, named by their absolute path', () => {
+    const toolsDir = folder({ 'upper.rhai': UPPER, 'notes.txt': 'not a tool' });
+    const r = loadToml(GRANT('"upper"'), {}, { toolsDir });
+    expect(errorsOf(r)).toEqual([]);
+    expect(r.blueprint?.scriptTools?.map((t) => [t.name, t.path])).toEqual([['upper', join(toolsDir, 'upper.rhai')]]);
+    expect(codesOf(loadToml(GRANT('"upper"'), {}, { toolsDir: folder({}) }))).toContain('unknown-tool');
+  });
+
+  it("is shadowed by the blueprint's own tool of the same name", () => {
+    const toolsDir = folder({ 'upper.rhai': UPPER });
+    const own = '// @tool upper\n// @param text string required\n"mine"';
+    const r = loadToml(GRANT('"upper"'), { 'tools/upper.rhai': own }, { toolsDir });
+    expect(codesOf(r)).toEqual([]);
+    expect(r.blueprint?.scriptTools?.map((t) => t.path)).toEqual(['tools/upper.rhai']);
+  });
+
+  it('reports a broken script there under its own path, with the codes of the blueprint folder', () => {
+    const toolsDir = folder({ 'bad.rhai': '// @tool bad\nlet = ;', 'read.rhai': '// @tool read_file\n"x"' });
+    const r = loadToml(GRANT('"read_file"'), {}, { toolsDir });
+    const byCode = new Map(r.diagnostics.map((d) => [d.code, d]));
+    expect(byCode.get('script-tool-syntax')?.file).toBe(join(toolsDir, 'bad.rhai'));
+    expect(byCode.get('script-tool-shadowed')?.message).toContain(`${toolsDir}/read.rhai declares the tool`);
+  });
+
+  it('is read from tools/ of the config folder unless the loader is told another', () => {
+    expect(globalToolsDir({ HOME: '/h' })).toBe('/h/.config/leviath/tools');
+    expect(globalToolsDir({ HOME: '/h', XDG_CONFIG_HOME: '/x' })).toBe('/x/leviath/tools');
+    expect(globalToolsDir({ HOME: '/h', LEVIATH_HOME: '/h/.leviath' })).toBe('/h/.leviath/tools');
   });
 });

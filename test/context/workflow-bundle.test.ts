@@ -63,6 +63,8 @@ describe('the workflow bundle', () => {
     expect(modules).toContain('../src/runtime/messages.js');
     // Which shape a visit's inferences take (docs/reference/blueprint.md#runtime).
     expect(modules).toContain('../src/runtime/inference-shape.js');
+    // Stage hooks, run in the visits and as the run ends (docs/reference/stage-hooks.md).
+    expect(modules).toContain('../src/runtime/stage-hooks.js');
   });
 });
 

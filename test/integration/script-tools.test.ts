@@ -4,8 +4,8 @@
  * The granted one runs in the tool activity and its result reaches the next
  * prompt; an ungranted one is refused; one that loops forever ends at its
  * limit with a coded result the next turn reads; one whose permission is
- * `ask` waits for a person's approval. History carries the calls, never the
- * scripts.
+ * `ask` waits for a person's approval; one of the global tools folder runs
+ * like the blueprint's own. History carries the calls, never the scripts.
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -219,5 +219,30 @@ describe('script tools in a run', () => {
     expect(seen[2]).toContain(
       '{\\"service\\":\\"payments\\",\\"team\\":\\"team-billing\\",\\"pager\\":\\"billing-primary\\"',
     );
+  });
+
+  it('runs a tool of the global tools folder that the stage grants', async () => {
+    const toolsDir = tempDir('global-tools');
+    writeFileSync(
+      join(toolsDir, 'shout.rhai'),
+      '// @tool shout\n// @param text string required\nparams.text.to_upper()',
+    );
+    const model = scriptedModel({
+      turns: [
+        { text: 'Shouting.', tool_calls: [{ name: 'shout', arguments: { text: 'quiet words' } }] },
+        { text: 'Done.' },
+      ],
+    });
+    const dir = tempDir('bp-global');
+    writeFileSync(
+      join(dir, 'agent.toml'),
+      `[agent]\nname = "shouter"\nmodel = "${model}"\n[context.regions]\ntask = { kind = "pinned" }\nresults = { kind = "temporary", max_tokens = 4000 }\n[stages.main]\navailable_tools = ["shout"]\n[stages.main.tool_routing]\ndefault_region = "results"\n`,
+    );
+    const loaded = loadBlueprint(dir, { toolsDir });
+    if (!loaded.blueprint) throw new Error(JSON.stringify(loaded.diagnostics));
+    const { result, handle } = await runAgent(env.rt, loaded.blueprint, { task: 'shout' });
+    expect(result, JSON.stringify(result)).toMatchObject({ status: 'completed' });
+    const seen = await promptsSeen(env.rt, loaded.blueprint, handle.workflowId);
+    expect(seen[1]).toContain('QUIET WORDS');
   });
 });

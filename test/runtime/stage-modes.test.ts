@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   afterPlainReply,
+  countSent,
   endsWithOutput,
   fanOutEnd,
   interactiveReply,
@@ -78,5 +79,31 @@ describe('what a stage does after an answer without tool calls', () => {
       error: 'w2 failed',
     });
     expect(fanOutEnd(stage(), { fanOutDone: true })).toBeUndefined();
+  });
+});
+
+describe('the empty-response nudge', () => {
+  const nudged = stage({ nudge: { max: 2, text: 'Use your tools on {stage}.' } });
+
+  it('nudges a stage that has called no tool yet, max times, then lets the reply end it', () => {
+    const step = afterPlainReply(nudged, {}, true);
+    expect(step).toEqual({ kind: 'nudge', text: '[System] Use your tools on {stage}.' });
+    let facts = countSent({}, step);
+    expect(facts).toEqual({ nudges: 1 });
+    facts = countSent(facts, afterPlainReply(nudged, facts, true));
+    expect(afterPlainReply(nudged, facts, true)).toEqual({ kind: 'end' });
+  });
+
+  it('is over once the stage called a tool, and off in a visit that does not run it', () => {
+    expect(afterPlainReply(nudged, { calledTools: true }, true)).toEqual({ kind: 'end' });
+    expect(afterPlainReply(nudged, {}, false)).toEqual({ kind: 'end' });
+    expect(afterPlainReply(stage(), {}, true)).toEqual({ kind: 'end' });
+  });
+
+  it('comes before the output reminders, and never to an interactive stage', () => {
+    const owes = stage({ mode: 'output', requireOutput: true, nudge: { max: 1, text: 'Tools.' } });
+    expect(afterPlainReply(owes, {}, true)).toMatchObject({ kind: 'nudge' });
+    expect(afterPlainReply(owes, { nudges: 1 }, true)).toMatchObject({ kind: 'remind' });
+    expect(afterPlainReply({ ...nudged, mode: 'interactive' }, {}, true)).toEqual({ kind: 'wait' });
   });
 });

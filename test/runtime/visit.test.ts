@@ -94,7 +94,7 @@ describe('what counts as progress', () => {
   it('is a sub-agent tool that answered without an error', () => {
     expect(tallyCall(facts(), modifying, { kind: 'agent', tool: 'fan_out', isError: false }).progressed).toBe(true);
     expect(tallyCall(facts(), modifying, { kind: 'agent', tool: 'check_agent', isError: true })).toEqual({
-      facts: facts({ toolCallsWithoutProgress: 1 }),
+      facts: facts({ toolCallsWithoutProgress: 1, calledTools: true }),
       progressed: false,
     });
   });
@@ -108,7 +108,7 @@ describe('what counts as progress', () => {
       modifiedPaths: [],
     });
     expect(denied).toEqual({
-      facts: facts({ modifyingCallDenied: true, toolCallsWithoutProgress: 1 }),
+      facts: facts({ modifyingCallDenied: true, toolCallsWithoutProgress: 1, calledTools: true }),
       progressed: false,
     });
     const read = tallyCall(facts(), modifying, {
@@ -132,7 +132,7 @@ describe('what counts as progress', () => {
       false,
     );
     expect(tallyCall(facts(), modifying, { kind: 'refused' })).toEqual({
-      facts: facts({ toolCallsWithoutProgress: 1 }),
+      facts: facts({ toolCallsWithoutProgress: 1, calledTools: true }),
       progressed: false,
     });
   });

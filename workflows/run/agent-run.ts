@@ -59,9 +59,11 @@ import {
   RUN_PATCH,
   RUN_PATCHES_AT_ONCE,
   RUN_UPGRADES_ON_CONTINUE,
+  TERMINAL_HOOKS,
   TOOL_WORKER_PATIENCE,
 } from '../../src/runtime/patches.js';
 import { isRefInput, type RefRunInput } from '../../src/runtime/ref-input.js';
+import { hasTerminalHooks } from '../../src/runtime/stage-hooks.js';
 import { endsWithOutput } from '../../src/runtime/stage-modes.js';
 import type { Blueprint } from '../../src/shapes/frozen-blueprint.js';
 import type { PermissionLayer } from '../../src/tools/permissions.js';
@@ -109,6 +111,8 @@ export async function agentRunWorkflow(
     run.syncOps = syncOps;
     run.askingToolsNotMcp = inline && anyDiscoveryRulesDiffer(bp) && ask(ASKING_TOOLS_NO_MCP_DISCOVERY);
     run.localInference = inline && anyLocalStage(bp) && patched(LOCAL_INFERENCE);
+    // Asked only by runs whose blueprint has such hooks, which no history from before them holds.
+    run.terminalHooks = hasTerminalHooks(bp.stages) && patched(TERMINAL_HOOKS);
     const live = run;
     run.toolWatch = toolWatch({ ...input, blueprint: bp }, patient, (absence) =>
       live.operators.showToolWorker(absence),

@@ -60,6 +60,7 @@ import { stageWorkflow } from '../visit/stage.js';
 import { visitHere, visitRouted } from './child-visits.js';
 import { RunBook } from './run-book.js';
 import { RunOperators } from './run-operators.js';
+import { completionHook, errorHook } from './terminal-hooks.js';
 
 /** How a visit the run goes on from ended. */
 export class AgentRun {
@@ -83,6 +84,8 @@ export class AgentRun {
   syncOps = false;
   /** A fan-out worker started with `LOCAL_INFERENCE`: its visits inside it whose stage takes the local shape infer locally. */
   localInference = false;
+  /** The run asked `TERMINAL_HOOKS`: it runs `on_completion` or `on_error` as it ends. */
+  terminalHooks = false;
   /** The run's event stream, which the visits inside it write too (docs/reference/events.md). */
   events = new EventLog();
 
@@ -254,11 +257,16 @@ export class AgentRun {
   }
 
   async complete(output: Content): Promise<RunResult | ChildRunResult> {
-    return this.result('completed', output);
+    const hooked = this.terminalHooks ? await completionHook(this, output) : { output };
+    // One terminal hook per run: a refused completion fails without asking on_error.
+    this.terminalHooks = false;
+    if ('failed' in hooked) return this.fail('stage-hook-failed', hooked.failed);
+    return this.result('completed', hooked.output);
   }
 
   /** Ends the run as failed: the code is the failure's type, the partial result its details, a visit's failure its cause. */
-  async fail(code: RuntimeCode, message: string, cause?: unknown): Promise<never> {
+  async fail(failure: RuntimeCode, error: string, cause?: unknown): Promise<never> {
+    const { code, message } = this.terminalHooks ? errorHook(this, failure, error) : { code: failure, message: error };
     const partial = await this.result('failed', '', message);
     throw ApplicationFailure.create({
       message,

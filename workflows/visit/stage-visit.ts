@@ -46,7 +46,7 @@ import {
 } from '../../src/runtime/index.js';
 import type { VisitPatches } from '../../src/runtime/patches.js';
 import { afterAnswer, CALM } from '../../src/runtime/provider-patience.js';
-import { afterPlainReply, interactiveReply, missedFanOut } from '../../src/runtime/stage-modes.js';
+import { afterPlainReply, countSent, interactiveReply, missedFanOut } from '../../src/runtime/stage-modes.js';
 import type { StageDef } from '../../src/shapes/frozen-blueprint.js';
 import { SubAgents } from '../agents/sub-agents.js';
 import { currentDetails } from '../current-details.js';
@@ -303,12 +303,12 @@ export class StageVisit {
   }
 
   /**
-   * After a reply without tool calls: true when the stage ends; otherwise an
-   * output stage is reminded of its answer, an interactive one waits for a
-   * person, or an `interactive_points` one asks its checkpoints, which may end the run.
+   * After a reply without tool calls: true when the stage ends; otherwise a stage is nudged to use
+   * its tools, an output stage is reminded of its answer, an interactive one waits for a person, or
+   * an `interactive_points` one asks its checkpoints, which may end the run.
    */
   async afterPlainReply(): Promise<boolean | CheckpointStop> {
-    const step = afterPlainReply(this.def, this.facts);
+    const step = afterPlainReply(this.def, this.facts, this.patches.nudge);
     if (step.kind === 'end') return true;
     if (step.kind === 'checkpoint') return checkpointStep(this);
     if (step.kind === 'forced') {
@@ -324,7 +324,7 @@ export class StageVisit {
       await this.userTurn(step.text, true);
       return false;
     }
-    if (step.kind === 'remind') this.facts = { ...this.facts, outputReminders: (this.facts.outputReminders ?? 0) + 1 };
+    this.facts = countSent(this.facts, step);
     if (step.kind === 'wait') await this.operators.awaitReply(() => this.inbox.length > 0, this.steerable);
     const next =
       step.kind === 'wait'

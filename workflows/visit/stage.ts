@@ -36,6 +36,7 @@ import { eventsQuery, progressQuery, stageMessageSignal } from '../../src/runtim
 import { stageChain } from '../../src/runtime/model-fallback.js';
 import {
   ASKING_TOOLS_NO_MCP_DISCOVERY,
+  EMPTY_RESPONSE_NUDGE,
   HAND_OVER_READ_LAST,
   INFERENCE_BOOKKEEPING,
   INTERACTION_POINTS,
@@ -44,6 +45,7 @@ import {
   PROVIDER_PATIENCE,
   REPETITION_DETECTION,
   SAFE_COMMAND_ARGUMENTS,
+  STAGE_HOOKS,
   STAGE_PATCH,
   STORED_ARGUMENTS,
   TOOL_WORKER_PATIENCE,
@@ -51,10 +53,13 @@ import {
   type VisitPatches,
 } from '../../src/runtime/patches.js';
 import { asksInForms } from '../../src/runtime/people/interaction-points.js';
+import { hasVisitHooks } from '../../src/runtime/stage-hooks.js';
 import { endsWithOutput, fanOutEnd } from '../../src/runtime/stage-modes.js';
 import { turnEnded } from '../../src/runtime/stream-events.js';
 import type { StageDef } from '../../src/shapes/frozen-blueprint.js';
 import { patchesAtOnce } from '../patch-asker.js';
+import { runRegionHook } from './point-hooks.js';
+import { replyHooks } from './reply-hooks.js';
 import { StageVisit } from './stage-visit.js';
 import { answerCalls, watchRepetition } from './tool-calls.js';
 
@@ -86,6 +91,8 @@ export async function stageWorkflow(input: StageInput): Promise<StageOutcome | H
     ...(def && inferenceShape(input.blueprint, stageChain(def)) === 'local'
       ? { localInference: patched(LOCAL_INFERENCE) }
       : {}),
+    ...(def?.nudge ? { nudge: patched(EMPTY_RESPONSE_NUDGE) } : {}),
+    ...(hasVisitHooks(def) ? { hooks: patched(STAGE_HOOKS) } : {}),
   };
   const bp = input.blueprint;
   if (!def)
@@ -121,8 +128,13 @@ export type TurnsEnd = StageOutcome | { continueWith: StageInput; handOver?: boo
  * (`inline-visit.ts`); the caller continues the visit where it asks to go on.
  */
 export async function turns(visit: StageVisit, def: StageDef, input: StageInput): Promise<TurnsEnd> {
+  const stageIndex = input.blueprint.stages.findIndex((s) => s.name === def.name);
+  const hook = (event: Parameters<typeof runRegionHook>[3]) =>
+    visit.patches.hooks ? runRegionHook(visit, def, stageIndex, event) : Promise.resolve(undefined);
+  // Entering the stage: a visit that has made no inference yet (not one that went on as new after some).
+  const refused = input.visitTurns === 0 ? await hook('on_stage_enter') : undefined;
   for (;;) {
-    const step = await turn(visit, def, input);
+    const step = refused ? hookFailed(refused) : await turn(visit, def, input, stageIndex);
     if (step.kind === 'continue') continue;
     if (step.kind === 'go-on-as-new') {
       // The run's request is read again once the continuation is ready, since it may come while the log is compacted.
@@ -135,6 +147,11 @@ export async function turns(visit: StageVisit, def: StageDef, input: StageInput)
       return { continueWith, ...(handOver ? { handOver } : {}) };
     }
     if (step.note) await visit.note(step.note);
+    const exitRefused = step.kind === 'finish' && step.end !== 'cancelled' ? await hook('on_stage_exit') : undefined;
+    if (exitRefused) {
+      await visit.note({ region: 'error_report', text: `[stage-hook-failed] ${exitRefused}` });
+      return visit.endInError({ failed: exitRefused, code: 'stage-hook-failed' });
+    }
     if (step.kind === 'finish') return visit.finish(step.end, step.detail);
     return visit.endInError({ failed: step.failed, ...(step.code !== undefined ? { code: step.code } : {}) });
   }
@@ -144,7 +161,7 @@ export async function turns(visit: StageVisit, def: StageDef, input: StageInput)
  * One turn: at each of its points the facts go to `afterTurn` (`src/runtime/after-turn.ts`),
  * which says whether the turn goes on to its next step or how it ends.
  */
-async function turn(visit: StageVisit, def: StageDef, input: StageInput): Promise<TurnEnd> {
+async function turn(visit: StageVisit, def: StageDef, input: StageInput, stageIndex: number): Promise<TurnEnd> {
   visit.showDetails();
   // The run's own progress follows the visit, throttled (docs/reference/operators.md#the-progress-query).
   if (visit.steerable) visit.operators.reportProgressIfDue();
@@ -165,10 +182,15 @@ async function turn(visit: StageVisit, def: StageDef, input: StageInput): Promis
   if (start.kind !== 'next') return start;
   await visit.beforeInference();
   await visit.maintain();
+  const refused = visit.patches.hooks ? await runRegionHook(visit, def, stageIndex, 'before_inference') : undefined;
+  if (refused) return hookFailed(refused);
   const at = { stage: def.name, turn: visit.inferences, time: Date.now() };
   visit.events.append({ kind: 'turn-started', ...at });
-  const reply = await visit.infer();
-  if ('again' in reply || 'failed' in reply) return afterTurn({ at: 'no-reply', stage: def.name, reply });
+  const inferred = await visit.infer();
+  if ('again' in inferred || 'failed' in inferred)
+    return afterTurn({ at: 'no-reply', stage: def.name, reply: inferred });
+  const reply = visit.patches.hooks ? await replyHooks(visit, def, stageIndex, inferred) : inferred;
+  if ('hookFailed' in reply) return hookFailed(reply.hookFailed);
   const called = await visit.storeReply(reply);
   const usage = { calls: 1, ...reply.usage };
   const cost = estimateCost([{ model: reply.model ?? def.model, usage }], input.blueprint.models).usd;
@@ -183,4 +205,14 @@ async function turn(visit: StageVisit, def: StageDef, input: StageInput): Promis
     endsWithOutput: endsWithOutput(def, visit.facts),
     fanOut: fanOutEnd(def, visit.facts),
   });
+}
+
+/** A stage hook refused or failed: the visit ends in error, and its run with it. */
+function hookFailed(failed: string): TurnEnd {
+  return {
+    kind: 'fail',
+    failed,
+    code: 'stage-hook-failed',
+    note: { region: 'error_report', text: `[stage-hook-failed] ${failed}` },
+  };
 }
