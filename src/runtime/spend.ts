@@ -84,3 +84,8 @@ export function runCost(bp: Blueprint, perStage: Readonly<Record<string, UsageTo
   }));
   return estimateCost(parts, bp.models);
 }
+
+/** The usage a run's result and memo show: the totals with its sub-agents', each stage's own calls, and the sub-agents' part. */
+export function usageView(total: Spend, perStage: Record<string, UsageTotals>, agents: Spend): RunResult['usage'] {
+  return { ...total.usage, perStage, ...(agents.usage.calls > 0 ? { agents: agents.usage } : {}) };
+}

@@ -48,7 +48,7 @@ describe('the workflow bundle', () => {
   it('preloads every library module the workflows import, in the wings (run/, visit/, agents/) too', () => {
     const modules = libraryModules();
     // A preload that silently shrank would bring back the fan-out start cost bench/fanout.ts measured.
-    expect(modules).toHaveLength(20);
+    expect(modules).toHaveLength(21);
     expect(modules.every((m) => m.startsWith('../src/'))).toBe(true);
     // Imported only from workflows/visit/ and workflows/agents/.
     expect(modules).toContain('../src/runtime/stage-modes.js');

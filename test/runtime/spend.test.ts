@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { addSpend, noSpend, resultSpend, sumSpend } from '../../src/runtime/spend.js';
+import { addSpend, noSpend, resultSpend, sumSpend, usageView } from '../../src/runtime/spend.js';
 import type { Spend } from '../../src/runtime/types.js';
 
 function spend(calls: number, usd: number | null, model: string): Spend {
@@ -45,5 +45,17 @@ describe('spend roll-up', () => {
     });
     expect(resultSpend({ usage })?.cost).toEqual(noSpend().cost);
     expect(resultSpend(undefined)).toBeUndefined();
+  });
+});
+
+describe('usageView', () => {
+  it("shows the totals, each stage's calls, and the sub-agents' part only when they made calls", () => {
+    const perStage = { main: spend(2, 0.1, 'a').usage };
+    expect(usageView(spend(2, 0.1, 'a'), perStage, noSpend())).toEqual({ ...spend(2, 0.1, 'a').usage, perStage });
+    expect(usageView(spend(5, 0.3, 'a'), perStage, spend(3, 0.2, 'b'))).toEqual({
+      ...spend(5, 0.3, 'a').usage,
+      perStage,
+      agents: spend(3, 0.2, 'b').usage,
+    });
   });
 });

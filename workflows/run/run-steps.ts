@@ -45,6 +45,7 @@ import {
   stageFailedText,
   textWrite,
   undeliveredText,
+  usageView,
   withLiveVisit,
   withVisitProgress,
 } from '../../src/runtime/index.js';
@@ -78,11 +79,9 @@ export class AgentRun {
   lastFailure: unknown;
   /** Its patience with the workdir's tool worker, for its seeds (`TOOL_WORKER_PATIENCE`). */
   toolWatch: ToolWorkerWatch | undefined;
-  /** A fan-out worker started with `ASKING_TOOLS_NO_MCP_DISCOVERY`: its visits inside it read grants by the tool catalogue. */
+  /** What a fan-out worker's visits inside it take, as it asked when it started (`ASKING_TOOLS_NO_MCP_DISCOVERY`, `RUN_PATCHES_AT_ONCE`, `LOCAL_INFERENCE`). */
   askingToolsNotMcp = false;
-  /** A fan-out worker started with `RUN_PATCHES_AT_ONCE`: its visits inside it apply operations without promises when they can. */
   syncOps = false;
-  /** A fan-out worker started with `LOCAL_INFERENCE`: its visits inside it whose stage takes the local shape infer locally. */
   localInference = false;
   /** The run asked `TERMINAL_HOOKS`: it runs `on_completion` or `on_error` as it ends. */
   terminalHooks = false;
@@ -144,15 +143,6 @@ export class AgentRun {
     return addSpend({ usage: this.book.usage, cost: runCost(this.bp, this.book.perStage) }, this.book.agents);
   }
 
-  /** The usage a result and the memo show: the totals, each stage's own calls, and the sub-agents' part. */
-  private usageView(): RunResult['usage'] {
-    return {
-      ...this.spent().usage,
-      perStage: this.book.perStage,
-      ...(this.book.agents.usage.calls > 0 ? { agents: this.book.agents.usage } : {}),
-    };
-  }
-
   /** Rewrites the run's current details (docs/reference/operators.md#current-details) once the activation's microtasks have run; adds no event. */
   readonly showDetails = currentDetails(() => runDetails(this.progress(), this.book.stagesVisited));
 
@@ -166,7 +156,7 @@ export class AgentRun {
       stages: this.book.stagesVisited,
       diagnostics: state.diagnostics.slice(-50),
       seedWarnings: this.book.seedWarnings,
-      usage: this.usageView(),
+      usage: usageView(this.spent(), this.book.perStage, this.book.agents),
       cost: this.spent().cost,
       inferences: this.book.inferences,
       ...this.undelivered(),
@@ -214,7 +204,7 @@ export class AgentRun {
       ...this.undelivered(),
       regions: regionBars(state),
       gatesForced: state.gatesForced,
-      usage: this.usageView(),
+      usage: usageView(this.spent(), this.book.perStage, this.book.agents),
       cost: this.spent().cost,
       stages: this.book.stagesVisited,
       diagnostics: state.diagnostics,
