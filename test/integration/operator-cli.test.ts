@@ -77,6 +77,7 @@ const ROW_KEYS = [
   'stage',
   'startedAt',
   'status',
+  'title',
   'tokens',
   'turns',
   'waiting',
@@ -121,6 +122,7 @@ available_tools = ["context_append"]
     expect(row).toMatchObject({
       runId: run.result.runId,
       blueprint: name,
+      title: null,
       stage: 'tell',
       status: 'completed',
       executionStatus: 'COMPLETED',
