@@ -3,7 +3,7 @@
  * comment lines or a sibling `.toml`, the names they may take, and what the
  * blueprint carries of them.
  */
-import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -277,6 +277,15 @@ describe('the global tools folder', () => {
     const byCode = new Map(r.diagnostics.map((d) => [d.code, d]));
     expect(byCode.get('script-tool-syntax')?.file).toBe(join(toolsDir, 'bad.rhai'));
     expect(byCode.get('script-tool-shadowed')?.message).toContain(`${toolsDir}/read.rhai declares the tool`);
+  });
+
+  it("stands for the original's web-tool scripts an agent.leviath needs, as ~/.leviath/tools/ does there", () => {
+    const dir = mkdtempSync(join(tmpdir(), 'lev-leviath-'));
+    writeFileSync(join(dir, 'agent.leviath'), `[agent]\nname = "x"\n${GRANT('"web_search"')}\n`);
+    const load = (toolsDir: string) => codesOf(loadBlueprint(dir, { workdir: dir, toolsDir }));
+    expect(load(folder({}))).toContain('unknown-tool');
+    const script = readFileSync('test/fixtures/leviath-rs/agents/researcher/tools/web_search.rhai', 'utf8');
+    expect(load(folder({ 'web_search.rhai': script }))).not.toContain('unknown-tool');
   });
 
   it('is read from tools/ of the config folder unless the loader is told another', () => {
