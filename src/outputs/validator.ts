@@ -7,27 +7,13 @@
  * agent retry against a check that never passes. Pure, on the sandboxed
  * interpreter with its default limits.
  */
-import { compile, type RhaiScript } from '../rhai/index.js';
+import { compileOnce } from '../rhai/index.js';
 import type { OutputSpec } from '../shapes/frozen-blueprint.js';
 
 /** The function a validator defines, taking the answer as a string. */
 export const VALIDATE_FUNCTION = 'validate';
 
 export type ValidatorVerdict = { ok: true; warning?: string } | { ok: false; reason: string };
-
-const compiled = new Map<string, RhaiScript | string>();
-
-/** The compiled script, or why it does not compile (the loader refuses such a blueprint; kept for a forged one). */
-function scriptOf(source: string, path: string): RhaiScript | string {
-  const key = `${path}\0${source}`;
-  let hit = compiled.get(key);
-  if (hit === undefined) {
-    const result = compile(source, path);
-    hit = result.ok ? result.script : result.error.message;
-    compiled.set(key, hit);
-  }
-  return hit;
-}
 
 export function runOutputValidator(spec: OutputSpec | undefined, content: string): ValidatorVerdict {
   const source = spec?.validatorSource;
@@ -37,9 +23,10 @@ export function runOutputValidator(spec: OutputSpec | undefined, content: string
     ok: true,
     warning: `the output validator ${path} is broken (${why}), so the answer was taken unchecked by it; fix the script`,
   });
-  const script = scriptOf(source, path);
-  if (typeof script === 'string') return broken(script);
-  const run = script.call(VALIDATE_FUNCTION, [content]);
+  // The loader refuses a validator that does not compile; this keeps a forged blueprint's from failing the call.
+  const compiled = compileOnce(source, path);
+  if (!compiled.ok) return broken(compiled.error.message);
+  const run = compiled.script.call(VALIDATE_FUNCTION, [content]);
   if (!run.ok) return broken(run.error.message);
   if (run.value === undefined || run.value === '') return { ok: true };
   if (typeof run.value === 'string') return { ok: false, reason: run.value };

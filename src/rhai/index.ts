@@ -186,3 +186,19 @@ export function compile(source: string, path: string): CompileResult {
     return { ok: false, error: toError(e, p, { l: 0, c: 0 }, true) };
   }
 }
+
+const compiledOnce = new Map<string, CompileResult>();
+
+/**
+ * `compile`, once per path and source in this process (or workflow sandbox): a script that runs on
+ * every call of something (an output validator, a stage hook) is parsed once.
+ */
+export function compileOnce(source: string, path: string): CompileResult {
+  const key = `${path}\0${source}`;
+  let hit = compiledOnce.get(key);
+  if (hit === undefined) {
+    hit = compile(source, path);
+    compiledOnce.set(key, hit);
+  }
+  return hit;
+}

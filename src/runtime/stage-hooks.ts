@@ -8,7 +8,7 @@
  * a broken gate is never taken for an open one. Pure, on the sandboxed
  * interpreter: workflow code runs it, as it runs custom regions.
  */
-import { compile, type RhaiScript } from '../rhai/index.js';
+import { compileOnce } from '../rhai/index.js';
 import type { ToolCall } from '../shapes/content.js';
 import type { StageDef } from '../shapes/frozen-blueprint.js';
 import { STAGE_HOOK_EVENTS, type StageHookEvent } from '../shapes/hook-events.js';
@@ -35,19 +35,6 @@ export function hasTerminalHooks(stages: readonly StageDef[]): boolean {
 }
 
 export type HookOutcome = { kind: 'allow' } | { kind: 'modify'; value: unknown } | { kind: 'fail'; message: string };
-
-const compiled = new Map<string, RhaiScript | string>();
-
-function scriptOf(path: string, source: string): RhaiScript | string {
-  const key = `${path}\0${source}`;
-  let hit = compiled.get(key);
-  if (hit === undefined) {
-    const result = compile(source, path);
-    hit = result.ok ? result.script : result.error.message;
-    compiled.set(key, hit);
-  }
-  return hit;
-}
 
 function isMap(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -89,9 +76,9 @@ export function runStageHook(def: StageDef, event: StageHookEvent, ctx: unknown)
   const path = def.hooks?.[event];
   const source = path === undefined ? undefined : def.hookSources?.[path];
   if (path === undefined || source === undefined) return undefined;
-  const script = scriptOf(path, source);
-  if (typeof script === 'string') return { kind: 'fail', message: `${event} hook does not compile: ${script}` };
-  const run = script.call(event, [ctx]);
+  const compiled = compileOnce(source, path);
+  if (!compiled.ok) return { kind: 'fail', message: `${event} hook does not compile: ${compiled.error.message}` };
+  const run = compiled.script.call(event, [ctx]);
   if (!run.ok) return { kind: 'fail', message: `${event} hook failed: ${run.error.message}` };
   return hookOutcome(event, run.value);
 }
