@@ -10,6 +10,7 @@ import { dirname, join } from 'node:path';
 import { brotliDecompressSync } from 'node:zlib';
 import { parse, stringify } from 'smol-toml';
 import { FAN_OUT_KEYS } from '../../src/blueprint/fan-out.js';
+import { STAGE_HOOK_EVENTS } from '../../src/shapes/hook-events.js';
 
 type Schema = {
   $ref?: string;
@@ -254,17 +255,7 @@ export function workerAgentsDir(): string {
 export const FILES: Record<string, string> = {
   'render.rhai': 'fn render(ctx) { "x" }',
   'validate.rhai': 'fn validate(content) { () }',
-  'hooks/enter.rhai': [
-    'on_stage_enter',
-    'on_stage_exit',
-    'before_inference',
-    'after_inference',
-    'on_tool_call',
-    'on_completion',
-    'on_error',
-  ]
-    .map((hook) => `fn ${hook}(ctx) { () }`)
-    .join('\n'),
+  'hooks/enter.rhai': STAGE_HOOK_EVENTS.map((hook) => `fn ${hook}(ctx) { () }`).join('\n'),
 };
 
 /** A small blueprint that sets `path` and whatever it depends on. */
