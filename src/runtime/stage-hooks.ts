@@ -26,6 +26,14 @@ export function hasVisitHooks(def: StageDef | undefined): boolean {
   );
 }
 
+/**
+ * Whether a visit enters its stage now, running `on_stage_enter`: it has made no inference, and
+ * it is not a visit that ran the hook and then went on as new before its first inference.
+ */
+export function entersStage(visitTurns: number, facts: { stageEntered?: boolean }): boolean {
+  return visitTurns === 0 && facts.stageEntered !== true;
+}
+
 /** The points a run runs as it ends, with the stage it ends in. */
 export const TERMINAL_HOOK_EVENTS = ['on_completion', 'on_error'] as const;
 

@@ -191,6 +191,11 @@ export interface VisitFacts extends OutputFacts, FanOutFacts {
    * while its checkpoints are not all passed (docs/reference/interaction.md#interaction-points).
    */
   checkpoint?: { point: number; round: number };
+  /**
+   * The visit ran its `on_stage_enter` hook and went on as new before its first inference
+   * (docs/reference/stage-hooks.md): its next run does not enter the stage again.
+   */
+  stageEntered?: boolean;
 }
 
 /** How a visit ended; `cancelled` only in the region set a cancelled visit reports to its run. */

@@ -5,6 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   afterInferenceHook,
+  entersStage,
   hasTerminalHooks,
   hasVisitHooks,
   hookOutcome,
@@ -112,6 +113,12 @@ describe('on_completion and on_error', () => {
 
 describe('on_stage_enter, before_inference and on_stage_exit', () => {
   const regions = { notes: '', conversation: 'hello' };
+
+  it('on_stage_enter runs once a visit: not after an inference, nor again after going on as new before one', () => {
+    expect(entersStage(0, {})).toBe(true);
+    expect(entersStage(2, {})).toBe(false);
+    expect(entersStage(0, { stageEntered: true })).toBe(false);
+  });
 
   it('see the regions, and rewrite those they name', () => {
     const seed = withHook('on_stage_enter', '#{ action: "modify", value: #{ notes: "Focus on " + ctx.stage } }');

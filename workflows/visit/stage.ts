@@ -53,7 +53,7 @@ import {
   type VisitPatches,
 } from '../../src/runtime/patches.js';
 import { asksInForms } from '../../src/runtime/people/interaction-points.js';
-import { hasVisitHooks } from '../../src/runtime/stage-hooks.js';
+import { entersStage, hasVisitHooks } from '../../src/runtime/stage-hooks.js';
 import { endsWithOutput, fanOutEnd } from '../../src/runtime/stage-modes.js';
 import { turnEnded } from '../../src/runtime/stream-events.js';
 import type { StageDef } from '../../src/shapes/frozen-blueprint.js';
@@ -131,8 +131,11 @@ export async function turns(visit: StageVisit, def: StageDef, input: StageInput)
   const stageIndex = input.blueprint.stages.findIndex((s) => s.name === def.name);
   const hook = (event: Parameters<typeof runRegionHook>[3]) =>
     visit.patches.hooks ? runRegionHook(visit, def, stageIndex, event) : Promise.resolve(undefined);
-  // Entering the stage: a visit that has made no inference yet (not one that went on as new after some).
-  const refused = input.visitTurns === 0 ? await hook('on_stage_enter') : undefined;
+  // Entering the stage: a visit that has made no inference yet and has not entered before it went on as new.
+  const entering =
+    visit.patches.hooks && def.hooks?.on_stage_enter !== undefined && entersStage(input.visitTurns, visit.facts);
+  const refused = entering ? await hook('on_stage_enter') : undefined;
+  if (entering) visit.facts = { ...visit.facts, stageEntered: true };
   for (;;) {
     const step = refused ? hookFailed(refused) : await turn(visit, def, input, stageIndex);
     if (step.kind === 'continue') continue;
