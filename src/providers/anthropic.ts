@@ -33,7 +33,7 @@ import type {
   StopReason,
   ToolSpec,
 } from './provider.js';
-import { causeOf, StreamCut, StreamStalled, streamingFetch, WholeAnswer } from './stream.js';
+import { causeOf, StreamCut, StreamStalled, streamingFetch, type WholeAnswer, wholeAnswerOr } from './stream.js';
 import { causeText } from './transport.js';
 
 const require = createRequire(import.meta.url);
@@ -332,19 +332,7 @@ export class AnthropicProvider implements ModelProvider {
         : await this.#client.messages.create(body, signal);
     } catch (err) {
       // A server that answers a streamed request whole is read as the whole answer it is.
-      whole = causeOf(err, WholeAnswer);
-      if (!whole) {
-        const facts = factsFrom(err);
-        // The SDK ends a stream the caller aborted quietly, which reads as a cut: the abort is the news.
-        if (!facts || opts.signal?.aborted) throw err;
-        throw classifyFailure(facts, this.#context(req));
-      }
-      try {
-        res = JSON.parse(whole.body) as Message;
-      } catch (bad) {
-        const serverMessage = `the body is not valid JSON (${(bad as Error).message})`;
-        throw classifyFailure({ badResponse: true, serverMessage }, this.#context(req));
-      }
+      ({ whole, res } = wholeAnswerOr<Message>(err, factsFrom, opts.signal, this.#context(req)));
     }
     const bad = badMessage(res);
     if (bad) throw classifyFailure(bad, this.#context(req));

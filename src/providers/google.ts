@@ -26,7 +26,7 @@ import type {
   StopReason,
   ToolSpec,
 } from './provider.js';
-import { causeOf, StreamCut, StreamStalled, streamingFetch, WholeAnswer } from './stream.js';
+import { causeOf, StreamCut, StreamStalled, streamingFetch, type WholeAnswer, wholeAnswerOr } from './stream.js';
 import { causeText } from './transport.js';
 
 const require = createRequire(import.meta.url);
@@ -188,8 +188,7 @@ function serverError(message: string): { message: string; status?: string } {
   return { message };
 }
 
-function factsFrom(err: unknown, signal: AbortSignal | undefined): FailureFacts | undefined {
-  if (signal?.aborted) return undefined;
+function factsFrom(err: unknown): FailureFacts | undefined {
   const stalled = causeOf(err, StreamStalled);
   if (stalled) return { serverMessage: stalled.message, timedOut: true };
   const cut = causeOf(err, StreamCut);
@@ -256,18 +255,7 @@ export class GoogleProvider implements ModelProvider {
         : await this.#client.models.generateContent(params);
     } catch (err) {
       // A server that answers a streamed request whole is read as the whole answer it is.
-      whole = causeOf(err, WholeAnswer);
-      if (!whole) {
-        const facts = factsFrom(err, opts.signal);
-        if (!facts) throw err;
-        throw classifyFailure(facts, this.#context(req));
-      }
-      try {
-        res = JSON.parse(whole.body) as GenAI.GenerateContentResponse;
-      } catch (bad) {
-        const serverMessage = `the body is not valid JSON (${(bad as Error).message})`;
-        throw classifyFailure({ badResponse: true, serverMessage }, this.#context(req));
-      }
+      ({ whole, res } = wholeAnswerOr<GenAI.GenerateContentResponse>(err, factsFrom, opts.signal, this.#context(req)));
     }
     const bad = badGenerate(res);
     if (bad) throw classifyFailure(bad, this.#context(req));

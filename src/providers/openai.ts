@@ -29,7 +29,7 @@ import type {
   StopReason,
   ToolSpec,
 } from './provider.js';
-import { causeOf, StreamCut, StreamStalled, streamingFetch, WholeAnswer } from './stream.js';
+import { causeOf, StreamCut, StreamStalled, streamingFetch, type WholeAnswer, wholeAnswerOr } from './stream.js';
 import { causeText } from './transport.js';
 
 const require = createRequire(import.meta.url);
@@ -236,18 +236,7 @@ export class OpenAICompatibleProvider implements ModelProvider {
         : await this.#client.chat.completions.create(body, signal);
     } catch (err) {
       // A server that answers a streamed request whole is read as the whole answer it is.
-      whole = causeOf(err, WholeAnswer);
-      if (!whole) {
-        const facts = factsFrom(err);
-        if (!facts) throw err;
-        throw classifyFailure(facts, this.#context(req));
-      }
-      try {
-        res = JSON.parse(whole.body) as ChatCompletion;
-      } catch (bad) {
-        const serverMessage = `the body is not valid JSON (${(bad as Error).message})`;
-        throw classifyFailure({ badResponse: true, serverMessage }, this.#context(req));
-      }
+      ({ whole, res } = wholeAnswerOr<ChatCompletion>(err, factsFrom, opts.signal, this.#context(req)));
     }
     const bad = badCompletion(res);
     if (bad) throw classifyFailure(bad, this.#context(req));

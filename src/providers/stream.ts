@@ -5,6 +5,7 @@
  * and the loop that reads the SDK's parsed events, telling a stream that broke off from an
  * error the server or the caller meant. Each provider's assembly of its events lives beside it.
  */
+import { type CallContext, classifyFailure, type FailureFacts } from './classify.js';
 import { AnswerTooLarge, MAX_ANSWER_BYTES, readWhole } from './http.js';
 
 /** The body sent nothing for this long: the server stalled mid-reply. */
@@ -39,6 +40,32 @@ export function causeOf<T extends Error>(err: unknown, type: new (...args: never
     cur = cur.cause;
   }
   return undefined;
+}
+
+/**
+ * What a call whose SDK threw `err` is left with: the reply a server sent whole to a streamed
+ * request, parsed; else the failure `factsOf` reads from the SDK's error, classified and thrown.
+ * An error it cannot read, and any error after the caller aborted (the SDK ends an aborted stream
+ * quietly, which would read as a cut), is rethrown as it is: the abort is the news.
+ */
+export function wholeAnswerOr<T>(
+  err: unknown,
+  factsOf: (err: unknown) => FailureFacts | undefined,
+  signal: AbortSignal | undefined,
+  context: CallContext,
+): { whole: WholeAnswer; res: T } {
+  const whole = causeOf(err, WholeAnswer);
+  if (!whole) {
+    const facts = signal?.aborted ? undefined : factsOf(err);
+    if (!facts) throw err;
+    throw classifyFailure(facts, context);
+  }
+  try {
+    return { whole, res: JSON.parse(whole.body) as T };
+  } catch (bad) {
+    const serverMessage = `the body is not valid JSON (${(bad as Error).message})`;
+    throw classifyFailure({ badResponse: true, serverMessage }, context);
+  }
 }
 
 /**
