@@ -134,6 +134,10 @@ export async function startWireServer(initial: Responder): Promise<WireServer> {
       else send();
     });
   });
+  // The server never closes an idle connection itself: a test process busy for longer than a keep-alive
+  // timeout (loading a provider's SDK on a loaded machine) would otherwise send its next request on a socket
+  // whose timer fires first, and read ECONNRESET. The client closes idle sockets on its own clock.
+  server.keepAliveTimeout = 0;
   server.on('connection', (s) => {
     sockets.add(s);
     s.on('close', () => sockets.delete(s));
