@@ -271,7 +271,8 @@ describe('scripted recording', () => {
     });
     expect(out.trim()).toBe('from the file');
     expect(JSON.parse(readFileSync(log, 'utf8'))).toMatchObject({ runId: 'r2', turn: 0, purpose: 'turn' });
-  });
+    // A second process compiles the providers with tsx, which takes longer than a unit test's 20 s on a loaded machine.
+  }, 120_000);
 });
 
 describe('scripted script files', () => {
