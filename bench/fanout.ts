@@ -1,5 +1,5 @@
 /**
- * `npm run bench -- fanout [N ...] [--latency ms] [--calls 3] [--max-workers 30] [--dissect] [--profile]`:
+ * `npm run bench -- fanout [N ...] [--latency ms] [--calls 3] [--max-workers 30] [--local] [--dissect] [--profile]`:
  * one fan-out of N items (default 10, 100 and 1,000) on one `lev worker`
  * process, every worker answered by the scripted model at a fixed latency
  * per call. Prints one row per N: the run's wall time against the ideal
@@ -7,7 +7,8 @@
  * stage visit that starts the workers, and past 500 items its shards:
  * events, bytes, bytes per item), the CPU time of the worker process and
  * of the server and how busy they kept the machine, and the worker process's
- * idle and peak RSS.
+ * idle and peak RSS. `--local` runs the workers' inferences as local activities
+ * (`[runtime] local_inference`, docs/benchmarks.md#local-inference).
  * Starts its own dev server.
  */
 import { writeFileSync } from 'node:fs';
@@ -26,6 +27,8 @@ interface Options {
   latencyMs: number;
   calls: number;
   maxWorkers: number;
+  /** `--local`: inference as a local activity (`[runtime] local_inference = true`). */
+  local: boolean;
   dissect: boolean;
   /** `--profile`: a `--cpu-prof` of the worker process (one file per thread). */
   profile: boolean;
@@ -43,6 +46,7 @@ function parseArgs(args: string[]): Options {
     latencyMs: 500,
     calls: 3,
     maxWorkers: 30,
+    local: false,
     dissect: false,
     profile: false,
     serverFlags: [],
@@ -59,6 +63,7 @@ function parseArgs(args: string[]): Options {
     if (arg === '--latency') opts.latencyMs = value();
     else if (arg === '--calls') opts.calls = Math.max(1, value());
     else if (arg === '--max-workers') opts.maxWorkers = value();
+    else if (arg === '--local') opts.local = true;
     else if (arg === '--dissect') opts.dissect = true;
     else if (arg === '--profile') opts.profile = true;
     else if (arg === '--memory') opts.memory = true;
@@ -74,7 +79,7 @@ function parseArgs(args: string[]): Options {
     } else if (/^\d+$/.test(arg)) opts.sizes.push(Number(arg));
     else
       throw new Error(
-        'usage: npm run bench -- fanout [N ...] [--latency ms] [--calls n] [--max-workers n] [--dissect] [--profile]',
+        'usage: npm run bench -- fanout [N ...] [--latency ms] [--calls n] [--max-workers n] [--local] [--dissect] [--profile]',
       );
   }
   if (opts.sizes.length === 0) opts.sizes = [10, 100, 1000];
@@ -103,7 +108,7 @@ name = "fanout-bench"
 model = "${model}"
 [models."${model}"]
 context_window = 200000
-[context.regions]
+${opts.local ? '[runtime]\nlocal_inference = true\n' : ''}[context.regions]
 task    = { kind = "pinned", max_tokens = 1000 }
 notes   = { kind = "temporary", max_tokens = 2000 }
 results = { kind = "temporary", max_tokens = 100000 }
