@@ -12,6 +12,7 @@ import type { Blueprint, OutputSpec } from '../shapes/frozen-blueprint.js';
 import type { LogCarry } from '../shapes/run-events.js';
 import type { Webhook } from '../shapes/webhooks.js';
 import type { PermissionLayer } from '../tools/permissions.js';
+import type { HandoffPart } from './agents/handoff.js';
 import type { RecordedOp } from './ops.js';
 
 export interface RunOptions {
@@ -463,6 +464,8 @@ export interface ChildRun {
   seedContext?: string;
   /** `spawn_agent {output_format, output_instructions}`: the answer the child is asked for. */
   output?: OutputSpec;
+  /** `[[transforms]]`: the parent's context mapped onto the child's regions, written after its seeds. */
+  handoff?: HandoffPart[];
 }
 
 /** What the parent's progress shows of a fan-out in flight. */

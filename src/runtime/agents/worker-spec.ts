@@ -10,6 +10,7 @@
  */
 import type { ChildRun, Lineage, RunInput, RunOptions } from '../types.js';
 import type { WorkerTarget } from './agent-tool-args.js';
+import type { HandoffPart } from './handoff.js';
 import { childLineage } from './lineage.js';
 
 /** What every worker of one call runs: its blueprint, start stage and lineage (a `spawn_agent` adds its own seed and output). */
@@ -49,8 +50,16 @@ export interface SpawningVisit {
   options: RunOptions;
 }
 
-/** The spec of the workers a visit starts for `target`, one level below it in the tree. */
-export function workerSpec(visit: SpawningVisit, target: WorkerTarget, answerOwed = false): WorkerSpec {
+/**
+ * The spec of the workers a visit starts for `target`, one level below it in the tree,
+ * with the context it hands them (`[[transforms]]`) when there is any.
+ */
+export function workerSpec(
+  visit: SpawningVisit,
+  target: WorkerTarget,
+  answerOwed = false,
+  handoff: HandoffPart[] = [],
+): WorkerSpec {
   return {
     runId: visit.runId,
     label: target.label,
@@ -59,6 +68,7 @@ export function workerSpec(visit: SpawningVisit, target: WorkerTarget, answerOwe
       ...('agent' in target.blueprint ? { agent: target.blueprint.agent } : {}),
       ...(target.stage ? { stage: target.stage } : {}),
       lineage: childLineage(visit.lineage, visit.blueprintHash, visit.stage),
+      ...(handoff.length > 0 ? { handoff } : {}),
     },
     answerOwed,
     workdir: visit.workdir,
