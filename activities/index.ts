@@ -15,7 +15,7 @@ import { recordToolCall } from '../src/metrics/leviath.js';
 import { deliver } from '../src/notify/deliver.js';
 import { type HandBack, isProviderError, providerTimeoutMs, toActivityFailure } from '../src/providers/index.js';
 import type { ForkStart, ForkStartRequest } from '../src/runtime/activity-types.js';
-import type { HandoffPart, HandoffText } from '../src/runtime/agents/handoff.js';
+import type { HandoffText } from '../src/runtime/agents/handoff.js';
 import type { WorkerShare } from '../src/runtime/agents/worker-spec.js';
 import { messageUpdate } from '../src/runtime/messages.js';
 import { answerKey } from '../src/runtime/node/answered-calls.js';
@@ -43,7 +43,7 @@ import { countText as count, cutText as cut, handoffTexts, joinText as join } fr
 import { runToolCall, type ToolInput, type ToolResultOut } from '../src/runtime/node/tool-call.js';
 import type { RecordedOp } from '../src/runtime/ops.js';
 import type { RefRunInput } from '../src/runtime/ref-input.js';
-import type { RunInput } from '../src/runtime/types.js';
+import type { HandoffPart, RunInput } from '../src/runtime/types.js';
 import type { Blueprint } from '../src/shapes/frozen-blueprint.js';
 import type { Encoding } from '../src/shapes/model-info.js';
 import type { StreamBeat } from '../src/shapes/run-events.js';

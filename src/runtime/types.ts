@@ -8,11 +8,10 @@
 
 import type { RunState } from '../context/state.js';
 import type { BlobRef, Content } from '../shapes/content.js';
-import type { Blueprint, OutputSpec } from '../shapes/frozen-blueprint.js';
+import type { Blueprint, ContentTransform, OutputSpec } from '../shapes/frozen-blueprint.js';
 import type { LogCarry } from '../shapes/run-events.js';
 import type { Webhook } from '../shapes/webhooks.js';
 import type { PermissionLayer } from '../tools/permissions.js';
-import type { HandoffPart } from './agents/handoff.js';
 import type { RecordedOp } from './ops.js';
 
 export interface RunOptions {
@@ -450,6 +449,18 @@ export interface Lineage {
   maxDepth: number;
   /** Every ancestor's blueprint and spawning stage: a child's permissions, reads and commands never exceed theirs. */
   ceiling: CeilingLayer[];
+}
+
+/**
+ * One `[[transforms]]` mapping as a child's start carries it (docs/reference/sub-agents.md#context-transforms):
+ * the parent region's entries, oldest first (a stored one by reference), and the child's region they go to.
+ */
+export interface HandoffPart {
+  region: string;
+  parts: Content[];
+  transform: ContentTransform;
+  /** `extract` only. */
+  fields?: string[];
 }
 
 /** What a child run receives besides its task (`RunInput.child`). */

@@ -9,19 +9,9 @@
  */
 import { findRegion, type RunState } from '../../context/state.js';
 import type { Content } from '../../shapes/content.js';
-import { CONVERSATION, type ContentTransform, type RegionMapping } from '../../shapes/frozen-blueprint.js';
+import { CONVERSATION, type RegionMapping } from '../../shapes/frozen-blueprint.js';
 import { type OpCall, textWrite } from '../ops.js';
-
-/** One mapping as the child's start carries it: the parent region's entries and where they go. */
-export interface HandoffPart {
-  /** The child's region. */
-  region: string;
-  /** The parent region's entries, oldest first; a stored one by reference. */
-  parts: Content[];
-  transform: ContentTransform;
-  /** `extract` only. */
-  fields?: string[];
-}
+import type { HandoffPart } from '../types.js';
 
 /** What the child writes of one part, counted in its own model's tokens. */
 export interface HandoffText {

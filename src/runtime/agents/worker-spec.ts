@@ -8,9 +8,8 @@
  * blob whose hash their starts carry), a worker's start, and a shard's input
  * (`shards.ts`). Pure: imported by workflow code.
  */
-import type { ChildRun, Lineage, RunInput, RunOptions } from '../types.js';
+import type { ChildRun, HandoffPart, Lineage, RunInput, RunOptions } from '../types.js';
 import type { WorkerTarget } from './agent-tool-args.js';
-import type { HandoffPart } from './handoff.js';
 import { childLineage } from './lineage.js';
 
 /** What every worker of one call runs: its blueprint, start stage and lineage (a `spawn_agent` adds its own seed and output). */

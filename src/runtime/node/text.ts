@@ -6,7 +6,8 @@ import { type BlobStore, fullText, toContent } from '../../blobs/index.js';
 import type { Content, CountedText } from '../../context/index.js';
 import type { Encoding } from '../../shapes/model-info.js';
 import { countTokens, cutMarker, cutToTokens } from '../../tokens/index.js';
-import { type HandoffPart, type HandoffText, handoffText } from '../agents/handoff.js';
+import { type HandoffText, handoffText } from '../agents/handoff.js';
+import type { HandoffPart } from '../types.js';
 
 export function countText(text: string, encoding: Encoding): number {
   return countTokens(text, encoding);
