@@ -232,9 +232,16 @@ const CONTEXT: [string, Record<string, unknown>][] = [
   // A transform applies from or to the blueprint that holds it; its own end names its own region.
   [
     'transforms',
-    { 'transforms[].from_blueprint': 'probe', 'transforms[].to_blueprint': 'b', 'context.regions.notes.kind': 'pinned' },
+    {
+      'transforms[].from_blueprint': 'probe',
+      'transforms[].to_blueprint': 'b',
+      'context.regions.notes.kind': 'pinned',
+    },
   ],
-  ['transforms[].mappings', { 'transforms[].mappings[].from_region': 'notes', 'transforms[].mappings[].to_region': 'notes' }],
+  [
+    'transforms[].mappings',
+    { 'transforms[].mappings[].from_region': 'notes', 'transforms[].mappings[].to_region': 'notes' },
+  ],
   // A fan-out key does something on a fan-out stage; the stage is its own worker.
   ...FAN_OUT_KEYS.map((key): [string, Record<string, unknown>] => [
     `stages.*.${key}`,
