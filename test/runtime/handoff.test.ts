@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { LocalBlobStore } from '../../src/blobs/index.js';
 import { maintain } from '../../src/context/maintenance.js';
-import { findRegion } from '../../src/context/state.js';
+import { createRunState, findRegion } from '../../src/context/state.js';
 import { markForFold } from '../../src/context/transforms.js';
 import { writeEntry } from '../../src/context/write.js';
 import {
@@ -20,10 +20,11 @@ import {
   handoffWrite,
 } from '../../src/runtime/agents/handoff.js';
 import { workerSpec } from '../../src/runtime/agents/worker-spec.js';
+import { applyLive, ENGINE, type OpCall, type RecordedOp, replayOps } from '../../src/runtime/index.js';
 import { handoffTexts } from '../../src/runtime/node/text.js';
 import type { HandoffPart, RunOptions } from '../../src/runtime/types.js';
 import { countTokens } from '../../src/tokens/index.js';
-import { blueprint, def, env, put, run, stage, start, user } from '../context/helpers.js';
+import { blueprint, def, env, handle, put, run, stage, start, user } from '../context/helpers.js';
 
 const PARENT = blueprint(
   [def('findings', 'pinned'), def('facts', 'pinned'), def('empty', 'temporary', { maxTokens: 100 })],
@@ -143,6 +144,27 @@ describe("the child's writes", () => {
     const entries = findRegion(s, 'brief')?.entries ?? [];
     expect(entries).toHaveLength(1);
     expect(entries[0]?.summary).toBe(true);
+  });
+});
+
+describe('the compact operation', () => {
+  const CHILD = blueprint([def('brief', 'pinned', { maxTokens: 200 })], [stage('review')]);
+
+  it('replays from its record to the region set the workflow holds (the inference activity rebuilds it so)', async () => {
+    const calls: OpCall[] = [
+      { kind: 'enterStage', stage: 'review' },
+      handoffWrite({ region: 'brief', content: 'handed text', tokens: 30, summarize: true }),
+      { kind: 'compact', region: 'brief' },
+      { kind: 'maintain' },
+    ];
+    const live = createRunState(CHILD, { window: 100_000 });
+    const records: RecordedOp[] = [];
+    for (const call of calls)
+      records.push((await applyLive(ENGINE, live, CHILD, call, env, async (r) => handle(r))).record);
+    const replayed = createRunState(CHILD, { window: 100_000 });
+    replayOps(ENGINE, replayed, CHILD, records);
+    expect(replayed).toEqual(live);
+    expect(findRegion(live, 'brief')?.entries.map((e) => e.summary)).toEqual([true]);
   });
 });
 
