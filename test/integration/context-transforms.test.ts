@@ -132,6 +132,64 @@ transform   = "summarize"
     expect(patchIds(visit)).toContain(CONTEXT_HANDOFFS);
   });
 
+  it("hands a fan-out's workers of another blueprint the mapped regions through the share they read", async () => {
+    const runId = `lead-${Date.now()}`;
+    const work = [
+      { id: 'a', context: 'check a' },
+      { id: 'b', context: 'check b' },
+    ];
+    const model = scriptedModel({
+      turns: [
+        { stage: 'split', tool_calls: [{ name: 'fan_out', arguments: { items: work } }] },
+        ...work.map((w) => ({ stage: 'review', item: w.id, text: `${w.id} ok` })),
+        { stage: 'merge', text: 'Merged.' },
+      ],
+    });
+    const reviewer = `
+[agent]
+name = "reviewer"
+model = "${model}"
+[context.regions]
+task            = { kind = "pinned", max_tokens = 500, seed = "task_input" }
+source_material = { kind = "pinned", max_tokens = 2000 }
+[stages.review]
+`;
+    const bp = writeBlueprint(
+      `
+[agent]
+name = "lead"
+model = "${model}"
+[context.regions]
+task     = { kind = "pinned", max_tokens = 500, seed = "task_input" }
+findings = { kind = "pinned", max_tokens = 2000, seed = { literal = "${FINDING}" } }
+results  = { kind = "temporary", max_tokens = 4000 }
+[stages.split]
+mode = "fan_out"
+worker_agent = "./reviewer"
+results_region = "results"
+merge_stage = "merge"
+[stages.merge]
+
+[[transforms]]
+from_blueprint = "lead"
+to_blueprint   = "reviewer"
+[[transforms.mappings]]
+from_region = "findings"
+to_region   = "source_material"
+`,
+      { 'reviewer/agent.toml': reviewer },
+    );
+    const run = await runAgent(env.rt, bp, { task: 'Review a and b.', workflowId: runId });
+    expect(run.result.status).toBe('completed');
+    const worker = Object.values(bp.agents ?? {})[0];
+    if (!worker) throw new Error('the reviewer is not in the catalog');
+    for (const w of work) {
+      const { state, system } = await firstRequest(env.rt, worker, `${runId}/${w.id}`);
+      expect(findRegion(state, 'source_material')?.entries.map((e) => e.content)).toEqual([FINDING]);
+      expect(system).toContain(FINDING);
+    }
+  });
+
   it('hands nothing to an agent no transform maps, and asks no patch', async () => {
     const runId = `plain-parent-${Date.now()}`;
     const model = scriptedModel({
