@@ -15,6 +15,7 @@ import { recordToolCall } from '../src/metrics/leviath.js';
 import { deliver } from '../src/notify/deliver.js';
 import { type HandBack, isProviderError, providerTimeoutMs, toActivityFailure } from '../src/providers/index.js';
 import type { ForkStart, ForkStartRequest } from '../src/runtime/activity-types.js';
+import type { HandoffText } from '../src/runtime/agents/handoff.js';
 import type { WorkerShare } from '../src/runtime/agents/worker-spec.js';
 import { messageUpdate } from '../src/runtime/messages.js';
 import { answerKey } from '../src/runtime/node/answered-calls.js';
@@ -38,11 +39,11 @@ import { pollerAges } from '../src/runtime/node/queue-pollers.js';
 import { defaultRuntimeConfig, RunStore, type RuntimeConfig } from '../src/runtime/node/run-store.js';
 import { resolveRunSeeds, type SeededRegion, type SeedRequest } from '../src/runtime/node/seeding.js';
 import { type SummariseInput, type SummaryResult, summariseEntries } from '../src/runtime/node/summaries.js';
-import { countText as count, cutText as cut, joinText as join } from '../src/runtime/node/text.js';
+import { countText as count, cutText as cut, handoffTexts, joinText as join } from '../src/runtime/node/text.js';
 import { runToolCall, type ToolInput, type ToolResultOut } from '../src/runtime/node/tool-call.js';
 import type { RecordedOp } from '../src/runtime/ops.js';
 import type { RefRunInput } from '../src/runtime/ref-input.js';
-import type { RunInput } from '../src/runtime/types.js';
+import type { HandoffPart, RunInput } from '../src/runtime/types.js';
 import type { Blueprint } from '../src/shapes/frozen-blueprint.js';
 import type { Encoding } from '../src/shapes/model-info.js';
 import type { StreamBeat } from '../src/shapes/run-events.js';
@@ -226,6 +227,11 @@ export function createActivities(config: RuntimeConfig = defaultRuntimeConfig())
     /** Joins texts, some of them stored, into one (a `context_read` of stored entries). */
     async joinText(req: { runId?: string; parts: Content[] }): Promise<Content> {
       return guarded(() => withHeartbeat(() => join(store.blobs, req.parts)), req.runId);
+    },
+
+    /** What a child writes of the context its parent handed it (docs/reference/sub-agents.md#context-transforms). */
+    async handoffTexts(req: { runId: string; parts: HandoffPart[]; encoding: Encoding }): Promise<HandoffText[]> {
+      return guarded(() => withHeartbeat(() => handoffTexts(store.blobs, req.parts, req.encoding)), req.runId);
     },
 
     async saveSnapshot(req: {

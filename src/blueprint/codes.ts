@@ -80,6 +80,10 @@ export const CODES = {
     meaning: 'A `stuck` edge without a positive threshold, or a threshold on another edge.',
   },
   'gate-region-unknown': { severity: 'error', meaning: 'A gate names a region no layout declares.' },
+  'transform-region-unknown': {
+    severity: 'error',
+    meaning: 'A `[[transforms]]` mapping names a region the blueprint at its end does not declare.',
+  },
   'gate-not-checklist': {
     severity: 'error',
     meaning: '`require_no_open_items` names a region that is not a checklist.',
@@ -228,6 +232,10 @@ export const CODES = {
     meaning: 'A stage prompt exceeds the budget of the region it lands in.',
   },
   'gate-region-not-visible': { severity: 'warning', meaning: 'A gate region is hidden in the stage the edge leaves.' },
+  'transform-never-applies': {
+    severity: 'warning',
+    meaning: 'A `[[transforms]]` entry names this blueprint at neither end, or the same blueprint at both.',
+  },
   'compact-history-source-never-summarised': {
     severity: 'warning',
     meaning: '`source_region` names a region that is never folded (pinned, checklist, hashmap, persistent custom).',

@@ -16,6 +16,7 @@ import {
   type ContextPlacement,
   type FileTracking,
   type RegionDef,
+  type RegionMapping,
   STAGE_INSTRUCTIONS,
   type StageDef,
   type ToolPermissions,
@@ -27,9 +28,16 @@ import { compileReadPaths } from '../tools/read-paths.js';
 import { type AgentName, type Catalog, resolveAgents } from './agent-catalog.js';
 import { agentsDir } from './agents-dir.js';
 import { runChecks } from './checks.js';
+import {
+  checkTransforms,
+  matchTransform,
+  readTransforms,
+  regionNames,
+  type TransformTable,
+} from './context-transforms.js';
 import { DEFAULT_ASK_TIMEOUT_SECS, parseDuration } from './duration.js';
 import { checkFanOuts } from './fan-out.js';
-import { isTable, TableReader } from './fields.js';
+import { TableReader } from './fields.js';
 import { didYouMean, Findings, inFileOrder } from './findings.js';
 import { readStageHooks } from './hook-scripts.js';
 import { runLints } from './lints.js';
@@ -45,7 +53,7 @@ import { indexPositions } from './positions.js';
 import { type ParsedRegion, parseRegion } from './regions.js';
 import { RUN_RUNTIME_KEYS, readRunRuntime } from './runtime-table.js';
 import { checkScripts } from './scripts.js';
-import { appendedRuntimeRegions, systemRegion } from './stage-layouts.js';
+import { ALWAYS_VISIBLE, appendedRuntimeRegions, systemRegion } from './stage-layouts.js';
 import { parsePermissions, parseStage, type RegionRef } from './stages.js';
 import { checkStageTools } from './tool-check.js';
 import { readScriptTools } from './tool-scripts.js';
@@ -56,7 +64,6 @@ import {
   UNBUILT_AGENT_KEYS,
   UNBUILT_SANDBOX_KEYS,
   UNBUILT_SECURITY_KEYS,
-  UNBUILT_TOP_KEYS,
 } from './unsupported.js';
 import { emptyUserConfig, envNames, type UserConfig } from './user-config.js';
 import { discoverWorker } from './worker-query.js';
@@ -72,6 +79,8 @@ export interface LoadOptions {
    * set only when a blueprint is loaded because another one names it.
    */
   catalog?: Catalog;
+  /** The name and `[[transforms]]` of every blueprint of the catalog, by file, as each is read; set with `catalog`. */
+  transformTables?: Map<string, TransformTable>;
   /** Where agents named by a bare name are looked up after the blueprint's siblings (default: agentsDir()). */
   agentsDir?: string;
   /** The script tools every blueprint may grant (default: globalToolsDir()). */
@@ -87,6 +96,7 @@ export interface LoadResult {
 
 const TOP_KEYS = [
   'agent',
+  'transforms',
   'repetition_detection',
   'context',
   'compaction',
@@ -308,8 +318,9 @@ export function loadBlueprintFromString(toml: string, dir: string, file: string,
   }
   const findings = new Findings(file, indexPositions(text));
   const catalog = opts.catalog ?? new Map();
+  const transformTables = opts.transformTables ?? new Map();
   try {
-    const blueprint = build(doc, resolve(dir), resolve(file), findings, { ...opts, catalog });
+    const blueprint = build(doc, resolve(dir), resolve(file), findings, { ...opts, catalog, transformTables });
     const diagnostics = inFileOrder(findings.list);
     if (findings.hasErrors()) {
       catalog.delete(resolve(file));
@@ -331,20 +342,15 @@ function build(
   dir: string,
   file: string,
   findings: Findings,
-  opts: LoadOptions & { catalog: Catalog },
+  opts: LoadOptions & { catalog: Catalog; transformTables: Map<string, TransformTable> },
 ): Blueprint {
   const userConfig = opts.userConfig ?? emptyUserConfig();
   // Marked before the agents it names are loaded, so an agent naming this one back finds it.
   opts.catalog.set(file, null);
   const root = new TableReader(doc, [], findings);
-  root.unknownKeys(
-    [...TOP_KEYS, ...Object.keys(UNBUILT_TOP_KEYS), ...Object.keys(CONFIG_FILE_SECTIONS)],
-    'unknown-key',
-    'A blueprint',
-  );
+  root.unknownKeys([...TOP_KEYS, ...Object.keys(CONFIG_FILE_SECTIONS)], 'unknown-key', 'A blueprint');
   reportMisplacedSections(root, CONFIG_FILE_SECTIONS);
-  reportUnbuiltKeys(root, UNBUILT_TOP_KEYS, 'Top-level');
-  checkTransforms(root);
+  const transforms = readTransforms(root);
 
   const agentTable = root.table_('agent', '[agent] name = "coder"');
   agentTable?.unknownKeys([...AGENT_KEYS, ...Object.keys(UNBUILT_AGENT_KEYS)], 'unknown-key', '[agent]');
@@ -485,7 +491,18 @@ function build(
   checkStageTools(blueprint, findings, mcpServers, scripts.refused, original);
   checkFanOuts(blueprint, findings);
   checkPointRegions(blueprint, findings);
+  // Kept before the agents it names are loaded, so an agent naming this one back finds its table.
+  const table: TransformTable = { name: agentName, transforms };
+  opts.transformTables.set(file, table);
   readAgents(blueprint, agentTable, findings, opts);
+  checkTransforms(
+    table,
+    (region) => catalogue.has(region) || (ALWAYS_VISIBLE as readonly string[]).includes(region),
+    startedRegions(blueprint, opts.catalog),
+    findings,
+  );
+  const handoffs = resolveHandoffs(blueprint, table, opts.transformTables);
+  if (handoffs) blueprint.handoffs = handoffs;
   const fileTracking = context ? readFileTracking(context) : undefined;
   if (fileTracking) blueprint.fileTracking = fileTracking;
 
@@ -521,7 +538,7 @@ function readAgents(
   bp: Blueprint,
   agentTable: TableReader | undefined,
   findings: Findings,
-  opts: LoadOptions & { catalog: Catalog },
+  opts: LoadOptions & { catalog: Catalog; transformTables: Map<string, TransformTable> },
 ): void {
   const names: AgentName[] = [];
   for (const stage of bp.stages) {
@@ -546,6 +563,31 @@ function readAgents(
   const agents: Record<string, Blueprint> = {};
   for (const [file, agent] of opts.catalog) if (agent && file !== bp.file) agents[file] = agent;
   if (Object.keys(agents).length > 0) bp.agents = agents;
+}
+
+/** The regions of each blueprint this one starts, by `[agent] name`, for the other end of its transforms. */
+function startedRegions(bp: Blueprint, catalog: Catalog): Map<string, Set<string>> {
+  const regions = new Map<string, Set<string>>();
+  for (const key of Object.values(bp.agentRefs ?? {})) {
+    const agent = catalog.get(key);
+    if (agent) regions.set(agent.agent.name, regionNames(agent));
+  }
+  return regions;
+}
+
+/** The mappings each agent this blueprint starts is handed (`Blueprint.handoffs`); undefined when none. */
+function resolveHandoffs(
+  bp: Blueprint,
+  table: TransformTable,
+  tables: ReadonlyMap<string, TransformTable>,
+): Record<string, RegionMapping[]> | undefined {
+  const handoffs: Record<string, RegionMapping[]> = {};
+  for (const key of new Set(Object.values(bp.agentRefs ?? {}))) {
+    const child = tables.get(key);
+    const mappings = child && matchTransform(table, child);
+    if (mappings) handoffs[key] = mappings;
+  }
+  return Object.keys(handoffs).length > 0 ? handoffs : undefined;
 }
 
 function readCompaction(root: TableReader, models: ModelTable): CompactionConfig {
@@ -607,51 +649,6 @@ function readSafeCommands(root: TableReader): string[] {
       '[safe_commands]',
     );
   return t?.stringArray('shell') ?? [];
-}
-
-const TRANSFORM_KEYS = ['from_blueprint', 'to_blueprint', 'mappings'] as const;
-const MAPPING_KEYS = ['from_region', 'to_region', 'transform', 'fields'] as const;
-
-/** `[[transforms]]` is not built; its shape is still checked so a typo in it is caught. */
-function checkTransforms(root: TableReader): void {
-  const list = root.raw('transforms');
-  if (list === undefined) return;
-  if (!Array.isArray(list)) {
-    root.findings.add(
-      'bad-value',
-      '`transforms` must be an array of tables, written [[transforms]] with from_blueprint, to_blueprint and mappings.',
-      root.at('transforms'),
-    );
-    return;
-  }
-  list.forEach((entry, i) => {
-    const t = new TableReader(entry as Record<string, unknown>, [...root.at('transforms'), i], root.findings);
-    if (!isTable(entry)) {
-      root.findings.add('bad-value', `Entry ${i + 1} of [[transforms]] must be a table.`, t.path);
-      return;
-    }
-    t.unknownKeys(TRANSFORM_KEYS, 'unknown-key', `Entry ${i + 1} of [[transforms]]`);
-    t.string('from_blueprint');
-    t.string('to_blueprint');
-    const mappings = t.raw('mappings');
-    if (mappings !== undefined && !Array.isArray(mappings)) {
-      root.findings.add(
-        'bad-value',
-        '`mappings` must be an array of tables ([[transforms.mappings]]).',
-        t.at('mappings'),
-      );
-      return;
-    }
-    (mappings ?? []).forEach((m: unknown, j: number) => {
-      if (!isTable(m)) return;
-      const mt = new TableReader(m, [...t.at('mappings'), j], root.findings);
-      mt.unknownKeys(MAPPING_KEYS, 'unknown-key', `Mapping ${j + 1} of [[transforms]] entry ${i + 1}`);
-      mt.string('from_region');
-      mt.string('to_region');
-      mt.enumeration('transform', ['direct', 'summarize', 'extract'], 'bad-value');
-      mt.stringArray('fields');
-    });
-  });
 }
 
 function readSecurity(root: TableReader, user: UserConfig): Blueprint['security'] {

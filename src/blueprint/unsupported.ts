@@ -8,11 +8,6 @@
  */
 import type { TableReader } from './fields.js';
 
-/** Top-level tables, with what is lost without them. */
-export const UNBUILT_TOP_KEYS: Readonly<Record<string, string>> = {
-  transforms: 'context is not mapped between blueprints by these rules; a sub-agent gets only the task it is given',
-};
-
 /**
  * Sections of the original's `config.toml` that users paste into a
  * blueprint; the original refuses them there too. Each is `unknown-key`

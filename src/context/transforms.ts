@@ -26,12 +26,23 @@ function clear(state: RunState, region: RegionState, report: TransformReport): v
   report.cleared.push(region.name);
 }
 
-function mark(region: RegionState, prompt: string | undefined, report: TransformReport): void {
+function mark(region: RegionState, prompt: string | undefined, report?: TransformReport): void {
   if (region.entries.length === 0 && region.pending.length === 0) return;
   region.markedForFold = true;
   if (prompt !== undefined) region.markedCompactPrompt = prompt;
   else delete region.markedCompactPrompt;
-  report.marked.push(region.name);
+  report?.marked.push(region.name);
+}
+
+/**
+ * Marks one region for `fold_all` with the built-in summariser prompt at the
+ * next maintenance point: a `summarize` context transform
+ * (docs/reference/sub-agents.md#context-transforms), which, unlike an edge,
+ * folds the region it names whatever its kind.
+ */
+export function markForFold(state: RunState, name: string): void {
+  const region = state.regions.find((r) => r.name === name);
+  if (region) mark(region, undefined);
 }
 
 export function applyTransform(state: RunState, _bp: Blueprint, edge: EdgeDef): TransformReport {

@@ -10,6 +10,7 @@ import {
   enterStage,
   evaluateGate,
   maintain,
+  markForFold,
   recordUsage,
   seedRegion,
   writeEntry,
@@ -26,6 +27,7 @@ export const ENGINE: EngineCalls = {
   seedRegion,
   evaluateGate,
   applyTransform,
+  markForFold,
   recordUsage,
   addDiagnostic,
 };

@@ -27,6 +27,7 @@ export * from './activity-types.js';
 export * from './after-turn.js';
 export * from './agents/agent-tool-args.js';
 export * from './agents/fan-out-report.js';
+export * from './agents/handoff.js';
 export * from './agents/lineage.js';
 export * from './agents/queue.js';
 export * from './agents/shards.js';

@@ -41,6 +41,8 @@ export type OpCall =
   | { kind: 'seed'; region: string; texts: SeedEntryText[]; replaceSeeded: boolean }
   | { kind: 'gate'; fromStage: string; target: string | null; facts: GateFacts }
   | { kind: 'transform'; from: string; target: string }
+  /** A `summarize` context transform: the region is folded whole at the next maintenance point. */
+  | { kind: 'compact'; region: string }
   | { kind: 'usage'; promptTokens: number }
   | { kind: 'diagnostic'; code: RuntimeCode; severity: Severity; detail: string };
 
@@ -55,13 +57,14 @@ export const USER_TURN: TextTarget = { region: CONVERSATION, kind: 'user' };
 
 /**
  * The one write of a text the workflow itself puts into the region set: a
- * note, a reminder, seed context (`runtime`: the runtime's own words), or a
- * person's message and a repetition nudge (a user turn as it came). Built
+ * note, a reminder, seed context (`runtime`: the runtime's own words), a
+ * person's message and a repetition nudge (a user turn as it came), or the
+ * context a parent handed its child (stored text by reference). Built
  * here, so every such write records the same operation.
  */
 export function textWrite(
   target: TextTarget,
-  content: string,
+  content: Content,
   tokens: number,
   runtime: boolean,
 ): Extract<OpCall, { kind: 'write' }> {
@@ -88,6 +91,7 @@ export interface OpResults {
   seed: SeedResult;
   gate: GateOutcome;
   transform: undefined;
+  compact: undefined;
   usage: undefined;
   diagnostic: undefined;
 }
@@ -138,6 +142,7 @@ export interface EngineCalls {
     env: EngineEnv,
   ): EngineOp<OpResults['gate']>;
   applyTransform(state: RunState, bp: Blueprint, edge: EdgeDef): void;
+  markForFold(state: RunState, region: string): void;
   recordUsage(state: RunState, promptTokens: number): void;
   addDiagnostic(state: RunState, code: RuntimeCode, severity: Severity, detail: string): void;
 }
@@ -192,6 +197,9 @@ function generatorOf(
     }
     case 'transform':
       engine.applyTransform(state, bp, findEdge(bp, call.from, call.target));
+      return null;
+    case 'compact':
+      engine.markForFold(state, call.region);
       return null;
     case 'usage':
       engine.recordUsage(state, call.promptTokens);

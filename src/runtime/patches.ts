@@ -141,6 +141,15 @@ export const STAGE_HOOKS = 'stage-hooks';
  */
 export const TERMINAL_HOOKS = 'stage-hooks-terminal';
 
+/**
+ * `[[transforms]]`: a visit that starts an agent its blueprint's `handoffs`
+ * name hands it the mapped regions in its start, and the child writes them
+ * after its seeds (docs/reference/sub-agents.md#context-transforms). Asked
+ * only by visits of blueprints with `handoffs`, which no blueprint stored
+ * before them has.
+ */
+export const CONTEXT_HANDOFFS = 'context-transforms-handoff';
+
 /** The paths a run of a stage visit takes, decided once when it starts. */
 export interface VisitPatches {
   /** `STAGE_PATCH`. */
@@ -173,6 +182,8 @@ export interface VisitPatches {
   nudge?: boolean;
   /** `STAGE_HOOKS`; absent in a visit of a stage without hooks. */
   hooks?: boolean;
+  /** `CONTEXT_HANDOFFS`; absent in a visit of a blueprint without `handoffs`. */
+  handoffs?: boolean;
 }
 
 /**
@@ -189,7 +200,8 @@ export const INLINE_WORKER = 'fan-out-worker-visits-inline';
 /** The paths of a visit that starts after every patch above, and of a fan-out worker's visit inside its
  * run, which asks no patch of its own. Repetition detection stays off there: a worker recorded before it
  * must replay as it ran. No worker recorded before interaction points had a stage that asks in their forms,
- * nor one recorded before the nudge or stage hooks a stage with a `nudge` or `hooks`. */
+ * nor one recorded before the nudge or stage hooks a stage with a `nudge` or `hooks`, nor one recorded
+ * before context transforms a blueprint with `handoffs`. */
 export const CURRENT_VISIT: VisitPatches = {
   operators: true,
   bookkeeping: true,
@@ -198,6 +210,7 @@ export const CURRENT_VISIT: VisitPatches = {
   points: true,
   nudge: true,
   hooks: true,
+  handoffs: true,
 };
 
 /**

@@ -8,7 +8,7 @@
 
 import type { RunState } from '../context/state.js';
 import type { BlobRef, Content } from '../shapes/content.js';
-import type { Blueprint, OutputSpec } from '../shapes/frozen-blueprint.js';
+import type { Blueprint, ContentTransform, OutputSpec } from '../shapes/frozen-blueprint.js';
 import type { LogCarry } from '../shapes/run-events.js';
 import type { Webhook } from '../shapes/webhooks.js';
 import type { PermissionLayer } from '../tools/permissions.js';
@@ -456,6 +456,18 @@ export interface Lineage {
   ceiling: CeilingLayer[];
 }
 
+/**
+ * One `[[transforms]]` mapping as a child's start carries it (docs/reference/sub-agents.md#context-transforms):
+ * the parent region's entries, oldest first (a stored one by reference), and the child's region they go to.
+ */
+export interface HandoffPart {
+  region: string;
+  parts: Content[];
+  transform: ContentTransform;
+  /** `extract` only. */
+  fields?: string[];
+}
+
 /** What a child run receives besides its task (`RunInput.child`). */
 export interface ChildRun {
   parentRunId: string;
@@ -468,6 +480,8 @@ export interface ChildRun {
   seedContext?: string;
   /** `spawn_agent {output_format, output_instructions}`: the answer the child is asked for. */
   output?: OutputSpec;
+  /** `[[transforms]]`: the parent's context mapped onto the child's regions, written after its seeds. */
+  handoff?: HandoffPart[];
 }
 
 /** What the parent's progress shows of a fan-out in flight. */

@@ -226,6 +226,19 @@ export interface InteractionPoint {
  */
 export type WorkerRef = { stage: string } | { agent: string };
 
+/** What a `[[transforms.mappings]]` entry does to the parent's text on its way (docs/reference/sub-agents.md#context-transforms). */
+export const CONTENT_TRANSFORMS = ['direct', 'summarize', 'extract'] as const;
+export type ContentTransform = (typeof CONTENT_TRANSFORMS)[number];
+
+/** One `[[transforms.mappings]]` entry: a region of the parent handed to a region of the child it starts. */
+export interface RegionMapping {
+  from: string;
+  to: string;
+  transform: ContentTransform;
+  /** `extract` only: the fields of a JSON object kept. */
+  fields?: string[];
+}
+
 /** The keys of a `mode = "fan_out"` stage (docs/reference/sub-agents.md#the-fan-out-stage), defaults applied. */
 export interface FanOutDef {
   worker: WorkerRef;
@@ -388,6 +401,12 @@ export interface Blueprint {
    * never reads another blueprint from disk (docs/reference/sub-agents.md#other-blueprints).
    */
   agents?: Record<string, Blueprint>;
+  /**
+   * The `[[transforms]]` that apply when this blueprint starts another (either blueprint's table,
+   * matched by both names at load): catalog key -> the mappings, in the order written; absent when
+   * none applies, so the blueprints of earlier versions keep their JSON (and hash).
+   */
+  handoffs?: Record<string, RegionMapping[]>;
   /**
    * The global layout in declaration order, followed by the runtime regions
    * that were not declared (`tool_results`, `conversation`, `final_output`;

@@ -146,6 +146,12 @@ const cases: Case[] = [
     fixed: 'notes = {}\n[stages.a.transitions.b]\ngate = { require_regions = ["notes"] }\n[stages.b]',
   },
   {
+    code: 'transform-region-unknown',
+    bad: '[agent]\nname = "lead"\n[context.regions]\nnotes = {}\n[[transforms]]\nfrom_blueprint = "lead"\nto_blueprint = "helper"\n[[transforms.mappings]]\nto_region = "inbox"\nfrom_region = "nope"',
+    fixed:
+      '[agent]\nname = "lead"\n[context.regions]\nnotes = {}\n[[transforms]]\nfrom_blueprint = "lead"\nto_blueprint = "helper"\n[[transforms.mappings]]\nto_region = "inbox"\nfrom_region = "notes"',
+  },
+  {
     code: 'gate-not-checklist',
     bad: 'scratch = {}\ntodos = { kind = "checklist" }\n[stages.a.transitions.b]\ngate = { require_no_open_items = "scratch" }\n[stages.b]',
     fixed:
@@ -252,6 +258,12 @@ const cases: Case[] = [
     bad: 'notes = {}\n[stages.a.context.regions]\nwork = {}\n[stages.a.transitions.b]\ngate = { require_regions = ["notes"] }\n[stages.b]',
     fixed:
       'notes = {}\n[stages.a.context.regions]\nwork = {}\nnotes = {}\n[stages.a.transitions.b]\ngate = { require_regions = ["notes"] }\n[stages.b]',
+  },
+  {
+    code: 'transform-never-applies',
+    bad: '[agent]\nname = "lead"\n[[transforms]]\nto_blueprint = "helper"\nmappings = [{ from_region = "conversation", to_region = "inbox" }]\nfrom_blueprint = "planner"',
+    fixed:
+      '[agent]\nname = "lead"\n[[transforms]]\nto_blueprint = "helper"\nmappings = [{ from_region = "conversation", to_region = "inbox" }]\nfrom_blueprint = "lead"',
   },
   {
     code: 'compact-history-source-never-summarised',

@@ -17,7 +17,7 @@ import { blueprintSetting, FILES, workerAgentsDir } from './original-schema.js';
 const PAGE = readFileSync('docs/reference/original-keys.md', 'utf8');
 
 /** Warnings that say a key has no effect where it was written. */
-const NO_EFFECT = ['fan-out-key-unused', 'unknown-region-key', 'interaction-points-unused'];
+const NO_EFFECT = ['fan-out-key-unused', 'unknown-region-key', 'interaction-points-unused', 'transform-never-applies'];
 
 const AGENTS = workerAgentsDir();
 

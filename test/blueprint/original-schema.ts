@@ -104,7 +104,7 @@ const SAMPLES: Record<string, unknown> = {
   'read_paths.allow': [],
   'safe_commands.shell': ['rg'],
   'safe_commands.tools': ['read_file'],
-  'transforms[].from_blueprint': 'a',
+  'transforms[].from_blueprint': 'probe',
   'transforms[].to_blueprint': 'b',
   'transforms[].mappings[].from_region': 'notes',
   'transforms[].mappings[].to_region': 'notes',
@@ -229,6 +229,19 @@ const CONTEXT: [string, Record<string, unknown>][] = [
   ['stages.*.model.fallbacks[].provider', { 'stages.*.model.fallbacks[].model': 'gpt-5.5' }],
   ['stages.*.context.regions.*.script', { 'context.regions.notes.script': 'render.rhai' }],
   ['stages.*.interaction_points', { 'stages.*.mode': 'interactive_points' }],
+  // A transform applies from or to the blueprint that holds it; its own end names its own region.
+  [
+    'transforms',
+    {
+      'transforms[].from_blueprint': 'probe',
+      'transforms[].to_blueprint': 'b',
+      'context.regions.notes.kind': 'pinned',
+    },
+  ],
+  [
+    'transforms[].mappings',
+    { 'transforms[].mappings[].from_region': 'notes', 'transforms[].mappings[].to_region': 'notes' },
+  ],
   // A fan-out key does something on a fan-out stage; the stage is its own worker.
   ...FAN_OUT_KEYS.map((key): [string, Record<string, unknown>] => [
     `stages.*.${key}`,

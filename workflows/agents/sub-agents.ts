@@ -24,6 +24,7 @@ import {
   type FanOutItem,
   FanOutQueue,
   failureCause,
+  handoffParts,
   itemShare,
   killedText,
   type Lineage,
@@ -92,6 +93,8 @@ export class SubAgents {
     private readonly driver: EngineDriver,
     /** Called whenever a child starts or ends, so the visit's details show the counts. */
     private readonly changed: () => void = () => {},
+    /** `CONTEXT_HANDOFFS`: an agent started is handed the regions `[[transforms]]` maps for it. */
+    private readonly handsOff = false,
   ) {}
 
   private get lineage(): Lineage {
@@ -142,13 +145,15 @@ export class SubAgents {
     }
   }
 
-  /** What every child of this visit started for `target` shares. */
+  /** What every child of this visit started for `target` shares, the context handed to it as the region set is now. */
   private spec(target: WorkerTarget, answerOwed = false): WorkerSpec {
-    const { runId, blueprintHash, workdir, options } = this.input;
+    const { runId, blueprintHash, workdir, options, blueprint } = this.input;
+    const mappings = this.handsOff && 'agent' in target.blueprint ? blueprint.handoffs?.[target.blueprint.agent] : [];
     return workerSpec(
       { runId, blueprintHash, stage: this.def.name, lineage: this.lineage, workdir, options },
       target,
       answerOwed,
+      handoffParts(mappings ?? [], this.driver.state),
     );
   }
 

@@ -154,6 +154,7 @@ async function stages(run: AgentRun, seeded?: SeededRegion[]): Promise<RunResult
   const { bp, input } = run;
   await run.enter(input.child?.stage ?? bp.agent.entryStage);
   await run.seed(undefined, seeded);
+  if (input.child?.handoff) await run.takeHandoff(input.child.handoff);
   if (input.child?.seedContext) await run.addSeedContext(input.child.seedContext);
   return walk(run);
 }

@@ -146,7 +146,7 @@ export class StageVisit {
       },
       input.operators,
     );
-    this.agents = new SubAgents(input, def, this.driver, () => this.showDetails());
+    this.agents = new SubAgents(input, def, this.driver, () => this.showDetails(), patches.handoffs === true);
     this.toolWatch = toolWatch(input, patches.toolPatience, (absence) => this.operators.showToolWorker(absence));
   }
 

@@ -8,7 +8,7 @@
  * blob whose hash their starts carry), a worker's start, and a shard's input
  * (`shards.ts`). Pure: imported by workflow code.
  */
-import type { ChildRun, Lineage, RunInput, RunOptions } from '../types.js';
+import type { ChildRun, HandoffPart, Lineage, RunInput, RunOptions } from '../types.js';
 import type { WorkerTarget } from './agent-tool-args.js';
 import { childLineage } from './lineage.js';
 
@@ -49,8 +49,16 @@ export interface SpawningVisit {
   options: RunOptions;
 }
 
-/** The spec of the workers a visit starts for `target`, one level below it in the tree. */
-export function workerSpec(visit: SpawningVisit, target: WorkerTarget, answerOwed = false): WorkerSpec {
+/**
+ * The spec of the workers a visit starts for `target`, one level below it in the tree,
+ * with the context it hands them (`[[transforms]]`) when there is any.
+ */
+export function workerSpec(
+  visit: SpawningVisit,
+  target: WorkerTarget,
+  answerOwed = false,
+  handoff: HandoffPart[] = [],
+): WorkerSpec {
   return {
     runId: visit.runId,
     label: target.label,
@@ -59,6 +67,7 @@ export function workerSpec(visit: SpawningVisit, target: WorkerTarget, answerOwe
       ...('agent' in target.blueprint ? { agent: target.blueprint.agent } : {}),
       ...(target.stage ? { stage: target.stage } : {}),
       lineage: childLineage(visit.lineage, visit.blueprintHash, visit.stage),
+      ...(handoff.length > 0 ? { handoff } : {}),
     },
     answerOwed,
     workdir: visit.workdir,
