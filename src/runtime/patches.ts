@@ -141,6 +141,16 @@ export const STAGE_HOOKS = 'stage-hooks';
  */
 export const TERMINAL_HOOKS = 'stage-hooks-terminal';
 
+/**
+ * `[agent] dynamic_tools`: before each turn, a visit of a stage that lists a
+ * tool the run may write reads the workdir's `tools/` in a `scanTools`
+ * activity on the run's tool queue, and hands the recorded hash of what it
+ * found to the turn's inference and tool calls
+ * (docs/reference/script-tools.md#tools-a-run-writes). Asked only by visits
+ * of such stages, which no blueprint of an earlier version has.
+ */
+export const DYNAMIC_TOOLS = 'dynamic-tools-scan';
+
 /** The paths a run of a stage visit takes, decided once when it starts. */
 export interface VisitPatches {
   /** `STAGE_PATCH`. */
@@ -173,6 +183,8 @@ export interface VisitPatches {
   nudge?: boolean;
   /** `STAGE_HOOKS`; absent in a visit of a stage without hooks. */
   hooks?: boolean;
+  /** `DYNAMIC_TOOLS`; absent in a visit of a stage that lists no tool the run may write. */
+  written?: boolean;
 }
 
 /**
@@ -189,7 +201,8 @@ export const INLINE_WORKER = 'fan-out-worker-visits-inline';
 /** The paths of a visit that starts after every patch above, and of a fan-out worker's visit inside its
  * run, which asks no patch of its own. Repetition detection stays off there: a worker recorded before it
  * must replay as it ran. No worker recorded before interaction points had a stage that asks in their forms,
- * nor one recorded before the nudge or stage hooks a stage with a `nudge` or `hooks`. */
+ * nor one recorded before the nudge or stage hooks a stage with a `nudge` or `hooks`, nor one recorded before
+ * `DYNAMIC_TOOLS` a stage that lists a tool the run may write. */
 export const CURRENT_VISIT: VisitPatches = {
   operators: true,
   bookkeeping: true,
@@ -198,6 +211,7 @@ export const CURRENT_VISIT: VisitPatches = {
   points: true,
   nudge: true,
   hooks: true,
+  written: true,
 };
 
 /**

@@ -36,6 +36,7 @@ import { eventsQuery, progressQuery, stageMessageSignal } from '../../src/runtim
 import { stageChain } from '../../src/runtime/model-fallback.js';
 import {
   ASKING_TOOLS_NO_MCP_DISCOVERY,
+  DYNAMIC_TOOLS,
   EMPTY_RESPONSE_NUDGE,
   HAND_OVER_READ_LAST,
   INFERENCE_BOOKKEEPING,
@@ -93,6 +94,7 @@ export async function stageWorkflow(input: StageInput): Promise<StageOutcome | H
       : {}),
     ...(def?.nudge ? { nudge: patched(EMPTY_RESPONSE_NUDGE) } : {}),
     ...(hasVisitHooks(def) ? { hooks: patched(STAGE_HOOKS) } : {}),
+    ...(def?.dynamicTools ? { written: patched(DYNAMIC_TOOLS) } : {}),
   };
   const bp = input.blueprint;
   if (!def)
