@@ -14,7 +14,7 @@ import { isLevError } from '../src/errors.js';
 import { recordToolCall } from '../src/metrics/leviath.js';
 import { deliver } from '../src/notify/deliver.js';
 import { type HandBack, isProviderError, providerTimeoutMs, toActivityFailure } from '../src/providers/index.js';
-import type { ForkStart, ForkStartRequest } from '../src/runtime/activity-types.js';
+import type { ForkStart, ForkStartRequest, FoundTools, ScanInput } from '../src/runtime/activity-types.js';
 import type { HandoffText } from '../src/runtime/agents/handoff.js';
 import type { WorkerShare } from '../src/runtime/agents/worker-spec.js';
 import { messageUpdate } from '../src/runtime/messages.js';
@@ -41,6 +41,7 @@ import { resolveRunSeeds, type SeededRegion, type SeedRequest } from '../src/run
 import { type SummariseInput, type SummaryResult, summariseEntries } from '../src/runtime/node/summaries.js';
 import { countText as count, cutText as cut, handoffTexts, joinText as join } from '../src/runtime/node/text.js';
 import { runToolCall, type ToolInput, type ToolResultOut } from '../src/runtime/node/tool-call.js';
+import { scanWrittenTools } from '../src/runtime/node/written-tools.js';
 import type { RecordedOp } from '../src/runtime/ops.js';
 import type { RefRunInput } from '../src/runtime/ref-input.js';
 import type { HandoffPart, RunInput } from '../src/runtime/types.js';
@@ -204,6 +205,11 @@ export function createActivities(config: RuntimeConfig = defaultRuntimeConfig())
     /** Asks the MCP servers for their tools once per visit; the workflow records the answer (docs/reference/mcp.md#discovery). */
     async discoverTools(input: DiscoverInput): Promise<DiscoveredTools> {
       return guarded(() => withHeartbeat(() => discoverStageTools(store, input)), input.runId);
+    },
+
+    /** The scripts the run wrote that a turn of a stage is offered (docs/reference/script-tools.md#tools-a-run-writes). */
+    async scanTools(input: ScanInput): Promise<FoundTools> {
+      return guarded(() => scanWrittenTools(store, input), input.runId);
     },
 
     async summarise(input: SummariseInput): Promise<SummaryResult> {

@@ -327,6 +327,16 @@ export const RUNTIME_CODES = {
     meaning:
       "A script tool's host function was refused (permissions, confinement, `[web]`, a withheld variable) and the script did not catch it.",
   },
+  'dynamic-tool-missing': {
+    surface: 'tool',
+    meaning:
+      "A tool the run may write (`[agent] dynamic_tools`) was called, but no script of the workdir's `tools/` declared it when the turn began.",
+  },
+  'dynamic-tool-changed': {
+    surface: 'tool',
+    meaning:
+      "A tool the run wrote changed or was removed from the workdir's `tools/` between the turn that offered it and its call; the call did not run.",
+  },
   'output-invalid': {
     surface: 'tool',
     meaning: 'A `submit_output` answer failed its format or schema check; the reason says what to fix.',

@@ -124,6 +124,7 @@ const AGENT_KEYS = [
   'max_child_depth',
   'sub_agents',
   'nudge',
+  'dynamic_tools',
 ] as const;
 const COMPACTION_KEYS = ['provider', 'model', 'system_prompt', 'max_summary_tokens', 'temperature'] as const;
 /** The file names a blueprint directory may hold; `agent.leviath` is the original Leviath's name. */
@@ -355,7 +356,8 @@ function build(
   const agentTable = root.table_('agent', '[agent] name = "coder"');
   agentTable?.unknownKeys([...AGENT_KEYS, ...Object.keys(UNBUILT_AGENT_KEYS)], 'unknown-key', '[agent]');
   if (agentTable) reportUnbuiltKeys(agentTable, UNBUILT_AGENT_KEYS, '[agent]');
-  for (const key of ['dynamic_tools', 'batch_tool_hint', 'shell_hint']) agentTable?.boolean(key);
+  for (const key of ['batch_tool_hint', 'shell_hint']) agentTable?.boolean(key);
+  const dynamicTools = agentTable?.boolean('dynamic_tools') === true;
   const fallbackName = (BLUEPRINT_FILE_NAMES as readonly string[]).includes(basename(file))
     ? basename(dir)
     : basename(file, extname(file));
@@ -488,7 +490,7 @@ function build(
   if (scripts.tools.length > 0) blueprint.scriptTools = scripts.tools;
   // The original's own file: its web tools are scripts there, so one without the script is refused as there.
   const original = blueprint.file.endsWith('.leviath') ? scripts.shadowed : undefined;
-  checkStageTools(blueprint, findings, mcpServers, scripts.refused, original);
+  checkStageTools(blueprint, findings, mcpServers, scripts.refused, original, dynamicTools);
   checkFanOuts(blueprint, findings);
   checkPointRegions(blueprint, findings);
   // Kept before the agents it names are loaded, so an agent naming this one back finds its table.

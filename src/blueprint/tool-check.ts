@@ -7,6 +7,8 @@
  * that waits for a person without `allow_blocking_tools = true`
  * (docs/reference/interaction.md#the-asking-tools).
  * Output stages are granted `submit_output`, fan-out stages `fan_out`.
+ * With `[agent] dynamic_tools`, a name no tool answers yet is a script the
+ * run may write into its workdir's `tools/` (docs/reference/script-tools.md#tools-a-run-writes).
  */
 import { SUBMIT_OUTPUT } from '../outputs/spec.js';
 import type { Blueprint, StageDef } from '../shapes/frozen-blueprint.js';
@@ -14,6 +16,7 @@ import { DEFAULT_GRANT, RUNTIME_TOOLS } from '../shapes/tool-catalogue.js';
 import { canonicalTool, FAN_OUT, isPersonTool, TOOL_ALIASES } from '../tools/builtin-names.js';
 import { didYouMean, type Findings } from './findings.js';
 import { serverOfName } from './mcp-servers.js';
+import { TOOL_NAME } from './tool-declaration.js';
 import { ORIGINAL_SCRIPT_TOOLS, UNBUILT_TOOLS } from './unsupported.js';
 
 const KNOWN: readonly string[] = RUNTIME_TOOLS;
@@ -33,6 +36,8 @@ export function checkStageTools(
   refusedScripts: ReadonlySet<string> = new Set(),
   /** For an `agent.leviath`: the names its `tools/` scripts declare, which ORIGINAL_SCRIPT_TOOLS need. */
   originalScripts?: ReadonlySet<string>,
+  /** `[agent] dynamic_tools`: a name no tool answers may be written by the run. */
+  dynamicTools = false,
 ): void {
   const scripts = (bp.scriptTools ?? []).map((t) => t.name);
   for (const stage of bp.stages) {
@@ -47,6 +52,7 @@ export function checkStageTools(
     checkRequiredTools(stage, findings);
     if (stage.availableTools) {
       const kept: string[] = [];
+      const written: string[] = [];
       for (const tool of stage.availableTools) {
         // Only an autonomous stage must say that it may wait for a person, as in the original.
         const waits = stage.allowBlockingTools || stage.requiredTools?.includes(tool);
@@ -83,6 +89,12 @@ export function checkStageTools(
             );
           continue;
         }
+        // A built-in of the original the run writes a script for would lose to that built-in there.
+        if (dynamicTools && TOOL_NAME.test(tool) && UNBUILT_TOOLS[tool] === undefined) {
+          kept.push(tool);
+          written.push(tool);
+          continue;
+        }
         const typo = didYouMean(tool, [...KNOWN, ...Object.keys(TOOL_ALIASES), ...scripts]);
         if (mcpServers.length > 0 && typo === '' && UNBUILT_TOOLS[tool] === undefined) {
           // A bare MCP grant: it resolves when exactly one server offers the tool.
@@ -105,6 +117,7 @@ export function checkStageTools(
         );
       }
       stage.availableTools = kept;
+      if (written.length > 0) stage.dynamicTools = written;
     }
     if (stage.requireOutput) {
       const tools = stage.availableTools ?? [...DEFAULT_GRANT];

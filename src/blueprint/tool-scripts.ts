@@ -15,7 +15,7 @@ import { compile } from '../rhai/index.js';
 import type { Blueprint, ScriptToolDef } from '../shapes/frozen-blueprint.js';
 import { TOOL_ALIASES } from '../tools/builtin-names.js';
 import { type Code, severityOf } from './codes.js';
-import type { Findings } from './findings.js';
+import { Findings } from './findings.js';
 import { serverOfName } from './mcp-servers.js';
 import { inside, realOrSelf } from './scripts.js';
 import { parametersSchema, parseAnnotations, parseToolToml, type ToolDecl } from './tool-declaration.js';
@@ -80,6 +80,28 @@ export function readScriptTools(
     readFolder(shared, findings, reserved, mcpServers, found, new Set(found.tools.map((t) => t.name)));
   }
   return found;
+}
+
+/**
+ * What a run with `[agent] dynamic_tools` finds in its workdir's `tools/`
+ * (docs/reference/script-tools.md#tools-a-run-writes): read by the rules of a
+ * blueprint's own folder, a script that must lie inside the workdir; what a
+ * script got wrong comes back as text, one line each, for the call that
+ * wanted it. Read by a tool worker, never by the workflow.
+ */
+export function readRunTools(
+  workdir: string,
+  reserved: readonly string[],
+): { tools: ScriptToolDef[]; problems: string[] } {
+  const root = resolve(workdir);
+  const folder: ToolFolder = { dir: join(root, TOOLS_DIR), root, label: TOOLS_DIR, rootName: 'the workdir' };
+  const findings = new Findings(folder.dir);
+  const found: ScriptTools = { tools: [], refused: new Set(), shadowed: new Set() };
+  readFolder(folder, findings, reserved, [], found);
+  return {
+    tools: found.tools,
+    problems: findings.list.map((d) => `${d.message}${d.line ? ` (line ${d.line})` : ''}`),
+  };
 }
 
 function readFolder(

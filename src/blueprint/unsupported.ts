@@ -23,7 +23,6 @@ export const CONFIG_FILE_SECTIONS: Readonly<Record<string, string>> = {
 
 /** `[agent]` keys. */
 export const UNBUILT_AGENT_KEYS: Readonly<Record<string, string>> = {
-  dynamic_tools: 'the tool list is fixed when the run starts, so the agent cannot add tools mid-run',
   batch_tool_hint: 'the prompt hint about batching tool calls is not added',
   shell_hint: 'the prompt hint about the shell is not added',
 };

@@ -33,6 +33,8 @@ export interface ScriptedCall {
   served_at_ms: number;
   /** sha256 (hex) of what the model was given: the system blocks, the messages, the tool schemas and the reply limit. */
   prompt: string;
+  /** The names of the tools the model was offered, in the order given. */
+  tools: string[];
   /** The stage's model parameters, when it sets any (docs/providers.md#model-parameters): what a real provider would have been sent. */
   parameters?: ModelParameters;
 }
@@ -249,6 +251,7 @@ function record(req: InferenceRequest, env: NodeJS.ProcessEnv): void {
     attempt,
     served_at_ms: Date.now(),
     prompt: promptDigest(req),
+    tools: req.tools.map((t) => t.name),
     ...(req.parameters ? { parameters: req.parameters } : {}),
   };
   served.push(call);

@@ -28,6 +28,8 @@ export interface InferInput {
   snapshot?: boolean;
   /** Blob hash of the visit's MCP tool catalog, when it discovered one (docs/reference/mcp.md#discovery). */
   catalog?: string;
+  /** Blob hash of the scripts the run wrote that the turn offers (`FoundTools.offered`); absent: none. */
+  written?: string;
   /** Chain entries to skip for now, their provider being down (docs/reference/long-runs.md#provider-outages). */
   avoid?: string[];
   /**
@@ -83,8 +85,27 @@ export interface ToolInput {
   approved?: boolean;
   /** Blob hash of the visit's MCP tool catalog, when it discovered one (docs/reference/mcp.md#discovery). */
   catalog?: string;
+  /** Blob hash of the scripts the run wrote that the turn offers (`FoundTools.offered`); absent: none. */
+  written?: string;
   /** Attempts of this call made before it was scheduled again after waiting for its tool worker (docs/reference/long-runs.md#tool_worker_patience). */
   attemptsBefore?: number;
+}
+
+/** What a turn's scan of the workdir's `tools/` is asked (docs/reference/script-tools.md#tools-a-run-writes). */
+export interface ScanInput {
+  runId: string;
+  blueprintHash: string;
+  stage: string;
+  workdir: string;
+}
+
+/**
+ * What the scan found that the stage is offered: the blob hash of their
+ * declarations and scripts (a JSON array of `ScriptToolDef`), the same hash
+ * while they stay the same; absent when there is none.
+ */
+export interface FoundTools {
+  offered?: string;
 }
 
 /**

@@ -21,8 +21,9 @@ export const RESERVED_TOOL_NAMES: readonly string[] = RUNTIME_TOOLS;
 export type GrantRule = 'catalogue' | 'before-asking-fix';
 
 /**
- * The stage's `available_tools` that are no tool of the runtime nor a script
- * tool of the blueprint (docs/reference/script-tools.md), and its `available_connectors`.
+ * The stage's `available_tools` that are no tool of the runtime, no script
+ * tool of the blueprint and no script the run may write (docs/reference/script-tools.md),
+ * and its `available_connectors`.
  */
 export function mcpGrants(
   bp: Blueprint,
@@ -30,7 +31,7 @@ export function mcpGrants(
   rule: GrantRule = 'catalogue',
 ): { tools: string[]; connectors: string[] } {
   const def = bp.stages.find((s) => s.name === stage);
-  const scripts = (bp.scriptTools ?? []).map((t) => t.name);
+  const scripts = [...(bp.scriptTools ?? []).map((t) => t.name), ...(def?.dynamicTools ?? [])];
   const tools = (def?.availableTools ?? []).filter(
     (t) =>
       toolOrigin(t, scripts) === 'mcp' ||

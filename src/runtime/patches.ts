@@ -150,6 +150,16 @@ export const TERMINAL_HOOKS = 'stage-hooks-terminal';
  */
 export const CONTEXT_HANDOFFS = 'context-transforms-handoff';
 
+/**
+ * `[agent] dynamic_tools`: before each turn, a visit of a stage that lists a
+ * tool the run may write reads the workdir's `tools/` in a `scanTools`
+ * activity on the run's tool queue, and hands the recorded hash of what it
+ * found to the turn's inference and tool calls
+ * (docs/reference/script-tools.md#tools-a-run-writes). Asked only by visits
+ * of such stages, which no blueprint of an earlier version has.
+ */
+export const DYNAMIC_TOOLS = 'dynamic-tools-scan';
+
 /** The paths a run of a stage visit takes, decided once when it starts. */
 export interface VisitPatches {
   /** `STAGE_PATCH`. */
@@ -184,6 +194,8 @@ export interface VisitPatches {
   hooks?: boolean;
   /** `CONTEXT_HANDOFFS`; absent in a visit of a blueprint without `handoffs`. */
   handoffs?: boolean;
+  /** `DYNAMIC_TOOLS`; absent in a visit of a stage that lists no tool the run may write. */
+  written?: boolean;
 }
 
 /**
@@ -201,7 +213,8 @@ export const INLINE_WORKER = 'fan-out-worker-visits-inline';
  * run, which asks no patch of its own. Repetition detection stays off there: a worker recorded before it
  * must replay as it ran. No worker recorded before interaction points had a stage that asks in their forms,
  * nor one recorded before the nudge or stage hooks a stage with a `nudge` or `hooks`, nor one recorded
- * before context transforms a blueprint with `handoffs`. */
+ * before context transforms a blueprint with `handoffs`, nor one recorded before `DYNAMIC_TOOLS` a stage that
+ * lists a tool the run may write. */
 export const CURRENT_VISIT: VisitPatches = {
   operators: true,
   bookkeeping: true,
@@ -211,6 +224,7 @@ export const CURRENT_VISIT: VisitPatches = {
   nudge: true,
   hooks: true,
   handoffs: true,
+  written: true,
 };
 
 /**

@@ -299,6 +299,12 @@ export interface StageDef {
   availableTools?: string[];
   /** MCP servers every tool of which the stage is given (docs/reference/mcp.md#tool-names-and-grants). */
   availableConnectors?: string[];
+  /**
+   * The names of `availableTools` that no tool answers yet: with `[agent] dynamic_tools`, scripts the
+   * run may write into its workdir's `tools/` (docs/reference/script-tools.md#tools-a-run-writes).
+   * Absent when there are none, so the blueprints of earlier versions keep their JSON (and their hash).
+   */
+  dynamicTools?: string[];
   maxIterations?: number;
   maxRevisits?: number;
   allowComplete: boolean;

@@ -9,8 +9,10 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadBlueprint } from '../../src/blueprint/load.js';
 import { parametersSchema, parseAnnotations, parseToolToml } from '../../src/blueprint/tool-declaration.js';
+import { readRunTools } from '../../src/blueprint/tool-scripts.js';
 import { emptyUserConfig } from '../../src/blueprint/user-config.js';
 import { mcpGrants } from '../../src/runtime/mcp-grants.js';
+import { RUNTIME_TOOLS } from '../../src/shapes/tool-catalogue.js';
 import { globalToolsDir } from '../../src/state/locations.js';
 import { codesOf, errorsOf, loadToml } from './helpers.js';
 
@@ -292,5 +294,33 @@ describe('the global tools folder', () => {
     expect(globalToolsDir({ HOME: '/h' })).toBe('/h/.config/leviath/tools');
     expect(globalToolsDir({ HOME: '/h', XDG_CONFIG_HOME: '/x' })).toBe('/x/leviath/tools');
     expect(globalToolsDir({ HOME: '/h', LEVIATH_HOME: '/h/.leviath' })).toBe('/h/.leviath/tools');
+  });
+});
+
+describe("the workdir's tools/ of a run with dynamic_tools", () => {
+  it('reads the scripts by the rules of a blueprint folder, saying what a script got wrong', () => {
+    const work = mkdtempSync(join(tmpdir(), 'lev-run-tools-'));
+    const outside = mkdtempSync(join(tmpdir(), 'lev-outside-'));
+    mkdirSync(join(work, 'tools'));
+    writeFileSync(join(work, 'tools/shout.rhai'), '// @tool shout\n// @param text string required\nparams.text');
+    writeFileSync(join(work, 'tools/broken.rhai'), '// @tool broken\nlet = ;');
+    writeFileSync(join(work, 'tools/nameless.rhai'), '1');
+    writeFileSync(join(work, 'tools/read.rhai'), '// @tool read_file\n1');
+    writeFileSync(join(outside, 'away.rhai'), '// @tool away\n1');
+    symlinkSync(join(outside, 'away.rhai'), join(work, 'tools/away.rhai'));
+    const found = readRunTools(work, RUNTIME_TOOLS);
+    expect(found.tools.map((t) => [t.name, t.path])).toEqual([['shout', 'tools/shout.rhai']]);
+    const problems = found.problems.join('\n');
+    expect(problems).toMatch(/tools\/away.rhai lies outside the workdir/);
+    expect(problems).toMatch(/`broken` does not compile: .* \(line 2\)/);
+    expect(problems).toMatch(/tools\/nameless.rhai declares no usable tool/);
+    expect(problems).toMatch(/`read_file`, which is a tool Leviath answers itself/);
+  });
+
+  it('finds nothing in a workdir without tools/', () => {
+    expect(readRunTools(mkdtempSync(join(tmpdir(), 'lev-run-none-')), RUNTIME_TOOLS)).toEqual({
+      tools: [],
+      problems: [],
+    });
   });
 });

@@ -12,9 +12,11 @@ import { defaultPayloadConverter } from '@temporalio/common';
 import proto from '@temporalio/proto';
 import { afterAll, beforeAll, expect, inject } from 'vitest';
 import { loadBlueprint } from '../../src/blueprint/load.js';
+import { renderPrompt } from '../../src/context/render.js';
 import { registerScript } from '../../src/providers/index.js';
 import type { ScriptInput } from '../../src/providers/scripted-script.js';
 import type { InferInput } from '../../src/runtime/activity-types.js';
+import { RunStore } from '../../src/runtime/node/run-store.js';
 import type { RecordedOp } from '../../src/runtime/ops.js';
 import {
   DEFAULT_RUN_OPTIONS,
@@ -276,4 +278,40 @@ export function useWireModel(env: Record<string, string> = {}): {
       replies = script;
     },
   };
+}
+
+type Payloads = { payloads?: Parameters<typeof defaultPayloadConverter.fromPayload>[0][] | null } | null | undefined;
+
+function first<T>(p: Payloads): T {
+  const payload = p?.payloads?.[0];
+  if (!payload) throw new Error('event without a payload');
+  return defaultPayloadConverter.fromPayload<T>(payload);
+}
+
+/** The inputs of every activity of the run and its stage visits, by activity type. */
+export async function activityInputs(client: Client, runId: string, type: string): Promise<unknown[]> {
+  const out: unknown[] = [];
+  const ids = [runId];
+  for (let i = 0; i < ids.length; i++) {
+    for (const e of (await client.workflow.getHandle(ids[i]!).fetchHistory()).events ?? []) {
+      const child = e.startChildWorkflowExecutionInitiatedEventAttributes?.workflowId;
+      if (child) ids.push(child);
+      const a = e.activityTaskScheduledEventAttributes;
+      if (a?.activityType?.name === type) out.push(first(a.input));
+    }
+  }
+  return out;
+}
+
+/** What the model was shown on each turn, as text, rebuilt from the recorded inference inputs. */
+export async function promptsSeen(rt: TestRuntime, bp: Blueprint, runId: string): Promise<string[]> {
+  const store = new RunStore({ blobDir: rt.blobDir, env: process.env });
+  const inputs = (await activityInputs(rt.client, runId, 'infer')) as InferInput[];
+  inputs.sort((a, b) => a.turn - b.turn);
+  const seen: string[] = [];
+  for (const input of inputs) {
+    const state = await store.state(`${input.runId}-seen-${seen.length}`, bp, input.base, input.ops);
+    seen.push(JSON.stringify(renderPrompt(state, bp, { now: 0 }, { iteration: input.stageTurn })));
+  }
+  return seen;
 }

@@ -235,18 +235,21 @@ describe('scripted recording', () => {
     await logged.infer(request('scripted:demo', { turn: 0 }));
     await logged.infer(request('scripted:demo', { turn: 1, attempt: 2, stage: 'plan' }));
     await logged.infer(request('scripted:demo', { purpose: 'summary', turn: 2 }));
+    const shout = { name: 'shout', description: 'Says it loudly', parameters: { type: 'object' } };
+    await logged.infer(request('scripted:demo', { turn: 3 }, { tools: [shout] }));
     const lines = readFileSync(log, 'utf8')
       .trim()
       .split('\n')
       .map((l) => JSON.parse(l));
     expect(lines.map(({ served_at_ms, prompt, ...rest }) => rest)).toEqual([
-      { runId: 'run-s', stage: 'work', turn: 0, purpose: 'turn', attempt: 1 },
-      { runId: 'run-s', stage: 'plan', turn: 1, purpose: 'turn', attempt: 2 },
-      { runId: 'run-s', stage: 'work', turn: 2, purpose: 'summary', attempt: 1 },
+      { runId: 'run-s', stage: 'work', turn: 0, purpose: 'turn', attempt: 1, tools: [] },
+      { runId: 'run-s', stage: 'plan', turn: 1, purpose: 'turn', attempt: 2, tools: [] },
+      { runId: 'run-s', stage: 'work', turn: 2, purpose: 'summary', attempt: 1, tools: [] },
+      { runId: 'run-s', stage: 'work', turn: 3, purpose: 'turn', attempt: 1, tools: ['shout'] },
     ]);
     for (const l of lines) expect(typeof l.served_at_ms).toBe('number');
     // The same prompt whatever the call's meta; another prompt, another digest.
-    expect(new Set(lines.map((l) => l.prompt)).size).toBe(1);
+    expect(new Set(lines.slice(0, 3).map((l) => l.prompt)).size).toBe(1);
     expect(lines[0].prompt).toBe(promptDigest(request('scripted:other', { runId: 'elsewhere', turn: 9 })));
     expect(lines[0].prompt).toMatch(/^[0-9a-f]{64}$/);
     expect(promptDigest(request('scripted:demo', {}, { maxTokens: 511 }))).not.toBe(lines[0].prompt);

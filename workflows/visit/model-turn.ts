@@ -31,7 +31,7 @@ import {
 import { activities, callOptions, localActivities, localCallOptions } from '../activities.js';
 import type { SubAgents } from '../agents/sub-agents.js';
 import type { StageOperators } from './stage-operators.js';
-import { type CallingVisit, discoverTools } from './tool-calls.js';
+import { type CallingVisit, discoverTools, scanTools } from './tool-calls.js';
 
 /** What an inference needs of its visit (`StageVisit`), and the transitions it moves the visit's state by. */
 export interface InferringVisit extends Pick<CallingVisit, 'input' | 'def' | 'stage' | 'driver' | 'patches' | 'reach'> {
@@ -67,7 +67,9 @@ function failureOf(err: TemporalFailure): { type?: string; model?: string; messa
 export async function inferTurn(visit: InferringVisit & CallingVisit): Promise<TurnReply> {
   const { bookkeeping, patience: patient } = visit.patches;
   await discoverTools(visit);
+  await scanTools(visit);
   const catalog = visit.reach ? { catalog: visit.reach.catalog } : {};
+  const written = visit.written?.offered ? { written: visit.written.offered } : {};
   const chain = stageChain(visit.def);
   for (;;) {
     const replay = visit.driver.replayInput();
@@ -83,6 +85,7 @@ export async function inferTurn(visit: InferringVisit & CallingVisit): Promise<T
       purpose: 'turn',
       ...(bookkeeping && visit.driver.snapshotDue() ? { snapshot: true } : {}),
       ...catalog,
+      ...written,
       ...(patient ? { handBackAfter: HAND_BACK_AFTER } : {}),
       ...(avoid.length > 0 ? { avoid } : {}),
     };

@@ -7,6 +7,7 @@
 import { allHandlersFinished, CancellationScope, condition, log } from '@temporalio/workflow';
 import type { ToolCall } from '../../src/context/index.js';
 import type { DiscoveredTools } from '../../src/mcp/tool-names.js';
+import type { FoundTools } from '../../src/runtime/activity-types.js';
 import { EventLog } from '../../src/runtime/event-log.js';
 import type {
   CallEffect,
@@ -97,6 +98,8 @@ export class StageVisit {
   readonly agents: SubAgents;
   /** What the MCP servers offered this visit, asked before its first inference (docs/reference/mcp.md#discovery). */
   reach?: DiscoveredTools;
+  /** What the workdir's `tools/` offered the current turn (docs/reference/script-tools.md#tools-a-run-writes). */
+  written?: FoundTools;
   /** Its patience with the workdir's tool worker (docs/reference/long-runs.md#tool_worker_patience). */
   readonly toolWatch: ToolWorkerWatch | undefined;
   /** The provider outage it waits out and the chain entries it skips (docs/reference/long-runs.md#provider-outages). */
@@ -401,6 +404,11 @@ export class StageVisit {
   /** What the MCP servers offered, asked once per visit. */
   discovered(reach: DiscoveredTools): void {
     this.reach = reach;
+  }
+
+  /** What the workdir's `tools/` offers the turn about to infer. */
+  scanned(found: FoundTools): void {
+    this.written = found;
   }
 
   /** One answered call counted into the stuck facts; true when it made progress. */

@@ -37,6 +37,7 @@ import { stageChain } from '../../src/runtime/model-fallback.js';
 import {
   ASKING_TOOLS_NO_MCP_DISCOVERY,
   CONTEXT_HANDOFFS,
+  DYNAMIC_TOOLS,
   EMPTY_RESPONSE_NUDGE,
   HAND_OVER_READ_LAST,
   INFERENCE_BOOKKEEPING,
@@ -95,6 +96,7 @@ export async function stageWorkflow(input: StageInput): Promise<StageOutcome | H
     ...(def?.nudge ? { nudge: patched(EMPTY_RESPONSE_NUDGE) } : {}),
     ...(hasVisitHooks(def) ? { hooks: patched(STAGE_HOOKS) } : {}),
     ...(input.blueprint.handoffs ? { handoffs: patched(CONTEXT_HANDOFFS) } : {}),
+    ...(def?.dynamicTools ? { written: patched(DYNAMIC_TOOLS) } : {}),
   };
   const bp = input.blueprint;
   if (!def)

@@ -10,6 +10,7 @@ import { ActivityFailure, isCancellation } from '@temporalio/workflow';
 import { contentText, type ToolCall } from '../../src/context/index.js';
 import { pathToolHint } from '../../src/context/routing.js';
 import type { DiscoveredTools } from '../../src/mcp/tool-names.js';
+import type { FoundTools } from '../../src/runtime/activity-types.js';
 import type { EventLog } from '../../src/runtime/event-log.js';
 import type {
   AskDecision,
@@ -73,6 +74,8 @@ export interface CallingVisit {
   readonly facts: StageInput['facts'];
   /** What the MCP servers offered the visit (docs/reference/mcp.md#discovery); unset when it asked none. */
   readonly reach?: DiscoveredTools;
+  /** What the workdir's `tools/` offered the turn whose calls it answers (docs/reference/script-tools.md#tools-a-run-writes). */
+  readonly written?: FoundTools;
   /** Its patience with the workdir's tool worker; unset in a visit recorded before it. */
   readonly toolWatch: ToolWorkerWatch | undefined;
   userTurn(text: string): Promise<void>;
@@ -87,6 +90,7 @@ export interface CallingVisit {
   missFanOut(): { gaveUp?: string };
   keepRepetition(watch: RepetitionWatch): void;
   discovered(reach: DiscoveredTools): void;
+  scanned(found: FoundTools): void;
 }
 
 /** One call of the reply with what it is. */
@@ -199,6 +203,7 @@ function startBuiltins(
       ...(approved ? { approved: true } : {}),
       ...(input.lineage?.ceiling.length ? { ceiling: input.lineage.ceiling } : {}),
       ...(v.reach ? { catalog: v.reach.catalog } : {}),
+      ...(v.written?.offered ? { written: v.written.offered } : {}),
     };
     const result = onToolWorker(v.toolWatch, toolOptions(input.options, toolCallSummary(call)), (options, before) =>
       activities.runTool.executeWithOptions(options, [before > 0 ? { ...tool, attemptsBefore: before } : tool]),
@@ -357,6 +362,22 @@ export async function discoverTools(v: CallingVisit): Promise<void> {
   v.discovered(
     await onToolWorker(v.toolWatch, toolOptions(input.options, `tool discovery: ${stage}`), (options) =>
       activities.discoverTools.executeWithOptions(options, [discover]),
+    ),
+  );
+}
+
+/**
+ * Before each turn of a visit that asked `DYNAMIC_TOOLS`: what the workdir's
+ * `tools/` offers it, read on the run's tool queue and recorded as one hash
+ * (docs/reference/script-tools.md#tools-a-run-writes).
+ */
+export async function scanTools(v: CallingVisit): Promise<void> {
+  const { input, stage } = v;
+  if (!v.patches.written || !v.def.dynamicTools) return;
+  const scan = { runId: input.runId, blueprintHash: input.blueprintHash, stage, workdir: input.workdir };
+  v.scanned(
+    await onToolWorker(v.toolWatch, toolOptions(input.options, `tool scan: ${stage}`), (options) =>
+      activities.scanTools.executeWithOptions(options, [scan]),
     ),
   );
 }

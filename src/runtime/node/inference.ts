@@ -29,7 +29,7 @@ import {
 import { encodingFor, lookupModel, replyCap } from '../../providers/builtin-models.js';
 import { getProvider, type HandBack, isProviderError } from '../../providers/index.js';
 import type { ResolvedSystemBlock } from '../../providers/provider.js';
-import type { Blueprint } from '../../shapes/frozen-blueprint.js';
+import type { Blueprint, ScriptToolDef } from '../../shapes/frozen-blueprint.js';
 import { countTokens, countToolCall, isLongText, tokenMeter } from '../../tokens/index.js';
 import { FAN_OUT, isAgentTool, isContextTool } from '../../tools/builtin-names.js';
 import { stageTools } from '../../tools/grants.js';
@@ -45,6 +45,7 @@ import { chooseModel } from './model-choice.js';
 import { providerRef } from './model-ref.js';
 import { throughGate } from './provider-gate.js';
 import type { RunStore } from './run-store.js';
+import { loadWritten } from './written-tools.js';
 
 export type { CountedToolCall, InferInput, InferOutput };
 
@@ -79,11 +80,18 @@ async function callModel<T>(model: string, call: () => Promise<T>): Promise<T> {
 /**
  * The stage's tool specs; `submit_output` describes the answer this stage
  * asks for, and the agent tools say which agents and stages the stage may
- * start.
+ * start. `written` are the scripts the run wrote that the turn offers
+ * (docs/reference/script-tools.md#tools-a-run-writes); a name the stage
+ * lists for one is offered only while its script is there.
  */
-export function stageToolSpecs(bp: Blueprint, stage: string, catalog: ToolCatalog | undefined): ToolSpec[] {
+export function stageToolSpecs(
+  bp: Blueprint,
+  stage: string,
+  catalog: ToolCatalog | undefined,
+  written: readonly ScriptToolDef[] = [],
+): ToolSpec[] {
   const names = stageTools(bp, stage);
-  const specs = toolSpecs(names, bp.scriptTools).map((spec) =>
+  const specs = toolSpecs(names, [...(bp.scriptTools ?? []), ...written]).map((spec) =>
     isAgentTool(spec.name) ? withWorkers(bp, stage, spec) : spec,
   );
   if (catalog) specs.push(...mcpToolSpecs(catalog, stageMcpTools(bp, stage, catalog)));
@@ -209,7 +217,8 @@ async function inferNow(store: RunStore, input: InferInput, ctx: InferContext): 
   const snapshot = input.snapshot ? await store.snapshotOf(input.runId, state) : undefined;
 
   const catalog = input.catalog ? await loadCatalog(store, input.catalog) : undefined;
-  const tools = input.purpose === 'turn' ? stageToolSpecs(bp, input.stage, catalog) : [];
+  const tools =
+    input.purpose === 'turn' ? stageToolSpecs(bp, input.stage, catalog, await loadWritten(store, input.written)) : [];
   // What the MCP servers put in front of the model is counted into the request, beside the regions.
   const mcpSpecs =
     catalog && input.purpose === 'turn' ? mcpToolSpecs(catalog, stageMcpTools(bp, input.stage, catalog)) : [];

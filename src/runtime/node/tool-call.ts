@@ -10,7 +10,7 @@ import type { ToolCatalog } from '../../mcp/tool-names.js';
 import { SUBMIT_OUTPUT } from '../../outputs/spec.js';
 import { submitOutput } from '../../outputs/submit.js';
 import { encodingFor, lookupModel } from '../../providers/builtin-models.js';
-import type { Blueprint } from '../../shapes/frozen-blueprint.js';
+import type { Blueprint, ScriptToolDef } from '../../shapes/frozen-blueprint.js';
 import type { Encoding } from '../../shapes/model-info.js';
 import { countTokens, cutMarker, cutToTokens } from '../../tokens/index.js';
 import { checkArtifacts } from '../../tools/artifacts.js';
@@ -34,6 +34,7 @@ import {
 import { chooseModel } from './model-choice.js';
 import type { RunStore } from './run-store.js';
 import { ancestorsOf, readPolicyUnder, sandboxUnder, scriptContext, toolCeilings } from './tool-context.js';
+import { callsWritten, writtenCall } from './written-tools.js';
 
 export type { ToolInput, ToolResultOut, TrackedFile };
 
@@ -135,6 +136,8 @@ export async function runToolCall(
         : {}),
     };
   }
+  // A script the run wrote runs only as the turn offered it (docs/reference/script-tools.md#tools-a-run-writes).
+  const written = callsWritten(bp, input) ? await writtenCall(store, input) : undefined;
   const ancestors = await ancestorsOf(store, input.ceiling);
   const reads = readPolicyUnder(bp, input.workdir, store.config.env, ancestors);
   const ctx: ToolContext = {
@@ -149,7 +152,7 @@ export async function runToolCall(
     attempt,
     granted: [...stageTools(bp, input.stage), ...mcp],
     ...webContext(store.config.env),
-    ...scripts(bp, store.config.env),
+    ...scripts(bp, store.config.env, written && 'run' in written ? [written.run] : []),
     run: runFactsFor(bp, input.stage, {
       model,
       tools: stageTools(bp, input.stage),
@@ -159,7 +162,8 @@ export async function runToolCall(
     }),
     ...(signal ? { signal } : {}),
   };
-  const outcome = await runCall(store, bp, input, ctx, catalog, mcp);
+  const outcome =
+    written && 'refused' in written ? written.refused : await runCall(store, bp, input, ctx, catalog, mcp);
   const text = outcome.content;
   const tracked = outcome.isError
     ? undefined
@@ -174,8 +178,12 @@ export async function runToolCall(
   };
 }
 
-function scripts(bp: Blueprint, env: NodeJS.ProcessEnv): Pick<ToolContext, 'scripts'> {
-  const context = scriptContext(bp, env);
+function scripts(
+  bp: Blueprint,
+  env: NodeJS.ProcessEnv,
+  written: readonly ScriptToolDef[],
+): Pick<ToolContext, 'scripts'> {
+  const context = scriptContext(bp, env, undefined, written);
   return context ? { scripts: context } : {};
 }
 

@@ -6,7 +6,7 @@
 import { homedir } from 'node:os';
 import { loadUserConfig } from '../../blueprint/user-config.js';
 import { LevError } from '../../errors.js';
-import type { Blueprint } from '../../shapes/frozen-blueprint.js';
+import type { Blueprint, ScriptToolDef } from '../../shapes/frozen-blueprint.js';
 import { canonicalTool } from '../../tools/builtin-names.js';
 import { mergedPermissions } from '../../tools/permissions.js';
 import type { ReadPathPolicy } from '../../tools/read-paths.js';
@@ -23,14 +23,20 @@ import type { CeilingLayer } from '../types.js';
 import type { RunStore } from './run-store.js';
 
 /**
- * The blueprint's script tools and the user's `[tool_script_permissions]`
- * (docs/reference/script-tools.md); `noCommands` says why their `shell` may not run (a seed
- * whose command seeds are off). Undefined for a blueprint without script tools.
+ * The blueprint's script tools, with `written` the scripts the run wrote that
+ * the call may run (docs/reference/script-tools.md#tools-a-run-writes), and the user's
+ * `[tool_script_permissions]` (docs/reference/script-tools.md); `noCommands` says why their
+ * `shell` may not run (a seed whose command seeds are off). Undefined when there is no script.
  */
-export function scriptContext(bp: Blueprint, env: NodeJS.ProcessEnv, noCommands?: string): ScriptContext | undefined {
-  if (!bp.scriptTools) return undefined;
+export function scriptContext(
+  bp: Blueprint,
+  env: NodeJS.ProcessEnv,
+  noCommands?: string,
+  written: readonly ScriptToolDef[] = [],
+): ScriptContext | undefined {
+  if (!bp.scriptTools && written.length === 0) return undefined;
   return {
-    tools: bp.scriptTools,
+    tools: [...(bp.scriptTools ?? []), ...written],
     permissions: loadUserConfig(env).config.toolScriptPermissions,
     shellTimeoutSecs: bp.limits.scriptShellTimeoutSecs,
     ...(noCommands ? { noCommands } : {}),
