@@ -51,6 +51,42 @@ export function readProviderScripts(
   return defs;
 }
 
+/** What is wrong with a provider script, as a finding of its own file, or its def when nothing is. */
+export type ScriptCheck =
+  | { ok: true; def: ProviderScriptDef }
+  | {
+      ok: false;
+      code: 'provider-script-syntax' | 'provider-script-contract';
+      message: string;
+      line: number;
+      column: number;
+    };
+
+/** Compiles the script `source` of provider `name` and checks it defines both required functions. */
+export function checkProviderScript(name: string, file: string, source: string): ScriptCheck {
+  const compiled = compile(source, file);
+  if (!compiled.ok) {
+    const { message, line, column } = compiled.error;
+    return {
+      ok: false,
+      code: 'provider-script-syntax',
+      message: `The provider script of "${name}" does not compile: ${message}; fix the script (docs/rhai.md lists the Rhai this interpreter runs).`,
+      line,
+      column,
+    };
+  }
+  const lacking = REQUIRED_FUNCTIONS.filter((f) => !compiled.script.hasFunction(f.name, f.arity));
+  if (lacking.length > 0)
+    return {
+      ok: false,
+      code: 'provider-script-contract',
+      message: `The provider script of "${name}" defines no ${lacking.map((f) => `\`fn ${f.shape}\``).join(' and no ')}; a provider script defines both (docs/reference/script-providers.md#the-script-contract).`,
+      line: 0,
+      column: 0,
+    };
+  return { ok: true, def: { name, path: file, source, meta: readProviderMeta(source) } };
+}
+
 function readOne(
   name: string,
   file: string,
@@ -70,36 +106,12 @@ function readOne(
     );
     return undefined;
   }
-  const report = (
-    code: 'provider-script-syntax' | 'provider-script-contract',
-    message: string,
-    line = 0,
-    column = 0,
-  ) => {
-    const d: Diagnostic = { code, severity: severityOf(code), message, file };
-    if (line > 0) Object.assign(d, { line, column });
-    findings.addAll([d]);
-  };
-  const compiled = compile(source, file);
-  if (!compiled.ok) {
-    const { message, line, column } = compiled.error;
-    report(
-      'provider-script-syntax',
-      `The provider script of "${name}" does not compile: ${message}; fix the script (docs/rhai.md lists the Rhai this interpreter runs).`,
-      line,
-      column,
-    );
-    return undefined;
-  }
-  const lacking = REQUIRED_FUNCTIONS.filter((f) => !compiled.script.hasFunction(f.name, f.arity));
-  if (lacking.length > 0) {
-    report(
-      'provider-script-contract',
-      `The provider script of "${name}" defines no ${lacking.map((f) => `\`fn ${f.shape}\``).join(' and no ')}; a provider script defines both (docs/reference/script-providers.md#the-script-contract).`,
-    );
-    return undefined;
-  }
-  return { name, path: file, source, meta: readProviderMeta(source) };
+  const checked = checkProviderScript(name, file, source);
+  if (checked.ok) return checked.def;
+  const d: Diagnostic = { code: checked.code, severity: severityOf(checked.code), message: checked.message, file };
+  if (checked.line > 0) Object.assign(d, { line: checked.line, column: checked.column });
+  findings.addAll([d]);
+  return undefined;
 }
 
 /** A window from the script's metadata for each of its models the model table does not know. */
