@@ -196,7 +196,9 @@ function readModelProviders(root: TableReader, config: UserConfig): void {
       .string('script')
       ?.trim()
       .replace(/\.rhai$/, '');
-    if (script !== undefined && !/^[\w.-]+$/.test(script))
+    // A name in the folder, never a path out of it.
+    const usable = script !== undefined && /^[\w.-]+$/.test(script);
+    if (script !== undefined && !usable)
       t.findings.add(
         'bad-value',
         `\`script\` of [model_providers.${name}] must be a file name in the providers folder, such as script = "groq".`,
@@ -208,10 +210,7 @@ function readModelProviders(root: TableReader, config: UserConfig): void {
     const settings = Object.fromEntries(
       Object.entries(t.table).filter(([key]) => key !== 'script' && key !== 'rate_limit'),
     );
-    config.modelProviders[name] = {
-      ...(script && /^[\w.-]+$/.test(script) ? { script } : {}),
-      settings,
-    };
+    config.modelProviders[name] = { ...(usable ? { script } : {}), settings };
   }
 }
 

@@ -9,7 +9,7 @@ import type { PromptMessage } from '../shapes/content.js';
 import { type CallContext, classifyFailure } from './classify.js';
 import { checkToolInput, type ParsedToolCall, parseToolArguments, splitToolCalls } from './parse-tool-args.js';
 import type { InferenceRequest, InferenceResponse, StopReason, Usage } from './provider.js';
-import { ProviderError } from './provider-errors.js';
+import { ProviderError, redactSecrets } from './provider-errors.js';
 
 /** The two functions every provider script defines, with their arities. */
 export const REQUIRED_FUNCTIONS = [
@@ -183,15 +183,18 @@ function statusIn(message: string): number | undefined {
  * retried failure and anything else a permanent one. The host functions' own HTTP failures are
  * such maps, with the status.
  */
-export function thrownFailure(thrown: unknown, fallback: string, ctx: CallContext): ProviderError {
+export function thrownFailure(thrown: unknown, raw: string, ctx: CallContext): ProviderError {
   const init = { provider: ctx.provider };
+  // The script may throw what it was given: its key never reaches a failure message.
+  const fallback = redactSecrets(raw, ctx.secrets);
   if (!isMap(thrown))
     return new ProviderError(
       'script-failed',
-      `The provider script of ${ctx.provider} failed: ${typeof thrown === 'string' ? thrown : fallback}. Fix the script, or its settings in [model_providers.${ctx.provider}] of your config.`,
+      `The provider script of ${ctx.provider} failed: ${typeof thrown === 'string' ? redactSecrets(thrown, ctx.secrets) : fallback}. Fix the script, or its settings in [model_providers.${ctx.provider}] of your config.`,
       init,
     );
-  const message = typeof thrown.message === 'string' && thrown.message !== '' ? thrown.message : fallback;
+  const message =
+    typeof thrown.message === 'string' && thrown.message !== '' ? redactSecrets(thrown.message, ctx.secrets) : fallback;
   const status = count(thrown.status) || undefined;
   const retryAfter = count(thrown.retry_after);
   const headers = retryAfter > 0 ? new Headers({ 'retry-after': String(retryAfter) }) : undefined;

@@ -61,7 +61,8 @@ export function providerHelpers(env: NodeJS.ProcessEnv, readVars: Set<string>): 
     count_tokens_heuristic: ([s, hint]) => Math.ceil(text(s).length / (CHARS_PER_TOKEN[text(hint)] ?? 4)),
     env_var: ([name]) => {
       const value = env[text(name)];
-      if (value !== undefined && value !== '') readVars.add(value);
+      // Long enough to be a key: removed from failure messages. A short value would garble them.
+      if (value !== undefined && value.length >= 8) readVars.add(value);
       return value === '' ? undefined : value;
     },
     stream_request: () => {

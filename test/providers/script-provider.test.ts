@@ -158,6 +158,11 @@ fn inference(state, request) {
     const notMap = `fn initialize(config) { #{} } fn inference(s, r) { "text" }`;
     expect((await failureOf(provider({}, notMap).infer(REQUEST))).message).toContain('not a map');
 
+    const leaks = `fn initialize(config) { #{ k: config.api_key } } fn inference(s, r) { throw #{ message: "refused " + s.k }; }`;
+    const redacted = await failureOf(provider({}, leaks).infer(REQUEST));
+    expect(redacted.message).toContain('refused [redacted]');
+    expect(redacted.message).not.toContain('sk-script-3f9a');
+
     const loops = `fn initialize(config) { #{} } fn inference(s, r) { loop { } }`;
     const stopped = await failureOf(provider({}, loops).infer(REQUEST));
     expect(stopped).toMatchObject({ code: 'provider-script-failed' });
