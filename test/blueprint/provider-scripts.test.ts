@@ -111,6 +111,15 @@ describe('a model of a script provider', () => {
     expect(chooseModel(bp, 'a', [], { OPENAI_API_KEY: 'sk-1' })).toBe('openai:gpt-4o');
   });
 
+  it('takes temperature and max_tokens, and refuses a model parameter its request has no place for', () => {
+    const providersDir = folder({ 'groq.rhai': GROQ });
+    const ok = loadToml(`${STAGE}parameters = { temperature = 0.2, max_tokens = 500 }\n`, {}, { providersDir });
+    expect(errorsOf(ok)).toEqual([]);
+    const r = loadToml(`${STAGE}parameters = { top_p = 0.9 }\n`, {}, { providersDir });
+    const d = r.diagnostics.find((x) => x.code === 'model-parameter-unsupported');
+    expect(d?.message).toContain('groq is a script provider, whose request carries only temperature and max_tokens');
+  });
+
   it('lives in providers/ of the config folder', () => {
     expect(globalProvidersDir({ LEVIATH_HOME: '/srv/lev' })).toBe('/srv/lev/providers');
     expect(globalProvidersDir({ HOME: '/home/ada' })).toBe('/home/ada/.config/leviath/providers');
