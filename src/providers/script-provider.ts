@@ -55,30 +55,30 @@ export class ScriptProvider implements ModelProvider {
 
   async infer(req: InferenceRequest, opts: InferOptions = {}): Promise<InferenceResponse> {
     const { def, settings, env, timeoutMs } = this.opts;
+    // The key it was given and the variables it read, removed from failure messages.
     const secrets = new Set<string>();
     if (typeof settings.api_key === 'string') secrets.add(settings.api_key);
-    const ctx: CallContext = {
+    const ctx = (): CallContext => ({
       provider: def.name,
       model: req.model.slice(req.model.indexOf(':') + 1),
       baseURL: this.endpoint ?? def.path,
       timeoutMs,
       secrets: [...secrets],
-    };
+    });
     const compiled = compileOnce(def.source, def.path);
-    if (!compiled.ok) throw this.#failure(compiled.error, ctx);
+    if (!compiled.ok) throw this.#failure(compiled.error, ctx());
     const script = compiled.script;
     const helpers = providerHelpers(env, secrets);
     const init = script.call('initialize', [settings], PROVIDER_LIMITS, {
       ...helpers,
       ...networkFunctions([], { next: 0 }, true),
     });
-    if (!init.ok) throw this.#failure(init.error, { ...ctx, secrets: [...secrets] });
+    if (!init.ok) throw this.#failure(init.error, ctx());
     const { api_key: _key, base_url: _base, ...extra } = settings;
     const request = scriptRequest(req, extra, timeoutMs);
     const journal: ProviderHostAnswer[] = [];
     for (;;) {
       const run = this.#inference(script, init.value, request, journal, helpers);
-      const context = { ...ctx, secrets: [...secrets] };
       if (run.ok) {
         const response = responseOf(run.value, req.meta.turn);
         if (response) return response;
@@ -88,7 +88,7 @@ export class ScriptProvider implements ModelProvider {
           { provider: def.name },
         );
       }
-      if (run.error.code !== 'rhai-halted') throw this.#failure(run.error, context);
+      if (run.error.code !== 'rhai-halted') throw this.#failure(run.error, ctx());
       if (journal.length >= MAX_PROVIDER_REQUESTS)
         throw new ProviderError(
           'script-failed',
