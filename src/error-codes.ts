@@ -252,6 +252,11 @@ export const RUNTIME_CODES = {
     surface: 'provider',
     meaning: 'The provider answer is over 8 MiB; the call is not retried.',
   },
+  'provider-script-failed': {
+    surface: 'provider',
+    meaning:
+      'A script provider stopped with an error that is not a retried one (a bug, a permanent `throw`, a bad reply); the call is not retried.',
+  },
   'unknown-provider': { surface: 'provider', meaning: 'A model reference names no known provider.' },
   'model-parameter-unsupported': {
     surface: 'provider',

@@ -192,7 +192,20 @@ export const CODES = {
     meaning:
       "A script tool's declaration is unusable: no `// @tool` name, a bad `// @param` line or type, a bad sibling `.toml`, or parameters that are no JSON Schema.",
   },
+  'provider-script-syntax': {
+    severity: 'error',
+    meaning: 'A script provider of the config folder does not compile.',
+  },
+  'provider-script-contract': {
+    severity: 'error',
+    meaning: 'A script provider lacks `fn initialize(config)` or `fn inference(state, request)`.',
+  },
   // docs/reference/validation.md#warnings: lints
+  'provider-script-missing': {
+    severity: 'warning',
+    meaning:
+      'A model names a provider that is no built-in one and has no script `providers/<name>.rhai` in the config folder (or it cannot be read); a run on that model fails with `unknown-provider`.',
+  },
   'unknown-region-key': {
     severity: 'warning',
     meaning: "A region key that the region's kind (or strategy) does not read.",

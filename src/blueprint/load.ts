@@ -23,7 +23,7 @@ import {
 } from '../shapes/frozen-blueprint.js';
 import type { ModelTable } from '../shapes/model-info.js';
 import { RUNTIME_TOOLS } from '../shapes/tool-catalogue.js';
-import { globalToolsDir } from '../state/locations.js';
+import { globalProvidersDir, globalToolsDir } from '../state/locations.js';
 import { compileReadPaths } from '../tools/read-paths.js';
 import { type AgentName, type Catalog, resolveAgents } from './agent-catalog.js';
 import { agentsDir } from './agents-dir.js';
@@ -50,6 +50,7 @@ import { checkOutputValidators } from './output-validators.js';
 import { assignPlacements } from './placement.js';
 import { checkPointRegions } from './points.js';
 import { indexPositions } from './positions.js';
+import { readProviderScripts } from './provider-scripts.js';
 import { type ParsedRegion, parseRegion } from './regions.js';
 import { RUN_RUNTIME_KEYS, readRunRuntime } from './runtime-table.js';
 import { checkScripts } from './scripts.js';
@@ -85,6 +86,8 @@ export interface LoadOptions {
   agentsDir?: string;
   /** The script tools every blueprint may grant (default: globalToolsDir()). */
   toolsDir?: string;
+  /** The script providers a model may name (default: globalProvidersDir()). */
+  providersDir?: string;
 }
 
 export interface LoadResult {
@@ -488,6 +491,13 @@ function build(
   const scripts = readScriptTools(blueprint, findings, RUNTIME_TOOLS, mcpServers, opts.toolsDir ?? globalToolsDir());
   // Only when there are some, so the blueprints of earlier versions keep their JSON (and their hash).
   if (scripts.tools.length > 0) blueprint.scriptTools = scripts.tools;
+  const providerScripts = readProviderScripts(
+    blueprint,
+    findings,
+    userConfig,
+    opts.providersDir ?? globalProvidersDir(),
+  );
+  if (providerScripts.length > 0) blueprint.providerScripts = providerScripts;
   // The original's own file: its web tools are scripts there, so one without the script is refused as there.
   const original = blueprint.file.endsWith('.leviath') ? scripts.shadowed : undefined;
   checkStageTools(blueprint, findings, mcpServers, scripts.refused, original, dynamicTools);

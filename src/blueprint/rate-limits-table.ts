@@ -19,18 +19,24 @@ export function readRateLimits(root: TableReader): Record<string, RateLimit> {
   for (const name of Object.keys(section?.table ?? {})) {
     const t = section?.table_(name, `{ max_concurrent = 4, requests_per_minute = 50 }`);
     if (!t) continue;
-    t.unknownKeys(RATE_LIMIT_KEYS, 'unknown-key', `[rate_limits.${name.includes(':') ? `"${name}"` : name}]`);
-    const maxConcurrent = t.integer('max_concurrent', 1);
-    const requestsPerMinute = t.integer('requests_per_minute', 1);
-    const tokensPerMinute = t.integer('tokens_per_minute', 1);
-    const limit: RateLimit = {
-      ...(maxConcurrent !== undefined ? { maxConcurrent } : {}),
-      ...(requestsPerMinute !== undefined ? { requestsPerMinute } : {}),
-      ...(tokensPerMinute !== undefined ? { tokensPerMinute } : {}),
-    };
-    if (Object.keys(limit).length > 0) limits[name] = limit;
+    const limit = readRateLimit(t, `[rate_limits.${name.includes(':') ? `"${name}"` : name}]`);
+    if (limit) limits[name] = limit;
   }
   return limits;
+}
+
+/** One table of these keys (also a script provider's `rate_limit`); undefined when it limits nothing. */
+export function readRateLimit(t: TableReader, label: string): RateLimit | undefined {
+  t.unknownKeys(RATE_LIMIT_KEYS, 'unknown-key', label);
+  const maxConcurrent = t.integer('max_concurrent', 1);
+  const requestsPerMinute = t.integer('requests_per_minute', 1);
+  const tokensPerMinute = t.integer('tokens_per_minute', 1);
+  const limit: RateLimit = {
+    ...(maxConcurrent !== undefined ? { maxConcurrent } : {}),
+    ...(requestsPerMinute !== undefined ? { requestsPerMinute } : {}),
+    ...(tokensPerMinute !== undefined ? { tokensPerMinute } : {}),
+  };
+  return Object.keys(limit).length > 0 ? limit : undefined;
 }
 
 /** The tables that hold a call to `ref` (`provider:model`): its provider's and its model's. */

@@ -23,7 +23,7 @@ import { Findings, inFileOrder } from './findings.js';
 import { type McpServerConfig, parseMcpServers } from './mcp-servers.js';
 import { parseModelTable } from './model-table.js';
 import { indexPositions } from './positions.js';
-import { readRateLimits } from './rate-limits-table.js';
+import { readRateLimit, readRateLimits } from './rate-limits-table.js';
 import { RUN_RUNTIME_KEYS, readRunRuntime } from './runtime-table.js';
 
 export interface UserConfig {
@@ -48,6 +48,16 @@ export interface UserConfig {
   toolScriptPermissions: ScriptPermissions;
   /** `[rate_limits.*]`: what each worker holds a provider or a model to (docs/reference/long-runs.md#flow-control). */
   rateLimits: Record<string, RateLimit>;
+  /** `[model_providers.<name>]`: the settings of the script providers (docs/reference/script-providers.md#configuring-one). */
+  modelProviders: Record<string, ModelProviderConfig>;
+}
+
+/** One `[model_providers.<name>]` table. */
+export interface ModelProviderConfig {
+  /** `script`: the file's stem in the providers folder, when it is not the provider's name. */
+  script?: string;
+  /** Every other key but `rate_limit` (`api_key`, `base_url`, ...), as the script's `initialize(config)` receives them. */
+  settings: Record<string, unknown>;
 }
 
 export function emptyUserConfig(): UserConfig {
@@ -61,6 +71,7 @@ export function emptyUserConfig(): UserConfig {
     web: { ...DEFAULT_WEB_POLICY },
     toolScriptPermissions: {},
     rateLimits: {},
+    modelProviders: {},
   };
 }
 
@@ -124,6 +135,7 @@ export function parseUserConfig(text: string, file: string): { config: UserConfi
   }
   config.mcpServers = parseMcpServers(root.raw('mcp_servers'), root);
   config.rateLimits = readRateLimits(root);
+  readModelProviders(root, config);
   const web = root.table_('web', '[web] allow_hosts = ["docs.example.com"]');
   if (web) {
     web.unknownKeys(
@@ -169,6 +181,42 @@ export function parseUserConfig(text: string, file: string): { config: UserConfi
     config.agentReadPaths[agent] = entry.stringArray('allow') ?? [];
   }
   return { config, diagnostics: inFileOrder(findings.list) };
+}
+
+/**
+ * `[model_providers.<name>]`: `script`, `rate_limit` (held like `[rate_limits.<name>]`, which wins
+ * when both are written), and any other key, handed to the script's `initialize(config)`.
+ */
+function readModelProviders(root: TableReader, config: UserConfig): void {
+  const section = root.table_('model_providers', '[model_providers.groq] base_url = "https://api.groq.com/openai/v1"');
+  for (const name of Object.keys(section?.table ?? {})) {
+    const t = section?.table_(name, '{ api_key = "...", base_url = "https://..." }');
+    if (!t) continue;
+    const script = t
+      .string('script')
+      ?.trim()
+      .replace(/\.rhai$/, '');
+    // A name in the folder, never a path out of it.
+    const usable = script !== undefined && /^[\w.-]+$/.test(script);
+    if (script !== undefined && !usable)
+      t.findings.add(
+        'bad-value',
+        `\`script\` of [model_providers.${name}] must be a file name in the providers folder, such as script = "groq".`,
+        t.at('script'),
+      );
+    const limits = t.table_('rate_limit', '{ requests_per_minute = 30 }');
+    const limit = limits ? readRateLimit(limits, `[model_providers.${name}.rate_limit]`) : undefined;
+    if (limit && !config.rateLimits[name]) config.rateLimits[name] = limit;
+    const settings = Object.fromEntries(
+      Object.entries(t.table).filter(([key]) => key !== 'script' && key !== 'rate_limit'),
+    );
+    config.modelProviders[name] = { ...(usable ? { script } : {}), settings };
+  }
+}
+
+/** Each script provider's settings, as its `initialize(config)` receives them. */
+export function scriptProviderSettings(config: UserConfig): Record<string, Record<string, unknown>> {
+  return Object.fromEntries(Object.entries(config.modelProviders).map(([name, c]) => [name, c.settings]));
 }
 
 /** `env = [...]` of a `[sandbox]` table; names that are not variable names are reported and left out. */

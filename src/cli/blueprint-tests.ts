@@ -10,6 +10,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse as parseToml } from 'smol-toml';
+import { loadUserConfig, scriptProviderSettings } from '../blueprint/user-config.js';
 import { enterStage } from '../context/enter-stage.js';
 import type { EngineEnv } from '../context/kinds/custom.js';
 import { replyLimit } from '../context/maintenance.js';
@@ -267,7 +268,10 @@ async function runCase(
   let response: InferenceResponse;
   try {
     // Streamed as a run's turn is (its text read as it comes), so the body sent is the one a run sends.
-    response = await getProvider(request.model, env).infer(request, { onText: () => {} });
+    response = await getProvider(request.model, env, {
+      defs: bp.providerScripts ?? [],
+      settings: scriptProviderSettings(loadUserConfig(env).config),
+    }).infer(request, { onText: () => {} });
   } catch (err) {
     const code = (err as { code?: unknown }).code;
     return failure(file, c.name, typeof code === 'string' ? code : 'test-case-failed', [

@@ -5,15 +5,16 @@
  * real inference, the codec key, the metrics address, the sandbox and each
  * MCP server. Exit 1 when any failed. Loaded only when `lev doctor` runs.
  */
-import { accessSync, constants, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { accessSync, constants, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { checkProviderScript } from '../blueprint/provider-scripts.js';
 import { loadUserConfig } from '../blueprint/user-config.js';
 import { BUILTIN_MODELS } from '../providers/builtin-models.js';
 import { getProvider } from '../providers/index.js';
 import { providerConfigured } from '../runtime/node/model-choice.js';
 import { keyEnvOf, PROVIDER_PREFIXES, providerFacts, providersRanked } from '../shapes/providers.js';
-import { type StateDirs, stateDirs, userConfigPath } from '../state/locations.js';
+import { globalProvidersDir, type StateDirs, stateDirs, userConfigPath } from '../state/locations.js';
 import { blueprintLoader } from './blueprint-loader.js';
 import { columnWidths } from './columns.js';
 
@@ -151,6 +152,32 @@ function providerKeys(flag: string | undefined, env: NodeJS.ProcessEnv): Check {
     ok: false,
     detail: `no provider key is set (${providersRanked('doctorRank').map(keyEnvOf).join(', ')}); set one, or pass --model for a local server`,
   };
+}
+
+/** Each script provider of the config folder (docs/reference/script-providers.md), compiled and checked. */
+function scriptProviders(env: NodeJS.ProcessEnv): Check[] {
+  const dir = globalProvidersDir(env);
+  let files: string[];
+  try {
+    files = readdirSync(dir).filter((f) => f.endsWith('.rhai'));
+  } catch {
+    return [];
+  }
+  return files.sort().map((f) => {
+    const name = `provider:${f.slice(0, -'.rhai'.length)}`;
+    try {
+      const checked = checkProviderScript(
+        f.slice(0, -'.rhai'.length),
+        join(dir, f),
+        readFileSync(join(dir, f), 'utf8'),
+      );
+      return checked.ok
+        ? { name, ok: true, detail: `${join(dir, f)} defines initialize and inference` }
+        : { name, ok: false, detail: `[${checked.code}] ${checked.message}` };
+    } catch (err) {
+      return failed(name, err);
+    }
+  });
 }
 
 async function codecKey(env: NodeJS.ProcessEnv): Promise<Check> {
@@ -311,7 +338,7 @@ export async function runChecks(
   checks.push(await temporalCli(flags.address, env));
   if (flags.server) checks.push(...(await serverAndWorker(flags.address, say)));
   else checks.push(skipped('server', 'not checked (--no-server)'), skipped('worker', 'not checked (--no-server)'));
-  checks.push(providerKeys(flags.model, env));
+  checks.push(providerKeys(flags.model, env), ...scriptProviders(env));
   const chosen = doctorModel(flags.model, env);
   const configured = chosen !== undefined && providerConfigured(chosen.model, env);
   checks.push(

@@ -162,6 +162,10 @@ export function classifyFailure(facts: FailureFacts, ctx: CallContext): Provider
       message = `${who} answered model "${ctx.model}" with no choices: ${said}.`;
       retryNote = 'The call will be retried.';
       break;
+    case 'script-failed':
+      // Only a script provider's own failures have this class (src/providers/script-contract.ts).
+      message = `The provider script of ${who} failed: ${said}. Fix the script.`;
+      break;
     case 'answer-too-large':
       message = `${who} at ${where} sent an answer larger than ${facts.tooLargeLimit} bytes, which was refused; retrying will not help, so check the server and the model's output limit.`;
       break;

@@ -3,6 +3,7 @@
  * from the environment. The public API of src/providers is re-exported here.
  */
 import { LevError } from '../errors.js';
+import type { ProviderScriptDef } from '../shapes/frozen-blueprint.js';
 import { PROVIDER_PREFIXES, providerFacts } from '../shapes/providers.js';
 import { AnthropicProvider } from './anthropic.js';
 import { parseModelRef } from './builtin-models.js';
@@ -10,6 +11,7 @@ import { GoogleProvider } from './google.js';
 import { OpenAICompatibleProvider } from './openai.js';
 import type { ModelProvider } from './provider.js';
 import { ProviderError } from './provider-errors.js';
+import { ScriptProvider } from './script-provider.js';
 import { ScriptedProvider } from './scripted.js';
 
 export { AnthropicProvider, buildMessagesRequest, MAX_CACHE_MARKERS, mapMessageResponse } from './anthropic.js';
@@ -29,6 +31,7 @@ export {
   redactSecrets,
   toActivityFailure,
 } from './provider-errors.js';
+export { ScriptProvider } from './script-provider.js';
 export {
   promptDigest,
   registerScript,
@@ -96,16 +99,33 @@ function reused<O>(kind: string, Provider: new (opts: O) => ModelProvider, opts:
 }
 
 /**
- * The provider for `ref` (a model ref such as `ollama:llama3.1`, or a bare
- * prefix such as `anthropic`). Keys and base URLs are read from `env`.
+ * The script providers a run may call (docs/reference/script-providers.md): the scripts its
+ * blueprint carries, and each one's `[model_providers.<name>]` settings of the worker's config.
  */
-export function getProvider(ref: string, env: NodeJS.ProcessEnv = process.env): ModelProvider {
+export interface ScriptProviders {
+  defs: readonly ProviderScriptDef[];
+  settings: Readonly<Record<string, Record<string, unknown>>>;
+}
+
+/**
+ * The provider for `ref` (a model ref such as `ollama:llama3.1`, or a bare
+ * prefix such as `anthropic`). Keys and base URLs are read from `env`; a
+ * prefix no built-in provider has is one of `scripts`, when it holds one.
+ */
+export function getProvider(
+  ref: string,
+  env: NodeJS.ProcessEnv = process.env,
+  scripts?: ScriptProviders,
+): ModelProvider {
   const prefix = ref.includes(':') ? parseModelRef(ref).provider : ref;
   const facts = providerFacts(prefix);
+  const def = facts ? undefined : scripts?.defs.find((d) => d.name === prefix);
+  if (def)
+    return new ScriptProvider({ def, settings: scripts?.settings[prefix] ?? {}, env, timeoutMs: timeoutFrom(env) });
   if (!facts)
     throw new LevError(
       'unknown-provider',
-      `Unknown model provider "${prefix}" in "${ref}"; use one of ${PROVIDER_PREFIXES.join(', ')} (e.g. "ollama:llama3.1").`,
+      `Unknown model provider "${prefix}" in "${ref}"; use one of ${PROVIDER_PREFIXES.join(', ')} (e.g. "ollama:llama3.1"), or write the script providers/${prefix}.rhai in your config folder.`,
     );
   if (facts.wire === 'scripted') return new ScriptedProvider(env);
   const common = {

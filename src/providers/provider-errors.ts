@@ -19,6 +19,7 @@ export const PROVIDER_ERROR_KINDS = [
   'bad-response',
   'empty-answer',
   'answer-too-large',
+  'script-failed',
 ] as const;
 export type ProviderErrorKind = (typeof PROVIDER_ERROR_KINDS)[number];
 
@@ -45,6 +46,7 @@ const FAILURE_TYPES: Record<ProviderErrorKind, string> = {
   'bad-response': 'ProviderBadResponse',
   'empty-answer': 'ProviderEmptyAnswer',
   'answer-too-large': 'ProviderAnswerTooLarge',
+  'script-failed': 'ProviderScriptFailed',
 };
 
 export function isRetryableKind(kind: ProviderErrorKind): boolean {

@@ -13,9 +13,16 @@ export type HostFunction = (args: unknown[]) => unknown;
 /** Functions by name; a script function or a variable holding a closure of the same name wins over one. */
 export type RhaiHost = Readonly<Record<string, HostFunction>>;
 
-/** A failed host call, seen by the script as a runtime error with this message. */
+/**
+ * A failed host call, seen by the script as a runtime error with this message; with a `value`, as
+ * a `throw` of that value (what `catch (e)` receives), so a host can hand the script a structured
+ * error map as the original's provider host functions do.
+ */
 export class RhaiHostError {
-  constructor(readonly message: string) {}
+  constructor(
+    readonly message: string,
+    readonly value?: unknown,
+  ) {}
 }
 
 /** Stops the script at once; `payload` is handed back with the `rhai-halted` error. */

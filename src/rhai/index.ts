@@ -24,6 +24,8 @@ export interface RhaiError {
   limit?: 'operations' | 'call-depth' | 'string-size' | 'array-size' | 'map-size';
   /** What the host function that halted the script handed back (`rhai-halted` only). */
   payload?: unknown;
+  /** The value of an uncaught `throw` (or a host error carrying one), converted out; absent for `throw ()`. */
+  thrown?: unknown;
 }
 
 export type { HostFunction, RhaiHost } from './host.js';
@@ -87,6 +89,10 @@ function describeError(e: unknown, path: string, fallback: { l: number; c: numbe
       column: e.column,
     };
     if (e.limit) err.limit = e.limit;
+    if (e.isThrow && e.thrown !== undefined) {
+      const thrown = toJs(e.thrown as Parameters<typeof toJs>[0]);
+      if (thrown !== undefined) err.thrown = thrown;
+    }
     return err;
   }
   let msg: string;

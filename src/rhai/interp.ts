@@ -129,6 +129,8 @@ export class Interp extends Guard {
       out = fn(args.map(toJs));
     } catch (e) {
       if (e instanceof RhaiHalt) throw e;
+      if (e instanceof RhaiHostError && e.value !== undefined)
+        throw new RhaiFault('rhai-runtime', e.message, at.l, at.c, undefined, fromJs(e.value), true);
       if (e instanceof RhaiHostError) throw this.err(e.message, at);
       throw this.err(`${name} failed: ${e instanceof Error ? e.message : String(e)}`, at);
     }

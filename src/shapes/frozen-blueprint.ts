@@ -380,6 +380,20 @@ export interface ScriptToolDef {
   source: string;
 }
 
+/**
+ * One script provider a stage names (docs/reference/script-providers.md): the `providers/<name>.rhai`
+ * of the config folder, read and checked at load, so the workers that call it never read that folder.
+ */
+export interface ProviderScriptDef {
+  /** The provider name stages write (`provider = "groq"`). */
+  name: string;
+  /** The script's absolute path, for messages. */
+  path: string;
+  source: string;
+  /** Its `// @key value` lines (`default_model`, `max_context_tokens`, ...), as written. */
+  meta: Record<string, string>;
+}
+
 export interface Blueprint {
   /** Absolute directory holding the blueprint; scripts must live inside it. */
   dir: string;
@@ -462,6 +476,8 @@ export interface Blueprint {
    * absent when there are none, so the blueprints of earlier versions keep their JSON (and hash).
    */
   scriptTools?: ScriptToolDef[];
+  /** The script providers its stages name; absent when none, so earlier blueprints keep their JSON (and hash). */
+  providerScripts?: ProviderScriptDef[];
   /** Built-in table merged with `[models]` (and the user config). */
   models: Record<string, ModelInfo & { encoding?: Encoding }>;
 }

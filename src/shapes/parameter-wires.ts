@@ -29,6 +29,15 @@ export function wireFields(ref: string, params: ModelParameters): { fields: Wire
   const facts = providerFacts(prefix);
   const fields: WireField[] = [];
   const problems: string[] = [];
+  if (!facts && ref.includes(':')) {
+    // A script provider (docs/reference/script-providers.md#the-script-contract): its request carries these two alone.
+    for (const [name, value] of Object.entries(params))
+      if (value !== undefined && name !== 'max_tokens' && name !== 'temperature')
+        problems.push(
+          `${prefix} is a script provider, whose request carries only temperature and max_tokens, not \`${name}\``,
+        );
+    return { fields, problems };
+  }
   if (!facts || facts.wire === 'scripted') return { fields, problems };
   for (const [name, value] of Object.entries(params) as [ModelParameter, unknown][]) {
     if (name === 'max_tokens' || value === undefined) continue;

@@ -145,6 +145,14 @@ export function globalToolsDir(env: NodeJS.ProcessEnv = process.env): string {
   return join(userDirs(env, homeOf(env)).config, 'tools');
 }
 
+/**
+ * The script providers a stage may name (the original's `~/.leviath/providers/`): `providers/` of
+ * the config folder, beside the global tools folder and for the same reason.
+ */
+export function globalProvidersDir(env: NodeJS.ProcessEnv = process.env): string {
+  return join(userDirs(env, homeOf(env)).config, 'providers');
+}
+
 /** The cache of fetched tools. */
 export function cacheDir(env: NodeJS.ProcessEnv = process.env): string {
   return userDirs(env).cache;

@@ -37,6 +37,15 @@ writeFileSync(
   '[agent]\nname = "reviewer"\ndescription = "Does code reviews"\n[stages.main]\nmax_iterations = 3\n',
 );
 
+/** A providers folder holding these scripts (docs/reference/script-providers.md). */
+function providers(files: Record<string, string>): LoadOptions {
+  const dir = mkdtempSync(join(tmpdir(), 'lev-providers-'));
+  for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text);
+  return { providersDir: dir };
+}
+const GROQ_STAGE = '[stages.a]\nmodel = "groq:llama-3.3-70b"';
+const GROQ = 'fn initialize(config) { #{} }\nfn inference(state, request) { #{ content: "hi" } }';
+
 const cases: Case[] = [
   { code: 'toml-syntax', bad: '[agent\nname = "x"', fixed: '[agent]\nname = "x"' },
   { code: 'unknown-kind', bad: 'r = { kind = "pinnned" }', fixed: 'r = { kind = "pinned" }' },
@@ -386,6 +395,27 @@ const cases: Case[] = [
     fixed: '[stages.a]\nmode = "output"\n[stages.a.output]\nvalidator = "validators/check.rhai"',
     files: { 'validators/check.rhai': 'fn check(content) { () }' },
     fixedFiles: { 'validators/check.rhai': 'fn validate(content) { () }' },
+  },
+  {
+    code: 'provider-script-missing',
+    bad: GROQ_STAGE,
+    fixed: GROQ_STAGE,
+    badOpts: providers({ 'grok.rhai': GROQ }),
+    fixedOpts: providers({ 'groq.rhai': GROQ }),
+  },
+  {
+    code: 'provider-script-syntax',
+    bad: GROQ_STAGE,
+    fixed: GROQ_STAGE,
+    badOpts: providers({ 'groq.rhai': 'fn initialize(config) { #{ }\nfn inference(state, request) { }' }),
+    fixedOpts: providers({ 'groq.rhai': GROQ }),
+  },
+  {
+    code: 'provider-script-contract',
+    bad: GROQ_STAGE,
+    fixed: GROQ_STAGE,
+    badOpts: providers({ 'groq.rhai': 'fn initialize(config) { #{} }\nfn inference(request) { #{} }' }),
+    fixedOpts: providers({ 'groq.rhai': GROQ }),
   },
   {
     code: 'script-tool-missing',

@@ -4,7 +4,7 @@
  * a local server playing Anthropic's API, the table and `--json`. The server
  * round trip is test/integration/doctor.test.ts.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -131,6 +131,22 @@ describe('lev doctor', () => {
     const r = await doctor({ ...anthropic(), LEVIATH_CONFIG: config });
     expect(r.code).toBe(1);
     expect(row(r.out, 'mcp:gone')).toMatchObject({ ok: false, detail: expect.stringMatching(/^\[mcp-unavailable\]/) });
+  });
+
+  it('checks each script provider of the config folder', async () => {
+    const home = join(scratch, 'home-providers');
+    mkdirSync(join(home, 'providers'), { recursive: true });
+    writeFileSync(
+      join(home, 'providers', 'groq.rhai'),
+      'fn initialize(config) { #{} }\nfn inference(state, request) { #{} }\n',
+    );
+    writeFileSync(join(home, 'providers', 'half.rhai'), 'fn inference(state, request) { #{} }\n');
+    const r = await doctor({ ...anthropic(), LEVIATH_HOME: home });
+    expect(row(r.out, 'provider:groq')).toMatchObject({ ok: true });
+    expect(row(r.out, 'provider:half')).toMatchObject({
+      ok: false,
+      detail: expect.stringMatching(/^\[provider-script-contract\].*initialize\(config\)/),
+    });
   });
 
   it('shows where data, config and cache are, and fails when the data folder cannot be written', () => {

@@ -68,4 +68,30 @@ describe('host functions', () => {
     const r = mustCompile('big()').run({}, { maxStringSize: 10 }, big);
     expect(r).toMatchObject({ ok: false, error: { code: 'rhai-limit', limit: 'string-size' } });
   });
+
+  it('throw a value the script catches as it is, and which comes back with the error when it does not', () => {
+    const failing: RhaiHost = {
+      post: () => {
+        throw new RhaiHostError('HTTP 429: slow down', { kind: 'rate_limited', status: 429, retry_after: 2 });
+      },
+    };
+    const caught = mustCompile('try { post() } catch (e) { `${e.kind} ${e.status} ${e.retry_after}` }');
+    expect(caught.run({}, {}, failing)).toMatchObject({ ok: true, value: 'rate_limited 429 2' });
+    const r = mustCompile('let x = 1;\npost()').run({}, {}, failing);
+    expect(r).toMatchObject({
+      ok: false,
+      error: {
+        code: 'rhai-runtime',
+        message: 'HTTP 429: slow down (line 2, position 1) in tools/t.rhai',
+        thrown: { kind: 'rate_limited', status: 429, retry_after: 2 },
+      },
+    });
+  });
+
+  it("hand back a script's own uncaught throw of a map, and nothing for a plain error", () => {
+    const thrown = mustCompile('throw #{ message: "down", transient: true };').run();
+    expect(thrown).toMatchObject({ ok: false, error: { thrown: { message: 'down', transient: true } } });
+    const plain = mustCompile('let x = 1 / 0;').run();
+    expect(plain.ok || 'thrown' in plain.error).toBe(false);
+  });
 });

@@ -226,7 +226,7 @@ async function inferNow(store: RunStore, input: InferInput, ctx: InferContext): 
   const mcpTokens = mcpSpecTokens(mcpSpecs, (text) => countTokens(text, encoding));
   const ref = providerRef(bp, model);
   const response = await callModel(model, () => {
-    const provider = getProvider(ref, store.config.env);
+    const provider = getProvider(ref, store.config.env, store.scriptProviders(bp));
     const gate = {
       limits: limitsFor(store.rateLimits(), ref),
       tokens: used + mcpTokens,

@@ -16,9 +16,11 @@ function present(value: string | undefined): boolean {
   return value !== undefined && value.trim() !== '';
 }
 
-export function providerConfigured(ref: string, env: NodeJS.ProcessEnv): boolean {
-  const facts = providerFacts(parseModelRef(ref).provider);
-  if (!facts) return false;
+/** `scripts`: the script providers the blueprint carries, which need nothing more. */
+export function providerConfigured(ref: string, env: NodeJS.ProcessEnv, scripts: readonly string[] = []): boolean {
+  const prefix = parseModelRef(ref).provider;
+  const facts = providerFacts(prefix);
+  if (!facts) return scripts.includes(prefix);
   if (facts.wire === 'scripted') return true;
   return facts.dummyKey !== undefined || present(env[facts.keyEnv]);
 }
@@ -42,5 +44,6 @@ export function chooseModel(
   const remaining = chain.filter((m) => !isUnusable(m, skipped));
   const present = remaining.filter((m) => !avoid.includes(m));
   const choice = present.length > 0 ? present : remaining;
-  return choice.find((m) => providerConfigured(m, env)) ?? choice[0] ?? def.model;
+  const scripts = (bp.providerScripts ?? []).map((p) => p.name);
+  return choice.find((m) => providerConfigured(m, env, scripts)) ?? choice[0] ?? def.model;
 }

@@ -6,10 +6,11 @@
  */
 import { openBlobStore, parseBlobSpec } from '../../blobs/index.js';
 import { ReadCachedBlobStore } from '../../blobs/read-cache.js';
-import { loadUserConfig } from '../../blueprint/user-config.js';
+import { loadUserConfig, scriptProviderSettings, type UserConfig } from '../../blueprint/user-config.js';
 import { configuredKeyring } from '../../codec/keys.js';
 import { cloneData, createRunState, type RunState } from '../../context/index.js';
 import type { RateLimit } from '../../providers/flow-control.js';
+import type { ScriptProviders } from '../../providers/index.js';
 import type { Blueprint } from '../../shapes/frozen-blueprint.js';
 import { dataPath, userConfigPath } from '../../state/locations.js';
 import { ENGINE } from '../engine-calls.js';
@@ -96,13 +97,23 @@ export class RunStore {
   private readonly compiledHooks = new WeakMap<Blueprint, ReturnType<typeof customRegionHooks>>();
   private readonly latest = new Map<string, Rebuilt>();
 
-  /** The user config's `[rate_limits]`, read once per config file (docs/reference/long-runs.md#flow-control). */
-  private limits: { file: string; limits: Record<string, RateLimit> } | undefined;
+  /** The user config, read once per config file. */
+  private user: { file: string; config: UserConfig } | undefined;
 
-  rateLimits(): Record<string, RateLimit> {
+  private userConfig(): UserConfig {
     const file = userConfigPath(this.config.env);
-    if (this.limits?.file !== file) this.limits = { file, limits: loadUserConfig(this.config.env).config.rateLimits };
-    return this.limits.limits;
+    if (this.user?.file !== file) this.user = { file, config: loadUserConfig(this.config.env).config };
+    return this.user.config;
+  }
+
+  /** The user config's `[rate_limits]` (docs/reference/long-runs.md#flow-control). */
+  rateLimits(): Record<string, RateLimit> {
+    return this.userConfig().rateLimits;
+  }
+
+  /** The script providers `bp` carries, with their `[model_providers.<name>]` settings (docs/reference/script-providers.md). */
+  scriptProviders(bp: Blueprint): ScriptProviders {
+    return { defs: bp.providerScripts ?? [], settings: scriptProviderSettings(this.userConfig()) };
   }
 
   constructor(readonly config: RuntimeConfig) {

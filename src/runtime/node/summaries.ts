@@ -63,7 +63,7 @@ export async function summariseEntries(
     input.entries.map(async (e) => `${e.key ? `[${e.key}]\n` : ''}${await fullText(store.blobs, e.content)}`),
   );
   const ref = providerRef(bp, model);
-  const provider = getProvider(ref, store.config.env);
+  const provider = getProvider(ref, store.config.env, store.scriptProviders(bp));
   // A summary's prompt is its entries: a quarter of their characters is a fair charge for tokens_per_minute.
   const gate = { limits: limitsFor(store.rateLimits(), ref), tokens: Math.ceil(parts.join('').length / 4) };
   const response = await counted(model, () =>
