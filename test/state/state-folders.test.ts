@@ -76,7 +76,8 @@ function notice(old: string, scratch: string): string {
 
 type Row = { name: string; ok: boolean; detail: string };
 
-describe('state in the user folders', () => {
+// Each test starts `lev` several times, which takes longer than a unit test's 20 s on a loaded machine.
+describe('state in the user folders', { timeout: 120_000 }, () => {
   it('reads the config from XDG_CONFIG_HOME and writes state under XDG_DATA_HOME, nowhere else', () => {
     const at = folders();
     const configDir = join(at.scratch, 'xdg-config', 'leviath');
