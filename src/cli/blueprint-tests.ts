@@ -30,6 +30,7 @@ import type { Blueprint } from '../shapes/frozen-blueprint.js';
 import { tokenMeter } from '../tokens/count.js';
 import { makeSyncHandler } from '../tokens/exact-answers.js';
 import { modelEncoding } from '../tokens/model.js';
+import { grantNote, offersRunTools } from '../tools/run-tools.js';
 
 /** One `[[test]]` of a `tests/*.toml` file, with the original Leviath's keys. */
 export interface TestCase {
@@ -159,7 +160,14 @@ export function firstTurnRequest(
     if (text !== undefined)
       sync(seedRegion(state, region.name, [{ content: text, tokens: count(text) }], env, { replaceSeeded: true }));
   }
-  const rendered = renderPrompt(state, counted, env, { iteration: 0, meter: tokenMeter(encoding) });
+  // The turn a new run would send: the run's tools where the stage's own differ, with its grants stated.
+  const runWide = offersRunTools(counted, stage);
+  const note = runWide ? grantNote(counted, stage) : undefined;
+  const rendered = renderPrompt(state, counted, env, {
+    iteration: 0,
+    meter: tokenMeter(encoding),
+    ...(note ? { grantNote: note } : {}),
+  });
   // The stage's model parameters go with the turn, as with a run's (docs/providers.md#model-parameters).
   const parameters = counted.stages.find((s) => s.name === stage)?.modelParameters;
   const ceiling = replyLimit(state, replyCap(info, parameters?.max_tokens));
@@ -167,7 +175,7 @@ export function firstTurnRequest(
     model: providerRef(counted, model),
     system: rendered.system.map((b) => ({ text: systemBlockText(b), ...(b.cache ? { cache: true } : {}) })),
     messages: rendered.messages,
-    tools: stageToolSpecs(counted, stage, undefined),
+    tools: stageToolSpecs(counted, stage, undefined, runWide),
     maxTokens: maxTokens === undefined ? ceiling : Math.min(maxTokens, ceiling),
     ...(parameters ? { parameters } : {}),
     meta: { runId: `lev-test-${counted.agent.name}`, stage, turn: 0, purpose: 'turn', attempt: 1, stageTurn: 0 },

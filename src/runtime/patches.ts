@@ -141,6 +141,16 @@ export const STAGE_HOOKS = 'stage-hooks';
  */
 export const TERMINAL_HOOKS = 'stage-hooks-terminal';
 
+/**
+ * A visit's turns offer the run's tools, the union of what its stages are granted, in one order,
+ * and state the stage's own grants in a system block after the stage instructions, so a stage
+ * change keeps the front of the request in the provider's cache
+ * (`[runtime] stable_tools`, docs/reference/rendering.md#the-tool-list). Grants are enforced as
+ * before. Asked only by visits of stages whose own list differs from the run's (`offersRunTools`),
+ * so other visits record no marker; a visit recorded before it offers its stage's tools.
+ */
+export const STABLE_TOOL_LIST = 'stable-tool-list';
+
 /** The paths a run of a stage visit takes, decided once when it starts. */
 export interface VisitPatches {
   /** `STAGE_PATCH`. */
@@ -173,6 +183,8 @@ export interface VisitPatches {
   nudge?: boolean;
   /** `STAGE_HOOKS`; absent in a visit of a stage without hooks. */
   hooks?: boolean;
+  /** `STABLE_TOOL_LIST`; absent: the stage's own tools (a fan-out worker's visits inside it, a stage granted the run's list). */
+  stableTools?: boolean;
 }
 
 /**

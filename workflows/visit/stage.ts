@@ -45,6 +45,7 @@ import {
   PROVIDER_PATIENCE,
   REPETITION_DETECTION,
   SAFE_COMMAND_ARGUMENTS,
+  STABLE_TOOL_LIST,
   STAGE_HOOKS,
   STAGE_PATCH,
   STORED_ARGUMENTS,
@@ -57,6 +58,7 @@ import { hasVisitHooks } from '../../src/runtime/stage-hooks.js';
 import { endsWithOutput, fanOutEnd } from '../../src/runtime/stage-modes.js';
 import { turnEnded } from '../../src/runtime/stream-events.js';
 import type { StageDef } from '../../src/shapes/frozen-blueprint.js';
+import { offersRunTools } from '../../src/tools/run-tools.js';
 import { patchesAtOnce } from '../patch-asker.js';
 import { runRegionHook } from './point-hooks.js';
 import { replyHooks } from './reply-hooks.js';
@@ -93,6 +95,7 @@ export async function stageWorkflow(input: StageInput): Promise<StageOutcome | H
       : {}),
     ...(def?.nudge ? { nudge: patched(EMPTY_RESPONSE_NUDGE) } : {}),
     ...(hasVisitHooks(def) ? { hooks: patched(STAGE_HOOKS) } : {}),
+    ...(offersRunTools(input.blueprint, input.stage) ? { stableTools: patched(STABLE_TOOL_LIST) } : {}),
   };
   const bp = input.blueprint;
   if (!def)

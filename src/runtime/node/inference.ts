@@ -33,6 +33,7 @@ import type { Blueprint } from '../../shapes/frozen-blueprint.js';
 import { countTokens, countToolCall, isLongText, tokenMeter } from '../../tokens/index.js';
 import { FAN_OUT, isAgentTool, isContextTool } from '../../tools/builtin-names.js';
 import { stageTools } from '../../tools/grants.js';
+import { grantNote, runTools, specStage } from '../../tools/run-tools.js';
 import { type ToolSpec, toolSpecs } from '../../tools/specs.js';
 import type { CountedToolCall, InferInput, InferOutput } from '../activity-types.js';
 import { ENGINE } from '../engine-calls.js';
@@ -77,20 +78,28 @@ async function callModel<T>(model: string, call: () => Promise<T>): Promise<T> {
 }
 
 /**
- * The stage's tool specs; `submit_output` describes the answer this stage
- * asks for, and the agent tools say which agents and stages the stage may
- * start.
+ * The tool specs a turn of the stage offers: the stage's own, or with `runWide` the run's
+ * (`runTools`, docs/reference/rendering.md#the-tool-list), each in the version of the stage that
+ * may call it (`specStage`); `submit_output` describes the answer that stage asks for, and the
+ * agent tools say which agents and stages it may start. MCP tools are the stage's own either way:
+ * its visit discovers only the servers it is granted.
  */
-export function stageToolSpecs(bp: Blueprint, stage: string, catalog: ToolCatalog | undefined): ToolSpec[] {
-  const names = stageTools(bp, stage);
+export function stageToolSpecs(
+  bp: Blueprint,
+  stage: string,
+  catalog: ToolCatalog | undefined,
+  runWide = false,
+): ToolSpec[] {
+  const names = runWide ? runTools(bp) : stageTools(bp, stage);
+  const owner = (name: string) => (runWide ? specStage(bp, stage, name) : stage);
   const specs = toolSpecs(names, bp.scriptTools).map((spec) =>
-    isAgentTool(spec.name) ? withWorkers(bp, stage, spec) : spec,
+    isAgentTool(spec.name) ? withWorkers(bp, owner(spec.name), spec) : spec,
   );
   if (catalog) specs.push(...mcpToolSpecs(catalog, stageMcpTools(bp, stage, catalog)));
   if (names.includes(SUBMIT_OUTPUT))
     specs.push({
       name: SUBMIT_OUTPUT,
-      description: submitOutputDescription(stageOutputSpec(bp, stage)),
+      description: submitOutputDescription(stageOutputSpec(bp, owner(SUBMIT_OUTPUT))),
       parameters: SUBMIT_OUTPUT_PARAMETERS,
     });
   return specs;
@@ -184,11 +193,15 @@ export async function renderedRequest(store: RunStore, input: InferInput) {
   const info = lookupModel(bp.models, model);
   const encoding = encodingFor(model, info);
   const hooks = store.hooks(bp);
+  const catalog = input.catalog ? await loadCatalog(store, input.catalog) : undefined;
+  const note = input.stableTools
+    ? grantNote(bp, input.stage, catalog ? stageMcpTools(bp, input.stage, catalog) : [])
+    : undefined;
   const rendered = renderPrompt(
     state,
     bp,
     { now: 0, ...(hooks ? { hooks } : {}) },
-    { iteration: input.stageTurn, meter: tokenMeter(encoding) },
+    { iteration: input.stageTurn, meter: tokenMeter(encoding), ...(note ? { grantNote: note } : {}) },
   );
   const system: ResolvedSystemBlock[] = await Promise.all(
     rendered.system.map(async (block) => ({
@@ -198,18 +211,20 @@ export async function renderedRequest(store: RunStore, input: InferInput) {
   );
   const messages = await resolveMessages(store.blobs, rendered.messages);
   if (input.question) messages.push({ role: 'user', content: input.question });
-  return { bp, state, model, info, encoding, hooks, rendered, system, messages };
+  return { bp, state, model, info, encoding, hooks, catalog, rendered, system, messages };
 }
 
 async function inferNow(store: RunStore, input: InferInput, ctx: InferContext): Promise<InferOutput> {
   const { attempt, signal } = ctx;
-  const { bp, state, model, info, encoding, hooks, rendered, system, messages } = await renderedRequest(store, input);
+  const { bp, state, model, info, encoding, hooks, catalog, rendered, system, messages } = await renderedRequest(
+    store,
+    input,
+  );
   const parameters = bp.stages.find((s) => s.name === input.stage)?.modelParameters;
   const limit = replyLimit(state, replyCap(info, parameters?.max_tokens));
   const snapshot = input.snapshot ? await store.snapshotOf(input.runId, state) : undefined;
 
-  const catalog = input.catalog ? await loadCatalog(store, input.catalog) : undefined;
-  const tools = input.purpose === 'turn' ? stageToolSpecs(bp, input.stage, catalog) : [];
+  const tools = input.purpose === 'turn' ? stageToolSpecs(bp, input.stage, catalog, input.stableTools === true) : [];
   // What the MCP servers put in front of the model is counted into the request, beside the regions.
   const mcpSpecs =
     catalog && input.purpose === 'turn' ? mcpToolSpecs(catalog, stageMcpTools(bp, input.stage, catalog)) : [];
