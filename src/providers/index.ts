@@ -30,6 +30,7 @@ export {
   toActivityFailure,
 } from './provider-errors.js';
 export {
+  prefixDigests,
   promptDigest,
   registerScript,
   resetScriptedCalls,
