@@ -25,12 +25,12 @@ import { stageToolSpecs } from '../runtime/node/inference.js';
 import { chooseModel } from '../runtime/node/model-choice.js';
 import { providerRef } from '../runtime/node/model-ref.js';
 import { customRegionHooks } from '../runtime/region-hooks.js';
+import { grantNote, offersRunTools } from '../runtime/run-tools.js';
 import { effectiveSeed } from '../seeds/task.js';
 import type { Blueprint } from '../shapes/frozen-blueprint.js';
 import { tokenMeter } from '../tokens/count.js';
 import { makeSyncHandler } from '../tokens/exact-answers.js';
 import { modelEncoding } from '../tokens/model.js';
-import { grantNote, offersRunTools } from '../tools/run-tools.js';
 
 /** One `[[test]]` of a `tests/*.toml` file, with the original Leviath's keys. */
 export interface TestCase {

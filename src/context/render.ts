@@ -78,7 +78,7 @@ export interface RenderOptions {
   /** Measures custom renders against their region's budget (docs/reference/regions.md#custom-region-hooks). */
   meter?: RenderMeter;
   /**
-   * The stage's grants (`grantNote` in src/tools/run-tools.ts), given when the request offers the
+   * The stage's grants (`grantNote` in src/runtime/run-tools.ts), given when the request offers the
    * run's tools rather than the stage's (docs/reference/rendering.md#the-tool-list).
    */
   grantNote?: string;

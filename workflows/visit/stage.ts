@@ -54,11 +54,11 @@ import {
   type VisitPatches,
 } from '../../src/runtime/patches.js';
 import { asksInForms } from '../../src/runtime/people/interaction-points.js';
+import { offersRunTools } from '../../src/runtime/run-tools.js';
 import { hasVisitHooks } from '../../src/runtime/stage-hooks.js';
 import { endsWithOutput, fanOutEnd } from '../../src/runtime/stage-modes.js';
 import { turnEnded } from '../../src/runtime/stream-events.js';
 import type { StageDef } from '../../src/shapes/frozen-blueprint.js';
-import { offersRunTools } from '../../src/tools/run-tools.js';
 import { patchesAtOnce } from '../patch-asker.js';
 import { runRegionHook } from './point-hooks.js';
 import { replyHooks } from './reply-hooks.js';

@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os';
 import { describe, expect, it } from 'vitest';
 import { loadBlueprintFromString } from '../../src/blueprint/load.js';
 import { stageToolSpecs } from '../../src/runtime/node/inference.js';
+import { grantNote, offersRunTools, runTools, specStage, stableToolsOn } from '../../src/runtime/run-tools.js';
 import type { Blueprint } from '../../src/shapes/frozen-blueprint.js';
 import { isGranted } from '../../src/tools/grants.js';
-import { grantNote, offersRunTools, runTools, specStage, stableToolsOn } from '../../src/tools/run-tools.js';
 
 function load(extra: string, runtime = ''): Blueprint {
   const loaded = loadBlueprintFromString(

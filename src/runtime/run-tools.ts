@@ -7,8 +7,8 @@
  * the patch.
  */
 import type { Blueprint } from '../shapes/frozen-blueprint.js';
-import { canonicalTool } from './builtin-names.js';
-import { stageTools } from './grants.js';
+import { canonicalTool } from '../tools/builtin-names.js';
+import { stageTools } from '../tools/grants.js';
 
 /** `[runtime] stable_tools` unset: measured on the cache bench (docs/benchmarks.md#stage-changes). */
 export const STABLE_TOOLS_DEFAULT = true;
