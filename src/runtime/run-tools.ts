@@ -18,11 +18,20 @@ export function stableToolsOn(bp: Blueprint): boolean {
   return bp.runtime?.stableTools ?? STABLE_TOOLS_DEFAULT;
 }
 
-/** Every tool some stage of the blueprint is granted, in stage order and each stage's own order, once each. */
+/**
+ * The stages that share the list: all but those that run as workers (`allow_as_worker`). A
+ * worker's run stays in its one stage, so a list kept across stages gains it nothing, and the
+ * run that starts it never visits it.
+ */
+function sharingStages(bp: Blueprint): Blueprint['stages'] {
+  return bp.stages.filter((s) => !s.allowAsWorker);
+}
+
+/** Every tool a stage that shares the list is granted, in stage order and each stage's own order, once each. */
 export function runTools(bp: Blueprint): string[] {
   const seen = new Set<string>();
   const names: string[] = [];
-  for (const stage of bp.stages) {
+  for (const stage of sharingStages(bp)) {
     for (const name of stageTools(bp, stage.name)) {
       const canonical = canonicalTool(name);
       if (seen.has(canonical)) continue;
@@ -34,12 +43,12 @@ export function runTools(bp: Blueprint): string[] {
 }
 
 /**
- * Whether a turn of `stage` offers the run-wide list: the switch is on and the stage's own list
- * differs from it. A stage granted exactly the run's tools, in that order, changes nothing, so
- * its visits ask no patch.
+ * Whether a turn of `stage` offers the run-wide list: the switch is on, the stage does not run as
+ * a worker, and its own list differs from the run's. A stage granted exactly the run's tools, in
+ * that order, changes nothing, so its visits ask no patch.
  */
 export function offersRunTools(bp: Blueprint, stage: string): boolean {
-  if (!stableToolsOn(bp)) return false;
+  if (!stableToolsOn(bp) || bp.stages.find((s) => s.name === stage)?.allowAsWorker) return false;
   const own = stageTools(bp, stage).map(canonicalTool);
   const all = runTools(bp);
   return own.length !== all.length || own.some((name, i) => name !== all[i]);
@@ -54,7 +63,7 @@ export function specStage(bp: Blueprint, stage: string, name: string): string {
   const wanted = canonicalTool(name);
   const grants = (s: string) => stageTools(bp, s).some((t) => canonicalTool(t) === wanted);
   if (grants(stage)) return stage;
-  return bp.stages.find((s) => grants(s.name))?.name ?? stage;
+  return sharingStages(bp).find((s) => grants(s.name))?.name ?? stage;
 }
 
 /**

@@ -54,6 +54,18 @@ describe('run-wide tool list', () => {
     expect(offersRunTools(same, 'b')).toBe(false);
   });
 
+  it('leaves out the stages that run as workers: they offer their own, and the run does not offer theirs', () => {
+    const fan = load(`[stages.report]
+available_tools = ["context_read"]
+[stages.work]
+allow_as_worker = true
+available_tools = ["web_fetch", "context_append"]`);
+    expect(runTools(fan)).toEqual(['read_file', 'grep', 'context_read', 'shell', 'edit_file']);
+    expect(offersRunTools(fan, 'work')).toBe(false);
+    expect(offersRunTools(fan, 'plan')).toBe(true);
+    expect(grantNote(fan, 'plan')).toContain('(shell, edit_file)');
+  });
+
   it('offers every stage the same specs, each tool in the version of the stage that may call it', () => {
     const lists = ['plan', 'build', 'report'].map((s) => stageToolSpecs(bp, s, undefined, true));
     expect(lists[1]).toEqual(lists[0]);
