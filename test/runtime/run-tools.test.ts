@@ -2,10 +2,12 @@
 import { tmpdir } from 'node:os';
 import { describe, expect, it } from 'vitest';
 import { loadBlueprintFromString } from '../../src/blueprint/load.js';
+import { parseUserConfig } from '../../src/blueprint/user-config.js';
 import { stageToolSpecs } from '../../src/runtime/node/inference.js';
 import { grantNote, offersRunTools, runTools, specStage, stableToolsOn } from '../../src/runtime/run-tools.js';
 import type { Blueprint } from '../../src/shapes/frozen-blueprint.js';
 import { isGranted } from '../../src/tools/grants.js';
+import { codesOf, loadToml } from '../blueprint/helpers.js';
 
 function load(extra: string, runtime = ''): Blueprint {
   const loaded = loadBlueprintFromString(
@@ -52,6 +54,20 @@ describe('run-wide tool list', () => {
     ).blueprint!;
     expect(offersRunTools(same, 'a')).toBe(false);
     expect(offersRunTools(same, 'b')).toBe(false);
+  });
+
+  it('reads the switch from the blueprint over the user config, and a bad value is bad-value', () => {
+    const stages = '[stages.a]\navailable_tools = ["read_file"]\n[stages.a.transitions.b]\n[stages.b]\n';
+    const on = (toml: string, userToml?: string) => {
+      const userConfig = userToml === undefined ? undefined : parseUserConfig(userToml, '/cfg.toml').config;
+      const { blueprint, diagnostics } = loadToml(toml + stages, {}, userConfig ? { userConfig } : {});
+      expect(diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
+      return stableToolsOn(blueprint!);
+    };
+    expect(on('')).toBe(true);
+    expect(on('', '[runtime]\nstable_tools = false\n')).toBe(false);
+    expect(on('[runtime]\nstable_tools = true\n', '[runtime]\nstable_tools = false\n')).toBe(true);
+    expect(codesOf(loadToml('[runtime]\nstable_tools = "yes"\n'))).toContain('bad-value');
   });
 
   it('leaves out the stages that run as workers: they offer their own, and the run does not offer theirs', () => {
