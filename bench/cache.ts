@@ -1,5 +1,5 @@
 /**
- * `npm run bench -- cache [--session plan|coding] [--placement system | --blocks] [--stable-tools]`: how much of
+ * `npm run bench -- cache [--session plan|coding] [--placement system | --blocks] [--stage-tools]`: how much of
  * each prompt a provider's prompt cache can reuse, and what the session costs beside the same
  * session as a flat list (the task pinned, one conversation receiving every result). Two scripted
  * `blueprints/coder` sessions: `plan`, 30 turns of the plan stage (file reads into the compacting
@@ -9,9 +9,10 @@
  * recording server, and the recorded bodies are compared request to request. `--placement system`
  * renders every region in the system section (`[context] placement = "system"`, the 0.1 layout);
  * `--blocks` keeps the default placement but re-renders whole blocks on every write (the layout
- * before writes in place, docs/reference/rendering.md#writes-in-place). `--stable-tools` sends
- * every stage's tools on each of the regions' requests: what a tool list kept across stages (issue
- * 42 item 3, not built) would save.
+ * before writes in place, docs/reference/rendering.md#writes-in-place). The regions' requests offer
+ * what a run's turns offer: the run's tools (`[runtime] stable_tools`, on by default,
+ * docs/reference/rendering.md#the-tool-list); `--stage-tools` sets it off, so each stage offers its
+ * own, as before the switch.
  */
 import { loadBlueprint } from '../src/blueprint/load.js';
 import { assignPlacements } from '../src/blueprint/placement.js';
@@ -213,29 +214,23 @@ export default async function run(args: string[] = []): Promise<void> {
   if (only !== undefined && !SESSIONS[only])
     throw new Error(`--session takes ${Object.keys(SESSIONS).join(' or ')}, not ${only}`);
   const counted = countStagePrompts(loaded.blueprint);
-  const bp =
+  const laid =
     placement === 'system' ? allInSystem(counted) : placement === 'blocks' ? withoutWritesInPlace(counted) : counted;
+  const bp = args.includes('--stage-tools') ? { ...laid, runtime: { ...laid.runtime, stableTools: false } } : laid;
   for (const [name, turns] of Object.entries(SESSIONS)) {
     if (only !== undefined && name !== only) continue;
-    await report(bp, name, turns, placement, args.includes('--stable-tools'));
+    await report(bp, name, turns, placement);
     console.log('');
   }
 }
 
-async function report(
-  bp: Blueprint,
-  name: string,
-  SESSION: Turn[],
-  placement: string | undefined,
-  stableTools: boolean,
-): Promise<void> {
+async function report(bp: Blueprint, name: string, SESSION: Turn[], placement: string | undefined): Promise<void> {
   const { rows, flatRows, compactions, overBudget } = await runSession({
     bp,
     stage: STAGE,
     task: TASK,
     turns: SESSION,
     toolOutput,
-    stableTools,
   });
   const stages = [STAGE, ...SESSION.flatMap((t) => (t.enter ? [t.enter] : []))];
 

@@ -19,6 +19,8 @@ import { applyContextTool } from '../src/context/tools.js';
 import { applyTransform } from '../src/context/transforms.js';
 import { writeEntry } from '../src/context/write.js';
 import { BUILTIN_MODELS, getProvider, type InferenceRequest, parseModelRef } from '../src/providers/index.js';
+import { stageToolSpecs } from '../src/runtime/node/inference.js';
+import { grantNote, offersRunTools } from '../src/runtime/run-tools.js';
 import type { PromptMessage, ToolCall } from '../src/shapes/content.js';
 import type { Blueprint } from '../src/shapes/frozen-blueprint.js';
 import { countTokens } from '../src/tokens/count.js';
@@ -85,11 +87,6 @@ export interface Session {
   turns: readonly Turn[];
   /** What a tool other than a context tool answers. */
   toolOutput: (turn: Turn) => string;
-  /**
-   * Send every stage's tools on every request (a what-if for issue 42's stable tool list; the
-   * runtime sends the stage's own), to the regions' requests only.
-   */
-  stableTools?: boolean;
 }
 
 export interface SessionResult {
@@ -212,9 +209,12 @@ export async function runSession(session: Session): Promise<SessionResult> {
   const [openai, anthropic] = providers(server.url);
   const [flatOpenai, flatAnthropic] = providers(flatServer.url);
   let current = stage;
-  const allStages = [...new Set(bp.stages.flatMap((s) => stageTools(bp, s.name)))];
+  // The regions' requests offer what a run's turns offer ([runtime] stable_tools); the flat list its stage's own.
+  const turnTools = (name: string) => stageToolSpecs(bp, name, undefined, offersRunTools(bp, name));
+  const noteOf = (name: string) => (offersRunTools(bp, name) ? grantNote(bp, name) : undefined);
   const toolsOf = (name: string) => toolSpecs(stageTools(bp, name));
-  let tools = session.stableTools ? toolSpecs(allStages) : toolsOf(stage);
+  let tools = turnTools(stage);
+  let note = noteOf(stage);
   let flatToolList = toolsOf(stage);
   const compactions: number[] = [];
   const tails: boolean[] = [];
@@ -233,7 +233,8 @@ export async function runSession(session: Session): Promise<SessionResult> {
         const next = sync(enterStage(state, bp, turn.enter, env));
         if (!next.ok) throw new Error(next.message);
         current = turn.enter;
-        if (!session.stableTools) tools = toolsOf(current);
+        tools = turnTools(current);
+        note = noteOf(current);
         flatToolList = toolsOf(current);
         // A flat list has no instructions region: the stage's prompt arrives as a user message.
         const prompt = bp.stages.find((s) => s.name === current)?.systemPrompt;
@@ -245,7 +246,7 @@ export async function runSession(session: Session): Promise<SessionResult> {
         const held = regionTokens(r);
         if (held > r.budget) overBudget.push(`${turnIndex + 1} ${r.name} ${held}/${r.budget}`);
       }
-      const rendered = renderPrompt(state, bp, env, { iteration: turnIndex });
+      const rendered = renderPrompt(state, bp, env, { iteration: turnIndex, ...(note ? { grantNote: note } : {}) });
       const last = rendered.messages[rendered.messages.length - 1];
       tails.push(last?.role === 'user' && last.tail === true);
       const request = (model: string): InferenceRequest => ({

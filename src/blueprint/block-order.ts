@@ -22,3 +22,11 @@ function volatilityRank(def: RegionDef): number {
 export function systemSortKey(def: RegionDef, order: number): [number, number, number] {
   return [volatilityRank(def), blockClass(def), order];
 }
+
+/**
+ * Where the stage's grants sort (docs/reference/rendering.md#the-tool-list): as the stage
+ * instructions do, right after the region at `order`.
+ */
+export function grantsSortKey(order: number): [number, number, number] {
+  return [VOLATILITY_RANK.rewritten, 1, order + 0.5];
+}

@@ -480,7 +480,7 @@ function build(
   );
   if (webhooks.length > 0) blueprint.notify = webhooks;
   const runtime = readRuntime(root, userConfig);
-  if (runtime.localInference !== undefined) blueprint.runtime = runtime;
+  if (Object.keys(runtime).length > 0) blueprint.runtime = runtime;
   if (agentTable?.has('output')) {
     const output = parseOutputSpec(agentTable.raw('output'), agentTable.at('output'), findings);
     if (output) blueprint.agent.output = output;
@@ -727,13 +727,17 @@ function readRun(root: TableReader): NonNullable<Blueprint['run']> {
   };
 }
 
-/** `[runtime]`: the blueprint's inference shape, else the user config's (`runtime-table.ts`). */
+/** `[runtime]`: each key the blueprint's, else the user config's (`runtime-table.ts`). */
 function readRuntime(root: TableReader, userConfig: UserConfig): NonNullable<Blueprint['runtime']> {
   const t = root.table_('runtime', '[runtime] local_inference = true');
   t?.unknownKeys(RUN_RUNTIME_KEYS, 'unknown-key', '[runtime]');
   const own = readRunRuntime(t);
   const localInference = own.localInference ?? userConfig.runtime.localInference;
-  return localInference !== undefined ? { localInference } : {};
+  const stableTools = own.stableTools ?? userConfig.runtime.stableTools;
+  return {
+    ...(localInference !== undefined ? { localInference } : {}),
+    ...(stableTools !== undefined ? { stableTools } : {}),
+  };
 }
 
 /** A duration key of `[run]` in seconds; a value that is not a duration is `bad-duration` and reads as unset. */

@@ -26,6 +26,7 @@ import { stageToolSpecs } from '../runtime/node/inference.js';
 import { chooseModel } from '../runtime/node/model-choice.js';
 import { providerRef } from '../runtime/node/model-ref.js';
 import { customRegionHooks } from '../runtime/region-hooks.js';
+import { grantNote, offersRunTools } from '../runtime/run-tools.js';
 import { effectiveSeed } from '../seeds/task.js';
 import type { Blueprint } from '../shapes/frozen-blueprint.js';
 import { tokenMeter } from '../tokens/count.js';
@@ -160,7 +161,14 @@ export function firstTurnRequest(
     if (text !== undefined)
       sync(seedRegion(state, region.name, [{ content: text, tokens: count(text) }], env, { replaceSeeded: true }));
   }
-  const rendered = renderPrompt(state, counted, env, { iteration: 0, meter: tokenMeter(encoding) });
+  // The turn a new run would send: the run's tools where the stage's own differ, with its grants stated.
+  const runWide = offersRunTools(counted, stage);
+  const note = runWide ? grantNote(counted, stage) : undefined;
+  const rendered = renderPrompt(state, counted, env, {
+    iteration: 0,
+    meter: tokenMeter(encoding),
+    ...(note ? { grantNote: note } : {}),
+  });
   // The stage's model parameters go with the turn, as with a run's (docs/providers.md#model-parameters).
   const parameters = counted.stages.find((s) => s.name === stage)?.modelParameters;
   const ceiling = replyLimit(state, replyCap(info, parameters?.max_tokens));
@@ -168,7 +176,7 @@ export function firstTurnRequest(
     model: providerRef(counted, model),
     system: rendered.system.map((b) => ({ text: systemBlockText(b), ...(b.cache ? { cache: true } : {}) })),
     messages: rendered.messages,
-    tools: stageToolSpecs(counted, stage, undefined),
+    tools: stageToolSpecs(counted, stage, undefined, runWide),
     maxTokens: maxTokens === undefined ? ceiling : Math.min(maxTokens, ceiling),
     ...(parameters ? { parameters } : {}),
     meta: { runId: `lev-test-${counted.agent.name}`, stage, turn: 0, purpose: 'turn', attempt: 1, stageTurn: 0 },

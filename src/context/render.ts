@@ -9,7 +9,7 @@
  * activity resolves them.
  */
 
-import { systemSortKey } from '../blueprint/block-order.js';
+import { grantsSortKey, systemSortKey } from '../blueprint/block-order.js';
 import { stageModel } from '../blueprint/stage-layouts.js';
 import type { BlobRef, Content, Entry, PromptMessage, PromptSystemBlock, RegionState } from '../shapes/content.js';
 import type { Blueprint, Placement, RegionDef } from '../shapes/frozen-blueprint.js';
@@ -65,6 +65,8 @@ export interface RenderContext {
   hooks?: EngineEnv['hooks'];
   /** Measures custom renders against their region's budget. */
   meter?: RenderMeter;
+  /** The stage's grants, when the request offers the run's tools (`GRANTS_BLOCK`). */
+  grantNote?: string;
 }
 
 export interface RenderOptions {
@@ -75,7 +77,19 @@ export interface RenderOptions {
   iteration?: number;
   /** Measures custom renders against their region's budget (docs/reference/regions.md#custom-region-hooks). */
   meter?: RenderMeter;
+  /**
+   * The stage's grants (`grantNote` in src/runtime/run-tools.ts), given when the request offers the
+   * run's tools rather than the stage's (docs/reference/rendering.md#the-tool-list).
+   */
+  grantNote?: string;
 }
+
+/**
+ * The label of the system block that states the stage's grants. It sits right after the stage
+ * instructions, which change with the stage too, so the blocks before them stay the prefix.
+ * The parentheses keep it apart from every region name.
+ */
+export const GRANTS_BLOCK = '(stage tools)';
 
 /** Renders what the next inference of the current stage receives. */
 export function renderPrompt(state: RunState, bp: Blueprint, env: EngineEnv, opts: RenderOptions = {}): RenderedPrompt {
@@ -87,6 +101,7 @@ export function renderPrompt(state: RunState, bp: Blueprint, env: EngineEnv, opt
     window: { used: windowUsed(state), max: state.window.max },
     hooks: env.hooks,
     ...(opts.meter ? { meter: opts.meter } : {}),
+    ...(opts.grantNote ? { grantNote: opts.grantNote } : {}),
   });
 }
 
@@ -398,6 +413,7 @@ export function renderRegions(regions: readonly RegionState[], ctx: RenderContex
     for (const b of defaultBlocks(region, shown.block)) push(b.parts, b.key);
   });
 
+  if (ctx.grantNote) blocks.push(grantsBlock(ctx.grantNote, regions));
   blocks.sort((a, b) => a.rank - b.rank || a.cls - b.cls || a.order - b.order);
   const system = blocks.filter((b) => b.placement === 'system');
   const tail = blocks.filter((b) => b.placement === 'tail');
@@ -414,6 +430,16 @@ export function renderRegions(regions: readonly RegionState[], ctx: RenderContex
   placeCacheMarkers(system, messages);
   if (tail.length > 0) messages = [...messages, tailMessage(tail.map((b) => b.block))];
   return { system: system.map((b) => b.block), messages, systemKey, failures };
+}
+
+/**
+ * The stage's grants as a system block of the stage instructions' class, after them (after
+ * every region's block of that class when there is no instructions region).
+ */
+function grantsBlock(note: string, regions: readonly RegionState[]): SortedBlock {
+  const at = regions.findIndex(isStageInstructions);
+  const [rank, cls, order] = grantsSortKey(at >= 0 ? at : regions.length);
+  return { block: { region: GRANTS_BLOCK, text: [note] }, rank, cls, order, key: note, placement: 'system' };
 }
 
 /** A message of the conversation, or one rendered where a region's write happened, by entry id. */

@@ -33,6 +33,7 @@ export {
 } from './provider-errors.js';
 export { ScriptProvider } from './script-provider.js';
 export {
+  prefixDigests,
   promptDigest,
   registerScript,
   resetScriptedCalls,

@@ -33,7 +33,13 @@ export interface ScriptedCall {
   served_at_ms: number;
   /** sha256 (hex) of what the model was given: the system blocks, the messages, the tool schemas and the reply limit. */
   prompt: string;
-  /** The names of the tools the model was offered, in the order given. */
+  /**
+   * How far two calls read the same front, in the order providers read it: sha256 (hex) of the
+   * tool schemas, then of the tool schemas and the first system block, and so on to every system
+   * block. Equal `prefixes[i]` means the same bytes up to there.
+   */
+  prefixes: string[];
+  /** The names of the tools offered, in order. */
   tools: string[];
   /** The stage's model parameters, when it sets any (docs/providers.md#model-parameters): what a real provider would have been sent. */
   parameters?: ModelParameters;
@@ -241,6 +247,14 @@ export function promptDigest(req: Pick<InferenceRequest, 'system' | 'messages' |
   return createHash('sha256').update(prompt, 'utf8').digest('hex');
 }
 
+/** `ScriptedCall.prefixes`: one running hash over the tool schemas and then each system block. */
+export function prefixDigests(req: Pick<InferenceRequest, 'system' | 'tools'>): string[] {
+  const hash = createHash('sha256').update(JSON.stringify(req.tools), 'utf8');
+  const digests = [hash.copy().digest('hex')];
+  for (const block of req.system) digests.push(hash.update(JSON.stringify(block), 'utf8').copy().digest('hex'));
+  return digests;
+}
+
 function record(req: InferenceRequest, env: NodeJS.ProcessEnv): void {
   const { runId, stage, turn, purpose, attempt } = req.meta;
   const call: ScriptedCall = {
@@ -251,6 +265,7 @@ function record(req: InferenceRequest, env: NodeJS.ProcessEnv): void {
     attempt,
     served_at_ms: Date.now(),
     prompt: promptDigest(req),
+    prefixes: prefixDigests(req),
     tools: req.tools.map((t) => t.name),
     ...(req.parameters ? { parameters: req.parameters } : {}),
   };

@@ -37,6 +37,11 @@ export interface InferInput {
    * retryable provider failure comes back to it instead of being retried by the activity.
    */
   handBackAfter?: number;
+  /**
+   * Set on the turns of a visit that asked `STABLE_TOOL_LIST`: the request offers the run's tools
+   * and states the stage's grants (docs/reference/rendering.md#the-tool-list).
+   */
+  stableTools?: boolean;
 }
 
 export interface CountedToolCall extends ToolCall {

@@ -160,6 +160,16 @@ export const CONTEXT_HANDOFFS = 'context-transforms-handoff';
  */
 export const DYNAMIC_TOOLS = 'dynamic-tools-scan';
 
+/**
+ * A visit's turns offer the run's tools, the union of what its stages are granted, in one order,
+ * and state the stage's own grants in a system block after the stage instructions, so a stage
+ * change keeps the front of the request in the provider's cache
+ * (`[runtime] stable_tools`, docs/reference/rendering.md#the-tool-list). Grants are enforced as
+ * before. Asked only by visits of stages whose own list differs from the run's (`offersRunTools`),
+ * so other visits record no marker; a visit recorded before it offers its stage's tools.
+ */
+export const STABLE_TOOL_LIST = 'stable-tool-list';
+
 /** The paths a run of a stage visit takes, decided once when it starts. */
 export interface VisitPatches {
   /** `STAGE_PATCH`. */
@@ -196,6 +206,8 @@ export interface VisitPatches {
   handoffs?: boolean;
   /** `DYNAMIC_TOOLS`; absent in a visit of a stage that lists no tool the run may write. */
   written?: boolean;
+  /** `STABLE_TOOL_LIST`; absent: the stage's own tools (a fan-out worker's visits inside it, a stage granted the run's list). */
+  stableTools?: boolean;
 }
 
 /**

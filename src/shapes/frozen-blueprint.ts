@@ -463,10 +463,11 @@ export interface Blueprint {
   };
   /**
    * `[runtime]` of the blueprint, else of the user config: `local_inference`, whether inferences run
-   * as local activities (docs/reference/blueprint.md#runtime); absent when neither sets it, so the
-   * blueprints of earlier versions keep their JSON (and hash).
+   * as local activities, and `stable_tools`, whether every turn offers the run's tools
+   * (docs/reference/blueprint.md#runtime); each absent when neither sets it, so the blueprints of
+   * earlier versions keep their JSON (and hash).
    */
-  runtime?: { localInference?: boolean };
+  runtime?: { localInference?: boolean; stableTools?: boolean };
   /** `[repetition_detection]`, the keys it sets (docs/reference/long-runs.md#repetition-detection). */
   repetitionDetection?: { enabled?: boolean; maxRepeatCalls?: number; maxReadonlyStreak?: number };
   /** `[notify]`: webhooks told of the run's end and waits (docs/reference/cluster-runs.md#the-notify-table); absent when none. */

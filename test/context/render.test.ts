@@ -4,6 +4,7 @@ import {
   BEGIN_MESSAGE,
   CONTINUE_MESSAGE,
   CUSTOM_RENDER_FRAMING_TOKENS,
+  GRANTS_BLOCK,
   type RenderContext,
   renderRegions,
   systemBlockText,
@@ -165,6 +166,23 @@ describe('system order (docs/reference/rendering.md#system-order)', () => {
     ];
     const order = renderRegions(regions, ctx).system.map((b) => b.region);
     expect(order).toEqual(['facts', 'log', 'task', 'history', 'stage_instructions', 'todos', 'scratch']);
+  });
+
+  it("puts the stage's grants right after the stage instructions, the other blocks unmoved", () => {
+    const regions = [
+      region('scratch', 'temporary', [{ content: 's' }]),
+      region('stage_instructions', 'pinned', [{ content: 'do the stage', stagePrompt: 'main' }]),
+      region('todos', 'checklist', [{ content: 'x', checklist: { id: 1, done: false, noteTokens: 0 } }]),
+      region('task', 'pinned', [{ content: 't' }]),
+    ];
+    const without = renderRegions(regions, ctx).system;
+    const { system } = renderRegions(regions, { ...ctx, grantNote: 'In stage "main" you may call only: grep.' });
+    expect(system.map((b) => b.region)).toEqual(['task', 'stage_instructions', GRANTS_BLOCK, 'todos', 'scratch']);
+    expect(systemBlockText(system[2]!)).toBe('In stage "main" you may call only: grep.');
+    expect(system.filter((b) => b.region !== GRANTS_BLOCK)).toEqual(without);
+    // With no instructions region the grants follow every block of the instructions' class.
+    const bare = renderRegions([regions[0]!, regions[3]!], { ...ctx, grantNote: 'g' }).system.map((b) => b.region);
+    expect(bare).toEqual(['task', GRANTS_BLOCK, 'scratch']);
   });
 });
 

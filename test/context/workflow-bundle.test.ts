@@ -48,7 +48,7 @@ describe('the workflow bundle', () => {
   it('preloads every library module the workflows import, in the wings (run/, visit/, agents/) too', () => {
     const modules = libraryModules();
     // A preload that silently shrank would bring back the fan-out start cost bench/fanout.ts measured.
-    expect(modules).toHaveLength(21);
+    expect(modules).toHaveLength(22);
     expect(modules.every((m) => m.startsWith('../src/'))).toBe(true);
     // Imported only from workflows/visit/ and workflows/agents/.
     expect(modules).toContain('../src/runtime/stage-modes.js');
@@ -65,6 +65,8 @@ describe('the workflow bundle', () => {
     expect(modules).toContain('../src/runtime/inference-shape.js');
     // Stage hooks, run in the visits and as the run ends (docs/reference/stage-hooks.md).
     expect(modules).toContain('../src/runtime/stage-hooks.js');
+    // Whether a visit's turns offer the run's tools (docs/reference/rendering.md#the-tool-list).
+    expect(modules).toContain('../src/runtime/run-tools.js');
   });
 });
 

@@ -163,10 +163,12 @@ available_tools = ["context_write"]
     }
     const [first, second, third, fourth] = received as [Received, Received, Received, Received];
 
-    // Research: the pinned task and the stage's instructions in the system text, only the stage's tools.
+    // Research: the pinned task and the stage's instructions in the system text; the run's tools,
+    // with the stage's own stated (docs/reference/rendering.md#the-tool-list).
     expect(systemText(first)).toContain(task);
     expect(systemText(first)).toContain('Read the spec and note what matters.');
-    expect(toolNames(first)).toEqual(['context_append', 'read_file']);
+    expect(systemText(first)).toContain('In stage "research" you may call only: read_file, context_append.');
+    for (const r of received) expect(toolNames(r)).toEqual(['context_append', 'context_write', 'read_file']);
 
     // The second request pairs each tool call with its result, right after the assistant turn.
     const msgs = second.body.messages;
@@ -187,7 +189,7 @@ available_tools = ["context_write"]
     expect(systemText(third)).toContain('Write the answer to final_output.');
     expect(systemText(third)).not.toContain('Read the spec and note what matters.');
     expect(tailText(third)).toContain('The spec fixes the answer at 42.');
-    expect(toolNames(third)).toEqual(['context_write']);
+    expect(systemText(third)).toContain('In stage "write" you may call only: context_write.');
     expect(systemText(fourth)).toContain('The answer is 42.');
 
     // Usage is the server's own numbers, summed per stage and for the run.

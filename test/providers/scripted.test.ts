@@ -9,6 +9,7 @@ import {
   getProvider,
   isProviderError,
   parseScript,
+  prefixDigests,
   promptDigest,
   registerScript,
   resetScriptedCalls,
@@ -229,6 +230,19 @@ describe('scripted summaries and edge choices', () => {
 });
 
 describe('scripted recording', () => {
+  it('records how far two calls read the same front: the tools, then each system block', () => {
+    const tool = { name: 'read_file', description: 'Reads a file.', parameters: { type: 'object' } };
+    const a = request('scripted:demo', {}, { tools: [tool], system: [{ text: 'task' }, { text: 'plan it' }] });
+    const b = request('scripted:demo', {}, { tools: [tool], system: [{ text: 'task' }, { text: 'build it' }] });
+    const c = request('scripted:demo', {}, { tools: [], system: [{ text: 'task' }, { text: 'plan it' }] });
+    const [pa, pb, pc] = [prefixDigests(a), prefixDigests(b), prefixDigests(c)];
+    expect(pa).toHaveLength(3);
+    expect(pb.slice(0, 2)).toEqual(pa.slice(0, 2));
+    expect(pb[2]).not.toBe(pa[2]);
+    // The tools come first, so other tools change every prefix.
+    for (const i of [0, 1, 2]) expect(pc[i]).not.toBe(pa[i]);
+  });
+
   it('keeps every served call in memory and appends it to LEVIATH_SCRIPTED_LOG', async () => {
     const log = join(dir, 'served.jsonl');
     const logged = getProvider('scripted:demo', { LEVIATH_SCRIPTED_LOG: log });
@@ -241,7 +255,7 @@ describe('scripted recording', () => {
       .trim()
       .split('\n')
       .map((l) => JSON.parse(l));
-    expect(lines.map(({ served_at_ms, prompt, ...rest }) => rest)).toEqual([
+    expect(lines.map(({ served_at_ms, prompt, prefixes, ...rest }) => rest)).toEqual([
       { runId: 'run-s', stage: 'work', turn: 0, purpose: 'turn', attempt: 1, tools: [] },
       { runId: 'run-s', stage: 'plan', turn: 1, purpose: 'turn', attempt: 2, tools: [] },
       { runId: 'run-s', stage: 'work', turn: 2, purpose: 'summary', attempt: 1, tools: [] },

@@ -88,6 +88,7 @@ export async function inferTurn(visit: InferringVisit & CallingVisit): Promise<T
       ...written,
       ...(patient ? { handBackAfter: HAND_BACK_AFTER } : {}),
       ...(avoid.length > 0 ? { avoid } : {}),
+      ...(visit.patches.stableTools ? { stableTools: true } : {}),
     };
     const summary = `inference: ${visit.stage}, turn ${visit.visitTurns + 1}`;
     let reply: InferOutput;

@@ -47,6 +47,7 @@ import {
   PROVIDER_PATIENCE,
   REPETITION_DETECTION,
   SAFE_COMMAND_ARGUMENTS,
+  STABLE_TOOL_LIST,
   STAGE_HOOKS,
   STAGE_PATCH,
   STORED_ARGUMENTS,
@@ -55,6 +56,7 @@ import {
   type VisitPatches,
 } from '../../src/runtime/patches.js';
 import { asksInForms } from '../../src/runtime/people/interaction-points.js';
+import { offersRunTools } from '../../src/runtime/run-tools.js';
 import { entersStage, hasVisitHooks } from '../../src/runtime/stage-hooks.js';
 import { endsWithOutput, fanOutEnd } from '../../src/runtime/stage-modes.js';
 import { turnEnded } from '../../src/runtime/stream-events.js';
@@ -97,6 +99,7 @@ export async function stageWorkflow(input: StageInput): Promise<StageOutcome | H
     ...(hasVisitHooks(def) ? { hooks: patched(STAGE_HOOKS) } : {}),
     ...(input.blueprint.handoffs ? { handoffs: patched(CONTEXT_HANDOFFS) } : {}),
     ...(def?.dynamicTools ? { written: patched(DYNAMIC_TOOLS) } : {}),
+    ...(offersRunTools(input.blueprint, input.stage) ? { stableTools: patched(STABLE_TOOL_LIST) } : {}),
   };
   const bp = input.blueprint;
   if (!def)

@@ -19,6 +19,7 @@ import { applyTransform } from '../../context/transforms.js';
 import { type WriteResult, writeEntry } from '../../context/write.js';
 import { type Diagnostic, formatCoded, type RuntimeCode } from '../../errors.js';
 import { customRegionHooks } from '../../runtime/region-hooks.js';
+import { grantNote, offersRunTools } from '../../runtime/run-tools.js';
 import type { CountedText, ToolCall } from '../../shapes/content.js';
 import type { Blueprint, EdgeDef } from '../../shapes/frozen-blueprint.js';
 import { countToolCall } from '../../tokens/call-costs.js';
@@ -417,7 +418,13 @@ export function simulate(blueprintPath: string, eventsText: string, opts: Simula
   for (const event of parsed.events) sim.results.push(sim.apply(event));
 
   sim.maintain();
-  const prompt = renderPrompt(state, bp, env, { iteration: sim.visitTurns, meter: tokenMeter(encoding) });
+  // A new run's turn offers the run's tools where the stage's own differ, and reads its grants.
+  const note = offersRunTools(bp, state.stage) ? grantNote(bp, state.stage) : undefined;
+  const prompt = renderPrompt(state, bp, env, {
+    iteration: sim.visitTurns,
+    meter: tokenMeter(encoding),
+    ...(note ? { grantNote: note } : {}),
+  });
   for (const f of prompt.failures) addDiagnostic(state, f.code, f.severity, f.detail);
   return { exitCode: 0, json: buildOutput(state, sim.results, prompt), stderr: '' };
 }

@@ -38,6 +38,7 @@ import type { CountedToolCall, InferInput, InferOutput } from '../activity-types
 import { ENGINE } from '../engine-calls.js';
 import { HAND_BACK_RETRY_AFTER_MS } from '../provider-patience.js';
 import { replyCounts } from '../reply-counts.js';
+import { grantNote, runTools, specStage } from '../run-tools.js';
 import { answerOnce } from './answered-calls.js';
 import { expandArguments } from './arguments.js';
 import { loadCatalog, mcpSpecTokens, mcpToolSpecs, requestPromptTokens, stageMcpTools } from './mcp-tools.js';
@@ -78,27 +79,31 @@ async function callModel<T>(model: string, call: () => Promise<T>): Promise<T> {
 }
 
 /**
- * The stage's tool specs; `submit_output` describes the answer this stage
- * asks for, and the agent tools say which agents and stages the stage may
- * start. `written` are the scripts the run wrote that the turn offers
- * (docs/reference/script-tools.md#tools-a-run-writes); a name the stage
- * lists for one is offered only while its script is there.
+ * The tool specs a turn of the stage offers: the stage's own, or with `runWide` the run's
+ * (`runTools`, docs/reference/rendering.md#the-tool-list), each in the version of the stage that
+ * may call it (`specStage`); `submit_output` describes the answer that stage asks for, and the
+ * agent tools say which agents and stages it may start. `written` are the scripts the run wrote
+ * that the turn offers (docs/reference/script-tools.md#tools-a-run-writes); a name the stage
+ * lists for one is offered only while its script is there. MCP tools are the stage's own either
+ * way: its visit discovers only the servers it is granted.
  */
 export function stageToolSpecs(
   bp: Blueprint,
   stage: string,
   catalog: ToolCatalog | undefined,
+  runWide = false,
   written: readonly ScriptToolDef[] = [],
 ): ToolSpec[] {
-  const names = stageTools(bp, stage);
+  const names = runWide ? runTools(bp) : stageTools(bp, stage);
+  const owner = (name: string) => (runWide ? specStage(bp, stage, name) : stage);
   const specs = toolSpecs(names, [...(bp.scriptTools ?? []), ...written]).map((spec) =>
-    isAgentTool(spec.name) ? withWorkers(bp, stage, spec) : spec,
+    isAgentTool(spec.name) ? withWorkers(bp, owner(spec.name), spec) : spec,
   );
   if (catalog) specs.push(...mcpToolSpecs(catalog, stageMcpTools(bp, stage, catalog)));
   if (names.includes(SUBMIT_OUTPUT))
     specs.push({
       name: SUBMIT_OUTPUT,
-      description: submitOutputDescription(stageOutputSpec(bp, stage)),
+      description: submitOutputDescription(stageOutputSpec(bp, owner(SUBMIT_OUTPUT))),
       parameters: SUBMIT_OUTPUT_PARAMETERS,
     });
   return specs;
@@ -192,11 +197,15 @@ export async function renderedRequest(store: RunStore, input: InferInput) {
   const info = lookupModel(bp.models, model);
   const encoding = encodingFor(model, info);
   const hooks = store.hooks(bp);
+  const catalog = input.catalog ? await loadCatalog(store, input.catalog) : undefined;
+  const note = input.stableTools
+    ? grantNote(bp, input.stage, catalog ? stageMcpTools(bp, input.stage, catalog) : [])
+    : undefined;
   const rendered = renderPrompt(
     state,
     bp,
     { now: 0, ...(hooks ? { hooks } : {}) },
-    { iteration: input.stageTurn, meter: tokenMeter(encoding) },
+    { iteration: input.stageTurn, meter: tokenMeter(encoding), ...(note ? { grantNote: note } : {}) },
   );
   const system: ResolvedSystemBlock[] = await Promise.all(
     rendered.system.map(async (block) => ({
@@ -206,19 +215,23 @@ export async function renderedRequest(store: RunStore, input: InferInput) {
   );
   const messages = await resolveMessages(store.blobs, rendered.messages);
   if (input.question) messages.push({ role: 'user', content: input.question });
-  return { bp, state, model, info, encoding, hooks, rendered, system, messages };
+  return { bp, state, model, info, encoding, hooks, catalog, rendered, system, messages };
 }
 
 async function inferNow(store: RunStore, input: InferInput, ctx: InferContext): Promise<InferOutput> {
   const { attempt, signal } = ctx;
-  const { bp, state, model, info, encoding, hooks, rendered, system, messages } = await renderedRequest(store, input);
+  const { bp, state, model, info, encoding, hooks, catalog, rendered, system, messages } = await renderedRequest(
+    store,
+    input,
+  );
   const parameters = bp.stages.find((s) => s.name === input.stage)?.modelParameters;
   const limit = replyLimit(state, replyCap(info, parameters?.max_tokens));
   const snapshot = input.snapshot ? await store.snapshotOf(input.runId, state) : undefined;
 
-  const catalog = input.catalog ? await loadCatalog(store, input.catalog) : undefined;
   const tools =
-    input.purpose === 'turn' ? stageToolSpecs(bp, input.stage, catalog, await loadWritten(store, input.written)) : [];
+    input.purpose === 'turn'
+      ? stageToolSpecs(bp, input.stage, catalog, input.stableTools === true, await loadWritten(store, input.written))
+      : [];
   // What the MCP servers put in front of the model is counted into the request, beside the regions.
   const mcpSpecs =
     catalog && input.purpose === 'turn' ? mcpToolSpecs(catalog, stageMcpTools(bp, input.stage, catalog)) : [];
