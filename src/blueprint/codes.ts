@@ -341,6 +341,11 @@ export const CODES = {
     meaning:
       'A region that is not `rewritten` has `placement = "tail"`, so it is re-sent outside the prompt cache every turn.',
   },
+  'dynamic-tool-near-name': {
+    severity: 'note',
+    meaning:
+      'With `[agent] dynamic_tools`, a stage lists a name no tool answers that is close to one that does: a typo is offered only once the run writes a script of that name.',
+  },
   'per-item-conversation': {
     severity: 'note',
     meaning:

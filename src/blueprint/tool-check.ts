@@ -90,12 +90,19 @@ export function checkStageTools(
           continue;
         }
         // A built-in of the original the run writes a script for would lose to that built-in there.
+        const typo = didYouMean(tool, [...KNOWN, ...Object.keys(TOOL_ALIASES), ...scripts]);
         if (dynamicTools && TOOL_NAME.test(tool) && UNBUILT_TOOLS[tool] === undefined) {
           kept.push(tool);
           written.push(tool);
+          // One edit from a tool that exists: more likely a typo than a script the run will write.
+          if (typo !== '')
+            findings.add(
+              'dynamic-tool-near-name',
+              `Stage "${stage.name}" lists \`${tool}\`, which no tool answers, so with [agent] dynamic_tools it is offered only once the run writes tools/${tool}.rhai${typo}.`,
+              at,
+            );
           continue;
         }
-        const typo = didYouMean(tool, [...KNOWN, ...Object.keys(TOOL_ALIASES), ...scripts]);
         if (mcpServers.length > 0 && typo === '' && UNBUILT_TOOLS[tool] === undefined) {
           // A bare MCP grant: it resolves when exactly one server offers the tool.
           kept.push(tool);

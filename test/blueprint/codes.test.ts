@@ -511,6 +511,11 @@ const cases: Case[] = [
     fixed: 'rules = { kind = "pinned" }',
   },
   {
+    code: 'dynamic-tool-near-name',
+    bad: '[agent]\ndynamic_tools = true\n[stages.a]\navailable_tools = ["read_fle"]',
+    fixed: '[agent]\ndynamic_tools = true\n[stages.a]\navailable_tools = ["summarise_logs"]',
+  },
+  {
     code: 'per-item-conversation',
     bad: 'conversation = { kind = "sliding_window", max_items = 20 }',
     fixed: 'conversation = { kind = "sliding_window", max_items = 20, strategy = "bulk", overflow = 10 }',
