@@ -109,6 +109,20 @@ export const ASKING_TOOLS_NO_MCP_DISCOVERY = 'asking-tools-no-mcp-discovery';
 export const VISIT_PATCHES_AT_ONCE = 'visit-patches-at-once';
 
 /**
+ * A visit that records this marker takes every path of `VISIT_PATCHES_AT_ONCE` without recording
+ * that marker too, and its turn makes no promise for a step with nothing to wait for
+ * (`src/runtime/steps.ts`): the steps of a turn (the operators' point, the maintenance point,
+ * storing the reply, answering its calls, the repetition watch) run to their end at once unless an
+ * activity, a timer or a condition must answer first, where each was an async function awaited
+ * whether or not it waited. The commands a turn schedules are the same, in the same order; what
+ * may differ is how a turn's microtasks interleave with another coroutine of the visit (a tool
+ * worker watch's look, a signal's reply), so a visit recorded before it keeps its awaited steps.
+ * It is asked before `VISIT_PATCHES_AT_ONCE`, which a visit recording it does not ask
+ * (`workflows/patch-asker.ts`): one marker a visit, as before.
+ */
+export const VISIT_SYNC_STEPS = 'visit-sync-steps';
+
+/**
  * A visit whose stage's models may all run as local activities (`[runtime] local_inference` or the
  * model table's `local_inference`, `src/runtime/inference-shape.ts`) calls `infer` as a local
  * activity: one marker per turn instead of an activity's events (docs/reference/blueprint.md#runtime).
@@ -196,6 +210,8 @@ export interface VisitPatches {
   safeArguments?: boolean;
   /** `VISIT_PATCHES_AT_ONCE` (a fan-out worker's: `RUN_PATCHES_AT_ONCE`); absent: every engine operation awaits each step. */
   syncOps?: boolean;
+  /** `VISIT_SYNC_STEPS`; absent (and in a fan-out worker's visit inside its run): each step of a turn is awaited. */
+  syncSteps?: boolean;
   /** `LOCAL_INFERENCE`; asked by visits whose stage takes the local shape only, absent: the `infer` activity. */
   localInference?: boolean;
   /** `EMPTY_RESPONSE_NUDGE`; absent in a visit of a stage without a nudge. */

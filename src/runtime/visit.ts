@@ -15,6 +15,8 @@ import type { RuntimeCode } from '../error-codes.js';
 import type { Content, EntryKind, ToolCall } from '../shapes/content.js';
 import type { Blueprint, EdgeDef, StageDef } from '../shapes/frozen-blueprint.js';
 import { canonicalTool, MODIFYING_TOOLS } from '../tools/builtin-names.js';
+import type { InferOutput } from './activity-types.js';
+import type { OpCall } from './ops.js';
 import type { StageEnd, VisitFacts } from './types.js';
 
 /** The smallest positive threshold each `stuck` edge of a stage sets; undefined when none does. */
@@ -331,4 +333,35 @@ export function routedCall(call: ToolCall): ToolCall {
   if (!call.blobArgs?.length) return call;
   const args = Object.fromEntries(Object.entries(call.arguments).filter(([name]) => !call.blobArgs!.includes(name)));
   return { id: call.id, name: call.name, arguments: args };
+}
+
+/**
+ * The engine operations that store a reply, in the order the visit applies them: the prompt
+ * tokens the provider reported, a diagnostic for each custom render that failed or was cut,
+ * then the assistant turn with its calls (an invalid one with empty arguments).
+ */
+export function replyOps(
+  reply: Pick<
+    InferOutput,
+    'reportedPromptTokens' | 'renderFailures' | 'renderCuts' | 'toolCalls' | 'invalidToolCalls' | 'content' | 'tokens'
+  >,
+): OpCall[] {
+  const calls: ToolCall[] = reply.toolCalls.map(({ argTokens: _counted, ...call }) => call);
+  const invalid = reply.invalidToolCalls.map((c) => ({ id: c.id, name: c.name, arguments: {} }));
+  return [
+    ...(reply.reportedPromptTokens !== undefined
+      ? [{ kind: 'usage' as const, promptTokens: reply.reportedPromptTokens }]
+      : []),
+    ...reply.renderFailures.map((detail) => renderDiagnostic('custom-render-failed', detail)),
+    ...(reply.renderCuts ?? []).map((detail) => renderDiagnostic('custom-render-over-budget', detail)),
+    {
+      kind: 'write',
+      region: 'conversation',
+      entry: { kind: 'assistant', content: reply.content, tokens: reply.tokens, toolCalls: [...calls, ...invalid] },
+    },
+  ];
+}
+
+function renderDiagnostic(code: 'custom-render-failed' | 'custom-render-over-budget', detail: string): OpCall {
+  return { kind: 'diagnostic', code, severity: 'warning', detail };
 }

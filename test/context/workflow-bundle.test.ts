@@ -53,6 +53,7 @@ describe('the workflow bundle', () => {
     // Imported only from workflows/visit/ and workflows/agents/.
     expect(modules).toContain('../src/runtime/stage-modes.js');
     expect(modules).toContain('../src/context/routing.js');
+    expect(modules).toContain('../src/runtime/steps.js');
     // Imported only from workflows/tool-worker-watch.ts, at the top of workflows/.
     expect(modules).toContain('../src/runtime/tool-patience.js');
     expect(modules).toContain('../src/runtime/people/interaction-points.js');

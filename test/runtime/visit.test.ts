@@ -12,6 +12,7 @@ import {
   freshFacts,
   modifyingTools,
   noteTarget,
+  replyOps,
   stopReason,
   stuckLimits,
   tallyCall,
@@ -275,5 +276,48 @@ describe('the run output and seed refreshes', () => {
       def('notes', 'pinned', { seed: { form: 'literal', text: 'hi' } as never }),
     ]);
     expect(eachStageSeeds(entered(bp, 'main'))).toEqual(['status']);
+  });
+});
+
+describe('replyOps', () => {
+  const base = {
+    content: 'done',
+    tokens: 3,
+    toolCalls: [],
+    invalidToolCalls: [],
+    renderFailures: [],
+  };
+
+  it('stores a plain reply as one assistant turn', () => {
+    expect(replyOps(base)).toEqual([
+      {
+        kind: 'write',
+        region: 'conversation',
+        entry: { kind: 'assistant', content: 'done', tokens: 3, toolCalls: [] },
+      },
+    ]);
+  });
+
+  it('records the reported prompt tokens and the render diagnostics first, then the turn with its calls', () => {
+    const ops = replyOps({
+      ...base,
+      reportedPromptTokens: 120,
+      renderFailures: ['hook failed'],
+      renderCuts: ['cut to budget'],
+      toolCalls: [{ id: 'c1', name: 'context_append', arguments: { text: 'x' }, argTokens: { text: 1 } }],
+      invalidToolCalls: [{ id: 'c2', name: 'read_file', raw: '{', error: 'bad JSON' }],
+    });
+    expect(ops.map((op) => op.kind)).toEqual(['usage', 'diagnostic', 'diagnostic', 'write']);
+    expect(ops[0]).toEqual({ kind: 'usage', promptTokens: 120 });
+    expect(ops[1]).toMatchObject({ code: 'custom-render-failed', detail: 'hook failed', severity: 'warning' });
+    expect(ops[2]).toMatchObject({ code: 'custom-render-over-budget', detail: 'cut to budget' });
+    expect(ops[3]).toMatchObject({
+      entry: {
+        toolCalls: [
+          { id: 'c1', name: 'context_append', arguments: { text: 'x' } },
+          { id: 'c2', name: 'read_file', arguments: {} },
+        ],
+      },
+    });
   });
 });

@@ -32,6 +32,7 @@ import {
   peopleProgress,
   progressOf,
   type RuntimeNote,
+  replyOps,
   type Spend,
   type StageInput,
   type StageOutcome,
@@ -48,6 +49,7 @@ import {
 import type { VisitPatches } from '../../src/runtime/patches.js';
 import { afterAnswer, CALM } from '../../src/runtime/provider-patience.js';
 import { afterPlainReply, countSent, interactiveReply, missedFanOut } from '../../src/runtime/stage-modes.js';
+import { type Steps, wait } from '../../src/runtime/steps.js';
 import type { StageDef } from '../../src/shapes/frozen-blueprint.js';
 import { SubAgents } from '../agents/sub-agents.js';
 import { currentDetails } from '../current-details.js';
@@ -290,6 +292,39 @@ export class StageVisit {
     for (const text of this.operators.takeMessages()) await this.userTurn(text);
   }
 
+  // The steps of a turn as `src/runtime/steps.ts` runs them (`VISIT_SYNC_STEPS`): each does what its async
+  // namesake does, in the same order, and waits only where that one awaited a promise. A visit recorded
+  // before the patch awaits its namesakes, whose microtasks its history was recorded with.
+
+  /** `beforeInference` as steps: it waits only while the visit is paused. */
+  *beforeInferenceSteps(): Steps<void> {
+    if (this.operators.state.paused) {
+      yield* wait(this.operators.holdWhilePaused());
+      this.facts = { ...this.facts, lastProgressAt: Date.now() };
+    }
+    for (const text of this.operators.takeMessages()) yield* this.userTurnSteps(text);
+  }
+
+  /** `userTurn` as steps. */
+  *userTurnSteps(text: string, runtime = false): Steps<void> {
+    const tokens = yield* wait(this.driver.count(text));
+    yield* wait(this.driver.apply(textWrite(USER_TURN, text, tokens, runtime)));
+  }
+
+  /** `maintain` as steps: it waits only for a fold's summary or a cut. */
+  *maintainSteps(): Steps<void> {
+    this.driver.turn = this.inferences;
+    yield* wait(this.driver.apply({ kind: 'maintain' }));
+    this.usage = addUsage(this.usage, this.driver.takeSummaryUsage());
+    if (!this.patches.bookkeeping) yield* wait(this.driver.compactLog());
+  }
+
+  /** `storeReply` as steps. */
+  *storeReplySteps(reply: InferOutput): Steps<boolean> {
+    for (const op of replyOps(reply)) yield* wait(this.driver.apply(op));
+    return this.replyStored(reply);
+  }
+
   /** A note of the runtime's: into its region when the stage shows it, else the conversation (`noteTarget`). */
   async note({ region, text }: RuntimeNote): Promise<void> {
     const target = noteTarget(this.driver.state, region);
@@ -360,22 +395,15 @@ export class StageVisit {
 
   /** Records what the provider reported and stores the assistant turn; true when it called tools. */
   async storeReply(reply: InferOutput): Promise<boolean> {
-    if (reply.reportedPromptTokens !== undefined)
-      await this.driver.apply({ kind: 'usage', promptTokens: reply.reportedPromptTokens });
-    for (const detail of reply.renderFailures)
-      await this.driver.apply({ kind: 'diagnostic', code: 'custom-render-failed', severity: 'warning', detail });
-    for (const detail of reply.renderCuts ?? [])
-      await this.driver.apply({ kind: 'diagnostic', code: 'custom-render-over-budget', severity: 'warning', detail });
-    const calls: ToolCall[] = reply.toolCalls.map(({ argTokens: _counted, ...call }) => call);
-    const invalid = reply.invalidToolCalls.map((c) => ({ id: c.id, name: c.name, arguments: {} }));
-    await this.driver.apply({
-      kind: 'write',
-      region: 'conversation',
-      entry: { kind: 'assistant', content: reply.content, tokens: reply.tokens, toolCalls: [...calls, ...invalid] },
-    });
+    for (const op of replyOps(reply)) await this.driver.apply(op);
+    return this.replyStored(reply);
+  }
+
+  /** The reply is stored: it is the visit's last; true when it called tools. */
+  private replyStored(reply: InferOutput): boolean {
     this.finalContent = reply.content;
     this.finalTokens = reply.tokens;
-    return calls.length > 0 || invalid.length > 0;
+    return reply.toolCalls.length > 0 || reply.invalidToolCalls.length > 0;
   }
 
   // The transitions the steps in other files move the visit's state by, each named for what happened.

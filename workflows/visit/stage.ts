@@ -53,25 +53,28 @@ import {
   STORED_ARGUMENTS,
   TOOL_WORKER_PATIENCE,
   VISIT_PATCHES_AT_ONCE,
+  VISIT_SYNC_STEPS,
   type VisitPatches,
 } from '../../src/runtime/patches.js';
 import { asksInForms } from '../../src/runtime/people/interaction-points.js';
 import { offersRunTools } from '../../src/runtime/run-tools.js';
 import { entersStage, hasVisitHooks } from '../../src/runtime/stage-hooks.js';
 import { endsWithOutput, fanOutEnd } from '../../src/runtime/stage-modes.js';
+import { runSteps, type Steps, wait } from '../../src/runtime/steps.js';
 import { turnEnded } from '../../src/runtime/stream-events.js';
 import type { StageDef } from '../../src/shapes/frozen-blueprint.js';
 import { patchesAtOnce } from '../patch-asker.js';
 import { runRegionHook } from './point-hooks.js';
 import { replyHooks } from './reply-hooks.js';
 import { StageVisit } from './stage-visit.js';
-import { answerCalls, watchRepetition } from './tool-calls.js';
+import { answerCalls, answerCallsSteps, watchRepetition, watchRepetitionSteps } from './tool-calls.js';
 
 export async function stageWorkflow(input: StageInput): Promise<StageOutcome | HandedOver> {
   const def = input.blueprint.stages.find((s) => s.name === input.stage);
   // Every patch is asked here, before anything else runs (src/runtime/patches.ts), in the order histories record them;
-  // a visit that records VISIT_PATCHES_AT_ONCE records none of the others.
-  const { atOnce, ask } = patchesAtOnce(VISIT_PATCHES_AT_ONCE);
+  // a visit that records VISIT_SYNC_STEPS, or before it VISIT_PATCHES_AT_ONCE, records none of the others.
+  const syncSteps = patched(VISIT_SYNC_STEPS);
+  const { atOnce, ask } = patchesAtOnce(VISIT_PATCHES_AT_ONCE, syncSteps);
   const always = {
     operators: ask(STAGE_PATCH),
     bookkeeping: ask(INFERENCE_BOOKKEEPING),
@@ -80,6 +83,7 @@ export async function stageWorkflow(input: StageInput): Promise<StageOutcome | H
     patience: ask(PROVIDER_PATIENCE),
     handOverReadLast: ask(HAND_OVER_READ_LAST),
     syncOps: atOnce,
+    ...(syncSteps ? { syncSteps } : {}),
   };
   const asking: Pick<VisitPatches, 'askingToolsNotMcp'> = discoveryRulesDiffer(input.blueprint, input.stage)
     ? { askingToolsNotMcp: ask(ASKING_TOOLS_NO_MCP_DISCOVERY) }
@@ -144,7 +148,11 @@ export async function turns(visit: StageVisit, def: StageDef, input: StageInput)
   const refused = entering ? await hook('on_stage_enter') : undefined;
   if (entering) visit.facts = { ...visit.facts, stageEntered: true };
   for (;;) {
-    const step = refused ? hookFailed(refused) : await turn(visit, def, input, stageIndex);
+    const step = refused
+      ? hookFailed(refused)
+      : visit.patches.syncSteps
+        ? await runSteps(turnSteps(visit, def, input, stageIndex))
+        : await turn(visit, def, input, stageIndex);
     if (step.kind === 'continue') continue;
     if (step.kind === 'go-on-as-new') {
       // The run's request is read again once the continuation is ready, since it may come while the log is compacted.
@@ -169,7 +177,8 @@ export async function turns(visit: StageVisit, def: StageDef, input: StageInput)
 
 /**
  * One turn: at each of its points the facts go to `afterTurn` (`src/runtime/after-turn.ts`),
- * which says whether the turn goes on to its next step or how it ends.
+ * which says whether the turn goes on to its next step or how it ends. A visit recorded before
+ * `VISIT_SYNC_STEPS` awaits each step; later ones take `turnSteps`, the same turn without them.
  */
 async function turn(visit: StageVisit, def: StageDef, input: StageInput, stageIndex: number): Promise<TurnEnd> {
   visit.showDetails();
@@ -210,6 +219,58 @@ async function turn(visit: StageVisit, def: StageDef, input: StageInput, stageIn
   const answered = afterTurn({ at: 'calls-answered', toolWorkerGone: visit.toolWatch?.gone });
   if (answered.kind !== 'next') return answered;
   await watchRepetition(visit, reply);
+  return afterTurn({
+    at: 'turn-done',
+    endsWithOutput: endsWithOutput(def, visit.facts),
+    fanOut: fanOutEnd(def, visit.facts),
+  });
+}
+
+/**
+ * `turn` as steps (`VISIT_SYNC_STEPS`, `src/runtime/steps.ts`): the same points in the same order, where a
+ * step with nothing to wait for (no person, no paused visit, no fold, no tool, only counts made ahead) makes
+ * no promise; the inference and the tools' activities are waited for.
+ */
+function* turnSteps(visit: StageVisit, def: StageDef, input: StageInput, stageIndex: number): Steps<TurnEnd> {
+  visit.showDetails();
+  if (visit.steerable) visit.operators.reportProgressIfDue();
+  const handOverAsked = visit.operators.handOverAsked;
+  const start = afterTurn({
+    at: 'start',
+    stop: stopReason(def, visit.limits, visit.facts, visit.visitTurns, Date.now()),
+    overBudget: visitOverBudget(input, visit.spent()),
+    goesOn: visitGoesOn({
+      handOverAsked,
+      runTurns: visit.runTurns,
+      turnsPerRun: input.options.turnsPerRun,
+      suggested: workflowInfo().continueAsNewSuggested,
+      agentsOpen: visit.agents.open,
+    }),
+    handOverAsked,
+  });
+  if (start.kind !== 'next') return start;
+  yield* visit.beforeInferenceSteps();
+  yield* visit.maintainSteps();
+  const refused = visit.patches.hooks
+    ? yield* wait(runRegionHook(visit, def, stageIndex, 'before_inference'))
+    : undefined;
+  if (refused) return hookFailed(refused);
+  const at = { stage: def.name, turn: visit.inferences, time: Date.now() };
+  visit.events.append({ kind: 'turn-started', ...at });
+  const inferred = yield* wait(visit.infer());
+  if ('again' in inferred || 'failed' in inferred)
+    return afterTurn({ at: 'no-reply', stage: def.name, reply: inferred });
+  const reply = visit.patches.hooks ? yield* wait(replyHooks(visit, def, stageIndex, inferred)) : inferred;
+  if ('hookFailed' in reply) return hookFailed(reply.hookFailed);
+  const called = yield* visit.storeReplySteps(reply);
+  const usage = { calls: 1, ...reply.usage };
+  const cost = estimateCost([{ model: reply.model ?? def.model, usage }], input.blueprint.models).usd;
+  visit.events.append(turnEnded({ ...at, time: Date.now() }, reply, visit.progress(), cost));
+  if (!called) return afterTurn({ at: 'plain-reply', after: yield* wait(visit.afterPlainReply()) });
+  yield* answerCallsSteps(visit, reply);
+  const answered = afterTurn({ at: 'calls-answered', toolWorkerGone: visit.toolWatch?.gone });
+  if (answered.kind !== 'next') return answered;
+  yield* watchRepetitionSteps(visit, reply);
   return afterTurn({
     at: 'turn-done',
     endsWithOutput: endsWithOutput(def, visit.facts),

@@ -49,6 +49,7 @@ import {
 import { grantRule, needsDiscovery } from '../../src/runtime/mcp-grants.js';
 import type { VisitPatches } from '../../src/runtime/patches.js';
 import { repetitionConfig, watchCalls } from '../../src/runtime/repetition.js';
+import { type Steps, wait } from '../../src/runtime/steps.js';
 import { toolAnswered, toolCalled } from '../../src/runtime/stream-events.js';
 import type { StageDef } from '../../src/shapes/frozen-blueprint.js';
 import { activities, toolOptions } from '../activities.js';
@@ -79,6 +80,8 @@ export interface CallingVisit {
   /** Its patience with the workdir's tool worker; unset in a visit recorded before it. */
   readonly toolWatch: ToolWorkerWatch | undefined;
   userTurn(text: string): Promise<void>;
+  /** `userTurn` as steps (`VISIT_SYNC_STEPS`). */
+  userTurnSteps(text: string): Steps<void>;
   note(note: RuntimeNote): Promise<void>;
   fanOutEmpty(detail: string): Promise<void>;
   // The transitions of the visit's state its calls make (`StageVisit`).
@@ -107,15 +110,66 @@ interface Asked {
   refused: Map<string, string>;
 }
 
-/** Answers every call of the reply, in call order, and closes the inference's progress facts. */
+/**
+ * Answers every call of the reply, in call order, and closes the inference's progress facts;
+ * the steps of a visit recorded before `VISIT_SYNC_STEPS`, which awaits each of them.
+ */
 export async function answerCalls(v: CallingVisit, reply: InferOutput): Promise<void> {
   for (const bad of reply.invalidToolCalls) {
     await routeError(v, { id: bad.id, name: bad.name, arguments: {} }, invalidArgumentsText(bad.name, bad.error));
-    v.rememberCall({ name: bad.name, arguments: {} }, false);
-    emit([workflowToolCall(bad.name, 'invalid', false)]);
+    rememberInvalid(v, bad.name);
   }
+  const calls = classifyCalls(v, reply);
+  const asked = await askPeople(v, calls);
+  const running = startBuiltins(v, calls, asked);
+  const alone = reply.toolCalls.length + reply.invalidToolCalls.length === 1;
+  let progressed = false;
+  const turn = v.inferences - 1;
+  for (const classified of calls) {
+    callStarted(v, turn, classified);
+    const effect = await answerCall(v, classified, running, asked, alone);
+    progressed = callAnswered(v, turn, classified, effect, running) || progressed;
+  }
+  v.closeInference(progressed);
+}
+
+/**
+ * `answerCalls` as steps (`VISIT_SYNC_STEPS`, `src/runtime/steps.ts`): the same calls answered in the
+ * same order, waiting only for a person, a tool or an activity an operation needs.
+ */
+export function* answerCallsSteps(v: CallingVisit, reply: InferOutput): Steps<void> {
+  for (const bad of reply.invalidToolCalls) {
+    yield* routeErrorSteps(v, { id: bad.id, name: bad.name, arguments: {} }, invalidArgumentsText(bad.name, bad.error));
+    rememberInvalid(v, bad.name);
+  }
+  const calls = classifyCalls(v, reply);
+  const found = asksOf(v, calls);
+  const asked: Asked = {
+    ...found,
+    decisions:
+      found.asks.size === 0 ? new Map() : yield* wait(v.operators.decide([...found.asks.values()], found.timeoutMs)),
+  };
+  const running = startBuiltins(v, calls, asked);
+  const alone = reply.toolCalls.length + reply.invalidToolCalls.length === 1;
+  let progressed = false;
+  const turn = v.inferences - 1;
+  for (const classified of calls) {
+    callStarted(v, turn, classified);
+    const effect = yield* answerCallSteps(v, classified, running, asked, alone);
+    progressed = callAnswered(v, turn, classified, effect, running) || progressed;
+  }
+  v.closeInference(progressed);
+}
+
+function rememberInvalid(v: CallingVisit, name: string): void {
+  v.rememberCall({ name, arguments: {} }, false);
+  emit([workflowToolCall(name, 'invalid', false)]);
+}
+
+/** Each call of the reply with what it is. */
+function classifyCalls(v: CallingVisit, reply: InferOutput): Classified[] {
   const { blueprint, options } = v.input;
-  const calls: Classified[] = reply.toolCalls.map(({ argTokens, ...call }) => ({
+  return reply.toolCalls.map(({ argTokens, ...call }) => ({
     call,
     argTokens,
     // A visit recorded before the other forms of question refused them, as the stage was not given them.
@@ -131,21 +185,26 @@ export async function answerCalls(v: CallingVisit, reply: InferOutput): Promise<
             v.patches.safeArguments ? 'arguments' : 'keys',
           ),
   }));
-  const asked = await askPeople(v, calls);
-  const running = startBuiltins(v, calls, asked);
-  const alone = reply.toolCalls.length + reply.invalidToolCalls.length === 1;
-  let progressed = false;
-  const turn = v.inferences - 1;
-  for (const classified of calls) {
-    v.events.append(toolCalled({ stage: v.stage, turn, time: Date.now() }, classified.call));
-    const effect = await answerCall(v, classified, running, asked, alone);
-    v.events.append(toolAnswered({ stage: v.stage, turn, time: Date.now() }, classified.call, effect));
-    progressed = v.countCall(effect) || progressed;
-    v.rememberCall(classified.call, effect.kind !== 'refused' && !effect.isError);
-    // The tool activity counts the calls it runs; the workflow counts those it answers itself.
-    emit([workflowToolCall(classified.call.name, effect, running.has(classified.call.id))]);
-  }
-  v.closeInference(progressed);
+}
+
+function callStarted(v: CallingVisit, turn: number, classified: Classified): void {
+  v.events.append(toolCalled({ stage: v.stage, turn, time: Date.now() }, classified.call));
+}
+
+/** A call answered: told to the stream, counted, remembered and metered; true when it made progress. */
+function callAnswered(
+  v: CallingVisit,
+  turn: number,
+  classified: Classified,
+  effect: CallEffect,
+  running: Map<string, Promise<ToolResultOut>>,
+): boolean {
+  v.events.append(toolAnswered({ stage: v.stage, turn, time: Date.now() }, classified.call, effect));
+  const progressed = v.countCall(effect);
+  v.rememberCall(classified.call, effect.kind !== 'refused' && !effect.isError);
+  // The tool activity counts the calls it runs; the workflow counts those it answers itself.
+  emit([workflowToolCall(classified.call.name, effect, running.has(classified.call.id))]);
+  return progressed;
 }
 
 /**
@@ -155,6 +214,13 @@ export async function answerCalls(v: CallingVisit, reply: InferOutput): Promise<
  * (docs/reference/operators.md#approve-and-deny, docs/reference/interaction.md#the-asking-tools).
  */
 async function askPeople(v: CallingVisit, calls: readonly Classified[]): Promise<Asked> {
+  const { asks, refused, timeoutMs } = asksOf(v, calls);
+  if (asks.size === 0) return { asks, decisions: new Map(), refused };
+  return { asks, decisions: await v.operators.decide([...asks.values()], timeoutMs), refused };
+}
+
+/** The asks of the reply's calls, and the questions that could not be put. */
+function asksOf(v: CallingVisit, calls: readonly Classified[]): Omit<Asked, 'decisions'> & { timeoutMs: number } {
   const bp = v.input.blueprint;
   const asks = new Map<string, PendingAsk>();
   const refused = new Map<string, string>();
@@ -176,8 +242,7 @@ async function askPeople(v: CallingVisit, calls: readonly Classified[]): Promise
         ...at,
       });
   }
-  if (asks.size === 0) return { asks, decisions: new Map(), refused };
-  return { asks, decisions: await v.operators.decide([...asks.values()], timeoutSecs * 1000), refused };
+  return { asks, refused, timeoutMs: timeoutSecs * 1000 };
 }
 
 /** Built-in tools are independent of each other: start them all now, store their results in call order. */
@@ -290,6 +355,93 @@ async function answerCall(
   return { kind: 'builtin', tool: call.name, ...result };
 }
 
+function* routeErrorSteps(v: CallingVisit, call: ToolCall, text: string): Steps<void> {
+  const tokens = yield* wait(v.driver.count(text));
+  yield* wait(v.driver.apply({ kind: 'route', call, result: { content: text, tokens, isError: true } }));
+}
+
+/** `answerCall` as steps: a context tool's call, the common one, makes no promise while its counts are at hand. */
+function* answerCallSteps(
+  v: CallingVisit,
+  { call, argTokens, is }: Classified,
+  running: Map<string, Promise<ToolResultOut>>,
+  asked: Asked,
+  alone: boolean,
+): Steps<CallEffect> {
+  const { driver, input, stage } = v;
+  if (is.kind === 'refused') {
+    yield* routeErrorSteps(v, call, notGrantedText(input.blueprint, stage, call.name, v.reach?.granted));
+    return { kind: 'refused' };
+  }
+  const ask = asked.asks.get(call.id);
+  const decision = asked.decisions.get(call.id);
+  if (is.kind === 'question') return yield* wait(answerQuestion(v, call, asked));
+  if (ask && decision?.kind !== 'approved') {
+    const text =
+      decision?.kind === 'denied'
+        ? deniedText(ask.subject, decision.note)
+        : askTimedOutText(ask, (ask.deadline - ask.since) / 1000);
+    yield* routeErrorSteps(v, call, text);
+    return { kind: 'builtin', tool: call.name, isError: true, denied: true, modifiedPaths: [] };
+  }
+  if (is.kind === 'agent') return yield* wait(answerAgent(v, call, alone, decision?.kind === 'approved'));
+  if (is.kind === 'context') {
+    const readsStored = v.patches.storedArguments;
+    const result = yield* wait(
+      driver.apply({
+        kind: 'contextTool',
+        tool: call.name,
+        args: call.arguments,
+        counts: argTokens,
+        ...(call.blobArgs ? { blobArgs: call.blobArgs } : {}),
+        ...(readsStored ? { readsStored } : {}),
+      }),
+    );
+    const tokens =
+      readsStored && result.tokens !== undefined
+        ? result.tokens
+        : yield* wait(driver.count(contentText(result.content)));
+    yield* wait(
+      driver.apply({
+        kind: 'route',
+        call: routedCall(call),
+        result: { content: result.content, tokens, isError: result.isError },
+      }),
+    );
+    return { kind: 'context', tool: call.name, isError: result.isError };
+  }
+  let result: ToolResultOut;
+  try {
+    result = yield* wait(running.get(call.id)!);
+  } catch (err) {
+    // A call given up on for want of a tool worker is answered too; the visit then ends in error.
+    const gone = toolWorkerGone(err);
+    if (gone === undefined && (!(err instanceof ActivityFailure) || isCancellation(err))) throw err;
+    const text = toolFailedText(call.name, gone ?? (err as ActivityFailure).cause?.message ?? (err as Error).message);
+    result = {
+      content: text,
+      tokens: yield* wait(driver.count(text)),
+      isError: true,
+      modifiedPaths: [],
+      denied: false,
+    };
+  }
+  let { content, tokens } = result.tracked ? yield* wait(keepTrackedFile(v, call, result)) : result;
+  const hint =
+    result.isError && typeof content === 'string'
+      ? pathToolHint(driver.state, call.name, call.arguments, content)
+      : undefined;
+  if (hint) {
+    content = `${content}\n${hint}`;
+    tokens += yield* wait(driver.count(`\n${hint}`));
+  }
+  yield* wait(
+    driver.apply({ kind: 'route', call: routedCall(call), result: { content, tokens, isError: result.isError } }),
+  );
+  if (result.output) v.keepOutput(result.output);
+  return { kind: 'builtin', tool: call.name, ...result };
+}
+
 /**
  * An agent tool: its answer is routed like any tool result. A fan-out
  * stage's `fan_out` call decides the visit: done when its workers ran, one
@@ -387,9 +539,21 @@ export async function scanTools(v: CallingVisit): Promise<void> {
  * gets a `[System]` note before its next inference (docs/reference/long-runs.md#repetition-detection).
  */
 export async function watchRepetition(v: CallingVisit, reply: InferOutput): Promise<void> {
-  if (!v.patches.repetition) return;
+  const nudge = repetitionNudge(v, reply);
+  if (nudge) await v.userTurn(nudge);
+}
+
+/** `watchRepetition` as steps: no promise unless it nudges. */
+export function* watchRepetitionSteps(v: CallingVisit, reply: InferOutput): Steps<void> {
+  const nudge = repetitionNudge(v, reply);
+  if (nudge) yield* v.userTurnSteps(nudge);
+}
+
+/** Where the watch stands after the reply's calls, kept; the nudge it gives, if any. */
+function repetitionNudge(v: CallingVisit, reply: InferOutput): string | undefined {
+  if (!v.patches.repetition) return undefined;
   const calls = reply.toolCalls.map(({ name, arguments: args }) => ({ name, arguments: args }));
   const seen = watchCalls(v.facts.repetition, calls, v.modifying, repetitionConfig(v.input.blueprint));
   v.keepRepetition(seen.watch);
-  if (seen.nudge) await v.userTurn(seen.nudge);
+  return seen.nudge;
 }
