@@ -7,7 +7,8 @@
  * lanes, where one replay of every history after the last file was the
  * suite's longest serial step.
  */
-import { readFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { historyFromJSON } from '@temporalio/common/lib/proto-utils.js';
 import { temporal } from '@temporalio/proto';
 import { Worker } from '@temporalio/worker';
@@ -44,6 +45,19 @@ export async function replayFailures(recorded: readonly Recorded[]): Promise<str
     { workflowBundle: { codePath: inject('workflowBundlePath') }, sinks: workflowSinks() },
     recorded.map(({ workflowId, history }) => ({ workflowId, history })),
   );
-  for await (const result of results) if (result.error) failures.push(`${result.workflowId}: ${result.error.message}`);
+  for await (const result of results)
+    if (result.error) {
+      failures.push(`${result.workflowId}: ${result.error.message} (the history is kept in ${FAILED_DIR})`);
+      keepFailed(result.workflowId);
+    }
   return failures;
+}
+
+/** Where a history that did not replay is kept: the suite's temporary folder goes when it ends, and a rare failure needs its history. */
+const FAILED_DIR = join(process.cwd(), 'test-results', 'unreplayable');
+
+function keepFailed(workflowId: string): void {
+  mkdirSync(FAILED_DIR, { recursive: true });
+  for (const [path, id] of written)
+    if (id === workflowId) copyFileSync(path, join(FAILED_DIR, path.slice(path.lastIndexOf('/') + 1)));
 }
