@@ -48,12 +48,13 @@ describe('the workflow bundle', () => {
   it('preloads every library module the workflows import, in the wings (run/, visit/, agents/) too', () => {
     const modules = libraryModules();
     // A preload that silently shrank would bring back the fan-out start cost bench/fanout.ts measured.
-    expect(modules).toHaveLength(22);
+    expect(modules).toHaveLength(23);
     expect(modules.every((m) => m.startsWith('../src/'))).toBe(true);
     // Imported only from workflows/visit/ and workflows/agents/.
     expect(modules).toContain('../src/runtime/stage-modes.js');
     expect(modules).toContain('../src/context/routing.js');
     expect(modules).toContain('../src/runtime/steps.js');
+    expect(modules).toContain('../src/runtime/run-tools.js');
     // Imported only from workflows/tool-worker-watch.ts, at the top of workflows/.
     expect(modules).toContain('../src/runtime/tool-patience.js');
     expect(modules).toContain('../src/runtime/people/interaction-points.js');

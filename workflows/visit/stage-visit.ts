@@ -434,6 +434,11 @@ export class StageVisit {
     this.reach = reach;
   }
 
+  /** Its stage's `on_stage_enter` ran: a continuation before its first inference does not run it again. */
+  enteredStage(): void {
+    this.facts = { ...this.facts, stageEntered: true };
+  }
+
   /** What the workdir's `tools/` offers the turn about to infer. */
   scanned(found: FoundTools): void {
     this.written = found;

@@ -146,7 +146,7 @@ export async function turns(visit: StageVisit, def: StageDef, input: StageInput)
   const entering =
     visit.patches.hooks && def.hooks?.on_stage_enter !== undefined && entersStage(input.visitTurns, visit.facts);
   const refused = entering ? await hook('on_stage_enter') : undefined;
-  if (entering) visit.facts = { ...visit.facts, stageEntered: true };
+  if (entering) visit.enteredStage();
   for (;;) {
     const step = refused
       ? hookFailed(refused)
