@@ -10,6 +10,7 @@
  * the live visit and ends the run CANCELED. The steps live in
  * `run-steps.ts`, the decisions in `src/runtime/visit.ts`.
  */
+
 import {
   ApplicationFailure,
   CancelledFailure,
@@ -31,11 +32,14 @@ import type {
   WorkerInput,
 } from '../../src/runtime/index.js';
 import {
+  afterHandoffWrite,
   BLUEPRINT_KEY,
   childBlueprintOf,
   departure,
   finalOutput,
   forkCarry,
+  type HandoffPart,
+  handoffWrite,
   isWorkerStart,
   PARENT_KEY,
   STATUS_KEY,
@@ -67,7 +71,8 @@ import { hasTerminalHooks } from '../../src/runtime/stage-hooks.js';
 import { endsWithOutput } from '../../src/runtime/stage-modes.js';
 import type { Blueprint } from '../../src/shapes/frozen-blueprint.js';
 import type { PermissionLayer } from '../../src/tools/permissions.js';
-import { activities, localActivities, quickOptions, referenceOptions } from '../activities.js';
+import { activities, localActivities, quickOptions, referenceOptions, stepOptions } from '../activities.js';
+import { stageEncoding } from '../engine-driver.js';
 import { patchesAtOnce } from '../patch-asker.js';
 import { toolWatch } from '../tool-worker-watch.js';
 import { continueIfDue, stopIfOverBudget } from './continue-as-new.js';
@@ -154,7 +159,7 @@ async function stages(run: AgentRun, seeded?: SeededRegion[]): Promise<RunResult
   const { bp, input } = run;
   await run.enter(input.child?.stage ?? bp.agent.entryStage);
   await run.seed(undefined, seeded);
-  if (input.child?.handoff) await run.takeHandoff(input.child.handoff);
+  if (input.child?.handoff) await takeHandoff(run, input.child.handoff);
   if (input.child?.seedContext) await run.addSeedContext(input.child.seedContext);
   return walk(run);
 }
@@ -288,4 +293,20 @@ function childAttributes(bp: Blueprint, parentRunId: string): void {
     { key: STATUS_KEY, value: 'running' },
     { key: PARENT_KEY, value: parentRunId },
   ]);
+}
+
+/**
+ * `[[transforms]]`: writes what the parent handed into the regions it maps to, each through its
+ * region's own rules; a `summarize` region is folded at the first maintenance point, by the
+ * summariser compaction uses. A text a region refuses is a warning of the run, never its failure.
+ */
+async function takeHandoff(run: AgentRun, parts: HandoffPart[]): Promise<void> {
+  const texts = await activities.handoffTexts.executeWithOptions(
+    stepOptions(run.input.options, `context from the parent: ${parts.map((p) => p.region).join(', ')}`),
+    [{ runId: run.runId, parts, encoding: stageEncoding(run.bp, run.driver.stage) }],
+  );
+  for (const text of texts) {
+    const next = afterHandoffWrite(text, await run.driver.apply(handoffWrite(text)));
+    if (next) await run.driver.apply(next);
+  }
 }

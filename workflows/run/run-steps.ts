@@ -19,7 +19,7 @@ import { type Content, contentText, createRunState } from '../../src/context/ind
 import { isRuntimeCode } from '../../src/error-codes.js';
 import type { RuntimeCode } from '../../src/errors.js';
 import { EventLog } from '../../src/runtime/event-log.js';
-import type { Continuing, HandoffPart, SeededRegion, StageInput } from '../../src/runtime/index.js';
+import type { Continuing, SeededRegion, StageInput } from '../../src/runtime/index.js';
 import {
   addSpend,
   type ChildRunResult,
@@ -27,8 +27,6 @@ import {
   emptyUsage,
   failureCause,
   freshFacts,
-  handoffRefusedDetail,
-  handoffWrite,
   type Progress,
   progressOf,
   type RunCarry,
@@ -54,10 +52,10 @@ import {
 import { gateChecked, stageEntered, stageLeft } from '../../src/runtime/stream-events.js';
 import type { Blueprint, EdgeDef, StageDef } from '../../src/shapes/frozen-blueprint.js';
 import type { PermissionLayer } from '../../src/tools/permissions.js';
-import { activities, quickOptions, stepOptions, toolOptions } from '../activities.js';
+import { activities, quickOptions, toolOptions } from '../activities.js';
 import { startedId } from '../child-ids.js';
 import { currentDetails } from '../current-details.js';
-import { EngineDriver, stageEncoding } from '../engine-driver.js';
+import { EngineDriver } from '../engine-driver.js';
 import { onToolWorker, type ToolWorkerWatch, toolWorkerGone } from '../tool-worker-watch.js';
 import { stageWorkflow } from '../visit/stage.js';
 import { visitHere, visitRouted } from './child-visits.js';
@@ -303,25 +301,6 @@ export class AgentRun {
         return this.fail(cause.code, cause.message);
       }
       throw err;
-    }
-  }
-
-  /**
-   * `[[transforms]]`: writes what the parent handed into the regions it maps to, each through its
-   * region's own rules; a `summarize` region is folded at the first maintenance point, by the
-   * summariser compaction uses. A text a region refuses is a warning of the run, never its failure.
-   */
-  async takeHandoff(parts: HandoffPart[]): Promise<void> {
-    const texts = await activities.handoffTexts.executeWithOptions(
-      stepOptions(this.input.options, `context from the parent: ${parts.map((p) => p.region).join(', ')}`),
-      [{ runId: this.runId, parts, encoding: stageEncoding(this.bp, this.driver.stage) }],
-    );
-    for (const text of texts) {
-      const written = await this.driver.apply(handoffWrite(text));
-      if (!written.ok) {
-        const detail = handoffRefusedDetail(text.region, written.message);
-        await this.driver.apply({ kind: 'diagnostic', code: written.code, severity: 'warning', detail });
-      } else if (text.summarize) await this.driver.apply({ kind: 'compact', region: text.region });
     }
   }
 

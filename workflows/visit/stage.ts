@@ -64,10 +64,11 @@ import { runSteps, type Steps, wait } from '../../src/runtime/steps.js';
 import { turnEnded } from '../../src/runtime/stream-events.js';
 import type { StageDef } from '../../src/shapes/frozen-blueprint.js';
 import { patchesAtOnce } from '../patch-asker.js';
+import { answerCallsSteps, watchRepetitionSteps } from './call-steps.js';
 import { runRegionHook } from './point-hooks.js';
 import { replyHooks } from './reply-hooks.js';
 import { StageVisit } from './stage-visit.js';
-import { answerCalls, answerCallsSteps, watchRepetition, watchRepetitionSteps } from './tool-calls.js';
+import { answerCalls, watchRepetition } from './tool-calls.js';
 
 export async function stageWorkflow(input: StageInput): Promise<StageOutcome | HandedOver> {
   const def = input.blueprint.stages.find((s) => s.name === input.stage);

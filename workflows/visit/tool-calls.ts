@@ -4,7 +4,8 @@
  * visit asks people about the calls that need them, starts the built-ins,
  * and answers every call in call order. Workflow code: that order (asks
  * first, then the built-ins started together, then the answers in order) is
- * what recorded histories replay.
+ * what recorded histories replay. The same steps without promises, for visits that record
+ * `VISIT_SYNC_STEPS`, are in `call-steps.ts`.
  */
 import { ActivityFailure, isCancellation } from '@temporalio/workflow';
 import { contentText, type ToolCall } from '../../src/context/index.js';
@@ -49,7 +50,7 @@ import {
 import { grantRule, needsDiscovery } from '../../src/runtime/mcp-grants.js';
 import type { VisitPatches } from '../../src/runtime/patches.js';
 import { repetitionConfig, watchCalls } from '../../src/runtime/repetition.js';
-import { type Steps, wait } from '../../src/runtime/steps.js';
+import type { Steps } from '../../src/runtime/steps.js';
 import { toolAnswered, toolCalled } from '../../src/runtime/stream-events.js';
 import type { StageDef } from '../../src/shapes/frozen-blueprint.js';
 import { activities, toolOptions } from '../activities.js';
@@ -97,14 +98,14 @@ export interface CallingVisit {
 }
 
 /** One call of the reply with what it is. */
-interface Classified {
+export interface Classified {
   call: ToolCall;
   argTokens: InferOutput['toolCalls'][number]['argTokens'];
   is: CallClass;
 }
 
 /** What people decided about the asks of one reply, and the questions that could not be put. */
-interface Asked {
+export interface Asked {
   asks: Map<string, PendingAsk>;
   decisions: Map<string, AskDecision>;
   refused: Map<string, string>;
@@ -133,41 +134,13 @@ export async function answerCalls(v: CallingVisit, reply: InferOutput): Promise<
   v.closeInference(progressed);
 }
 
-/**
- * `answerCalls` as steps (`VISIT_SYNC_STEPS`, `src/runtime/steps.ts`): the same calls answered in the
- * same order, waiting only for a person, a tool or an activity an operation needs.
- */
-export function* answerCallsSteps(v: CallingVisit, reply: InferOutput): Steps<void> {
-  for (const bad of reply.invalidToolCalls) {
-    yield* routeErrorSteps(v, { id: bad.id, name: bad.name, arguments: {} }, invalidArgumentsText(bad.name, bad.error));
-    rememberInvalid(v, bad.name);
-  }
-  const calls = classifyCalls(v, reply);
-  const found = asksOf(v, calls);
-  const asked: Asked = {
-    ...found,
-    decisions:
-      found.asks.size === 0 ? new Map() : yield* wait(v.operators.decide([...found.asks.values()], found.timeoutMs)),
-  };
-  const running = startBuiltins(v, calls, asked);
-  const alone = reply.toolCalls.length + reply.invalidToolCalls.length === 1;
-  let progressed = false;
-  const turn = v.inferences - 1;
-  for (const classified of calls) {
-    callStarted(v, turn, classified);
-    const effect = yield* answerCallSteps(v, classified, running, asked, alone);
-    progressed = callAnswered(v, turn, classified, effect, running) || progressed;
-  }
-  v.closeInference(progressed);
-}
-
-function rememberInvalid(v: CallingVisit, name: string): void {
+export function rememberInvalid(v: CallingVisit, name: string): void {
   v.rememberCall({ name, arguments: {} }, false);
   emit([workflowToolCall(name, 'invalid', false)]);
 }
 
 /** Each call of the reply with what it is. */
-function classifyCalls(v: CallingVisit, reply: InferOutput): Classified[] {
+export function classifyCalls(v: CallingVisit, reply: InferOutput): Classified[] {
   const { blueprint, options } = v.input;
   return reply.toolCalls.map(({ argTokens, ...call }) => ({
     call,
@@ -187,12 +160,12 @@ function classifyCalls(v: CallingVisit, reply: InferOutput): Classified[] {
   }));
 }
 
-function callStarted(v: CallingVisit, turn: number, classified: Classified): void {
+export function callStarted(v: CallingVisit, turn: number, classified: Classified): void {
   v.events.append(toolCalled({ stage: v.stage, turn, time: Date.now() }, classified.call));
 }
 
 /** A call answered: told to the stream, counted, remembered and metered; true when it made progress. */
-function callAnswered(
+export function callAnswered(
   v: CallingVisit,
   turn: number,
   classified: Classified,
@@ -220,7 +193,10 @@ async function askPeople(v: CallingVisit, calls: readonly Classified[]): Promise
 }
 
 /** The asks of the reply's calls, and the questions that could not be put. */
-function asksOf(v: CallingVisit, calls: readonly Classified[]): Omit<Asked, 'decisions'> & { timeoutMs: number } {
+export function asksOf(
+  v: CallingVisit,
+  calls: readonly Classified[],
+): Omit<Asked, 'decisions'> & { timeoutMs: number } {
   const bp = v.input.blueprint;
   const asks = new Map<string, PendingAsk>();
   const refused = new Map<string, string>();
@@ -246,7 +222,7 @@ function asksOf(v: CallingVisit, calls: readonly Classified[]): Omit<Asked, 'dec
 }
 
 /** Built-in tools are independent of each other: start them all now, store their results in call order. */
-function startBuiltins(
+export function startBuiltins(
   v: CallingVisit,
   calls: readonly Classified[],
   asked: Asked,
@@ -355,99 +331,12 @@ async function answerCall(
   return { kind: 'builtin', tool: call.name, ...result };
 }
 
-function* routeErrorSteps(v: CallingVisit, call: ToolCall, text: string): Steps<void> {
-  const tokens = yield* wait(v.driver.count(text));
-  yield* wait(v.driver.apply({ kind: 'route', call, result: { content: text, tokens, isError: true } }));
-}
-
-/** `answerCall` as steps: a context tool's call, the common one, makes no promise while its counts are at hand. */
-function* answerCallSteps(
+export async function answerAgent(
   v: CallingVisit,
-  { call, argTokens, is }: Classified,
-  running: Map<string, Promise<ToolResultOut>>,
-  asked: Asked,
+  call: ToolCall,
   alone: boolean,
-): Steps<CallEffect> {
-  const { driver, input, stage } = v;
-  if (is.kind === 'refused') {
-    yield* routeErrorSteps(v, call, notGrantedText(input.blueprint, stage, call.name, v.reach?.granted));
-    return { kind: 'refused' };
-  }
-  const ask = asked.asks.get(call.id);
-  const decision = asked.decisions.get(call.id);
-  if (is.kind === 'question') return yield* wait(answerQuestion(v, call, asked));
-  if (ask && decision?.kind !== 'approved') {
-    const text =
-      decision?.kind === 'denied'
-        ? deniedText(ask.subject, decision.note)
-        : askTimedOutText(ask, (ask.deadline - ask.since) / 1000);
-    yield* routeErrorSteps(v, call, text);
-    return { kind: 'builtin', tool: call.name, isError: true, denied: true, modifiedPaths: [] };
-  }
-  if (is.kind === 'agent') return yield* wait(answerAgent(v, call, alone, decision?.kind === 'approved'));
-  if (is.kind === 'context') {
-    const readsStored = v.patches.storedArguments;
-    const result = yield* wait(
-      driver.apply({
-        kind: 'contextTool',
-        tool: call.name,
-        args: call.arguments,
-        counts: argTokens,
-        ...(call.blobArgs ? { blobArgs: call.blobArgs } : {}),
-        ...(readsStored ? { readsStored } : {}),
-      }),
-    );
-    const tokens =
-      readsStored && result.tokens !== undefined
-        ? result.tokens
-        : yield* wait(driver.count(contentText(result.content)));
-    yield* wait(
-      driver.apply({
-        kind: 'route',
-        call: routedCall(call),
-        result: { content: result.content, tokens, isError: result.isError },
-      }),
-    );
-    return { kind: 'context', tool: call.name, isError: result.isError };
-  }
-  let result: ToolResultOut;
-  try {
-    result = yield* wait(running.get(call.id)!);
-  } catch (err) {
-    // A call given up on for want of a tool worker is answered too; the visit then ends in error.
-    const gone = toolWorkerGone(err);
-    if (gone === undefined && (!(err instanceof ActivityFailure) || isCancellation(err))) throw err;
-    const text = toolFailedText(call.name, gone ?? (err as ActivityFailure).cause?.message ?? (err as Error).message);
-    result = {
-      content: text,
-      tokens: yield* wait(driver.count(text)),
-      isError: true,
-      modifiedPaths: [],
-      denied: false,
-    };
-  }
-  let { content, tokens } = result.tracked ? yield* wait(keepTrackedFile(v, call, result)) : result;
-  const hint =
-    result.isError && typeof content === 'string'
-      ? pathToolHint(driver.state, call.name, call.arguments, content)
-      : undefined;
-  if (hint) {
-    content = `${content}\n${hint}`;
-    tokens += yield* wait(driver.count(`\n${hint}`));
-  }
-  yield* wait(
-    driver.apply({ kind: 'route', call: routedCall(call), result: { content, tokens, isError: result.isError } }),
-  );
-  if (result.output) v.keepOutput(result.output);
-  return { kind: 'builtin', tool: call.name, ...result };
-}
-
-/**
- * An agent tool: its answer is routed like any tool result. A fan-out
- * stage's `fan_out` call decides the visit: done when its workers ran, one
- * more miss when it was refused.
- */
-async function answerAgent(v: CallingVisit, call: ToolCall, alone: boolean, approved: boolean): Promise<CallEffect> {
+  approved: boolean,
+): Promise<CallEffect> {
   const { input, stage, driver } = v;
   const refusal = agentCallRefusal(input.blueprint, stage, call, input.ceilings, approved, input.options.unattended);
   if (refusal !== undefined) {
@@ -475,7 +364,7 @@ async function answerAgent(v: CallingVisit, call: ToolCall, alone: boolean, appr
 }
 
 /** The result of a question: the person's answer in its tool's words, or why there is none. */
-async function answerQuestion(v: CallingVisit, call: ToolCall, asked: Asked): Promise<CallEffect> {
+export async function answerQuestion(v: CallingVisit, call: ToolCall, asked: Asked): Promise<CallEffect> {
   const ask = asked.asks.get(call.id);
   const decision = asked.decisions.get(call.id);
   const refused = asked.refused.get(call.id);
@@ -490,7 +379,7 @@ async function answerQuestion(v: CallingVisit, call: ToolCall, asked: Asked): Pr
 }
 
 /** Stores a tracked file's text in the file-tracking region; the model gets a pointer to it instead. */
-async function keepTrackedFile(
+export async function keepTrackedFile(
   v: CallingVisit,
   call: ToolCall,
   result: ToolResultOut,
@@ -543,14 +432,8 @@ export async function watchRepetition(v: CallingVisit, reply: InferOutput): Prom
   if (nudge) await v.userTurn(nudge);
 }
 
-/** `watchRepetition` as steps: no promise unless it nudges. */
-export function* watchRepetitionSteps(v: CallingVisit, reply: InferOutput): Steps<void> {
-  const nudge = repetitionNudge(v, reply);
-  if (nudge) yield* v.userTurnSteps(nudge);
-}
-
 /** Where the watch stands after the reply's calls, kept; the nudge it gives, if any. */
-function repetitionNudge(v: CallingVisit, reply: InferOutput): string | undefined {
+export function repetitionNudge(v: CallingVisit, reply: InferOutput): string | undefined {
   if (!v.patches.repetition) return undefined;
   const calls = reply.toolCalls.map(({ name, arguments: args }) => ({ name, arguments: args }));
   const seen = watchCalls(v.facts.repetition, calls, v.modifying, repetitionConfig(v.input.blueprint));

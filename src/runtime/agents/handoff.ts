@@ -10,7 +10,7 @@
 import { findRegion, type RunState } from '../../context/state.js';
 import type { Content } from '../../shapes/content.js';
 import { CONVERSATION, type RegionMapping } from '../../shapes/frozen-blueprint.js';
-import { type OpCall, textWrite } from '../ops.js';
+import { type OpCall, type OpResults, textWrite } from '../ops.js';
 import type { HandoffPart } from '../types.js';
 
 /** What the child writes of one part, counted in its own model's tokens. */
@@ -86,4 +86,16 @@ export function handoffWrite(text: HandoffText): Extract<OpCall, { kind: 'write'
 /** What the run records when a handed text could not be written. */
 export function handoffRefusedDetail(region: string, message: string): string {
   return `the context the parent handed to region "${region}" was not written: ${message}`;
+}
+
+/** What follows the write of a handed text: a warning of the run when its region refused it, a fold when it is to be summarised. */
+export function afterHandoffWrite(text: HandoffText, written: OpResults['write']): OpCall | undefined {
+  if (!written.ok)
+    return {
+      kind: 'diagnostic',
+      code: written.code,
+      severity: 'warning',
+      detail: handoffRefusedDetail(text.region, written.message),
+    };
+  return text.summarize ? { kind: 'compact', region: text.region } : undefined;
 }
